@@ -1,0 +1,38 @@
+#pragma once
+// What every strategy produces and what placement and metrics consume.
+#include "dnnc/partitioner/graph.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dnnc::partitioner {
+
+using part_id = std::uint32_t;
+
+// part_of[v] in [0, parts). For multilevel, part i is meant for physical node i (its target
+// weight follows that node's capacity); for mincut, parts are classes placed later.
+struct partition {
+    std::vector<part_id> part_of;
+    std::size_t parts = 0;
+};
+
+// The physical cluster as the partitioner sees it: node i has capacity[i] > 0; links are
+// undirected pairs of node indices. Names are for messages only.
+struct physical_cluster {
+    std::vector<std::string> names;
+    std::vector<double> capacity;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
+    std::size_t size() const { return capacity.size(); }
+};
+
+enum class strategy { multilevel, mincut };
+
+struct partition_options {
+    strategy method = strategy::multilevel;
+    double imbalance = 0.03;  // epsilon: a part may hold up to (1 + epsilon) x its target
+    std::uint64_t seed = 1;
+};
+
+}  // namespace dnnc::partitioner

@@ -1,0 +1,17 @@
+#pragma once
+// The checks a schema cannot express: unique ids, references that resolve, population
+// index ranges, delays >= 1, capacities > 0, a connected cluster whose lead and clock
+// exist, and sizes within bounds. Each problem is reported with its location; all problems
+// found are thrown together as one config_error.
+#include "dnnc/protocol/model.hpp"
+
+namespace dnnc::protocol {
+
+void check_network(const network& net);
+void check_cluster(const cluster& clu);
+void check_run(const run_settings& run, const cluster* clu);
+void check_state(const snapshot_state& state, const network& net);
+// All of the above for the parts the document has.
+void check_document(const document& doc);
+
+}  // namespace dnnc::protocol

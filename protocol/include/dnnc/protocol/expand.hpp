@@ -1,0 +1,79 @@
+#pragma once
+// The network with every compact form expanded: neurons numbered 0..N-1 in document order
+// (a population's members consecutive), incoming synapses of each neuron stored together
+// in canonical order (document order of the synapse/projection elements, then source
+// index within a projection). Dense projections stay matrices. Expansion is a pure
+// function of the document: the same seeds give the same network.
+#include "dnnc/protocol/model.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dnnc::protocol {
+
+using neuron_index = std::uint32_t;
+
+// An explicit neuron (size 1) or a population, in document order.
+struct neuron_group {
+    std::string id;
+    neuron_index first = 0;
+    neuron_index size = 0;
+    bool is_population = false;
+    std::uint64_t seed = 0;
+    neuron_params params;
+};
+
+// A weight matrix run as one product per tick: rows = targets, cols = sources.
+struct dense_block {
+    std::vector<neuron_index> sources;  // the source vector, in order
+    std::vector<neuron_index> targets;  // one per row
+    std::vector<float> weights;         // row-major, targets.size() x sources.size()
+    std::uint16_t delay = 1;
+    bool split_rows = false;
+    std::size_t element;  // position of the projection in connection_order
+};
+
+struct named_neurons {
+    std::string id;
+    std::vector<neuron_index> neurons;
+};
+
+struct expanded_network {
+    std::string name;
+    std::vector<neuron_group> groups;
+    std::vector<std::uint32_t> group_of;  // per neuron
+
+    // Incoming synapses, CSR by target: those of neuron i are [in_begin[i], in_begin[i+1]).
+    std::vector<std::uint64_t> in_begin;
+    std::vector<neuron_index> in_source;
+    std::vector<float> in_weight;
+    std::vector<std::uint16_t> in_delay;
+
+    std::vector<dense_block> dense;
+    std::vector<named_neurons> inputs, outputs;
+
+    std::size_t neuron_count() const { return group_of.size(); }
+    std::size_t synapse_count() const { return in_source.size(); }
+    const neuron_params& params_of(neuron_index i) const { return groups[group_of[i]].params; }
+    // `a` or `pop[7]`.
+    std::string neuron_name(neuron_index i) const;
+    // Resolves a single-neuron reference; nullopt when there is no such neuron.
+    std::optional<neuron_index> find(std::string_view ref) const;
+};
+
+// Limits that keep a document from exhausting the machine.
+struct expand_limits {
+    std::uint64_t max_neurons = 100'000'000;
+    std::uint64_t max_synapses = 2'000'000'000;
+    std::uint64_t max_dense_weights = 1'000'000'000;
+};
+
+// Expands a checked network (see check.hpp). Dense weight files are read relative to
+// `document_file`'s folder. Throws config_error (located) on anything that still fails.
+expanded_network expand(const network& net, const std::string& document_file,
+                        const expand_limits& limits = {});
+
+}  // namespace dnnc::protocol

@@ -1,0 +1,239 @@
+#pragma once
+// The DNNC document as plain values, as written by the user (compact forms unexpanded).
+// Every element remembers where it stood in its file so that later checks can point at it.
+// Equality ignores locations: parse(serialize(doc)) == doc.
+#include "dnnc/protocol/error.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dnnc::protocol {
+
+enum class neuron_model { linear, step, sigmoid, tanh, relu, lif };
+enum class projection_kind { all, one_to_one, random, dense };
+enum class dense_init { none, normal, uniform, zeros };
+enum class sync_mode { lockstep, window };
+enum class send_mode { always, nonzero };
+
+const char* to_string(neuron_model m);
+const char* to_string(projection_kind k);
+const char* to_string(dense_init i);
+const char* to_string(sync_mode s);
+const char* to_string(send_mode s);
+
+// Model parameters. Defaults are those of the CUBA benchmark for `lif`; models ignore
+// parameters they do not use. Times in ms, potentials in mV, refractory in ticks.
+struct neuron_params {
+    neuron_model model = neuron_model::linear;
+    double bias = 0;
+    double threshold = 0;  // step: y = u >= threshold
+    double tau_m = 20;
+    double v_rest = -49;
+    double v_reset = -60;
+    double v_th = -50;
+    std::int32_t refractory = 0;
+    double tau_e = 5;
+    double tau_i = 10;
+    double dt = 0.1;
+    // Initial membrane potential: v_init, or uniform in [v_init, v_init_max) when
+    // v_init_max is set (drawn from the population's seed).
+    std::optional<double> v_init;
+    std::optional<double> v_init_max;
+};
+bool operator==(const neuron_params& a, const neuron_params& b);
+
+struct neuron {
+    std::string id;
+    neuron_params params;
+    source_location where;
+};
+
+struct population {
+    std::string id;
+    std::int64_t size = 0;
+    std::uint64_t seed = 0;
+    neuron_params params;
+    source_location where;
+};
+
+struct synapse {
+    std::string from, to;  // neuron references: `a` or `pop[i]`
+    double weight = 1;
+    std::int64_t delay = 1;
+    source_location where;
+};
+
+struct projection {
+    std::string from, to;  // group references: `a`, `pop`, `pop[i]`, `pop[i:j]`
+    projection_kind kind = projection_kind::all;
+    double weight = 1;
+    std::int64_t delay = 1;
+    std::optional<double> p;  // random: connection probability
+    std::uint64_t seed = 0;
+    bool autapses = true;  // may a neuron connect to itself
+    // dense only
+    dense_init init = dense_init::none;
+    std::optional<double> scale;
+    std::string weights_file;  // relative to the document
+    std::optional<std::int64_t> rows, cols;
+    bool split_rows = false;
+    source_location where;
+};
+
+// A named list of neuron references at the lead: an input or an output.
+struct port {
+    std::string id;
+    std::vector<std::string> neurons;
+    source_location where;
+};
+
+// A synapse or projection, in document order (the canonical summation order).
+struct connection_ref {
+    enum class type { synapse, projection } kind;
+    std::size_t index;  // into network::synapses or network::projections
+};
+
+struct network {
+    std::string name;
+    std::vector<neuron> neurons;
+    std::vector<population> populations;
+    std::vector<synapse> synapses;
+    std::vector<projection> projections;
+    std::vector<connection_ref> connection_order;
+    std::vector<port> inputs, outputs;
+    source_location where;
+};
+
+struct cluster_node {
+    std::string id;
+    std::string host = "127.0.0.1";
+    std::int32_t port = 0;
+    double capacity = 1;
+    source_location where;
+};
+
+struct cluster_link {
+    std::string from, to;
+    double emulate_delay_ms = 0;
+    source_location where;
+};
+
+struct cluster {
+    std::string lead;
+    std::vector<cluster_node> nodes;
+    std::vector<cluster_link> links;
+    source_location where;
+};
+
+struct run_settings {
+    sync_mode sync = sync_mode::lockstep;
+    send_mode send = send_mode::always;
+    std::string clock;  // empty: the lead
+    double tick_period_ms = 0;  // 0: free-running
+    std::int64_t checkpoint_every = 0;
+    std::int32_t checkpoint_keep = 3;
+    std::int32_t fan_out = 3;
+    std::int32_t probes = 16;
+    double window_factor = 1.5;
+    double window_margin_ms = 0.5;
+    double heartbeat_timeout_ms = 2000;
+    source_location where;
+};
+
+struct neuron_state {
+    std::string id;
+    double output = 0;
+    std::vector<double> state;
+    std::vector<double> history;  // newest first
+    source_location where;
+};
+
+struct snapshot_state {
+    std::int64_t tick = 0;
+    std::vector<neuron_state> neurons;
+    source_location where;
+};
+
+// A whole DNNC document. Each part is optional in the file; commands say what they need.
+struct document {
+    std::string file;  // where it was read from, for messages and relative paths
+    std::optional<network> net;
+    std::optional<cluster> clu;
+    std::optional<run_settings> run;
+    std::optional<snapshot_state> state;
+};
+
+// One node's configuration (node.xsd), nested along the broadcast tree.
+struct peer_route {
+    std::string id;
+    std::string host = "127.0.0.1";
+    std::int32_t port = 0;
+    std::vector<std::string> via;
+    double latency_ms = 0;
+};
+
+struct local_neuron {
+    std::string id;
+    std::int64_t index = 0;
+    double window_ms = 0;
+    neuron_params params;
+};
+
+struct incoming_synapse {
+    std::string from, to, from_node;
+    double weight = 1;
+    std::int64_t delay = 1;
+};
+
+struct node_config {
+    std::string node, network, lead;
+    std::string host = "127.0.0.1";
+    std::int32_t port = 0;
+    run_settings run;
+    std::vector<peer_route> peers;
+    std::vector<local_neuron> neurons;
+    std::vector<incoming_synapse> incoming;
+    std::vector<node_config> children;
+};
+
+// One packet of signals for one tick from one node to another (signals.xsd).
+struct signal_value {
+    std::string neuron;
+    double value = 0;
+};
+
+struct signal_packet {
+    std::string from, to;
+    std::int64_t tick = 0;
+    bool complete = true;
+    std::vector<signal_value> signals;
+};
+
+#define DNNC_DECLARE_EQ(T) bool operator==(const T& a, const T& b); \
+    inline bool operator!=(const T& a, const T& b) { return !(a == b); }
+DNNC_DECLARE_EQ(neuron)
+DNNC_DECLARE_EQ(population)
+DNNC_DECLARE_EQ(synapse)
+DNNC_DECLARE_EQ(projection)
+DNNC_DECLARE_EQ(port)
+DNNC_DECLARE_EQ(connection_ref)
+DNNC_DECLARE_EQ(network)
+DNNC_DECLARE_EQ(cluster_node)
+DNNC_DECLARE_EQ(cluster_link)
+DNNC_DECLARE_EQ(cluster)
+DNNC_DECLARE_EQ(run_settings)
+DNNC_DECLARE_EQ(neuron_state)
+DNNC_DECLARE_EQ(snapshot_state)
+DNNC_DECLARE_EQ(document)
+DNNC_DECLARE_EQ(peer_route)
+DNNC_DECLARE_EQ(local_neuron)
+DNNC_DECLARE_EQ(incoming_synapse)
+DNNC_DECLARE_EQ(node_config)
+DNNC_DECLARE_EQ(signal_value)
+DNNC_DECLARE_EQ(signal_packet)
+#undef DNNC_DECLARE_EQ
+inline bool operator!=(const neuron_params& a, const neuron_params& b) { return !(a == b); }
+
+}  // namespace dnnc::protocol

@@ -1,0 +1,30 @@
+#pragma once
+// Reading and writing the three DNNC documents. Reading validates against the schemas
+// compiled into the library (network.xsd, node.xsd, signals.xsd); DTDs, external entities
+// and entity expansion are refused, so a document can never make the parser read another
+// file or blow up in memory. Errors are config_error with file:line:column.
+#include "dnnc/protocol/model.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace dnnc::protocol {
+
+// Documents larger than this are refused before parsing.
+inline constexpr std::size_t max_document_bytes = std::size_t{1} << 30;
+
+// Parses and validates a DNNC document (structure only; see check.hpp for the rest).
+// `file` names the source in messages.
+document parse_document(std::string_view xml, const std::string& file);
+node_config parse_node_config(std::string_view xml, const std::string& file = "node-config");
+signal_packet parse_signal_packet(std::string_view xml, const std::string& file = "signals");
+
+// Reads `path`, parses it and runs every check in check.hpp.
+document load_document(const std::string& path);
+
+// Writes valid documents; parse(serialize(x)) == x, numbers round-trip exactly.
+std::string serialize(const document& doc);
+std::string serialize(const node_config& config);
+std::string serialize(const signal_packet& packet);
+
+}  // namespace dnnc::protocol

@@ -1,0 +1,16 @@
+#pragma once
+// Each subcommand of `dnnc` lives in its own cmd_*.cpp: it adds itself to the app, and when
+// it is the one chosen, main calls the action it stored, which returns the exit code.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace dnnc::cli {
+
+using action = std::function<int()>;
+
+void add_validate(CLI::App& app, action& chosen);
+void add_partition(CLI::App& app, action& chosen);
+void add_gen(CLI::App& app, action& chosen);
+
+}  // namespace dnnc::cli

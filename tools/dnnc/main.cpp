@@ -1,0 +1,34 @@
+// dnnc: the command-line front end. Exit codes: 0 ok, 1 runtime failure, 2 bad input/usage.
+#include "commands.hpp"
+
+#include "dnnc/protocol/error.hpp"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    CLI::App app{"dnnc: distributed neural-graph simulator and partitioner"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "dnnc 0.1.0");
+    dnnc::cli::action chosen;
+    dnnc::cli::add_validate(app, chosen);
+    dnnc::cli::add_partition(app, chosen);
+    dnnc::cli::add_gen(app, chosen);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    try {
+        return chosen();
+    } catch (const dnnc::config_error& e) {
+        std::cerr << e.what() << '\n';
+        return 2;
+    } catch (const dnnc::usage_error& e) {
+        std::cerr << "dnnc: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "dnnc: " << e.what() << '\n';
+        return 1;
+    }
+}
