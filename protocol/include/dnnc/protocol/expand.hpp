@@ -1,6 +1,6 @@
 #pragma once
-// The network with every compact form expanded: neurons numbered 0..N-1 in document order
-// (a population's members consecutive), incoming synapses of each neuron stored together
+// The network with every compact form expanded: neurons numbered 0..N-1, explicit neurons
+// first in document order, then each population's members in document order; incoming synapses of each neuron stored together
 // in canonical order (document order of the synapse/projection elements, then source
 // index within a projection). Dense projections stay matrices. Expansion is a pure
 // function of the document: the same seeds give the same network.
@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace dnnc::protocol {
@@ -45,6 +46,7 @@ struct expanded_network {
     std::string name;
     std::vector<neuron_group> groups;
     std::vector<std::uint32_t> group_of;  // per neuron
+    std::unordered_map<std::string, std::uint32_t> group_index;  // id -> position in groups
 
     // Incoming synapses, CSR by target: those of neuron i are [in_begin[i], in_begin[i+1]).
     std::vector<std::uint64_t> in_begin;

@@ -1,0 +1,294 @@
+#include "dnnc/protocol/check.hpp"
+
+#include "resolve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace dnnc::protocol {
+namespace {
+
+constexpr std::int64_t max_delay = 65535;
+constexpr std::uint64_t max_neurons = 100'000'000;
+constexpr double max_synapses = 2e9;
+
+// Collects problems in document order and throws them together.
+class problems {
+public:
+    void add(const source_location& where, std::string message) {
+        list_.push_back({where, std::move(message)});
+    }
+    void throw_if_any() {
+        if (list_.empty()) return;
+        std::stable_sort(list_.begin(), list_.end(), [](const diagnostic& a, const diagnostic& b) {
+            return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
+        });
+        throw config_error(std::move(list_));
+    }
+
+private:
+    std::vector<diagnostic> list_;
+};
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+void check_params(problems& out, const neuron_params& p, const source_location& where, const std::string& what) {
+    auto positive = [&](double v, const char* name) {
+        if (!(std::isfinite(v) && v > 0)) out.add(where, what + ": " + name + " must be a positive number");
+    };
+    auto finite = [&](double v, const char* name) {
+        if (!std::isfinite(v)) out.add(where, what + ": " + name + " must be a finite number");
+    };
+    finite(p.bias, "bias");
+    finite(p.threshold, "threshold");
+    finite(p.v_rest, "v-rest");
+    finite(p.v_reset, "v-reset");
+    finite(p.v_th, "v-th");
+    positive(p.tau_m, "tau-m");
+    positive(p.tau_e, "tau-e");
+    positive(p.tau_i, "tau-i");
+    positive(p.dt, "dt");
+    if (p.refractory < 0) out.add(where, what + ": refractory must be >= 0 ticks");
+    if (p.v_init) finite(*p.v_init, "v-init");
+    if (p.v_init_max) {
+        finite(*p.v_init_max, "v-init-max");
+        if (!p.v_init)
+            out.add(where, what + ": v-init-max needs v-init (the lower end of the range)");
+        else if (!(*p.v_init_max > *p.v_init))
+            out.add(where, what + ": v-init-max must be greater than v-init");
+    }
+}
+
+void check_delay(problems& out, std::int64_t delay, const source_location& where, const std::string& what) {
+    if (delay < 1) out.add(where, what + ": delay must be at least 1 tick (got " + std::to_string(delay) + ")");
+    if (delay > max_delay)
+        out.add(where, what + ": delay " + std::to_string(delay) + " exceeds the limit of " +
+                           std::to_string(max_delay) + " ticks");
+}
+
+void check_projection(problems& out, const symbol_table& symbols, const projection& p, double& expected_synapses) {
+    const std::string what = std::string("projection from ") + quote(p.from) + " to " + quote(p.to);
+    const auto from = symbols.group(p.from);
+    const auto to = symbols.group(p.to);
+    if (auto* why = std::get_if<std::string>(&from)) out.add(p.where, what + ": " + *why);
+    if (auto* why = std::get_if<std::string>(&to)) out.add(p.where, what + ": " + *why);
+    if (!std::isfinite(p.weight)) out.add(p.where, what + ": weight must be a finite number");
+    check_delay(out, p.delay, p.where, what);
+    const bool dense = p.kind == projection_kind::dense;
+    if (p.kind == projection_kind::random) {
+        if (!p.p)
+            out.add(p.where, what + ": kind 'random' needs a probability p");
+        else if (!(*p.p >= 0 && *p.p <= 1))
+            out.add(p.where, what + ": p must lie in [0, 1]");
+    } else if (p.p) {
+        out.add(p.where, what + ": p applies only to kind 'random'");
+    }
+    if (!dense && (p.init != dense_init::none || p.scale || !p.weights_file.empty() || p.rows || p.cols || p.split_rows))
+        out.add(p.where, what + ": init, scale, weights, rows, cols and split apply only to kind 'dense'");
+    if (dense) {
+        if ((p.init != dense_init::none) == !p.weights_file.empty())
+            out.add(p.where, what + ": a dense projection needs exactly one of init=\"...\" and weights=\"FILE\"");
+        if (p.scale && !(std::isfinite(*p.scale) && *p.scale >= 0))
+            out.add(p.where, what + ": scale must be a finite number >= 0");
+    }
+    if (!std::holds_alternative<neuron_range>(from) || !std::holds_alternative<neuron_range>(to)) return;
+    const auto a = std::get<neuron_range>(from).size, b = std::get<neuron_range>(to).size;
+    if (dense) {
+        if (p.rows && static_cast<std::uint64_t>(*p.rows) != b)
+            out.add(p.where, what + ": rows=" + std::to_string(*p.rows) + " but " + quote(p.to) + " has " +
+                                 std::to_string(b) + " neurons");
+        if (p.cols && static_cast<std::uint64_t>(*p.cols) != a)
+            out.add(p.where, what + ": cols=" + std::to_string(*p.cols) + " but " + quote(p.from) + " has " +
+                                 std::to_string(a) + " neurons");
+        return;
+    }
+    switch (p.kind) {
+    case projection_kind::one_to_one:
+        if (a != b)
+            out.add(p.where, what + ": one-to-one needs groups of equal size (" + std::to_string(a) + " and " +
+                                 std::to_string(b) + ")");
+        expected_synapses += static_cast<double>(a);
+        break;
+    case projection_kind::all: expected_synapses += static_cast<double>(a) * static_cast<double>(b); break;
+    case projection_kind::random:
+        expected_synapses += static_cast<double>(a) * static_cast<double>(b) * p.p.value_or(0);
+        break;
+    case projection_kind::dense: break;
+    }
+}
+
+void check_port(problems& out, const symbol_table& symbols, const port& p, const char* kind) {
+    if (p.neurons.empty()) out.add(p.where, std::string(kind) + " " + quote(p.id) + ": names no neurons");
+    for (const auto& ref : p.neurons) {
+        const auto g = symbols.group(ref);
+        if (auto* why = std::get_if<std::string>(&g)) out.add(p.where, std::string(kind) + " " + quote(p.id) + ": " + *why);
+    }
+}
+
+}  // namespace
+
+void check_network(const network& net) {
+    problems out;
+    std::unordered_map<std::string_view, const source_location*> ids;
+    auto unique = [&](const std::string& id, const source_location& where) {
+        auto [it, fresh] = ids.emplace(id, &where);
+        if (!fresh)
+            out.add(where, "duplicate id " + quote(id) + " (first defined at line " +
+                               std::to_string(it->second->line) + ")");
+    };
+    std::uint64_t total = 0;
+    for (const auto& n : net.neurons) {
+        unique(n.id, n.where);
+        check_params(out, n.params, n.where, "neuron " + quote(n.id));
+        ++total;
+    }
+    for (const auto& p : net.populations) {
+        unique(p.id, p.where);
+        check_params(out, p.params, p.where, "population " + quote(p.id));
+        if (p.size < 1)
+            out.add(p.where, "population " + quote(p.id) + ": size must be at least 1 (got " + std::to_string(p.size) + ")");
+        else
+            total += static_cast<std::uint64_t>(p.size);
+    }
+    if (total > max_neurons)
+        out.add(net.where, "network has " + std::to_string(total) + " neurons; the limit is " + std::to_string(max_neurons));
+    if (total == 0) out.add(net.where, "network " + quote(net.name) + " has no neurons");
+    out.throw_if_any();  // references below need a sound symbol table
+
+    const symbol_table symbols(net);
+    double expected_synapses = static_cast<double>(net.synapses.size());
+    for (const auto& s : net.synapses) {
+        const std::string what = "synapse from " + quote(s.from) + " to " + quote(s.to);
+        for (const auto* end : {&s.from, &s.to}) {
+            const auto r = symbols.single(*end);
+            if (auto* why = std::get_if<std::string>(&r)) out.add(s.where, what + ": " + *why);
+        }
+        if (!std::isfinite(s.weight)) out.add(s.where, what + ": weight must be a finite number");
+        check_delay(out, s.delay, s.where, what);
+    }
+    for (const auto& p : net.projections) check_projection(out, symbols, p, expected_synapses);
+    if (expected_synapses > max_synapses)
+        out.add(net.where, "network would have about " + std::to_string(static_cast<std::uint64_t>(expected_synapses)) +
+                               " synapses; the limit is " + std::to_string(static_cast<std::uint64_t>(max_synapses)));
+
+    std::unordered_map<std::string_view, const source_location*> port_ids;
+    for (const auto* ports : {&net.inputs, &net.outputs}) {
+        const char* kind = ports == &net.inputs ? "input" : "output";
+        for (const auto& p : *ports) {
+            auto [it, fresh] = port_ids.emplace(p.id, &p.where);
+            if (!fresh)
+                out.add(p.where, std::string("duplicate ") + kind + " id " + quote(p.id) + " (first defined at line " +
+                                     std::to_string(it->second->line) + ")");
+            check_port(out, symbols, p, kind);
+        }
+    }
+    out.throw_if_any();
+}
+
+void check_cluster(const cluster& clu) {
+    problems out;
+    std::unordered_map<std::string_view, std::size_t> index;
+    std::unordered_map<std::string, const source_location*> endpoints;
+    for (std::size_t i = 0; i < clu.nodes.size(); ++i) {
+        const auto& n = clu.nodes[i];
+        const std::string what = "node " + quote(n.id);
+        if (!index.emplace(n.id, i).second) out.add(n.where, "duplicate node id " + quote(n.id));
+        if (!(std::isfinite(n.capacity) && n.capacity > 0))
+            out.add(n.where, what + ": capacity must be a positive number");
+        if (n.port < 1 || n.port > 65535) out.add(n.where, what + ": port must lie in 1..65535");
+        if (n.host.empty()) out.add(n.where, what + ": host must not be empty");
+        auto [it, fresh] = endpoints.emplace(n.host + ":" + std::to_string(n.port), &n.where);
+        if (!fresh)
+            out.add(n.where, what + ": address " + n.host + ":" + std::to_string(n.port) +
+                                 " is already used by the node at line " + std::to_string(it->second->line));
+    }
+    if (clu.nodes.empty()) out.add(clu.where, "cluster has no nodes");
+    if (!clu.nodes.empty() && !index.count(clu.lead))
+        out.add(clu.where, "cluster lead " + quote(clu.lead) + ": no such node");
+
+    std::vector<std::vector<std::size_t>> adjacent(clu.nodes.size());
+    for (const auto& l : clu.links) {
+        const std::string what = "link from " + quote(l.from) + " to " + quote(l.to);
+        const auto a = index.find(l.from), b = index.find(l.to);
+        if (a == index.end()) out.add(l.where, what + ": no node " + quote(l.from));
+        if (b == index.end()) out.add(l.where, what + ": no node " + quote(l.to));
+        if (l.from == l.to) out.add(l.where, what + ": a link must join two different nodes");
+        if (!(std::isfinite(l.emulate_delay_ms) && l.emulate_delay_ms >= 0))
+            out.add(l.where, what + ": emulate-delay must be a number >= 0 (ms)");
+        if (a != index.end() && b != index.end()) {
+            adjacent[a->second].push_back(b->second);
+            adjacent[b->second].push_back(a->second);
+        }
+    }
+    out.throw_if_any();
+
+    // Every node must be reachable from the lead over links.
+    std::vector<bool> seen(clu.nodes.size(), false);
+    std::queue<std::size_t> frontier;
+    frontier.push(index.at(clu.lead));
+    seen[frontier.front()] = true;
+    while (!frontier.empty()) {
+        const auto v = frontier.front();
+        frontier.pop();
+        for (auto w : adjacent[v])
+            if (!seen[w]) seen[w] = true, frontier.push(w);
+    }
+    for (std::size_t i = 0; i < clu.nodes.size(); ++i)
+        if (!seen[i])
+            out.add(clu.nodes[i].where, "node " + quote(clu.nodes[i].id) + " is not connected to the lead " +
+                                            quote(clu.lead) + " by any chain of links");
+    out.throw_if_any();
+}
+
+void check_run(const run_settings& run, const cluster* clu) {
+    problems out;
+    const auto& w = run.where;
+    if (clu && !run.clock.empty()) {
+        const bool found = std::any_of(clu->nodes.begin(), clu->nodes.end(),
+                                       [&](const cluster_node& n) { return n.id == run.clock; });
+        if (!found) out.add(w, "run clock " + quote(run.clock) + ": no such node in the cluster");
+    }
+    if (!(std::isfinite(run.tick_period_ms) && run.tick_period_ms >= 0)) out.add(w, "run: tick-period must be >= 0 ms");
+    if (run.checkpoint_every < 0) out.add(w, "run: checkpoint-every must be >= 0 ticks");
+    if (run.checkpoint_keep < 1) out.add(w, "run: checkpoint-keep must be at least 1");
+    if (run.fan_out < 1) out.add(w, "run: fan-out must be at least 1");
+    if (run.probes < 1 || run.probes > 10000) out.add(w, "run: probes must lie in 1..10000");
+    if (!(std::isfinite(run.window_factor) && run.window_factor >= 1)) out.add(w, "run: window-factor must be >= 1");
+    if (!(std::isfinite(run.window_margin_ms) && run.window_margin_ms >= 0)) out.add(w, "run: window-margin must be >= 0 ms");
+    if (!(std::isfinite(run.heartbeat_timeout_ms) && run.heartbeat_timeout_ms > 0))
+        out.add(w, "run: heartbeat-timeout must be > 0 ms");
+    out.throw_if_any();
+}
+
+void check_state(const snapshot_state& state, const network& net) {
+    problems out;
+    if (state.tick < 0) out.add(state.where, "state: tick must be >= 0");
+    const symbol_table symbols(net);
+    std::unordered_set<std::uint64_t> seen;
+    for (const auto& n : state.neurons) {
+        const auto r = symbols.single(n.id);
+        if (auto* why = std::get_if<std::string>(&r)) {
+            out.add(n.where, "state of " + quote(n.id) + ": " + *why);
+            continue;
+        }
+        if (!seen.insert(std::get<std::uint64_t>(r)).second) out.add(n.where, "state of " + quote(n.id) + " given twice");
+    }
+    out.throw_if_any();
+}
+
+void check_document(const document& doc) {
+    if (doc.net) check_network(*doc.net);
+    if (doc.clu) check_cluster(*doc.clu);
+    if (doc.run) check_run(*doc.run, doc.clu ? &*doc.clu : nullptr);
+    if (doc.state) {
+        if (!doc.net) throw config_error({doc.file, 0, 0}, "a <state> needs the <network> it belongs to");
+        check_state(*doc.state, *doc.net);
+    }
+    if (!doc.net && !doc.clu && !doc.run)
+        throw config_error({doc.file, 1, 1}, "the document is empty: it has no <network>, <cluster> or <run>");
+}
+
+}  // namespace dnnc::protocol

@@ -1,0 +1,134 @@
+#include "dnnc/protocol/model.hpp"
+
+#include <tuple>
+
+namespace dnnc::protocol {
+
+const char* to_string(neuron_model m) {
+    switch (m) {
+    case neuron_model::linear: return "linear";
+    case neuron_model::step: return "step";
+    case neuron_model::sigmoid: return "sigmoid";
+    case neuron_model::tanh: return "tanh";
+    case neuron_model::relu: return "relu";
+    case neuron_model::lif: return "lif";
+    }
+    return "?";
+}
+
+const char* to_string(projection_kind k) {
+    switch (k) {
+    case projection_kind::all: return "all";
+    case projection_kind::one_to_one: return "one-to-one";
+    case projection_kind::random: return "random";
+    case projection_kind::dense: return "dense";
+    }
+    return "?";
+}
+
+const char* to_string(dense_init i) {
+    switch (i) {
+    case dense_init::none: return "";
+    case dense_init::normal: return "normal";
+    case dense_init::uniform: return "uniform";
+    case dense_init::zeros: return "zeros";
+    }
+    return "?";
+}
+
+const char* to_string(sync_mode s) { return s == sync_mode::lockstep ? "lockstep" : "window"; }
+const char* to_string(send_mode s) { return s == send_mode::always ? "always" : "nonzero"; }
+
+// Equality compares values only: source locations and the file name are not part of a
+// document's meaning.
+bool operator==(const neuron_params& a, const neuron_params& b) {
+    auto t = [](const neuron_params& p) {
+        return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.v_init, p.v_init_max);
+    };
+    return t(a) == t(b);
+}
+bool operator==(const neuron& a, const neuron& b) {
+    return a.id == b.id && a.params == b.params;
+}
+bool operator==(const population& a, const population& b) {
+    return std::tie(a.id, a.size, a.seed, a.params) == std::tie(b.id, b.size, b.seed, b.params);
+}
+bool operator==(const synapse& a, const synapse& b) {
+    return std::tie(a.from, a.to, a.weight, a.delay) == std::tie(b.from, b.to, b.weight, b.delay);
+}
+bool operator==(const projection& a, const projection& b) {
+    auto t = [](const projection& p) {
+        return std::tie(p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.init,
+                        p.scale, p.weights_file, p.rows, p.cols, p.split_rows);
+    };
+    return t(a) == t(b);
+}
+bool operator==(const port& a, const port& b) {
+    return a.id == b.id && a.neurons == b.neurons;
+}
+bool operator==(const connection_ref& a, const connection_ref& b) {
+    return a.kind == b.kind && a.index == b.index;
+}
+bool operator==(const network& a, const network& b) {
+    auto t = [](const network& n) {
+        return std::tie(n.name, n.neurons, n.populations, n.synapses, n.projections,
+                        n.connection_order, n.inputs, n.outputs);
+    };
+    return t(a) == t(b);
+}
+bool operator==(const cluster_node& a, const cluster_node& b) {
+    return std::tie(a.id, a.host, a.port, a.capacity) == std::tie(b.id, b.host, b.port, b.capacity);
+}
+bool operator==(const cluster_link& a, const cluster_link& b) {
+    return std::tie(a.from, a.to, a.emulate_delay_ms) == std::tie(b.from, b.to, b.emulate_delay_ms);
+}
+bool operator==(const cluster& a, const cluster& b) {
+    return std::tie(a.lead, a.nodes, a.links) == std::tie(b.lead, b.nodes, b.links);
+}
+bool operator==(const run_settings& a, const run_settings& b) {
+    auto t = [](const run_settings& r) {
+        return std::tie(r.sync, r.send, r.clock, r.tick_period_ms, r.checkpoint_every,
+                        r.checkpoint_keep, r.fan_out, r.probes, r.window_factor,
+                        r.window_margin_ms, r.heartbeat_timeout_ms);
+    };
+    return t(a) == t(b);
+}
+bool operator==(const neuron_state& a, const neuron_state& b) {
+    return std::tie(a.id, a.output, a.state, a.history) ==
+           std::tie(b.id, b.output, b.state, b.history);
+}
+bool operator==(const snapshot_state& a, const snapshot_state& b) {
+    return a.tick == b.tick && a.neurons == b.neurons;
+}
+bool operator==(const document& a, const document& b) {
+    return std::tie(a.net, a.clu, a.run, a.state) == std::tie(b.net, b.clu, b.run, b.state);
+}
+bool operator==(const peer_route& a, const peer_route& b) {
+    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms) ==
+           std::tie(b.id, b.host, b.port, b.via, b.latency_ms);
+}
+bool operator==(const local_neuron& a, const local_neuron& b) {
+    return std::tie(a.id, a.index, a.window_ms, a.params) ==
+           std::tie(b.id, b.index, b.window_ms, b.params);
+}
+bool operator==(const incoming_synapse& a, const incoming_synapse& b) {
+    return std::tie(a.from, a.to, a.from_node, a.weight, a.delay) ==
+           std::tie(b.from, b.to, b.from_node, b.weight, b.delay);
+}
+bool operator==(const node_config& a, const node_config& b) {
+    auto t = [](const node_config& c) {
+        return std::tie(c.node, c.network, c.lead, c.host, c.port, c.run, c.peers, c.neurons,
+                        c.incoming, c.children);
+    };
+    return t(a) == t(b);
+}
+bool operator==(const signal_value& a, const signal_value& b) {
+    return a.neuron == b.neuron && a.value == b.value;
+}
+bool operator==(const signal_packet& a, const signal_packet& b) {
+    return std::tie(a.from, a.to, a.tick, a.complete, a.signals) ==
+           std::tie(b.from, b.to, b.tick, b.complete, b.signals);
+}
+
+}  // namespace dnnc::protocol

@@ -1,0 +1,79 @@
+#include "weights_file.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+
+namespace dnnc::protocol {
+namespace {
+
+bool little_endian_host() {
+    const std::uint16_t probe = 1;
+    unsigned char first;
+    std::memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+std::vector<float> read_floats(std::ifstream& in, std::uint64_t count, const std::string& path,
+                               const source_location& where) {
+    std::vector<float> values(count);
+    in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(count * sizeof(float)));
+    if (static_cast<std::uint64_t>(in.gcount()) != count * sizeof(float))
+        throw config_error(where, "weights file '" + path + "' is truncated: expected " + std::to_string(count) +
+                                      " float32 values");
+    if (in.peek() != std::char_traits<char>::eof())
+        throw config_error(where, "weights file '" + path + "' is longer than " + std::to_string(count) +
+                                      " float32 values");
+    if (!little_endian_host()) {
+        for (auto& v : values) {
+            unsigned char b[4];
+            std::memcpy(b, &v, 4);
+            std::swap(b[0], b[3]);
+            std::swap(b[1], b[2]);
+            std::memcpy(&v, b, 4);
+        }
+    }
+    return values;
+}
+
+// Reads the header of a version 1.0/2.0/3.0 .npy file and checks dtype, order and shape.
+void read_npy_header(std::ifstream& in, std::uint64_t rows, std::uint64_t cols, const std::string& path,
+                     const source_location& where) {
+    auto bad = [&](const std::string& why) { throw config_error(where, "weights file '" + path + "': " + why); };
+    char magic[8];
+    if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) bad("not a .npy file");
+    std::uint32_t header_length = 0;
+    if (magic[6] == 1) {
+        unsigned char b[2];
+        if (!in.read(reinterpret_cast<char*>(b), 2)) bad("truncated header");
+        header_length = b[0] | (b[1] << 8);
+    } else {
+        unsigned char b[4];
+        if (!in.read(reinterpret_cast<char*>(b), 4)) bad("truncated header");
+        header_length = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    }
+    if (header_length > 65536) bad("header too long");
+    std::string header(header_length, '\0');
+    if (!in.read(header.data(), header_length)) bad("truncated header");
+    if (header.find("'descr': '<f4'") == std::string::npos) bad("dtype must be little-endian float32 ('<f4')");
+    if (header.find("'fortran_order': False") == std::string::npos) bad("must be in C (row-major) order");
+    std::smatch m;
+    static const std::regex shape(R"('shape':\s*\((\d+),\s*(\d+),?\s*\))");
+    if (!std::regex_search(header, m, shape)) bad("must hold a 2-D array");
+    if (std::stoull(m[1]) != rows || std::stoull(m[2]) != cols)
+        bad("shape (" + m[1].str() + ", " + m[2].str() + ") does not match the projection's " + std::to_string(rows) +
+            " x " + std::to_string(cols));
+}
+
+}  // namespace
+
+std::vector<float> read_weights_file(const std::string& path, std::uint64_t rows, std::uint64_t cols,
+                                     const source_location& where) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw config_error(where, "cannot open weights file '" + path + "'");
+    const bool npy = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+    if (npy) read_npy_header(in, rows, cols, path, where);
+    return read_floats(in, rows * cols, path, where);
+}
+
+}  // namespace dnnc::protocol

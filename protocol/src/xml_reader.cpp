@@ -1,0 +1,656 @@
+// Reading DNNC documents with Xerces-C++ SAX2, validating against the embedded schemas.
+//
+// Safety: the document is read from memory (never from a URL the document names); the
+// grammar is preloaded and the parser may load no other; a DOCTYPE aborts the parse before
+// its internal subset is read (no entity can be declared, so none can expand or point at a
+// file); the entity resolver serves only the embedded schema files.
+#include "dnnc/protocol/xml.hpp"
+
+#include "dnnc/protocol/check.hpp"
+#include "text.hpp"
+
+#include <xercesc/framework/MemBufInputSource.hpp>
+#include <xercesc/internal/XMLScanner.hpp>
+#include <xercesc/sax/Locator.hpp>
+#include <xercesc/sax/SAXParseException.hpp>
+#include <xercesc/sax2/Attributes.hpp>
+#include <xercesc/sax2/DefaultHandler.hpp>
+#include <xercesc/sax2/SAX2XMLReader.hpp>
+#include <xercesc/sax2/XMLReaderFactory.hpp>
+#include <xercesc/util/OutOfMemoryException.hpp>
+#include <xercesc/util/PlatformUtils.hpp>
+#include <xercesc/util/SecurityManager.hpp>
+#include <xercesc/util/XMLException.hpp>
+#include <xercesc/util/XMLUni.hpp>
+#include <xercesc/validators/common/Grammar.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dnnc::schemas {
+extern const std::string_view common_xsd;
+extern const std::string_view network_xsd;
+extern const std::string_view node_xsd;
+extern const std::string_view signals_xsd;
+}  // namespace dnnc::schemas
+
+namespace dnnc::protocol {
+namespace {
+
+namespace xc = xercesc;
+
+void ensure_xerces() {
+    // Initialised once, never terminated: parsers are cached per thread until exit.
+    static const bool initialised = [] {
+        xc::XMLPlatformUtils::Initialize();
+        return true;
+    }();
+    (void)initialised;
+}
+
+// UTF-16 (Xerces) to UTF-8.
+void append_utf8(std::string& out, const XMLCh* s) {
+    if (!s) return;
+    for (; *s; ++s) {
+        std::uint32_t c = *s;
+        if (c >= 0xD800 && c <= 0xDBFF && s[1] >= 0xDC00 && s[1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (s[1] - 0xDC00);
+            ++s;
+        }
+        if (c < 0x80) {
+            out += static_cast<char>(c);
+        } else if (c < 0x800) {
+            out += static_cast<char>(0xC0 | (c >> 6));
+            out += static_cast<char>(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out += static_cast<char>(0xE0 | (c >> 12));
+            out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (c & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (c >> 18));
+            out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (c & 0x3F));
+        }
+    }
+}
+
+std::string utf8(const XMLCh* s) {
+    std::string out;
+    append_utf8(out, s);
+    return out;
+}
+
+// Thrown out of the SAX callbacks to stop the parse at the first problem.
+struct stop_parse {
+    diagnostic problem;
+};
+
+// Turns Xerces' positions (just past an element's start tag, column in characters) into
+// the position of the element's `<`, which is what a user looks for. `<` cannot occur
+// inside attribute values, so the nearest one before the tag end starts the element.
+class position_mapper {
+public:
+    explicit position_mapper(std::string_view text) : text_(text) {}
+
+    std::pair<int, int> element_start(int line, int column) {
+        const std::size_t end = offset_of(line, column);
+        const std::size_t lt = end == 0 ? std::string_view::npos : text_.rfind('<', end - 1);
+        if (lt == std::string_view::npos) return {line, column};
+        // Step back from the tag's end to its `<`; both lie within one start tag.
+        int newlines = 0;
+        for (std::size_t i = lt; i < end; ++i)
+            if (text_[i] == '\n') ++newlines;
+        if (newlines == 0) return {cached_line_, cached_column_ - characters(lt, end)};
+        const std::size_t line_begin = text_.rfind('\n', lt);
+        const std::size_t from = line_begin == std::string_view::npos ? 0 : line_begin + 1;
+        return {cached_line_ - newlines, 1 + characters(from, lt)};
+    }
+
+private:
+    int characters(std::size_t from, std::size_t to) const {
+        int n = 0;
+        for (std::size_t i = from; i < to; ++i)
+            if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++n;
+        return n;
+    }
+
+    // Byte offset of (line, column), walking forward from the last answer when possible,
+    // so a document on one long line costs linear time overall.
+    std::size_t offset_of(int line, int column) {
+        if (line < cached_line_ || (line == cached_line_ && column < cached_column_)) {
+            cached_line_ = 1;
+            cached_column_ = 1;
+            cached_offset_ = 0;
+        }
+        std::size_t off = cached_offset_;
+        int l = cached_line_, c = cached_column_;
+        while (off < text_.size() && (l < line || (l == line && c < column))) {
+            if (text_[off] == '\n') {
+                ++l;
+                c = 1;
+            } else {
+                ++c;
+            }
+            ++off;
+            // Continuation bytes belong to the character just counted.
+            while (off < text_.size() && (static_cast<unsigned char>(text_[off]) & 0xC0) == 0x80) ++off;
+        }
+        cached_line_ = l;
+        cached_column_ = c;
+        cached_offset_ = off;
+        return off;
+    }
+
+    std::string_view text_;
+    int cached_line_ = 1, cached_column_ = 1;
+    std::size_t cached_offset_ = 0;
+};
+
+// Serves the embedded schema files (for xs:include) and nothing else.
+class schema_resolver : public xc::EntityResolver {
+public:
+    xc::InputSource* resolveEntity(const XMLCh* /*public_id*/, const XMLCh* system_id) override {
+        const std::string id = utf8(system_id);
+        const std::string_view* text = nullptr;
+        if (id == "common.xsd") text = &schemas::common_xsd;
+        if (!text) throw stop_parse{{{}, "external entity '" + id + "' is not allowed"}};
+        return new xc::MemBufInputSource(reinterpret_cast<const XMLByte*>(text->data()), text->size(),
+                                         system_id, false);
+    }
+};
+
+// The parts shared by the three document handlers: positions, errors, attributes.
+class base_handler : public xc::DefaultHandler {
+public:
+    base_handler() = default;
+
+    void begin(std::string_view text, const std::string& file) {
+        file_ = file;
+        positions_.emplace(text);
+        depth_ = 0;
+    }
+
+    void setDocumentLocator(const xc::Locator* locator) override { locator_ = locator; }
+
+    void startDTD(const XMLCh*, const XMLCh*, const XMLCh*) override {
+        fail(here(), "DOCTYPE declarations are not allowed in DNNC documents");
+    }
+
+    void warning(const xc::SAXParseException&) override {}
+    void error(const xc::SAXParseException& e) override { fail_at(e); }
+    void fatalError(const xc::SAXParseException& e) override { fail_at(e); }
+
+    [[noreturn]] void fail(source_location where, const std::string& message) const {
+        throw stop_parse{{std::move(where), message}};
+    }
+
+    source_location here() const {
+        source_location where{file_, 0, 0};
+        if (locator_) {
+            where.line = static_cast<int>(locator_->getLineNumber());
+            where.column = static_cast<int>(locator_->getColumnNumber());
+        }
+        return where;
+    }
+
+protected:
+    // Where the element being started begins.
+    source_location element_location() {
+        source_location where = here();
+        if (where.line > 0 && positions_) {
+            const auto [line, column] = positions_->element_start(where.line, where.column);
+            where.line = line;
+            where.column = column;
+        }
+        return where;
+    }
+
+    class attributes {
+    public:
+        attributes(const xc::Attributes& a, base_handler& h, source_location where)
+            : attrs_(a), handler_(h), where_(std::move(where)) {}
+
+        std::optional<std::string> get(const char* name) const {
+            for (XMLSize_t i = 0, n = attrs_.getLength(); i < n; ++i) {
+                if (equals(attrs_.getLocalName(i), name)) return utf8(attrs_.getValue(i));
+            }
+            return std::nullopt;
+        }
+        std::string text(const char* name, std::string fallback = {}) const {
+            auto v = get(name);
+            return v ? *v : fallback;
+        }
+        std::optional<double> real(const char* name) const {
+            auto v = get(name);
+            if (!v) return std::nullopt;
+            auto d = text::to_double(*v);
+            if (!d) handler_.fail(where_, std::string("attribute '") + name + "': not a number: '" + *v + "'");
+            return d;
+        }
+        double real(const char* name, double fallback) const { return real(name).value_or(fallback); }
+        std::optional<std::int64_t> integer(const char* name) const {
+            auto v = get(name);
+            if (!v) return std::nullopt;
+            auto i = text::to_int64(*v);
+            if (!i) handler_.fail(where_, std::string("attribute '") + name + "': not an integer in range: '" + *v + "'");
+            return i;
+        }
+        std::int64_t integer(const char* name, std::int64_t fallback) const {
+            return integer(name).value_or(fallback);
+        }
+        std::int32_t int32(const char* name, std::int32_t fallback) const {
+            const auto v = integer(name, fallback);
+            if (v < INT32_MIN || v > INT32_MAX)
+                handler_.fail(where_, std::string("attribute '") + name + "': out of range");
+            return static_cast<std::int32_t>(v);
+        }
+        std::uint64_t uinteger(const char* name, std::uint64_t fallback) const {
+            auto v = get(name);
+            if (!v) return fallback;
+            auto i = text::to_uint64(*v);
+            if (!i) handler_.fail(where_, std::string("attribute '") + name + "': not an unsigned integer in range: '" + *v + "'");
+            return *i;
+        }
+        bool boolean(const char* name, bool fallback) const {
+            auto v = get(name);
+            if (!v) return fallback;
+            return *v == "true" || *v == "1";
+        }
+        std::vector<std::string> words(const char* name) const { return text::split_whitespace(text(name)); }
+        std::vector<double> reals(const char* name) const {
+            std::vector<double> values;
+            for (const auto& w : words(name)) {
+                auto d = text::to_double(w);
+                if (!d) handler_.fail(where_, std::string("attribute '") + name + "': not a number: '" + w + "'");
+                values.push_back(*d);
+            }
+            return values;
+        }
+        const source_location& where() const { return where_; }
+
+    private:
+        static bool equals(const XMLCh* a, const char* b) {
+            while (*a && *b && *a == static_cast<XMLCh>(*b)) ++a, ++b;
+            return *a == 0 && *b == 0;
+        }
+        const xc::Attributes& attrs_;
+        base_handler& handler_;
+        source_location where_;
+    };
+
+    static neuron_params read_params(const attributes& a) {
+        neuron_params p;
+        const std::string model = a.text("model", "linear");
+        static const std::pair<const char*, neuron_model> models[] = {
+            {"linear", neuron_model::linear}, {"step", neuron_model::step},
+            {"sigmoid", neuron_model::sigmoid}, {"tanh", neuron_model::tanh},
+            {"relu", neuron_model::relu}, {"lif", neuron_model::lif}};
+        for (const auto& [name, value] : models)
+            if (model == name) p.model = value;
+        p.bias = a.real("bias", p.bias);
+        p.threshold = a.real("threshold", p.threshold);
+        p.tau_m = a.real("tau-m", p.tau_m);
+        p.v_rest = a.real("v-rest", p.v_rest);
+        p.v_reset = a.real("v-reset", p.v_reset);
+        p.v_th = a.real("v-th", p.v_th);
+        p.refractory = a.int32("refractory", p.refractory);
+        p.tau_e = a.real("tau-e", p.tau_e);
+        p.tau_i = a.real("tau-i", p.tau_i);
+        p.dt = a.real("dt", p.dt);
+        p.v_init = a.real("v-init");
+        p.v_init_max = a.real("v-init-max");
+        return p;
+    }
+
+    static run_settings read_run(const attributes& a) {
+        run_settings r;
+        r.sync = a.text("sync", "lockstep") == "window" ? sync_mode::window : sync_mode::lockstep;
+        r.send = a.text("send", "always") == "nonzero" ? send_mode::nonzero : send_mode::always;
+        r.clock = a.text("clock");
+        r.tick_period_ms = a.real("tick-period", r.tick_period_ms);
+        r.checkpoint_every = a.integer("checkpoint-every", r.checkpoint_every);
+        r.checkpoint_keep = a.int32("checkpoint-keep", r.checkpoint_keep);
+        r.fan_out = a.int32("fan-out", r.fan_out);
+        r.probes = a.int32("probes", r.probes);
+        r.window_factor = a.real("window-factor", r.window_factor);
+        r.window_margin_ms = a.real("window-margin", r.window_margin_ms);
+        r.heartbeat_timeout_ms = a.real("heartbeat-timeout", r.heartbeat_timeout_ms);
+        r.where = a.where();
+        return r;
+    }
+
+    void startElement(const XMLCh* const, const XMLCh* const local_name, const XMLCh* const,
+                      const xc::Attributes& attrs) override {
+        name_.clear();
+        append_utf8(name_, local_name);
+        attributes a(attrs, *this, element_location());
+        ++depth_;
+        start(name_, depth_, a);
+    }
+
+    void endElement(const XMLCh* const, const XMLCh* const local_name, const XMLCh* const) override {
+        name_.clear();
+        append_utf8(name_, local_name);
+        end(name_, depth_);
+        --depth_;
+    }
+
+    // Called for every element with its depth (the root is 1).
+    virtual void start(const std::string& name, int depth, const attributes& a) = 0;
+    virtual void end(const std::string& /*name*/, int /*depth*/) {}
+
+    std::string file_;
+
+private:
+    void fail_at(const xc::SAXParseException& e) {
+        source_location where{file_, static_cast<int>(e.getLineNumber()),
+                              static_cast<int>(e.getColumnNumber())};
+        fail(where, utf8(e.getMessage()));
+    }
+
+    const xc::Locator* locator_ = nullptr;
+    std::optional<position_mapper> positions_;
+    std::string name_;
+    int depth_ = 0;
+};
+
+class document_handler final : public base_handler {
+public:
+    document result;
+
+private:
+    enum class section { none, network, cluster, state };
+
+    void start(const std::string& n, int depth, const attributes& a) override {
+        if (depth == 1) {
+            result = document{};
+            result.file = file_;
+            return;
+        }
+        if (depth == 2) {
+            if (n == "network") {
+                result.net.emplace();
+                result.net->name = a.text("name");
+                result.net->where = a.where();
+                section_ = section::network;
+            } else if (n == "cluster") {
+                result.clu.emplace();
+                result.clu->lead = a.text("lead");
+                result.clu->where = a.where();
+                section_ = section::cluster;
+            } else if (n == "run") {
+                result.run = read_run(a);
+            } else if (n == "state") {
+                result.state.emplace();
+                result.state->tick = a.integer("tick", 0);
+                result.state->where = a.where();
+                section_ = section::state;
+            }
+            return;
+        }
+        switch (section_) {
+        case section::network: start_network_child(n, a); break;
+        case section::cluster: start_cluster_child(n, a); break;
+        case section::state: start_state_child(n, a); break;
+        case section::none: break;
+        }
+    }
+
+    void end(const std::string&, int depth) override {
+        if (depth == 2) section_ = section::none;
+    }
+
+    void start_network_child(const std::string& n, const attributes& a) {
+        network& net = *result.net;
+        if (n == "neuron") {
+            net.neurons.push_back({a.text("id"), read_params(a), a.where()});
+        } else if (n == "population") {
+            population p;
+            p.id = a.text("id");
+            p.size = a.integer("size", 0);
+            p.seed = a.uinteger("seed", 0);
+            p.params = read_params(a);
+            p.where = a.where();
+            net.populations.push_back(std::move(p));
+        } else if (n == "synapse") {
+            net.connection_order.push_back({connection_ref::type::synapse, net.synapses.size()});
+            net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0),
+                                    a.integer("delay", 1), a.where()});
+        } else if (n == "projection") {
+            projection p;
+            p.from = a.text("from");
+            p.to = a.text("to");
+            const std::string kind = a.text("kind");
+            p.kind = kind == "all"          ? projection_kind::all
+                     : kind == "one-to-one" ? projection_kind::one_to_one
+                     : kind == "random"     ? projection_kind::random
+                                            : projection_kind::dense;
+            p.weight = a.real("weight", 1.0);
+            p.delay = a.integer("delay", 1);
+            p.p = a.real("p");
+            p.seed = a.uinteger("seed", 0);
+            p.autapses = a.boolean("autapses", true);
+            const std::string init = a.text("init");
+            p.init = init == "normal"    ? dense_init::normal
+                     : init == "uniform" ? dense_init::uniform
+                     : init == "zeros"   ? dense_init::zeros
+                                         : dense_init::none;
+            p.scale = a.real("scale");
+            p.weights_file = a.text("weights");
+            p.rows = a.integer("rows");
+            p.cols = a.integer("cols");
+            p.split_rows = a.text("split", "none") == "rows";
+            p.where = a.where();
+            net.connection_order.push_back({connection_ref::type::projection, net.projections.size()});
+            net.projections.push_back(std::move(p));
+        } else if (n == "input" || n == "output") {
+            auto& ports = n == "input" ? net.inputs : net.outputs;
+            ports.push_back({a.text("id"), a.words("neurons"), a.where()});
+        }
+    }
+
+    void start_cluster_child(const std::string& n, const attributes& a) {
+        cluster& clu = *result.clu;
+        if (n == "node") {
+            clu.nodes.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0),
+                                 a.real("capacity", 1.0), a.where()});
+        } else if (n == "link") {
+            clu.links.push_back({a.text("from"), a.text("to"), a.real("emulate-delay", 0.0), a.where()});
+        }
+    }
+
+    void start_state_child(const std::string& n, const attributes& a) {
+        if (n != "neuron") return;
+        result.state->neurons.push_back(
+            {a.text("id"), a.real("output", 0.0), a.reals("state"), a.reals("history"), a.where()});
+    }
+
+    section section_ = section::none;
+};
+
+class node_config_handler final : public base_handler {
+public:
+    node_config result;
+
+private:
+    void start(const std::string& n, int, const attributes& a) override {
+        if (n == "node-config") {
+            node_config c;
+            c.node = a.text("node");
+            c.network = a.text("network");
+            c.lead = a.text("lead");
+            c.host = a.text("host", "127.0.0.1");
+            c.port = a.int32("port", 0);
+            open_.push_back(std::move(c));
+            return;
+        }
+        node_config& c = open_.back();
+        if (n == "run") {
+            c.run = read_run(a);
+        } else if (n == "peer") {
+            c.peers.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0),
+                               a.words("via"), a.real("latency", 0.0)});
+        } else if (n == "neuron") {
+            c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), read_params(a)});
+        } else if (n == "in") {
+            c.incoming.push_back({a.text("from"), a.text("to"), a.text("node"), a.real("weight", 1.0),
+                                  a.integer("delay", 1)});
+        }
+    }
+
+    void end(const std::string& n, int) override {
+        if (n != "node-config") return;
+        node_config done = std::move(open_.back());
+        open_.pop_back();
+        if (open_.empty())
+            result = std::move(done);
+        else
+            open_.back().children.push_back(std::move(done));
+    }
+
+    // The configs whose elements are open, outermost first.
+    std::vector<node_config> open_;
+};
+
+class signals_handler final : public base_handler {
+public:
+    signal_packet result;
+
+private:
+    void start(const std::string& n, int, const attributes& a) override {
+        if (n == "signals") {
+            result = signal_packet{};
+            result.from = a.text("from");
+            result.to = a.text("to");
+            result.tick = a.integer("tick", 0);
+            result.complete = a.boolean("complete", true);
+        } else if (n == "s") {
+            result.signals.push_back({a.text("n"), a.real("v", 0.0)});
+        }
+    }
+};
+
+// A validating reader with one schema's grammar loaded, reused for every parse of that
+// kind on this thread (loading the grammar costs more than parsing a small document).
+class validating_reader {
+public:
+    validating_reader(std::string_view schema, const char* schema_name) {
+        ensure_xerces();
+        reader_.reset(xc::XMLReaderFactory::createXMLReader());
+        auto& r = *reader_;
+        r.setFeature(xc::XMLUni::fgSAX2CoreNameSpaces, true);
+        r.setFeature(xc::XMLUni::fgSAX2CoreValidation, true);
+        r.setFeature(xc::XMLUni::fgXercesDynamic, false);
+        r.setFeature(xc::XMLUni::fgXercesSchema, true);
+        r.setFeature(xc::XMLUni::fgXercesSchemaFullChecking, false);
+        r.setFeature(xc::XMLUni::fgXercesLoadExternalDTD, false);
+        r.setFeature(xc::XMLUni::fgXercesLoadSchema, false);
+        r.setFeature(xc::XMLUni::fgXercesUseCachedGrammarInParse, true);
+        r.setFeature(xc::XMLUni::fgXercesCacheGrammarFromParse, false);
+        r.setFeature(xc::XMLUni::fgXercesValidationErrorAsFatal, true);
+        r.setFeature(xc::XMLUni::fgXercesDisableDefaultEntityResolution, true);
+        r.setFeature(xc::XMLUni::fgXercesContinueAfterFatalError, false);
+        security_.setEntityExpansionLimit(16);
+        r.setProperty(xc::XMLUni::fgXercesSecurityManager, &security_);
+        r.setEntityResolver(&resolver_);
+
+        grammar_errors_.begin(schema, schema_name);
+        r.setErrorHandler(&grammar_errors_);
+        XMLCh* id = xc::XMLString::transcode(schema_name);
+        xc::MemBufInputSource source(reinterpret_cast<const XMLByte*>(schema.data()), schema.size(), id);
+        xc::XMLString::release(&id);
+        try {
+            if (!r.loadGrammar(source, xc::Grammar::SchemaGrammarType, true))
+                throw error(std::string("cannot load the built-in schema ") + schema_name);
+        } catch (const stop_parse& stop) {
+            throw error("built-in schema " + format_located(stop.problem.where, stop.problem.message));
+        }
+    }
+
+    void parse(std::string_view xml, const std::string& file, base_handler& handler) {
+        if (xml.size() > max_document_bytes)
+            throw config_error({file, 0, 0}, "document is larger than " +
+                                                  std::to_string(max_document_bytes >> 20) + " MiB");
+        handler.begin(xml, file);
+        reader_->setContentHandler(&handler);
+        reader_->setErrorHandler(&handler);
+        reader_->setLexicalHandler(&handler);
+        xc::MemBufInputSource source(reinterpret_cast<const XMLByte*>(xml.data()), xml.size(), "document");
+        try {
+            reader_->parse(source);
+        } catch (const stop_parse& stop) {
+            throw config_error(stop.problem.where, stop.problem.message);
+        } catch (const xc::SAXParseException& e) {
+            throw config_error({file, static_cast<int>(e.getLineNumber()), static_cast<int>(e.getColumnNumber())},
+                               utf8(e.getMessage()));
+        } catch (const xc::XMLException& e) {
+            throw config_error(handler.here(), utf8(e.getMessage()));
+        } catch (const xc::OutOfMemoryException&) {
+            throw config_error(handler.here(), "document too large to parse");
+        }
+    }
+
+private:
+    struct grammar_error_handler final : base_handler {
+        void start(const std::string&, int, const attributes&) override {}
+    };
+    std::unique_ptr<xc::SAX2XMLReader> reader_;
+    xc::SecurityManager security_;
+    schema_resolver resolver_;
+    grammar_error_handler grammar_errors_;
+};
+
+validating_reader& reader_for(std::string_view schema, const char* name) {
+    // One reader per schema per thread; Xerces readers are not thread-safe.
+    thread_local std::vector<std::pair<const char*, std::unique_ptr<validating_reader>>> readers;
+    for (auto& [n, r] : readers)
+        if (n == name) return *r;
+    readers.emplace_back(name, std::make_unique<validating_reader>(schema, name));
+    return *readers.back().second;
+}
+
+}  // namespace
+
+document parse_document(std::string_view xml, const std::string& file) {
+    document_handler handler;
+    reader_for(schemas::network_xsd, "network.xsd").parse(xml, file, handler);
+    return std::move(handler.result);
+}
+
+node_config parse_node_config(std::string_view xml, const std::string& file) {
+    node_config_handler handler;
+    reader_for(schemas::node_xsd, "node.xsd").parse(xml, file, handler);
+    return std::move(handler.result);
+}
+
+signal_packet parse_signal_packet(std::string_view xml, const std::string& file) {
+    signals_handler handler;
+    reader_for(schemas::signals_xsd, "signals.xsd").parse(xml, file, handler);
+    return std::move(handler.result);
+}
+
+document load_document(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw config_error({path, 0, 0}, "cannot open the file");
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    if (size < 0) throw config_error({path, 0, 0}, "cannot read the file");
+    if (static_cast<std::uint64_t>(size) > max_document_bytes)
+        throw config_error({path, 0, 0}, "document is larger than " +
+                                             std::to_string(max_document_bytes >> 20) + " MiB");
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.seekg(0);
+    in.read(text.data(), size);
+    if (!in) throw config_error({path, 0, 0}, "cannot read the file");
+    if (text.empty()) throw config_error({path, 1, 1}, "the file is empty");
+    document doc = parse_document(text, path);
+    check_document(doc);
+    return doc;
+}
+
+}  // namespace dnnc::protocol

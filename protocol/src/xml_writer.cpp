@@ -1,0 +1,310 @@
+// Writing DNNC documents. A streaming writer rather than a DOM serializer: snapshots of
+// 10M-synapse networks must not need the whole tree in memory. Attributes equal to their
+// schema default are left out; numbers are written in their shortest exact form, so that
+// parse(serialize(x)) == x. The round-trip tests validate the output against the schemas.
+#include "dnnc/protocol/xml.hpp"
+
+#include "text.hpp"
+
+namespace dnnc::protocol {
+namespace {
+
+class xml_out {
+public:
+    explicit xml_out(std::string& out) : out_(out) {}
+
+    void open(const char* name, bool root = false) {
+        close_start_tag();
+        indent();
+        out_ += '<';
+        out_ += name;
+        if (root) out_ += " xmlns=\"urn:dnnc:1\"";
+        open_ = true;
+        stack_.push_back(name);
+        has_children_.push_back(false);
+    }
+    void close() {
+        const char* name = stack_.back();
+        const bool children = has_children_.back();
+        stack_.pop_back();
+        has_children_.pop_back();
+        if (open_) {
+            out_ += "/>\n";
+            open_ = false;
+            return;
+        }
+        if (children) indent();
+        out_ += "</";
+        out_ += name;
+        out_ += ">\n";
+    }
+    void attr(const char* name, const std::string& value) {
+        out_ += ' ';
+        out_ += name;
+        out_ += "=\"";
+        escape(value);
+        out_ += '"';
+    }
+    void attr(const char* name, double value) { attr(name, text::from_double(value)); }
+    void attr(const char* name, std::int64_t value) { attr(name, std::to_string(value)); }
+    void attr(const char* name, std::uint64_t value) { attr(name, std::to_string(value)); }
+    void attr(const char* name, std::int32_t value) { attr(name, std::to_string(value)); }
+    void attr_if(const char* name, double value, double fallback) {
+        if (!(value == fallback)) attr(name, value);
+    }
+    template <typename T>
+    void attr_if(const char* name, const std::optional<T>& value) {
+        if (value) attr(name, *value);
+    }
+    void attr_if(const char* name, const std::string& value) {
+        if (!value.empty()) attr(name, value);
+    }
+    void words(const char* name, const std::vector<std::string>& items) {
+        std::string joined;
+        for (const auto& item : items) joined += (joined.empty() ? "" : " ") + item;
+        attr(name, joined);
+    }
+    void reals(const char* name, const std::vector<double>& items) {
+        if (items.empty()) return;
+        std::string joined;
+        for (double d : items) joined += (joined.empty() ? "" : " ") + text::from_double(d);
+        attr(name, joined);
+    }
+
+private:
+    void close_start_tag() {
+        if (open_) {
+            out_ += ">\n";
+            open_ = false;
+        }
+        if (!has_children_.empty()) has_children_.back() = true;
+    }
+    void indent() { out_.append(2 * stack_.size(), ' '); }
+    void escape(const std::string& s) {
+        for (char c : s) {
+            switch (c) {
+            case '&': out_ += "&amp;"; break;
+            case '<': out_ += "&lt;"; break;
+            case '>': out_ += "&gt;"; break;
+            case '"': out_ += "&quot;"; break;
+            case '\n': out_ += "&#10;"; break;
+            case '\t': out_ += "&#9;"; break;
+            case '\r': out_ += "&#13;"; break;
+            default: out_ += c;
+            }
+        }
+    }
+
+    std::string& out_;
+    std::vector<const char*> stack_;
+    std::vector<bool> has_children_;
+    bool open_ = false;
+};
+
+void write_params(xml_out& x, const neuron_params& p) {
+    const neuron_params d;
+    x.attr("model", to_string(p.model));
+    x.attr_if("bias", p.bias, d.bias);
+    x.attr_if("threshold", p.threshold, d.threshold);
+    x.attr_if("tau-m", p.tau_m, d.tau_m);
+    x.attr_if("v-rest", p.v_rest, d.v_rest);
+    x.attr_if("v-reset", p.v_reset, d.v_reset);
+    x.attr_if("v-th", p.v_th, d.v_th);
+    if (p.refractory != d.refractory) x.attr("refractory", p.refractory);
+    x.attr_if("tau-e", p.tau_e, d.tau_e);
+    x.attr_if("tau-i", p.tau_i, d.tau_i);
+    x.attr_if("dt", p.dt, d.dt);
+    x.attr_if("v-init", p.v_init);
+    x.attr_if("v-init-max", p.v_init_max);
+}
+
+void write_run(xml_out& x, const run_settings& r) {
+    const run_settings d;
+    x.open("run");
+    if (r.sync != d.sync) x.attr("sync", to_string(r.sync));
+    if (r.send != d.send) x.attr("send", to_string(r.send));
+    x.attr_if("clock", r.clock);
+    x.attr_if("tick-period", r.tick_period_ms, d.tick_period_ms);
+    if (r.checkpoint_every != d.checkpoint_every) x.attr("checkpoint-every", r.checkpoint_every);
+    if (r.checkpoint_keep != d.checkpoint_keep) x.attr("checkpoint-keep", r.checkpoint_keep);
+    if (r.fan_out != d.fan_out) x.attr("fan-out", r.fan_out);
+    if (r.probes != d.probes) x.attr("probes", r.probes);
+    x.attr_if("window-factor", r.window_factor, d.window_factor);
+    x.attr_if("window-margin", r.window_margin_ms, d.window_margin_ms);
+    x.attr_if("heartbeat-timeout", r.heartbeat_timeout_ms, d.heartbeat_timeout_ms);
+    x.close();
+}
+
+void write_network(xml_out& x, const network& net) {
+    x.open("network");
+    x.attr("name", net.name);
+    // Neurons and populations first, then connections in their (canonical) order, then ports.
+    for (const auto& n : net.neurons) {
+        x.open("neuron");
+        x.attr("id", n.id);
+        write_params(x, n.params);
+        x.close();
+    }
+    for (const auto& p : net.populations) {
+        x.open("population");
+        x.attr("id", p.id);
+        x.attr("size", p.size);
+        if (p.seed != 0) x.attr("seed", p.seed);
+        write_params(x, p.params);
+        x.close();
+    }
+    for (const auto& ref : net.connection_order) {
+        if (ref.kind == connection_ref::type::synapse) {
+            const synapse& s = net.synapses[ref.index];
+            x.open("synapse");
+            x.attr("from", s.from);
+            x.attr("to", s.to);
+            x.attr_if("weight", s.weight, 1.0);
+            if (s.delay != 1) x.attr("delay", s.delay);
+            x.close();
+            continue;
+        }
+        const projection& p = net.projections[ref.index];
+        x.open("projection");
+        x.attr("from", p.from);
+        x.attr("to", p.to);
+        x.attr("kind", to_string(p.kind));
+        x.attr_if("weight", p.weight, 1.0);
+        if (p.delay != 1) x.attr("delay", p.delay);
+        x.attr_if("p", p.p);
+        if (p.seed != 0) x.attr("seed", p.seed);
+        if (!p.autapses) x.attr("autapses", std::string("false"));
+        if (p.init != dense_init::none) x.attr("init", to_string(p.init));
+        x.attr_if("scale", p.scale);
+        x.attr_if("weights", p.weights_file);
+        x.attr_if("rows", p.rows);
+        x.attr_if("cols", p.cols);
+        if (p.split_rows) x.attr("split", std::string("rows"));
+        x.close();
+    }
+    for (const auto* ports : {&net.inputs, &net.outputs}) {
+        for (const auto& port : *ports) {
+            x.open(ports == &net.inputs ? "input" : "output");
+            x.attr("id", port.id);
+            x.words("neurons", port.neurons);
+            x.close();
+        }
+    }
+    x.close();
+}
+
+void write_cluster(xml_out& x, const cluster& clu) {
+    x.open("cluster");
+    x.attr("lead", clu.lead);
+    for (const auto& n : clu.nodes) {
+        x.open("node");
+        x.attr("id", n.id);
+        if (n.host != "127.0.0.1") x.attr("host", n.host);
+        x.attr("port", n.port);
+        x.attr_if("capacity", n.capacity, 1.0);
+        x.close();
+    }
+    for (const auto& l : clu.links) {
+        x.open("link");
+        x.attr("from", l.from);
+        x.attr("to", l.to);
+        x.attr_if("emulate-delay", l.emulate_delay_ms, 0.0);
+        x.close();
+    }
+    x.close();
+}
+
+void write_state(xml_out& x, const snapshot_state& state) {
+    x.open("state");
+    x.attr("tick", state.tick);
+    for (const auto& n : state.neurons) {
+        x.open("neuron");
+        x.attr("id", n.id);
+        x.attr("output", n.output);
+        x.reals("state", n.state);
+        x.reals("history", n.history);
+        x.close();
+    }
+    x.close();
+}
+
+void write_node_config(xml_out& x, const node_config& c, bool root) {
+    x.open("node-config", root);
+    x.attr("node", c.node);
+    x.attr("network", c.network);
+    x.attr("lead", c.lead);
+    if (c.host != "127.0.0.1") x.attr("host", c.host);
+    x.attr("port", c.port);
+    write_run(x, c.run);
+    for (const auto& p : c.peers) {
+        x.open("peer");
+        x.attr("id", p.id);
+        if (p.host != "127.0.0.1") x.attr("host", p.host);
+        x.attr("port", p.port);
+        if (!p.via.empty()) x.words("via", p.via);
+        x.attr_if("latency", p.latency_ms, 0.0);
+        x.close();
+    }
+    for (const auto& n : c.neurons) {
+        x.open("neuron");
+        x.attr("id", n.id);
+        x.attr("index", n.index);
+        x.attr_if("window", n.window_ms, 0.0);
+        write_params(x, n.params);
+        x.close();
+    }
+    for (const auto& s : c.incoming) {
+        x.open("in");
+        x.attr("from", s.from);
+        x.attr("to", s.to);
+        x.attr("node", s.from_node);
+        x.attr_if("weight", s.weight, 1.0);
+        if (s.delay != 1) x.attr("delay", s.delay);
+        x.close();
+    }
+    for (const auto& child : c.children) write_node_config(x, child, false);
+    x.close();
+}
+
+constexpr const char* xml_declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+
+}  // namespace
+
+std::string serialize(const document& doc) {
+    std::string out = xml_declaration;
+    xml_out x(out);
+    x.open("dnnc", true);
+    if (doc.net) write_network(x, *doc.net);
+    if (doc.clu) write_cluster(x, *doc.clu);
+    if (doc.run) write_run(x, *doc.run);
+    if (doc.state) write_state(x, *doc.state);
+    x.close();
+    return out;
+}
+
+std::string serialize(const node_config& config) {
+    std::string out = xml_declaration;
+    xml_out x(out);
+    write_node_config(x, config, true);
+    return out;
+}
+
+std::string serialize(const signal_packet& packet) {
+    std::string out = xml_declaration;
+    xml_out x(out);
+    x.open("signals", true);
+    x.attr("from", packet.from);
+    x.attr("to", packet.to);
+    x.attr("tick", packet.tick);
+    if (!packet.complete) x.attr("complete", std::string("false"));
+    for (const auto& s : packet.signals) {
+        x.open("s");
+        x.attr("n", s.neuron);
+        x.attr("v", s.value);
+        x.close();
+    }
+    x.close();
+    return out;
+}
+
+}  // namespace dnnc::protocol

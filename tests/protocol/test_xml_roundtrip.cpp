@@ -1,0 +1,171 @@
+// Parsing and writing the three DNNC documents: values read as written, defaults applied,
+// and parse(serialize(x)) == x.
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using namespace dnnc::protocol;
+
+namespace {
+const char* const xor_doc = R"(<?xml version="1.0"?>
+<dnnc xmlns="urn:dnnc:1">
+  <network name="xor">
+    <neuron id="a" model="linear"/>
+    <neuron id="b"/>
+    <neuron id="h1" model="step" threshold="0.5" bias="-0.25"/>
+    <population id="exc" size="8" model="lif" tau-m="20" v-rest="-49" v-reset="-60"
+                v-th="-50" refractory="50" tau-e="5" tau-i="10" dt="0.1" v-init="-60" v-init-max="-50" seed="4"/>
+    <synapse from="a" to="h1" weight="1.0" delay="1"/>
+    <projection from="exc" to="exc" kind="random" p="0.5" weight="1.62" delay="2" seed="1" autapses="false"/>
+    <synapse from="b" to="exc[3]" weight="-0.1"/>
+    <projection from="exc[0:4]" to="h1" kind="all"/>
+    <projection from="exc" to="exc" kind="dense" init="normal" scale="0.05" seed="7" split="rows"/>
+    <input id="x" neurons="a b"/>
+    <output id="y" neurons="h1 exc[0] exc[1]"/>
+  </network>
+  <cluster lead="n0">
+    <node id="n0" host="127.0.0.1" port="7100" capacity="2"/>
+    <node id="n1" port="7101"/>
+    <link from="n0" to="n1" emulate-delay="1.5"/>
+  </cluster>
+  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100"/>
+</dnnc>
+)";
+}  // namespace
+
+TEST_CASE("a DNNC document is read with its values and defaults") {
+    const document doc = parse_document(xor_doc, "xor.xml");
+    REQUIRE(doc.net);
+    const network& net = *doc.net;
+    CHECK(net.name == "xor");
+    REQUIRE(net.neurons.size() == 3);
+    CHECK(net.neurons[1].params.model == neuron_model::linear);
+    CHECK(net.neurons[2].params.model == neuron_model::step);
+    CHECK(net.neurons[2].params.threshold == 0.5);
+    CHECK(net.neurons[2].params.bias == -0.25);
+    CHECK(net.neurons[2].where.file == "xor.xml");
+    CHECK(net.neurons[2].where.line == 6);
+    CHECK(net.neurons[2].where.column == 5);
+    REQUIRE(net.populations.size() == 1);
+    CHECK(net.populations[0].size == 8);
+    CHECK(net.populations[0].seed == 4);
+    CHECK(net.populations[0].params.refractory == 50);
+    CHECK(net.populations[0].params.v_init_max == -50.0);
+    CHECK(net.populations[0].where.line == 7);
+    REQUIRE(net.connection_order.size() == 5);
+    CHECK(net.connection_order[2].kind == connection_ref::type::synapse);
+    CHECK(net.connection_order[2].index == 1);
+    CHECK(net.synapses[1].delay == 1);
+    CHECK(net.synapses[1].weight == -0.1);
+    CHECK(net.projections[0].kind == projection_kind::random);
+    CHECK(net.projections[0].p == 0.5);
+    CHECK_FALSE(net.projections[0].autapses);
+    CHECK(net.projections[2].kind == projection_kind::dense);
+    CHECK(net.projections[2].init == dense_init::normal);
+    CHECK(net.projections[2].split_rows);
+    CHECK(net.outputs[0].neurons == std::vector<std::string>{"h1", "exc[0]", "exc[1]"});
+    REQUIRE(doc.clu);
+    CHECK(doc.clu->nodes[1].host == "127.0.0.1");
+    CHECK(doc.clu->nodes[1].capacity == 1);
+    CHECK(doc.clu->links[0].emulate_delay_ms == 1.5);
+    REQUIRE(doc.run);
+    CHECK(doc.run->sync == sync_mode::window);
+    CHECK(doc.run->send == send_mode::nonzero);
+    CHECK(doc.run->clock == "n1");
+    CHECK(doc.run->fan_out == 3);
+}
+
+TEST_CASE("a DNNC document round-trips through serialize") {
+    const document doc = parse_document(xor_doc, "xor.xml");
+    const std::string text = serialize(doc);
+    const document again = parse_document(text, "again.xml");
+    CHECK(again == doc);
+    CHECK(serialize(again) == text);
+}
+
+TEST_CASE("numbers round-trip exactly, including extremes") {
+    document doc;
+    doc.net.emplace();
+    doc.net->name = "n";
+    for (double w : {0.1, 1.0 / 3.0, 1e-300, -2.5e300, std::numeric_limits<double>::denorm_min(), 123456789.123456789}) {
+        doc.net->connection_order.push_back({connection_ref::type::synapse, doc.net->synapses.size()});
+        doc.net->synapses.push_back({"a", "a", w, 3, {}});
+    }
+    doc.net->neurons.push_back({"a", {}, {}});
+    doc.state = snapshot_state{42, {{"a", 0.7, {-60.25, 1e-7, 0, 3}, {1, 0.5, std::nan("")}, {}}}, {}};
+    const document again = parse_document(serialize(doc), "n.xml");
+    CHECK(again.net == doc.net);
+    REQUIRE(again.state);
+    CHECK(again.state->tick == 42);
+    CHECK(again.state->neurons[0].state == doc.state->neurons[0].state);
+    CHECK(std::isnan(again.state->neurons[0].history[2]));
+}
+
+TEST_CASE("a snapshot state and a cluster-only document round-trip") {
+    const char* const text = R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s"><population id="p" size="3" model="lif"/></network>
+  <state tick="17">
+    <neuron id="p[0]" output="1" state="-60 0.5 0 3" history="1 0"/>
+    <neuron id="p[2]" output="0"/>
+  </state>
+</dnnc>)";
+    const document doc = parse_document(text, "s.xml");
+    REQUIRE(doc.state);
+    CHECK(doc.state->tick == 17);
+    CHECK(doc.state->neurons[0].state == std::vector<double>{-60, 0.5, 0, 3});
+    CHECK(doc.state->neurons[1].history.empty());
+    CHECK(parse_document(serialize(doc), "s2.xml") == doc);
+
+    const document only_cluster = parse_document(
+        R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="9000"/></cluster></dnnc>)", "c.xml");
+    CHECK_FALSE(only_cluster.net);
+    REQUIRE(only_cluster.clu);
+    CHECK(parse_document(serialize(only_cluster), "c2.xml") == only_cluster);
+}
+
+TEST_CASE("a node config with nested subtree configs round-trips") {
+    node_config leaf;
+    leaf.node = "n2";
+    leaf.network = "xor";
+    leaf.lead = "n0";
+    leaf.port = 7102;
+    leaf.neurons.push_back({"exc[3]", 5, 1.25, {}});
+    leaf.incoming.push_back({"a", "exc[3]", "n0", -0.5, 2});
+
+    node_config mid = leaf;
+    mid.node = "n1";
+    mid.port = 7101;
+    mid.host = "127.0.0.2";
+    mid.run.sync = sync_mode::window;
+    mid.peers.push_back({"n2", "127.0.0.1", 7102, {"n1", "n2"}, 0.75});
+    mid.children.push_back(leaf);
+
+    node_config root = leaf;
+    root.node = "n0";
+    root.children = {mid, leaf};
+    const std::string text = serialize(root);
+    const node_config again = parse_node_config(text);
+    CHECK(again == root);
+    REQUIRE(again.children.size() == 2);
+    CHECK(again.children[0].children.size() == 1);
+    CHECK(again.children[0].peers[0].via == std::vector<std::string>{"n1", "n2"});
+}
+
+TEST_CASE("a signal packet round-trips, empty or not") {
+    signal_packet packet{"n0", "n1", 12, true, {{"a", 0.5}, {"exc[10]", -1e-9}}};
+    CHECK(parse_signal_packet(serialize(packet)) == packet);
+    signal_packet empty{"n1", "n0", 13, false, {}};
+    const auto again = parse_signal_packet(serialize(empty));
+    CHECK(again == empty);
+    CHECK_FALSE(again.complete);
+}
+
+TEST_CASE("a document in another schema's shape is rejected by each reader") {
+    const node_config c{"n0", "x", "n0", "127.0.0.1", 1, {}, {}, {}, {}, {}};
+    CHECK_THROWS_AS(parse_document(serialize(c), "c.xml"), dnnc::config_error);
+    CHECK_THROWS_AS(parse_signal_packet(xor_doc), dnnc::config_error);
+    CHECK_THROWS_AS(parse_node_config(xor_doc), dnnc::config_error);
+}
