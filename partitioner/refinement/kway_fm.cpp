@@ -1,0 +1,212 @@
+#include "refinement/kway_fm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace dnnc::partitioner::detail {
+
+std::vector<weight_t> part_bounds(const std::vector<double>& target_weight, double epsilon,
+                                  weight_t coarse_slack) {
+    std::vector<weight_t> bound(target_weight.size());
+    for (std::size_t i = 0; i < bound.size(); ++i) {
+        const double t = target_weight[i];
+        const auto strict = static_cast<weight_t>(std::floor((1 + epsilon) * t + 1e-9));
+        const auto at_least = static_cast<weight_t>(std::ceil(t - 1e-9));
+        bound[i] = std::max(strict, at_least + coarse_slack);
+    }
+    return bound;
+}
+
+weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weight_t>& bound) {
+    weight_t total = 0;
+    for (std::size_t i = 0; i < part_weight.size(); ++i) total += std::max<weight_t>(0, part_weight[i] - bound[i]);
+    return total;
+}
+
+kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const std::vector<weight_t>& bound)
+    : g_(g),
+      part_of_(part_of),
+      bound_(bound),
+      parts_(bound.size()),
+      part_weight_(part_weights(g, part_of, bound.size())),
+      cut_(edge_cut(g, part_of)),
+      connection_(bound.size(), 0),
+      locked_(g.size(), 0),
+      queue_(g.size()) {}
+
+kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) {
+    const part_id from = part_of_[v];
+    const weight_t wv = g_.vertex_weight[v];
+    weight_t internal = 0;
+    touched_.clear();
+    for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
+        const part_id q = part_of_[g_.adjacency[e]];
+        if (q == from) {
+            internal += g_.edge_weight[e];
+            continue;
+        }
+        if (connection_[q] == 0) touched_.push_back(q);
+        connection_[q] += g_.edge_weight[e];
+    }
+    move_choice best{static_cast<part_id>(parts_), std::numeric_limits<weight_t>::min()};
+    double best_fill = 0;
+    auto consider = [&](part_id q) {
+        if (part_weight_[q] + wv > bound_[q]) return;
+        const weight_t gain = connection_[q] - internal;
+        const double fill = static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]);
+        if (gain > best.gain || (gain == best.gain && fill < best_fill)) {
+            best = {q, gain};
+            best_fill = fill;
+        }
+    };
+    for (part_id q : touched_) consider(q);
+    if (any_part) {
+        part_id roomiest = static_cast<part_id>(parts_);
+        weight_t most_room = 0;
+        for (part_id q = 0; q < parts_; ++q) {
+            const weight_t room = bound_[q] - part_weight_[q];
+            if (q != from && room >= wv && (roomiest == parts_ || room > most_room)) {
+                roomiest = q;
+                most_room = room;
+            }
+        }
+        if (roomiest != parts_) consider(roomiest);
+    }
+    for (part_id q : touched_) connection_[q] = 0;
+    return best;
+}
+
+void kway_refiner::move(vertex_id v, part_id to, weight_t gain) {
+    const weight_t wv = g_.vertex_weight[v];
+    part_weight_[part_of_[v]] -= wv;
+    part_weight_[to] += wv;
+    part_of_[v] = to;
+    cut_ -= gain;
+}
+
+void kway_refiner::rebalance(splitmix64& rng) {
+    if (excess(part_weight_, bound_) == 0) return;
+    auto overloaded = [&](vertex_id v) { return part_weight_[part_of_[v]] > bound_[part_of_[v]]; };
+    std::vector<vertex_id> candidates;
+    for (vertex_id v = 0; v < g_.size(); ++v) {
+        if (overloaded(v)) candidates.push_back(v);
+    }
+    rng.shuffle(candidates);
+    for (vertex_id v : candidates) {
+        const move_choice m = best_move(v, true);
+        if (m.to != parts_) queue_.push(v, m.gain);
+    }
+    // Invariant: the queue holds vertices of overloaded parts keyed by their best move's gain
+    // as of the last change around them; a stale key is refreshed before the vertex moves.
+    while (!queue_.empty()) {
+        const vertex_id v = queue_.top();
+        const weight_t key = queue_.top_gain();
+        if (!overloaded(v)) {
+            queue_.remove(v);
+            continue;
+        }
+        const move_choice m = best_move(v, true);
+        if (m.to == parts_) {
+            queue_.remove(v);
+            continue;
+        }
+        if (m.gain != key) {
+            queue_.update(v, m.gain);
+            continue;
+        }
+        queue_.remove(v);
+        move(v, m.to, m.gain);
+        for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
+            const vertex_id u = g_.adjacency[e];
+            if (queue_.contains(u)) queue_.update(u, best_move(u, true).gain);
+        }
+    }
+}
+
+// One FM pass. Invariant: every unlocked boundary vertex with an allowed move is queued with
+// the gain of its best move; each vertex moves at most once; the moves after the best
+// (excess, cut) seen are undone at the end.
+bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
+    std::vector<vertex_id> boundary;
+    for (vertex_id v = 0; v < g_.size(); ++v) {
+        for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
+            if (part_of_[g_.adjacency[e]] != part_of_[v]) {
+                boundary.push_back(v);
+                break;
+            }
+        }
+    }
+    rng.shuffle(boundary);
+    for (vertex_id v : boundary) {
+        const move_choice m = best_move(v, false);
+        if (m.to != parts_) queue_.push(v, m.gain);
+    }
+
+    std::vector<std::pair<vertex_id, part_id>> log;
+    const weight_t start_cut = cut_;
+    weight_t current_excess = excess(part_weight_, bound_);
+    const weight_t start_excess = current_excess;
+    weight_t best_cut = cut_;
+    weight_t best_excess = current_excess;
+    std::size_t best_length = 0;
+    std::size_t since_best = 0;
+    while (!queue_.empty()) {
+        const vertex_id v = queue_.top();
+        const weight_t key = queue_.top_gain();
+        const move_choice m = best_move(v, false);
+        if (m.to == parts_) {
+            queue_.remove(v);
+            continue;
+        }
+        if (m.gain != key) {
+            queue_.update(v, m.gain);
+            continue;
+        }
+        queue_.remove(v);
+        const part_id from = part_of_[v];
+        const weight_t over_before = std::max<weight_t>(0, part_weight_[from] - bound_[from]);
+        move(v, m.to, m.gain);
+        current_excess -= over_before - std::max<weight_t>(0, part_weight_[from] - bound_[from]);
+        locked_[v] = 1;
+        log.emplace_back(v, from);
+        if (current_excess < best_excess || (current_excess == best_excess && cut_ < best_cut)) {
+            best_excess = current_excess;
+            best_cut = cut_;
+            best_length = log.size();
+            since_best = 0;
+        } else if (++since_best >= options.stop_after) {
+            break;
+        }
+        for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
+            const vertex_id u = g_.adjacency[e];
+            if (locked_[u]) continue;
+            const move_choice mu = best_move(u, false);
+            if (mu.to != parts_) queue_.push_or_update(u, mu.gain);
+            else if (queue_.contains(u)) queue_.remove(u);
+        }
+    }
+    queue_.clear();
+    for (std::size_t i = log.size(); i-- > 0;) {
+        const auto [v, from] = log[i];
+        locked_[v] = 0;
+        if (i >= best_length) {
+            const weight_t wv = g_.vertex_weight[v];
+            part_weight_[part_of_[v]] -= wv;
+            part_weight_[from] += wv;
+            part_of_[v] = from;
+        }
+    }
+    cut_ = best_cut;
+    return best_excess < start_excess || best_cut < start_cut;
+}
+
+weight_t kway_refiner::refine(const fm_options& options, splitmix64& rng) {
+    for (std::size_t i = 0; i < options.max_passes; ++i) {
+        if (!pass(options, rng)) break;
+    }
+    return cut_;
+}
+
+}  // namespace dnnc::partitioner::detail

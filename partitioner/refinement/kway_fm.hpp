@@ -1,0 +1,66 @@
+#pragma once
+// Boundary k-way Fiduccia–Mattheyses refinement and rebalancing of a partition of one level.
+// Part i may weigh at most bound[i]; moves never push a part above its bound, so a balanced
+// partition stays balanced, and an unbalanced one only gets closer to balance.
+#include "refinement/gain_queue.hpp"
+#include "src/level_graph.hpp"
+#include "src/splitmix64.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace dnnc::partitioner::detail {
+
+struct fm_options {
+    std::size_t max_passes = 8;
+    // A pass stops after this many moves without a new best cut.
+    std::size_t stop_after = 100;
+};
+
+// Part bounds: (1 + epsilon) x target, never below the target rounded up, and on coarse
+// levels (coarse_slack = the level's heaviest vertex) at least target + coarse_slack, since
+// vertices that heavy cannot be balanced finer than that.
+std::vector<weight_t> part_bounds(const std::vector<double>& target_weight, double epsilon,
+                                  weight_t coarse_slack);
+
+// Sum over parts of the weight above the bound.
+weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weight_t>& bound);
+
+class kway_refiner {
+public:
+    kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const std::vector<weight_t>& bound);
+
+    // Moves vertices out of parts above their bound, each time the move that costs the least
+    // cut, until every part fits or nothing more can move.
+    void rebalance(splitmix64& rng);
+    // FM passes while a pass lowers the cut. Returns the cut.
+    weight_t refine(const fm_options& options, splitmix64& rng);
+
+    weight_t cut() const { return cut_; }
+    const std::vector<weight_t>& part_weight() const { return part_weight_; }
+
+private:
+    struct move_choice {
+        part_id to;
+        weight_t gain;
+    };
+    // The best move of v into a part with room for it; to == parts when there is none.
+    // With any_part, parts v has no edge to are candidates too.
+    move_choice best_move(vertex_id v, bool any_part);
+    void move(vertex_id v, part_id to, weight_t gain);
+    // Whether the pass lowered (excess, cut).
+    bool pass(const fm_options& options, splitmix64& rng);
+
+    const level_graph& g_;
+    std::vector<part_id>& part_of_;
+    const std::vector<weight_t>& bound_;
+    std::size_t parts_;
+    std::vector<weight_t> part_weight_;
+    weight_t cut_;
+    std::vector<weight_t> connection_;  // per part, zero between calls of best_move
+    std::vector<part_id> touched_;
+    std::vector<char> locked_;
+    gain_queue queue_;
+};
+
+}  // namespace dnnc::partitioner::detail

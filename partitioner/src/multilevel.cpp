@@ -1,0 +1,112 @@
+#include "dnnc/partitioner/multilevel.hpp"
+
+#include "coarsening/coarsen.hpp"
+#include "dnnc/protocol/error.hpp"
+#include "initial/bisection.hpp"
+#include "refinement/kway_fm.hpp"
+#include "src/level_graph.hpp"
+#include "src/splitmix64.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace dnnc::partitioner {
+namespace {
+
+void check_arguments(const graph& g, const std::vector<double>& fractions, const partition_options& options) {
+    if (fractions.empty()) throw usage_error("multilevel partition: the number of parts must be at least 1");
+    if (g.vertex_count() == 0) throw usage_error("multilevel partition: the graph is empty");
+    if (fractions.size() > g.vertex_count()) {
+        throw usage_error("multilevel partition: " + std::to_string(fractions.size()) +
+                          " parts for a graph of " + std::to_string(g.vertex_count()) + " vertices");
+    }
+    for (double f : fractions) {
+        if (!(f > 0) || !std::isfinite(f)) {
+            throw usage_error("multilevel partition: target fractions must be positive and finite");
+        }
+    }
+    if (!(options.imbalance >= 0) || !std::isfinite(options.imbalance)) {
+        throw usage_error("multilevel partition: the imbalance must be a finite number >= 0");
+    }
+}
+
+// Tuning of the V-cycle, in one place.
+struct multilevel_settings {
+    std::size_t coarsen_per_part = 20;
+    std::size_t coarsen_min = 200;
+    std::size_t initial_tries = 4;
+    detail::bisection_options bisection;
+    detail::fm_options fm;
+};
+
+}  // namespace
+
+// The V-cycle. Invariant: after each level, part_of is a partition of that level whose part
+// weights are those of its projection onto the input graph, so the FM moves made on a coarse
+// level are moves of whole groups of input vertices.
+partition multilevel_partition(const graph& g, const std::vector<double>& target_fractions,
+                               const partition_options& options) {
+    check_arguments(g, target_fractions, options);
+    const std::size_t k = target_fractions.size();
+    partition result;
+    result.parts = k;
+    if (k == 1) {
+        result.part_of.assign(g.vertex_count(), 0);
+        return result;
+    }
+    multilevel_settings settings;
+    double fraction_sum = 0;
+    for (double f : target_fractions) fraction_sum += f;
+    std::vector<double> fractions(k);
+    std::vector<double> target(k);
+    const auto total = static_cast<double>(g.total_vertex_weight());
+    for (std::size_t i = 0; i < k; ++i) {
+        fractions[i] = target_fractions[i] / fraction_sum;
+        target[i] = fractions[i] * total;
+    }
+    settings.bisection.epsilon = std::pow(1 + options.imbalance, 1.0 / std::ceil(std::log2(static_cast<double>(k)))) - 1;
+
+    detail::splitmix64 rng(options.seed);
+    const detail::level_graph finest = detail::to_level_graph(g);
+    detail::coarsening_options coarsening;
+    coarsening.coarsen_to = std::max(settings.coarsen_min, settings.coarsen_per_part * k);
+    const detail::hierarchy h = detail::coarsen(finest, coarsening, rng);
+
+    const std::size_t top = h.depth() - 1;
+    const detail::level_graph& coarsest = h.coarsest();
+    const std::vector<weight_t> coarsest_bound =
+        detail::part_bounds(target, options.imbalance, top == 0 ? 0 : coarsest.max_vertex_weight);
+    std::vector<part_id> part;
+    weight_t best_excess = 0;
+    weight_t best_cut = 0;
+    for (std::size_t t = 0; t < settings.initial_tries; ++t) {
+        std::vector<part_id> candidate = detail::recursive_bisection(coarsest, fractions, settings.bisection, rng);
+        detail::kway_refiner refiner(coarsest, candidate, coarsest_bound);
+        refiner.rebalance(rng);
+        refiner.refine(settings.fm, rng);
+        const weight_t x = detail::excess(refiner.part_weight(), coarsest_bound);
+        if (part.empty() || x < best_excess || (x == best_excess && refiner.cut() < best_cut)) {
+            best_excess = x;
+            best_cut = refiner.cut();
+            part = std::move(candidate);
+        }
+    }
+    for (std::size_t level = top; level-- > 0;) {
+        part = detail::project(h.up[level], part);
+        const detail::level_graph& lg = h.level(level);
+        const std::vector<weight_t> bound =
+            detail::part_bounds(target, options.imbalance, level == 0 ? 0 : lg.max_vertex_weight);
+        detail::kway_refiner refiner(lg, part, bound);
+        refiner.rebalance(rng);
+        refiner.refine(settings.fm, rng);
+    }
+    result.part_of = std::move(part);
+    return result;
+}
+
+partition multilevel_partition(const graph& g, std::size_t parts, const partition_options& options) {
+    return multilevel_partition(g, std::vector<double>(parts, 1.0), options);
+}
+
+}  // namespace dnnc::partitioner
