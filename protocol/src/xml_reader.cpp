@@ -85,6 +85,32 @@ std::string utf8(const XMLCh* s) {
     return out;
 }
 
+// Xerces quotes offending values whole; a 10 MB value would make a 10 MB message.
+std::string shorten_quoted(const std::string& message) {
+    constexpr std::size_t keep = 40;
+    std::string out;
+    std::size_t i = 0;
+    while (i < message.size()) {
+        const std::size_t open = message.find('\'', i);
+        const std::size_t close = open == std::string::npos ? open : message.find('\'', open + 1);
+        if (close == std::string::npos) {
+            // Xerces cuts long messages, sometimes inside a quoted value.
+            if (open != std::string::npos && message.size() - open > 2 * keep)
+                return out.append(message, i, open + 1 + keep - i).append("...");
+            break;
+        }
+        out.append(message, i, open + 1 - i);
+        const std::size_t length = close - open - 1;
+        if (length > 2 * keep)
+            out.append(message, open + 1, keep).append("... (" + std::to_string(length) + " characters)");
+        else
+            out.append(message, open + 1, length);
+        out += '\'';
+        i = close + 1;
+    }
+    return out.append(message, std::min(i, message.size()));
+}
+
 // Thrown out of the SAX callbacks to stop the parse at the first problem.
 struct stop_parse {
     diagnostic problem;
@@ -350,7 +376,10 @@ private:
     void fail_at(const xc::SAXParseException& e) {
         source_location where{file_, static_cast<int>(e.getLineNumber()),
                               static_cast<int>(e.getColumnNumber())};
-        fail(where, utf8(e.getMessage()));
+        std::string message = shorten_quoted(utf8(e.getMessage()));
+        if (depth_ == 0 && message.rfind("no declaration found for element", 0) == 0)
+            message += " (the root element must be in the DNNC namespace: xmlns=\"urn:dnnc:1\")";
+        fail(where, message);
     }
 
     const xc::Locator* locator_ = nullptr;

@@ -1,0 +1,189 @@
+// The bad-document corpus: every document is rejected with a located error that says
+// what is wrong, and nothing crashes, hangs or reads a file the document names.
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace dnnc;
+
+namespace {
+
+struct expectation {
+    const char* file;
+    int line;  // of the first problem
+    const char* message;  // a part of the first problem's message
+};
+
+// Each file in tests/data/bad and the first error it must produce.
+const expectation corpus[] = {
+    {"malformed_unclosed.xml", 5, "content model"},
+    {"wrong_namespace.xml", 2, "xmlns=\"urn:dnnc:1\""},
+    {"no_namespace.xml", 2, "no declaration found for element 'dnnc'"},
+    {"unknown_element.xml", 6, "no declaration found for element 'gadget'"},
+    {"unknown_attribute.xml", 4, "attribute 'colour' is not declared"},
+    {"unknown_model.xml", 4, "'izhikevich' not in enumeration"},
+    {"missing_id.xml", 4, "missing required attribute 'id'"},
+    {"bad_id.xml", 4, "'1st neuron' does not match"},
+    {"not_a_number.xml", 6, "invalid character"},
+    {"dangling_synapse.xml", 5, "synapse from 'n7' to 'n99': no neuron 'n99'"},
+    {"dangling_projection.xml", 5, "projection from 'exc' to 'inh': no neuron or population 'inh'"},
+    {"duplicate_neuron.xml", 5, "duplicate id 'a' (first defined at line 4)"},
+    {"duplicate_population.xml", 5, "duplicate id 'exc'"},
+    {"index_out_of_range.xml", 5, "index 10 is out of range: population 'exc' has 10 neurons"},
+    {"index_on_neuron.xml", 6, "'a' is a neuron, not a population"},
+    {"bad_slice.xml", 5, "slice [5:2] is out of range"},
+    {"synapse_to_population.xml", 6, "'exc' is a population; name one member"},
+    {"delay_zero.xml", 6, "delay must be at least 1 tick (got 0)"},
+    {"population_size_zero.xml", 3, "has no neurons"},
+    {"random_without_p.xml", 5, "kind 'random' needs a probability p"},
+    {"p_out_of_range.xml", 5, "p must lie in [0, 1]"},
+    {"one_to_one_mismatch.xml", 6, "one-to-one needs groups of equal size (10 and 9)"},
+    {"dense_init_and_file.xml", 6, "exactly one of init"},
+    {"dense_wrong_shape.xml", 6, "rows=4 but 'y' has 2 neurons"},
+    {"dense_missing_file.xml", 6, "cannot open weights file"},
+    {"bad_port_reference.xml", 6, "input 'x': no neuron or population 'ghost'"},
+    {"zero_capacity.xml", 8, "node 'n0': capacity must be a positive number"},
+    {"negative_capacity.xml", 9, "node 'n1': capacity must be a positive number"},
+    {"disconnected_cluster.xml", 10, "node 'n2' is not connected to the lead 'n0'"},
+    {"unknown_lead.xml", 7, "cluster lead 'boss': no such node"},
+    {"unknown_clock.xml", 10, "run clock 'n5': no such node"},
+    {"link_unknown_node.xml", 9, "link from 'n0' to 'n9': no node 'n9'"},
+    {"self_link.xml", 9, "a link must join two different nodes"},
+    {"duplicate_address.xml", 9, "address 127.0.0.1:7100 is already used"},
+    {"port_out_of_range.xml", 8, "port must lie in 1..65535"},
+    {"state_unknown_neuron.xml", 11, "state of 'zz': no neuron 'zz'"},
+    {"billion_laughs.xml", 2, "DOCTYPE declarations are not allowed"},
+    {"external_entity.xml", 2, "DOCTYPE declarations are not allowed"},
+    {"external_schema_location.xml", 4, "attribute 'colour' is not declared"},
+    {"empty_document.xml", 1, "the document is empty"},
+    {"network_without_neurons.xml", 3, "network 't' has no neurons"},
+    {"weight_infinite.xml", 6, "weight must be a finite number"},
+    {"negative_dt.xml", 4, "dt must be a positive number"},
+};
+
+const std::string bad_dir = std::string(DNNC_SOURCE_DIR) + "/tests/data/bad/";
+
+// What `dnnc validate` does: load (parse, validate, check), then expand.
+config_error rejection_of(const std::string& path) {
+    try {
+        const auto doc = protocol::load_document(path);
+        if (doc.net) protocol::expand(*doc.net, doc.file);
+    } catch (const config_error& e) {
+        return e;
+    }
+    FAIL("accepted: " << path);
+    throw;
+}
+
+std::filesystem::path scratch_dir() {
+    auto dir = std::filesystem::temp_directory_path() / ("dnnc-bad-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+}  // namespace
+
+TEST_CASE("every document in the bad corpus is rejected with a located error") {
+    for (const auto& e : corpus) {
+        const std::string path = bad_dir + e.file;
+        INFO(e.file);
+        const config_error error = rejection_of(path);
+        REQUIRE_FALSE(error.problems().empty());
+        const diagnostic& first = error.problems().front();
+        CHECK(first.where.file == path);
+        CHECK(first.where.line == e.line);
+        CHECK(first.where.column > 0);
+        CHECK_THAT(first.message, Catch::Contains(e.message));
+        CHECK_THAT(std::string(error.what()), Catch::StartsWith(path + ":" + std::to_string(e.line) + ":"));
+    }
+}
+
+TEST_CASE("the corpus covers every file in tests/data/bad") {
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(bad_dir)) {
+        const auto name = entry.path().filename().string();
+        const bool listed = std::any_of(std::begin(corpus), std::end(corpus),
+                                        [&](const expectation& e) { return name == e.file; });
+        INFO(name);
+        CHECK(listed);
+        ++files;
+    }
+    CHECK(files >= 25);
+}
+
+TEST_CASE("all problems of a document are reported together, in document order") {
+    const auto error = rejection_of(bad_dir + "dense_wrong_shape.xml");
+    REQUIRE(error.problems().size() == 2);
+    CHECK_THAT(error.problems()[1].message, Catch::Contains("cols=2 but 'x' has 4 neurons"));
+}
+
+TEST_CASE("an empty file, a binary file and a missing file are rejected") {
+    const auto dir = scratch_dir();
+    const auto empty = (dir / "empty.xml").string();
+    std::ofstream(empty).close();
+    CHECK_THAT(rejection_of(empty).what(), Catch::Contains("the file is empty"));
+
+    const auto binary = (dir / "binary.xml").string();
+    {
+        std::ofstream out(binary, std::ios::binary);
+        std::mt19937 gen(7);
+        for (int i = 0; i < 65536; ++i) out.put(static_cast<char>(gen() & 0xFF));
+    }
+    const auto error = rejection_of(binary);
+    CHECK(error.problems().front().where.line >= 1);
+
+    CHECK_THAT(rejection_of((dir / "missing.xml").string()).what(), Catch::Contains("cannot open"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a 10 MB attribute is rejected without crashing") {
+    const auto dir = scratch_dir();
+    const auto path = (dir / "huge.xml").string();
+    {
+        std::ofstream out(path);
+        out << "<dnnc xmlns=\"urn:dnnc:1\">\n  <network name=\"t\">\n    <neuron id=\""
+            << std::string(10 << 20, 'x') << "\"/>\n  </network>\n</dnnc>\n";
+    }
+    const auto error = rejection_of(path);
+    CHECK(error.problems().front().where.line == 3);
+    CHECK(error.problems().front().message.size() < 300);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an external entity naming a local file never reads it") {
+    const auto dir = scratch_dir();
+    const auto secret = (dir / "secret.txt").string();
+    std::ofstream(secret) << "TOP-SECRET-CONTENT";
+    const auto path = (dir / "doc.xml").string();
+    std::ofstream(path) << "<?xml version=\"1.0\"?>\n<!DOCTYPE dnnc [<!ENTITY s SYSTEM \"file://" << secret
+                        << "\">]>\n<dnnc xmlns=\"urn:dnnc:1\"><network name=\"&s;\"><neuron id=\"a\"/></network></dnnc>\n";
+    const auto error = rejection_of(path);
+    CHECK_THAT(error.what(), !Catch::Contains("TOP-SECRET-CONTENT"));
+    CHECK_THAT(error.what(), Catch::Contains("DOCTYPE"));
+
+    // Without a DOCTYPE there is no way to declare it: an undeclared entity is an error.
+    const auto path2 = (dir / "doc2.xml").string();
+    std::ofstream(path2) << "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"&s;\"><neuron id=\"a\"/></network></dnnc>\n";
+    CHECK_THAT(rejection_of(path2).what(), !Catch::Contains("TOP-SECRET-CONTENT"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("malformed node configs and signal packets are rejected with a location") {
+    CHECK_THROWS_AS(protocol::parse_node_config("<node-config xmlns=\"urn:dnnc:1\" node=\"a\"/>"), config_error);
+    CHECK_THROWS_AS(protocol::parse_signal_packet("<signals xmlns=\"urn:dnnc:1\" from=\"a\" to=\"b\" tick=\"x\"/>"),
+                    config_error);
+    CHECK_THROWS_AS(protocol::parse_signal_packet(std::string("\x00\x01\x02garbage", 10)), config_error);
+    try {
+        protocol::parse_signal_packet("<signals xmlns=\"urn:dnnc:1\" from=\"a\" to=\"b\" tick=\"1\">\n<s n=\"x\"/></signals>",
+                                      "packet");
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        CHECK(e.problems().front().where.file == "packet");
+        CHECK(e.problems().front().where.line == 2);
+    }
+}
