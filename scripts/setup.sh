@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what dnnc needs from Debian 12's packages (only what is missing) and builds it
+# into build/ (Release). Safe to run again: installs nothing twice, rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libtbb-dev catch2
+  nlohmann-json3-dev libcli11-dev libssl-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# A CUDA LibTorch can be used instead with: TORCH_DIR=/path/to/share/cmake/Torch scripts/setup.sh
+extra=()
+[ -z "${TORCH_DIR:-}" ] || extra+=("-DTorch_DIR=${TORCH_DIR}")
+echo "== configuring and building (build/)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" > build-configure.log 2>&1 \
+  || { cat build-configure.log; exit 1; }
+rm -f build-configure.log
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,54 @@
+// `dnnc validate` as a user runs it: exit codes, located messages, the JSON summary.
+#include "run_command.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace dnnc::test;
+
+TEST_CASE("dnnc validate accepts every example and exits 0") {
+    const auto r = run_command(dnnc_binary() + " validate " + source_path("examples/*/*.xml"));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("xor.xml: valid, 5 neurons, 6 synapses, 2 nodes, 1 links"));
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("dnnc validate rejects every bad document with exit code 2 and a located message") {
+    const auto r = run_command(dnnc_binary() + " validate " + source_path("tests/data/bad/*.xml"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("dangling_synapse.xml:5:5: synapse from 'n7' to 'n99': no neuron 'n99'"));
+    CHECK_THAT(r.err, Catch::Contains("billion_laughs.xml:2:"));
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("one bad file among good ones makes the exit code 2") {
+    const auto r = run_command(dnnc_binary() + " validate " + source_path("examples/xor/xor.xml") + " " +
+                               source_path("tests/data/bad/delay_zero.xml"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out, Catch::Contains("xor.xml: valid"));
+    CHECK_THAT(r.err, Catch::Contains("delay must be at least 1 tick"));
+}
+
+TEST_CASE("dnnc validate --json prints a summary per file") {
+    const auto r = run_command(dnnc_binary() + " validate --json " + source_path("examples/cuba/cuba.xml") + " " +
+                               source_path("tests/data/bad/unknown_lead.xml"));
+    CHECK(r.exit_code == 2);
+    const auto report = nlohmann::json::parse(r.out);
+    REQUIRE(report.size() == 2);
+    CHECK(report[0]["valid"] == true);
+    CHECK(report[0]["neurons"] == 4000);
+    CHECK(report[0]["populations"] == 1);
+    CHECK(report[0]["nodes"] == 4);
+    CHECK(report[0]["links"] == 4);
+    CHECK(report[0]["synapses"].get<int>() > 300000);
+    CHECK(report[1]["valid"] == false);
+    CHECK(report[1]["errors"][0]["line"] == 7);
+    CHECK(report[1]["errors"][0]["column"] == 3);
+    CHECK_THAT(report[1]["errors"][0]["message"].get<std::string>(), Catch::Contains("cluster lead 'boss'"));
+}
+
+TEST_CASE("usage errors exit with 2") {
+    CHECK(run_command(dnnc_binary() + " validate").exit_code == 2);
+    CHECK(run_command(dnnc_binary() + " no-such-command").exit_code == 2);
+    CHECK(run_command(dnnc_binary() + " validate /nonexistent/file.xml").exit_code == 2);
+}
