@@ -1,0 +1,142 @@
+#include "dnnc/partitioner/physical.hpp"
+
+#include "dnnc/protocol/error.hpp"
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <string>
+
+namespace dnnc::partitioner {
+namespace {
+
+constexpr std::uint32_t unreachable = std::numeric_limits<std::uint32_t>::max();
+
+std::string node_name(const physical_cluster& cluster, std::size_t i) {
+    return i < cluster.names.size() ? cluster.names[i] : "node " + std::to_string(i);
+}
+
+std::vector<std::uint32_t> distances_from(const std::vector<std::vector<std::uint32_t>>& adj,
+                                          std::uint32_t source) {
+    std::vector<std::uint32_t> dist(adj.size(), unreachable);
+    std::deque<std::uint32_t> queue{source};
+    dist[source] = 0;
+    while (!queue.empty()) {
+        const auto a = queue.front();
+        queue.pop_front();
+        for (const auto b : adj[a]) {
+            if (dist[b] == unreachable) {
+                dist[b] = dist[a] + 1;
+                queue.push_back(b);
+            }
+        }
+    }
+    return dist;
+}
+
+std::vector<std::vector<std::uint32_t>> adjacency(const physical_cluster& cluster) {
+    std::vector<std::vector<std::uint32_t>> adj(cluster.size());
+    for (const auto& [a, b] : cluster.links) {
+        adj[a].push_back(b);
+        adj[b].push_back(a);
+    }
+    return adj;
+}
+
+}  // namespace
+
+void check_physical_cluster(const physical_cluster& cluster) {
+    const std::size_t n = cluster.size();
+    if (n == 0) throw usage_error("cluster: no nodes");
+    if (!cluster.names.empty() && cluster.names.size() != n) {
+        throw usage_error("cluster: " + std::to_string(cluster.names.size()) + " names for " +
+                          std::to_string(n) + " nodes");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!(cluster.capacity[i] > 0) || !std::isfinite(cluster.capacity[i])) {
+            throw usage_error("cluster: " + node_name(cluster, i) + " has capacity " +
+                              std::to_string(cluster.capacity[i]) + "; capacities must be > 0");
+        }
+    }
+    for (const auto& [a, b] : cluster.links) {
+        if (a >= n || b >= n) {
+            throw usage_error("cluster: a link names node index " + std::to_string(std::max(a, b)) +
+                              " of " + std::to_string(n));
+        }
+        if (a == b) throw usage_error("cluster: " + node_name(cluster, a) + " is linked to itself");
+    }
+    const auto dist = distances_from(adjacency(cluster), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (dist[i] == unreachable) {
+            throw usage_error("cluster: the links do not connect " + node_name(cluster, i) +
+                              " to " + node_name(cluster, 0) +
+                              "; the physical graph must be connected");
+        }
+    }
+}
+
+std::vector<std::uint32_t> hop_distances(const physical_cluster& cluster) {
+    const auto adj = adjacency(cluster);
+    const std::size_t n = cluster.size();
+    std::vector<std::uint32_t> hops;
+    hops.reserve(n * n);
+    for (std::uint32_t a = 0; a < n; ++a) {
+        const auto row = distances_from(adj, a);
+        hops.insert(hops.end(), row.begin(), row.end());
+    }
+    return hops;
+}
+
+std::vector<char> link_matrix(const physical_cluster& cluster) {
+    const std::size_t n = cluster.size();
+    std::vector<char> linked(n * n, 0);
+    for (const auto& [a, b] : cluster.links) {
+        linked[a * n + b] = 1;
+        linked[b * n + a] = 1;
+    }
+    return linked;
+}
+
+physical_cluster complete_cluster(std::size_t nodes, std::vector<double> capacities) {
+    if (nodes == 0) throw usage_error("cluster: the number of nodes must be at least 1");
+    if (capacities.empty()) capacities.assign(nodes, 1.0);
+    if (capacities.size() != nodes) {
+        throw usage_error("cluster: " + std::to_string(capacities.size()) + " capacities for " +
+                          std::to_string(nodes) + " nodes");
+    }
+    physical_cluster cluster;
+    cluster.capacity = std::move(capacities);
+    for (std::uint32_t a = 0; a < nodes; ++a) {
+        cluster.names.push_back("part" + std::to_string(a));
+        for (std::uint32_t b = a + 1; b < nodes; ++b) cluster.links.emplace_back(a, b);
+    }
+    check_physical_cluster(cluster);
+    return cluster;
+}
+
+physical_cluster from_model(const protocol::cluster& model) {
+    physical_cluster cluster;
+    std::map<std::string, std::uint32_t> index;
+    for (const auto& node : model.nodes) {
+        index.emplace(node.id, static_cast<std::uint32_t>(cluster.size()));
+        cluster.names.push_back(node.id);
+        cluster.capacity.push_back(node.capacity);
+    }
+    std::vector<diagnostic> problems;
+    for (const auto& link : model.links) {
+        const auto from = index.find(link.from);
+        const auto to = index.find(link.to);
+        if (from == index.end() || to == index.end()) {
+            const auto& missing = from == index.end() ? link.from : link.to;
+            problems.push_back({link.where, "link names unknown node '" + missing + "'"});
+            continue;
+        }
+        cluster.links.emplace_back(from->second, to->second);
+    }
+    if (!problems.empty()) throw config_error(std::move(problems));
+    check_physical_cluster(cluster);
+    return cluster;
+}
+
+}  // namespace dnnc::partitioner
