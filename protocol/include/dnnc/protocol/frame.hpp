@@ -1,0 +1,97 @@
+#pragma once
+// DNNC frames: the unit of everything nodes and tools send each other. Pure code, no sockets.
+//
+//   offset size  field
+//   0      4     magic "DNNC"
+//   4      1     version (1)
+//   5      1     message type
+//   6      2     flags (bit 0: an HMAC-SHA256 tag follows the payload)
+//   8      8     request id (a reply carries the id of its request)
+//   16     4     payload length (bounded, default 64 MiB)
+//   20     n     payload
+//   20+n   32    tag = HMAC-SHA256(secret, header || payload), when flag bit 0 is set
+// Integers are little-endian.
+#include "dnnc/protocol/error.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dnnc::protocol {
+
+enum class message_type : std::uint8_t {
+    error_reply = 1,   // payload: a human-readable message
+    submit = 2,        // payload: a DNNC document (network.xsd); flag `replace_flag` to replace
+    submit_reply = 3,  // payload: JSON summary of the installed network
+    configure = 4,     // payload: node.xsd config of a subtree
+    configure_reply = 5,  // payload: JSON list of {node, hash} acks of the subtree
+    status = 6,        // payload: empty; reply: JSON
+    status_reply = 7,
+    probe = 8,         // payload: source route (see node_server/probe.hpp)
+    probe_reply = 9,
+    heartbeat = 10,    // payload: empty
+    heartbeat_reply = 11,
+    shutdown = 12,     // payload: empty; the node replies, then stops
+    shutdown_reply = 13,
+};
+const char* to_string(message_type t);
+bool is_known(std::uint8_t type);
+
+inline constexpr std::uint8_t frame_version = 1;
+inline constexpr std::size_t frame_header_size = 20;
+inline constexpr std::size_t frame_tag_size = 32;
+inline constexpr std::uint32_t default_max_payload = 64u << 20;
+inline constexpr std::uint16_t authenticated_flag = 1u << 0;
+inline constexpr std::uint16_t replace_flag = 1u << 1;
+
+struct frame {
+    message_type type = message_type::error_reply;
+    std::uint16_t flags = 0;  // the authenticated flag is managed by the codec
+    std::uint64_t request_id = 0;
+    std::string payload;
+};
+
+struct frame_header {
+    message_type type;
+    std::uint16_t flags;
+    std::uint64_t request_id;
+    std::uint32_t payload_length;
+    // Bytes that follow the header: payload plus tag.
+    std::size_t body_size() const {
+        return payload_length + ((flags & authenticated_flag) ? frame_tag_size : 0);
+    }
+};
+
+// Encodes a frame; with a non-empty secret it is tagged.
+std::string encode_frame(const frame& f, std::string_view secret = {});
+
+// Decodes and checks a 20-byte header: magic, version, known type, length within bounds,
+// and a tag present when a secret is required. Throws protocol_error.
+frame_header decode_header(std::string_view bytes, std::uint32_t max_payload, bool secret_required);
+
+// Completes a frame from its header and body (payload + tag), verifying the tag against the
+// secret (constant-time). Throws protocol_error when the tag is missing or wrong.
+frame decode_body(const frame_header& header, std::string_view header_bytes, std::string_view body,
+                  std::string_view secret);
+
+// Decodes frames from a byte stream fed in arbitrary pieces.
+class frame_decoder {
+public:
+    explicit frame_decoder(std::string secret = {}, std::uint32_t max_payload = default_max_payload);
+    void feed(std::string_view bytes);
+    // The next complete frame, if one has arrived. Throws protocol_error on broken framing;
+    // the stream is then unusable.
+    std::optional<frame> next();
+
+private:
+    std::string secret_;
+    std::uint32_t max_payload_;
+    std::string buffer_;
+    std::size_t consumed_ = 0;
+};
+
+// SHA-256 of bytes, as 64 lowercase hex digits (config hashes in acks).
+std::string sha256_hex(std::string_view bytes);
+
+}  // namespace dnnc::protocol

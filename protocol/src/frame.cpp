@@ -1,0 +1,159 @@
+#include "dnnc/protocol/frame.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <cstring>
+
+namespace dnnc::protocol {
+namespace {
+
+constexpr char magic[4] = {'D', 'N', 'N', 'C'};
+
+template <typename T>
+void put(std::string& out, T value) {
+    for (std::size_t i = 0; i < sizeof(T); ++i) out += static_cast<char>((value >> (8 * i)) & 0xFF);
+}
+
+template <typename T>
+T get(std::string_view bytes, std::size_t offset) {
+    T value = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i)
+        value |= static_cast<T>(static_cast<T>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i));
+    return value;
+}
+
+std::string hmac(std::string_view secret, std::string_view a, std::string_view b) {
+    static EVP_MAC* const algorithm = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+    if (!algorithm) throw error("HMAC is not available from OpenSSL");
+    EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(algorithm);
+    if (!ctx) throw error("cannot allocate an HMAC context");
+    char digest[] = "SHA256";
+    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+    unsigned char out[EVP_MAX_MD_SIZE];
+    std::size_t length = 0;
+    const bool ok =
+        EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), params) == 1 &&
+        EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(a.data()), a.size()) == 1 &&
+        EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(b.data()), b.size()) == 1 &&
+        EVP_MAC_final(ctx, out, &length, sizeof out) == 1;
+    EVP_MAC_CTX_free(ctx);
+    if (!ok || length != frame_tag_size) throw error("HMAC-SHA256 failed");
+    return std::string(reinterpret_cast<const char*>(out), length);
+}
+
+}  // namespace
+
+const char* to_string(message_type t) {
+    switch (t) {
+    case message_type::error_reply: return "error";
+    case message_type::submit: return "submit";
+    case message_type::submit_reply: return "submit-reply";
+    case message_type::configure: return "configure";
+    case message_type::configure_reply: return "configure-reply";
+    case message_type::status: return "status";
+    case message_type::status_reply: return "status-reply";
+    case message_type::probe: return "probe";
+    case message_type::probe_reply: return "probe-reply";
+    case message_type::heartbeat: return "heartbeat";
+    case message_type::heartbeat_reply: return "heartbeat-reply";
+    case message_type::shutdown: return "shutdown";
+    case message_type::shutdown_reply: return "shutdown-reply";
+    }
+    return "unknown";
+}
+
+bool is_known(std::uint8_t type) {
+    return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
+           type <= static_cast<std::uint8_t>(message_type::shutdown_reply);
+}
+
+std::string encode_frame(const frame& f, std::string_view secret) {
+    if (f.payload.size() > UINT32_MAX) throw protocol_error("payload too large for a frame");
+    std::string out;
+    out.reserve(frame_header_size + f.payload.size() + frame_tag_size);
+    out.append(magic, 4);
+    put<std::uint8_t>(out, frame_version);
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(f.type));
+    const std::uint16_t flags = static_cast<std::uint16_t>(
+        secret.empty() ? (f.flags & ~authenticated_flag) : (f.flags | authenticated_flag));
+    put<std::uint16_t>(out, flags);
+    put<std::uint64_t>(out, f.request_id);
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(f.payload.size()));
+    out += f.payload;
+    if (!secret.empty()) out += hmac(secret, std::string_view(out).substr(0, frame_header_size), f.payload);
+    return out;
+}
+
+frame_header decode_header(std::string_view bytes, std::uint32_t max_payload, bool secret_required) {
+    if (bytes.size() < frame_header_size) throw protocol_error("short frame header");
+    if (std::memcmp(bytes.data(), magic, 4) != 0) throw protocol_error("not a DNNC frame (bad magic)");
+    const auto version = get<std::uint8_t>(bytes, 4);
+    if (version != frame_version)
+        throw protocol_error("unsupported frame version " + std::to_string(version));
+    const auto type = get<std::uint8_t>(bytes, 5);
+    if (!is_known(type)) throw protocol_error("unknown message type " + std::to_string(type));
+    frame_header h{static_cast<message_type>(type), get<std::uint16_t>(bytes, 6), get<std::uint64_t>(bytes, 8),
+                   get<std::uint32_t>(bytes, 16)};
+    if (h.payload_length > max_payload)
+        throw protocol_error("frame payload of " + std::to_string(h.payload_length) + " bytes exceeds the limit of " +
+                             std::to_string(max_payload));
+    if (secret_required && !(h.flags & authenticated_flag))
+        throw protocol_error("frame is not authenticated and this cluster requires it");
+    return h;
+}
+
+frame decode_body(const frame_header& header, std::string_view header_bytes, std::string_view body,
+                  std::string_view secret) {
+    if (body.size() != header.body_size()) throw protocol_error("frame body has the wrong size");
+    const std::string_view payload = body.substr(0, header.payload_length);
+    if (header.flags & authenticated_flag) {
+        if (secret.empty()) throw protocol_error("frame is authenticated but this node has no secret");
+        const std::string expected = hmac(secret, header_bytes.substr(0, frame_header_size), payload);
+        const std::string_view tag = body.substr(header.payload_length, frame_tag_size);
+        if (CRYPTO_memcmp(expected.data(), tag.data(), frame_tag_size) != 0)
+            throw protocol_error("frame authentication failed (wrong secret or altered frame)");
+    } else if (!secret.empty()) {
+        throw protocol_error("frame is not authenticated and this cluster requires it");
+    }
+    return frame{header.type, static_cast<std::uint16_t>(header.flags & ~authenticated_flag), header.request_id,
+                 std::string(payload)};
+}
+
+frame_decoder::frame_decoder(std::string secret, std::uint32_t max_payload)
+    : secret_(std::move(secret)), max_payload_(max_payload) {}
+
+void frame_decoder::feed(std::string_view bytes) {
+    if (consumed_ > 0 && consumed_ * 2 > buffer_.size()) {
+        buffer_.erase(0, consumed_);
+        consumed_ = 0;
+    }
+    buffer_.append(bytes);
+}
+
+std::optional<frame> frame_decoder::next() {
+    const std::string_view pending = std::string_view(buffer_).substr(consumed_);
+    if (pending.size() < frame_header_size) return std::nullopt;
+    const frame_header h = decode_header(pending, max_payload_, !secret_.empty());
+    if (pending.size() < frame_header_size + h.body_size()) return std::nullopt;
+    frame f = decode_body(h, pending, pending.substr(frame_header_size, h.body_size()), secret_);
+    consumed_ += frame_header_size + h.body_size();
+    return f;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+        throw error("SHA-256 failed");
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < length; ++i) {
+        out += hex[digest[i] >> 4];
+        out += hex[digest[i] & 15];
+    }
+    return out;
+}
+
+}  // namespace dnnc::protocol

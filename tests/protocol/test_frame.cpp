@@ -1,0 +1,100 @@
+// The frame codec: round trips, byte-by-byte feeding, bounds, HMAC authentication, and
+// rejection of malformed headers.
+#include "dnnc/protocol/frame.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::protocol;
+
+TEST_CASE("frames round-trip with and without a secret") {
+    for (const std::string secret : {"", "s3cret"}) {
+        INFO("secret '" << secret << "'");
+        const frame f{message_type::submit, replace_flag, 0x0102030405060708ULL, std::string("payload\0bytes", 13)};
+        const std::string bytes = encode_frame(f, secret);
+        CHECK(bytes.size() == frame_header_size + 13 + (secret.empty() ? 0 : frame_tag_size));
+        CHECK(bytes.substr(0, 4) == "DNNC");
+        frame_decoder decoder(secret);
+        decoder.feed(bytes);
+        const auto got = decoder.next();
+        REQUIRE(got);
+        CHECK(got->type == f.type);
+        CHECK(got->flags == replace_flag);
+        CHECK(got->request_id == f.request_id);
+        CHECK(got->payload == f.payload);
+        CHECK_FALSE(decoder.next());
+    }
+}
+
+TEST_CASE("a stream fed one byte at a time yields every frame in order") {
+    std::string stream;
+    for (std::uint64_t id = 1; id <= 5; ++id)
+        stream += encode_frame({message_type::heartbeat, 0, id, std::string(id * 7, 'x')}, "k");
+    frame_decoder decoder("k");
+    std::vector<std::uint64_t> ids;
+    for (char c : stream) {
+        decoder.feed(std::string_view(&c, 1));
+        while (auto f = decoder.next()) ids.push_back(f->request_id);
+    }
+    CHECK(ids == std::vector<std::uint64_t>{1, 2, 3, 4, 5});
+}
+
+TEST_CASE("oversized, unknown and malformed headers are rejected") {
+    std::string big = encode_frame({message_type::status, 0, 1, std::string(100, 'a')});
+    CHECK_THROWS_AS(decode_header(big, 99, false), protocol_error);
+    CHECK_NOTHROW(decode_header(big, 100, false));
+
+    std::string bad_magic = big;
+    bad_magic[0] = 'X';
+    CHECK_THROWS_WITH(decode_header(bad_magic, default_max_payload, false), Catch::Contains("magic"));
+    std::string bad_version = big;
+    bad_version[4] = 9;
+    CHECK_THROWS_WITH(decode_header(bad_version, default_max_payload, false), Catch::Contains("version"));
+    std::string bad_type = big;
+    bad_type[5] = static_cast<char>(200);
+    CHECK_THROWS_WITH(decode_header(bad_type, default_max_payload, false), Catch::Contains("unknown message type"));
+    CHECK_THROWS_AS(decode_header("DNNC", default_max_payload, false), protocol_error);
+}
+
+TEST_CASE("with a secret, untagged, wrongly tagged and altered frames are rejected") {
+    const frame f{message_type::configure, 0, 9, "<node-config/>"};
+    frame_decoder plain_then_keyed("key");
+    plain_then_keyed.feed(encode_frame(f));
+    CHECK_THROWS_WITH(plain_then_keyed.next(), Catch::Contains("not authenticated"));
+
+    frame_decoder wrong_key("key");
+    wrong_key.feed(encode_frame(f, "other"));
+    CHECK_THROWS_WITH(wrong_key.next(), Catch::Contains("authentication failed"));
+
+    std::string altered = encode_frame(f, "key");
+    altered[frame_header_size + 2] ^= 1;
+    frame_decoder tampered("key");
+    tampered.feed(altered);
+    CHECK_THROWS_WITH(tampered.next(), Catch::Contains("authentication failed"));
+
+    frame_decoder keyless;
+    keyless.feed(encode_frame(f, "key"));
+    CHECK_THROWS_WITH(keyless.next(), Catch::Contains("no secret"));
+}
+
+TEST_CASE("random bytes never decode into a frame without an error") {
+    std::mt19937 gen(3);
+    for (int round = 0; round < 2000; ++round) {
+        std::string junk(static_cast<std::size_t>(gen() % 64), '\0');
+        for (auto& c : junk) c = static_cast<char>(gen());
+        frame_decoder decoder("k", 1024);
+        decoder.feed(junk);
+        try {
+            while (decoder.next()) {
+            }
+        } catch (const protocol_error&) {
+        }
+    }
+    SUCCEED("no crash");
+}
+
+TEST_CASE("sha256_hex matches the standard test vector") {
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
