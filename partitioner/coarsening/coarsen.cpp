@@ -95,38 +95,54 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
         }
     }
     level_graph c;
-    c.begin.reserve(coarse_n + 1);
-    c.vertex_weight.reserve(coarse_n);
-    c.adjacency.reserve(g.adjacency.size() / 2);
-    c.edge_weight.reserve(g.adjacency.size() / 2);
-    std::vector<std::uint64_t> slot(coarse_n, ~std::uint64_t{0});
+    c.begin.resize(coarse_n + 1);
+    c.vertex_weight.resize(coarse_n);
+    c.adjacency.resize(g.adjacency.size());
+    c.edge_weight.resize(g.adjacency.size());
+    constexpr std::uint64_t unused = ~std::uint64_t{0};
+    std::vector<std::uint64_t> slot(coarse_n, unused);
+    // Raw pointers: the loop below is the hot path of coarsening, and vector accesses through
+    // references keep the compiler from holding the data pointers in registers.
+    const std::uint64_t* const fine_begin = g.begin.data();
+    const vertex_id* const fine_adjacency = g.adjacency.data();
+    const weight_t* const fine_edge_weight = g.edge_weight.data();
+    const vertex_id* const coarse_of = up.data();
+    vertex_id* const out_adjacency = c.adjacency.data();
+    weight_t* const out_edge_weight = c.edge_weight.data();
+    std::uint64_t* const slot_of = slot.data();
+    std::uint64_t top = 0;
     vertex_id cv = 0;
     for (vertex_id v = 0; v < n; ++v) {
-        if (match[v] < v) continue;
-        const std::uint64_t first = c.adjacency.size();
+        const vertex_id partner = match[v];
+        if (partner < v) continue;
+        const std::uint64_t first = top;
         weight_t w = 0;
-        const vertex_id members[2] = {v, match[v]};
-        for (int m = 0; m < (match[v] == v ? 1 : 2); ++m) {
-            const vertex_id u = members[m];
+        for (vertex_id u = v;; u = partner) {
             w += g.vertex_weight[u];
-            for (std::uint64_t e = g.begin[u]; e < g.begin[u + 1]; ++e) {
-                const vertex_id cx = up[g.adjacency[e]];
+            for (std::uint64_t e = fine_begin[u]; e < fine_begin[u + 1]; ++e) {
+                const vertex_id cx = coarse_of[fine_adjacency[e]];
                 if (cx == cv) continue;
-                if (slot[cx] == ~std::uint64_t{0}) {
-                    slot[cx] = c.adjacency.size();
-                    c.adjacency.push_back(cx);
-                    c.edge_weight.push_back(g.edge_weight[e]);
+                if (slot_of[cx] == unused) {
+                    slot_of[cx] = top;
+                    out_adjacency[top] = cx;
+                    out_edge_weight[top] = fine_edge_weight[e];
+                    ++top;
                 } else {
-                    c.edge_weight[slot[cx]] += g.edge_weight[e];
+                    out_edge_weight[slot_of[cx]] += fine_edge_weight[e];
                 }
             }
+            if (u == partner) break;
         }
-        for (std::uint64_t e = first; e < c.adjacency.size(); ++e) slot[c.adjacency[e]] = ~std::uint64_t{0};
-        c.begin.push_back(c.adjacency.size());
-        c.vertex_weight.push_back(w);
+        for (std::uint64_t e = first; e < top; ++e) slot_of[out_adjacency[e]] = unused;
+        c.begin[cv + 1] = top;
+        c.vertex_weight[cv] = w;
         c.max_vertex_weight = std::max(c.max_vertex_weight, w);
         ++cv;
     }
+    c.adjacency.resize(top);
+    c.adjacency.shrink_to_fit();
+    c.edge_weight.resize(top);
+    c.edge_weight.shrink_to_fit();
     c.total_weight = g.total_weight;
     return c;
 }

@@ -30,13 +30,25 @@ kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, 
       part_of_(part_of),
       bound_(bound),
       parts_(bound.size()),
-      part_weight_(part_weights(g, part_of, bound.size())),
-      cut_(edge_cut(g, part_of)),
+      part_weight_(bound.size(), 0),
+      external_(g.size(), 0),
       connection_(bound.size(), 0),
       locked_(g.size(), 0),
-      queue_(g.size()) {}
+      queue_(g.size()) {
+    for (vertex_id v = 0; v < g.size(); ++v) {
+        part_weight_[part_of[v]] += g.vertex_weight[v];
+        weight_t ext = 0;
+        for (std::uint64_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
+            if (part_of[g.adjacency[e]] != part_of[v]) ext += g.edge_weight[e];
+        }
+        external_[v] = ext;
+        cut_ += ext;
+    }
+    cut_ /= 2;
+}
 
 kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) {
+    if (!any_part && external_[v] == 0) return {static_cast<part_id>(parts_), 0};
     const part_id from = part_of_[v];
     const weight_t wv = g_.vertex_weight[v];
     weight_t internal = 0;
@@ -78,12 +90,29 @@ kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) {
     return best;
 }
 
-void kway_refiner::move(vertex_id v, part_id to, weight_t gain) {
+void kway_refiner::move(vertex_id v, part_id to) {
+    const part_id from = part_of_[v];
     const weight_t wv = g_.vertex_weight[v];
-    part_weight_[part_of_[v]] -= wv;
+    part_weight_[from] -= wv;
     part_weight_[to] += wv;
     part_of_[v] = to;
-    cut_ -= gain;
+    weight_t ext = 0;
+    for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
+        const vertex_id u = g_.adjacency[e];
+        const weight_t w = g_.edge_weight[e];
+        const part_id pu = part_of_[u];
+        if (pu == from) {
+            external_[u] += w;
+            ext += w;
+            cut_ += w;
+        } else if (pu == to) {
+            external_[u] -= w;
+            cut_ -= w;
+        } else {
+            ext += w;
+        }
+    }
+    external_[v] = ext;
 }
 
 void kway_refiner::rebalance(splitmix64& rng) {
@@ -117,7 +146,7 @@ void kway_refiner::rebalance(splitmix64& rng) {
             continue;
         }
         queue_.remove(v);
-        move(v, m.to, m.gain);
+        move(v, m.to);
         for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
             const vertex_id u = g_.adjacency[e];
             if (queue_.contains(u)) queue_.update(u, best_move(u, true).gain);
@@ -131,12 +160,7 @@ void kway_refiner::rebalance(splitmix64& rng) {
 bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     std::vector<vertex_id> boundary;
     for (vertex_id v = 0; v < g_.size(); ++v) {
-        for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
-            if (part_of_[g_.adjacency[e]] != part_of_[v]) {
-                boundary.push_back(v);
-                break;
-            }
-        }
+        if (external_[v] > 0) boundary.push_back(v);
     }
     rng.shuffle(boundary);
     for (vertex_id v : boundary) {
@@ -167,7 +191,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         queue_.remove(v);
         const part_id from = part_of_[v];
         const weight_t over_before = std::max<weight_t>(0, part_weight_[from] - bound_[from]);
-        move(v, m.to, m.gain);
+        move(v, m.to);
         current_excess -= over_before - std::max<weight_t>(0, part_weight_[from] - bound_[from]);
         locked_[v] = 1;
         log.emplace_back(v, from);
@@ -191,14 +215,8 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     for (std::size_t i = log.size(); i-- > 0;) {
         const auto [v, from] = log[i];
         locked_[v] = 0;
-        if (i >= best_length) {
-            const weight_t wv = g_.vertex_weight[v];
-            part_weight_[part_of_[v]] -= wv;
-            part_weight_[from] += wv;
-            part_of_[v] = from;
-        }
+        if (i >= best_length) move(v, from);
     }
-    cut_ = best_cut;
     return best_excess < start_excess || best_cut < start_cut;
 }
 

@@ -47,7 +47,7 @@ private:
     // The best move of v into a part with room for it; to == parts when there is none.
     // With any_part, parts v has no edge to are candidates too.
     move_choice best_move(vertex_id v, bool any_part);
-    void move(vertex_id v, part_id to, weight_t gain);
+    void move(vertex_id v, part_id to);
     // Whether the pass lowered (excess, cut).
     bool pass(const fm_options& options, splitmix64& rng);
 
@@ -56,7 +56,8 @@ private:
     const std::vector<weight_t>& bound_;
     std::size_t parts_;
     std::vector<weight_t> part_weight_;
-    weight_t cut_;
+    std::vector<weight_t> external_;  // per vertex: weight of its edges to other parts
+    weight_t cut_ = 0;
     std::vector<weight_t> connection_;  // per part, zero between calls of best_move
     std::vector<part_id> touched_;
     std::vector<char> locked_;

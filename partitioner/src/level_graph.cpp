@@ -37,21 +37,4 @@ level_graph induced_subgraph(const level_graph& g, const std::vector<vertex_id>&
     return sub;
 }
 
-weight_t edge_cut(const level_graph& g, const std::vector<part_id>& part_of) {
-    weight_t cut = 0;
-    for (vertex_id v = 0; v < g.size(); ++v) {
-        for (std::uint64_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
-            if (part_of[g.adjacency[e]] != part_of[v]) cut += g.edge_weight[e];
-        }
-    }
-    return cut / 2;
-}
-
-std::vector<weight_t> part_weights(const level_graph& g, const std::vector<part_id>& part_of,
-                                   std::size_t parts) {
-    std::vector<weight_t> w(parts, 0);
-    for (vertex_id v = 0; v < g.size(); ++v) w[part_of[v]] += g.vertex_weight[v];
-    return w;
-}
-
 }  // namespace dnnc::partitioner::detail

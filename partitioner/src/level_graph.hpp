@@ -30,8 +30,4 @@ inline constexpr vertex_id none = ~vertex_id{0};
 level_graph induced_subgraph(const level_graph& g, const std::vector<vertex_id>& vertices,
                              std::vector<vertex_id>& local_of);
 
-weight_t edge_cut(const level_graph& g, const std::vector<part_id>& part_of);
-std::vector<weight_t> part_weights(const level_graph& g, const std::vector<part_id>& part_of,
-                                   std::size_t parts);
-
 }  // namespace dnnc::partitioner::detail

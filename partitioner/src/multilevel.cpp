@@ -31,11 +31,15 @@ void check_arguments(const graph& g, const std::vector<double>& fractions, const
     }
 }
 
-// Tuning of the V-cycle, in one place.
+// Tuning of the V-cycle, in one place (measured on 4elt and the benchmark graphs, see
+// BENCHMARKS.md): more initial tries pay off for few parts, where the first cuts decide
+// most of the result; for many parts they mostly cost time.
 struct multilevel_settings {
     std::size_t coarsen_per_part = 20;
     std::size_t coarsen_min = 200;
-    std::size_t initial_tries = 4;
+    std::size_t initial_tries_few_parts = 4;
+    std::size_t initial_tries_many_parts = 2;
+    std::size_t few_parts = 8;
     detail::bisection_options bisection;
     detail::fm_options fm;
 };
@@ -80,7 +84,9 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     std::vector<part_id> part;
     weight_t best_excess = 0;
     weight_t best_cut = 0;
-    for (std::size_t t = 0; t < settings.initial_tries; ++t) {
+    const std::size_t tries =
+        k <= settings.few_parts ? settings.initial_tries_few_parts : settings.initial_tries_many_parts;
+    for (std::size_t t = 0; t < tries; ++t) {
         std::vector<part_id> candidate = detail::recursive_bisection(coarsest, fractions, settings.bisection, rng);
         detail::kway_refiner refiner(coarsest, candidate, coarsest_bound);
         refiner.rebalance(rng);

@@ -29,9 +29,6 @@ public:
         }
     }
 
-    // A generator for an independent sub-task, derived from this one.
-    splitmix64 fork() { return splitmix64(next()); }
-
 private:
     std::uint64_t state_;
 };
