@@ -89,6 +89,7 @@ std::vector<vertex_id> block_starts(const std::vector<std::size_t>& sizes) {
 }  // namespace
 
 graph erdos_renyi(std::size_t n, double p, std::uint64_t seed) {
+    check_probability("p", p);
     return stochastic_block_model({n}, p, 0, seed);
 }
 
