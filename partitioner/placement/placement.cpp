@@ -245,7 +245,8 @@ private:
         return false;
     }
 
-    // The change in cost of the edges at parts a and b when they trade nodes.
+    // The cost of the edges at parts a and b once they trade nodes; `before` receives their
+    // cost as they are. node_of is restored before returning.
     cost swapped(part_id a, part_id b, std::vector<std::uint32_t>& node_of, cost& before) const {
         const auto local = [&](part_id x, part_id skip) {
             cost c;
@@ -270,11 +271,13 @@ private:
 
     void improve_by_swaps(std::vector<std::uint32_t>& node_of) const {
         const std::size_t k = node_of.size();
-        for (int pass = 0; pass < 100; ++pass) {
-            bool improved = false;
-            for (part_id a = 0; a < k; ++a) {
-                for (part_id b = a + 1; b < k; ++b) {
+        std::size_t budget = 10'000'000;  // swaps tried, so that huge clusters stay bounded
+        for (bool improved = true; improved && budget > 0;) {
+            improved = false;
+            for (part_id a = 0; a < k && budget > 0; ++a) {
+                for (part_id b = a + 1; b < k && budget > 0; ++b) {
                     if (!same_capacity(node_of[a], node_of[b])) continue;
+                    --budget;
                     cost before;
                     if (swapped(a, b, node_of, before) < before) {
                         std::swap(node_of[a], node_of[b]);
@@ -282,7 +285,6 @@ private:
                     }
                 }
             }
-            if (!improved) break;
         }
     }
 
