@@ -116,10 +116,18 @@ graph parse_metis(std::string_view text, const std::string& file) {
                                    std::to_string(tok[3].value));
     }
 
+    // Sizes come from the file, so they are bounded by its length before anything is
+    // allocated: one line per vertex, two characters per listed neighbour.
+    const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    if (n > lines) {
+        in.fail_at(header_line, tok[0].column, "header announces " + std::to_string(n) +
+                                                   " vertices but the file has only " +
+                                                   std::to_string(lines) + " lines");
+    }
     std::vector<std::uint64_t> begin{0};
     begin.reserve(n + 1);
     std::vector<entry> entries;
-    entries.reserve(std::min<std::uint64_t>(2 * m, std::uint64_t{1} << 28));
+    entries.reserve(std::min<std::uint64_t>(2 * m, text.size() / 2 + 1));
     std::vector<int> line_of(n);
     std::vector<weight_t> vweight(n, 1);
     const std::size_t head = (has_size ? 1 : 0) + (has_vweight ? 1 : 0);

@@ -68,6 +68,7 @@ TEST_CASE("metis: malformed files name the line") {
     CHECK(error_line("3 2 10 2\n1 2\n1 1 3\n1 2\n") == 1);  // ncon > 1
     CHECK(error_line("3 3\n2\n1 3\n2\n") == 1);         // wrong edge count
     CHECK(error_line("3 2\n2\n1 3\n") == 3);            // too few vertex lines
+    CHECK(error_line("4000000000 1\n2\n1\n") == 1);   // more vertices than lines
     CHECK(error_line("3 2\n2\n1 3\n2\n1\n") == 5);      // too many vertex lines
     CHECK(error_line("3 2\n2\n1 4\n2\n") == 3);         // id out of range
     CHECK(error_line("3 2\n2\n1 0\n2\n") == 3);         // id 0
