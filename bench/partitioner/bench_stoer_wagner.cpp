@@ -1,5 +1,7 @@
 // Our Stoer–Wagner against Boost's stoer_wagner_min_cut on the same random graph, in the
-// same run. Usage: bench_stoer_wagner [vertices [edges [seed]]] (default 4000 24000 1).
+// same run. Usage: bench_stoer_wagner [vertices [edges [seed [random|halves]]]] (default
+// 4000 24000 1 random). `halves` keeps the random edges inside two halves and joins the halves
+// by three unit edges, so that the minimum cut is not around a single vertex.
 // Prints both cut values, the value of the cut Boost's own side induces, and the time ratio.
 #include "dnnc/partitioner/stoer_wagner.hpp"
 
@@ -34,13 +36,20 @@ int main(int argc, char** argv) {
     const std::size_t n = argc > 1 ? std::stoul(argv[1]) : 4000;
     const std::size_t m = argc > 2 ? std::stoul(argv[2]) : 24000;
     std::uint64_t state = argc > 3 ? std::stoull(argv[3]) : 1;
+    const bool halves = argc > 4 && std::string(argv[4]) == "halves";
 
     struct edge { dp::vertex_id u, v; dp::weight_t w; };
     std::vector<edge> edges;
     while (edges.size() < m) {
         const auto u = static_cast<dp::vertex_id>(splitmix(state) % n);
         const auto v = static_cast<dp::vertex_id>(splitmix(state) % n);
-        if (u != v) edges.push_back({u, v, static_cast<dp::weight_t>(1 + splitmix(state) % 10)});
+        const bool allowed = !halves || (u < n / 2) == (v < n / 2);
+        if (u != v && allowed) edges.push_back({u, v, static_cast<dp::weight_t>(1 + splitmix(state) % 10)});
+    }
+    if (halves) {
+        for (dp::vertex_id j = 0; j < 3; ++j) {
+            edges.push_back({j, static_cast<dp::vertex_id>(n / 2 + j), 1});
+        }
     }
 
     dp::graph_builder builder(n);
@@ -68,8 +77,9 @@ int main(int argc, char** argv) {
         if (boost::get(parity, e.u) != boost::get(parity, e.v)) boost_side_value += e.w;
     }
 
-    std::printf("graph: %zu vertices, %zu edges (%zu after merging parallel ones), seed %s\n", n,
-                m, g.edge_count(), argc > 3 ? argv[3] : "1");
+    std::printf("graph: %s, %zu vertices, %zu edges (%zu after merging parallel ones), seed %s\n",
+                halves ? "two random halves joined by 3 edges" : "random", n, edges.size(),
+                g.edge_count(), argc > 3 ? argv[3] : "1");
     std::printf("dnnc stoer_wagner : cut %lld (side of %zu vertices), %.3f s\n",
                 static_cast<long long>(ours.value), ours.side.size(), our_time);
     std::printf("boost 1.%d        : cut %ld (its side induces %ld), %.3f s\n",
