@@ -4,6 +4,7 @@
 #include "dnnc/protocol/error.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <string>
