@@ -1,8 +1,26 @@
 #include "dnnc/node_server/local_cluster.hpp"
 
+#include "dnnc/protocol/frame.hpp"
+
 #include <boost/asio/ip/address.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char** environ;
 
 namespace dnnc::node_server {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
 
 bool is_loopback_host(const std::string& host) {
     if (host == "localhost") return true;
@@ -16,6 +34,160 @@ std::vector<const protocol::cluster_node*> local_nodes(const protocol::cluster& 
     for (const auto& node : clu.nodes)
         if (is_loopback_host(node.host)) result.push_back(&node);
     return result;
+}
+
+namespace {
+
+fs::path record_dir(const std::string& config_path) {
+    const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+    const fs::path base = runtime && *runtime ? fs::path(runtime) : fs::temp_directory_path();
+    const std::string absolute = fs::absolute(config_path).lexically_normal().string();
+    return base / ("dnnc-cluster-" + std::to_string(getuid()) + "-" + protocol::sha256_hex(absolute).substr(0, 16));
+}
+
+bool answers(peer_client& client, const endpoint& at, std::chrono::milliseconds timeout) {
+    try {
+        client.call(at, protocol::frame{protocol::message_type::heartbeat, 0, 0, {}}, timeout);
+        return true;
+    } catch (const std::exception&) {
+        client.forget(at);
+        return false;
+    }
+}
+
+bool running(int pid) {
+    if (pid <= 0) return false;
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return false;  // our child, now reaped
+    return kill(pid, 0) == 0;
+}
+
+std::string tail_of(const std::string& file) {
+    std::ifstream in(file);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (!line.empty()) last = line;
+    return last;
+}
+
+int spawn_node(const launch_options& options, const protocol::cluster_node& node, const std::string& log_file) {
+    std::vector<std::string> args{options.node_binary, "--bind", node.host == "localhost" ? "127.0.0.1" : node.host,
+                                  "--port", std::to_string(node.port), "--log-level", options.log_level};
+    if (!options.secret_file.empty()) args.insert(args.end(), {"--secret-file", fs::absolute(options.secret_file).string()});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    // Its own session: a Ctrl-C meant for the command that started it does not reach it.
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, options.node_binary.c_str(), &actions, &attributes, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (rc != 0) throw io_error("cannot start " + options.node_binary + ": " + std::strerror(rc));
+    return pid;
+}
+
+void write_record(const local_cluster& cluster) {
+    json nodes = json::array();
+    for (const auto& n : cluster.nodes)
+        nodes.push_back({{"id", n.id}, {"host", n.at.host}, {"port", n.at.port}, {"pid", n.pid}, {"log", n.log_file}});
+    const fs::path file = record_path(cluster.config);
+    const fs::path temporary = file.string() + ".tmp";
+    std::ofstream(temporary) << json{{"config", cluster.config}, {"nodes", nodes}}.dump(2) << '\n';
+    fs::rename(temporary, file);
+}
+
+}  // namespace
+
+std::string record_path(const std::string& config_path) { return (record_dir(config_path) / "cluster.json").string(); }
+
+local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
+                                  const launch_options& options) {
+    const auto local = local_nodes(clu);
+    if (local.empty()) throw usage_error("the cluster has no node on this machine (127.0.0.0/8)");
+    const fs::path dir = record_dir(config_path);
+    fs::create_directories(dir);
+    peer_client client;
+    local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}};
+    try {
+        for (const auto* node : local) {
+            const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
+            if (answers(client, at, std::chrono::milliseconds(300)))
+                throw io_error("node '" + node->id + "': something already answers on " + at.text() +
+                               " (a cluster still up? try `dnnc cluster down`)");
+            const std::string log_file = (dir / (node->id + ".log")).string();
+            cluster.nodes.push_back({node->id, at, spawn_node(options, *node, log_file), log_file});
+        }
+        const auto deadline = std::chrono::steady_clock::now() + options.ready_timeout;
+        for (const auto& n : cluster.nodes) {
+            while (!answers(client, n.at, std::chrono::milliseconds(500))) {
+                if (!running(n.pid))
+                    throw io_error("node '" + n.id + "' exited while starting: " + tail_of(n.log_file) + " (log: " +
+                                   n.log_file + ")");
+                if (std::chrono::steady_clock::now() > deadline)
+                    throw io_error("node '" + n.id + "' did not answer on " + n.at.text() + " in time (log: " + n.log_file + ")");
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        }
+    } catch (...) {
+        for (const auto& n : cluster.nodes)
+            if (running(n.pid)) kill(n.pid, SIGKILL), waitpid(n.pid, nullptr, 0);
+        throw;
+    }
+    write_record(cluster);
+    return cluster;
+}
+
+local_cluster read_record(const std::string& config_path) {
+    const std::string file = record_path(config_path);
+    std::ifstream in(file);
+    if (!in) throw io_error("no local cluster is recorded for " + config_path + " (" + file + ")");
+    try {
+        const json j = json::parse(in);
+        local_cluster cluster{j.at("config").get<std::string>(), {}};
+        for (const auto& n : j.at("nodes"))
+            cluster.nodes.push_back({n.at("id").get<std::string>(),
+                                     {n.at("host").get<std::string>(), n.at("port").get<std::uint16_t>()},
+                                     n.at("pid").get<int>(), n.at("log").get<std::string>()});
+        return cluster;
+    } catch (const json::exception& e) {
+        throw io_error("the cluster record " + file + " is damaged: " + e.what());
+    }
+}
+
+std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret) {
+    peer_client client(secret);
+    for (const auto& n : cluster.nodes) {
+        try {
+            client.call(n.at, protocol::frame{protocol::message_type::shutdown, 0, 0, {}}, std::chrono::milliseconds(2000));
+        } catch (const std::exception&) {
+            // Not answering: the signals below take care of it.
+        }
+    }
+    std::vector<std::string> killed;
+    for (const auto& n : cluster.nodes) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        while (running(n.pid) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (!running(n.pid)) continue;
+        kill(n.pid, SIGTERM);
+        const auto hard = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (running(n.pid) && std::chrono::steady_clock::now() < hard)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (running(n.pid)) kill(n.pid, SIGKILL);
+        killed.push_back(n.id);
+    }
+    std::error_code ignored;
+    fs::remove(record_path(cluster.config), ignored);
+    return killed;
 }
 
 }  // namespace dnnc::node_server

@@ -12,5 +12,8 @@ using action = std::function<int()>;
 void add_validate(CLI::App& app, action& chosen);
 void add_partition(CLI::App& app, action& chosen);
 void add_gen(CLI::App& app, action& chosen);
+void add_submit(CLI::App& app, action& chosen);
+void add_status(CLI::App& app, action& chosen);
+void add_cluster(CLI::App& app, action& chosen);
 
 }  // namespace dnnc::cli

@@ -1,6 +1,7 @@
 // dnnc: the command-line front end. Exit codes: 0 ok, 1 runtime failure, 2 bad input/usage.
 #include "commands.hpp"
 
+#include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/protocol/error.hpp"
 
 #include <iostream>
@@ -13,6 +14,9 @@ int main(int argc, char** argv) {
     dnnc::cli::add_validate(app, chosen);
     dnnc::cli::add_partition(app, chosen);
     dnnc::cli::add_gen(app, chosen);
+    dnnc::cli::add_submit(app, chosen);
+    dnnc::cli::add_status(app, chosen);
+    dnnc::cli::add_cluster(app, chosen);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -27,6 +31,9 @@ int main(int argc, char** argv) {
     } catch (const dnnc::usage_error& e) {
         std::cerr << "dnnc: " << e.what() << '\n';
         return 2;
+    } catch (const dnnc::node_server::remote_error& e) {
+        std::cerr << "dnnc: the node refused: " << e.what() << '\n';
+        return 1;
     } catch (const std::exception& e) {
         std::cerr << "dnnc: " << e.what() << '\n';
         return 1;

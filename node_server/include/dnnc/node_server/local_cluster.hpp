@@ -1,7 +1,10 @@
 #pragma once
-// Which nodes of a cluster this machine can start itself: those on the loopback range.
+// Local clusters: the nodes of a cluster that live on this machine (127.0.0.0/8), started
+// as dnnc-node processes and recorded so that a later command can stop them.
+#include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/protocol/model.hpp"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -11,5 +14,40 @@ namespace dnnc::node_server {
 bool is_loopback_host(const std::string& host);
 
 std::vector<const protocol::cluster_node*> local_nodes(const protocol::cluster& clu);
+
+struct started_node {
+    std::string id;
+    endpoint at;
+    int pid = 0;
+    std::string log_file;
+};
+
+struct local_cluster {
+    std::string config;  // absolute path of the document it was started from
+    std::vector<started_node> nodes;
+};
+
+struct launch_options {
+    std::string node_binary;  // dnnc-node
+    std::string secret_file;  // passed on to every node
+    std::string log_level = "info";
+    std::chrono::milliseconds ready_timeout{15000};
+};
+
+// Where the record of the cluster started from `config_path` lives.
+std::string record_path(const std::string& config_path);
+
+// Starts a dnnc-node for every local node of `clu`, each in its own session with its log
+// in the record's folder, and waits until each answers a heartbeat. Fails (stopping what it
+// started) when a port is taken or a node exits or stays silent. Writes the record.
+local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
+                                  const launch_options& options);
+
+// Reads the record written by start_local_cluster; throws io_error when there is none.
+local_cluster read_record(const std::string& config_path);
+
+// Asks each node to shut down, then escalates to SIGTERM and SIGKILL for those still
+// running; removes the record. Returns the ids of nodes that had to be killed.
+std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret);
 
 }  // namespace dnnc::node_server

@@ -1,0 +1,43 @@
+#pragma once
+// What the lead decides before anything is sent: which node runs which neuron, and each
+// node's config (its neurons with wait windows, their incoming synapses in canonical order,
+// routes to its peers), nested along the broadcast tree.
+#include "dnnc/node_server/topology.hpp"
+#include "dnnc/partitioner/metrics.hpp"
+#include "dnnc/protocol/expand.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace dnnc::node_server {
+
+struct lead_plan {
+    protocol::document doc;  // its cluster's lead is the node that plans
+    protocol::expanded_network net;
+    std::vector<std::uint32_t> node_of_neuron;  // cluster node index per neuron
+    partitioner::quality quality;
+    std::vector<std::size_t> neurons_per_node;
+};
+
+// Checks that the document has a network and a cluster, expands the network and
+// partitions it with the default (multilevel) strategy onto the cluster's nodes.
+lead_plan plan_network(protocol::document doc);
+
+// Wait window of each neuron (ms): window-factor x the largest path latency among its
+// remote inputs + window-margin; 0 for a neuron whose inputs are all local.
+std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms);
+
+// The broadcast tree: node order is the lead, then the others in document order; the node
+// at position p > 0 hangs below position (p - 1) / fan_out. Returns each node's parent
+// (the lead's is itself).
+std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan_out);
+
+// Every node's config, nested along the broadcast tree; the result is the lead's.
+protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
+                                    const std::vector<double>& link_latency_ms, const std::vector<double>& windows_ms);
+
+// The hash a node reports for the config it installed: SHA-256 of the config without its
+// nested children.
+std::string config_hash(const protocol::node_config& config);
+
+}  // namespace dnnc::node_server

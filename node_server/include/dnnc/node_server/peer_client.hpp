@@ -1,0 +1,55 @@
+#pragma once
+// Request/reply calls to other nodes over TCP, one persistent connection per endpoint and
+// one call at a time on it, each with a deadline. Used by the lead (fan-out, probes,
+// heartbeats), by nodes forwarding configs and probes, and by the command-line tools.
+#include "dnnc/protocol/frame.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace dnnc::node_server {
+
+// The peer answered with an error_reply: a refusal, not a transport failure.
+struct remote_error : error {
+    using error::error;
+};
+
+struct endpoint {
+    std::string host;
+    std::uint16_t port = 0;
+    std::string text() const { return host + ":" + std::to_string(port); }
+};
+
+// "HOST:PORT" -> endpoint; throws usage_error.
+endpoint parse_endpoint(const std::string& text);
+
+class peer_client {
+public:
+    explicit peer_client(std::string secret = {}, std::uint32_t max_payload = protocol::default_max_payload);
+    ~peer_client();
+    peer_client(const peer_client&) = delete;
+    peer_client& operator=(const peer_client&) = delete;
+
+    // Sends `request` (its request id is assigned here) and returns the reply. Throws
+    // io_error when the peer cannot be reached or does not answer in time (the connection
+    // is then dropped), remote_error when it replies with error_reply.
+    protocol::frame call(const endpoint& to, protocol::frame request, std::chrono::milliseconds timeout);
+
+    // Drops the connection to `to`, if any.
+    void forget(const endpoint& to);
+
+private:
+    struct connection;
+    std::shared_ptr<connection> connection_to(const endpoint& to);
+
+    std::string secret_;
+    std::uint32_t max_payload_;
+    std::mutex mutex_;
+    std::map<std::string, std::shared_ptr<connection>> connections_;
+};
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,60 @@
+#pragma once
+// dnnc-node's server: a Boost.Asio TCP acceptor with its io_context run on a thread pool.
+// Each connection reads frames and hands each to the module registered for its message
+// type; a module answers through a responder, at once or later from any thread. A frame
+// whose framing is broken (bad magic, oversize, failed authentication) closes only that
+// connection; a module's error becomes an error_reply and the connection stays.
+#include "dnnc/protocol/frame.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dnnc::node_server {
+
+struct server_options {
+    std::string bind = "127.0.0.1";
+    std::uint16_t port = 0;  // 0: the system picks one; see server::port()
+    std::string secret;      // non-empty: every frame must carry a valid HMAC tag
+    std::size_t threads = 4;
+    std::uint32_t max_payload = protocol::default_max_payload;
+};
+
+// Sends the reply to a request. Call it exactly once; the request id is filled in.
+using responder = std::function<void(protocol::frame reply)>;
+
+class module {
+public:
+    virtual ~module() = default;
+    virtual std::vector<protocol::message_type> handles() const = 0;
+    // Throwing a dnnc::error replies error_reply with its message.
+    virtual void handle(const protocol::frame& request, responder respond) = 0;
+    // Called once when the server stops, before its threads are joined.
+    virtual void stop() {}
+};
+
+class server {
+public:
+    explicit server(server_options options);
+    ~server();
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+
+    // Adding a module needs no change here: it names the message types it handles.
+    void add_module(std::shared_ptr<module> m);
+    // Binds and starts the threads; throws io_error when the address cannot be bound.
+    void start();
+    std::uint16_t port() const;
+    // Blocks until stop() is called (from a module, a signal handler or another thread).
+    void wait();
+    void stop();
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,152 @@
+#include "dnnc/node_server/lead_plan.hpp"
+
+#include "dnnc/partitioner/assign.hpp"
+#include "dnnc/partitioner/from_network.hpp"
+#include "dnnc/partitioner/physical.hpp"
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace dnnc::node_server {
+
+lead_plan plan_network(protocol::document doc) {
+    if (!doc.net) throw config_error({doc.file, 0, 0}, "the submitted document has no <network>");
+    if (!doc.clu) throw config_error({doc.file, 0, 0}, "the submitted document has no <cluster>");
+    lead_plan plan;
+    plan.net = protocol::expand(*doc.net, doc.file);
+    const auto physical = partitioner::from_model(*doc.clu);
+    const auto graph = partitioner::from_network(plan.net);
+    if (graph.vertex_count() < physical.size()) {
+        // More nodes than neurons: the partitioner cannot make one part per node, so
+        // neurons go round-robin and the remaining nodes idle.
+        plan.node_of_neuron.resize(plan.net.neuron_count());
+        for (std::size_t i = 0; i < plan.node_of_neuron.size(); ++i)
+            plan.node_of_neuron[i] = static_cast<std::uint32_t>(i % physical.size());
+        plan.quality = partitioner::evaluate(graph, plan.node_of_neuron, physical);
+    } else {
+        partitioner::assignment a = partitioner::assign(graph, physical);
+        plan.node_of_neuron = std::move(a.place.node_of_vertex);
+        plan.quality = std::move(a.metrics);
+    }
+    plan.neurons_per_node.assign(doc.clu->nodes.size(), 0);
+    for (auto n : plan.node_of_neuron) ++plan.neurons_per_node[n];
+    plan.doc = std::move(doc);
+    return plan;
+}
+
+namespace {
+// Latency along the route between every pair of nodes, row-major.
+std::vector<double> path_latencies(const topology& topo, const std::vector<double>& link_latency_ms) {
+    const std::size_t n = topo.node_count();
+    std::vector<double> latency(n * n, 0.0);
+    for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = 0; b < n; ++b) {
+            if (a == b) continue;
+            const auto r = topo.route(a, b);
+            for (std::size_t k = 1; k < r.size(); ++k) latency[a * n + b] += link_latency_ms.at(*topo.link_between(r[k - 1], r[k]));
+        }
+    return latency;
+}
+}  // namespace
+
+std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms) {
+    const std::size_t n = topo.node_count();
+    const auto latency = path_latencies(topo, link_latency_ms);
+    const auto& run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
+    const auto& net = plan.net;
+    std::vector<double> windows(net.neuron_count(), 0.0);
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+        const auto here = plan.node_of_neuron[i];
+        double slowest = -1;
+        for (auto s = net.in_begin[i]; s < net.in_begin[i + 1]; ++s) {
+            const auto there = plan.node_of_neuron[net.in_source[s]];
+            if (there != here) slowest = std::max(slowest, latency[there * n + here]);
+        }
+        if (slowest >= 0) windows[i] = run.window_factor * slowest + run.window_margin_ms;
+    }
+    return windows;
+}
+
+std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan_out) {
+    std::vector<std::size_t> order{topo.lead()};
+    for (std::size_t v = 0; v < topo.node_count(); ++v)
+        if (v != topo.lead()) order.push_back(v);
+    std::vector<std::size_t> parent(topo.node_count(), topo.lead());
+    for (std::size_t p = 1; p < order.size(); ++p) parent[order[p]] = order[(p - 1) / std::max<std::size_t>(1, fan_out)];
+    return parent;
+}
+
+protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
+                                    const std::vector<double>& link_latency_ms, const std::vector<double>& windows_ms) {
+    const auto& doc = plan.doc;
+    const auto& net = plan.net;
+    const std::size_t n = topo.node_count();
+    const auto latency = path_latencies(topo, link_latency_ms);
+    const auto run = doc.run ? *doc.run : protocol::run_settings{};
+
+    std::vector<protocol::node_config> configs(n);
+    std::vector<std::set<std::size_t>> peers(n);
+    for (std::size_t v = 0; v < n; ++v) {
+        const auto& node = doc.clu->nodes[v];
+        auto& c = configs[v];
+        c.node = node.id;
+        c.network = net.name;
+        c.lead = topo.id(topo.lead());
+        c.host = node.host;
+        c.port = node.port;
+        c.run = run;
+    }
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+        const auto here = plan.node_of_neuron[i];
+        auto& c = configs[here];
+        const std::string name = net.neuron_name(i);
+        c.neurons.push_back({name, static_cast<std::int64_t>(i), windows_ms[i], net.params_of(i)});
+        for (auto s = net.in_begin[i]; s < net.in_begin[i + 1]; ++s) {
+            const auto source = net.in_source[s];
+            const auto there = plan.node_of_neuron[source];
+            c.incoming.push_back({net.neuron_name(source), name, doc.clu->nodes[there].id,
+                                  static_cast<double>(net.in_weight[s]), net.in_delay[s]});
+            if (there != here) {
+                peers[here].insert(there);
+                peers[there].insert(here);
+            }
+        }
+    }
+    for (std::size_t v = 0; v < n; ++v)
+        for (auto p : peers[v]) {
+            const auto& node = doc.clu->nodes[p];
+            std::vector<std::string> via;
+            for (auto hop : topo.route(v, p)) via.push_back(topo.id(hop));
+            configs[v].peers.push_back({node.id, node.host, node.port, via, latency[v * n + p]});
+        }
+
+    // Nest children into parents, deepest first: a node's subtree is complete before it
+    // is moved into its parent.
+    const auto parent = broadcast_parents(topo, static_cast<std::size_t>(run.fan_out));
+    std::vector<std::size_t> depth(n, 0);
+    for (std::size_t v = 0; v < n; ++v)
+        for (auto u = v; u != topo.lead(); u = parent[u]) ++depth[v];
+    std::vector<std::size_t> order(n);
+    for (std::size_t v = 0; v < n; ++v) order[v] = v;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return depth[a] > depth[b]; });
+    auto by_document_order = [&](const protocol::node_config& a, const protocol::node_config& b) {
+        return topo.index_of(a.node) < topo.index_of(b.node);
+    };
+    for (auto v : order) {
+        auto& children = configs[v].children;
+        std::stable_sort(children.begin(), children.end(), by_document_order);
+        if (v != topo.lead()) configs[parent[v]].children.push_back(std::move(configs[v]));
+    }
+    return std::move(configs[topo.lead()]);
+}
+
+std::string config_hash(const protocol::node_config& config) {
+    protocol::node_config own = config;
+    own.children.clear();
+    return protocol::sha256_hex(protocol::serialize(own));
+}
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,495 @@
+#include "dnnc/node_server/node.hpp"
+
+#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/topology.hpp"
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace dnnc::node_server {
+
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+using protocol::frame;
+using protocol::message_type;
+
+namespace {
+
+double elapsed_ms(clock_type::time_point since) {
+    return std::chrono::duration<double, std::milli>(clock_type::now() - since).count();
+}
+
+void hold_back(double ms) {
+    if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+frame reply_of(message_type type, std::string payload = {}) { return frame{type, 0, 0, std::move(payload)}; }
+
+// A probe's source route: who to visit, and the emulated delay of the link into each hop.
+struct probe_hop {
+    std::string id;
+    endpoint at;
+    double link_delay_ms = 0;
+};
+
+json route_to_json(const std::vector<probe_hop>& route, std::size_t hop) {
+    json r = json::array();
+    for (const auto& h : route) r.push_back({{"id", h.id}, {"host", h.at.host}, {"port", h.at.port}, {"delay", h.link_delay_ms}});
+    return {{"route", r}, {"hop", hop}};
+}
+
+std::pair<std::vector<probe_hop>, std::size_t> route_from_json(const std::string& payload) {
+    const json j = json::parse(payload);
+    std::vector<probe_hop> route;
+    for (const auto& h : j.at("route"))
+        route.push_back({h.at("id").get<std::string>(), {h.at("host").get<std::string>(), h.at("port").get<std::uint16_t>()},
+                         h.at("delay").get<double>()});
+    const auto hop = j.at("hop").get<std::size_t>();
+    if (route.size() < 2 || route.size() > 1024 || hop == 0 || hop >= route.size()) throw protocol_error("malformed probe route");
+    return {route, hop};
+}
+
+}  // namespace
+
+struct node::impl {
+    node_options options;
+    server srv;
+    peer_client calls;       // configure, probes
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool stopping = false;
+
+    // What this node runs (its own config, without the subtree).
+    std::optional<protocol::node_config> config;
+    std::string config_hash;
+
+    // Only on the lead.
+    struct lead_state {
+        lead_plan plan;
+        topology topo;
+        std::vector<link_time> times;
+        std::vector<double> windows;
+        std::vector<clock_type::time_point> last_seen;
+        std::vector<std::string> last_error;
+        clock_type::time_point since;
+    };
+    std::shared_ptr<lead_state> lead;
+    std::uint64_t lead_generation = 0;  // bumps when a new network replaces the old
+    std::list<std::thread> heartbeat_threads;
+    std::list<std::future<void>> tasks;
+
+    explicit impl(node_options o)
+        : options(std::move(o)), srv(options.server), calls(options.server.secret, options.server.max_payload) {}
+
+    // Long operations (fan-out, a whole submit) leave the server's threads free.
+    void run_task(std::function<void()> task) {
+        std::lock_guard<std::mutex> lock(mutex);
+        tasks.remove_if([](std::future<void>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; });
+        tasks.push_back(std::async(std::launch::async, std::move(task)));
+    }
+
+    double extra_delay_to(const std::string& peer) const {
+        const auto it = options.emulate_delay_ms.find(peer);
+        return it == options.emulate_delay_ms.end() ? 0.0 : it->second;
+    }
+
+    // ---- configure: install own config, forward the subtrees, gather acks ----
+
+    json configure_subtree(const protocol::node_config& subtree, bool replace) {
+        protocol::node_config own = subtree;
+        own.children.clear();
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (config && !replace)
+                throw error("node '" + own.node + "' already serves network '" + config->network +
+                            "'; submit with --replace to replace it");
+            config = own;
+            config_hash = node_server::config_hash(own);
+        }
+        DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': "
+                                << own.neurons.size() << " neurons, " << own.incoming.size() << " synapses");
+        json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
+        std::vector<std::future<json>> children;
+        for (const auto& child : subtree.children)
+            children.push_back(std::async(std::launch::async, [this, &child, replace] {
+                const endpoint to{child.host, static_cast<std::uint16_t>(child.port)};
+                frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0,
+                              protocol::serialize(child)};
+                try {
+                    return json::parse(calls.call(to, std::move(request), options.call_timeout).payload);
+                } catch (const remote_error& e) {
+                    throw remote_error(e.what());
+                } catch (const std::exception& e) {
+                    throw remote_error("node '" + child.node + "' (" + to.text() + "): " + e.what());
+                }
+            }));
+        std::string failure;
+        for (auto& f : children) {
+            try {
+                for (auto& a : f.get()) acks.push_back(a);
+            } catch (const std::exception& e) {
+                if (failure.empty()) failure = e.what();
+            }
+        }
+        if (!failure.empty()) throw remote_error(failure);
+        return acks;
+    }
+
+    // ---- probes ----
+
+    // Forwards a probe one hop further, or answers it at the far end; both directions hold
+    // back the link's emulated delay.
+    void forward_probe(const std::vector<probe_hop>& route, std::size_t hop) {
+        if (hop + 1 < route.size()) {
+            const auto& next = route[hop + 1];
+            hold_back(next.link_delay_ms + extra_delay_to(next.id));
+            calls.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options.call_timeout);
+        }
+        hold_back(route[hop].link_delay_ms + extra_delay_to(route[hop - 1].id));
+    }
+
+    // One round trip from the lead along `route` (node indices), in ms.
+    double probe_once(const lead_plan& plan, const topology& topo, const std::vector<std::size_t>& path) {
+        std::vector<probe_hop> route;
+        for (std::size_t k = 0; k < path.size(); ++k) {
+            const auto& node = plan.doc.clu->nodes[path[k]];
+            double delay = 0;
+            if (k > 0) {
+                const auto l = *topo.link_between(path[k - 1], path[k]);
+                for (const auto& link : plan.doc.clu->links)
+                    if ((topo.index_of(link.from) == topo.link(l).first && topo.index_of(link.to) == topo.link(l).second) ||
+                        (topo.index_of(link.to) == topo.link(l).first && topo.index_of(link.from) == topo.link(l).second))
+                        delay = std::max(delay, link.emulate_delay_ms);
+            }
+            route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
+        }
+        const auto start = clock_type::now();
+        hold_back(route[1].link_delay_ms + extra_delay_to(route[1].id));
+        try {
+            calls.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options.call_timeout);
+        } catch (const std::exception& e) {
+            std::string names;
+            for (const auto& h : route) names += (names.empty() ? "" : " -> ") + h.id;
+            throw error("latency probe along " + names + " failed: " + e.what());
+        }
+        return elapsed_ms(start);
+    }
+
+    std::vector<link_time> measure_links(const lead_plan& plan, const topology& topo) {
+        const auto paths = plan_probes(topo);
+        const int rounds = plan.doc.run ? plan.doc.run->probes : protocol::run_settings{}.probes;
+        std::vector<std::vector<double>> samples(paths.size());
+        for (std::size_t p = 0; p < paths.size(); ++p) {
+            probe_once(plan, topo, paths[p].route);  // warm-up: opens the connections on the way
+            for (int r = 0; r < rounds; ++r) samples[p].push_back(probe_once(plan, topo, paths[p].route));
+        }
+        auto times = link_times(paths, samples);
+        for (const auto& t : times) {
+            const auto [a, b] = topo.link(t.link);
+            DNNC_LOG(info, "link " << topo.id(a) << " - " << topo.id(b) << ": " << t.latency_ms << " ms (round trip "
+                                   << t.round_trip_ms << " ms" << (t.clamped ? ", clamped" : "")
+                                   << (t.noisy ? ", noisy" : "") << ")");
+        }
+        return times;
+    }
+
+    // ---- submit: this node becomes the lead ----
+
+    std::size_t find_self(const protocol::cluster& clu) const {
+        const auto my_port = srv.port();
+        std::optional<std::size_t> loopback_match;
+        for (std::size_t i = 0; i < clu.nodes.size(); ++i) {
+            const auto& n = clu.nodes[i];
+            if (n.port != my_port) continue;
+            if (n.host == options.server.bind) return i;
+            if (is_loopback_host(n.host) && is_loopback_host(options.server.bind)) loopback_match = i;
+        }
+        if (loopback_match) return *loopback_match;
+        throw usage_error("this node (" + options.server.bind + ":" + std::to_string(my_port) +
+                          ") is not one of the cluster's nodes; submit to a node the document names");
+    }
+
+    json submit(const std::string& payload, bool replace) {
+        protocol::document doc = protocol::parse_document(payload, "submitted document");
+        protocol::check_document(doc);
+        if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (config && !replace)
+                throw error("this node already serves network '" + config->network + "'; submit with --replace to replace it");
+        }
+        doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
+        const auto started = clock_type::now();
+        lead_plan plan = plan_network(std::move(doc));
+        topology topo(*plan.doc.clu);
+        auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}});
+        state->times = measure_links(state->plan, state->topo);
+        std::vector<double> latency(state->topo.link_count(), 0.0);
+        for (const auto& t : state->times) latency[t.link] = t.latency_ms;
+        state->windows = wait_windows(state->plan, state->topo, latency);
+        const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows);
+
+        std::map<std::string, std::string> expected;
+        std::vector<const protocol::node_config*> stack{&root};
+        while (!stack.empty()) {
+            const auto* c = stack.back();
+            stack.pop_back();
+            expected[c->node] = node_server::config_hash(*c);
+            for (const auto& child : c->children) stack.push_back(&child);
+        }
+        const json acks = configure_subtree(root, replace);
+        for (const auto& a : acks) {
+            const auto node = a.at("node").get<std::string>();
+            if (expected[node] != a.at("hash").get<std::string>())
+                throw error("node '" + node + "' acknowledged a config that differs from the one sent");
+            expected.erase(node);
+        }
+        if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
+
+        state->since = clock_type::now();
+        state->last_seen.assign(state->topo.node_count(), state->since);
+        state->last_error.assign(state->topo.node_count(), {});
+        start_heartbeats(state);
+
+        json nodes = json::array();
+        for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+            nodes.push_back({{"id", state->topo.id(v)}, {"neurons", state->plan.neurons_per_node[v]},
+                             {"hash", acks_hash(acks, state->topo.id(v))}});
+        DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
+                                   << elapsed_ms(started) << " ms");
+        return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
+                {"edge_cut", state->plan.quality.edge_cut}, {"seconds", elapsed_ms(started) / 1000}};
+    }
+
+    static std::string acks_hash(const json& acks, const std::string& node) {
+        for (const auto& a : acks)
+            if (a.at("node") == node) return a.at("hash");
+        return {};
+    }
+
+    // ---- heartbeats (lead only) ----
+
+    void start_heartbeats(const std::shared_ptr<lead_state>& state) {
+        std::lock_guard<std::mutex> guard(mutex);
+        lead = state;
+        const auto generation = ++lead_generation;
+        const double timeout_ms = state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
+                                                      : protocol::run_settings{}.heartbeat_timeout_ms;
+        const auto period = std::chrono::duration<double, std::milli>(std::clamp(timeout_ms / 4, 20.0, 500.0));
+        for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
+            if (v == state->topo.lead()) continue;
+            heartbeat_threads.emplace_back([this, state, v, generation, period, timeout_ms] {
+                peer_client pinger(options.server.secret);
+                const auto& n = state->plan.doc.clu->nodes[v];
+                const endpoint to{n.host, static_cast<std::uint16_t>(n.port)};
+                const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2)));
+                while (true) {
+                    {
+                        std::unique_lock<std::mutex> lock(mutex);
+                        changed.wait_for(lock, period, [&] { return stopping || lead_generation != generation; });
+                        if (stopping || lead_generation != generation) return;
+                    }
+                    try {
+                        pinger.call(to, frame{message_type::heartbeat, 0, 0, {}}, wait);
+                        std::lock_guard<std::mutex> lock(mutex);
+                        state->last_seen[v] = clock_type::now();
+                        state->last_error[v].clear();
+                    } catch (const std::exception& e) {
+                        std::lock_guard<std::mutex> lock(mutex);
+                        if (state->last_error[v].empty())
+                            DNNC_LOG(warn, "heartbeat to node '" << n.id << "' failed: " << e.what());
+                        state->last_error[v] = e.what();
+                    }
+                }
+            });
+        }
+        changed.notify_all();
+    }
+
+    // ---- status ----
+
+    json status() {
+        std::lock_guard<std::mutex> lock(mutex);
+        json s{{"state", config ? "idle" : "unconfigured"}, {"tick", 0}};
+        if (config) {
+            s["node"] = config->node;
+            s["network"] = config->network;
+            s["lead"] = config->lead;
+            s["neurons"] = config->neurons.size();
+            s["config_hash"] = config_hash;
+        }
+        if (!lead) {
+            s["role"] = config ? "worker" : "none";
+            return s;
+        }
+        s["role"] = "lead";
+        const auto& topo = lead->topo;
+        const auto& doc = lead->plan.doc;
+        const std::string clock = doc.run && !doc.run->clock.empty() ? doc.run->clock : topo.id(topo.lead());
+        const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+        json nodes = json::array(), dead = json::array();
+        for (std::size_t v = 0; v < topo.node_count(); ++v) {
+            json roles = json::array();
+            if (v == topo.lead()) roles.push_back("lead");
+            if (topo.id(v) == clock) roles.push_back("clock");
+            if (roles.empty()) roles.push_back("worker");
+            const double silent_ms = v == topo.lead() ? 0.0 : elapsed_ms(lead->last_seen[v]);
+            const bool alive = silent_ms <= timeout_ms;
+            const auto& n = doc.clu->nodes[v];
+            json entry{{"id", n.id}, {"address", n.host + ":" + std::to_string(n.port)}, {"roles", roles},
+                       {"capacity", n.capacity}, {"neurons", lead->plan.neurons_per_node[v]}, {"alive", alive},
+                       {"silent_ms", silent_ms}};
+            if (!alive) {
+                entry["error"] = lead->last_error[v];
+                dead.push_back(n.id);
+            }
+            nodes.push_back(entry);
+        }
+        json links = json::array();
+        for (const auto& t : lead->times) {
+            const auto [a, b] = topo.link(t.link);
+            links.push_back({{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
+                             {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}});
+        }
+        std::vector<double> remote;
+        for (double w : lead->windows)
+            if (w > 0) remote.push_back(w);
+        json windows{{"neurons_with_remote_inputs", remote.size()}};
+        if (!remote.empty()) {
+            windows["min_ms"] = *std::min_element(remote.begin(), remote.end());
+            windows["median_ms"] = median(remote);
+            windows["max_ms"] = *std::max_element(remote.begin(), remote.end());
+        }
+        s["nodes"] = nodes;
+        s["links"] = links;
+        s["wait_windows"] = windows;
+        s["dead"] = dead;
+        s["edge_cut"] = lead->plan.quality.edge_cut;
+        s["imbalance"] = lead->plan.quality.max_imbalance;
+        return s;
+    }
+
+    void shutdown_all() {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            stopping = true;
+            lead_generation++;
+        }
+        changed.notify_all();
+    }
+};
+
+namespace {
+
+// submit, configure, probe.
+class neural_module final : public module {
+public:
+    explicit neural_module(node::impl& n) : node_(n) {}
+    std::vector<message_type> handles() const override {
+        return {message_type::submit, message_type::configure, message_type::probe};
+    }
+    void handle(const frame& request, responder respond) override {
+        const bool replace = request.flags & protocol::replace_flag;
+        switch (request.type) {
+        case message_type::submit:
+            node_.run_task([this, payload = request.payload, replace, respond] {
+                respond_with(respond, [&] { return reply_of(message_type::submit_reply, node_.submit(payload, replace).dump()); });
+            });
+            return;
+        case message_type::configure:
+            node_.run_task([this, payload = request.payload, replace, respond] {
+                respond_with(respond, [&] {
+                    const auto config = protocol::parse_node_config(payload, "node config");
+                    return reply_of(message_type::configure_reply, node_.configure_subtree(config, replace).dump());
+                });
+            });
+            return;
+        case message_type::probe: {
+            std::vector<probe_hop> route;
+            std::size_t hop = 0;
+            try {
+                std::tie(route, hop) = route_from_json(request.payload);
+            } catch (const json::exception& e) {
+                throw protocol_error(std::string("malformed probe: ") + e.what());
+            }
+            node_.forward_probe(route, hop);
+            respond(reply_of(message_type::probe_reply));
+            return;
+        }
+        default: throw protocol_error("unexpected frame");
+        }
+    }
+
+private:
+    static void respond_with(const responder& respond, const std::function<frame()>& work) {
+        try {
+            respond(work());
+        } catch (const std::exception& e) {
+            DNNC_LOG(warn, "request failed: " << e.what());
+            respond(reply_of(message_type::error_reply, e.what()));
+        }
+    }
+    node::impl& node_;
+};
+
+// status, heartbeat, shutdown.
+class admin_module final : public module {
+public:
+    explicit admin_module(node::impl& n) : node_(n) {}
+    std::vector<message_type> handles() const override {
+        return {message_type::status, message_type::heartbeat, message_type::shutdown};
+    }
+    void handle(const frame& request, responder respond) override {
+        switch (request.type) {
+        case message_type::status: respond(reply_of(message_type::status_reply, node_.status().dump())); return;
+        case message_type::heartbeat: respond(reply_of(message_type::heartbeat_reply)); return;
+        case message_type::shutdown:
+            DNNC_LOG(info, "shutdown requested");
+            respond(reply_of(message_type::shutdown_reply));
+            node_.srv.stop();
+            return;
+        default: throw protocol_error("unexpected frame");
+        }
+    }
+    void stop() override { node_.shutdown_all(); }
+
+private:
+    node::impl& node_;
+};
+
+}  // namespace
+
+node::node(node_options options) : impl_(std::make_unique<impl>(std::move(options))) {
+    impl_->srv.add_module(std::make_shared<neural_module>(*impl_));
+    impl_->srv.add_module(std::make_shared<admin_module>(*impl_));
+}
+
+node::~node() {
+    stop();
+    impl_->srv.stop();
+    for (auto& t : impl_->heartbeat_threads) t.join();
+    for (auto& f : impl_->tasks) f.wait();
+}
+
+void node::start() { impl_->srv.start(); }
+std::uint16_t node::port() const { return impl_->srv.port(); }
+void node::wait() { impl_->srv.wait(); }
+void node::stop() {
+    impl_->shutdown_all();
+    impl_->srv.stop();
+}
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,157 @@
+#include "dnnc/node_server/peer_client.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <atomic>
+
+namespace dnnc::node_server {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+endpoint parse_endpoint(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+        throw usage_error("'" + text + "' is not HOST:PORT");
+    std::string host = text.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    int port = 0;
+    try {
+        std::size_t used = 0;
+        port = std::stoi(text.substr(colon + 1), &used);
+        if (used != text.size() - colon - 1) port = -1;
+    } catch (const std::exception&) {
+        port = -1;
+    }
+    if (port < 1 || port > 65535) throw usage_error("'" + text + "': the port must be a number in 1..65535");
+    return {host, static_cast<std::uint16_t>(port)};
+}
+
+// A connection owns its io_context, so a call can run it until its own deadline.
+struct peer_client::connection {
+    asio::io_context io;
+    tcp::socket socket{io};
+    std::mutex mutex;  // one call at a time
+
+    // Runs the io_context until `done` or the deadline; on timeout the socket is closed.
+    void run_until(const std::atomic<bool>& done, std::chrono::steady_clock::time_point deadline) {
+        io.restart();
+        while (!done && io.run_one_until(deadline) > 0) {
+        }
+        if (!done) {
+            boost::system::error_code ignored;
+            socket.close(ignored);
+            io.restart();
+            io.run();
+            throw io_error("timed out");
+        }
+    }
+};
+
+peer_client::peer_client(std::string secret, std::uint32_t max_payload)
+    : secret_(std::move(secret)), max_payload_(max_payload) {}
+
+peer_client::~peer_client() = default;
+
+std::shared_ptr<peer_client::connection> peer_client::connection_to(const endpoint& to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& c = connections_[to.text()];
+    if (!c) c = std::make_shared<connection>();
+    return c;
+}
+
+void peer_client::forget(const endpoint& to) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    connections_.erase(to.text());
+}
+
+protocol::frame peer_client::call(const endpoint& to, protocol::frame request, std::chrono::milliseconds timeout) {
+    static std::atomic<std::uint64_t> next_id{1};
+    request.request_id = next_id++;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const std::shared_ptr<connection> c = connection_to(to);
+    std::lock_guard<std::mutex> lock(c->mutex);
+    const std::string where = " (" + to.text() + ")";
+    // A cached connection the peer has since closed fails at once; it is retried once.
+    for (int attempt = 0;; ++attempt) {
+    const bool reused = c->socket.is_open();
+    try {
+        boost::system::error_code ec;
+        std::atomic<bool> done{false};
+        if (!c->socket.is_open()) {
+            tcp::resolver resolver(c->io);
+            const auto endpoints = resolver.resolve(to.host, std::to_string(to.port), ec);
+            if (ec) throw io_error("cannot resolve " + to.host + ": " + ec.message());
+            asio::async_connect(c->socket, endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) {
+                ec = e;
+                done = true;
+            });
+            c->run_until(done, deadline);
+            if (ec) {
+                c->socket.close();
+                throw io_error("cannot connect: " + ec.message());
+            }
+            c->socket.set_option(tcp::no_delay(true));
+        }
+
+        const std::string bytes = protocol::encode_frame(request, secret_);
+        std::string header(protocol::frame_header_size, '\0');
+        std::string body;
+        protocol::frame_header h{};
+        done = false;
+        asio::async_write(c->socket, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
+            if (e) {
+                ec = e;
+                done = true;
+                return;
+            }
+            asio::async_read(c->socket, asio::buffer(header), [&](const boost::system::error_code& e2, std::size_t) {
+                if (e2) {
+                    ec = e2;
+                    done = true;
+                    return;
+                }
+                try {
+                    h = protocol::decode_header(header, max_payload_, !secret_.empty());
+                } catch (const protocol_error&) {
+                    ec = asio::error::invalid_argument;
+                    done = true;
+                    return;
+                }
+                body.resize(h.body_size());
+                asio::async_read(c->socket, asio::buffer(body), [&](const boost::system::error_code& e3, std::size_t) {
+                    ec = e3;
+                    done = true;
+                });
+            });
+        });
+        c->run_until(done, deadline);
+        if (ec) {
+            c->socket.close();
+            const bool stale = ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+            if (stale && reused && attempt == 0) continue;
+            throw io_error(ec == asio::error::eof ? std::string("connection closed by the peer") : ec.message());
+        }
+        protocol::frame reply = protocol::decode_body(h, header, body, secret_);
+        if (reply.request_id != request.request_id) {
+            c->socket.close();
+            throw io_error("reply does not match the request");
+        }
+        if (reply.type == protocol::message_type::error_reply) throw remote_error(reply.payload);
+        return reply;
+    } catch (const remote_error&) {
+        throw;
+    } catch (const protocol_error& e) {
+        c->socket.close();
+        throw io_error(std::string(e.what()) + where);
+    } catch (const io_error& e) {
+        throw io_error(std::string(e.what()) + where);
+    }
+    }
+}
+
+}  // namespace dnnc::node_server

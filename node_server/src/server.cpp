@@ -1,0 +1,250 @@
+#include "dnnc/node_server/server.hpp"
+
+#include "dnnc/node_server/log.hpp"
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace dnnc::node_server {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+using dispatch_table = std::map<protocol::message_type, std::shared_ptr<module>>;
+
+class session : public std::enable_shared_from_this<session> {
+public:
+    session(tcp::socket socket, const server_options& options, const dispatch_table& table,
+            std::function<void(const std::shared_ptr<session>&)> on_close)
+        : socket_(std::move(socket)),
+          strand_(asio::make_strand(socket_.get_executor())),
+          options_(options),
+          table_(table),
+          on_close_(std::move(on_close)) {
+        boost::system::error_code ec;
+        const auto remote = socket_.remote_endpoint(ec);
+        peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
+    }
+
+    void start() { read_header(); }
+
+    void close() {
+        asio::post(strand_, [self = shared_from_this()] {
+            boost::system::error_code ignored;
+            self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
+            self->socket_.close(ignored);
+        });
+    }
+
+    void send(protocol::frame reply) {
+        std::string bytes = protocol::encode_frame(reply, options_.secret);
+        asio::post(strand_, [self = shared_from_this(), bytes = std::move(bytes)]() mutable {
+            self->outbox_.push_back(std::move(bytes));
+            if (self->outbox_.size() == 1) self->write_next();
+        });
+    }
+
+private:
+    void read_header() {
+        asio::async_read(socket_, asio::buffer(header_),
+                         asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                             if (ec) return self->finish();
+                             try {
+                                 self->current_ = protocol::decode_header(
+                                     std::string_view(self->header_.data(), self->header_.size()),
+                                     self->options_.max_payload, !self->options_.secret.empty());
+                             } catch (const protocol_error& e) {
+                                 return self->reject(e.what());
+                             }
+                             self->read_body();
+                         }));
+    }
+
+    void read_body() {
+        body_.resize(current_.body_size());
+        asio::async_read(socket_, asio::buffer(body_),
+                         asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                             if (ec) return self->finish();
+                             protocol::frame request;
+                             try {
+                                 request = protocol::decode_body(
+                                     self->current_, std::string_view(self->header_.data(), self->header_.size()),
+                                     self->body_, self->options_.secret);
+                             } catch (const protocol_error& e) {
+                                 return self->reject(e.what());
+                             }
+                             self->body_.clear();
+                             self->body_.shrink_to_fit();
+                             self->dispatch(std::move(request));
+                             self->read_header();
+                         }));
+    }
+
+    void dispatch(protocol::frame request) {
+        const auto id = request.request_id;
+        auto reply_once = [self = shared_from_this(), id](protocol::frame reply) {
+            reply.request_id = id;
+            self->send(std::move(reply));
+        };
+        const auto it = table_.find(request.type);
+        if (it == table_.end()) {
+            reply_once({protocol::message_type::error_reply, 0, id,
+                        std::string("this node has no module for ") + protocol::to_string(request.type) + " frames"});
+            return;
+        }
+        DNNC_LOG(debug, "frame " << protocol::to_string(request.type) << " #" << id << " from " << peer_ << " ("
+                                 << request.payload.size() << " bytes)");
+        try {
+            it->second->handle(request, reply_once);
+        } catch (const std::exception& e) {
+            reply_once({protocol::message_type::error_reply, 0, id, e.what()});
+        }
+    }
+
+    // Broken framing: the stream cannot be resynchronised, so the connection goes.
+    void reject(const std::string& why) {
+        DNNC_LOG(warn, "dropping connection from " << peer_ << ": " << why);
+        finish();
+    }
+
+    void write_next() {
+        asio::async_write(socket_, asio::buffer(outbox_.front()),
+                          asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                              if (ec) return self->finish();
+                              self->outbox_.pop_front();
+                              if (!self->outbox_.empty()) self->write_next();
+                          }));
+    }
+
+    void finish() {
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+        if (on_close_) {
+            auto callback = std::move(on_close_);
+            on_close_ = nullptr;
+            callback(shared_from_this());
+        }
+    }
+
+    tcp::socket socket_;
+    asio::strand<tcp::socket::executor_type> strand_;
+    const server_options& options_;
+    const dispatch_table& table_;
+    std::function<void(const std::shared_ptr<session>&)> on_close_;
+    std::string peer_;
+    std::array<char, protocol::frame_header_size> header_{};
+    protocol::frame_header current_{};
+    std::string body_;
+    std::deque<std::string> outbox_;
+};
+
+}  // namespace
+
+struct server::impl {
+    server_options options;
+    asio::io_context io;
+    tcp::acceptor acceptor{io};
+    dispatch_table table;
+    std::vector<std::shared_ptr<module>> modules;
+    std::vector<std::thread> threads;
+    std::mutex mutex;
+    std::condition_variable stopped_cv;
+    bool stopped = false;
+    std::set<std::shared_ptr<session>> sessions;
+
+    void accept() {
+        acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+            if (ec) {
+                if (ec != asio::error::operation_aborted) accept();
+                return;
+            }
+            boost::system::error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
+            auto s = std::make_shared<session>(std::move(socket), options, table, [this](const std::shared_ptr<session>& gone) {
+                std::lock_guard<std::mutex> lock(mutex);
+                sessions.erase(gone);
+            });
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                sessions.insert(s);
+            }
+            s->start();
+            accept();
+        });
+    }
+};
+
+server::server(server_options options) : impl_(std::make_unique<impl>()) { impl_->options = std::move(options); }
+
+server::~server() {
+    stop();
+    for (auto& t : impl_->threads)
+        if (t.joinable()) t.join();
+}
+
+void server::add_module(std::shared_ptr<module> m) {
+    for (auto type : m->handles()) impl_->table[type] = m;
+    impl_->modules.push_back(std::move(m));
+}
+
+void server::start() {
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(impl_->options.bind, ec);
+    if (ec) throw usage_error("--bind: '" + impl_->options.bind + "' is not an IP address");
+    const tcp::endpoint at(address, impl_->options.port);
+    auto& acceptor = impl_->acceptor;
+    acceptor.open(at.protocol(), ec);
+    if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) acceptor.bind(at, ec);
+    if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec)
+        throw io_error("cannot listen on " + impl_->options.bind + ":" + std::to_string(impl_->options.port) + ": " +
+                       ec.message());
+    impl_->accept();
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, impl_->options.threads); ++i)
+        impl_->threads.emplace_back([this] { impl_->io.run(); });
+}
+
+std::uint16_t server::port() const { return impl_->acceptor.local_endpoint().port(); }
+
+void server::wait() {
+    std::unique_lock<std::mutex> lock(impl_->mutex);
+    impl_->stopped_cv.wait(lock, [this] { return impl_->stopped; });
+}
+
+void server::stop() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        if (impl_->stopped) return;
+        impl_->stopped = true;
+    }
+    for (auto& m : impl_->modules) m->stop();
+    // Give replies in flight (a shutdown's own reply) a moment, then close everything.
+    auto timer = std::make_shared<asio::steady_timer>(impl_->io, std::chrono::milliseconds(100));
+    timer->async_wait([this, timer](const boost::system::error_code&) {
+        boost::system::error_code ignored;
+        impl_->acceptor.close(ignored);
+        {
+            std::lock_guard<std::mutex> lock(impl_->mutex);
+            for (const auto& s : impl_->sessions) s->close();
+        }
+        asio::post(impl_->io, [this] { impl_->io.stop(); });
+    });
+    impl_->stopped_cv.notify_all();
+}
+
+}  // namespace dnnc::node_server

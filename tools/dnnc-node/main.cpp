@@ -1,0 +1,91 @@
+// dnnc-node: the node server daemon. Prints "dnnc-node listening on HOST:PORT" once it
+// accepts connections; stops cleanly on SIGTERM, SIGINT or a shutdown frame.
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/node_server/node.hpp"
+#include "dnnc/node_server/secret.hpp"
+#include "dnnc/protocol/error.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+namespace {
+
+std::pair<std::string, double> parse_delay(const std::string& text) {
+    const auto eq = text.find('=');
+    try {
+        if (eq != std::string::npos && eq > 0) {
+            std::size_t used = 0;
+            const double ms = std::stod(text.substr(eq + 1), &used);
+            if (used == text.size() - eq - 1 && ms >= 0) return {text.substr(0, eq), ms};
+        }
+    } catch (const std::exception&) {
+    }
+    throw dnnc::usage_error("--emulate-delay: '" + text + "' is not PEER=MS with MS >= 0");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"dnnc-node: a dnnc node server"};
+    std::string bind = "127.0.0.1", secret_file, log_level = "info";
+    int port = 0;
+    std::size_t threads = 4;
+    std::vector<std::string> delays;
+    app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
+    app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
+    app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
+    app.add_option("--log-level", log_level, "error, warn, info or debug");
+    app.add_option("--threads", threads, "Threads serving connections")->check(CLI::Range(1, 256));
+    app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+
+    // Block the stop signals in every thread; one thread waits for them.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    try {
+        dnnc::node_server::set_log_level(dnnc::node_server::parse_log_level(log_level));
+        dnnc::node_server::node_options options;
+        options.server.bind = bind;
+        options.server.port = static_cast<std::uint16_t>(port);
+        options.server.threads = threads;
+        if (!secret_file.empty()) options.server.secret = dnnc::node_server::read_secret_file(secret_file);
+        for (const auto& d : delays) options.emulate_delay_ms.insert(parse_delay(d));
+
+        dnnc::node_server::node node(options);
+        node.start();
+        std::cout << "dnnc-node listening on " << bind << ":" << node.port() << std::endl;
+        std::atomic<bool> stopped_by_request{false};
+        std::thread waiter([&] {
+            int received = 0;
+            sigwait(&signals, &received);
+            if (stopped_by_request) return;
+            DNNC_LOG(info, "signal " << received << ": stopping");
+            node.stop();
+        });
+        node.wait();
+        // Wake the signal waiter if the stop came from a shutdown frame.
+        stopped_by_request = true;
+        pthread_kill(waiter.native_handle(), SIGTERM);
+        waiter.join();
+        return 0;
+    } catch (const dnnc::usage_error& e) {
+        std::cerr << "dnnc-node: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "dnnc-node: " << e.what() << '\n';
+        return 1;
+    }
+}

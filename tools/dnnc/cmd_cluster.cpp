@@ -1,0 +1,77 @@
+// dnnc cluster up|down CONFIG.xml: start or stop the config's nodes that live on this
+// machine as dnnc-node processes.
+#include "client.hpp"
+#include "commands.hpp"
+
+#include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <unistd.h>
+
+namespace dnnc::cli {
+namespace {
+
+struct cluster_options {
+    std::string file, log_level = "info";
+    client_options client;
+};
+
+// dnnc-node is installed (and built) beside dnnc.
+std::string node_binary() {
+    const auto self = std::filesystem::read_symlink("/proc/self/exe");
+    const auto beside = self.parent_path() / "dnnc-node";
+    if (!std::filesystem::exists(beside)) throw io_error("cannot find dnnc-node beside " + self.string());
+    return beside.string();
+}
+
+protocol::cluster cluster_of(const std::string& file) {
+    const auto doc = protocol::load_document(file);
+    if (!doc.clu) throw usage_error(file + ": the document has no <cluster>");
+    return *doc.clu;
+}
+
+int run_up(const cluster_options& o) {
+    const auto clu = cluster_of(o.file);
+    node_server::launch_options launch;
+    launch.node_binary = node_binary();
+    launch.secret_file = o.client.secret_file;
+    launch.log_level = o.log_level;
+    if (!o.client.secret_file.empty()) o.client.secret();  // fail early on an unreadable secret
+    const auto started = node_server::start_local_cluster(clu, o.file, launch);
+    for (const auto& n : started.nodes)
+        std::cout << "node " << n.id << " up on " << n.at.text() << " (pid " << n.pid << ", log " << n.log_file << ")\n";
+    const auto remote = clu.nodes.size() - started.nodes.size();
+    if (remote) std::cout << remote << " node(s) live on other machines; start them there with dnnc-node\n";
+    return 0;
+}
+
+int run_down(const cluster_options& o) {
+    const auto record = node_server::read_record(o.file);
+    const auto killed = node_server::stop_local_cluster(record, o.client.secret());
+    for (const auto& n : record.nodes) {
+        const bool forced = std::find(killed.begin(), killed.end(), n.id) != killed.end();
+        std::cout << "node " << n.id << " down" << (forced ? " (killed: it did not stop when asked)" : "") << '\n';
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_cluster(CLI::App& app, action& chosen) {
+    auto o = std::make_shared<cluster_options>();
+    auto* cmd = app.add_subcommand("cluster", "Start or stop the local nodes of a cluster");
+    cmd->require_subcommand(1);
+    auto* up = cmd->add_subcommand("up", "Start a dnnc-node for each node of CONFIG on this machine");
+    up->add_option("file", o->file, "DNNC document with a <cluster>")->required();
+    up->add_option("--log-level", o->log_level, "The nodes' log level");
+    o->client.add_to(up);
+    up->callback([o, &chosen] { chosen = [o] { return run_up(*o); }; });
+    auto* down = cmd->add_subcommand("down", "Stop the nodes `cluster up` started for CONFIG");
+    down->add_option("file", o->file, "The same DNNC document")->required();
+    o->client.add_to(down);
+    down->callback([o, &chosen] { chosen = [o] { return run_down(*o); }; });
+}
+
+}  // namespace dnnc::cli

@@ -1,0 +1,71 @@
+// dnnc status --lead HOST:PORT [--json] [--links]
+#include "client.hpp"
+#include "commands.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+namespace dnnc::cli {
+namespace {
+
+struct status_options {
+    std::string lead;
+    bool json = false, links = false;
+    client_options client;
+};
+
+std::string text_of(const nlohmann::json& j, const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "-";
+}
+
+int run_status(const status_options& o) {
+    const auto s = nlohmann::json::parse(call_node(o.client, o.lead, {protocol::message_type::status, 0, 0, {}}).payload);
+    if (o.json) {
+        std::cout << s.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << "node " << text_of(s, "node") << " (" << s["role"].get<std::string>() << "), network "
+              << text_of(s, "network") << ", state " << s["state"].get<std::string>() << ", tick " << s["tick"] << '\n';
+    if (!s.contains("nodes")) return 0;
+    std::printf("%-12s %-22s %-12s %8s %9s  %s\n", "node", "address", "roles", "capacity", "neurons", "alive");
+    for (const auto& n : s["nodes"]) {
+        std::string roles;
+        for (const auto& r : n["roles"]) roles += (roles.empty() ? "" : ",") + r.get<std::string>();
+        std::printf("%-12s %-22s %-12s %8g %9zu  %s\n", n["id"].get<std::string>().c_str(),
+                    n["address"].get<std::string>().c_str(), roles.c_str(), n["capacity"].get<double>(),
+                    n["neurons"].get<std::size_t>(), n["alive"].get<bool>() ? "yes" : "DEAD");
+    }
+    const auto& w = s["wait_windows"];
+    if (w.contains("max_ms"))
+        std::printf("wait windows: %zu neurons with remote inputs, %.3f / %.3f / %.3f ms (min / median / max)\n",
+                    w["neurons_with_remote_inputs"].get<std::size_t>(), w["min_ms"].get<double>(),
+                    w["median_ms"].get<double>(), w["max_ms"].get<double>());
+    if (!s["dead"].empty()) std::cout << "dead nodes: " << s["dead"].dump() << '\n';
+    if (o.links) {
+        std::printf("%-12s %-12s %12s %14s  %s\n", "link", "", "latency ms", "round trip ms", "flags");
+        for (const auto& l : s["links"]) {
+            std::string flags = l["clamped"].get<bool>() ? "clamped " : "";
+            if (l["noisy"].get<bool>()) flags += "noisy";
+            std::printf("%-12s %-12s %12.3f %14.3f  %s\n", l["from"].get<std::string>().c_str(),
+                        l["to"].get<std::string>().c_str(), l["latency_ms"].get<double>(),
+                        l["round_trip_ms"].get<double>(), flags.c_str());
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_status(CLI::App& app, action& chosen) {
+    auto o = std::make_shared<status_options>();
+    auto* cmd = app.add_subcommand("status", "Show a cluster's nodes, links, wait windows and state");
+    cmd->add_option("--lead", o->lead, "HOST:PORT of the lead (or of any node, for its own status)")->required();
+    cmd->add_flag("--json", o->json, "Print the status as JSON");
+    cmd->add_flag("--links", o->links, "Also list the measured link latencies");
+    o->client.add_to(cmd);
+    cmd->callback([o, &chosen] { chosen = [o] { return run_status(*o); }; });
+}
+
+}  // namespace dnnc::cli

@@ -1,0 +1,61 @@
+// dnnc submit CONFIG.xml --to HOST:PORT [--replace]: the receiving node becomes the lead,
+// partitions, measures links, fans the node configs out, and answers once every node has
+// acknowledged.
+#include "client.hpp"
+#include "commands.hpp"
+
+#include "dnnc/protocol/xml.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <iostream>
+
+namespace dnnc::cli {
+namespace {
+
+struct submit_options {
+    std::string file, to;
+    bool replace = false, json = false;
+    client_options client;
+};
+
+int run_submit(const submit_options& o) {
+    // Checked here first, so that mistakes get located messages and exit code 2.
+    protocol::document doc = protocol::load_document(o.file);
+    if (!doc.net || !doc.clu) throw usage_error(o.file + ": a submitted document needs a <network> and a <cluster>");
+    // Weight files are named relative to the document; the lead reads them by absolute path.
+    const auto base = std::filesystem::absolute(o.file).parent_path();
+    for (auto& p : doc.net->projections)
+        if (!p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative())
+            p.weights_file = (base / p.weights_file).lexically_normal().string();
+    const auto reply = call_node(o.client, o.to,
+                                 {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0,
+                                  protocol::serialize(doc)});
+    const auto summary = nlohmann::json::parse(reply.payload);
+    if (o.json) {
+        std::cout << summary.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << "network '" << summary["network"].get<std::string>() << "' runs on " << summary["nodes"].size()
+              << " nodes, lead " << summary["lead"].get<std::string>() << " (" << o.to << ")\n";
+    for (const auto& n : summary["nodes"])
+        std::cout << "  " << n["id"].get<std::string>() << ": " << n["neurons"] << " neurons, config "
+                  << n["hash"].get<std::string>().substr(0, 12) << '\n';
+    return 0;
+}
+
+}  // namespace
+
+void add_submit(CLI::App& app, action& chosen) {
+    auto o = std::make_shared<submit_options>();
+    auto* cmd = app.add_subcommand("submit", "Send a DNNC document to a node, which becomes its lead");
+    cmd->add_option("file", o->file, "DNNC document with a network and a cluster")->required();
+    cmd->add_option("--to", o->to, "HOST:PORT of the node that becomes the lead")->required();
+    cmd->add_flag("--replace", o->replace, "Replace the network the nodes already serve");
+    cmd->add_flag("--json", o->json, "Print the lead's summary as JSON");
+    o->client.add_to(cmd);
+    cmd->callback([o, &chosen] { chosen = [o] { return run_submit(*o); }; });
+}
+
+}  // namespace dnnc::cli
