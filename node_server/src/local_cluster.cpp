@@ -1,5 +1,6 @@
 #include "dnnc/node_server/local_cluster.hpp"
 
+#include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 #include <boost/asio/ip/address.hpp>
@@ -115,7 +116,7 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     if (local.empty()) throw usage_error("the cluster has no node on this machine (127.0.0.0/8)");
     const fs::path dir = record_dir(config_path);
     fs::create_directories(dir);
-    peer_client client;
+    peer_client client(options.secret_file.empty() ? std::string() : read_secret_file(options.secret_file));
     local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}};
     try {
         for (const auto* node : local) {

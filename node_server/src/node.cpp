@@ -32,8 +32,15 @@ double elapsed_ms(clock_type::time_point since) {
     return std::chrono::duration<double, std::milli>(clock_type::now() - since).count();
 }
 
+// Emulated link delay: sleeps most of it, then spins to the deadline, because a plain sleep
+// overshoots by the timer slack and the overshoot would add to every measured latency.
 void hold_back(double ms) {
-    if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+    if (ms <= 0) return;
+    const auto deadline = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                                  std::chrono::duration<double, std::milli>(ms));
+    const auto spin = std::chrono::microseconds(300);
+    if (deadline - clock_type::now() > spin) std::this_thread::sleep_until(deadline - spin);
+    while (clock_type::now() < deadline) std::this_thread::yield();
 }
 
 frame reply_of(message_type type, std::string payload = {}) { return frame{type, 0, 0, std::move(payload)}; }

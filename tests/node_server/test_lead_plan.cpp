@@ -1,0 +1,103 @@
+// The lead's plan: every neuron placed once, synapses kept in canonical order, peers and
+// routes, wait windows and the nesting of configs along the broadcast tree.
+#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+
+namespace {
+lead_plan plan_of(const std::string& example) {
+    return plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + example));
+}
+
+void collect(const protocol::node_config& c, std::vector<const protocol::node_config*>& out) {
+    out.push_back(&c);
+    for (const auto& child : c.children) collect(child, out);
+}
+}  // namespace
+
+TEST_CASE("every neuron lands on exactly one node with all its incoming synapses in order") {
+    const auto plan = plan_of("tree7/tree7.xml");
+    const topology topo(*plan.doc.clu);
+    const std::vector<double> latency(topo.link_count(), 0.25);
+    const auto windows = wait_windows(plan, topo, latency);
+    const auto root = build_configs(plan, topo, latency, windows);
+    std::vector<const protocol::node_config*> all;
+    collect(root, all);
+    REQUIRE(all.size() == 7);
+    std::set<std::int64_t> seen;
+    std::size_t synapses = 0;
+    for (const auto* c : all) {
+        for (const auto& n : c->neurons) CHECK(seen.insert(n.index).second);
+        synapses += c->incoming.size();
+    }
+    CHECK(seen.size() == plan.net.neuron_count());
+    CHECK(synapses == plan.net.synapse_count());
+    // The first local neuron's synapses appear in canonical order.
+    const auto& c = *all.front();
+    REQUIRE_FALSE(c.neurons.empty());
+    const auto i = static_cast<protocol::neuron_index>(c.neurons.front().index);
+    std::vector<std::string> expected, got;
+    for (auto s = plan.net.in_begin[i]; s < plan.net.in_begin[i + 1]; ++s) expected.push_back(plan.net.neuron_name(plan.net.in_source[s]));
+    for (const auto& in : c.incoming)
+        if (in.to == c.neurons.front().id) got.push_back(in.from);
+    CHECK(got == expected);
+}
+
+TEST_CASE("the broadcast tree respects the fan-out and nests subtrees") {
+    const auto plan = plan_of("tree7/tree7.xml");  // fan-out 2
+    const topology topo(*plan.doc.clu);
+    const auto parents = broadcast_parents(topo, 2);
+    CHECK(parents[0] == 0);
+    CHECK(parents[1] == 0);
+    CHECK(parents[2] == 0);
+    CHECK(parents[3] == 1);
+    CHECK(parents[6] == 2);
+    const std::vector<double> latency(topo.link_count(), 0.0);
+    const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
+    CHECK(root.node == "n0");
+    REQUIRE(root.children.size() == 2);
+    CHECK(root.children[0].node == "n1");
+    REQUIRE(root.children[0].children.size() == 2);
+    CHECK(root.children[0].children[0].node == "n3");
+    CHECK(root.children[1].children[1].node == "n6");
+}
+
+TEST_CASE("wait windows follow the slowest remote input's path latency") {
+    const auto plan = plan_of("xor/xor.xml");
+    const topology topo(*plan.doc.clu);
+    const auto windows = wait_windows(plan, topo, {2.0});
+    const auto& run = *plan.doc.run;
+    for (protocol::neuron_index i = 0; i < plan.net.neuron_count(); ++i) {
+        bool remote = false;
+        for (auto s = plan.net.in_begin[i]; s < plan.net.in_begin[i + 1]; ++s)
+            remote |= plan.node_of_neuron[plan.net.in_source[s]] != plan.node_of_neuron[i];
+        CHECK(windows[i] == Approx(remote ? run.window_factor * 2.0 + run.window_margin_ms : 0.0));
+    }
+}
+
+TEST_CASE("peers carry routes along links and a config hash ignores the subtree") {
+    const auto plan = plan_of("tree7/tree7.xml");
+    const topology topo(*plan.doc.clu);
+    const std::vector<double> latency(topo.link_count(), 1.0);
+    auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
+    std::vector<const protocol::node_config*> all;
+    collect(root, all);
+    for (const auto* c : all)
+        for (const auto& p : c->peers) {
+            REQUIRE(p.via.size() >= 2);
+            CHECK(p.via.front() == c->node);
+            CHECK(p.via.back() == p.id);
+            CHECK(p.latency_ms == Approx(static_cast<double>(p.via.size() - 1)));
+        }
+    const auto hash = config_hash(root);
+    root.children.clear();
+    CHECK(config_hash(root) == hash);
+    root.neurons.front().window_ms += 1;
+    CHECK(config_hash(root) != hash);
+}

@@ -1,0 +1,67 @@
+// Routes, the probe plan over the transition graph, and link times from round trips.
+#include "dnnc/node_server/topology.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+
+namespace {
+protocol::cluster make_cluster(const std::string& lead, std::vector<std::string> ids,
+                               std::vector<std::pair<std::string, std::string>> links) {
+    protocol::cluster c;
+    c.lead = lead;
+    int port = 7000;
+    for (auto& id : ids) c.nodes.push_back({id, "127.0.0.1", port++, 1, {}});
+    for (auto& [a, b] : links) c.links.push_back({a, b, 0, {}});
+    return c;
+}
+}  // namespace
+
+TEST_CASE("routes take the fewest hops") {
+    const topology t(make_cluster("a", {"a", "b", "c", "d"}, {{"a", "b"}, {"b", "c"}, {"c", "d"}, {"a", "d"}}));
+    CHECK(t.route(0, 2).size() == 3);
+    CHECK(t.route(0, 3) == std::vector<std::size_t>{0, 3});
+    CHECK(t.route(1, 1) == std::vector<std::size_t>{1});
+    CHECK(t.link_between(0, 1));
+    CHECK_FALSE(t.link_between(0, 2));
+}
+
+TEST_CASE("the probe plan reaches every link once, through links sharing a node") {
+    // Triangle a-b-c plus a tail c-d; lead a.
+    const topology t(make_cluster("a", {"a", "b", "c", "d"}, {{"a", "b"}, {"b", "c"}, {"c", "a"}, {"c", "d"}}));
+    const auto plan = plan_probes(t);
+    REQUIRE(plan.size() == 4);
+    // Level 1: the links at the lead.
+    CHECK(plan[0].route == std::vector<std::size_t>{0, 1});
+    CHECK_FALSE(plan[0].parent);
+    CHECK(plan[1].route == std::vector<std::size_t>{0, 2});
+    // b-c is reached from a-b: a, b, c.
+    CHECK(plan[2].route == std::vector<std::size_t>{0, 1, 2});
+    CHECK(plan[2].parent == 0u);
+    // c-d from a-c: a, c, d.
+    CHECK(plan[3].route == std::vector<std::size_t>{0, 2, 3});
+    CHECK(plan[3].parent == 1u);
+}
+
+TEST_CASE("link times follow t(1,i) = T/2 and t(k,j) = (T(1,j) - T(1,k))/2, clamped at 0") {
+    const topology t(make_cluster("a", {"a", "b", "c"}, {{"a", "b"}, {"b", "c"}}));
+    const auto plan = plan_probes(t);
+    REQUIRE(plan.size() == 2);
+    auto times = link_times(plan, {{10, 10, 10}, {30, 30, 31}});
+    CHECK(times[0].latency_ms == Approx(5));
+    CHECK(times[1].round_trip_ms == Approx(30));
+    CHECK(times[1].latency_ms == Approx(10));
+    CHECK_FALSE(times[1].clamped);
+    times = link_times(plan, {{10}, {8}});
+    CHECK(times[1].latency_ms == 0);
+    CHECK(times[1].clamped);
+    times = link_times(plan, {{1, 1, 20, 40}, {50}});
+    CHECK(times[0].noisy);
+}
+
+TEST_CASE("median of even and odd samples") {
+    CHECK(median({3, 1, 2}) == 2);
+    CHECK(median({4, 1, 3, 2}) == 2.5);
+    CHECK(median({}) == 0);
+}

@@ -1,0 +1,205 @@
+// Multi-process integration tests on loopback: dnnc cluster up/down, submit, status,
+// latency probing with emulated delays, heartbeats, secrets, and failures that name the node.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <thread>
+
+using namespace dnnc::test;
+using nlohmann::json;
+
+namespace {
+std::string at(int port) { return "127.0.0.1:" + std::to_string(port); }
+
+json status_of(int port, const std::string& extra = "") {
+    const auto r = run_command(dnnc_binary() + " status --json --lead " + at(port) + " " + extra);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("a local cluster comes up, takes a submitted network, reports status and goes down") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", cluster_document({{"a", 2}, {"b"}, {"c"}},
+                                                             {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)"}, ports,
+                                                             300, "  <run probes=\"4\"/>\n"));
+    {
+        local_cluster_guard cluster(config);
+        INFO(cluster.up.err);
+        REQUIRE(cluster.up.exit_code == 0);
+        CHECK_THAT(cluster.up.out, Catch::Contains("node a up on " + at(ports[0])));
+
+        // Submitting to b makes b the lead.
+        const auto submit = run_command(dnnc_binary() + " submit " + config + " --json --to " + at(ports[1]));
+        INFO(submit.err);
+        REQUIRE(submit.exit_code == 0);
+        const auto summary = json::parse(submit.out);
+        CHECK(summary["lead"] == "b");
+        REQUIRE(summary["nodes"].size() == 3);
+        std::size_t neurons = 0;
+        for (const auto& n : summary["nodes"]) {
+            neurons += n["neurons"].get<std::size_t>();
+            CHECK(n["hash"].get<std::string>().size() == 64);
+        }
+        CHECK(neurons == 300);
+
+        const auto s = status_of(ports[1]);
+        CHECK(s["role"] == "lead");
+        CHECK(s["state"] == "idle");
+        CHECK(s["network"] == "it");
+        REQUIRE(s["nodes"].size() == 3);
+        for (const auto& n : s["nodes"]) CHECK(n["alive"] == true);
+        CHECK(s["links"].size() == 2);
+        CHECK(s["dead"].empty());
+        CHECK(s["wait_windows"]["neurons_with_remote_inputs"].get<int>() > 0);
+        // Another node knows its place.
+        const auto worker = status_of(ports[0]);
+        CHECK(worker["role"] == "worker");
+        CHECK(worker["lead"] == "b");
+        CHECK(worker["config_hash"] == summary["nodes"][0]["hash"]);
+
+        // A second submit is refused unless it replaces.
+        const auto again = run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[1]));
+        CHECK(again.exit_code == 1);
+        CHECK_THAT(again.err, Catch::Contains("already serves network 'it'") && Catch::Contains("--replace"));
+        const auto replaced = run_command(dnnc_binary() + " submit " + config + " --replace --to " + at(ports[1]));
+        CHECK(replaced.exit_code == 0);
+
+        const auto text = run_command(dnnc_binary() + " status --links --lead " + at(ports[1]));
+        CHECK(text.exit_code == 0);
+        CHECK_THAT(text.out, Catch::Contains("lead") && Catch::Contains("latency ms"));
+    }
+    // Down: the ports are free again.
+    const auto r = run_command(dnnc_binary() + " status --timeout 1 --lead " + at(ports[0]));
+    CHECK(r.exit_code == 1);
+}
+
+TEST_CASE("measured link latencies track emulated delays") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "delays.xml",
+        cluster_document({{"a"}, {"b"}, {"c"}},
+                         {R"(<link from="a" to="b" emulate-delay="4"/>)", R"(<link from="b" to="c" emulate-delay="8"/>)"},
+                         ports, 100, "  <run probes=\"16\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const auto submit = run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0]));
+    INFO(submit.err);
+    REQUIRE(submit.exit_code == 0);
+    const auto s = status_of(ports[0]);
+    REQUIRE(s["links"].size() == 2);
+    for (const auto& l : s["links"]) {
+        const double injected = l["to"] == "b" ? 4.0 : 8.0;
+        const double measured = l["latency_ms"].get<double>();
+        INFO("link " << l["from"] << "-" << l["to"] << " measured " << measured << " ms, injected " << injected);
+        CHECK(std::abs(measured - injected) <= std::max(0.2 * injected, 0.3));
+    }
+}
+
+TEST_CASE("the lead reports a node that stopped answering as dead") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("hb.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 50,
+                                                            "  <run heartbeat-timeout=\"400\" probes=\"2\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0])).exit_code == 0);
+    CHECK(status_of(ports[0])["dead"].empty());
+    // Stop b behind the lead's back.
+    const auto line = cluster.up.out.substr(cluster.up.out.find("node b up"));
+    const int pid = std::stoi(line.substr(line.find("pid ") + 4));
+    REQUIRE(kill(pid, SIGKILL) == 0);
+    json s;
+    for (int i = 0; i < 40; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = status_of(ports[0]);
+        if (!s["dead"].empty()) break;
+    }
+    CHECK(s["dead"] == json::array({"b"}));
+    CHECK(s["nodes"][1]["alive"] == false);
+    const auto text = run_command(dnnc_binary() + " status --lead " + at(ports[0]));
+    CHECK_THAT(text.out, Catch::Contains("DEAD"));
+}
+
+TEST_CASE("a submit that cannot reach a node fails and names it") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("dead.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                                              {R"(<link from="a" to="b"/>)", R"(<link from="a" to="c"/>)"},
+                                                              ports, 60, "  <run probes=\"2\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const auto line = cluster.up.out.substr(cluster.up.out.find("node c up"));
+    REQUIRE(kill(std::stoi(line.substr(line.find("pid ") + 4)), SIGKILL) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto r = run_command(dnnc_binary() + " submit " + config + " --timeout 20 --to " + at(ports[0]));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("c") && Catch::Contains(at(ports[2])));
+}
+
+TEST_CASE("with a cluster secret, frames without the secret are refused") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("s.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 40,
+                                                           "  <run probes=\"2\"/>\n"));
+    const auto secret = dir.file("secret", "correct horse battery staple\n");
+    const auto wrong = dir.file("wrong", "another secret\n");
+    local_cluster_guard cluster(config, "--secret-file " + secret);
+    INFO(cluster.up.err);
+    REQUIRE(cluster.up.exit_code == 0);
+    const auto submit = run_command(dnnc_binary() + " submit " + config + " --secret-file " + secret + " --to " + at(ports[0]));
+    INFO(submit.err);
+    CHECK(submit.exit_code == 0);
+    CHECK(status_of(ports[0], "--secret-file " + secret)["nodes"].size() == 2);
+    CHECK(run_command(dnnc_binary() + " status --timeout 2 --lead " + at(ports[0])).exit_code == 1);
+    CHECK(run_command(dnnc_binary() + " status --timeout 2 --secret-file " + wrong + " --lead " + at(ports[0])).exit_code == 1);
+    // The nodes are still fine afterwards.
+    CHECK(status_of(ports[0], "--secret-file " + secret)["dead"].empty());
+}
+
+TEST_CASE("a document the receiving node is not part of is refused") {
+    scratch_dir dir;
+    std::vector<int> ports, other_ports;
+    const auto config = dir.file("one.xml", cluster_document({{"a"}}, {}, ports, 10));
+    const auto other = dir.file("two.xml", cluster_document({{"x"}}, {}, other_ports, 10));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const auto r = run_command(dnnc_binary() + " submit " + other + " --to " + at(ports[0]));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("not one of the cluster's nodes"));
+}
+
+TEST_CASE("dnnc-node picks a port, prints it, and stops on SIGTERM") {
+    const std::string node = std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node";
+    scratch_dir dir;
+    const auto out = (dir.path / "node.out").string();
+    const auto r = run_command("( " + node + " --port 0 > " + out +
+                               " 2>&1 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo exit=$? ) ");
+    CHECK_THAT(r.out, Catch::Contains("exit=0"));
+    std::ifstream in(out);
+    std::string first;
+    std::getline(in, first);
+    CHECK_THAT(first, Catch::StartsWith("dnnc-node listening on 127.0.0.1:"));
+    CHECK(run_command(node + " --port 99999").exit_code == 2);
+    CHECK(run_command(node + " --log-level loud").exit_code == 2);
+    CHECK(run_command(node + " --emulate-delay b").exit_code == 2);
+    CHECK(run_command(node + " --secret-file /nonexistent").exit_code == 2);
+}
+
+TEST_CASE("cluster down without a record and status of a silent address fail cleanly") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("never.xml", cluster_document({{"a"}}, {}, ports, 10));
+    const auto down = run_command(dnnc_binary() + " cluster down " + config);
+    CHECK(down.exit_code == 1);
+    CHECK_THAT(down.err, Catch::Contains("no local cluster is recorded"));
+    CHECK(run_command(dnnc_binary() + " status --timeout 1 --lead " + at(ports[0])).exit_code == 1);
+    CHECK(run_command(dnnc_binary() + " status --lead nonsense").exit_code == 2);
+}
