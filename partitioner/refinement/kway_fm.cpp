@@ -31,49 +31,89 @@ kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, 
       bound_(bound),
       parts_(bound.size()),
       part_weight_(bound.size(), 0),
-      external_(g.size(), 0),
-      connection_(bound.size(), 0),
+      internal_(g.size(), 0),
+      count_(g.size(), 0),
+      link_part_(g.adjacency.size()),
+      link_weight_(g.adjacency.size()),
       locked_(g.size(), 0),
       queue_(g.size()) {
     for (vertex_id v = 0; v < g.size(); ++v) {
         part_weight_[part_of[v]] += g.vertex_weight[v];
-        weight_t ext = 0;
         for (std::uint64_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
-            if (part_of[g.adjacency[e]] != part_of[v]) ext += g.edge_weight[e];
+            const part_id q = part_of[g.adjacency[e]];
+            if (q == part_of[v]) {
+                internal_[v] += g.edge_weight[e];
+            } else {
+                add_link(v, q, g.edge_weight[e]);
+                cut_ += g.edge_weight[e];
+            }
         }
-        external_[v] = ext;
-        cut_ += ext;
     }
     cut_ /= 2;
 }
 
-kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) {
-    if (!any_part && external_[v] == 0) return {static_cast<part_id>(parts_), 0};
+void kway_refiner::add_link(vertex_id v, part_id q, weight_t w) {
+    const std::uint64_t first = g_.begin[v];
+    const std::uint64_t last = first + count_[v];
+    for (std::uint64_t i = first; i < last; ++i) {
+        if (link_part_[i] == q) {
+            link_weight_[i] += w;
+            return;
+        }
+    }
+    link_part_[last] = q;
+    link_weight_[last] = w;
+    ++count_[v];
+}
+
+void kway_refiner::remove_link(vertex_id v, part_id q, weight_t w) {
+    const std::uint64_t first = g_.begin[v];
+    const std::uint64_t last = first + count_[v];
+    for (std::uint64_t i = first; i < last; ++i) {
+        if (link_part_[i] != q) continue;
+        link_weight_[i] -= w;
+        if (link_weight_[i] == 0) {
+            link_part_[i] = link_part_[last - 1];
+            link_weight_[i] = link_weight_[last - 1];
+            --count_[v];
+        }
+        return;
+    }
+}
+
+weight_t kway_refiner::take_link(vertex_id v, part_id q) {
+    const std::uint64_t first = g_.begin[v];
+    const std::uint64_t last = first + count_[v];
+    for (std::uint64_t i = first; i < last; ++i) {
+        if (link_part_[i] != q) continue;
+        const weight_t w = link_weight_[i];
+        link_part_[i] = link_part_[last - 1];
+        link_weight_[i] = link_weight_[last - 1];
+        --count_[v];
+        return w;
+    }
+    return 0;
+}
+
+kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) const {
+    move_choice best{static_cast<part_id>(parts_), std::numeric_limits<weight_t>::min()};
+    if (!any_part && count_[v] == 0) return best;
     const part_id from = part_of_[v];
     const weight_t wv = g_.vertex_weight[v];
-    weight_t internal = 0;
-    touched_.clear();
-    for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
-        const part_id q = part_of_[g_.adjacency[e]];
-        if (q == from) {
-            internal += g_.edge_weight[e];
-            continue;
-        }
-        if (connection_[q] == 0) touched_.push_back(q);
-        connection_[q] += g_.edge_weight[e];
-    }
-    move_choice best{static_cast<part_id>(parts_), std::numeric_limits<weight_t>::min()};
+    const weight_t internal = internal_[v];
     double best_fill = 0;
-    auto consider = [&](part_id q) {
+    auto consider = [&](part_id q, weight_t connection) {
         if (part_weight_[q] + wv > bound_[q]) return;
-        const weight_t gain = connection_[q] - internal;
+        const weight_t gain = connection - internal;
         const double fill = static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]);
         if (gain > best.gain || (gain == best.gain && fill < best_fill)) {
             best = {q, gain};
             best_fill = fill;
         }
     };
-    for (part_id q : touched_) consider(q);
+    const std::uint64_t first = g_.begin[v];
+    const std::uint64_t last = first + count_[v];
+    for (std::uint64_t i = first; i < last; ++i) consider(link_part_[i], link_weight_[i]);
     if (any_part) {
         part_id roomiest = static_cast<part_id>(parts_);
         weight_t most_room = 0;
@@ -84,9 +124,14 @@ kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) {
                 most_room = room;
             }
         }
-        if (roomiest != parts_) consider(roomiest);
+        if (roomiest != parts_) {
+            weight_t connection = 0;
+            for (std::uint64_t i = first; i < last; ++i) {
+                if (link_part_[i] == roomiest) connection = link_weight_[i];
+            }
+            consider(roomiest, connection);
+        }
     }
-    for (part_id q : touched_) connection_[q] = 0;
     return best;
 }
 
@@ -96,23 +141,25 @@ void kway_refiner::move(vertex_id v, part_id to) {
     part_weight_[from] -= wv;
     part_weight_[to] += wv;
     part_of_[v] = to;
-    weight_t ext = 0;
     for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
         const vertex_id u = g_.adjacency[e];
         const weight_t w = g_.edge_weight[e];
         const part_id pu = part_of_[u];
         if (pu == from) {
-            external_[u] += w;
-            ext += w;
-            cut_ += w;
+            internal_[u] -= w;
+            add_link(u, to, w);
         } else if (pu == to) {
-            external_[u] -= w;
-            cut_ -= w;
+            remove_link(u, from, w);
+            internal_[u] += w;
         } else {
-            ext += w;
+            remove_link(u, from, w);
+            add_link(u, to, w);
         }
     }
-    external_[v] = ext;
+    const weight_t old_internal = internal_[v];
+    internal_[v] = take_link(v, to);
+    if (old_internal > 0) add_link(v, from, old_internal);
+    cut_ += old_internal - internal_[v];
 }
 
 void kway_refiner::rebalance(splitmix64& rng) {
@@ -160,7 +207,7 @@ void kway_refiner::rebalance(splitmix64& rng) {
 bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     std::vector<vertex_id> boundary;
     for (vertex_id v = 0; v < g_.size(); ++v) {
-        if (external_[v] > 0) boundary.push_back(v);
+        if (count_[v] > 0) boundary.push_back(v);
     }
     rng.shuffle(boundary);
     for (vertex_id v : boundary) {
@@ -168,6 +215,8 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         if (m.to != parts_) queue_.push(v, m.gain);
     }
 
+    const auto scaled = static_cast<std::size_t>(options.stop_fraction * static_cast<double>(g_.size()));
+    const std::size_t stop_after = std::clamp(scaled, options.stop_min, options.stop_max);
     std::vector<std::pair<vertex_id, part_id>> log;
     const weight_t start_cut = cut_;
     weight_t current_excess = excess(part_weight_, bound_);
@@ -200,7 +249,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
             best_cut = cut_;
             best_length = log.size();
             since_best = 0;
-        } else if (++since_best >= options.stop_after) {
+        } else if (++since_best >= stop_after) {
             break;
         }
         for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {

@@ -13,8 +13,11 @@ namespace dnnc::partitioner::detail {
 
 struct fm_options {
     std::size_t max_passes = 8;
-    // A pass stops after this many moves without a new best cut.
-    std::size_t stop_after = 100;
+    // A pass stops after stop_fraction x vertices moves without a new best cut, clamped to
+    // [stop_min, stop_max] (METIS's rule for its 2-way FM).
+    double stop_fraction = 0.01;
+    std::size_t stop_min = 15;
+    std::size_t stop_max = 100;
 };
 
 // Part bounds: (1 + epsilon) x target, never below the target rounded up, and on coarse
@@ -46,20 +49,28 @@ private:
     };
     // The best move of v into a part with room for it; to == parts when there is none.
     // With any_part, parts v has no edge to are candidates too.
-    move_choice best_move(vertex_id v, bool any_part);
+    move_choice best_move(vertex_id v, bool any_part) const;
     void move(vertex_id v, part_id to);
     // Whether the pass lowered (excess, cut).
     bool pass(const fm_options& options, splitmix64& rng);
+
+    // Connectivity of v to the other parts: `count_[v]` entries from g.begin[v] on in
+    // link_part_ / link_weight_ (a vertex touches at most degree(v) other parts), each part
+    // once, each weight > 0.
+    void add_link(vertex_id v, part_id q, weight_t w);
+    void remove_link(vertex_id v, part_id q, weight_t w);
+    weight_t take_link(vertex_id v, part_id q);
 
     const level_graph& g_;
     std::vector<part_id>& part_of_;
     const std::vector<weight_t>& bound_;
     std::size_t parts_;
     std::vector<weight_t> part_weight_;
-    std::vector<weight_t> external_;  // per vertex: weight of its edges to other parts
+    std::vector<weight_t> internal_;  // per vertex: weight of its edges inside its part
+    std::vector<std::uint32_t> count_;
+    std::vector<part_id> link_part_;
+    std::vector<weight_t> link_weight_;
     weight_t cut_ = 0;
-    std::vector<weight_t> connection_;  // per part, zero between calls of best_move
-    std::vector<part_id> touched_;
     std::vector<char> locked_;
     gain_queue queue_;
 };
