@@ -266,7 +266,8 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         locked_[v] = 0;
         if (i >= best_length) move(v, from);
     }
-    return best_excess < start_excess || best_cut < start_cut;
+    return best_excess < start_excess ||
+           static_cast<double>(start_cut - best_cut) > options.min_pass_gain * static_cast<double>(start_cut);
 }
 
 weight_t kway_refiner::refine(const fm_options& options, splitmix64& rng) {

@@ -12,7 +12,10 @@
 namespace dnnc::partitioner::detail {
 
 struct fm_options {
+    // Passes continue while one lowers the cut by more than min_pass_gain x the cut (or
+    // brings the parts closer to their bounds), at most max_passes times.
     std::size_t max_passes = 8;
+    double min_pass_gain = 0.001;
     // A pass stops after stop_fraction x vertices moves without a new best cut, clamped to
     // [stop_min, stop_max] (METIS's rule for its 2-way FM).
     double stop_fraction = 0.01;
@@ -36,7 +39,7 @@ public:
     // Moves vertices out of parts above their bound, each time the move that costs the least
     // cut, until every part fits or nothing more can move.
     void rebalance(splitmix64& rng);
-    // FM passes while a pass lowers the cut. Returns the cut.
+    // FM passes while they pay (fm_options). Returns the cut.
     weight_t refine(const fm_options& options, splitmix64& rng);
 
     weight_t cut() const { return cut_; }
@@ -51,7 +54,7 @@ private:
     // With any_part, parts v has no edge to are candidates too.
     move_choice best_move(vertex_id v, bool any_part) const;
     void move(vertex_id v, part_id to);
-    // Whether the pass lowered (excess, cut).
+    // Whether the pass lowered the excess, or the cut by more than options.min_pass_gain.
     bool pass(const fm_options& options, splitmix64& rng);
 
     // Connectivity of v to the other parts: `count_[v]` entries from g.begin[v] on in
