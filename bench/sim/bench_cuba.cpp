@@ -1,0 +1,92 @@
+// bench_cuba: the CUBA network (Vogels & Abbott 2005; Brette et al. 2007; Brian2's
+// examples/CUBA.py) on one engine, the peer being Brian2's C++ standalone mode on the same
+// network (bench/sim/brian_cuba.py, run by scripts/bench-sim.sh). Measures the wall time of
+// --ticks ticks of 0.1 ms (default 10,000 = 1 s simulated) and the mean firing rate.
+//
+// Fair because both sides run the same model, parameters and connection probability from a
+// compiled program, and both exclude setup: here document reading, expansion and engine
+// construction; in Brian2 code generation, compilation and synapse creation (its own
+// simulation-loop timer). Spikes are counted after every tick by reading each neuron's
+// output; that reading is timed apart from compute() and reported separately.
+//
+// Options: --neurons N (4000) --p P (0.02) --threads T (0: all cores) --ticks K (10000)
+//          --document FILE (default: examples/cuba/cuba.xml for 4,000 neurons at p = 0.02,
+//          otherwise the same network generated for N and p into a temporary folder).
+// Prints one JSON object.
+#include "sim_bench.hpp"
+
+#include "dnnc/sim/engine.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <sstream>
+#include <string>
+
+namespace {
+
+// The network of examples/cuba/cuba.xml with `neurons` members and probability `p`.
+std::string cuba_document(long neurons, double p) {
+    const long excitatory = neurons * 4 / 5;
+    std::ostringstream x;
+    x.precision(17);
+    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<dnnc xmlns=\"urn:dnnc:1\">\n"
+      << "  <network name=\"cuba\">\n"
+      << "    <population id=\"P\" size=\"" << neurons << "\" model=\"lif\" seed=\"42\"\n"
+      << "                tau-m=\"20\" v-rest=\"-49\" v-reset=\"-60\" v-th=\"-50\" refractory=\"50\"\n"
+      << "                tau-e=\"5\" tau-i=\"10\" dt=\"0.1\" v-init=\"-60\" v-init-max=\"-50\"/>\n"
+      << "    <projection from=\"P[0:" << excitatory << "]\" to=\"P\" kind=\"random\" p=\"" << p
+      << "\" weight=\"1.62\" delay=\"1\" seed=\"1\"/>\n"
+      << "    <projection from=\"P[" << excitatory << ":" << neurons << "]\" to=\"P\" kind=\"random\" p=\"" << p
+      << "\" weight=\"-9\" delay=\"1\" seed=\"2\"/>\n"
+      << "  </network>\n"
+      << "</dnnc>\n";
+    return x.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    using clock = std::chrono::steady_clock;
+    const dnnc::bench::options opt(argc, argv);
+    const long neurons = opt.integer("neurons", 4000);
+    const double p = opt.number("p", 0.02);
+    const long ticks = opt.integer("ticks", 10000);
+    const dnnc::bench::thread_cap cap(opt.integer("threads", 0));
+
+    std::string document = opt.text("document", "");
+    if (document.empty()) {
+        document = neurons == 4000 && p == 0.02
+                       ? std::string(DNNC_SOURCE_DIR "/examples/cuba/cuba.xml")
+                       : dnnc::bench::write_temp_document("cuba-" + std::to_string(neurons) + ".xml",
+                                                          cuba_document(neurons, p));
+    }
+
+    const auto setup_start = clock::now();
+    const auto net = dnnc::bench::load_network(document);
+    dnnc::sim::engine engine(dnnc::sim::whole_network(net));
+    const double setup_s = dnnc::bench::seconds_since(setup_start);
+
+    const auto n = static_cast<dnnc::sim::global_index>(engine.neuron_count());
+    double compute_s = 0, count_s = 0;
+    long long spikes = 0;
+    for (long t = 0; t < ticks; ++t) {
+        const auto a = clock::now();
+        engine.compute();
+        const auto b = clock::now();
+        for (dnnc::sim::global_index i = 0; i < n; ++i) spikes += engine.output(i) > 0.5f;
+        const auto c = clock::now();
+        compute_s += std::chrono::duration<double>(b - a).count();
+        count_s += std::chrono::duration<double>(c - b).count();
+    }
+    const double simulated_s = static_cast<double>(ticks) * net.params_of(0).dt / 1000.0;
+    std::printf(
+        "{\"neurons\": %lld, \"synapses\": %zu, \"threads\": %d, \"ticks\": %ld, \"setup_s\": %.3f, "
+        "\"compute_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"document\": \"%s\"}\n",
+        static_cast<long long>(n), net.synapse_count(), cap.threads(), ticks, setup_s, compute_s, count_s,
+        static_cast<double>(spikes) / static_cast<double>(n) / simulated_s, document.c_str());
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_cuba: %s\n", e.what());
+    return 1;
+}

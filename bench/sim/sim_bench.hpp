@@ -1,0 +1,81 @@
+#pragma once
+// What the simulation benchmarks share: command-line options, loading a DNNC document
+// into an expanded network, and a cap on TBB's threads.
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace dnnc::bench {
+
+// `--name value` pairs; anything else is an error.
+class options {
+public:
+    options(int argc, char** argv) {
+        for (int i = 1; i < argc; i += 2) {
+            const std::string key = argv[i];
+            if (key.rfind("--", 0) != 0 || i + 1 >= argc) throw std::invalid_argument("expected --name value, got " + key);
+            values_[key.substr(2)] = argv[i + 1];
+        }
+    }
+    std::string text(const std::string& name, const std::string& fallback) const {
+        const auto it = values_.find(name);
+        return it == values_.end() ? fallback : it->second;
+    }
+    double number(const std::string& name, double fallback) const {
+        const auto it = values_.find(name);
+        return it == values_.end() ? fallback : std::stod(it->second);
+    }
+    long integer(const std::string& name, long fallback) const {
+        const auto it = values_.find(name);
+        return it == values_.end() ? fallback : std::stol(it->second);
+    }
+
+private:
+    std::map<std::string, std::string> values_;
+};
+
+inline protocol::expanded_network load_network(const std::string& path) {
+    const protocol::document doc = protocol::load_document(path);
+    if (!doc.net) throw std::invalid_argument(path + " has no network");
+    return protocol::expand(*doc.net, path);
+}
+
+// Writes `text` to a file in a fresh temporary folder and returns its path.
+inline std::string write_temp_document(const std::string& name, const std::string& text) {
+    const auto folder = std::filesystem::temp_directory_path() / "dnnc-bench-sim";
+    std::filesystem::create_directories(folder);
+    const auto path = folder / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+// Caps TBB at `threads` (0: TBB's default, all cores) for the life of the object.
+class thread_cap {
+public:
+    explicit thread_cap(long threads)
+        : threads_(threads > 0 ? static_cast<int>(threads) : tbb::info::default_concurrency()),
+          control_(std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                         static_cast<std::size_t>(threads_))) {}
+    int threads() const { return threads_; }
+
+private:
+    int threads_;
+    std::unique_ptr<tbb::global_control> control_;
+};
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace dnnc::bench
