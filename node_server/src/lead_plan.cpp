@@ -6,9 +6,9 @@
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "dnnc/sim/engine.hpp"
 
 #include <algorithm>
-#include <set>
 
 namespace dnnc::node_server {
 
@@ -87,8 +87,11 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
     const auto latency = path_latencies(topo, link_latency_ms);
     const auto run = doc.run ? *doc.run : protocol::run_settings{};
 
+    std::vector<std::string> ids;
+    for (std::size_t v = 0; v < n; ++v) ids.push_back(topo.id(v));
+    const auto specs = sim::partition_specs(net, plan.node_of_neuron, n, ids);
+
     std::vector<protocol::node_config> configs(n);
-    std::vector<std::set<std::size_t>> peers(n);
     for (std::size_t v = 0; v < n; ++v) {
         const auto& node = doc.clu->nodes[v];
         auto& c = configs[v];
@@ -98,30 +101,27 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
         c.host = node.host;
         c.port = node.port;
         c.run = run;
-    }
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
-        const auto here = plan.node_of_neuron[i];
-        auto& c = configs[here];
-        const std::string name = net.neuron_name(i);
-        c.neurons.push_back({name, static_cast<std::int64_t>(i), windows_ms[i], net.params_of(i)});
-        for (auto s = net.in_begin[i]; s < net.in_begin[i + 1]; ++s) {
-            const auto source = net.in_source[s];
-            const auto there = plan.node_of_neuron[source];
-            c.incoming.push_back({net.neuron_name(source), name, doc.clu->nodes[there].id,
-                                  static_cast<double>(net.in_weight[s]), net.in_delay[s]});
-            if (there != here) {
-                peers[here].insert(there);
-                peers[there].insert(here);
+        const auto& spec = specs[v];
+        for (std::size_t k = 0; k < spec.neurons.size(); ++k) {
+            const auto& neuron = spec.neurons[k];
+            const auto i = static_cast<protocol::neuron_index>(neuron.index);
+            const std::string name = net.neuron_name(i);
+            c.neurons.push_back({name, neuron.index, windows_ms[i], neuron.seed, neuron.params});
+            for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
+                const auto& in = spec.in[s];
+                const auto source = static_cast<protocol::neuron_index>(in.source);
+                c.incoming.push_back({net.neuron_name(source), name, ids[plan.node_of_neuron[source]], in.source,
+                                      static_cast<double>(in.weight), in.delay});
             }
         }
-    }
-    for (std::size_t v = 0; v < n; ++v)
-        for (auto p : peers[v]) {
-            const auto& node = doc.clu->nodes[p];
+        for (const auto& p : spec.peers) {
+            const auto other = topo.index_of(p.id);
+            const auto& peer_node = doc.clu->nodes[other];
             std::vector<std::string> via;
-            for (auto hop : topo.route(v, p)) via.push_back(topo.id(hop));
-            configs[v].peers.push_back({node.id, node.host, node.port, via, latency[v * n + p]});
+            for (auto hop : topo.route(v, other)) via.push_back(topo.id(hop));
+            c.peers.push_back({p.id, peer_node.host, peer_node.port, via, latency[v * n + other], p.sends, p.receives});
         }
+    }
 
     // Nest children into parents, deepest first: a node's subtree is complete before it
     // is moved into its parent.

@@ -105,16 +105,16 @@ bool operator==(const document& a, const document& b) {
     return std::tie(a.net, a.clu, a.run, a.state) == std::tie(b.net, b.clu, b.run, b.state);
 }
 bool operator==(const peer_route& a, const peer_route& b) {
-    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms) ==
-           std::tie(b.id, b.host, b.port, b.via, b.latency_ms);
+    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms, a.sends, a.receives) ==
+           std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.sends, b.receives);
 }
 bool operator==(const local_neuron& a, const local_neuron& b) {
-    return std::tie(a.id, a.index, a.window_ms, a.params) ==
-           std::tie(b.id, b.index, b.window_ms, b.params);
+    return std::tie(a.id, a.index, a.window_ms, a.seed, a.params) ==
+           std::tie(b.id, b.index, b.window_ms, b.seed, b.params);
 }
 bool operator==(const incoming_synapse& a, const incoming_synapse& b) {
-    return std::tie(a.from, a.to, a.from_node, a.weight, a.delay) ==
-           std::tie(b.from, b.to, b.from_node, b.weight, b.delay);
+    return std::tie(a.from, a.to, a.from_node, a.from_index, a.weight, a.delay) ==
+           std::tie(b.from, b.to, b.from_node, b.from_index, b.weight, b.delay);
 }
 bool operator==(const node_config& a, const node_config& b) {
     auto t = [](const node_config& c) {

@@ -288,6 +288,15 @@ protected:
             return *v == "true" || *v == "1";
         }
         std::vector<std::string> words(const char* name) const { return text::split_whitespace(text(name)); }
+        std::vector<std::int64_t> integers(const char* name) const {
+            std::vector<std::int64_t> values;
+            for (const auto& w : words(name)) {
+                auto i = text::to_int64(w);
+                if (!i) handler_.fail(where_, std::string("attribute '") + name + "': not an integer: '" + w + "'");
+                values.push_back(*i);
+            }
+            return values;
+        }
         std::vector<double> reals(const char* name) const {
             std::vector<double> values;
             for (const auto& w : words(name)) {
@@ -522,13 +531,14 @@ private:
         if (n == "run") {
             c.run = read_run(a);
         } else if (n == "peer") {
-            c.peers.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0),
-                               a.words("via"), a.real("latency", 0.0)});
+            c.peers.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0), a.words("via"),
+                               a.real("latency", 0.0), a.integers("sends"), a.integers("receives")});
         } else if (n == "neuron") {
-            c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), read_params(a)});
+            c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), a.uinteger("seed", 0),
+                                 read_params(a)});
         } else if (n == "in") {
-            c.incoming.push_back({a.text("from"), a.text("to"), a.text("node"), a.real("weight", 1.0),
-                                  a.integer("delay", 1)});
+            c.incoming.push_back({a.text("from"), a.text("to"), a.text("node"), a.integer("from-index", 0),
+                                  a.real("weight", 1.0), a.integer("delay", 1)});
         }
     }
 

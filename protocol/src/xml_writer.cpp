@@ -64,6 +64,15 @@ public:
         for (const auto& item : items) joined += (joined.empty() ? "" : " ") + item;
         attr(name, joined);
     }
+    void integers(const char* name, const std::vector<std::int64_t>& items) {
+        if (items.empty()) return;
+        std::string joined;
+        for (auto i : items) {
+            if (!joined.empty()) joined += ' ';
+            joined += std::to_string(i);
+        }
+        attr(name, joined);
+    }
     void reals(const char* name, const std::vector<double>& items) {
         if (items.empty()) return;
         std::string joined;
@@ -243,6 +252,8 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.attr("port", p.port);
         if (!p.via.empty()) x.words("via", p.via);
         x.attr_if("latency", p.latency_ms, 0.0);
+        x.integers("sends", p.sends);
+        x.integers("receives", p.receives);
         x.close();
     }
     for (const auto& n : c.neurons) {
@@ -250,6 +261,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.attr("id", n.id);
         x.attr("index", n.index);
         x.attr_if("window", n.window_ms, 0.0);
+        if (n.seed != 0) x.attr("seed", n.seed);
         write_params(x, n.params);
         x.close();
     }
@@ -257,6 +269,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.open("in");
         x.attr("from", s.from);
         x.attr("to", s.to);
+        x.attr("from-index", s.from_index);
         x.attr("node", s.from_node);
         x.attr_if("weight", s.weight, 1.0);
         if (s.delay != 1) x.attr("delay", s.delay);

@@ -172,17 +172,20 @@ struct peer_route {
     std::int32_t port = 0;
     std::vector<std::string> via;
     double latency_ms = 0;
+    std::vector<std::int64_t> sends, receives;  // global neuron indices, ascending
 };
 
 struct local_neuron {
     std::string id;
     std::int64_t index = 0;
     double window_ms = 0;
+    std::uint64_t seed = 0;  // of its population
     neuron_params params;
 };
 
 struct incoming_synapse {
     std::string from, to, from_node;
+    std::int64_t from_index = 0;
     double weight = 1;
     std::int64_t delay = 1;
 };

@@ -1,0 +1,113 @@
+#pragma once
+// The node-local simulation engine: a node's neurons, their incoming synapses in canonical
+// order, and the output history that delayed synapses read. It knows nothing of sockets:
+// remote outputs are delivered to it and its outputs for peers are collected from it
+// (see runner.hpp for the transport and the sync rules).
+//
+// Tick semantics (normative, docs/simulation.md): at tick t neuron i gets
+//   u_i(t) = bias_i + ext_i(t) + sum_j w_ji * y_j(t - d_ji)
+// summed in canonical order, in float32; its model turns u into y_i(t). y_j(t') = 0 for
+// t' < 0 and for remote values that never arrived.
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/model.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dnnc::sim {
+
+using tick_t = std::int64_t;
+using global_index = std::int64_t;
+
+struct neuron_spec {
+    global_index index = 0;  // position in the whole network
+    protocol::neuron_params params;
+    std::uint64_t seed = 0;  // of its population: initial values are drawn from (seed, index)
+    double window_ms = 0;
+};
+
+struct synapse_spec {
+    global_index source = 0;
+    float weight = 1;
+    std::uint16_t delay = 1;
+};
+
+// What this node exchanges with one peer: the outputs of its neurons `sends` (ascending
+// global index) go to the peer each tick; the peer's neurons `receives` come back.
+struct peer_spec {
+    std::string id;
+    std::vector<global_index> sends, receives;
+};
+
+struct engine_spec {
+    std::vector<neuron_spec> neurons;
+    std::vector<std::uint64_t> in_begin;  // neurons.size() + 1 offsets into `in`
+    std::vector<synapse_spec> in;         // per neuron, canonical order
+    std::vector<peer_spec> peers;
+};
+
+// The whole network in one engine: the single-process reference.
+engine_spec whole_network(const protocol::expanded_network& net);
+// One node's share, from the config the lead sent it.
+engine_spec from_node_config(const protocol::node_config& config);
+// Every node's share of a partitioned network: node n runs the neurons with
+// node_of_neuron == n (in index order); peers are the nodes it exchanges signals with, in
+// node order, named by node_ids (default: "0", "1", ...).
+std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
+                                         const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
+                                         const std::vector<std::string>& node_ids = {});
+
+// Per-neuron state for snapshots: the model's variables, its last output and the outputs
+// of past ticks that delayed synapses still read (newest first).
+struct neuron_state {
+    global_index index = 0;
+    float output = 0;
+    std::vector<float> variables;
+    std::vector<float> history;
+};
+
+class engine {
+public:
+    explicit engine(const engine_spec& spec);
+    ~engine();
+    engine(engine&&) noexcept;
+    engine& operator=(engine&&) noexcept;
+
+    std::size_t neuron_count() const;
+    const engine_spec& spec() const;
+    // The tick compute() computes next; starts at 0.
+    tick_t next_tick() const;
+
+    // External input: ext_i(t) for a local neuron (values for the same tick add up).
+    // Throws usage_error for a neuron that is not local or a tick already computed.
+    void add_input(global_index neuron, tick_t t, float value);
+
+    // The outputs of peer p's neurons (p.receives order) at tick t, dense or as
+    // (position in receives, value) pairs for non-zero values only.
+    void deliver(std::size_t peer, tick_t t, const std::vector<float>& values);
+    void deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values);
+
+    // Computes next_tick() from what has been delivered; then next_tick() advances.
+    void compute();
+
+    // After compute(): this node's outputs for peer p (p.sends order) at the tick just computed.
+    void outgoing(std::size_t peer, std::vector<float>& values) const;
+    void outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const;
+
+    // Output of a local neuron at the tick just computed (0 before the first tick).
+    float output(global_index neuron) const;
+    bool is_local(global_index neuron) const;
+
+    std::vector<neuron_state> capture() const;
+    // Restores a captured state at tick `next`: every local neuron must be present.
+    void restore(const std::vector<neuron_state>& states, tick_t next);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace dnnc::sim

@@ -1,0 +1,119 @@
+#pragma once
+// Drives one node's engine tick by tick over a transport, under the sync rules:
+//   lockstep: tick t is computed only when every peer's packet of tick t-1 has arrived
+//             (each peer sends one packet per tick, empty or not);
+//   window:   tick t waits for the peers' packets of tick t-1 at most the node's wait
+//             window (the largest of its neurons' windows) after the first of them
+//             arrived, or after it began waiting; what is missing counts as 0, packets
+//             that come later are dropped and counted.
+// Per tick: deliver the packets of t-1, compute t, send t to every peer, report t.
+// Ticks run up to the horizon the clock grants; the runner then waits for more.
+#include "dnnc/sim/engine.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace dnnc::sim {
+
+// One packet: a node's outputs for one peer at one tick, all of them (dense, in the peer's
+// receive order) or the non-zero ones as (position, value).
+struct packet {
+    tick_t tick = 0;
+    bool dense = true;
+    std::vector<float> values;
+    std::vector<std::pair<std::uint32_t, float>> nonzero;
+};
+
+class transport {
+public:
+    virtual ~transport() = default;
+    virtual void send(std::size_t peer, const packet& p) = 0;
+};
+
+struct runner_stats {
+    std::int64_t ticks = 0;
+    std::int64_t values_sent = 0;
+    std::int64_t values_dropped = 0;  // arrived after their wait window (window mode)
+    std::int64_t packets_missing = 0;  // not there when a window closed (window mode)
+};
+
+struct runner_options {
+    protocol::sync_mode sync = protocol::sync_mode::lockstep;
+    protocol::send_mode send = protocol::send_mode::always;
+};
+
+class runner {
+public:
+    // Called after each tick with the engine, so the caller can read outputs.
+    using tick_observer = std::function<void(tick_t, const engine&)>;
+
+    runner(engine& e, transport& t, runner_options options, tick_observer observer = {});
+
+    // From the transport's receiving side, any thread.
+    void receive(std::size_t peer, packet p);
+
+    // Ticks up to and including `last` may run. Never lowers an earlier grant.
+    void grant(tick_t last);
+    tick_t granted() const;
+    // The last tick computed (-1 before the first).
+    tick_t completed() const;
+
+    // Runs ticks as they are granted until stop().
+    void run();
+    // Computes granted ticks until the grant is used up, then returns (tests, one thread).
+    void run_granted();
+    void stop();
+    bool stopped() const { return stopping_; }
+
+    runner_stats stats() const;
+    // Blocks until completed() >= t or the runner stops; false on timeout.
+    bool wait_completed(tick_t t, std::chrono::milliseconds timeout) const;
+
+private:
+    bool step_once(std::unique_lock<std::mutex>& lock);  // false when stopped
+    void wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t);
+
+    engine& engine_;
+    transport& transport_;
+    runner_options options_;
+    tick_observer observer_;
+    double window_ms_ = 0;
+
+    mutable std::mutex mutex_;
+    mutable std::condition_variable changed_;
+    std::vector<std::map<tick_t, packet>> pending_;  // per peer, by tick
+    std::map<tick_t, std::chrono::steady_clock::time_point> first_arrival_;  // of each tick's packets
+    tick_t granted_ = -1;
+    tick_t completed_ = -1;
+    tick_t first_tick_ = 0;  // ticks up to this one read their inputs from the history
+    std::atomic<bool> stopping_{false};
+    runner_stats stats_;
+};
+
+// Several engines in one process, joined by in-memory queues: the in-process transport, for
+// tests and for checking a partition without sockets. Runs every engine's runner on its
+// own thread up to `last` and returns the outputs each observer saw.
+class local_exchange {
+public:
+    explicit local_exchange(std::vector<engine_spec> specs, runner_options options = {});
+    ~local_exchange();
+    // Node n's observer; set before run.
+    void observe(std::size_t node, runner::tick_observer observer);
+    engine& node(std::size_t n);
+    void add_input(global_index neuron, tick_t t, float value);
+    // Runs every node through tick `last`.
+    void run_until(tick_t last);
+    runner_stats stats(std::size_t node) const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace dnnc::sim

@@ -1,0 +1,289 @@
+#include "dnnc/sim/engine.hpp"
+
+#include "models.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace dnnc::sim {
+
+namespace {
+constexpr std::size_t grain = 512;
+}  // namespace
+
+// Layout. Every neuron the engine reads (its own and the remote sources) has a slot; local
+// neuron k has slot k. The output history is a ring of R = max delay + 1 rows of one float
+// per slot: row (t mod R) holds tick t. Row zero_row_ is all zeros and stands for ticks < 0.
+// A remote part of a row is cleared when the row is recycled, so values that never arrive
+// (window mode, send="nonzero") read as 0.
+struct engine::impl {
+    engine_spec spec;
+    std::size_t local = 0, slots = 0, ring = 2;
+    std::vector<std::uint32_t> in_slot;
+    std::vector<float> in_weight;
+    std::vector<std::uint16_t> in_delay;
+    bool uniform_delay = true;
+    std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
+    std::vector<model_state> state;
+    std::vector<model_coefficients> coefficients;  // per neuron
+    std::unordered_map<global_index, std::uint32_t> slot_of;
+    std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
+    std::map<tick_t, std::vector<std::pair<std::uint32_t, float>>> inputs;
+    std::vector<float> ext;  // this tick's external input per local neuron
+    tick_t next = 0;
+
+    float* row(tick_t t) { return t < 0 ? zero_row() : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * slots; }
+    const float* row(tick_t t) const {
+        return t < 0 ? history.data() + ring * slots
+                     : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * slots;
+    }
+    float* zero_row() { return history.data() + ring * slots; }
+
+    std::uint32_t local_slot(global_index neuron) const {
+        const auto it = slot_of.find(neuron);
+        if (it == slot_of.end() || it->second >= local) throw usage_error("neuron " + std::to_string(neuron) + " is not on this node");
+        return it->second;
+    }
+
+    void clear_remote(tick_t t) {
+        float* r = row(t);
+        std::fill(r + local, r + slots, 0.0f);
+    }
+
+    void check_delivery(std::size_t peer, tick_t t, std::size_t count) const {
+        if (peer >= receive_slots.size()) throw usage_error("no peer " + std::to_string(peer));
+        if (count != receive_slots[peer].size())
+            throw protocol_error("peer '" + spec.peers[peer].id + "' sent " + std::to_string(count) + " values for tick " +
+                                 std::to_string(t) + ", expected " + std::to_string(receive_slots[peer].size()));
+        // Rows older than next - (ring - 1) are recycled; tick `next` is the newest row kept.
+        if (t > next || t < next - static_cast<tick_t>(ring) + 1)
+            throw usage_error("tick " + std::to_string(t) + " cannot be delivered while the engine is at tick " +
+                              std::to_string(next));
+    }
+
+    void compute_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
+        const float* last = row(t - 1);
+        for (std::size_t i = begin; i < end; ++i) {
+            const auto& c = coefficients[i];
+            const auto s_begin = spec.in_begin[i], s_end = spec.in_begin[i + 1];
+            // Summation in canonical order; all-delay-1 networks read one row.
+            auto source = [&](std::uint64_t s) { return uniform_delay ? last[in_slot[s]] : row(t - in_delay[s])[in_slot[s]]; };
+            if (c.model == protocol::neuron_model::lif) {
+                float excitatory = 0, inhibitory = 0;
+                for (auto s = s_begin; s < s_end; ++s) {
+                    const float contribution = in_weight[s] * source(s);
+                    if (in_weight[s] >= 0)
+                        excitatory += contribution;
+                    else
+                        inhibitory += contribution;
+                }
+                out[i] = step_lif(c, state[i], c.bias + ext[i], excitatory, inhibitory);
+            } else {
+                float u = c.bias;
+                u += ext[i];
+                for (auto s = s_begin; s < s_end; ++s) u += in_weight[s] * source(s);
+                out[i] = step_rate(c, u);
+            }
+        }
+    }
+};
+
+engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
+    auto& m = *impl_;
+    m.spec = spec;
+    m.local = spec.neurons.size();
+    if (spec.in_begin.size() != m.local + 1 || spec.in_begin.back() != spec.in.size())
+        throw usage_error("engine spec: in_begin does not match the synapses");
+    for (std::size_t k = 0; k < m.local; ++k)
+        if (!m.slot_of.emplace(spec.neurons[k].index, static_cast<std::uint32_t>(k)).second)
+            throw usage_error("engine spec: neuron " + std::to_string(spec.neurons[k].index) + " is listed twice");
+    auto slot_for = [&](global_index g) {
+        auto [it, fresh] = m.slot_of.emplace(g, static_cast<std::uint32_t>(m.slot_of.size()));
+        (void)fresh;
+        return it->second;
+    };
+    std::uint16_t max_delay = 1;
+    m.in_slot.reserve(spec.in.size());
+    m.in_weight.reserve(spec.in.size());
+    m.in_delay.reserve(spec.in.size());
+    for (const auto& s : spec.in) {
+        if (s.delay < 1) throw usage_error("engine spec: delay must be at least 1");
+        m.in_slot.push_back(slot_for(s.source));
+        m.in_weight.push_back(s.weight);
+        m.in_delay.push_back(s.delay);
+        max_delay = std::max(max_delay, s.delay);
+        m.uniform_delay = m.uniform_delay && s.delay == 1;
+    }
+    for (const auto& p : spec.peers) {
+        std::vector<std::uint32_t> sends, receives;
+        for (auto g : p.sends) sends.push_back(m.local_slot(g));
+        for (auto g : p.receives) receives.push_back(slot_for(g));
+        m.send_slots.push_back(std::move(sends));
+        m.receive_slots.push_back(std::move(receives));
+    }
+    m.slots = m.slot_of.size();
+    m.ring = static_cast<std::size_t>(max_delay) + 1;
+    m.history.assign((m.ring + 1) * m.slots, 0.0f);
+    m.ext.assign(m.local, 0.0f);
+    m.state.resize(m.local);
+    for (std::size_t k = 0; k < m.local; ++k) {
+        m.coefficients.push_back(coefficients_of(spec.neurons[k].params));
+        m.state[k] = initial_state(spec.neurons[k].params, spec.neurons[k].seed, spec.neurons[k].index);
+    }
+}
+
+engine::~engine() = default;
+engine::engine(engine&&) noexcept = default;
+engine& engine::operator=(engine&&) noexcept = default;
+
+std::size_t engine::neuron_count() const { return impl_->local; }
+const engine_spec& engine::spec() const { return impl_->spec; }
+tick_t engine::next_tick() const { return impl_->next; }
+
+void engine::add_input(global_index neuron, tick_t t, float value) {
+    if (t < impl_->next)
+        throw usage_error("input for tick " + std::to_string(t) + " comes after that tick was computed");
+    impl_->inputs[t].push_back({impl_->local_slot(neuron), value});
+}
+
+void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& values) {
+    auto& m = *impl_;
+    m.check_delivery(peer, t, values.size());
+    float* r = m.row(t);
+    const auto& slots = m.receive_slots[peer];
+    for (std::size_t k = 0; k < values.size(); ++k) r[slots[k]] = values[k];
+}
+
+void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values) {
+    auto& m = *impl_;
+    if (peer >= m.receive_slots.size()) throw usage_error("no peer " + std::to_string(peer));
+    m.check_delivery(peer, t, m.receive_slots[peer].size());
+    float* r = m.row(t);
+    const auto& slots = m.receive_slots[peer];
+    for (const auto& [position, value] : values) {
+        if (position >= slots.size())
+            throw protocol_error("peer '" + m.spec.peers[peer].id + "' sent a value for position " +
+                                 std::to_string(position) + " of " + std::to_string(slots.size()));
+        r[slots[position]] = value;
+    }
+}
+
+void engine::compute() {
+    auto& m = *impl_;
+    const tick_t t = m.next;
+    std::fill(m.ext.begin(), m.ext.end(), 0.0f);
+    if (auto it = m.inputs.find(t); it != m.inputs.end()) {
+        for (const auto& [slot, value] : it->second) m.ext[slot] += value;
+        m.inputs.erase(it);
+    }
+    float* out = m.row(t);
+    if (m.local < 2 * grain) {
+        m.compute_range(0, m.local, t, out);
+    } else {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.local, grain),
+                          [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
+    }
+    ++m.next;
+    // The row tick `next` will use has held tick next - ring: clear what peers fill.
+    m.clear_remote(m.next);
+}
+
+void engine::outgoing(std::size_t peer, std::vector<float>& values) const {
+    const auto& m = *impl_;
+    const float* r = m.row(m.next - 1);
+    values.clear();
+    for (auto slot : m.send_slots.at(peer)) values.push_back(r[slot]);
+}
+
+void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const {
+    const auto& m = *impl_;
+    const float* r = m.row(m.next - 1);
+    values.clear();
+    const auto& slots = m.send_slots.at(peer);
+    for (std::size_t k = 0; k < slots.size(); ++k)
+        if (r[slots[k]] != 0.0f) values.push_back({static_cast<std::uint32_t>(k), r[slots[k]]});
+}
+
+float engine::output(global_index neuron) const { return impl_->row(impl_->next - 1)[impl_->local_slot(neuron)]; }
+
+bool engine::is_local(global_index neuron) const {
+    const auto it = impl_->slot_of.find(neuron);
+    return it != impl_->slot_of.end() && it->second < impl_->local;
+}
+
+std::vector<neuron_state> engine::capture() const {
+    const auto& m = *impl_;
+    std::vector<neuron_state> states(m.local);
+    for (std::size_t k = 0; k < m.local; ++k) {
+        auto& s = states[k];
+        s.index = m.spec.neurons[k].index;
+        s.output = m.row(m.next - 1)[k];
+        s.variables = variables_of(m.coefficients[k], m.state[k]);
+        for (std::size_t d = 1; d < m.ring; ++d) s.history.push_back(m.row(m.next - 1 - static_cast<tick_t>(d))[k]);
+    }
+    return states;
+}
+
+void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
+    auto& m = *impl_;
+    if (next < 0) throw usage_error("cannot restore to a negative tick");
+    std::vector<bool> seen(m.local, false);
+    std::fill(m.history.begin(), m.history.end(), 0.0f);
+    m.next = next;
+    for (const auto& s : states) {
+        const auto k = m.local_slot(s.index);
+        seen[k] = true;
+        m.state[k] = state_from(m.coefficients[k], s.variables);
+        m.row(next - 1)[k] = s.output;
+        for (std::size_t d = 0; d < s.history.size() && d + 1 < m.ring; ++d)
+            m.row(next - 2 - static_cast<tick_t>(d))[k] = s.history[d];
+    }
+    for (std::size_t k = 0; k < m.local; ++k)
+        if (!seen[k]) throw usage_error("restore: no state for neuron " + std::to_string(m.spec.neurons[k].index));
+    m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
+}
+
+engine_spec whole_network(const protocol::expanded_network& net) {
+    if (!net.dense.empty()) throw usage_error("dense projections cannot be simulated yet");
+    engine_spec spec;
+    spec.neurons.reserve(net.neuron_count());
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+        const auto& g = net.groups[net.group_of[i]];
+        spec.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
+    }
+    spec.in_begin = net.in_begin;
+    spec.in.reserve(net.synapse_count());
+    for (std::size_t s = 0; s < net.synapse_count(); ++s)
+        spec.in.push_back({static_cast<global_index>(net.in_source[s]), net.in_weight[s], net.in_delay[s]});
+    return spec;
+}
+
+engine_spec from_node_config(const protocol::node_config& config) {
+    engine_spec spec;
+    std::unordered_map<std::string, std::size_t> position;
+    for (const auto& n : config.neurons) {
+        position.emplace(n.id, spec.neurons.size());
+        spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
+    }
+    // Incoming synapses arrive grouped by target in canonical order.
+    std::vector<std::vector<synapse_spec>> per_neuron(spec.neurons.size());
+    for (const auto& s : config.incoming) {
+        const auto it = position.find(s.to);
+        if (it == position.end()) throw protocol_error("node config: synapse to '" + s.to + "', which is not on this node");
+        if (s.delay < 1 || s.delay > 65535) throw protocol_error("node config: synapse delay out of range");
+        per_neuron[it->second].push_back({s.from_index, static_cast<float>(s.weight), static_cast<std::uint16_t>(s.delay)});
+    }
+    spec.in_begin.push_back(0);
+    for (auto& list : per_neuron) {
+        spec.in.insert(spec.in.end(), list.begin(), list.end());
+        spec.in_begin.push_back(spec.in.size());
+    }
+    for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
+    return spec;
+}
+
+}  // namespace dnnc::sim

@@ -1,0 +1,109 @@
+#include "models.hpp"
+
+#include "dnnc/protocol/error.hpp"
+
+#include <cmath>
+
+namespace dnnc::sim {
+
+namespace {
+// splitmix64 of (seed, index): the same initial value wherever the neuron runs.
+double unit_uniform(std::uint64_t seed, std::int64_t index) {
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(index) + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+// The current term of exact integration: tau_x / (tau_x - tau_m) (e^{-dt/tau_x} - e^{-dt/tau_m}),
+// and its limit dt/tau e^{-dt/tau} when the time constants are equal.
+double current_gain(double dt, double tau_m, double tau_x) {
+    if (std::abs(tau_x - tau_m) < 1e-12 * tau_m) return dt / tau_m * std::exp(-dt / tau_m);
+    return tau_x / (tau_x - tau_m) * (std::exp(-dt / tau_x) - std::exp(-dt / tau_m));
+}
+}  // namespace
+
+model_coefficients coefficients_of(const protocol::neuron_params& p) {
+    model_coefficients c;
+    c.model = p.model;
+    c.bias = static_cast<float>(p.bias);
+    c.threshold = static_cast<float>(p.threshold);
+    if (p.model == protocol::neuron_model::lif) {
+        c.v_rest = static_cast<float>(p.v_rest);
+        c.v_reset = static_cast<float>(p.v_reset);
+        c.v_th = static_cast<float>(p.v_th);
+        c.a_m = static_cast<float>(std::exp(-p.dt / p.tau_m));
+        c.a_e = static_cast<float>(std::exp(-p.dt / p.tau_e));
+        c.a_i = static_cast<float>(std::exp(-p.dt / p.tau_i));
+        c.c_e = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_e));
+        c.c_i = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_i));
+        c.refractory = p.refractory;
+    }
+    return c;
+}
+
+model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index) {
+    model_state s;
+    if (p.model != protocol::neuron_model::lif) return s;
+    double v = p.v_init.value_or(p.v_rest);
+    if (p.v_init && p.v_init_max) v = *p.v_init + (*p.v_init_max - *p.v_init) * unit_uniform(seed, index);
+    s.v = static_cast<float>(v);
+    return s;
+}
+
+float step_rate(const model_coefficients& c, float u) {
+    switch (c.model) {
+    case protocol::neuron_model::linear: return u;
+    case protocol::neuron_model::step: return u >= c.threshold ? 1.0f : 0.0f;
+    case protocol::neuron_model::sigmoid: return 1.0f / (1.0f + std::exp(-u));
+    case protocol::neuron_model::tanh: return std::tanh(u);
+    case protocol::neuron_model::relu: return u > 0.0f ? u : 0.0f;
+    case protocol::neuron_model::lif: break;
+    }
+    return 0.0f;
+}
+
+float step_lif(const model_coefficients& c, model_state& s, float input, float excitatory, float inhibitory) {
+    if (input >= 0)
+        excitatory += input;
+    else
+        inhibitory += input;
+    s.ge += excitatory;
+    s.gi += inhibitory;
+    float spike = 0.0f;
+    if (s.refractory_left > 0) {
+        --s.refractory_left;
+    } else {
+        s.v = c.v_rest + (s.v - c.v_rest) * c.a_m + s.ge * c.c_e + s.gi * c.c_i;
+        if (s.v > c.v_th) {
+            spike = 1.0f;
+            s.v = c.v_reset;
+            s.refractory_left = c.refractory > 0 ? c.refractory - 1 : 0;
+        }
+    }
+    s.ge *= c.a_e;
+    s.gi *= c.a_i;
+    return spike;
+}
+
+std::vector<float> variables_of(const model_coefficients& c, const model_state& s) {
+    if (c.model != protocol::neuron_model::lif) return {};
+    return {s.v, s.ge, s.gi, static_cast<float>(s.refractory_left)};
+}
+
+model_state state_from(const model_coefficients& c, const std::vector<float>& variables) {
+    model_state s;
+    if (c.model != protocol::neuron_model::lif) {
+        if (!variables.empty()) throw usage_error("a rate neuron has no state variables");
+        return s;
+    }
+    if (variables.size() != 4) throw usage_error("a lif neuron's state has 4 variables (v, ge, gi, refractory)");
+    s.v = variables[0];
+    s.ge = variables[1];
+    s.gi = variables[2];
+    s.refractory_left = static_cast<std::int32_t>(variables[3]);
+    return s;
+}
+
+}  // namespace dnnc::sim

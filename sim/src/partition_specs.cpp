@@ -1,0 +1,46 @@
+#include "dnnc/sim/engine.hpp"
+
+#include <map>
+#include <set>
+
+namespace dnnc::sim {
+
+std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
+                                         const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
+                                         const std::vector<std::string>& node_ids) {
+    if (!net.dense.empty()) throw usage_error("dense projections cannot be simulated yet");
+    if (node_of_neuron.size() != net.neuron_count()) throw usage_error("partition_specs: one node per neuron is needed");
+    if (!node_ids.empty() && node_ids.size() != nodes) throw usage_error("partition_specs: one id per node is needed");
+    auto id = [&](std::size_t n) { return node_ids.empty() ? std::to_string(n) : node_ids[n]; };
+    std::vector<engine_spec> specs(nodes);
+    for (auto& s : specs) s.in_begin.push_back(0);
+    // (from node, to node) -> the sources whose outputs travel that way.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::set<global_index>> flows;
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+        const auto here = node_of_neuron[i];
+        if (here >= nodes) throw usage_error("partition_specs: neuron " + std::to_string(i) + " is on no node");
+        auto& s = specs[here];
+        const auto& g = net.groups[net.group_of[i]];
+        s.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
+        for (auto k = net.in_begin[i]; k < net.in_begin[i + 1]; ++k) {
+            const auto source = net.in_source[k];
+            s.in.push_back({static_cast<global_index>(source), net.in_weight[k], net.in_delay[k]});
+            if (node_of_neuron[source] != here) flows[{node_of_neuron[source], here}].insert(source);
+        }
+        s.in_begin.push_back(s.in.size());
+    }
+    for (std::uint32_t a = 0; a < nodes; ++a)
+        for (std::uint32_t b = 0; b < nodes; ++b) {
+            if (a == b) continue;
+            const auto out = flows.find({a, b});
+            const auto in = flows.find({b, a});
+            if (out == flows.end() && in == flows.end()) continue;
+            peer_spec p{id(b), {}, {}};
+            if (out != flows.end()) p.sends.assign(out->second.begin(), out->second.end());
+            if (in != flows.end()) p.receives.assign(in->second.begin(), in->second.end());
+            specs[a].peers.push_back(std::move(p));
+        }
+    return specs;
+}
+
+}  // namespace dnnc::sim

@@ -1,0 +1,209 @@
+#include "dnnc/sim/runner.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace dnnc::sim {
+
+using clock_type = std::chrono::steady_clock;
+
+runner::runner(engine& e, transport& t, runner_options options, tick_observer observer)
+    : engine_(e),
+      transport_(t),
+      options_(options),
+      observer_(std::move(observer)),
+      pending_(e.spec().peers.size()),
+      completed_(e.next_tick() - 1),
+      first_tick_(e.next_tick()) {
+    for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
+}
+
+void runner::receive(std::size_t peer, packet p) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (peer >= pending_.size()) throw protocol_error("packet from an unknown peer");
+    // The packet of tick k is read by tick k + 1; once that is computed it is too late.
+    if (p.tick + 1 <= completed_) {
+        stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
+        return;
+    }
+    first_arrival_.emplace(p.tick, clock_type::now());
+    pending_[peer][p.tick] = std::move(p);
+    changed_.notify_all();
+}
+
+void runner::grant(tick_t last) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    granted_ = std::max(granted_, last);
+    changed_.notify_all();
+}
+
+tick_t runner::granted() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return granted_;
+}
+
+tick_t runner::completed() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return completed_;
+}
+
+void runner::stop() {
+    stopping_ = true;
+    std::lock_guard<std::mutex> lock(mutex_);
+    changed_.notify_all();
+}
+
+runner_stats runner::stats() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stats_;
+}
+
+bool runner::wait_completed(tick_t t, std::chrono::milliseconds timeout) const {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] { return completed_ >= t || stopping_; }) && completed_ >= t;
+}
+
+void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
+    if (t <= first_tick_ || pending_.empty()) return;  // inputs of earlier ticks are in the history
+    auto all_arrived = [&] {
+        return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) { return q.count(t - 1) > 0; });
+    };
+    if (options_.sync == protocol::sync_mode::lockstep) {
+        changed_.wait(lock, [&] { return stopping_ || all_arrived(); });
+        return;
+    }
+    const auto began = clock_type::now();
+    const auto window = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(window_ms_));
+    while (!stopping_ && !all_arrived()) {
+        const auto first = first_arrival_.find(t - 1);
+        const auto deadline = (first == first_arrival_.end() ? began : first->second) + window;
+        if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && clock_type::now() >= deadline) break;
+    }
+    for (const auto& q : pending_)
+        if (!q.count(t - 1)) ++stats_.packets_missing;
+}
+
+bool runner::step_once(std::unique_lock<std::mutex>& lock) {
+    changed_.wait(lock, [&] { return stopping_ || granted_ > completed_; });
+    if (stopping_) return false;
+    const tick_t t = completed_ + 1;
+    wait_for_inputs(lock, t);
+    if (stopping_) return false;
+    std::vector<std::pair<std::size_t, packet>> ready;
+    for (std::size_t p = 0; p < pending_.size(); ++p) {
+        auto& q = pending_[p];
+        if (auto it = q.find(t - 1); it != q.end()) ready.emplace_back(p, std::move(it->second));
+        q.erase(q.begin(), q.lower_bound(t));
+    }
+    first_arrival_.erase(first_arrival_.begin(), first_arrival_.lower_bound(t));
+    lock.unlock();
+
+    for (auto& [peer, p] : ready) {
+        if (p.dense)
+            engine_.deliver(peer, p.tick, p.values);
+        else
+            engine_.deliver_nonzero(peer, p.tick, p.nonzero);
+    }
+    engine_.compute();
+    std::int64_t sent = 0;
+    for (std::size_t peer = 0; peer < pending_.size(); ++peer) {
+        packet out;
+        out.tick = t;
+        out.dense = options_.send == protocol::send_mode::always;
+        if (out.dense)
+            engine_.outgoing(peer, out.values);
+        else
+            engine_.outgoing_nonzero(peer, out.nonzero);
+        sent += static_cast<std::int64_t>(out.dense ? out.values.size() : out.nonzero.size());
+        transport_.send(peer, out);
+    }
+    if (observer_) observer_(t, engine_);
+
+    lock.lock();
+    completed_ = t;
+    ++stats_.ticks;
+    stats_.values_sent += sent;
+    changed_.notify_all();
+    return true;
+}
+
+void runner::run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (step_once(lock)) {
+    }
+}
+
+void runner::run_granted() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_ && completed_ < granted_)
+        if (!step_once(lock)) return;
+}
+
+// ---- in-process exchange ----
+
+struct local_exchange::impl {
+    struct node_transport final : transport {
+        impl* owner = nullptr;
+        std::size_t from = 0;
+        void send(std::size_t peer, const packet& p) override { owner->route(from, peer, p); }
+    };
+    runner_options options;
+    std::vector<std::string> ids;
+    std::vector<engine> engines;
+    std::vector<node_transport> transports;
+    std::vector<std::unique_ptr<runner>> runners;
+    std::vector<runner::tick_observer> observers;
+
+    void route(std::size_t from, std::size_t peer, const packet& p) {
+        const std::string& to_id = engines[from].spec().peers[peer].id;
+        const auto to = static_cast<std::size_t>(std::find(ids.begin(), ids.end(), to_id) - ids.begin());
+        const auto& back = engines[to].spec().peers;
+        const auto slot = static_cast<std::size_t>(
+            std::find_if(back.begin(), back.end(), [&](const peer_spec& s) { return s.id == ids[from]; }) - back.begin());
+        runners[to]->receive(slot, p);
+    }
+};
+
+local_exchange::local_exchange(std::vector<engine_spec> specs, runner_options options) : impl_(std::make_unique<impl>()) {
+    auto& m = *impl_;
+    m.options = options;
+    for (std::size_t n = 0; n < specs.size(); ++n) {
+        m.ids.push_back(std::to_string(n));
+        m.engines.emplace_back(specs[n]);
+    }
+    m.transports.resize(specs.size());
+    m.observers.resize(specs.size());
+    for (std::size_t n = 0; n < specs.size(); ++n) {
+        m.transports[n].owner = &m;
+        m.transports[n].from = n;
+    }
+}
+
+local_exchange::~local_exchange() = default;
+
+void local_exchange::observe(std::size_t node, runner::tick_observer observer) { impl_->observers.at(node) = std::move(observer); }
+
+engine& local_exchange::node(std::size_t n) { return impl_->engines.at(n); }
+
+void local_exchange::add_input(global_index neuron, tick_t t, float value) {
+    for (auto& e : impl_->engines)
+        if (e.is_local(neuron)) return e.add_input(neuron, t, value);
+    throw usage_error("no node has neuron " + std::to_string(neuron));
+}
+
+void local_exchange::run_until(tick_t last) {
+    auto& m = *impl_;
+    if (m.runners.empty())
+        for (std::size_t n = 0; n < m.engines.size(); ++n)
+            m.runners.push_back(std::make_unique<runner>(m.engines[n], m.transports[n], m.options, m.observers[n]));
+    std::vector<std::thread> threads;
+    for (auto& r : m.runners) {
+        r->grant(last);
+        threads.emplace_back([&r] { r->run_granted(); });
+    }
+    for (auto& t : threads) t.join();
+}
+
+runner_stats local_exchange::stats(std::size_t node) const { return impl_->runners.at(node)->stats(); }
+
+}  // namespace dnnc::sim

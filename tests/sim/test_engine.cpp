@@ -1,0 +1,150 @@
+// The single-node engine: tick semantics, delays, inputs, models and state capture.
+#include "dnnc/sim/engine.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+protocol::expanded_network network_of(const std::string& body) {
+    const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">" + body + "</network></dnnc>", "t.xml");
+    return protocol::expand(*doc.net, "t.xml");
+}
+}  // namespace
+
+TEST_CASE("XOR answers two ticks after its inputs") {
+    const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml");
+    const auto net = protocol::expand(*doc.net, doc.file);
+    engine e(whole_network(net));
+    const auto a = *net.find("a"), b = *net.find("b"), out = *net.find("out");
+    const int pairs[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+    for (int t = 0; t < 4; ++t) {
+        e.add_input(a, t, static_cast<float>(pairs[t][0]));
+        e.add_input(b, t, static_cast<float>(pairs[t][1]));
+    }
+    std::vector<float> y;
+    for (int t = 0; t < 6; ++t) {
+        e.compute();
+        y.push_back(e.output(out));
+    }
+    CHECK(y == std::vector<float>{0, 0, 0, 1, 1, 0});
+}
+
+TEST_CASE("delays read the output of d ticks ago; ticks before 0 read 0") {
+    const auto net = network_of(R"(<neuron id="src"/><neuron id="late"/>
+        <synapse from="src" to="late" weight="2" delay="3"/>)");
+    engine e(whole_network(net));
+    e.add_input(0, 0, 1.5f);
+    e.add_input(0, 1, -1.0f);
+    std::vector<float> late;
+    for (int t = 0; t < 6; ++t) {
+        e.compute();
+        late.push_back(e.output(1));
+    }
+    CHECK(late == std::vector<float>{0, 0, 0, 3, -2, 0});
+}
+
+TEST_CASE("rate models apply their function to u = bias + ext + sum") {
+    const auto net = network_of(R"(<neuron id="l" bias="0.5"/><neuron id="s" model="sigmoid"/>
+        <neuron id="t" model="tanh"/><neuron id="r" model="relu" bias="-1"/><neuron id="st" model="step" threshold="2"/>)");
+    engine e(whole_network(net));
+    for (global_index i = 0; i < 5; ++i) e.add_input(i, 0, 2.0f);
+    e.compute();
+    CHECK(e.output(0) == 2.5f);
+    CHECK(e.output(1) == Approx(1.0 / (1.0 + std::exp(-2.0))));
+    CHECK(e.output(2) == Approx(std::tanh(2.0)));
+    CHECK(e.output(3) == 1.0f);
+    CHECK(e.output(4) == 1.0f);
+    e.compute();
+    CHECK(e.output(0) == 0.5f);
+    CHECK(e.output(3) == 0.0f);
+    CHECK(e.output(4) == 0.0f);
+}
+
+TEST_CASE("lif integrates exactly, spikes above threshold, resets and stays refractory") {
+    // No input: v relaxes to v-rest exponentially.
+    const auto quiet = network_of(R"(<neuron id="n" model="lif" v-init="-60" v-rest="-49" tau-m="20" dt="0.1" v-th="0"/>)");
+    engine e(whole_network(quiet));
+    for (int t = 0; t < 100; ++t) e.compute();
+    const double expected = -49 + (-60 + 49) * std::exp(-100 * 0.1 / 20);
+    CHECK(e.capture()[0].variables[0] == Approx(expected).epsilon(1e-4));
+
+    // Above threshold at rest: spikes at once, then holds v-reset for refractory - 1 ticks.
+    const auto busy = network_of(R"(<neuron id="n" model="lif" v-init="-49" v-rest="-40" v-th="-50" v-reset="-60" refractory="5"/>)");
+    engine f(whole_network(busy));
+    std::vector<float> spikes;
+    for (int t = 0; t < 12; ++t) {
+        f.compute();
+        spikes.push_back(f.output(0));
+    }
+    CHECK(spikes[0] == 1.0f);
+    for (int t = 1; t < 5; ++t) CHECK(spikes[t] == 0.0f);
+    CHECK(f.capture()[0].variables.size() == 4);
+    // After the refractory period it integrates from v-reset towards v-rest (-40) and spikes again.
+    CHECK(std::count(spikes.begin(), spikes.end(), 1.0f) >= 1);
+}
+
+TEST_CASE("lif synaptic currents take weights by sign") {
+    const auto net = network_of(R"(<neuron id="e"/><neuron id="i"/>
+        <neuron id="n" model="lif" v-init="-49" v-rest="-49" v-th="100"/>
+        <synapse from="e" to="n" weight="2"/><synapse from="i" to="n" weight="-3"/>)");
+    engine e(whole_network(net));
+    e.add_input(0, 0, 1.0f);
+    e.add_input(1, 0, 1.0f);
+    e.compute();
+    e.compute();
+    const auto s = e.capture()[2].variables;
+    // After tick 1: ge = 2 * exp(-dt/tau_e), gi = -3 * exp(-dt/tau_i).
+    CHECK(s[1] == Approx(2 * std::exp(-0.1 / 5)).epsilon(1e-5));
+    CHECK(s[2] == Approx(-3 * std::exp(-0.1 / 10)).epsilon(1e-5));
+    CHECK(s[0] < -49.0f + 1.0f);
+}
+
+TEST_CASE("initial potentials are drawn per neuron, independent of partition, within range") {
+    const auto net = network_of(R"(<population id="p" size="1000" model="lif" seed="9" v-init="-60" v-init-max="-50"/>)");
+    engine whole(whole_network(net));
+    std::vector<std::uint32_t> node_of(1000);
+    for (std::size_t i = 0; i < 1000; ++i) node_of[i] = static_cast<std::uint32_t>(i % 3);
+    const auto specs = partition_specs(net, node_of, 3);
+    engine part(specs[1]);
+    const auto all = whole.capture();
+    const auto some = part.capture();
+    for (const auto& s : some) CHECK(s.variables[0] == all[static_cast<std::size_t>(s.index)].variables[0]);
+    double lo = 0, hi = -100;
+    for (const auto& s : all) lo = std::min<double>(lo, s.variables[0]), hi = std::max<double>(hi, s.variables[0]);
+    CHECK(lo >= -60.0);
+    CHECK(hi < -50.0);
+    CHECK(hi - lo > 9.0);
+}
+
+TEST_CASE("capture and restore continue bit for bit") {
+    const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
+    const auto net = protocol::expand(*doc.net, doc.file);
+    engine straight(whole_network(net));
+    for (int t = 0; t < 300; ++t) straight.compute();
+    const auto middle = straight.capture();
+    for (int t = 300; t < 600; ++t) straight.compute();
+
+    engine resumed(whole_network(net));
+    resumed.restore(middle, 300);
+    for (int t = 300; t < 600; ++t) resumed.compute();
+    const auto a = straight.capture(), b = resumed.capture();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].output == b[i].output);
+        CHECK(a[i].variables == b[i].variables);
+    }
+}
+
+TEST_CASE("bad use of the engine is refused") {
+    const auto net = network_of(R"(<neuron id="a"/>)");
+    engine e(whole_network(net));
+    CHECK_THROWS_AS(e.add_input(5, 0, 1.0f), usage_error);
+    e.compute();
+    CHECK_THROWS_AS(e.add_input(0, 0, 1.0f), usage_error);
+    CHECK_THROWS_AS(e.restore({}, 3), usage_error);
+}

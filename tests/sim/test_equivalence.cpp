@@ -1,0 +1,130 @@
+// Lockstep runs on any partition equal the single-process reference bit for bit; window
+// mode completes every tick and counts what it drops. Engines are joined in-process.
+#include "dnnc/sim/runner.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <mutex>
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+
+using trace = std::vector<std::vector<float>>;  // per tick, every neuron's output
+
+trace reference(const protocol::expanded_network& net, int ticks, const std::vector<std::tuple<global_index, tick_t, float>>& inputs) {
+    engine e(whole_network(net));
+    for (const auto& [n, t, v] : inputs) e.add_input(n, t, v);
+    trace out;
+    for (int t = 0; t < ticks; ++t) {
+        e.compute();
+        std::vector<float> row(net.neuron_count());
+        for (std::size_t i = 0; i < row.size(); ++i) row[i] = e.output(static_cast<global_index>(i));
+        out.push_back(row);
+    }
+    return out;
+}
+
+trace distributed(const protocol::expanded_network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes, int ticks,
+                  const std::vector<std::tuple<global_index, tick_t, float>>& inputs, runner_options options = {}) {
+    local_exchange exchange(partition_specs(net, node_of, nodes), options);
+    trace out(static_cast<std::size_t>(ticks), std::vector<float>(net.neuron_count()));
+    std::mutex m;
+    for (std::size_t n = 0; n < nodes; ++n)
+        exchange.observe(n, [&](tick_t t, const engine& e) {
+            std::lock_guard<std::mutex> lock(m);
+            for (const auto& s : e.spec().neurons) out[static_cast<std::size_t>(t)][static_cast<std::size_t>(s.index)] = e.output(s.index);
+        });
+    for (const auto& [n, t, v] : inputs) exchange.add_input(n, t, v);
+    exchange.run_until(ticks - 1);
+    return out;
+}
+
+std::vector<std::uint32_t> scatter(std::size_t neurons, std::size_t nodes, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::vector<std::uint32_t> node_of(neurons);
+    for (auto& n : node_of) n = static_cast<std::uint32_t>(gen() % nodes);
+    return node_of;
+}
+
+protocol::expanded_network load(const std::string& example) {
+    const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + example);
+    return protocol::expand(*doc.net, doc.file);
+}
+
+protocol::expanded_network generated(const std::string& body) {
+    const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml");
+    return protocol::expand(*doc.net, "g.xml");
+}
+
+std::vector<std::tuple<global_index, tick_t, float>> random_inputs(std::size_t neurons, int ticks, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> value(-1, 1);
+    std::vector<std::tuple<global_index, tick_t, float>> inputs;
+    for (int k = 0; k < ticks * 3; ++k)
+        inputs.emplace_back(static_cast<global_index>(gen() % neurons), static_cast<tick_t>(gen() % static_cast<unsigned>(ticks)), value(gen));
+    return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes") {
+    struct named {
+        const char* name;
+        protocol::expanded_network net;
+        int ticks;
+    };
+    std::vector<named> networks;
+    networks.push_back({"xor", load("xor/xor.xml"), 20});
+    networks.push_back({"associative", load("associative/associative.xml"), 30});
+    networks.push_back({"tree7", load("tree7/tree7.xml"), 20});
+    networks.push_back({"random recurrent, mixed delays", generated(R"(<population id="p" size="300" model="tanh"/>
+        <projection from="p" to="p" kind="random" p="0.05" weight="0.3" seed="4"/>
+        <projection from="p[0:100]" to="p" kind="random" p="0.05" weight="-0.2" delay="3" seed="5"/>)"), 40});
+    networks.push_back({"lif CUBA-like", generated(R"(<population id="P" size="500" model="lif" seed="3" v-init="-60" v-init-max="-50" refractory="50"/>
+        <projection from="P[0:400]" to="P" kind="random" p="0.1" weight="1.62" seed="1"/>
+        <projection from="P[400:500]" to="P" kind="random" p="0.1" weight="-9" seed="2" delay="2"/>)"), 400});
+    networks.push_back({"feed-forward", generated(R"(<population id="a" size="50"/><population id="b" size="40" model="relu"/>
+        <population id="c" size="10" model="sigmoid"/>
+        <projection from="a" to="b" kind="all" weight="0.01"/><projection from="b" to="c" kind="random" p="0.5" seed="8"/>)"), 10});
+    for (const auto& n : networks) {
+        const auto inputs = random_inputs(n.net.neuron_count(), n.ticks, 17);
+        const trace expected = reference(n.net, n.ticks, inputs);
+        for (std::size_t nodes : {1u, 2u, 3u, 4u, 7u}) {
+            INFO(n.name << " on " << nodes << " nodes");
+            CHECK(distributed(n.net, scatter(n.net.neuron_count(), nodes, 99), nodes, n.ticks, inputs) == expected);
+        }
+    }
+}
+
+TEST_CASE("send=nonzero gives the same results as send=always") {
+    const auto net = generated(R"(<population id="P" size="300" model="lif" seed="3" v-init="-60" v-init-max="-50"/>
+        <projection from="P" to="P" kind="random" p="0.1" weight="1" seed="1"/>)");
+    const auto inputs = random_inputs(net.neuron_count(), 200, 3);
+    const trace expected = reference(net, 200, inputs);
+    runner_options nonzero;
+    nonzero.send = protocol::send_mode::nonzero;
+    CHECK(distributed(net, scatter(300, 4, 5), 4, 200, inputs, nonzero) == expected);
+}
+
+TEST_CASE("window mode completes every tick and counts what it drops") {
+    const auto net = generated(R"(<population id="p" size="200" model="tanh"/>
+        <projection from="p" to="p" kind="random" p="0.05" seed="4"/>)");
+    auto node_of = scatter(200, 3, 1);
+    auto specs = partition_specs(net, node_of, 3);
+    // A zero window: a node never waits, so packets arriving after it moved on are dropped.
+    local_exchange exchange(std::move(specs), {protocol::sync_mode::window, protocol::send_mode::always});
+    exchange.run_until(299);
+    std::int64_t ticks = 0, dropped = 0, missing = 0;
+    for (std::size_t n = 0; n < 3; ++n) {
+        ticks += exchange.stats(n).ticks;
+        dropped += exchange.stats(n).values_dropped;
+        missing += exchange.stats(n).packets_missing;
+    }
+    CHECK(ticks == 900);
+    CHECK(missing >= 0);
+    CHECK(dropped >= 0);
+}
