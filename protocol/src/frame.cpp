@@ -60,14 +60,26 @@ const char* to_string(message_type t) {
     case message_type::heartbeat_reply: return "heartbeat-reply";
     case message_type::shutdown: return "shutdown";
     case message_type::shutdown_reply: return "shutdown-reply";
+    case message_type::signals: return "signals";
+    case message_type::tick_report: return "tick-report";
+    case message_type::clock: return "clock";
+    case message_type::clock_reply: return "clock-reply";
+    case message_type::inputs: return "inputs";
+    case message_type::inputs_reply: return "inputs-reply";
+    case message_type::control: return "control";
+    case message_type::control_reply: return "control-reply";
+    case message_type::output: return "output";
+    case message_type::output_reply: return "output-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::shutdown_reply);
+           type <= static_cast<std::uint8_t>(message_type::output_reply);
 }
+
+bool is_one_way(message_type t) { return t == message_type::signals || t == message_type::tick_report; }
 
 std::string encode_frame(const frame& f, std::string_view secret) {
     if (f.payload.size() > UINT32_MAX) throw protocol_error("payload too large for a frame");

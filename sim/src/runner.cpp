@@ -31,6 +31,21 @@ void runner::receive(std::size_t peer, packet p) {
     changed_.notify_all();
 }
 
+void runner::add_input(global_index neuron, tick_t t, float value) {
+    if (!engine_.is_local(neuron)) throw usage_error("neuron " + std::to_string(neuron) + " is not on this node");
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (t <= completed_ || (t == completed_ + 1 && computing_))
+        throw usage_error("input for tick " + std::to_string(t) + " arrived after that tick was computed");
+    inputs_.emplace_back(neuron, t, value);
+}
+
+tick_t runner::hold() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    granted_ = std::min(granted_, completed_ + (computing_ ? 1 : 0));
+    changed_.notify_all();
+    return granted_;
+}
+
 void runner::grant(tick_t last) {
     std::lock_guard<std::mutex> lock(mutex_);
     granted_ = std::max(granted_, last);
@@ -87,6 +102,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     changed_.wait(lock, [&] { return stopping_ || granted_ > completed_; });
     if (stopping_) return false;
     const tick_t t = completed_ + 1;
+    computing_ = true;  // from here on the tick completes even if the clock holds
     wait_for_inputs(lock, t);
     if (stopping_) return false;
     std::vector<std::pair<std::size_t, packet>> ready;
@@ -96,8 +112,11 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
         q.erase(q.begin(), q.lower_bound(t));
     }
     first_arrival_.erase(first_arrival_.begin(), first_arrival_.lower_bound(t));
+    const auto inputs = std::move(inputs_);
+    inputs_.clear();
     lock.unlock();
 
+    for (const auto& [neuron, at, value] : inputs) engine_.add_input(neuron, at, value);
     for (auto& [peer, p] : ready) {
         if (p.dense)
             engine_.deliver(peer, p.tick, p.values);
@@ -120,6 +139,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     if (observer_) observer_(t, engine_);
 
     lock.lock();
+    computing_ = false;
     completed_ = t;
     ++stats_.ticks;
     stats_.values_sent += sent;

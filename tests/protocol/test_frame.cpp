@@ -98,3 +98,22 @@ TEST_CASE("random bytes never decode into a frame without an error") {
 TEST_CASE("sha256_hex matches the standard test vector") {
     CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
+
+#include "dnnc/protocol/signal_codec.hpp"
+
+TEST_CASE("binary signal packets round-trip, dense and sparse, and reject truncation") {
+    binary_signals dense{"n1", 42, true, {0.5f, -1.0f, 3.25f}, {}};
+    const auto d = decode_signals(encode_signals(dense));
+    CHECK(d.from == "n1");
+    CHECK(d.tick == 42);
+    CHECK(d.dense);
+    CHECK(d.values == dense.values);
+    binary_signals sparse{"node-7", -1, false, {}, {{3, 1.0f}, {900, -2.5f}}};
+    const auto s = decode_signals(encode_signals(sparse));
+    CHECK_FALSE(s.dense);
+    CHECK(s.nonzero == sparse.nonzero);
+    const std::string bytes = encode_signals(dense);
+    for (std::size_t cut = 0; cut < bytes.size(); ++cut)
+        CHECK_THROWS_AS(decode_signals(bytes.substr(0, cut)), protocol_error);
+    CHECK_THROWS_AS(decode_signals(bytes + "x"), protocol_error);
+}

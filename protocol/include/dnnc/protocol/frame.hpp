@@ -34,7 +34,19 @@ enum class message_type : std::uint8_t {
     heartbeat_reply = 11,
     shutdown = 12,     // payload: empty; the node replies, then stops
     shutdown_reply = 13,
+    signals = 14,      // one-way, node to node: binary signal packet (signal_codec.hpp)
+    tick_report = 15,  // one-way, node to lead: JSON {node, tick, values, stats}
+    clock = 16,        // lead to node: JSON {grant: T} or {hold: true}; reply JSON {horizon, completed}
+    clock_reply = 17,
+    inputs = 18,       // to a node: JSON [[neuron index, tick, value]...]; to the lead: [[tick, target, value]...]
+    inputs_reply = 19,
+    control = 20,      // client to lead: JSON {command: start|step|freeze|resume|progress, ticks}
+    control_reply = 21,
+    output = 22,       // client to lead: JSON {from: tick}; reply JSON {columns, rows, completed}
+    output_reply = 23,
 };
+// Message types that get no reply.
+bool is_one_way(message_type t);
 const char* to_string(message_type t);
 bool is_known(std::uint8_t type);
 

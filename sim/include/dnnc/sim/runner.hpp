@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace dnnc::sim {
@@ -58,8 +59,14 @@ public:
     // From the transport's receiving side, any thread.
     void receive(std::size_t peer, packet p);
 
+    // External input for a local neuron at a tick not yet computed (any thread).
+    void add_input(global_index neuron, tick_t t, float value);
+
     // Ticks up to and including `last` may run. Never lowers an earlier grant.
     void grant(tick_t last);
+    // Freezing: no tick after the one in progress (or the last completed) may start.
+    // Returns the new horizon.
+    tick_t hold();
     tick_t granted() const;
     // The last tick computed (-1 before the first).
     tick_t completed() const;
@@ -88,10 +95,12 @@ private:
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
     std::vector<std::map<tick_t, packet>> pending_;  // per peer, by tick
+    std::vector<std::tuple<global_index, tick_t, float>> inputs_;
     std::map<tick_t, std::chrono::steady_clock::time_point> first_arrival_;  // of each tick's packets
     tick_t granted_ = -1;
     tick_t completed_ = -1;
     tick_t first_tick_ = 0;  // ticks up to this one read their inputs from the history
+    bool computing_ = false;  // tick completed_ + 1 is being computed
     std::atomic<bool> stopping_{false};
     runner_stats stats_;
 };

@@ -1,0 +1,29 @@
+#pragma once
+// The binary form of a signal packet (the default on the wire; signals.xsd is the XML form):
+//   u8  version (1) | u8 flags (bit 0: dense) | u16 sender id length | sender id bytes
+//   i64 tick | u32 count | dense: count x f32 | sparse: count x (u32 position, f32 value)
+// Little-endian. Dense packets carry the sender's outputs in the receiver's order; sparse
+// ones only the non-zero values with their positions in that order.
+#include "dnnc/protocol/error.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dnnc::protocol {
+
+struct binary_signals {
+    std::string from;
+    std::int64_t tick = 0;
+    bool dense = true;
+    std::vector<float> values;
+    std::vector<std::pair<std::uint32_t, float>> nonzero;
+};
+
+std::string encode_signals(const binary_signals& s);
+// Throws protocol_error for a truncated or inconsistent payload.
+binary_signals decode_signals(std::string_view bytes);
+
+}  // namespace dnnc::protocol

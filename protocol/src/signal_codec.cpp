@@ -1,0 +1,87 @@
+#include "dnnc/protocol/signal_codec.hpp"
+
+#include <cstring>
+
+namespace dnnc::protocol {
+namespace {
+
+template <typename T>
+void put(std::string& out, T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));  // the supported platforms are little-endian
+    out.append(bytes, sizeof(T));
+}
+
+class reader {
+public:
+    explicit reader(std::string_view bytes) : bytes_(bytes) {}
+    template <typename T>
+    T get() {
+        if (bytes_.size() - at_ < sizeof(T)) throw protocol_error("signal packet is truncated");
+        T value;
+        std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+        at_ += sizeof(T);
+        return value;
+    }
+    std::string text(std::size_t length) {
+        if (bytes_.size() - at_ < length) throw protocol_error("signal packet is truncated");
+        std::string s(bytes_.substr(at_, length));
+        at_ += length;
+        return s;
+    }
+    std::size_t left() const { return bytes_.size() - at_; }
+
+private:
+    std::string_view bytes_;
+    std::size_t at_ = 0;
+};
+
+}  // namespace
+
+std::string encode_signals(const binary_signals& s) {
+    if (s.from.size() > UINT16_MAX) throw protocol_error("sender id too long");
+    std::string out;
+    const std::size_t count = s.dense ? s.values.size() : s.nonzero.size();
+    out.reserve(16 + s.from.size() + count * 8);
+    put<std::uint8_t>(out, 1);
+    put<std::uint8_t>(out, s.dense ? 1 : 0);
+    put<std::uint16_t>(out, static_cast<std::uint16_t>(s.from.size()));
+    out += s.from;
+    put<std::int64_t>(out, s.tick);
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(count));
+    if (s.dense) {
+        out.append(reinterpret_cast<const char*>(s.values.data()), s.values.size() * sizeof(float));
+    } else {
+        for (const auto& [position, value] : s.nonzero) {
+            put<std::uint32_t>(out, position);
+            put<float>(out, value);
+        }
+    }
+    return out;
+}
+
+binary_signals decode_signals(std::string_view bytes) {
+    reader r(bytes);
+    if (r.get<std::uint8_t>() != 1) throw protocol_error("unknown signal packet version");
+    const auto flags = r.get<std::uint8_t>();
+    binary_signals s;
+    s.dense = flags & 1;
+    s.from = r.text(r.get<std::uint16_t>());
+    s.tick = r.get<std::int64_t>();
+    const auto count = r.get<std::uint32_t>();
+    const std::size_t each = s.dense ? 4 : 8;
+    if (r.left() != static_cast<std::size_t>(count) * each) throw protocol_error("signal packet length does not match its count");
+    if (s.dense) {
+        s.values.resize(count);
+        for (auto& v : s.values) v = r.get<float>();
+    } else {
+        s.nonzero.resize(count);
+        for (auto& [position, value] : s.nonzero) {
+            position = r.get<std::uint32_t>();
+            value = r.get<float>();
+        }
+    }
+    return s;
+}
+
+}  // namespace dnnc::protocol
