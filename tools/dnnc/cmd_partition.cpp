@@ -35,6 +35,7 @@ namespace dp = dnnc::partitioner;
 struct partition_cli_options {
     std::string file;
     std::size_t parts = 0;
+    bool parts_given = false;
     std::string cluster_file;
     std::string strategy = "multilevel";
     double imbalance = 0.03;
@@ -71,8 +72,21 @@ input load_input(const std::string& file) {
     return in;
 }
 
+// --parts stands for a complete graph of nodes, whose links, hop table and placement search
+// grow with the square of the count.
+constexpr std::size_t max_parts = 4096;
+
 dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in) {
-    if (o.parts > 0) return dp::complete_cluster(o.parts);
+    if (o.parts_given) {
+        if (o.parts < 1 || o.parts > max_parts) {
+            throw usage_error("partition: --parts must be between 1 and " + std::to_string(max_parts));
+        }
+        if (o.parts > in.g.vertex_count()) {
+            throw usage_error("partition: " + std::to_string(o.parts) + " parts for " +
+                              std::to_string(in.g.vertex_count()) + " vertices");
+        }
+        return dp::complete_cluster(o.parts);
+    }
     if (!o.cluster_file.empty()) {
         const protocol::document doc = protocol::load_document(o.cluster_file);
         if (!doc.clu) throw usage_error("partition: " + o.cluster_file + " has no <cluster>");
@@ -213,8 +227,7 @@ void add_partition(CLI::App& app, action& chosen) {
     auto o = std::make_shared<partition_cli_options>();
     auto* cmd = app.add_subcommand("partition", "Partition a METIS .graph or a DNNC network over a cluster");
     cmd->add_option("file", o->file, "A METIS .graph file or a DNNC .xml document")->required();
-    auto* parts = cmd->add_option("--parts", o->parts, "K nodes of capacity 1, all linked")
-                      ->check(CLI::PositiveNumber);
+    auto* parts = cmd->add_option("--parts", o->parts, "K nodes of capacity 1, all linked");
     auto* cluster = cmd->add_option("--cluster", o->cluster_file, "A DNNC document whose <cluster> to use");
     parts->excludes(cluster);
     cmd->add_option("--strategy", o->strategy, "multilevel (default) or mincut (the original method)")
@@ -224,7 +237,10 @@ void add_partition(CLI::App& app, action& chosen) {
     cmd->add_flag("--json", o->json, "Report as JSON");
     cmd->add_option("-o,--output", o->output,
                     "Write the node of every vertex (.graph: one per line; DNNC: neuron,node CSV)");
-    cmd->callback([o, &chosen] { chosen = [o] { return run_partition(*o); }; });
+    cmd->callback([o, parts, &chosen] {
+        o->parts_given = parts->count() > 0;
+        chosen = [o] { return run_partition(*o); };
+    });
 }
 
 }  // namespace dnnc::cli
