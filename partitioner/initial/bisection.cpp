@@ -93,7 +93,7 @@ std::vector<part_id> multilevel_bisection(const level_graph& g, double fraction0
     const std::vector<double> target{fraction0 * total, (1 - fraction0) * total};
 
     const level_graph& coarsest = h.coarsest();
-    const std::vector<weight_t> coarsest_bound = part_bounds(target, options.epsilon, coarsest.max_vertex_weight);
+    const part_limits coarsest_bound = part_bounds(target, options.epsilon, coarsest.max_vertex_weight);
     std::vector<part_id> best;
     weight_t best_excess = 0;
     weight_t best_cut = 0;
@@ -102,7 +102,7 @@ std::vector<part_id> multilevel_bisection(const level_graph& g, double fraction0
         kway_refiner refiner(coarsest, part, coarsest_bound);
         refiner.rebalance(rng);
         refiner.refine(options.fm, rng);
-        const weight_t x = excess(refiner.part_weight(), coarsest_bound);
+        const weight_t x = excess(refiner.part_weight(), coarsest_bound.upper);
         if (best.empty() || x < best_excess || (x == best_excess && refiner.cut() < best_cut)) {
             best_excess = x;
             best_cut = refiner.cut();
@@ -112,7 +112,7 @@ std::vector<part_id> multilevel_bisection(const level_graph& g, double fraction0
     for (std::size_t level = h.depth() - 1; level-- > 0;) {
         best = project(h.up[level], best);
         const level_graph& lg = h.level(level);
-        const std::vector<weight_t> bound = part_bounds(target, options.epsilon, lg.max_vertex_weight);
+        const part_limits bound = part_bounds(target, options.epsilon, lg.max_vertex_weight);
         kway_refiner refiner(lg, best, bound);
         refiner.rebalance(rng);
         refiner.refine(options.fm, rng);

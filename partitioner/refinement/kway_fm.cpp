@@ -7,30 +7,31 @@
 
 namespace dnnc::partitioner::detail {
 
-std::vector<weight_t> part_bounds(const std::vector<double>& target_weight, double epsilon,
-                                  weight_t coarse_slack) {
-    std::vector<weight_t> bound(target_weight.size());
-    for (std::size_t i = 0; i < bound.size(); ++i) {
-        const double t = target_weight[i];
+part_limits part_bounds(const std::vector<double>& target_weight, double epsilon, weight_t coarse_slack) {
+    part_limits limits;
+    for (const double t : target_weight) {
         const auto strict = static_cast<weight_t>(std::floor((1 + epsilon) * t + 1e-9));
         const auto at_least = static_cast<weight_t>(std::ceil(t - 1e-9));
-        bound[i] = std::max(strict, at_least + coarse_slack);
+        limits.upper.push_back(std::max(strict, at_least + coarse_slack));
+        const auto at_most = static_cast<weight_t>(std::floor(std::max(0.0, 1 - epsilon) * t + 1e-9));
+        limits.lower.push_back(std::max<weight_t>(0, at_most - coarse_slack));
     }
-    return bound;
+    return limits;
 }
 
-weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weight_t>& bound) {
+weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weight_t>& upper) {
     weight_t total = 0;
-    for (std::size_t i = 0; i < part_weight.size(); ++i) total += std::max<weight_t>(0, part_weight[i] - bound[i]);
+    for (std::size_t i = 0; i < part_weight.size(); ++i) total += std::max<weight_t>(0, part_weight[i] - upper[i]);
     return total;
 }
 
-kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const std::vector<weight_t>& bound)
+kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const part_limits& limits)
     : g_(g),
       part_of_(part_of),
-      bound_(bound),
-      parts_(bound.size()),
-      part_weight_(bound.size(), 0),
+      lower_(limits.lower),
+      bound_(limits.upper),
+      parts_(limits.upper.size()),
+      part_weight_(limits.upper.size(), 0),
       internal_(g.size(), 0),
       count_(g.size(), 0),
       link_part_(g.adjacency.size()),
@@ -95,15 +96,19 @@ weight_t kway_refiner::take_link(vertex_id v, part_id q) {
     return 0;
 }
 
-kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) const {
+kway_refiner::move_choice kway_refiner::best_move(vertex_id v, move_kind kind) const {
     move_choice best{static_cast<part_id>(parts_), std::numeric_limits<weight_t>::min()};
-    if (!any_part && count_[v] == 0) return best;
+    if (kind == move_kind::refine && count_[v] == 0) return best;
     const part_id from = part_of_[v];
     const weight_t wv = g_.vertex_weight[v];
+    if (kind != move_kind::shed && part_weight_[from] - wv < lower_[from]) return best;
     const weight_t internal = internal_[v];
+    auto wanted = [&](part_id q) {
+        return part_weight_[q] + wv <= bound_[q] && (kind != move_kind::fill || part_weight_[q] < lower_[q]);
+    };
     double best_fill = 0;
     auto consider = [&](part_id q, weight_t connection) {
-        if (part_weight_[q] + wv > bound_[q]) return;
+        if (!wanted(q)) return;
         const weight_t gain = connection - internal;
         const double fill = static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]);
         if (gain > best.gain || (gain == best.gain && fill < best_fill)) {
@@ -114,22 +119,24 @@ kway_refiner::move_choice kway_refiner::best_move(vertex_id v, bool any_part) co
     const std::uint64_t first = g_.begin[v];
     const std::uint64_t last = first + count_[v];
     for (std::uint64_t i = first; i < last; ++i) consider(link_part_[i], link_weight_[i]);
-    if (any_part) {
-        part_id roomiest = static_cast<part_id>(parts_);
-        weight_t most_room = 0;
+    if (kind != move_kind::refine) {
+        // The part that most needs v among those v has no edge to: the one with the most room
+        // when shedding, the one furthest below its lower limit when filling.
+        part_id neediest = static_cast<part_id>(parts_);
+        weight_t most_need = 0;
         for (part_id q = 0; q < parts_; ++q) {
-            const weight_t room = bound_[q] - part_weight_[q];
-            if (q != from && room >= wv && (roomiest == parts_ || room > most_room)) {
-                roomiest = q;
-                most_room = room;
+            const weight_t need = kind == move_kind::shed ? bound_[q] - part_weight_[q] : lower_[q] - part_weight_[q];
+            if (q != from && wanted(q) && (neediest == parts_ || need > most_need)) {
+                neediest = q;
+                most_need = need;
             }
         }
-        if (roomiest != parts_) {
+        if (neediest != parts_) {
             weight_t connection = 0;
             for (std::uint64_t i = first; i < last; ++i) {
-                if (link_part_[i] == roomiest) connection = link_weight_[i];
+                if (link_part_[i] == neediest) connection = link_weight_[i];
             }
-            consider(roomiest, connection);
+            consider(neediest, connection);
         }
     }
     return best;
@@ -163,27 +170,39 @@ void kway_refiner::move(vertex_id v, part_id to) {
 }
 
 void kway_refiner::rebalance(splitmix64& rng) {
-    if (excess(part_weight_, bound_) == 0) return;
-    auto overloaded = [&](vertex_id v) { return part_weight_[part_of_[v]] > bound_[part_of_[v]]; };
+    balance(move_kind::shed, rng);
+    balance(move_kind::fill, rng);
+}
+
+void kway_refiner::balance(move_kind kind, splitmix64& rng) {
+    auto needed = [&] {
+        for (part_id q = 0; q < parts_; ++q) {
+            if (kind == move_kind::shed ? part_weight_[q] > bound_[q] : part_weight_[q] < lower_[q]) return true;
+        }
+        return false;
+    };
+    // Shedding moves vertices of overloaded parts; filling moves vertices of any part that
+    // stays at or above its lower limit.
+    auto source = [&](vertex_id v) {
+        const part_id p = part_of_[v];
+        return kind == move_kind::shed ? part_weight_[p] > bound_[p] : part_weight_[p] >= lower_[p];
+    };
+    if (!needed()) return;
     std::vector<vertex_id> candidates;
     for (vertex_id v = 0; v < g_.size(); ++v) {
-        if (overloaded(v)) candidates.push_back(v);
+        if (source(v)) candidates.push_back(v);
     }
     rng.shuffle(candidates);
     for (vertex_id v : candidates) {
-        const move_choice m = best_move(v, true);
+        const move_choice m = best_move(v, kind);
         if (m.to != parts_) queue_.push(v, m.gain);
     }
-    // Invariant: the queue holds vertices of overloaded parts keyed by their best move's gain
+    // Invariant: the queue holds candidate vertices keyed by their best balancing move's gain
     // as of the last change around them; a stale key is refreshed before the vertex moves.
-    while (!queue_.empty()) {
+    while (!queue_.empty() && needed()) {
         const vertex_id v = queue_.top();
         const weight_t key = queue_.top_gain();
-        if (!overloaded(v)) {
-            queue_.remove(v);
-            continue;
-        }
-        const move_choice m = best_move(v, true);
+        const move_choice m = source(v) ? best_move(v, kind) : move_choice{static_cast<part_id>(parts_), 0};
         if (m.to == parts_) {
             queue_.remove(v);
             continue;
@@ -196,9 +215,10 @@ void kway_refiner::rebalance(splitmix64& rng) {
         move(v, m.to);
         for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
             const vertex_id u = g_.adjacency[e];
-            if (queue_.contains(u)) queue_.update(u, best_move(u, true).gain);
+            if (queue_.contains(u)) queue_.update(u, best_move(u, kind).gain);
         }
     }
+    queue_.clear();
 }
 
 // One FM pass. Invariant: every unlocked boundary vertex with an allowed move is queued with
@@ -211,7 +231,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     }
     rng.shuffle(boundary);
     for (vertex_id v : boundary) {
-        const move_choice m = best_move(v, false);
+        const move_choice m = best_move(v, move_kind::refine);
         if (m.to != parts_) queue_.push(v, m.gain);
     }
 
@@ -228,7 +248,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     while (!queue_.empty()) {
         const vertex_id v = queue_.top();
         const weight_t key = queue_.top_gain();
-        const move_choice m = best_move(v, false);
+        const move_choice m = best_move(v, move_kind::refine);
         if (m.to == parts_) {
             queue_.remove(v);
             continue;
@@ -255,7 +275,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
             const vertex_id u = g_.adjacency[e];
             if (locked_[u]) continue;
-            const move_choice mu = best_move(u, false);
+            const move_choice mu = best_move(u, move_kind::refine);
             if (mu.to != parts_) queue_.push_or_update(u, mu.gain);
             else if (queue_.contains(u)) queue_.remove(u);
         }

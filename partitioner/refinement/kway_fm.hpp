@@ -1,7 +1,8 @@
 #pragma once
 // Boundary k-way Fiduccia–Mattheyses refinement and rebalancing of a partition of one level.
-// Part i may weigh at most bound[i]; moves never push a part above its bound, so a balanced
-// partition stays balanced, and an unbalanced one only gets closer to balance.
+// Part i may weigh at most upper[i]; refinement moves never push a part above its upper
+// limit nor take it below its lower one, so a balanced partition stays balanced, and an
+// unbalanced one only gets closer to balance.
 #include "refinement/gain_queue.hpp"
 #include "src/level_graph.hpp"
 #include "src/splitmix64.hpp"
@@ -23,21 +24,26 @@ struct fm_options {
     std::size_t stop_max = 100;
 };
 
-// Part bounds: (1 + epsilon) x target, never below the target rounded up, and on coarse
-// levels (coarse_slack = the level's heaviest vertex) at least target + coarse_slack, since
-// vertices that heavy cannot be balanced finer than that.
-std::vector<weight_t> part_bounds(const std::vector<double>& target_weight, double epsilon,
-                                  weight_t coarse_slack);
+struct part_limits {
+    std::vector<weight_t> lower;
+    std::vector<weight_t> upper;
+};
 
-// Sum over parts of the weight above the bound.
-weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weight_t>& bound);
+// Upper limit (1 + epsilon) x target, never below the target rounded up; lower limit
+// (1 - epsilon) x target. On coarse levels (coarse_slack = the level's heaviest vertex) both
+// widen by coarse_slack, since vertices that heavy cannot be balanced more finely.
+part_limits part_bounds(const std::vector<double>& target_weight, double epsilon, weight_t coarse_slack);
+
+// Sum over parts of the weight above the upper limit.
+weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weight_t>& upper);
 
 class kway_refiner {
 public:
-    kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const std::vector<weight_t>& bound);
+    kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const part_limits& limits);
 
-    // Moves vertices out of parts above their bound, each time the move that costs the least
-    // cut, until every part fits or nothing more can move.
+    // Moves vertices out of parts above their upper limit, then into parts below their lower
+    // limit, each time the move that costs the least cut, until every part is within its
+    // limits or nothing more can move.
     void rebalance(splitmix64& rng);
     // FM passes while they pay (fm_options). Returns the cut.
     weight_t refine(const fm_options& options, splitmix64& rng);
@@ -50,9 +56,13 @@ private:
         part_id to;
         weight_t gain;
     };
-    // The best move of v into a part with room for it; to == parts when there is none.
-    // With any_part, parts v has no edge to are candidates too.
-    move_choice best_move(vertex_id v, bool any_part) const;
+    // refine: moves to parts v has edges to; shed: out of an overloaded part to any part;
+    // fill: into a part below its lower limit.
+    enum class move_kind { refine, shed, fill };
+    // The best move of v of that kind into a part with room for it; to == parts when there is
+    // none, or when v's part would drop below its lower limit (except when shedding).
+    move_choice best_move(vertex_id v, move_kind kind) const;
+    void balance(move_kind kind, splitmix64& rng);
     void move(vertex_id v, part_id to);
     // Whether the pass lowered the excess, or the cut by more than options.min_pass_gain.
     bool pass(const fm_options& options, splitmix64& rng);
@@ -66,6 +76,7 @@ private:
 
     const level_graph& g_;
     std::vector<part_id>& part_of_;
+    const std::vector<weight_t>& lower_;
     const std::vector<weight_t>& bound_;
     std::size_t parts_;
     std::vector<weight_t> part_weight_;

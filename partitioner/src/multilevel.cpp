@@ -35,8 +35,12 @@ void check_arguments(const graph& g, const std::vector<double>& fractions, const
 // BENCHMARKS.md): more initial tries pay off for few parts, where the first cuts decide
 // most of the result; for many parts they mostly cost time.
 struct multilevel_settings {
+    // The coarsest level keeps max(coarsen_min, coarsen_per_part * k, n / (coarsen_divisor * k))
+    // vertices: for few parts, initial tries on a larger graph pay off (random geometric
+    // graphs, k = 2: 8% less cut than with 200 vertices).
     std::size_t coarsen_per_part = 20;
     std::size_t coarsen_min = 200;
+    std::size_t coarsen_divisor = 20;
     std::size_t initial_tries_few_parts = 4;
     std::size_t initial_tries_many_parts = 2;
     std::size_t few_parts = 8;
@@ -74,12 +78,13 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     detail::splitmix64 rng(options.seed);
     const detail::level_graph finest = detail::to_level_graph(g);
     detail::coarsening_options coarsening;
-    coarsening.coarsen_to = std::max(settings.coarsen_min, settings.coarsen_per_part * k);
+    coarsening.coarsen_to = std::max({settings.coarsen_min, settings.coarsen_per_part * k,
+                                      g.vertex_count() / (settings.coarsen_divisor * k)});
     const detail::hierarchy h = detail::coarsen(finest, coarsening, rng);
 
     const std::size_t top = h.depth() - 1;
     const detail::level_graph& coarsest = h.coarsest();
-    const std::vector<weight_t> coarsest_bound =
+    const detail::part_limits coarsest_bound =
         detail::part_bounds(target, options.imbalance, top == 0 ? 0 : coarsest.max_vertex_weight);
     std::vector<part_id> part;
     weight_t best_excess = 0;
@@ -91,7 +96,7 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
         detail::kway_refiner refiner(coarsest, candidate, coarsest_bound);
         refiner.rebalance(rng);
         refiner.refine(settings.fm, rng);
-        const weight_t x = detail::excess(refiner.part_weight(), coarsest_bound);
+        const weight_t x = detail::excess(refiner.part_weight(), coarsest_bound.upper);
         if (part.empty() || x < best_excess || (x == best_excess && refiner.cut() < best_cut)) {
             best_excess = x;
             best_cut = refiner.cut();
@@ -101,7 +106,7 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     for (std::size_t level = top; level-- > 0;) {
         part = detail::project(h.up[level], part);
         const detail::level_graph& lg = h.level(level);
-        const std::vector<weight_t> bound =
+        const detail::part_limits bound =
             detail::part_bounds(target, options.imbalance, level == 0 ? 0 : lg.max_vertex_weight);
         detail::kway_refiner refiner(lg, part, bound);
         refiner.rebalance(rng);
