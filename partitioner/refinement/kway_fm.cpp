@@ -108,10 +108,10 @@ kway_refiner::move_choice kway_refiner::best_move(vertex_id v, move_kind kind) c
     };
     double best_fill = 0;
     auto consider = [&](part_id q, weight_t connection) {
-        if (!wanted(q)) return;
         const weight_t gain = connection - internal;
+        if (gain < best.gain || !wanted(q)) return;
         const double fill = static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]);
-        if (gain > best.gain || (gain == best.gain && fill < best_fill)) {
+        if (gain > best.gain || fill < best_fill) {
             best = {q, gain};
             best_fill = fill;
         }
