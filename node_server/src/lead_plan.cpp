@@ -9,6 +9,7 @@
 #include "dnnc/sim/engine.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace dnnc::node_server {
 
@@ -52,6 +53,13 @@ std::vector<double> path_latencies(const topology& topo, const std::vector<doubl
 }
 }  // namespace
 
+double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b) {
+    double delay = 0;
+    for (const auto& l : links)
+        if ((l.from == a && l.to == b) || (l.from == b && l.to == a)) delay = std::max(delay, l.emulate_delay_ms);
+    return delay;
+}
+
 std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms) {
     const std::size_t n = topo.node_count();
     const auto latency = path_latencies(topo, link_latency_ms);
@@ -91,6 +99,9 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
     for (std::size_t v = 0; v < n; ++v) ids.push_back(topo.id(v));
     const auto specs = sim::partition_specs(net, plan.node_of_neuron, n, ids);
 
+    std::set<protocol::neuron_index> reported;
+    for (const auto& o : net.outputs) reported.insert(o.neurons.begin(), o.neurons.end());
+
     std::vector<protocol::node_config> configs(n);
     for (std::size_t v = 0; v < n; ++v) {
         const auto& node = doc.clu->nodes[v];
@@ -98,6 +109,8 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
         c.node = node.id;
         c.network = net.name;
         c.lead = topo.id(topo.lead());
+        c.lead_host = doc.clu->nodes[topo.lead()].host;
+        c.lead_port = doc.clu->nodes[topo.lead()].port;
         c.host = node.host;
         c.port = node.port;
         c.run = run;
@@ -106,7 +119,7 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
             const auto& neuron = spec.neurons[k];
             const auto i = static_cast<protocol::neuron_index>(neuron.index);
             const std::string name = net.neuron_name(i);
-            c.neurons.push_back({name, neuron.index, windows_ms[i], neuron.seed, neuron.params});
+            c.neurons.push_back({name, neuron.index, windows_ms[i], neuron.seed, reported.count(i) > 0, neuron.params});
             for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
                 const auto& in = spec.in[s];
                 const auto source = static_cast<protocol::neuron_index>(in.source);
@@ -119,7 +132,10 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
             const auto& peer_node = doc.clu->nodes[other];
             std::vector<std::string> via;
             for (auto hop : topo.route(v, other)) via.push_back(topo.id(hop));
-            c.peers.push_back({p.id, peer_node.host, peer_node.port, via, latency[v * n + other], p.sends, p.receives});
+            double emulated = 0;
+            for (std::size_t k = 1; k < via.size(); ++k) emulated += emulate_delay(doc.clu->links, via[k - 1], via[k]);
+            c.peers.push_back({p.id, peer_node.host, peer_node.port, via, latency[v * n + other], emulated, p.sends,
+                               p.receives});
         }
     }
 

@@ -5,6 +5,9 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/topology.hpp"
+#include "dnnc/protocol/signal_codec.hpp"
+#include "lead_run.hpp"
+#include "node_simulation.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -79,9 +82,11 @@ struct node::impl {
     std::condition_variable changed;
     bool stopping = false;
 
-    // What this node runs (its own config, without the subtree).
+    // What this node runs (its own config, without the subtree) and its simulation.
     std::optional<protocol::node_config> config;
     std::string config_hash;
+    outbox signals_out;
+    std::shared_ptr<node_simulation> simulation;
 
     // Only on the lead.
     struct lead_state {
@@ -94,6 +99,7 @@ struct node::impl {
         clock_type::time_point since;
     };
     std::shared_ptr<lead_state> lead;
+    std::shared_ptr<lead_run> run;
     std::uint64_t lead_generation = 0;  // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads;
     std::list<std::future<void>> tasks;
@@ -123,9 +129,8 @@ struct node::impl {
             if (config && !replace)
                 throw error("node '" + own.node + "' already serves network '" + config->network +
                             "'; submit with --replace to replace it");
-            config = own;
-            config_hash = node_server::config_hash(own);
         }
+        install(own);
         DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': "
                                 << own.neurons.size() << " neurons, " << own.incoming.size() << " synapses");
         json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
@@ -155,6 +160,82 @@ struct node::impl {
         return acks;
     }
 
+    // Replaces what this node runs: the old simulation stops before the new one starts.
+    void install(const protocol::node_config& own) {
+        std::shared_ptr<node_simulation> old;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            old = std::move(simulation);
+            if (own.lead != own.node) {
+                lead.reset();
+                run.reset();
+                ++lead_generation;
+            }
+        }
+        old.reset();
+        const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
+        const bool is_lead = own.lead == own.node;
+        auto reporter = [this, lead_at, is_lead](std::string report) {
+            if (is_lead) {
+                std::shared_ptr<lead_run> r;
+                {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    r = run;
+                }
+                if (r) r->on_report(json::parse(report));
+                return;
+            }
+            signals_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, std::move(report)},
+                                                              options.server.secret));
+        };
+        auto fresh = std::make_shared<node_simulation>(own, options.server.secret, signals_out, reporter, options.emulate_delay_ms);
+        std::lock_guard<std::mutex> lock(mutex);
+        config = own;
+        config_hash = node_server::config_hash(own);
+        simulation = std::move(fresh);
+    }
+
+    std::shared_ptr<node_simulation> current_simulation() {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!simulation) throw error("this node serves no network");
+        return simulation;
+    }
+
+    std::shared_ptr<lead_run> current_run() {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!run) throw error("this node is not the lead of a network");
+        return run;
+    }
+
+    // The lead's way to reach node v for clock and inputs: itself directly, others by call.
+    lead_run::links run_links(const std::shared_ptr<lead_state>& state) {
+        auto call = [this, state](std::size_t v, message_type type, const json& body) {
+            const auto& n = state->plan.doc.clu->nodes[v];
+            const auto reply = calls.call({n.host, static_cast<std::uint16_t>(n.port)}, frame{type, 0, 0, body.dump()},
+                                          std::chrono::seconds(10));
+            return reply.payload.empty() ? json() : json::parse(reply.payload);
+        };
+        lead_run::links l;
+        l.clock = [this, state, call](std::size_t v, const json& request) {
+            if (v == state->topo.lead()) return current_simulation()->clock(request);
+            return call(v, message_type::clock, request);
+        };
+        l.inputs = [this, state, call](std::size_t v, const json& inputs) {
+            if (v == state->topo.lead())
+                current_simulation()->add_inputs(inputs);
+            else
+                call(v, message_type::inputs, inputs);
+        };
+        l.alive = [this, state](std::size_t v) {
+            if (v == state->topo.lead()) return true;
+            const double timeout_ms = state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
+                                                          : protocol::run_settings{}.heartbeat_timeout_ms;
+            std::lock_guard<std::mutex> lock(mutex);
+            return elapsed_ms(state->last_seen[v]) <= timeout_ms;
+        };
+        return l;
+    }
+
     // ---- probes ----
 
     // Forwards a probe one hop further, or answers it at the far end; both directions hold
@@ -169,18 +250,11 @@ struct node::impl {
     }
 
     // One round trip from the lead along `route` (node indices), in ms.
-    double probe_once(const lead_plan& plan, const topology& topo, const std::vector<std::size_t>& path) {
+    double probe_once(const lead_plan& plan, const std::vector<std::size_t>& path) {
         std::vector<probe_hop> route;
         for (std::size_t k = 0; k < path.size(); ++k) {
             const auto& node = plan.doc.clu->nodes[path[k]];
-            double delay = 0;
-            if (k > 0) {
-                const auto l = *topo.link_between(path[k - 1], path[k]);
-                for (const auto& link : plan.doc.clu->links)
-                    if ((topo.index_of(link.from) == topo.link(l).first && topo.index_of(link.to) == topo.link(l).second) ||
-                        (topo.index_of(link.to) == topo.link(l).first && topo.index_of(link.from) == topo.link(l).second))
-                        delay = std::max(delay, link.emulate_delay_ms);
-            }
+            const double delay = k > 0 ? emulate_delay(plan.doc.clu->links, plan.doc.clu->nodes[path[k - 1]].id, node.id) : 0.0;
             route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
         }
         const auto start = clock_type::now();
@@ -200,8 +274,8 @@ struct node::impl {
         const int rounds = plan.doc.run ? plan.doc.run->probes : protocol::run_settings{}.probes;
         std::vector<std::vector<double>> samples(paths.size());
         for (std::size_t p = 0; p < paths.size(); ++p) {
-            probe_once(plan, topo, paths[p].route);  // warm-up: opens the connections on the way
-            for (int r = 0; r < rounds; ++r) samples[p].push_back(probe_once(plan, topo, paths[p].route));
+            probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
+            for (int r = 0; r < rounds; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
         }
         auto times = link_times(paths, samples);
         for (const auto& t : times) {
@@ -269,6 +343,11 @@ struct node::impl {
         state->since = clock_type::now();
         state->last_seen.assign(state->topo.node_count(), state->since);
         state->last_error.assign(state->topo.node_count(), {});
+        auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state));
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            run = std::move(new_run);
+        }
         start_heartbeats(state);
 
         json nodes = json::array();
@@ -329,8 +408,20 @@ struct node::impl {
     // ---- status ----
 
     json status() {
+        std::shared_ptr<lead_run> r;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            r = run;
+        }
+        // Asked without the node's lock: the run takes it to see which nodes are alive.
+        const json progress = r ? r->control(json{{"command", "progress"}}) : json();
         std::lock_guard<std::mutex> lock(mutex);
         json s{{"state", config ? "idle" : "unconfigured"}, {"tick", 0}};
+        if (r) {
+            s["state"] = progress["state"];
+            s["tick"] = progress["completed"];
+            if (progress.contains("error")) s["error"] = progress["error"];
+        }
         if (config) {
             s["node"] = config->node;
             s["network"] = config->network;
@@ -406,7 +497,9 @@ class neural_module final : public module {
 public:
     explicit neural_module(node::impl& n) : node_(n) {}
     std::vector<message_type> handles() const override {
-        return {message_type::submit, message_type::configure, message_type::probe};
+        return {message_type::submit, message_type::configure, message_type::probe,   message_type::signals,
+                message_type::tick_report, message_type::clock, message_type::inputs, message_type::control,
+                message_type::output};
     }
     void handle(const frame& request, responder respond) override {
         const bool replace = request.flags & protocol::replace_flag;
@@ -436,11 +529,40 @@ public:
             respond(reply_of(message_type::probe_reply));
             return;
         }
+        case message_type::signals:
+            node_.current_simulation()->on_signals(protocol::decode_signals(request.payload));
+            return;
+        case message_type::tick_report: node_.current_run()->on_report(parse(request.payload)); return;
+        case message_type::clock:
+            respond(reply_of(message_type::clock_reply, node_.current_simulation()->clock(parse(request.payload)).dump()));
+            return;
+        case message_type::inputs:
+            node_.current_simulation()->add_inputs(parse(request.payload));
+            respond(reply_of(message_type::inputs_reply));
+            return;
+        case message_type::control: {
+            // Freezing waits for the nodes: it runs off the server's threads.
+            auto r = node_.current_run();
+            node_.run_task([r, payload = request.payload, respond] {
+                respond_with(respond, [&] { return reply_of(message_type::control_reply, r->control(parse(payload)).dump()); });
+            });
+            return;
+        }
+        case message_type::output:
+            respond(reply_of(message_type::output_reply, node_.current_run()->output(parse(request.payload)).dump()));
+            return;
         default: throw protocol_error("unexpected frame");
         }
     }
 
 private:
+    static json parse(const std::string& payload) {
+        try {
+            return json::parse(payload);
+        } catch (const json::exception& e) {
+            throw protocol_error(std::string("malformed JSON payload: ") + e.what());
+        }
+    }
     static void respond_with(const responder& respond, const std::function<frame()>& work) {
         try {
             respond(work());
@@ -487,6 +609,13 @@ node::node(node_options options) : impl_(std::make_unique<impl>(std::move(option
 node::~node() {
     stop();
     impl_->srv.stop();
+    std::shared_ptr<node_simulation> simulation;
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        simulation = std::move(impl_->simulation);
+        impl_->run.reset();
+    }
+    simulation.reset();
     for (auto& t : impl_->heartbeat_threads) t.join();
     for (auto& f : impl_->tasks) f.wait();
 }

@@ -101,6 +101,7 @@ private:
             self->send(std::move(reply));
         };
         const auto it = table_.find(request.type);
+        if (it == table_.end() && protocol::is_one_way(request.type)) return;
         if (it == table_.end()) {
             reply_once({protocol::message_type::error_reply, 0, id,
                         std::string("this node has no module for ") + protocol::to_string(request.type) + " frames"});
@@ -108,10 +109,14 @@ private:
         }
         DNNC_LOG(debug, "frame " << protocol::to_string(request.type) << " #" << id << " from " << peer_ << " ("
                                  << request.payload.size() << " bytes)");
+        const auto type = request.type;
         try {
             it->second->handle(request, reply_once);
         } catch (const std::exception& e) {
-            reply_once({protocol::message_type::error_reply, 0, id, e.what()});
+            if (protocol::is_one_way(type))
+                DNNC_LOG(warn, protocol::to_string(type) << " frame from " << peer_ << " rejected: " << e.what());
+            else
+                reply_once({protocol::message_type::error_reply, 0, id, e.what()});
         }
     }
 

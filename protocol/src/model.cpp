@@ -105,12 +105,12 @@ bool operator==(const document& a, const document& b) {
     return std::tie(a.net, a.clu, a.run, a.state) == std::tie(b.net, b.clu, b.run, b.state);
 }
 bool operator==(const peer_route& a, const peer_route& b) {
-    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms, a.sends, a.receives) ==
-           std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.sends, b.receives);
+    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms, a.emulate_delay_ms, a.sends, a.receives) ==
+           std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.emulate_delay_ms, b.sends, b.receives);
 }
 bool operator==(const local_neuron& a, const local_neuron& b) {
-    return std::tie(a.id, a.index, a.window_ms, a.seed, a.params) ==
-           std::tie(b.id, b.index, b.window_ms, b.seed, b.params);
+    return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.params) ==
+           std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.params);
 }
 bool operator==(const incoming_synapse& a, const incoming_synapse& b) {
     return std::tie(a.from, a.to, a.from_node, a.from_index, a.weight, a.delay) ==
@@ -118,8 +118,8 @@ bool operator==(const incoming_synapse& a, const incoming_synapse& b) {
 }
 bool operator==(const node_config& a, const node_config& b) {
     auto t = [](const node_config& c) {
-        return std::tie(c.node, c.network, c.lead, c.host, c.port, c.run, c.peers, c.neurons,
-                        c.incoming, c.children);
+        return std::tie(c.node, c.network, c.lead, c.lead_host, c.lead_port, c.host, c.port, c.run, c.peers,
+                        c.neurons, c.incoming, c.children);
     };
     return t(a) == t(b);
 }

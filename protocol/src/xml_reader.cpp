@@ -522,6 +522,8 @@ private:
             c.node = a.text("node");
             c.network = a.text("network");
             c.lead = a.text("lead");
+            c.lead_host = a.text("lead-host", "127.0.0.1");
+            c.lead_port = a.int32("lead-port", 0);
             c.host = a.text("host", "127.0.0.1");
             c.port = a.int32("port", 0);
             open_.push_back(std::move(c));
@@ -532,10 +534,11 @@ private:
             c.run = read_run(a);
         } else if (n == "peer") {
             c.peers.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0), a.words("via"),
-                               a.real("latency", 0.0), a.integers("sends"), a.integers("receives")});
+                               a.real("latency", 0.0), a.real("emulate-delay", 0.0), a.integers("sends"),
+                               a.integers("receives")});
         } else if (n == "neuron") {
             c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), a.uinteger("seed", 0),
-                                 read_params(a)});
+                                 a.boolean("report", false), read_params(a)});
         } else if (n == "in") {
             c.incoming.push_back({a.text("from"), a.text("to"), a.text("node"), a.integer("from-index", 0),
                                   a.real("weight", 1.0), a.integer("delay", 1)});

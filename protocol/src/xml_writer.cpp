@@ -242,6 +242,8 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
     x.attr("node", c.node);
     x.attr("network", c.network);
     x.attr("lead", c.lead);
+    if (c.lead_host != "127.0.0.1") x.attr("lead-host", c.lead_host);
+    if (c.lead_port != 0) x.attr("lead-port", c.lead_port);
     if (c.host != "127.0.0.1") x.attr("host", c.host);
     x.attr("port", c.port);
     write_run(x, c.run);
@@ -252,6 +254,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.attr("port", p.port);
         if (!p.via.empty()) x.words("via", p.via);
         x.attr_if("latency", p.latency_ms, 0.0);
+        x.attr_if("emulate-delay", p.emulate_delay_ms, 0.0);
         x.integers("sends", p.sends);
         x.integers("receives", p.receives);
         x.close();
@@ -262,6 +265,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.attr("index", n.index);
         x.attr_if("window", n.window_ms, 0.0);
         if (n.seed != 0) x.attr("seed", n.seed);
+        if (n.report) x.attr("report", std::string("true"));
         write_params(x, n.params);
         x.close();
     }

@@ -132,7 +132,7 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     leaf.network = "xor";
     leaf.lead = "n0";
     leaf.port = 7102;
-    leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, {}});
+    leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, true, {}});
     leaf.incoming.push_back({"a", "exc[3]", "n0", 0, -0.5, 2});
 
     node_config mid = leaf;
@@ -140,7 +140,7 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     mid.port = 7101;
     mid.host = "127.0.0.2";
     mid.run.sync = sync_mode::window;
-    mid.peers.push_back({"n2", "127.0.0.1", 7102, {"n1", "n2"}, 0.75, {1, 4, 9}, {0, 2}});
+    mid.peers.push_back({"n2", "127.0.0.1", 7102, {"n1", "n2"}, 0.75, 2.5, {1, 4, 9}, {0, 2}});
     mid.children.push_back(leaf);
 
     node_config root = leaf;

@@ -1,11 +1,70 @@
 #include "client.hpp"
 
+#include "dnnc/protocol/xml.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <cstdio>
+#include <thread>
+#include <unistd.h>
+
 namespace dnnc::cli {
+
+using json = nlohmann::json;
 
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request) {
     const auto to = node_server::parse_endpoint(address);
     node_server::peer_client client(o.secret());
     return client.call(to, std::move(request), o.timeout());
+}
+
+std::string submission_of(protocol::document doc) {
+    const auto base = std::filesystem::absolute(doc.file).parent_path();
+    if (doc.net)
+        for (auto& p : doc.net->projections)
+            if (!p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative())
+                p.weights_file = (base / p.weights_file).lexically_normal().string();
+    return protocol::serialize(doc);
+}
+
+json control(const client_options& o, const std::string& lead, const json& command) {
+    return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, command.dump()}).payload);
+}
+
+json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target, const volatile bool* interrupted) {
+    const bool bar = isatty(STDERR_FILENO);
+    const auto start = std::chrono::steady_clock::now();
+    const auto to = node_server::parse_endpoint(lead);
+    node_server::peer_client client(o.secret());
+    std::int64_t first = -2;
+    while (true) {
+        const auto p = json::parse(
+            client.call(to, {protocol::message_type::control, 0, 0, json{{"command", "progress"}}.dump()}, o.timeout()).payload);
+        if (p.contains("error")) {
+            if (bar) std::fputc('\n', stderr);
+            throw error(p["error"].get<std::string>());
+        }
+        const auto done = p["completed"].get<std::int64_t>();
+        if (first == -2) first = done;
+        if (bar) {
+            const double total = static_cast<double>(std::max<std::int64_t>(1, target - first));
+            const double fraction = std::clamp(static_cast<double>(done - first) / total, 0.0, 1.0);
+            const int width = 40, filled = static_cast<int>(fraction * width);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(stderr, "\r[%.*s%*s] tick %lld/%lld  %.0f ticks/s ", filled, "########################################",
+                         width - filled, "", static_cast<long long>(done), static_cast<long long>(target),
+                         seconds > 0 ? static_cast<double>(done - first) / seconds : 0.0);
+        }
+        if (done >= target) {
+            if (bar) std::fputc('\n', stderr);
+            return p;
+        }
+        if (interrupted && *interrupted) {
+            if (bar) std::fputc('\n', stderr);
+            throw error("interrupted");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(bar ? 100 : 20));
+    }
 }
 
 }  // namespace dnnc::cli

@@ -2,8 +2,10 @@
 // What the commands that talk to a running cluster share: the secret option and calls.
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
+#include "dnnc/protocol/model.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
@@ -25,5 +27,17 @@ struct client_options {
 // One request to a node and its reply. A node that cannot be reached is a runtime failure
 // (exit 1); its refusal (error_reply) is reported as it said it.
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request);
+
+// The text sent to a lead for `doc`: weight files named relative to the document become
+// absolute, since the lead reads them.
+std::string submission_of(protocol::document doc);
+
+// A run command to the lead ({"command": ...}); returns its JSON reply.
+nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
+
+// Polls the lead until tick `target` is complete; draws a progress bar on a terminal.
+// Throws error when the run fails (a lockstep node died) or `interrupted` becomes true.
+nlohmann::json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target,
+                             const volatile bool* interrupted = nullptr);
 
 }  // namespace dnnc::cli

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <iostream>
 
 namespace dnnc::cli {
@@ -24,14 +23,9 @@ int run_submit(const submit_options& o) {
     // Checked here first, so that mistakes get located messages and exit code 2.
     protocol::document doc = protocol::load_document(o.file);
     if (!doc.net || !doc.clu) throw usage_error(o.file + ": a submitted document needs a <network> and a <cluster>");
-    // Weight files are named relative to the document; the lead reads them by absolute path.
-    const auto base = std::filesystem::absolute(o.file).parent_path();
-    for (auto& p : doc.net->projections)
-        if (!p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative())
-            p.weights_file = (base / p.weights_file).lexically_normal().string();
     const auto reply = call_node(o.client, o.to,
                                  {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0,
-                                  protocol::serialize(doc)});
+                                  submission_of(std::move(doc))});
     const auto summary = nlohmann::json::parse(reply.payload);
     if (o.json) {
         std::cout << summary.dump(2) << '\n';

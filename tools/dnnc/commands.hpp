@@ -15,5 +15,8 @@ void add_gen(CLI::App& app, action& chosen);
 void add_submit(CLI::App& app, action& chosen);
 void add_status(CLI::App& app, action& chosen);
 void add_cluster(CLI::App& app, action& chosen);
+void add_control(CLI::App& app, action& chosen);
+void add_io(CLI::App& app, action& chosen);
+void add_run(CLI::App& app, action& chosen);
 
 }  // namespace dnnc::cli

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
     dnnc::cli::add_submit(app, chosen);
     dnnc::cli::add_status(app, chosen);
     dnnc::cli::add_cluster(app, chosen);
+    dnnc::cli::add_control(app, chosen);
+    dnnc::cli::add_io(app, chosen);
+    dnnc::cli::add_run(app, chosen);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -23,6 +23,9 @@ struct lead_plan {
 // partitions it with the default (multilevel) strategy onto the cluster's nodes.
 lead_plan plan_network(protocol::document doc);
 
+// The emulated delay of the link between nodes a and b (0 when there is none).
+double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
+
 // Wait window of each neuron (ms): window-factor x the largest path latency among its
 // remote inputs + window-margin; 0 for a neuron whose inputs are all local.
 std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms);

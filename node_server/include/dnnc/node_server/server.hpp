@@ -30,7 +30,8 @@ class module {
 public:
     virtual ~module() = default;
     virtual std::vector<protocol::message_type> handles() const = 0;
-    // Throwing a dnnc::error replies error_reply with its message.
+    // Throwing a dnnc::error replies error_reply with its message. One-way messages
+    // (protocol::is_one_way) get no reply: the module must not respond to them.
     virtual void handle(const protocol::frame& request, responder respond) = 0;
     // Called once when the server stops, before its threads are joined.
     virtual void stop() {}

@@ -172,6 +172,7 @@ struct peer_route {
     std::int32_t port = 0;
     std::vector<std::string> via;
     double latency_ms = 0;
+    double emulate_delay_ms = 0;  // held back on everything sent to this peer (tests, demos)
     std::vector<std::int64_t> sends, receives;  // global neuron indices, ascending
 };
 
@@ -180,6 +181,7 @@ struct local_neuron {
     std::int64_t index = 0;
     double window_ms = 0;
     std::uint64_t seed = 0;  // of its population
+    bool report = false;     // an output: sent to the lead every tick
     neuron_params params;
 };
 
@@ -192,6 +194,8 @@ struct incoming_synapse {
 
 struct node_config {
     std::string node, network, lead;
+    std::string lead_host = "127.0.0.1";  // where tick reports go
+    std::int32_t lead_port = 0;
     std::string host = "127.0.0.1";
     std::int32_t port = 0;
     run_settings run;

@@ -1,0 +1,84 @@
+#pragma once
+// The lead's side of a run (private to dnnc_node_server): the clock that grants ticks to
+// every node, freeze/step/resume, external inputs routed to the nodes that own their
+// neurons, and the output rows assembled from every node's per-tick report.
+#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/node_server/topology.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace dnnc::node_server {
+
+class lead_run {
+public:
+    struct links {
+        // A clock request to node v ({"grant": T} or {"hold": true}); returns its reply.
+        std::function<nlohmann::json(std::size_t node, const nlohmann::json&)> clock;
+        // External inputs [[index, tick, value]...] for node v.
+        std::function<void(std::size_t node, const nlohmann::json&)> inputs;
+        // Whether node v still answers heartbeats.
+        std::function<bool(std::size_t node)> alive;
+    };
+
+    lead_run(const lead_plan& plan, const topology& topo, links l);
+    ~lead_run();
+
+    void on_report(const nlohmann::json& report);
+    // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input", ...}
+    nlohmann::json control(const nlohmann::json& request);
+    // {"from": tick} -> {"columns": [...], "rows": [[tick, values...]...], "completed": C}
+    nlohmann::json output(const nlohmann::json& request);
+
+private:
+    enum class state { idle, running, stepping, frozen, failed };
+    static const char* name(state s);
+
+    void grant_all(std::int64_t last);
+    std::int64_t completed() const { return static_cast<std::int64_t>(rows_.size()) - 1; }
+    void start_running();
+    void stop_ticker();
+    nlohmann::json freeze();
+    nlohmann::json input(const nlohmann::json& rows);
+    nlohmann::json progress();
+    void check_nodes();  // lockstep cannot go on without every node
+    void complete_rows();
+
+    const lead_plan& plan_;
+    const topology& topo_;
+    links links_;
+    protocol::run_settings run_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    state state_ = state::idle;
+    std::string error_;
+    std::int64_t target_ = -1;
+    std::chrono::steady_clock::time_point started_;
+    std::int64_t ticks_at_start_ = 0;
+
+    std::vector<std::string> columns_;
+    std::vector<std::vector<std::vector<std::size_t>>> columns_of_;  // per node, per reported neuron
+    struct partial_row {
+        std::vector<float> values;
+        std::vector<bool> reported;
+    };
+    std::map<std::int64_t, partial_row> partial_;
+    std::vector<std::vector<float>> rows_;
+    struct node_progress {
+        std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
+    };
+    std::vector<node_progress> nodes_;
+
+    std::thread ticker_;
+    bool ticker_stop_ = false;
+};
+
+}  // namespace dnnc::node_server

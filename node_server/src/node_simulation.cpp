@@ -1,0 +1,90 @@
+#include "node_simulation.hpp"
+
+#include "dnnc/protocol/frame.hpp"
+
+namespace dnnc::node_server {
+
+using json = nlohmann::json;
+
+class node_simulation::tcp_transport final : public sim::transport {
+public:
+    tcp_transport(const protocol::node_config& config, std::string secret, outbox& out,
+                  const std::map<std::string, double>& extra_delay_ms)
+        : from_(config.node), secret_(std::move(secret)), out_(out) {
+        for (const auto& p : config.peers) {
+            const auto extra = extra_delay_ms.find(p.id);
+            peers_.push_back({{p.host, static_cast<std::uint16_t>(p.port)},
+                              p.emulate_delay_ms + (extra == extra_delay_ms.end() ? 0.0 : extra->second)});
+        }
+    }
+
+    void send(std::size_t peer, const sim::packet& p) override {
+        protocol::binary_signals s{from_, p.tick, p.dense, p.values, p.nonzero};
+        const protocol::frame f{protocol::message_type::signals, 0, 0, protocol::encode_signals(s)};
+        out_.send(peers_.at(peer).at, protocol::encode_frame(f, secret_), peers_[peer].delay_ms);
+    }
+
+private:
+    struct destination {
+        endpoint at;
+        double delay_ms;
+    };
+    std::string from_;
+    std::string secret_;
+    outbox& out_;
+    std::vector<destination> peers_;
+};
+
+node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
+                                 const std::map<std::string, double>& extra_delay_ms)
+    : id_(config.node),
+      engine_(sim::from_node_config(config)),
+      transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, extra_delay_ms)) {
+    for (std::size_t p = 0; p < config.peers.size(); ++p) peer_index_[config.peers[p].id] = p;
+    for (const auto& n : config.neurons)
+        if (n.report) reported_.push_back(n.index);
+    std::sort(reported_.begin(), reported_.end());
+    const sim::runner_options options{config.run.sync, config.run.send};
+    runner_ = std::make_unique<sim::runner>(
+        engine_, *transport_, options, [this, report](sim::tick_t t, const sim::engine& e) {
+            json values = json::array();
+            for (auto i : reported_) values.push_back(e.output(i));
+            const auto s = runner_->stats();
+            report(json{{"node", id_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
+                        {"dropped", s.values_dropped}, {"missing", s.packets_missing}}
+                       .dump());
+        });
+    thread_ = std::thread([this] { runner_->run(); });
+}
+
+node_simulation::~node_simulation() {
+    runner_->stop();
+    thread_.join();
+}
+
+void node_simulation::on_signals(protocol::binary_signals s) {
+    const auto it = peer_index_.find(s.from);
+    if (it == peer_index_.end()) throw protocol_error("signals from '" + s.from + "', which is not a peer of this node");
+    sim::packet p{s.tick, s.dense, std::move(s.values), std::move(s.nonzero)};
+    runner_->receive(it->second, std::move(p));
+}
+
+json node_simulation::clock(const json& request) {
+    sim::tick_t horizon;
+    if (request.contains("grant")) {
+        runner_->grant(request.at("grant").get<sim::tick_t>());
+        horizon = runner_->granted();
+    } else if (request.value("hold", false)) {
+        horizon = runner_->hold();
+    } else {
+        horizon = runner_->granted();
+    }
+    return {{"horizon", horizon}, {"completed", runner_->completed()}};
+}
+
+void node_simulation::add_inputs(const json& inputs) {
+    for (const auto& row : inputs)
+        runner_->add_input(row.at(0).get<sim::global_index>(), row.at(1).get<sim::tick_t>(), row.at(2).get<float>());
+}
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,46 @@
+#pragma once
+// A node's running share of the network (private to dnnc_node_server): its engine and
+// runner on their own thread, signals to peers through the outbox, a report per tick to
+// the lead, and the clock's grants and holds.
+#include "dnnc/node_server/outbox.hpp"
+#include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/signal_codec.hpp"
+#include "dnnc/sim/runner.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <map>
+#include <thread>
+
+namespace dnnc::node_server {
+
+class node_simulation {
+public:
+    using reporter = std::function<void(std::string json_report)>;
+
+    node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
+                    const std::map<std::string, double>& extra_delay_ms);
+    ~node_simulation();
+    node_simulation(const node_simulation&) = delete;
+    node_simulation& operator=(const node_simulation&) = delete;
+
+    void on_signals(protocol::binary_signals s);
+    // {"grant": T} or {"hold": true} -> {"horizon": H, "completed": C}
+    nlohmann::json clock(const nlohmann::json& request);
+    // [[neuron index, tick, value], ...]
+    void add_inputs(const nlohmann::json& inputs);
+    sim::runner_stats stats() const { return runner_->stats(); }
+
+private:
+    class tcp_transport;
+    std::string id_;
+    sim::engine engine_;
+    std::unique_ptr<tcp_transport> transport_;
+    std::unique_ptr<sim::runner> runner_;
+    std::map<std::string, std::size_t> peer_index_;
+    std::vector<sim::global_index> reported_;
+    std::thread thread_;
+};
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,55 @@
+// Input CSV parsing with located errors; output rows that read back exactly.
+#include "dnnc/protocol/csv.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+using namespace dnnc;
+using namespace dnnc::protocol;
+
+TEST_CASE("input CSV rows are read with their ticks, targets and values") {
+    const auto rows = parse_input_csv("tick,target,value\r\n0,a,1\n\n3, x , -0.25\n", "in.csv");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].tick == 0);
+    CHECK(rows[0].target == "a");
+    CHECK(rows[1].tick == 3);
+    CHECK(rows[1].target == "x");
+    CHECK(rows[1].value == -0.25f);
+    CHECK(rows[1].where.line == 4);
+}
+
+TEST_CASE("malformed input CSV gives every problem with file, line and column") {
+    try {
+        parse_input_csv("tick,target,value\n-1,a,1\n2,,x\n5,a\n", "in.csv");
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        const auto& p = e.problems();
+        REQUIRE(p.size() == 4);
+        CHECK(p[0].where.line == 2);
+        CHECK(p[0].where.column == 1);
+        CHECK_THAT(p[0].message, Catch::Contains("'-1'"));
+        CHECK(p[1].where.line == 3);
+        CHECK(p[1].where.column == 3);
+        CHECK(p[2].where.column == 4);
+        CHECK_THAT(p[2].message, Catch::Contains("'x'"));
+        CHECK_THAT(p[3].message, Catch::Contains("3 fields"));
+        CHECK_THAT(std::string(e.what()), Catch::StartsWith("in.csv:2:1: "));
+    }
+    CHECK_THROWS_WITH(parse_input_csv("", "e.csv"), Catch::Contains("e.csv:1:1: the file is empty"));
+    CHECK_THROWS_WITH(parse_input_csv("a,b\n", "h.csv"), Catch::Contains("tick,target,value"));
+    CHECK_THROWS_WITH(parse_input_csv("tick,target,value\n1,a,nan\n", "n.csv"), Catch::Contains("finite"));
+}
+
+TEST_CASE("output rows print float32 values so that they read back exactly") {
+    CHECK(output_csv_header({"out", "exc[0]"}) == "tick,out,exc[0]\n");
+    const std::vector<float> values{0.1f, 1.0f / 3.0f, -1e-30f, 16777217.0f};
+    const std::string row = output_csv_row(7, values);
+    CHECK(row.rfind("7,", 0) == 0);
+    std::size_t at = row.find(',') + 1;
+    for (float v : values) {
+        const auto next = row.find_first_of(",\n", at);
+        CHECK(std::strtof(row.substr(at, next - at).c_str(), nullptr) == v);
+        at = next + 1;
+    }
+}

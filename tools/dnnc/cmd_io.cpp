@@ -1,0 +1,103 @@
+// dnnc input --lead HOST:PORT FILE.csv and dnnc output --lead HOST:PORT [--follow]
+// [--from T] [--raster] [-o FILE]: inputs and outputs live at the lead only.
+#include "client.hpp"
+#include "commands.hpp"
+
+#include "dnnc/protocol/csv.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace dnnc::cli {
+namespace {
+
+using json = nlohmann::json;
+
+struct input_options {
+    std::string lead, file;
+    client_options client;
+};
+
+struct output_options {
+    std::string lead, out;
+    std::int64_t from = 0;
+    bool follow = false, raster = false;
+    client_options client;
+};
+
+int run_input(const input_options& o) {
+    const auto rows = protocol::read_input_csv(o.file);
+    json list = json::array();
+    for (const auto& r : rows) list.push_back(json::array({r.tick, r.target, r.value}));
+    const auto reply = control(o.client, o.lead, {{"command", "input"}, {"rows", list}});
+    std::cout << rows.size() << " rows sent: " << reply["values"] << " neuron inputs\n";
+    return 0;
+}
+
+// Prints rows from the lead's reply; returns the next tick to ask for.
+std::int64_t print_rows(std::ostream& out, const json& reply, bool raster, bool header) {
+    const auto columns = reply["columns"].get<std::vector<std::string>>();
+    if (header) out << (raster ? std::string("tick,neuron\n") : protocol::output_csv_header(columns));
+    std::int64_t next = -1;
+    for (const auto& row : reply["rows"]) {
+        const auto tick = row[0].get<std::int64_t>();
+        std::vector<float> values;
+        for (std::size_t k = 1; k < row.size(); ++k) values.push_back(row[k].get<float>());
+        if (raster) {
+            for (std::size_t k = 0; k < values.size(); ++k)
+                if (values[k] != 0.0f) out << tick << ',' << columns[k] << '\n';
+        } else {
+            out << protocol::output_csv_row(tick, values);
+        }
+        next = tick;
+    }
+    out.flush();
+    return next + 1;
+}
+
+int run_output(const output_options& o) {
+    std::ofstream file;
+    if (!o.out.empty()) {
+        file.open(o.out);
+        if (!file) throw io_error("cannot write " + o.out);
+    }
+    std::ostream& out = o.out.empty() ? std::cout : file;
+    std::int64_t from = o.from;
+    bool header = true;
+    while (true) {
+        const auto reply = json::parse(
+            call_node(o.client, o.lead, {protocol::message_type::output, 0, 0, json{{"from", from}}.dump()}).payload);
+        const auto next = print_rows(out, reply, o.raster, header);
+        header = false;
+        if (next > from) from = next;
+        const auto state = reply["state"].get<std::string>();
+        if (!o.follow || state == "failed") break;
+        if (next <= 0 || reply["rows"].empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_io(CLI::App& app, action& chosen) {
+    auto in = std::make_shared<input_options>();
+    auto* input = app.add_subcommand("input", "Send external inputs (CSV: tick,target,value) to the lead");
+    input->add_option("file", in->file, "Input CSV")->required();
+    input->add_option("--lead", in->lead, "HOST:PORT of the lead")->required();
+    in->client.add_to(input);
+    input->callback([in, &chosen] { chosen = [in] { return run_input(*in); }; });
+
+    auto out = std::make_shared<output_options>();
+    auto* output = app.add_subcommand("output", "Download the outputs recorded at the lead as CSV");
+    output->add_option("--lead", out->lead, "HOST:PORT of the lead")->required();
+    output->add_option("--from", out->from, "First tick to print");
+    output->add_flag("--follow", out->follow, "Keep printing rows as ticks complete (until interrupted)");
+    output->add_flag("--raster", out->raster, "Print a spike raster: tick,neuron for every non-zero output");
+    output->add_option("-o,--output", out->out, "Write to this file instead of standard output");
+    out->client.add_to(output);
+    output->callback([out, &chosen] { chosen = [out] { return run_output(*out); }; });
+}
+
+}  // namespace dnnc::cli

@@ -1,0 +1,193 @@
+// dnnc run CONFIG.xml [--cluster C.xml | --nodes K] [--ticks N] [--input IN.csv]
+// [--output OUT.csv]: the whole job on this machine. Brings up the local cluster, submits,
+// feeds the inputs, runs N ticks, writes the outputs, prints a summary, and takes the
+// cluster down again — also on an error or Ctrl-C.
+#include "client.hpp"
+#include "commands.hpp"
+
+#include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/csv.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+namespace dnnc::cli {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+volatile bool interrupted = false;
+extern "C" void on_interrupt(int) { interrupted = true; }
+
+struct run_options {
+    std::string file, cluster_file, input, output, log_level = "warn";
+    int nodes = 0;
+    std::int64_t ticks = 1000;
+    bool json = false;
+    client_options client;
+};
+
+int free_port() {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor acceptor(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    return acceptor.local_endpoint().port();
+}
+
+// K local nodes on free ports, every pair linked.
+protocol::cluster local_cluster_of(int k) {
+    protocol::cluster c;
+    c.lead = "n0";
+    for (int i = 0; i < k; ++i) c.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", free_port(), 1.0, {}});
+    for (int i = 0; i < k; ++i)
+        for (int j = i + 1; j < k; ++j) c.links.push_back({c.nodes[i].id, c.nodes[j].id, 0.0, {}});
+    return c;
+}
+
+// Takes the cluster down however the run ends.
+class cluster_session {
+public:
+    cluster_session(const protocol::cluster& clu, const std::string& config, const node_server::launch_options& launch,
+                    std::string secret)
+        : secret_(std::move(secret)), cluster_(node_server::start_local_cluster(clu, config, launch)) {}
+    ~cluster_session() { node_server::stop_local_cluster(cluster_, secret_); }
+
+private:
+    std::string secret_;
+    node_server::local_cluster cluster_;
+};
+
+std::string node_binary() {
+    const auto beside = fs::read_symlink("/proc/self/exe").parent_path() / "dnnc-node";
+    if (!fs::exists(beside)) throw io_error("cannot find dnnc-node beside dnnc");
+    return beside.string();
+}
+
+int run_run(const run_options& o) {
+    protocol::document doc = protocol::load_document(o.file);
+    if (!doc.net) throw usage_error(o.file + ": the document has no <network>");
+    if (!o.cluster_file.empty()) {
+        const auto c = protocol::load_document(o.cluster_file);
+        if (!c.clu) throw usage_error(o.cluster_file + ": the document has no <cluster>");
+        doc.clu = c.clu;
+    } else if (o.nodes > 0) {
+        doc.clu = local_cluster_of(o.nodes);
+    }
+    if (!doc.clu) throw usage_error(o.file + ": no <cluster>; give --cluster C.xml or --nodes K");
+    if (doc.run) doc.run->clock.clear();  // the clock is the lead of this cluster
+    protocol::check_document(doc);
+    const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
+    const auto local = node_server::local_nodes(*doc.clu);
+    if (local.size() != doc.clu->nodes.size()) throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
+
+    // The document the cluster is started from and submitted, with the chosen cluster.
+    const auto dir = fs::temp_directory_path() / ("dnnc-run-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const std::string config = (dir / "run.xml").string();
+    const std::string text = submission_of(doc);
+    std::ofstream(config) << text;
+
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    node_server::launch_options launch;
+    launch.node_binary = node_binary();
+    launch.secret_file = o.client.secret_file;
+    launch.log_level = o.log_level;
+    const auto& lead_node = doc.clu->nodes.front().id == doc.clu->lead
+                                ? doc.clu->nodes.front()
+                                : *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
+                                                [&](const auto& n) { return n.id == doc.clu->lead; });
+    const std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
+    json summary, progress;
+    const auto started = std::chrono::steady_clock::now();
+    double run_seconds = 0;
+    {
+        cluster_session session(*doc.clu, config, launch, o.client.secret());
+        if (interrupted) throw error("interrupted");
+        summary = json::parse(call_node(o.client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
+        if (!inputs.empty()) {
+            json rows = json::array();
+            for (const auto& r : inputs) rows.push_back(json::array({r.tick, r.target, r.value}));
+            control(o.client, lead, {{"command", "input"}, {"rows", rows}});
+        }
+        const auto run_start = std::chrono::steady_clock::now();
+        const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
+        progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted);
+        run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+
+        std::ofstream out_file;
+        if (!o.output.empty()) {
+            out_file.open(o.output);
+            if (!out_file) throw io_error("cannot write " + o.output);
+        }
+        std::int64_t from = 0;
+        bool header = true;
+        while (!o.output.empty() && from <= progress["completed"].get<std::int64_t>()) {
+            const auto rows = json::parse(
+                call_node(o.client, lead, {protocol::message_type::output, 0, 0, json{{"from", from}}.dump()}).payload);
+            if (header) out_file << protocol::output_csv_header(rows["columns"].get<std::vector<std::string>>());
+            header = false;
+            if (rows["rows"].empty()) break;
+            for (const auto& row : rows["rows"]) {
+                std::vector<float> values;
+                for (std::size_t k = 1; k < row.size(); ++k) values.push_back(row[k].get<float>());
+                out_file << protocol::output_csv_row(row[0].get<std::int64_t>(), values);
+                from = row[0].get<std::int64_t>() + 1;
+            }
+        }
+    }
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+
+    const auto ticks = progress["completed"].get<std::int64_t>() + 1;
+    json report{{"network", summary["network"]}, {"nodes", summary["nodes"]}, {"ticks", ticks}, {"seconds", run_seconds},
+                {"ticks_per_second", run_seconds > 0 ? static_cast<double>(ticks) / run_seconds : 0.0},
+                {"signals_sent", progress["signals_sent"]}, {"signals_dropped", progress["signals_dropped"]},
+                {"packets_missing", progress["packets_missing"]}, {"edge_cut", summary["edge_cut"]},
+                {"sync", progress["sync"]},
+                {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+    if (o.json) {
+        std::cout << report.dump(2) << '\n';
+        return 0;
+    }
+    std::printf("ran %lld ticks of '%s' on %zu nodes (%s) in %.2f s: %.0f ticks/s\n", static_cast<long long>(ticks),
+                summary["network"].get<std::string>().c_str(), summary["nodes"].size(), report["sync"].get<std::string>().c_str(),
+                run_seconds, report["ticks_per_second"].get<double>());
+    std::printf("signals sent %lld, dropped %lld, packets missing %lld; edge cut %lld\n",
+                progress["signals_sent"].get<long long>(), progress["signals_dropped"].get<long long>(),
+                progress["packets_missing"].get<long long>(), summary["edge_cut"].get<long long>());
+    std::printf("neurons per node:");
+    for (const auto& n : summary["nodes"]) std::printf(" %s %zu", n["id"].get<std::string>().c_str(), n["neurons"].get<std::size_t>());
+    std::printf("\n");
+    if (!o.output.empty()) std::printf("outputs: %s (%lld rows)\n", o.output.c_str(), static_cast<long long>(ticks));
+    return 0;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, action& chosen) {
+    auto o = std::make_shared<run_options>();
+    auto* cmd = app.add_subcommand("run", "Run a network on a local cluster: up, submit, run, outputs, down");
+    cmd->add_option("file", o->file, "DNNC document")->required();
+    auto* cluster = cmd->add_option("--cluster", o->cluster_file, "Use this document's <cluster> instead");
+    cmd->add_option("--nodes", o->nodes, "Use K local nodes instead of the document's cluster")
+        ->check(CLI::Range(1, 64))
+        ->excludes(cluster);
+    cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::PositiveNumber);
+    cmd->add_option("--input", o->input, "Input CSV: tick,target,value");
+    cmd->add_option("--output", o->output, "Write the outputs here as CSV");
+    cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
+    cmd->add_flag("--json", o->json, "Print the summary as JSON");
+    o->client.add_to(cmd);
+    cmd->callback([o, &chosen] { chosen = [o] { return run_run(*o); }; });
+}
+
+}  // namespace dnnc::cli
