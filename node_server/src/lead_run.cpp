@@ -83,9 +83,21 @@ void lead_run::complete_rows() {
     changed_.notify_all();
 }
 
-void lead_run::grant_all(std::int64_t last) {
-    for (std::size_t v = 0; v < topo_.node_count(); ++v) links_.clock(v, json{{"grant", last}});
+std::vector<json> lead_run::clock_all(const json& request) {
+    // A window run goes on without nodes that stopped answering; a lockstep run cannot.
+    std::vector<json> replies;
+    for (std::size_t v = 0; v < topo_.node_count(); ++v) {
+        try {
+            replies.push_back(links_.clock(v, request));
+        } catch (const std::exception& e) {
+            if (run_.sync == protocol::sync_mode::lockstep)
+                throw error("node '" + topo_.id(v) + "' did not answer the clock: " + e.what());
+        }
+    }
+    return replies;
 }
+
+void lead_run::grant_all(std::int64_t last) { clock_all(json{{"grant", last}}); }
 
 void lead_run::stop_ticker() {
     {
@@ -143,8 +155,7 @@ void lead_run::check_nodes() {
 json lead_run::freeze() {
     stop_ticker();
     std::int64_t target = -1;
-    for (std::size_t v = 0; v < topo_.node_count(); ++v)
-        target = std::max(target, links_.clock(v, json{{"hold", true}}).at("horizon").get<std::int64_t>());
+    for (const auto& reply : clock_all(json{{"hold", true}})) target = std::max(target, reply.at("horizon").get<std::int64_t>());
     {
         std::lock_guard<std::mutex> lock(mutex_);
         target = std::max(target, completed());

@@ -41,6 +41,7 @@ private:
     enum class state { idle, running, stepping, frozen, failed };
     static const char* name(state s);
 
+    std::vector<nlohmann::json> clock_all(const nlohmann::json& request);
     void grant_all(std::int64_t last);
     std::int64_t completed() const { return static_cast<std::int64_t>(rows_.size()) - 1; }
     void start_running();

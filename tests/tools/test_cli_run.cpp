@@ -1,0 +1,179 @@
+// Distributed runs through the command line on real local clusters: outputs equal the
+// single-node reference bit for bit, freeze/resume loses no tick, a dead node stops a
+// lockstep run with its name but not a window run, and bad inputs are located errors.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <thread>
+
+using namespace dnnc::test;
+using nlohmann::json;
+
+namespace {
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string run_to_csv(const scratch_dir& dir, const std::string& doc, const std::string& args, const std::string& name) {
+    const auto out = (dir.path / name).string();
+    const auto r = run_command(dnnc_binary() + " run " + doc + " " + args + " --output " + out);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return slurp(out);
+}
+
+json progress(int port) {
+    const auto r = run_command(dnnc_binary() + " status --json --lead 127.0.0.1:" + std::to_string(port));
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+}
+
+int pid_in(const std::string& up_output, const std::string& node) {
+    const auto line = up_output.substr(up_output.find("node " + node + " up"));
+    return std::stoi(line.substr(line.find("pid ") + 4));
+}
+}  // namespace
+
+TEST_CASE("dnnc run computes XOR on two nodes from an input CSV") {
+    scratch_dir dir;
+    const auto csv = run_to_csv(dir, source_path("examples/xor/xor.xml"),
+                                "--ticks 6 --input " + source_path("examples/xor/inputs.csv"), "xor.csv");
+    CHECK(csv == "tick,out\n0,0\n1,0\n2,0\n3,1\n4,1\n5,0\n");
+}
+
+TEST_CASE("every example gives the same outputs on 1, 2, 3 and 7 nodes as on its own cluster") {
+    scratch_dir dir;
+    for (const auto& [example, ticks] : std::vector<std::pair<std::string, int>>{
+             {"associative/associative.xml", 40}, {"tree7/tree7.xml", 30}, {"cuba/cuba.xml", 300}}) {
+        INFO(example);
+        const auto doc = source_path("examples/" + example);
+        const std::string args = "--ticks " + std::to_string(ticks);
+        const auto reference = run_to_csv(dir, doc, args + " --nodes 1", "ref.csv");
+        CHECK(std::count(reference.begin(), reference.end(), '\n') == ticks + 1);
+        CHECK(run_to_csv(dir, doc, args, "own.csv") == reference);
+        for (int nodes : {2, 3, 7}) {
+            INFO(nodes << " nodes");
+            CHECK(run_to_csv(dir, doc, args + " --nodes " + std::to_string(nodes), "n.csv") == reference);
+        }
+    }
+}
+
+TEST_CASE("freeze during a run, then resume, loses no tick") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("f.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                                           {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)"}, ports,
+                                                           300, "  <run probes=\"2\" tick-period=\"2\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " start" + lead).exit_code == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto frozen = run_command(dnnc_binary() + " freeze --json" + lead);
+    INFO(frozen.err);
+    REQUIRE(frozen.exit_code == 0);
+    const auto at = json::parse(frozen.out)["tick"].get<int>();
+    CHECK(at > 10);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(progress(ports[0])["tick"] == at);
+    CHECK(progress(ports[0])["state"] == "frozen");
+    REQUIRE(run_command(dnnc_binary() + " resume" + lead).exit_code == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    REQUIRE(run_command(dnnc_binary() + " freeze" + lead).exit_code == 0);
+    const auto stepped = run_command(dnnc_binary() + " step 25 --json" + lead);
+    REQUIRE(stepped.exit_code == 0);
+    const auto last = json::parse(stepped.out)["completed"].get<int>();
+    const auto out = (dir.path / "out.csv").string();
+    REQUIRE(run_command(dnnc_binary() + " output -o " + out + lead).exit_code == 0);
+    const auto rows = slurp(out);
+    CHECK(std::count(rows.begin(), rows.end(), '\n') == last + 2);
+    // The same ticks straight through, on one node, give the same rows.
+    const auto straight = run_to_csv(dir, config, "--nodes 1 --ticks " + std::to_string(last + 1), "straight.csv");
+    CHECK(rows == straight);
+}
+
+TEST_CASE("a node killed mid-run stops a lockstep run with its name") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("k.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 200,
+                                                           "  <run probes=\"2\" heartbeat-timeout=\"300\" tick-period=\"1\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " start" + lead).exit_code == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    REQUIRE(kill(pid_in(cluster.up.out, "b"), SIGKILL) == 0);
+    json s;
+    for (int i = 0; i < 50 && !s.contains("error"); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = progress(ports[0]);
+    }
+    CHECK(s["state"] == "failed");
+    CHECK_THAT(s["error"].get<std::string>(), Catch::Contains("node 'b'"));
+    CHECK(s["dead"] == json::array({"b"}));
+    const auto step = run_command(dnnc_binary() + " step 5" + lead);
+    CHECK(step.exit_code == 1);
+    CHECK_THAT(step.err, Catch::Contains("node 'b' stopped answering"));
+}
+
+TEST_CASE("window mode carries on without a dead node, its inputs reading 0") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("w.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 200,
+                                                           "  <run sync=\"window\" probes=\"2\" heartbeat-timeout=\"300\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " step 50" + lead).exit_code == 0);
+    REQUIRE(kill(pid_in(cluster.up.out, "b"), SIGKILL) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    const auto step = run_command(dnnc_binary() + " step 50 --json" + lead);
+    INFO(step.err);
+    REQUIRE(step.exit_code == 0);
+    const auto p = json::parse(step.out);
+    CHECK(p["completed"].get<int>() >= 99);
+    CHECK(p["packets_missing"].get<int>() > 0);
+    const auto s = progress(ports[0]);
+    CHECK(s["dead"] == json::array({"b"}));
+}
+
+TEST_CASE("window mode with injected link delays completes and reports what it dropped") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "d.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                  {R"(<link from="a" to="b" emulate-delay="3"/>)", R"(<link from="b" to="c" emulate-delay="1"/>)"},
+                                  ports, 150, "  <run sync=\"window\" probes=\"4\" window-factor=\"1\" window-margin=\"0\"/>\n"));
+    const auto r = run_command(dnnc_binary() + " run " + config + " --ticks 100 --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto summary = json::parse(r.out);
+    CHECK(summary["ticks"] == 100);
+    CHECK(summary["sync"] == "window");
+    CHECK(summary.contains("signals_dropped"));
+    CHECK(summary["signals_dropped"].get<long>() >= 0);
+    CHECK(summary["signals_sent"].get<long>() > 0);
+}
+
+TEST_CASE("a malformed input CSV is a located error with exit code 2, and no cluster is left behind") {
+    scratch_dir dir;
+    const auto bad = dir.file("bad.csv", "tick,target,value\n0,a,1\nx,b,2\n");
+    const auto r = run_command(dnnc_binary() + " run " + source_path("examples/xor/xor.xml") + " --ticks 3 --input " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("bad.csv:3:1: tick 'x'"));
+    const auto unknown = dir.file("unknown.csv", "tick,target,value\n0,nobody,1\n");
+    const auto u = run_command(dnnc_binary() + " run " + source_path("examples/xor/xor.xml") + " --ticks 3 --input " + unknown);
+    CHECK(u.exit_code != 0);
+    CHECK_THAT(u.err, Catch::Contains("'nobody'"));
+    // The example's ports are free again.
+    CHECK(run_command(dnnc_binary() + " status --timeout 1 --lead 127.0.0.1:7100").exit_code == 1);
+}
