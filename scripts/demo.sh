@@ -1,32 +1,39 @@
 #!/usr/bin/env bash
-# Sets everything up (scripts/setup.sh) and shows dnnc at work: the examples validated and
-# the CUBA network (4,000 LIF neurons) submitted to a local four-node cluster, whose
-# status — nodes, neurons per node, measured link latencies, wait windows — is shown
-# before the cluster is taken down again.
+# Sets everything up (scripts/setup.sh) and shows dnnc at work on local multi-node
+# clusters: XOR on two nodes fed from a CSV, then one simulated second of the CUBA network
+# (4,000 LIF neurons, 0.1 ms ticks) on four nodes of unequal capacity, then the same
+# cluster driven by hand: up, submit, status with measured link latencies, down.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 dnnc=build/tools/dnnc
-config=examples/cuba/cuba.xml
-lead=127.0.0.1:7120
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 
 echo
 echo "== dnnc validate examples/*/*.xml"
 "$dnnc" validate examples/*/*.xml
 
 echo
-echo "== dnnc cluster up $config"
-"$dnnc" cluster down "$config" > /dev/null 2>&1 || true
+echo "== dnnc run examples/xor/xor.xml --ticks 6 --input examples/xor/inputs.csv --output xor.csv"
+"$dnnc" run examples/xor/xor.xml --ticks 6 --input examples/xor/inputs.csv --output "$out/xor.csv"
+echo "-- xor.csv (inputs 00, 10, 01, 11 at ticks 0-3; answers two ticks later):"
+cat "$out/xor.csv"
+
+echo
+echo "== dnnc run examples/cuba/cuba.xml --ticks 10000 --output cuba.csv"
+"$dnnc" run examples/cuba/cuba.xml --ticks 10000 --output "$out/cuba.csv"
+spikes=$(tail -n +2 "$out/cuba.csv" | tr ',' '\n' | grep -c '^1$' || true)
+echo "-- the 100 recorded neurons spiked $spikes times in 1 s of simulated time"
+
+config=examples/cuba/cuba.xml
+lead=127.0.0.1:7120
+echo
+echo "== by hand: dnnc cluster up / submit / status / cluster down"
 "$dnnc" cluster up "$config"
-trap '"$dnnc" cluster down "$config"' EXIT
-
-echo
-echo "== dnnc submit $config --to $lead"
+trap '"$dnnc" cluster down "$config" > /dev/null 2>&1 || true; rm -rf "$out"' EXIT
 "$dnnc" submit "$config" --to "$lead"
-
-echo
-echo "== dnnc status --lead $lead --links"
+"$dnnc" step 100 --lead "$lead"
 "$dnnc" status --lead "$lead" --links
-
-echo
-echo "== dnnc cluster down $config"
+"$dnnc" cluster down "$config"
+trap 'rm -rf "$out"' EXIT
