@@ -48,6 +48,62 @@ struct multilevel_settings {
     detail::fm_options fm;
 };
 
+// Targets of one partitioning call: fractions of the total weight (summing to 1), the
+// corresponding weights, and the imbalance allowed.
+struct targets {
+    std::vector<double> fraction;
+    std::vector<double> weight;
+    double epsilon = 0;
+};
+
+// The limits on a level: exact on the input graph (level 0), widened by the heaviest vertex
+// on coarse levels.
+detail::part_limits limits_on(const detail::level_graph& g, std::size_t level, const targets& t) {
+    return detail::part_bounds(t.weight, t.epsilon, level == 0 ? 0 : g.max_vertex_weight);
+}
+
+// Several recursive bisections of the coarsest level, each refined there; the best (least
+// excess weight, then least cut) is kept.
+std::vector<part_id> initial_partition(const detail::hierarchy& h, const targets& t,
+                                       const multilevel_settings& settings, detail::splitmix64& rng) {
+    const std::size_t top = h.depth() - 1;
+    const detail::level_graph& coarsest = h.coarsest();
+    const detail::part_limits limits = limits_on(coarsest, top, t);
+    const std::size_t k = t.fraction.size();
+    const std::size_t tries =
+        k <= settings.few_parts ? settings.initial_tries_few_parts : settings.initial_tries_many_parts;
+    std::vector<part_id> best;
+    weight_t best_excess = 0;
+    weight_t best_cut = 0;
+    for (std::size_t i = 0; i < tries; ++i) {
+        std::vector<part_id> candidate = detail::recursive_bisection(coarsest, t.fraction, settings.bisection, rng);
+        detail::kway_refiner refiner(coarsest, candidate, limits);
+        refiner.rebalance(rng);
+        refiner.refine(settings.fm, rng);
+        const weight_t x = detail::excess(refiner.part_weight(), limits.upper);
+        if (best.empty() || x < best_excess || (x == best_excess && refiner.cut() < best_cut)) {
+            best_excess = x;
+            best_cut = refiner.cut();
+            best = std::move(candidate);
+        }
+    }
+    return best;
+}
+
+// Projects the partition level by level onto the input graph, rebalancing and refining it on
+// each level.
+void uncoarsen(const detail::hierarchy& h, std::vector<part_id>& part, const targets& t,
+               const multilevel_settings& settings, detail::splitmix64& rng) {
+    for (std::size_t level = h.depth() - 1; level-- > 0;) {
+        part = detail::project(h.up[level], part);
+        const detail::level_graph& g = h.level(level);
+        const detail::part_limits limits = limits_on(g, level, t);
+        detail::kway_refiner refiner(g, part, limits);
+        refiner.rebalance(rng);
+        refiner.refine(settings.fm, rng);
+    }
+}
+
 }  // namespace
 
 // The V-cycle. Invariant: after each level, part_of is a partition of that level whose part
@@ -63,55 +119,26 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
         result.part_of.assign(g.vertex_count(), 0);
         return result;
     }
-    multilevel_settings settings;
+    targets t;
+    t.epsilon = options.imbalance;
     double fraction_sum = 0;
     for (double f : target_fractions) fraction_sum += f;
-    std::vector<double> fractions(k);
-    std::vector<double> target(k);
     const auto total = static_cast<double>(g.total_vertex_weight());
-    for (std::size_t i = 0; i < k; ++i) {
-        fractions[i] = target_fractions[i] / fraction_sum;
-        target[i] = fractions[i] * total;
+    for (double f : target_fractions) {
+        t.fraction.push_back(f / fraction_sum);
+        t.weight.push_back(f / fraction_sum * total);
     }
+    multilevel_settings settings;
     settings.bisection.epsilon = std::pow(1 + options.imbalance, 1.0 / std::ceil(std::log2(static_cast<double>(k)))) - 1;
-
-    detail::splitmix64 rng(options.seed);
-    const detail::level_graph finest = detail::to_level_graph(g);
     detail::coarsening_options coarsening;
     coarsening.coarsen_to = std::max({settings.coarsen_min, settings.coarsen_per_part * k,
                                       g.vertex_count() / (settings.coarsen_divisor * k)});
-    const detail::hierarchy h = detail::coarsen(finest, coarsening, rng);
 
-    const std::size_t top = h.depth() - 1;
-    const detail::level_graph& coarsest = h.coarsest();
-    const detail::part_limits coarsest_bound =
-        detail::part_bounds(target, options.imbalance, top == 0 ? 0 : coarsest.max_vertex_weight);
-    std::vector<part_id> part;
-    weight_t best_excess = 0;
-    weight_t best_cut = 0;
-    const std::size_t tries =
-        k <= settings.few_parts ? settings.initial_tries_few_parts : settings.initial_tries_many_parts;
-    for (std::size_t t = 0; t < tries; ++t) {
-        std::vector<part_id> candidate = detail::recursive_bisection(coarsest, fractions, settings.bisection, rng);
-        detail::kway_refiner refiner(coarsest, candidate, coarsest_bound);
-        refiner.rebalance(rng);
-        refiner.refine(settings.fm, rng);
-        const weight_t x = detail::excess(refiner.part_weight(), coarsest_bound.upper);
-        if (part.empty() || x < best_excess || (x == best_excess && refiner.cut() < best_cut)) {
-            best_excess = x;
-            best_cut = refiner.cut();
-            part = std::move(candidate);
-        }
-    }
-    for (std::size_t level = top; level-- > 0;) {
-        part = detail::project(h.up[level], part);
-        const detail::level_graph& lg = h.level(level);
-        const detail::part_limits bound =
-            detail::part_bounds(target, options.imbalance, level == 0 ? 0 : lg.max_vertex_weight);
-        detail::kway_refiner refiner(lg, part, bound);
-        refiner.rebalance(rng);
-        refiner.refine(settings.fm, rng);
-    }
+    detail::splitmix64 rng(options.seed);
+    const detail::level_graph finest = detail::to_level_graph(g);
+    const detail::hierarchy h = detail::coarsen(finest, coarsening, rng);
+    std::vector<part_id> part = initial_partition(h, t, settings, rng);
+    uncoarsen(h, part, t, settings, rng);
     result.part_of = std::move(part);
     return result;
 }
