@@ -113,6 +113,7 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
         c.lead_port = doc.clu->nodes[topo.lead()].port;
         c.host = node.host;
         c.port = node.port;
+        c.history = specs[v].history;
         c.run = run;
         const auto& spec = specs[v];
         for (std::size_t k = 0; k < spec.neurons.size(); ++k) {

@@ -154,16 +154,20 @@ std::optional<frame> frame_decoder::next() {
     return f;
 }
 
-std::string sha256_hex(std::string_view bytes) {
+std::string sha256(std::string_view bytes) {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
         throw error("SHA-256 failed");
+    return std::string(reinterpret_cast<const char*>(digest), length);
+}
+
+std::string sha256_hex(std::string_view bytes) {
     static const char hex[] = "0123456789abcdef";
     std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-        out += hex[digest[i] >> 4];
-        out += hex[digest[i] & 15];
+    for (unsigned char c : sha256(bytes)) {
+        out += hex[c >> 4];
+        out += hex[c & 15];
     }
     return out;
 }

@@ -118,7 +118,7 @@ bool operator==(const incoming_synapse& a, const incoming_synapse& b) {
 }
 bool operator==(const node_config& a, const node_config& b) {
     auto t = [](const node_config& c) {
-        return std::tie(c.node, c.network, c.lead, c.lead_host, c.lead_port, c.host, c.port, c.run, c.peers,
+        return std::tie(c.node, c.network, c.lead, c.lead_host, c.lead_port, c.host, c.port, c.history, c.run, c.peers,
                         c.neurons, c.incoming, c.children);
     };
     return t(a) == t(b);

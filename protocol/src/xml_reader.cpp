@@ -526,6 +526,7 @@ private:
             c.lead_port = a.int32("lead-port", 0);
             c.host = a.text("host", "127.0.0.1");
             c.port = a.int32("port", 0);
+            c.history = a.int32("history", 1);
             open_.push_back(std::move(c));
             return;
         }

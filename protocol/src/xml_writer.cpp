@@ -246,6 +246,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
     if (c.lead_port != 0) x.attr("lead-port", c.lead_port);
     if (c.host != "127.0.0.1") x.attr("host", c.host);
     x.attr("port", c.port);
+    if (c.history != 1) x.attr("history", c.history);
     write_run(x, c.run);
     for (const auto& p : c.peers) {
         x.open("peer");

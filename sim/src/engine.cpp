@@ -2,6 +2,8 @@
 
 #include "models.hpp"
 
+#include "dnnc/protocol/snapshot.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -126,7 +128,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         m.receive_slots.push_back(std::move(receives));
     }
     m.slots = m.slot_of.size();
-    m.ring = static_cast<std::size_t>(max_delay) + 1;
+    m.ring = static_cast<std::size_t>(std::max(max_delay, spec.history)) + 1;
     m.history.assign((m.ring + 1) * m.slots, 0.0f);
     m.ext.assign(m.local, 0.0f);
     m.state.resize(m.local);
@@ -223,7 +225,7 @@ std::vector<neuron_state> engine::capture() const {
         s.index = m.spec.neurons[k].index;
         s.output = m.row(m.next - 1)[k];
         s.variables = variables_of(m.coefficients[k], m.state[k]);
-        for (std::size_t d = 1; d < m.ring; ++d) s.history.push_back(m.row(m.next - 1 - static_cast<tick_t>(d))[k]);
+        for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.row(m.next - 1 - d)[k]);
     }
     return states;
 }
@@ -235,12 +237,16 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     std::fill(m.history.begin(), m.history.end(), 0.0f);
     m.next = next;
     for (const auto& s : states) {
-        const auto k = m.local_slot(s.index);
-        seen[k] = true;
-        m.state[k] = state_from(m.coefficients[k], s.variables);
-        m.row(next - 1)[k] = s.output;
-        for (std::size_t d = 0; d < s.history.size() && d + 1 < m.ring; ++d)
-            m.row(next - 2 - static_cast<tick_t>(d))[k] = s.history[d];
+        const auto it = m.slot_of.find(s.index);
+        if (it == m.slot_of.end()) continue;
+        const auto slot = it->second;
+        if (slot < m.local) {
+            seen[slot] = true;
+            m.state[slot] = state_from(m.coefficients[slot], s.variables);
+        }
+        m.row(next - 1)[slot] = s.output;
+        for (std::size_t d = 0; d < s.history.size() && d + 2 < m.ring + 1; ++d)
+            m.row(next - 2 - static_cast<tick_t>(d))[slot] = s.history[d];
     }
     for (std::size_t k = 0; k < m.local; ++k)
         if (!seen[k]) throw usage_error("restore: no state for neuron " + std::to_string(m.spec.neurons[k].index));
@@ -250,6 +256,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
 engine_spec whole_network(const protocol::expanded_network& net) {
     if (!net.dense.empty()) throw usage_error("dense projections cannot be simulated yet");
     engine_spec spec;
+    spec.history = protocol::longest_delay(net);
     spec.neurons.reserve(net.neuron_count());
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto& g = net.groups[net.group_of[i]];
@@ -264,6 +271,7 @@ engine_spec whole_network(const protocol::expanded_network& net) {
 
 engine_spec from_node_config(const protocol::node_config& config) {
     engine_spec spec;
+    spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
     std::unordered_map<std::string, std::size_t> position;
     for (const auto& n : config.neurons) {
         position.emplace(n.id, spec.neurons.size());

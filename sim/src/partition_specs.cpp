@@ -1,5 +1,7 @@
 #include "dnnc/sim/engine.hpp"
 
+#include "dnnc/protocol/snapshot.hpp"
+
 #include <map>
 #include <set>
 
@@ -13,7 +15,10 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
     if (!node_ids.empty() && node_ids.size() != nodes) throw usage_error("partition_specs: one id per node is needed");
     auto id = [&](std::size_t n) { return node_ids.empty() ? std::to_string(n) : node_ids[n]; };
     std::vector<engine_spec> specs(nodes);
-    for (auto& s : specs) s.in_begin.push_back(0);
+    for (auto& s : specs) {
+        s.in_begin.push_back(0);
+        s.history = protocol::longest_delay(net);
+    }
     // (from node, to node) -> the sources whose outputs travel that way.
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::set<global_index>> flows;
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {

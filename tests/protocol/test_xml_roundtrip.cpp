@@ -164,7 +164,11 @@ TEST_CASE("a signal packet round-trips, empty or not") {
 }
 
 TEST_CASE("a document in another schema's shape is rejected by each reader") {
-    const node_config c{"n0", "x", "n0", "127.0.0.1", 1, {}, {}, {}, {}, {}};
+    node_config c;
+    c.node = "n0";
+    c.network = "x";
+    c.lead = "n0";
+    c.port = 1;
     CHECK_THROWS_AS(parse_document(serialize(c), "c.xml"), dnnc::config_error);
     CHECK_THROWS_AS(parse_signal_packet(xor_doc), dnnc::config_error);
     CHECK_THROWS_AS(parse_node_config(xor_doc), dnnc::config_error);

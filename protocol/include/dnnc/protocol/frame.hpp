@@ -103,7 +103,8 @@ private:
     std::size_t consumed_ = 0;
 };
 
-// SHA-256 of bytes, as 64 lowercase hex digits (config hashes in acks).
+// SHA-256 of bytes: the 32 raw bytes, or 64 lowercase hex digits (config hashes in acks).
+std::string sha256(std::string_view bytes);
 std::string sha256_hex(std::string_view bytes);
 
 }  // namespace dnnc::protocol

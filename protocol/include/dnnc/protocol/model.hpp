@@ -198,6 +198,7 @@ struct node_config {
     std::int32_t lead_port = 0;
     std::string host = "127.0.0.1";
     std::int32_t port = 0;
+    std::int32_t history = 1;  // ticks of output history kept: the network's longest delay
     run_settings run;
     std::vector<peer_route> peers;
     std::vector<local_neuron> neurons;

@@ -43,6 +43,9 @@ struct peer_spec {
 };
 
 struct engine_spec {
+    // The network's longest delay: how many ticks of output every engine keeps, so that a
+    // snapshot can carry each neuron's past outputs whoever reads them.
+    std::uint16_t history = 1;
     std::vector<neuron_spec> neurons;
     std::vector<std::uint64_t> in_begin;  // neurons.size() + 1 offsets into `in`
     std::vector<synapse_spec> in;         // per neuron, canonical order
@@ -101,8 +104,11 @@ public:
     float output(global_index neuron) const;
     bool is_local(global_index neuron) const;
 
+    // Every local neuron's state; history holds the outputs of ticks next-2 ... next-history.
     std::vector<neuron_state> capture() const;
-    // Restores a captured state at tick `next`: every local neuron must be present.
+    // Restores captured states so that the next tick computed is `next`: every local neuron
+    // must be present; entries for remote neurons this engine reads fill in their past
+    // outputs; others are ignored.
     void restore(const std::vector<neuron_state>& states, tick_t next);
 
 private:

@@ -1,0 +1,49 @@
+#pragma once
+// Exports an expanded network for people to look at: GraphML, Graphviz DOT or JSON, with
+// the current values of a snapshot and the node assignment of a cluster when given.
+//
+// Every format holds every neuron (id, index, model, group) and every synapse (from, to,
+// weight, delay; the cells of dense blocks too, marked dense). With a snapshot state,
+// neurons carry their output and named model variables (lif: v, ge, gi, refractory); with
+// an assignment, the physical node each neuron runs on. Output is written as it is built,
+// in time and memory linear in the size of the network.
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/model.hpp"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dnnc::protocol {
+
+enum class export_format { graphml, dot, json };
+
+const char* to_string(export_format f);
+// "graphml", "dot" or "json"; throws usage_error for anything else.
+export_format parse_export_format(std::string_view name);
+
+// Which physical node runs each neuron: node_of[i] indexes node_ids.
+struct node_assignment {
+    std::vector<std::string> node_ids;
+    std::vector<std::uint32_t> node_of;
+};
+
+struct export_options {
+    export_format format = export_format::json;
+    // DOT only: write at most this many synapses (0: all), saying so in the output.
+    std::uint64_t max_dot_synapses = 0;
+};
+
+// The names of a model's state variables, in the order a snapshot stores them.
+const std::vector<std::string>& state_variable_names(neuron_model model);
+
+// Writes `net` to `out`. `state` and `nodes` may be null. Throws config_error (located)
+// for a state entry naming no neuron of `net`, given twice, or with the wrong number of
+// variables for its model; usage_error for an assignment that does not cover every neuron
+// with a valid node; io_error when `out` fails.
+void export_network(std::ostream& out, const expanded_network& net, const snapshot_state* state,
+                    const node_assignment* nodes, const export_options& options);
+
+}  // namespace dnnc::protocol

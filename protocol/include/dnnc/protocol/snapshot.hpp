@@ -1,0 +1,53 @@
+#pragma once
+// Snapshot files and the state that travels between nodes.
+//
+// A snapshot is a DNNC document with a <state>: the network, cluster and run settings it
+// was taken from, plus every neuron's state keyed by id (no node assignment). It is
+// written as XML (network.xsd) or, for large networks, in a compact binary form
+// (`.dnncs`):
+//   "DNNCSNAP" | u32 version (1) | u64 length + the document without its state, as XML |
+//   i64 tick | u64 count | per neuron: u32 index, f32 output, u8 n + n x f32 state,
+//   u16 m + m x f32 history | 32-byte SHA-256 of everything before it.
+// Little-endian. Indices refer to the expanded network of the embedded document.
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dnnc::protocol {
+
+// One neuron's state by global index, as nodes exchange it.
+struct indexed_state {
+    std::int64_t index = 0;
+    float output = 0;
+    std::vector<float> variables;
+    std::vector<float> history;  // newest first
+};
+
+std::string encode_states(const std::vector<indexed_state>& states);
+// Throws protocol_error for truncated or malformed bytes.
+std::vector<indexed_state> decode_states(std::string_view bytes);
+
+std::string encode_binary_snapshot(const document& doc, const expanded_network& net);
+// Verifies the checksum, parses the embedded document, fills its <state>. Throws
+// config_error naming `file` for any damage.
+document decode_binary_snapshot(std::string_view bytes, const std::string& file);
+
+// Reads a snapshot, binary (.dnncs) or XML, and checks it like any document; it must
+// have a network and a state.
+document load_snapshot(const std::string& path);
+// Writes atomically: a temporary file beside `path`, fsync, rename, fsync of the folder;
+// a crash leaves either the old file or the new one. Binary when `path` ends in .dnncs.
+void save_snapshot(const document& doc, const std::string& path);
+
+// The state of a snapshot by global index, checked against the network: every neuron
+// present once, as many variables as its model has, history as long as the longest delay
+// minus one. Throws config_error located at the offending entry.
+std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
+// The longest synaptic delay of the network (1 when it has none).
+std::uint16_t longest_delay(const expanded_network& net);
+
+}  // namespace dnnc::protocol

@@ -1,0 +1,266 @@
+#include "dnnc/protocol/snapshot.hpp"
+
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace dnnc::protocol {
+namespace {
+
+constexpr char magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};
+
+template <typename T>
+void put(std::string& out, T value) {
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    out.append(bytes, sizeof(T));
+}
+
+class reader {
+public:
+    explicit reader(std::string_view bytes) : bytes_(bytes) {}
+    template <typename T>
+    T get() {
+        need(sizeof(T));
+        T value;
+        std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+        at_ += sizeof(T);
+        return value;
+    }
+    std::string_view take(std::size_t n) {
+        need(n);
+        const auto s = bytes_.substr(at_, n);
+        at_ += n;
+        return s;
+    }
+    bool done() const { return at_ == bytes_.size(); }
+
+private:
+    void need(std::size_t n) const {
+        if (bytes_.size() - at_ < n) throw protocol_error("truncated");
+    }
+    std::string_view bytes_;
+    std::size_t at_ = 0;
+};
+
+void put_state(std::string& out, const indexed_state& s) {
+    if (s.variables.size() > 255 || s.history.size() > 65535) throw protocol_error("neuron state too large");
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(s.index));
+    put<float>(out, s.output);
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(s.variables.size()));
+    for (float v : s.variables) put<float>(out, v);
+    put<std::uint16_t>(out, static_cast<std::uint16_t>(s.history.size()));
+    for (float v : s.history) put<float>(out, v);
+}
+
+indexed_state get_state(reader& r) {
+    indexed_state s;
+    s.index = r.get<std::uint32_t>();
+    s.output = r.get<float>();
+    s.variables.resize(r.get<std::uint8_t>());
+    for (auto& v : s.variables) v = r.get<float>();
+    s.history.resize(r.get<std::uint16_t>());
+    for (auto& v : s.history) v = r.get<float>();
+    return s;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw config_error({path, 0, 0}, "cannot open the file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool is_binary_path(const std::string& path) {
+    return path.size() >= 6 && path.compare(path.size() - 6, 6, ".dnncs") == 0;
+}
+
+}  // namespace
+
+std::string encode_states(const std::vector<indexed_state>& states) {
+    std::string out;
+    put<std::uint64_t>(out, states.size());
+    for (const auto& s : states) put_state(out, s);
+    return out;
+}
+
+std::vector<indexed_state> decode_states(std::string_view bytes) {
+    try {
+        reader r(bytes);
+        const auto count = r.get<std::uint64_t>();
+        if (count > bytes.size()) throw protocol_error("impossible count");
+        std::vector<indexed_state> states;
+        states.reserve(count);
+        for (std::uint64_t i = 0; i < count; ++i) states.push_back(get_state(r));
+        if (!r.done()) throw protocol_error("trailing bytes");
+        return states;
+    } catch (const protocol_error& e) {
+        throw protocol_error(std::string("malformed neuron states: ") + e.what());
+    }
+}
+
+std::uint16_t longest_delay(const expanded_network& net) {
+    std::uint16_t longest = 1;
+    for (auto d : net.in_delay) longest = std::max(longest, d);
+    for (const auto& b : net.dense) longest = std::max(longest, b.delay);
+    return longest;
+}
+
+std::string encode_binary_snapshot(const document& doc, const expanded_network& net) {
+    if (!doc.state) throw usage_error("the document has no state to write");
+    document without = doc;
+    without.state.reset();
+    const std::string xml = serialize(without);
+    std::string out(magic, sizeof magic);
+    put<std::uint32_t>(out, 1);
+    put<std::uint64_t>(out, xml.size());
+    out += xml;
+    put<std::int64_t>(out, doc.state->tick);
+    put<std::uint64_t>(out, doc.state->neurons.size());
+    for (const auto& n : doc.state->neurons) {
+        const auto i = net.find(n.id);
+        if (!i) throw usage_error("state for '" + n.id + "', which the network lacks");
+        indexed_state s{*i, static_cast<float>(n.output), {}, {}};
+        for (double v : n.state) s.variables.push_back(static_cast<float>(v));
+        for (double v : n.history) s.history.push_back(static_cast<float>(v));
+        put_state(out, s);
+    }
+    out += sha256(out);
+    return out;
+}
+
+document decode_binary_snapshot(std::string_view bytes, const std::string& file) {
+    auto damaged = [&](const std::string& why) { return config_error({file, 0, 0}, "damaged snapshot: " + why); };
+    if (bytes.size() < sizeof magic + 4 + 32 || std::memcmp(bytes.data(), magic, sizeof magic) != 0)
+        throw damaged("not a dnnc binary snapshot (bad magic or too short)");
+    const std::string_view body = bytes.substr(0, bytes.size() - 32);
+    if (sha256(body) != bytes.substr(body.size()))
+        throw damaged("checksum mismatch (the file is truncated or altered)");
+    try {
+        reader r(body.substr(sizeof magic));
+        if (r.get<std::uint32_t>() != 1) throw damaged("unsupported version");
+        const auto length = r.get<std::uint64_t>();
+        document doc = parse_document(r.take(length), file);
+        doc.file = file;
+        if (!doc.net) throw damaged("no network");
+        const auto net = expand(*doc.net, file);
+        snapshot_state state;
+        state.tick = r.get<std::int64_t>();
+        const auto count = r.get<std::uint64_t>();
+        if (count > body.size()) throw damaged("impossible neuron count");
+        for (std::uint64_t k = 0; k < count; ++k) {
+            const auto s = get_state(r);
+            if (s.index < 0 || static_cast<std::size_t>(s.index) >= net.neuron_count())
+                throw damaged("state for neuron index " + std::to_string(s.index) + ", which the network lacks");
+            neuron_state n;
+            n.id = net.neuron_name(static_cast<neuron_index>(s.index));
+            n.output = s.output;
+            n.state.assign(s.variables.begin(), s.variables.end());
+            n.history.assign(s.history.begin(), s.history.end());
+            n.where = {file, 0, 0};
+            state.neurons.push_back(std::move(n));
+        }
+        if (!r.done()) throw damaged("trailing bytes");
+        doc.state = std::move(state);
+        return doc;
+    } catch (const protocol_error& e) {
+        throw damaged(e.what());
+    }
+}
+
+document load_snapshot(const std::string& path) {
+    document doc;
+    if (is_binary_path(path)) {
+        doc = decode_binary_snapshot(read_file(path), path);
+        check_document(doc);
+    } else {
+        doc = load_document(path);
+    }
+    if (!doc.net) throw config_error({path, 0, 0}, "a snapshot needs a <network>");
+    if (!doc.state) throw config_error({path, 0, 0}, "not a snapshot: the document has no <state>");
+    return doc;
+}
+
+void save_snapshot(const document& doc, const std::string& path) {
+    std::string bytes;
+    if (is_binary_path(path)) {
+        if (!doc.net) throw usage_error("a snapshot needs a network");
+        bytes = encode_binary_snapshot(doc, expand(*doc.net, doc.file));
+    } else {
+        bytes = serialize(doc);
+    }
+    namespace fs = std::filesystem;
+    const fs::path target = fs::absolute(path);
+    const fs::path temporary = target.string() + ".tmp-" + std::to_string(getpid());
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) throw io_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+    std::size_t written = 0;
+    while (written < bytes.size()) {
+        const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n < 0) {
+            ::close(fd);
+            fs::remove(temporary);
+            throw io_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        fs::remove(temporary);
+        throw io_error("cannot flush " + temporary.string());
+    }
+    fs::rename(temporary, target);
+    const int dir = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+}
+
+std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net) {
+    if (!snapshot.state) throw config_error({snapshot.file, 0, 0}, "the document has no <state>");
+    const auto& state = *snapshot.state;
+    const std::size_t history = longest_delay(net) - 1u;
+    std::vector<indexed_state> states(net.neuron_count());
+    std::vector<bool> seen(net.neuron_count(), false);
+    std::vector<diagnostic> problems;
+    for (const auto& n : state.neurons) {
+        const auto i = net.find(n.id);
+        if (!i) {
+            problems.push_back({n.where, "state of '" + n.id + "': the network has no such neuron"});
+            continue;
+        }
+        if (seen[*i]) problems.push_back({n.where, "state of '" + n.id + "' given twice"});
+        seen[*i] = true;
+        const bool lif = net.params_of(*i).model == neuron_model::lif;
+        if (n.state.size() != (lif ? 4u : 0u))
+            problems.push_back({n.where, "state of '" + n.id + "': a " + to_string(net.params_of(*i).model) + " neuron has " +
+                                             (lif ? "4 state variables (v ge gi refractory)" : "no state variables") +
+                                             ", found " + std::to_string(n.state.size())});
+        if (n.history.size() != history)
+            problems.push_back({n.where, "state of '" + n.id + "': history must hold " + std::to_string(history) +
+                                             " past outputs (the longest delay minus one), found " +
+                                             std::to_string(n.history.size())});
+        auto& s = states[*i];
+        s.index = *i;
+        s.output = static_cast<float>(n.output);
+        s.variables.assign(n.state.begin(), n.state.end());
+        s.history.assign(n.history.begin(), n.history.end());
+    }
+    for (std::size_t i = 0; i < seen.size() && problems.size() < 20; ++i)
+        if (!seen[i])
+            problems.push_back({state.where, "the state lacks neuron '" + net.neuron_name(static_cast<neuron_index>(i)) + "'"});
+    if (state.tick < 0) problems.push_back({state.where, "the state's tick must be >= 0"});
+    if (!problems.empty()) throw config_error(std::move(problems));
+    return states;
+}
+
+}  // namespace dnnc::protocol
