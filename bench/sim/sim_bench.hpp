@@ -8,7 +8,6 @@
 #include <tbb/info.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
