@@ -25,8 +25,10 @@ const char* lead_run::name(state s) {
     return "?";
 }
 
-lead_run::lead_run(const lead_plan& plan, const topology& topo, links l)
-    : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}) {
+lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::int64_t first_tick)
+    : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
+      first_tick_(first_tick) {
+    if (first_tick > 0) state_ = state::frozen;
     const auto& net = plan.net;
     // Columns: the output neurons in document order; each node reports its output neurons
     // in ascending index order, and one neuron may fill several columns.
@@ -70,7 +72,7 @@ void lead_run::complete_rows() {
     // waited for (its outputs read 0).
     const bool window = run_.sync == protocol::sync_mode::window;
     while (true) {
-        auto it = partial_.find(static_cast<std::int64_t>(rows_.size()));
+        auto it = partial_.find(completed() + 1);
         if (it == partial_.end()) break;
         bool complete = true;
         for (std::size_t v = 0; v < topo_.node_count(); ++v)
@@ -268,13 +270,23 @@ json lead_run::control(const json& request) {
     throw usage_error("unknown command '" + command + "'");
 }
 
+bool lead_run::paused() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return state_ == state::idle || state_ == state::frozen;
+}
+
+std::int64_t lead_run::next_tick() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return completed() + 1;
+}
+
 json lead_run::output(const json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto from = std::max<std::int64_t>(0, request.value("from", std::int64_t{0}));
+    const auto from = std::max(first_tick_, request.value("from", std::int64_t{0}));
     json rows = json::array();
-    for (auto t = from; t < static_cast<std::int64_t>(rows_.size()) && rows.size() < 100000; ++t) {
+    for (auto t = from; t <= completed() && rows.size() < 100000; ++t) {
         json row = json::array({t});
-        for (float v : rows_[static_cast<std::size_t>(t)]) row.push_back(v);
+        for (float v : rows_[static_cast<std::size_t>(t - first_tick_)]) row.push_back(v);
         rows.push_back(std::move(row));
     }
     return {{"columns", columns_}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)}};

@@ -28,13 +28,18 @@ public:
         std::function<bool(std::size_t node)> alive;
     };
 
-    lead_run(const lead_plan& plan, const topology& topo, links l);
+    // `first_tick`: the tick the nodes compute next (0, or a restored snapshot's tick, in
+    // which case the run starts frozen there).
+    lead_run(const lead_plan& plan, const topology& topo, links l, std::int64_t first_tick = 0);
     ~lead_run();
 
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input", ...}
     nlohmann::json control(const nlohmann::json& request);
     // {"from": tick} -> {"columns": [...], "rows": [[tick, values...]...], "completed": C}
+    // Also: which state the run is in, for snapshots.
+    bool paused() const;
+    std::int64_t next_tick() const;
     nlohmann::json output(const nlohmann::json& request);
 
 private:
@@ -43,7 +48,7 @@ private:
 
     std::vector<nlohmann::json> clock_all(const nlohmann::json& request);
     void grant_all(std::int64_t last);
-    std::int64_t completed() const { return static_cast<std::int64_t>(rows_.size()) - 1; }
+    std::int64_t completed() const { return first_tick_ + static_cast<std::int64_t>(rows_.size()) - 1; }
     void start_running();
     void stop_ticker();
     nlohmann::json freeze();
@@ -72,7 +77,8 @@ private:
         std::vector<bool> reported;
     };
     std::map<std::int64_t, partial_row> partial_;
-    std::vector<std::vector<float>> rows_;
+    std::int64_t first_tick_ = 0;
+    std::vector<std::vector<float>> rows_;  // rows_[k] is tick first_tick_ + k
     struct node_progress {
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
     };

@@ -6,6 +6,7 @@
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/topology.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
+#include "dnnc/protocol/snapshot.hpp"
 #include "lead_run.hpp"
 #include "node_simulation.hpp"
 #include "dnnc/protocol/check.hpp"
@@ -15,6 +16,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <set>
 #include <condition_variable>
 #include <future>
 #include <list>
@@ -87,6 +90,7 @@ struct node::impl {
     std::string config_hash;
     outbox signals_out;
     std::shared_ptr<node_simulation> simulation;
+    std::vector<std::pair<std::string, endpoint>> tree_children;  // where this node forwarded configs
 
     // Only on the lead.
     struct lead_state {
@@ -131,6 +135,12 @@ struct node::impl {
                             "'; submit with --replace to replace it");
         }
         install(own);
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            tree_children.clear();
+            for (const auto& child : subtree.children)
+                tree_children.push_back({child.node, {child.host, static_cast<std::uint16_t>(child.port)}});
+        }
         DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': "
                                 << own.neurons.size() << " neurons, " << own.incoming.size() << " synapses");
         json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
@@ -236,6 +246,96 @@ struct node::impl {
         return l;
     }
 
+    // ---- snapshots ----
+
+    // This node's states and those of its subtree, gathered along the broadcast tree.
+    std::vector<protocol::indexed_state> capture_subtree() {
+        auto states = current_simulation()->capture();
+        std::vector<std::pair<std::string, endpoint>> children;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            children = tree_children;
+        }
+        std::vector<std::future<std::string>> replies;
+        for (const auto& [id, at] : children)
+            replies.push_back(std::async(std::launch::async, [this, id = id, at = at] {
+                try {
+                    return calls.call(at, frame{message_type::capture, 0, 0, {}}, options.call_timeout).payload;
+                } catch (const remote_error&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    throw remote_error("node '" + id + "' (" + at.text() + "): " + e.what());
+                }
+            }));
+        for (auto& r : replies)
+            for (auto& s : protocol::decode_states(r.get())) states.push_back(std::move(s));
+        return states;
+    }
+
+    std::string snapshot() {
+        const auto r = current_run();
+        std::shared_ptr<lead_state> state;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            state = lead;
+        }
+        if (!r->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+        const auto tick = r->next_tick();
+        auto states = capture_subtree();
+        std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+        const auto& net = state->plan.net;
+        if (states.size() != net.neuron_count())
+            throw error("the nodes returned " + std::to_string(states.size()) + " neuron states for " +
+                        std::to_string(net.neuron_count()) + " neurons");
+        protocol::document doc = state->plan.doc;
+        doc.state = protocol::snapshot_state{tick, {}, {}};
+        doc.state->neurons.reserve(states.size());
+        for (const auto& s : states)
+            doc.state->neurons.push_back({net.neuron_name(static_cast<protocol::neuron_index>(s.index)), s.output,
+                                          {s.variables.begin(), s.variables.end()}, {s.history.begin(), s.history.end()}, {}});
+        return protocol::encode_binary_snapshot(doc, net);
+    }
+
+    // Sends every node the states it needs: its own neurons and the remote ones it reads.
+    void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
+                           std::int64_t tick) {
+        std::vector<const protocol::node_config*> all{&root};
+        for (std::size_t k = 0; k < all.size(); ++k)
+            for (const auto& child : all[k]->children) all.push_back(&child);
+        std::vector<std::future<void>> sent;
+        for (const auto* c : all) {
+            std::vector<protocol::indexed_state> part;
+            std::set<std::int64_t> wanted;
+            for (const auto& n : c->neurons) wanted.insert(n.index);
+            for (const auto& in : c->incoming) wanted.insert(in.from_index);
+            for (auto i : wanted) part.push_back(states[static_cast<std::size_t>(i)]);
+            std::string payload(sizeof tick, '\0');
+            std::memcpy(payload.data(), &tick, sizeof tick);
+            payload += protocol::encode_states(part);
+            if (c == &root) {
+                current_simulation()->restore(part, tick);
+                continue;
+            }
+            const endpoint at{c->host, static_cast<std::uint16_t>(c->port)};
+            const std::string id = c->node;
+            sent.push_back(std::async(std::launch::async, [this, at, id, payload = std::move(payload)] {
+                try {
+                    calls.call(at, frame{message_type::restore_state, 0, 0, payload}, options.call_timeout);
+                } catch (const std::exception& e) {
+                    throw error("node '" + id + "' did not take its state: " + e.what());
+                }
+            }));
+        }
+        for (auto& f : sent) f.get();
+    }
+
+    void restore_state(const std::string& payload) {
+        std::int64_t tick = 0;
+        if (payload.size() < sizeof tick) throw protocol_error("restore payload is truncated");
+        std::memcpy(&tick, payload.data(), sizeof tick);
+        current_simulation()->restore(protocol::decode_states(std::string_view(payload).substr(sizeof tick)), tick);
+    }
+
     // ---- probes ----
 
     // Forwards a probe one hop further, or answers it at the far end; both directions hold
@@ -315,6 +415,10 @@ struct node::impl {
         doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
         const auto started = clock_type::now();
         lead_plan plan = plan_network(std::move(doc));
+        // A snapshot's state is checked before anything changes on the cluster.
+        const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
+        const std::int64_t first_tick = plan.doc.state ? plan.doc.state->tick : 0;
+        plan.doc.state.reset();
         topology topo(*plan.doc.clu);
         auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}});
         state->times = measure_links(state->plan, state->topo);
@@ -340,10 +444,12 @@ struct node::impl {
         }
         if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
 
+        if (!states.empty()) distribute_states(root, states, first_tick);
+
         state->since = clock_type::now();
         state->last_seen.assign(state->topo.node_count(), state->since);
         state->last_error.assign(state->topo.node_count(), {});
-        auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state));
+        auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), first_tick);
         {
             std::lock_guard<std::mutex> lock(mutex);
             run = std::move(new_run);
@@ -357,6 +463,7 @@ struct node::impl {
         DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
                                    << elapsed_ms(started) << " ms");
         return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
+                {"tick", first_tick},
                 {"edge_cut", state->plan.quality.edge_cut}, {"seconds", elapsed_ms(started) / 1000}};
     }
 
@@ -499,7 +606,7 @@ public:
     std::vector<message_type> handles() const override {
         return {message_type::submit, message_type::configure, message_type::probe,   message_type::signals,
                 message_type::tick_report, message_type::clock, message_type::inputs, message_type::control,
-                message_type::output};
+                message_type::output, message_type::snapshot, message_type::capture, message_type::restore_state};
     }
     void handle(const frame& request, responder respond) override {
         const bool replace = request.flags & protocol::replace_flag;
@@ -550,6 +657,26 @@ public:
         }
         case message_type::output:
             respond(reply_of(message_type::output_reply, node_.current_run()->output(parse(request.payload)).dump()));
+            return;
+        case message_type::snapshot:
+            node_.run_task([this, respond] {
+                respond_with(respond, [&] { return reply_of(message_type::snapshot_reply, node_.snapshot()); });
+            });
+            return;
+        case message_type::capture:
+            node_.run_task([this, respond] {
+                respond_with(respond, [&] {
+                    return reply_of(message_type::capture_reply, protocol::encode_states(node_.capture_subtree()));
+                });
+            });
+            return;
+        case message_type::restore_state:
+            node_.run_task([this, payload = request.payload, respond] {
+                respond_with(respond, [&] {
+                    node_.restore_state(payload);
+                    return reply_of(message_type::restore_reply);
+                });
+            });
             return;
         default: throw protocol_error("unexpected frame");
         }

@@ -44,22 +44,50 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     for (const auto& n : config.neurons)
         if (n.report) reported_.push_back(n.index);
     std::sort(reported_.begin(), reported_.end());
-    const sim::runner_options options{config.run.sync, config.run.send};
-    runner_ = std::make_unique<sim::runner>(
-        engine_, *transport_, options, [this, report](sim::tick_t t, const sim::engine& e) {
-            json values = json::array();
-            for (auto i : reported_) values.push_back(e.output(i));
-            const auto s = runner_->stats();
-            report(json{{"node", id_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
-                        {"dropped", s.values_dropped}, {"missing", s.packets_missing}}
-                       .dump());
-        });
+    options_ = {config.run.sync, config.run.send};
+    report_ = std::move(report);
+    start_runner();
+}
+
+void node_simulation::start_runner() {
+    runner_ = std::make_unique<sim::runner>(engine_, *transport_, options_, [this](sim::tick_t t, const sim::engine& e) {
+        json values = json::array();
+        for (auto i : reported_) values.push_back(e.output(i));
+        const auto s = runner_->stats();
+        report_(json{{"node", id_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
+                     {"dropped", s.values_dropped}, {"missing", s.packets_missing}}
+                    .dump());
+    });
     thread_ = std::thread([this] { runner_->run(); });
 }
 
 node_simulation::~node_simulation() {
     runner_->stop();
     thread_.join();
+}
+
+std::vector<protocol::indexed_state> node_simulation::capture() const {
+    std::vector<protocol::indexed_state> states;
+    runner_->inspect_paused([&](const sim::engine& e) {
+        for (auto& s : e.capture()) states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history)});
+    });
+    return states;
+}
+
+void node_simulation::restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next) {
+    runner_->inspect_paused([](const sim::engine&) {});
+    runner_->stop();
+    thread_.join();
+    std::vector<sim::neuron_state> converted;
+    converted.reserve(states.size());
+    for (const auto& s : states) converted.push_back({s.index, s.output, s.variables, s.history});
+    try {
+        engine_.restore(converted, next);
+    } catch (...) {
+        start_runner();
+        throw;
+    }
+    start_runner();
 }
 
 void node_simulation::on_signals(protocol::binary_signals s) {

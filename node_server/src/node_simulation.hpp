@@ -5,6 +5,7 @@
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
+#include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/sim/runner.hpp"
 
 #include <nlohmann/json.hpp>
@@ -31,15 +32,23 @@ public:
     // [[neuron index, tick, value], ...]
     void add_inputs(const nlohmann::json& inputs);
     sim::runner_stats stats() const { return runner_->stats(); }
+    // This node's neuron states; the runner must be paused (frozen).
+    std::vector<protocol::indexed_state> capture() const;
+    // Installs states (local neurons and the remote ones it reads) so that the next tick is
+    // `next`; the runner restarts paused there.
+    void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);
 
 private:
     class tcp_transport;
+    void start_runner();
     std::string id_;
     sim::engine engine_;
     std::unique_ptr<tcp_transport> transport_;
     std::unique_ptr<sim::runner> runner_;
     std::map<std::string, std::size_t> peer_index_;
     std::vector<sim::global_index> reported_;
+    sim::runner_options options_;
+    reporter report_;
     std::thread thread_;
 };
 

@@ -70,13 +70,19 @@ const char* to_string(message_type t) {
     case message_type::control_reply: return "control-reply";
     case message_type::output: return "output";
     case message_type::output_reply: return "output-reply";
+    case message_type::snapshot: return "snapshot";
+    case message_type::snapshot_reply: return "snapshot-reply";
+    case message_type::capture: return "capture";
+    case message_type::capture_reply: return "capture-reply";
+    case message_type::restore_state: return "restore-state";
+    case message_type::restore_reply: return "restore-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::output_reply);
+           type <= static_cast<std::uint8_t>(message_type::restore_reply);
 }
 
 bool is_one_way(message_type t) { return t == message_type::signals || t == message_type::tick_report; }

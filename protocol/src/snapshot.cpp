@@ -80,10 +80,6 @@ std::string read_file(const std::string& path) {
     return ss.str();
 }
 
-bool is_binary_path(const std::string& path) {
-    return path.size() >= 6 && path.compare(path.size() - 6, 6, ".dnncs") == 0;
-}
-
 }  // namespace
 
 std::string encode_states(const std::vector<indexed_state>& states) {
@@ -179,7 +175,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
 
 document load_snapshot(const std::string& path) {
     document doc;
-    if (is_binary_path(path)) {
+    if (is_binary_snapshot_path(path)) {
         doc = decode_binary_snapshot(read_file(path), path);
         check_document(doc);
     } else {
@@ -190,14 +186,17 @@ document load_snapshot(const std::string& path) {
     return doc;
 }
 
+bool is_binary_snapshot_path(const std::string& path) {
+    return path.size() >= 6 && path.compare(path.size() - 6, 6, ".dnncs") == 0;
+}
+
 void save_snapshot(const document& doc, const std::string& path) {
-    std::string bytes;
-    if (is_binary_path(path)) {
-        if (!doc.net) throw usage_error("a snapshot needs a network");
-        bytes = encode_binary_snapshot(doc, expand(*doc.net, doc.file));
-    } else {
-        bytes = serialize(doc);
-    }
+    if (!is_binary_snapshot_path(path)) return write_atomically(path, serialize(doc));
+    if (!doc.net) throw usage_error("a snapshot needs a network");
+    write_atomically(path, encode_binary_snapshot(doc, expand(*doc.net, doc.file)));
+}
+
+void write_atomically(const std::string& path, std::string_view bytes) {
     namespace fs = std::filesystem;
     const fs::path target = fs::absolute(path);
     const fs::path temporary = target.string() + ".tmp-" + std::to_string(getpid());

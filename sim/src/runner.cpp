@@ -68,6 +68,13 @@ void runner::stop() {
     changed_.notify_all();
 }
 
+void runner::inspect_paused(const std::function<void(const engine&)>& inspect) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (computing_ || granted_ > completed_)
+        throw usage_error("the network is running; freeze it first (tick " + std::to_string(completed_ + 1) + " is under way)");
+    inspect(engine_);
+}
+
 runner_stats runner::stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return stats_;

@@ -1,5 +1,6 @@
 #include "client.hpp"
 
+#include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <chrono>
@@ -25,6 +26,14 @@ std::string submission_of(protocol::document doc) {
             if (!p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative())
                 p.weights_file = (base / p.weights_file).lexically_normal().string();
     return protocol::serialize(doc);
+}
+
+std::string fetch_snapshot_bytes(const client_options& o, const std::string& lead) {
+    return call_node(o, lead, {protocol::message_type::snapshot, 0, 0, {}}).payload;
+}
+
+protocol::document fetch_snapshot(const client_options& o, const std::string& lead) {
+    return protocol::decode_binary_snapshot(fetch_snapshot_bytes(o, lead), "snapshot from " + lead);
 }
 
 json control(const client_options& o, const std::string& lead, const json& command) {

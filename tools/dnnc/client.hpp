@@ -32,6 +32,11 @@ protocol::frame call_node(const client_options& o, const std::string& address, p
 // absolute, since the lead reads them.
 std::string submission_of(protocol::document doc);
 
+// A snapshot of the frozen network the lead runs: its document with a <state>.
+protocol::document fetch_snapshot(const client_options& o, const std::string& lead);
+// The raw binary snapshot (.dnncs bytes) as the lead sent it.
+std::string fetch_snapshot_bytes(const client_options& o, const std::string& lead);
+
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
 

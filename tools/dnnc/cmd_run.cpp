@@ -8,6 +8,7 @@
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
+#include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -72,7 +73,8 @@ std::string node_binary() {
 }
 
 int run_run(const run_options& o) {
-    protocol::document doc = protocol::load_document(o.file);
+    protocol::document doc =
+        protocol::is_binary_snapshot_path(o.file) ? protocol::load_snapshot(o.file) : protocol::load_document(o.file);
     if (!doc.net) throw usage_error(o.file + ": the document has no <network>");
     if (!o.cluster_file.empty()) {
         const auto c = protocol::load_document(o.cluster_file);
@@ -128,7 +130,7 @@ int run_run(const run_options& o) {
             out_file.open(o.output);
             if (!out_file) throw io_error("cannot write " + o.output);
         }
-        std::int64_t from = 0;
+        std::int64_t from = summary["tick"].get<std::int64_t>();
         bool header = true;
         while (!o.output.empty() && from <= progress["completed"].get<std::int64_t>()) {
             const auto rows = json::parse(
@@ -147,7 +149,7 @@ int run_run(const run_options& o) {
     std::error_code ignored;
     fs::remove_all(dir, ignored);
 
-    const auto ticks = progress["completed"].get<std::int64_t>() + 1;
+    const auto ticks = progress["completed"].get<std::int64_t>() + 1 - summary["tick"].get<std::int64_t>();
     json report{{"network", summary["network"]}, {"nodes", summary["nodes"]}, {"ticks", ticks}, {"seconds", run_seconds},
                 {"ticks_per_second", run_seconds > 0 ? static_cast<double>(ticks) / run_seconds : 0.0},
                 {"signals_sent", progress["signals_sent"]}, {"signals_dropped", progress["signals_dropped"]},

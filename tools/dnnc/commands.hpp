@@ -18,5 +18,7 @@ void add_cluster(CLI::App& app, action& chosen);
 void add_control(CLI::App& app, action& chosen);
 void add_io(CLI::App& app, action& chosen);
 void add_run(CLI::App& app, action& chosen);
+void add_export(CLI::App& app, action& chosen);
+void add_snapshot(CLI::App& app, action& chosen);
 
 }  // namespace dnnc::cli

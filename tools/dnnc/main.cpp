@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
     dnnc::cli::add_control(app, chosen);
     dnnc::cli::add_io(app, chosen);
     dnnc::cli::add_run(app, chosen);
+    dnnc::cli::add_export(app, chosen);
+    dnnc::cli::add_snapshot(app, chosen);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

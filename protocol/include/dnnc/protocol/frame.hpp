@@ -44,6 +44,12 @@ enum class message_type : std::uint8_t {
     control_reply = 21,
     output = 22,       // client to lead: JSON {from: tick}; reply JSON {columns, rows, completed}
     output_reply = 23,
+    snapshot = 24,     // client to lead (frozen network); reply: a binary snapshot (snapshot.hpp)
+    snapshot_reply = 25,
+    capture = 26,      // lead down the tree; reply: the subtree's neuron states (encode_states)
+    capture_reply = 27,
+    restore_state = 28,  // lead to node: i64 tick + neuron states to install
+    restore_reply = 29,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);

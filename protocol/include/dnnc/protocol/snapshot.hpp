@@ -42,6 +42,8 @@ document load_snapshot(const std::string& path);
 // Writes atomically: a temporary file beside `path`, fsync, rename, fsync of the folder;
 // a crash leaves either the old file or the new one. Binary when `path` ends in .dnncs.
 void save_snapshot(const document& doc, const std::string& path);
+void write_atomically(const std::string& path, std::string_view bytes);
+bool is_binary_snapshot_path(const std::string& path);
 
 // The state of a snapshot by global index, checked against the network: every neuron
 // present once, as many variables as its model has, history as long as the longest delay

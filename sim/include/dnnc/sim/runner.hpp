@@ -78,6 +78,10 @@ public:
     void stop();
     bool stopped() const { return stopping_; }
 
+    // Runs `inspect` on the engine while no tick is in progress and none may start;
+    // throws usage_error unless the runner is paused at its horizon (frozen).
+    void inspect_paused(const std::function<void(const engine&)>& inspect) const;
+
     runner_stats stats() const;
     // Blocks until completed() >= t or the runner stops; false on timeout.
     bool wait_completed(tick_t t, std::chrono::milliseconds timeout) const;
