@@ -1,0 +1,136 @@
+// Snapshot files: XML and binary round trips, checksums, atomic writes, and the check that
+// a state fits its network.
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace dnnc;
+using namespace dnnc::protocol;
+
+namespace {
+const char* const network_text = R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s">
+    <neuron id="a"/>
+    <population id="p" size="3" model="lif"/>
+    <synapse from="a" to="p[0]" delay="3"/>
+  </network>
+  <cluster lead="n0"><node id="n0" port="7000"/></cluster>
+</dnnc>)";
+
+document snapshot_doc() {
+    document doc = parse_document(network_text, "s.xml");
+    doc.state = snapshot_state{12, {}, {}};
+    doc.state->neurons.push_back({"a", 0.5, {}, {0.25, -1}, {}});
+    for (int i = 0; i < 3; ++i)
+        doc.state->neurons.push_back({"p[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, {-60.5, 0.125, -0.75, 3}, {0, 1}, {}});
+    return doc;
+}
+
+struct scratch {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("dnnc-snap-" + std::to_string(std::random_device{}()));
+    scratch() { std::filesystem::create_directories(dir); }
+    ~scratch() { std::filesystem::remove_all(dir); }
+    std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+TEST_CASE("neuron states round-trip through their binary form") {
+    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}}, {7, 0, {-60, 1, 2, 4}, {}}};
+    const auto back = decode_states(encode_states(states));
+    REQUIRE(back.size() == 2);
+    CHECK(back[1].index == 7);
+    CHECK(back[1].variables == states[1].variables);
+    CHECK(back[0].history == states[0].history);
+    const auto bytes = encode_states(states);
+    CHECK_THROWS_AS(decode_states(bytes.substr(0, bytes.size() - 1)), protocol_error);
+}
+
+TEST_CASE("snapshots round-trip as XML and as binary") {
+    scratch s;
+    const document doc = snapshot_doc();
+    for (const char* name : {"snap.xml", "snap.dnncs"}) {
+        INFO(name);
+        save_snapshot(doc, s.path(name));
+        const document back = load_snapshot(s.path(name));
+        CHECK(back == doc);
+        const auto net = expand(*back.net, back.file);
+        const auto states = states_of(back, net);
+        CHECK(states[2].output == 1.0f);
+        CHECK(states[1].variables[0] == -60.5f);
+    }
+}
+
+TEST_CASE("a damaged binary snapshot is refused: checksum, truncation, magic") {
+    scratch s;
+    save_snapshot(snapshot_doc(), s.path("good.dnncs"));
+    const std::string bytes = slurp(s.path("good.dnncs"));
+    auto write = [&](const std::string& name, const std::string& b) {
+        std::ofstream(s.path(name), std::ios::binary) << b;
+        return s.path(name);
+    };
+    std::string flipped = bytes;
+    flipped[bytes.size() / 2] ^= 0x20;
+    CHECK_THROWS_WITH(load_snapshot(write("flipped.dnncs", flipped)), Catch::Contains("checksum mismatch"));
+    CHECK_THROWS_WITH(load_snapshot(write("short.dnncs", bytes.substr(0, bytes.size() - 10))), Catch::Contains("damaged snapshot"));
+    CHECK_THROWS_WITH(load_snapshot(write("magic.dnncs", "NOTASNAP" + bytes.substr(8))), Catch::Contains("magic"));
+    CHECK_THROWS_WITH(load_snapshot(write("empty.dnncs", "")), Catch::Contains("damaged snapshot"));
+}
+
+TEST_CASE("a state that does not fit its network is a located error") {
+    const document base = snapshot_doc();
+    const auto net = expand(*base.net, base.file);
+    {
+        document d = base;
+        d.state->neurons.pop_back();
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("lacks neuron 'p[2]'"));
+    }
+    {
+        document d = base;
+        d.state->neurons[0].history = {1};
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("history must hold 2 past outputs"));
+    }
+    {
+        document d = base;
+        d.state->neurons[1].state.pop_back();
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("4 state variables"));
+    }
+    {
+        document d = base;
+        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}});
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("given twice"));
+    }
+    // Unknown neurons and missing ticks are caught when the document is read.
+    const std::string text = serialize(base);
+    std::string unknown = text;
+    unknown.replace(unknown.find("id=\"p[2]\""), 9, "id=\"p[9]\"");
+    CHECK_THROWS_WITH(check_document(parse_document(unknown, "u.xml")), Catch::Contains("index 9 is out of range"));
+    std::string no_tick = text;
+    no_tick.replace(no_tick.find(" tick=\"12\""), 10, "");
+    CHECK_THROWS_WITH(parse_document(no_tick, "t.xml"), Catch::Contains("tick"));
+}
+
+TEST_CASE("an atomic write replaces the file whole and leaves no temporary behind") {
+    scratch s;
+    const auto target = s.path("ckpt.xml");
+    write_atomically(target, "old");
+    write_atomically(target, "new contents");
+    CHECK(slurp(target) == "new contents");
+    std::size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(s.dir)) (void)e, ++files;
+    CHECK(files == 1);
+    CHECK_THROWS_AS(write_atomically(s.path("missing-dir/x.xml"), "x"), io_error);
+}

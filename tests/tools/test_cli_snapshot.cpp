@@ -1,0 +1,150 @@
+// The snapshot guarantee on real clusters: N ticks straight equal K ticks, freeze, snapshot,
+// restore on another cluster (4 -> 3 -> 1 nodes, other capacities), the rest — outputs
+// and final state bit for bit. Bad snapshots change nothing on a running cluster.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+using namespace dnnc::test;
+using nlohmann::json;
+
+namespace {
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// An example's network with a cluster of the given capacities on free ports (a chain).
+std::string with_cluster(const std::string& example, const std::vector<double>& capacities, std::vector<int>& ports) {
+    std::string text = slurp(source_path("examples/" + example));
+    text = std::regex_replace(text, std::regex("<cluster[\\s\\S]*</cluster>"), "");
+    text = std::regex_replace(text, std::regex("<run[^>]*/>"), "");
+    std::string cluster = "<cluster lead=\"n0\">\n";
+    ports.clear();
+    for (std::size_t i = 0; i < capacities.size(); ++i) {
+        ports.push_back(free_port());
+        cluster += "<node id=\"n" + std::to_string(i) + "\" port=\"" + std::to_string(ports.back()) + "\" capacity=\"" +
+                   std::to_string(capacities[i]) + "\"/>\n";
+        if (i > 0) cluster += "<link from=\"n" + std::to_string(i - 1) + "\" to=\"n" + std::to_string(i) + "\"/>\n";
+    }
+    cluster += "</cluster>\n<run probes=\"2\"/>\n";
+    return std::regex_replace(text, std::regex("</dnnc>"), cluster + "</dnnc>");
+}
+
+std::string lead_of(const std::vector<int>& ports) { return " --lead 127.0.0.1:" + std::to_string(ports[0]); }
+std::string to_of(const std::vector<int>& ports) { return " --to 127.0.0.1:" + std::to_string(ports[0]); }
+
+void must(const std::string& command) {
+    const auto r = run_command(command);
+    INFO(command << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+}
+
+// The <state> part of a snapshot file.
+std::string state_of(const std::string& xml) {
+    const auto from = xml.find("<state");
+    REQUIRE(from != std::string::npos);
+    return xml.substr(from);
+}
+}  // namespace
+
+TEST_CASE("running N ticks equals K ticks, snapshot, restore on 3 nodes, then on 1 node, and the rest") {
+    for (const auto& [example, n, k, m] : std::vector<std::tuple<std::string, int, int, int>>{
+             {"cuba/cuba.xml", 600, 250, 200}, {"associative/associative.xml", 40, 11, 17}, {"tree7/tree7.xml", 30, 7, 9}}) {
+        INFO(example);
+        scratch_dir dir;
+        const auto dnnc = dnnc_binary();
+        std::vector<int> straight_ports, four, three, one;
+        const auto straight = dir.file("straight.xml", with_cluster(example, {2}, straight_ports));
+        const auto first = dir.file("four.xml", with_cluster(example, {1, 2, 3, 4}, four));
+        const auto second = dir.file("three.xml", with_cluster(example, {3, 1, 2}, three));
+        const auto third = dir.file("one.xml", with_cluster(example, {1}, one));
+        const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+
+        // Straight through.
+        {
+            local_cluster_guard c(straight);
+            REQUIRE(c.up.exit_code == 0);
+            must(dnnc + " submit " + straight + to_of(straight_ports));
+            must(dnnc + " step " + std::to_string(n) + lead_of(straight_ports));
+            must(dnnc + " output -o " + out("straight.csv") + lead_of(straight_ports));
+            must(dnnc + " snapshot -o " + out("straight-end.xml") + lead_of(straight_ports));
+        }
+        // K ticks on four nodes, snapshot (binary).
+        {
+            local_cluster_guard c(first);
+            REQUIRE(c.up.exit_code == 0);
+            must(dnnc + " submit " + first + to_of(four));
+            must(dnnc + " step " + std::to_string(k) + lead_of(four));
+            must(dnnc + " output -o " + out("part1.csv") + lead_of(four));
+            must(dnnc + " snapshot -o " + out("k.dnncs") + lead_of(four));
+        }
+        // M more on three nodes of other capacities, snapshot (XML).
+        {
+            local_cluster_guard c(second);
+            REQUIRE(c.up.exit_code == 0);
+            must(dnnc + " restore " + out("k.dnncs") + " --cluster " + second + to_of(three));
+            must(dnnc + " step " + std::to_string(m) + lead_of(three));
+            must(dnnc + " output -o " + out("part2.csv") + lead_of(three));
+            must(dnnc + " snapshot -o " + out("km.xml") + lead_of(three));
+        }
+        // The rest on one node.
+        {
+            local_cluster_guard c(third);
+            REQUIRE(c.up.exit_code == 0);
+            must(dnnc + " restore " + out("km.xml") + " --cluster " + third + to_of(one));
+            must(dnnc + " step " + std::to_string(n - k - m) + lead_of(one));
+            must(dnnc + " output -o " + out("part3.csv") + lead_of(one));
+            must(dnnc + " snapshot -o " + out("chained-end.xml") + lead_of(one));
+        }
+        auto body = [&](const std::string& name) {
+            const auto text = slurp(out(name));
+            return text.substr(text.find('\n') + 1);
+        };
+        const auto header_and_rows = slurp(out("part1.csv"));
+        CHECK(header_and_rows + body("part2.csv") + body("part3.csv") == slurp(out("straight.csv")));
+        CHECK(state_of(slurp(out("chained-end.xml"))) == state_of(slurp(out("straight-end.xml"))));
+    }
+}
+
+TEST_CASE("a snapshot needs a frozen network, and bad snapshots change nothing on the cluster") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", with_cluster("associative/associative.xml", {1, 1}, ports));
+    local_cluster_guard c(config);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 5" + lead_of(ports));
+    const auto good = (dir.path / "good.dnncs").string();
+    must(dnnc + " snapshot -o " + good + lead_of(ports));
+
+    std::string bytes = slurp(good);
+    const auto flipped = dir.file("flipped.dnncs", bytes.substr(0, bytes.size() / 2) + "X" + bytes.substr(bytes.size() / 2 + 1));
+    const auto truncated = dir.file("truncated.dnncs", bytes.substr(0, bytes.size() - 40));
+    must(dnnc + " snapshot -o " + (dir.path / "good.xml").string() + lead_of(ports));
+    std::string snapshot_xml = slurp((dir.path / "good.xml").string());
+    const auto unknown = dir.file("unknown.xml", std::regex_replace(snapshot_xml, std::regex("id=\"m3\" output"), "id=\"zz\" output"));
+    const auto no_tick = dir.file("no-tick.xml", std::regex_replace(snapshot_xml, std::regex(" tick=\"5\""), ""));
+    for (const auto& bad : {flipped, truncated, unknown, no_tick}) {
+        INFO(bad);
+        const auto r = run_command(dnnc + " restore " + bad + " --replace" + to_of(ports));
+        CHECK(r.exit_code == 2);
+        CHECK_FALSE(r.err.empty());
+    }
+    const auto s = json::parse(run_command(dnnc + " status --json" + lead_of(ports)).out);
+    CHECK(s["tick"] == 4);
+    CHECK(s["state"] == "frozen");
+
+    // Running: no snapshot.
+    must(dnnc + " start" + lead_of(ports));
+    const auto running = run_command(dnnc + " snapshot -o " + (dir.path / "x.xml").string() + lead_of(ports));
+    CHECK(running.exit_code != 0);
+    CHECK_THAT(running.err, Catch::Contains("frozen"));
+    must(dnnc + " freeze" + lead_of(ports));
+}
