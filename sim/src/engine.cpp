@@ -29,6 +29,14 @@ struct engine::impl {
     std::vector<float> in_weight;
     std::vector<std::uint16_t> in_delay;
     bool uniform_delay = true;
+    // For sparse activity: each slot's outgoing synapses (indices into the in_ arrays,
+    // ascending), the target of every synapse, and the distinct delays.
+    std::vector<std::uint64_t> out_begin;
+    std::vector<std::uint32_t> out_synapse;
+    std::vector<std::uint32_t> in_target;
+    std::vector<std::uint16_t> delays;
+    std::vector<std::pair<std::uint32_t, float>> contributions;
+    std::vector<float> sum_u, sum_e, sum_i;
     std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
     std::vector<model_state> state;
     std::vector<model_coefficients> coefficients;  // per neuron
@@ -92,6 +100,58 @@ struct engine::impl {
             }
         }
     }
+
+    // Sparse activity: only synapses whose source value is non-zero contribute. Adding
+    // the contributions of each target in ascending synapse index is its canonical order,
+    // and leaving out exact zeros does not change a float sum, so both paths give the
+    // same bits. Returns false (nothing done) when activity is too dense to pay off.
+    bool compute_sparse(tick_t t, float* out) {
+        contributions.clear();
+        const std::size_t budget = in_slot.size() / 8;
+        for (auto d : delays) {
+            const float* r = row(t - d);
+            for (std::size_t slot = 0; slot < slots; ++slot) {
+                const float y = r[slot];
+                if (y == 0.0f) continue;
+                for (auto k = out_begin[slot]; k < out_begin[slot + 1]; ++k) {
+                    const auto s = out_synapse[k];
+                    if (in_delay[s] == d) contributions.emplace_back(s, in_weight[s] * y);
+                }
+                if (contributions.size() > budget) return false;
+            }
+        }
+        std::sort(contributions.begin(), contributions.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (std::size_t i = 0; i < local; ++i) {
+            sum_u[i] = coefficients[i].bias;
+            sum_u[i] += ext[i];
+            sum_e[i] = 0;
+            sum_i[i] = 0;
+        }
+        for (const auto& [s, value] : contributions) {
+            const auto i = in_target[s];
+            if (coefficients[i].model != protocol::neuron_model::lif)
+                sum_u[i] += value;
+            else if (in_weight[s] >= 0)
+                sum_e[i] += value;
+            else
+                sum_i[i] += value;
+        }
+        auto step = [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                const auto& c = coefficients[i];
+                out[i] = c.model == protocol::neuron_model::lif
+                             ? step_lif(c, state[i], c.bias + ext[i], sum_e[i], sum_i[i])
+                             : step_rate(c, sum_u[i]);
+            }
+        };
+        if (local < 2 * grain)
+            step(0, local);
+        else
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, grain),
+                              [&](const tbb::blocked_range<std::size_t>& r) { step(r.begin(), r.end()); });
+        return true;
+    }
 };
 
 engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
@@ -129,6 +189,23 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     }
     m.slots = m.slot_of.size();
     m.ring = static_cast<std::size_t>(std::max(max_delay, spec.history)) + 1;
+    m.in_target.resize(spec.in.size());
+    for (std::size_t k = 0; k < m.local; ++k)
+        for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) m.in_target[s] = static_cast<std::uint32_t>(k);
+    m.out_begin.assign(m.slots + 1, 0);
+    for (auto slot : m.in_slot) ++m.out_begin[slot + 1];
+    for (std::size_t slot = 0; slot < m.slots; ++slot) m.out_begin[slot + 1] += m.out_begin[slot];
+    m.out_synapse.resize(m.in_slot.size());
+    {
+        std::vector<std::uint64_t> cursor(m.out_begin.begin(), m.out_begin.end() - 1);
+        for (std::size_t s = 0; s < m.in_slot.size(); ++s) m.out_synapse[cursor[m.in_slot[s]]++] = static_cast<std::uint32_t>(s);
+    }
+    for (auto d : m.in_delay)
+        if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
+    std::sort(m.delays.begin(), m.delays.end());
+    m.sum_u.assign(m.local, 0.0f);
+    m.sum_e.assign(m.local, 0.0f);
+    m.sum_i.assign(m.local, 0.0f);
     m.history.assign((m.ring + 1) * m.slots, 0.0f);
     m.ext.assign(m.local, 0.0f);
     m.state.resize(m.local);
@@ -183,11 +260,12 @@ void engine::compute() {
         m.inputs.erase(it);
     }
     float* out = m.row(t);
-    if (m.local < 2 * grain) {
-        m.compute_range(0, m.local, t, out);
-    } else {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.local, grain),
-                          [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
+    if (!m.compute_sparse(t, out)) {
+        if (m.local < 2 * grain)
+            m.compute_range(0, m.local, t, out);
+        else
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.local, grain),
+                              [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
     }
     ++m.next;
     // The row tick `next` will use has held tick next - ring: clear what peers fill.
