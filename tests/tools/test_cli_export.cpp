@@ -1,6 +1,7 @@
-// `dnnc export FILE` as a user runs it: each format on the XOR example, the node assignment
-// from its cluster, snapshot values, and exit codes for bad formats, files and outputs.
-#include "run_command.hpp"
+// `dnnc export` as a user runs it: each format on the XOR example, the node assignment from
+// its cluster, snapshot values, exit codes for bad formats, files and outputs, and the
+// network a running lead holds.
+#include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -123,4 +124,36 @@ TEST_CASE("dnnc export refuses bad formats, files and outputs") {
     const auto unwritable = run_command(dnnc_binary() + " export " + xor_file + " --format json -o /nonexistent/x.json");
     CHECK(unwritable.exit_code == 1);
     CHECK_THAT(unwritable.err, Catch::Contains("cannot write /nonexistent/x.json"));
+}
+
+TEST_CASE("dnnc export --lead writes the frozen network with its values and the lead's placement") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", cluster_document({{"n0", 2}, {"n1", 1}}, {"<link from=\"n0\" to=\"n1\"/>"},
+                                                             ports, 60, "<run probes=\"2\"/>\n"));
+    const std::string lead = "127.0.0.1:" + std::to_string(ports[0]);
+    local_cluster_guard c(config);
+    REQUIRE(c.up.exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + lead).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " start --lead " + lead).exit_code == 0);
+
+    const auto running = run_command(dnnc_binary() + " export --lead " + lead + " --format json -o -");
+    CHECK(running.exit_code == 1);
+    CHECK_THAT(running.err, Catch::Contains("frozen"));
+
+    REQUIRE(run_command(dnnc_binary() + " freeze --lead " + lead).exit_code == 0);
+    const auto r = run_command(dnnc_binary() + " export --lead " + lead + " --format json -o -");
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto status = nlohmann::json::parse(run_command(dnnc_binary() + " status --json --lead " + lead).out);
+    CHECK(j["network"] == "it");
+    CHECK(j["tick"] == status["tick"].get<std::int64_t>() + 1);
+    REQUIRE(j["neurons"].size() == 60);
+    for (const auto& n : j["neurons"]) CHECK(n["output"].is_number());
+    // The nodes hold as many neurons as the lead placed on them.
+    REQUIRE(j["nodes"].size() == 2);
+    for (std::size_t k = 0; k < 2; ++k) {
+        CHECK(j["nodes"][k]["id"] == status["nodes"][k]["id"]);
+        CHECK(j["nodes"][k]["neurons"] == status["nodes"][k]["neurons"]);
+    }
 }
