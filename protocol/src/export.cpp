@@ -363,7 +363,7 @@ void write_dot(sink& out, const expanded_network& net, const extras& x, std::uin
     s += "digraph \"";
     append_dot_escaped(s, net.name);
     s += "\" {\n  graph [label=\"" + title +
-         "\", labelloc=t, fontname=\"Helvetica\", rankdir=LR, nodesep=0.3, ranksep=0.8];\n"
+         "\", labelloc=t, fontname=\"Helvetica\", nodesep=0.3, ranksep=0.8];\n"
          "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n"
          "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.7];\n";
 
