@@ -68,8 +68,8 @@ void append_xml_escaped(std::string& s, std::string_view text) {
     }
 }
 
-void append_json_string(std::string& s, std::string_view text) {
-    s += '"';
+// The body of a JSON string.
+void append_json_escaped(std::string& s, std::string_view text) {
     for (const char c : text) {
         switch (c) {
             case '"': s += "\\\""; break;
@@ -87,6 +87,11 @@ void append_json_string(std::string& s, std::string_view text) {
                 }
         }
     }
+}
+
+void append_json_string(std::string& s, std::string_view text) {
+    s += '"';
+    append_json_escaped(s, text);
     s += '"';
 }
 
@@ -470,18 +475,11 @@ void write_json(sink& out, const expanded_network& net, const extras& x) {
     else s += "null";
     s += ",\n\"neurons\": [";
 
-    const names name(net, append_json_string);  // each group id already quoted
+    const names name(net, append_json_escaped);
     auto quoted_name = [&](neuron_index i) {
-        const neuron_group& g = net.groups[net.group_of[i]];
-        if (!g.is_population) {
-            s += name.group(i);
-            return;
-        }
-        const std::string& q = name.group(i);
-        s.append(q, 0, q.size() - 1);
-        s += '[';
-        append_integer(s, i - g.first);
-        s += "]\"";
+        s += '"';
+        name.append(s, i);
+        s += '"';
     };
     std::vector<std::string> node_ids;
     if (x.nodes) {
@@ -498,9 +496,9 @@ void write_json(sink& out, const expanded_network& net, const extras& x) {
         append_integer(s, i);
         s += ", \"model\": \"";
         s += to_string(net.params_of(i).model);
-        s += "\", \"group\": ";
+        s += "\", \"group\": \"";
         s += name.group(i);
-        s += ", \"node\": ";
+        s += "\", \"node\": ";
         s += x.nodes ? node_ids[x.nodes->node_of[i]] : std::string("null");
         const neuron_state* v = x.state ? x.value_of[i] : nullptr;
         if (v) {

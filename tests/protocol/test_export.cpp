@@ -125,6 +125,16 @@ TEST_CASE("JSON carries the values of a snapshot, with named lif variables") {
     CHECK(j["synapses"][2]["weight"] == -1.5);
 }
 
+TEST_CASE("JSON escapes quotes, backslashes and control characters") {
+    auto net = xor_network();
+    net.name = "say \"hi\"\\\n\t\x01";
+    const node_assignment nodes{{"n\"0", "n1"}, {0, 0, 0, 1, 1}};
+    const auto j = nlohmann::json::parse(export_to_string(net, nullptr, &nodes, export_format::json));
+    CHECK(j["network"] == net.name);
+    CHECK(j["neurons"][0]["node"] == "n\"0");
+    CHECK(j["nodes"][0]["id"] == "n\"0");
+}
+
 TEST_CASE("GraphML declares its keys and holds every neuron and synapse") {
     const auto net = xor_network();
     const auto nodes = xor_nodes();
