@@ -2,7 +2,11 @@
 
 #include "dnnc/protocol/error.hpp"
 
+#include "dnnc/protocol/snapshot.hpp"
+
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <set>
 
 namespace dnnc::node_server {
@@ -29,6 +33,10 @@ lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::in
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
       first_tick_(first_tick) {
     if (first_tick > 0) state_ = state::frozen;
+    const char* base = std::getenv("XDG_STATE_HOME");
+    checkpoints_.every = run_.checkpoint_every;
+    checkpoints_.keep = run_.checkpoint_keep;
+    checkpoints_.dir = (std::filesystem::path(base && *base ? base : "/tmp") / ("dnnc-checkpoints-" + plan.net.name)).string();
     const auto& net = plan.net;
     // Columns: the output neurons in document order; each node reports its output neurons
     // in ascending index order, and one neuron may fill several columns.
@@ -115,32 +123,101 @@ void lead_run::stop_ticker() {
 void lead_run::start_running() {
     started_ = clock_type::now();
     ticks_at_start_ = completed();
-    if (run_.tick_period_ms <= 0) {
+    if (run_.tick_period_ms <= 0 && checkpoints_.every <= 0) {
         grant_all(forever);
         return;
     }
-    // A fixed tick period: one more tick granted every period.
-    ticker_ = std::thread([this] {
-        const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
-        auto next = clock_type::now();
-        std::int64_t granted;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            granted = completed();
-        }
+    ticker_ = std::thread([this] { drive(); });
+}
+
+void lead_run::drive() {
+    // Invariant: `granted` is the last tick every node may compute; the clock moves it one
+    // tick per period (or to the next checkpoint at once), and at a checkpoint boundary B it
+    // waits until tick B - 1 is complete, snapshots, and goes on.
+    const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
+    auto next_time = clock_type::now();
+    std::int64_t granted;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        granted = completed();
+    }
+    try {
         while (true) {
-            {
+            const auto every = checkpoints_.every;
+            const std::int64_t boundary = every > 0 ? ((granted + 1) / every + 1) * every : forever;
+            std::int64_t target = run_.tick_period_ms > 0 ? granted + 1 : boundary - 1;
+            target = std::min(target, boundary - 1);
+            if (run_.tick_period_ms > 0) {
                 std::unique_lock<std::mutex> lock(mutex_);
-                if (changed_.wait_until(lock, next, [&] { return ticker_stop_; })) return;
+                if (changed_.wait_until(lock, next_time, [&] { return ticker_stop_; })) return;
+                next_time += period;
             }
-            next += period;
-            try {
-                grant_all(++granted);
-            } catch (const std::exception&) {
-                // A node that does not answer the clock shows up in progress and status.
+            grant_all(target);
+            granted = target;
+            if (target == boundary - 1 && every > 0) {
+                std::unique_lock<std::mutex> lock(mutex_);
+                changed_.wait(lock, [&] { return ticker_stop_ || state_ == state::failed || completed() >= target; });
+                if (ticker_stop_ || state_ == state::failed) return;
+                lock.unlock();
+                write_checkpoint(boundary);
             }
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (ticker_stop_) return;
         }
-    });
+    } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (state_ != state::failed) {
+            state_ = state::failed;
+            error_ = std::string("the clock stopped: ") + e.what();
+        }
+    }
+}
+
+void lead_run::write_checkpoint(std::int64_t tick) {
+    const std::string bytes = links_.capture();
+    namespace fs = std::filesystem;
+    fs::create_directories(checkpoints_.dir);
+    const std::string file = (fs::path(checkpoints_.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
+    protocol::write_atomically(file, bytes);
+    std::lock_guard<std::mutex> lock(mutex_);
+    checkpoint_files_.push_back(file);
+    while (checkpoint_files_.size() > static_cast<std::size_t>(std::max(1, checkpoints_.keep))) {
+        std::error_code ignored;
+        fs::remove(checkpoint_files_.front(), ignored);
+        checkpoint_files_.erase(checkpoint_files_.begin());
+    }
+}
+
+void lead_run::set_checkpoints(checkpoint_settings settings) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (settings.dir.empty()) settings.dir = checkpoints_.dir;
+    checkpoints_ = std::move(settings);
+}
+
+lead_run::checkpoint_settings lead_run::checkpoints() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return checkpoints_;
+}
+
+std::string lead_run::last_checkpoint() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return checkpoint_files_.empty() ? std::string() : checkpoint_files_.back();
+}
+
+std::vector<std::vector<float>> lead_run::rows_before(std::int64_t tick) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (first_tick_ > 0 && tick > first_tick_) throw error("the rows before tick " + std::to_string(first_tick_) + " are not here");
+    const auto count = static_cast<std::size_t>(std::clamp<std::int64_t>(tick - first_tick_, 0, static_cast<std::int64_t>(rows_.size())));
+    return {rows_.begin(), rows_.begin() + static_cast<std::ptrdiff_t>(count)};
+}
+
+void lead_run::adopt_rows(std::vector<std::vector<float>> earlier) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (static_cast<std::int64_t>(earlier.size()) != first_tick_)
+        throw error("cannot adopt " + std::to_string(earlier.size()) + " rows before tick " + std::to_string(first_tick_));
+    for (auto& r : rows_) earlier.push_back(std::move(r));
+    rows_ = std::move(earlier);
+    first_tick_ = 0;
 }
 
 void lead_run::check_nodes() {
@@ -229,6 +306,11 @@ json lead_run::progress() {
                {"signals_sent", sent}, {"signals_dropped", dropped}, {"packets_missing", missing}, {"sync", protocol::to_string(run_.sync)}};
     if (state_ == state::running && seconds > 0) reply["ticks_per_second"] = static_cast<double>(completed() - ticks_at_start_) / seconds;
     if (!error_.empty()) reply["error"] = error_;
+    if (checkpoints_.every > 0) {
+        reply["checkpoint_every"] = checkpoints_.every;
+        reply["checkpoint_dir"] = checkpoints_.dir;
+        if (!checkpoint_files_.empty()) reply["last_checkpoint"] = checkpoint_files_.back();
+    }
     return reply;
 }
 
@@ -267,6 +349,15 @@ json lead_run::control(const json& request) {
         return progress();
     }
     if (command == "freeze") return freeze();
+    if (command == "checkpoint") {
+        checkpoint_settings c = checkpoints();
+        c.every = request.value("every", c.every);
+        c.keep = request.value("keep", c.keep);
+        c.dir = request.value("dir", c.dir);
+        if (c.every < 0 || c.keep < 1) throw usage_error("checkpoints need every >= 0 and keep >= 1");
+        set_checkpoints(c);
+        return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};
+    }
     throw usage_error("unknown command '" + command + "'");
 }
 

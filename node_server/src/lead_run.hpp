@@ -26,6 +26,14 @@ public:
         std::function<void(std::size_t node, const nlohmann::json&)> inputs;
         // Whether node v still answers heartbeats.
         std::function<bool(std::size_t node)> alive;
+        // A binary snapshot of the network, taken while every node is paused.
+        std::function<std::string()> capture;
+    };
+
+    struct checkpoint_settings {
+        std::int64_t every = 0;  // ticks; 0: none
+        int keep = 3;
+        std::string dir;
     };
 
     // `first_tick`: the tick the nodes compute next (0, or a restored snapshot's tick, in
@@ -40,6 +48,18 @@ public:
     // Also: which state the run is in, for snapshots.
     bool paused() const;
     std::int64_t next_tick() const;
+
+    // Periodic checkpoints while running: the clock stops at every multiple of `every`
+    // ticks, the network is snapshotted into `dir` (checkpoint-TICK.dnncs, written
+    // atomically), and only the newest `keep` are kept.
+    void set_checkpoints(checkpoint_settings settings);
+    checkpoint_settings checkpoints() const;
+    // The newest checkpoint written, if any.
+    std::string last_checkpoint() const;
+    // Output rows of ticks [0, tick), for a run that continues from a checkpoint.
+    std::vector<std::vector<float>> rows_before(std::int64_t tick) const;
+    // Adopts the rows of the ticks before this run's first tick.
+    void adopt_rows(std::vector<std::vector<float>> earlier);
     nlohmann::json output(const nlohmann::json& request);
 
 private:
@@ -83,6 +103,12 @@ private:
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
     };
     std::vector<node_progress> nodes_;
+
+    void drive();  // the clock while running: tick period and checkpoints
+    void write_checkpoint(std::int64_t tick);
+
+    checkpoint_settings checkpoints_;
+    std::vector<std::string> checkpoint_files_;  // oldest first
 
     std::thread ticker_;
     bool ticker_stop_ = false;

@@ -236,6 +236,7 @@ struct node::impl {
             else
                 call(v, message_type::inputs, inputs);
         };
+        l.capture = [this] { return capture_snapshot(); };
         l.alive = [this, state](std::size_t v) {
             if (v == state->topo.lead()) return true;
             const double timeout_ms = state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
@@ -273,13 +274,18 @@ struct node::impl {
     }
 
     std::string snapshot() {
+        if (!current_run()->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+        return capture_snapshot();
+    }
+
+    // A binary snapshot; every node's runner must be paused at its horizon.
+    std::string capture_snapshot() {
         const auto r = current_run();
         std::shared_ptr<lead_state> state;
         {
             std::lock_guard<std::mutex> lock(mutex);
             state = lead;
         }
-        if (!r->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
         const auto tick = r->next_tick();
         auto states = capture_subtree();
         std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
@@ -334,6 +340,45 @@ struct node::impl {
         if (payload.size() < sizeof tick) throw protocol_error("restore payload is truncated");
         std::memcpy(&tick, payload.data(), sizeof tick);
         current_simulation()->restore(protocol::decode_states(std::string_view(payload).substr(sizeof tick)), tick);
+    }
+
+    // Restores the last checkpoint onto the nodes still alive and keeps the outputs before
+    // it, so the run goes on as if the failure had not happened; frozen at the checkpoint.
+    json recover() {
+        const auto old_run = current_run();
+        std::shared_ptr<lead_state> state;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            state = lead;
+        }
+        const std::string file = old_run->last_checkpoint();
+        if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
+        protocol::document doc = protocol::load_snapshot(file);
+        const auto alive = run_links(state).alive;
+        std::set<std::string> dead;
+        for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+            if (!alive(v)) dead.insert(state->topo.id(v));
+        auto& nodes = doc.clu->nodes;
+        nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
+        auto& links = doc.clu->links;
+        links.erase(std::remove_if(links.begin(), links.end(),
+                                   [&](const auto& l) { return dead.count(l.from) > 0 || dead.count(l.to) > 0; }),
+                    links.end());
+        if (doc.run) doc.run->clock.clear();
+        protocol::check_cluster(*doc.clu);
+        const auto tick = doc.state->tick;
+        auto earlier = old_run->rows_before(tick);
+        const auto checkpoints = old_run->checkpoints();
+        json summary = submit(protocol::serialize(doc), true);
+        const auto fresh = current_run();
+        fresh->adopt_rows(std::move(earlier));
+        fresh->set_checkpoints(checkpoints);
+        json removed = json::array();
+        for (const auto& d : dead) removed.push_back(d);
+        summary["recovered_from"] = file;
+        summary["removed"] = removed;
+        DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << removed.dump());
+        return summary;
     }
 
     // ---- probes ----
@@ -650,8 +695,13 @@ public:
         case message_type::control: {
             // Freezing waits for the nodes: it runs off the server's threads.
             auto r = node_.current_run();
-            node_.run_task([r, payload = request.payload, respond] {
-                respond_with(respond, [&] { return reply_of(message_type::control_reply, r->control(parse(payload)).dump()); });
+            node_.run_task([this, r, payload = request.payload, respond] {
+                respond_with(respond, [&] {
+                    const json command = parse(payload);
+                    // Recovery replaces the run itself, so the node handles it.
+                    const json reply = command.value("command", "") == "recover" ? node_.recover() : r->control(command);
+                    return reply_of(message_type::control_reply, reply.dump());
+                });
             });
             return;
         }

@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <csignal>
+#include <filesystem>
 #include <regex>
+#include <thread>
 
 using namespace dnnc::test;
 using nlohmann::json;
@@ -147,4 +150,62 @@ TEST_CASE("a snapshot needs a frozen network, and bad snapshots change nothing o
     CHECK(running.exit_code != 0);
     CHECK_THAT(running.err, Catch::Contains("frozen"));
     must(dnnc + " freeze" + lead_of(ports));
+}
+
+TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run without the failure") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
+                                    ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n");
+    const auto checkpoints = (dir.path / "ckpt").string();
+    {
+        local_cluster_guard cluster(config);
+        REQUIRE(cluster.up.exit_code == 0);
+        must(dnnc + " submit " + config + to_of(ports));
+        must(dnnc + " input " + inputs + lead_of(ports));
+        must(dnnc + " checkpoint --every 50 --keep 2 --dir " + checkpoints + lead_of(ports));
+        must(dnnc + " start" + lead_of(ports));
+        // Wait for at least two checkpoints, then kill c behind the lead's back.
+        for (int i = 0; i < 100; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            std::size_t files = 0;
+            if (std::filesystem::exists(checkpoints))
+                for (const auto& e : std::filesystem::directory_iterator(checkpoints)) (void)e, ++files;
+            if (files >= 2) break;
+        }
+        const auto line = cluster.up.out.substr(cluster.up.out.find("node c up"));
+        REQUIRE(kill(std::stoi(line.substr(line.find("pid ") + 4)), SIGKILL) == 0);
+        json s;
+        for (int i = 0; i < 50; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            s = json::parse(run_command(dnnc + " status --json" + lead_of(ports)).out);
+            if (s["state"] == "failed") break;
+        }
+        REQUIRE(s["state"] == "failed");
+        std::size_t kept = 0;
+        for (const auto& e : std::filesystem::directory_iterator(checkpoints)) {
+            CHECK_THAT(e.path().filename().string(), Catch::StartsWith("checkpoint-"));
+            ++kept;
+        }
+        CHECK(kept == 2);
+
+        const auto recovered = run_command(dnnc + " recover --json" + lead_of(ports));
+        INFO(recovered.err);
+        REQUIRE(recovered.exit_code == 0);
+        const auto r = json::parse(recovered.out);
+        CHECK(r["removed"] == json::array({"c"}));
+        CHECK(r["nodes"].size() == 2);
+        CHECK(r["tick"].get<int>() % 50 == 0);
+        must(dnnc + " step 60" + lead_of(ports));
+        must(dnnc + " output -o " + (dir.path / "out.csv").string() + lead_of(ports));
+    }
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
+    CHECK(rows == slurp(straight));
 }

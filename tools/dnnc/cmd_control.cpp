@@ -1,7 +1,9 @@
-// dnnc start|freeze|resume --lead HOST:PORT and dnnc step N --lead HOST:PORT: the clock.
+// The clock and its safety net: dnnc start|freeze|resume|recover --lead HOST:PORT,
+// dnnc step N --lead HOST:PORT, dnnc checkpoint --every T [--dir D] [--keep M] --lead HOST:PORT.
 #include "client.hpp"
 #include "commands.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 namespace dnnc::cli {
@@ -40,6 +42,13 @@ CLI::App* add_one(CLI::App& app, action& chosen, const char* name, const char* h
     return cmd;
 }
 
+struct checkpoint_options {
+    std::string lead, dir;
+    std::int64_t every = 0;
+    int keep = 3;
+    client_options client;
+};
+
 }  // namespace
 
 void add_control(CLI::App& app, action& chosen) {
@@ -47,6 +56,42 @@ void add_control(CLI::App& app, action& chosen) {
     add_one(app, chosen, "freeze", "Stop the clock: every node completes the current tick and pauses", "freeze");
     add_one(app, chosen, "resume", "Restart the clock after a freeze", "resume");
     add_one(app, chosen, "step", "Run N ticks, then pause", "step");
+
+    auto c = std::make_shared<checkpoint_options>();
+    auto* checkpoint = app.add_subcommand("checkpoint", "Snapshot the running network every T ticks into a folder on the lead");
+    checkpoint->add_option("--lead", c->lead, "HOST:PORT of the lead")->required();
+    checkpoint->add_option("--every", c->every, "Ticks between checkpoints (0: none)")->required()->check(CLI::NonNegativeNumber);
+    checkpoint->add_option("--dir", c->dir, "Folder on the lead's machine (default: its state folder)");
+    checkpoint->add_option("--keep", c->keep, "How many checkpoints to keep")->check(CLI::PositiveNumber);
+    c->client.add_to(checkpoint);
+    checkpoint->callback([c, &chosen] {
+        chosen = [c] {
+            nlohmann::json request{{"command", "checkpoint"}, {"every", c->every}, {"keep", c->keep}};
+            if (!c->dir.empty()) request["dir"] = std::filesystem::absolute(c->dir).string();
+            const auto reply = control(c->client, c->lead, request);
+            std::cout << "checkpoints every " << reply["every"] << " ticks into " << reply["dir"].get<std::string>()
+                      << ", keeping " << reply["keep"] << " (from the next start or resume)\n";
+            return 0;
+        };
+    });
+
+    auto r = std::make_shared<control_options>();
+    auto* recover = app.add_subcommand("recover", "After a node died: restore the last checkpoint on the nodes still alive");
+    recover->add_option("--lead", r->lead, "HOST:PORT of the lead")->required();
+    recover->add_flag("--json", r->json, "Print the lead's answer as JSON");
+    r->client.add_to(recover);
+    recover->callback([r, &chosen] {
+        chosen = [r] {
+            const auto reply = control(r->client, r->lead, {{"command", "recover"}});
+            if (r->json) {
+                std::cout << reply.dump(2) << '\n';
+                return 0;
+            }
+            std::cout << "recovered from " << reply["recovered_from"].get<std::string>() << " onto " << reply["nodes"].size()
+                      << " nodes without " << reply["removed"].dump() << "; frozen at tick " << reply["tick"] << '\n';
+            return 0;
+        };
+    });
 }
 
 }  // namespace dnnc::cli
