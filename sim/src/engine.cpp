@@ -36,6 +36,7 @@ struct engine::impl {
     std::vector<std::uint32_t> in_target;
     std::vector<std::uint16_t> delays;
     std::vector<std::pair<std::uint32_t, float>> contributions;
+    std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<float> sum_u, sum_e, sum_i;
     std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
     std::vector<model_state> state;
@@ -106,18 +107,26 @@ struct engine::impl {
     // and leaving out exact zeros does not change a float sum, so both paths give the
     // same bits. Returns false (nothing done) when activity is too dense to pay off.
     bool compute_sparse(tick_t t, float* out) {
-        contributions.clear();
+        // First count what the active sources would contribute, from the fan-outs alone.
         const std::size_t budget = in_slot.size() / 8;
-        for (auto d : delays) {
-            const float* r = row(t - d);
+        std::size_t expected = 0;
+        active.clear();
+        for (std::size_t k = 0; k < delays.size(); ++k) {
+            const float* r = row(t - delays[k]);
             for (std::size_t slot = 0; slot < slots; ++slot) {
-                const float y = r[slot];
-                if (y == 0.0f) continue;
-                for (auto k = out_begin[slot]; k < out_begin[slot + 1]; ++k) {
-                    const auto s = out_synapse[k];
-                    if (in_delay[s] == d) contributions.emplace_back(s, in_weight[s] * y);
-                }
-                if (contributions.size() > budget) return false;
+                if (r[slot] == 0.0f) continue;
+                expected += out_begin[slot + 1] - out_begin[slot];
+                if (expected > budget) return false;
+                active.emplace_back(k, static_cast<std::uint32_t>(slot));
+            }
+        }
+        contributions.clear();
+        for (const auto& [k, slot] : active) {
+            const auto d = delays[k];
+            const float y = row(t - d)[slot];
+            for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o) {
+                const auto s = out_synapse[o];
+                if (in_delay[s] == d) contributions.emplace_back(s, in_weight[s] * y);
             }
         }
         std::sort(contributions.begin(), contributions.end(),
