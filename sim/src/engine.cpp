@@ -33,6 +33,8 @@ struct engine::impl {
     // ascending), the target of every synapse, and the distinct delays.
     std::vector<std::uint64_t> out_begin;
     std::vector<std::uint32_t> out_synapse;
+    std::vector<float> out_weight;          // in_weight in outgoing order, read sequentially
+    std::vector<std::uint16_t> out_delay;
     std::vector<std::uint32_t> in_target;
     std::vector<std::uint16_t> delays;
     std::vector<std::pair<std::uint32_t, float>> contributions;
@@ -40,7 +42,11 @@ struct engine::impl {
     std::vector<float> sum_u, sum_e, sum_i;
     std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
     std::vector<model_state> state;
-    std::vector<model_coefficients> coefficients;  // per neuron
+    // Neurons of one population share their coefficients: a small table and an index per
+    // neuron keep the per-tick memory traffic low.
+    std::vector<model_coefficients> coefficient_table;
+    std::vector<std::uint32_t> coefficient_of;
+    const model_coefficients& coefficients(std::size_t neuron) const { return coefficient_table[coefficient_of[neuron]]; }
     std::unordered_map<global_index, std::uint32_t> slot_of;
     std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
     std::map<tick_t, std::vector<std::pair<std::uint32_t, float>>> inputs;
@@ -79,7 +85,7 @@ struct engine::impl {
     void compute_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
         const float* last = row(t - 1);
         for (std::size_t i = begin; i < end; ++i) {
-            const auto& c = coefficients[i];
+            const auto& c = coefficients(i);
             const auto s_begin = spec.in_begin[i], s_end = spec.in_begin[i + 1];
             // Summation in canonical order; all-delay-1 networks read one row.
             auto source = [&](std::uint64_t s) { return uniform_delay ? last[in_slot[s]] : row(t - in_delay[s])[in_slot[s]]; };
@@ -124,22 +130,20 @@ struct engine::impl {
         for (const auto& [k, slot] : active) {
             const auto d = delays[k];
             const float y = row(t - d)[slot];
-            for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o) {
-                const auto s = out_synapse[o];
-                if (in_delay[s] == d) contributions.emplace_back(s, in_weight[s] * y);
-            }
+            for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o)
+                if (out_delay[o] == d) contributions.emplace_back(out_synapse[o], out_weight[o] * y);
         }
         std::sort(contributions.begin(), contributions.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
         for (std::size_t i = 0; i < local; ++i) {
-            sum_u[i] = coefficients[i].bias;
+            sum_u[i] = coefficients(i).bias;
             sum_u[i] += ext[i];
             sum_e[i] = 0;
             sum_i[i] = 0;
         }
         for (const auto& [s, value] : contributions) {
             const auto i = in_target[s];
-            if (coefficients[i].model != protocol::neuron_model::lif)
+            if (coefficients(i).model != protocol::neuron_model::lif)
                 sum_u[i] += value;
             else if (in_weight[s] >= 0)
                 sum_e[i] += value;
@@ -148,7 +152,7 @@ struct engine::impl {
         }
         auto step = [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) {
-                const auto& c = coefficients[i];
+                const auto& c = coefficients(i);
                 out[i] = c.model == protocol::neuron_model::lif
                              ? step_lif(c, state[i], c.bias + ext[i], sum_e[i], sum_i[i])
                              : step_rate(c, sum_u[i]);
@@ -209,6 +213,12 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         std::vector<std::uint64_t> cursor(m.out_begin.begin(), m.out_begin.end() - 1);
         for (std::size_t s = 0; s < m.in_slot.size(); ++s) m.out_synapse[cursor[m.in_slot[s]]++] = static_cast<std::uint32_t>(s);
     }
+    m.out_weight.resize(m.out_synapse.size());
+    m.out_delay.resize(m.out_synapse.size());
+    for (std::size_t o = 0; o < m.out_synapse.size(); ++o) {
+        m.out_weight[o] = m.in_weight[m.out_synapse[o]];
+        m.out_delay[o] = m.in_delay[m.out_synapse[o]];
+    }
     for (auto d : m.in_delay)
         if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
     std::sort(m.delays.begin(), m.delays.end());
@@ -219,8 +229,10 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     m.ext.assign(m.local, 0.0f);
     m.state.resize(m.local);
     for (std::size_t k = 0; k < m.local; ++k) {
-        m.coefficients.push_back(coefficients_of(spec.neurons[k].params));
-        m.state[k] = initial_state(spec.neurons[k].params, spec.neurons[k].seed, spec.neurons[k].index);
+        const auto& params = spec.neurons[k].params;
+        if (k == 0 || !(params == spec.neurons[k - 1].params)) m.coefficient_table.push_back(coefficients_of(params));
+        m.coefficient_of.push_back(static_cast<std::uint32_t>(m.coefficient_table.size() - 1));
+        m.state[k] = initial_state(params, spec.neurons[k].seed, spec.neurons[k].index);
     }
 }
 
@@ -311,7 +323,7 @@ std::vector<neuron_state> engine::capture() const {
         auto& s = states[k];
         s.index = m.spec.neurons[k].index;
         s.output = m.row(m.next - 1)[k];
-        s.variables = variables_of(m.coefficients[k], m.state[k]);
+        s.variables = variables_of(m.coefficients(k), m.state[k]);
         for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.row(m.next - 1 - d)[k]);
     }
     return states;
@@ -329,7 +341,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
         const auto slot = it->second;
         if (slot < m.local) {
             seen[slot] = true;
-            m.state[slot] = state_from(m.coefficients[slot], s.variables);
+            m.state[slot] = state_from(m.coefficients(slot), s.variables);
         }
         m.row(next - 1)[slot] = s.output;
         for (std::size_t d = 0; d < s.history.size() && d + 2 < m.ring + 1; ++d)
