@@ -101,7 +101,8 @@ std::vector<json> lead_run::clock_all(const json& request) {
             replies.push_back(links_.clock(v, request));
         } catch (const std::exception& e) {
             if (run_.sync == protocol::sync_mode::lockstep)
-                throw error("node '" + topo_.id(v) + "' did not answer the clock: " + e.what());
+                throw error("node '" + topo_.id(v) + "' stopped answering (the clock could not reach it: " + e.what() +
+                            "); a lockstep run cannot go on without it");
         }
     }
     return replies;
@@ -166,9 +167,10 @@ void lead_run::drive() {
         }
     } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mutex_);
+        check_nodes();  // a dead node is the usual cause, and names itself
         if (state_ != state::failed) {
             state_ = state::failed;
-            error_ = std::string("the clock stopped: ") + e.what();
+            error_ = e.what();
         }
     }
 }
