@@ -472,6 +472,14 @@ struct node::impl {
         state->windows = wait_windows(state->plan, state->topo, latency);
         const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows);
 
+        // Each subtree travels in one frame: refuse before anything changes when one is too big.
+        for (const auto& child : root.children) {
+            const auto bytes = protocol::serialize(child).size();
+            if (bytes > options.server.max_payload)
+                throw error("the configs of node '" + child.node + "' and its subtree take " + std::to_string(bytes >> 20) +
+                            " MiB, above the frame limit of " + std::to_string(options.server.max_payload >> 20) +
+                            " MiB: this network has too many synapses per node to be distributed");
+        }
         std::map<std::string, std::string> expected;
         std::vector<const protocol::node_config*> stack{&root};
         while (!stack.empty()) {
