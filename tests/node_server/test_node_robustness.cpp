@@ -1,0 +1,79 @@
+// A node survives whatever its peers send: every message type with garbage, truncated or
+// out-of-place payloads gets an error reply (or, for one-way types, nothing) and the node
+// keeps answering.
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/node_server/node.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+using protocol::message_type;
+
+namespace {
+// Sends every payload as every message type and checks that the node still answers.
+void pound(const endpoint& at) {
+    peer_client client;
+    auto alive = [&] {
+        return client.call(at, {message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(5)).type == message_type::heartbeat_reply;
+    };
+    std::mt19937 gen(5);
+    const std::vector<std::string> payloads{
+        "", "garbage", "{}", "[]", "{\"command\": 7}", "{\"command\": \"step\", \"ticks\": -3}",
+        "{\"grant\": \"x\"}", "[[999999, 0, 1]]", "[[0, -5, 1]]", "<dnnc xmlns=\"urn:dnnc:1\"/>", "<node-config/>",
+        std::string("\x01\x00\x02\x00", 4), std::string(1000, '\xff'),
+        R"({"route": [{"id": "x", "host": "127.0.0.1", "port": 1, "delay": 0}], "hop": 5})"};
+    const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
+                                     message_type::clock,   message_type::inputs,        message_type::control,
+                                     message_type::output,  message_type::snapshot,      message_type::capture,
+                                     message_type::restore_state, message_type::status,   message_type::error_reply};
+    for (auto type : requests)
+        for (const auto& payload : payloads) {
+            INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");
+            try {
+                client.call(at, {type, 0, 0, payload}, std::chrono::seconds(10));
+            } catch (const remote_error&) {
+                // refused, as it should be
+            }
+            REQUIRE(alive());
+        }
+    // One-way types get no reply; the node must simply stay up.
+    for (auto type : {message_type::signals, message_type::tick_report}) {
+        for (int k = 0; k < 20; ++k) {
+            std::string junk(gen() % 200, '\0');
+            for (auto& c : junk) c = static_cast<char>(gen());
+            try {
+                client.call(at, {type, 0, 0, junk}, std::chrono::milliseconds(50));
+            } catch (const io_error&) {
+                client.forget(at);  // no reply comes, the call times out
+            }
+        }
+        REQUIRE(alive());
+    }
+}
+}  // namespace
+
+TEST_CASE("garbage payloads of every message type leave a node answering, idle or serving") {
+    set_log_level(log_level::error);
+    node_options options;
+    options.server.threads = 2;
+    options.call_timeout = std::chrono::seconds(2);
+    node n(options);
+    n.start();
+    const endpoint at{"127.0.0.1", n.port()};
+    pound(at);
+    // Now serving a network (the node is its own lead), and again.
+    const std::string doc = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"r\"><population id=\"p\" size=\"20\" model=\"tanh\"/>"
+                            "<projection from=\"p\" to=\"p\" kind=\"all\" weight=\"0.1\"/><output id=\"y\" neurons=\"p[0]\"/>"
+                            "</network><cluster lead=\"a\"><node id=\"a\" port=\"" + std::to_string(n.port()) +
+                            "\"/></cluster></dnnc>";
+    peer_client client;
+    REQUIRE(client.call(at, {message_type::submit, 0, 0, doc}, std::chrono::seconds(20)).type == message_type::submit_reply);
+    pound(at);
+    const auto status = client.call(at, {message_type::status, 0, 0, {}}, std::chrono::seconds(5));
+    CHECK(status.payload.find("\"network\":\"r\"") != std::string::npos);
+    n.stop();
+}
