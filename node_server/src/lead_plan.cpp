@@ -128,6 +128,7 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
                                       static_cast<double>(in.weight), in.delay});
             }
         }
+        for (const auto& d : spec.dense) c.dense.push_back({d.sources, d.targets, d.delay, d.weights});
         for (const auto& p : spec.peers) {
             const auto other = topo.index_of(p.id);
             const auto& peer_node = doc.clu->nodes[other];

@@ -198,7 +198,8 @@ struct node::impl {
             signals_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, std::move(report)},
                                                               options.server.secret));
         };
-        auto fresh = std::make_shared<node_simulation>(own, options.server.secret, signals_out, reporter, options.emulate_delay_ms);
+        auto fresh = std::make_shared<node_simulation>(own, options.server.secret, signals_out, reporter, options.emulate_delay_ms,
+                                                       options.device);
         std::lock_guard<std::mutex> lock(mutex);
         config = own;
         config_hash = node_server::config_hash(own);

@@ -35,10 +35,18 @@ private:
     std::vector<destination> peers_;
 };
 
+namespace {
+sim::engine_spec spec_on(const protocol::node_config& config, const std::string& device) {
+    auto spec = sim::from_node_config(config);
+    spec.device = device;
+    return spec;
+}
+}  // namespace
+
 node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
-                                 const std::map<std::string, double>& extra_delay_ms)
+                                 const std::map<std::string, double>& extra_delay_ms, const std::string& device)
     : id_(config.node),
-      engine_(sim::from_node_config(config)),
+      engine_(spec_on(config, device)),
       transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, extra_delay_ms)) {
     for (std::size_t p = 0; p < config.peers.size(); ++p) peer_index_[config.peers[p].id] = p;
     for (const auto& n : config.neurons)

@@ -21,7 +21,7 @@ public:
     using reporter = std::function<void(std::string json_report)>;
 
     node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
-                    const std::map<std::string, double>& extra_delay_ms);
+                    const std::map<std::string, double>& extra_delay_ms, const std::string& device);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;

@@ -543,6 +543,13 @@ private:
         } else if (n == "in") {
             c.incoming.push_back({a.text("from"), a.text("to"), a.text("node"), a.integer("from-index", 0),
                                   a.real("weight", 1.0), a.integer("delay", 1)});
+        } else if (n == "dense") {
+            dense_rows d{a.integers("sources"), a.integers("targets"), a.integer("delay", 1), {}};
+            for (double w : a.reals("weights")) d.weights.push_back(static_cast<float>(w));
+            if (d.weights.size() != d.sources.size() * d.targets.size())
+                fail(a.where(), "dense rows: " + std::to_string(d.weights.size()) + " weights for " +
+                                    std::to_string(d.targets.size()) + " x " + std::to_string(d.sources.size()));
+            c.dense.push_back(std::move(d));
         }
     }
 

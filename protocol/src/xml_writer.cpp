@@ -280,6 +280,14 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         if (s.delay != 1) x.attr("delay", s.delay);
         x.close();
     }
+    for (const auto& d : c.dense) {
+        x.open("dense");
+        x.integers("sources", d.sources);
+        x.integers("targets", d.targets);
+        if (d.delay != 1) x.attr("delay", d.delay);
+        x.reals("weights", std::vector<double>(d.weights.begin(), d.weights.end()));
+        x.close();
+    }
     for (const auto& child : c.children) write_node_config(x, child, false);
     x.close();
 }

@@ -2,6 +2,8 @@
 
 #include "models.hpp"
 
+#include "dnnc/sim/torch_backend.hpp"
+
 #include "dnnc/protocol/snapshot.hpp"
 
 #include <tbb/blocked_range.h>
@@ -40,6 +42,38 @@ struct engine::impl {
     std::vector<std::pair<std::uint32_t, float>> contributions;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<float> sum_u, sum_e, sum_i;
+    // Dense projections: the matrix, where its inputs are read, and whose sums it feeds.
+    struct dense_block {
+        dense_matrix matrix;
+        std::vector<std::uint32_t> source_slots, target_neurons;
+        std::uint16_t delay;
+        std::vector<float> x, y;
+    };
+    std::vector<dense_block> dense;
+    std::vector<float> dense_in;  // this tick's dense sum per local neuron
+
+    void compute_dense(tick_t t) {
+        if (dense.empty()) return;
+        std::fill(dense_in.begin(), dense_in.end(), 0.0f);
+        for (auto& b : dense) {
+            const float* r = row(t - b.delay);
+            for (std::size_t c = 0; c < b.source_slots.size(); ++c) b.x[c] = r[b.source_slots[c]];
+            b.matrix.multiply(b.x.data(), b.y.data());
+            for (std::size_t k = 0; k < b.target_neurons.size(); ++k) dense_in[b.target_neurons[k]] += b.y[k];
+        }
+    }
+
+    // A neuron's dense sum joins after its synapses; for lif by the sign of the sum.
+    void add_dense(std::size_t i, float& u, float& excitatory, float& inhibitory) const {
+        if (dense.empty()) return;
+        const float d = dense_in[i];
+        if (coefficients(i).model != protocol::neuron_model::lif)
+            u += d;
+        else if (d >= 0)
+            excitatory += d;
+        else
+            inhibitory += d;
+    }
     std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
     std::vector<model_state> state;
     // Neurons of one population share their coefficients: a small table and an index per
@@ -98,11 +132,15 @@ struct engine::impl {
                     else
                         inhibitory += contribution;
                 }
+                float unused = 0;
+                add_dense(i, unused, excitatory, inhibitory);
                 out[i] = step_lif(c, state[i], c.bias + ext[i], excitatory, inhibitory);
             } else {
                 float u = c.bias;
                 u += ext[i];
                 for (auto s = s_begin; s < s_end; ++s) u += in_weight[s] * source(s);
+                float unused_e = 0, unused_i = 0;
+                add_dense(i, u, unused_e, unused_i);
                 out[i] = step_rate(c, u);
             }
         }
@@ -150,6 +188,7 @@ struct engine::impl {
             else
                 sum_i[i] += value;
         }
+        for (std::size_t i = 0; i < local; ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         auto step = [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) {
                 const auto& c = coefficients(i);
@@ -193,6 +232,17 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         max_delay = std::max(max_delay, s.delay);
         m.uniform_delay = m.uniform_delay && s.delay == 1;
     }
+    for (const auto& d : spec.dense) {
+        if (d.weights.size() != d.sources.size() * d.targets.size())
+            throw usage_error("engine spec: a dense block's weights do not match its shape");
+        if (d.delay < 1) throw usage_error("engine spec: delay must be at least 1");
+        max_delay = std::max(max_delay, d.delay);
+        std::vector<std::uint32_t> sources, targets;
+        for (auto g : d.sources) sources.push_back(slot_for(g));
+        for (auto g : d.targets) targets.push_back(m.local_slot(g));
+        m.dense.push_back({dense_matrix(d.weights.data(), d.targets.size(), d.sources.size(), spec.device), std::move(sources),
+                           std::move(targets), d.delay, std::vector<float>(d.sources.size()), std::vector<float>(d.targets.size())});
+    }
     for (const auto& p : spec.peers) {
         std::vector<std::uint32_t> sends, receives;
         for (auto g : p.sends) sends.push_back(m.local_slot(g));
@@ -222,6 +272,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     for (auto d : m.in_delay)
         if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
     std::sort(m.delays.begin(), m.delays.end());
+    m.dense_in.assign(m.local, 0.0f);
     m.sum_u.assign(m.local, 0.0f);
     m.sum_e.assign(m.local, 0.0f);
     m.sum_i.assign(m.local, 0.0f);
@@ -281,6 +332,7 @@ void engine::compute() {
         m.inputs.erase(it);
     }
     float* out = m.row(t);
+    m.compute_dense(t);
     if (!m.compute_sparse(t, out)) {
         if (m.local < 2 * grain)
             m.compute_range(0, m.local, t, out);
@@ -353,9 +405,10 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
 }
 
 engine_spec whole_network(const protocol::expanded_network& net) {
-    if (!net.dense.empty()) throw usage_error("dense projections cannot be simulated yet");
     engine_spec spec;
     spec.history = protocol::longest_delay(net);
+    for (const auto& d : net.dense)
+        spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay});
     spec.neurons.reserve(net.neuron_count());
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto& g = net.groups[net.group_of[i]];
@@ -388,6 +441,10 @@ engine_spec from_node_config(const protocol::node_config& config) {
     for (auto& list : per_neuron) {
         spec.in.insert(spec.in.end(), list.begin(), list.end());
         spec.in_begin.push_back(spec.in.size());
+    }
+    for (const auto& d : config.dense) {
+        if (d.delay < 1 || d.delay > 65535) throw protocol_error("node config: dense delay out of range");
+        spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay)});
     }
     for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
     return spec;

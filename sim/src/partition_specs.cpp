@@ -10,7 +10,6 @@ namespace dnnc::sim {
 std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
                                          const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
                                          const std::vector<std::string>& node_ids) {
-    if (!net.dense.empty()) throw usage_error("dense projections cannot be simulated yet");
     if (node_of_neuron.size() != net.neuron_count()) throw usage_error("partition_specs: one node per neuron is needed");
     if (!node_ids.empty() && node_ids.size() != nodes) throw usage_error("partition_specs: one id per node is needed");
     auto id = [&](std::size_t n) { return node_ids.empty() ? std::to_string(n) : node_ids[n]; };
@@ -33,6 +32,28 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
             if (node_of_neuron[source] != here) flows[{node_of_neuron[source], here}].insert(source);
         }
         s.in_begin.push_back(s.in.size());
+    }
+    // Dense projections split by rows: each node computes the rows of its own targets and
+    // reads every source, so remote sources flow to it.
+    for (const auto& d : net.dense) {
+        std::vector<dense_spec> parts(nodes);
+        const std::size_t cols = d.sources.size();
+        for (std::size_t r = 0; r < d.targets.size(); ++r) {
+            const auto here = node_of_neuron[d.targets[r]];
+            auto& part = parts[here];
+            part.targets.push_back(static_cast<global_index>(d.targets[r]));
+            part.weights.insert(part.weights.end(), d.weights.begin() + static_cast<std::ptrdiff_t>(r * cols),
+                                d.weights.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols));
+        }
+        for (std::uint32_t n = 0; n < nodes; ++n) {
+            auto& part = parts[n];
+            if (part.targets.empty()) continue;
+            part.sources.assign(d.sources.begin(), d.sources.end());
+            part.delay = d.delay;
+            for (auto source : d.sources)
+                if (node_of_neuron[source] != n) flows[{node_of_neuron[source], n}].insert(source);
+            specs[n].dense.push_back(std::move(part));
+        }
     }
     for (std::uint32_t a = 0; a < nodes; ++a)
         for (std::uint32_t b = 0; b < nodes; ++b) {

@@ -26,4 +26,38 @@ std::string resolve_device(device_choice choice) {
     return has_cuda ? "cuda" : "cpu";
 }
 
+struct dense_matrix::impl {
+    torch::Tensor weights;
+    torch::Device device{torch::kCPU};
+    std::size_t rows = 0, cols = 0;
+};
+
+dense_matrix::dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device)
+    : impl_(std::make_unique<impl>()) {
+    impl_->rows = rows;
+    impl_->cols = cols;
+    impl_->device = device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+    // from_blob does not own the memory: clone (and move to the device) once.
+    const auto host = torch::from_blob(const_cast<float*>(weights), {static_cast<long>(rows), static_cast<long>(cols)},
+                                       torch::kFloat32);
+    impl_->weights = host.to(impl_->device, /*non_blocking=*/false, /*copy=*/true).contiguous();
+}
+
+dense_matrix::~dense_matrix() = default;
+dense_matrix::dense_matrix(dense_matrix&&) noexcept = default;
+dense_matrix& dense_matrix::operator=(dense_matrix&&) noexcept = default;
+std::size_t dense_matrix::rows() const { return impl_->rows; }
+std::size_t dense_matrix::cols() const { return impl_->cols; }
+
+void dense_matrix::multiply(const float* x, float* y) const {
+    torch::NoGradGuard no_grad;
+    const auto input = torch::from_blob(const_cast<float*>(x), {static_cast<long>(impl_->cols)}, torch::kFloat32);
+    auto output = torch::from_blob(y, {static_cast<long>(impl_->rows)}, torch::kFloat32);
+    if (impl_->device.is_cpu()) {
+        torch::mv_out(output, impl_->weights, input);
+        return;
+    }
+    output.copy_(torch::mv(impl_->weights, input.to(impl_->device)).to(torch::kCPU));
+}
+
 }  // namespace dnnc::sim

@@ -134,6 +134,7 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     leaf.port = 7102;
     leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, true, {}});
     leaf.incoming.push_back({"a", "exc[3]", "n0", 0, -0.5, 2});
+    leaf.dense.push_back({{0, 1}, {5}, 2, {0.1f, -2.5e-7f}});
 
     node_config mid = leaf;
     mid.node = "n1";

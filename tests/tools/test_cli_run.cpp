@@ -74,6 +74,18 @@ TEST_CASE("every example gives the same outputs on 1, 2, 3 and 7 nodes as on its
     }
 }
 
+TEST_CASE("dense layers run split over nodes and give the one-node outputs") {
+    scratch_dir dir;
+    const auto mlp = source_path("examples/mlp/mlp.xml");
+    const std::string args = "--ticks 6 --input " + source_path("examples/mlp/images.csv");
+    const auto one = run_to_csv(dir, mlp, args + " --nodes 1", "one.csv");
+    CHECK(one.find("\n3,0.5,") == std::string::npos);  // the first image has reached the scores
+    CHECK(run_to_csv(dir, mlp, args + " --nodes 2", "two.csv") == one);
+    const auto mixed = source_path("examples/mixed/mixed.xml");
+    const std::string mixed_args = "--ticks 300 --input " + source_path("examples/mixed/drive.csv");
+    CHECK(run_to_csv(dir, mixed, mixed_args + " --nodes 3", "m3.csv") == run_to_csv(dir, mixed, mixed_args + " --nodes 1", "m1.csv"));
+}
+
 TEST_CASE("freeze during a run, then resume, loses no tick") {
     scratch_dir dir;
     std::vector<int> ports;

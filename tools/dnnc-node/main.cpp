@@ -4,6 +4,7 @@
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/error.hpp"
+#include "dnnc/sim/torch_backend.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -35,12 +36,15 @@ int main(int argc, char** argv) {
     int port = 0;
     std::size_t threads = 4;
     std::vector<std::string> delays;
+    std::string device = "auto";
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
     app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
     app.add_option("--log-level", log_level, "error, warn, info or debug");
     app.add_option("--threads", threads, "Threads serving connections")->check(CLI::Range(1, 256));
     app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
+    app.add_option("--device", device, "Where dense projections run: auto (CUDA when available), cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -63,6 +67,9 @@ int main(int argc, char** argv) {
         options.server.threads = threads;
         if (!secret_file.empty()) options.server.secret = dnnc::node_server::read_secret_file(secret_file);
         for (const auto& d : delays) options.emulate_delay_ms.insert(parse_delay(d));
+        options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
+                                                   : device == "cuda" ? dnnc::sim::device_choice::cuda
+                                                                      : dnnc::sim::device_choice::auto_select);
 
         dnnc::node_server::node node(options);
         node.start();

@@ -192,6 +192,13 @@ struct incoming_synapse {
     std::int64_t delay = 1;
 };
 
+// The rows of a dense projection that live on one node (weights row-major).
+struct dense_rows {
+    std::vector<std::int64_t> sources, targets;
+    std::int64_t delay = 1;
+    std::vector<float> weights;
+};
+
 struct node_config {
     std::string node, network, lead;
     std::string lead_host = "127.0.0.1";  // where tick reports go
@@ -203,6 +210,7 @@ struct node_config {
     std::vector<peer_route> peers;
     std::vector<local_neuron> neurons;
     std::vector<incoming_synapse> incoming;
+    std::vector<dense_rows> dense;
     std::vector<node_config> children;
 };
 
@@ -238,6 +246,7 @@ DNNC_DECLARE_EQ(document)
 DNNC_DECLARE_EQ(peer_route)
 DNNC_DECLARE_EQ(local_neuron)
 DNNC_DECLARE_EQ(incoming_synapse)
+DNNC_DECLARE_EQ(dense_rows)
 DNNC_DECLARE_EQ(node_config)
 DNNC_DECLARE_EQ(signal_value)
 DNNC_DECLARE_EQ(signal_packet)

@@ -42,6 +42,16 @@ struct peer_spec {
     std::vector<global_index> sends, receives;
 };
 
+// The rows of a dense projection that live on this node: targets[r] receives
+// sum_c weights[r * sources.size() + c] * y_{sources[c]}(t - delay), computed as one
+// LibTorch product per tick.
+struct dense_spec {
+    std::vector<global_index> sources;
+    std::vector<global_index> targets;  // local neurons, one per row
+    std::vector<float> weights;         // row-major
+    std::uint16_t delay = 1;
+};
+
 struct engine_spec {
     // The network's longest delay: how many ticks of output every engine keeps, so that a
     // snapshot can carry each neuron's past outputs whoever reads them.
@@ -49,7 +59,10 @@ struct engine_spec {
     std::vector<neuron_spec> neurons;
     std::vector<std::uint64_t> in_begin;  // neurons.size() + 1 offsets into `in`
     std::vector<synapse_spec> in;         // per neuron, canonical order
+    // Dense projections, in document order; their sums come after a neuron's synapses.
+    std::vector<dense_spec> dense;
     std::vector<peer_spec> peers;
+    std::string device = "cpu";  // where dense products run: "cpu" or "cuda"
 };
 
 // The whole network in one engine: the single-process reference.

@@ -1,5 +1,7 @@
 #pragma once
 // What the dense path can run on. The only part of dnnc that sees LibTorch headers.
+#include <cstddef>
+#include <memory>
 #include <string>
 
 namespace dnnc::sim {
@@ -17,5 +19,24 @@ backend_info query_backend();
 // The device a run will use: `auto_select` picks CUDA when available. Throws usage_error
 // when `cuda` is asked for and there is none.
 std::string resolve_device(device_choice choice);
+
+// A weight matrix kept on the chosen device: y = W x as one LibTorch product per call.
+class dense_matrix {
+public:
+    // `weights` row-major, rows x cols; `device` "cpu" or "cuda".
+    dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device);
+    ~dense_matrix();
+    dense_matrix(dense_matrix&&) noexcept;
+    dense_matrix& operator=(dense_matrix&&) noexcept;
+
+    // y (rows values) = W x (cols values); both on the host.
+    void multiply(const float* x, float* y) const;
+    std::size_t rows() const;
+    std::size_t cols() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
 
 }  // namespace dnnc::sim
