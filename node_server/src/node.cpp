@@ -173,15 +173,18 @@ struct node::impl {
     // Replaces what this node runs: the old simulation stops before the new one starts.
     void install(const protocol::node_config& own) {
         std::shared_ptr<node_simulation> old;
+        std::shared_ptr<lead_run> old_run;
         {
             std::lock_guard<std::mutex> lock(mutex);
             old = std::move(simulation);
             if (own.lead != own.node) {
                 lead.reset();
-                run.reset();
+                old_run = std::move(run);
                 ++lead_generation;
             }
         }
+        // Released without the lock: a run's clock thread takes it on its way out.
+        old_run.reset();
         old.reset();
         const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
         const bool is_lead = own.lead == own.node;
@@ -463,6 +466,14 @@ struct node::impl {
         lead_plan plan = plan_network(std::move(doc));
         // A snapshot's state is checked before anything changes on the cluster.
         const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
+        {
+            // The run being replaced stops its clock first, released without the lock.
+            std::shared_ptr<lead_run> previous;
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                previous = std::move(run);
+            }
+        }
         const std::int64_t first_tick = plan.doc.state ? plan.doc.state->tick : 0;
         plan.doc.state.reset();
         topology topo(*plan.doc.clu);
@@ -796,11 +807,13 @@ node::~node() {
     stop();
     impl_->srv.stop();
     std::shared_ptr<node_simulation> simulation;
+    std::shared_ptr<lead_run> run;
     {
         std::lock_guard<std::mutex> lock(impl_->mutex);
         simulation = std::move(impl_->simulation);
-        impl_->run.reset();
+        run = std::move(impl_->run);
     }
+    run.reset();
     simulation.reset();
     for (auto& t : impl_->heartbeat_threads) t.join();
     for (auto& f : impl_->tasks) f.wait();

@@ -197,3 +197,22 @@ TEST_CASE("a malformed input CSV is a located error with exit code 2; an unknown
     CHECK(u.exit_code != 0);
     CHECK_THAT(u.err, Catch::Contains("'nobody'"));
 }
+
+TEST_CASE("replacing a network while its clock runs does not hang") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("r.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 100,
+                                                           "  <run probes=\"2\" tick-period=\"1\" checkpoint-every=\"20\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string to = " --to 127.0.0.1:" + std::to_string(ports[0]);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + to).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " start" + lead).exit_code == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    const auto again = run_command(dnnc_binary() + " submit --replace --timeout 30 " + config + to);
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(run_command(dnnc_binary() + " step 5" + lead).exit_code == 0);
+    CHECK(progress(ports[0])["tick"] == 4);
+}
