@@ -9,10 +9,24 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 namespace dnnc::test {
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The pid `dnnc cluster up` printed for a node ("node ID up on HOST:PORT (pid N, ...").
+inline int pid_in(const std::string& up_output, const std::string& node) {
+    const auto line = up_output.substr(up_output.find("node " + node + " up"));
+    return std::stoi(line.substr(line.find("pid ") + 4));
+}
 
 // A port nothing listens on right now.
 inline int free_port() {

@@ -113,9 +113,7 @@ TEST_CASE("the lead reports a node that stopped answering as dead") {
     REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0])).exit_code == 0);
     CHECK(status_of(ports[0])["dead"].empty());
     // Stop b behind the lead's back.
-    const auto line = cluster.up.out.substr(cluster.up.out.find("node b up"));
-    const int pid = std::stoi(line.substr(line.find("pid ") + 4));
-    REQUIRE(kill(pid, SIGKILL) == 0);
+    REQUIRE(kill(pid_in(cluster.up.out, "b"), SIGKILL) == 0);
     json s;
     for (int i = 0; i < 40; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -136,8 +134,7 @@ TEST_CASE("a submit that cannot reach a node fails and names it") {
                                                               ports, 60, "  <run probes=\"2\"/>\n"));
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
-    const auto line = cluster.up.out.substr(cluster.up.out.find("node c up"));
-    REQUIRE(kill(std::stoi(line.substr(line.find("pid ") + 4)), SIGKILL) == 0);
+    REQUIRE(kill(pid_in(cluster.up.out, "c"), SIGKILL) == 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const auto r = run_command(dnnc_binary() + " submit " + config + " --timeout 20 --to " + at(ports[0]));
     CHECK(r.exit_code == 1);

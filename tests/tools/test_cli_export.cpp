@@ -19,12 +19,6 @@ std::string temp_path(const std::string& name) {
     return "/tmp/dnnc-test-export-" + std::to_string(getpid()) + "-" + name;
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::size_t occurrences(const std::string& text, const std::string& what) {
     std::size_t count = 0;
@@ -41,7 +35,7 @@ TEST_CASE("dnnc export writes the XOR example as JSON with its node assignment")
     const auto r = run_command(dnnc_binary() + " export " + xor_file + " --format json -o " + out);
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
-    const auto j = nlohmann::json::parse(read_file(out));
+    const auto j = nlohmann::json::parse(slurp(out));
     std::remove(out.c_str());
     CHECK(j["network"] == "xor");
     REQUIRE(j["neurons"].size() == 5);
@@ -55,7 +49,7 @@ TEST_CASE("dnnc export writes GraphML and DOT, the format following the extensio
     const std::string graphml = temp_path("xor.graphml");
     const auto g = run_command(dnnc_binary() + " export " + xor_file + " -o " + graphml);
     CHECK(g.exit_code == 0);
-    const std::string text = read_file(graphml);
+    const std::string text = slurp(graphml);
     std::remove(graphml.c_str());
     CHECK_THAT(text, Catch::Contains("<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\""));
     CHECK_THAT(text, Catch::Contains("<key id=\"node\" for=\"node\""));
@@ -65,7 +59,7 @@ TEST_CASE("dnnc export writes GraphML and DOT, the format following the extensio
     const std::string dot = temp_path("xor.txt");
     const auto d = run_command(dnnc_binary() + " export " + xor_file + " --format dot -o " + dot);
     CHECK(d.exit_code == 0);
-    const std::string picture = read_file(dot);
+    const std::string picture = slurp(dot);
     std::remove(dot.c_str());
     CHECK_THAT(picture, Catch::StartsWith("digraph \"xor\" {"));
     CHECK_THAT(picture, Catch::Contains("subgraph \"cluster_n0\""));

@@ -13,12 +13,6 @@ using namespace dnnc::test;
 using nlohmann::json;
 
 namespace {
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 std::string run_to_csv(const scratch_dir& dir, const std::string& doc, const std::string& args, const std::string& name) {
     const auto out = (dir.path / name).string();
@@ -34,10 +28,6 @@ json progress(int port) {
     return json::parse(r.out);
 }
 
-int pid_in(const std::string& up_output, const std::string& node) {
-    const auto line = up_output.substr(up_output.find("node " + node + " up"));
-    return std::stoi(line.substr(line.find("pid ") + 4));
-}
 }  // namespace
 
 TEST_CASE("dnnc run computes XOR on two nodes from an input CSV") {

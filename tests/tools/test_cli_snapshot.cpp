@@ -15,12 +15,6 @@ using namespace dnnc::test;
 using nlohmann::json;
 
 namespace {
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // An example's network with a cluster of the given capacities on free ports (a chain).
 std::string with_cluster(const std::string& example, const std::vector<double>& capacities, std::vector<int>& ports) {
@@ -177,8 +171,7 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
                 for (const auto& e : std::filesystem::directory_iterator(checkpoints)) (void)e, ++files;
             if (files >= 2) break;
         }
-        const auto line = cluster.up.out.substr(cluster.up.out.find("node c up"));
-        REQUIRE(kill(std::stoi(line.substr(line.find("pid ") + 4)), SIGKILL) == 0);
+        REQUIRE(kill(pid_in(cluster.up.out, "c"), SIGKILL) == 0);
         json s;
         for (int i = 0; i < 50; ++i) {
             std::this_thread::sleep_for(std::chrono::milliseconds(100));

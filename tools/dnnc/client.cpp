@@ -19,6 +19,13 @@ protocol::frame call_node(const client_options& o, const std::string& address, p
     return client.call(to, std::move(request), o.timeout());
 }
 
+std::string node_binary() {
+    const auto self = std::filesystem::read_symlink("/proc/self/exe");
+    const auto beside = self.parent_path() / "dnnc-node";
+    if (!std::filesystem::exists(beside)) throw io_error("cannot find dnnc-node beside " + self.string());
+    return beside.string();
+}
+
 std::string submission_of(protocol::document doc) {
     const auto base = std::filesystem::absolute(doc.file).parent_path();
     if (doc.net)

@@ -28,6 +28,9 @@ struct client_options {
 // (exit 1); its refusal (error_reply) is reported as it said it.
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request);
 
+// The dnnc-node executable, installed (and built) beside dnnc.
+std::string node_binary();
+
 // The text sent to a lead for `doc`: weight files named relative to the document become
 // absolute, since the lead reads them.
 std::string submission_of(protocol::document doc);

@@ -18,13 +18,6 @@ struct cluster_options {
     client_options client;
 };
 
-// dnnc-node is installed (and built) beside dnnc.
-std::string node_binary() {
-    const auto self = std::filesystem::read_symlink("/proc/self/exe");
-    const auto beside = self.parent_path() / "dnnc-node";
-    if (!std::filesystem::exists(beside)) throw io_error("cannot find dnnc-node beside " + self.string());
-    return beside.string();
-}
 
 protocol::cluster cluster_of(const std::string& file) {
     const auto doc = protocol::load_document(file);

@@ -66,11 +66,6 @@ private:
     node_server::local_cluster cluster_;
 };
 
-std::string node_binary() {
-    const auto beside = fs::read_symlink("/proc/self/exe").parent_path() / "dnnc-node";
-    if (!fs::exists(beside)) throw io_error("cannot find dnnc-node beside dnnc");
-    return beside.string();
-}
 
 int run_run(const run_options& o) {
     protocol::document doc =
