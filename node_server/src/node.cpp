@@ -134,6 +134,16 @@ struct node::impl {
                 throw error("node '" + own.node + "' already serves network '" + config->network +
                             "'; submit with --replace to replace it");
         }
+        // Each subtree travels in one frame: refuse before anything changes when one is too big.
+        std::vector<std::string> payloads;
+        for (const auto& child : subtree.children) {
+            payloads.push_back(protocol::serialize(child));
+            if (payloads.back().size() > options.server.max_payload)
+                throw error("the configs of node '" + child.node + "' and its subtree take " +
+                            std::to_string(payloads.back().size() >> 20) + " MiB, above the frame limit of " +
+                            std::to_string(options.server.max_payload >> 20) +
+                            " MiB: this network has too many synapses per node to be distributed");
+        }
         install(own);
         {
             std::lock_guard<std::mutex> lock(mutex);
@@ -145,11 +155,10 @@ struct node::impl {
                                 << own.neurons.size() << " neurons, " << own.incoming.size() << " synapses");
         json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
         std::vector<std::future<json>> children;
-        for (const auto& child : subtree.children)
-            children.push_back(std::async(std::launch::async, [this, &child, replace] {
+        for (std::size_t k = 0; k < subtree.children.size(); ++k)
+            children.push_back(std::async(std::launch::async, [this, &child = subtree.children[k], &payload = payloads[k], replace] {
                 const endpoint to{child.host, static_cast<std::uint16_t>(child.port)};
-                frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0,
-                              protocol::serialize(child)};
+                frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0, payload};
                 try {
                     return json::parse(calls.call(to, std::move(request), options.call_timeout).payload);
                 } catch (const remote_error& e) {
@@ -484,14 +493,6 @@ struct node::impl {
         state->windows = wait_windows(state->plan, state->topo, latency);
         const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows);
 
-        // Each subtree travels in one frame: refuse before anything changes when one is too big.
-        for (const auto& child : root.children) {
-            const auto bytes = protocol::serialize(child).size();
-            if (bytes > options.server.max_payload)
-                throw error("the configs of node '" + child.node + "' and its subtree take " + std::to_string(bytes >> 20) +
-                            " MiB, above the frame limit of " + std::to_string(options.server.max_payload >> 20) +
-                            " MiB: this network has too many synapses per node to be distributed");
-        }
         std::map<std::string, std::string> expected;
         std::vector<const protocol::node_config*> stack{&root};
         while (!stack.empty()) {
