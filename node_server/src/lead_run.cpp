@@ -29,9 +29,10 @@ const char* lead_run::name(state s) {
     return "?";
 }
 
-lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::int64_t first_tick)
+lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::vector<std::string> config_hashes,
+                   std::int64_t first_tick)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
-      first_tick_(first_tick) {
+      config_hashes_(std::move(config_hashes)), first_tick_(first_tick) {
     if (first_tick > 0) state_ = state::frozen;
     const char* base = std::getenv("XDG_STATE_HOME");
     checkpoints_.every = run_.checkpoint_every;
@@ -56,6 +57,8 @@ lead_run::~lead_run() { stop_ticker(); }
 void lead_run::on_report(const json& report) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto v = topo_.index_of(report.at("node").get<std::string>());
+    // A late report of a network this run replaced.
+    if (report.value("hash", std::string()) != config_hashes_.at(v)) return;
     const auto tick = report.at("tick").get<std::int64_t>();
     const auto& values = report.at("values");
     if (values.size() != columns_of_[v].size()) throw protocol_error("tick report with the wrong number of values");

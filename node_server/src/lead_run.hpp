@@ -38,7 +38,9 @@ public:
 
     // `first_tick`: the tick the nodes compute next (0, or a restored snapshot's tick, in
     // which case the run starts frozen there).
-    lead_run(const lead_plan& plan, const topology& topo, links l, std::int64_t first_tick = 0);
+    // `config_hashes[v]`: the config node v acknowledged; its reports must carry it.
+    lead_run(const lead_plan& plan, const topology& topo, links l, std::vector<std::string> config_hashes,
+             std::int64_t first_tick = 0);
     ~lead_run();
 
     void on_report(const nlohmann::json& report);
@@ -97,6 +99,7 @@ private:
         std::vector<bool> reported;
     };
     std::map<std::int64_t, partial_row> partial_;
+    std::vector<std::string> config_hashes_;
     std::int64_t first_tick_ = 0;
     std::vector<std::vector<float>> rows_;  // rows_[k] is tick first_tick_ + k
     struct node_progress {

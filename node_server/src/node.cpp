@@ -204,7 +204,12 @@ struct node::impl {
                     std::lock_guard<std::mutex> lock(mutex);
                     r = run;
                 }
-                if (r) r->on_report(json::parse(report));
+                // Runs on the runner's thread, which must never see an exception.
+                try {
+                    if (r) r->on_report(json::parse(report));
+                } catch (const std::exception& e) {
+                    DNNC_LOG(warn, "tick report dropped: " << e.what());
+                }
                 return;
             }
             signals_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, std::move(report)},
@@ -515,7 +520,9 @@ struct node::impl {
         state->since = clock_type::now();
         state->last_seen.assign(state->topo.node_count(), state->since);
         state->last_error.assign(state->topo.node_count(), {});
-        auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), first_tick);
+        std::vector<std::string> hashes;
+        for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
+        auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), std::move(hashes), first_tick);
         {
             std::lock_guard<std::mutex> lock(mutex);
             run = std::move(new_run);

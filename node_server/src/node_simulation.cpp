@@ -1,5 +1,6 @@
 #include "node_simulation.hpp"
 
+#include "dnnc/node_server/lead_plan.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 namespace dnnc::node_server {
@@ -46,6 +47,7 @@ sim::engine_spec spec_on(const protocol::node_config& config, const std::string&
 node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
                                  const std::map<std::string, double>& extra_delay_ms, const std::string& device)
     : id_(config.node),
+      hash_(config_hash(config)),
       engine_(spec_on(config, device)),
       transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, extra_delay_ms)) {
     for (std::size_t p = 0; p < config.peers.size(); ++p) peer_index_[config.peers[p].id] = p;
@@ -62,7 +64,7 @@ void node_simulation::start_runner() {
         json values = json::array();
         for (auto i : reported_) values.push_back(e.output(i));
         const auto s = runner_->stats();
-        report_(json{{"node", id_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
+        report_(json{{"node", id_}, {"hash", hash_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
                      {"dropped", s.values_dropped}, {"missing", s.packets_missing}}
                     .dump());
     });

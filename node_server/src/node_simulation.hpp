@@ -42,6 +42,7 @@ private:
     class tcp_transport;
     void start_runner();
     std::string id_;
+    std::string hash_;  // of the config it runs: the lead ignores reports of any other
     sim::engine engine_;
     std::unique_ptr<tcp_transport> transport_;
     std::unique_ptr<sim::runner> runner_;
