@@ -46,14 +46,32 @@ fs::path record_dir(const std::string& config_path) {
     return base / ("dnnc-cluster-" + std::to_string(getuid()) + "-" + protocol::sha256_hex(absolute).substr(0, 16));
 }
 
-bool answers(peer_client& client, const endpoint& at, std::chrono::milliseconds timeout) {
+// The pid of the process that answers on `at`, or 0 when nothing answers.
+int pid_answering(peer_client& client, const endpoint& at, std::chrono::milliseconds timeout) {
     try {
-        client.call(at, protocol::frame{protocol::message_type::heartbeat, 0, 0, {}}, timeout);
-        return true;
+        const auto reply = client.call(at, protocol::frame{protocol::message_type::status, 0, 0, {}}, timeout);
+        return json::parse(reply.payload).value("pid", 0);
     } catch (const std::exception&) {
         client.forget(at);
-        return false;
+        return 0;
     }
+}
+
+// The port a node started with --port 0 printed ("dnnc-node listening on HOST:PORT"), or 0.
+std::uint16_t printed_port(const std::string& log_file) {
+    static const std::string banner = "dnnc-node listening on ";
+    std::ifstream in(log_file);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind(banner, 0) != 0) continue;
+        const auto colon = line.rfind(':');
+        try {
+            return static_cast<std::uint16_t>(std::stoi(line.substr(colon + 1)));
+        } catch (const std::exception&) {
+            return 0;
+        }
+    }
+    return 0;
 }
 
 bool running(int pid) {
@@ -121,15 +139,19 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     try {
         for (const auto* node : local) {
             const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
-            if (answers(client, at, std::chrono::milliseconds(300)))
+            if (at.port != 0 && pid_answering(client, at, std::chrono::milliseconds(300)) != 0)
                 throw io_error("node '" + node->id + "': something already answers on " + at.text() +
                                " (a cluster still up? try `dnnc cluster down`)");
             const std::string log_file = (dir / (node->id + ".log")).string();
             cluster.nodes.push_back({node->id, at, spawn_node(options, *node, log_file), log_file});
         }
+        // Ready means: our own process answers. Another process answering on the port (one
+        // that took it after the check above) is not ours; our node then fails to bind and exits.
         const auto deadline = std::chrono::steady_clock::now() + options.ready_timeout;
-        for (const auto& n : cluster.nodes) {
-            while (!answers(client, n.at, std::chrono::milliseconds(500))) {
+        for (auto& n : cluster.nodes) {
+            while (true) {
+                if (n.at.port == 0) n.at.port = printed_port(n.log_file);
+                if (n.at.port != 0 && pid_answering(client, n.at, std::chrono::milliseconds(500)) == n.pid) break;
                 if (!running(n.pid))
                     throw io_error("node '" + n.id + "' exited while starting: " + tail_of(n.log_file) + " (log: " +
                                    n.log_file + ")");
@@ -167,6 +189,8 @@ local_cluster read_record(const std::string& config_path) {
 std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret) {
     peer_client client(secret);
     for (const auto& n : cluster.nodes) {
+        // Only our own process: after a crash the port may serve someone else's node.
+        if (pid_answering(client, n.at, std::chrono::milliseconds(2000)) != n.pid) continue;  // signals below
         try {
             client.call(n.at, protocol::frame{protocol::message_type::shutdown, 0, 0, {}}, std::chrono::milliseconds(2000));
         } catch (const std::exception&) {

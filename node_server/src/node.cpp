@@ -25,6 +25,8 @@
 #include <optional>
 #include <thread>
 
+#include <unistd.h>
+
 namespace dnnc::node_server {
 
 using json = nlohmann::json;
@@ -596,7 +598,8 @@ struct node::impl {
         // Asked without the node's lock: the run takes it to see which nodes are alive.
         const json progress = r ? r->control(json{{"command", "progress"}}) : json();
         std::lock_guard<std::mutex> lock(mutex);
-        json s{{"state", config ? "idle" : "unconfigured"}, {"tick", 0}};
+        // The pid tells a starter which process answers on the port (see start_local_cluster).
+        json s{{"state", config ? "idle" : "unconfigured"}, {"tick", 0}, {"pid", getpid()}};
         if (r) {
             s["state"] = progress["state"];
             s["tick"] = progress["completed"];

@@ -1,6 +1,16 @@
+// Local clusters: which nodes are local, and starting nodes as processes that are really
+// the ones answering on their ports.
 #include "dnnc/node_server/local_cluster.hpp"
 
+#include "../tools/cluster_fixture.hpp"
+#include "dnnc/protocol/error.hpp"
+#include "dnnc/protocol/frame.hpp"
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <sys/wait.h>
 
 using namespace dnnc;
 
@@ -23,4 +33,89 @@ TEST_CASE("local nodes are those on loopback") {
     REQUIRE(local.size() == 2);
     CHECK(local[0]->id == "a");
     CHECK(local[1]->id == "c");
+}
+
+namespace {
+
+protocol::cluster loopback_cluster(std::vector<int> ports) {
+    protocol::cluster clu;
+    clu.lead = "n0";
+    for (std::size_t i = 0; i < ports.size(); ++i) clu.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", ports[i], 1, {}});
+    return clu;
+}
+
+node_server::launch_options launch_with(const std::string& binary) {
+    node_server::launch_options launch;
+    launch.node_binary = binary;
+    launch.log_level = "warn";
+    launch.ready_timeout = std::chrono::milliseconds(10000);
+    return launch;
+}
+
+int pid_answering(const node_server::endpoint& at) {
+    node_server::peer_client client("");
+    const auto reply = client.call(at, protocol::frame{protocol::message_type::status, 0, 0, {}}, std::chrono::seconds(2));
+    return nlohmann::json::parse(reply.payload).at("pid").get<int>();
+}
+
+}  // namespace
+
+TEST_CASE("nodes started on port 0 pick free ports and answer with their own pids") {
+    test::scratch_dir dir;
+    const auto config = dir.file("zero.xml", "");
+    const auto started = node_server::start_local_cluster(loopback_cluster({0, 0}), config,
+                                                          launch_with(std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node"));
+    REQUIRE(started.nodes.size() == 2);
+    CHECK(started.nodes[0].at.port != 0);
+    CHECK(started.nodes[1].at.port != 0);
+    CHECK(started.nodes[0].at.port != started.nodes[1].at.port);
+    for (const auto& n : started.nodes) CHECK(pid_answering(n.at) == n.pid);
+    CHECK(node_server::stop_local_cluster(started, "").empty());
+}
+
+// Regression: a node that lost its port to another process, which took it between the
+// "is it free?" check and the node's bind, was taken to be up because something answered.
+TEST_CASE("a process that takes a node's port while it starts is not taken for the node") {
+    test::scratch_dir dir;
+    const int port = test::free_port();
+    const auto impostor_pid = (dir.path / "impostor.pid").string();
+    // Starts a real node on the port as another process, then fails as a node does that
+    // cannot bind.
+    const auto script = dir.file("loses-its-port.sh", "#!/bin/sh\n" + std::string(DNNC_BINARY_DIR) +
+                                                          "/tools/dnnc-node --port " + std::to_string(port) +
+                                                          " >/dev/null 2>&1 &\necho $! > " + impostor_pid +
+                                                          "\nsleep 1\necho 'cannot listen: address in use'\nexit 1\n");
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    const auto config = dir.file("taken.xml", "");
+    try {
+        node_server::start_local_cluster(loopback_cluster({port}), config, launch_with(script));
+        FAIL("the impostor was taken for the node");
+    } catch (const io_error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("node 'n0' exited while starting: cannot listen: address in use"));
+    }
+    const int impostor = std::stoi(test::slurp(impostor_pid));
+    CHECK(kill(impostor, SIGKILL) == 0);
+}
+
+// Regression: stopping a cluster whose node had died sent SHUTDOWN to whatever process
+// had since taken its port.
+TEST_CASE("stopping a cluster leaves alone another process on a recorded port") {
+    test::scratch_dir dir;
+    const auto node = std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node";
+    const auto other = node_server::start_local_cluster(loopback_cluster({0}), dir.file("other.xml", ""), launch_with(node));
+    // A record whose node (here a plain sleeping process) is gone from the port that
+    // `other` now serves.
+    auto stale = node_server::start_local_cluster(loopback_cluster({0}), dir.file("stale.xml", ""), launch_with(node));
+    kill(stale.nodes[0].pid, SIGKILL);
+    waitpid(stale.nodes[0].pid, nullptr, 0);
+    const int sleeper = fork();
+    if (sleeper == 0) {
+        execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    stale.nodes[0].pid = sleeper;
+    stale.nodes[0].at = other.nodes[0].at;
+    CHECK(node_server::stop_local_cluster(stale, "") == std::vector<std::string>{"n0"});
+    CHECK(pid_answering(other.nodes[0].at) == other.nodes[0].pid);
+    CHECK(node_server::stop_local_cluster(other, "").empty());
 }

@@ -11,14 +11,11 @@
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 
 namespace dnnc::cli {
 namespace {
@@ -37,17 +34,11 @@ struct run_options {
     client_options client;
 };
 
-int free_port() {
-    boost::asio::io_context io;
-    boost::asio::ip::tcp::acceptor acceptor(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-    return acceptor.local_endpoint().port();
-}
-
-// K local nodes on free ports, every pair linked.
+// K local nodes, every pair linked; port 0: each node picks a free one when it starts.
 protocol::cluster local_cluster_of(int k) {
     protocol::cluster c;
     c.lead = "n0";
-    for (int i = 0; i < k; ++i) c.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", free_port(), 1.0, {}});
+    for (int i = 0; i < k; ++i) c.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", 0, 1.0, {}});
     for (int i = 0; i < k; ++i)
         for (int j = i + 1; j < k; ++j) c.links.push_back({c.nodes[i].id, c.nodes[j].id, 0.0, {}});
     return c;
@@ -61,11 +52,18 @@ public:
         : secret_(std::move(secret)), cluster_(node_server::start_local_cluster(clu, config, launch)) {}
     ~cluster_session() { node_server::stop_local_cluster(cluster_, secret_); }
 
+    // `clu` with the ports its nodes listen on.
+    protocol::cluster listening(protocol::cluster clu) const {
+        for (auto& node : clu.nodes)
+            for (const auto& started : cluster_.nodes)
+                if (started.id == node.id) node.port = started.at.port;
+        return clu;
+    }
+
 private:
     std::string secret_;
     node_server::local_cluster cluster_;
 };
-
 
 int run_run(const run_options& o) {
     protocol::document doc =
@@ -76,21 +74,20 @@ int run_run(const run_options& o) {
         if (!c.clu) throw usage_error(o.cluster_file + ": the document has no <cluster>");
         doc.clu = c.clu;
     } else if (o.nodes > 0) {
-        doc.clu = local_cluster_of(o.nodes);
+        doc.clu.reset();  // chosen below, once its nodes have picked their ports
     }
-    if (!doc.clu) throw usage_error(o.file + ": no <cluster>; give --cluster C.xml or --nodes K");
+    if (!doc.clu && o.nodes == 0) throw usage_error(o.file + ": no <cluster>; give --cluster C.xml or --nodes K");
     if (doc.run) doc.run->clock.clear();  // the clock is the lead of this cluster
     protocol::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
-    const auto local = node_server::local_nodes(*doc.clu);
-    if (local.size() != doc.clu->nodes.size()) throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
+    const protocol::cluster planned = doc.clu ? *doc.clu : local_cluster_of(o.nodes);
+    if (node_server::local_nodes(planned).size() != planned.nodes.size())
+        throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
 
     // The document the cluster is started from and submitted, with the chosen cluster.
     const auto dir = fs::temp_directory_path() / ("dnnc-run-" + std::to_string(getpid()));
     fs::create_directories(dir);
     const std::string config = (dir / "run.xml").string();
-    const std::string text = submission_of(doc);
-    std::ofstream(config) << text;
 
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
@@ -98,16 +95,18 @@ int run_run(const run_options& o) {
     launch.node_binary = node_binary();
     launch.secret_file = o.client.secret_file;
     launch.log_level = o.log_level;
-    const auto& lead_node = doc.clu->nodes.front().id == doc.clu->lead
-                                ? doc.clu->nodes.front()
-                                : *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
-                                                [&](const auto& n) { return n.id == doc.clu->lead; });
-    const std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
     json summary, progress;
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
     {
-        cluster_session session(*doc.clu, config, launch, o.client.secret());
+        cluster_session session(planned, config, launch, o.client.secret());
+        doc.clu = session.listening(planned);
+        protocol::check_cluster(*doc.clu);
+        const std::string text = submission_of(doc);
+        std::ofstream(config) << text;
+        const auto& lead_node = *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
+                                              [&](const auto& n) { return n.id == doc.clu->lead; });
+        const std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
         if (interrupted) throw error("interrupted");
         summary = json::parse(call_node(o.client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
         if (!inputs.empty()) {

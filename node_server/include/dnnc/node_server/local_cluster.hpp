@@ -38,8 +38,9 @@ struct launch_options {
 std::string record_path(const std::string& config_path);
 
 // Starts a dnnc-node for every local node of `clu`, each in its own session with its log
-// in the record's folder, and waits until each answers a heartbeat. Fails (stopping what it
-// started) when a port is taken or a node exits or stays silent. Writes the record.
+// in the record's folder, and waits until each answers with its own pid (a node with port 0
+// picks a free port; the result holds the port it printed). Fails (stopping what it started)
+// when a port is taken or a node exits or stays silent. Writes the record.
 local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
                                   const launch_options& options);
 
