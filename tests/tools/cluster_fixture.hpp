@@ -7,11 +7,16 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace dnnc::test {
 
@@ -28,11 +33,30 @@ inline int pid_in(const std::string& up_output, const std::string& node) {
     return std::stoi(line.substr(line.find("pid ") + 4));
 }
 
-// A port nothing listens on right now.
+// A loopback port for a test's cluster document. Tests run side by side in separate
+// processes, and a document names its ports before its nodes bind them, so a port is
+// claimed with an exclusive lock on a file named after it, held until this process ends:
+// no two test processes get the same port. It is drawn below the kernel's ephemeral range
+// (32768 and up), so outgoing connections do not take it either, and is free right now.
 inline int free_port() {
-    boost::asio::io_context io;
-    boost::asio::ip::tcp::acceptor acceptor(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-    return acceptor.local_endpoint().port();
+    static std::mt19937 draw(std::random_device{}());
+    static const auto claims = std::filesystem::temp_directory_path() / "dnnc-test-ports";
+    std::filesystem::create_directories(claims);
+    for (int attempt = 0; attempt < 10000; ++attempt) {
+        const int port = std::uniform_int_distribution<int>(20000, 32000)(draw);
+        const int fd = ::open((claims / std::to_string(port)).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            boost::system::error_code in_use;
+            boost::asio::io_context io;
+            boost::asio::ip::tcp::acceptor acceptor(io);
+            acceptor.open(boost::asio::ip::tcp::v4());
+            acceptor.bind({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)}, in_use);
+            if (!in_use) return port;  // the descriptor stays open: the claim lasts
+        }
+        ::close(fd);
+    }
+    throw std::runtime_error("no free port in 20000..32000");
 }
 
 struct scratch_dir {
