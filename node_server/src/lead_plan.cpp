@@ -78,6 +78,32 @@ std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, co
     return windows;
 }
 
+namespace {
+// The network as one node needs it: every projection but the dense ones (their rows travel
+// as dense rows) and, of the explicit synapses, those into the node's neurons, in order.
+// `synapse_node` is the node of each explicit synapse's target.
+protocol::network share_of(const protocol::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v) {
+    protocol::network share;
+    share.name = net.name;
+    share.where = net.where;
+    share.neurons = net.neurons;
+    share.populations = net.populations;
+    share.inputs = net.inputs;
+    share.outputs = net.outputs;
+    for (const auto& ref : net.connection_order) {
+        if (ref.kind == protocol::connection_ref::type::synapse) {
+            if (synapse_node[ref.index] != v) continue;
+            share.connection_order.push_back({ref.kind, share.synapses.size()});
+            share.synapses.push_back(net.synapses[ref.index]);
+        } else if (net.projections[ref.index].kind != protocol::projection_kind::dense) {
+            share.connection_order.push_back({ref.kind, share.projections.size()});
+            share.projections.push_back(net.projections[ref.index]);
+        }
+    }
+    return share;
+}
+}  // namespace
+
 std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan_out) {
     std::vector<std::size_t> order{topo.lead()};
     for (std::size_t v = 0; v < topo.node_count(); ++v)
@@ -98,6 +124,10 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
     std::vector<std::string> ids;
     for (std::size_t v = 0; v < n; ++v) ids.push_back(topo.id(v));
     const auto specs = sim::partition_specs(net, plan.node_of_neuron, n, ids);
+
+    std::vector<std::uint32_t> synapse_node;
+    synapse_node.reserve(doc.net->synapses.size());
+    for (const auto& s : doc.net->synapses) synapse_node.push_back(plan.node_of_neuron[*net.find(s.to)]);
 
     std::set<protocol::neuron_index> reported;
     for (const auto& o : net.outputs) reported.insert(o.neurons.begin(), o.neurons.end());
@@ -121,13 +151,8 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
             const auto i = static_cast<protocol::neuron_index>(neuron.index);
             const std::string name = net.neuron_name(i);
             c.neurons.push_back({name, neuron.index, windows_ms[i], neuron.seed, reported.count(i) > 0, neuron.params});
-            for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
-                const auto& in = spec.in[s];
-                const auto source = static_cast<protocol::neuron_index>(in.source);
-                c.incoming.push_back({net.neuron_name(source), name, ids[plan.node_of_neuron[source]], in.source,
-                                      static_cast<double>(in.weight), in.delay});
-            }
         }
+        c.share = share_of(*doc.net, synapse_node, static_cast<std::uint32_t>(v));
         for (const auto& d : spec.dense) c.dense.push_back({d.sources, d.targets, d.delay, d.weights});
         for (const auto& p : spec.peers) {
             const auto other = topo.index_of(p.id);

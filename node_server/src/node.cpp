@@ -154,7 +154,7 @@ struct node::impl {
                 tree_children.push_back({child.node, {child.host, static_cast<std::uint16_t>(child.port)}});
         }
         DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': "
-                                << own.neurons.size() << " neurons, " << own.incoming.size() << " synapses");
+                                << own.neurons.size() << " neurons");
         json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
         std::vector<std::future<json>> children;
         for (std::size_t k = 0; k < subtree.children.size(); ++k)
@@ -333,7 +333,7 @@ struct node::impl {
             std::vector<protocol::indexed_state> part;
             std::set<std::int64_t> wanted;
             for (const auto& n : c->neurons) wanted.insert(n.index);
-            for (const auto& in : c->incoming) wanted.insert(in.from_index);
+            for (const auto& peer : c->peers) wanted.insert(peer.receives.begin(), peer.receives.end());
             for (auto i : wanted) part.push_back(states[static_cast<std::size_t>(i)]);
             std::string payload(sizeof tick, '\0');
             std::memcpy(payload.data(), &tick, sizeof tick);

@@ -33,19 +33,25 @@ private:
     std::uint64_t state_;
 };
 
-// Synapses in generation order before they are grouped by target.
+// Synapses in generation order before they are grouped by target; with `local` set, only
+// those into the marked neurons are kept.
 struct synapse_list {
     std::vector<neuron_index> target, source;
     std::vector<float> weight;
     std::vector<std::uint16_t> delay;
+    const std::vector<bool>* local = nullptr;
+    double kept_fraction = 1;  // of the neurons, for reserving
 
+    bool keeps(std::uint64_t to) const { return !local || (*local)[to]; }
     void add(std::uint64_t to, std::uint64_t from, float w, std::uint16_t d) {
+        if (!keeps(to)) return;
         target.push_back(static_cast<neuron_index>(to));
         source.push_back(static_cast<neuron_index>(from));
         weight.push_back(w);
         delay.push_back(d);
     }
     void reserve_more(std::uint64_t n) {
+        n = static_cast<std::uint64_t>(static_cast<double>(n) * kept_fraction);
         for (auto* v : {&target, &source}) v->reserve(v->size() + n);
         weight.reserve(weight.size() + n);
         delay.reserve(delay.size() + n);
@@ -142,11 +148,29 @@ std::optional<neuron_index> expanded_network::find(std::string_view ref) const {
     return static_cast<neuron_index>(g.first + index);
 }
 
-expanded_network expand(const network& net, const std::string& document_file, const expand_limits& limits) {
+namespace {
+
+expanded_network expand_marked(const network& net, const std::string& document_file, const expand_limits& limits,
+                               const std::vector<std::int64_t>* local_neurons) {
     const symbol_table symbols(net);
     if (symbols.neuron_count() > limits.max_neurons)
         throw config_error(net.where, "network has " + std::to_string(symbols.neuron_count()) +
                                           " neurons; the limit is " + std::to_string(limits.max_neurons));
+    synapse_list list;
+    std::vector<bool> local;
+    if (local_neurons) {
+        local.assign(symbols.neuron_count(), false);
+        for (auto i : *local_neurons) {
+            if (i < 0 || static_cast<std::uint64_t>(i) >= symbols.neuron_count())
+                throw config_error(net.where, "neuron index " + std::to_string(i) + " lies outside the network's " +
+                                                  std::to_string(symbols.neuron_count()) + " neurons");
+            local[static_cast<std::size_t>(i)] = true;
+        }
+        list.local = &local;
+        list.kept_fraction = symbols.neuron_count() ? static_cast<double>(local_neurons->size()) /
+                                                          static_cast<double>(symbols.neuron_count())
+                                                    : 1.0;
+    }
     expanded_network out;
     out.name = net.name;
     const auto n = static_cast<neuron_index>(symbols.neuron_count());
@@ -161,7 +185,6 @@ expanded_network expand(const network& net, const std::string& document_file, co
     for (const auto& nr : net.neurons) add_group(nr.id, 1, false, 0, nr.params);
     for (const auto& p : net.populations) add_group(p.id, static_cast<std::uint64_t>(p.size), true, p.seed, p.params);
 
-    synapse_list list;
     for (std::size_t element = 0; element < net.connection_order.size(); ++element) {
         const connection_ref& ref = net.connection_order[element];
         if (ref.kind == connection_ref::type::synapse) {
@@ -182,8 +205,9 @@ expanded_network expand(const network& net, const std::string& document_file, co
                                                 " synapses");
             list.reserve_more(from.size * to.size);
             for (std::uint64_t t = 0; t < to.size; ++t)
-                for (std::uint64_t s = 0; s < from.size; ++s)
-                    if (p.autapses || from.first + s != to.first + t) list.add(to.first + t, from.first + s, w, d);
+                if (list.keeps(to.first + t))
+                    for (std::uint64_t s = 0; s < from.size; ++s)
+                        if (p.autapses || from.first + s != to.first + t) list.add(to.first + t, from.first + s, w, d);
             break;
         case projection_kind::one_to_one:
             for (std::uint64_t i = 0; i < to.size; ++i)
@@ -191,6 +215,7 @@ expanded_network expand(const network& net, const std::string& document_file, co
             break;
         case projection_kind::random: expand_random(list, p, from, to, w, d, limits.max_synapses); break;
         case projection_kind::dense:
+            if (local_neurons) throw config_error(p.where, "a node's share of a network carries no dense projections");
             out.dense.push_back(expand_dense(p, from, to, document_file, element, limits));
             break;
         }
@@ -225,6 +250,17 @@ expanded_network expand(const network& net, const std::string& document_file, co
         }
     }
     return out;
+}
+
+}  // namespace
+
+expanded_network expand(const network& net, const std::string& document_file, const expand_limits& limits) {
+    return expand_marked(net, document_file, limits, nullptr);
+}
+
+expanded_network expand_share(const network& share, const std::vector<std::int64_t>& local_neurons,
+                              const expand_limits& limits) {
+    return expand_marked(share, {}, limits, &local_neurons);
 }
 
 }  // namespace dnnc::protocol

@@ -112,17 +112,13 @@ bool operator==(const local_neuron& a, const local_neuron& b) {
     return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.params) ==
            std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.params);
 }
-bool operator==(const incoming_synapse& a, const incoming_synapse& b) {
-    return std::tie(a.from, a.to, a.from_node, a.from_index, a.weight, a.delay) ==
-           std::tie(b.from, b.to, b.from_node, b.from_index, b.weight, b.delay);
-}
 bool operator==(const dense_rows& a, const dense_rows& b) {
     return std::tie(a.sources, a.targets, a.delay, a.weights) == std::tie(b.sources, b.targets, b.delay, b.weights);
 }
 bool operator==(const node_config& a, const node_config& b) {
     auto t = [](const node_config& c) {
         return std::tie(c.node, c.network, c.lead, c.lead_host, c.lead_port, c.host, c.port, c.history, c.run, c.peers,
-                        c.neurons, c.incoming, c.dense, c.children);
+                        c.neurons, c.share, c.dense, c.children);
     };
     return t(a) == t(b);
 }

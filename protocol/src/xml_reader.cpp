@@ -184,6 +184,7 @@ public:
         const std::string id = utf8(system_id);
         const std::string_view* text = nullptr;
         if (id == "common.xsd") text = &schemas::common_xsd;
+        if (id == "network.xsd") text = &schemas::network_xsd;
         if (!text) throw stop_parse{{{}, "external entity '" + id + "' is not allowed"}};
         return new xc::MemBufInputSource(reinterpret_cast<const XMLByte*>(text->data()), text->size(),
                                          system_id, false);
@@ -359,6 +360,55 @@ protected:
         return r;
     }
 
+    // An element inside <network>.
+    static void read_network_child(network& net, const std::string& n, const attributes& a) {
+        if (n == "neuron") {
+            net.neurons.push_back({a.text("id"), read_params(a), a.where()});
+        } else if (n == "population") {
+            population p;
+            p.id = a.text("id");
+            p.size = a.integer("size", 0);
+            p.seed = a.uinteger("seed", 0);
+            p.params = read_params(a);
+            p.where = a.where();
+            net.populations.push_back(std::move(p));
+        } else if (n == "synapse") {
+            net.connection_order.push_back({connection_ref::type::synapse, net.synapses.size()});
+            net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0),
+                                    a.integer("delay", 1), a.where()});
+        } else if (n == "projection") {
+            projection p;
+            p.from = a.text("from");
+            p.to = a.text("to");
+            const std::string kind = a.text("kind");
+            p.kind = kind == "all"          ? projection_kind::all
+                     : kind == "one-to-one" ? projection_kind::one_to_one
+                     : kind == "random"     ? projection_kind::random
+                                            : projection_kind::dense;
+            p.weight = a.real("weight", 1.0);
+            p.delay = a.integer("delay", 1);
+            p.p = a.real("p");
+            p.seed = a.uinteger("seed", 0);
+            p.autapses = a.boolean("autapses", true);
+            const std::string init = a.text("init");
+            p.init = init == "normal"    ? dense_init::normal
+                     : init == "uniform" ? dense_init::uniform
+                     : init == "zeros"   ? dense_init::zeros
+                                         : dense_init::none;
+            p.scale = a.real("scale");
+            p.weights_file = a.text("weights");
+            p.rows = a.integer("rows");
+            p.cols = a.integer("cols");
+            p.split_rows = a.text("split", "none") == "rows";
+            p.where = a.where();
+            net.connection_order.push_back({connection_ref::type::projection, net.projections.size()});
+            net.projections.push_back(std::move(p));
+        } else if (n == "input" || n == "output") {
+            auto& ports = n == "input" ? net.inputs : net.outputs;
+            ports.push_back({a.text("id"), a.words("neurons"), a.where()});
+        }
+    }
+
     void startElement(const XMLCh* const, const XMLCh* const local_name, const XMLCh* const,
                       const xc::Attributes& attrs) override {
         name_.clear();
@@ -432,7 +482,7 @@ private:
             return;
         }
         switch (section_) {
-        case section::network: start_network_child(n, a); break;
+        case section::network: read_network_child(*result.net, n, a); break;
         case section::cluster: start_cluster_child(n, a); break;
         case section::state: start_state_child(n, a); break;
         case section::none: break;
@@ -441,55 +491,6 @@ private:
 
     void end(const std::string&, int depth) override {
         if (depth == 2) section_ = section::none;
-    }
-
-    void start_network_child(const std::string& n, const attributes& a) {
-        network& net = *result.net;
-        if (n == "neuron") {
-            net.neurons.push_back({a.text("id"), read_params(a), a.where()});
-        } else if (n == "population") {
-            population p;
-            p.id = a.text("id");
-            p.size = a.integer("size", 0);
-            p.seed = a.uinteger("seed", 0);
-            p.params = read_params(a);
-            p.where = a.where();
-            net.populations.push_back(std::move(p));
-        } else if (n == "synapse") {
-            net.connection_order.push_back({connection_ref::type::synapse, net.synapses.size()});
-            net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0),
-                                    a.integer("delay", 1), a.where()});
-        } else if (n == "projection") {
-            projection p;
-            p.from = a.text("from");
-            p.to = a.text("to");
-            const std::string kind = a.text("kind");
-            p.kind = kind == "all"          ? projection_kind::all
-                     : kind == "one-to-one" ? projection_kind::one_to_one
-                     : kind == "random"     ? projection_kind::random
-                                            : projection_kind::dense;
-            p.weight = a.real("weight", 1.0);
-            p.delay = a.integer("delay", 1);
-            p.p = a.real("p");
-            p.seed = a.uinteger("seed", 0);
-            p.autapses = a.boolean("autapses", true);
-            const std::string init = a.text("init");
-            p.init = init == "normal"    ? dense_init::normal
-                     : init == "uniform" ? dense_init::uniform
-                     : init == "zeros"   ? dense_init::zeros
-                                         : dense_init::none;
-            p.scale = a.real("scale");
-            p.weights_file = a.text("weights");
-            p.rows = a.integer("rows");
-            p.cols = a.integer("cols");
-            p.split_rows = a.text("split", "none") == "rows";
-            p.where = a.where();
-            net.connection_order.push_back({connection_ref::type::projection, net.projections.size()});
-            net.projections.push_back(std::move(p));
-        } else if (n == "input" || n == "output") {
-            auto& ports = n == "input" ? net.inputs : net.outputs;
-            ports.push_back({a.text("id"), a.words("neurons"), a.where()});
-        }
     }
 
     void start_cluster_child(const std::string& n, const attributes& a) {
@@ -516,7 +517,8 @@ public:
     node_config result;
 
 private:
-    void start(const std::string& n, int, const attributes& a) override {
+    void start(const std::string& n, int depth, const attributes& a) override {
+        if (depth == 1 && n != "node-config") fail(a.where(), "expected a <node-config>, not <" + n + ">");
         if (n == "node-config") {
             node_config c;
             c.node = a.text("node");
@@ -531,7 +533,9 @@ private:
             return;
         }
         node_config& c = open_.back();
-        if (n == "run") {
+        if (share_depth_ != 0 && depth > share_depth_) {
+            read_network_child(*c.share, n, a);
+        } else if (n == "run") {
             c.run = read_run(a);
         } else if (n == "peer") {
             c.peers.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0), a.words("via"),
@@ -540,9 +544,11 @@ private:
         } else if (n == "neuron") {
             c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), a.uinteger("seed", 0),
                                  a.boolean("report", false), read_params(a)});
-        } else if (n == "in") {
-            c.incoming.push_back({a.text("from"), a.text("to"), a.text("node"), a.integer("from-index", 0),
-                                  a.real("weight", 1.0), a.integer("delay", 1)});
+        } else if (n == "network") {
+            c.share.emplace();
+            c.share->name = a.text("name");
+            c.share->where = a.where();
+            share_depth_ = depth;
         } else if (n == "dense") {
             dense_rows d{a.integers("sources"), a.integers("targets"), a.integer("delay", 1), {}};
             for (double w : a.reals("weights")) d.weights.push_back(static_cast<float>(w));
@@ -553,7 +559,8 @@ private:
         }
     }
 
-    void end(const std::string& n, int) override {
+    void end(const std::string& n, int depth) override {
+        if (n == "network" && depth == share_depth_) share_depth_ = 0;
         if (n != "node-config") return;
         node_config done = std::move(open_.back());
         open_.pop_back();
@@ -565,6 +572,7 @@ private:
 
     // The configs whose elements are open, outermost first.
     std::vector<node_config> open_;
+    int share_depth_ = 0;  // depth of the open <network>, 0 outside one
 };
 
 class signals_handler final : public base_handler {

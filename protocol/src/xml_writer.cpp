@@ -270,16 +270,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         write_params(x, n.params);
         x.close();
     }
-    for (const auto& s : c.incoming) {
-        x.open("in");
-        x.attr("from", s.from);
-        x.attr("to", s.to);
-        x.attr("from-index", s.from_index);
-        x.attr("node", s.from_node);
-        x.attr_if("weight", s.weight, 1.0);
-        if (s.delay != 1) x.attr("delay", s.delay);
-        x.close();
-    }
+    if (c.share) write_network(x, *c.share);
     for (const auto& d : c.dense) {
         x.open("dense");
         x.integers("sources", d.sources);

@@ -4,6 +4,7 @@
 
 #include "dnnc/sim/torch_backend.hpp"
 
+#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 
 #include <tbb/blocked_range.h>
@@ -424,23 +425,24 @@ engine_spec whole_network(const protocol::expanded_network& net) {
 engine_spec from_node_config(const protocol::node_config& config) {
     engine_spec spec;
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
-    std::unordered_map<std::string, std::size_t> position;
     for (const auto& n : config.neurons) {
-        position.emplace(n.id, spec.neurons.size());
         spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
     }
-    // Incoming synapses arrive grouped by target in canonical order.
-    std::vector<std::vector<synapse_spec>> per_neuron(spec.neurons.size());
-    for (const auto& s : config.incoming) {
-        const auto it = position.find(s.to);
-        if (it == position.end()) throw protocol_error("node config: synapse to '" + s.to + "', which is not on this node");
-        if (s.delay < 1 || s.delay > 65535) throw protocol_error("node config: synapse delay out of range");
-        per_neuron[it->second].push_back({s.from_index, static_cast<float>(s.weight), static_cast<std::uint16_t>(s.delay)});
-    }
+    // Incoming synapses: expanded here from the share of the network, in canonical order.
     spec.in_begin.push_back(0);
-    for (auto& list : per_neuron) {
-        spec.in.insert(spec.in.end(), list.begin(), list.end());
-        spec.in_begin.push_back(spec.in.size());
+    if (config.share) {
+        protocol::check_network(*config.share);
+        std::vector<std::int64_t> local;
+        for (const auto& n : spec.neurons) local.push_back(n.index);
+        const auto share = protocol::expand_share(*config.share, local);
+        for (const auto& n : spec.neurons) {
+            const auto i = static_cast<std::size_t>(n.index);
+            for (auto s = share.in_begin[i]; s < share.in_begin[i + 1]; ++s)
+                spec.in.push_back({share.in_source[s], share.in_weight[s], share.in_delay[s]});
+            spec.in_begin.push_back(spec.in.size());
+        }
+    } else {
+        spec.in_begin.resize(spec.neurons.size() + 1, 0);
     }
     for (const auto& d : config.dense) {
         if (d.delay < 1 || d.delay > 65535) throw protocol_error("node config: dense delay out of range");

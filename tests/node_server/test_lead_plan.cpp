@@ -1,7 +1,9 @@
-// The lead's plan: every neuron placed once, synapses kept in canonical order, peers and
-// routes, wait windows and the nesting of configs along the broadcast tree.
+// The lead's plan: every neuron placed once, each node's share of the network expanding to
+// its synapses in canonical order, peers and routes, wait windows and the nesting of
+// configs along the broadcast tree.
 #include "dnnc/node_server/lead_plan.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "dnnc/sim/engine.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -21,32 +23,39 @@ void collect(const protocol::node_config& c, std::vector<const protocol::node_co
 }
 }  // namespace
 
-TEST_CASE("every neuron lands on exactly one node with all its incoming synapses in order") {
-    const auto plan = plan_of("tree7/tree7.xml");
-    const topology topo(*plan.doc.clu);
-    const std::vector<double> latency(topo.link_count(), 0.25);
-    const auto windows = wait_windows(plan, topo, latency);
-    const auto root = build_configs(plan, topo, latency, windows);
-    std::vector<const protocol::node_config*> all;
-    collect(root, all);
-    REQUIRE(all.size() == 7);
-    std::set<std::int64_t> seen;
-    std::size_t synapses = 0;
-    for (const auto* c : all) {
-        for (const auto& n : c->neurons) CHECK(seen.insert(n.index).second);
-        synapses += c->incoming.size();
+TEST_CASE("every neuron lands on exactly one node, whose share expands to its incoming synapses in order") {
+    for (const std::string example : {"tree7/tree7.xml", "xor/xor.xml", "cuba/cuba.xml", "mixed/mixed.xml"}) {
+        INFO(example);
+        const auto plan = plan_of(example);
+        const topology topo(*plan.doc.clu);
+        const std::vector<double> latency(topo.link_count(), 0.25);
+        const auto windows = wait_windows(plan, topo, latency);
+        const auto root = build_configs(plan, topo, latency, windows);
+        std::vector<const protocol::node_config*> all;
+        collect(root, all);
+        REQUIRE(all.size() == plan.doc.clu->nodes.size());
+        std::set<std::int64_t> seen;
+        std::size_t synapses = 0;
+        const auto& net = plan.net;
+        for (const auto* c : all) {
+            REQUIRE(c->share);
+            CHECK(c->share->synapses.size() <= plan.doc.net->synapses.size());
+            const auto spec = sim::from_node_config(*c);
+            for (std::size_t k = 0; k < spec.neurons.size(); ++k) {
+                const auto i = static_cast<protocol::neuron_index>(spec.neurons[k].index);
+                CHECK(seen.insert(i).second);
+                REQUIRE(spec.in_begin[k + 1] - spec.in_begin[k] == net.in_begin[i + 1] - net.in_begin[i]);
+                for (auto s = net.in_begin[i], at = spec.in_begin[k]; s < net.in_begin[i + 1]; ++s, ++at) {
+                    CHECK(spec.in[at].source == net.in_source[s]);
+                    CHECK(spec.in[at].weight == net.in_weight[s]);
+                    CHECK(spec.in[at].delay == net.in_delay[s]);
+                }
+            }
+            synapses += spec.in.size();
+        }
+        CHECK(seen.size() == net.neuron_count());
+        CHECK(synapses == net.synapse_count());
     }
-    CHECK(seen.size() == plan.net.neuron_count());
-    CHECK(synapses == plan.net.synapse_count());
-    // The first local neuron's synapses appear in canonical order.
-    const auto& c = *all.front();
-    REQUIRE_FALSE(c.neurons.empty());
-    const auto i = static_cast<protocol::neuron_index>(c.neurons.front().index);
-    std::vector<std::string> expected, got;
-    for (auto s = plan.net.in_begin[i]; s < plan.net.in_begin[i + 1]; ++s) expected.push_back(plan.net.neuron_name(plan.net.in_source[s]));
-    for (const auto& in : c.incoming)
-        if (in.to == c.neurons.front().id) got.push_back(in.from);
-    CHECK(got == expected);
 }
 
 TEST_CASE("the broadcast tree respects the fan-out and nests subtrees") {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -168,4 +169,29 @@ TEST_CASE("expansion limits stop oversized networks with a located error") {
         CHECK(e.problems().front().where.line == 2);
         CHECK_THAT(e.what(), Catch::Contains("limit of 1000000 synapses"));
     }
+}
+
+TEST_CASE("a share expands the incoming synapses of its local neurons only, as the whole network does") {
+    const auto net = parse_network(R"(<population id="p" size="40"/><neuron id="a"/>
+        <synapse from="a" to="p[3]" weight="2"/>
+        <projection from="p" to="p" kind="random" p="0.3" seed="7" weight="0.5" delay="2"/>
+        <projection from="a" to="p" kind="all"/>
+        <synapse from="p[1]" to="p[3]" weight="-1"/>)");
+    const auto whole = expand(net, "t.xml");
+    const std::vector<std::int64_t> local{1, 4, 5, 40};  // p[3] is index 4
+    const auto share = expand_share(net, local);
+    REQUIRE(share.neuron_count() == whole.neuron_count());
+    for (neuron_index i = 0; i < whole.neuron_count(); ++i) {
+        INFO(whole.neuron_name(i));
+        const bool is_local = std::find(local.begin(), local.end(), i) != local.end();
+        CHECK(sources_of(share, i) == (is_local ? sources_of(whole, i) : std::vector<neuron_index>{}));
+        if (!is_local) continue;
+        for (auto s = whole.in_begin[i], t = share.in_begin[i]; s < whole.in_begin[i + 1]; ++s, ++t) {
+            CHECK(share.in_weight[t] == whole.in_weight[s]);
+            CHECK(share.in_delay[t] == whole.in_delay[s]);
+        }
+    }
+    CHECK_THROWS_WITH(expand_share(net, {41}), Catch::Contains("neuron index 41 lies outside the network's 41 neurons"));
+    const auto dense = parse_network(R"(<population id="x" size="2"/><projection from="x" to="x" kind="dense" init="zeros"/>)");
+    CHECK_THROWS_WITH(expand_share(dense, {0}), Catch::Contains("carries no dense projections"));
 }

@@ -133,7 +133,7 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     leaf.lead = "n0";
     leaf.port = 7102;
     leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, true, {}});
-    leaf.incoming.push_back({"a", "exc[3]", "n0", 0, -0.5, 2});
+    leaf.share = parse_document(xor_doc, "xor.xml").net;
     leaf.dense.push_back({{0, 1}, {5}, 2, {0.1f, -2.5e-7f}});
 
     node_config mid = leaf;

@@ -1,7 +1,7 @@
 #pragma once
 // What the lead decides before anything is sent: which node runs which neuron, and each
-// node's config (its neurons with wait windows, their incoming synapses in canonical order,
-// routes to its peers), nested along the broadcast tree.
+// node's config (its neurons with wait windows, the share of the network their incoming
+// synapses expand from, its dense rows, routes to its peers), nested along the broadcast tree.
 #include "dnnc/node_server/topology.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/protocol/expand.hpp"

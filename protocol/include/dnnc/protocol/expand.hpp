@@ -78,4 +78,11 @@ struct expand_limits {
 expanded_network expand(const network& net, const std::string& document_file,
                         const expand_limits& limits = {});
 
+// A node's share (node_config::share) expanded on the node: the same neurons, and the
+// incoming synapses of `local_neurons` (global indices) only; other neurons get empty rows.
+// Their rows equal those of expand() on the whole network, because a share keeps every
+// projection and, of the explicit synapses, those into local neurons in their order.
+expanded_network expand_share(const network& share, const std::vector<std::int64_t>& local_neurons,
+                              const expand_limits& limits = {});
+
 }  // namespace dnnc::protocol

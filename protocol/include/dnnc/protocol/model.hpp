@@ -185,13 +185,6 @@ struct local_neuron {
     neuron_params params;
 };
 
-struct incoming_synapse {
-    std::string from, to, from_node;
-    std::int64_t from_index = 0;
-    double weight = 1;
-    std::int64_t delay = 1;
-};
-
 // The rows of a dense projection that live on one node (weights row-major).
 struct dense_rows {
     std::vector<std::int64_t> sources, targets;
@@ -209,7 +202,9 @@ struct node_config {
     run_settings run;
     std::vector<peer_route> peers;
     std::vector<local_neuron> neurons;
-    std::vector<incoming_synapse> incoming;
+    // The network with only the synapses into this node's neurons and without dense
+    // projections: expanding it gives this node's incoming synapses in canonical order.
+    std::optional<protocol::network> share;
     std::vector<dense_rows> dense;
     std::vector<node_config> children;
 };
@@ -245,7 +240,6 @@ DNNC_DECLARE_EQ(snapshot_state)
 DNNC_DECLARE_EQ(document)
 DNNC_DECLARE_EQ(peer_route)
 DNNC_DECLARE_EQ(local_neuron)
-DNNC_DECLARE_EQ(incoming_synapse)
 DNNC_DECLARE_EQ(dense_rows)
 DNNC_DECLARE_EQ(node_config)
 DNNC_DECLARE_EQ(signal_value)
