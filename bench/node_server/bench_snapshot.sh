@@ -35,7 +35,7 @@ peak_mb() { local total=0; for pid in $(python3 -c "import json,sys; print(' '.j
 
 synapses=$("$dnnc" validate --json "$work/net.xml" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["synapses"])')
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, commit $(git rev-parse --short HEAD): $neurons neurons, $synapses synapses, 2 local nodes"
-"$dnnc" cluster up "$work/net.xml" --log-level warn > /dev/null
+"$dnnc" cluster up "$work/net.xml" --log-level ${LOG_LEVEL:-warn} > /dev/null
 record=$(ls -d "${XDG_RUNTIME_DIR:-/tmp}"/dnnc-cluster-"$(id -u)"-*/cluster.json | xargs ls -t | head -1)
 t0=$(seconds); "$dnnc" submit "$work/net.xml" --to "127.0.0.1:$a" > /dev/null; t1=$(seconds)
 echo "submit (partition, probes, fan-out): $(elapsed "$t0" "$t1") s"

@@ -480,6 +480,7 @@ struct node::impl {
         doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
         const auto started = clock_type::now();
         lead_plan plan = plan_network(std::move(doc));
+        DNNC_LOG(info, "expanded and partitioned in " << elapsed_ms(started) << " ms");
         // A snapshot's state is checked before anything changes on the cluster.
         const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
         {
@@ -498,7 +499,9 @@ struct node::impl {
         std::vector<double> latency(state->topo.link_count(), 0.0);
         for (const auto& t : state->times) latency[t.link] = t.latency_ms;
         state->windows = wait_windows(state->plan, state->topo, latency);
+        DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
         const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows);
+        DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
 
         std::map<std::string, std::string> expected;
         std::vector<const protocol::node_config*> stack{&root};
@@ -517,6 +520,7 @@ struct node::impl {
         }
         if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
 
+        DNNC_LOG(info, "configs installed after " << elapsed_ms(started) << " ms");
         if (!states.empty()) distribute_states(root, states, first_tick);
 
         state->since = clock_type::now();

@@ -2,8 +2,8 @@
 
 #include "dnnc/protocol/snapshot.hpp"
 
+#include <algorithm>
 #include <map>
-#include <set>
 
 namespace dnnc::sim {
 
@@ -18,8 +18,15 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
         s.in_begin.push_back(0);
         s.history = protocol::longest_delay(net);
     }
-    // (from node, to node) -> the sources whose outputs travel that way.
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::set<global_index>> flows;
+    // (from node, to node) -> the sources whose outputs travel that way, each once: a source
+    // is added the first time node `to` is seen to read it.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<global_index>> flows;
+    std::vector<std::vector<bool>> reads(nodes, std::vector<bool>(net.neuron_count(), false));
+    auto flow = [&](protocol::neuron_index source, std::uint32_t to) {
+        if (reads[to][source]) return;
+        reads[to][source] = true;
+        flows[{node_of_neuron[source], to}].push_back(source);
+    };
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto here = node_of_neuron[i];
         if (here >= nodes) throw usage_error("partition_specs: neuron " + std::to_string(i) + " is on no node");
@@ -29,7 +36,7 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
         for (auto k = net.in_begin[i]; k < net.in_begin[i + 1]; ++k) {
             const auto source = net.in_source[k];
             s.in.push_back({static_cast<global_index>(source), net.in_weight[k], net.in_delay[k]});
-            if (node_of_neuron[source] != here) flows[{node_of_neuron[source], here}].insert(source);
+            if (node_of_neuron[source] != here) flow(source, here);
         }
         s.in_begin.push_back(s.in.size());
     }
@@ -51,10 +58,11 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
             part.sources.assign(d.sources.begin(), d.sources.end());
             part.delay = d.delay;
             for (auto source : d.sources)
-                if (node_of_neuron[source] != n) flows[{node_of_neuron[source], n}].insert(source);
+                if (node_of_neuron[source] != n) flow(source, n);
             specs[n].dense.push_back(std::move(part));
         }
     }
+    for (auto& [direction, sources] : flows) std::sort(sources.begin(), sources.end());
     for (std::uint32_t a = 0; a < nodes; ++a)
         for (std::uint32_t b = 0; b < nodes; ++b) {
             if (a == b) continue;
