@@ -146,16 +146,7 @@ struct node::impl {
                             std::to_string(options.server.max_payload >> 20) +
                             " MiB: this network has too many synapses per node to be distributed");
         }
-        install(own);
-        {
-            std::lock_guard<std::mutex> lock(mutex);
-            tree_children.clear();
-            for (const auto& child : subtree.children)
-                tree_children.push_back({child.node, {child.host, static_cast<std::uint16_t>(child.port)}});
-        }
-        DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': "
-                                << own.neurons.size() << " neurons");
-        json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
+        // The children's subtrees travel while this node installs its own share.
         std::vector<std::future<json>> children;
         for (std::size_t k = 0; k < subtree.children.size(); ++k)
             children.push_back(std::async(std::launch::async, [this, &child = subtree.children[k], &payload = payloads[k], replace] {
@@ -169,6 +160,17 @@ struct node::impl {
                     throw remote_error("node '" + child.node + "' (" + to.text() + "): " + e.what());
                 }
             }));
+        std::exception_ptr own_failure;
+        try {
+            install(own);
+            std::lock_guard<std::mutex> lock(mutex);
+            tree_children.clear();
+            for (const auto& child : subtree.children)
+                tree_children.push_back({child.node, {child.host, static_cast<std::uint16_t>(child.port)}});
+        } catch (...) {
+            own_failure = std::current_exception();
+        }
+        json acks = json::array({{{"node", own.node}, {"hash", config_hash}}});
         std::string failure;
         for (auto& f : children) {
             try {
@@ -177,6 +179,9 @@ struct node::impl {
                 if (failure.empty()) failure = e.what();
             }
         }
+        if (own_failure) std::rethrow_exception(own_failure);
+        DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': "
+                                << own.neurons.size() << " neurons");
         if (!failure.empty()) throw remote_error(failure);
         return acks;
     }

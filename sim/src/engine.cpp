@@ -216,10 +216,13 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     for (std::size_t k = 0; k < m.local; ++k)
         if (!m.slot_of.emplace(spec.neurons[k].index, static_cast<std::uint32_t>(k)).second)
             throw usage_error("engine spec: neuron " + std::to_string(spec.neurons[k].index) + " is listed twice");
+    // Looked up before inserting: emplace would allocate a node for every synapse.
     auto slot_for = [&](global_index g) {
-        auto [it, fresh] = m.slot_of.emplace(g, static_cast<std::uint32_t>(m.slot_of.size()));
-        (void)fresh;
-        return it->second;
+        const auto it = m.slot_of.find(g);
+        if (it != m.slot_of.end()) return it->second;
+        const auto slot = static_cast<std::uint32_t>(m.slot_of.size());
+        m.slot_of.emplace(g, slot);
+        return slot;
     };
     std::uint16_t max_delay = 1;
     m.in_slot.reserve(spec.in.size());
