@@ -13,24 +13,41 @@
 
 namespace dnnc::node_server {
 
-lead_plan plan_network(protocol::document doc) {
+namespace {
+std::string memo_key(const protocol::document& doc) {
+    protocol::document what;
+    what.net = doc.net;
+    what.clu = doc.clu;
+    what.run = doc.run;
+    return protocol::sha256_hex(protocol::serialize(what));
+}
+}  // namespace
+
+lead_plan plan_network(protocol::document doc, partition_memo* memo) {
     if (!doc.net) throw config_error({doc.file, 0, 0}, "the submitted document has no <network>");
     if (!doc.clu) throw config_error({doc.file, 0, 0}, "the submitted document has no <cluster>");
     lead_plan plan;
     plan.net = protocol::expand(*doc.net, doc.file);
-    const auto physical = partitioner::from_model(*doc.clu);
-    const auto graph = partitioner::from_network(plan.net);
-    if (graph.vertex_count() < physical.size()) {
-        // More nodes than neurons: the partitioner cannot make one part per node, so
-        // neurons go round-robin and the remaining nodes idle.
-        plan.node_of_neuron.resize(plan.net.neuron_count());
-        for (std::size_t i = 0; i < plan.node_of_neuron.size(); ++i)
-            plan.node_of_neuron[i] = static_cast<std::uint32_t>(i % physical.size());
-        plan.quality = partitioner::evaluate(graph, plan.node_of_neuron, physical);
+    const std::string key = memo ? memo_key(doc) : std::string();
+    if (memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
+        plan.node_of_neuron = memo->node_of_neuron;
+        plan.quality = memo->quality;
     } else {
-        partitioner::assignment a = partitioner::assign(graph, physical);
-        plan.node_of_neuron = std::move(a.place.node_of_vertex);
-        plan.quality = std::move(a.metrics);
+        const auto physical = partitioner::from_model(*doc.clu);
+        const auto graph = partitioner::from_network(plan.net);
+        if (graph.vertex_count() < physical.size()) {
+            // More nodes than neurons: the partitioner cannot make one part per node, so
+            // neurons go round-robin and the remaining nodes idle.
+            plan.node_of_neuron.resize(plan.net.neuron_count());
+            for (std::size_t i = 0; i < plan.node_of_neuron.size(); ++i)
+                plan.node_of_neuron[i] = static_cast<std::uint32_t>(i % physical.size());
+            plan.quality = partitioner::evaluate(graph, plan.node_of_neuron, physical);
+        } else {
+            partitioner::assignment a = partitioner::assign(graph, physical);
+            plan.node_of_neuron = std::move(a.place.node_of_vertex);
+            plan.quality = std::move(a.metrics);
+        }
+        if (memo) *memo = {key, plan.node_of_neuron, plan.quality};
     }
     plan.neurons_per_node.assign(doc.clu->nodes.size(), 0);
     for (auto n : plan.node_of_neuron) ++plan.neurons_per_node[n];

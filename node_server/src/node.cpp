@@ -93,6 +93,7 @@ struct node::impl {
     outbox signals_out;
     std::shared_ptr<node_simulation> simulation;
     std::vector<std::pair<std::string, endpoint>> tree_children;  // where this node forwarded configs
+    partition_memo last_partition;  // of the last network this node planned as the lead
 
     // Only on the lead.
     struct lead_state {
@@ -474,6 +475,7 @@ struct node::impl {
     }
 
     json submit(const std::string& payload, bool replace) {
+        const auto started = clock_type::now();
         protocol::document doc = protocol::parse_document(payload, "submitted document");
         protocol::check_document(doc);
         if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
@@ -483,8 +485,17 @@ struct node::impl {
                 throw error("this node already serves network '" + config->network + "'; submit with --replace to replace it");
         }
         doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
-        const auto started = clock_type::now();
-        lead_plan plan = plan_network(std::move(doc));
+        DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
+        partition_memo memo;
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            memo = last_partition;
+        }
+        lead_plan plan = plan_network(std::move(doc), &memo);
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            last_partition = std::move(memo);
+        }
         DNNC_LOG(info, "expanded and partitioned in " << elapsed_ms(started) << " ms");
         // A snapshot's state is checked before anything changes on the cluster.
         const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 using namespace dnnc;
@@ -109,4 +110,26 @@ TEST_CASE("peers carry routes along links and a config hash ignores the subtree"
     CHECK(config_hash(root) == hash);
     root.neurons.front().window_ms += 1;
     CHECK(config_hash(root) != hash);
+}
+
+TEST_CASE("a lead reuses its last partition only for the same network on the same cluster") {
+    const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
+    partition_memo memo;
+    const auto first = plan_network(doc, &memo);
+    CHECK(first.node_of_neuron == plan_network(doc).node_of_neuron);
+    CHECK(memo.node_of_neuron == first.node_of_neuron);
+    // A memo that claims another partition for the same inputs is used as it is: the key
+    // decides, nothing is recomputed.
+    memo.node_of_neuron.assign(memo.node_of_neuron.size(), 0);
+    CHECK(plan_network(doc, &memo).neurons_per_node[0] == first.net.neuron_count());
+    // Another cluster (one node fewer) is partitioned afresh, and replaces the memo.
+    auto smaller = doc;
+    smaller.clu->nodes.pop_back();
+    smaller.clu->links.erase(std::remove_if(smaller.clu->links.begin(), smaller.clu->links.end(),
+                                            [&](const auto& l) { return l.from == doc.clu->nodes.back().id ||
+                                                                        l.to == doc.clu->nodes.back().id; }),
+                             smaller.clu->links.end());
+    const auto other = plan_network(smaller, &memo);
+    CHECK(other.node_of_neuron == plan_network(smaller).node_of_neuron);
+    CHECK(memo.node_of_neuron == other.node_of_neuron);
 }

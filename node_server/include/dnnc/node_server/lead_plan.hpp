@@ -7,6 +7,7 @@
 #include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace dnnc::node_server {
@@ -19,9 +20,20 @@ struct lead_plan {
     std::vector<std::size_t> neurons_per_node;
 };
 
+// The last partition a lead computed, with what it was computed from. Partitioning is
+// deterministic, so when the same network goes onto the same cluster again (a restore on
+// the cluster it was saved from, a submit --replace) reusing it only saves time.
+struct partition_memo {
+    std::string key;  // SHA-256 of the network, cluster and run settings
+    std::vector<std::uint32_t> node_of_neuron;
+    partitioner::quality quality;
+};
+
 // Checks that the document has a network and a cluster, expands the network and
-// partitions it with the default (multilevel) strategy onto the cluster's nodes.
-lead_plan plan_network(protocol::document doc);
+// partitions it with the default (multilevel) strategy onto the cluster's nodes. With a
+// memo, a partition of the same network onto the same cluster is reused, and the memo
+// then holds this one.
+lead_plan plan_network(protocol::document doc, partition_memo* memo = nullptr);
 
 // The emulated delay of the link between nodes a and b (0 when there is none).
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
