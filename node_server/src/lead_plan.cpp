@@ -34,19 +34,20 @@ lead_plan plan_network(protocol::document doc, partition_memo* memo) {
         plan.quality = memo->quality;
     } else {
         const auto physical = partitioner::from_model(*doc.clu);
-        const auto graph = partitioner::from_network(plan.net);
-        if (graph.vertex_count() < physical.size()) {
-            // More nodes than neurons: the partitioner cannot make one part per node, so
-            // neurons go round-robin and the remaining nodes idle.
-            plan.node_of_neuron.resize(plan.net.neuron_count());
-            for (std::size_t i = 0; i < plan.node_of_neuron.size(); ++i)
-                plan.node_of_neuron[i] = static_cast<std::uint32_t>(i % physical.size());
-            plan.quality = partitioner::evaluate(graph, plan.node_of_neuron, physical);
+        const auto units = partitioner::units_of(plan.net, physical);
+        std::vector<std::uint32_t> node_of_unit;
+        if (units.g.vertex_count() < physical.size()) {
+            // More nodes than units: the partitioner cannot make one part per node, so
+            // units go round-robin and the remaining nodes idle.
+            for (std::size_t u = 0; u < units.g.vertex_count(); ++u)
+                node_of_unit.push_back(static_cast<std::uint32_t>(u % physical.size()));
+            plan.quality = partitioner::evaluate(units.g, node_of_unit, physical);
         } else {
-            partitioner::assignment a = partitioner::assign(graph, physical);
-            plan.node_of_neuron = std::move(a.place.node_of_vertex);
+            partitioner::assignment a = partitioner::assign(units.g, physical);
+            node_of_unit = std::move(a.place.node_of_vertex);
             plan.quality = std::move(a.metrics);
         }
+        plan.node_of_neuron = units.spread(node_of_unit);
         if (memo) *memo = {key, plan.node_of_neuron, plan.quality};
     }
     plan.neurons_per_node.assign(doc.clu->nodes.size(), 0);

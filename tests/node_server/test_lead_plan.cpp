@@ -133,3 +133,20 @@ TEST_CASE("a lead reuses its last partition only for the same network on the sam
     CHECK(other.node_of_neuron == plan_network(smaller).node_of_neuron);
     CHECK(memo.node_of_neuron == other.node_of_neuron);
 }
+
+TEST_CASE("a dense layer that fits on a node stays whole; a larger one is split into row blocks") {
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/mlp/mlp.xml");
+    doc.clu->nodes.resize(2);  // two nodes of equal capacity
+    doc.clu->links = {{doc.clu->nodes[0].id, doc.clu->nodes[1].id, 0.0, {}}};
+    doc.clu->lead = doc.clu->nodes[0].id;
+    const auto plan = plan_network(doc);
+    auto nodes_of = [&](const std::string& population) {
+        std::set<std::uint32_t> nodes;
+        const auto& g = plan.net.groups[plan.net.group_index.at(population)];
+        for (auto i = g.first; i < g.first + g.size; ++i) nodes.insert(plan.node_of_neuron[i]);
+        return nodes.size();
+    };
+    CHECK(nodes_of("h2") == 1);  // 256 x 512 weights: fits in half the network
+    CHECK(nodes_of("out") == 1);
+    CHECK(nodes_of("h1") == 2);  // 512 x 784 weights: more than a node's share
+}

@@ -51,10 +51,12 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// What was partitioned: a METIS graph, or a DNNC network with its neuron names.
+// What was partitioned: a METIS graph, or a DNNC network as units of neurons (see
+// from_network.hpp), once the cluster is known.
 struct input {
     dp::graph g;
     std::optional<protocol::expanded_network> net;
+    std::optional<dp::network_units> units;
     std::optional<protocol::cluster> own_cluster;
 };
 
@@ -67,7 +69,6 @@ input load_input(const std::string& file) {
     protocol::document doc = protocol::load_document(file);
     if (!doc.net) throw usage_error("partition: " + file + " has no <network> to partition");
     in.net = protocol::expand(*doc.net, doc.file);
-    in.g = dp::from_network(*in.net);
     in.own_cluster = std::move(doc.clu);
     return in;
 }
@@ -81,9 +82,10 @@ dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in
         if (o.parts < 1 || o.parts > max_parts) {
             throw usage_error("partition: --parts must be between 1 and " + std::to_string(max_parts));
         }
-        if (o.parts > in.g.vertex_count()) {
-            throw usage_error("partition: " + std::to_string(o.parts) + " parts for " +
-                              std::to_string(in.g.vertex_count()) + " vertices");
+        const std::size_t vertices = in.net ? in.net->neuron_count() : in.g.vertex_count();
+        if (o.parts > vertices) {
+            throw usage_error("partition: " + std::to_string(o.parts) + " parts for " + std::to_string(vertices) +
+                              (in.net ? " neurons" : " vertices"));
         }
         return dp::complete_cluster(o.parts);
     }
@@ -97,7 +99,7 @@ dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in
 }
 
 std::string vertex_name(const input& in, dp::vertex_id v) {
-    return in.net ? in.net->neuron_name(v) : std::to_string(v + 1);  // METIS ids are 1-based
+    return in.units ? in.units->name(*in.net, v) : std::to_string(v + 1);  // METIS ids are 1-based
 }
 
 void write_assignment(const partition_cli_options& o, const input& in, const dp::physical_cluster& cluster,
@@ -106,8 +108,9 @@ void write_assignment(const partition_cli_options& o, const input& in, const dp:
     if (!out) throw io_error("cannot write " + o.output);
     if (in.net) {
         out << "neuron,node\n";
-        for (dp::vertex_id v = 0; v < node_of_vertex.size(); ++v) {
-            out << in.net->neuron_name(v) << ',' << cluster.names[node_of_vertex[v]] << '\n';
+        const auto node_of_neuron = in.units->spread(node_of_vertex);
+        for (protocol::neuron_index v = 0; v < node_of_neuron.size(); ++v) {
+            out << in.net->neuron_name(v) << ',' << cluster.names[node_of_neuron[v]] << '\n';
         }
     } else {
         for (std::uint32_t node : node_of_vertex) out << node << '\n';
@@ -125,8 +128,12 @@ int run_partition(const partition_cli_options& o) {
     if (!(o.imbalance >= 0) || !std::isfinite(o.imbalance)) {
         throw usage_error("partition: --imbalance must be a finite number >= 0");
     }
-    const input in = load_input(o.file);
+    input in = load_input(o.file);
     const dp::physical_cluster cluster = cluster_for(o, in);
+    if (in.net) {
+        in.units = dp::units_of(*in.net, cluster);
+        in.g = in.units->g;
+    }
     dp::partition_options options;
     options.method = o.strategy == "mincut" ? dp::strategy::mincut : dp::strategy::multilevel;
     options.imbalance = o.imbalance;
@@ -140,7 +147,8 @@ int run_partition(const partition_cli_options& o) {
     const dp::quality& q = result.metrics;
 
     std::vector<std::size_t> count(cluster.size(), 0);
-    for (std::uint32_t node : result.place.node_of_vertex) ++count[node];
+    for (std::uint32_t node : in.units ? in.units->spread(result.place.node_of_vertex) : result.place.node_of_vertex)
+        ++count[node];
     double capacity_sum = 0;
     for (double c : cluster.capacity) capacity_sum += c;
     const auto total = static_cast<double>(in.g.total_vertex_weight());
@@ -151,6 +159,7 @@ int run_partition(const partition_cli_options& o) {
         nlohmann::json report;
         report["file"] = o.file;
         report["vertices"] = in.g.vertex_count();
+        if (in.net) report["neurons"] = in.net->neuron_count();
         report["edges"] = in.g.edge_count();
         report["total_weight"] = in.g.total_vertex_weight();
         report["strategy"] = o.strategy;
@@ -189,7 +198,9 @@ int run_partition(const partition_cli_options& o) {
         return 0;
     }
 
-    std::cout << o.file << ": " << in.g.vertex_count() << (in.net ? " neurons, " : " vertices, ")
+    std::cout << o.file << ": ";
+    if (in.net) std::cout << in.net->neuron_count() << " neurons in ";
+    std::cout << in.g.vertex_count() << (in.net ? " units, " : " vertices, ")
               << in.g.edge_count() << " edges, total weight " << in.g.total_vertex_weight() << '\n'
               << "strategy " << o.strategy << ", " << cluster.size() << " nodes, imbalance bound "
               << fixed(100 * o.imbalance, 1) << "%, seed " << o.seed << ", " << fixed(seconds, 3) << " s\n\n"

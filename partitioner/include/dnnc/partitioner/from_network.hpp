@@ -1,32 +1,52 @@
 #pragma once
-// The neural graph of a DNNC network, as the partitioner sees it. Vertex v is neuron v in
-// the expanded network's numbering.
+// The neural graph of a DNNC network as the partitioner places it: one vertex per unit. A
+// unit is one neuron, except for the targets of dense projections:
+// - the targets of a dense projection form one heavy unit (its rows computed as one product
+//   on one node) when their weight fits within the largest node's share of the network;
+//   targets of several such projections share one unit;
+// - otherwise, or with split="rows", they form row blocks: runs of consecutive targets, each
+//   weighing at most 1/16 of the smallest node's share, so that the blocks can be balanced.
 //
-// Vertex weight (compute cost per tick): 1 + round(in_degree / fan_in_share), halves rounded
-// up, where in_degree counts the neuron's incoming synapses (parallel ones included) plus,
-// for each dense block it is a target of, the block's number of sources. With the default
-// share of 8, a neuron with 4 inputs weighs 2 and one with 100 inputs weighs 14.
+// Unit weight (compute cost per tick): the sum over its neurons of 1 + round(in_degree /
+// fan_in_share), halves rounded up, where in_degree counts the neuron's incoming synapses
+// (parallel ones included) plus, for each dense projection it is a target of, the
+// projection's number of sources. With the default share of 8, a neuron with 4 inputs
+// weighs 2 and one with 100 inputs weighs 14.
 //
-// Edge weight (traffic per tick): each ordered pair (source, target) joined by at least one
-// synapse adds 1, since the source's output crosses to the target's node once per tick
-// however many synapses (e.g. with different delays) join them; a pair joined both ways
-// weighs 2. Self-synapses add nothing. A dense block adds 1 for each (source, target) pair
-// of distinct neurons when it has at most dense_edge_limit such pairs; a larger block adds
-// no edges (its targets still carry the fan-in weight), so the partitioner does not see its
-// traffic.
+// Edge weight (traffic per tick): each ordered pair of neurons (source, target) in
+// different units joined by at least one synapse adds 1 between their units, since the
+// source's output crosses to the target's node once per tick however many synapses join
+// them. A dense projection adds 1 between each source and each unit that holds its rows:
+// the source vector crosses once per tick to every node that computes rows. Nothing inside
+// a unit counts.
 #include "dnnc/partitioner/graph.hpp"
+#include "dnnc/partitioner/partition.hpp"
 #include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace dnnc::partitioner {
 
 struct network_graph_options {
     weight_t fan_in_share = 8;
-    std::uint64_t dense_edge_limit = 1'000'000;
 };
 
-// Throws usage_error when fan_in_share < 1.
-graph from_network(const protocol::expanded_network& net, const network_graph_options& options = {});
+struct network_units {
+    graph g;
+    std::vector<vertex_id> unit_of_neuron;
+    std::vector<protocol::neuron_index> first_neuron;  // of each unit
+    std::vector<std::uint32_t> size;                   // neurons in each unit
+
+    // The node of every neuron, given the node of every unit.
+    std::vector<std::uint32_t> spread(const std::vector<std::uint32_t>& node_of_unit) const;
+    // "p[3]" for a one-neuron unit, "p[3] +99" for a unit of 100 neurons starting at p[3].
+    std::string name(const protocol::expanded_network& net, vertex_id unit) const;
+};
+
+// Throws usage_error when fan_in_share < 1 or the cluster has no node.
+network_units units_of(const protocol::expanded_network& net, const physical_cluster& cluster,
+                       const network_graph_options& options = {});
 
 }  // namespace dnnc::partitioner
