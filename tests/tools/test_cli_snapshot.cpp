@@ -128,8 +128,13 @@ TEST_CASE("a snapshot needs a frozen network, and bad snapshots change nothing o
     std::string snapshot_xml = slurp((dir.path / "good.xml").string());
     const auto unknown = dir.file("unknown.xml", std::regex_replace(snapshot_xml, std::regex("id=\"m3\" output"), "id=\"zz\" output"));
     const auto no_tick = dir.file("no-tick.xml", std::regex_replace(snapshot_xml, std::regex(" tick=\"5\""), ""));
+    // Regression: validate read a binary snapshot as XML.
+    const auto valid = run_command(dnnc + " validate " + good);
+    CHECK(valid.exit_code == 0);
+    CHECK_THAT(valid.out, Catch::Contains("valid"));
     for (const auto& bad : {flipped, truncated, unknown, no_tick}) {
         INFO(bad);
+        CHECK(run_command(dnnc + " validate " + bad).exit_code == 2);
         const auto r = run_command(dnnc + " restore " + bad + " --replace" + to_of(ports));
         CHECK(r.exit_code == 2);
         CHECK_FALSE(r.err.empty());

@@ -47,7 +47,7 @@ protocol::export_format format_of(const export_cli_options& o) {
 
 protocol::document input_of(const export_cli_options& o) {
     if (!o.lead.empty()) return fetch_snapshot(o.client, o.lead);
-    if (ends_with(o.file, ".dnncs")) return protocol::load_snapshot(o.file);
+    if (protocol::is_binary_snapshot_path(o.file)) return protocol::load_snapshot(o.file);
     protocol::document doc = protocol::load_document(o.file);
     if (!doc.net) throw usage_error("export: " + o.file + " has no <network>");
     return doc;

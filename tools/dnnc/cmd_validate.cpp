@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <nlohmann/json.hpp>
@@ -45,7 +46,8 @@ int run_validate(const validate_options& o) {
     for (const auto& file : o.files) {
         nlohmann::json entry{{"file", file}};
         try {
-            const auto doc = protocol::load_document(file);
+            const auto doc =
+                protocol::is_binary_snapshot_path(file) ? protocol::load_snapshot(file) : protocol::load_document(file);
             entry.update(summary_of(doc));
             entry["valid"] = true;
             if (!o.json) {
