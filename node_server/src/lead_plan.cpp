@@ -141,7 +141,7 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
 
     std::vector<std::string> ids;
     for (std::size_t v = 0; v < n; ++v) ids.push_back(topo.id(v));
-    const auto specs = sim::partition_specs(net, plan.node_of_neuron, n, ids);
+    const auto specs = sim::partition_specs(net, plan.node_of_neuron, n, ids, sim::with_synapses::no);
 
     std::vector<std::uint32_t> synapse_node;
     synapse_node.reserve(doc.net->synapses.size());

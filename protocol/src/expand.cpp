@@ -64,30 +64,32 @@ neuron_range range_of(const symbol_table& symbols, const std::string& ref, const
     return std::get<neuron_range>(g);
 }
 
-// Bernoulli(p) over every (source, target) pair, visited target-major with geometric
-// skips, so the cost follows the number of synapses made rather than |A|·|B|.
+// Bernoulli(p) over every (source, target) pair, row by row with geometric skips, so the
+// cost follows the number of synapses made rather than |A|·|B|. Each target row draws from
+// its own stream (the projection's seed mixed with the row), so a node that expands only
+// its own rows draws only those, and gets the same rows as the whole network.
 void expand_random(synapse_list& out, const projection& p, neuron_range from, neuron_range to, float w,
                    std::uint16_t d, std::uint64_t limit) {
     const double prob = p.p.value_or(0);
-    if (prob <= 0) return;
-    const std::uint64_t pairs = from.size * to.size;
-    random_stream rng(p.seed);
+    if (prob <= 0 || from.size == 0) return;
     const double log_q = std::log1p(-prob);
-    out.reserve_more(static_cast<std::uint64_t>(static_cast<double>(pairs) * prob * 1.01) + 16);
-    std::uint64_t k = 0;
-    while (true) {
-        if (prob < 1) {
-            const double skip = std::floor(std::log1p(-rng.uniform()) / log_q);
-            if (skip >= static_cast<double>(pairs - k)) break;
-            k += static_cast<std::uint64_t>(skip);
+    out.reserve_more(static_cast<std::uint64_t>(static_cast<double>(from.size * to.size) * prob * 1.01) + 16);
+    for (std::uint64_t row = 0; row < to.size; ++row) {
+        const std::uint64_t target = to.first + row;
+        if (!out.keeps(target)) continue;
+        random_stream rng(random_stream(p.seed ^ (0xD1B54A32D192ED03ULL * (row + 1))).next());
+        for (std::uint64_t k = 0;; ++k) {
+            if (prob < 1) {
+                const double skip = std::floor(std::log1p(-rng.uniform()) / log_q);
+                if (skip >= static_cast<double>(from.size - k)) break;
+                k += static_cast<std::uint64_t>(skip);
+            }
+            if (k >= from.size) break;
+            const std::uint64_t source = from.first + k;
+            if (p.autapses || source != target) out.add(target, source, w, d);
+            if (out.target.size() > limit)
+                throw config_error(p.where, "expansion exceeds the limit of " + std::to_string(limit) + " synapses");
         }
-        if (k >= pairs) break;
-        const std::uint64_t target = to.first + k / from.size;
-        const std::uint64_t source = from.first + k % from.size;
-        if (p.autapses || source != target) out.add(target, source, w, d);
-        if (out.target.size() > limit)
-            throw config_error(p.where, "expansion exceeds the limit of " + std::to_string(limit) + " synapses");
-        ++k;
     }
 }
 

@@ -9,7 +9,7 @@ namespace dnnc::sim {
 
 std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
                                          const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
-                                         const std::vector<std::string>& node_ids) {
+                                         const std::vector<std::string>& node_ids, with_synapses synapses) {
     if (node_of_neuron.size() != net.neuron_count()) throw usage_error("partition_specs: one node per neuron is needed");
     if (!node_ids.empty() && node_ids.size() != nodes) throw usage_error("partition_specs: one id per node is needed");
     auto id = [&](std::size_t n) { return node_ids.empty() ? std::to_string(n) : node_ids[n]; };
@@ -35,7 +35,8 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
         s.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
         for (auto k = net.in_begin[i]; k < net.in_begin[i + 1]; ++k) {
             const auto source = net.in_source[k];
-            s.in.push_back({static_cast<global_index>(source), net.in_weight[k], net.in_delay[k]});
+            if (synapses == with_synapses::yes)
+                s.in.push_back({static_cast<global_index>(source), net.in_weight[k], net.in_delay[k]});
             if (node_of_neuron[source] != here) flow(source, here);
         }
         s.in_begin.push_back(s.in.size());

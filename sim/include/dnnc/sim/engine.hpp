@@ -71,10 +71,14 @@ engine_spec whole_network(const protocol::expanded_network& net);
 engine_spec from_node_config(const protocol::node_config& config);
 // Every node's share of a partitioned network: node n runs the neurons with
 // node_of_neuron == n (in index order); peers are the nodes it exchanges signals with, in
-// node order, named by node_ids (default: "0", "1", ...).
+// node order, named by node_ids (default: "0", "1", ...). Without `synapses`, the specs
+// leave out the incoming synapses (every neuron's row empty): what a lead needs to plan
+// the nodes, which expand their synapses themselves.
+enum class with_synapses { yes, no };
 std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
                                          const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
-                                         const std::vector<std::string>& node_ids = {});
+                                         const std::vector<std::string>& node_ids = {},
+                                         with_synapses synapses = with_synapses::yes);
 
 // Per-neuron state for snapshots: the model's variables, its last output and the outputs
 // of past ticks that delayed synapses still read (newest first).
