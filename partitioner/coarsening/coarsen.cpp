@@ -97,8 +97,11 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
     level_graph c;
     c.begin.resize(coarse_n + 1);
     c.vertex_weight.resize(coarse_n);
-    c.adjacency.resize(g.adjacency.size());
-    c.edge_weight.resize(g.adjacency.size());
+    // The coarse graph has at most as many edges as the fine one. Capacity that stays unused
+    // is address space only: its pages are never touched, so nothing is zeroed, copied or
+    // shrunk.
+    c.adjacency.reserve(g.adjacency.size());
+    c.edge_weight.reserve(g.adjacency.size());
     constexpr std::uint64_t unused = ~std::uint64_t{0};
     std::vector<std::uint64_t> slot(coarse_n, unused);
     // Raw pointers: the loop below is the hot path of coarsening, and vector accesses through
@@ -107,15 +110,12 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
     const vertex_id* const fine_adjacency = g.adjacency.data();
     const weight_t* const fine_edge_weight = g.edge_weight.data();
     const vertex_id* const coarse_of = up.data();
-    vertex_id* const out_adjacency = c.adjacency.data();
-    weight_t* const out_edge_weight = c.edge_weight.data();
     std::uint64_t* const slot_of = slot.data();
-    std::uint64_t top = 0;
     vertex_id cv = 0;
     for (vertex_id v = 0; v < n; ++v) {
         const vertex_id partner = match[v];
         if (partner < v) continue;
-        const std::uint64_t first = top;
+        const std::uint64_t first = c.adjacency.size();
         weight_t w = 0;
         for (vertex_id u = v;; u = partner) {
             w += g.vertex_weight[u];
@@ -123,26 +123,21 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
                 const vertex_id cx = coarse_of[fine_adjacency[e]];
                 if (cx == cv) continue;
                 if (slot_of[cx] == unused) {
-                    slot_of[cx] = top;
-                    out_adjacency[top] = cx;
-                    out_edge_weight[top] = fine_edge_weight[e];
-                    ++top;
+                    slot_of[cx] = c.adjacency.size();
+                    c.adjacency.push_back(cx);
+                    c.edge_weight.push_back(fine_edge_weight[e]);
                 } else {
-                    out_edge_weight[slot_of[cx]] += fine_edge_weight[e];
+                    c.edge_weight[slot_of[cx]] += fine_edge_weight[e];
                 }
             }
             if (u == partner) break;
         }
-        for (std::uint64_t e = first; e < top; ++e) slot_of[out_adjacency[e]] = unused;
-        c.begin[cv + 1] = top;
+        for (std::uint64_t e = first; e < c.adjacency.size(); ++e) slot_of[c.adjacency[e]] = unused;
+        c.begin[cv + 1] = c.adjacency.size();
         c.vertex_weight[cv] = w;
         c.max_vertex_weight = std::max(c.max_vertex_weight, w);
         ++cv;
     }
-    c.adjacency.resize(top);
-    c.adjacency.shrink_to_fit();
-    c.edge_weight.resize(top);
-    c.edge_weight.shrink_to_fit();
     c.total_weight = g.total_weight;
     return c;
 }

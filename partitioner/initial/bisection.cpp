@@ -70,17 +70,23 @@ void split(const level_graph& g, const std::vector<vertex_id>& origin, std::size
     const double all = std::accumulate(fractions.begin() + static_cast<std::ptrdiff_t>(lo),
                                        fractions.begin() + static_cast<std::ptrdiff_t>(hi), 0.0);
     const std::vector<part_id> side = multilevel_bisection(g, low / all, options, rng);
-    std::vector<vertex_id> local_of(g.size(), none);
+    std::vector<vertex_id> local_of;
     for (part_id s = 0; s < 2; ++s) {
+        const std::size_t first = s == 0 ? lo : mid;
+        const std::size_t last = s == 0 ? mid : hi;
         std::vector<vertex_id> members;
         for (vertex_id v = 0; v < g.size(); ++v) {
             if (side[v] == s) members.push_back(v);
         }
+        if (last - first == 1) {  // a single part: no subgraph to split
+            for (vertex_id v : members) out[origin[v]] = static_cast<part_id>(first);
+            continue;
+        }
+        local_of.resize(g.size(), none);
         const level_graph sub = induced_subgraph(g, members, local_of);
         std::vector<vertex_id> sub_origin(members.size());
         for (std::size_t i = 0; i < members.size(); ++i) sub_origin[i] = origin[members[i]];
-        if (s == 0) split(sub, sub_origin, lo, mid, fractions, options, rng, out);
-        else split(sub, sub_origin, mid, hi, fractions, options, rng, out);
+        split(sub, sub_origin, first, last, fractions, options, rng, out);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "dnnc/partitioner/graph.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace dnnc::partitioner::detail {
 
 class gain_queue {
 public:
-    explicit gain_queue(std::size_t vertices) : position_(vertices, absent) {}
+    explicit gain_queue(std::size_t vertices) : position_(vertices, absent) { heap_.reserve(vertices); }
 
     bool empty() const { return heap_.empty(); }
     bool contains(vertex_id v) const { return position_[v] != absent; }
@@ -20,7 +21,7 @@ public:
     weight_t top_gain() const { return heap_.front().first; }
 
     void push(vertex_id v, weight_t gain) {
-        position_[v] = heap_.size();
+        position_[v] = static_cast<std::uint32_t>(heap_.size());
         heap_.emplace_back(gain, v);
         sift_up(heap_.size() - 1);
     }
@@ -64,11 +65,12 @@ public:
     }
 
 private:
-    static constexpr std::size_t absent = ~std::size_t{0};
+    // Positions fit 32 bits since vertex ids do; the smaller index stays in cache longer.
+    static constexpr std::uint32_t absent = ~std::uint32_t{0};
 
     void place(std::size_t i, std::pair<weight_t, vertex_id> entry) {
         heap_[i] = entry;
-        position_[entry.second] = i;
+        position_[entry.second] = static_cast<std::uint32_t>(i);
     }
 
     void sift_up(std::size_t i) {
@@ -97,7 +99,7 @@ private:
     }
 
     std::vector<std::pair<weight_t, vertex_id>> heap_;
-    std::vector<std::size_t> position_;
+    std::vector<std::uint32_t> position_;
 };
 
 }  // namespace dnnc::partitioner::detail

@@ -32,65 +32,80 @@ kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, 
       bound_(limits.upper),
       parts_(limits.upper.size()),
       part_weight_(limits.upper.size(), 0),
-      internal_(g.size(), 0),
-      count_(g.size(), 0),
-      link_part_(g.adjacency.size()),
-      link_weight_(g.adjacency.size()),
-      locked_(g.size(), 0),
+      state_(g.size()),
       queue_(g.size()) {
+    // v touches at most min(degree(v), parts - 1) other parts, so that many link slots suffice.
+    std::uint64_t slots = 0;
     for (vertex_id v = 0; v < g.size(); ++v) {
-        part_weight_[part_of[v]] += g.vertex_weight[v];
-        for (std::uint64_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
-            const part_id q = part_of[g.adjacency[e]];
-            if (q == part_of[v]) {
-                internal_[v] += g.edge_weight[e];
-            } else {
-                add_link(v, q, g.edge_weight[e]);
-                cut_ += g.edge_weight[e];
-            }
+        state_[v].link_begin = slots;
+        slots += std::min<std::uint64_t>(g.degree(v), parts_ - 1);
+    }
+    links_.resize(slots);
+    // Raw pointers: this loop reads every edge of the level. Its weights are summed per part
+    // first, so that each link is written once, in the order of v's first edge to that part.
+    const std::uint64_t* const begin = g.begin.data();
+    const vertex_id* const adjacency = g.adjacency.data();
+    const weight_t* const edge_weight = g.edge_weight.data();
+    const part_id* const part = part_of.data();
+    std::vector<weight_t> to_part(parts_, 0);
+    std::vector<part_id> touched;
+    for (vertex_id v = 0; v < g.size(); ++v) {
+        for (std::uint64_t e = begin[v]; e < begin[v + 1]; ++e) {
+            const part_id q = part[adjacency[e]];
+            if (to_part[q] == 0) touched.push_back(q);
+            to_part[q] += edge_weight[e];
         }
+        const part_id p = part[v];
+        part_weight_[p] += g.vertex_weight[v];
+        for (const part_id q : touched) {
+            if (q == p) {
+                state_[v].internal = to_part[q];
+            } else {
+                links_[state_[v].link_begin + state_[v].link_count++] = {q, to_part[q]};
+                cut_ += to_part[q];
+            }
+            to_part[q] = 0;
+        }
+        touched.clear();
     }
     cut_ /= 2;
 }
 
 void kway_refiner::add_link(vertex_id v, part_id q, weight_t w) {
-    const std::uint64_t first = g_.begin[v];
-    const std::uint64_t last = first + count_[v];
+    const std::uint64_t first = state_[v].link_begin;
+    const std::uint64_t last = first + state_[v].link_count;
     for (std::uint64_t i = first; i < last; ++i) {
-        if (link_part_[i] == q) {
-            link_weight_[i] += w;
+        if (links_[i].part == q) {
+            links_[i].weight += w;
             return;
         }
     }
-    link_part_[last] = q;
-    link_weight_[last] = w;
-    ++count_[v];
+    links_[last] = {q, w};
+    ++state_[v].link_count;
 }
 
 void kway_refiner::remove_link(vertex_id v, part_id q, weight_t w) {
-    const std::uint64_t first = g_.begin[v];
-    const std::uint64_t last = first + count_[v];
+    const std::uint64_t first = state_[v].link_begin;
+    const std::uint64_t last = first + state_[v].link_count;
     for (std::uint64_t i = first; i < last; ++i) {
-        if (link_part_[i] != q) continue;
-        link_weight_[i] -= w;
-        if (link_weight_[i] == 0) {
-            link_part_[i] = link_part_[last - 1];
-            link_weight_[i] = link_weight_[last - 1];
-            --count_[v];
+        if (links_[i].part != q) continue;
+        links_[i].weight -= w;
+        if (links_[i].weight == 0) {
+            links_[i] = links_[last - 1];
+            --state_[v].link_count;
         }
         return;
     }
 }
 
 weight_t kway_refiner::take_link(vertex_id v, part_id q) {
-    const std::uint64_t first = g_.begin[v];
-    const std::uint64_t last = first + count_[v];
+    const std::uint64_t first = state_[v].link_begin;
+    const std::uint64_t last = first + state_[v].link_count;
     for (std::uint64_t i = first; i < last; ++i) {
-        if (link_part_[i] != q) continue;
-        const weight_t w = link_weight_[i];
-        link_part_[i] = link_part_[last - 1];
-        link_weight_[i] = link_weight_[last - 1];
-        --count_[v];
+        if (links_[i].part != q) continue;
+        const weight_t w = links_[i].weight;
+        links_[i] = links_[last - 1];
+        --state_[v].link_count;
         return w;
     }
     return 0;
@@ -98,27 +113,24 @@ weight_t kway_refiner::take_link(vertex_id v, part_id q) {
 
 kway_refiner::move_choice kway_refiner::best_move(vertex_id v, move_kind kind) const {
     move_choice best{static_cast<part_id>(parts_), std::numeric_limits<weight_t>::min()};
-    if (kind == move_kind::refine && count_[v] == 0) return best;
+    if (kind == move_kind::refine && state_[v].link_count == 0) return best;
     const part_id from = part_of_[v];
     const weight_t wv = g_.vertex_weight[v];
     if (kind != move_kind::shed && part_weight_[from] - wv < lower_[from]) return best;
-    const weight_t internal = internal_[v];
+    const weight_t internal = state_[v].internal;
     auto wanted = [&](part_id q) {
         return part_weight_[q] + wv <= bound_[q] && (kind != move_kind::fill || part_weight_[q] < lower_[q]);
     };
-    double best_fill = 0;
+    // Among moves of equal gain, the one into the part that v fills least wins.
+    auto fill = [&](part_id q) { return static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]); };
     auto consider = [&](part_id q, weight_t connection) {
         const weight_t gain = connection - internal;
         if (gain < best.gain || !wanted(q)) return;
-        const double fill = static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]);
-        if (gain > best.gain || fill < best_fill) {
-            best = {q, gain};
-            best_fill = fill;
-        }
+        if (gain > best.gain || fill(q) < fill(best.to)) best = {q, gain};
     };
-    const std::uint64_t first = g_.begin[v];
-    const std::uint64_t last = first + count_[v];
-    for (std::uint64_t i = first; i < last; ++i) consider(link_part_[i], link_weight_[i]);
+    const std::uint64_t first = state_[v].link_begin;
+    const std::uint64_t last = first + state_[v].link_count;
+    for (std::uint64_t i = first; i < last; ++i) consider(links_[i].part, links_[i].weight);
     if (kind != move_kind::refine) {
         // The part that most needs v among those v has no edge to: the one with the most room
         // when shedding, the one furthest below its lower limit when filling.
@@ -134,7 +146,7 @@ kway_refiner::move_choice kway_refiner::best_move(vertex_id v, move_kind kind) c
         if (neediest != parts_) {
             weight_t connection = 0;
             for (std::uint64_t i = first; i < last; ++i) {
-                if (link_part_[i] == neediest) connection = link_weight_[i];
+                if (links_[i].part == neediest) connection = links_[i].weight;
             }
             consider(neediest, connection);
         }
@@ -153,20 +165,20 @@ void kway_refiner::move(vertex_id v, part_id to) {
         const weight_t w = g_.edge_weight[e];
         const part_id pu = part_of_[u];
         if (pu == from) {
-            internal_[u] -= w;
+            state_[u].internal -= w;
             add_link(u, to, w);
         } else if (pu == to) {
             remove_link(u, from, w);
-            internal_[u] += w;
+            state_[u].internal += w;
         } else {
             remove_link(u, from, w);
             add_link(u, to, w);
         }
     }
-    const weight_t old_internal = internal_[v];
-    internal_[v] = take_link(v, to);
+    const weight_t old_internal = state_[v].internal;
+    state_[v].internal = take_link(v, to);
     if (old_internal > 0) add_link(v, from, old_internal);
-    cut_ += old_internal - internal_[v];
+    cut_ += old_internal - state_[v].internal;
 }
 
 void kway_refiner::rebalance(splitmix64& rng) {
@@ -227,7 +239,7 @@ void kway_refiner::balance(move_kind kind, splitmix64& rng) {
 bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     std::vector<vertex_id> boundary;
     for (vertex_id v = 0; v < g_.size(); ++v) {
-        if (count_[v] > 0) boundary.push_back(v);
+        if (state_[v].link_count > 0) boundary.push_back(v);
     }
     rng.shuffle(boundary);
     for (vertex_id v : boundary) {
@@ -262,7 +274,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         const weight_t over_before = std::max<weight_t>(0, part_weight_[from] - bound_[from]);
         move(v, m.to);
         current_excess -= over_before - std::max<weight_t>(0, part_weight_[from] - bound_[from]);
-        locked_[v] = 1;
+        state_[v].locked = true;
         log.emplace_back(v, from);
         if (current_excess < best_excess || (current_excess == best_excess && cut_ < best_cut)) {
             best_excess = current_excess;
@@ -274,7 +286,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         }
         for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
             const vertex_id u = g_.adjacency[e];
-            if (locked_[u]) continue;
+            if (state_[u].locked) continue;
             const move_choice mu = best_move(u, move_kind::refine);
             if (mu.to != parts_) queue_.push_or_update(u, mu.gain);
             else if (queue_.contains(u)) queue_.remove(u);
@@ -283,7 +295,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     queue_.clear();
     for (std::size_t i = log.size(); i-- > 0;) {
         const auto [v, from] = log[i];
-        locked_[v] = 0;
+        state_[v].locked = false;
         if (i >= best_length) move(v, from);
     }
     return best_excess < start_excess ||

@@ -67,9 +67,8 @@ private:
     // Whether the pass lowered the excess, or the cut by more than options.min_pass_gain.
     bool pass(const fm_options& options, splitmix64& rng);
 
-    // Connectivity of v to the other parts: `count_[v]` entries from g.begin[v] on in
-    // link_part_ / link_weight_ (a vertex touches at most degree(v) other parts), each part
-    // once, each weight > 0.
+    // Connectivity of v to the other parts: links_[state_[v].link_begin + i] for
+    // i < state_[v].link_count, each part once, each weight > 0.
     void add_link(vertex_id v, part_id q, weight_t w);
     void remove_link(vertex_id v, part_id q, weight_t w);
     weight_t take_link(vertex_id v, part_id q);
@@ -80,12 +79,20 @@ private:
     const std::vector<weight_t>& bound_;
     std::size_t parts_;
     std::vector<weight_t> part_weight_;
-    std::vector<weight_t> internal_;  // per vertex: weight of its edges inside its part
-    std::vector<std::uint32_t> count_;
-    std::vector<part_id> link_part_;
-    std::vector<weight_t> link_weight_;
+    struct link {
+        part_id part;
+        weight_t weight;
+    };
+    // Per vertex, side by side: a move reads and updates them for every neighbour.
+    struct vertex_state {
+        weight_t internal = 0;  // weight of its edges inside its part
+        std::uint64_t link_begin = 0;
+        std::uint32_t link_count = 0;
+        bool locked = false;  // moved in the current pass
+    };
+    std::vector<vertex_state> state_;
+    std::vector<link> links_;
     weight_t cut_ = 0;
-    std::vector<char> locked_;
     gain_queue queue_;
 };
 
