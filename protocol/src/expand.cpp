@@ -152,15 +152,18 @@ std::optional<neuron_index> expanded_network::find(std::string_view ref) const {
 
 namespace {
 
+// Which connections an expansion makes.
+enum class connections { all, into_local_neurons, none };
+
 expanded_network expand_marked(const network& net, const std::string& document_file, const expand_limits& limits,
-                               const std::vector<std::int64_t>* local_neurons) {
+                               connections which, const std::vector<std::int64_t>* local_neurons = nullptr) {
     const symbol_table symbols(net);
     if (symbols.neuron_count() > limits.max_neurons)
         throw config_error(net.where, "network has " + std::to_string(symbols.neuron_count()) +
                                           " neurons; the limit is " + std::to_string(limits.max_neurons));
     synapse_list list;
     std::vector<bool> local;
-    if (local_neurons) {
+    if (which == connections::into_local_neurons) {
         local.assign(symbols.neuron_count(), false);
         for (auto i : *local_neurons) {
             if (i < 0 || static_cast<std::uint64_t>(i) >= symbols.neuron_count())
@@ -187,7 +190,8 @@ expanded_network expand_marked(const network& net, const std::string& document_f
     for (const auto& nr : net.neurons) add_group(nr.id, 1, false, 0, nr.params);
     for (const auto& p : net.populations) add_group(p.id, static_cast<std::uint64_t>(p.size), true, p.seed, p.params);
 
-    for (std::size_t element = 0; element < net.connection_order.size(); ++element) {
+    const std::size_t elements = which == connections::none ? 0 : net.connection_order.size();
+    for (std::size_t element = 0; element < elements; ++element) {
         const connection_ref& ref = net.connection_order[element];
         if (ref.kind == connection_ref::type::synapse) {
             const synapse& s = net.synapses[ref.index];
@@ -217,7 +221,8 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             break;
         case projection_kind::random: expand_random(list, p, from, to, w, d, limits.max_synapses); break;
         case projection_kind::dense:
-            if (local_neurons) throw config_error(p.where, "a node's share of a network carries no dense projections");
+            if (which == connections::into_local_neurons)
+                throw config_error(p.where, "a node's share of a network carries no dense projections");
             out.dense.push_back(expand_dense(p, from, to, document_file, element, limits));
             break;
         }
@@ -257,12 +262,16 @@ expanded_network expand_marked(const network& net, const std::string& document_f
 }  // namespace
 
 expanded_network expand(const network& net, const std::string& document_file, const expand_limits& limits) {
-    return expand_marked(net, document_file, limits, nullptr);
+    return expand_marked(net, document_file, limits, connections::all);
 }
 
 expanded_network expand_share(const network& share, const std::vector<std::int64_t>& local_neurons,
                               const expand_limits& limits) {
-    return expand_marked(share, {}, limits, &local_neurons);
+    return expand_marked(share, {}, limits, connections::into_local_neurons, &local_neurons);
+}
+
+expanded_network expand_neurons(const network& net, const expand_limits& limits) {
+    return expand_marked(net, {}, limits, connections::none);
 }
 
 }  // namespace dnnc::protocol

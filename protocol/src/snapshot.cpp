@@ -148,7 +148,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
         document doc = parse_document(r.take(length), file);
         doc.file = file;
         if (!doc.net) throw damaged("no network");
-        const auto net = expand(*doc.net, file);
+        const auto net = expand_neurons(*doc.net);
         snapshot_state state;
         state.tick = r.get<std::int64_t>();
         const auto count = r.get<std::uint64_t>();

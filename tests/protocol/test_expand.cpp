@@ -195,3 +195,18 @@ TEST_CASE("a share expands the incoming synapses of its local neurons only, as t
     const auto dense = parse_network(R"(<population id="x" size="2"/><projection from="x" to="x" kind="dense" init="zeros"/>)");
     CHECK_THROWS_WITH(expand_share(dense, {0}), Catch::Contains("carries no dense projections"));
 }
+
+TEST_CASE("expanding the neurons alone numbers them as the whole expansion does, without connections") {
+    const auto net = parse_network(R"(<neuron id="a"/><population id="p" size="30"/>
+        <projection from="p" to="p" kind="random" p="0.5" seed="2"/>
+        <projection from="a" to="p" kind="dense" init="normal"/>
+        <output id="y" neurons="p[0:3]"/>)");
+    const auto whole = expand(net, "t.xml");
+    const auto neurons = expand_neurons(net);
+    REQUIRE(neurons.neuron_count() == whole.neuron_count());
+    for (neuron_index i = 0; i < whole.neuron_count(); ++i) CHECK(neurons.neuron_name(i) == whole.neuron_name(i));
+    CHECK(neurons.synapse_count() == 0);
+    CHECK(neurons.dense.empty());
+    CHECK(neurons.outputs.size() == 1);
+    CHECK(neurons.find("p[29]") == whole.find("p[29]"));
+}

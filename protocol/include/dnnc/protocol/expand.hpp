@@ -85,4 +85,8 @@ expanded_network expand(const network& net, const std::string& document_file,
 expanded_network expand_share(const network& share, const std::vector<std::int64_t>& local_neurons,
                               const expand_limits& limits = {});
 
+// The neurons alone (numbering, groups, inputs and outputs; no synapses, no dense blocks):
+// enough to name neurons, at the cost of the neurons.
+expanded_network expand_neurons(const network& net, const expand_limits& limits = {});
+
 }  // namespace dnnc::protocol
