@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Snapshot and restore of a 100,000-neuron, 10M-synapse network on a local two-node
 # cluster (issue target: binary snapshot + restore <= 3 s). Prints, for the binary (.dnncs)
-# and XML forms: snapshot time, restore time (re-partition, fan-out, state install), file
-# size, bytes per synapse, and the nodes' peak memory (VmHWM), with the ratio to the limit.
+# and XML forms: snapshot time, restore time onto the same cluster (the lead reuses its
+# partition: probes, fan-out, expansion on the nodes, state install), file size, bytes per
+# synapse, and the nodes' peak memory (VmHWM), with the ratio to the limit; then a binary
+# restore onto a different cluster (the same two nodes with capacities 2:1), which
+# re-partitions.
 # Usage: bench/node_server/bench_snapshot.sh [BUILD_DIR] [NEURONS] [P]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -48,4 +51,7 @@ for form in dnncs xml; do
   snap=$(elapsed "$t0" "$t1"); rest=$(elapsed "$t1" "$t2"); total=$(elapsed "$t0" "$t2")
   python3 -c "print(f'$form: snapshot {$snap} s, restore {$rest} s, total {$total} s ({$total}/3 s = {$total / 3:.2f}x the limit); file {$size / 1e6:.1f} MB = {$size / $synapses:.3f} bytes/synapse')"
 done
+sed -e 's/<node id="a" port="[0-9]*"/& capacity="2"/' "$work/net.xml" > "$work/other.xml"
+t0=$(seconds); "$dnnc" restore "$work/snap.dnncs" --cluster "$work/other.xml" --replace --to "127.0.0.1:$a" > /dev/null; t1=$(seconds)
+echo "dnncs restore onto the cluster with capacities 2:1 (re-partitioned): $(elapsed "$t0" "$t1") s"
 echo "peak memory of the two nodes together: $(peak_mb "$record") MB"
