@@ -174,12 +174,9 @@ struct engine::impl {
         }
         std::sort(contributions.begin(), contributions.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (std::size_t i = 0; i < local; ++i) {
-            sum_u[i] = coefficients(i).bias;
-            sum_u[i] += ext[i];
-            sum_e[i] = 0;
-            sum_i[i] = 0;
-        }
+        std::fill(sum_e.begin(), sum_e.end(), 0.0f);
+        std::fill(sum_i.begin(), sum_i.end(), 0.0f);
+        for (std::size_t i = 0; i < local; ++i) sum_u[i] = coefficients(i).bias + ext[i];
         for (const auto& [s, value] : contributions) {
             const auto i = in_target[s];
             if (coefficients(i).model != protocol::neuron_model::lif)
@@ -189,16 +186,17 @@ struct engine::impl {
             else
                 sum_i[i] += value;
         }
-        for (std::size_t i = 0; i < local; ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         auto step = [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) {
+                add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
                 const auto& c = coefficients(i);
                 out[i] = c.model == protocol::neuron_model::lif
                              ? step_lif(c, state[i], c.bias + ext[i], sum_e[i], sum_i[i])
                              : step_rate(c, sum_u[i]);
             }
         };
-        if (local < 2 * grain)
+        // A model step costs a few nanoseconds: threads pay off only for many neurons.
+        if (local < 32 * grain)
             step(0, local);
         else
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, grain),

@@ -52,41 +52,6 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
     return s;
 }
 
-float step_rate(const model_coefficients& c, float u) {
-    switch (c.model) {
-    case protocol::neuron_model::linear: return u;
-    case protocol::neuron_model::step: return u >= c.threshold ? 1.0f : 0.0f;
-    case protocol::neuron_model::sigmoid: return 1.0f / (1.0f + std::exp(-u));
-    case protocol::neuron_model::tanh: return std::tanh(u);
-    case protocol::neuron_model::relu: return u > 0.0f ? u : 0.0f;
-    case protocol::neuron_model::lif: break;
-    }
-    return 0.0f;
-}
-
-float step_lif(const model_coefficients& c, model_state& s, float input, float excitatory, float inhibitory) {
-    if (input >= 0)
-        excitatory += input;
-    else
-        inhibitory += input;
-    s.ge += excitatory;
-    s.gi += inhibitory;
-    float spike = 0.0f;
-    if (s.refractory_left > 0) {
-        --s.refractory_left;
-    } else {
-        s.v = c.v_rest + (s.v - c.v_rest) * c.a_m + s.ge * c.c_e + s.gi * c.c_i;
-        if (s.v > c.v_th) {
-            spike = 1.0f;
-            s.v = c.v_reset;
-            s.refractory_left = c.refractory > 0 ? c.refractory - 1 : 0;
-        }
-    }
-    s.ge *= c.a_e;
-    s.gi *= c.a_i;
-    return spike;
-}
-
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s) {
     if (c.model != protocol::neuron_model::lif) return {};
     return {s.v, s.ge, s.gi, static_cast<float>(s.refractory_left)};
