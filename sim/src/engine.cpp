@@ -76,7 +76,12 @@ struct engine::impl {
             inhibitory += d;
     }
     std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
-    std::vector<model_state> state;
+    model_states state;
+    // Runs of consecutive local neurons that share their coefficients (a population's members).
+    struct run {
+        std::size_t begin, end;
+    };
+    std::vector<run> runs;
     // Neurons of one population share their coefficients: a small table and an index per
     // neuron keep the per-tick memory traffic low.
     std::vector<model_coefficients> coefficient_table;
@@ -135,7 +140,8 @@ struct engine::impl {
                 }
                 float unused = 0;
                 add_dense(i, unused, excitatory, inhibitory);
-                out[i] = step_lif(c, state[i], c.bias + ext[i], excitatory, inhibitory);
+                out[i] = step_lif(c, state.v[i], state.ge[i], state.gi[i], state.refractory_left[i], c.bias + ext[i],
+                                  excitatory, inhibitory);
             } else {
                 float u = c.bias;
                 u += ext[i];
@@ -186,13 +192,16 @@ struct engine::impl {
             else
                 sum_i[i] += value;
         }
+        for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         auto step = [&](std::size_t begin, std::size_t end) {
-            for (std::size_t i = begin; i < end; ++i) {
-                add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
-                const auto& c = coefficients(i);
-                out[i] = c.model == protocol::neuron_model::lif
-                             ? step_lif(c, state[i], c.bias + ext[i], sum_e[i], sum_i[i])
-                             : step_rate(c, sum_u[i]);
+            auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
+            for (; r != runs.end() && r->begin < end; ++r) {
+                const std::size_t first = std::max(begin, r->begin), last = std::min(end, r->end);
+                const auto& c = coefficients(first);
+                if (c.model == protocol::neuron_model::lif)
+                    step_lif_run(c, state, first, last, ext.data(), sum_e.data(), sum_i.data(), out);
+                else
+                    for (std::size_t i = first; i < last; ++i) out[i] = step_rate(c, sum_u[i]);
             }
         };
         // A model step costs a few nanoseconds: threads pay off only for many neurons.
@@ -283,9 +292,13 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     m.state.resize(m.local);
     for (std::size_t k = 0; k < m.local; ++k) {
         const auto& params = spec.neurons[k].params;
-        if (k == 0 || !(params == spec.neurons[k - 1].params)) m.coefficient_table.push_back(coefficients_of(params));
+        if (k == 0 || !(params == spec.neurons[k - 1].params)) {
+            m.coefficient_table.push_back(coefficients_of(params));
+            m.runs.push_back({k, k});
+        }
+        ++m.runs.back().end;
         m.coefficient_of.push_back(static_cast<std::uint32_t>(m.coefficient_table.size() - 1));
-        m.state[k] = initial_state(params, spec.neurons[k].seed, spec.neurons[k].index);
+        m.state.set(k, initial_state(params, spec.neurons[k].seed, spec.neurons[k].index));
     }
 }
 
@@ -377,7 +390,7 @@ std::vector<neuron_state> engine::capture() const {
         auto& s = states[k];
         s.index = m.spec.neurons[k].index;
         s.output = m.row(m.next - 1)[k];
-        s.variables = variables_of(m.coefficients(k), m.state[k]);
+        s.variables = variables_of(m.coefficients(k), m.state.get(k));
         for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.row(m.next - 1 - d)[k]);
     }
     return states;
@@ -395,7 +408,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
         const auto slot = it->second;
         if (slot < m.local) {
             seen[slot] = true;
-            m.state[slot] = state_from(m.coefficients(slot), s.variables);
+            m.state.set(slot, state_from(m.coefficients(slot), s.variables));
         }
         m.row(next - 1)[slot] = s.output;
         for (std::size_t d = 0; d < s.history.size() && d + 2 < m.ring + 1; ++d)

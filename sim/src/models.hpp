@@ -3,6 +3,7 @@
 // any node, computes the same bits for the same inputs.
 #include "dnnc/protocol/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -44,31 +45,67 @@ inline float step_rate(const model_coefficients& c, float u) {
     return 0.0f;
 }
 
+// The states of a node's neurons, one array per variable: a run of neurons sharing their
+// coefficients steps as one tight loop over contiguous arrays.
+struct model_states {
+    std::vector<float> v, ge, gi;
+    std::vector<std::int32_t> refractory_left;
+
+    void resize(std::size_t n) {
+        v.resize(n);
+        ge.resize(n);
+        gi.resize(n);
+        refractory_left.resize(n);
+    }
+    model_state get(std::size_t i) const { return {v[i], ge[i], gi[i], refractory_left[i]}; }
+    void set(std::size_t i, const model_state& s) {
+        v[i] = s.v;
+        ge[i] = s.ge;
+        gi[i] = s.gi;
+        refractory_left[i] = s.refractory_left;
+    }
+};
+
 // One tick of lif. `input` (bias + external) and the synaptic sums enter the currents by
 // sign: ge += excitatory (+ input if >= 0), gi += inhibitory (+ input if < 0). Then, unless
 // refractory, v integrates; v > v_th spikes (y = 1), resets v to v_reset and holds it there
 // for refractory - 1 more ticks (the spike tick counts). The currents always decay.
-inline float step_lif(const model_coefficients& c, model_state& s, float input, float excitatory, float inhibitory) {
-    if (input >= 0)
-        excitatory += input;
-    else
-        inhibitory += input;
-    s.ge += excitatory;
-    s.gi += inhibitory;
-    float spike = 0.0f;
-    if (s.refractory_left > 0) {
-        --s.refractory_left;
-    } else {
-        s.v = c.v_rest + (s.v - c.v_rest) * c.a_m + s.ge * c.c_e + s.gi * c.c_i;
-        if (s.v > c.v_th) {
-            spike = 1.0f;
-            s.v = c.v_reset;
-            s.refractory_left = c.refractory > 0 ? c.refractory - 1 : 0;
-        }
-    }
-    s.ge *= c.a_e;
-    s.gi *= c.a_i;
-    return spike;
+// Written with selects between computed values rather than branches (which neuron spikes
+// or rests is unpredictable); every value is computed as the branching form would, so the
+// bits are the same.
+inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, std::int32_t& refractory_left,
+                      float input, float excitatory, float inhibitory) {
+    const float excitatory_with_input = excitatory + input;
+    const float inhibitory_with_input = inhibitory + input;
+    const bool positive = input >= 0;
+    const float e = ge + (positive ? excitatory_with_input : excitatory);
+    const float i = gi + (positive ? inhibitory : inhibitory_with_input);
+    const std::int32_t left = refractory_left;
+    const bool resting = left > 0;
+    const float integrated = c.v_rest + (v - c.v_rest) * c.a_m + e * c.c_e + i * c.c_i;
+    const bool spike = !resting && integrated > c.v_th;
+    v = resting ? v : (spike ? c.v_reset : integrated);
+    refractory_left = resting ? left - 1 : (spike ? std::max(c.refractory - 1, 0) : left);
+    ge = e * c.a_e;
+    gi = i * c.a_i;
+    return spike ? 1.0f : 0.0f;
+}
+
+// step_lif for neurons [first, last), which share `coefficients`; their input is bias +
+// ext[i]. Local copies and restrict pointers tell the compiler that the stores alias
+// neither the coefficients nor the inputs, so nothing is reloaded per neuron.
+inline void step_lif_run(const model_coefficients& coefficients, model_states& s, std::size_t first, std::size_t last,
+                         const float* ext, const float* excitatory, const float* inhibitory, float* out) {
+    const model_coefficients c = coefficients;
+    float* __restrict v = s.v.data();
+    float* __restrict ge = s.ge.data();
+    float* __restrict gi = s.gi.data();
+    std::int32_t* __restrict left = s.refractory_left.data();
+    const float* __restrict x = ext;
+    const float* __restrict e = excitatory;
+    const float* __restrict h = inhibitory;
+    float* __restrict y = out;
+    for (std::size_t i = first; i < last; ++i) y[i] = step_lif(c, v[i], ge[i], gi[i], left[i], c.bias + x[i], e[i], h[i]);
 }
 
 // Snapshot form of a state: lif [v, ge, gi, refractory ticks left]; other models none.
