@@ -199,7 +199,8 @@ struct engine::impl {
                 const std::size_t first = std::max(begin, r->begin), last = std::min(end, r->end);
                 const auto& c = coefficients(first);
                 if (c.model == protocol::neuron_model::lif)
-                    step_lif_run(c, state, first, last, ext.data(), sum_e.data(), sum_i.data(), out);
+                    step_lif_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(),
+                                 state.refractory_left.data(), ext.data(), sum_e.data(), sum_i.data(), out);
                 else
                     for (std::size_t i = first; i < last; ++i) out[i] = step_rate(c, sum_u[i]);
             }

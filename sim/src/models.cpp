@@ -2,6 +2,7 @@
 
 #include "dnnc/protocol/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dnnc::sim {
@@ -38,7 +39,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p) {
         c.a_i = static_cast<float>(std::exp(-p.dt / p.tau_i));
         c.c_e = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_e));
         c.c_i = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_i));
-        c.refractory = p.refractory;
+        c.hold = static_cast<float>(std::max(p.refractory - 1, 0));
     }
     return c;
 }
@@ -50,6 +51,15 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
     if (p.v_init && p.v_init_max) v = *p.v_init + (*p.v_init_max - *p.v_init) * unit_uniform(seed, index);
     s.v = static_cast<float>(v);
     return s;
+}
+
+void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
+                  float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                  const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
+                  float* __restrict out) {
+    const model_coefficients k = c;  // a copy: the stores below cannot change it
+    for (std::size_t i = first; i < last; ++i)
+        out[i] = step_lif(k, v[i], ge[i], gi[i], refractory_left[i], k.bias + ext[i], excitatory[i], inhibitory[i]);
 }
 
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s) {

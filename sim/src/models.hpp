@@ -19,7 +19,7 @@ struct model_coefficients {
     // v' = v_rest + (v - v_rest) a_m + ge c_e + gi c_i;  ge' = ge a_e;  gi' = gi a_i.
     float v_rest = 0, v_reset = 0, v_th = 0;
     float a_m = 0, a_e = 0, a_i = 0, c_e = 0, c_i = 0;
-    std::int32_t refractory = 0;
+    float hold = 0;  // ticks a spike holds v at v_reset after its own: max(refractory - 1, 0)
 };
 
 struct model_state {
@@ -46,10 +46,11 @@ inline float step_rate(const model_coefficients& c, float u) {
 }
 
 // The states of a node's neurons, one array per variable: a run of neurons sharing their
-// coefficients steps as one tight loop over contiguous arrays.
+// coefficients steps as one loop over contiguous arrays, which the compiler vectorises. The
+// refractory count is kept as a float (whole numbers, exact) so that every lane of that
+// loop compares and selects floats.
 struct model_states {
-    std::vector<float> v, ge, gi;
-    std::vector<std::int32_t> refractory_left;
+    std::vector<float> v, ge, gi, refractory_left;
 
     void resize(std::size_t n) {
         v.resize(n);
@@ -57,12 +58,12 @@ struct model_states {
         gi.resize(n);
         refractory_left.resize(n);
     }
-    model_state get(std::size_t i) const { return {v[i], ge[i], gi[i], refractory_left[i]}; }
+    model_state get(std::size_t i) const { return {v[i], ge[i], gi[i], static_cast<std::int32_t>(refractory_left[i])}; }
     void set(std::size_t i, const model_state& s) {
         v[i] = s.v;
         ge[i] = s.ge;
         gi[i] = s.gi;
-        refractory_left[i] = s.refractory_left;
+        refractory_left[i] = static_cast<float>(s.refractory_left);
     }
 };
 
@@ -70,43 +71,38 @@ struct model_states {
 // sign: ge += excitatory (+ input if >= 0), gi += inhibitory (+ input if < 0). Then, unless
 // refractory, v integrates; v > v_th spikes (y = 1), resets v to v_reset and holds it there
 // for refractory - 1 more ticks (the spike tick counts). The currents always decay.
-// Written with selects between computed values rather than branches (which neuron spikes
-// or rests is unpredictable); every value is computed as the branching form would, so the
-// bits are the same.
-inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, std::int32_t& refractory_left,
-                      float input, float excitatory, float inhibitory) {
+// Every value is computed and then selected, each select on one condition, so that a loop
+// over it has no branches and vectorises; each value is computed as a branching form would,
+// so the bits are those of one.
+inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, float& refractory_left, float input,
+                      float excitatory, float inhibitory) {
     const float excitatory_with_input = excitatory + input;
     const float inhibitory_with_input = inhibitory + input;
     const bool positive = input >= 0;
     const float e = ge + (positive ? excitatory_with_input : excitatory);
     const float i = gi + (positive ? inhibitory : inhibitory_with_input);
-    const std::int32_t left = refractory_left;
+    const float left = refractory_left;
+    const float counted_down = left - 1.0f;
     const bool resting = left > 0;
-    const float integrated = c.v_rest + (v - c.v_rest) * c.a_m + e * c.c_e + i * c.c_i;
-    const bool spike = !resting && integrated > c.v_th;
-    v = resting ? v : (spike ? c.v_reset : integrated);
-    refractory_left = resting ? left - 1 : (spike ? std::max(c.refractory - 1, 0) : left);
+    const float old = v;
+    const float integrated = c.v_rest + (old - c.v_rest) * c.a_m + e * c.c_e + i * c.c_i;
+    const bool above = integrated > c.v_th;
+    const float moved = above ? c.v_reset : integrated;
+    v = resting ? old : moved;
+    const float held = above ? c.hold : left;
+    refractory_left = resting ? counted_down : held;
     ge = e * c.a_e;
     gi = i * c.a_i;
-    return spike ? 1.0f : 0.0f;
+    const float fired = above ? 1.0f : 0.0f;
+    return resting ? 0.0f : fired;
 }
 
-// step_lif for neurons [first, last), which share `coefficients`; their input is bias +
-// ext[i]. Local copies and restrict pointers tell the compiler that the stores alias
-// neither the coefficients nor the inputs, so nothing is reloaded per neuron.
-inline void step_lif_run(const model_coefficients& coefficients, model_states& s, std::size_t first, std::size_t last,
-                         const float* ext, const float* excitatory, const float* inhibitory, float* out) {
-    const model_coefficients c = coefficients;
-    float* __restrict v = s.v.data();
-    float* __restrict ge = s.ge.data();
-    float* __restrict gi = s.gi.data();
-    std::int32_t* __restrict left = s.refractory_left.data();
-    const float* __restrict x = ext;
-    const float* __restrict e = excitatory;
-    const float* __restrict h = inhibitory;
-    float* __restrict y = out;
-    for (std::size_t i = first; i < last; ++i) y[i] = step_lif(c, v[i], ge[i], gi[i], left[i], c.bias + x[i], e[i], h[i]);
-}
+// step_lif for neurons [first, last), which share `c`; their input is bias + ext[i]. The
+// loop vectorises: the restrict parameters promise that no array overlaps another.
+void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
+                  float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                  const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
+                  float* __restrict out);
 
 // Snapshot form of a state: lif [v, ge, gi, refractory ticks left]; other models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
