@@ -33,14 +33,22 @@ struct engine::impl {
     std::vector<std::uint16_t> in_delay;
     bool uniform_delay = true;
     // For sparse activity: each slot's outgoing synapses (indices into the in_ arrays,
-    // ascending), the target of every synapse, and the distinct delays.
+    // ascending) with, in the same order, what a tick reads of each: weight, delay, target
+    // and which of the target's sums it feeds; and the distinct delays.
+    enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
     std::vector<std::uint64_t> out_begin;
     std::vector<std::uint32_t> out_synapse;
-    std::vector<float> out_weight;          // in_weight in outgoing order, read sequentially
+    std::vector<float> out_weight;
     std::vector<std::uint16_t> out_delay;
-    std::vector<std::uint32_t> in_target;
+    std::vector<std::uint32_t> out_target;
+    std::vector<feeds> out_feeds;
     std::vector<std::uint16_t> delays;
-    std::vector<std::pair<std::uint32_t, float>> contributions;
+    struct sparse_term {
+        std::uint32_t synapse;  // the canonical order
+        float value;
+        float* sum;
+    };
+    std::vector<sparse_term> contributions;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<float> sum_u, sum_e, sum_i;
     // Dense projections: the matrix, where its inputs are read, and whose sums it feeds.
@@ -172,26 +180,24 @@ struct engine::impl {
             }
         }
         contributions.clear();
+        float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
         for (const auto& [k, slot] : active) {
             const auto d = delays[k];
             const float y = row(t - d)[slot];
             for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o)
-                if (out_delay[o] == d) contributions.emplace_back(out_synapse[o], out_weight[o] * y);
+                if (out_delay[o] == d)
+                    contributions.push_back({out_synapse[o], out_weight[o] * y, sums[out_feeds[o]] + out_target[o]});
         }
         std::sort(contributions.begin(), contributions.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
+                  [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
         std::fill(sum_e.begin(), sum_e.end(), 0.0f);
         std::fill(sum_i.begin(), sum_i.end(), 0.0f);
-        for (std::size_t i = 0; i < local; ++i) sum_u[i] = coefficients(i).bias + ext[i];
-        for (const auto& [s, value] : contributions) {
-            const auto i = in_target[s];
-            if (coefficients(i).model != protocol::neuron_model::lif)
-                sum_u[i] += value;
-            else if (in_weight[s] >= 0)
-                sum_e[i] += value;
-            else
-                sum_i[i] += value;
+        for (const auto& r : runs) {
+            const auto& c = coefficients(r.begin);
+            if (c.model != protocol::neuron_model::lif)
+                for (std::size_t i = r.begin; i < r.end; ++i) sum_u[i] = c.bias + ext[i];
         }
+        for (const auto& c : contributions) *c.sum += c.value;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         auto step = [&](std::size_t begin, std::size_t end) {
             auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
@@ -264,9 +270,9 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     }
     m.slots = m.slot_of.size();
     m.ring = static_cast<std::size_t>(std::max(max_delay, spec.history)) + 1;
-    m.in_target.resize(spec.in.size());
+    std::vector<std::uint32_t> in_target(spec.in.size());
     for (std::size_t k = 0; k < m.local; ++k)
-        for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) m.in_target[s] = static_cast<std::uint32_t>(k);
+        for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) in_target[s] = static_cast<std::uint32_t>(k);
     m.out_begin.assign(m.slots + 1, 0);
     for (auto slot : m.in_slot) ++m.out_begin[slot + 1];
     for (std::size_t slot = 0; slot < m.slots; ++slot) m.out_begin[slot + 1] += m.out_begin[slot];
@@ -277,9 +283,15 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     }
     m.out_weight.resize(m.out_synapse.size());
     m.out_delay.resize(m.out_synapse.size());
+    m.out_target.resize(m.out_synapse.size());
+    m.out_feeds.resize(m.out_synapse.size());
     for (std::size_t o = 0; o < m.out_synapse.size(); ++o) {
-        m.out_weight[o] = m.in_weight[m.out_synapse[o]];
-        m.out_delay[o] = m.in_delay[m.out_synapse[o]];
+        const auto s = m.out_synapse[o];
+        m.out_weight[o] = m.in_weight[s];
+        m.out_delay[o] = m.in_delay[s];
+        m.out_target[o] = in_target[s];
+        const bool lif = spec.neurons[in_target[s]].params.model == protocol::neuron_model::lif;
+        m.out_feeds[o] = !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
     }
     for (auto d : m.in_delay)
         if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
