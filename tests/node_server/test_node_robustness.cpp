@@ -77,3 +77,38 @@ TEST_CASE("garbage payloads of every message type leave a node answering, idle o
     CHECK(status.payload.find("\"network\":\"r\"") != std::string::npos);
     n.stop();
 }
+
+TEST_CASE("a config whose network share is bad is refused with the reason, and the node stays up") {
+    set_log_level(log_level::error);
+    node_options options;
+    options.call_timeout = std::chrono::seconds(2);
+    node n(options);
+    n.start();
+    const endpoint at{"127.0.0.1", n.port()};
+    auto config = [&](const std::string& neuron_index, const std::string& share) {
+        return "<node-config xmlns=\"urn:dnnc:1\" node=\"a\" network=\"x\" lead=\"a\" port=\"" + std::to_string(n.port()) +
+               "\"><run/><neuron id=\"p[0]\" index=\"" + neuron_index + "\"/><network name=\"x\">" + share +
+               "</network></node-config>";
+    };
+    const std::pair<std::string, std::string> cases[] = {
+        {config("0", R"(<population id="p" size="2"/><projection from="p" to="q" kind="all"/>)"), "no neuron or population 'q'"},
+        {config("0", R"(<population id="p" size="2"/><projection from="p" to="p" kind="dense" init="zeros"/>)"),
+         "carries no dense projections"},
+        {config("7", R"(<population id="p" size="2"/>)"), "neuron index 7 lies outside the network's 2 neurons"},
+    };
+    peer_client client;
+    for (const auto& [payload, reason] : cases) {
+        INFO(payload);
+        try {
+            client.call(at, {message_type::configure, 0, 0, payload}, std::chrono::seconds(10));
+            FAIL("the config was accepted");
+        } catch (const remote_error& e) {
+            CHECK_THAT(e.what(), Catch::Contains(reason));
+        }
+        CHECK(client.call(at, {message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(5)).type ==
+              message_type::heartbeat_reply);
+    }
+    CHECK(client.call(at, {message_type::status, 0, 0, {}}, std::chrono::seconds(5)).payload.find("unconfigured") !=
+          std::string::npos);
+    n.stop();
+}
