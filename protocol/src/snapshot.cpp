@@ -16,6 +16,9 @@ namespace dnnc::protocol {
 namespace {
 
 constexpr char magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};
+// Format 2: random projections draw one stream per target row. A format-1 snapshot's
+// network would expand to other synapses than those its states were computed with.
+constexpr std::uint32_t format = 2;
 
 template <typename T>
 void put(std::string& out, T value) {
@@ -117,7 +120,7 @@ std::string encode_binary_snapshot(const document& doc, const expanded_network& 
     without.state.reset();
     const std::string xml = serialize(without);
     std::string out(magic, sizeof magic);
-    put<std::uint32_t>(out, 1);
+    put<std::uint32_t>(out, format);
     put<std::uint64_t>(out, xml.size());
     out += xml;
     put<std::int64_t>(out, doc.state->tick);
@@ -143,7 +146,11 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
         throw damaged("checksum mismatch (the file is truncated or altered)");
     try {
         reader r(body.substr(sizeof magic));
-        if (r.get<std::uint32_t>() != 1) throw damaged("unsupported version");
+        const auto version = r.get<std::uint32_t>();
+        if (version == 1)
+            throw config_error({file, 0, 0}, "snapshot format 1, written before random projections drew one stream per "
+                                             "target: its network would expand to other synapses; it cannot be restored");
+        if (version != format) throw damaged("unsupported format " + std::to_string(version));
         const auto length = r.get<std::uint64_t>();
         document doc = parse_document(r.take(length), file);
         doc.file = file;

@@ -1,6 +1,7 @@
 // Snapshot files: XML and binary round trips, checksums, atomic writes, and the check that
 // a state fits its network.
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -88,6 +89,11 @@ TEST_CASE("a damaged binary snapshot is refused: checksum, truncation, magic") {
     CHECK_THROWS_WITH(load_snapshot(write("short.dnncs", bytes.substr(0, bytes.size() - 10))), Catch::Contains("damaged snapshot"));
     CHECK_THROWS_WITH(load_snapshot(write("magic.dnncs", "NOTASNAP" + bytes.substr(8))), Catch::Contains("magic"));
     CHECK_THROWS_WITH(load_snapshot(write("empty.dnncs", "")), Catch::Contains("damaged snapshot"));
+    // Format 1 (one random stream per projection), checksum intact: refused, not misread.
+    std::string old_format = bytes.substr(0, bytes.size() - 32);
+    old_format[8] = 1;
+    old_format += sha256(old_format);
+    CHECK_THROWS_WITH(load_snapshot(write("format1.dnncs", old_format)), Catch::Contains("snapshot format 1"));
 }
 
 TEST_CASE("a state that does not fit its network is a located error") {
