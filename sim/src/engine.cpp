@@ -223,19 +223,36 @@ struct engine::impl {
 
 engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     auto& m = *impl_;
-    m.spec = spec;
+    // What spec() answers; the synapses and dense weights live on in the engine's own layout.
+    m.spec.history = spec.history;
+    m.spec.neurons = spec.neurons;
+    m.spec.in_begin = spec.in_begin;  // where each neuron's synapses lie in the in_ arrays
+    m.spec.peers = spec.peers;
+    m.spec.device = spec.device;
     m.local = spec.neurons.size();
     if (spec.in_begin.size() != m.local + 1 || spec.in_begin.back() != spec.in.size())
         throw usage_error("engine spec: in_begin does not match the synapses");
     for (std::size_t k = 0; k < m.local; ++k)
         if (!m.slot_of.emplace(spec.neurons[k].index, static_cast<std::uint32_t>(k)).second)
             throw usage_error("engine spec: neuron " + std::to_string(spec.neurons[k].index) + " is listed twice");
-    // Looked up before inserting: emplace would allocate a node for every synapse.
+    // A remote source gets the next slot when first seen. While building, slots are looked
+    // up in a table by global index when the indices are few enough for one (a network's
+    // neuron count, as a rule), else in slot_of.
+    global_index top = 0;
+    for (const auto& n : spec.neurons) top = std::max(top, n.index);
+    for (const auto& in : spec.in) top = std::max(top, in.source);
+    constexpr std::uint32_t unseen = ~std::uint32_t{0};
+    const bool tabled = top >= 0 && static_cast<std::uint64_t>(top) < 4 * (spec.in.size() + m.local) + 4096;
+    std::vector<std::uint32_t> slot_table(tabled ? static_cast<std::size_t>(top) + 1 : 0, unseen);
+    for (std::size_t k = 0; k < m.local && tabled; ++k) slot_table[static_cast<std::size_t>(spec.neurons[k].index)] = static_cast<std::uint32_t>(k);
     auto slot_for = [&](global_index g) {
+        if (tabled && g >= 0 && g <= top && slot_table[static_cast<std::size_t>(g)] != unseen)
+            return slot_table[static_cast<std::size_t>(g)];
         const auto it = m.slot_of.find(g);
         if (it != m.slot_of.end()) return it->second;
         const auto slot = static_cast<std::uint32_t>(m.slot_of.size());
         m.slot_of.emplace(g, slot);
+        if (tabled && g >= 0 && g <= top) slot_table[static_cast<std::size_t>(g)] = slot;
         return slot;
     };
     std::uint16_t max_delay = 1;
@@ -270,28 +287,30 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     }
     m.slots = m.slot_of.size();
     m.ring = static_cast<std::size_t>(std::max(max_delay, spec.history)) + 1;
-    std::vector<std::uint32_t> in_target(spec.in.size());
-    for (std::size_t k = 0; k < m.local; ++k)
-        for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) in_target[s] = static_cast<std::uint32_t>(k);
     m.out_begin.assign(m.slots + 1, 0);
     for (auto slot : m.in_slot) ++m.out_begin[slot + 1];
     for (std::size_t slot = 0; slot < m.slots; ++slot) m.out_begin[slot + 1] += m.out_begin[slot];
-    m.out_synapse.resize(m.in_slot.size());
+    const std::size_t synapses = m.in_slot.size();
+    m.out_synapse.resize(synapses);
+    m.out_weight.resize(synapses);
+    m.out_delay.resize(synapses);
+    m.out_target.resize(synapses);
+    m.out_feeds.resize(synapses);
     {
+        // Synapses in index order, each written at its source's next outgoing position:
+        // reads are sequential, and within a source the indices ascend.
         std::vector<std::uint64_t> cursor(m.out_begin.begin(), m.out_begin.end() - 1);
-        for (std::size_t s = 0; s < m.in_slot.size(); ++s) m.out_synapse[cursor[m.in_slot[s]]++] = static_cast<std::uint32_t>(s);
-    }
-    m.out_weight.resize(m.out_synapse.size());
-    m.out_delay.resize(m.out_synapse.size());
-    m.out_target.resize(m.out_synapse.size());
-    m.out_feeds.resize(m.out_synapse.size());
-    for (std::size_t o = 0; o < m.out_synapse.size(); ++o) {
-        const auto s = m.out_synapse[o];
-        m.out_weight[o] = m.in_weight[s];
-        m.out_delay[o] = m.in_delay[s];
-        m.out_target[o] = in_target[s];
-        const bool lif = spec.neurons[in_target[s]].params.model == protocol::neuron_model::lif;
-        m.out_feeds[o] = !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
+        for (std::size_t k = 0; k < m.local; ++k) {
+            const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
+            for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
+                const auto o = cursor[m.in_slot[s]]++;
+                m.out_synapse[o] = static_cast<std::uint32_t>(s);
+                m.out_weight[o] = m.in_weight[s];
+                m.out_delay[o] = m.in_delay[s];
+                m.out_target[o] = static_cast<std::uint32_t>(k);
+                m.out_feeds[o] = !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
+            }
+        }
     }
     for (auto d : m.in_delay)
         if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);

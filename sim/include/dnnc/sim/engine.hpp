@@ -97,6 +97,8 @@ public:
     engine& operator=(engine&&) noexcept;
 
     std::size_t neuron_count() const;
+    // The neurons, peers, history and device it was built from, and in_begin (not the
+    // synapses or dense weights: those live on in the engine's own layout).
     const engine_spec& spec() const;
     // The tick compute() computes next; starts at 0.
     tick_t next_tick() const;
