@@ -32,16 +32,19 @@ struct engine::impl {
     std::vector<float> in_weight;
     std::vector<std::uint16_t> in_delay;
     bool uniform_delay = true;
-    // For sparse activity: each slot's outgoing synapses (indices into the in_ arrays,
-    // ascending) with, in the same order, what a tick reads of each: weight, delay, target
-    // and which of the target's sums it feeds; and the distinct delays.
+    // For sparse activity: each slot's outgoing synapses, fan_out[out_begin[slot] ...
+    // out_begin[slot + 1]), ascending by synapse index, with what a tick reads of each; and
+    // the distinct delays.
     enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
     std::vector<std::uint64_t> out_begin;
-    std::vector<std::uint32_t> out_synapse;
-    std::vector<float> out_weight;
-    std::vector<std::uint16_t> out_delay;
-    std::vector<std::uint32_t> out_target;
-    std::vector<feeds> out_feeds;
+    struct outgoing {  // 16 bytes: one synapse as the sparse path reads it
+        std::uint32_t synapse;
+        std::uint32_t target;
+        float weight;
+        std::uint16_t delay;
+        feeds sum;
+    };
+    std::vector<outgoing> fan_out;
     std::vector<std::uint16_t> delays;
     struct sparse_term {
         std::uint32_t synapse;  // the canonical order
@@ -185,8 +188,8 @@ struct engine::impl {
             const auto d = delays[k];
             const float y = row(t - d)[slot];
             for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o)
-                if (out_delay[o] == d)
-                    contributions.push_back({out_synapse[o], out_weight[o] * y, sums[out_feeds[o]] + out_target[o]});
+                if (fan_out[o].delay == d)
+                    contributions.push_back({fan_out[o].synapse, fan_out[o].weight * y, sums[fan_out[o].sum] + fan_out[o].target});
         }
         std::sort(contributions.begin(), contributions.end(),
                   [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
@@ -291,11 +294,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     for (auto slot : m.in_slot) ++m.out_begin[slot + 1];
     for (std::size_t slot = 0; slot < m.slots; ++slot) m.out_begin[slot + 1] += m.out_begin[slot];
     const std::size_t synapses = m.in_slot.size();
-    m.out_synapse.resize(synapses);
-    m.out_weight.resize(synapses);
-    m.out_delay.resize(synapses);
-    m.out_target.resize(synapses);
-    m.out_feeds.resize(synapses);
+    m.fan_out.resize(synapses);
     {
         // Synapses in index order, each written at its source's next outgoing position:
         // reads are sequential, and within a source the indices ascend.
@@ -304,11 +303,8 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
             const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
             for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
                 const auto o = cursor[m.in_slot[s]]++;
-                m.out_synapse[o] = static_cast<std::uint32_t>(s);
-                m.out_weight[o] = m.in_weight[s];
-                m.out_delay[o] = m.in_delay[s];
-                m.out_target[o] = static_cast<std::uint32_t>(k);
-                m.out_feeds[o] = !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
+                const auto sum = !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
+                m.fan_out[o] = {static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(k), m.in_weight[s], m.in_delay[s], sum};
             }
         }
     }
