@@ -476,7 +476,9 @@ struct node::impl {
 
     json submit(const std::string& payload, bool replace) {
         const auto started = clock_type::now();
-        protocol::document doc = protocol::parse_document(payload, "submitted document");
+        protocol::document doc = protocol::is_binary_snapshot(payload)
+                                     ? protocol::decode_binary_snapshot(payload, "submitted snapshot")
+                                     : protocol::parse_document(payload, "submitted document");
         protocol::check_document(doc);
         if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
         {

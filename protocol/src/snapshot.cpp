@@ -75,6 +75,8 @@ indexed_state get_state(reader& r) {
     return s;
 }
 
+}  // namespace
+
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw config_error({path, 0, 0}, "cannot open the file");
@@ -82,8 +84,6 @@ std::string read_file(const std::string& path) {
     ss << in.rdbuf();
     return ss.str();
 }
-
-}  // namespace
 
 std::string encode_states(const std::vector<indexed_state>& states) {
     std::string out;
@@ -191,6 +191,10 @@ document load_snapshot(const std::string& path) {
     if (!doc.net) throw config_error({path, 0, 0}, "a snapshot needs a <network>");
     if (!doc.state) throw config_error({path, 0, 0}, "not a snapshot: the document has no <state>");
     return doc;
+}
+
+bool is_binary_snapshot(std::string_view bytes) {
+    return bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
 }
 
 bool is_binary_snapshot_path(const std::string& path) {

@@ -24,7 +24,7 @@ void pound(const endpoint& at) {
     const std::vector<std::string> payloads{
         "", "garbage", "{}", "[]", "{\"command\": 7}", "{\"command\": \"step\", \"ticks\": -3}",
         "{\"grant\": \"x\"}", "[[999999, 0, 1]]", "[[0, -5, 1]]", "<dnnc xmlns=\"urn:dnnc:1\"/>", "<node-config/>",
-        std::string("\x01\x00\x02\x00", 4), std::string(1000, '\xff'),
+        std::string("\x01\x00\x02\x00", 4), std::string(1000, '\xff'), "DNNCSNAP" + std::string(100, '\x01'),
         R"({"route": [{"id": "x", "host": "127.0.0.1", "port": 1, "delay": 0}], "hop": 5})"};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,

@@ -8,6 +8,8 @@
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 namespace dnnc::cli {
@@ -49,9 +51,15 @@ int run_restore(const restore_options& o) {
     protocol::check_document(doc);
     // Every state entry must fit the network; nothing is sent otherwise.
     protocol::states_of(doc, protocol::expand(*doc.net, doc.file));
+    // A binary snapshot as it is travels smaller and decodes faster than its XML, unless
+    // the cluster changes or a weights file must be found relative to the snapshot.
+    const bool relative_weights = std::any_of(doc.net->projections.begin(), doc.net->projections.end(), [](const auto& p) {
+        return !p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative();
+    });
+    const bool as_is = protocol::is_binary_snapshot_path(o.file) && o.cluster.empty() && !relative_weights;
     const auto reply = call_node(o.client, o.to,
                                  {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0,
-                                  submission_of(doc)});
+                                  as_is ? protocol::read_file(o.file) : submission_of(doc)});
     const auto summary = nlohmann::json::parse(reply.payload);
     std::cout << "network '" << summary["network"].get<std::string>() << "' restored on " << summary["nodes"].size()
               << " nodes, frozen at tick " << summary["tick"] << " (dnnc resume or dnnc step to go on)\n";

@@ -22,7 +22,7 @@ namespace dnnc::protocol {
 
 enum class message_type : std::uint8_t {
     error_reply = 1,   // payload: a human-readable message
-    submit = 2,        // payload: a DNNC document (network.xsd); flag `replace_flag` to replace
+    submit = 2,        // payload: a DNNC document (network.xsd) or a binary snapshot; flag `replace_flag` to replace
     submit_reply = 3,  // payload: JSON summary of the installed network
     configure = 4,     // payload: node.xsd config of a subtree
     configure_reply = 5,  // payload: JSON list of {node, hash} acks of the subtree

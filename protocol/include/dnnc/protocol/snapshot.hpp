@@ -36,6 +36,8 @@ std::string encode_binary_snapshot(const document& doc, const expanded_network& 
 // config_error naming `file` for any damage.
 document decode_binary_snapshot(std::string_view bytes, const std::string& file);
 
+// The bytes of a file; config_error when it cannot be opened.
+std::string read_file(const std::string& path);
 // Reads a snapshot, binary (.dnncs) or XML, and checks it like any document; it must
 // have a network and a state.
 document load_snapshot(const std::string& path);
@@ -44,6 +46,8 @@ document load_snapshot(const std::string& path);
 void save_snapshot(const document& doc, const std::string& path);
 void write_atomically(const std::string& path, std::string_view bytes);
 bool is_binary_snapshot_path(const std::string& path);
+// Whether `bytes` start like a binary snapshot (its magic); decoding still checks the rest.
+bool is_binary_snapshot(std::string_view bytes);
 
 // The state of a snapshot by global index, checked against the network: every neuron
 // present once, as many variables as its model has, history as long as the longest delay
