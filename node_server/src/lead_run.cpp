@@ -179,7 +179,7 @@ void lead_run::drive() {
 }
 
 void lead_run::write_checkpoint(std::int64_t tick) {
-    const std::string bytes = links_.capture();
+    const std::string bytes = links_.capture(tick);
     namespace fs = std::filesystem;
     fs::create_directories(checkpoints_.dir);
     const std::string file = (fs::path(checkpoints_.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();

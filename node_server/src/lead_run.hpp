@@ -26,8 +26,10 @@ public:
         std::function<void(std::size_t node, const nlohmann::json&)> inputs;
         // Whether node v still answers heartbeats.
         std::function<bool(std::size_t node)> alive;
-        // A binary snapshot of the network, taken while every node is paused.
-        std::function<std::string()> capture;
+        // A binary snapshot of the network at `tick` (the next to compute), taken while every
+        // node is paused there. It must not take a reference to this run: a run may not end
+        // on its own ticker thread.
+        std::function<std::string(std::int64_t tick)> capture;
     };
 
     struct checkpoint_settings {

@@ -262,7 +262,7 @@ struct node::impl {
             else
                 call(v, message_type::inputs, inputs);
         };
-        l.capture = [this] { return capture_snapshot(); };
+        l.capture = [this](std::int64_t tick) { return capture_snapshot(tick); };
         l.alive = [this, state](std::size_t v) {
             if (v == state->topo.lead()) return true;
             const double timeout_ms = state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
@@ -300,19 +300,20 @@ struct node::impl {
     }
 
     std::string snapshot() {
-        if (!current_run()->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
-        return capture_snapshot();
+        const auto r = current_run();
+        if (!r->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+        return capture_snapshot(r->next_tick());
     }
 
-    // A binary snapshot; every node's runner must be paused at its horizon.
-    std::string capture_snapshot() {
-        const auto r = current_run();
+    // A binary snapshot at `tick`; every node's runner must be paused there. Called from a
+    // run's ticker thread for checkpoints, so it holds no reference to a run: were the run
+    // replaced meanwhile, that reference could be the last, ending the run on its own thread.
+    std::string capture_snapshot(std::int64_t tick) {
         std::shared_ptr<lead_state> state;
         {
             std::lock_guard<std::mutex> lock(mutex);
             state = lead;
         }
-        const auto tick = r->next_tick();
         auto states = capture_subtree();
         std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
         const auto& net = state->plan.net;
