@@ -46,6 +46,7 @@ struct engine::impl {
     };
     std::vector<outgoing> fan_out;
     std::vector<std::uint16_t> delays;
+    tick_t remote_delay = 1;
     struct sparse_term {
         std::uint32_t synapse;  // the canonical order
         float value;
@@ -308,6 +309,12 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
             }
         }
     }
+    m.remote_delay = static_cast<tick_t>(m.ring) - 1;
+    for (std::size_t s = 0; s < synapses; ++s)
+        if (m.in_slot[s] >= m.local) m.remote_delay = std::min<tick_t>(m.remote_delay, m.in_delay[s]);
+    for (const auto& d : m.dense)
+        if (std::any_of(d.source_slots.begin(), d.source_slots.end(), [&](std::uint32_t slot) { return slot >= m.local; }))
+            m.remote_delay = std::min<tick_t>(m.remote_delay, d.delay);
     for (auto d : m.in_delay)
         if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
     std::sort(m.delays.begin(), m.delays.end());
@@ -337,6 +344,7 @@ engine& engine::operator=(engine&&) noexcept = default;
 std::size_t engine::neuron_count() const { return impl_->local; }
 const engine_spec& engine::spec() const { return impl_->spec; }
 tick_t engine::next_tick() const { return impl_->next; }
+tick_t engine::remote_delay() const { return impl_->remote_delay; }
 
 void engine::add_input(global_index neuron, tick_t t, float value) {
     if (t < impl_->next)

@@ -16,13 +16,14 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
       completed_(e.next_tick() - 1),
       first_tick_(e.next_tick()) {
     for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
+    if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
 }
 
 void runner::receive(std::size_t peer, packet p) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (peer >= pending_.size()) throw protocol_error("packet from an unknown peer");
-    // The packet of tick k is read by tick k + 1; once that is computed it is too late.
-    if (p.tick + 1 <= completed_) {
+    // The packet of tick k is read by tick k + lag_; once that is computed it is too late.
+    if (p.tick + lag_ <= completed_) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
         return;
     }
@@ -86,9 +87,10 @@ bool runner::wait_completed(tick_t t, std::chrono::milliseconds timeout) const {
 }
 
 void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
-    if (t <= first_tick_ || pending_.empty()) return;  // inputs of earlier ticks are in the history
+    // Outputs of ticks before the first are in the history already.
+    if (t - lag_ < first_tick_ || pending_.empty()) return;
     auto all_arrived = [&] {
-        return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) { return q.count(t - 1) > 0; });
+        return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) { return q.count(t - lag_) > 0; });
     };
     if (options_.sync == protocol::sync_mode::lockstep) {
         changed_.wait(lock, [&] { return stopping_ || all_arrived(); });
@@ -97,12 +99,12 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
     const auto began = clock_type::now();
     const auto window = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(window_ms_));
     while (!stopping_ && !all_arrived()) {
-        const auto first = first_arrival_.find(t - 1);
+        const auto first = first_arrival_.find(t - lag_);
         const auto deadline = (first == first_arrival_.end() ? began : first->second) + window;
         if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && clock_type::now() >= deadline) break;
     }
     for (const auto& q : pending_)
-        if (!q.count(t - 1)) ++stats_.packets_missing;
+        if (!q.count(t - lag_)) ++stats_.packets_missing;
 }
 
 bool runner::step_once(std::unique_lock<std::mutex>& lock) {
@@ -115,10 +117,10 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     std::vector<std::pair<std::size_t, packet>> ready;
     for (std::size_t p = 0; p < pending_.size(); ++p) {
         auto& q = pending_[p];
-        if (auto it = q.find(t - 1); it != q.end()) ready.emplace_back(p, std::move(it->second));
-        q.erase(q.begin(), q.lower_bound(t));
+        if (auto it = q.find(t - lag_); it != q.end()) ready.emplace_back(p, std::move(it->second));
+        q.erase(q.begin(), q.lower_bound(t - lag_ + 1));
     }
-    first_arrival_.erase(first_arrival_.begin(), first_arrival_.lower_bound(t));
+    first_arrival_.erase(first_arrival_.begin(), first_arrival_.lower_bound(t - lag_ + 1));
     const auto inputs = std::move(inputs_);
     inputs_.clear();
     lock.unlock();

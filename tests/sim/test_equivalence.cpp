@@ -84,6 +84,8 @@ TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes")
     networks.push_back({"random recurrent, mixed delays", generated(R"(<population id="p" size="300" model="tanh"/>
         <projection from="p" to="p" kind="random" p="0.05" weight="0.3" seed="4"/>
         <projection from="p[0:100]" to="p" kind="random" p="0.05" weight="-0.2" delay="3" seed="5"/>)"), 40});
+    networks.push_back({"random recurrent, every delay 3: nodes run ahead", generated(R"(<population id="p" size="200" model="tanh"/>
+        <projection from="p" to="p" kind="random" p="0.05" weight="0.3" delay="3" seed="6"/>)"), 40});
     networks.push_back({"lif CUBA-like", generated(R"(<population id="P" size="500" model="lif" seed="3" v-init="-60" v-init-max="-50" refractory="50"/>
         <projection from="P[0:400]" to="P" kind="random" p="0.1" weight="1.62" seed="1"/>
         <projection from="P[400:500]" to="P" kind="random" p="0.1" weight="-9" seed="2" delay="2"/>)"), 400});
@@ -98,6 +100,15 @@ TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes")
             CHECK(distributed(n.net, scatter(n.net.neuron_count(), nodes, 99), nodes, n.ticks, inputs) == expected);
         }
     }
+}
+
+TEST_CASE("a node reads its peers with the shortest delay of its remote inputs") {
+    const auto net = generated(R"(<population id="p" size="100" model="tanh"/>
+        <projection from="p" to="p" kind="random" p="0.1" delay="4" seed="1"/>
+        <projection from="p[0:10]" to="p" kind="random" p="0.1" delay="2" seed="2"/>)");
+    const auto specs = partition_specs(net, scatter(100, 2, 3), 2);
+    CHECK(engine(specs[0]).remote_delay() == 2);
+    CHECK(engine(whole_network(net)).remote_delay() == 4);  // no remote inputs: the longest delay
 }
 
 TEST_CASE("send=nonzero gives the same results as send=always") {

@@ -102,6 +102,9 @@ public:
     const engine_spec& spec() const;
     // The tick compute() computes next; starts at 0.
     tick_t next_tick() const;
+    // The shortest delay with which this engine reads a remote neuron (its longest delay
+    // when it reads none): tick t needs remote outputs of ticks up to t - remote_delay().
+    tick_t remote_delay() const;
 
     // External input: ext_i(t) for a local neuron (values for the same tick add up).
     // Throws usage_error for a neuron that is not local or a tick already computed.

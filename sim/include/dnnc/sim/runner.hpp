@@ -1,12 +1,16 @@
 #pragma once
 // Drives one node's engine tick by tick over a transport, under the sync rules:
-//   lockstep: tick t is computed only when every peer's packet of tick t-1 has arrived
-//             (each peer sends one packet per tick, empty or not);
+//   lockstep: tick t is computed only when every peer's packet of tick t-D has arrived,
+//             D being the shortest delay with which the node reads a remote neuron (each
+//             peer sends one packet per tick, empty or not): with D > 1 a node runs up to
+//             D ticks ahead of its peers, so ticks overlap instead of waiting on each
+//             round trip;
 //   window:   tick t waits for the peers' packets of tick t-1 at most the node's wait
 //             window (the largest of its neurons' windows) after the first of them
 //             arrived, or after it began waiting; what is missing counts as 0, packets
 //             that come later are dropped and counted.
-// Per tick: deliver the packets of t-1, compute t, send t to every peer, report t.
+// Per tick: deliver the packets of t-D (window: t-1), compute t, send t to every peer,
+// report t.
 // Ticks run up to the horizon the clock grants; the runner then waits for more.
 #include "dnnc/sim/engine.hpp"
 
@@ -95,6 +99,7 @@ private:
     runner_options options_;
     tick_observer observer_;
     double window_ms_ = 0;
+    tick_t lag_ = 1;  // tick t reads the peers' packets of tick t - lag_
 
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
