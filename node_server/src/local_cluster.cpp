@@ -186,7 +186,7 @@ local_cluster read_record(const std::string& config_path) {
     }
 }
 
-std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret) {
+std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret, node_logs logs) {
     peer_client client(secret);
     for (const auto& n : cluster.nodes) {
         // Only our own process: after a crash the port may serve someone else's node.
@@ -212,6 +212,7 @@ std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const 
     }
     std::error_code ignored;
     fs::remove(record_path(cluster.config), ignored);
+    if (logs == node_logs::remove) fs::remove_all(record_dir(cluster.config), ignored);
     return killed;
 }
 

@@ -70,7 +70,21 @@ TEST_CASE("nodes started on port 0 pick free ports and answer with their own pid
     CHECK(started.nodes[1].at.port != 0);
     CHECK(started.nodes[0].at.port != started.nodes[1].at.port);
     for (const auto& n : started.nodes) CHECK(pid_answering(n.at) == n.pid);
+    const auto logs = std::filesystem::path(started.nodes[0].log_file).parent_path();
+    CHECK(std::filesystem::exists(started.nodes[1].log_file));
     CHECK(node_server::stop_local_cluster(started, "").empty());
+    CHECK_FALSE(std::filesystem::exists(logs));  // stopped cleanly: nothing left behind
+}
+
+TEST_CASE("a cluster stopped with its logs kept leaves them, without the record") {
+    test::scratch_dir dir;
+    const auto config = dir.file("kept.xml", "");
+    const auto started = node_server::start_local_cluster(loopback_cluster({0}), config,
+                                                          launch_with(std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node"));
+    node_server::stop_local_cluster(started, "", node_server::node_logs::keep);
+    CHECK(std::filesystem::exists(started.nodes[0].log_file));
+    CHECK_FALSE(std::filesystem::exists(node_server::record_path(config)));
+    std::filesystem::remove_all(std::filesystem::path(started.nodes[0].log_file).parent_path());
 }
 
 // Regression: a node that lost its port to another process, which took it between the

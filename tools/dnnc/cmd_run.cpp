@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -50,7 +51,13 @@ public:
     cluster_session(const protocol::cluster& clu, const std::string& config, const node_server::launch_options& launch,
                     std::string secret)
         : secret_(std::move(secret)), cluster_(node_server::start_local_cluster(clu, config, launch)) {}
-    ~cluster_session() { node_server::stop_local_cluster(cluster_, secret_); }
+    // The nodes' logs stay when the run ends with an error: they may say why.
+    ~cluster_session() {
+        const bool failed = std::uncaught_exceptions() > unwinding_;
+        node_server::stop_local_cluster(cluster_, secret_, failed ? node_server::node_logs::keep : node_server::node_logs::remove);
+        if (failed && !cluster_.nodes.empty())
+            std::cerr << "dnnc: the nodes' logs are in " << fs::path(cluster_.nodes.front().log_file).parent_path().string() << '\n';
+    }
 
     // `clu` with the ports its nodes listen on.
     protocol::cluster listening(protocol::cluster clu) const {
@@ -63,6 +70,7 @@ public:
 private:
     std::string secret_;
     node_server::local_cluster cluster_;
+    int unwinding_ = std::uncaught_exceptions();
 };
 
 int run_run(const run_options& o) {

@@ -47,8 +47,13 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
 // Reads the record written by start_local_cluster; throws io_error when there is none.
 local_cluster read_record(const std::string& config_path);
 
+// What stopping a cluster leaves behind: nothing, or the nodes' logs (to read why it failed).
+enum class node_logs { remove, keep };
+
 // Asks each node to shut down, then escalates to SIGTERM and SIGKILL for those still
-// running; removes the record. Returns the ids of nodes that had to be killed.
-std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret);
+// running; removes the record, and the record's folder with the logs unless they are kept.
+// Returns the ids of nodes that had to be killed.
+std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret,
+                                            node_logs logs = node_logs::remove);
 
 }  // namespace dnnc::node_server
