@@ -1,42 +1,8 @@
 #include "dnnc/protocol/signal_codec.hpp"
 
-#include <cstring>
+#include "bytes.hpp"
 
 namespace dnnc::protocol {
-namespace {
-
-template <typename T>
-void put(std::string& out, T value) {
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));  // the supported platforms are little-endian
-    out.append(bytes, sizeof(T));
-}
-
-class reader {
-public:
-    explicit reader(std::string_view bytes) : bytes_(bytes) {}
-    template <typename T>
-    T get() {
-        if (bytes_.size() - at_ < sizeof(T)) throw protocol_error("signal packet is truncated");
-        T value;
-        std::memcpy(&value, bytes_.data() + at_, sizeof(T));
-        at_ += sizeof(T);
-        return value;
-    }
-    std::string text(std::size_t length) {
-        if (bytes_.size() - at_ < length) throw protocol_error("signal packet is truncated");
-        std::string s(bytes_.substr(at_, length));
-        at_ += length;
-        return s;
-    }
-    std::size_t left() const { return bytes_.size() - at_; }
-
-private:
-    std::string_view bytes_;
-    std::size_t at_ = 0;
-};
-
-}  // namespace
 
 std::string encode_signals(const binary_signals& s) {
     if (s.from.size() > UINT16_MAX) throw protocol_error("sender id too long");
@@ -61,12 +27,12 @@ std::string encode_signals(const binary_signals& s) {
 }
 
 binary_signals decode_signals(std::string_view bytes) {
-    reader r(bytes);
+    byte_reader r(bytes, "signal packet");
     if (r.get<std::uint8_t>() != 1) throw protocol_error("unknown signal packet version");
     const auto flags = r.get<std::uint8_t>();
     binary_signals s;
     s.dense = flags & 1;
-    s.from = r.text(r.get<std::uint16_t>());
+    s.from = std::string(r.take(r.get<std::uint16_t>()));
     s.tick = r.get<std::int64_t>();
     const auto count = r.get<std::uint32_t>();
     const std::size_t each = s.dense ? 4 : 8;

@@ -1,5 +1,6 @@
 #include "dnnc/protocol/snapshot.hpp"
 
+#include "bytes.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -20,39 +21,6 @@ constexpr char magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};
 // network would expand to other synapses than those its states were computed with.
 constexpr std::uint32_t format = 2;
 
-template <typename T>
-void put(std::string& out, T value) {
-    char bytes[sizeof(T)];
-    std::memcpy(bytes, &value, sizeof(T));
-    out.append(bytes, sizeof(T));
-}
-
-class reader {
-public:
-    explicit reader(std::string_view bytes) : bytes_(bytes) {}
-    template <typename T>
-    T get() {
-        need(sizeof(T));
-        T value;
-        std::memcpy(&value, bytes_.data() + at_, sizeof(T));
-        at_ += sizeof(T);
-        return value;
-    }
-    std::string_view take(std::size_t n) {
-        need(n);
-        const auto s = bytes_.substr(at_, n);
-        at_ += n;
-        return s;
-    }
-    bool done() const { return at_ == bytes_.size(); }
-
-private:
-    void need(std::size_t n) const {
-        if (bytes_.size() - at_ < n) throw protocol_error("truncated");
-    }
-    std::string_view bytes_;
-    std::size_t at_ = 0;
-};
 
 void put_state(std::string& out, const indexed_state& s) {
     if (s.variables.size() > 255 || s.history.size() > 65535) throw protocol_error("neuron state too large");
@@ -64,7 +32,7 @@ void put_state(std::string& out, const indexed_state& s) {
     for (float v : s.history) put<float>(out, v);
 }
 
-indexed_state get_state(reader& r) {
+indexed_state get_state(byte_reader& r) {
     indexed_state s;
     s.index = r.get<std::uint32_t>();
     s.output = r.get<float>();
@@ -94,7 +62,7 @@ std::string encode_states(const std::vector<indexed_state>& states) {
 
 std::vector<indexed_state> decode_states(std::string_view bytes) {
     try {
-        reader r(bytes);
+        byte_reader r(bytes, "neuron states");
         const auto count = r.get<std::uint64_t>();
         if (count > bytes.size()) throw protocol_error("impossible count");
         std::vector<indexed_state> states;
@@ -145,7 +113,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
     if (sha256(body) != bytes.substr(body.size()))
         throw damaged("checksum mismatch (the file is truncated or altered)");
     try {
-        reader r(body.substr(sizeof magic));
+        byte_reader r(body.substr(sizeof magic), "snapshot");
         const auto version = r.get<std::uint32_t>();
         if (version == 1)
             throw config_error({file, 0, 0}, "snapshot format 1, written before random projections drew one stream per "
