@@ -61,14 +61,17 @@ void lead_run::on_report(const json& report) {
     if (report.value("hash", std::string()) != config_hashes_.at(v)) return;
     const auto tick = report.at("tick").get<std::int64_t>();
     const auto& values = report.at("values");
-    if (values.size() != columns_of_[v].size()) throw protocol_error("tick report with the wrong number of values");
+    const std::size_t lanes = static_cast<std::size_t>(run_.batch), width = columns_.size();
+    if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
     auto& row = partial_[tick];
     if (row.values.empty()) {
-        row.values.assign(columns_.size(), 0.0f);
+        row.values.assign(width * lanes, 0.0f);
         row.reported.assign(topo_.node_count(), false);
     }
-    for (std::size_t k = 0; k < values.size(); ++k)
-        for (auto c : columns_of_[v][k]) row.values[c] = values[k].get<float>();
+    // A report lists lanes within each neuron; a row lists columns within each lane.
+    for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
+        for (std::size_t lane = 0; lane < lanes; ++lane)
+            for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
     row.reported[v] = true;
     auto& p = nodes_[v];
     p.completed = std::max(p.completed, tick);
@@ -272,8 +275,12 @@ json lead_run::input(const json& rows) {
         const auto tick = row.at(0).get<std::int64_t>();
         const auto target = row.at(1).get<std::string>();
         const auto value = row.at(2).get<float>();
+        const auto lane = row.size() > 3 ? row.at(3).get<std::int64_t>() : std::int64_t{-1};
         if (tick < first_open)
             throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): that tick has already run");
+        if (lane < -1 || lane >= run_.batch)
+            throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): lane " + std::to_string(lane) +
+                              " is out of range; the run has batch " + std::to_string(run_.batch));
         std::vector<protocol::neuron_index> neurons;
         const auto port = std::find_if(net.inputs.begin(), net.inputs.end(), [&](const auto& p) { return p.id == target; });
         if (port != net.inputs.end()) {
@@ -285,7 +292,7 @@ json lead_run::input(const json& rows) {
         }
         for (auto i : neurons) {
             auto& list = per_node[plan_.node_of_neuron[i]];
-            list.push_back(json::array({i, tick, value}));
+            list.push_back(json::array({i, tick, value, lane}));
             ++count;
         }
     }
@@ -385,7 +392,7 @@ json lead_run::output(const json& request) {
         for (float v : rows_[static_cast<std::size_t>(t - first_tick_)]) row.push_back(v);
         rows.push_back(std::move(row));
     }
-    return {{"columns", columns_}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)}};
+    return {{"columns", columns_}, {"batch", run_.batch}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)}};
 }
 
 }  // namespace dnnc::node_server

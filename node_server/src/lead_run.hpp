@@ -48,7 +48,8 @@ public:
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input", ...}
     nlohmann::json control(const nlohmann::json& request);
-    // {"from": tick} -> {"columns": [...], "rows": [[tick, values...]...], "completed": C}
+    // {"from": tick} -> {"columns": [...], "batch": B, "rows": [[tick, values...]...], "completed": C};
+    // a row holds the columns of lane 0, then those of lane 1, ...
     // Also: which state the run is in, for snapshots.
     bool paused() const;
     std::int64_t next_tick() const;

@@ -314,6 +314,9 @@ struct node::impl {
             std::lock_guard<std::mutex> lock(mutex);
             state = lead;
         }
+        if (const auto& settings = state->plan.doc.run; settings && settings->batch > 1)
+            throw usage_error("this run has batch " + std::to_string(settings->batch) +
+                              ": snapshots hold one lane, so batched runs cannot be snapshotted");
         auto states = capture_subtree();
         std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
         const auto& net = state->plan.net;

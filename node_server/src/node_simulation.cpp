@@ -62,7 +62,8 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
 void node_simulation::start_runner() {
     runner_ = std::make_unique<sim::runner>(engine_, *transport_, options_, [this](sim::tick_t t, const sim::engine& e) {
         json values = json::array();
-        for (auto i : reported_) values.push_back(e.output(i));
+        for (auto i : reported_)
+            for (std::uint32_t lane = 0; lane < e.batch(); ++lane) values.push_back(e.output(i, lane));
         const auto s = runner_->stats();
         report_(json{{"node", id_}, {"hash", hash_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
                      {"dropped", s.values_dropped}, {"missing", s.packets_missing}}
@@ -122,7 +123,8 @@ json node_simulation::clock(const json& request) {
 
 void node_simulation::add_inputs(const json& inputs) {
     for (const auto& row : inputs)
-        runner_->add_input(row.at(0).get<sim::global_index>(), row.at(1).get<sim::tick_t>(), row.at(2).get<float>());
+        runner_->add_input(row.at(0).get<sim::global_index>(), row.at(1).get<sim::tick_t>(), row.at(2).get<float>(),
+                           row.size() > 3 ? row.at(3).get<std::int64_t>() : sim::engine::all_lanes);
 }
 
 }  // namespace dnnc::node_server

@@ -29,7 +29,7 @@ public:
     void on_signals(protocol::binary_signals s);
     // {"grant": T} or {"hold": true} -> {"horizon": H, "completed": C}
     nlohmann::json clock(const nlohmann::json& request);
-    // [[neuron index, tick, value], ...]
+    // [[neuron index, tick, value(, lane)], ...]; without a lane, every lane
     void add_inputs(const nlohmann::json& inputs);
     sim::runner_stats stats() const { return runner_->stats(); }
     // This node's neuron states; the runner must be paused (frozen).

@@ -255,6 +255,9 @@ void check_run(const run_settings& run, const cluster* clu) {
     if (run.checkpoint_every < 0) out.add(w, "run: checkpoint-every must be >= 0 ticks");
     if (run.checkpoint_keep < 1) out.add(w, "run: checkpoint-keep must be at least 1");
     if (run.fan_out < 1) out.add(w, "run: fan-out must be at least 1");
+    if (run.batch < 1 || run.batch > max_batch) out.add(w, "run: batch must lie in 1.." + std::to_string(max_batch));
+    if (run.batch > 1 && run.checkpoint_every > 0)
+        out.add(w, "run: checkpoint-every needs batch 1 (snapshots of a batched run are not supported)");
     if (run.probes < 1 || run.probes > 10000) out.add(w, "run: probes must lie in 1..10000");
     if (!(std::isfinite(run.window_factor) && run.window_factor >= 1)) out.add(w, "run: window-factor must be >= 1");
     if (!(std::isfinite(run.window_margin_ms) && run.window_margin_ms >= 0)) out.add(w, "run: window-margin must be >= 0 ms");

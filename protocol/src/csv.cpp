@@ -2,6 +2,7 @@
 
 #include "text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -14,7 +15,7 @@ std::vector<input_row> parse_input_csv(std::string_view text, const std::string&
     std::vector<diagnostic> problems;
     std::size_t start = 0;
     int line = 0;
-    bool header_seen = false;
+    bool header_seen = false, with_lane = false;
     while (start <= text.size()) {
         const auto end = std::min(text.find('\n', start), text.size());
         std::string_view raw = text.substr(start, end - start);
@@ -46,12 +47,15 @@ std::vector<input_row> parse_input_csv(std::string_view text, const std::string&
         };
         if (!header_seen) {
             header_seen = true;
-            if (fields.size() != 3 || fields[0].first != "tick" || fields[1].first != "target" || fields[2].first != "value")
-                problem(1, "the header must be `tick,target,value`");
+            with_lane = fields.size() == 4 && fields[3].first == "lane";
+            if ((fields.size() != 3 && !with_lane) || fields[0].first != "tick" || fields[1].first != "target" ||
+                fields[2].first != "value")
+                problem(1, "the header must be `tick,target,value` or `tick,target,value,lane`");
             continue;
         }
-        if (fields.size() != 3) {
-            problem(1, "expected 3 fields (tick,target,value), found " + std::to_string(fields.size()));
+        if (fields.size() != (with_lane ? 4u : 3u)) {
+            problem(1, std::string("expected ") + (with_lane ? "4 fields (tick,target,value,lane)" : "3 fields (tick,target,value)") +
+                           ", found " + std::to_string(fields.size()));
             continue;
         }
         input_row row;
@@ -68,6 +72,13 @@ std::vector<input_row> parse_input_csv(std::string_view text, const std::string&
             problem(fields[2].second, "value '" + fields[2].first + "' is not a finite number");
         else
             row.value = static_cast<float>(*value);
+        if (with_lane) {
+            const auto lane = text::to_int64(fields[3].first);
+            if (!lane || *lane < 0)
+                problem(fields[3].second, "lane '" + fields[3].first + "' is not a whole number >= 0");
+            else
+                row.lane = *lane;
+        }
         rows.push_back(std::move(row));
         if (problems.size() >= 50) break;
     }
@@ -84,20 +95,36 @@ std::vector<input_row> read_input_csv(const std::string& path) {
     return parse_input_csv(ss.str(), path);
 }
 
-std::string output_csv_header(const std::vector<std::string>& columns) {
-    std::string out = "tick";
+void check_input_lanes(const std::vector<input_row>& rows, std::int64_t batch) {
+    std::vector<diagnostic> problems;
+    for (const auto& r : rows)
+        if (r.lane >= batch && problems.size() < 50)
+            problems.push_back({r.where, "lane " + std::to_string(r.lane) + " is out of range; the run has batch " +
+                                             std::to_string(batch)});
+    if (!problems.empty()) throw config_error(std::move(problems));
+}
+
+std::string output_csv_header(const std::vector<std::string>& columns, std::int64_t batch) {
+    std::string out = batch > 1 ? "tick,lane" : "tick";
     for (const auto& c : columns) out += "," + c;
     return out + "\n";
 }
 
-std::string output_csv_row(std::int64_t tick, const std::vector<float>& values) {
-    std::string out = std::to_string(tick);
+std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, std::int64_t batch) {
+    const auto lanes = static_cast<std::size_t>(std::max<std::int64_t>(batch, 1));
+    const std::size_t width = values.size() / lanes;
+    std::string out;
     char buffer[32];
-    for (float v : values) {
-        std::snprintf(buffer, sizeof buffer, ",%.9g", static_cast<double>(v));
-        out += buffer;
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+        out += std::to_string(tick);
+        if (batch > 1) out += "," + std::to_string(lane);
+        for (std::size_t c = 0; c < width; ++c) {
+            std::snprintf(buffer, sizeof buffer, ",%.9g", static_cast<double>(values[lane * width + c]));
+            out += buffer;
+        }
+        out += "\n";
     }
-    return out + "\n";
+    return out;
 }
 
 }  // namespace dnnc::protocol

@@ -352,6 +352,7 @@ protected:
         r.checkpoint_every = a.integer("checkpoint-every", r.checkpoint_every);
         r.checkpoint_keep = a.int32("checkpoint-keep", r.checkpoint_keep);
         r.fan_out = a.int32("fan-out", r.fan_out);
+        r.batch = a.int32("batch", r.batch);
         r.probes = a.int32("probes", r.probes);
         r.window_factor = a.real("window-factor", r.window_factor);
         r.window_margin_ms = a.real("window-margin", r.window_margin_ms);

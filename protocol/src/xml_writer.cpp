@@ -137,6 +137,7 @@ void write_run(xml_out& x, const run_settings& r) {
     if (r.checkpoint_every != d.checkpoint_every) x.attr("checkpoint-every", r.checkpoint_every);
     if (r.checkpoint_keep != d.checkpoint_keep) x.attr("checkpoint-keep", r.checkpoint_keep);
     if (r.fan_out != d.fan_out) x.attr("fan-out", r.fan_out);
+    if (r.batch != d.batch) x.attr("batch", r.batch);
     if (r.probes != d.probes) x.attr("probes", r.probes);
     x.attr_if("window-factor", r.window_factor, d.window_factor);
     x.attr_if("window-margin", r.window_margin_ms, d.window_margin_ms);

@@ -21,13 +21,15 @@ constexpr std::size_t grain = 512;
 }  // namespace
 
 // Layout. Every neuron the engine reads (its own and the remote sources) has a slot; local
-// neuron k has slot k. The output history is a ring of R = max delay + 1 rows of one float
-// per slot: row (t mod R) holds tick t. Row zero_row_ is all zeros and stands for ticks < 0.
-// A remote part of a row is cleared when the row is recycled, so values that never arrive
-// (window mode, send="nonzero") read as 0.
+// neuron k has slot k. The output history is a ring of R = max delay + 1 rows of B floats
+// per slot (one per lane, slot * B + lane): row (t mod R) holds tick t. Row zero_row_ is all
+// zeros and stands for ticks < 0. A remote part of a row is cleared when the row is
+// recycled, so values that never arrive (window mode, send="nonzero") read as 0. Per-neuron
+// arrays (states, external input, sums) have B entries per local neuron in the same way.
 struct engine::impl {
     engine_spec spec;
     std::size_t local = 0, slots = 0, ring = 2;
+    std::size_t batch = 1, width = 0;  // lanes; floats per history row (slots * batch)
     std::vector<std::uint32_t> in_slot;
     std::vector<float> in_weight;
     std::vector<std::uint16_t> in_delay;
@@ -65,14 +67,18 @@ struct engine::impl {
     std::vector<dense_block> dense;
     std::vector<float> dense_in;  // this tick's dense sum per local neuron
 
+    // One product per block for all lanes: X is sources x lanes, Y targets x lanes.
     void compute_dense(tick_t t) {
         if (dense.empty()) return;
         std::fill(dense_in.begin(), dense_in.end(), 0.0f);
         for (auto& b : dense) {
             const float* r = row(t - b.delay);
-            for (std::size_t c = 0; c < b.source_slots.size(); ++c) b.x[c] = r[b.source_slots[c]];
-            b.matrix.multiply(b.x.data(), b.y.data());
-            for (std::size_t k = 0; k < b.target_neurons.size(); ++k) dense_in[b.target_neurons[k]] += b.y[k];
+            for (std::size_t c = 0; c < b.source_slots.size(); ++c)
+                std::copy_n(r + b.source_slots[c] * batch, batch, b.x.data() + c * batch);
+            b.matrix.multiply(b.x.data(), b.y.data(), batch);
+            for (std::size_t k = 0; k < b.target_neurons.size(); ++k)
+                for (std::size_t lane = 0; lane < batch; ++lane)
+                    dense_in[b.target_neurons[k] * batch + lane] += b.y[k * batch + lane];
         }
     }
 
@@ -87,7 +93,7 @@ struct engine::impl {
         else
             inhibitory += d;
     }
-    std::vector<float> history;  // (ring + 1) * slots; the last row is the zero row
+    std::vector<float> history;  // (ring + 1) * width; the last row is the zero row
     model_states state;
     // Runs of consecutive local neurons that share their coefficients (a population's members).
     struct run {
@@ -101,16 +107,16 @@ struct engine::impl {
     const model_coefficients& coefficients(std::size_t neuron) const { return coefficient_table[coefficient_of[neuron]]; }
     std::unordered_map<global_index, std::uint32_t> slot_of;
     std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
-    std::map<tick_t, std::vector<std::pair<std::uint32_t, float>>> inputs;
+    std::map<tick_t, std::vector<std::pair<std::size_t, float>>> inputs;  // (slot * batch + lane, value)
     std::vector<float> ext;  // this tick's external input per local neuron
     tick_t next = 0;
 
-    float* row(tick_t t) { return t < 0 ? zero_row() : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * slots; }
+    float* row(tick_t t) { return t < 0 ? zero_row() : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * width; }
     const float* row(tick_t t) const {
-        return t < 0 ? history.data() + ring * slots
-                     : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * slots;
+        return t < 0 ? history.data() + ring * width
+                     : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * width;
     }
-    float* zero_row() { return history.data() + ring * slots; }
+    float* zero_row() { return history.data() + ring * width; }
 
     std::uint32_t local_slot(global_index neuron) const {
         const auto it = slot_of.find(neuron);
@@ -120,14 +126,14 @@ struct engine::impl {
 
     void clear_remote(tick_t t) {
         float* r = row(t);
-        std::fill(r + local, r + slots, 0.0f);
+        std::fill(r + local * batch, r + width, 0.0f);
     }
 
     void check_delivery(std::size_t peer, tick_t t, std::size_t count) const {
         if (peer >= receive_slots.size()) throw usage_error("no peer " + std::to_string(peer));
-        if (count != receive_slots[peer].size())
+        if (count != receive_slots[peer].size() * batch)
             throw protocol_error("peer '" + spec.peers[peer].id + "' sent " + std::to_string(count) + " values for tick " +
-                                 std::to_string(t) + ", expected " + std::to_string(receive_slots[peer].size()));
+                                 std::to_string(t) + ", expected " + std::to_string(receive_slots[peer].size() * batch));
         // Rows older than next - (ring - 1) are recycled; tick `next` is the newest row kept.
         if (t > next || t < next - static_cast<tick_t>(ring) + 1)
             throw usage_error("tick " + std::to_string(t) + " cannot be delivered while the engine is at tick " +
@@ -203,25 +209,57 @@ struct engine::impl {
         }
         for (const auto& c : contributions) *c.sum += c.value;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
-        auto step = [&](std::size_t begin, std::size_t end) {
-            auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
-            for (; r != runs.end() && r->begin < end; ++r) {
-                const std::size_t first = std::max(begin, r->begin), last = std::min(end, r->end);
-                const auto& c = coefficients(first);
-                if (c.model == protocol::neuron_model::lif)
-                    step_lif_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(),
-                                 state.refractory_left.data(), ext.data(), sum_e.data(), sum_i.data(), out);
-                else
-                    for (std::size_t i = first; i < last; ++i) out[i] = step_rate(c, sum_u[i]);
-            }
-        };
         // A model step costs a few nanoseconds: threads pay off only for many neurons.
         if (local < 32 * grain)
-            step(0, local);
+            step_models(0, local, out);
         else
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, grain),
-                              [&](const tbb::blocked_range<std::size_t>& r) { step(r.begin(), r.end()); });
+                              [&](const tbb::blocked_range<std::size_t>& r) { step_models(r.begin(), r.end(), out); });
         return true;
+    }
+
+    // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
+    // sum_e and sum_i (lif): one loop per run of neurons that share their coefficients.
+    void step_models(std::size_t begin, std::size_t end, float* out) {
+        auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
+        for (; r != runs.end() && r->begin < end; ++r) {
+            const std::size_t first = std::max(begin, r->begin) * batch, last = std::min(end, r->end) * batch;
+            const auto& c = coefficients(std::max(begin, r->begin));
+            if (c.model == protocol::neuron_model::lif)
+                step_lif_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(), state.refractory_left.data(),
+                             ext.data(), sum_e.data(), sum_i.data(), out);
+            else
+                for (std::size_t j = first; j < last; ++j) out[j] = step_rate(c, sum_u[j]);
+        }
+    }
+
+    // Batched ticks: each lane's sums in canonical order, added exactly as compute_range
+    // adds them for a single lane, so a lane gets the bits a run of its own would get.
+    void compute_lanes_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const auto& c = coefficients(i);
+            const bool lif = c.model == protocol::neuron_model::lif;
+            float* const u = sum_u.data() + i * batch;
+            float* const e = sum_e.data() + i * batch;
+            float* const h = sum_i.data() + i * batch;
+            if (lif) {
+                std::fill(e, e + batch, 0.0f);
+                std::fill(h, h + batch, 0.0f);
+            } else {
+                for (std::size_t lane = 0; lane < batch; ++lane) u[lane] = c.bias + ext[i * batch + lane];
+            }
+            for (auto s = spec.in_begin[i]; s < spec.in_begin[i + 1]; ++s) {
+                const float w = in_weight[s];
+                const float* const y = row(t - in_delay[s]) + std::size_t{in_slot[s]} * batch;
+                float* const into = !lif ? u : w >= 0 ? e : h;
+                for (std::size_t lane = 0; lane < batch; ++lane) into[lane] += w * y[lane];
+            }
+            for (std::size_t lane = 0; lane < batch && !dense.empty(); ++lane) {
+                const float d = dense_in[i * batch + lane];
+                (!lif ? u : d >= 0 ? e : h)[lane] += d;
+            }
+        }
+        step_models(begin, end, out);
     }
 };
 
@@ -233,6 +271,10 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     m.spec.in_begin = spec.in_begin;  // where each neuron's synapses lie in the in_ arrays
     m.spec.peers = spec.peers;
     m.spec.device = spec.device;
+    m.spec.batch = spec.batch;
+    if (spec.batch < 1 || spec.batch > static_cast<std::uint32_t>(protocol::max_batch))
+        throw usage_error("engine spec: batch must lie in 1.." + std::to_string(protocol::max_batch));
+    m.batch = spec.batch;
     m.local = spec.neurons.size();
     if (spec.in_begin.size() != m.local + 1 || spec.in_begin.back() != spec.in.size())
         throw usage_error("engine spec: in_begin does not match the synapses");
@@ -280,7 +322,8 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         for (auto g : d.sources) sources.push_back(slot_for(g));
         for (auto g : d.targets) targets.push_back(m.local_slot(g));
         m.dense.push_back({dense_matrix(d.weights.data(), d.targets.size(), d.sources.size(), spec.device), std::move(sources),
-                           std::move(targets), d.delay, std::vector<float>(d.sources.size()), std::vector<float>(d.targets.size())});
+                           std::move(targets), d.delay, std::vector<float>(d.sources.size() * m.batch),
+                           std::vector<float>(d.targets.size() * m.batch)});
     }
     for (const auto& p : spec.peers) {
         std::vector<std::uint32_t> sends, receives;
@@ -290,6 +333,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         m.receive_slots.push_back(std::move(receives));
     }
     m.slots = m.slot_of.size();
+    m.width = m.slots * m.batch;
     m.ring = static_cast<std::size_t>(std::max(max_delay, spec.history)) + 1;
     m.out_begin.assign(m.slots + 1, 0);
     for (auto slot : m.in_slot) ++m.out_begin[slot + 1];
@@ -318,13 +362,14 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     for (auto d : m.in_delay)
         if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
     std::sort(m.delays.begin(), m.delays.end());
-    m.dense_in.assign(m.local, 0.0f);
-    m.sum_u.assign(m.local, 0.0f);
-    m.sum_e.assign(m.local, 0.0f);
-    m.sum_i.assign(m.local, 0.0f);
-    m.history.assign((m.ring + 1) * m.slots, 0.0f);
-    m.ext.assign(m.local, 0.0f);
-    m.state.resize(m.local);
+    const std::size_t values = m.local * m.batch;
+    m.dense_in.assign(values, 0.0f);
+    m.sum_u.assign(values, 0.0f);
+    m.sum_e.assign(values, 0.0f);
+    m.sum_i.assign(values, 0.0f);
+    m.history.assign((m.ring + 1) * m.width, 0.0f);
+    m.ext.assign(values, 0.0f);
+    m.state.resize(values);
     for (std::size_t k = 0; k < m.local; ++k) {
         const auto& params = spec.neurons[k].params;
         if (k == 0 || !(params == spec.neurons[k - 1].params)) {
@@ -333,7 +378,8 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         }
         ++m.runs.back().end;
         m.coefficient_of.push_back(static_cast<std::uint32_t>(m.coefficient_table.size() - 1));
-        m.state.set(k, initial_state(params, spec.neurons[k].seed, spec.neurons[k].index));
+        const auto initial = initial_state(params, spec.neurons[k].seed, spec.neurons[k].index);
+        for (std::size_t lane = 0; lane < m.batch; ++lane) m.state.set(k * m.batch + lane, initial);
     }
 }
 
@@ -345,11 +391,19 @@ std::size_t engine::neuron_count() const { return impl_->local; }
 const engine_spec& engine::spec() const { return impl_->spec; }
 tick_t engine::next_tick() const { return impl_->next; }
 tick_t engine::remote_delay() const { return impl_->remote_delay; }
+std::uint32_t engine::batch() const { return static_cast<std::uint32_t>(impl_->batch); }
 
-void engine::add_input(global_index neuron, tick_t t, float value) {
-    if (t < impl_->next)
-        throw usage_error("input for tick " + std::to_string(t) + " comes after that tick was computed");
-    impl_->inputs[t].push_back({impl_->local_slot(neuron), value});
+void engine::add_input(global_index neuron, tick_t t, float value, std::int64_t lane) {
+    auto& m = *impl_;
+    if (t < m.next) throw usage_error("input for tick " + std::to_string(t) + " comes after that tick was computed");
+    if (lane != all_lanes && (lane < 0 || static_cast<std::size_t>(lane) >= m.batch))
+        throw usage_error("input lane " + std::to_string(lane) + " is out of range (batch " + std::to_string(m.batch) + ")");
+    const std::size_t first = std::size_t{m.local_slot(neuron)} * m.batch;
+    auto& list = m.inputs[t];
+    if (lane != all_lanes)
+        list.push_back({first + static_cast<std::size_t>(lane), value});
+    else
+        for (std::size_t l = 0; l < m.batch; ++l) list.push_back({first + l, value});
 }
 
 void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& values) {
@@ -357,20 +411,20 @@ void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& value
     m.check_delivery(peer, t, values.size());
     float* r = m.row(t);
     const auto& slots = m.receive_slots[peer];
-    for (std::size_t k = 0; k < values.size(); ++k) r[slots[k]] = values[k];
+    for (std::size_t k = 0; k < slots.size(); ++k) std::copy_n(values.data() + k * m.batch, m.batch, r + slots[k] * m.batch);
 }
 
 void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values) {
     auto& m = *impl_;
     if (peer >= m.receive_slots.size()) throw usage_error("no peer " + std::to_string(peer));
-    m.check_delivery(peer, t, m.receive_slots[peer].size());
-    float* r = m.row(t);
     const auto& slots = m.receive_slots[peer];
+    m.check_delivery(peer, t, slots.size() * m.batch);
+    float* r = m.row(t);
     for (const auto& [position, value] : values) {
-        if (position >= slots.size())
+        if (position >= slots.size() * m.batch)
             throw protocol_error("peer '" + m.spec.peers[peer].id + "' sent a value for position " +
-                                 std::to_string(position) + " of " + std::to_string(slots.size()));
-        r[slots[position]] = value;
+                                 std::to_string(position) + " of " + std::to_string(slots.size() * m.batch));
+        r[slots[position / m.batch] * m.batch + position % m.batch] = value;
     }
 }
 
@@ -379,12 +433,20 @@ void engine::compute() {
     const tick_t t = m.next;
     std::fill(m.ext.begin(), m.ext.end(), 0.0f);
     if (auto it = m.inputs.find(t); it != m.inputs.end()) {
-        for (const auto& [slot, value] : it->second) m.ext[slot] += value;
+        for (const auto& [position, value] : it->second) m.ext[position] += value;
         m.inputs.erase(it);
     }
     float* out = m.row(t);
     m.compute_dense(t);
-    if (!m.compute_sparse(t, out)) {
+    if (m.batch > 1) {
+        // Neurons in blocks of about `grain` values.
+        const std::size_t neurons = std::max<std::size_t>(1, grain / m.batch);
+        if (m.local * m.batch < 2 * grain)
+            m.compute_lanes_range(0, m.local, t, out);
+        else
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.local, neurons),
+                              [&](const tbb::blocked_range<std::size_t>& r) { m.compute_lanes_range(r.begin(), r.end(), t, out); });
+    } else if (!m.compute_sparse(t, out)) {
         if (m.local < 2 * grain)
             m.compute_range(0, m.local, t, out);
         else
@@ -400,7 +462,7 @@ void engine::outgoing(std::size_t peer, std::vector<float>& values) const {
     const auto& m = *impl_;
     const float* r = m.row(m.next - 1);
     values.clear();
-    for (auto slot : m.send_slots.at(peer)) values.push_back(r[slot]);
+    for (auto slot : m.send_slots.at(peer)) values.insert(values.end(), r + slot * m.batch, r + (slot + 1) * m.batch);
 }
 
 void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const {
@@ -409,10 +471,17 @@ void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint3
     values.clear();
     const auto& slots = m.send_slots.at(peer);
     for (std::size_t k = 0; k < slots.size(); ++k)
-        if (r[slots[k]] != 0.0f) values.push_back({static_cast<std::uint32_t>(k), r[slots[k]]});
+        for (std::size_t lane = 0; lane < m.batch; ++lane) {
+            const float y = r[slots[k] * m.batch + lane];
+            if (y != 0.0f) values.push_back({static_cast<std::uint32_t>(k * m.batch + lane), y});
+        }
 }
 
-float engine::output(global_index neuron) const { return impl_->row(impl_->next - 1)[impl_->local_slot(neuron)]; }
+float engine::output(global_index neuron, std::uint32_t lane) const {
+    const auto& m = *impl_;
+    if (lane >= m.batch) throw usage_error("lane " + std::to_string(lane) + " is out of range (batch " + std::to_string(m.batch) + ")");
+    return m.row(m.next - 1)[std::size_t{m.local_slot(neuron)} * m.batch + lane];
+}
 
 bool engine::is_local(global_index neuron) const {
     const auto it = impl_->slot_of.find(neuron);
@@ -421,6 +490,7 @@ bool engine::is_local(global_index neuron) const {
 
 std::vector<neuron_state> engine::capture() const {
     const auto& m = *impl_;
+    if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
     std::vector<neuron_state> states(m.local);
     for (std::size_t k = 0; k < m.local; ++k) {
         auto& s = states[k];
@@ -434,6 +504,7 @@ std::vector<neuron_state> engine::capture() const {
 
 void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     auto& m = *impl_;
+    if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
     if (next < 0) throw usage_error("cannot restore to a negative tick");
     std::vector<bool> seen(m.local, false);
     std::fill(m.history.begin(), m.history.end(), 0.0f);
@@ -475,6 +546,7 @@ engine_spec whole_network(const protocol::expanded_network& net) {
 engine_spec from_node_config(const protocol::node_config& config) {
     engine_spec spec;
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
+    spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));
     for (const auto& n : config.neurons) {
         spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
     }

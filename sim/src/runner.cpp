@@ -32,12 +32,14 @@ void runner::receive(std::size_t peer, packet p) {
     changed_.notify_all();
 }
 
-void runner::add_input(global_index neuron, tick_t t, float value) {
+void runner::add_input(global_index neuron, tick_t t, float value, std::int64_t lane) {
     if (!engine_.is_local(neuron)) throw usage_error("neuron " + std::to_string(neuron) + " is not on this node");
+    if (lane != engine::all_lanes && (lane < 0 || lane >= std::int64_t{engine_.batch()}))
+        throw usage_error("input lane " + std::to_string(lane) + " is out of range (batch " + std::to_string(engine_.batch()) + ")");
     std::lock_guard<std::mutex> lock(mutex_);
     if (t <= completed_ || (t == completed_ + 1 && computing_))
         throw usage_error("input for tick " + std::to_string(t) + " arrived after that tick was computed");
-    inputs_.emplace_back(neuron, t, value);
+    inputs_.push_back({neuron, t, value, lane});
 }
 
 tick_t runner::hold() {
@@ -125,7 +127,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     inputs_.clear();
     lock.unlock();
 
-    for (const auto& [neuron, at, value] : inputs) engine_.add_input(neuron, at, value);
+    for (const auto& in : inputs) engine_.add_input(in.neuron, in.tick, in.value, in.lane);
     for (auto& [peer, p] : ready) {
         if (p.dense)
             engine_.deliver(peer, p.tick, p.values);
@@ -214,9 +216,9 @@ void local_exchange::observe(std::size_t node, runner::tick_observer observer) {
 
 engine& local_exchange::node(std::size_t n) { return impl_->engines.at(n); }
 
-void local_exchange::add_input(global_index neuron, tick_t t, float value) {
+void local_exchange::add_input(global_index neuron, tick_t t, float value, std::int64_t lane) {
     for (auto& e : impl_->engines)
-        if (e.is_local(neuron)) return e.add_input(neuron, t, value);
+        if (e.is_local(neuron)) return e.add_input(neuron, t, value, lane);
     throw usage_error("no node has neuron " + std::to_string(neuron));
 }
 

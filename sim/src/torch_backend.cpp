@@ -49,15 +49,22 @@ dense_matrix& dense_matrix::operator=(dense_matrix&&) noexcept = default;
 std::size_t dense_matrix::rows() const { return impl_->rows; }
 std::size_t dense_matrix::cols() const { return impl_->cols; }
 
-void dense_matrix::multiply(const float* x, float* y) const {
+void dense_matrix::multiply(const float* x, float* y, std::size_t batch) const {
     torch::NoGradGuard no_grad;
-    const auto input = torch::from_blob(const_cast<float*>(x), {static_cast<long>(impl_->cols)}, torch::kFloat32);
-    auto output = torch::from_blob(y, {static_cast<long>(impl_->rows)}, torch::kFloat32);
+    const auto rows = static_cast<long>(impl_->rows), cols = static_cast<long>(impl_->cols);
+    const auto lanes = static_cast<long>(batch);
+    const auto input = batch == 1 ? torch::from_blob(const_cast<float*>(x), {cols}, torch::kFloat32)
+                                  : torch::from_blob(const_cast<float*>(x), {cols, lanes}, torch::kFloat32);
+    auto output = batch == 1 ? torch::from_blob(y, {rows}, torch::kFloat32) : torch::from_blob(y, {rows, lanes}, torch::kFloat32);
     if (impl_->device.is_cpu()) {
-        torch::mv_out(output, impl_->weights, input);
+        if (batch == 1)
+            torch::mv_out(output, impl_->weights, input);
+        else
+            torch::mm_out(output, impl_->weights, input);
         return;
     }
-    output.copy_(torch::mv(impl_->weights, input.to(impl_->device)).to(torch::kCPU));
+    const auto on_device = input.to(impl_->device);
+    output.copy_((batch == 1 ? torch::mv(impl_->weights, on_device) : torch::mm(impl_->weights, on_device)).to(torch::kCPU));
 }
 
 }  // namespace dnnc::sim

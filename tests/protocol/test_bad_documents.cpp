@@ -51,6 +51,8 @@ const expectation corpus[] = {
     {"negative_capacity.xml", 9, "node 'n1': capacity must be a positive number"},
     {"disconnected_cluster.xml", 10, "node 'n2' is not connected to the lead 'n0'"},
     {"unknown_lead.xml", 7, "cluster lead 'boss': no such node"},
+    {"batch_zero.xml", 6, "run: batch must lie in 1..4096"},
+    {"batch_with_checkpoints.xml", 7, "checkpoint-every needs batch 1"},
     {"unknown_clock.xml", 10, "run clock 'n5': no such node"},
     {"link_unknown_node.xml", 9, "link from 'n0' to 'n9': no node 'n9'"},
     {"self_link.xml", 9, "a link must join two different nodes"},

@@ -53,3 +53,26 @@ TEST_CASE("output rows print float32 values so that they read back exactly") {
         at = next + 1;
     }
 }
+
+TEST_CASE("input CSV may name a lane of a batched run") {
+    const auto rows = parse_input_csv("tick,target,value,lane\n0,a,1,0\n2,b,0.5,3\n", "in.csv");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].lane == 0);
+    CHECK(rows[1].lane == 3);
+    CHECK(parse_input_csv("tick,target,value\n0,a,1\n", "in.csv")[0].lane == -1);
+    try {
+        parse_input_csv("tick,target,value,lane\n0,a,1,-1\n1,a,1\n", "in.csv");
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        REQUIRE(e.problems().size() == 2);
+        CHECK(e.problems()[0].where.column == 7);
+        CHECK_THAT(e.problems()[0].message, Catch::Contains("lane '-1'"));
+        CHECK_THAT(e.problems()[1].message, Catch::Contains("4 fields"));
+    }
+}
+
+TEST_CASE("a batched run's output has one row per tick and lane") {
+    CHECK(output_csv_header({"y0", "y1"}, 3) == "tick,lane,y0,y1\n");
+    CHECK(output_csv_row(4, {1, 2, 3, 4, 5, 6}, 3) == "4,0,1,2\n4,1,3,4\n4,2,5,6\n");
+    CHECK(output_csv_row(4, {1, 2}) == "4,1,2\n");
+}

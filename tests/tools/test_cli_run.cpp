@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <sstream>
 #include <thread>
 
 using namespace dnnc::test;
@@ -74,6 +75,37 @@ TEST_CASE("dense layers run split over nodes and give the one-node outputs") {
     const auto mixed = source_path("examples/mixed/mixed.xml");
     const std::string mixed_args = "--ticks 300 --input " + source_path("examples/mixed/drive.csv");
     CHECK(run_to_csv(dir, mixed, mixed_args + " --nodes 3", "m3.csv") == run_to_csv(dir, mixed, mixed_args + " --nodes 1", "m1.csv"));
+}
+
+TEST_CASE("a batched run evaluates one pattern per lane, as unbatched runs of each would") {
+    scratch_dir dir;
+    const auto mlp = source_path("examples/mlp/mlp.xml");
+    // Unbatched: the two images at ticks 0 and 1, their scores at ticks 3 and 4.
+    const auto one = run_to_csv(dir, mlp, "--nodes 1 --ticks 5 --input " + source_path("examples/mlp/images.csv"), "one.csv");
+    const std::string args = "--batch 2 --ticks 4 --input " + source_path("examples/mlp/images_batch.csv");
+    const auto batched = run_to_csv(dir, mlp, args + " --nodes 1", "b1.csv");
+    CHECK(run_to_csv(dir, mlp, args + " --nodes 2", "b2.csv") == batched);
+    auto values_of = [](const std::string& csv, const std::string& prefix) {
+        const auto at = csv.find("\n" + prefix);
+        REQUIRE(at != std::string::npos);
+        std::vector<float> values;
+        std::stringstream line(csv.substr(at + 1 + prefix.size(), csv.find('\n', at + 1) - at - 1 - prefix.size()));
+        for (std::string field; std::getline(line, field, ',');) values.push_back(std::stof(field));
+        return values;
+    };
+    CHECK(batched.rfind("tick,lane,out[0],", 0) == 0);
+    for (const auto& [lane, tick] : {std::pair<std::string, std::string>{"3,0,", "3,"}, {"3,1,", "4,"}}) {
+        const auto got = values_of(batched, lane), expected = values_of(one, tick);
+        REQUIRE(got.size() == 10);
+        REQUIRE(expected.size() == 10);
+        for (std::size_t k = 0; k < got.size(); ++k) CHECK(got[k] == Approx(expected[k]).epsilon(1e-5));
+    }
+    CHECK(values_of(batched, "3,0,") != values_of(batched, "3,1,"));
+    // A lane the run does not have is refused.
+    const auto bad = dir.file("lane.csv", "tick,target,value,lane\n0,image,1,2\n");
+    const auto r = run_command(dnnc_binary() + " run " + mlp + " --nodes 1 --batch 2 --ticks 2 --input " + bad);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("lane.csv:2:1: lane 2 is out of range; the run has batch 2"));
 }
 
 TEST_CASE("freeze during a run, then resume, loses no tick") {

@@ -207,3 +207,29 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
     must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
     CHECK(rows == slurp(straight));
 }
+
+TEST_CASE("a batched run refuses snapshots and inputs for lanes it does not have, and goes on") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    auto text = with_cluster("associative/associative.xml", {1, 1}, ports);
+    text = std::regex_replace(text, std::regex("<run probes=\"2\"/>"), "<run probes=\"2\" batch=\"3\"/>");
+    const auto config = dir.file("net.xml", text);
+    local_cluster_guard c(config);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 3" + lead_of(ports));
+    const auto snapshot = run_command(dnnc + " snapshot -o " + (dir.path / "s.dnncs").string() + lead_of(ports));
+    CHECK(snapshot.exit_code != 0);
+    CHECK_THAT(snapshot.err, Catch::Contains("batch 3"));
+    CHECK_FALSE(std::filesystem::exists(dir.path / "s.dnncs"));
+    const auto lanes = dir.file("lanes.csv", "tick,target,value,lane\n5,m0,1,3\n");
+    const auto input = run_command(dnnc + " input " + lanes + lead_of(ports));
+    CHECK(input.exit_code != 0);
+    CHECK_THAT(input.err, Catch::Contains("lane 3 is out of range; the run has batch 3"));
+    must(dnnc + " step 2" + lead_of(ports));
+    const auto out = run_command(dnnc + " output" + lead_of(ports));
+    REQUIRE(out.exit_code == 0);
+    CHECK(out.out.rfind("tick,lane,", 0) == 0);
+    CHECK(std::count(out.out.begin(), out.out.end(), '\n') == 1 + 5 * 3);
+}

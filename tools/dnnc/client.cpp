@@ -13,6 +13,37 @@ namespace dnnc::cli {
 
 using json = nlohmann::json;
 
+json input_rows(const std::vector<protocol::input_row>& rows) {
+    json list = json::array();
+    for (const auto& r : rows) list.push_back(json::array({r.tick, r.target, r.value, r.lane}));
+    return list;
+}
+
+std::int64_t print_output_rows(std::ostream& out, const json& reply, bool raster, bool header) {
+    const auto columns = reply["columns"].get<std::vector<std::string>>();
+    const auto batch = reply.value("batch", std::int64_t{1});
+    if (header) out << (raster ? std::string(batch > 1 ? "tick,lane,neuron\n" : "tick,neuron\n") : protocol::output_csv_header(columns, batch));
+    std::int64_t next = -1;
+    for (const auto& row : reply["rows"]) {
+        const auto tick = row[0].get<std::int64_t>();
+        std::vector<float> values;
+        for (std::size_t k = 1; k < row.size(); ++k) values.push_back(row[k].get<float>());
+        if (raster) {
+            for (std::size_t k = 0; k < values.size(); ++k) {
+                if (values[k] == 0.0f) continue;
+                out << tick << ',';
+                if (batch > 1) out << k / columns.size() << ',';
+                out << columns[k % columns.size()] << '\n';
+            }
+        } else {
+            out << protocol::output_csv_row(tick, values, batch);
+        }
+        next = tick;
+    }
+    out.flush();
+    return next + 1;
+}
+
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request) {
     const auto to = node_server::parse_endpoint(address);
     node_server::peer_client client(o.secret());

@@ -2,13 +2,16 @@
 // What the commands that talk to a running cluster share: the secret option and calls.
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
+#include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/model.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace dnnc::cli {
 
@@ -42,6 +45,14 @@ std::string fetch_snapshot_bytes(const client_options& o, const std::string& lea
 
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
+
+// Input CSV rows as the lead's "input" command takes them: [tick, target, value, lane].
+nlohmann::json input_rows(const std::vector<protocol::input_row>& rows);
+
+// Prints the rows of the lead's output reply as CSV (a header first with `header`), or as a
+// spike raster `tick(,lane),neuron` of the non-zero values; returns the tick after the last
+// row printed (0 when there was none).
+std::int64_t print_output_rows(std::ostream& out, const nlohmann::json& reply, bool raster, bool header);
 
 // Polls the lead until tick `target` is complete; draws a progress bar on a terminal.
 // Throws error when the run fails (a lockstep node died) or `interrupted` becomes true.

@@ -29,32 +29,9 @@ struct output_options {
 
 int run_input(const input_options& o) {
     const auto rows = protocol::read_input_csv(o.file);
-    json list = json::array();
-    for (const auto& r : rows) list.push_back(json::array({r.tick, r.target, r.value}));
-    const auto reply = control(o.client, o.lead, {{"command", "input"}, {"rows", list}});
+    const auto reply = control(o.client, o.lead, {{"command", "input"}, {"rows", input_rows(rows)}});
     std::cout << rows.size() << " rows sent: " << reply["values"] << " neuron inputs\n";
     return 0;
-}
-
-// Prints rows from the lead's reply; returns the next tick to ask for.
-std::int64_t print_rows(std::ostream& out, const json& reply, bool raster, bool header) {
-    const auto columns = reply["columns"].get<std::vector<std::string>>();
-    if (header) out << (raster ? std::string("tick,neuron\n") : protocol::output_csv_header(columns));
-    std::int64_t next = -1;
-    for (const auto& row : reply["rows"]) {
-        const auto tick = row[0].get<std::int64_t>();
-        std::vector<float> values;
-        for (std::size_t k = 1; k < row.size(); ++k) values.push_back(row[k].get<float>());
-        if (raster) {
-            for (std::size_t k = 0; k < values.size(); ++k)
-                if (values[k] != 0.0f) out << tick << ',' << columns[k] << '\n';
-        } else {
-            out << protocol::output_csv_row(tick, values);
-        }
-        next = tick;
-    }
-    out.flush();
-    return next + 1;
 }
 
 int run_output(const output_options& o) {
@@ -69,7 +46,7 @@ int run_output(const output_options& o) {
     while (true) {
         const auto reply = json::parse(
             call_node(o.client, o.lead, {protocol::message_type::output, 0, 0, json{{"from", from}}.dump()}).payload);
-        const auto next = print_rows(out, reply, o.raster, header);
+        const auto next = print_output_rows(out, reply, o.raster, header);
         header = false;
         if (next > from) from = next;
         const auto state = reply["state"].get<std::string>();

@@ -29,7 +29,7 @@ extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
     std::string file, cluster_file, input, output, log_level = "warn";
-    int nodes = 0;
+    int nodes = 0, batch = 0;  // batch 0: as the document says
     std::int64_t ticks = 1000;
     bool json = false;
     client_options client;
@@ -86,8 +86,13 @@ int run_run(const run_options& o) {
     }
     if (!doc.clu && o.nodes == 0) throw usage_error(o.file + ": no <cluster>; give --cluster C.xml or --nodes K");
     if (doc.run) doc.run->clock.clear();  // the clock is the lead of this cluster
+    if (o.batch > 0) {
+        if (!doc.run) doc.run.emplace();
+        doc.run->batch = o.batch;
+    }
     protocol::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
+    protocol::check_input_lanes(inputs, doc.run ? doc.run->batch : 1);
     const protocol::cluster planned = doc.clu ? *doc.clu : local_cluster_of(o.nodes);
     if (node_server::local_nodes(planned).size() != planned.nodes.size())
         throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
@@ -118,9 +123,7 @@ int run_run(const run_options& o) {
         if (interrupted) throw error("interrupted");
         summary = json::parse(call_node(o.client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
         if (!inputs.empty()) {
-            json rows = json::array();
-            for (const auto& r : inputs) rows.push_back(json::array({r.tick, r.target, r.value}));
-            control(o.client, lead, {{"command", "input"}, {"rows", rows}});
+            control(o.client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
         }
         const auto run_start = std::chrono::steady_clock::now();
         const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
@@ -137,15 +140,10 @@ int run_run(const run_options& o) {
         while (!o.output.empty() && from <= progress["completed"].get<std::int64_t>()) {
             const auto rows = json::parse(
                 call_node(o.client, lead, {protocol::message_type::output, 0, 0, json{{"from", from}}.dump()}).payload);
-            if (header) out_file << protocol::output_csv_header(rows["columns"].get<std::vector<std::string>>());
+            const auto next = print_output_rows(out_file, rows, /*raster=*/false, header);
             header = false;
             if (rows["rows"].empty()) break;
-            for (const auto& row : rows["rows"]) {
-                std::vector<float> values;
-                for (std::size_t k = 1; k < row.size(); ++k) values.push_back(row[k].get<float>());
-                out_file << protocol::output_csv_row(row[0].get<std::int64_t>(), values);
-                from = row[0].get<std::int64_t>() + 1;
-            }
+            from = next;
         }
     }
     std::error_code ignored;
@@ -186,7 +184,9 @@ void add_run(CLI::App& app, action& chosen) {
         ->check(CLI::Range(1, 64))
         ->excludes(cluster);
     cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::PositiveNumber);
-    cmd->add_option("--input", o->input, "Input CSV: tick,target,value");
+    cmd->add_option("--input", o->input, "Input CSV: tick,target,value[,lane]");
+    cmd->add_option("--batch", o->batch, "Run B lanes side by side, one input pattern each (overrides <run batch>)")
+        ->check(CLI::Range(1, static_cast<int>(protocol::max_batch)));
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");

@@ -127,6 +127,9 @@ struct cluster {
     source_location where;
 };
 
+// The most lanes a run may have (<run batch>).
+inline constexpr std::int32_t max_batch = 4096;
+
 struct run_settings {
     sync_mode sync = sync_mode::lockstep;
     send_mode send = send_mode::always;
@@ -135,6 +138,9 @@ struct run_settings {
     std::int64_t checkpoint_every = 0;
     std::int32_t checkpoint_keep = 3;
     std::int32_t fan_out = 3;
+    // Lanes: independent copies of the network's state run side by side, one input pattern
+    // each; dense projections run them as one matrix-matrix product.
+    std::int32_t batch = 1;
     std::int32_t probes = 16;
     double window_factor = 1.5;
     double window_margin_ms = 0.5;

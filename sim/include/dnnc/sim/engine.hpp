@@ -8,6 +8,12 @@
 //   u_i(t) = bias_i + ext_i(t) + sum_j w_ji * y_j(t - d_ji)
 // summed in canonical order, in float32; its model turns u into y_i(t). y_j(t') = 0 for
 // t' < 0 and for remote values that never arrived.
+//
+// Lanes (batch B > 1): B independent copies of the network's state run side by side, one
+// input pattern each; every value a neuron has (output, state, external input, signal) has
+// B lanes, each computed exactly as a run of its own would compute it. Values of one
+// neuron's lanes lie next to each other: signals and outputs for a list of neurons come
+// neuron by neuron, lane by lane (position k * B + lane).
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
 
@@ -63,6 +69,7 @@ struct engine_spec {
     std::vector<dense_spec> dense;
     std::vector<peer_spec> peers;
     std::string device = "cpu";  // where dense products run: "cpu" or "cuda"
+    std::uint32_t batch = 1;     // lanes
 };
 
 // The whole network in one engine: the single-process reference.
@@ -106,12 +113,16 @@ public:
     // when it reads none): tick t needs remote outputs of ticks up to t - remote_delay().
     tick_t remote_delay() const;
 
-    // External input: ext_i(t) for a local neuron (values for the same tick add up).
-    // Throws usage_error for a neuron that is not local or a tick already computed.
-    void add_input(global_index neuron, tick_t t, float value);
+    std::uint32_t batch() const;
 
-    // The outputs of peer p's neurons (p.receives order) at tick t, dense or as
-    // (position in receives, value) pairs for non-zero values only.
+    // External input: ext_i(t) for a local neuron in one lane, or every lane with
+    // all_lanes (values for the same tick add up). Throws usage_error for a neuron that is
+    // not local, a lane out of range or a tick already computed.
+    static constexpr std::int64_t all_lanes = -1;
+    void add_input(global_index neuron, tick_t t, float value, std::int64_t lane = all_lanes);
+
+    // The outputs of peer p's neurons (p.receives order, B lanes each) at tick t, dense or
+    // as (position, value) pairs for non-zero values only.
     void deliver(std::size_t peer, tick_t t, const std::vector<float>& values);
     void deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values);
 
@@ -122,11 +133,12 @@ public:
     void outgoing(std::size_t peer, std::vector<float>& values) const;
     void outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const;
 
-    // Output of a local neuron at the tick just computed (0 before the first tick).
-    float output(global_index neuron) const;
+    // Output of a local neuron in one lane at the tick just computed (0 before the first tick).
+    float output(global_index neuron, std::uint32_t lane = 0) const;
     bool is_local(global_index neuron) const;
 
     // Every local neuron's state; history holds the outputs of ticks next-2 ... next-history.
+    // Throws usage_error for a batched engine (snapshots hold one lane).
     std::vector<neuron_state> capture() const;
     // Restores captured states so that the next tick computed is `next`: every local neuron
     // must be present; entries for remote neurons this engine reads fill in their past

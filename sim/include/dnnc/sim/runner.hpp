@@ -21,7 +21,6 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <tuple>
 #include <vector>
 
 namespace dnnc::sim {
@@ -63,8 +62,9 @@ public:
     // From the transport's receiving side, any thread.
     void receive(std::size_t peer, packet p);
 
-    // External input for a local neuron at a tick not yet computed (any thread).
-    void add_input(global_index neuron, tick_t t, float value);
+    // External input for a local neuron (one lane, or every lane) at a tick not yet
+    // computed (any thread).
+    void add_input(global_index neuron, tick_t t, float value, std::int64_t lane = engine::all_lanes);
 
     // Ticks up to and including `last` may run. Never lowers an earlier grant.
     void grant(tick_t last);
@@ -104,7 +104,13 @@ private:
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
     std::vector<std::map<tick_t, packet>> pending_;  // per peer, by tick
-    std::vector<std::tuple<global_index, tick_t, float>> inputs_;
+    struct input {
+        global_index neuron;
+        tick_t tick;
+        float value;
+        std::int64_t lane;
+    };
+    std::vector<input> inputs_;
     std::map<tick_t, std::chrono::steady_clock::time_point> first_arrival_;  // of each tick's packets
     tick_t granted_ = -1;
     tick_t completed_ = -1;
@@ -124,7 +130,7 @@ public:
     // Node n's observer; set before run.
     void observe(std::size_t node, runner::tick_observer observer);
     engine& node(std::size_t n);
-    void add_input(global_index neuron, tick_t t, float value);
+    void add_input(global_index neuron, tick_t t, float value, std::int64_t lane = engine::all_lanes);
     // Runs every node through tick `last`.
     void run_until(tick_t last);
     runner_stats stats(std::size_t node) const;

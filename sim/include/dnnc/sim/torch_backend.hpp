@@ -29,8 +29,9 @@ public:
     dense_matrix(dense_matrix&&) noexcept;
     dense_matrix& operator=(dense_matrix&&) noexcept;
 
-    // y (rows values) = W x (cols values); both on the host.
-    void multiply(const float* x, float* y) const;
+    // Y = W X on the host, X cols x batch and Y rows x batch, row-major: one matrix-vector
+    // product for a batch of 1, one matrix-matrix product otherwise.
+    void multiply(const float* x, float* y, std::size_t batch = 1) const;
     std::size_t rows() const;
     std::size_t cols() const;
 

@@ -1,0 +1,176 @@
+// Batched runs: every lane of a batched engine computes exactly what a run of its own with
+// that lane's inputs computes, alone or partitioned over in-process nodes; dense
+// projections run all lanes as one matrix-matrix product.
+#include "dnnc/sim/runner.hpp"
+#include "dnnc/protocol/error.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <mutex>
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+
+struct input {
+    global_index neuron;
+    tick_t tick;
+    float value;
+    std::int64_t lane;
+};
+
+// outputs[tick][neuron * lanes + lane]
+using trace = std::vector<std::vector<float>>;
+
+protocol::expanded_network generated(const std::string& body) {
+    const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml");
+    return protocol::expand(*doc.net, "g.xml");
+}
+
+// Inputs for every lane, some of them for all lanes at once.
+std::vector<input> random_inputs(std::size_t neurons, int ticks, std::uint32_t lanes, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> value(-1, 2);
+    std::vector<input> inputs;
+    for (int k = 0; k < ticks * 4; ++k)
+        inputs.push_back({static_cast<global_index>(gen() % neurons), static_cast<tick_t>(gen() % static_cast<unsigned>(ticks)),
+                          value(gen), k % 5 == 0 ? engine::all_lanes : static_cast<std::int64_t>(gen() % lanes)});
+    return inputs;
+}
+
+trace batched(const protocol::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
+    auto spec = whole_network(net);
+    spec.batch = lanes;
+    engine e(spec);
+    for (const auto& in : inputs) e.add_input(in.neuron, in.tick, in.value, in.lane);
+    trace out;
+    for (int t = 0; t < ticks; ++t) {
+        e.compute();
+        std::vector<float> row;
+        for (std::size_t i = 0; i < net.neuron_count(); ++i)
+            for (std::uint32_t lane = 0; lane < lanes; ++lane) row.push_back(e.output(static_cast<global_index>(i), lane));
+        out.push_back(row);
+    }
+    return out;
+}
+
+// Lane by lane, each an unbatched run with that lane's inputs.
+trace lane_by_lane(const protocol::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
+    const std::size_t n = net.neuron_count();
+    trace out(static_cast<std::size_t>(ticks), std::vector<float>(n * lanes));
+    for (std::uint32_t lane = 0; lane < lanes; ++lane) {
+        engine e(whole_network(net));
+        for (const auto& in : inputs)
+            if (in.lane == engine::all_lanes || in.lane == lane) e.add_input(in.neuron, in.tick, in.value);
+        for (int t = 0; t < ticks; ++t) {
+            e.compute();
+            for (std::size_t i = 0; i < n; ++i) out[static_cast<std::size_t>(t)][i * lanes + lane] = e.output(static_cast<global_index>(i));
+        }
+    }
+    return out;
+}
+
+trace distributed(const protocol::expanded_network& net, std::uint32_t lanes, std::size_t nodes, int ticks,
+                  const std::vector<input>& inputs, runner_options options) {
+    std::mt19937 gen(11);
+    std::vector<std::uint32_t> node_of(net.neuron_count());
+    for (auto& v : node_of) v = static_cast<std::uint32_t>(gen() % nodes);
+    auto specs = partition_specs(net, node_of, nodes);
+    for (auto& s : specs) s.batch = lanes;
+    local_exchange exchange(std::move(specs), options);
+    trace out(static_cast<std::size_t>(ticks), std::vector<float>(net.neuron_count() * lanes));
+    std::mutex m;
+    for (std::size_t v = 0; v < nodes; ++v)
+        exchange.observe(v, [&](tick_t t, const engine& e) {
+            std::lock_guard<std::mutex> lock(m);
+            for (const auto& s : e.spec().neurons)
+                for (std::uint32_t lane = 0; lane < lanes; ++lane)
+                    out[static_cast<std::size_t>(t)][static_cast<std::size_t>(s.index) * lanes + lane] = e.output(s.index, lane);
+        });
+    for (const auto& in : inputs) exchange.add_input(in.neuron, in.tick, in.value, in.lane);
+    exchange.run_until(ticks - 1);
+    return out;
+}
+
+const char* const mixed_network = R"(<population id="P" size="120" model="lif" seed="3" v-init="-60" v-init-max="-50" refractory="5"/>
+    <population id="R" size="80" model="tanh" bias="0.1"/>
+    <projection from="P" to="P" kind="random" p="0.1" weight="1.6" seed="1"/>
+    <projection from="P[0:30]" to="P" kind="random" p="0.1" weight="-9" delay="2" seed="2"/>
+    <projection from="R" to="P" kind="random" p="0.05" weight="4" delay="3" seed="5"/>
+    <projection from="P" to="R" kind="random" p="0.1" weight="0.5" seed="6"/>
+    <projection from="R" to="R" kind="random" p="0.05" weight="-0.4" delay="2" seed="7"/>)";
+
+}  // namespace
+
+TEST_CASE("every lane of a batched engine equals its own unbatched run bit for bit") {
+    const auto net = generated(mixed_network);
+    const std::uint32_t lanes = 5;
+    const int ticks = 60;
+    // The lif population starts below threshold: inputs push lanes apart.
+    auto inputs = random_inputs(net.neuron_count(), ticks, lanes, 21);
+    for (std::uint32_t lane = 0; lane < lanes; ++lane)
+        for (int t = 0; t < ticks; t += 3) inputs.push_back({static_cast<global_index>(lane * 7), t, 30.0f, lane});
+    const auto expected = lane_by_lane(net, lanes, ticks, inputs);
+    CHECK(batched(net, lanes, ticks, inputs) == expected);
+    // The lanes really differ.
+    bool differ = false;
+    for (const auto& row : expected)
+        for (std::size_t i = 0; i + 1 < row.size() && !differ; i += lanes) differ = row[i] != row[i + 1];
+    CHECK(differ);
+}
+
+TEST_CASE("batched lockstep on several nodes equals the batched reference bit for bit") {
+    const auto net = generated(mixed_network);
+    const std::uint32_t lanes = 3;
+    const int ticks = 40;
+    const auto inputs = random_inputs(net.neuron_count(), ticks, lanes, 5);
+    const auto expected = batched(net, lanes, ticks, inputs);
+    for (std::size_t nodes : {2u, 3u}) {
+        for (auto send : {protocol::send_mode::always, protocol::send_mode::nonzero}) {
+            INFO(nodes << " nodes, send " << protocol::to_string(send));
+            CHECK(distributed(net, lanes, nodes, ticks, inputs, {protocol::sync_mode::lockstep, send}) == expected);
+        }
+    }
+}
+
+TEST_CASE("a batched dense projection runs every lane as one product, within 1e-5 of lane-by-lane") {
+    const auto net = generated(R"(<population id="x" size="64" model="linear"/>
+        <population id="h" size="48" model="relu" bias="0.05"/>
+        <population id="y" size="10" model="sigmoid"/>
+        <projection from="x" to="h" kind="dense" init="normal" seed="1" scale="0.2"/>
+        <projection from="h" to="y" kind="dense" init="uniform" seed="2" scale="0.3"/>)");
+    const std::uint32_t lanes = 16;
+    const int ticks = 6;
+    std::vector<input> inputs;
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<float> value(0, 1);
+    for (std::uint32_t lane = 0; lane < lanes; ++lane)
+        for (global_index i = 0; i < 64; ++i) inputs.push_back({i, 0, value(gen), lane});
+    const auto got = batched(net, lanes, ticks, inputs);
+    const auto expected = lane_by_lane(net, lanes, ticks, inputs);
+    for (std::size_t t = 0; t < got.size(); ++t)
+        for (std::size_t k = 0; k < got[t].size(); ++k) {
+            INFO("tick " << t << " value " << k);
+            CHECK(std::abs(got[t][k] - expected[t][k]) <= 1e-5f * std::max(1.0f, std::abs(expected[t][k])));
+        }
+    // The output layer sees the pattern two ticks later, and the patterns differ.
+    CHECK(got[2][(112 + 3) * lanes] != got[2][(112 + 3) * lanes + 1]);
+}
+
+TEST_CASE("batched engines refuse lanes out of range and snapshots") {
+    const auto net = generated(mixed_network);
+    auto spec = whole_network(net);
+    spec.batch = 4;
+    engine e(spec);
+    CHECK(e.batch() == 4);
+    CHECK_THROWS_AS(e.add_input(0, 0, 1.0f, 4), usage_error);
+    CHECK_THROWS_AS(e.add_input(0, 0, 1.0f, -2), usage_error);
+    CHECK_THROWS_AS(e.output(0, 4), usage_error);
+    CHECK_THROWS_WITH(e.capture(), Catch::Contains("batched"));
+    spec.batch = 0;
+    CHECK_THROWS_AS(engine(spec), usage_error);
+}
