@@ -11,6 +11,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 
@@ -51,10 +52,11 @@ struct engine::impl {
     tick_t remote_delay = 1;
     struct sparse_term {
         std::uint32_t synapse;  // the canonical order
+        std::uint32_t sum;      // the sum it adds to: target * 3 + feeds
         float value;
-        float* sum;
     };
-    std::vector<sparse_term> contributions;
+    std::vector<sparse_term> contributions, colliding;
+    std::vector<std::uint32_t> terms_per_sum;  // this tick's terms per sum; all 0 between ticks
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<float> sum_u, sum_e, sum_i;
     // Dense projections: the matrix, where its inputs are read, and whose sums it feeds.
@@ -68,6 +70,15 @@ struct engine::impl {
     std::vector<float> dense_in;  // this tick's dense sum per local neuron
 
     // One product per block for all lanes: X is sources x lanes, Y targets x lanes.
+    // Whether 16 floats are all +0 (a quick skip over silent neurons).
+    static bool all_bits_zero(const float* values) {
+        std::uint32_t bits[16];
+        std::memcpy(bits, values, sizeof bits);
+        std::uint32_t any = 0;
+        for (auto b : bits) any |= b;
+        return any == 0;
+    }
+
     void compute_dense(tick_t t) {
         if (dense.empty()) return;
         std::fill(dense_in.begin(), dense_in.end(), 0.0f);
@@ -183,6 +194,10 @@ struct engine::impl {
         for (std::size_t k = 0; k < delays.size(); ++k) {
             const float* r = row(t - delays[k]);
             for (std::size_t slot = 0; slot < slots; ++slot) {
+                if (slot % 16 == 0 && slot + 16 <= slots && all_bits_zero(r + slot)) {
+                    slot += 15;
+                    continue;
+                }
                 if (r[slot] == 0.0f) continue;
                 expected += out_begin[slot + 1] - out_begin[slot];
                 if (expected > budget) return false;
@@ -190,16 +205,16 @@ struct engine::impl {
             }
         }
         contributions.clear();
-        float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
         for (const auto& [k, slot] : active) {
             const auto d = delays[k];
             const float y = row(t - d)[slot];
             for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o)
-                if (fan_out[o].delay == d)
-                    contributions.push_back({fan_out[o].synapse, fan_out[o].weight * y, sums[fan_out[o].sum] + fan_out[o].target});
+                if (fan_out[o].delay == d) {
+                    const auto sum = fan_out[o].target * 3 + fan_out[o].sum;
+                    contributions.push_back({fan_out[o].synapse, sum, fan_out[o].weight * y});
+                    ++terms_per_sum[sum];
+                }
         }
-        std::sort(contributions.begin(), contributions.end(),
-                  [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
         std::fill(sum_e.begin(), sum_e.end(), 0.0f);
         std::fill(sum_i.begin(), sum_i.end(), 0.0f);
         for (const auto& r : runs) {
@@ -207,7 +222,21 @@ struct engine::impl {
             if (c.model != protocol::neuron_model::lif)
                 for (std::size_t i = r.begin; i < r.end; ++i) sum_u[i] = c.bias + ext[i];
         }
-        for (const auto& c : contributions) *c.sum += c.value;
+        // A sum with one term takes it at once; the terms of a sum with several are added in
+        // canonical order, which sorting just those terms by synapse gives.
+        float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
+        auto add = [&](const sparse_term& c) {
+            sums[c.sum % 3][c.sum / 3] += c.value;
+            terms_per_sum[c.sum] = 0;
+        };
+        colliding.clear();
+        for (const auto& c : contributions)
+            if (terms_per_sum[c.sum] == 1)
+                add(c);
+            else
+                colliding.push_back(c);
+        std::sort(colliding.begin(), colliding.end(), [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
+        for (const auto& c : colliding) add(c);
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         // A model step costs a few nanoseconds: threads pay off only for many neurons.
         if (local < 32 * grain)
@@ -367,6 +396,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     m.sum_u.assign(values, 0.0f);
     m.sum_e.assign(values, 0.0f);
     m.sum_i.assign(values, 0.0f);
+    m.terms_per_sum.assign(3 * m.local, 0);
     m.history.assign((m.ring + 1) * m.width, 0.0f);
     m.ext.assign(values, 0.0f);
     m.state.resize(values);

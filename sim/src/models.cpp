@@ -53,6 +53,9 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
     return s;
 }
 
+// One clone per vector width, picked at load time by the CPU (same bits: no FMA contraction,
+// and every operation is elementwise).
+__attribute__((target_clones("avx512f", "avx2", "default")))
 void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
                   float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
                   const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,

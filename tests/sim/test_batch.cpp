@@ -174,3 +174,27 @@ TEST_CASE("batched engines refuse lanes out of range and snapshots") {
     spec.batch = 0;
     CHECK_THROWS_AS(engine(spec), usage_error);
 }
+
+TEST_CASE("the sparse path adds every sum's terms in canonical order, as the lanes path does") {
+    // Sparse activity (relu below its bias), terms of different sizes, several into each
+    // driven neuron per tick: adding three or more in another order changes the last bit.
+    const auto net = generated(R"(<population id="P" size="400" model="relu" bias="-1.5"/>
+        <projection from="P" to="P" kind="random" p="0.1" weight="0.25" seed="1"/>
+        <projection from="P" to="P" kind="random" p="0.1" weight="0.0113" seed="2"/>
+        <projection from="P" to="P" kind="random" p="0.1" weight="-0.9" delay="2" seed="3"/>)");
+    const int ticks = 300;
+    std::vector<input> drive;
+    std::mt19937 gen(8);
+    for (int t = 0; t < ticks; ++t)
+        for (int k = 0; k < 20; ++k) drive.push_back({static_cast<global_index>(gen() % 400), t, 3.1f, engine::all_lanes});
+    const auto lanes = batched(net, 2, ticks, drive);  // every tick sums every synapse in order
+    const auto sparse = batched(net, 1, ticks, drive);  // sums only the active sources' synapses
+    std::size_t active = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < 400; ++i) {
+            active += sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(active > 20 * ticks / 2);
+    CHECK(active < 400 * ticks / 8);  // sparse enough for the sparse path
+}
