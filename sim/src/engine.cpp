@@ -19,6 +19,24 @@ namespace dnnc::sim {
 
 namespace {
 constexpr std::size_t grain = 512;
+
+// Appends the positions of the non-zero values among values[0, n) (-0 counts as zero),
+// skipping blocks of sixteen +0 at once: most neurons are silent in most ticks.
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void find_nonzero(const float* __restrict values, std::size_t n, std::vector<std::uint32_t>& positions) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        std::uint32_t bits[16];
+        std::memcpy(bits, values + i, sizeof bits);
+        std::uint32_t any = 0;
+        for (auto b : bits) any |= b;
+        if (any == 0) continue;
+        for (std::size_t k = i; k < i + 16; ++k)
+            if (values[k] != 0.0f) positions.push_back(static_cast<std::uint32_t>(k));
+    }
+    for (; i < n; ++i)
+        if (values[i] != 0.0f) positions.push_back(static_cast<std::uint32_t>(i));
+}
 }  // namespace
 
 // Layout. Every neuron the engine reads (its own and the remote sources) has a slot; local
@@ -56,8 +74,9 @@ struct engine::impl {
         float value;
     };
     std::vector<sparse_term> contributions, colliding;
-    std::vector<std::uint32_t> terms_per_sum;  // this tick's terms per sum; all 0 between ticks
+    std::vector<std::uint8_t> terms_per_sum;  // this tick's terms per sum, counted up to 2; all 0 between ticks
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
+    std::vector<std::uint32_t> nonzero;                          // slots, while scanning
     std::vector<float> sum_u, sum_e, sum_i;
     // Dense projections: the matrix, where its inputs are read, and whose sums it feeds.
     struct dense_block {
@@ -70,15 +89,6 @@ struct engine::impl {
     std::vector<float> dense_in;  // this tick's dense sum per local neuron
 
     // One product per block for all lanes: X is sources x lanes, Y targets x lanes.
-    // Whether 16 floats are all +0 (a quick skip over silent neurons).
-    static bool all_bits_zero(const float* values) {
-        std::uint32_t bits[16];
-        std::memcpy(bits, values, sizeof bits);
-        std::uint32_t any = 0;
-        for (auto b : bits) any |= b;
-        return any == 0;
-    }
-
     void compute_dense(tick_t t) {
         if (dense.empty()) return;
         std::fill(dense_in.begin(), dense_in.end(), 0.0f);
@@ -119,7 +129,8 @@ struct engine::impl {
     std::unordered_map<global_index, std::uint32_t> slot_of;
     std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
     std::map<tick_t, std::vector<std::pair<std::size_t, float>>> inputs;  // (slot * batch + lane, value)
-    std::vector<float> ext;  // this tick's external input per local neuron
+    std::vector<float> ext;  // this tick's external input per local neuron; all 0 between ticks
+    bool external_input = false;  // whether this tick has any
     tick_t next = 0;
 
     float* row(tick_t t) { return t < 0 ? zero_row() : history.data() + static_cast<std::size_t>(t % static_cast<tick_t>(ring)) * width; }
@@ -193,15 +204,16 @@ struct engine::impl {
         active.clear();
         for (std::size_t k = 0; k < delays.size(); ++k) {
             const float* r = row(t - delays[k]);
-            for (std::size_t slot = 0; slot < slots; ++slot) {
-                if (slot % 16 == 0 && slot + 16 <= slots && all_bits_zero(r + slot)) {
-                    slot += 15;
-                    continue;
-                }
-                if (r[slot] == 0.0f) continue;
+            nonzero.clear();
+            find_nonzero(r, slots, nonzero);
+            for (const auto slot : nonzero) {
                 expected += out_begin[slot + 1] - out_begin[slot];
                 if (expected > budget) return false;
                 active.emplace_back(k, static_cast<std::uint32_t>(slot));
+                // Fan-outs lie far apart in memory: fetch this one while the scan goes on.
+                const char* first = reinterpret_cast<const char*>(fan_out.data() + out_begin[slot]);
+                const char* last = reinterpret_cast<const char*>(fan_out.data() + out_begin[slot + 1]);
+                for (const char* p = first; p < last; p += 64) __builtin_prefetch(p);
             }
         }
         contributions.clear();
@@ -212,11 +224,10 @@ struct engine::impl {
                 if (fan_out[o].delay == d) {
                     const auto sum = fan_out[o].target * 3 + fan_out[o].sum;
                     contributions.push_back({fan_out[o].synapse, sum, fan_out[o].weight * y});
-                    ++terms_per_sum[sum];
+                    terms_per_sum[sum] += terms_per_sum[sum] < 2;
                 }
         }
-        std::fill(sum_e.begin(), sum_e.end(), 0.0f);
-        std::fill(sum_i.begin(), sum_i.end(), 0.0f);
+        // sum_e and sum_i are all zero here (see the end).
         for (const auto& r : runs) {
             const auto& c = coefficients(r.begin);
             if (c.model != protocol::neuron_model::lif)
@@ -244,6 +255,14 @@ struct engine::impl {
         else
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, grain),
                               [&](const tbb::blocked_range<std::size_t>& r) { step_models(r.begin(), r.end(), out); });
+        // Leave sum_e and sum_i all zero for the next tick: clearing what this tick added
+        // costs far less than filling them.
+        if (!dense.empty()) {
+            std::fill(sum_e.begin(), sum_e.end(), 0.0f);
+            std::fill(sum_i.begin(), sum_i.end(), 0.0f);
+        } else {
+            for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
+        }
         return true;
     }
 
@@ -256,7 +275,7 @@ struct engine::impl {
             const auto& c = coefficients(std::max(begin, r->begin));
             if (c.model == protocol::neuron_model::lif)
                 step_lif_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(), state.refractory_left.data(),
-                             ext.data(), sum_e.data(), sum_i.data(), out);
+                             external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), out);
             else
                 for (std::size_t j = first; j < last; ++j) out[j] = step_rate(c, sum_u[j]);
         }
@@ -461,10 +480,12 @@ void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::
 void engine::compute() {
     auto& m = *impl_;
     const tick_t t = m.next;
-    std::fill(m.ext.begin(), m.ext.end(), 0.0f);
+    std::vector<std::pair<std::size_t, float>> inputs;
     if (auto it = m.inputs.find(t); it != m.inputs.end()) {
-        for (const auto& [position, value] : it->second) m.ext[position] += value;
+        inputs = std::move(it->second);
         m.inputs.erase(it);
+        for (const auto& [position, value] : inputs) m.ext[position] += value;
+        m.external_input = true;
     }
     float* out = m.row(t);
     m.compute_dense(t);
@@ -483,6 +504,8 @@ void engine::compute() {
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.local, grain),
                               [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
     }
+    for (const auto& [position, value] : inputs) m.ext[position] = 0.0f;
+    m.external_input = false;
     ++m.next;
     // The row tick `next` will use has held tick next - ring: clear what peers fill.
     m.clear_remote(m.next);

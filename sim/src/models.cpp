@@ -61,6 +61,12 @@ void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t la
                   const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
                   float* __restrict out) {
     const model_coefficients k = c;  // a copy: the stores below cannot change it
+    if (ext == nullptr) {
+        const float input = k.bias + 0.0f;  // what bias + ext gives for ext = +0
+        for (std::size_t i = first; i < last; ++i)
+            out[i] = step_lif(k, v[i], ge[i], gi[i], refractory_left[i], input, excitatory[i], inhibitory[i]);
+        return;
+    }
     for (std::size_t i = first; i < last; ++i)
         out[i] = step_lif(k, v[i], ge[i], gi[i], refractory_left[i], k.bias + ext[i], excitatory[i], inhibitory[i]);
 }

@@ -97,7 +97,8 @@ inline float step_lif(const model_coefficients& c, float& v, float& ge, float& g
     return resting ? 0.0f : fired;
 }
 
-// step_lif for neurons [first, last), which share `c`; their input is bias + ext[i]. The
+// step_lif for neurons [first, last), which share `c`; their input is bias + ext[i] (ext
+// null: no external input this tick, which saves reading an array of zeros). The
 // loop vectorises: the restrict parameters promise that no array overlaps another.
 void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
                   float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
