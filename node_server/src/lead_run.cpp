@@ -59,25 +59,29 @@ void lead_run::on_report(const json& report) {
     const auto v = topo_.index_of(report.at("node").get<std::string>());
     // A late report of a network this run replaced.
     if (report.value("hash", std::string()) != config_hashes_.at(v)) return;
-    const auto tick = report.at("tick").get<std::int64_t>();
-    const auto& values = report.at("values");
     const std::size_t lanes = static_cast<std::size_t>(run_.batch), width = columns_.size();
-    if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
-    auto& row = partial_[tick];
-    if (row.values.empty()) {
-        row.values.assign(width * lanes, 0.0f);
-        row.reported.assign(topo_.node_count(), false);
-    }
-    // A report lists lanes within each neuron; a row lists columns within each lane.
-    for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
-        for (std::size_t lane = 0; lane < lanes; ++lane)
-            for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
-    row.reported[v] = true;
     auto& p = nodes_[v];
-    p.completed = std::max(p.completed, tick);
-    p.sent = report.at("sent");
-    p.dropped = report.at("dropped");
-    p.missing = report.at("missing");
+    for (const auto& entry : report.at("ticks")) {
+        const auto tick = entry.at(0).get<std::int64_t>();
+        if (tick <= completed()) continue;  // a late repeat
+        const auto& values = entry.at(1);
+        if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
+        auto& row = partial_[tick];
+        if (row.values.empty()) {
+            row.values.assign(width * lanes, 0.0f);
+            row.reported.assign(topo_.node_count(), false);
+        }
+        // A report lists lanes within each neuron; a row lists columns within each lane.
+        for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
+            for (std::size_t lane = 0; lane < lanes; ++lane)
+                for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
+        row.reported[v] = true;
+        p.completed = std::max(p.completed, tick);
+    }
+    // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
+    p.sent = std::max(p.sent, report.at("sent").get<std::int64_t>());
+    p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
+    p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
     complete_rows();
 }
 

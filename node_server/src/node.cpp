@@ -205,7 +205,7 @@ struct node::impl {
         old.reset();
         const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
         const bool is_lead = own.lead == own.node;
-        auto reporter = [this, lead_at, is_lead](std::string report) {
+        auto reporter = [this, lead_at, is_lead](const json& report) {
             if (is_lead) {
                 std::shared_ptr<lead_run> r;
                 {
@@ -214,13 +214,13 @@ struct node::impl {
                 }
                 // Runs on the runner's thread, which must never see an exception.
                 try {
-                    if (r) r->on_report(json::parse(report));
+                    if (r) r->on_report(report);
                 } catch (const std::exception& e) {
                     DNNC_LOG(warn, "tick report dropped: " << e.what());
                 }
                 return;
             }
-            signals_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, std::move(report)},
+            signals_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, report.dump()},
                                                               options.server.secret));
         };
         auto fresh = std::make_shared<node_simulation>(own, options.server.secret, signals_out, reporter, options.emulate_delay_ms,

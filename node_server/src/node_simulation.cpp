@@ -64,12 +64,32 @@ void node_simulation::start_runner() {
         json values = json::array();
         for (auto i : reported_)
             for (std::uint32_t lane = 0; lane < e.batch(); ++lane) values.push_back(e.output(i, lane));
-        const auto s = runner_->stats();
-        report_(json{{"node", id_}, {"hash", hash_}, {"tick", t}, {"values", values}, {"sent", s.values_sent},
-                     {"dropped", s.values_dropped}, {"missing", s.packets_missing}}
-                    .dump());
+        const auto now = std::chrono::steady_clock::now();
+        bool due;
+        {
+            std::lock_guard<std::mutex> lock(report_mutex_);
+            if (pending_ticks_.empty()) oldest_pending_ = now;
+            pending_ticks_.push_back(json::array({t, std::move(values)}));
+            // Read after the push: a hold that lowers the horizon past t either comes
+            // before this read or flushes t itself.
+            due = t >= runner_->granted() || pending_ticks_.size() >= report_batch || now - oldest_pending_ >= report_delay;
+        }
+        if (due) flush_reports();
     });
     thread_ = std::thread([this] { runner_->run(); });
+}
+
+void node_simulation::flush_reports() {
+    json report;
+    {
+        std::lock_guard<std::mutex> lock(report_mutex_);
+        if (pending_ticks_.empty()) return;
+        const auto s = runner_->stats();
+        report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
+                      {"dropped", s.values_dropped}, {"missing", s.packets_missing}};
+        pending_ticks_ = json::array();
+    }
+    report_(report);
 }
 
 node_simulation::~node_simulation() {
@@ -115,6 +135,7 @@ json node_simulation::clock(const json& request) {
         horizon = runner_->granted();
     } else if (request.value("hold", false)) {
         horizon = runner_->hold();
+        flush_reports();
     } else {
         horizon = runner_->granted();
     }

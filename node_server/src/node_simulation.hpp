@@ -1,7 +1,13 @@
 #pragma once
 // A node's running share of the network (private to dnnc_node_server): its engine and
-// runner on their own thread, signals to peers through the outbox, a report per tick to
-// the lead, and the clock's grants and holds.
+// runner on their own thread, signals to peers through the outbox, tick reports to the
+// lead, and the clock's grants and holds.
+//
+// Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...]], ...],
+// "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
+// index order, lanes within each neuron. A batch is sent when the runner computes the last
+// tick granted, when it holds `report_batch` ticks or its oldest tick is `report_delay`
+// old, and when the clock holds (so that a freeze sees every tick computed).
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
@@ -10,15 +16,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <thread>
 
 namespace dnnc::node_server {
 
 class node_simulation {
 public:
-    using reporter = std::function<void(std::string json_report)>;
+    using reporter = std::function<void(const nlohmann::json& report)>;
 
     node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
                     const std::map<std::string, double>& extra_delay_ms, const std::string& device);
@@ -41,6 +49,9 @@ public:
 private:
     class tcp_transport;
     void start_runner();
+    void flush_reports();
+    static constexpr std::size_t report_batch = 256;
+    static constexpr std::chrono::milliseconds report_delay{2};
     std::string id_;
     std::string hash_;  // of the config it runs: the lead ignores reports of any other
     sim::engine engine_;
@@ -50,6 +61,9 @@ private:
     std::vector<sim::global_index> reported_;
     sim::runner_options options_;
     reporter report_;
+    std::mutex report_mutex_;
+    nlohmann::json pending_ticks_ = nlohmann::json::array();  // not yet reported
+    std::chrono::steady_clock::time_point oldest_pending_;
     std::thread thread_;
 };
 

@@ -19,6 +19,10 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
     if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
 }
 
+namespace {
+constexpr std::chrono::microseconds poll_before_sleeping{50};
+}  // namespace
+
 void runner::receive(std::size_t peer, packet p) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (peer >= pending_.size()) throw protocol_error("packet from an unknown peer");
@@ -95,6 +99,14 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
         return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) { return q.count(t - lag_) > 0; });
     };
     if (options_.sync == protocol::sync_mode::lockstep) {
+        // Peers' packets usually follow within microseconds: poll a while, yielding the core
+        // to the threads that receive them, before sleeping (waking a thread costs more).
+        const auto until = clock_type::now() + poll_before_sleeping;
+        while (!stopping_ && !all_arrived() && clock_type::now() < until) {
+            lock.unlock();
+            std::this_thread::yield();
+            lock.lock();
+        }
         changed_.wait(lock, [&] { return stopping_ || all_arrived(); });
         return;
     }
