@@ -1,8 +1,10 @@
 #pragma once
-// One-way frames to other nodes (signal packets, tick reports): queued per destination and
-// written in order on persistent connections by one background thread, each frame held
-// back by the destination's emulated delay. A destination that cannot be reached loses
-// its frames (counted); the sender never blocks on it.
+// One-way frames to other nodes (signal packets, tick reports), in order per destination
+// on persistent connections. A frame due now with nothing queued before it is written
+// from the sender's thread as far as the socket takes it without blocking; the rest, and
+// frames held back by an emulated delay, are written by one background thread. A
+// destination that cannot be reached loses its frames (counted); the sender never blocks
+// on it.
 #include "dnnc/node_server/peer_client.hpp"
 
 #include <cstdint>
