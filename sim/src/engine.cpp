@@ -207,19 +207,22 @@ struct engine::impl {
         active.clear();
         for (std::size_t k = 0; k < delays.size(); ++k) {
             const float* r = row(t - delays[k]);
-            // More active sources than the budget has synapses would exceed it (as a rule:
-            // unless many have no synapses, which then only costs the faster path).
+            // More active sources than the budget has synapses, or than a quarter of all,
+            // would exceed it as a rule (unless many have no synapses, which then only costs
+            // the faster path).
             nonzero.clear();
-            if (!find_nonzero(r, slots, budget, nonzero)) return false;
+            if (!find_nonzero(r, slots, std::min(budget, slots / 4), nonzero)) return false;
             for (const auto slot : nonzero) {
                 expected += out_begin[slot + 1] - out_begin[slot];
                 if (expected > budget) return false;
                 active.emplace_back(k, static_cast<std::uint32_t>(slot));
-                // Fan-outs lie far apart in memory: fetch this one while the scan goes on.
-                const char* first = reinterpret_cast<const char*>(fan_out.data() + out_begin[slot]);
-                const char* last = reinterpret_cast<const char*>(fan_out.data() + out_begin[slot + 1]);
-                for (const char* p = first; p < last; p += 64) __builtin_prefetch(p);
             }
+        }
+        // Fan-outs lie far apart in memory: ask for all of them before reading the first.
+        for (const auto& a : active) {
+            const char* first = reinterpret_cast<const char*>(fan_out.data() + out_begin[a.second]);
+            const char* last = reinterpret_cast<const char*>(fan_out.data() + out_begin[a.second + 1]);
+            for (const char* p = first; p < last; p += 64) __builtin_prefetch(p);
         }
         contributions.clear();
         for (const auto& [k, slot] : active) {
