@@ -67,6 +67,9 @@ struct engine::impl {
         float weight;
         std::uint16_t delay;
         feeds sum;
+        // Whether the sum it feeds gets its terms in canonical order as the sparse path
+        // makes them (sources by delay, then slot): then they need no sorting.
+        bool in_order;
     };
     std::vector<outgoing> fan_out;
     std::vector<std::uint16_t> delays;
@@ -78,6 +81,7 @@ struct engine::impl {
     };
     std::vector<sparse_term> contributions, colliding;
     std::vector<sparse_term> disordered_terms;
+    std::vector<std::uint32_t> touched;  // the in-order sums this tick added to
     // Per sum, this tick: its terms counted up to 2, and for sums with several, 1 + the
     // synapse of the latest term seen (0: none yet) with the flag `disordered` once a term
     // came after one of a higher synapse. All 0 between ticks.
@@ -230,28 +234,36 @@ struct engine::impl {
             const char* last = reinterpret_cast<const char*>(fan_out.data() + out_begin[a.second + 1]);
             for (const char* p = first; p < last; p += 64) __builtin_prefetch(p);
         }
-        contributions.clear();
-        for (const auto& [k, slot] : active) {
-            const auto d = delays[k];
-            const float y = row(t - d)[slot];
-            for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o)
-                if (fan_out[o].delay == d) {
-                    const auto sum = fan_out[o].target * 3 + fan_out[o].sum;
-                    contributions.push_back({fan_out[o].synapse, sum, fan_out[o].weight * y});
-                    terms_per_sum[sum] += terms_per_sum[sum] < 2;
-                }
-        }
-        // sum_e and sum_i are all zero here (see the end).
+        // sum_e and sum_i are all zero here (see the end); rate neurons' sums start at u.
         for (const auto& r : runs) {
             const auto& c = coefficients(r.begin);
             if (c.model != protocol::neuron_model::lif)
                 for (std::size_t i = r.begin; i < r.end; ++i) sum_u[i] = c.bias + ext[i];
         }
-        // A sum with one term takes it at once. A sum with several whose terms came in
-        // ascending synapse order (as a rule: one projection feeds it, its sources in index
-        // order) takes them as they came: that is its canonical order. The terms of the
-        // other sums are sorted by synapse first.
+        // Terms of sums that are in order (as a rule: one projection feeds the sum, its
+        // sources in index order) are added as they come; the others wait below.
         float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
+        touched.clear();
+        contributions.clear();
+        for (const auto& [k, slot] : active) {
+            const auto d = delays[k];
+            const float y = row(t - d)[slot];
+            for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o) {
+                const auto& f = fan_out[o];
+                if (f.delay != d) continue;
+                const auto sum = f.target * 3 + f.sum;
+                if (f.in_order) {
+                    sums[f.sum][f.target] += f.weight * y;
+                    touched.push_back(sum);
+                } else {
+                    contributions.push_back({f.synapse, sum, f.weight * y});
+                    terms_per_sum[sum] += terms_per_sum[sum] < 2;
+                }
+            }
+        }
+        // Of the others, a sum with one term takes it at once. A sum with several whose
+        // terms came in ascending synapse order takes them as they came: that is its
+        // canonical order. The terms of the rest are sorted by synapse first.
         auto add = [&](const sparse_term& c) { sums[c.sum % 3][c.sum / 3] += c.value; };
         colliding.clear();
         for (const auto& c : contributions)
@@ -288,6 +300,7 @@ struct engine::impl {
             std::fill(sum_e.begin(), sum_e.end(), 0.0f);
             std::fill(sum_i.begin(), sum_i.end(), 0.0f);
         } else {
+            for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
             for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
         }
         return true;
@@ -421,10 +434,24 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
         std::vector<std::uint64_t> cursor(m.out_begin.begin(), m.out_begin.end() - 1);
         for (std::size_t k = 0; k < m.local; ++k) {
             const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
+            auto feeds_of = [&](std::uint64_t s) {
+                return !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
+            };
+            // A sum is in order when its synapses, in canonical order, come from
+            // non-decreasing (delay, source slot).
+            bool in_order[3] = {true, true, true};
+            std::pair<std::uint16_t, std::uint32_t> latest[3] = {};
+            for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
+                const auto sum = feeds_of(s);
+                const std::pair<std::uint16_t, std::uint32_t> key{m.in_delay[s], m.in_slot[s]};
+                if (key < latest[sum]) in_order[sum] = false;
+                latest[sum] = key;
+            }
             for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
                 const auto o = cursor[m.in_slot[s]]++;
-                const auto sum = !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
-                m.fan_out[o] = {static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(k), m.in_weight[s], m.in_delay[s], sum};
+                const auto sum = feeds_of(s);
+                m.fan_out[o] = {static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(k), m.in_weight[s], m.in_delay[s], sum,
+                                in_order[sum]};
             }
         }
     }
