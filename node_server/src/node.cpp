@@ -734,8 +734,13 @@ public:
             } catch (const json::exception& e) {
                 throw protocol_error(std::string("malformed probe: ") + e.what());
             }
-            node_.forward_probe(route, hop);
-            respond(reply_of(message_type::probe_reply));
+            // Forwarding waits for the rest of the route: off the server's thread.
+            node_.run_task([this, route = std::move(route), hop, respond] {
+                respond_with(respond, [&] {
+                    node_.forward_probe(route, hop);
+                    return reply_of(message_type::probe_reply);
+                });
+            });
             return;
         }
         case message_type::signals:

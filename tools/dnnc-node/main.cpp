@@ -34,14 +34,14 @@ int main(int argc, char** argv) {
     CLI::App app{"dnnc-node: a dnnc node server"};
     std::string bind = "127.0.0.1", secret_file, log_level = "info";
     int port = 0;
-    std::size_t threads = 4;
+    std::size_t threads = 1;
     std::vector<std::string> delays;
     std::string device = "auto";
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
     app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
     app.add_option("--log-level", log_level, "error, warn, info or debug");
-    app.add_option("--threads", threads, "Threads serving connections")->check(CLI::Range(1, 256));
+    app.add_option("--threads", threads, "Threads serving connections (default 1)")->check(CLI::Range(1, 256));
     app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
     app.add_option("--device", device, "Where dense projections run: auto (CUDA when available), cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
