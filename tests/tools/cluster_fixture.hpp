@@ -99,6 +99,11 @@ inline std::string cluster_document(const std::vector<node_spec>& nodes, const s
     return doc;
 }
 
+// The same on two linked nodes, a (the lead) and b.
+inline std::string two_linked_nodes(std::vector<int>& ports, int neurons, const std::string& run) {
+    return cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, neurons, run);
+}
+
 // Brings the document's nodes up and takes them down when it goes out of scope.
 class local_cluster_guard {
 public:

@@ -106,8 +106,8 @@ TEST_CASE("measured link latencies track emulated delays") {
 TEST_CASE("the lead reports a node that stopped answering as dead") {
     scratch_dir dir;
     std::vector<int> ports;
-    const auto config = dir.file("hb.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 50,
-                                                            "  <run heartbeat-timeout=\"400\" probes=\"2\"/>\n"));
+    const auto config =
+        dir.file("hb.xml", two_linked_nodes(ports, 50, "  <run heartbeat-timeout=\"400\" probes=\"2\"/>\n"));
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
     REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0])).exit_code == 0);
@@ -144,8 +144,7 @@ TEST_CASE("a submit that cannot reach a node fails and names it") {
 TEST_CASE("with a cluster secret, frames without the secret are refused") {
     scratch_dir dir;
     std::vector<int> ports;
-    const auto config = dir.file("s.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 40,
-                                                           "  <run probes=\"2\"/>\n"));
+    const auto config = dir.file("s.xml", two_linked_nodes(ports, 40, "  <run probes=\"2\"/>\n"));
     const auto secret = dir.file("secret", "correct horse battery staple\n");
     const auto wrong = dir.file("wrong", "another secret\n");
     local_cluster_guard cluster(config, "--secret-file " + secret);

@@ -146,8 +146,8 @@ TEST_CASE("freeze during a run, then resume, loses no tick") {
 TEST_CASE("a node killed mid-run stops a lockstep run with its name") {
     scratch_dir dir;
     std::vector<int> ports;
-    const auto config = dir.file("k.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 200,
-                                                           "  <run probes=\"2\" heartbeat-timeout=\"300\" tick-period=\"1\"/>\n"));
+    const auto config =
+        dir.file("k.xml", two_linked_nodes(ports, 200, "  <run probes=\"2\" heartbeat-timeout=\"300\" tick-period=\"1\"/>\n"));
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
     const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
@@ -171,8 +171,8 @@ TEST_CASE("a node killed mid-run stops a lockstep run with its name") {
 TEST_CASE("window mode carries on without a dead node, its inputs reading 0") {
     scratch_dir dir;
     std::vector<int> ports;
-    const auto config = dir.file("w.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 200,
-                                                           "  <run sync=\"window\" probes=\"2\" heartbeat-timeout=\"300\"/>\n"));
+    const auto config =
+        dir.file("w.xml", two_linked_nodes(ports, 200, "  <run sync=\"window\" probes=\"2\" heartbeat-timeout=\"300\"/>\n"));
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
     const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
@@ -223,8 +223,8 @@ TEST_CASE("a malformed input CSV is a located error with exit code 2; an unknown
 TEST_CASE("replacing a network while its clock runs does not hang") {
     scratch_dir dir;
     std::vector<int> ports;
-    const auto config = dir.file("r.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 100,
-                                                           "  <run probes=\"2\" tick-period=\"1\" checkpoint-every=\"20\"/>\n"));
+    const auto config =
+        dir.file("r.xml", two_linked_nodes(ports, 100, "  <run probes=\"2\" tick-period=\"1\" checkpoint-every=\"20\"/>\n"));
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
     const std::string to = " --to 127.0.0.1:" + std::to_string(ports[0]);
