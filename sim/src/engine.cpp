@@ -80,14 +80,9 @@ struct engine::impl {
         float value;
     };
     std::vector<sparse_term> contributions, colliding;
-    std::vector<sparse_term> disordered_terms;
     std::vector<std::uint32_t> touched;  // the in-order sums this tick added to
-    // Per sum, this tick: its terms counted up to 2, and for sums with several, 1 + the
-    // synapse of the latest term seen (0: none yet) with the flag `disordered` once a term
-    // came after one of a higher synapse. All 0 between ticks.
+    // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
-    std::vector<std::uint32_t> term_order;
-    static constexpr std::uint32_t disordered = 0x80000000u;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<std::uint32_t> nonzero;                          // slots, while scanning
     std::vector<float> sum_u, sum_e, sum_i;
@@ -261,9 +256,8 @@ struct engine::impl {
                 }
             }
         }
-        // Of the others, a sum with one term takes it at once. A sum with several whose
-        // terms came in ascending synapse order takes them as they came: that is its
-        // canonical order. The terms of the rest are sorted by synapse first.
+        // Of the others, a sum with one term takes it at once; the terms of a sum with
+        // several are sorted by synapse first: their canonical order.
         auto add = [&](const sparse_term& c) { sums[c.sum % 3][c.sum / 3] += c.value; };
         colliding.clear();
         for (const auto& c : contributions)
@@ -271,20 +265,8 @@ struct engine::impl {
                 add(c);
             else
                 colliding.push_back(c);
-        for (const auto& c : colliding) {
-            auto& order = term_order[c.sum];
-            order = (order & disordered) | ((order & ~disordered) > c.synapse ? disordered : 0u) | (c.synapse + 1);
-        }
-        disordered_terms.clear();
-        for (const auto& c : colliding)
-            if (term_order[c.sum] & disordered)
-                disordered_terms.push_back(c);
-            else
-                add(c);
-        std::sort(disordered_terms.begin(), disordered_terms.end(),
-                  [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
-        for (const auto& c : disordered_terms) add(c);
-        for (const auto& c : colliding) term_order[c.sum] = 0;
+        std::sort(colliding.begin(), colliding.end(), [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
+        for (const auto& c : colliding) add(c);
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
@@ -470,7 +452,6 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     m.sum_e.assign(values, 0.0f);
     m.sum_i.assign(values, 0.0f);
     m.terms_per_sum.assign(3 * m.local, 0);
-    m.term_order.assign(3 * m.local, 0);
     m.history.assign((m.ring + 1) * m.width, 0.0f);
     m.ext.assign(values, 0.0f);
     m.state.resize(values);
