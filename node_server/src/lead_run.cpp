@@ -54,6 +54,16 @@ lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::ve
 
 lead_run::~lead_run() { stop_ticker(); }
 
+void lead_run::check_outputs(const lead_plan& plan) {
+    std::size_t columns = 0;
+    for (const auto& o : plan.net.outputs) columns += o.neurons.size();
+    const auto lanes = static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
+    if (columns * lanes > max_values_per_tick)
+        throw usage_error("the outputs have " + std::to_string(columns) + " neurons and the run " + std::to_string(lanes) +
+                          " lanes: " + std::to_string(columns * lanes) + " values per tick, more than " +
+                          std::to_string(max_values_per_tick));
+}
+
 void lead_run::on_report(const json& report) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto v = topo_.index_of(report.at("node").get<std::string>());
@@ -390,8 +400,12 @@ std::int64_t lead_run::next_tick() const {
 json lead_run::output(const json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto from = std::max(first_tick_, request.value("from", std::int64_t{0}));
+    // At most about a million values per reply (frames are bounded); clients ask again
+    // from the next tick.
     json rows = json::array();
-    for (auto t = from; t <= completed() && rows.size() < 100000; ++t) {
+    const std::size_t per_row = columns_.size() * static_cast<std::size_t>(run_.batch) + 1;
+    const std::size_t max_rows = std::max<std::size_t>(1, std::min<std::size_t>(100000, 1000000 / per_row));
+    for (auto t = from; t <= completed() && rows.size() < max_rows; ++t) {
         json row = json::array({t});
         for (float v : rows_[static_cast<std::size_t>(t - first_tick_)]) row.push_back(v);
         rows.push_back(std::move(row));

@@ -45,6 +45,11 @@ public:
              std::int64_t first_tick = 0);
     ~lead_run();
 
+    // A tick's outputs travel in one report and one output row, bounded like a frame:
+    // throws usage_error when outputs x lanes exceed max_values_per_tick.
+    static constexpr std::size_t max_values_per_tick = 1000000;
+    static void check_outputs(const lead_plan& plan);
+
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input", ...}
     nlohmann::json control(const nlohmann::json& request);

@@ -498,6 +498,7 @@ struct node::impl {
             memo = last_partition;
         }
         lead_plan plan = plan_network(std::move(doc), &memo);
+        lead_run::check_outputs(plan);
         {
             std::lock_guard<std::mutex> lock(mutex);
             last_partition = std::move(memo);

@@ -69,10 +69,12 @@ void node_simulation::start_runner() {
         {
             std::lock_guard<std::mutex> lock(report_mutex_);
             if (pending_ticks_.empty()) oldest_pending_ = now;
+            pending_values_ += values.size();
             pending_ticks_.push_back(json::array({t, std::move(values)}));
             // Read after the push: a hold that lowers the horizon past t either comes
             // before this read or flushes t itself.
-            due = t >= runner_->granted() || pending_ticks_.size() >= report_batch || now - oldest_pending_ >= report_delay;
+            due = t >= runner_->granted() || pending_ticks_.size() >= report_batch || pending_values_ >= report_values ||
+                  now - oldest_pending_ >= report_delay;
         }
         if (due) flush_reports();
     });
@@ -88,6 +90,7 @@ void node_simulation::flush_reports() {
         report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
                       {"dropped", s.values_dropped}, {"missing", s.packets_missing}};
         pending_ticks_ = json::array();
+        pending_values_ = 0;
     }
     report_(report);
 }

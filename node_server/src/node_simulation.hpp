@@ -6,8 +6,9 @@
 // Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...]], ...],
 // "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
 // index order, lanes within each neuron. A batch is sent when the runner computes the last
-// tick granted, when it holds `report_batch` ticks or its oldest tick is `report_delay`
-// old, and when the clock holds (so that a freeze sees every tick computed).
+// tick granted, when it holds `report_batch` ticks or `report_values` values or its oldest
+// tick is `report_delay` old, and when the clock holds (so that a freeze sees every tick
+// computed).
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
@@ -51,6 +52,7 @@ private:
     void start_runner();
     void flush_reports();
     static constexpr std::size_t report_batch = 256;
+    static constexpr std::size_t report_values = 1000000;  // one tick may have this many (lead_run)
     static constexpr std::chrono::milliseconds report_delay{2};
     std::string id_;
     std::string hash_;  // of the config it runs: the lead ignores reports of any other
@@ -63,6 +65,7 @@ private:
     reporter report_;
     std::mutex report_mutex_;
     nlohmann::json pending_ticks_ = nlohmann::json::array();  // not yet reported
+    std::size_t pending_values_ = 0;
     std::chrono::steady_clock::time_point oldest_pending_;
     std::thread thread_;
 };

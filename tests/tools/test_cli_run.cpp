@@ -106,6 +106,11 @@ TEST_CASE("a batched run evaluates one pattern per lane, as unbatched runs of ea
     const auto r = run_command(dnnc_binary() + " run " + mlp + " --nodes 1 --batch 2 --ticks 2 --input " + bad);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("lane.csv:2:1: lane 2 is out of range; the run has batch 2"));
+    for (const char* batch : {"0", "5000", "x"}) {
+        const auto b = run_command(dnnc_binary() + " run " + mlp + " --nodes 1 --ticks 2 --batch " + batch);
+        CHECK(b.exit_code == 2);
+        CHECK_THAT(b.err, Catch::Contains("--batch"));
+    }
 }
 
 TEST_CASE("freeze during a run, then resume, loses no tick") {

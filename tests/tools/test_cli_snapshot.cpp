@@ -233,3 +233,29 @@ TEST_CASE("a batched run refuses snapshots and inputs for lanes it does not have
     CHECK(out.out.rfind("tick,lane,", 0) == 0);
     CHECK(std::count(out.out.begin(), out.out.end(), '\n') == 1 + 5 * 3);
 }
+
+TEST_CASE("dnnc output prints every tick of a batched run, however many replies it takes") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    // 100 outputs x 2,000 lanes: 200,000 values per tick, four ticks per reply at most.
+    auto text = two_linked_nodes(ports, 120, "  <run probes=\"2\" batch=\"2000\"/>\n");
+    text = std::regex_replace(text, std::regex("neurons=\"p\\[0:4\\]\""), "neurons=\"p[0:100]\"");
+    const auto config = dir.file("wide.xml", text);
+    local_cluster_guard c(config);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 10" + lead_of(ports));
+    const auto out = run_command(dnnc + " output" + lead_of(ports));
+    REQUIRE(out.exit_code == 0);
+    CHECK(std::count(out.out.begin(), out.out.end(), '\n') == 1 + 10 * 2000);
+    CHECK(out.out.find("\n9,1999,") != std::string::npos);
+
+    // More values per tick than a report may carry is refused at submit.
+    auto wider = std::regex_replace(text, std::regex("batch=\"2000\""), "batch=\"4096\"");
+    wider = std::regex_replace(wider, std::regex("size=\"120\""), "size=\"300\"");
+    wider = std::regex_replace(wider, std::regex("neurons=\"p\\[0:100\\]\""), "neurons=\"p[0:300]\"");
+    const auto refused = run_command(dnnc + " submit --replace " + dir.file("wider.xml", wider) + to_of(ports));
+    CHECK(refused.exit_code != 0);
+    CHECK_THAT(refused.err, Catch::Contains("1228800 values per tick, more than 1000000"));
+}

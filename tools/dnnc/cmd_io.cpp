@@ -50,7 +50,11 @@ int run_output(const output_options& o) {
         header = false;
         if (next > from) from = next;
         const auto state = reply["state"].get<std::string>();
-        if (!o.follow || state == "failed") break;
+        // A reply holds a bounded number of rows: without --follow, ask until every
+        // completed tick has been printed.
+        const bool more = !reply["rows"].empty() && from <= reply["completed"].get<std::int64_t>();
+        if (state == "failed" || (!o.follow && !more)) break;
+        if (!o.follow) continue;
         if (next <= 0 || reply["rows"].empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return 0;
