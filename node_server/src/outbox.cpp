@@ -56,11 +56,11 @@ private:
         std::string bytes;
     };
 
-    // Writes what the socket takes without blocking; a broken connection is closed (the
-    // io thread reconnects for the next frame) and the frame counts as lost.
+    // Writes what the socket takes without blocking (it is in non-blocking mode from its
+    // connection on); a broken connection is closed (the io thread reconnects for the next
+    // frame) and the frame counts as lost.
     std::size_t write_now(const std::string& bytes) {
         boost::system::error_code ec;
-        socket_.native_non_blocking(true, ec);
         std::size_t written = 0;
         while (!ec && written < bytes.size()) {
             written += socket_.write_some(asio::buffer(bytes.data() + written, bytes.size() - written), ec);
@@ -117,6 +117,7 @@ private:
                                                                 if (e) return self->fail(e.message());
                                                                 boost::system::error_code ignored;
                                                                 self->socket_.set_option(tcp::no_delay(true), ignored);
+                                                                self->socket_.native_non_blocking(true, ignored);
                                                             }
                                                             self->pump();
                                                         });
