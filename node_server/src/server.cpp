@@ -87,8 +87,10 @@ private:
                              } catch (const protocol_error& e) {
                                  return self->reject(e.what());
                              }
+                             // Small bodies keep their buffer for the next frame (signal
+                             // packets come every tick); a large one's memory goes back.
                              self->body_.clear();
-                             self->body_.shrink_to_fit();
+                             if (self->body_.capacity() > keep_body_capacity) self->body_.shrink_to_fit();
                              self->dispatch(std::move(request));
                              self->read_header();
                          }));
@@ -154,6 +156,7 @@ private:
     std::array<char, protocol::frame_header_size> header_{};
     protocol::frame_header current_{};
     std::string body_;
+    static constexpr std::size_t keep_body_capacity = 64 * 1024;
     std::deque<std::string> outbox_;
 };
 

@@ -31,7 +31,7 @@ void runner::receive(std::size_t peer, packet p) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
         return;
     }
-    first_arrival_.emplace(p.tick, clock_type::now());
+    if (options_.sync == protocol::sync_mode::window) first_arrival_.emplace(p.tick, clock_type::now());
     pending_[peer][p.tick] = std::move(p);
     changed_.notify_all();
 }

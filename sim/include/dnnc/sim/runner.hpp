@@ -111,7 +111,7 @@ private:
         std::int64_t lane;
     };
     std::vector<input> inputs_;
-    std::map<tick_t, std::chrono::steady_clock::time_point> first_arrival_;  // of each tick's packets
+    std::map<tick_t, std::chrono::steady_clock::time_point> first_arrival_;  // of each tick's packets (window mode)
     tick_t granted_ = -1;
     tick_t completed_ = -1;
     tick_t first_tick_ = 0;  // ticks up to this one read their inputs from the history
