@@ -109,7 +109,10 @@ void lead_run::complete_rows() {
         rows_.push_back(std::move(it->second.values));
         partial_.erase(it);
     }
-    if (state_ == state::stepping && completed() >= target_) state_ = state::frozen;
+    if (state_ == state::stepping && completed() >= target_) {
+        state_ = state::frozen;
+        step_seconds_ = std::chrono::duration<double>(clock_type::now() - started_).count();
+    }
     changed_.notify_all();
 }
 
@@ -331,6 +334,7 @@ json lead_run::progress() {
     json reply{{"state", name(state_)}, {"completed", completed()}, {"target", target_}, {"nodes", nodes},
                {"signals_sent", sent}, {"signals_dropped", dropped}, {"packets_missing", missing}, {"sync", protocol::to_string(run_.sync)}};
     if (state_ == state::running && seconds > 0) reply["ticks_per_second"] = static_cast<double>(completed() - ticks_at_start_) / seconds;
+    if (step_seconds_ >= 0) reply["last_step_seconds"] = step_seconds_;
     if (!error_.empty()) reply["error"] = error_;
     if (checkpoints_.every > 0) {
         reply["checkpoint_every"] = checkpoints_.every;
@@ -368,6 +372,7 @@ json lead_run::control(const json& request) {
                 throw usage_error("the network is running; freeze it before stepping");
             target_ = completed() + ticks;
             state_ = state::stepping;
+            step_seconds_ = -1;
             started_ = clock_type::now();
             ticks_at_start_ = completed();
         }

@@ -99,6 +99,7 @@ private:
     std::int64_t target_ = -1;
     std::chrono::steady_clock::time_point started_;
     std::int64_t ticks_at_start_ = 0;
+    double step_seconds_ = -1;  // how long the last `step` took, once it is complete
 
     std::vector<std::string> columns_;
     std::vector<std::vector<std::vector<std::size_t>>> columns_of_;  // per node, per reported neuron

@@ -211,6 +211,9 @@ TEST_CASE("window mode with injected link delays completes and reports what it d
     CHECK(summary.contains("signals_dropped"));
     CHECK(summary["signals_dropped"].get<long>() >= 0);
     CHECK(summary["signals_sent"].get<long>() > 0);
+    // The run's time is the lead's, from its grant to the last row: within the whole command's.
+    CHECK(summary["seconds"].get<double>() > 0);
+    CHECK(summary["seconds"].get<double>() < summary["total_seconds"].get<double>());
 }
 
 TEST_CASE("a malformed input CSV is a located error with exit code 2; an unknown target is refused") {

@@ -128,7 +128,10 @@ int run_run(const run_options& o) {
         const auto run_start = std::chrono::steady_clock::now();
         const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
         progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted);
-        run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+        // The lead's own time for the step (from its grant to the last row), else ours,
+        // which is only as fine as our polling.
+        run_seconds = progress.value("last_step_seconds",
+                                     std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
 
         std::ofstream out_file;
         if (!o.output.empty()) {
