@@ -4,9 +4,8 @@
 # with cross-node delay D = 1 and D = 4 (whether ticks batch when D > 1).
 # The network: 64 tanh neurons, each pair joined with probability 0.5, so every node
 # exchanges a packet with every other node each tick. `dnnc run --nodes K --ticks N
-# --json` gives ticks per second over the run; the tick period is its inverse. dnnc run
-# polls the lead every 20 ms for the end of the run, so runs must last seconds: 50,000
-# ticks by default (5,000 gave rates that moved in steps of 20 ms).
+# --json` gives ticks per second over the run (timed by the lead); the tick period is its
+# inverse. 50,000 ticks by default: shorter runs spread widely.
 # Usage: bench/node_server/bench_tick.sh [BUILD_DIR] [TICKS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
