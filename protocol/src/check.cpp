@@ -289,6 +289,8 @@ void check_document(const document& doc) {
     if (doc.state) {
         if (!doc.net) throw config_error({doc.file, 0, 0}, "a <state> needs the <network> it belongs to");
         check_state(*doc.state, *doc.net);
+        if (doc.run && doc.run->batch > 1)
+            throw config_error(doc.run->where, "run: a <state> holds one lane, so a snapshot runs with batch 1");
     }
     if (!doc.net && !doc.clu && !doc.run)
         throw config_error({doc.file, 1, 1}, "the document is empty: it has no <network>, <cluster> or <run>");

@@ -58,6 +58,7 @@ const expectation corpus[] = {
     {"self_link.xml", 9, "a link must join two different nodes"},
     {"duplicate_address.xml", 9, "address 127.0.0.1:7100 is already used"},
     {"port_out_of_range.xml", 8, "port must lie in 1..65535"},
+    {"batched_state.xml", 7, "run: a <state> holds one lane, so a snapshot runs with batch 1"},
     {"state_unknown_neuron.xml", 11, "state of 'zz': no neuron 'zz'"},
     {"billion_laughs.xml", 2, "DOCTYPE declarations are not allowed"},
     {"external_entity.xml", 2, "DOCTYPE declarations are not allowed"},
