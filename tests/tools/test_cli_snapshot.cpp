@@ -42,6 +42,12 @@ void must(const std::string& command) {
     REQUIRE(r.exit_code == 0);
 }
 
+// Submits `config` to its cluster's lead (ports[0]) and runs `ticks` ticks.
+void submit_and_step(const std::string& config, const std::vector<int>& ports, int ticks) {
+    must(dnnc_binary() + " submit " + config + to_of(ports));
+    must(dnnc_binary() + " step " + std::to_string(ticks) + lead_of(ports));
+}
+
 // The <state> part of a snapshot file.
 std::string state_of(const std::string& xml) {
     const auto from = xml.find("<state");
@@ -116,8 +122,7 @@ TEST_CASE("a snapshot needs a frozen network, and bad snapshots change nothing o
     const auto config = dir.file("net.xml", with_cluster("associative/associative.xml", {1, 1}, ports));
     local_cluster_guard c(config);
     REQUIRE(c.up.exit_code == 0);
-    must(dnnc + " submit " + config + to_of(ports));
-    must(dnnc + " step 5" + lead_of(ports));
+    submit_and_step(config, ports, 5);
     const auto good = (dir.path / "good.dnncs").string();
     must(dnnc + " snapshot -o " + good + lead_of(ports));
 
@@ -217,8 +222,7 @@ TEST_CASE("a batched run refuses snapshots and inputs for lanes it does not have
     const auto config = dir.file("net.xml", text);
     local_cluster_guard c(config);
     REQUIRE(c.up.exit_code == 0);
-    must(dnnc + " submit " + config + to_of(ports));
-    must(dnnc + " step 3" + lead_of(ports));
+    submit_and_step(config, ports, 3);
     const auto snapshot = run_command(dnnc + " snapshot -o " + (dir.path / "s.dnncs").string() + lead_of(ports));
     CHECK(snapshot.exit_code != 0);
     CHECK_THAT(snapshot.err, Catch::Contains("batch 3"));
@@ -244,8 +248,7 @@ TEST_CASE("dnnc output prints every tick of a batched run, however many replies 
     const auto config = dir.file("wide.xml", text);
     local_cluster_guard c(config);
     REQUIRE(c.up.exit_code == 0);
-    must(dnnc + " submit " + config + to_of(ports));
-    must(dnnc + " step 10" + lead_of(ports));
+    submit_and_step(config, ports, 10);
     const auto out = run_command(dnnc + " output" + lead_of(ports));
     REQUIRE(out.exit_code == 0);
     CHECK(std::count(out.out.begin(), out.out.end(), '\n') == 1 + 10 * 2000);
