@@ -491,6 +491,8 @@ void engine::add_input(global_index neuron, tick_t t, float value, std::int64_t 
         for (std::size_t l = 0; l < m.batch; ++l) list.push_back({first + l, value});
 }
 
+std::size_t engine::receive_count(std::size_t peer) const { return impl_->receive_slots.at(peer).size() * impl_->batch; }
+
 void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& values) {
     auto& m = *impl_;
     m.check_delivery(peer, t, values.size());

@@ -12,6 +12,7 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
       transport_(t),
       options_(options),
       observer_(std::move(observer)),
+      deliver_([this](std::size_t peer, packet p) { receive(peer, std::move(p)); }),
       pending_(e.spec().peers.size()),
       completed_(e.next_tick() - 1),
       first_tick_(e.next_tick()) {
@@ -21,11 +22,25 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
 
 namespace {
 constexpr std::chrono::microseconds poll_before_sleeping{50};
+// The longest a runner sleeps in transport::collect before looking at packets pushed
+// through receive() and at stop().
+constexpr std::chrono::microseconds longest_nap{1000};
 }  // namespace
 
 void runner::receive(std::size_t peer, packet p) {
-    std::lock_guard<std::mutex> lock(mutex_);
     if (peer >= pending_.size()) throw protocol_error("packet from an unknown peer");
+    // Checked here, on the receiving side's thread: a malformed packet must not reach the
+    // engine, where it would stop the runner.
+    const auto count = engine_.receive_count(peer);
+    if (p.dense && p.values.size() != count)
+        throw protocol_error("peer '" + engine_.spec().peers[peer].id + "' sent " + std::to_string(p.values.size()) +
+                             " values for tick " + std::to_string(p.tick) + ", expected " + std::to_string(count));
+    if (!p.dense)
+        for (const auto& [position, value] : p.nonzero)
+            if (position >= count)
+                throw protocol_error("peer '" + engine_.spec().peers[peer].id + "' sent a value for position " +
+                                     std::to_string(position) + " of " + std::to_string(count));
+    std::lock_guard<std::mutex> lock(mutex_);
     // The packet of tick k is read by tick k + lag_; once that is computed it is too late.
     if (p.tick + lag_ <= completed_) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
@@ -87,38 +102,43 @@ runner_stats runner::stats() const {
     return stats_;
 }
 
-bool runner::wait_completed(tick_t t, std::chrono::milliseconds timeout) const {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, timeout, [&] { return completed_ >= t || stopping_; }) && completed_ >= t;
-}
-
 void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
     // Outputs of ticks before the first are in the history already.
     if (t - lag_ < first_tick_ || pending_.empty()) return;
     auto all_arrived = [&] {
         return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) { return q.count(t - lag_) > 0; });
     };
-    if (options_.sync == protocol::sync_mode::lockstep) {
-        // Peers' packets usually follow within microseconds: poll a while, yielding the core
-        // to the threads that receive them, before sleeping (waking a thread costs more).
-        const auto until = clock_type::now() + poll_before_sleeping;
-        while (!stopping_ && !all_arrived() && clock_type::now() < until) {
-            lock.unlock();
-            std::this_thread::yield();
-            lock.lock();
-        }
-        changed_.wait(lock, [&] { return stopping_ || all_arrived(); });
-        return;
-    }
+    const bool lockstep = options_.sync == protocol::sync_mode::lockstep;
     const auto began = clock_type::now();
     const auto window = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(window_ms_));
-    while (!stopping_ && !all_arrived()) {
+    // Window mode waits from the first packet of t - lag_ (or from now) until the window closes.
+    auto deadline = [&] {
+        if (lockstep) return clock_type::time_point::max();
         const auto first = first_arrival_.find(t - lag_);
-        const auto deadline = (first == first_arrival_.end() ? began : first->second) + window;
-        if (changed_.wait_until(lock, deadline) == std::cv_status::timeout && clock_type::now() >= deadline) break;
+        return (first == first_arrival_.end() ? began : first->second) + window;
+    };
+    // Peers' packets usually follow within microseconds: poll a while, yielding the core to
+    // the threads that bring them, before sleeping (waking a thread costs more).
+    while (!stopping_ && !all_arrived()) {
+        const auto now = clock_type::now();
+        const auto until = deadline();
+        if (now >= until) break;
+        const bool polling = now - began < poll_before_sleeping;
+        const auto nap = polling ? std::chrono::microseconds(0)
+                                 : std::min(longest_nap, std::chrono::ceil<std::chrono::microseconds>(until - now));
+        lock.unlock();
+        const bool collected = transport_.collect(deliver_, nap);
+        if (polling) std::this_thread::yield();
+        lock.lock();
+        if (collected || polling || all_arrived()) continue;
+        if (lockstep)
+            changed_.wait(lock, [&] { return stopping_ || all_arrived(); });
+        else
+            changed_.wait_until(lock, until);
     }
-    for (const auto& q : pending_)
-        if (!q.count(t - lag_)) ++stats_.packets_missing;
+    if (!lockstep)
+        for (const auto& q : pending_)
+            if (!q.count(t - lag_)) ++stats_.packets_missing;
 }
 
 bool runner::step_once(std::unique_lock<std::mutex>& lock) {
@@ -159,7 +179,6 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
         sent += static_cast<std::int64_t>(out.dense ? out.values.size() : out.nonzero.size());
         transport_.send(peer, out);
     }
-    if (observer_) observer_(t, engine_);
 
     lock.lock();
     computing_ = false;
@@ -167,6 +186,13 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     ++stats_.ticks;
     stats_.values_sent += sent;
     changed_.notify_all();
+    // Observed once marked complete: whoever hears of tick t from the observer (the lead,
+    // from a tick report) may act on it at once, e.g. capture a held node's states.
+    if (observer_) {
+        lock.unlock();
+        observer_(t, engine_);
+        lock.lock();
+    }
     return true;
 }
 

@@ -139,3 +139,25 @@ TEST_CASE("window mode completes every tick and counts what it drops") {
     CHECK(missing >= 0);
     CHECK(dropped >= 0);
 }
+
+TEST_CASE("a packet that does not fit its peer is refused before it reaches the engine, and the run goes on") {
+    const auto net = generated(R"(<population id="p" size="30" model="tanh"/>
+        <projection from="p" to="p" kind="random" p="0.3" weight="0.2" seed="2"/>)");
+    auto specs = partition_specs(net, scatter(30, 2, 4), 2);
+    engine e(specs[0]);
+    struct sink final : transport {
+        void send(std::size_t, const packet&) override {}
+    } out;
+    runner r(e, out, {});
+    const auto count = e.receive_count(0);
+    REQUIRE(count > 0);
+    CHECK_THROWS_AS(r.receive(0, {0, true, std::vector<float>(count + 1, 1.0f), {}}), protocol_error);
+    CHECK_THROWS_AS(r.receive(0, {0, true, {}, {}}), protocol_error);
+    CHECK_THROWS_AS(r.receive(0, {0, false, {}, {{static_cast<std::uint32_t>(count), 1.0f}}}), protocol_error);
+    CHECK_THROWS_AS(r.receive(1, {0, true, std::vector<float>(count, 1.0f), {}}), protocol_error);  // no peer 1
+    r.receive(0, {0, true, std::vector<float>(count, 0.5f), {}});
+    r.receive(0, {1, false, {}, {{0, 0.25f}}});
+    r.grant(2);
+    r.run_granted();
+    CHECK(r.completed() == 2);
+}

@@ -125,6 +125,8 @@ public:
     // as (position, value) pairs for non-zero values only.
     void deliver(std::size_t peer, tick_t t, const std::vector<float>& values);
     void deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values);
+    // The values a packet from peer p carries: its outputs this node reads, B lanes each.
+    std::size_t receive_count(std::size_t peer) const;
 
     // Computes next_tick() from what has been delivered; then next_tick() advances.
     void compute();

@@ -36,8 +36,17 @@ struct packet {
 
 class transport {
 public:
+    using receiver = std::function<void(std::size_t peer, packet p)>;
     virtual ~transport() = default;
     virtual void send(std::size_t peer, const packet& p) = 0;
+    // A transport whose packets the runner's own thread picks up overrides this: it hands
+    // every packet that has arrived to `deliver`, first waiting up to `wait` when none has,
+    // and returns true. By default packets come only through runner::receive, from
+    // another thread.
+    virtual bool collect(const receiver& deliver, std::chrono::microseconds wait) {
+        (void)deliver, (void)wait;
+        return false;
+    }
 };
 
 struct runner_stats {
@@ -54,12 +63,14 @@ struct runner_options {
 
 class runner {
 public:
-    // Called after each tick with the engine, so the caller can read outputs.
+    // Called after each tick, once completed() includes it, with the engine, so the caller
+    // can read outputs.
     using tick_observer = std::function<void(tick_t, const engine&)>;
 
     runner(engine& e, transport& t, runner_options options, tick_observer observer = {});
 
-    // From the transport's receiving side, any thread.
+    // From the transport's receiving side, any thread. Throws protocol_error for a packet
+    // that does not fit this node (wrong count or position): the caller drops it.
     void receive(std::size_t peer, packet p);
 
     // External input for a local neuron (one lane, or every lane) at a tick not yet
@@ -87,8 +98,6 @@ public:
     void inspect_paused(const std::function<void(const engine&)>& inspect) const;
 
     runner_stats stats() const;
-    // Blocks until completed() >= t or the runner stops; false on timeout.
-    bool wait_completed(tick_t t, std::chrono::milliseconds timeout) const;
 
 private:
     bool step_once(std::unique_lock<std::mutex>& lock);  // false when stopped
@@ -98,6 +107,7 @@ private:
     transport& transport_;
     runner_options options_;
     tick_observer observer_;
+    transport::receiver deliver_;  // receive(), for transport::collect
     double window_ms_ = 0;
     tick_t lag_ = 1;  // tick t reads the peers' packets of tick t - lag_
 
