@@ -9,6 +9,7 @@
 #include "dnnc/sim/engine.hpp"
 
 #include <algorithm>
+#include <random>
 #include <set>
 
 namespace dnnc::node_server {
@@ -131,8 +132,8 @@ std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan
     return parent;
 }
 
-protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
-                                    const std::vector<double>& link_latency_ms, const std::vector<double>& windows_ms) {
+protocol::node_config build_configs(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
+                                    const std::vector<double>& windows_ms, std::uint64_t epoch) {
     const auto& doc = plan.doc;
     const auto& net = plan.net;
     const std::size_t n = topo.node_count();
@@ -162,6 +163,7 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
         c.host = node.host;
         c.port = node.port;
         c.history = specs[v].history;
+        c.epoch = epoch;
         c.run = run;
         const auto& spec = specs[v];
         for (std::size_t k = 0; k < spec.neurons.size(); ++k) {
@@ -202,6 +204,13 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
         if (v != topo.lead()) configs[parent[v]].children.push_back(std::move(configs[v]));
     }
     return std::move(configs[topo.lead()]);
+}
+
+std::uint64_t draw_epoch() {
+    std::random_device device;
+    std::uint64_t epoch = 0;
+    while (epoch == 0) epoch = (std::uint64_t{device()} << 32) | device();
+    return epoch;
 }
 
 std::string config_hash(const protocol::node_config& config) {

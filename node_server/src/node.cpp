@@ -81,6 +81,7 @@ std::pair<std::vector<probe_hop>, std::size_t> route_from_json(const std::string
 
 struct node::impl {
     node_options options;
+    signal_inbox signals_in;  // outlives the server, whose thread adopts links into it
     server srv;
     peer_client calls;       // configure, probes
     std::mutex mutex;
@@ -90,7 +91,8 @@ struct node::impl {
     // What this node runs (its own config, without the subtree) and its simulation.
     std::optional<protocol::node_config> config;
     std::string config_hash;
-    outbox signals_out;
+    outbox signals_out;  // opens signal links
+    outbox reports_out;  // tick reports to the lead
     std::shared_ptr<node_simulation> simulation;
     std::vector<std::pair<std::string, endpoint>> tree_children;  // where this node forwarded configs
     partition_memo last_partition;  // of the last network this node planned as the lead
@@ -112,7 +114,13 @@ struct node::impl {
     std::list<std::future<void>> tasks;
 
     explicit impl(node_options o)
-        : options(std::move(o)), srv(options.server), calls(options.server.secret, options.server.max_payload) {}
+        : options(std::move(o)),
+          signals_in(options.server.secret, options.server.max_payload),
+          srv(options.server),
+          calls(options.server.secret, options.server.max_payload),
+          signals_out(protocol::encode_frame(frame{message_type::signal_link, 0, 0, {}}, options.server.secret)) {
+        srv.hand_over(message_type::signal_link, [this](const frame&, int socket) { signals_in.adopt(socket); });
+    }
 
     // Long operations (fan-out, a whole submit) leave the server's threads free.
     void run_task(std::function<void()> task) {
@@ -220,11 +228,11 @@ struct node::impl {
                 }
                 return;
             }
-            signals_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, report.dump()},
+            reports_out.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, report.dump()},
                                                               options.server.secret));
         };
-        auto fresh = std::make_shared<node_simulation>(own, options.server.secret, signals_out, reporter, options.emulate_delay_ms,
-                                                       options.device);
+        auto fresh = std::make_shared<node_simulation>(own, options.server.secret, signals_out, signals_in, reporter,
+                                                       options.emulate_delay_ms, options.device);
         std::lock_guard<std::mutex> lock(mutex);
         config = own;
         config_hash = node_server::config_hash(own);
@@ -523,7 +531,7 @@ struct node::impl {
         for (const auto& t : state->times) latency[t.link] = t.latency_ms;
         state->windows = wait_windows(state->plan, state->topo, latency);
         DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
-        const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows);
+        const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows, draw_epoch());
         DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
 
         std::map<std::string, std::string> expected;
@@ -638,6 +646,7 @@ struct node::impl {
             s["lead"] = config->lead;
             s["neurons"] = config->neurons.size();
             s["config_hash"] = config_hash;
+            s["epoch"] = std::to_string(config->epoch);  // a string: JSON readers may hold doubles only
         }
         if (!lead) {
             s["role"] = config ? "worker" : "none";

@@ -1,7 +1,10 @@
 #include "node_simulation.hpp"
 
 #include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/frame.hpp"
+
+#include <optional>
 
 namespace dnnc::node_server {
 
@@ -9,20 +12,47 @@ using json = nlohmann::json;
 
 class node_simulation::tcp_transport final : public sim::transport {
 public:
-    tcp_transport(const protocol::node_config& config, std::string secret, outbox& out,
+    tcp_transport(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
                   const std::map<std::string, double>& extra_delay_ms)
-        : from_(config.node), secret_(std::move(secret)), out_(out) {
+        : from_(config.node), epoch_(config.epoch), secret_(std::move(secret)), out_(out), in_(in) {
         for (const auto& p : config.peers) {
             const auto extra = extra_delay_ms.find(p.id);
+            peer_index_[p.id] = peers_.size();
             peers_.push_back({{p.host, static_cast<std::uint16_t>(p.port)},
                               p.emulate_delay_ms + (extra == extra_delay_ms.end() ? 0.0 : extra->second)});
         }
     }
 
     void send(std::size_t peer, const sim::packet& p) override {
-        protocol::binary_signals s{from_, p.tick, p.dense, p.values, p.nonzero};
+        protocol::binary_signals s{from_, epoch_, p.tick, p.dense, p.values, p.nonzero};
         const protocol::frame f{protocol::message_type::signals, 0, 0, protocol::encode_signals(s)};
         out_.send(peers_.at(peer).at, protocol::encode_frame(f, secret_), peers_[peer].delay_ms);
+    }
+
+    bool collect(const receiver& deliver, std::chrono::microseconds wait) override {
+        in_.collect(
+            [&](protocol::binary_signals s) {
+                if (const auto peer = sender_of(s)) deliver(*peer, to_packet(std::move(s)));
+            },
+            wait);
+        return true;
+    }
+
+    // The peer a packet comes from; nothing for one of another epoch (sent before this
+    // network was installed).
+    std::optional<std::size_t> sender_of(const protocol::binary_signals& s) const {
+        if (s.epoch != epoch_) {
+            DNNC_LOG(debug, "signals of tick " << s.tick << " from '" << s.from << "' dropped: epoch " << s.epoch
+                                               << ", this network's is " << epoch_);
+            return std::nullopt;
+        }
+        const auto it = peer_index_.find(s.from);
+        if (it == peer_index_.end()) throw protocol_error("signals from '" + s.from + "', which is not a peer of this node");
+        return it->second;
+    }
+
+    static sim::packet to_packet(protocol::binary_signals s) {
+        return {s.tick, s.dense, std::move(s.values), std::move(s.nonzero)};
     }
 
 private:
@@ -31,9 +61,12 @@ private:
         double delay_ms;
     };
     std::string from_;
+    std::uint64_t epoch_;
     std::string secret_;
     outbox& out_;
+    signal_inbox& in_;
     std::vector<destination> peers_;
+    std::map<std::string, std::size_t> peer_index_;
 };
 
 namespace {
@@ -44,13 +77,13 @@ sim::engine_spec spec_on(const protocol::node_config& config, const std::string&
 }
 }  // namespace
 
-node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
-                                 const std::map<std::string, double>& extra_delay_ms, const std::string& device)
+node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
+                                 reporter report, const std::map<std::string, double>& extra_delay_ms,
+                                 const std::string& device)
     : id_(config.node),
       hash_(config_hash(config)),
       engine_(spec_on(config, device)),
-      transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, extra_delay_ms)) {
-    for (std::size_t p = 0; p < config.peers.size(); ++p) peer_index_[config.peers[p].id] = p;
+      transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, in, extra_delay_ms)) {
     for (const auto& n : config.neurons)
         if (n.report) reported_.push_back(n.index);
     std::sort(reported_.begin(), reported_.end());
@@ -125,10 +158,7 @@ void node_simulation::restore(const std::vector<protocol::indexed_state>& states
 }
 
 void node_simulation::on_signals(protocol::binary_signals s) {
-    const auto it = peer_index_.find(s.from);
-    if (it == peer_index_.end()) throw protocol_error("signals from '" + s.from + "', which is not a peer of this node");
-    sim::packet p{s.tick, s.dense, std::move(s.values), std::move(s.nonzero)};
-    runner_->receive(it->second, std::move(p));
+    if (const auto peer = transport_->sender_of(s)) runner_->receive(*peer, tcp_transport::to_packet(std::move(s)));
 }
 
 json node_simulation::clock(const json& request) {

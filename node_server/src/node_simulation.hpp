@@ -1,6 +1,7 @@
 #pragma once
 // A node's running share of the network (private to dnnc_node_server): its engine and
-// runner on their own thread, signals to peers through the outbox, tick reports to the
+// runner on their own thread, signals to peers through the outbox (over signal links) and
+// from them through the signal inbox, which the runner reads itself; tick reports to the
 // lead, and the clock's grants and holds.
 //
 // Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...]], ...],
@@ -10,6 +11,7 @@
 // tick is `report_delay` old, and when the clock holds (so that a freeze sees every tick
 // computed).
 #include "dnnc/node_server/outbox.hpp"
+#include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 #include "dnnc/protocol/snapshot.hpp"
@@ -29,8 +31,9 @@ class node_simulation {
 public:
     using reporter = std::function<void(const nlohmann::json& report)>;
 
-    node_simulation(const protocol::node_config& config, std::string secret, outbox& out, reporter report,
-                    const std::map<std::string, double>& extra_delay_ms, const std::string& device);
+    // `out` should open signal links (signal_inbox.hpp); packets also come through on_signals.
+    node_simulation(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
+                    reporter report, const std::map<std::string, double>& extra_delay_ms, const std::string& device);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;
@@ -59,7 +62,6 @@ private:
     sim::engine engine_;
     std::unique_ptr<tcp_transport> transport_;
     std::unique_ptr<sim::runner> runner_;
-    std::map<std::string, std::size_t> peer_index_;
     std::vector<sim::global_index> reported_;
     sim::runner_options options_;
     reporter report_;

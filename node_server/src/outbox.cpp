@@ -32,8 +32,8 @@ namespace {
 // are guarded by `mutex_`, so the two never write at once and frames keep their order.
 class destination : public std::enable_shared_from_this<destination> {
 public:
-    destination(asio::io_context& io, endpoint to, std::atomic<std::uint64_t>& lost)
-        : io_(io), socket_(io), timer_(io), to_(std::move(to)), lost_(lost) {}
+    destination(asio::io_context& io, endpoint to, const std::string& opening, std::atomic<std::uint64_t>& lost)
+        : io_(io), socket_(io), timer_(io), to_(std::move(to)), opening_(opening), lost_(lost) {}
 
     // Any thread.
     void push(std::string bytes, clock_type::time_point due) {
@@ -118,6 +118,8 @@ private:
                                                                 boost::system::error_code ignored;
                                                                 self->socket_.set_option(tcp::no_delay(true), ignored);
                                                                 self->socket_.native_non_blocking(true, ignored);
+                                                                if (!self->opening_.empty())
+                                                                    self->queue_.push_front({clock_type::now(), self->opening_});
                                                             }
                                                             self->pump();
                                                         });
@@ -139,6 +141,7 @@ private:
     tcp::socket socket_;
     asio::steady_timer timer_;
     endpoint to_;
+    const std::string& opening_;  // the outbox's
     std::atomic<std::uint64_t>& lost_;
     std::deque<item> queue_;
     bool busy_ = false;
@@ -147,6 +150,7 @@ private:
 }  // namespace
 
 struct outbox::impl {
+    std::string opening;
     asio::io_context io;
     asio::executor_work_guard<asio::io_context::executor_type> work = asio::make_work_guard(io);
     std::mutex mutex;  // of destinations
@@ -155,7 +159,7 @@ struct outbox::impl {
     std::thread thread{[this] { io.run(); }};
 };
 
-outbox::outbox() : impl_(std::make_unique<impl>()) {}
+outbox::outbox(std::string opening) : impl_(std::make_unique<impl>()) { impl_->opening = std::move(opening); }
 
 outbox::~outbox() {
     impl_->work.reset();
@@ -170,7 +174,7 @@ void outbox::send(const endpoint& to, std::string frame_bytes, double delay_ms) 
     {
         std::lock_guard<std::mutex> lock(impl_->mutex);
         auto& slot = impl_->destinations[to.text()];
-        if (!slot) slot = std::make_shared<destination>(impl_->io, to, impl_->lost);
+        if (!slot) slot = std::make_shared<destination>(impl_->io, to, impl_->opening, impl_->lost);
         d = slot;
     }
     d->push(std::move(frame_bytes), due);

@@ -25,15 +25,17 @@ using tcp = asio::ip::tcp;
 namespace {
 
 using dispatch_table = std::map<protocol::message_type, std::shared_ptr<module>>;
+using handover_table = std::map<protocol::message_type, server::connection_taker>;
 
 class session : public std::enable_shared_from_this<session> {
 public:
     session(tcp::socket socket, const server_options& options, const dispatch_table& table,
-            std::function<void(const std::shared_ptr<session>&)> on_close)
+            const handover_table& handovers, std::function<void(const std::shared_ptr<session>&)> on_close)
         : socket_(std::move(socket)),
           strand_(asio::make_strand(socket_.get_executor())),
           options_(options),
           table_(table),
+          handovers_(handovers),
           on_close_(std::move(on_close)) {
         boost::system::error_code ec;
         const auto remote = socket_.remote_endpoint(ec);
@@ -91,6 +93,13 @@ private:
                              // packets come every tick); a large one's memory goes back.
                              self->body_.clear();
                              if (self->body_.capacity() > keep_body_capacity) self->body_.shrink_to_fit();
+                             const bool first = self->frames_read_++ == 0;
+                             if (const auto h = self->handovers_.find(request.type); h != self->handovers_.end()) {
+                                 if (!first)
+                                     return self->reject(std::string(protocol::to_string(request.type)) +
+                                                         " frame after the connection's first");
+                                 return self->leave(request, h->second);
+                             }
                              self->dispatch(std::move(request));
                              self->read_header();
                          }));
@@ -122,6 +131,17 @@ private:
         }
     }
 
+    // The socket goes to `take` with nothing read past `opening` (reads ask for exact sizes).
+    void leave(const protocol::frame& opening, const server::connection_taker& take) {
+        boost::system::error_code ec;
+        const int fd = socket_.release(ec);
+        if (ec) return reject("cannot hand the connection over: " + ec.message());
+        DNNC_LOG(debug, "connection from " << peer_ << " handed over after its " << protocol::to_string(opening.type)
+                                           << " frame");
+        take(opening, fd);
+        finish();
+    }
+
     // Broken framing: the stream cannot be resynchronised, so the connection goes.
     void reject(const std::string& why) {
         DNNC_LOG(warn, "dropping connection from " << peer_ << ": " << why);
@@ -151,6 +171,8 @@ private:
     asio::strand<tcp::socket::executor_type> strand_;
     const server_options& options_;
     const dispatch_table& table_;
+    const handover_table& handovers_;
+    std::size_t frames_read_ = 0;
     std::function<void(const std::shared_ptr<session>&)> on_close_;
     std::string peer_;
     std::array<char, protocol::frame_header_size> header_{};
@@ -167,6 +189,7 @@ struct server::impl {
     asio::io_context io;
     tcp::acceptor acceptor{io};
     dispatch_table table;
+    handover_table handovers;
     std::vector<std::shared_ptr<module>> modules;
     std::vector<std::thread> threads;
     std::mutex mutex;
@@ -182,7 +205,7 @@ struct server::impl {
             }
             boost::system::error_code ignored;
             socket.set_option(tcp::no_delay(true), ignored);
-            auto s = std::make_shared<session>(std::move(socket), options, table, [this](const std::shared_ptr<session>& gone) {
+            auto s = std::make_shared<session>(std::move(socket), options, table, handovers, [this](const std::shared_ptr<session>& gone) {
                 std::lock_guard<std::mutex> lock(mutex);
                 sessions.erase(gone);
             });
@@ -207,6 +230,10 @@ server::~server() {
 void server::add_module(std::shared_ptr<module> m) {
     for (auto type : m->handles()) impl_->table[type] = m;
     impl_->modules.push_back(std::move(m));
+}
+
+void server::hand_over(protocol::message_type opening, connection_taker take) {
+    impl_->handovers[opening] = std::move(take);
 }
 
 void server::start() {

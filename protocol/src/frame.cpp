@@ -76,16 +76,19 @@ const char* to_string(message_type t) {
     case message_type::capture_reply: return "capture-reply";
     case message_type::restore_state: return "restore-state";
     case message_type::restore_reply: return "restore-reply";
+    case message_type::signal_link: return "signal-link";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::restore_reply);
+           type <= static_cast<std::uint8_t>(message_type::signal_link);
 }
 
-bool is_one_way(message_type t) { return t == message_type::signals || t == message_type::tick_report; }
+bool is_one_way(message_type t) {
+    return t == message_type::signals || t == message_type::tick_report || t == message_type::signal_link;
+}
 
 std::string encode_frame(const frame& f, std::string_view secret) {
     if (f.payload.size() > UINT32_MAX) throw protocol_error("payload too large for a frame");

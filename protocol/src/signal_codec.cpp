@@ -4,15 +4,20 @@
 
 namespace dnnc::protocol {
 
+namespace {
+constexpr std::uint8_t signals_version = 2;  // 1 had no epoch
+}  // namespace
+
 std::string encode_signals(const binary_signals& s) {
     if (s.from.size() > UINT16_MAX) throw protocol_error("sender id too long");
     std::string out;
     const std::size_t count = s.dense ? s.values.size() : s.nonzero.size();
-    out.reserve(16 + s.from.size() + count * 8);
-    put<std::uint8_t>(out, 1);
+    out.reserve(24 + s.from.size() + count * 8);
+    put<std::uint8_t>(out, signals_version);
     put<std::uint8_t>(out, s.dense ? 1 : 0);
     put<std::uint16_t>(out, static_cast<std::uint16_t>(s.from.size()));
     out += s.from;
+    put<std::uint64_t>(out, s.epoch);
     put<std::int64_t>(out, s.tick);
     put<std::uint32_t>(out, static_cast<std::uint32_t>(count));
     if (s.dense) {
@@ -28,11 +33,14 @@ std::string encode_signals(const binary_signals& s) {
 
 binary_signals decode_signals(std::string_view bytes) {
     byte_reader r(bytes, "signal packet");
-    if (r.get<std::uint8_t>() != 1) throw protocol_error("unknown signal packet version");
+    if (const auto version = r.get<std::uint8_t>(); version != signals_version)
+        throw protocol_error("signal packet version " + std::to_string(version) + ", expected " +
+                             std::to_string(signals_version));
     const auto flags = r.get<std::uint8_t>();
     binary_signals s;
     s.dense = flags & 1;
     s.from = std::string(r.take(r.get<std::uint16_t>()));
+    s.epoch = r.get<std::uint64_t>();
     s.tick = r.get<std::int64_t>();
     const auto count = r.get<std::uint32_t>();
     const std::size_t each = s.dense ? 4 : 8;

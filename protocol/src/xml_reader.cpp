@@ -530,6 +530,7 @@ private:
             c.host = a.text("host", "127.0.0.1");
             c.port = a.int32("port", 0);
             c.history = a.int32("history", 1);
+            c.epoch = a.uinteger("epoch", 0);
             open_.push_back(std::move(c));
             return;
         }

@@ -248,6 +248,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
     if (c.host != "127.0.0.1") x.attr("host", c.host);
     x.attr("port", c.port);
     if (c.history != 1) x.attr("history", c.history);
+    if (c.epoch != 0) x.attr("epoch", c.epoch);
     write_run(x, c.run);
     for (const auto& p : c.peers) {
         x.open("peer");

@@ -102,13 +102,14 @@ TEST_CASE("sha256_hex matches the standard test vector") {
 #include "dnnc/protocol/signal_codec.hpp"
 
 TEST_CASE("binary signal packets round-trip, dense and sparse, and reject truncation") {
-    binary_signals dense{"n1", 42, true, {0.5f, -1.0f, 3.25f}, {}};
+    binary_signals dense{"n1", 0xfedcba9876543210u, 42, true, {0.5f, -1.0f, 3.25f}, {}};
     const auto d = decode_signals(encode_signals(dense));
     CHECK(d.from == "n1");
+    CHECK(d.epoch == 0xfedcba9876543210u);
     CHECK(d.tick == 42);
     CHECK(d.dense);
     CHECK(d.values == dense.values);
-    binary_signals sparse{"node-7", -1, false, {}, {{3, 1.0f}, {900, -2.5f}}};
+    binary_signals sparse{"node-7", 1, -1, false, {}, {{3, 1.0f}, {900, -2.5f}}};
     const auto s = decode_signals(encode_signals(sparse));
     CHECK_FALSE(s.dense);
     CHECK(s.nonzero == sparse.nonzero);
@@ -116,4 +117,7 @@ TEST_CASE("binary signal packets round-trip, dense and sparse, and reject trunca
     for (std::size_t cut = 0; cut < bytes.size(); ++cut)
         CHECK_THROWS_AS(decode_signals(bytes.substr(0, cut)), protocol_error);
     CHECK_THROWS_AS(decode_signals(bytes + "x"), protocol_error);
+    std::string first_version = bytes;
+    first_version[0] = 1;
+    CHECK_THROWS_WITH(decode_signals(first_version), Catch::Contains("version 1, expected 2"));
 }

@@ -2,7 +2,12 @@
 // single-node reference bit for bit, freeze/resume loses no tick, a dead node stops a
 // lockstep run with its name but not a window run, and bad inputs are located errors.
 #include "cluster_fixture.hpp"
+#include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/signal_codec.hpp"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -171,6 +176,51 @@ TEST_CASE("a node killed mid-run stops a lockstep run with its name") {
     const auto step = run_command(dnnc_binary() + " step 5" + lead);
     CHECK(step.exit_code == 1);
     CHECK_THAT(step.err, Catch::Contains("node 'b' stopped answering"));
+}
+
+TEST_CASE("signals of another epoch, or that do not fit, are dropped; the node and its run go on unchanged") {
+    // Packets of an earlier installation (here forged, of every size, for the ticks to come)
+    // must not stand in for the real ones; nor may a packet that does not fit stop a node.
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("e.xml", two_linked_nodes(ports, 60, "  <run probes=\"2\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " step 10" + lead).exit_code == 0);
+    const auto epoch = std::stoull(progress(ports[0])["epoch"].get<std::string>());
+
+    namespace asio = boost::asio;
+    asio::io_context io;
+    asio::ip::tcp::socket link(io);
+    link.connect({asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(ports[1])});
+    auto frame = [](dnnc::protocol::message_type type, const std::string& payload) {
+        return dnnc::protocol::encode_frame({type, 0, 0, payload});
+    };
+    std::string bytes = frame(dnnc::protocol::message_type::signal_link, {});
+    auto packet = [&](std::uint64_t e, std::int64_t tick, std::vector<float> values) {
+        bytes += frame(dnnc::protocol::message_type::signals,
+                       dnnc::protocol::encode_signals({"a", e, tick, true, std::move(values), {}}));
+    };
+    for (std::int64_t tick = 10; tick < 14; ++tick)
+        for (std::size_t size = 0; size <= 60; ++size) packet(epoch + 1, tick, std::vector<float>(size, 50.0f));
+    // Of this epoch but too long, or with a position out of range: whichever tick the node
+    // reads them at, one is due next.
+    for (std::int64_t tick = 9; tick < 14; ++tick) {
+        packet(epoch, tick, std::vector<float>(1000, 1.0f));
+        bytes += frame(dnnc::protocol::message_type::signals,
+                       dnnc::protocol::encode_signals({"a", epoch, tick, false, {}, {{1000000, 1.0f}}}));
+    }
+    asio::write(link, asio::buffer(bytes));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+    const auto stepped = run_command(dnnc_binary() + " step 20" + lead);
+    INFO(stepped.err);
+    REQUIRE(stepped.exit_code == 0);
+    const auto out = (dir.path / "out.csv").string();
+    REQUIRE(run_command(dnnc_binary() + " output -o " + out + lead).exit_code == 0);
+    CHECK(slurp(out) == run_to_csv(dir, config, "--nodes 1 --ticks 30", "straight.csv"));
 }
 
 TEST_CASE("window mode carries on without a dead node, its inputs reading 0") {

@@ -47,9 +47,13 @@ std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, co
 // (the lead's is itself).
 std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan_out);
 
-// Every node's config, nested along the broadcast tree; the result is the lead's.
-protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
-                                    const std::vector<double>& link_latency_ms, const std::vector<double>& windows_ms);
+// Every node's config, nested along the broadcast tree; the result is the lead's. Every
+// config carries `epoch` (node_config::epoch).
+protocol::node_config build_configs(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
+                                    const std::vector<double>& windows_ms, std::uint64_t epoch = 0);
+
+// A new epoch, never 0.
+std::uint64_t draw_epoch();
 
 // The hash a node reports for the config it installed: SHA-256 of the config without its
 // nested children.

@@ -15,7 +15,8 @@ namespace dnnc::node_server {
 
 class outbox {
 public:
-    outbox();
+    // Every connection it opens carries `opening` (encoded frame bytes) first, if given.
+    explicit outbox(std::string opening = {});
     ~outbox();
     outbox(const outbox&) = delete;
     outbox& operator=(const outbox&) = delete;

@@ -50,6 +50,8 @@ enum class message_type : std::uint8_t {
     capture_reply = 27,
     restore_state = 28,  // lead to node: i64 tick + neuron states to install
     restore_reply = 29,
+    signal_link = 30,  // one-way, node to node, empty: the connection carries only signals frames from here
+                       // on, and the receiving node's runner reads them itself (signal_inbox.hpp)
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);

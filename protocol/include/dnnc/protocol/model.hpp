@@ -205,6 +205,10 @@ struct node_config {
     std::string host = "127.0.0.1";
     std::int32_t port = 0;
     std::int32_t history = 1;  // ticks of output history kept: the network's longest delay
+    // Names this installation of the network, the same on every node: the lead draws a new
+    // one each time it installs configs, and nodes drop signals of any other (a packet
+    // sent before the network was replaced or restored).
+    std::uint64_t epoch = 0;
     run_settings run;
     std::vector<peer_route> peers;
     std::vector<local_neuron> neurons;

@@ -1,9 +1,11 @@
 #pragma once
 // The binary form of a signal packet (the default on the wire; signals.xsd is the XML form):
-//   u8  version (1) | u8 flags (bit 0: dense) | u16 sender id length | sender id bytes
-//   i64 tick | u32 count | dense: count x f32 | sparse: count x (u32 position, f32 value)
+//   u8  version (2) | u8 flags (bit 0: dense) | u16 sender id length | sender id bytes
+//   u64 epoch | i64 tick | u32 count | dense: count x f32 | sparse: count x (u32 position, f32 value)
 // Little-endian. Dense packets carry the sender's outputs in the receiver's order; sparse
-// ones only the non-zero values with their positions in that order.
+// ones only the non-zero values with their positions in that order. The epoch names the
+// installation of the network the packet belongs to (node_config::epoch): a packet sent
+// before a network was replaced or restored is recognised as such and dropped.
 #include "dnnc/protocol/error.hpp"
 
 #include <cstdint>
@@ -16,6 +18,7 @@ namespace dnnc::protocol {
 
 struct binary_signals {
     std::string from;
+    std::uint64_t epoch = 0;
     std::int64_t tick = 0;
     bool dense = true;
     std::vector<float> values;

@@ -1,0 +1,44 @@
+#pragma once
+// The connections over which peers send this node signal packets, read by the runner's own
+// thread. A peer opens such a link with a signal_link frame; the server hands the socket
+// over after it (server::hand_over) and only signals frames may follow. A lockstep tick
+// waits for its peers' packets by reading these sockets itself: no io thread wakes up and
+// passes them on, which is most of a tick's period on loopback.
+#include "dnnc/protocol/signal_codec.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dnnc::node_server {
+
+class signal_inbox {
+public:
+    signal_inbox(std::string secret, std::uint32_t max_payload);
+    ~signal_inbox();  // closes every link
+    signal_inbox(const signal_inbox&) = delete;
+    signal_inbox& operator=(const signal_inbox&) = delete;
+
+    // Any thread: takes ownership of a connected socket. Past `max_links` it is closed.
+    void adopt(int socket);
+
+    // Reads what has arrived on every link without blocking and hands each packet to
+    // `deliver`, in arrival order per link; when nothing had arrived, first waits up to
+    // `wait` for a link to become readable. Callers are serialised (one reader at a time).
+    // A link that closes, or sends anything but well-formed, authentic signals frames, is
+    // closed and logged; a packet `deliver` refuses (throws dnnc::error) is logged and
+    // dropped. Returns the number of packets delivered.
+    std::size_t collect(const std::function<void(protocol::binary_signals)>& deliver, std::chrono::microseconds wait);
+
+    std::size_t links() const;
+
+    static constexpr std::size_t max_links = 1024;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,152 @@
+#include "dnnc/node_server/signal_inbox.hpp"
+
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/protocol/frame.hpp"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <vector>
+
+namespace dnnc::node_server {
+
+namespace {
+
+std::string peer_of(int fd) {
+    sockaddr_storage address{};
+    socklen_t size = sizeof address;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) return "?";
+    char host[INET6_ADDRSTRLEN] = "?";
+    std::uint16_t port = 0;
+    if (address.ss_family == AF_INET) {
+        const auto* a = reinterpret_cast<const sockaddr_in*>(&address);
+        ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        port = ntohs(a->sin_port);
+    } else if (address.ss_family == AF_INET6) {
+        const auto* a = reinterpret_cast<const sockaddr_in6*>(&address);
+        ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    }
+    return std::string(host) + ":" + std::to_string(port);
+}
+
+struct link {
+    int fd;
+    std::string peer;
+    protocol::frame_decoder decoder;
+};
+
+}  // namespace
+
+struct signal_inbox::impl {
+    std::string secret;
+    std::uint32_t max_payload;
+    std::atomic<std::size_t> count{0};  // of links, adopted or read
+    std::mutex arrivals_mutex;
+    std::vector<link> arrivals;  // adopted, not yet seen by a reader
+    std::mutex reader_mutex;
+    std::vector<link> links;  // only under reader_mutex
+    std::vector<char> buffer = std::vector<char>(64 * 1024);
+    std::vector<pollfd> ready;  // one per link
+
+    void close_link(link& l, const std::string& why) {
+        DNNC_LOG(debug, "signal link from " << l.peer << " closed: " << why);
+        ::close(l.fd);
+        l.fd = -1;
+        --count;
+    }
+
+    // Reads one link dry; false when it is gone.
+    bool read(link& l, const std::function<void(protocol::binary_signals)>& deliver, std::size_t& delivered) {
+        for (;;) {
+            const ssize_t n = ::recv(l.fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+            if (n < 0) return close_link(l, std::strerror(errno)), false;
+            if (n == 0) return close_link(l, "end of stream"), false;
+            try {
+                l.decoder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+                while (auto f = l.decoder.next()) {
+                    if (f->type != protocol::message_type::signals)
+                        throw protocol_error(std::string("a ") + protocol::to_string(f->type) + " frame on a signal link");
+                    auto packet = protocol::decode_signals(f->payload);
+                    try {
+                        deliver(std::move(packet));
+                        ++delivered;
+                    } catch (const error& e) {
+                        DNNC_LOG(warn, "signals from " << l.peer << " dropped: " << e.what());
+                    }
+                }
+            } catch (const protocol_error& e) {
+                DNNC_LOG(warn, "dropping signal link from " << l.peer << ": " << e.what());
+                return close_link(l, e.what()), false;
+            }
+            // A short read took all there was: skip the recv that would say so.
+            if (static_cast<std::size_t>(n) < buffer.size()) return true;
+        }
+    }
+
+    // Waits up to `wait` for a link to become readable (poll takes no socket lock, so a
+    // reader polling here does not hold up the sender's kernel path into the socket) and
+    // reads those that are.
+    std::size_t read_ready(const std::function<void(protocol::binary_signals)>& deliver, std::chrono::microseconds wait) {
+        ready.clear();
+        for (const auto& l : links) ready.push_back({l.fd, POLLIN, 0});
+        const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(wait);
+        const timespec timeout{static_cast<time_t>(seconds.count()),
+                               static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(wait - seconds).count())};
+        if (::ppoll(ready.data(), ready.size(), &timeout, nullptr) <= 0) return 0;
+        std::size_t delivered = 0;
+        for (std::size_t i = 0; i < links.size(); ++i)
+            if (ready[i].revents) read(links[i], deliver, delivered);
+        links.erase(std::remove_if(links.begin(), links.end(), [](const link& l) { return l.fd < 0; }), links.end());
+        return delivered;
+    }
+
+    void take_arrivals() {
+        std::lock_guard<std::mutex> lock(arrivals_mutex);
+        for (auto& l : arrivals) links.push_back(std::move(l));
+        arrivals.clear();
+    }
+};
+
+signal_inbox::signal_inbox(std::string secret, std::uint32_t max_payload) : impl_(std::make_unique<impl>()) {
+    impl_->secret = std::move(secret);
+    impl_->max_payload = max_payload;
+}
+
+signal_inbox::~signal_inbox() {
+    for (auto& l : impl_->arrivals) ::close(l.fd);
+    for (auto& l : impl_->links) ::close(l.fd);
+}
+
+void signal_inbox::adopt(int socket) {
+    std::string peer = peer_of(socket);
+    if (impl_->count.fetch_add(1) >= max_links) {
+        --impl_->count;
+        DNNC_LOG(warn, "signal link from " << peer << " refused: this node has " << max_links << " already");
+        ::close(socket);
+        return;
+    }
+    DNNC_LOG(debug, "signal link from " << peer);
+    std::lock_guard<std::mutex> lock(impl_->arrivals_mutex);
+    impl_->arrivals.push_back({socket, std::move(peer), protocol::frame_decoder(impl_->secret, impl_->max_payload)});
+}
+
+std::size_t signal_inbox::collect(const std::function<void(protocol::binary_signals)>& deliver,
+                                  std::chrono::microseconds wait) {
+    std::lock_guard<std::mutex> reader(impl_->reader_mutex);
+    impl_->take_arrivals();
+    return impl_->read_ready(deliver, wait);
+}
+
+std::size_t signal_inbox::links() const { return impl_->count; }
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,158 @@
+// Signal links: a connection opened with a signal_link frame leaves the server and is read
+// by whoever collects from the inbox; frames arrive whole and in order however the bytes
+// are cut, and a link that sends anything but authentic signals frames is closed while the
+// server goes on.
+#include "dnnc/node_server/outbox.hpp"
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/node_server/server.hpp"
+#include "dnnc/node_server/signal_inbox.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+using protocol::message_type;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+const std::string secret = "inbox secret";
+
+struct inbox_server {
+    signal_inbox inbox{secret, protocol::default_max_payload};
+    server srv{server_options{"127.0.0.1", 0, secret}};
+    inbox_server() {
+        srv.hand_over(message_type::signal_link, [this](const protocol::frame&, int socket) { inbox.adopt(socket); });
+        srv.start();
+    }
+    endpoint at() const { return {"127.0.0.1", srv.port()}; }
+
+    // Collects until `count` packets have come or `patience` has passed.
+    std::vector<protocol::binary_signals> collect(std::size_t count,
+                                                  std::chrono::milliseconds patience = std::chrono::seconds(2)) {
+        std::vector<protocol::binary_signals> got;
+        const auto until = std::chrono::steady_clock::now() + patience;
+        while (got.size() < count && std::chrono::steady_clock::now() < until)
+            inbox.collect([&](protocol::binary_signals s) { got.push_back(std::move(s)); }, std::chrono::milliseconds(10));
+        return got;
+    }
+
+    // Waits until the inbox holds `count` links.
+    bool links_become(std::size_t count) {
+        for (int i = 0; i < 200 && inbox.links() != count; ++i) {
+            inbox.collect([](protocol::binary_signals) {}, std::chrono::milliseconds(10));
+        }
+        return inbox.links() == count;
+    }
+};
+
+std::string opening(const std::string& key = secret) {
+    return protocol::encode_frame({message_type::signal_link, 0, 0, {}}, key);
+}
+
+std::string signals_frame(std::int64_t tick, const std::string& key = secret) {
+    const protocol::binary_signals s{"peer", 7, tick, true, {float(tick), 0.5f}, {}};
+    return protocol::encode_frame({message_type::signals, 0, 0, protocol::encode_signals(s)}, key);
+}
+
+// A raw connection to `at` that writes `bytes` `piece` bytes at a time.
+struct raw_link {
+    asio::io_context io;
+    tcp::socket socket{io};
+    explicit raw_link(const endpoint& at) {
+        socket.connect({asio::ip::make_address(at.host), at.port});
+        socket.set_option(tcp::no_delay(true));
+    }
+    void write(const std::string& bytes, std::size_t piece) {
+        for (std::size_t k = 0; k < bytes.size(); k += piece) {
+            asio::write(socket, asio::buffer(bytes.data() + k, std::min(piece, bytes.size() - k)));
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an outbox that opens signal links delivers its packets, in order, to the inbox") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    outbox out(opening());
+    for (std::int64_t t = 0; t < 500; ++t) out.send(s.at(), signals_frame(t));
+    const auto got = s.collect(500);
+    REQUIRE(got.size() == 500);
+    for (std::int64_t t = 0; t < 500; ++t) {
+        CHECK(got[static_cast<std::size_t>(t)].tick == t);
+        CHECK(got[static_cast<std::size_t>(t)].values == std::vector<float>{float(t), 0.5f});
+    }
+    CHECK(s.inbox.links() == 1);
+}
+
+TEST_CASE("frames cut into single bytes arrive whole") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    raw_link link(s.at());
+    link.write(opening() + signals_frame(1) + signals_frame(2), 1);
+    const auto got = s.collect(2);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].tick == 1);
+    CHECK(got[1].tick == 2);
+}
+
+TEST_CASE("a link is closed for a frame that is not signals, for a forged one and for garbage; the server goes on") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    const std::string other = protocol::encode_frame({message_type::heartbeat, 0, 0, {}}, secret);
+    const std::string broken_packet = protocol::encode_frame({message_type::signals, 0, 0, "not a packet"}, secret);
+    for (const auto& after : {other, signals_frame(1, "wrong secret"), broken_packet, std::string(64, '\x7f')}) {
+        raw_link link(s.at());
+        link.write(opening() + signals_frame(0) + after + signals_frame(2), after.size() + 1000);
+        const auto got = s.collect(3, std::chrono::milliseconds(300));
+        REQUIRE(got.size() == 1);  // what came before the bad frame
+        CHECK(got[0].tick == 0);
+        CHECK(s.links_become(0));
+    }
+    // An opening with the wrong secret never becomes a link.
+    {
+        raw_link link(s.at());
+        link.write(opening("wrong secret") + signals_frame(0), 4096);
+        CHECK(s.collect(1, std::chrono::milliseconds(300)).empty());
+        CHECK(s.inbox.links() == 0);
+    }
+    raw_link link(s.at());
+    link.write(opening() + signals_frame(9), 4096);
+    const auto got = s.collect(1);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].tick == 9);
+}
+
+TEST_CASE("a signal-link frame after a connection's first closes the connection") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    raw_link link(s.at());
+    link.write(protocol::encode_frame({message_type::heartbeat, 0, 0, {}}, secret) + opening() + signals_frame(0), 4096);
+    std::string reply(256, '\0');
+    boost::system::error_code ec;
+    while (!ec) link.socket.read_some(asio::buffer(reply), ec);  // the heartbeat's error reply, then the end
+    CHECK((ec == asio::error::eof || ec == asio::error::connection_reset));  // reset: it left bytes unread
+    CHECK(s.collect(1, std::chrono::milliseconds(300)).empty());
+    CHECK(s.inbox.links() == 0);
+}
+
+TEST_CASE("a link that ends is dropped") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    {
+        raw_link link(s.at());
+        link.write(opening() + signals_frame(0), 4096);
+        REQUIRE(s.collect(1).size() == 1);
+        CHECK(s.inbox.links() == 1);
+    }
+    CHECK(s.links_become(0));
+}
