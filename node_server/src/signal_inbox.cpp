@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -71,6 +72,8 @@ struct signal_inbox::impl {
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
             if (n < 0) return close_link(l, std::strerror(errno)), false;
             if (n == 0) return close_link(l, "end of stream"), false;
+            const int zero = 0;
+            ::setsockopt(l.fd, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof zero);
             try {
                 l.decoder.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
                 while (auto f = l.decoder.next()) {
