@@ -42,12 +42,15 @@ void runner::receive(std::size_t peer, packet p) {
                                      std::to_string(position) + " of " + std::to_string(count));
     std::lock_guard<std::mutex> lock(mutex_);
     // The packet of tick k is read by tick k + lag_; once that is computed it is too late.
-    if (p.tick + lag_ <= completed_) {
+    // A peer further ahead than max_pending_packets ticks (only a window run's fast node,
+    // or a peer gone wrong: in lockstep none is more than lag_ ahead) is not kept either.
+    auto& queue = pending_[peer];
+    if (p.tick + lag_ <= completed_ || (queue.size() >= max_pending_packets && !queue.count(p.tick))) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
         return;
     }
     if (options_.sync == protocol::sync_mode::window) first_arrival_.emplace(p.tick, clock_type::now());
-    pending_[peer][p.tick] = std::move(p);
+    queue[p.tick] = std::move(p);
     changed_.notify_all();
 }
 

@@ -161,3 +161,25 @@ TEST_CASE("a packet that does not fit its peer is refused before it reaches the 
     r.run_granted();
     CHECK(r.completed() == 2);
 }
+
+TEST_CASE("a peer far ahead cannot make a node keep more than max_pending_packets of its packets") {
+    const auto net = generated(R"(<population id="p" size="8" model="tanh"/>
+        <projection from="p" to="p" kind="all" weight="0.2"/>)");
+    auto specs = partition_specs(net, {0, 0, 0, 0, 1, 1, 1, 1}, 2);
+    engine e(specs[0]);
+    struct sink final : transport {
+        void send(std::size_t, const packet&) override {}
+    } out;
+    runner r(e, out, {protocol::sync_mode::window, protocol::send_mode::always});
+    const std::vector<float> values(e.receive_count(0), 0.5f);
+    for (tick_t t = 0; t < static_cast<tick_t>(runner::max_pending_packets); ++t) r.receive(0, {t, true, values, {}});
+    CHECK(r.stats().values_dropped == 0);
+    r.receive(0, {static_cast<tick_t>(runner::max_pending_packets), true, values, {}});
+    CHECK(r.stats().values_dropped == static_cast<std::int64_t>(values.size()));
+    r.receive(0, {5, true, values, {}});  // replaces one it holds
+    CHECK(r.stats().values_dropped == static_cast<std::int64_t>(values.size()));
+    // The ticks it kept run as usual.
+    r.grant(3);
+    r.run_granted();
+    CHECK(r.completed() == 3);
+}

@@ -70,7 +70,10 @@ public:
     runner(engine& e, transport& t, runner_options options, tick_observer observer = {});
 
     // From the transport's receiving side, any thread. Throws protocol_error for a packet
-    // that does not fit this node (wrong count or position): the caller drops it.
+    // that does not fit this node (wrong count or position): the caller drops it. Packets
+    // too late for their tick, or beyond max_pending_packets waiting from one peer, are
+    // dropped and counted (values_dropped).
+    static constexpr std::size_t max_pending_packets = 65536;
     void receive(std::size_t peer, packet p);
 
     // External input for a local neuron (one lane, or every lane) at a tick not yet
