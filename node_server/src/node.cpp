@@ -5,7 +5,6 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/topology.hpp"
-#include "dnnc/protocol/signal_codec.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "lead_run.hpp"
 #include "node_simulation.hpp"
@@ -716,8 +715,8 @@ class neural_module final : public module {
 public:
     explicit neural_module(node::impl& n) : node_(n) {}
     std::vector<message_type> handles() const override {
-        return {message_type::submit, message_type::configure, message_type::probe,   message_type::signals,
-                message_type::tick_report, message_type::clock, message_type::inputs, message_type::control,
+        // Signals come only over signal links, which leave the server (signal_inbox.hpp).
+        return {message_type::submit, message_type::configure, message_type::probe, message_type::tick_report, message_type::clock, message_type::inputs, message_type::control,
                 message_type::output, message_type::snapshot, message_type::capture, message_type::restore_state};
     }
     void handle(const frame& request, responder respond) override {
@@ -753,9 +752,6 @@ public:
             });
             return;
         }
-        case message_type::signals:
-            node_.current_simulation()->on_signals(protocol::decode_signals(request.payload));
-            return;
         case message_type::tick_report: node_.current_run()->on_report(parse(request.payload)); return;
         case message_type::clock:
             respond(reply_of(message_type::clock_reply, node_.current_simulation()->clock(parse(request.payload)).dump()));

@@ -32,12 +32,13 @@ public:
     bool collect(const receiver& deliver, std::chrono::microseconds wait) override {
         in_.collect(
             [&](protocol::binary_signals s) {
-                if (const auto peer = sender_of(s)) deliver(*peer, to_packet(std::move(s)));
+                if (const auto peer = sender_of(s)) deliver(*peer, {s.tick, s.dense, std::move(s.values), std::move(s.nonzero)});
             },
             wait);
         return true;
     }
 
+private:
     // The peer a packet comes from; nothing for one of another epoch (sent before this
     // network was installed).
     std::optional<std::size_t> sender_of(const protocol::binary_signals& s) const {
@@ -51,11 +52,6 @@ public:
         return it->second;
     }
 
-    static sim::packet to_packet(protocol::binary_signals s) {
-        return {s.tick, s.dense, std::move(s.values), std::move(s.nonzero)};
-    }
-
-private:
     struct destination {
         endpoint at;
         double delay_ms;
@@ -155,10 +151,6 @@ void node_simulation::restore(const std::vector<protocol::indexed_state>& states
         throw;
     }
     start_runner();
-}
-
-void node_simulation::on_signals(protocol::binary_signals s) {
-    if (const auto peer = transport_->sender_of(s)) runner_->receive(*peer, tcp_transport::to_packet(std::move(s)));
 }
 
 json node_simulation::clock(const json& request) {

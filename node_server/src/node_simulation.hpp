@@ -31,14 +31,13 @@ class node_simulation {
 public:
     using reporter = std::function<void(const nlohmann::json& report)>;
 
-    // `out` should open signal links (signal_inbox.hpp); packets also come through on_signals.
+    // `out` opens signal links (signal_inbox.hpp); peers' packets come in through `in`.
     node_simulation(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
                     reporter report, const std::map<std::string, double>& extra_delay_ms, const std::string& device);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;
 
-    void on_signals(protocol::binary_signals s);
     // {"grant": T} or {"hold": true} -> {"horizon": H, "completed": C}
     nlohmann::json clock(const nlohmann::json& request);
     // [[neuron index, tick, value(, lane)], ...]; without a lane, every lane
