@@ -29,7 +29,7 @@ const char* lead_run::name(state s) {
     return "?";
 }
 
-lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::vector<std::string> config_hashes,
+lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
                    std::int64_t first_tick)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
       config_hashes_(std::move(config_hashes)), first_tick_(first_tick) {
@@ -54,7 +54,7 @@ lead_run::lead_run(const lead_plan& plan, const topology& topo, links l, std::ve
 
 lead_run::~lead_run() { stop_ticker(); }
 
-void lead_run::check_outputs(const lead_plan& plan) {
+void lead_run::check_outputs(const plan::network_plan& plan) {
     std::size_t columns = 0;
     for (const auto& o : plan.net.outputs) columns += o.neurons.size();
     const auto lanes = static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);

@@ -2,8 +2,8 @@
 // The lead's side of a run (private to dnnc_node_server): the clock that grants ticks to
 // every node, freeze/step/resume, external inputs routed to the nodes that own their
 // neurons, and the output rows assembled from every node's per-tick report.
-#include "dnnc/node_server/lead_plan.hpp"
-#include "dnnc/node_server/topology.hpp"
+#include "dnnc/plan/plan.hpp"
+#include "dnnc/plan/topology.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -41,14 +41,14 @@ public:
     // `first_tick`: the tick the nodes compute next (0, or a restored snapshot's tick, in
     // which case the run starts frozen there).
     // `config_hashes[v]`: the config node v acknowledged; its reports must carry it.
-    lead_run(const lead_plan& plan, const topology& topo, links l, std::vector<std::string> config_hashes,
+    lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
              std::int64_t first_tick = 0);
     ~lead_run();
 
     // A tick's outputs travel in one report and one output row, bounded like a frame:
     // throws usage_error when outputs x lanes exceed max_values_per_tick.
     static constexpr std::size_t max_values_per_tick = 1000000;
-    static void check_outputs(const lead_plan& plan);
+    static void check_outputs(const plan::network_plan& plan);
 
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input", ...}
@@ -87,8 +87,8 @@ private:
     void check_nodes();  // lockstep cannot go on without every node
     void complete_rows();
 
-    const lead_plan& plan_;
-    const topology& topo_;
+    const plan::network_plan& plan_;
+    const plan::topology& topo_;
     links links_;
     protocol::run_settings run_;
 

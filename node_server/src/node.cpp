@@ -1,10 +1,10 @@
 #include "dnnc/node_server/node.hpp"
 
-#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/plan/plan.hpp"
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/peer_client.hpp"
-#include "dnnc/node_server/topology.hpp"
+#include "dnnc/plan/topology.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "lead_run.hpp"
 #include "node_simulation.hpp"
@@ -94,13 +94,13 @@ struct node::impl {
     outbox reports_out;  // tick reports to the lead
     std::shared_ptr<node_simulation> simulation;
     std::vector<std::pair<std::string, endpoint>> tree_children;  // where this node forwarded configs
-    partition_memo last_partition;  // of the last network this node planned as the lead
+    plan::partition_memo last_partition;  // of the last network this node planned as the lead
 
     // Only on the lead.
     struct lead_state {
-        lead_plan plan;
-        topology topo;
-        std::vector<link_time> times;
+        plan::network_plan plan;
+        plan::topology topo;
+        std::vector<plan::link_time> times;
         std::vector<double> windows;
         std::vector<clock_type::time_point> last_seen;
         std::vector<std::string> last_error;
@@ -234,7 +234,7 @@ struct node::impl {
                                                        options.emulate_delay_ms, options.device);
         std::lock_guard<std::mutex> lock(mutex);
         config = own;
-        config_hash = node_server::config_hash(own);
+        config_hash = plan::config_hash(own);
         simulation = std::move(fresh);
     }
 
@@ -432,11 +432,11 @@ struct node::impl {
     }
 
     // One round trip from the lead along `route` (node indices), in ms.
-    double probe_once(const lead_plan& plan, const std::vector<std::size_t>& path) {
+    double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path) {
         std::vector<probe_hop> route;
         for (std::size_t k = 0; k < path.size(); ++k) {
             const auto& node = plan.doc.clu->nodes[path[k]];
-            const double delay = k > 0 ? emulate_delay(plan.doc.clu->links, plan.doc.clu->nodes[path[k - 1]].id, node.id) : 0.0;
+            const double delay = k > 0 ? plan::emulate_delay(plan.doc.clu->links, plan.doc.clu->nodes[path[k - 1]].id, node.id) : 0.0;
             route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
         }
         const auto start = clock_type::now();
@@ -451,15 +451,15 @@ struct node::impl {
         return elapsed_ms(start);
     }
 
-    std::vector<link_time> measure_links(const lead_plan& plan, const topology& topo) {
-        const auto paths = plan_probes(topo);
+    std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo) {
+        const auto paths = plan::plan_probes(topo);
         const int rounds = plan.doc.run ? plan.doc.run->probes : protocol::run_settings{}.probes;
         std::vector<std::vector<double>> samples(paths.size());
         for (std::size_t p = 0; p < paths.size(); ++p) {
             probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
             for (int r = 0; r < rounds; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
         }
-        auto times = link_times(paths, samples);
+        auto times = plan::link_times(paths, samples);
         for (const auto& t : times) {
             const auto [a, b] = topo.link(t.link);
             DNNC_LOG(info, "link " << topo.id(a) << " - " << topo.id(b) << ": " << t.latency_ms << " ms (round trip "
@@ -499,12 +499,12 @@ struct node::impl {
         }
         doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
         DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
-        partition_memo memo;
+        plan::partition_memo memo;
         {
             std::lock_guard<std::mutex> lock(mutex);
             memo = last_partition;
         }
-        lead_plan plan = plan_network(std::move(doc), &memo);
+        plan::network_plan plan = plan::plan_network(std::move(doc), &memo);
         lead_run::check_outputs(plan);
         {
             std::lock_guard<std::mutex> lock(mutex);
@@ -523,14 +523,14 @@ struct node::impl {
         }
         const std::int64_t first_tick = plan.doc.state ? plan.doc.state->tick : 0;
         plan.doc.state.reset();
-        topology topo(*plan.doc.clu);
+        plan::topology topo(*plan.doc.clu);
         auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}});
         state->times = measure_links(state->plan, state->topo);
         std::vector<double> latency(state->topo.link_count(), 0.0);
         for (const auto& t : state->times) latency[t.link] = t.latency_ms;
-        state->windows = wait_windows(state->plan, state->topo, latency);
+        state->windows = plan::wait_windows(state->plan, state->topo, latency);
         DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
-        const protocol::node_config root = build_configs(state->plan, state->topo, latency, state->windows, draw_epoch());
+        const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, plan::draw_epoch());
         DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
 
         std::map<std::string, std::string> expected;
@@ -538,7 +538,7 @@ struct node::impl {
         while (!stack.empty()) {
             const auto* c = stack.back();
             stack.pop_back();
-            expected[c->node] = node_server::config_hash(*c);
+            expected[c->node] = plan::config_hash(*c);
             for (const auto& child : c->children) stack.push_back(&child);
         }
         const json acks = configure_subtree(root, replace);
@@ -686,7 +686,7 @@ struct node::impl {
         json windows{{"neurons_with_remote_inputs", remote.size()}};
         if (!remote.empty()) {
             windows["min_ms"] = *std::min_element(remote.begin(), remote.end());
-            windows["median_ms"] = median(remote);
+            windows["median_ms"] = plan::median(remote);
             windows["max_ms"] = *std::max_element(remote.begin(), remote.end());
         }
         s["nodes"] = nodes;

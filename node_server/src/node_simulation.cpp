@@ -1,7 +1,7 @@
 #include "node_simulation.hpp"
 
-#include "dnnc/node_server/lead_plan.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 #include <optional>
@@ -77,7 +77,7 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
                                  reporter report, const std::map<std::string, double>& extra_delay_ms,
                                  const std::string& device)
     : id_(config.node),
-      hash_(config_hash(config)),
+      hash_(plan::config_hash(config)),
       engine_(spec_on(config, device)),
       transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, in, extra_delay_ms)) {
     for (const auto& n : config.neurons)

@@ -1,18 +1,16 @@
-#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/plan/plan.hpp"
 
-#include "dnnc/partitioner/assign.hpp"
-#include "dnnc/partitioner/from_network.hpp"
 #include "dnnc/partitioner/physical.hpp"
-#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
-#include "dnnc/sim/engine.hpp"
 
 #include <algorithm>
 #include <random>
 #include <set>
 
-namespace dnnc::node_server {
+namespace dnnc::plan {
 
 namespace {
 std::string memo_key(const protocol::document& doc) {
@@ -22,33 +20,39 @@ std::string memo_key(const protocol::document& doc) {
     what.run = doc.run;
     return protocol::sha256_hex(protocol::serialize(what));
 }
+
+// The neurons and the dense blocks of a network: it expanded without its synapses and
+// rule-based projections.
+protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& file) {
+    protocol::network dense_only = net;
+    dense_only.synapses.clear();
+    dense_only.projections.clear();
+    dense_only.connection_order.clear();
+    for (const auto& ref : net.connection_order)
+        if (ref.kind == protocol::connection_ref::type::projection &&
+            net.projections[ref.index].kind == protocol::projection_kind::dense) {
+            dense_only.connection_order.push_back({ref.kind, dense_only.projections.size()});
+            dense_only.projections.push_back(net.projections[ref.index]);
+        }
+    return protocol::expand(dense_only, file);
+}
 }  // namespace
 
-lead_plan plan_network(protocol::document doc, partition_memo* memo) {
+network_plan plan_network(protocol::document doc, partition_memo* memo) {
     if (!doc.net) throw config_error({doc.file, 0, 0}, "the submitted document has no <network>");
     if (!doc.clu) throw config_error({doc.file, 0, 0}, "the submitted document has no <cluster>");
-    lead_plan plan;
-    plan.net = protocol::expand(*doc.net, doc.file);
+    network_plan plan;
+    plan.net = neurons_and_dense_blocks(*doc.net, doc.file);
     const std::string key = memo ? memo_key(doc) : std::string();
     if (memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
         plan.node_of_neuron = memo->node_of_neuron;
         plan.quality = memo->quality;
     } else {
         const auto physical = partitioner::from_model(*doc.clu);
-        const auto units = partitioner::units_of(plan.net, physical);
-        std::vector<std::uint32_t> node_of_unit;
-        if (units.g.vertex_count() < physical.size()) {
-            // More nodes than units: the partitioner cannot make one part per node, so
-            // units go round-robin and the remaining nodes idle.
-            for (std::size_t u = 0; u < units.g.vertex_count(); ++u)
-                node_of_unit.push_back(static_cast<std::uint32_t>(u % physical.size()));
-            plan.quality = partitioner::evaluate(units.g, node_of_unit, physical);
-        } else {
-            partitioner::assignment a = partitioner::assign(units.g, physical);
-            node_of_unit = std::move(a.place.node_of_vertex);
-            plan.quality = std::move(a.metrics);
-        }
-        plan.node_of_neuron = units.spread(node_of_unit);
+        const auto graph = planning_graph_of(*doc.net, physical);
+        auto placed = place(graph, physical);
+        plan.node_of_neuron = graph.spread(placed.node_of_unit);
+        plan.quality = std::move(placed.quality);
         if (memo) *memo = {key, plan.node_of_neuron, plan.quality};
     }
     plan.neurons_per_node.assign(doc.clu->nodes.size(), 0);
@@ -70,6 +74,63 @@ std::vector<double> path_latencies(const topology& topo, const std::vector<doubl
         }
     return latency;
 }
+
+// The connections of a network as the lead sees them, without expanding a synapse: pieces
+// in which every source may reach every target (`all`, `random`, dense projections) and
+// pieces that pair sources with targets in order (`one-to-one`, an explicit synapse).
+struct connection_piece {
+    protocol::neuron_range from, to;
+    bool paired;
+};
+
+std::vector<connection_piece> pieces_of(const protocol::network& net) {
+    const protocol::symbol_table symbols(net);
+    auto range = [&](const std::string& ref) { return std::get<protocol::neuron_range>(symbols.group(ref)); };
+    std::vector<connection_piece> pieces;
+    for (const auto& ref : net.connection_order) {
+        if (ref.kind == protocol::connection_ref::type::synapse) {
+            const auto& s = net.synapses[ref.index];
+            pieces.push_back({range(s.from), range(s.to), true});
+            continue;
+        }
+        const auto& p = net.projections[ref.index];
+        const bool paired = p.kind == protocol::projection_kind::one_to_one;
+        if (paired && !p.autapses && range(p.from).first == range(p.to).first) continue;  // no synapse at all
+        pieces.push_back({range(p.from), range(p.to), paired});
+    }
+    return pieces;
+}
+
+// The nodes that hold some neuron of a range.
+std::vector<bool> nodes_holding(protocol::neuron_range r, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes) {
+    std::vector<bool> holds(nodes, false);
+    for (auto i = r.first; i < r.first + r.size; ++i) holds[node_of_neuron[i]] = true;
+    return holds;
+}
+
+// reads[b][i]: node b reads the output of neuron i, which lies on another node. For pieces
+// whose every source may reach every target, a node that holds a target reads every source
+// of the range: the lead does not draw random rows, so this is a superset of what a node's
+// rows read (an unread source costs the reader a slot and the sender a value, never a result).
+std::vector<std::vector<bool>> remote_reads(const std::vector<connection_piece>& pieces,
+                                            const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes) {
+    std::vector<std::vector<bool>> reads(nodes, std::vector<bool>(node_of_neuron.size(), false));
+    for (const auto& piece : pieces) {
+        if (piece.paired) {
+            for (std::uint64_t k = 0; k < piece.to.size; ++k) {
+                const auto source = piece.from.first + k, target = piece.to.first + k;
+                if (node_of_neuron[source] != node_of_neuron[target]) reads[node_of_neuron[target]][source] = true;
+            }
+            continue;
+        }
+        const auto readers = nodes_holding(piece.to, node_of_neuron, nodes);
+        for (std::size_t b = 0; b < nodes; ++b)
+            if (readers[b])
+                for (auto i = piece.from.first; i < piece.from.first + piece.from.size; ++i)
+                    if (node_of_neuron[i] != b) reads[b][i] = true;
+    }
+    return reads;
+}
 }  // namespace
 
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b) {
@@ -79,21 +140,32 @@ double emulate_delay(const std::vector<protocol::cluster_link>& links, const std
     return delay;
 }
 
-std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms) {
+std::vector<double> wait_windows(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms) {
     const std::size_t n = topo.node_count();
     const auto latency = path_latencies(topo, link_latency_ms);
     const auto& run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
-    const auto& net = plan.net;
-    std::vector<double> windows(net.neuron_count(), 0.0);
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
-        const auto here = plan.node_of_neuron[i];
-        double slowest = -1;
-        for (auto s = net.in_begin[i]; s < net.in_begin[i + 1]; ++s) {
-            const auto there = plan.node_of_neuron[net.in_source[s]];
-            if (there != here) slowest = std::max(slowest, latency[there * n + here]);
+    const auto& node_of = plan.node_of_neuron;
+    std::vector<double> slowest(node_of.size(), -1.0);
+    for (const auto& piece : pieces_of(*plan.doc.net)) {
+        if (piece.paired) {
+            for (std::uint64_t k = 0; k < piece.to.size; ++k) {
+                const auto there = node_of[piece.from.first + k], here = node_of[piece.to.first + k];
+                if (there != here) slowest[piece.to.first + k] = std::max(slowest[piece.to.first + k], latency[there * n + here]);
+            }
+            continue;
         }
-        if (slowest >= 0) windows[i] = run.window_factor * slowest + run.window_margin_ms;
+        // The slowest node a target on node b hears from, for every b.
+        const auto senders = nodes_holding(piece.from, node_of, n);
+        std::vector<double> slowest_into(n, -1.0);
+        for (std::size_t b = 0; b < n; ++b)
+            for (std::size_t a = 0; a < n; ++a)
+                if (senders[a] && a != b) slowest_into[b] = std::max(slowest_into[b], latency[a * n + b]);
+        for (auto i = piece.to.first; i < piece.to.first + piece.to.size; ++i)
+            slowest[i] = std::max(slowest[i], slowest_into[node_of[i]]);
     }
+    std::vector<double> windows(node_of.size(), 0.0);
+    for (std::size_t i = 0; i < windows.size(); ++i)
+        if (slowest[i] >= 0) windows[i] = run.window_factor * slowest[i] + run.window_margin_ms;
     return windows;
 }
 
@@ -132,26 +204,24 @@ std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan
     return parent;
 }
 
-protocol::node_config build_configs(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
+protocol::node_config build_configs(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
                                     const std::vector<double>& windows_ms, std::uint64_t epoch) {
     const auto& doc = plan.doc;
     const auto& net = plan.net;
+    const auto& node_of = plan.node_of_neuron;
     const std::size_t n = topo.node_count();
     const auto latency = path_latencies(topo, link_latency_ms);
     const auto run = doc.run ? *doc.run : protocol::run_settings{};
 
-    std::vector<std::string> ids;
-    for (std::size_t v = 0; v < n; ++v) ids.push_back(topo.id(v));
-    const auto specs = sim::partition_specs(net, plan.node_of_neuron, n, ids, sim::with_synapses::no);
-
     std::vector<std::uint32_t> synapse_node;
     synapse_node.reserve(doc.net->synapses.size());
-    for (const auto& s : doc.net->synapses) synapse_node.push_back(plan.node_of_neuron[*net.find(s.to)]);
+    for (const auto& s : doc.net->synapses) synapse_node.push_back(node_of[*net.find(s.to)]);
 
     std::set<protocol::neuron_index> reported;
     for (const auto& o : net.outputs) reported.insert(o.neurons.begin(), o.neurons.end());
 
     std::vector<protocol::node_config> configs(n);
+    const auto history = protocol::longest_delay(*doc.net);
     for (std::size_t v = 0; v < n; ++v) {
         const auto& node = doc.clu->nodes[v];
         auto& c = configs[v];
@@ -162,29 +232,52 @@ protocol::node_config build_configs(const lead_plan& plan, const topology& topo,
         c.lead_port = doc.clu->nodes[topo.lead()].port;
         c.host = node.host;
         c.port = node.port;
-        c.history = specs[v].history;
+        c.history = history;
         c.epoch = epoch;
         c.run = run;
-        const auto& spec = specs[v];
-        for (std::size_t k = 0; k < spec.neurons.size(); ++k) {
-            const auto& neuron = spec.neurons[k];
-            const auto i = static_cast<protocol::neuron_index>(neuron.index);
-            const std::string name = net.neuron_name(i);
-            c.neurons.push_back({name, neuron.index, windows_ms[i], neuron.seed, reported.count(i) > 0, neuron.params});
-        }
         c.share = share_of(*doc.net, synapse_node, static_cast<std::uint32_t>(v));
-        for (const auto& d : spec.dense) c.dense.push_back({d.sources, d.targets, d.delay, d.weights});
-        for (const auto& p : spec.peers) {
-            const auto other = topo.index_of(p.id);
-            const auto& peer_node = doc.clu->nodes[other];
+    }
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+        const auto& g = net.groups[net.group_of[i]];
+        configs[node_of[i]].neurons.push_back({net.neuron_name(i), i, windows_ms[i], g.seed, reported.count(i) > 0, g.params});
+    }
+    // Dense projections split by rows: each node computes the rows of its own targets and
+    // reads every source.
+    for (const auto& d : net.dense) {
+        std::vector<protocol::dense_rows> parts(n);
+        const std::size_t cols = d.sources.size();
+        for (std::size_t r = 0; r < d.targets.size(); ++r) {
+            auto& part = parts[node_of[d.targets[r]]];
+            part.targets.push_back(d.targets[r]);
+            part.weights.insert(part.weights.end(), d.weights.begin() + static_cast<std::ptrdiff_t>(r * cols),
+                                d.weights.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols));
+        }
+        for (std::size_t v = 0; v < n; ++v) {
+            if (parts[v].targets.empty()) continue;
+            parts[v].sources.assign(d.sources.begin(), d.sources.end());
+            parts[v].delay = d.delay;
+            configs[v].dense.push_back(std::move(parts[v]));
+        }
+    }
+    // Peers: what each pair of nodes sends the other every tick, ascending by neuron.
+    const auto reads = remote_reads(pieces_of(*doc.net), node_of, n);
+    for (std::size_t v = 0; v < n; ++v)
+        for (std::size_t other = 0; other < n; ++other) {
+            if (other == v) continue;
+            std::vector<std::int64_t> sends, receives;
+            for (protocol::neuron_index i = 0; i < node_of.size(); ++i) {
+                if (node_of[i] == v && reads[other][i]) sends.push_back(i);
+                if (node_of[i] == other && reads[v][i]) receives.push_back(i);
+            }
+            if (sends.empty() && receives.empty()) continue;
             std::vector<std::string> via;
             for (auto hop : topo.route(v, other)) via.push_back(topo.id(hop));
             double emulated = 0;
             for (std::size_t k = 1; k < via.size(); ++k) emulated += emulate_delay(doc.clu->links, via[k - 1], via[k]);
-            c.peers.push_back({p.id, peer_node.host, peer_node.port, via, latency[v * n + other], emulated, p.sends,
-                               p.receives});
+            const auto& peer_node = doc.clu->nodes[other];
+            configs[v].peers.push_back({peer_node.id, peer_node.host, peer_node.port, via, latency[v * n + other], emulated,
+                                        std::move(sends), std::move(receives)});
         }
-    }
 
     // Nest children into parents, deepest first: a node's subtree is complete before it
     // is moved into its parent.
@@ -219,4 +312,4 @@ std::string config_hash(const protocol::node_config& config) {
     return protocol::sha256_hex(protocol::serialize(own));
 }
 
-}  // namespace dnnc::node_server
+}  // namespace dnnc::plan

@@ -1,9 +1,9 @@
-#include "dnnc/node_server/topology.hpp"
+#include "dnnc/plan/topology.hpp"
 
 #include <algorithm>
 #include <queue>
 
-namespace dnnc::node_server {
+namespace dnnc::plan {
 
 topology::topology(const protocol::cluster& clu) {
     for (const auto& n : clu.nodes) ids_.push_back(n.id);
@@ -116,4 +116,4 @@ std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std
     return times;
 }
 
-}  // namespace dnnc::node_server
+}  // namespace dnnc::plan

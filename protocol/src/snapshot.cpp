@@ -75,6 +75,13 @@ std::vector<indexed_state> decode_states(std::string_view bytes) {
     }
 }
 
+std::uint16_t longest_delay(const network& net) {
+    std::int64_t longest = 1;
+    for (const auto& s : net.synapses) longest = std::max(longest, s.delay);
+    for (const auto& p : net.projections) longest = std::max(longest, p.delay);
+    return static_cast<std::uint16_t>(std::min<std::int64_t>(longest, 65535));
+}
+
 std::uint16_t longest_delay(const expanded_network& net) {
     std::uint16_t longest = 1;
     for (auto d : net.in_delay) longest = std::max(longest, d);
@@ -172,7 +179,7 @@ bool is_binary_snapshot_path(const std::string& path) {
 void save_snapshot(const document& doc, const std::string& path) {
     if (!is_binary_snapshot_path(path)) return write_atomically(path, serialize(doc));
     if (!doc.net) throw usage_error("a snapshot needs a network");
-    write_atomically(path, encode_binary_snapshot(doc, expand(*doc.net, doc.file)));
+    write_atomically(path, encode_binary_snapshot(doc, expand_neurons(*doc.net)));
 }
 
 void write_atomically(const std::string& path, std::string_view bytes) {
@@ -206,7 +213,8 @@ void write_atomically(const std::string& path, std::string_view bytes) {
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net) {
     if (!snapshot.state) throw config_error({snapshot.file, 0, 0}, "the document has no <state>");
     const auto& state = *snapshot.state;
-    const std::size_t history = longest_delay(net) - 1u;
+    if (!snapshot.net) throw config_error({snapshot.file, 0, 0}, "the document has no <network>");
+    const std::size_t history = longest_delay(*snapshot.net) - 1u;
     std::vector<indexed_state> states(net.neuron_count());
     std::vector<bool> seen(net.neuron_count(), false);
     std::vector<diagnostic> problems;

@@ -1,7 +1,7 @@
 // The lead's plan: every neuron placed once, each node's share of the network expanding to
 // its synapses in canonical order, peers and routes, wait windows and the nesting of
 // configs along the broadcast tree.
-#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/engine.hpp"
 
@@ -11,10 +11,10 @@
 #include <set>
 
 using namespace dnnc;
-using namespace dnnc::node_server;
+using namespace dnnc::plan;
 
 namespace {
-lead_plan plan_of(const std::string& example) {
+network_plan plan_of(const std::string& example) {
     return plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + example));
 }
 
@@ -37,7 +37,8 @@ TEST_CASE("every neuron lands on exactly one node, whose share expands to its in
         REQUIRE(all.size() == plan.doc.clu->nodes.size());
         std::set<std::int64_t> seen;
         std::size_t synapses = 0;
-        const auto& net = plan.net;
+        CHECK(plan.net.synapse_count() == 0);  // the lead expands no synapse
+        const auto net = protocol::expand(*plan.doc.net, plan.doc.file);
         for (const auto* c : all) {
             REQUIRE(c->share);
             CHECK(c->share->synapses.size() <= plan.doc.net->synapses.size());
@@ -83,10 +84,11 @@ TEST_CASE("wait windows follow the slowest remote input's path latency") {
     const topology topo(*plan.doc.clu);
     const auto windows = wait_windows(plan, topo, {2.0});
     const auto& run = *plan.doc.run;
-    for (protocol::neuron_index i = 0; i < plan.net.neuron_count(); ++i) {
+    const auto net = protocol::expand(*plan.doc.net, plan.doc.file);
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         bool remote = false;
-        for (auto s = plan.net.in_begin[i]; s < plan.net.in_begin[i + 1]; ++s)
-            remote |= plan.node_of_neuron[plan.net.in_source[s]] != plan.node_of_neuron[i];
+        for (auto s = net.in_begin[i]; s < net.in_begin[i + 1]; ++s)
+            remote |= plan.node_of_neuron[net.in_source[s]] != plan.node_of_neuron[i];
         CHECK(windows[i] == Approx(remote ? run.window_factor * 2.0 + run.window_margin_ms : 0.0));
     }
 }

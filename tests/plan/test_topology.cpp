@@ -1,10 +1,10 @@
 // Routes, the probe plan over the transition graph, and link times from round trips.
-#include "dnnc/node_server/topology.hpp"
+#include "dnnc/plan/topology.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace dnnc;
-using namespace dnnc::node_server;
+using namespace dnnc::plan;
 
 namespace {
 protocol::cluster make_cluster(const std::string& lead, std::vector<std::string> ids,

@@ -7,7 +7,7 @@
 #include "client.hpp"
 #include "commands.hpp"
 
-#include "dnnc/node_server/lead_plan.hpp"
+#include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/error.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/export.hpp"
@@ -77,11 +77,11 @@ int run_export(const export_cli_options& o) {
     protocol::document doc = input_of(o);
     const std::optional<protocol::snapshot_state> state = std::move(doc.state);
     if (doc.clu) {
-        node_server::lead_plan plan = node_server::plan_network(std::move(doc));
+        plan::network_plan plan = plan::plan_network(std::move(doc));
         protocol::node_assignment nodes;
         for (const auto& node : plan.doc.clu->nodes) nodes.node_ids.push_back(node.id);
         nodes.node_of = std::move(plan.node_of_neuron);
-        write(o, plan.net, state ? &*state : nullptr, &nodes, options);
+        write(o, protocol::expand(*plan.doc.net, plan.doc.file), state ? &*state : nullptr, &nodes, options);
     } else {
         const protocol::expanded_network net = protocol::expand(*doc.net, doc.file);
         write(o, net, state ? &*state : nullptr, nullptr, options);

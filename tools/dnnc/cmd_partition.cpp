@@ -8,9 +8,9 @@
 #include "commands.hpp"
 
 #include "dnnc/partitioner/assign.hpp"
-#include "dnnc/partitioner/from_network.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
 #include "dnnc/partitioner/physical.hpp"
+#include "dnnc/plan/planning_graph.hpp"
 #include "dnnc/protocol/error.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -51,12 +51,13 @@ bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// What was partitioned: a METIS graph, or a DNNC network as units of neurons (see
-// from_network.hpp), once the cluster is known.
+// What was partitioned: a METIS graph, or a DNNC network as its planning graph (see
+// plan/planning_graph.hpp), once the cluster is known.
 struct input {
     dp::graph g;
-    std::optional<protocol::expanded_network> net;
-    std::optional<dp::network_units> units;
+    std::optional<protocol::network> net;
+    std::optional<protocol::expanded_network> neurons;  // names and numbering, no synapses
+    std::optional<plan::planning_graph> units;
     std::optional<protocol::cluster> own_cluster;
 };
 
@@ -68,7 +69,8 @@ input load_input(const std::string& file) {
     }
     protocol::document doc = protocol::load_document(file);
     if (!doc.net) throw usage_error("partition: " + file + " has no <network> to partition");
-    in.net = protocol::expand(*doc.net, doc.file);
+    in.neurons = protocol::expand_neurons(*doc.net);
+    in.net = std::move(doc.net);
     in.own_cluster = std::move(doc.clu);
     return in;
 }
@@ -82,7 +84,7 @@ dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in
         if (o.parts < 1 || o.parts > max_parts) {
             throw usage_error("partition: --parts must be between 1 and " + std::to_string(max_parts));
         }
-        const std::size_t vertices = in.net ? in.net->neuron_count() : in.g.vertex_count();
+        const std::size_t vertices = in.neurons ? in.neurons->neuron_count() : in.g.vertex_count();
         if (o.parts > vertices) {
             throw usage_error("partition: " + std::to_string(o.parts) + " parts for " + std::to_string(vertices) +
                               (in.net ? " neurons" : " vertices"));
@@ -99,7 +101,7 @@ dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in
 }
 
 std::string vertex_name(const input& in, dp::vertex_id v) {
-    return in.units ? in.units->name(*in.net, v) : std::to_string(v + 1);  // METIS ids are 1-based
+    return in.units ? in.units->name(*in.neurons, v) : std::to_string(v + 1);  // METIS ids are 1-based
 }
 
 void write_assignment(const partition_cli_options& o, const input& in, const dp::physical_cluster& cluster,
@@ -110,7 +112,7 @@ void write_assignment(const partition_cli_options& o, const input& in, const dp:
         out << "neuron,node\n";
         const auto node_of_neuron = in.units->spread(node_of_vertex);
         for (protocol::neuron_index v = 0; v < node_of_neuron.size(); ++v) {
-            out << in.net->neuron_name(v) << ',' << cluster.names[node_of_neuron[v]] << '\n';
+            out << in.neurons->neuron_name(v) << ',' << cluster.names[node_of_neuron[v]] << '\n';
         }
     } else {
         for (std::uint32_t node : node_of_vertex) out << node << '\n';
@@ -131,7 +133,7 @@ int run_partition(const partition_cli_options& o) {
     input in = load_input(o.file);
     const dp::physical_cluster cluster = cluster_for(o, in);
     if (in.net) {
-        in.units = dp::units_of(*in.net, cluster);
+        in.units = plan::planning_graph_of(*in.net, cluster);
         in.g = in.units->g;
     }
     dp::partition_options options;
@@ -142,24 +144,35 @@ int run_partition(const partition_cli_options& o) {
     metrics.max_listed_violations = listed_violations;
 
     const auto start = std::chrono::steady_clock::now();
-    const dp::assignment result = dp::assign(in.g, cluster, options, metrics);
+    std::vector<std::uint32_t> node_of_vertex;
+    dp::quality q;
+    if (in.units) {
+        auto placed = plan::place(*in.units, cluster, options, metrics);
+        node_of_vertex = std::move(placed.node_of_unit);
+        q = std::move(placed.quality);
+    } else {
+        auto result = dp::assign(in.g, cluster, options, metrics);
+        node_of_vertex = std::move(result.place.node_of_vertex);
+        q = std::move(result.metrics);
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const dp::quality& q = result.metrics;
 
     std::vector<std::size_t> count(cluster.size(), 0);
-    for (std::uint32_t node : in.units ? in.units->spread(result.place.node_of_vertex) : result.place.node_of_vertex)
-        ++count[node];
+    for (std::uint32_t node : in.units ? in.units->spread(node_of_vertex) : node_of_vertex) ++count[node];
     double capacity_sum = 0;
     for (double c : cluster.capacity) capacity_sum += c;
     const auto total = static_cast<double>(in.g.total_vertex_weight());
 
-    if (!o.output.empty()) write_assignment(o, in, cluster, result.place.node_of_vertex);
+    if (!o.output.empty()) write_assignment(o, in, cluster, node_of_vertex);
 
     if (o.json) {
         nlohmann::json report;
         report["file"] = o.file;
         report["vertices"] = in.g.vertex_count();
-        if (in.net) report["neurons"] = in.net->neuron_count();
+        if (in.net) {
+            report["neurons"] = in.neurons->neuron_count();
+            report["chunk"] = in.units->chunk;
+        }
         report["edges"] = in.g.edge_count();
         report["total_weight"] = in.g.total_vertex_weight();
         report["strategy"] = o.strategy;
@@ -199,7 +212,7 @@ int run_partition(const partition_cli_options& o) {
     }
 
     std::cout << o.file << ": ";
-    if (in.net) std::cout << in.net->neuron_count() << " neurons in ";
+    if (in.net) std::cout << in.neurons->neuron_count() << " neurons in ";
     std::cout << in.g.vertex_count() << (in.net ? " units, " : " vertices, ")
               << in.g.edge_count() << " edges, total weight " << in.g.total_vertex_weight() << '\n'
               << "strategy " << o.strategy << ", " << cluster.size() << " nodes, imbalance bound "

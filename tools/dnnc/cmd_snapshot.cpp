@@ -50,7 +50,7 @@ int run_restore(const restore_options& o) {
     if (!doc.clu) throw usage_error(o.file + ": no <cluster>; give --cluster OTHER.xml");
     protocol::check_document(doc);
     // Every state entry must fit the network; nothing is sent otherwise.
-    protocol::states_of(doc, protocol::expand(*doc.net, doc.file));
+    protocol::states_of(doc, protocol::expand_neurons(*doc.net));
     // A binary snapshot as it is travels smaller and decodes faster than its XML, unless
     // the cluster changes or a weights file must be found relative to the snapshot.
     const bool relative_weights = std::any_of(doc.net->projections.begin(), doc.net->projections.end(), [](const auto& p) {

@@ -1,6 +1,9 @@
 #pragma once
-// The neural graph of a DNNC network as the partitioner places it: one vertex per unit. A
-// unit is one neuron, except for the targets of dense projections:
+// The neuron graph of an expanded network: the reference that the lead's planning graph
+// (plan/planning_graph.hpp, built from the compact network) is measured against — they are
+// equal for small networks without random projections (tests/plan), and bench/plan compares
+// the cuts they lead to. One vertex per unit. A unit is one neuron, except for the targets
+// of dense projections:
 // - the targets of a dense projection form one heavy unit (its rows computed as one product
 //   on one node) when their weight fits within the largest node's share of the network;
 //   targets of several such projections share one unit;

@@ -1,19 +1,24 @@
 #pragma once
 // What the lead decides before anything is sent: which node runs which neuron, and each
 // node's config (its neurons with wait windows, the share of the network their incoming
-// synapses expand from, its dense rows, routes to its peers), nested along the broadcast tree.
-#include "dnnc/node_server/topology.hpp"
+// synapses expand from, its dense rows, routes to its peers), nested along the broadcast
+// tree. Everything here follows the document's size and the neuron count, never the
+// synapse count: rule-based projections are planned from their rules (planning_graph.hpp)
+// and expanded only by the nodes that hold their target rows.
 #include "dnnc/partitioner/metrics.hpp"
+#include "dnnc/plan/planning_graph.hpp"
+#include "dnnc/plan/topology.hpp"
 #include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace dnnc::node_server {
+namespace dnnc::plan {
 
-struct lead_plan {
+struct network_plan {
     protocol::document doc;  // its cluster's lead is the node that plans
+    // The neurons (numbering, groups, inputs, outputs) and the dense blocks; no synapses.
     protocol::expanded_network net;
     std::vector<std::uint32_t> node_of_neuron;  // cluster node index per neuron
     partitioner::quality quality;
@@ -29,18 +34,19 @@ struct partition_memo {
     partitioner::quality quality;
 };
 
-// Checks that the document has a network and a cluster, expands the network and
-// partitions it with the default (multilevel) strategy onto the cluster's nodes. With a
+// Checks that the document has a network and a cluster, builds the planning graph of the
+// network and partitions it with the default (multilevel) strategy onto the cluster's nodes. With a
 // memo, a partition of the same network onto the same cluster is reused, and the memo
 // then holds this one.
-lead_plan plan_network(protocol::document doc, partition_memo* memo = nullptr);
+network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr);
 
 // The emulated delay of the link between nodes a and b (0 when there is none).
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
 
-// Wait window of each neuron (ms): window-factor x the largest path latency among its
-// remote inputs + window-margin; 0 for a neuron whose inputs are all local.
-std::vector<double> wait_windows(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms);
+// Wait window of each neuron (ms): window-factor x the largest path latency among the nodes
+// its inputs may come from + window-margin; 0 for a neuron whose inputs are all local. For
+// `all` and `random` projections, every node that holds part of the source range counts.
+std::vector<double> wait_windows(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms);
 
 // The broadcast tree: node order is the lead, then the others in document order; the node
 // at position p > 0 hangs below position (p - 1) / fan_out. Returns each node's parent
@@ -49,7 +55,7 @@ std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan
 
 // Every node's config, nested along the broadcast tree; the result is the lead's. Every
 // config carries `epoch` (node_config::epoch).
-protocol::node_config build_configs(const lead_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
+protocol::node_config build_configs(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
                                     const std::vector<double>& windows_ms, std::uint64_t epoch = 0);
 
 // A new epoch, never 0.
@@ -59,4 +65,4 @@ std::uint64_t draw_epoch();
 // nested children.
 std::string config_hash(const protocol::node_config& config);
 
-}  // namespace dnnc::node_server
+}  // namespace dnnc::plan

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace dnnc::node_server {
+namespace dnnc::plan {
 
 class topology {
 public:
@@ -60,4 +60,4 @@ std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std
 
 double median(std::vector<double> values);
 
-}  // namespace dnnc::node_server
+}  // namespace dnnc::plan

@@ -1,0 +1,324 @@
+#include "dnnc/plan/planning_graph.hpp"
+
+#include "dnnc/partitioner/assign.hpp"
+#include "dnnc/protocol/error.hpp"
+#include "dnnc/protocol/resolve.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+
+namespace dnnc::plan {
+
+namespace {
+
+using partitioner::vertex_id;
+using partitioner::weight_t;
+using protocol::neuron_index;
+using protocol::neuron_range;
+
+struct resolved_projection {
+    const protocol::projection* p;
+    neuron_range from, to;
+};
+
+std::vector<resolved_projection> resolve_projections(const protocol::network& net, const protocol::symbol_table& symbols) {
+    auto range = [&](const std::string& ref) {
+        auto g = symbols.group(ref);
+        if (auto* why = std::get_if<std::string>(&g)) throw usage_error("planning: " + *why + " (check the network first)");
+        return std::get<neuron_range>(g);
+    };
+    std::vector<resolved_projection> out;
+    for (const auto& ref : net.connection_order)
+        if (ref.kind == protocol::connection_ref::type::projection) {
+            const auto& p = net.projections[ref.index];
+            out.push_back({&p, range(p.from), range(p.to)});
+        }
+    return out;
+}
+
+// The chunk: the smallest power of two for which the estimated graph fits the budget. A range
+// of n members spans about n / chunk + 1 segments; every pair of segments of an `all` or
+// `random` projection may get an edge, a one-to-one projection pairs them along its range,
+// and a dense projection joins each source segment to the few units that hold its rows.
+std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resolved_projection>& projections,
+                           const planning_options& options) {
+    for (std::uint64_t chunk = 1;; chunk *= 2) {
+        auto spans = [&](std::uint64_t n) { return static_cast<double>((n + chunk - 1) / chunk + 1); };
+        double vertices = 0, edges = 0;
+        for (const auto& p : net.populations) vertices += spans(static_cast<std::uint64_t>(p.size)) - 1;
+        for (const auto& r : projections) {
+            vertices += 2;
+            switch (r.p->kind) {
+            case protocol::projection_kind::all:
+            case protocol::projection_kind::random: edges += spans(r.from.size) * spans(r.to.size); break;
+            case protocol::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
+            case protocol::projection_kind::dense: edges += spans(r.from.size) * std::min(spans(r.to.size), 64.0); break;
+            }
+        }
+        if ((vertices <= static_cast<double>(options.max_vertices) && edges <= static_cast<double>(options.max_edges)) ||
+            chunk >= (std::uint64_t{1} << 40))
+            return chunk;
+    }
+}
+
+// Segment boundaries: every explicit neuron, population chunks, projection range ends, and
+// the boundaries inside one-to-one ranges mirrored between source and target.
+std::vector<neuron_index> cut_points(const protocol::network& net, const std::vector<resolved_projection>& projections,
+                                     std::uint64_t chunk, std::size_t max_cuts) {
+    std::vector<std::uint64_t> cuts;
+    for (std::uint64_t i = 0; i <= net.neurons.size(); ++i) cuts.push_back(i);
+    std::uint64_t first = net.neurons.size();
+    for (const auto& p : net.populations) {
+        const auto end = first + static_cast<std::uint64_t>(p.size);
+        for (auto x = first; x < end; x += chunk) cuts.push_back(x);
+        cuts.push_back(end);
+        first = end;
+    }
+    for (const auto& r : projections)
+        for (const auto& range : {r.from, r.to}) {
+            cuts.push_back(range.first);
+            cuts.push_back(range.first + range.size);
+        }
+    auto tidy = [&] {
+        std::sort(cuts.begin(), cuts.end());
+        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    };
+    tidy();
+    // Mirroring until nothing changes aligns chains of one-to-one projections; a bound on
+    // the passes and the cuts keeps crossed, shifted ranges from cutting everything.
+    for (int pass = 0; pass < 16 && cuts.size() < 4 * max_cuts; ++pass) {
+        const std::size_t before = cuts.size();
+        for (const auto& r : projections) {
+            if (r.p->kind != protocol::projection_kind::one_to_one) continue;
+            std::vector<std::uint64_t> mirrored;
+            auto mirror = [&](neuron_range from, neuron_range to) {
+                auto c = std::upper_bound(cuts.begin(), cuts.end(), from.first);
+                for (; c != cuts.end() && *c < from.first + from.size; ++c) mirrored.push_back(to.first + (*c - from.first));
+            };
+            mirror(r.to, r.from);
+            mirror(r.from, r.to);
+            cuts.insert(cuts.end(), mirrored.begin(), mirrored.end());
+            tidy();
+        }
+        if (cuts.size() == before) break;
+    }
+    return {cuts.begin(), cuts.end()};
+}
+
+// Union-find over segments, for the targets of unsplit dense projections.
+class target_groups {
+public:
+    explicit target_groups(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), std::size_t{0}); }
+    std::size_t root(std::size_t v) {
+        while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+        return v;
+    }
+    void join(std::size_t a, std::size_t b) { parent_[root(a)] = root(b); }
+
+private:
+    std::vector<std::size_t> parent_;
+};
+
+weight_t rounded_up_to_one(double w) { return std::max<weight_t>(1, static_cast<weight_t>(std::llround(w))); }
+
+}  // namespace
+
+std::size_t planning_graph::segment_of(neuron_index neuron) const {
+    return static_cast<std::size_t>(std::upper_bound(segment_first.begin(), segment_first.end(), neuron) -
+                                    segment_first.begin()) - 1;
+}
+
+std::vector<std::uint32_t> planning_graph::spread(const std::vector<std::uint32_t>& node_of_unit) const {
+    std::vector<std::uint32_t> node_of_neuron(neuron_count());
+    for (std::size_t k = 0; k < segment_count(); ++k)
+        std::fill(node_of_neuron.begin() + segment_first[k], node_of_neuron.begin() + segment_first[k + 1],
+                  node_of_unit.at(unit_of_segment[k]));
+    return node_of_neuron;
+}
+
+std::string planning_graph::name(const protocol::expanded_network& neurons, vertex_id unit) const {
+    const std::string first = neurons.neuron_name(unit_first[unit]);
+    return unit_size[unit] == 1 ? first : first + " +" + std::to_string(unit_size[unit] - 1);
+}
+
+planning_graph planning_graph_of(const protocol::network& net, const partitioner::physical_cluster& cluster,
+                                 const planning_options& options) {
+    if (options.fan_in_share < 1) throw usage_error("planning graph: the fan-in share must be at least 1");
+    if (cluster.size() == 0) throw usage_error("planning graph: the cluster has no node");
+    const protocol::symbol_table symbols(net);
+    const auto projections = resolve_projections(net, symbols);
+
+    planning_graph out;
+    out.chunk = choose_chunk(net, projections, options);
+    out.segment_first = cut_points(net, projections, out.chunk, options.max_vertices);
+    const std::size_t segments = out.segment_first.size() - 1;
+    auto size_of = [&](std::size_t k) { return static_cast<double>(out.segment_first[k + 1] - out.segment_first[k]); };
+    // The segments that tile a range (its ends are cut points).
+    auto segments_of = [&](neuron_range r) {
+        const std::size_t first = out.segment_of(static_cast<neuron_index>(r.first));
+        return std::make_pair(first, r.size == 0 ? first : out.segment_of(static_cast<neuron_index>(r.first + r.size - 1)) + 1);
+    };
+
+    // Incoming synapses per segment and the traffic between segments, by rule.
+    std::vector<double> incoming(segments, 0.0);
+    struct segment_edge {
+        std::size_t a, b;
+        double w;
+    };
+    std::vector<segment_edge> edges;
+    for (const auto& r : projections) {
+        const auto& p = *r.p;
+        const auto [f0, f1] = segments_of(r.from);
+        const auto [t0, t1] = segments_of(r.to);
+        switch (p.kind) {
+        case protocol::projection_kind::all:
+        case protocol::projection_kind::random: {
+            const double prob = p.kind == protocol::projection_kind::all ? 1.0 : p.p.value_or(0);
+            if (prob <= 0) break;
+            for (auto b = t0; b < t1; ++b)
+                for (auto a = f0; a < f1; ++a) {
+                    // Segments are disjoint: a neuron is both source and target only when a == b.
+                    const double pairs = size_of(a) * size_of(b) - (!p.autapses && a == b ? size_of(a) : 0.0);
+                    if (pairs <= 0) continue;
+                    incoming[b] += prob * pairs;
+                    edges.push_back({a, b, prob * pairs});
+                }
+            break;
+        }
+        case protocol::projection_kind::one_to_one: {
+            if (!p.autapses && r.from.first == r.to.first) break;
+            for (std::uint64_t offset = 0; offset < r.to.size;) {
+                const auto a = out.segment_of(static_cast<neuron_index>(r.from.first + offset));
+                const auto b = out.segment_of(static_cast<neuron_index>(r.to.first + offset));
+                const std::uint64_t run = std::min(out.segment_first[a + 1] - (r.from.first + offset),
+                                                   out.segment_first[b + 1] - (r.to.first + offset));
+                incoming[b] += static_cast<double>(run);
+                edges.push_back({a, b, static_cast<double>(run)});
+                offset += run;
+            }
+            break;
+        }
+        case protocol::projection_kind::dense:
+            for (auto b = t0; b < t1; ++b) incoming[b] += size_of(b) * static_cast<double>(r.from.size);
+            break;  // its edges join the units that hold its rows, below
+        }
+    }
+    {
+        // Explicit synapses: parallel ones add to the fan-in, and count once as traffic.
+        std::vector<std::pair<neuron_index, neuron_index>> pairs;
+        pairs.reserve(net.synapses.size());
+        for (const auto& s : net.synapses) {
+            const auto from = static_cast<neuron_index>(std::get<std::uint64_t>(symbols.single(s.from)));
+            const auto to = static_cast<neuron_index>(std::get<std::uint64_t>(symbols.single(s.to)));
+            incoming[out.segment_of(to)] += 1;
+            pairs.emplace_back(from, to);
+        }
+        std::sort(pairs.begin(), pairs.end());
+        pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+        for (const auto& [from, to] : pairs) edges.push_back({out.segment_of(from), out.segment_of(to), 1.0});
+    }
+    std::vector<weight_t> weight(segments);
+    for (std::size_t k = 0; k < segments; ++k)
+        weight[k] = static_cast<weight_t>(size_of(k)) +
+                    static_cast<weight_t>(std::llround(incoming[k] / static_cast<double>(options.fan_in_share)));
+
+    // Units: dense targets grouped whole or in row blocks, every other segment on its own.
+    const double total = static_cast<double>(std::accumulate(weight.begin(), weight.end(), weight_t{0}));
+    const double capacity = std::accumulate(cluster.capacity.begin(), cluster.capacity.end(), 0.0);
+    const double whole_limit = total * *std::max_element(cluster.capacity.begin(), cluster.capacity.end()) / capacity;
+    const double block_limit =
+        std::max(1.0, total * *std::min_element(cluster.capacity.begin(), cluster.capacity.end()) / capacity / 16);
+    // A key per segment names its unit: the group root (< segments) for a whole dense unit,
+    // segments + k for row block k, `single` for a unit of its own.
+    constexpr std::uint64_t single = ~std::uint64_t{0};
+    std::vector<std::uint64_t> key(segments, single);
+    target_groups groups(segments);
+    std::vector<bool> in_group(segments, false);
+    for (const auto& r : projections) {
+        if (r.p->kind != protocol::projection_kind::dense || r.p->split_rows || r.to.size == 0) continue;
+        const auto [t0, t1] = segments_of(r.to);
+        for (auto b = t0; b < t1; ++b) {
+            in_group[b] = true;
+            groups.join(b, t0);
+        }
+    }
+    std::vector<double> group_weight(segments, 0);
+    for (std::size_t k = 0; k < segments; ++k)
+        if (in_group[k]) group_weight[groups.root(k)] += static_cast<double>(weight[k]);
+    for (std::size_t k = 0; k < segments; ++k)
+        if (in_group[k] && group_weight[groups.root(k)] <= whole_limit) key[k] = groups.root(k);
+    std::uint64_t next_block = segments;
+    for (const auto& r : projections) {
+        if (r.p->kind != protocol::projection_kind::dense) continue;
+        double filled = 0;
+        bool open = false;
+        const auto [t0, t1] = segments_of(r.to);
+        for (auto b = t0; b < t1; ++b) {
+            if (key[b] != single) continue;  // in a whole unit, or in an earlier block's rows
+            if (open && filled + static_cast<double>(weight[b]) > block_limit) open = false;
+            if (!open) {
+                ++next_block;
+                filled = 0;
+                open = true;
+            }
+            key[b] = next_block;
+            filled += static_cast<double>(weight[b]);
+        }
+    }
+    // Units numbered in the order of their first segment.
+    out.unit_of_segment.resize(segments);
+    std::unordered_map<std::uint64_t, vertex_id> unit_of_key;
+    for (std::size_t k = 0; k < segments; ++k) {
+        vertex_id unit = static_cast<vertex_id>(out.unit_first.size());
+        if (key[k] != single) unit = unit_of_key.emplace(key[k], unit).first->second;
+        if (unit == out.unit_first.size()) {
+            out.unit_first.push_back(out.segment_first[k]);
+            out.unit_size.push_back(0);
+        }
+        out.unit_of_segment[k] = unit;
+        out.unit_size[unit] += out.segment_first[k + 1] - out.segment_first[k];
+    }
+
+    const std::size_t units = out.unit_first.size();
+    partitioner::graph_builder builder(units);
+    std::vector<weight_t> unit_weight(units, 0);
+    for (std::size_t k = 0; k < segments; ++k) unit_weight[out.unit_of_segment[k]] += weight[k];
+    for (vertex_id u = 0; u < units; ++u) builder.set_vertex_weight(u, unit_weight[u]);
+    for (const auto& e : edges) builder.add_edge(out.unit_of_segment[e.a], out.unit_of_segment[e.b], rounded_up_to_one(e.w));
+    std::vector<vertex_id> row_units;
+    for (const auto& r : projections) {
+        if (r.p->kind != protocol::projection_kind::dense) continue;
+        const auto [t0, t1] = segments_of(r.to);
+        row_units.clear();
+        for (auto b = t0; b < t1; ++b) row_units.push_back(out.unit_of_segment[b]);
+        std::sort(row_units.begin(), row_units.end());
+        row_units.erase(std::unique(row_units.begin(), row_units.end()), row_units.end());
+        const auto [f0, f1] = segments_of(r.from);
+        for (auto a = f0; a < f1; ++a)
+            for (vertex_id rows : row_units) builder.add_edge(out.unit_of_segment[a], rows, static_cast<weight_t>(size_of(a)));
+    }
+    out.g = std::move(builder).build();
+    return out;
+}
+
+placed_units place(const planning_graph& graph, const partitioner::physical_cluster& cluster,
+                   const partitioner::partition_options& options, const partitioner::metrics_options& metrics) {
+    placed_units out;
+    if (graph.g.vertex_count() < cluster.size()) {
+        // More nodes than units: the partitioner cannot make one part per node, so units go
+        // round-robin and the remaining nodes idle.
+        for (std::size_t u = 0; u < graph.g.vertex_count(); ++u)
+            out.node_of_unit.push_back(static_cast<std::uint32_t>(u % cluster.size()));
+        out.quality = partitioner::evaluate(graph.g, out.node_of_unit, cluster, metrics);
+        return out;
+    }
+    partitioner::assignment a = partitioner::assign(graph.g, cluster, options, metrics);
+    out.node_of_unit = std::move(a.place.node_of_vertex);
+    out.quality = std::move(a.metrics);
+    return out;
+}
+
+}  // namespace dnnc::plan
