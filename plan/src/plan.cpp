@@ -20,10 +20,9 @@ std::string memo_key(const protocol::document& doc) {
     what.run = doc.run;
     return protocol::sha256_hex(protocol::serialize(what));
 }
+}  // namespace
 
-// The neurons and the dense blocks of a network: it expanded without its synapses and
-// rule-based projections.
-protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& file) {
+protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& document_file) {
     protocol::network dense_only = net;
     dense_only.synapses.clear();
     dense_only.projections.clear();
@@ -34,9 +33,8 @@ protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net
             dense_only.connection_order.push_back({ref.kind, dense_only.projections.size()});
             dense_only.projections.push_back(net.projections[ref.index]);
         }
-    return protocol::expand(dense_only, file);
+    return protocol::expand(dense_only, document_file);
 }
-}  // namespace
 
 network_plan plan_network(protocol::document doc, partition_memo* memo) {
     if (!doc.net) throw config_error({doc.file, 0, 0}, "the submitted document has no <network>");

@@ -169,10 +169,20 @@ void check_network(const network& net) {
         if (!std::isfinite(s.weight)) out.add(s.where, what + ": weight must be a finite number");
         check_delay(out, s.delay, s.where, what);
     }
-    for (const auto& p : net.projections) check_projection(out, symbols, p, expected_synapses);
-    if (expected_synapses > max_synapses)
-        out.add(net.where, "network would have about " + std::to_string(static_cast<std::uint64_t>(expected_synapses)) +
-                               " synapses; the limit is " + std::to_string(static_cast<std::uint64_t>(max_synapses)));
+    // The synapse limit is checked from the rules' counts (expected for random), before
+    // anything is expanded, and reported at the projection that crosses it.
+    bool over_limit = expected_synapses > max_synapses;
+    if (over_limit)
+        out.add(net.where, "network has " + std::to_string(net.synapses.size()) + " explicit synapses; the limit is " +
+                               std::to_string(static_cast<std::uint64_t>(max_synapses)));
+    for (const auto& p : net.projections) {
+        check_projection(out, symbols, p, expected_synapses);
+        if (over_limit || expected_synapses <= max_synapses) continue;
+        over_limit = true;
+        out.add(p.where, "projection from " + quote(p.from) + " to " + quote(p.to) + " brings the network to about " +
+                             std::to_string(static_cast<std::uint64_t>(expected_synapses)) + " synapses; the limit is " +
+                             std::to_string(static_cast<std::uint64_t>(max_synapses)));
+    }
 
     std::unordered_map<std::string_view, const source_location*> port_ids;
     for (const auto* ports : {&net.inputs, &net.outputs}) {

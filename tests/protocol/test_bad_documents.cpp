@@ -67,6 +67,8 @@ const expectation corpus[] = {
     {"network_without_neurons.xml", 3, "network 't' has no neurons"},
     {"weight_infinite.xml", 6, "weight must be a finite number"},
     {"negative_dt.xml", 4, "dt must be a positive number"},
+    // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
+    {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };
 
 const std::string bad_dir = std::string(DNNC_SOURCE_DIR) + "/tests/data/bad/";

@@ -1,8 +1,10 @@
-// dnnc validate FILE... [--json]: parse, validate and check DNNC documents, expanding
-// their networks so that everything a run would reject is reported now.
+// dnnc validate FILE... [--json]: parse, validate and check DNNC documents, reading their
+// dense weights and counting every synapse (without storing one), so that everything a run
+// would reject is reported now.
 #include "commands.hpp"
 
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/plan/counts.hpp"
+#include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -20,12 +22,13 @@ struct validate_options {
 
 nlohmann::json summary_of(const protocol::document& doc) {
     nlohmann::json s;
-    std::size_t neurons = 0, synapses = 0, dense_weights = 0;
+    std::uint64_t neurons = 0, synapses = 0, dense_weights = 0;
     if (doc.net) {
-        const auto net = protocol::expand(*doc.net, doc.file);
-        neurons = net.neuron_count();
-        synapses = net.synapse_count();
-        for (const auto& d : net.dense) dense_weights += d.weights.size();
+        plan::neurons_and_dense_blocks(*doc.net, doc.file);  // reads and checks the weights files
+        const auto size = plan::size_of(*doc.net);
+        neurons = size.neurons;
+        synapses = size.synapses;
+        dense_weights = size.dense_weights;
         s["network"] = doc.net->name;
         s["populations"] = doc.net->populations.size();
     } else {

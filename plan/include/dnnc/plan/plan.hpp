@@ -34,6 +34,11 @@ struct partition_memo {
     partitioner::quality quality;
 };
 
+// The neurons (numbering, groups, inputs, outputs) and the dense blocks of a network, its
+// dense weights read (files relative to `document_file`) or drawn: the network expanded
+// without a synapse or rule-based projection.
+protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& document_file);
+
 // Checks that the document has a network and a cluster, builds the planning graph of the
 // network and partitions it with the default (multilevel) strategy onto the cluster's nodes. With a
 // memo, a partition of the same network onto the same cluster is reused, and the memo

@@ -1,0 +1,32 @@
+#include "dnnc/plan/counts.hpp"
+
+#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/protocol/rows.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
+#include <functional>
+
+namespace dnnc::plan {
+
+network_size size_of(const protocol::network& net) {
+    network_size size;
+    const protocol::synapse_rows rows(net);
+    size.neurons = rows.neuron_count();
+    size.synapses = tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, rows.neuron_count(), 1024), std::uint64_t{0},
+        [&](const tbb::blocked_range<std::size_t>& r, std::uint64_t n) {
+            for (auto i = r.begin(); i < r.end(); ++i) n += rows.count(static_cast<protocol::neuron_index>(i));
+            return n;
+        },
+        std::plus<>());
+    const protocol::symbol_table symbols(net);
+    for (const auto& p : net.projections)
+        if (p.kind == protocol::projection_kind::dense)
+            size.dense_weights += std::get<protocol::neuron_range>(symbols.group(p.from)).size *
+                                  std::get<protocol::neuron_range>(symbols.group(p.to)).size;
+    return size;
+}
+
+}  // namespace dnnc::plan
