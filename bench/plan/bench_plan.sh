@@ -41,12 +41,12 @@ echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /p
 echo "network: $neurons neurons, p = $p ($synapses synapses expected), $nodes nodes"
 /usr/bin/time -f '%e %M' -o "$work/time" "$dnnc" partition "$work/net.xml" --cluster "$work/cluster.xml" --json > "$work/report.json"
 read -r seconds kb < "$work/time"
-python3 - "$work/report.json" "$seconds" "$kb" << 'PY'
+python3 - "$work/report.json" "$seconds" "$kb" "$synapses" << 'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-seconds, kb = float(sys.argv[2]), int(sys.argv[3])
+seconds, kb, synapses = float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 print(f"planning graph: {r['vertices']} units ({r['chunk']} neurons a chunk), {r['edges']} edges; "
-      f"edge cut {r['edge_cut'] / r['total_weight']:.3f} of the total vertex weight, max imbalance {r['max_imbalance']:.4f}")
+      f"edge cut {r['edge_cut'] / synapses:.4f} of the synapses, max imbalance {r['max_imbalance']:.4f}")
 print(f"dnnc partition: {seconds:.2f} s = {seconds / 10:.2f}x the limit (10 s); "
       f"peak {kb / 1024:.0f} MiB = {kb / 1024 / 1024:.3f}x the limit (1 GiB)")
 PY

@@ -3,6 +3,7 @@
 #include "dnnc/partitioner/assign.hpp"
 #include "dnnc/protocol/error.hpp"
 #include "dnnc/protocol/resolve.hpp"
+#include "dnnc/protocol/rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +23,7 @@ using protocol::neuron_range;
 struct resolved_projection {
     const protocol::projection* p;
     neuron_range from, to;
+    bool drawn = false;  // a small random projection whose synapses the graph holds one by one
 };
 
 std::vector<resolved_projection> resolve_projections(const protocol::network& net, const protocol::symbol_table& symbols) {
@@ -34,9 +36,45 @@ std::vector<resolved_projection> resolve_projections(const protocol::network& ne
     for (const auto& ref : net.connection_order)
         if (ref.kind == protocol::connection_ref::type::projection) {
             const auto& p = net.projections[ref.index];
-            out.push_back({&p, range(p.from), range(p.to)});
+            out.push_back({&p, range(p.from), range(p.to), false});
         }
     return out;
+}
+
+double expected_synapses(const resolved_projection& r) {
+    const double pairs = static_cast<double>(r.from.size) * static_cast<double>(r.to.size);
+    return r.p->p.value_or(0) * pairs;
+}
+
+// The random projections to draw: the smallest first, while their synapses together fit
+// in the budget. Their rows are the nodes' rows (synapse_rows), so the partitioner sees the
+// sample the network will run, not only its expectation: on sparse projections that is
+// where a good cut comes from. Whatever the network's size, the lead draws at most
+// `max_drawn` synapses.
+void choose_drawn(std::vector<resolved_projection>& projections, std::size_t max_drawn) {
+    std::vector<resolved_projection*> random;
+    for (auto& r : projections)
+        if (r.p->kind == protocol::projection_kind::random) random.push_back(&r);
+    std::stable_sort(random.begin(), random.end(),
+                     [](const auto* a, const auto* b) { return expected_synapses(*a) < expected_synapses(*b); });
+    double drawn = 0;
+    for (auto* r : random) {
+        // Allow for the sample lying a few standard deviations above its expectation.
+        const double most = expected_synapses(*r) + 6 * std::sqrt(expected_synapses(*r)) + 16;
+        if (drawn + most > static_cast<double>(max_drawn)) break;
+        drawn += most;
+        r->drawn = true;
+    }
+}
+
+// The rows of one projection, as the nodes draw them.
+protocol::synapse_rows rows_of(const protocol::network& net, const protocol::projection& p) {
+    protocol::network alone;
+    alone.neurons = net.neurons;
+    alone.populations = net.populations;
+    alone.projections = {p};
+    alone.connection_order = {{protocol::connection_ref::type::projection, 0}};
+    return protocol::synapse_rows(alone);
 }
 
 // The chunk: the smallest power of two for which the estimated graph fits the budget. A range
@@ -53,7 +91,9 @@ std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resol
             vertices += 2;
             switch (r.p->kind) {
             case protocol::projection_kind::all:
-            case protocol::projection_kind::random: edges += spans(r.from.size) * spans(r.to.size); break;
+            case protocol::projection_kind::random:
+                edges += r.drawn ? expected_synapses(r) : spans(r.from.size) * spans(r.to.size);
+                break;
             case protocol::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
             case protocol::projection_kind::dense: edges += spans(r.from.size) * std::min(spans(r.to.size), 64.0); break;
             }
@@ -149,7 +189,8 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
     if (options.fan_in_share < 1) throw usage_error("planning graph: the fan-in share must be at least 1");
     if (cluster.size() == 0) throw usage_error("planning graph: the cluster has no node");
     const protocol::symbol_table symbols(net);
-    const auto projections = resolve_projections(net, symbols);
+    auto projections = resolve_projections(net, symbols);
+    choose_drawn(projections, options.max_drawn);
 
     planning_graph out;
     out.chunk = choose_chunk(net, projections, options);
@@ -174,8 +215,20 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
         const auto [f0, f1] = segments_of(r.from);
         const auto [t0, t1] = segments_of(r.to);
         switch (p.kind) {
-        case protocol::projection_kind::all:
-        case protocol::projection_kind::random: {
+        case protocol::projection_kind::random:
+            if (r.drawn) {
+                const auto rows = rows_of(net, p);
+                for (auto t = r.to.first; t < r.to.first + r.to.size; ++t) {
+                    const auto b = out.segment_of(static_cast<neuron_index>(t));
+                    rows.for_each(static_cast<neuron_index>(t), [&](neuron_index source, float, std::uint16_t, std::size_t) {
+                        incoming[b] += 1;
+                        edges.push_back({out.segment_of(source), b, 1.0});
+                    });
+                }
+                break;
+            }
+            [[fallthrough]];
+        case protocol::projection_kind::all: {
             const double prob = p.kind == protocol::projection_kind::all ? 1.0 : p.p.value_or(0);
             if (prob <= 0) break;
             for (auto b = t0; b < t1; ++b)

@@ -63,6 +63,20 @@ TEST_CASE("without random projections, a small network's planning graph is its n
     }
 }
 
+TEST_CASE("small random projections are drawn as the nodes draw them: the planning graph is the neuron graph") {
+    const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
+    const auto cluster = partitioner::from_model(*doc.clu);
+    const auto planned = plan::planning_graph_of(*doc.net, cluster);
+    const auto neurons = partitioner::units_of(protocol::expand(*doc.net, doc.file), cluster);
+    CHECK(planned.chunk == 1);
+    CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
+    CHECK(edges_of(planned.g) == edges_of(neurons.g));
+    // With no budget to draw in, the same network is planned from its expected counts.
+    plan::planning_options options;
+    options.max_drawn = 0;
+    CHECK(plan::planning_graph_of(*doc.net, cluster, options).chunk > 1);
+}
+
 TEST_CASE("rule arithmetic: exact counts for all and one-to-one, expected counts for random") {
     // a = neurons 0..99, b = 100..199.
     const auto net = network_of(R"(<population id="a" size="100" model="linear"/>
@@ -73,6 +87,7 @@ TEST_CASE("rule arithmetic: exact counts for all and one-to-one, expected counts
         <projection from="b" to="a" kind="random" p="0.25" seed="3"/>)");
     plan::planning_options options;
     options.max_edges = 1'000'000;  // one neuron per segment
+    options.max_drawn = 0;          // random projections by their expected counts
     options.fan_in_share = 1;
     const auto g = plan::planning_graph_of(net, partitioner::complete_cluster(2), options);
     REQUIRE(g.chunk == 1);
@@ -118,6 +133,7 @@ TEST_CASE("one-to-one ranges pair whole segments, even when their offsets differ
         <projection from="c" to="a" kind="random" p="0.001" seed="2"/>)");
     plan::planning_options options;
     options.max_edges = 2'000;  // forces chunks of many neurons
+    options.max_drawn = 0;
     const auto g = plan::planning_graph_of(net, partitioner::complete_cluster(4), options);
     REQUIRE(g.chunk > 1);
     auto starts_segment = [&](std::uint64_t neuron) {

@@ -20,7 +20,11 @@
 // the rules give between their segments — exact for `all`, `one-to-one` and explicit
 // synapses (parallel explicit synapses count once), the expected count for `random` —
 // and, for a dense projection, each source adds 1 toward each unit that holds its rows.
-// With one neuron per segment and no random projection, this is the neuron graph itself.
+// Small random projections are the exception: smallest first, while their synapses fit in
+// max_drawn, their rows are drawn exactly as the nodes will draw them and enter one synapse
+// at a time, since on a sparse projection the sample, not its expectation, decides the best
+// cut. The lead's memory still does not grow with the network: it draws at most max_drawn.
+// With one neuron per segment and every random projection drawn, this is the neuron graph.
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/partitioner/partition.hpp"
@@ -39,6 +43,8 @@ struct planning_options {
     // always their own vertices and edges, whatever the budget.
     std::size_t max_vertices = 250'000;
     std::size_t max_edges = 500'000;
+    // Synapses of small random projections drawn one by one (see below), at most.
+    std::size_t max_drawn = 500'000;
 };
 
 struct planning_graph {
