@@ -1,5 +1,7 @@
 #include "dnnc/protocol/export.hpp"
 
+#include "dnnc/protocol/rows.hpp"
+
 #include "text.hpp"
 
 #include <algorithm>
@@ -138,15 +140,16 @@ private:
 };
 
 // Calls f(from, to, weight, delay, dense) for every synapse: those of each neuron in
-// canonical order, neuron by neuron, then the cells of the dense blocks row by row.
-// Stops as soon as f returns false.
+// canonical order, neuron by neuron, drawn from the rules as they are written (nothing is
+// stored), then the cells of the dense blocks row by row. Stops once f returns false.
 template <class F>
-void for_each_synapse(const expanded_network& net, F f) {
-    for (neuron_index to = 0; to < net.neuron_count(); ++to) {
-        for (std::uint64_t k = net.in_begin[to]; k < net.in_begin[to + 1]; ++k) {
-            if (!f(net.in_source[k], to, net.in_weight[k], net.in_delay[k], false)) return;
-        }
-    }
+void for_each_synapse(const expanded_network& net, const synapse_rows& rows, F f) {
+    bool more = true;
+    for (neuron_index to = 0; to < net.neuron_count() && more; ++to)
+        rows.for_each(to, [&](neuron_index from, float weight, std::uint16_t delay, std::size_t) {
+            more = more && f(from, to, weight, delay, false);
+        });
+    if (!more) return;
     for (const auto& block : net.dense) {
         const std::size_t cols = block.sources.size();
         for (std::size_t r = 0; r < block.targets.size(); ++r) {
@@ -157,8 +160,9 @@ void for_each_synapse(const expanded_network& net, F f) {
     }
 }
 
-std::uint64_t total_synapses(const expanded_network& net) {
-    std::uint64_t total = net.synapse_count();
+std::uint64_t total_synapses(const expanded_network& net, const synapse_rows& rows) {
+    std::uint64_t total = 0;
+    for (neuron_index to = 0; to < net.neuron_count(); ++to) total += rows.count(to);
     for (const auto& block : net.dense) total += std::uint64_t{block.sources.size()} * block.targets.size();
     return total;
 }
@@ -235,7 +239,7 @@ const double* variable(const expanded_network& net, neuron_index i, const neuron
 // GraphML: <key> declarations for every attribute used, then one <node> per neuron (id
 // "n<index>", data: label = neuron id, index, model, group, node, output and state
 // variables) and one directed <edge> per synapse (data: weight, delay, dense).
-void write_graphml(sink& out, const expanded_network& net, const extras& x) {
+void write_graphml(sink& out, const expanded_network& net, const synapse_rows& rows, const extras& x) {
     std::string& s = out.buffer();
     s += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          "<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\"\n"
@@ -321,7 +325,7 @@ void write_graphml(sink& out, const expanded_network& net, const extras& x) {
         s += "</node>\n";
         out.maybe_flush();
     }
-    for_each_synapse(net, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
+    for_each_synapse(net, rows, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
         s += "    <edge source=\"n";
         append_integer(s, from);
         s += "\" target=\"n";
@@ -352,9 +356,9 @@ constexpr std::array<const char*, 8> pale_colour{"#e0f3ec", "#fee6d8", "#e8ecf5"
 // variables), and one edge per synapse labelled with its weight (and delay when > 1), the
 // line as wide as the weight is large; negative weights red with a bar head, dense cells
 // dashed. Without an assignment there are no clusters and neurons take their group's colour.
-void write_dot(sink& out, const expanded_network& net, const extras& x, std::uint64_t max_synapses) {
+void write_dot(sink& out, const expanded_network& net, const synapse_rows& rows, const extras& x, std::uint64_t max_synapses) {
     std::string& s = out.buffer();
-    const std::uint64_t total = total_synapses(net);
+    const std::uint64_t total = total_synapses(net, rows);
     const std::uint64_t shown = max_synapses == 0 ? total : std::min(total, max_synapses);
 
     std::string title;
@@ -434,12 +438,12 @@ void write_dot(sink& out, const expanded_network& net, const extras& x, std::uin
 
     double largest = 0;
     std::uint64_t seen = 0;
-    for_each_synapse(net, [&](neuron_index, neuron_index, float weight, std::uint16_t, bool) {
+    for_each_synapse(net, rows, [&](neuron_index, neuron_index, float weight, std::uint16_t, bool) {
         if (std::isfinite(weight)) largest = std::max(largest, std::fabs(static_cast<double>(weight)));
         return ++seen < shown;
     });
     std::uint64_t written = 0;
-    for_each_synapse(net, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
+    for_each_synapse(net, rows, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
         s += "  \"";
         name.append(s, from);
         s += "\" -> \"";
@@ -466,7 +470,7 @@ void write_dot(sink& out, const expanded_network& net, const extras& x, std::uin
 // history}], "synapses": [{from, to, weight, delay[, dense]}], "nodes": [{id, neurons}]};
 // node, output, state (an object of named variables) and history are null when unknown,
 // and so are NaN and infinite values.
-void write_json(sink& out, const expanded_network& net, const extras& x) {
+void write_json(sink& out, const expanded_network& net, const synapse_rows& rows, const extras& x) {
     std::string& s = out.buffer();
     s += "{\n\"network\": ";
     append_json_string(s, net.name);
@@ -525,7 +529,7 @@ void write_json(sink& out, const expanded_network& net, const extras& x) {
     }
     s += "\n],\n\"synapses\": [";
     bool first = true;
-    for_each_synapse(net, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
+    for_each_synapse(net, rows, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
         s += first ? "\n" : ",\n";
         first = false;
         s += "{\"from\": ";
@@ -581,14 +585,15 @@ const std::vector<std::string>& state_variable_names(neuron_model model) {
     return model == neuron_model::lif ? lif : none;
 }
 
-void export_network(std::ostream& out, const expanded_network& net, const snapshot_state* state,
+void export_network(std::ostream& out, const network& compact, const expanded_network& net, const snapshot_state* state,
                     const node_assignment* nodes, const export_options& options) {
     const extras x = check_extras(net, state, nodes);
+    const synapse_rows rows(compact);
     sink s(out);
     switch (options.format) {
-        case export_format::graphml: write_graphml(s, net, x); break;
-        case export_format::dot: write_dot(s, net, x, options.max_dot_synapses); break;
-        case export_format::json: write_json(s, net, x); break;
+        case export_format::graphml: write_graphml(s, net, rows, x); break;
+        case export_format::dot: write_dot(s, net, rows, x, options.max_dot_synapses); break;
+        case export_format::json: write_json(s, net, rows, x); break;
     }
     s.flush();
     if (!out.flush()) throw io_error("export: the output could not be written");

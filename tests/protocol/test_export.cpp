@@ -17,10 +17,16 @@ using namespace dnnc::protocol;
 
 namespace {
 
-expanded_network xor_network() {
-    const document doc = load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml");
-    return expand(*doc.net, doc.file);
-}
+// A network as export_network takes it: the compact form its synapses are drawn from, and
+// its neurons and dense blocks (here its whole expansion, whose synapses export ignores).
+struct exportable {
+    network compact;
+    expanded_network net;
+};
+
+exportable exportable_of(const document& doc) { return {*doc.net, expand(*doc.net, doc.file)}; }
+
+exportable xor_network() { return exportable_of(load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml")); }
 
 // a, b, h1, h2, out: inputs and h1 on n0, the rest on n1.
 node_assignment xor_nodes() { return {{"n0", "n1"}, {0, 0, 0, 1, 1}}; }
@@ -40,13 +46,13 @@ const char* const lif_text = R"(<dnnc xmlns="urn:dnnc:1">
   </state>
 </dnnc>)";
 
-std::string export_to_string(const expanded_network& net, const snapshot_state* state, const node_assignment* nodes,
+std::string export_to_string(const exportable& e, const snapshot_state* state, const node_assignment* nodes,
                              export_format format, std::uint64_t max_dot_synapses = 0) {
     std::ostringstream out;
     export_options options;
     options.format = format;
     options.max_dot_synapses = max_dot_synapses;
-    export_network(out, net, state, nodes, options);
+    export_network(out, e.compact, e.net, state, nodes, options);
     return out.str();
 }
 
@@ -104,7 +110,7 @@ TEST_CASE("JSON of the XOR network lists every neuron and synapse") {
 
 TEST_CASE("JSON carries the values of a snapshot, with named lif variables") {
     const document doc = parse_document(lif_text, "small.xml");
-    const auto net = expand(*doc.net, doc.file);
+    const auto net = exportable_of(doc);
     const auto j = nlohmann::json::parse(export_to_string(net, &*doc.state, nullptr, export_format::json));
     CHECK(j["tick"] == 17);
     REQUIRE(j["neurons"].size() == 4);
@@ -127,10 +133,10 @@ TEST_CASE("JSON carries the values of a snapshot, with named lif variables") {
 
 TEST_CASE("JSON escapes quotes, backslashes and control characters") {
     auto net = xor_network();
-    net.name = "say \"hi\"\\\n\t\x01";
+    net.net.name = "say \"hi\"\\\n\t\x01";
     const node_assignment nodes{{"n\"0", "n1"}, {0, 0, 0, 1, 1}};
     const auto j = nlohmann::json::parse(export_to_string(net, nullptr, &nodes, export_format::json));
-    CHECK(j["network"] == net.name);
+    CHECK(j["network"] == net.net.name);
     CHECK(j["neurons"][0]["node"] == "n\"0");
     CHECK(j["nodes"][0]["id"] == "n\"0");
 }
@@ -162,8 +168,8 @@ TEST_CASE("GraphML declares its keys and holds every neuron and synapse") {
 
 TEST_CASE("GraphML carries snapshot values and escapes XML special characters") {
     const document doc = parse_document(lif_text, "small.xml");
-    auto net = expand(*doc.net, doc.file);
-    net.name = "a<b & \"c\" 'd'>";
+    auto net = exportable_of(doc);
+    net.net.name = "a<b & \"c\" 'd'>";
     const node_assignment nodes{{"left&right", "n<1>"}, {0, 0, 1, 1}};
     const std::string g = export_to_string(net, &*doc.state, &nodes, export_format::graphml);
     CHECK(well_formed_xml(g));
@@ -214,8 +220,8 @@ TEST_CASE("DOT has one cluster per node holding its neurons, and every synapse")
 
 TEST_CASE("DOT quotes population members, shows values, and escapes quotes") {
     const document doc = parse_document(lif_text, "small.xml");
-    auto net = expand(*doc.net, doc.file);
-    net.name = "say \"hi\"";
+    auto net = exportable_of(doc);
+    net.net.name = "say \"hi\"";
     const std::string d = export_to_string(net, &*doc.state, nullptr, export_format::dot);
     CHECK_THAT(d, Catch::StartsWith("digraph \"say \\\"hi\\\"\" {"));
     CHECK_THAT(d, Catch::Contains("label=\"say \\\"hi\\\", tick 17\""));
@@ -241,14 +247,14 @@ TEST_CASE("the cells of dense blocks are exported as synapses marked dense") {
         <population id="x" size="3"/><population id="y" size="2" model="relu"/>
         <projection from="x" to="y" kind="dense" init="normal" scale="0.5" seed="3"/></network></dnnc>)",
                                         "d.xml");
-    const auto net = expand(*doc.net, doc.file);
-    REQUIRE(net.dense.size() == 1);
+    const auto net = exportable_of(doc);
+    REQUIRE(net.net.dense.size() == 1);
     const auto j = nlohmann::json::parse(export_to_string(net, nullptr, nullptr, export_format::json));
     REQUIRE(j["synapses"].size() == 6);
     CHECK(j["synapses"][0]["from"] == "x[0]");
     CHECK(j["synapses"][0]["to"] == "y[0]");
     CHECK(j["synapses"][0]["dense"] == true);
-    CHECK(static_cast<float>(j["synapses"][0]["weight"].get<double>()) == net.dense[0].weights[0]);
+    CHECK(static_cast<float>(j["synapses"][0]["weight"].get<double>()) == net.net.dense[0].weights[0]);
     CHECK(j["synapses"][5]["from"] == "x[2]");
     CHECK(j["synapses"][5]["to"] == "y[1]");
     const std::string g = export_to_string(net, nullptr, nullptr, export_format::graphml);
@@ -260,14 +266,14 @@ TEST_CASE("the cells of dense blocks are exported as synapses marked dense") {
 
 TEST_CASE("state that does not fit the network, or a bad assignment, is refused") {
     const document doc = parse_document(lif_text, "small.xml");
-    const auto net = expand(*doc.net, doc.file);
+    const auto net = exportable_of(doc);
     std::ostringstream out;
     export_options options;
 
     snapshot_state unknown = *doc.state;
     unknown.neurons.push_back({"exc[3]", 0, {}, {}, {"small.xml", 12, 5}});
     try {
-        export_network(out, net, &unknown, nullptr, options);
+        export_network(out, net.compact, net.net, &unknown, nullptr, options);
         FAIL("no error");
     } catch (const config_error& e) {
         CHECK_THAT(e.what(), Catch::Contains("small.xml:12:5: state of 'exc[3]': the network has no such neuron"));
@@ -275,21 +281,21 @@ TEST_CASE("state that does not fit the network, or a bad assignment, is refused"
 
     snapshot_state twice = *doc.state;
     twice.neurons.push_back(twice.neurons[0]);
-    CHECK_THROWS_AS(export_network(out, net, &twice, nullptr, options), config_error);
+    CHECK_THROWS_AS(export_network(out, net.compact, net.net, &twice, nullptr, options), config_error);
 
     snapshot_state short_state = *doc.state;
     short_state.neurons[1].state = {-60, 0.5};
     try {
-        export_network(out, net, &short_state, nullptr, options);
+        export_network(out, net.compact, net.net, &short_state, nullptr, options);
         FAIL("no error");
     } catch (const config_error& e) {
         CHECK_THAT(e.what(), Catch::Contains("a lif neuron has 4 state variables (v, ge, gi, refractory), not 2"));
     }
 
     const node_assignment too_short{{"n0"}, {0, 0, 0}};
-    CHECK_THROWS_AS(export_network(out, net, nullptr, &too_short, options), usage_error);
+    CHECK_THROWS_AS(export_network(out, net.compact, net.net, nullptr, &too_short, options), usage_error);
     const node_assignment bad_node{{"n0"}, {0, 0, 1, 0}};
-    CHECK_THROWS_AS(export_network(out, net, nullptr, &bad_node, options), usage_error);
+    CHECK_THROWS_AS(export_network(out, net.compact, net.net, nullptr, &bad_node, options), usage_error);
     CHECK(out.str().empty());
 }
 
@@ -297,5 +303,5 @@ TEST_CASE("a failing stream is an io_error") {
     const auto net = xor_network();
     std::ofstream closed;
     export_options options;
-    CHECK_THROWS_AS(export_network(closed, net, nullptr, nullptr, options), io_error);
+    CHECK_THROWS_AS(export_network(closed, net.compact, net.net, nullptr, nullptr, options), io_error);
 }

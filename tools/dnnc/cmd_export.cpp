@@ -9,7 +9,6 @@
 
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/error.hpp"
-#include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/export.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -53,16 +52,17 @@ protocol::document input_of(const export_cli_options& o) {
     return doc;
 }
 
-void write(const export_cli_options& o, const protocol::expanded_network& net, const protocol::snapshot_state* state,
-           const protocol::node_assignment* nodes, const protocol::export_options& options) {
+void write(const export_cli_options& o, const protocol::network& compact, const protocol::expanded_network& net,
+           const protocol::snapshot_state* state, const protocol::node_assignment* nodes,
+           const protocol::export_options& options) {
     if (o.output == "-") {
-        protocol::export_network(std::cout, net, state, nodes, options);
+        protocol::export_network(std::cout, compact, net, state, nodes, options);
         return;
     }
     std::ofstream out(o.output, std::ios::binary);
     if (!out) throw io_error("export: cannot write " + o.output);
     try {
-        protocol::export_network(out, net, state, nodes, options);
+        protocol::export_network(out, compact, net, state, nodes, options);
     } catch (...) {
         out.close();
         std::remove(o.output.c_str());
@@ -81,10 +81,9 @@ int run_export(const export_cli_options& o) {
         protocol::node_assignment nodes;
         for (const auto& node : plan.doc.clu->nodes) nodes.node_ids.push_back(node.id);
         nodes.node_of = std::move(plan.node_of_neuron);
-        write(o, protocol::expand(*plan.doc.net, plan.doc.file), state ? &*state : nullptr, &nodes, options);
+        write(o, *plan.doc.net, plan.net, state ? &*state : nullptr, &nodes, options);
     } else {
-        const protocol::expanded_network net = protocol::expand(*doc.net, doc.file);
-        write(o, net, state ? &*state : nullptr, nullptr, options);
+        write(o, *doc.net, plan::neurons_and_dense_blocks(*doc.net, doc.file), state ? &*state : nullptr, nullptr, options);
     }
     if (o.output != "-") {
         std::cout << "exported " << (o.lead.empty() ? o.file : "the network at " + o.lead) << " as "

@@ -39,11 +39,14 @@ struct export_options {
 // The names of a model's state variables, in the order a snapshot stores them.
 const std::vector<std::string>& state_variable_names(neuron_model model);
 
-// Writes `net` to `out`. `state` and `nodes` may be null. Throws config_error (located)
+// Writes the network `compact` to `out`: its neurons and dense blocks from `net` (its expansion
+// without synapses is enough: plan::neurons_and_dense_blocks), its synapses drawn row by row
+// from the rules while they are written, so that nothing grows with the synapse count but
+// the output. `state` and `nodes` may be null. Throws config_error (located)
 // for a state entry naming no neuron of `net`, given twice, or with the wrong number of
 // variables for its model; usage_error for an assignment that does not cover every neuron
 // with a valid node; io_error when `out` fails.
-void export_network(std::ostream& out, const expanded_network& net, const snapshot_state* state,
+void export_network(std::ostream& out, const network& compact, const expanded_network& net, const snapshot_state* state,
                     const node_assignment* nodes, const export_options& options);
 
 }  // namespace dnnc::protocol
