@@ -65,20 +65,12 @@ private:
     std::map<std::string, std::size_t> peer_index_;
 };
 
-namespace {
-sim::engine_spec spec_on(const protocol::node_config& config, const std::string& device) {
-    auto spec = sim::from_node_config(config);
-    spec.device = device;
-    return spec;
-}
-}  // namespace
-
 node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
                                  reporter report, const std::map<std::string, double>& extra_delay_ms,
                                  const std::string& device)
     : id_(config.node),
       hash_(plan::config_hash(config)),
-      engine_(spec_on(config, device)),
+      engine_(sim::make_node_engine(config, device)),
       transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, in, extra_delay_ms)) {
     for (const auto& n : config.neurons)
         if (n.report) reported_.push_back(n.index);

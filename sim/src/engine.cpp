@@ -5,14 +5,20 @@
 #include "dnnc/sim/torch_backend.hpp"
 
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <mutex>
+#include <new>
+#include <tuple>
 #include <unordered_map>
 
 namespace dnnc::sim {
@@ -42,35 +48,200 @@ bool find_nonzero(const float* __restrict values, std::size_t n, std::size_t lim
 }
 }  // namespace
 
+namespace {
+constexpr std::uint32_t no_slot = ~std::uint32_t{0};
+
+// A weight and a delay shared by synapses.
+struct weight_delay {
+    float weight;
+    std::uint16_t delay;
+};
+
+// Global index -> slot, read-only while rows are filled in parallel: a table when the
+// indices are few enough for one (a network's neuron count, as a rule), else the map.
+class slot_lookup {
+public:
+    slot_lookup(const std::unordered_map<global_index, std::uint32_t>& slots, std::uint64_t table_limit) : map_(slots) {
+        global_index low = 0, top = -1;
+        for (const auto& [g, slot] : slots) {
+            low = std::min(low, g);
+            top = std::max(top, g);
+        }
+        if (low < 0 || top < 0 || static_cast<std::uint64_t>(top) >= table_limit) return;
+        table_.assign(static_cast<std::size_t>(top) + 1, no_slot);
+        for (const auto& [g, slot] : slots) table_[static_cast<std::size_t>(g)] = slot;
+        tabled_ = true;
+    }
+    std::uint32_t find(global_index g) const {
+        if (tabled_) return g >= 0 && static_cast<std::uint64_t>(g) < table_.size() ? table_[static_cast<std::size_t>(g)] : no_slot;
+        const auto it = map_.find(g);
+        return it == map_.end() ? no_slot : it->second;
+    }
+
+private:
+    const std::unordered_map<global_index, std::uint32_t>& map_;
+    std::vector<std::uint32_t> table_;
+    bool tabled_ = false;
+};
+
+// Rows as sources of synapses for the engine's build (see engine::impl::build_rows):
+//   shape(k) -> {synapses, runs} of local neuron k's row (a run: consecutive synapses of one class);
+//   fill(k, f) calls f(source, class, weight, delay) for each, in canonical order;
+//   classes() the (weight, delay) of each class; varies() whether some synapse has none.
+
+// The rows an engine_spec lists (spec.in), their classes found by value.
+class listed_rows {
+public:
+    explicit listed_rows(const engine_spec& spec) : spec_(spec) {
+        std::unordered_map<std::uint64_t, std::uint32_t> index;
+        class_of_.reserve(spec.in.size());
+        for (const auto& s : spec.in) {
+            if (s.delay < 1) throw usage_error("engine spec: delay must be at least 1");
+            if (varies_) continue;
+            std::uint32_t bits;
+            std::memcpy(&bits, &s.weight, sizeof bits);
+            const auto [it, fresh] = index.emplace(std::uint64_t{bits} << 16 | s.delay, static_cast<std::uint32_t>(classes_.size()));
+            if (fresh) classes_.push_back({s.weight, s.delay});
+            class_of_.push_back(it->second);
+            // So many that most synapses would be runs of their own: per-synapse values.
+            if (classes_.size() > 65536) {
+                varies_ = true;
+                class_of_ = {};
+                classes_ = {};
+            }
+        }
+    }
+    const std::vector<weight_delay>& classes() const { return classes_; }
+    bool varies() const { return varies_; }
+    std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
+        if (spec_.in_begin.empty()) return {0, 0};
+        const auto first = spec_.in_begin[k], last = spec_.in_begin[k + 1];
+        std::uint64_t runs = 0;
+        for (auto s = first; s < last && !varies_; ++s) runs += s == first || class_of_[s] != class_of_[s - 1];
+        return {last - first, runs};
+    }
+    template <class F>
+    void fill(std::size_t k, F&& f) const {
+        if (spec_.in_begin.empty()) return;
+        for (auto s = spec_.in_begin[k]; s < spec_.in_begin[k + 1]; ++s)
+            f(spec_.in[s].source, varies_ ? 0 : class_of_[s], spec_.in[s].weight, spec_.in[s].delay);
+    }
+
+private:
+    const engine_spec& spec_;
+    std::vector<std::uint32_t> class_of_;  // per synapse
+    std::vector<weight_delay> classes_;
+    bool varies_ = false;
+};
+
+// The rows of a node's neurons drawn from its share of the network: a class per distinct
+// (weight, delay) of the connection elements.
+class share_rows {
+public:
+    share_rows(const protocol::synapse_rows& rows, const std::vector<neuron_spec>& neurons) : rows_(rows), neurons_(neurons) {
+        std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> index;
+        class_of_.assign(rows.element_count(), 0);
+        for (std::size_t e = 0; e < rows.element_count(); ++e) {
+            if (rows.is_dense(e)) continue;
+            const auto u = rows.uniform(e);
+            if (!u) {
+                varies_ = true;
+                continue;
+            }
+            std::uint32_t bits;
+            std::memcpy(&bits, &u->weight, sizeof bits);
+            const auto [it, fresh] = index.emplace(std::pair{bits, u->delay}, static_cast<std::uint32_t>(classes_.size()));
+            if (fresh) classes_.push_back({u->weight, u->delay});
+            class_of_[e] = it->second;
+        }
+    }
+    const std::vector<weight_delay>& classes() const { return classes_; }
+    bool varies() const { return varies_; }
+    std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
+        std::uint64_t synapses = 0, runs = 0;
+        std::uint32_t last = no_slot;
+        rows_.for_each_element(target(k), [&](std::size_t e, std::uint64_t n) {
+            synapses += n;
+            runs += class_of_[e] != last;
+            last = class_of_[e];
+        });
+        return {synapses, runs};
+    }
+    template <class F>
+    void fill(std::size_t k, F&& f) const {
+        rows_.for_each(target(k), [&](protocol::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
+            f(static_cast<global_index>(source), class_of_[e], weight, delay);
+        });
+    }
+
+private:
+    protocol::neuron_index target(std::size_t k) const { return static_cast<protocol::neuron_index>(neurons_[k].index); }
+    const protocol::synapse_rows& rows_;
+    const std::vector<neuron_spec>& neurons_;
+    std::vector<std::uint32_t> class_of_;  // per connection element
+    std::vector<weight_delay> classes_;
+    bool varies_ = false;
+};
+}  // namespace
+
 // Layout. Every neuron the engine reads (its own and the remote sources) has a slot; local
-// neuron k has slot k. The output history is a ring of R = max delay + 1 rows of B floats
-// per slot (one per lane, slot * B + lane): row (t mod R) holds tick t. Row zero_row_ is all
-// zeros and stands for ticks < 0. A remote part of a row is cleared when the row is
-// recycled, so values that never arrive (window mode, send="nonzero") read as 0. Per-neuron
-// arrays (states, external input, sums) have B entries per local neuron in the same way.
+// neuron k has slot k, the neurons peers send come next (in the peers' receives order), then
+// any other source an engine_spec names. The output history is a ring of R = max delay + 1
+// rows of B floats per slot (one per lane, slot * B + lane): row (t mod R) holds tick t. Row
+// zero_row_ is all zeros and stands for ticks < 0. A remote part of a row is cleared when
+// the row is recycled, so values that never arrive (window mode, send="nonzero") read as 0.
+// Per-neuron arrays (states, external input, sums) have B entries per local neuron in the
+// same way.
+//
+// Synapses (docs/simulation.md, "Memory layout"): row by row in canonical order, a source
+// slot each (4 bytes). A row is cut into runs of consecutive synapses of one class; a class
+// is a weight and a delay shared by its synapses (a projection's, or an explicit synapse's),
+// or says that its synapses keep their own weight and delay in syn_weight / syn_delay (by
+// synapse index), which exist only then. The sparse path reads each slot's outgoing
+// synapses (8 bytes each), grouped by class.
 struct engine::impl {
     engine_spec spec;
     std::size_t local = 0, slots = 0, ring = 2;
     std::size_t batch = 1, width = 0;  // lanes; floats per history row (slots * batch)
-    std::vector<std::uint32_t> in_slot;
-    std::vector<float> in_weight;
-    std::vector<std::uint16_t> in_delay;
-    bool uniform_delay = true;
-    // For sparse activity: each slot's outgoing synapses, fan_out[out_begin[slot] ...
-    // out_begin[slot + 1]), ascending by synapse index, with what a tick reads of each; and
-    // the distinct delays.
-    enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
-    std::vector<std::uint64_t> out_begin;
-    struct outgoing {  // 16 bytes: one synapse as the sparse path reads it
-        std::uint32_t synapse;
-        std::uint32_t target;
+
+    std::vector<std::uint64_t> in_begin;  // local + 1: neuron k's synapses are [in_begin[k], in_begin[k + 1])
+    std::vector<std::uint32_t> in_slot;   // per synapse
+    struct synapse_run {
+        std::uint32_t end;  // where the run ends, counted from its row's first synapse
+        std::uint32_t cls;
+    };
+    std::vector<std::uint64_t> syn_run_begin;  // local + 1, into syn_runs
+    std::vector<synapse_run> syn_runs;
+    enum : std::uint8_t { weight_varies = 1, delay_varies = 2 };
+    struct synapse_class {
         float weight;
         std::uint16_t delay;
-        feeds sum;
-        // Whether the sum it feeds gets its terms in canonical order as the sparse path
-        // makes them (sources by delay, then slot): then they need no sorting.
-        bool in_order;
+        std::uint8_t varies;  // weight_varies | delay_varies: read them per synapse
     };
+    std::vector<synapse_class> classes;
+    std::vector<float> syn_weight;
+    std::vector<std::uint16_t> syn_delay;
+    float weight_of(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? syn_weight[s] : c.weight; }
+    std::uint16_t delay_of(const synapse_class& c, std::uint64_t s) const {
+        return c.varies & delay_varies ? syn_delay[s] : c.delay;
+    }
+
+    // For sparse activity: each slot's outgoing synapses, fan_out[out_begin[slot] ...
+    // out_begin[slot + 1]), in segments of one class, by ascending class, each ascending by
+    // synapse index; and the distinct delays. A slot's block starts with its segments
+    // (one header entry: synapse = their count n; then n entries: synapse = class, target =
+    // where the segment ends, counted from the block's start), so one read of out_begin
+    // finds everything. Built only for one lane (batched ticks never take the sparse path).
+    enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
+    std::vector<std::uint64_t> out_begin;
+    struct outgoing {  // 8 bytes: one synapse as the sparse path reads it
+        std::uint32_t synapse;
+        // target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum it feeds gets
+        // its terms in canonical order as the sparse path makes them (sources by delay,
+        // then slot, then class): then they need no sorting.
+        std::uint32_t target;
+    };
+    static constexpr std::size_t max_sparse_neurons = std::size_t{1} << 29;
     std::vector<outgoing> fan_out;
     std::vector<std::uint16_t> delays;
     tick_t remote_delay = 1;
@@ -171,29 +342,45 @@ struct engine::impl {
     }
 
     void compute_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
-        const float* last = row(t - 1);
         for (std::size_t i = begin; i < end; ++i) {
             const auto& c = coefficients(i);
-            const auto s_begin = spec.in_begin[i], s_end = spec.in_begin[i + 1];
-            // Summation in canonical order; all-delay-1 networks read one row.
-            auto source = [&](std::uint64_t s) { return uniform_delay ? last[in_slot[s]] : row(t - in_delay[s])[in_slot[s]]; };
-            if (c.model == protocol::neuron_model::lif) {
-                float excitatory = 0, inhibitory = 0;
-                for (auto s = s_begin; s < s_end; ++s) {
-                    const float contribution = in_weight[s] * source(s);
-                    if (in_weight[s] >= 0)
-                        excitatory += contribution;
-                    else
-                        inhibitory += contribution;
+            const bool lif = c.model == protocol::neuron_model::lif;
+            // Summation in canonical order, run by run: a run's synapses feed one sum (for
+            // lif by the sign of their weight) and read one row of the history.
+            float u = c.bias;
+            u += ext[i];
+            float excitatory = 0, inhibitory = 0;
+            const auto first = in_begin[i];
+            auto s = first;
+            for (auto r = syn_run_begin[i]; r < syn_run_begin[i + 1]; ++r) {
+                const auto& k = classes[syn_runs[r].cls];
+                const auto e = first + syn_runs[r].end;
+                if (k.varies) {
+                    for (; s < e; ++s) {
+                        const float w = weight_of(k, s);
+                        const float contribution = w * row(t - delay_of(k, s))[in_slot[s]];
+                        if (!lif)
+                            u += contribution;
+                        else if (w >= 0)
+                            excitatory += contribution;
+                        else
+                            inhibitory += contribution;
+                    }
+                    continue;
                 }
+                const float w = k.weight;
+                const float* const y = row(t - k.delay);
+                float& into = !lif ? u : w >= 0 ? excitatory : inhibitory;
+                float sum = into;
+                for (; s < e; ++s) sum += w * y[in_slot[s]];
+                into = sum;
+            }
+            if (lif) {
                 float unused = 0;
                 add_dense(i, unused, excitatory, inhibitory);
                 out[i] = step_lif(c, state.v[i], state.ge[i], state.gi[i], state.refractory_left[i], c.bias + ext[i],
                                   excitatory, inhibitory);
             } else {
-                float u = c.bias;
-                u += ext[i];
-                for (auto s = s_begin; s < s_end; ++s) u += in_weight[s] * source(s);
                 float unused_e = 0, unused_i = 0;
                 add_dense(i, u, unused_e, unused_i);
                 out[i] = step_rate(c, u);
@@ -240,19 +427,37 @@ struct engine::impl {
         float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
         touched.clear();
         contributions.clear();
+        auto add_term = [&](const outgoing& f, float value) {
+            const std::uint32_t target = f.target >> 3, into = f.target & 3;
+            const auto sum = target * 3 + into;
+            if (f.target & 4) {
+                sums[into][target] += value;
+                touched.push_back(sum);
+            } else {
+                contributions.push_back({f.synapse, sum, value});
+                terms_per_sum[sum] += terms_per_sum[sum] < 2;
+            }
+        };
+        const outgoing* const fan = fan_out.data();
+        const synapse_class* const kinds = classes.data();
         for (const auto& [k, slot] : active) {
+            const auto base = out_begin[slot];
+            if (base == out_begin[slot + 1]) continue;
             const auto d = delays[k];
             const float y = row(t - d)[slot];
-            for (auto o = out_begin[slot]; o < out_begin[slot + 1]; ++o) {
-                const auto& f = fan_out[o];
-                if (f.delay != d) continue;
-                const auto sum = f.target * 3 + f.sum;
-                if (f.in_order) {
-                    sums[f.sum][f.target] += f.weight * y;
-                    touched.push_back(sum);
+            const auto last_segment = base + fan[base].synapse;
+            auto o = last_segment + 1;
+            for (auto g = base + 1; g <= last_segment; ++g) {
+                const auto& c = kinds[fan[g].synapse];
+                const auto e = base + fan[g].target;
+                if (c.varies) {
+                    for (; o < e; ++o)
+                        if (delay_of(c, fan[o].synapse) == d) add_term(fan[o], weight_of(c, fan[o].synapse) * y);
+                } else if (c.delay != d) {
+                    o = e;
                 } else {
-                    contributions.push_back({f.synapse, sum, f.weight * y});
-                    terms_per_sum[sum] += terms_per_sum[sum] < 2;
+                    const float value = c.weight * y;
+                    for (; o < e; ++o) add_term(fan[o], value);
                 }
             }
         }
@@ -318,11 +523,27 @@ struct engine::impl {
             } else {
                 for (std::size_t lane = 0; lane < batch; ++lane) u[lane] = c.bias + ext[i * batch + lane];
             }
-            for (auto s = spec.in_begin[i]; s < spec.in_begin[i + 1]; ++s) {
-                const float w = in_weight[s];
-                const float* const y = row(t - in_delay[s]) + std::size_t{in_slot[s]} * batch;
+            const auto first = in_begin[i];
+            auto s = first;
+            for (auto r = syn_run_begin[i]; r < syn_run_begin[i + 1]; ++r) {
+                const auto& k = classes[syn_runs[r].cls];
+                const auto stop = first + syn_runs[r].end;
+                if (k.varies) {
+                    for (; s < stop; ++s) {
+                        const float w = weight_of(k, s);
+                        const float* const y = row(t - delay_of(k, s)) + std::size_t{in_slot[s]} * batch;
+                        float* const into = !lif ? u : w >= 0 ? e : h;
+                        for (std::size_t lane = 0; lane < batch; ++lane) into[lane] += w * y[lane];
+                    }
+                    continue;
+                }
+                const float w = k.weight;
+                const float* const rows = row(t - k.delay);
                 float* const into = !lif ? u : w >= 0 ? e : h;
-                for (std::size_t lane = 0; lane < batch; ++lane) into[lane] += w * y[lane];
+                for (; s < stop; ++s) {
+                    const float* const y = rows + std::size_t{in_slot[s]} * batch;
+                    for (std::size_t lane = 0; lane < batch; ++lane) into[lane] += w * y[lane];
+                }
             }
             for (std::size_t lane = 0; lane < batch && !dense.empty(); ++lane) {
                 const float d = dense_in[i * batch + lane];
@@ -331,140 +552,312 @@ struct engine::impl {
         }
         step_models(begin, end, out);
     }
+    // ---- Building -------------------------------------------------------------------
+    std::uint64_t planned_synapses = 0;  // once the rows are counted
+    std::vector<std::uint8_t> in_order_bits;  // while building: per local neuron, bit f: sum f is in order
+    std::uint16_t synapse_max_delay = 1;
+    std::uint32_t synapse_remote_delay = 65536;  // the shortest delay of a remote source; 65536: none
+    bool sparse = false;                          // whether the sparse path may run
+
+    // The copy of the spec that spec() answers, the local neurons' slots.
+    void start(const engine_spec& s) {
+        spec.node = s.node;
+        spec.history = s.history;
+        spec.neurons = s.neurons;
+        spec.peers = s.peers;
+        spec.device = s.device;
+        spec.batch = s.batch;
+        if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
+            throw usage_error("engine spec: batch must lie in 1.." + std::to_string(protocol::max_batch));
+        batch = s.batch;
+        local = s.neurons.size();
+        for (std::size_t k = 0; k < local; ++k)
+            if (!slot_of.emplace(s.neurons[k].index, static_cast<std::uint32_t>(k)).second)
+                throw usage_error("engine spec: neuron " + std::to_string(s.neurons[k].index) + " is listed twice");
+        // The neurons peers send get their slots up front, so rows can be filled in parallel.
+        for (const auto& p : s.peers)
+            for (auto g : p.receives) slot_for(g);
+    }
+
+    // A neuron's slot; a neuron not seen before gets the next one.
+    std::uint32_t slot_for(global_index g) {
+        const auto [it, fresh] = slot_of.emplace(g, static_cast<std::uint32_t>(slot_of.size()));
+        return it->second;
+    }
+
+    // The rows, in three steps: every row's size (in parallel), the offsets, then every row
+    // written in place (in parallel). A source without a slot is neither local nor sent by a
+    // peer: the rows and the peers disagree.
+    template <class Rows>
+    void build_rows(const Rows& rows) {
+        const std::size_t n = local;
+        in_begin.assign(n + 1, 0);
+        syn_run_begin.assign(n + 1, 0);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (auto k = r.begin(); k < r.end(); ++k) {
+                const auto [synapses, row_runs] = rows.shape(k);
+                in_begin[k + 1] = synapses;
+                syn_run_begin[k + 1] = row_runs;
+            }
+        });
+        std::uint64_t total = 0, total_runs = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (in_begin[k + 1] > std::numeric_limits<std::uint32_t>::max())
+                throw usage_error("neuron " + std::to_string(spec.neurons[k].index) + " has more than 2^32 incoming synapses");
+            total += in_begin[k + 1];
+            total_runs += syn_run_begin[k + 1];
+        }
+        planned_synapses = total;
+        // Short runs would cost more than a weight and a delay per synapse.
+        const bool varying = rows.varies() || total_runs > total / 4 + 1024;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (varying) syn_run_begin[k + 1] = in_begin[k + 1] > 0 ? 1 : 0;
+            in_begin[k + 1] += in_begin[k];
+            syn_run_begin[k + 1] += syn_run_begin[k];
+        }
+        classes.clear();
+        if (varying)
+            classes.push_back({0.0f, 0, weight_varies | delay_varies});
+        else
+            for (const auto& c : rows.classes()) classes.push_back({c.weight, c.delay, 0});
+        in_slot.resize(total);
+        syn_runs.resize(syn_run_begin[n]);
+        if (varying) {
+            syn_weight.resize(total);
+            syn_delay.resize(total);
+        }
+        in_order_bits.assign(n, 0);
+
+        const slot_lookup lookup(slot_of, 4 * (total + n) + 4096);
+        std::mutex failure_mutex;
+        std::size_t failed_row = n;
+        global_index failed_source = 0;
+        std::atomic<std::uint32_t> remote{65536};
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            std::uint32_t remote_here = 65536;
+            for (auto k = r.begin(); k < r.end(); ++k) {
+                const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
+                const auto first = in_begin[k], last = in_begin[k + 1];
+                auto s = first;
+                auto at = syn_run_begin[k];
+                std::uint32_t current = no_slot;
+                // A sum is in order when its synapses, in canonical order, come from
+                // non-decreasing (delay, source slot, class).
+                bool in_order[3] = {true, true, true};
+                std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> latest[3] = {};
+                rows.fill(k, [&](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
+                    if (s == last) throw usage_error("engine: a row gave more synapses than it counted");
+                    auto slot = lookup.find(source);
+                    if (slot == no_slot) {
+                        const std::lock_guard<std::mutex> lock(failure_mutex);
+                        if (k < failed_row) {
+                            failed_row = k;
+                            failed_source = source;
+                        }
+                        slot = 0;
+                    }
+                    in_slot[s] = slot;
+                    if (varying) {
+                        syn_weight[s] = weight;
+                        syn_delay[s] = delay;
+                        cls = 0;
+                    }
+                    if (cls != current) {
+                        syn_runs[at++] = {0, cls};
+                        current = cls;
+                    }
+                    syn_runs[at - 1].end = static_cast<std::uint32_t>(s + 1 - first);
+                    if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
+                    const int sum = !lif ? feeds_u : weight >= 0 ? feeds_excitatory : feeds_inhibitory;
+                    const std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> key{delay, slot, cls};
+                    if (key < latest[sum]) in_order[sum] = false;
+                    latest[sum] = key;
+                    ++s;
+                });
+                if (s != last || at != syn_run_begin[k + 1]) throw usage_error("engine: a row gave fewer synapses than it counted");
+                in_order_bits[k] = static_cast<std::uint8_t>(in_order[0] | in_order[1] << 1 | in_order[2] << 2);
+            }
+            for (auto seen = remote.load(); remote_here < seen && !remote.compare_exchange_weak(seen, remote_here);) {
+            }
+        });
+        if (failed_row < n)
+            throw protocol_error("neuron " + std::to_string(failed_source) + " feeds neuron " +
+                                 std::to_string(spec.neurons[failed_row].index) + (spec.node.empty() ? "" : " on node '" + spec.node + "'") +
+                                 " but is neither on this node nor sent by a peer: the config is inconsistent");
+        synapse_remote_delay = remote.load();
+        // The distinct delays the synapses use.
+        std::vector<bool> used(65536, false);
+        if (varying)
+            for (auto d : syn_delay) used[d] = true;
+        else
+            for (const auto& r : syn_runs) used[classes[r.cls].delay] = true;
+        delays.clear();
+        for (std::size_t d = 0; d < used.size(); ++d)
+            if (used[d]) delays.push_back(static_cast<std::uint16_t>(d));
+        if (!delays.empty() && delays.front() < 1) throw usage_error("engine spec: delay must be at least 1");
+        synapse_max_delay = delays.empty() ? 1 : delays.back();
+    }
+
+    // Each slot's outgoing synapses for the sparse path: class by class, the runs of that
+    // class in row order, so a slot's synapses of one class are consecutive and ascend.
+    void build_fan_out() {
+        const std::uint64_t total = in_slot.size();
+        sparse = total <= std::numeric_limits<std::uint32_t>::max() && local < max_sparse_neurons;
+        if (!sparse) return;
+        out_begin.assign(slots + 1, 0);
+        for (auto slot : in_slot) ++out_begin[slot + 1];
+        for (std::size_t slot = 0; slot < slots; ++slot) out_begin[slot + 1] += out_begin[slot];
+        struct placed {
+            std::uint64_t first, last;
+            std::uint32_t target;
+        };
+        std::vector<std::uint64_t> class_begin(classes.size() + 1, 0);
+        for (const auto& r : syn_runs) ++class_begin[r.cls + 1];
+        for (std::size_t c = 0; c < classes.size(); ++c) class_begin[c + 1] += class_begin[c];
+        std::vector<placed> by_class(syn_runs.size());
+        {
+            std::vector<std::uint64_t> cursor(class_begin.begin(), class_begin.end() - 1);
+            for (std::size_t k = 0; k < local; ++k) {
+                auto s = in_begin[k];
+                for (auto r = syn_run_begin[k]; r < syn_run_begin[k + 1]; ++r) {
+                    const auto end = in_begin[k] + syn_runs[r].end;
+                    by_class[cursor[syn_runs[r].cls]++] = {s, end, static_cast<std::uint32_t>(k)};
+                    s = end;
+                }
+            }
+        }
+        auto each = [&](auto&& f) {
+            for (std::uint32_t c = 0; c < classes.size(); ++c)
+                for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p)
+                    for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p].target, s);
+        };
+        // Segments per slot first: a block holds a header, its segments, its synapses.
+        std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);
+        each([&](std::uint32_t c, std::uint32_t, std::uint64_t s) {
+            const auto slot = in_slot[s];
+            if (latest[slot] != c) {
+                latest[slot] = c;
+                ++segments[slot];
+            }
+        });
+        // Block sizes, then offsets (out_begin held each slot's synapse count as offsets).
+        std::uint64_t offset = 0;
+        for (std::size_t slot = 0; slot < slots; ++slot) {
+            const auto synapses = out_begin[slot + 1] - out_begin[slot];
+            out_begin[slot] = offset;
+            offset += synapses ? 1 + segments[slot] + synapses : 0;
+        }
+        out_begin[slots] = offset;
+        std::vector<std::uint64_t> cursor(slots), segment_at(slots);
+        fan_out.resize(offset);
+        for (std::size_t slot = 0; slot < slots; ++slot) {
+            if (out_begin[slot] == out_begin[slot + 1]) continue;
+            fan_out[out_begin[slot]] = {segments[slot], 0};
+            segment_at[slot] = out_begin[slot] + 1;
+            cursor[slot] = out_begin[slot] + 1 + segments[slot];
+        }
+        std::fill(latest.begin(), latest.end(), no_slot);
+        each([&](std::uint32_t c, std::uint32_t k, std::uint64_t s) {
+            const auto slot = in_slot[s];
+            if (latest[slot] != c) {
+                latest[slot] = c;
+                fan_out[segment_at[slot]++] = {c, 0};
+            }
+            const auto o = cursor[slot]++;
+            const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
+            const std::uint32_t sum = !lif ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
+            const std::uint32_t in_order = (in_order_bits[k] >> sum) & 1;
+            fan_out[o] = {static_cast<std::uint32_t>(s), k << 3 | in_order << 2 | sum};
+            fan_out[segment_at[slot] - 1].target = static_cast<std::uint32_t>(o + 1 - out_begin[slot]);
+        });
+    }
+
+    // Dense blocks, peers, the history and the sparse path's fan-out; then the neurons' states.
+    void finish(const engine_spec& s) {
+        std::uint16_t max_delay = synapse_max_delay;
+        for (const auto& d : s.dense) {
+            if (d.weights.size() != d.sources.size() * d.targets.size())
+                throw usage_error("engine spec: a dense block's weights do not match its shape");
+            if (d.delay < 1) throw usage_error("engine spec: delay must be at least 1");
+            max_delay = std::max(max_delay, d.delay);
+            std::vector<std::uint32_t> sources, targets;
+            for (auto g : d.sources) sources.push_back(slot_for(g));
+            for (auto g : d.targets) targets.push_back(local_slot(g));
+            dense.push_back({dense_matrix(d.weights.data(), d.targets.size(), d.sources.size(), s.device), std::move(sources),
+                             std::move(targets), d.delay, std::vector<float>(d.sources.size() * batch),
+                             std::vector<float>(d.targets.size() * batch)});
+        }
+        for (const auto& p : s.peers) {
+            std::vector<std::uint32_t> sends, receives;
+            for (auto g : p.sends) sends.push_back(local_slot(g));
+            for (auto g : p.receives) receives.push_back(slot_of.at(g));
+            send_slots.push_back(std::move(sends));
+            receive_slots.push_back(std::move(receives));
+        }
+        slots = slot_of.size();
+        width = slots * batch;
+        ring = static_cast<std::size_t>(std::max(max_delay, s.history)) + 1;
+        if (batch == 1) build_fan_out();
+        in_order_bits = {};
+        remote_delay = std::min<tick_t>(static_cast<tick_t>(ring) - 1, synapse_remote_delay);
+        for (const auto& d : dense)
+            if (std::any_of(d.source_slots.begin(), d.source_slots.end(), [&](std::uint32_t slot) { return slot >= local; }))
+                remote_delay = std::min<tick_t>(remote_delay, d.delay);
+        const std::size_t values = local * batch;
+        dense_in.assign(values, 0.0f);
+        sum_u.assign(values, 0.0f);
+        sum_e.assign(values, 0.0f);
+        sum_i.assign(values, 0.0f);
+        terms_per_sum.assign(3 * local, 0);
+        history.assign((ring + 1) * width, 0.0f);
+        ext.assign(values, 0.0f);
+        state.resize(values);
+        for (std::size_t k = 0; k < local; ++k) {
+            const auto& params = s.neurons[k].params;
+            if (k == 0 || !(params == s.neurons[k - 1].params)) {
+                coefficient_table.push_back(coefficients_of(params));
+                runs.push_back({k, k});
+            }
+            ++runs.back().end;
+            coefficient_of.push_back(static_cast<std::uint32_t>(coefficient_table.size() - 1));
+            const auto initial = initial_state(params, s.neurons[k].seed, s.neurons[k].index);
+            for (std::size_t lane = 0; lane < batch; ++lane) state.set(k * batch + lane, initial);
+        }
+    }
 };
 
 engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>()) {
     auto& m = *impl_;
-    // What spec() answers; the synapses and dense weights live on in the engine's own layout.
-    m.spec.history = spec.history;
-    m.spec.neurons = spec.neurons;
-    m.spec.in_begin = spec.in_begin;  // where each neuron's synapses lie in the in_ arrays
-    m.spec.peers = spec.peers;
-    m.spec.device = spec.device;
-    m.spec.batch = spec.batch;
-    if (spec.batch < 1 || spec.batch > static_cast<std::uint32_t>(protocol::max_batch))
-        throw usage_error("engine spec: batch must lie in 1.." + std::to_string(protocol::max_batch));
-    m.batch = spec.batch;
-    m.local = spec.neurons.size();
-    if (spec.in_begin.size() != m.local + 1 || spec.in_begin.back() != spec.in.size())
-        throw usage_error("engine spec: in_begin does not match the synapses");
-    for (std::size_t k = 0; k < m.local; ++k)
-        if (!m.slot_of.emplace(spec.neurons[k].index, static_cast<std::uint32_t>(k)).second)
-            throw usage_error("engine spec: neuron " + std::to_string(spec.neurons[k].index) + " is listed twice");
-    // A remote source gets the next slot when first seen. While building, slots are looked
-    // up in a table by global index when the indices are few enough for one (a network's
-    // neuron count, as a rule), else in slot_of.
-    global_index top = 0;
-    for (const auto& n : spec.neurons) top = std::max(top, n.index);
-    for (const auto& in : spec.in) top = std::max(top, in.source);
-    constexpr std::uint32_t unseen = ~std::uint32_t{0};
-    const bool tabled = top >= 0 && static_cast<std::uint64_t>(top) < 4 * (spec.in.size() + m.local) + 4096;
-    std::vector<std::uint32_t> slot_table(tabled ? static_cast<std::size_t>(top) + 1 : 0, unseen);
-    for (std::size_t k = 0; k < m.local && tabled; ++k) slot_table[static_cast<std::size_t>(spec.neurons[k].index)] = static_cast<std::uint32_t>(k);
-    auto slot_for = [&](global_index g) {
-        if (tabled && g >= 0 && g <= top && slot_table[static_cast<std::size_t>(g)] != unseen)
-            return slot_table[static_cast<std::size_t>(g)];
-        const auto it = m.slot_of.find(g);
-        if (it != m.slot_of.end()) return it->second;
-        const auto slot = static_cast<std::uint32_t>(m.slot_of.size());
-        m.slot_of.emplace(g, slot);
-        if (tabled && g >= 0 && g <= top) slot_table[static_cast<std::size_t>(g)] = slot;
-        return slot;
-    };
-    std::uint16_t max_delay = 1;
-    m.in_slot.reserve(spec.in.size());
-    m.in_weight.reserve(spec.in.size());
-    m.in_delay.reserve(spec.in.size());
-    for (const auto& s : spec.in) {
-        if (s.delay < 1) throw usage_error("engine spec: delay must be at least 1");
-        m.in_slot.push_back(slot_for(s.source));
-        m.in_weight.push_back(s.weight);
-        m.in_delay.push_back(s.delay);
-        max_delay = std::max(max_delay, s.delay);
-        m.uniform_delay = m.uniform_delay && s.delay == 1;
-    }
-    for (const auto& d : spec.dense) {
-        if (d.weights.size() != d.sources.size() * d.targets.size())
-            throw usage_error("engine spec: a dense block's weights do not match its shape");
-        if (d.delay < 1) throw usage_error("engine spec: delay must be at least 1");
-        max_delay = std::max(max_delay, d.delay);
-        std::vector<std::uint32_t> sources, targets;
-        for (auto g : d.sources) sources.push_back(slot_for(g));
-        for (auto g : d.targets) targets.push_back(m.local_slot(g));
-        m.dense.push_back({dense_matrix(d.weights.data(), d.targets.size(), d.sources.size(), spec.device), std::move(sources),
-                           std::move(targets), d.delay, std::vector<float>(d.sources.size() * m.batch),
-                           std::vector<float>(d.targets.size() * m.batch)});
-    }
-    for (const auto& p : spec.peers) {
-        std::vector<std::uint32_t> sends, receives;
-        for (auto g : p.sends) sends.push_back(m.local_slot(g));
-        for (auto g : p.receives) receives.push_back(slot_for(g));
-        m.send_slots.push_back(std::move(sends));
-        m.receive_slots.push_back(std::move(receives));
-    }
-    m.slots = m.slot_of.size();
-    m.width = m.slots * m.batch;
-    m.ring = static_cast<std::size_t>(std::max(max_delay, spec.history)) + 1;
-    m.out_begin.assign(m.slots + 1, 0);
-    for (auto slot : m.in_slot) ++m.out_begin[slot + 1];
-    for (std::size_t slot = 0; slot < m.slots; ++slot) m.out_begin[slot + 1] += m.out_begin[slot];
-    const std::size_t synapses = m.in_slot.size();
-    m.fan_out.resize(synapses);
-    {
-        // Synapses in index order, each written at its source's next outgoing position:
-        // reads are sequential, and within a source the indices ascend.
-        std::vector<std::uint64_t> cursor(m.out_begin.begin(), m.out_begin.end() - 1);
-        for (std::size_t k = 0; k < m.local; ++k) {
-            const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
-            auto feeds_of = [&](std::uint64_t s) {
-                return !lif ? impl::feeds_u : m.in_weight[s] >= 0 ? impl::feeds_excitatory : impl::feeds_inhibitory;
-            };
-            // A sum is in order when its synapses, in canonical order, come from
-            // non-decreasing (delay, source slot).
-            bool in_order[3] = {true, true, true};
-            std::pair<std::uint16_t, std::uint32_t> latest[3] = {};
-            for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
-                const auto sum = feeds_of(s);
-                const std::pair<std::uint16_t, std::uint32_t> key{m.in_delay[s], m.in_slot[s]};
-                if (key < latest[sum]) in_order[sum] = false;
-                latest[sum] = key;
-            }
-            for (auto s = spec.in_begin[k]; s < spec.in_begin[k + 1]; ++s) {
-                const auto o = cursor[m.in_slot[s]]++;
-                const auto sum = feeds_of(s);
-                m.fan_out[o] = {static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(k), m.in_weight[s], m.in_delay[s], sum,
-                                in_order[sum]};
-            }
-        }
-    }
-    m.remote_delay = static_cast<tick_t>(m.ring) - 1;
-    for (std::size_t s = 0; s < synapses; ++s)
-        if (m.in_slot[s] >= m.local) m.remote_delay = std::min<tick_t>(m.remote_delay, m.in_delay[s]);
-    for (const auto& d : m.dense)
-        if (std::any_of(d.source_slots.begin(), d.source_slots.end(), [&](std::uint32_t slot) { return slot >= m.local; }))
-            m.remote_delay = std::min<tick_t>(m.remote_delay, d.delay);
-    for (auto d : m.in_delay)
-        if (std::find(m.delays.begin(), m.delays.end(), d) == m.delays.end()) m.delays.push_back(d);
-    std::sort(m.delays.begin(), m.delays.end());
-    const std::size_t values = m.local * m.batch;
-    m.dense_in.assign(values, 0.0f);
-    m.sum_u.assign(values, 0.0f);
-    m.sum_e.assign(values, 0.0f);
-    m.sum_i.assign(values, 0.0f);
-    m.terms_per_sum.assign(3 * m.local, 0);
-    m.history.assign((m.ring + 1) * m.width, 0.0f);
-    m.ext.assign(values, 0.0f);
-    m.state.resize(values);
-    for (std::size_t k = 0; k < m.local; ++k) {
-        const auto& params = spec.neurons[k].params;
-        if (k == 0 || !(params == spec.neurons[k - 1].params)) {
-            m.coefficient_table.push_back(coefficients_of(params));
-            m.runs.push_back({k, k});
-        }
-        ++m.runs.back().end;
-        m.coefficient_of.push_back(static_cast<std::uint32_t>(m.coefficient_table.size() - 1));
-        const auto initial = initial_state(params, spec.neurons[k].seed, spec.neurons[k].index);
-        for (std::size_t lane = 0; lane < m.batch; ++lane) m.state.set(k * m.batch + lane, initial);
+    m.start(spec);
+    const bool listed = !spec.in_begin.empty();
+    bool matches = listed ? spec.in_begin.size() == m.local + 1 && spec.in_begin.front() == 0 && spec.in_begin.back() == spec.in.size()
+                          : spec.in.empty();
+    for (std::size_t k = 0; listed && matches && k < m.local; ++k) matches = spec.in_begin[k] <= spec.in_begin[k + 1];
+    if (!matches) throw usage_error("engine spec: in_begin does not match the synapses");
+    // Sources that are neither local nor sent by a peer read as 0: they get slots in the
+    // order they are first named.
+    for (const auto& s : spec.in) m.slot_for(s.source);
+    m.build_rows(listed_rows(spec));
+    m.finish(spec);
+}
+
+engine::engine(const engine_spec& spec, const protocol::network& share) : impl_(std::make_unique<impl>()) {
+    auto& m = *impl_;
+    m.start(spec);
+    if (!spec.in.empty()) throw usage_error("engine spec: the synapses come from the share; `in` must be empty");
+    try {
+        const protocol::synapse_rows rows(share);
+        for (std::size_t e = 0; e < rows.element_count(); ++e)
+            if (rows.is_dense(e))
+                throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));
+        for (const auto& n : spec.neurons)
+            if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
+                throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
+                                     std::to_string(rows.neuron_count()) + " neurons");
+        m.build_rows(share_rows(rows, spec.neurons));
+        m.finish(spec);
+    } catch (const std::bad_alloc&) {
+        throw allocation_error(spec.node, m.planned_synapses);
     }
 }
 
@@ -477,6 +870,29 @@ const engine_spec& engine::spec() const { return impl_->spec; }
 tick_t engine::next_tick() const { return impl_->next; }
 tick_t engine::remote_delay() const { return impl_->remote_delay; }
 std::uint32_t engine::batch() const { return static_cast<std::uint32_t>(impl_->batch); }
+std::uint64_t engine::synapse_count() const { return impl_->in_slot.size(); }
+
+std::size_t engine::synapse_bytes() const {
+    const auto& m = *impl_;
+    auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
+    return bytes(m.in_begin) + bytes(m.in_slot) + bytes(m.syn_run_begin) + bytes(m.syn_runs) + bytes(m.classes) +
+           bytes(m.syn_weight) + bytes(m.syn_delay) + bytes(m.out_begin) + bytes(m.fan_out);
+}
+
+std::vector<synapse_spec> engine::incoming(global_index neuron) const {
+    const auto& m = *impl_;
+    const auto k = m.local_slot(neuron);
+    std::vector<global_index> global_of(m.slots);
+    for (const auto& [g, slot] : m.slot_of) global_of[slot] = g;
+    std::vector<synapse_spec> out;
+    const auto first = m.in_begin[k];
+    auto s = first;
+    for (auto r = m.syn_run_begin[k]; r < m.syn_run_begin[k + 1]; ++r) {
+        const auto& c = m.classes[m.syn_runs[r].cls];
+        for (; s < first + m.syn_runs[r].end; ++s) out.push_back({global_of[m.in_slot[s]], m.weight_of(c, s), m.delay_of(c, s)});
+    }
+    return out;
+}
 
 void engine::add_input(global_index neuron, tick_t t, float value, std::int64_t lane) {
     auto& m = *impl_;
@@ -535,7 +951,7 @@ void engine::compute() {
         else
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.local, neurons),
                               [&](const tbb::blocked_range<std::size_t>& r) { m.compute_lanes_range(r.begin(), r.end(), t, out); });
-    } else if (!m.compute_sparse(t, out)) {
+    } else if (!m.sparse || !m.compute_sparse(t, out)) {
         if (m.local < 2 * grain)
             m.compute_range(0, m.local, t, out);
         else
@@ -636,27 +1052,11 @@ engine_spec whole_network(const protocol::expanded_network& net) {
 
 engine_spec from_node_config(const protocol::node_config& config) {
     engine_spec spec;
+    spec.node = config.node;
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
     spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));
-    for (const auto& n : config.neurons) {
-        spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
-    }
-    // Incoming synapses: expanded here from the share of the network, in canonical order.
-    spec.in_begin.push_back(0);
-    if (config.share) {
-        protocol::check_network(*config.share);
-        std::vector<std::int64_t> local;
-        for (const auto& n : spec.neurons) local.push_back(n.index);
-        const auto share = protocol::expand_share(*config.share, local);
-        for (const auto& n : spec.neurons) {
-            const auto i = static_cast<std::size_t>(n.index);
-            for (auto s = share.in_begin[i]; s < share.in_begin[i + 1]; ++s)
-                spec.in.push_back({share.in_source[s], share.in_weight[s], share.in_delay[s]});
-            spec.in_begin.push_back(spec.in.size());
-        }
-    } else {
-        spec.in_begin.resize(spec.neurons.size() + 1, 0);
-    }
+    for (const auto& n : config.neurons) spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
+    spec.in_begin.assign(spec.neurons.size() + 1, 0);  // every row empty: the engine builds them from the share
     for (const auto& d : config.dense) {
         if (d.delay < 1 || d.delay > 65535) throw protocol_error("node config: dense delay out of range");
         spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay)});
@@ -664,5 +1064,23 @@ engine_spec from_node_config(const protocol::node_config& config) {
     for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
     return spec;
 }
+
+engine make_node_engine(const protocol::node_config& config, const std::string& device) {
+    auto spec = from_node_config(config);
+    spec.device = device;
+    if (!config.share) return engine(spec);
+    protocol::check_network(*config.share);
+    return engine(spec, *config.share);
+}
+
+namespace {
+std::string allocation_message(const std::string& node, std::uint64_t synapses) {
+    return "node '" + node + "' cannot allocate memory for the " + std::to_string(synapses) +
+           " incoming synapses of its neurons";
+}
+}  // namespace
+
+allocation_error::allocation_error(std::string node_id, std::uint64_t synapse_count)
+    : error(allocation_message(node_id, synapse_count)), node(std::move(node_id)), synapses(synapse_count) {}
 
 }  // namespace dnnc::sim

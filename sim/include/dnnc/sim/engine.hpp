@@ -59,12 +59,16 @@ struct dense_spec {
 };
 
 struct engine_spec {
+    std::string node;  // this node's id, for messages (empty for a single process)
     // The network's longest delay: how many ticks of output every engine keeps, so that a
     // snapshot can carry each neuron's past outputs whoever reads them.
     std::uint16_t history = 1;
     std::vector<neuron_spec> neurons;
-    std::vector<std::uint64_t> in_begin;  // neurons.size() + 1 offsets into `in`
-    std::vector<synapse_spec> in;         // per neuron, canonical order
+    // Incoming synapses listed here (tests, whole_network, partition_specs); a node's engine
+    // builds its own from its share instead (engine(spec, share)). in_begin is empty (no
+    // synapses) or holds neurons.size() + 1 offsets into `in`.
+    std::vector<std::uint64_t> in_begin;
+    std::vector<synapse_spec> in;  // per neuron, canonical order
     // Dense projections, in document order; their sums come after a neuron's synapses.
     std::vector<dense_spec> dense;
     std::vector<peer_spec> peers;
@@ -74,8 +78,21 @@ struct engine_spec {
 
 // The whole network in one engine: the single-process reference.
 engine_spec whole_network(const protocol::expanded_network& net);
-// One node's share, from the config the lead sent it.
+// One node's neurons, peers and dense rows, from the config the lead sent it; no synapses
+// (in empty, every row empty): the engine builds them from config.share (make_node_engine).
 engine_spec from_node_config(const protocol::node_config& config);
+class engine;
+// The engine of the node a config describes, on `device`: its rows built from the share.
+// Throws protocol_error for a share that disagrees with the peers' lists (a source that is
+// neither local nor received), allocation_error when the synapses do not fit in memory.
+engine make_node_engine(const protocol::node_config& config, const std::string& device = "cpu");
+
+// A node could not allocate the synapses of its share.
+struct allocation_error : error {
+    allocation_error(std::string node, std::uint64_t synapses);
+    std::string node;
+    std::uint64_t synapses;  // how many it tried to build (0: not counted yet)
+};
 // Every node's share of a partitioned network: node n runs the neurons with
 // node_of_neuron == n (in index order); peers are the nodes it exchanges signals with, in
 // node order, named by node_ids (default: "0", "1", ...). Without `synapses`, the specs
@@ -99,14 +116,25 @@ struct neuron_state {
 class engine {
 public:
     explicit engine(const engine_spec& spec);
+    // A node's engine: spec without synapses (in empty); the incoming synapses of
+    // spec.neurons are drawn from `share` (the compact network: every projection, and the
+    // explicit synapses into these neurons), row by row in parallel, straight into the
+    // engine's arrays. Each source must be local or in a peer's receives list (which may
+    // list more); else protocol_error. std::bad_alloc becomes allocation_error.
+    engine(const engine_spec& spec, const protocol::network& share);
     ~engine();
     engine(engine&&) noexcept;
     engine& operator=(engine&&) noexcept;
 
     std::size_t neuron_count() const;
-    // The neurons, peers, history and device it was built from, and in_begin (not the
+    // The node, neurons, peers, history, batch and device it was built from (not the
     // synapses or dense weights: those live on in the engine's own layout).
     const engine_spec& spec() const;
+    // The incoming synapses of all local neurons, and those of one in canonical order.
+    std::uint64_t synapse_count() const;
+    std::vector<synapse_spec> incoming(global_index neuron) const;
+    // The bytes the synapses take in the engine (rows, runs, classes, fan-out).
+    std::size_t synapse_bytes() const;
     // The tick compute() computes next; starts at 0.
     tick_t next_tick() const;
     // The shortest delay with which this engine reads a remote neuron (its longest delay
