@@ -1,0 +1,250 @@
+// The lead's run driven through fake links, no sockets: nodes that compute the ticks they
+// are granted on a thread of their own and report made-up outputs (tick * 1000 + neuron).
+// Clock, step, freeze, inputs, checkpoints and a dead node.
+#include "lead_run.hpp"
+
+#include "dnnc/protocol/error.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+using json = nlohmann::json;
+
+namespace {
+
+// Nodes that follow the clock as runners do: a grant raises the last tick a node may
+// compute, a hold lowers it to the tick in progress; each computed tick is reported.
+class fake_nodes {
+public:
+    explicit fake_nodes(const plan::network_plan& plan) : plan_(plan), nodes_(plan.doc.clu->nodes.size()) {
+        std::set<protocol::neuron_index> outputs;
+        for (const auto& o : plan.net.outputs) outputs.insert(o.neurons.begin(), o.neurons.end());
+        for (auto i : outputs) nodes_[plan.node_of_neuron[i]].outputs.push_back(i);
+        for (std::size_t v = 0; v < nodes_.size(); ++v) hashes.push_back("hash-" + std::to_string(v));
+        worker_ = std::thread([this] { compute(); });
+    }
+    ~fake_nodes() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        worker_.join();
+    }
+
+    lead_run::links links() {
+        lead_run::links l;
+        l.clock = [this](std::size_t v, const json& request) {
+            if (!nodes_[v].alive) throw error("connection refused");
+            std::lock_guard<std::mutex> lock(mutex_);
+            auto& n = nodes_[v];
+            if (request.contains("grant")) n.granted = std::max(n.granted, request.at("grant").get<std::int64_t>());
+            if (request.value("hold", false)) n.granted = std::min(n.granted, n.completed);
+            changed_.notify_all();
+            return json{{"horizon", n.granted}, {"completed", n.completed}};
+        };
+        l.inputs = [this](std::size_t v, const json& rows) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (const auto& r : rows) nodes_[v].inputs.push_back(r);
+        };
+        l.alive = [this](std::size_t v) { return nodes_[v].alive.load(); };
+        l.capture = [](std::int64_t tick) { return "state before tick " + std::to_string(tick); };
+        return l;
+    }
+
+    void attach(lead_run& run) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run_ = &run;
+    }
+    void kill(std::size_t v) { nodes_[v].alive = false; }
+    std::int64_t granted(std::size_t v) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return nodes_[v].granted;
+    }
+    std::vector<json> inputs(std::size_t v) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return nodes_[v].inputs;
+    }
+
+    std::vector<std::string> hashes;
+
+private:
+    struct node {
+        std::vector<protocol::neuron_index> outputs;
+        std::int64_t granted = -1, completed = -1;
+        std::atomic<bool> alive{true};
+        std::vector<json> inputs;
+    };
+
+    // One tick of one live node at a time, as long as any is granted more.
+    void compute() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (true) {
+            changed_.wait_for(lock, std::chrono::milliseconds(1), [&] { return stop_ || (run_ && anything_granted()); });
+            if (stop_) return;
+            for (std::size_t v = 0; v < nodes_.size() && run_; ++v) {
+                auto& n = nodes_[v];
+                if (!n.alive || n.completed >= n.granted) continue;
+                const auto tick = ++n.completed;
+                json values = json::array();
+                for (auto i : n.outputs) values.push_back(static_cast<float>(tick * 1000 + i));
+                const json report{{"node", plan_.doc.clu->nodes[v].id}, {"hash", hashes[v]},
+                                  {"ticks", json::array({json::array({tick, values})})},
+                                  {"sent", tick}, {"dropped", 0}, {"missing", 0}};
+                lead_run* run = run_;
+                lock.unlock();
+                run->on_report(report);
+                lock.lock();
+            }
+        }
+    }
+    bool anything_granted() const {
+        for (const auto& n : nodes_)
+            if (n.alive && n.completed < n.granted) return true;
+        return false;
+    }
+
+    const plan::network_plan& plan_;
+    std::vector<node> nodes_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    lead_run* run_ = nullptr;
+    bool stop_ = false;
+    std::thread worker_;
+};
+
+plan::network_plan xor_plan() {
+    return plan::plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml"));
+}
+
+// Waits until the run's progress satisfies `done` (or 10 s pass).
+json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    json p = run.control({{"command", "progress"}});
+    while (!done(p) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        p = run.control({{"command", "progress"}});
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") {
+    const auto plan = xor_plan();
+    const plan::topology topo(*plan.doc.clu);
+    fake_nodes nodes(plan);
+    lead_run run(plan, topo, nodes.links(), nodes.hashes);
+    nodes.attach(run);
+    run.control({{"command", "step"}, {"ticks", 5}});
+    const auto p = wait_for(run, [](const json& p) { return p["state"] == "frozen"; });
+    CHECK(p["completed"] == 4);
+    CHECK(p["signals_sent"] == 4 * 2);  // each node's count, summed
+    const auto out = run.output({{"from", 0}});
+    REQUIRE(out["rows"].size() == 5);
+    const auto y = *plan.net.find("out");
+    for (std::int64_t t = 0; t < 5; ++t) {
+        CHECK(out["rows"][t][0] == t);
+        CHECK(out["rows"][t][1].get<float>() == static_cast<float>(t * 1000 + y));
+    }
+    // Another step goes on from there; nobody is granted past it.
+    run.control({{"command", "step"}, {"ticks", 3}});
+    CHECK(wait_for(run, [](const json& p) { return p["state"] == "frozen"; })["completed"] == 7);
+    CHECK(nodes.granted(0) == 7);
+    CHECK(nodes.granted(1) == 7);
+}
+
+TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
+    const auto plan = xor_plan();
+    const plan::topology topo(*plan.doc.clu);
+    fake_nodes nodes(plan);
+    lead_run run(plan, topo, nodes.links(), nodes.hashes);
+    nodes.attach(run);
+    run.control({{"command", "start"}});
+    CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), usage_error);
+    wait_for(run, [](const json& p) { return p["completed"].get<std::int64_t>() >= 50; });
+    const auto frozen = run.control({{"command", "freeze"}});
+    CHECK(frozen["state"] == "frozen");
+    const auto tick = frozen["tick"].get<std::int64_t>();
+    CHECK(nodes.granted(0) == tick);
+    CHECK(nodes.granted(1) == tick);
+    CHECK(run.paused());
+    CHECK(run.next_tick() == tick + 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(run.control({{"command", "progress"}})["completed"] == tick);  // nothing moved
+    // Inputs go to the node of each target neuron, for ticks still to come.
+    CHECK_THROWS_AS(run.control({{"command", "input"}, {"rows", json::array({json::array({tick, "x", 1.0})})}}), usage_error);
+    run.control({{"command", "input"}, {"rows", json::array({json::array({tick + 1, "x", 1.0})})}});
+    const auto a = *plan.net.find("a"), b = *plan.net.find("b");
+    std::size_t delivered = nodes.inputs(0).size() + nodes.inputs(1).size();
+    CHECK(delivered == 2);
+    for (std::size_t v = 0; v < 2; ++v)
+        for (const auto& r : nodes.inputs(v)) {
+            const auto i = r[0].get<protocol::neuron_index>();
+            CHECK((i == a || i == b));
+            CHECK(plan.node_of_neuron[i] == v);
+        }
+}
+
+TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and the run goes on") {
+    const auto plan = xor_plan();
+    const plan::topology topo(*plan.doc.clu);
+    fake_nodes nodes(plan);
+    lead_run run(plan, topo, nodes.links(), nodes.hashes);
+    nodes.attach(run);
+    const auto dir = std::filesystem::temp_directory_path() / ("dnnc-lead-run-" + std::to_string(std::random_device{}()));
+    run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", dir.string()}});
+    run.control({{"command", "start"}});
+    wait_for(run, [](const json& p) { return p["completed"].get<std::int64_t>() >= 13; });
+    run.control({{"command", "freeze"}});
+    std::set<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files.insert(e.path().filename().string());
+    const auto last = run.last_checkpoint();
+    REQUIRE(files.size() == 2);
+    CHECK(files.count(std::filesystem::path(last).filename().string()) == 1);
+    // The newest two multiples of 4, each written while every node had stopped just before
+    // it: ticks past a multiple are granted only once its checkpoint is written.
+    const auto name = std::filesystem::path(last).stem().string();
+    const auto newest = std::stoll(name.substr(name.find('-') + 1));
+    CHECK(newest % 4 == 0);
+    CHECK(newest >= 12);
+    CHECK(newest <= run.next_tick());
+    CHECK(files == std::set<std::string>{"checkpoint-" + std::to_string(newest - 4) + ".dnncs",
+                                         "checkpoint-" + std::to_string(newest) + ".dnncs"});
+    std::ifstream in(last);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text == "state before tick " + std::to_string(newest));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a lockstep run with a dead node fails and says which node") {
+    const auto plan = xor_plan();
+    const plan::topology topo(*plan.doc.clu);
+    fake_nodes nodes(plan);
+    lead_run run(plan, topo, nodes.links(), nodes.hashes);
+    nodes.attach(run);
+    run.control({{"command", "step"}, {"ticks", 3}});
+    wait_for(run, [](const json& p) { return p["state"] == "frozen"; });
+    nodes.kill(1);
+    try {
+        run.control({{"command", "step"}, {"ticks", 3}});
+        FAIL("the step went on without node n1");
+    } catch (const error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("node 'n1' stopped answering"));
+    }
+    const auto p = run.control({{"command", "progress"}});
+    CHECK(p["state"] == "failed");
+    CHECK(p["completed"] == 2);
+    // Reports of a network this run replaced (another config hash) are ignored.
+    run.on_report({{"node", "n0"}, {"hash", "old"}, {"ticks", json::array({json::array({3, json::array()})})},
+                   {"sent", 0}, {"dropped", 0}, {"missing", 0}});
+    CHECK(run.control({{"command", "progress"}})["completed"] == 2);
+}
