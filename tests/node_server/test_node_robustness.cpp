@@ -95,7 +95,7 @@ TEST_CASE("a config whose network share is bad is refused with the reason, and t
         {config("0", R"(<population id="p" size="2"/><projection from="p" to="q" kind="all"/>)"), "no neuron or population 'q'"},
         {config("0", R"(<population id="p" size="2"/><projection from="p" to="p" kind="dense" init="zeros"/>)"),
          "carries no dense projections"},
-        {config("7", R"(<population id="p" size="2"/>)"), "neuron index 7 lies outside the network's 2 neurons"},
+        {config("7", R"(<population id="p" size="2"/>)"), "neuron 7 lies outside the share's 2 neurons"},
     };
     peer_client client;
     for (const auto& [payload, reason] : cases) {

@@ -3,7 +3,6 @@
 // configs along the broadcast tree.
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/xml.hpp"
-#include "dnnc/sim/engine.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -42,18 +41,20 @@ TEST_CASE("every neuron lands on exactly one node, whose share expands to its in
         for (const auto* c : all) {
             REQUIRE(c->share);
             CHECK(c->share->synapses.size() <= plan.doc.net->synapses.size());
-            const auto spec = sim::from_node_config(*c);
-            for (std::size_t k = 0; k < spec.neurons.size(); ++k) {
-                const auto i = static_cast<protocol::neuron_index>(spec.neurons[k].index);
+            std::vector<std::int64_t> local;
+            for (const auto& n : c->neurons) local.push_back(n.index);
+            const auto share = protocol::expand_share(*c->share, local);
+            for (const auto i64 : local) {
+                const auto i = static_cast<protocol::neuron_index>(i64);
                 CHECK(seen.insert(i).second);
-                REQUIRE(spec.in_begin[k + 1] - spec.in_begin[k] == net.in_begin[i + 1] - net.in_begin[i]);
-                for (auto s = net.in_begin[i], at = spec.in_begin[k]; s < net.in_begin[i + 1]; ++s, ++at) {
-                    CHECK(spec.in[at].source == net.in_source[s]);
-                    CHECK(spec.in[at].weight == net.in_weight[s]);
-                    CHECK(spec.in[at].delay == net.in_delay[s]);
+                REQUIRE(share.in_begin[i + 1] - share.in_begin[i] == net.in_begin[i + 1] - net.in_begin[i]);
+                for (auto s = net.in_begin[i], at = share.in_begin[i]; s < net.in_begin[i + 1]; ++s, ++at) {
+                    CHECK(share.in_source[at] == net.in_source[s]);
+                    CHECK(share.in_weight[at] == net.in_weight[s]);
+                    CHECK(share.in_delay[at] == net.in_delay[s]);
                 }
             }
-            synapses += spec.in.size();
+            synapses += share.synapse_count();
         }
         CHECK(seen.size() == net.neuron_count());
         CHECK(synapses == net.synapse_count());
