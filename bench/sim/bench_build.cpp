@@ -1,0 +1,103 @@
+// bench_build: how long a node takes to build its engine from its share, and the memory it
+// needs at peak, per synapse. The network is the CUBA network of bench_cuba (two random
+// projections, 80% excitatory) with --neurons N at probability --p; the node runs the first
+// N / --nodes neurons and receives every other neuron from one peer (a superset, as the
+// lead lists a projection's whole source range). The config goes through make_node_engine,
+// as on a node server.
+//
+// Peak: the process's maximum resident set (getrusage) after the build, less the resident
+// set before it (the parsed network, the libraries), over the synapses built. Run it once
+// per measurement: the maximum covers the whole life of the process.
+//
+// Options: --neurons N (40000) --p P (0.02) --nodes K (1) --threads T (0: all cores).
+// Prints one JSON object.
+#include "sim_bench.hpp"
+
+#include "dnnc/sim/engine.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string cuba_network(long neurons, double p) {
+    const long excitatory = neurons * 4 / 5;
+    std::ostringstream x;
+    x.precision(17);
+    x << "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"cuba\">"
+      << "<population id=\"P\" size=\"" << neurons << "\" model=\"lif\" seed=\"42\" tau-m=\"20\" v-rest=\"-49\" "
+      << "v-reset=\"-60\" v-th=\"-50\" refractory=\"50\" tau-e=\"5\" tau-i=\"10\" dt=\"0.1\" v-init=\"-60\" v-init-max=\"-50\"/>"
+      << "<projection from=\"P[0:" << excitatory << "]\" to=\"P\" kind=\"random\" p=\"" << p
+      << "\" weight=\"1.62\" delay=\"1\" seed=\"1\"/>"
+      << "<projection from=\"P[" << excitatory << ":" << neurons << "]\" to=\"P\" kind=\"random\" p=\"" << p
+      << "\" weight=\"-9\" delay=\"1\" seed=\"2\"/>"
+      << "</network></dnnc>";
+    return x.str();
+}
+
+// Resident set now, from /proc/self/statm (pages), in bytes.
+long long resident_bytes() {
+    long long pages_total = 0, pages_resident = 0;
+    std::ifstream("/proc/self/statm") >> pages_total >> pages_resident;
+    return pages_resident * 4096;
+}
+
+long long peak_resident_bytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<long long>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const dnnc::bench::options opt(argc, argv);
+    const long neurons = opt.integer("neurons", 40000);
+    const double p = opt.number("p", 0.02);
+    const long nodes = opt.integer("nodes", 1);
+    const dnnc::bench::thread_cap cap(opt.integer("threads", 0));
+
+    dnnc::protocol::node_config config;
+    config.node = "n0";
+    config.share = *dnnc::protocol::parse_document(cuba_network(neurons, p), "cuba.xml").net;
+    const long local = neurons / std::max(1L, nodes);
+    const auto expanded = dnnc::protocol::expand_neurons(*config.share);
+    for (long i = 0; i < local; ++i) {
+        dnnc::protocol::local_neuron n;
+        n.id = expanded.neuron_name(static_cast<dnnc::protocol::neuron_index>(i));
+        n.index = i;
+        n.params = expanded.params_of(static_cast<dnnc::protocol::neuron_index>(i));
+        n.seed = 42;
+        config.neurons.push_back(n);
+    }
+    if (local < neurons) {
+        dnnc::protocol::peer_route peer;
+        peer.id = "n1";
+        for (long i = local; i < neurons; ++i) peer.receives.push_back(i);
+        config.peers.push_back(peer);
+    }
+
+    const long long before = resident_bytes();
+    const auto start = std::chrono::steady_clock::now();
+    const auto engine = dnnc::sim::make_node_engine(config);
+    const double build_s = dnnc::bench::seconds_since(start);
+    const long long peak = peak_resident_bytes();
+    const long long after = resident_bytes();
+    const auto synapses = engine.synapse_count();
+    const auto per = [&](long long bytes) { return synapses ? static_cast<double>(bytes) / static_cast<double>(synapses) : 0.0; };
+    std::printf(
+        "{\"neurons\": %ld, \"local\": %ld, \"synapses\": %llu, \"threads\": %d, \"build_s\": %.3f, "
+        "\"engine_bytes_per_synapse\": %.2f, \"resident_bytes_per_synapse\": %.2f, \"peak_bytes_per_synapse\": %.2f, "
+        "\"before_bytes\": %lld, \"peak_bytes\": %lld}\n",
+        neurons, local, static_cast<unsigned long long>(synapses), cap.threads(), build_s,
+        per(static_cast<long long>(engine.synapse_bytes())), per(after - before), per(peak - before), before, peak);
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_build: %s\n", e.what());
+    return 1;
+}
