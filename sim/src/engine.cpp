@@ -1075,8 +1075,9 @@ engine make_node_engine(const protocol::node_config& config, const std::string& 
 
 namespace {
 std::string allocation_message(const std::string& node, std::uint64_t synapses) {
-    return "node '" + node + "' cannot allocate memory for the " + std::to_string(synapses) +
-           " incoming synapses of its neurons";
+    const std::string who = node.empty() ? "this node" : "node '" + node + "'";
+    if (synapses == 0) return who + " cannot allocate memory to build the rows of its share";
+    return who + " cannot allocate memory for the " + std::to_string(synapses) + " incoming synapses of its neurons";
 }
 }  // namespace
 
