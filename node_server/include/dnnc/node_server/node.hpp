@@ -1,9 +1,10 @@
 #pragma once
-// A dnnc node: the server with the neural-network module (submit, configure, probe) and the
-// admin module (status, heartbeat, shutdown). A node that receives a submit becomes the
-// lead: it partitions, measures link latencies with source-routed probes, builds the node
-// configs with wait windows and fans them out along the broadcast tree, then watches the
-// other nodes with heartbeats.
+// A dnnc node: the server with three modules. The worker (configure, probe, clock, inputs,
+// capture, restore) runs this node's share of a network; the lead (submit, tick reports,
+// control, output, snapshot) is active on the node a document was submitted to: it plans,
+// measures link latencies with source-routed probes, fans the node configs out along the
+// broadcast tree, runs the clock and watches the other nodes with heartbeats; the admin
+// module answers status, heartbeat and shutdown.
 #include "dnnc/node_server/server.hpp"
 
 #include <chrono>
@@ -33,9 +34,8 @@ public:
     void wait();
     void stop();
 
-    struct impl;  // public only so that the modules in node.cpp can name it
-
 private:
+    struct impl;
     std::unique_ptr<impl> impl_;
 };
 

@@ -1,0 +1,521 @@
+#include "lead.hpp"
+
+#include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/xml.hpp"
+#include "node_messages.hpp"
+#include "probe_route.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace dnnc::node_server {
+
+using json = nlohmann::json;
+using protocol::frame;
+using protocol::message_type;
+
+struct lead::lead_state {
+    plan::network_plan plan;
+    plan::topology topo;
+    std::vector<plan::link_time> times;
+    std::vector<double> windows;
+    std::vector<clock_type::time_point> last_seen;
+    std::vector<std::string> last_error;
+    clock_type::time_point since;
+};
+
+lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
+    : options_(options), srv_(srv), calls_(calls), tasks_(tasks), own_(own) {}
+
+lead::~lead() { shutdown(); }
+
+std::vector<message_type> lead::handles() const {
+    return {message_type::submit, message_type::tick_report, message_type::control, message_type::output, message_type::snapshot};
+}
+
+void lead::handle(const frame& request, responder respond) {
+    switch (request.type) {
+    case message_type::submit: {
+        const bool replace = request.flags & protocol::replace_flag;
+        tasks_.run([this, payload = request.payload, replace, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::submit_reply, submit(payload, replace).dump()); });
+        });
+        return;
+    }
+    case message_type::tick_report: current_run()->on_report(parse_payload(request.payload)); return;
+    case message_type::control: {
+        // Freezing waits for the nodes: it runs off the server's threads.
+        auto r = current_run();
+        tasks_.run([this, r, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                const json command = parse_payload(payload);
+                // Recovery replaces the run itself, so the lead handles it.
+                const json reply = command.value("command", "") == "recover" ? recover() : r->control(command);
+                return reply_of(message_type::control_reply, reply.dump());
+            });
+        });
+        return;
+    }
+    case message_type::output:
+        respond(reply_of(message_type::output_reply, current_run()->output(parse_payload(request.payload)).dump()));
+        return;
+    case message_type::snapshot:
+        tasks_.run([this, respond] { respond_with(respond, [&] { return reply_of(message_type::snapshot_reply, snapshot()); }); });
+        return;
+    default: throw protocol_error("unexpected frame");
+    }
+}
+
+void lead::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+        ++generation_;
+    }
+    changed_.notify_all();
+}
+
+void lead::shutdown() {
+    stop();
+    std::shared_ptr<lead_run> run;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run = std::move(run_);
+    }
+    run.reset();
+    for (auto& t : heartbeat_threads_) t.join();
+    heartbeat_threads_.clear();
+}
+
+void lead::report(const json& report) {
+    std::shared_ptr<lead_run> r;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        r = run_;
+    }
+    // Runs on the runner's thread, which must never see an exception.
+    try {
+        if (r) r->on_report(report);
+    } catch (const std::exception& e) {
+        DNNC_LOG(warn, "tick report dropped: " << e.what());
+    }
+}
+
+void lead::resign() {
+    std::shared_ptr<lead_run> old_run;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state_.reset();
+        old_run = std::move(run_);
+        ++generation_;
+    }
+    changed_.notify_all();
+    // Released without the lock: a run's clock thread takes it on its way out.
+    old_run.reset();
+}
+
+std::shared_ptr<lead_run> lead::current_run() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!run_) throw error("this node is not the lead of a network");
+    return run_;
+}
+
+// The lead's way to reach node v for clock and inputs: itself directly, others by call.
+lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
+    auto call = [this, state](std::size_t v, message_type type, const json& body) {
+        const auto& n = state->plan.doc.clu->nodes[v];
+        const auto reply =
+            calls_.call({n.host, static_cast<std::uint16_t>(n.port)}, frame{type, 0, 0, body.dump()}, std::chrono::seconds(10));
+        return reply.payload.empty() ? json() : json::parse(reply.payload);
+    };
+    lead_run::links l;
+    l.clock = [this, state, call](std::size_t v, const json& request) {
+        if (v == state->topo.lead()) return own_.simulation()->clock(request);
+        return call(v, message_type::clock, request);
+    };
+    l.inputs = [this, state, call](std::size_t v, const json& inputs) {
+        if (v == state->topo.lead())
+            own_.simulation()->add_inputs(inputs);
+        else
+            call(v, message_type::inputs, inputs);
+    };
+    l.capture = [this](std::int64_t tick) { return capture_snapshot(tick); };
+    l.alive = [this, state](std::size_t v) {
+        if (v == state->topo.lead()) return true;
+        const double timeout_ms =
+            state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+        std::lock_guard<std::mutex> lock(mutex_);
+        return elapsed_ms(state->last_seen[v]) <= timeout_ms;
+    };
+    return l;
+}
+
+// ---- snapshots ----
+
+std::string lead::snapshot() {
+    const auto r = current_run();
+    if (!r->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+    return capture_snapshot(r->next_tick());
+}
+
+// A binary snapshot at `tick`; every node's runner must be paused there. Called from a run's
+// ticker thread for checkpoints, so it holds no reference to a run: were the run replaced
+// meanwhile, that reference could be the last, ending the run on its own thread.
+std::string lead::capture_snapshot(std::int64_t tick) {
+    std::shared_ptr<lead_state> state;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state = state_;
+    }
+    if (!state) throw error("this node is not the lead of a network");
+    if (const auto& settings = state->plan.doc.run; settings && settings->batch > 1)
+        throw usage_error("this run has batch " + std::to_string(settings->batch) +
+                          ": snapshots hold one lane, so batched runs cannot be snapshotted");
+    auto states = own_.capture_subtree();
+    std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    const auto& net = state->plan.net;
+    if (states.size() != net.neuron_count())
+        throw error("the nodes returned " + std::to_string(states.size()) + " neuron states for " +
+                    std::to_string(net.neuron_count()) + " neurons");
+    protocol::document doc = state->plan.doc;
+    doc.state = protocol::snapshot_state{tick, {}, {}};
+    doc.state->neurons.reserve(states.size());
+    for (const auto& s : states)
+        doc.state->neurons.push_back({net.neuron_name(static_cast<protocol::neuron_index>(s.index)), s.output,
+                                      {s.variables.begin(), s.variables.end()}, {s.history.begin(), s.history.end()}, {}});
+    return protocol::encode_binary_snapshot(doc, net);
+}
+
+// Sends every node the states it needs: its own neurons and the remote ones it reads.
+void lead::distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
+                             std::int64_t tick) {
+    std::vector<const protocol::node_config*> all{&root};
+    for (std::size_t k = 0; k < all.size(); ++k)
+        for (const auto& child : all[k]->children) all.push_back(&child);
+    std::vector<std::future<void>> sent;
+    for (const auto* c : all) {
+        std::vector<protocol::indexed_state> part;
+        std::set<std::int64_t> wanted;
+        for (const auto& n : c->neurons) wanted.insert(n.index);
+        for (const auto& peer : c->peers) wanted.insert(peer.receives.begin(), peer.receives.end());
+        for (auto i : wanted) part.push_back(states[static_cast<std::size_t>(i)]);
+        if (c == &root) {
+            own_.simulation()->restore(part, tick);
+            continue;
+        }
+        std::string payload(sizeof tick, '\0');
+        std::memcpy(payload.data(), &tick, sizeof tick);
+        payload += protocol::encode_states(part);
+        const endpoint at{c->host, static_cast<std::uint16_t>(c->port)};
+        const std::string id = c->node;
+        sent.push_back(std::async(std::launch::async, [this, at, id, payload = std::move(payload)] {
+            try {
+                calls_.call(at, frame{message_type::restore_state, 0, 0, payload}, options_.call_timeout);
+            } catch (const std::exception& e) {
+                throw error("node '" + id + "' did not take its state: " + e.what());
+            }
+        }));
+    }
+    for (auto& f : sent) f.get();
+}
+
+// Restores the last checkpoint onto the nodes still alive and keeps the outputs before it,
+// so the run goes on as if the failure had not happened; frozen at the checkpoint.
+json lead::recover() {
+    const auto old_run = current_run();
+    std::shared_ptr<lead_state> state;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state = state_;
+    }
+    const std::string file = old_run->last_checkpoint();
+    if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
+    protocol::document doc = protocol::load_snapshot(file);
+    const auto alive = run_links(state).alive;
+    std::set<std::string> dead;
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+        if (!alive(v)) dead.insert(state->topo.id(v));
+    auto& nodes = doc.clu->nodes;
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
+    auto& links = doc.clu->links;
+    links.erase(std::remove_if(links.begin(), links.end(),
+                               [&](const auto& l) { return dead.count(l.from) > 0 || dead.count(l.to) > 0; }),
+                links.end());
+    if (doc.run) doc.run->clock.clear();
+    protocol::check_cluster(*doc.clu);
+    const auto tick = doc.state->tick;
+    auto earlier = old_run->rows_before(tick);
+    const auto checkpoints = old_run->checkpoints();
+    json summary = submit(protocol::serialize(doc), true);
+    const auto fresh = current_run();
+    fresh->adopt_rows(std::move(earlier));
+    fresh->set_checkpoints(checkpoints);
+    json removed = json::array();
+    for (const auto& d : dead) removed.push_back(d);
+    summary["recovered_from"] = file;
+    summary["removed"] = removed;
+    DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << removed.dump());
+    return summary;
+}
+
+// ---- probes ----
+
+// One round trip from the lead along `path` (node indices), in ms.
+double lead::probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path) {
+    std::vector<probe_hop> route;
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        const auto& node = plan.doc.clu->nodes[path[k]];
+        const double delay = k > 0 ? plan::emulate_delay(plan.doc.clu->links, plan.doc.clu->nodes[path[k - 1]].id, node.id) : 0.0;
+        route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
+    }
+    const auto extra = options_.emulate_delay_ms.find(route[1].id);
+    const auto start = clock_type::now();
+    hold_back(route[1].link_delay_ms + (extra == options_.emulate_delay_ms.end() ? 0.0 : extra->second));
+    try {
+        calls_.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options_.call_timeout);
+    } catch (const std::exception& e) {
+        std::string names;
+        for (const auto& h : route) names += (names.empty() ? "" : " -> ") + h.id;
+        throw error("latency probe along " + names + " failed: " + e.what());
+    }
+    return elapsed_ms(start);
+}
+
+std::vector<plan::link_time> lead::measure_links(const plan::network_plan& plan, const plan::topology& topo) {
+    const auto paths = plan::plan_probes(topo);
+    const int rounds = plan.doc.run ? plan.doc.run->probes : protocol::run_settings{}.probes;
+    std::vector<std::vector<double>> samples(paths.size());
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+        probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
+        for (int r = 0; r < rounds; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
+    }
+    auto times = plan::link_times(paths, samples);
+    for (const auto& t : times) {
+        const auto [a, b] = topo.link(t.link);
+        DNNC_LOG(info, "link " << topo.id(a) << " - " << topo.id(b) << ": " << t.latency_ms << " ms (round trip "
+                               << t.round_trip_ms << " ms" << (t.clamped ? ", clamped" : "") << (t.noisy ? ", noisy" : "")
+                               << ")");
+    }
+    return times;
+}
+
+// ---- submit: this node becomes the lead ----
+
+std::size_t lead::find_self(const protocol::cluster& clu) const {
+    const auto my_port = srv_.port();
+    std::optional<std::size_t> loopback_match;
+    for (std::size_t i = 0; i < clu.nodes.size(); ++i) {
+        const auto& n = clu.nodes[i];
+        if (n.port != my_port) continue;
+        if (n.host == options_.server.bind) return i;
+        if (is_loopback_host(n.host) && is_loopback_host(options_.server.bind)) loopback_match = i;
+    }
+    if (loopback_match) return *loopback_match;
+    throw usage_error("this node (" + options_.server.bind + ":" + std::to_string(my_port) +
+                      ") is not one of the cluster's nodes; submit to a node the document names");
+}
+
+namespace {
+std::string acks_hash(const json& acks, const std::string& node) {
+    for (const auto& a : acks)
+        if (a.at("node") == node) return a.at("hash");
+    return {};
+}
+}  // namespace
+
+json lead::submit(const std::string& payload, bool replace) {
+    const auto started = clock_type::now();
+    protocol::document doc = protocol::is_binary_snapshot(payload) ? protocol::decode_binary_snapshot(payload, "submitted snapshot")
+                                                                    : protocol::parse_document(payload, "submitted document");
+    protocol::check_document(doc);
+    if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
+    if (const auto serving = own_.network(); serving && !replace)
+        throw error("this node already serves network '" + *serving + "'; submit with --replace to replace it");
+    doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
+    DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
+    plan::partition_memo memo;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        memo = last_partition_;
+    }
+    plan::network_plan plan = plan::plan_network(std::move(doc), &memo);
+    lead_run::check_outputs(plan);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        last_partition_ = std::move(memo);
+    }
+    DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
+    // A snapshot's state is checked before anything changes on the cluster.
+    const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
+    {
+        // The run being replaced stops its clock first, released without the lock.
+        std::shared_ptr<lead_run> previous;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            previous = std::move(run_);
+        }
+    }
+    const std::int64_t first_tick = plan.doc.state ? plan.doc.state->tick : 0;
+    plan.doc.state.reset();
+    plan::topology topo(*plan.doc.clu);
+    auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}});
+    state->times = measure_links(state->plan, state->topo);
+    std::vector<double> latency(state->topo.link_count(), 0.0);
+    for (const auto& t : state->times) latency[t.link] = t.latency_ms;
+    state->windows = plan::wait_windows(state->plan, state->topo, latency);
+    DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
+    const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, plan::draw_epoch());
+    DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
+
+    std::map<std::string, std::string> expected;
+    std::vector<const protocol::node_config*> stack{&root};
+    while (!stack.empty()) {
+        const auto* c = stack.back();
+        stack.pop_back();
+        expected[c->node] = plan::config_hash(*c);
+        for (const auto& child : c->children) stack.push_back(&child);
+    }
+    const json acks = own_.configure_subtree(root, replace);
+    for (const auto& a : acks) {
+        const auto node = a.at("node").get<std::string>();
+        if (expected[node] != a.at("hash").get<std::string>())
+            throw error("node '" + node + "' acknowledged a config that differs from the one sent");
+        expected.erase(node);
+    }
+    if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
+
+    DNNC_LOG(info, "configs installed after " << elapsed_ms(started) << " ms");
+    if (!states.empty()) distribute_states(root, states, first_tick);
+
+    state->since = clock_type::now();
+    state->last_seen.assign(state->topo.node_count(), state->since);
+    state->last_error.assign(state->topo.node_count(), {});
+    std::vector<std::string> hashes;
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
+    auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), std::move(hashes), first_tick);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run_ = std::move(new_run);
+    }
+    start_heartbeats(state);
+
+    json nodes = json::array();
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+        nodes.push_back({{"id", state->topo.id(v)}, {"neurons", state->plan.neurons_per_node[v]},
+                         {"hash", acks_hash(acks, state->topo.id(v))}});
+    DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
+                               << elapsed_ms(started) << " ms");
+    return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
+            {"tick", first_tick},           {"edge_cut", state->plan.quality.edge_cut},        {"seconds", elapsed_ms(started) / 1000}};
+}
+
+// ---- heartbeats ----
+
+void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    state_ = state;
+    const auto generation = ++generation_;
+    const double timeout_ms =
+        state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+    const auto period = std::chrono::duration<double, std::milli>(std::clamp(timeout_ms / 4, 20.0, 500.0));
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
+        if (v == state->topo.lead()) continue;
+        heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms] {
+            peer_client pinger(options_.server.secret);
+            const auto& n = state->plan.doc.clu->nodes[v];
+            const endpoint to{n.host, static_cast<std::uint16_t>(n.port)};
+            const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2)));
+            while (true) {
+                {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    changed_.wait_for(lock, period, [&] { return stopping_ || generation_ != generation; });
+                    if (stopping_ || generation_ != generation) return;
+                }
+                try {
+                    pinger.call(to, frame{message_type::heartbeat, 0, 0, {}}, wait);
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    state->last_seen[v] = clock_type::now();
+                    state->last_error[v].clear();
+                } catch (const std::exception& e) {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    if (state->last_error[v].empty()) DNNC_LOG(warn, "heartbeat to node '" << n.id << "' failed: " << e.what());
+                    state->last_error[v] = e.what();
+                }
+            }
+        });
+    }
+    changed_.notify_all();
+}
+
+// ---- status ----
+
+void lead::describe(json& s) {
+    std::shared_ptr<lead_run> r;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        r = run_;
+    }
+    // Asked without the lock: the run takes it to see which nodes are alive.
+    const json progress = r ? r->control(json{{"command", "progress"}}) : json();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (r) {
+        s["state"] = progress["state"];
+        s["tick"] = progress["completed"];
+        if (progress.contains("error")) s["error"] = progress["error"];
+    }
+    if (!state_) return;
+    s["role"] = "lead";
+    const auto& topo = state_->topo;
+    const auto& doc = state_->plan.doc;
+    const std::string clock = doc.run && !doc.run->clock.empty() ? doc.run->clock : topo.id(topo.lead());
+    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+    json nodes = json::array(), dead = json::array();
+    for (std::size_t v = 0; v < topo.node_count(); ++v) {
+        json roles = json::array();
+        if (v == topo.lead()) roles.push_back("lead");
+        if (topo.id(v) == clock) roles.push_back("clock");
+        if (roles.empty()) roles.push_back("worker");
+        const double silent_ms = v == topo.lead() ? 0.0 : elapsed_ms(state_->last_seen[v]);
+        const bool alive = silent_ms <= timeout_ms;
+        const auto& n = doc.clu->nodes[v];
+        json entry{{"id", n.id},           {"address", n.host + ":" + std::to_string(n.port)},
+                   {"roles", roles},       {"capacity", n.capacity},
+                   {"neurons", state_->plan.neurons_per_node[v]}, {"alive", alive},
+                   {"silent_ms", silent_ms}};
+        if (!alive) {
+            entry["error"] = state_->last_error[v];
+            dead.push_back(n.id);
+        }
+        nodes.push_back(entry);
+    }
+    json links = json::array();
+    for (const auto& t : state_->times) {
+        const auto [a, b] = topo.link(t.link);
+        links.push_back({{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
+                         {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}});
+    }
+    std::vector<double> remote;
+    for (double w : state_->windows)
+        if (w > 0) remote.push_back(w);
+    json windows{{"neurons_with_remote_inputs", remote.size()}};
+    if (!remote.empty()) {
+        windows["min_ms"] = *std::min_element(remote.begin(), remote.end());
+        windows["median_ms"] = plan::median(remote);
+        windows["max_ms"] = *std::max_element(remote.begin(), remote.end());
+    }
+    s["nodes"] = nodes;
+    s["links"] = links;
+    s["wait_windows"] = windows;
+    s["dead"] = dead;
+    s["edge_cut"] = state_->plan.quality.edge_cut;
+    s["imbalance"] = state_->plan.quality.max_imbalance;
+}
+
+}  // namespace dnnc::node_server

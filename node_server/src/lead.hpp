@@ -1,0 +1,78 @@
+#pragma once
+// The lead's part of a node (private to dnnc_node_server): a node becomes the lead when a
+// document is submitted to it. It plans the network (plan/), measures the links with
+// source-routed probes, fans the configs out along the broadcast tree through its own
+// worker, runs the clock (lead_run), takes snapshots and checkpoints, recovers from a dead
+// node, and watches the other nodes with heartbeats.
+//
+// Messages: submit, tick_report, control, output, snapshot.
+#include "dnnc/node_server/node.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/server.hpp"
+#include "dnnc/plan/plan.hpp"
+#include "dnnc/plan/topology.hpp"
+#include "lead_run.hpp"
+#include "tasks.hpp"
+#include "worker.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace dnnc::node_server {
+
+class lead final : public module {
+public:
+    lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own);
+    ~lead() override;
+
+    std::vector<protocol::message_type> handles() const override;
+    void handle(const protocol::frame& request, responder respond) override;
+    void stop() override;
+
+    // A tick report of this node's own simulation, when it is the lead.
+    void report(const nlohmann::json& report);
+    // This node no longer leads: another node's config named another lead.
+    void resign();
+    // status fields of the lead: the run's state and tick, the cluster, links and windows.
+    void describe(nlohmann::json& status);
+    // Joins the heartbeat threads and releases the run (the node is going away).
+    void shutdown();
+
+private:
+    struct lead_state;
+
+    nlohmann::json submit(const std::string& payload, bool replace);
+    std::size_t find_self(const protocol::cluster& clu) const;
+    std::shared_ptr<lead_run> current_run();
+    lead_run::links run_links(const std::shared_ptr<lead_state>& state);
+    std::string snapshot();
+    std::string capture_snapshot(std::int64_t tick);
+    void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
+                           std::int64_t tick);
+    nlohmann::json recover();
+    double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path);
+    std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
+    void start_heartbeats(const std::shared_ptr<lead_state>& state);
+
+    const node_options& options_;
+    const server& srv_;
+    peer_client& calls_;
+    task_pool& tasks_;
+    worker& own_;
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    bool stopping_ = false;
+    std::shared_ptr<lead_state> state_;
+    std::shared_ptr<lead_run> run_;
+    plan::partition_memo last_partition_;  // of the last network this node planned
+    std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
+    std::list<std::thread> heartbeat_threads_;
+};
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,246 @@
+#include "worker.hpp"
+
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/plan/plan.hpp"
+#include "dnnc/protocol/xml.hpp"
+#include "node_messages.hpp"
+#include "probe_route.hpp"
+
+#include <cstring>
+#include <future>
+
+namespace dnnc::node_server {
+
+using json = nlohmann::json;
+using protocol::frame;
+using protocol::message_type;
+
+worker::worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h)
+    : options_(options), calls_(calls), tasks_(tasks), hooks_(std::move(h)), signals_in_(signals_in),
+      signals_out_(protocol::encode_frame(frame{message_type::signal_link, 0, 0, {}}, options.server.secret)) {}
+
+worker::~worker() { shutdown(); }
+
+std::vector<message_type> worker::handles() const {
+    // Signals come only over signal links, which leave the server (signal_inbox.hpp).
+    return {message_type::configure, message_type::probe,   message_type::clock,
+            message_type::inputs,    message_type::capture, message_type::restore_state};
+}
+
+void worker::handle(const frame& request, responder respond) {
+    switch (request.type) {
+    case message_type::configure: {
+        const bool replace = request.flags & protocol::replace_flag;
+        tasks_.run([this, payload = request.payload, replace, respond] {
+            respond_with(respond, [&] {
+                const auto config = protocol::parse_node_config(payload, "node config");
+                return reply_of(message_type::configure_reply, configure_subtree(config, replace).dump());
+            });
+        });
+        return;
+    }
+    case message_type::probe:
+        route_from_json(request.payload);  // a malformed route is refused here, on the server's thread
+        // Forwarding waits for the rest of the route: off the server's thread.
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                forward_probe(payload);
+                return reply_of(message_type::probe_reply);
+            });
+        });
+        return;
+    case message_type::clock:
+        respond(reply_of(message_type::clock_reply, simulation()->clock(parse_payload(request.payload)).dump()));
+        return;
+    case message_type::inputs:
+        simulation()->add_inputs(parse_payload(request.payload));
+        respond(reply_of(message_type::inputs_reply));
+        return;
+    case message_type::capture:
+        tasks_.run([this, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::capture_reply, protocol::encode_states(capture_subtree())); });
+        });
+        return;
+    case message_type::restore_state:
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                restore_state(payload);
+                return reply_of(message_type::restore_reply);
+            });
+        });
+        return;
+    default: throw protocol_error("unexpected frame");
+    }
+}
+
+json worker::configure_subtree(const protocol::node_config& subtree, bool replace) {
+    protocol::node_config own = subtree;
+    own.children.clear();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (config_ && !replace)
+            throw error("node '" + own.node + "' already serves network '" + config_->network +
+                        "'; submit with --replace to replace it");
+    }
+    // Each subtree travels in one frame: refuse before anything changes when one is too big.
+    std::vector<std::string> payloads;
+    for (const auto& child : subtree.children) {
+        payloads.push_back(protocol::serialize(child));
+        if (payloads.back().size() > options_.server.max_payload)
+            throw error("the configs of node '" + child.node + "' and its subtree take " +
+                        std::to_string(payloads.back().size() >> 20) + " MiB, above the frame limit of " +
+                        std::to_string(options_.server.max_payload >> 20) +
+                        " MiB: this network has too many synapses per node to be distributed");
+    }
+    // The children's subtrees travel while this node installs its own share.
+    std::vector<std::future<json>> children;
+    for (std::size_t k = 0; k < subtree.children.size(); ++k)
+        children.push_back(std::async(std::launch::async, [this, &child = subtree.children[k], &payload = payloads[k], replace] {
+            const endpoint to{child.host, static_cast<std::uint16_t>(child.port)};
+            frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0, payload};
+            try {
+                return json::parse(calls_.call(to, std::move(request), options_.call_timeout).payload);
+            } catch (const remote_error& e) {
+                throw remote_error(e.what());
+            } catch (const std::exception& e) {
+                throw remote_error("node '" + child.node + "' (" + to.text() + "): " + e.what());
+            }
+        }));
+    std::exception_ptr own_failure;
+    try {
+        install(own);
+        std::lock_guard<std::mutex> lock(mutex_);
+        tree_children_.clear();
+        for (const auto& child : subtree.children)
+            tree_children_.push_back({child.node, {child.host, static_cast<std::uint16_t>(child.port)}});
+    } catch (...) {
+        own_failure = std::current_exception();
+    }
+    std::string hash;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        hash = config_hash_;
+    }
+    json acks = json::array({{{"node", own.node}, {"hash", hash}}});
+    std::string failure;
+    for (auto& f : children) {
+        try {
+            for (auto& a : f.get()) acks.push_back(a);
+        } catch (const std::exception& e) {
+            if (failure.empty()) failure = e.what();
+        }
+    }
+    if (own_failure) std::rethrow_exception(own_failure);
+    DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': " << own.neurons.size()
+                            << " neurons");
+    if (!failure.empty()) throw remote_error(failure);
+    return acks;
+}
+
+// Replaces what this node runs: the old simulation stops before the new one starts.
+void worker::install(const protocol::node_config& own) {
+    std::shared_ptr<node_simulation> old;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        old = std::move(simulation_);
+    }
+    // Released without the lock: a run's clock thread takes it on its way out.
+    if (own.lead != own.node) hooks_.resign_lead();
+    old.reset();
+    const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
+    const bool is_lead = own.lead == own.node;
+    auto reporter = [this, lead_at, is_lead](const json& report) {
+        if (is_lead) return hooks_.report_to_own_lead(report);
+        reports_out_.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, report.dump()},
+                                                           options_.server.secret));
+    };
+    auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, signals_out_, signals_in_, reporter,
+                                                   options_.emulate_delay_ms, options_.device);
+    std::lock_guard<std::mutex> lock(mutex_);
+    config_ = own;
+    config_hash_ = plan::config_hash(own);
+    simulation_ = std::move(fresh);
+}
+
+std::shared_ptr<node_simulation> worker::simulation() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!simulation_) throw error("this node serves no network");
+    return simulation_;
+}
+
+std::vector<protocol::indexed_state> worker::capture_subtree() {
+    auto states = simulation()->capture();
+    std::vector<std::pair<std::string, endpoint>> children;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        children = tree_children_;
+    }
+    std::vector<std::future<std::string>> replies;
+    for (const auto& [id, at] : children)
+        replies.push_back(std::async(std::launch::async, [this, id = id, at = at] {
+            try {
+                return calls_.call(at, frame{message_type::capture, 0, 0, {}}, options_.call_timeout).payload;
+            } catch (const remote_error&) {
+                throw;
+            } catch (const std::exception& e) {
+                throw remote_error("node '" + id + "' (" + at.text() + "): " + e.what());
+            }
+        }));
+    for (auto& r : replies)
+        for (auto& s : protocol::decode_states(r.get())) states.push_back(std::move(s));
+    return states;
+}
+
+void worker::restore_state(const std::string& payload) {
+    std::int64_t tick = 0;
+    if (payload.size() < sizeof tick) throw protocol_error("restore payload is truncated");
+    std::memcpy(&tick, payload.data(), sizeof tick);
+    simulation()->restore(protocol::decode_states(std::string_view(payload).substr(sizeof tick)), tick);
+}
+
+double worker::extra_delay_to(const std::string& peer) const {
+    const auto it = options_.emulate_delay_ms.find(peer);
+    return it == options_.emulate_delay_ms.end() ? 0.0 : it->second;
+}
+
+// Forwards a probe one hop further, or answers it at the far end; both directions hold back
+// the link's emulated delay.
+void worker::forward_probe(const std::string& payload) {
+    const auto [route, hop] = route_from_json(payload);
+    if (hop + 1 < route.size()) {
+        const auto& next = route[hop + 1];
+        hold_back(next.link_delay_ms + extra_delay_to(next.id));
+        calls_.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options_.call_timeout);
+    }
+    hold_back(route[hop].link_delay_ms + extra_delay_to(route[hop - 1].id));
+}
+
+std::optional<std::string> worker::network() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!config_) return std::nullopt;
+    return config_->network;
+}
+
+void worker::describe(json& s) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    s["state"] = config_ ? "idle" : "unconfigured";
+    s["role"] = config_ ? "worker" : "none";
+    if (!config_) return;
+    s["node"] = config_->node;
+    s["network"] = config_->network;
+    s["lead"] = config_->lead;
+    s["neurons"] = config_->neurons.size();
+    s["config_hash"] = config_hash_;
+    s["epoch"] = std::to_string(config_->epoch);  // a string: JSON readers may hold doubles only
+}
+
+void worker::shutdown() {
+    std::shared_ptr<node_simulation> simulation;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        simulation = std::move(simulation_);
+    }
+    simulation.reset();
+}
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,80 @@
+#pragma once
+// Every node's own part of a network (private to dnnc_node_server): the config it installed
+// and its simulation (engine, runner, signal links), the subtree of the broadcast tree it
+// forwarded configs to, and the probes that pass through it. The lead is a worker too; it
+// reaches its own simulation through this class.
+//
+// Messages: configure (install this node's config, forward the subtrees, gather the acks),
+// probe, clock, inputs, capture (this subtree's states), restore_state.
+#include "dnnc/node_server/node.hpp"
+#include "dnnc/node_server/outbox.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/server.hpp"
+#include "dnnc/node_server/signal_inbox.hpp"
+#include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/snapshot.hpp"
+#include "node_simulation.hpp"
+#include "tasks.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dnnc::node_server {
+
+class worker final : public module {
+public:
+    // What a worker needs of the node around it: where its tick reports go when it is the
+    // lead itself, and what to do when a config names another node as the lead.
+    struct hooks {
+        std::function<void(const nlohmann::json& report)> report_to_own_lead;
+        std::function<void()> resign_lead;
+    };
+
+    worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h);
+    ~worker() override;
+
+    std::vector<protocol::message_type> handles() const override;
+    void handle(const protocol::frame& request, responder respond) override;
+
+    // Installs the subtree's root config here (replacing what runs, with `replace`) and
+    // forwards each child's subtree; returns the acks [{"node", "hash"}...] of the subtree.
+    nlohmann::json configure_subtree(const protocol::node_config& subtree, bool replace);
+    // Throws when this node serves no network.
+    std::shared_ptr<node_simulation> simulation();
+    // This node's states and those of its subtree, gathered along the broadcast tree.
+    std::vector<protocol::indexed_state> capture_subtree();
+    // Whether a network is installed here, and its name.
+    std::optional<std::string> network() const;
+    // status fields of this node: state, node, network, lead, neurons, config_hash, epoch.
+    void describe(nlohmann::json& status) const;
+    // Stops the simulation (the node is going away).
+    void shutdown();
+
+private:
+    void install(const protocol::node_config& own);
+    void forward_probe(const std::string& payload);
+    void restore_state(const std::string& payload);
+    double extra_delay_to(const std::string& peer) const;
+
+    const node_options& options_;
+    peer_client& calls_;
+    task_pool& tasks_;
+    hooks hooks_;
+    signal_inbox& signals_in_;
+    outbox signals_out_;  // opens signal links
+    outbox reports_out_;  // tick reports to the lead
+
+    mutable std::mutex mutex_;
+    std::optional<protocol::node_config> config_;  // its own, without the subtree
+    std::string config_hash_;
+    std::shared_ptr<node_simulation> simulation_;
+    std::vector<std::pair<std::string, endpoint>> tree_children_;  // where it forwarded configs
+};
+
+}  // namespace dnnc::node_server
