@@ -198,7 +198,7 @@ private:
 // is a weight and a delay shared by its synapses (a projection's, or an explicit synapse's),
 // or says that its synapses keep their own weight and delay in syn_weight / syn_delay (by
 // synapse index), which exist only then. The sparse path reads each slot's outgoing
-// synapses (8 bytes each), grouped by class.
+// synapses, grouped by class: 4 bytes each (the target), 8 for a class that varies.
 struct engine::impl {
     engine_spec spec;
     std::size_t local = 0, slots = 0, ring = 2;
@@ -227,31 +227,33 @@ struct engine::impl {
     }
 
     // For sparse activity: each slot's outgoing synapses, fan_out[out_begin[slot] ...
-    // out_begin[slot + 1]), in segments of one class, by ascending class, each ascending by
-    // synapse index; and the distinct delays. A slot's block starts with its segments
-    // (one header entry: synapse = their count n; then n entries: synapse = class, target =
-    // where the segment ends, counted from the block's start), so one read of out_begin
-    // finds everything. Built only for one lane (batched ticks never take the sparse path).
+    // out_begin[slot + 1]) in 4-byte words, in segments of one class, by ascending class,
+    // each in row order (ascending synapse index); and the distinct delays. A slot's block
+    // starts with its segments (one word: their count n; then n pairs of words: the class,
+    // where the segment ends, counted in words from the block's start), so one read of
+    // out_begin finds everything. A synapse of a class with one weight and delay is one word,
+    // its target (below); one of a class that varies per synapse is two, its synapse index
+    // (for syn_weight / syn_delay) and its target. Built only for one lane (batched ticks
+    // never take the sparse path).
+    //
+    // A target word is target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum
+    // it feeds gets its terms in canonical order as the sparse path makes them (sources by
+    // delay, then slot, then class, then row order): then they are added as they come. A sum
+    // that is not in order and gets one term in a tick adds it; one that gets several is
+    // computed from its row in canonical order, as the full path computes it.
     enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
     std::vector<std::uint64_t> out_begin;
-    struct outgoing {  // 8 bytes: one synapse as the sparse path reads it
-        std::uint32_t synapse;
-        // target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum it feeds gets
-        // its terms in canonical order as the sparse path makes them (sources by delay,
-        // then slot, then class): then they need no sorting.
-        std::uint32_t target;
-    };
+    std::vector<std::uint32_t> fan_out;
     static constexpr std::size_t max_sparse_neurons = std::size_t{1} << 29;
-    std::vector<outgoing> fan_out;
     std::vector<std::uint16_t> delays;
     tick_t remote_delay = 1;
     struct sparse_term {
-        std::uint32_t synapse;  // the canonical order
-        std::uint32_t sum;      // the sum it adds to: target * 3 + feeds
+        std::uint32_t sum;  // the sum it adds to: target * 3 + feeds
         float value;
     };
-    std::vector<sparse_term> contributions, colliding;
-    std::vector<std::uint32_t> touched;  // the in-order sums this tick added to
+    std::vector<sparse_term> contributions;  // this tick's terms of sums that are not in order
+    std::vector<std::uint32_t> touched;      // the in-order sums this tick added to
+    std::vector<std::uint32_t> colliding;    // the sums that are not in order with several terms
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
@@ -388,12 +390,14 @@ struct engine::impl {
         }
     }
 
-    // Sparse activity: only synapses whose source value is non-zero contribute. Adding
-    // the contributions of each target in ascending synapse index is its canonical order,
-    // and leaving out exact zeros does not change a float sum, so both paths give the
-    // same bits. Returns false (nothing done) when activity is too dense to pay off.
+    // Sparse activity: only synapses whose source value is non-zero contribute, and leaving
+    // out exact zeros does not change a float sum. A sum gets its terms in canonical order:
+    // as they come when it is in order, alone when it has one, else from its row as the
+    // full path adds them; so both paths give the same bits. Returns false (nothing done,
+    // sums left zero) when activity is too dense to pay off.
     bool compute_sparse(tick_t t, float* out) {
-        // First count what the active sources would contribute, from the fan-outs alone.
+        // First count what the active sources would contribute, from the fan-outs alone
+        // (their words: about one per synapse).
         const std::size_t budget = in_slot.size() / 8;
         std::size_t expected = 0;
         active.clear();
@@ -427,51 +431,62 @@ struct engine::impl {
         float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
         touched.clear();
         contributions.clear();
-        auto add_term = [&](const outgoing& f, float value) {
-            const std::uint32_t target = f.target >> 3, into = f.target & 3;
+        colliding.clear();
+        auto add_term = [&](std::uint32_t to, float value) {
+            const std::uint32_t target = to >> 3, into = to & 3;
             const auto sum = target * 3 + into;
-            if (f.target & 4) {
+            if (to & 4) {
                 sums[into][target] += value;
                 touched.push_back(sum);
             } else {
-                contributions.push_back({f.synapse, sum, value});
-                terms_per_sum[sum] += terms_per_sum[sum] < 2;
+                contributions.push_back({sum, value});
+                auto& terms = terms_per_sum[sum];
+                if (terms == 1) colliding.push_back(sum);
+                terms += terms < 2;
             }
         };
-        const outgoing* const fan = fan_out.data();
+        const std::uint32_t* const fan = fan_out.data();
         const synapse_class* const kinds = classes.data();
         for (const auto& [k, slot] : active) {
             const auto base = out_begin[slot];
             if (base == out_begin[slot + 1]) continue;
             const auto d = delays[k];
             const float y = row(t - d)[slot];
-            const auto last_segment = base + fan[base].synapse;
-            auto o = last_segment + 1;
-            for (auto g = base + 1; g <= last_segment; ++g) {
-                const auto& c = kinds[fan[g].synapse];
-                const auto e = base + fan[g].target;
+            const std::uint32_t* const block = fan + base;
+            const std::uint32_t segments = block[0];
+            std::uint32_t o = 1 + 2 * segments;
+            for (std::uint32_t g = 1; g < 1 + 2 * segments; g += 2) {
+                const auto& c = kinds[block[g]];
+                const std::uint32_t e = block[g + 1];
                 if (c.varies) {
-                    for (; o < e; ++o)
-                        if (delay_of(c, fan[o].synapse) == d) add_term(fan[o], weight_of(c, fan[o].synapse) * y);
+                    for (; o < e; o += 2)
+                        if (delay_of(c, block[o]) == d) add_term(block[o + 1], weight_of(c, block[o]) * y);
                 } else if (c.delay != d) {
                     o = e;
                 } else {
                     const float value = c.weight * y;
-                    for (; o < e; ++o) add_term(fan[o], value);
+                    for (; o < e; ++o) add_term(block[o], value);
                 }
             }
         }
-        // Of the others, a sum with one term takes it at once; the terms of a sum with
-        // several are sorted by synapse first: their canonical order.
-        auto add = [&](const sparse_term& c) { sums[c.sum % 3][c.sum / 3] += c.value; };
-        colliding.clear();
+        // Of the others, a sum with one term takes it; a sum with several is computed from
+        // its row in canonical order. That reads whole rows: when they hold more than a
+        // quarter of all synapses, the full path (in parallel) is cheaper.
+        std::uint64_t rows_read = 0;
+        for (const auto sum : colliding) rows_read += in_begin[sum / 3 + 1] - in_begin[sum / 3];
+        if (rows_read > in_slot.size() / 4) {
+            for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
+            for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
+            return false;
+        }
         for (const auto& c : contributions)
-            if (terms_per_sum[c.sum] == 1)
-                add(c);
-            else
-                colliding.push_back(c);
-        std::sort(colliding.begin(), colliding.end(), [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
-        for (const auto& c : colliding) add(c);
+            if (terms_per_sum[c.sum] == 1) sums[c.sum % 3][c.sum / 3] += c.value;
+        if (rows_read < (std::uint64_t{1} << 18))
+            for (const auto sum : colliding) sum_from_row(sum / 3, sum % 3, t);
+        else
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, colliding.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+                for (auto k = r.begin(); k < r.end(); ++k) sum_from_row(colliding[k] / 3, colliding[k] % 3, t);
+            });
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
@@ -491,6 +506,36 @@ struct engine::impl {
             for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
         }
         return true;
+    }
+
+    // Adds to sum `into` of neuron i (holding its start value) every synapse of its row that
+    // feeds it, in canonical order, exactly as compute_range adds them.
+    void sum_from_row(std::size_t i, std::uint32_t into, tick_t t) {
+        float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
+        const bool lif = coefficients(i).model == protocol::neuron_model::lif;
+        float sum = sums[into][i];
+        const auto first = in_begin[i];
+        auto s = first;
+        for (auto r = syn_run_begin[i]; r < syn_run_begin[i + 1]; ++r) {
+            const auto& k = classes[syn_runs[r].cls];
+            const auto e = first + syn_runs[r].end;
+            if (k.varies) {
+                for (; s < e; ++s) {
+                    const float w = weight_of(k, s);
+                    if ((!lif ? feeds_u : w >= 0 ? feeds_excitatory : feeds_inhibitory) == into)
+                        sum += w * row(t - delay_of(k, s))[in_slot[s]];
+                }
+                continue;
+            }
+            const float w = k.weight;
+            if ((!lif ? feeds_u : w >= 0 ? feeds_excitatory : feeds_inhibitory) != into) {
+                s = e;
+                continue;
+            }
+            const float* const y = row(t - k.delay);
+            for (; s < e; ++s) sum += w * y[in_slot[s]];
+        }
+        sums[into][i] = sum;
     }
 
     // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
@@ -702,11 +747,9 @@ struct engine::impl {
     // class in row order, so a slot's synapses of one class are consecutive and ascend.
     void build_fan_out() {
         const std::uint64_t total = in_slot.size();
-        sparse = total <= std::numeric_limits<std::uint32_t>::max() && local < max_sparse_neurons;
+        const bool indexed = std::any_of(classes.begin(), classes.end(), [](const synapse_class& c) { return c.varies; });
+        sparse = local < max_sparse_neurons && (!indexed || total <= std::numeric_limits<std::uint32_t>::max());
         if (!sparse) return;
-        out_begin.assign(slots + 1, 0);
-        for (auto slot : in_slot) ++out_begin[slot + 1];
-        for (std::size_t slot = 0; slot < slots; ++slot) out_begin[slot + 1] += out_begin[slot];
         struct placed {
             std::uint64_t first, last;
             std::uint32_t target;
@@ -731,7 +774,8 @@ struct engine::impl {
                 for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p)
                     for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p].target, s);
         };
-        // Segments per slot first: a block holds a header, its segments, its synapses.
+        // Segments and words per slot first: a block holds a count, its segments, its synapses.
+        out_begin.assign(slots + 1, 0);
         std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);
         each([&](std::uint32_t c, std::uint32_t, std::uint64_t s) {
             const auto slot = in_slot[s];
@@ -739,36 +783,44 @@ struct engine::impl {
                 latest[slot] = c;
                 ++segments[slot];
             }
+            out_begin[slot + 1] += classes[c].varies ? 2 : 1;
         });
-        // Block sizes, then offsets (out_begin held each slot's synapse count as offsets).
+        // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
         std::uint64_t offset = 0;
         for (std::size_t slot = 0; slot < slots; ++slot) {
-            const auto synapses = out_begin[slot + 1] - out_begin[slot];
+            const auto words = out_begin[slot + 1];
             out_begin[slot] = offset;
-            offset += synapses ? 1 + segments[slot] + synapses : 0;
+            const auto block = words ? 1 + 2 * std::uint64_t{segments[slot]} + words : 0;
+            if (block > std::numeric_limits<std::uint32_t>::max()) {
+                sparse = false;
+                out_begin = {};
+                return;
+            }
+            offset += block;
         }
         out_begin[slots] = offset;
         std::vector<std::uint64_t> cursor(slots), segment_at(slots);
         fan_out.resize(offset);
         for (std::size_t slot = 0; slot < slots; ++slot) {
             if (out_begin[slot] == out_begin[slot + 1]) continue;
-            fan_out[out_begin[slot]] = {segments[slot], 0};
+            fan_out[out_begin[slot]] = segments[slot];
             segment_at[slot] = out_begin[slot] + 1;
-            cursor[slot] = out_begin[slot] + 1 + segments[slot];
+            cursor[slot] = out_begin[slot] + 1 + 2 * std::uint64_t{segments[slot]};
         }
         std::fill(latest.begin(), latest.end(), no_slot);
         each([&](std::uint32_t c, std::uint32_t k, std::uint64_t s) {
             const auto slot = in_slot[s];
             if (latest[slot] != c) {
                 latest[slot] = c;
-                fan_out[segment_at[slot]++] = {c, 0};
+                fan_out[segment_at[slot]] = c;
+                segment_at[slot] += 2;
             }
-            const auto o = cursor[slot]++;
             const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
             const std::uint32_t sum = !lif ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
             const std::uint32_t in_order = (in_order_bits[k] >> sum) & 1;
-            fan_out[o] = {static_cast<std::uint32_t>(s), k << 3 | in_order << 2 | sum};
-            fan_out[segment_at[slot] - 1].target = static_cast<std::uint32_t>(o + 1 - out_begin[slot]);
+            if (classes[c].varies) fan_out[cursor[slot]++] = static_cast<std::uint32_t>(s);
+            fan_out[cursor[slot]++] = k << 3 | in_order << 2 | sum;
+            fan_out[segment_at[slot] - 1] = static_cast<std::uint32_t>(cursor[slot] - out_begin[slot]);
         });
     }
 

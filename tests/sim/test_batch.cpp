@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <random>
@@ -42,8 +43,7 @@ std::vector<input> random_inputs(std::size_t neurons, int ticks, std::uint32_t l
     return inputs;
 }
 
-trace batched(const protocol::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
-    auto spec = whole_network(net);
+trace batched(engine_spec spec, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
     spec.batch = lanes;
     engine e(spec);
     for (const auto& in : inputs) e.add_input(in.neuron, in.tick, in.value, in.lane);
@@ -51,11 +51,15 @@ trace batched(const protocol::expanded_network& net, std::uint32_t lanes, int ti
     for (int t = 0; t < ticks; ++t) {
         e.compute();
         std::vector<float> row;
-        for (std::size_t i = 0; i < net.neuron_count(); ++i)
+        for (std::size_t i = 0; i < spec.neurons.size(); ++i)
             for (std::uint32_t lane = 0; lane < lanes; ++lane) row.push_back(e.output(static_cast<global_index>(i), lane));
         out.push_back(row);
     }
     return out;
+}
+
+trace batched(const protocol::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
+    return batched(whole_network(net), lanes, ticks, inputs);
 }
 
 // Lane by lane, each an unbatched run with that lane's inputs.
@@ -197,4 +201,60 @@ TEST_CASE("the sparse path adds every sum's terms in canonical order, as the lan
         }
     CHECK(active > 20 * ticks / 2);
     CHECK(active < 400 * ticks / 8);  // sparse enough for the sparse path
+}
+
+TEST_CASE("the sparse path computes a sum that is not in order from its row when it gets several terms") {
+    // Each projection split in two and listed upper half first: no lif sum gets its terms in
+    // (delay, source) order, most ticks bring one term to a sum, some bring several.
+    const auto net = generated(R"(<population id="P" size="1000" model="lif" seed="5" v-init="-60" v-init-max="-50" refractory="50"/>
+        <projection from="P[400:800]" to="P" kind="random" p="0.05" weight="1.62" seed="1"/>
+        <projection from="P[0:400]" to="P" kind="random" p="0.05" weight="1.62" seed="2"/>
+        <projection from="P[900:1000]" to="P" kind="random" p="0.05" weight="-9" seed="3"/>
+        <projection from="P[800:900]" to="P" kind="random" p="0.05" weight="-9" delay="2" seed="4"/>
+        <projection from="P[800:900]" to="P" kind="random" p="0.05" weight="-9" seed="6"/>)");
+    const int ticks = 400;
+    std::vector<input> drive;
+    std::mt19937 gen(9);
+    for (int t = 0; t < ticks; ++t)
+        for (int k = 0; k < 3; ++k) drive.push_back({static_cast<global_index>(gen() % 1000), t, 40.0f, engine::all_lanes});
+    const auto lanes = batched(net, 2, ticks, drive);
+    const auto sparse = batched(net, 1, ticks, drive);
+    std::size_t active = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < 1000; ++i) {
+            active += sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(active > ticks);
+    CHECK(active < 1000 * ticks / 50);
+}
+
+TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights and delays of their own") {
+    // Sources in descending order, so many distinct weights that every synapse keeps its own.
+    auto spec = whole_network(generated(R"(<population id="P" size="600" model="relu" bias="-1.5"/>)"));
+    spec.history = 4;
+    spec.in_begin = {0};
+    std::mt19937 gen(12);
+    std::uniform_real_distribution<float> weight(-0.9f, 0.9f);
+    for (std::size_t i = 0; i < 600; ++i) {
+        std::vector<global_index> sources;
+        for (int k = 0; k < 30; ++k) sources.push_back(static_cast<global_index>(gen() % 600));
+        std::sort(sources.rbegin(), sources.rend());
+        for (auto s : sources) spec.in.push_back({s, weight(gen), static_cast<std::uint16_t>(1 + gen() % 3)});
+        spec.in_begin.push_back(spec.in.size());
+    }
+    const int ticks = 300;
+    std::vector<input> drive;
+    for (int t = 0; t < ticks; ++t)
+        for (int k = 0; k < 4; ++k) drive.push_back({static_cast<global_index>(gen() % 600), t, 3.1f, engine::all_lanes});
+    const auto lanes = batched(spec, 2, ticks, drive);
+    const auto sparse = batched(spec, 1, ticks, drive);
+    std::size_t active = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < 600; ++i) {
+            active += sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(active > ticks);
+    CHECK(active < 600 * ticks / 30);
 }
