@@ -131,6 +131,32 @@ std::vector<std::vector<bool>> remote_reads(const std::vector<connection_piece>&
 }
 }  // namespace
 
+std::vector<node_load> loads_of(const network_plan& plan) {
+    const auto& net = *plan.doc.net;
+    const auto& node_of = plan.node_of_neuron;
+    std::vector<node_load> loads(plan.doc.clu->nodes.size());
+    for (auto v : node_of) ++loads[v].neurons;
+    const protocol::symbol_table symbols(net);
+    auto range = [&](const std::string& ref) { return std::get<protocol::neuron_range>(symbols.group(ref)); };
+    for (const auto& s : net.synapses) loads[node_of[range(s.to).first]].synapses += 1;
+    for (const auto& p : net.projections) {
+        const auto from = range(p.from), to = range(p.to);
+        for (auto t = to.first; t < to.first + to.size; ++t) {
+            auto& load = loads[node_of[t]];
+            const bool self = !p.autapses && t >= from.first && t < from.first + from.size;
+            switch (p.kind) {
+            case protocol::projection_kind::all: load.synapses += static_cast<double>(from.size) - (self ? 1 : 0); break;
+            case protocol::projection_kind::random:
+                load.synapses += p.p.value_or(0) * (static_cast<double>(from.size) - (self ? 1 : 0));
+                break;
+            case protocol::projection_kind::one_to_one: load.synapses += p.autapses || from.first != to.first ? 1 : 0; break;
+            case protocol::projection_kind::dense: load.dense_weights += from.size; break;
+            }
+        }
+    }
+    return loads;
+}
+
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b) {
     double delay = 0;
     for (const auto& l : links)

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 using namespace dnnc;
@@ -152,4 +153,31 @@ TEST_CASE("a dense layer that fits on a node stays whole; a larger one is split 
     CHECK(nodes_of("h2") == 1);  // 256 x 512 weights: fits in half the network
     CHECK(nodes_of("out") == 1);
     CHECK(nodes_of("h1") == 2);  // 512 x 784 weights: more than a node's share
+}
+
+TEST_CASE("a node's load follows from the rules: exact counts, expected ones for random projections") {
+    for (const std::string example : {"xor/xor.xml", "tree7/tree7.xml", "mlp/mlp.xml", "cuba/cuba.xml"}) {
+        INFO(example);
+        const auto plan = plan_of(example);
+        const auto loads = loads_of(plan);
+        const auto net = protocol::expand(*plan.doc.net, plan.doc.file);
+        std::vector<double> synapses(loads.size(), 0.0);
+        std::vector<std::uint64_t> neurons(loads.size(), 0), dense(loads.size(), 0);
+        for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+            synapses[plan.node_of_neuron[i]] += static_cast<double>(net.in_begin[i + 1] - net.in_begin[i]);
+            ++neurons[plan.node_of_neuron[i]];
+        }
+        for (const auto& d : net.dense)
+            for (auto t : d.targets) dense[plan.node_of_neuron[t]] += d.sources.size();
+        bool random = false;
+        for (const auto& p : plan.doc.net->projections) random |= p.kind == protocol::projection_kind::random;
+        for (std::size_t v = 0; v < loads.size(); ++v) {
+            CHECK(loads[v].neurons == neurons[v]);
+            CHECK(loads[v].dense_weights == dense[v]);
+            if (random)  // a sample of about n synapses lies within a few sqrt(n) of n
+                CHECK(std::abs(loads[v].synapses - synapses[v]) <= 5 * std::sqrt(synapses[v]) + 1);
+            else
+                CHECK(loads[v].synapses == synapses[v]);
+        }
+    }
 }

@@ -45,6 +45,15 @@ protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net
 // then holds this one.
 network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr);
 
+// What each node will hold of a network, from the rules: its neurons, its incoming synapses
+// (exact for every rule but `random`, whose expected count it is) and its dense weights.
+struct node_load {
+    std::uint64_t neurons = 0;
+    double synapses = 0;
+    std::uint64_t dense_weights = 0;
+};
+std::vector<node_load> loads_of(const network_plan& plan);
+
 // The emulated delay of the link between nodes a and b (0 when there is none).
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
 
