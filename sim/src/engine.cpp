@@ -227,20 +227,20 @@ struct engine::impl {
     }
 
     // For sparse activity: each slot's outgoing synapses, fan_out[out_begin[slot] ...
-    // out_begin[slot + 1]) in 4-byte words, in segments of one class, by ascending class,
-    // each in row order (ascending synapse index); and the distinct delays. A slot's block
-    // starts with its segments (one word: their count n; then n pairs of words: the class,
-    // where the segment ends, counted in words from the block's start), so one read of
-    // out_begin finds everything. A synapse of a class with one weight and delay is one word,
-    // its target (below); one of a class that varies per synapse is two, its synapse index
-    // (for syn_weight / syn_delay) and its target. Built only for one lane (batched ticks
-    // never take the sparse path).
+    // out_begin[slot + 1]) in 4-byte words, in segments of one class, by ascending class;
+    // and the distinct delays. A slot's block starts with its segments (one word: their
+    // count n; then n triples of words: the class, where its one-word entries end and where
+    // the segment ends, counted in words from the block's start), so one read of out_begin
+    // finds everything. A segment holds first, in row order, its synapses into sums that are
+    // in order, one word each (the target word below), then, in row order, the others, two
+    // words each (synapse index, target word): the index is what sorts a sum's terms into
+    // canonical order. A class that varies per synapse has only two-word entries (the index
+    // reads syn_weight and syn_delay). Built only for one lane (batched ticks never take the
+    // sparse path).
     //
     // A target word is target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum
     // it feeds gets its terms in canonical order as the sparse path makes them (sources by
-    // delay, then slot, then class, then row order): then they are added as they come. A sum
-    // that is not in order and gets one term in a tick adds it; one that gets several is
-    // computed from its row in canonical order, as the full path computes it.
+    // delay, then slot, then class, then row order): then they are added as they come.
     enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
     std::vector<std::uint64_t> out_begin;
     std::vector<std::uint32_t> fan_out;
@@ -248,12 +248,12 @@ struct engine::impl {
     std::vector<std::uint16_t> delays;
     tick_t remote_delay = 1;
     struct sparse_term {
-        std::uint32_t sum;  // the sum it adds to: target * 3 + feeds
+        std::uint32_t synapse;  // the canonical order
+        std::uint32_t sum;      // the sum it adds to: target * 3 + feeds
         float value;
     };
-    std::vector<sparse_term> contributions;  // this tick's terms of sums that are not in order
-    std::vector<std::uint32_t> touched;      // the in-order sums this tick added to
-    std::vector<std::uint32_t> colliding;    // the sums that are not in order with several terms
+    std::vector<sparse_term> contributions, colliding;
+    std::vector<std::uint32_t> touched;  // the in-order sums this tick added to
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
@@ -390,15 +390,15 @@ struct engine::impl {
         }
     }
 
-    // Sparse activity: only synapses whose source value is non-zero contribute, and leaving
-    // out exact zeros does not change a float sum. A sum gets its terms in canonical order:
-    // as they come when it is in order, alone when it has one, else from its row as the
-    // full path adds them; so both paths give the same bits. Returns false (nothing done,
-    // sums left zero) when activity is too dense to pay off.
+    // Sparse activity: only synapses whose source value is non-zero contribute. Adding
+    // the contributions of each target in ascending synapse index is its canonical order,
+    // and leaving out exact zeros does not change a float sum, so both paths give the
+    // same bits. Returns false (nothing done) when activity is too dense to pay off.
     bool compute_sparse(tick_t t, float* out) {
         // First count what the active sources would contribute, from the fan-outs alone
-        // (their words: about one per synapse).
-        const std::size_t budget = in_slot.size() / 8;
+        // (their words: one per synapse into a sum in order, two per other), against an
+        // eighth of all.
+        const std::size_t budget = in_slot.size() / 8, budget_words = fan_out.size() / 8;
         std::size_t expected = 0;
         active.clear();
         for (std::size_t k = 0; k < delays.size(); ++k) {
@@ -410,7 +410,7 @@ struct engine::impl {
             if (!find_nonzero(r, slots, std::min(budget, slots / 4), nonzero)) return false;
             for (const auto slot : nonzero) {
                 expected += out_begin[slot + 1] - out_begin[slot];
-                if (expected > budget) return false;
+                if (expected > budget_words) return false;
                 active.emplace_back(k, static_cast<std::uint32_t>(slot));
             }
         }
@@ -431,19 +431,16 @@ struct engine::impl {
         float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
         touched.clear();
         contributions.clear();
-        colliding.clear();
-        auto add_term = [&](std::uint32_t to, float value) {
+        auto add_in_order = [&](std::uint32_t to, float value) {
             const std::uint32_t target = to >> 3, into = to & 3;
-            const auto sum = target * 3 + into;
-            if (to & 4) {
-                sums[into][target] += value;
-                touched.push_back(sum);
-            } else {
-                contributions.push_back({sum, value});
-                auto& terms = terms_per_sum[sum];
-                if (terms == 1) colliding.push_back(sum);
-                terms += terms < 2;
-            }
+            sums[into][target] += value;
+            touched.push_back(target * 3 + into);
+        };
+        auto add_term = [&](std::uint32_t synapse, std::uint32_t to, float value) {
+            if (to & 4) return add_in_order(to, value);
+            const auto sum = (to >> 3) * 3 + (to & 3);
+            contributions.push_back({synapse, sum, value});
+            terms_per_sum[sum] += terms_per_sum[sum] < 2;
         };
         const std::uint32_t* const fan = fan_out.data();
         const synapse_class* const kinds = classes.data();
@@ -453,40 +450,34 @@ struct engine::impl {
             const auto d = delays[k];
             const float y = row(t - d)[slot];
             const std::uint32_t* const block = fan + base;
-            const std::uint32_t segments = block[0];
-            std::uint32_t o = 1 + 2 * segments;
-            for (std::uint32_t g = 1; g < 1 + 2 * segments; g += 2) {
+            const std::uint32_t segments_end = 1 + 3 * block[0];
+            std::uint32_t o = segments_end;
+            for (std::uint32_t g = 1; g < segments_end; g += 3) {
                 const auto& c = kinds[block[g]];
-                const std::uint32_t e = block[g + 1];
+                const std::uint32_t mid = block[g + 1], e = block[g + 2];
                 if (c.varies) {
                     for (; o < e; o += 2)
-                        if (delay_of(c, block[o]) == d) add_term(block[o + 1], weight_of(c, block[o]) * y);
+                        if (delay_of(c, block[o]) == d) add_term(block[o], block[o + 1], weight_of(c, block[o]) * y);
                 } else if (c.delay != d) {
                     o = e;
                 } else {
                     const float value = c.weight * y;
-                    for (; o < e; ++o) add_term(block[o], value);
+                    for (; o < mid; ++o) add_in_order(block[o], value);
+                    for (; o < e; o += 2) add_term(block[o], block[o + 1], value);
                 }
             }
         }
-        // Of the others, a sum with one term takes it; a sum with several is computed from
-        // its row in canonical order. That reads whole rows: when they hold more than a
-        // quarter of all synapses, the full path (in parallel) is cheaper.
-        std::uint64_t rows_read = 0;
-        for (const auto sum : colliding) rows_read += in_begin[sum / 3 + 1] - in_begin[sum / 3];
-        if (rows_read > in_slot.size() / 4) {
-            for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
-            for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
-            return false;
-        }
+        // Of the others, a sum with one term takes it at once; the terms of a sum with
+        // several are sorted by synapse first: their canonical order.
+        auto add = [&](const sparse_term& c) { sums[c.sum % 3][c.sum / 3] += c.value; };
+        colliding.clear();
         for (const auto& c : contributions)
-            if (terms_per_sum[c.sum] == 1) sums[c.sum % 3][c.sum / 3] += c.value;
-        if (rows_read < (std::uint64_t{1} << 18))
-            for (const auto sum : colliding) sum_from_row(sum / 3, sum % 3, t);
-        else
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, colliding.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
-                for (auto k = r.begin(); k < r.end(); ++k) sum_from_row(colliding[k] / 3, colliding[k] % 3, t);
-            });
+            if (terms_per_sum[c.sum] == 1)
+                add(c);
+            else
+                colliding.push_back(c);
+        std::sort(colliding.begin(), colliding.end(), [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
+        for (const auto& c : colliding) add(c);
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
@@ -506,36 +497,6 @@ struct engine::impl {
             for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
         }
         return true;
-    }
-
-    // Adds to sum `into` of neuron i (holding its start value) every synapse of its row that
-    // feeds it, in canonical order, exactly as compute_range adds them.
-    void sum_from_row(std::size_t i, std::uint32_t into, tick_t t) {
-        float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
-        const bool lif = coefficients(i).model == protocol::neuron_model::lif;
-        float sum = sums[into][i];
-        const auto first = in_begin[i];
-        auto s = first;
-        for (auto r = syn_run_begin[i]; r < syn_run_begin[i + 1]; ++r) {
-            const auto& k = classes[syn_runs[r].cls];
-            const auto e = first + syn_runs[r].end;
-            if (k.varies) {
-                for (; s < e; ++s) {
-                    const float w = weight_of(k, s);
-                    if ((!lif ? feeds_u : w >= 0 ? feeds_excitatory : feeds_inhibitory) == into)
-                        sum += w * row(t - delay_of(k, s))[in_slot[s]];
-                }
-                continue;
-            }
-            const float w = k.weight;
-            if ((!lif ? feeds_u : w >= 0 ? feeds_excitatory : feeds_inhibitory) != into) {
-                s = e;
-                continue;
-            }
-            const float* const y = row(t - k.delay);
-            for (; s < e; ++s) sum += w * y[in_slot[s]];
-        }
-        sums[into][i] = sum;
     }
 
     // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
@@ -744,15 +705,15 @@ struct engine::impl {
     }
 
     // Each slot's outgoing synapses for the sparse path: class by class, the runs of that
-    // class in row order, so a slot's synapses of one class are consecutive and ascend.
+    // class in row order, first those into sums in order, then the others, so a slot's
+    // synapses of one class are consecutive and each part ascends.
     void build_fan_out() {
         const std::uint64_t total = in_slot.size();
-        const bool indexed = std::any_of(classes.begin(), classes.end(), [](const synapse_class& c) { return c.varies; });
-        sparse = local < max_sparse_neurons && (!indexed || total <= std::numeric_limits<std::uint32_t>::max());
+        sparse = local < max_sparse_neurons;
         if (!sparse) return;
         struct placed {
             std::uint64_t first, last;
-            std::uint32_t target;
+            std::uint32_t target, to;  // the target word of the run's synapses
         };
         std::vector<std::uint64_t> class_begin(classes.size() + 1, 0);
         for (const auto& r : syn_runs) ++class_begin[r.cls + 1];
@@ -762,41 +723,56 @@ struct engine::impl {
             std::vector<std::uint64_t> cursor(class_begin.begin(), class_begin.end() - 1);
             for (std::size_t k = 0; k < local; ++k) {
                 auto s = in_begin[k];
+                const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
                 for (auto r = syn_run_begin[k]; r < syn_run_begin[k + 1]; ++r) {
                     const auto end = in_begin[k] + syn_runs[r].end;
-                    by_class[cursor[syn_runs[r].cls]++] = {s, end, static_cast<std::uint32_t>(k)};
+                    const auto& c = classes[syn_runs[r].cls];
+                    // A class that varies sets each synapse's target word itself (below).
+                    const std::uint32_t sum = !lif ? feeds_u : c.weight >= 0 ? feeds_excitatory : feeds_inhibitory;
+                    const std::uint32_t in_order = c.varies ? 0 : (in_order_bits[k] >> sum) & 1;
+                    by_class[cursor[syn_runs[r].cls]++] = {s, end, static_cast<std::uint32_t>(k),
+                                                           static_cast<std::uint32_t>(k) << 3 | in_order << 2 | sum};
                     s = end;
                 }
             }
         }
+        // f(class, placed run, synapse, words): class by class, the one-word entries first.
         auto each = [&](auto&& f) {
             for (std::uint32_t c = 0; c < classes.size(); ++c)
-                for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p)
-                    for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p].target, s);
+                for (std::uint32_t words = 1; words <= 2; ++words)
+                    for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
+                        const std::uint32_t w = classes[c].varies || !(by_class[p].to & 4) ? 2 : 1;
+                        if (w != words) continue;
+                        for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p], s, words);
+                    }
         };
         // Segments and words per slot first: a block holds a count, its segments, its synapses.
         out_begin.assign(slots + 1, 0);
         std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);
-        each([&](std::uint32_t c, std::uint32_t, std::uint64_t s) {
+        bool indexed = false;
+        each([&](std::uint32_t c, const placed&, std::uint64_t s, std::uint32_t words) {
             const auto slot = in_slot[s];
             if (latest[slot] != c) {
                 latest[slot] = c;
                 ++segments[slot];
             }
-            out_begin[slot + 1] += classes[c].varies ? 2 : 1;
+            out_begin[slot + 1] += words;
+            indexed |= words == 2;
         });
         // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
         std::uint64_t offset = 0;
+        bool fits = !indexed || total <= std::numeric_limits<std::uint32_t>::max();
         for (std::size_t slot = 0; slot < slots; ++slot) {
             const auto words = out_begin[slot + 1];
             out_begin[slot] = offset;
-            const auto block = words ? 1 + 2 * std::uint64_t{segments[slot]} + words : 0;
-            if (block > std::numeric_limits<std::uint32_t>::max()) {
-                sparse = false;
-                out_begin = {};
-                return;
-            }
+            const auto block = words ? 1 + 3 * std::uint64_t{segments[slot]} + words : 0;
+            fits &= block <= std::numeric_limits<std::uint32_t>::max();
             offset += block;
+        }
+        if (!fits) {
+            sparse = false;
+            out_begin = {};
+            return;
         }
         out_begin[slots] = offset;
         std::vector<std::uint64_t> cursor(slots), segment_at(slots);
@@ -805,21 +781,27 @@ struct engine::impl {
             if (out_begin[slot] == out_begin[slot + 1]) continue;
             fan_out[out_begin[slot]] = segments[slot];
             segment_at[slot] = out_begin[slot] + 1;
-            cursor[slot] = out_begin[slot] + 1 + 2 * std::uint64_t{segments[slot]};
+            cursor[slot] = out_begin[slot] + 1 + 3 * std::uint64_t{segments[slot]};
         }
         std::fill(latest.begin(), latest.end(), no_slot);
-        each([&](std::uint32_t c, std::uint32_t k, std::uint64_t s) {
+        each([&](std::uint32_t c, const placed& p, std::uint64_t s, std::uint32_t words) {
             const auto slot = in_slot[s];
+            const auto at = cursor[slot] - out_begin[slot];
             if (latest[slot] != c) {
                 latest[slot] = c;
                 fan_out[segment_at[slot]] = c;
-                segment_at[slot] += 2;
+                fan_out[segment_at[slot] + 1] = static_cast<std::uint32_t>(at);
+                segment_at[slot] += 3;
             }
-            const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
-            const std::uint32_t sum = !lif ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
-            const std::uint32_t in_order = (in_order_bits[k] >> sum) & 1;
-            if (classes[c].varies) fan_out[cursor[slot]++] = static_cast<std::uint32_t>(s);
-            fan_out[cursor[slot]++] = k << 3 | in_order << 2 | sum;
+            std::uint32_t to = p.to;
+            if (classes[c].varies) {
+                const bool lif = spec.neurons[p.target].params.model == protocol::neuron_model::lif;
+                const std::uint32_t sum = !lif ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
+                to = p.target << 3 | ((in_order_bits[p.target] >> sum) & 1) << 2 | sum;
+            }
+            if (words == 2) fan_out[cursor[slot]++] = static_cast<std::uint32_t>(s);
+            fan_out[cursor[slot]++] = to;
+            if (words == 1) fan_out[segment_at[slot] - 2] = static_cast<std::uint32_t>(cursor[slot] - out_begin[slot]);
             fan_out[segment_at[slot] - 1] = static_cast<std::uint32_t>(cursor[slot] - out_begin[slot]);
         });
     }

@@ -203,7 +203,7 @@ TEST_CASE("the sparse path adds every sum's terms in canonical order, as the lan
     CHECK(active < 400 * ticks / 8);  // sparse enough for the sparse path
 }
 
-TEST_CASE("the sparse path computes a sum that is not in order from its row when it gets several terms") {
+TEST_CASE("the sparse path adds the terms of lif sums that are not in order in canonical order, as the lanes path does") {
     // Each projection split in two and listed upper half first: no lif sum gets its terms in
     // (delay, source) order, most ticks bring one term to a sum, some bring several.
     const auto net = generated(R"(<population id="P" size="1000" model="lif" seed="5" v-init="-60" v-init-max="-50" refractory="50"/>
