@@ -5,10 +5,12 @@
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "dnnc/sim/memory.hpp"
 #include "node_messages.hpp"
 #include "probe_route.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <map>
@@ -322,6 +324,66 @@ std::size_t lead::find_self(const protocol::cluster& clu) const {
                       ") is not one of the cluster's nodes; submit to a node the document names");
 }
 
+// Refuses, before anything changes on the cluster, a network whose shares would not fit in
+// the memory of the machines they go to: each node's share is known from the rules
+// (plan::loads_of), and every node says what its machine can still give and its own limit.
+// Nodes on one host share its memory; what their current networks hold counts as free when
+// they are replaced.
+void lead::check_memory(const plan::network_plan& plan, bool replace) {
+    const auto loads = plan::loads_of(plan);
+    const auto& nodes = plan.doc.clu->nodes;
+    const auto self = find_self(*plan.doc.clu);
+    const auto batch = static_cast<std::uint32_t>(plan.doc.run ? plan.doc.run->batch : 1);
+    struct host {
+        std::uint64_t available = 0, released = 0;
+        double needed = 0, synapses = 0;
+        std::vector<std::string> nodes;
+    };
+    std::map<std::string, host> hosts;
+    for (std::size_t v = 0; v < nodes.size(); ++v) {
+        json status;
+        if (v == self) {
+            own_.describe(status);
+        } else {
+            try {
+                const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
+                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, std::chrono::seconds(10)).payload);
+            } catch (const std::exception&) {
+                continue;  // the probes name a node that does not answer
+            }
+        }
+        const json memory = status.value("memory", json::object());
+        const auto needed = static_cast<double>(sim::bytes_needed(static_cast<std::uint64_t>(loads[v].synapses),
+                                                                  loads[v].neurons, loads[v].dense_weights, batch));
+        const auto limit = memory.value("limit", std::uint64_t{0});
+        if (limit > 0 && needed > static_cast<double>(limit))
+            throw error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +
+                        std::to_string(static_cast<long long>(loads[v].synapses)) + " synapses, needing about " +
+                        std::to_string(static_cast<long long>(needed / (1 << 20))) + " MiB; its limit is " +
+                        std::to_string(limit >> 20) + " MiB (--memory-limit). Nothing was changed on the cluster.");
+        auto& h = hosts[is_loopback_host(nodes[v].host) ? "this machine" : nodes[v].host];
+        h.available = std::max(h.available, memory.value("available", std::uint64_t{0}));
+        if (replace) h.released += memory.value("network", std::uint64_t{0});
+        h.needed += needed;
+        h.synapses += loads[v].synapses;
+        h.nodes.push_back(nodes[v].id);
+    }
+    for (const auto& [name, h] : hosts) {
+        const double room = static_cast<double>(h.available + h.released);
+        if (h.available == 0 || h.needed <= 0.9 * room) continue;  // 0: the machine did not say
+        std::string list;
+        for (const auto& id : h.nodes) list += (list.empty() ? "" : ", ") + id;
+        auto gib = [](double bytes) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.1f", bytes / (1 << 30));
+            return std::string(text);
+        };
+        throw error("the network does not fit in memory: nodes " + list + " on " + name + " would hold about " +
+                    std::to_string(static_cast<long long>(h.synapses)) + " synapses, needing about " + gib(h.needed) +
+                    " GiB; " + gib(room) + " GiB are available there. Nothing was changed on the cluster.");
+    }
+}
+
 namespace {
 std::string acks_hash(const json& acks, const std::string& node) {
     for (const auto& a : acks)
@@ -351,6 +413,7 @@ json lead::submit(const std::string& payload, bool replace) {
         std::lock_guard<std::mutex> lock(mutex_);
         last_partition_ = std::move(memo);
     }
+    check_memory(plan, replace);
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
     // A snapshot's state is checked before anything changes on the cluster.
     const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};

@@ -48,6 +48,7 @@ private:
 
     nlohmann::json submit(const std::string& payload, bool replace);
     std::size_t find_self(const protocol::cluster& clu) const;
+    void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
     std::string snapshot();

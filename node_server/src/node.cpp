@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <string>
+
 #include <unistd.h>
 
 namespace dnnc::node_server {
@@ -81,6 +84,21 @@ struct node::impl {
         return s;
     }
 };
+
+std::uint64_t parse_byte_size(const std::string& text) {
+    std::size_t used = 0;
+    double value = -1;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+    }
+    const std::string unit = text.substr(std::min(used, text.size()));
+    const std::string units = "KMGT";
+    const auto power = unit.empty() ? 0 : units.find(unit) + 1;
+    if (value < 0 || used == 0 || (!unit.empty() && (unit.size() != 1 || power == 0)) || !std::isfinite(value))
+        throw usage_error("'" + text + "' is not a size (bytes, or a number followed by K, M, G or T)");
+    return static_cast<std::uint64_t>(value * std::pow(1024.0, static_cast<double>(power)));
+}
 
 node::node(node_options options) : impl_(std::make_unique<impl>(std::move(options))) {}
 

@@ -43,6 +43,8 @@ public:
     // [[neuron index, tick, value(, lane)], ...]; without a lane, every lane
     void add_inputs(const nlohmann::json& inputs);
     sim::runner_stats stats() const { return runner_->stats(); }
+    // What the engine holds per synapse, in all (docs/simulation.md, memory layout).
+    std::size_t synapse_bytes() const { return engine_.synapse_bytes(); }
     // This node's neuron states; the runner must be paused (frozen).
     std::vector<protocol::indexed_state> capture() const;
     // Installs states (local neurons and the remote ones it reads) so that the next tick is

@@ -7,6 +7,8 @@
 #include "probe_route.hpp"
 
 #include <cstring>
+#include <fstream>
+#include <limits>
 #include <future>
 
 namespace dnnc::node_server {
@@ -221,8 +223,25 @@ std::optional<std::string> worker::network() const {
     return config_->network;
 }
 
+namespace {
+// What the machine could still give this node: MemAvailable of /proc/meminfo (0: unknown).
+std::uint64_t memory_available() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kb = 0;
+    while (in >> key >> kb) {
+        if (key == "MemAvailable:") return kb * 1024;
+        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return 0;
+}
+}  // namespace
+
 void worker::describe(json& s) const {
     std::lock_guard<std::mutex> lock(mutex_);
+    s["memory"] = {{"available", memory_available()},
+                   {"limit", options_.memory_limit},
+                   {"network", simulation_ ? simulation_->synapse_bytes() : 0}};
     s["state"] = config_ ? "idle" : "unconfigured";
     s["role"] = config_ ? "worker" : "none";
     if (!config_) return;

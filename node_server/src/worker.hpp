@@ -51,7 +51,10 @@ public:
     std::vector<protocol::indexed_state> capture_subtree();
     // Whether a network is installed here, and its name.
     std::optional<std::string> network() const;
-    // status fields of this node: state, node, network, lead, neurons, config_hash, epoch.
+    // status fields of this node: state, role, memory {available: what its machine can still
+    // give, limit: node_options::memory_limit, network: what its network's engine holds},
+    // node, network, lead, neurons,
+    // config_hash, epoch.
     void describe(nlohmann::json& status) const;
     // Stops the simulation (the node is going away).
     void shutdown();

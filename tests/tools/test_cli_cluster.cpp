@@ -199,3 +199,43 @@ TEST_CASE("cluster down without a record and status of a silent address fail cle
     CHECK(run_command(dnnc_binary() + " status --timeout 1 --lead " + at(ports[0])).exit_code == 1);
     CHECK(run_command(dnnc_binary() + " status --lead nonsense").exit_code == 2);
 }
+
+TEST_CASE("a network whose share does not fit a node's memory is refused before anything changes") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto small = dir.file("small.xml", two_linked_nodes(ports, 200, "  <run probes=\"2\"/>\n"));
+    local_cluster_guard cluster(small, "--memory-limit 64M");
+    INFO(cluster.up.err);
+    REQUIRE(cluster.up.exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " submit " + small + " --to " + at(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " step 3 --lead " + at(ports[0])).exit_code == 0);
+    const std::vector<json> before{status_of(ports[0]), status_of(ports[1])};
+    CHECK(before[1]["memory"]["limit"] == 64 << 20);
+    CHECK(before[1]["memory"]["network"].get<std::uint64_t>() > 0);
+
+    // 20,000 neurons at p = 0.1: 40M synapses, about 180 MB a node at 9 bytes a synapse.
+    std::string big = slurp(small);
+    big.replace(big.find("size=\"200\""), 10, "size=\"20000\"");
+    big.replace(big.find("p=\"0.05\""), 8, "p=\"0.1\"");
+    const auto huge = dir.file("huge.xml", big);
+    const auto refused = run_command(dnnc_binary() + " submit " + huge + " --replace --to " + at(ports[0]));
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.err, Catch::Contains("does not fit in memory") && Catch::Contains("its limit is 64 MiB") &&
+                                Catch::Contains("Nothing was changed"));
+    // Both nodes still run the network they had, at the tick they were at.
+    for (std::size_t k = 0; k < ports.size(); ++k) {
+        const auto s = status_of(ports[k]);
+        CHECK(s["network"] == "it");
+        CHECK(s["config_hash"] == before[k]["config_hash"]);
+        CHECK(s["neurons"] == before[k]["neurons"]);
+    }
+    CHECK(status_of(ports[0])["tick"] == 2);
+    const auto step = run_command(dnnc_binary() + " step 2 --lead " + at(ports[0]));
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    CHECK(status_of(ports[0])["tick"] == 4);
+
+    const auto bad = run_command(dnnc_binary() + " cluster up " + small + " --memory-limit lots");
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("'lots' is not a size"));
+}

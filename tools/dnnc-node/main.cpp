@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     int port = 0;
     std::size_t threads = 1;
     std::vector<std::string> delays;
-    std::string device = "auto";
+    std::string device = "auto", memory_limit;
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
     app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
     app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
     app.add_option("--device", device, "Where dense projections run: auto (CUDA when available), cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    app.add_option("--memory-limit", memory_limit,
+                   "The most memory this node's share of a network may need, e.g. 512M or 8G (default: what the machine has)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
         options.server.threads = threads;
         if (!secret_file.empty()) options.server.secret = dnnc::node_server::read_secret_file(secret_file);
         for (const auto& d : delays) options.emulate_delay_ms.insert(parse_delay(d));
+        if (!memory_limit.empty()) options.memory_limit = dnnc::node_server::parse_byte_size(memory_limit);
         options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
                                                    : device == "cuda" ? dnnc::sim::device_choice::cuda
                                                                       : dnnc::sim::device_choice::auto_select);

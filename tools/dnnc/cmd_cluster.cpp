@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/node_server/node.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <filesystem>
@@ -14,10 +15,9 @@ namespace dnnc::cli {
 namespace {
 
 struct cluster_options {
-    std::string file, log_level = "info";
+    std::string file, log_level = "info", memory_limit;
     client_options client;
 };
-
 
 protocol::cluster cluster_of(const std::string& file) {
     const auto doc = protocol::load_document(file);
@@ -31,6 +31,8 @@ int run_up(const cluster_options& o) {
     launch.node_binary = node_binary();
     launch.secret_file = o.client.secret_file;
     launch.log_level = o.log_level;
+    if (!o.memory_limit.empty()) node_server::parse_byte_size(o.memory_limit);  // a bad size stops here (exit 2)
+    launch.memory_limit = o.memory_limit;
     if (!o.client.secret_file.empty()) o.client.secret();  // fail early on an unreadable secret
     const auto started = node_server::start_local_cluster(clu, o.file, launch);
     for (const auto& n : started.nodes)
@@ -59,6 +61,7 @@ void add_cluster(CLI::App& app, action& chosen) {
     auto* up = cmd->add_subcommand("up", "Start a dnnc-node for each node of CONFIG on this machine");
     up->add_option("file", o->file, "DNNC document with a <cluster>")->required();
     up->add_option("--log-level", o->log_level, "The nodes' log level");
+    up->add_option("--memory-limit", o->memory_limit, "The most memory each node's share may need, e.g. 8G");
     o->client.add_to(up);
     up->callback([o, &chosen] { chosen = [o] { return run_up(*o); }; });
     auto* down = cmd->add_subcommand("down", "Stop the nodes `cluster up` started for CONFIG");

@@ -8,6 +8,7 @@
 #include "dnnc/node_server/server.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,7 +24,13 @@ struct node_options {
     std::string device = "cpu";
     // How long a call to another node (a subtree's configure, a probe) may take.
     std::chrono::milliseconds call_timeout{60000};
+    // The most memory (bytes) this node's share of a network may need; 0: what its machine
+    // can give. The lead refuses a network whose share does not fit, before anything changes.
+    std::uint64_t memory_limit = 0;
 };
+
+// "123", "512K", "64M", "8G" or "1T" (powers of 1024) as bytes; usage_error otherwise.
+std::uint64_t parse_byte_size(const std::string& text);
 
 class node {
 public:
