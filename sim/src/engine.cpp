@@ -258,6 +258,12 @@ struct engine::impl {
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<std::uint32_t> nonzero;                          // slots, while scanning
+    // The order in which the sparse path visits the active sources of one delay: ascending
+    // global index (rank[slot]). Local neurons take the first slots and remote ones the
+    // rest, so on a node that reads remote neurons the slot order is not the index order,
+    // and a sum fed in canonical order by sources on several nodes would not be in order.
+    std::vector<std::uint32_t> rank;
+    bool ranked_by_slot = true;  // rank[slot] == slot everywhere: nothing to sort
     std::vector<float> sum_u, sum_e, sum_i;
     // Dense projections: the matrix, where its inputs are read, and whose sums it feeds.
     struct dense_block {
@@ -408,11 +414,15 @@ struct engine::impl {
             // the faster path).
             nonzero.clear();
             if (!find_nonzero(r, slots, std::min(budget, slots / 4), nonzero)) return false;
+            const auto first = active.size();
             for (const auto slot : nonzero) {
                 expected += out_begin[slot + 1] - out_begin[slot];
                 if (expected > budget_words) return false;
                 active.emplace_back(k, static_cast<std::uint32_t>(slot));
             }
+            if (!ranked_by_slot)
+                std::sort(active.begin() + static_cast<std::ptrdiff_t>(first), active.end(),
+                          [&](const auto& a, const auto& b) { return rank[a.second] < rank[b.second]; });
         }
         // Fan-outs lie far apart in memory: ask for all of them before reading the first.
         for (const auto& a : active) {
@@ -634,6 +644,7 @@ struct engine::impl {
         }
         in_order_bits.assign(n, 0);
 
+        rank_slots();
         const slot_lookup lookup(slot_of, 4 * (total + n) + 4096);
         std::mutex failure_mutex;
         std::size_t failed_row = n;
@@ -648,7 +659,7 @@ struct engine::impl {
                 auto at = syn_run_begin[k];
                 std::uint32_t current = no_slot;
                 // A sum is in order when its synapses, in canonical order, come from
-                // non-decreasing (delay, source slot, class).
+                // non-decreasing (delay, source rank, class): the order the sparse path adds them in.
                 bool in_order[3] = {true, true, true};
                 std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> latest[3] = {};
                 rows.fill(k, [&](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
@@ -675,7 +686,7 @@ struct engine::impl {
                     syn_runs[at - 1].end = static_cast<std::uint32_t>(s + 1 - first);
                     if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
                     const int sum = !lif ? feeds_u : weight >= 0 ? feeds_excitatory : feeds_inhibitory;
-                    const std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> key{delay, slot, cls};
+                    const std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> key{delay, rank[slot], cls};
                     if (key < latest[sum]) in_order[sum] = false;
                     latest[sum] = key;
                     ++s;
@@ -806,6 +817,16 @@ struct engine::impl {
         });
     }
 
+    // Every slot's rank: its place in ascending global index.
+    void rank_slots() {
+        std::vector<std::pair<global_index, std::uint32_t>> by_index(slot_of.begin(), slot_of.end());
+        std::sort(by_index.begin(), by_index.end());
+        rank.assign(by_index.size(), 0);
+        for (std::size_t r = 0; r < by_index.size(); ++r) rank[by_index[r].second] = static_cast<std::uint32_t>(r);
+        ranked_by_slot = true;
+        for (std::size_t slot = 0; slot < rank.size() && ranked_by_slot; ++slot) ranked_by_slot = rank[slot] == slot;
+    }
+
     // Dense blocks, peers, the history and the sparse path's fan-out; then the neurons' states.
     void finish(const engine_spec& s) {
         std::uint16_t max_delay = synapse_max_delay;
@@ -829,6 +850,8 @@ struct engine::impl {
             receive_slots.push_back(std::move(receives));
         }
         slots = slot_of.size();
+        // Slots a dense block added after the rows were built feed no synapse: they rank last.
+        for (auto slot = static_cast<std::uint32_t>(rank.size()); slot < slots; ++slot) rank.push_back(slot);
         width = slots * batch;
         ring = static_cast<std::size_t>(std::max(max_delay, s.history)) + 1;
         if (batch == 1) build_fan_out();
