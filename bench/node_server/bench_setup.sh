@@ -73,14 +73,16 @@ t0=$(seconds); "$dnnc" cluster up "$work/net.xml" --log-level warn > /dev/null; 
 record=$(ls -d "${XDG_RUNTIME_DIR:-/tmp}"/dnnc-cluster-"$(id -u)"-*/cluster.json | xargs ls -t | head -1)
 /usr/bin/time -f '%M' -o "$work/client_kb" "$dnnc" submit "$work/net.xml" --to "$lead" > "$work/submit.txt"; t2=$(seconds)
 "$dnnc" step 1 --lead "$lead" > /dev/null; t3=$(seconds)
-node_kb=0
+node_kb=0 each=""
 for pid in $(python3 -c "import json,sys; print(' '.join(str(n['pid']) for n in json.load(open(sys.argv[1]))['nodes']))" "$record"); do
-  node_kb=$((node_kb + $(awk '/VmHWM/ {print $2}' "/proc/$pid/status")))
+  kb=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+  node_kb=$((node_kb + kb)) each="$each $((kb / 1024))"
 done
 client_kb=$(cat "$work/client_kb")
 touch "$work/stop"; wait "$sampler"; pss_kb=$(cat "$work/pss_kb")
 echo "nodes up $(elapsed "$t0" "$t1") s; submit (plan, probes, fan-out, rows built on the nodes) $(elapsed "$t1" "$t2") s; first tick $(elapsed "$t2" "$t3") s"
 python3 -c "s = $t3 - $t1; print(f'submit to first tick: {s:.2f} s = {s / 10:.2f}x the limit (10 s)')"
+echo "each node's peak (MiB, the lead first):$each"
 python3 -c "b = ($node_kb + $client_kb) * 1024; print(f'each process\'s own peak, summed: nodes {$node_kb / 1048576:.2f} GiB + client {$client_kb / 1024:.0f} MiB = {b / $synapses:.1f} bytes/synapse = {b / $synapses / 16:.2f}x the limit (16)')"
 python3 -c "b = $pss_kb * 1024; print(f'peak of the summed PSS of every process: {b / 2**30:.2f} GiB = {b / $synapses:.1f} bytes/synapse = {b / $synapses / 16:.2f}x the limit (16)')"
 "$dnnc" step "$ticks" --lead "$lead" > /dev/null; t4=$(seconds)
