@@ -1,46 +1,101 @@
 #include "dnnc/sim/torch_backend.hpp"
 
+#include "torch_module.hpp"
+
 #include "dnnc/protocol/error.hpp"
 
-#include <torch/torch.h>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <dlfcn.h>
 
 namespace dnnc::sim {
 
+namespace {
+
+// Where libdnnc_torch.so is looked for: $DNNC_TORCH_MODULE, then beside the installed
+// libraries, then in the build tree this library was built in.
+std::vector<std::string> module_candidates() {
+    std::vector<std::string> paths;
+    if (const char* set = std::getenv("DNNC_TORCH_MODULE"); set && *set) paths.emplace_back(set);
+    paths.emplace_back(DNNC_TORCH_MODULE_INSTALLED);
+    paths.emplace_back(DNNC_TORCH_MODULE_BUILT);
+    return paths;
+}
+
+// LibTorch, loaded once, on first use.
+const torch_module::api& torch_api() {
+    static std::once_flag once;
+    static const torch_module::api* api = nullptr;
+    static std::string failure;
+    std::call_once(once, [] {
+        std::string tried;
+        for (const auto& path : module_candidates()) {
+            if (!std::filesystem::exists(path)) {
+                tried += "\n  " + path + ": not there";
+                continue;
+            }
+            void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!handle) {
+                tried += "\n  " + path + ": " + ::dlerror();
+                continue;
+            }
+            using entry = const torch_module::api* (*)();
+            const auto get = reinterpret_cast<entry>(::dlsym(handle, torch_module::entry_point));
+            if (get && get()->version == torch_module::version) {
+                api = get();
+                return;
+            }
+            tried += "\n  " + path + ": not a dnnc LibTorch module of this version";
+        }
+        failure = "the LibTorch module (libdnnc_torch.so), which dense projections run on, cannot be loaded:" + tried;
+    });
+    if (!api) throw error(failure);
+    return *api;
+}
+
+}  // namespace
+
 backend_info query_backend() {
     backend_info info;
-    info.torch_version = TORCH_VERSION;
-    info.cuda_available = torch::cuda::is_available();
-    info.cuda_devices = info.cuda_available ? static_cast<int>(torch::cuda::device_count()) : 0;
+    torch_api().query(info.torch_version, info.cuda_available, info.cuda_devices);
     return info;
 }
 
 std::string resolve_device(device_choice choice) {
-    const bool has_cuda = torch::cuda::is_available();
     switch (choice) {
     case device_choice::cpu: return "cpu";
     case device_choice::cuda:
-        if (!has_cuda) throw usage_error("--device cuda: no CUDA device is available");
+        if (!query_backend().cuda_available) throw usage_error("--device cuda: no CUDA device is available");
         return "cuda";
     case device_choice::auto_select: break;
     }
-    return has_cuda ? "cuda" : "cpu";
+    return "auto";
 }
 
 struct dense_matrix::impl {
-    torch::Tensor weights;
-    torch::Device device{torch::kCPU};
+    void* handle = nullptr;
     std::size_t rows = 0, cols = 0;
+    ~impl() {
+        if (handle) torch_api().destroy(handle);
+    }
 };
 
 dense_matrix::dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device)
     : impl_(std::make_unique<impl>()) {
+    const auto& api = torch_api();
+    std::string where = device;
+    if (device == "auto") where = query_backend().cuda_available ? "cuda" : "cpu";
     impl_->rows = rows;
     impl_->cols = cols;
-    impl_->device = device == "cuda" ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
-    // from_blob does not own the memory: clone (and move to the device) once.
-    const auto host = torch::from_blob(const_cast<float*>(weights), {static_cast<long>(rows), static_cast<long>(cols)},
-                                       torch::kFloat32);
-    impl_->weights = host.to(impl_->device, /*non_blocking=*/false, /*copy=*/true).contiguous();
+    try {
+        impl_->handle = api.create(weights, rows, cols, where);
+    } catch (const std::exception& e) {
+        throw error(std::string("a dense projection could not be put on ") + where + ": " + e.what());
+    }
 }
 
 dense_matrix::~dense_matrix() = default;
@@ -50,21 +105,7 @@ std::size_t dense_matrix::rows() const { return impl_->rows; }
 std::size_t dense_matrix::cols() const { return impl_->cols; }
 
 void dense_matrix::multiply(const float* x, float* y, std::size_t batch) const {
-    torch::NoGradGuard no_grad;
-    const auto rows = static_cast<long>(impl_->rows), cols = static_cast<long>(impl_->cols);
-    const auto lanes = static_cast<long>(batch);
-    const auto input = batch == 1 ? torch::from_blob(const_cast<float*>(x), {cols}, torch::kFloat32)
-                                  : torch::from_blob(const_cast<float*>(x), {cols, lanes}, torch::kFloat32);
-    auto output = batch == 1 ? torch::from_blob(y, {rows}, torch::kFloat32) : torch::from_blob(y, {rows, lanes}, torch::kFloat32);
-    if (impl_->device.is_cpu()) {
-        if (batch == 1)
-            torch::mv_out(output, impl_->weights, input);
-        else
-            torch::mm_out(output, impl_->weights, input);
-        return;
-    }
-    const auto on_device = input.to(impl_->device);
-    output.copy_((batch == 1 ? torch::mv(impl_->weights, on_device) : torch::mm(impl_->weights, on_device)).to(torch::kCPU));
+    torch_api().multiply(impl_->handle, x, y, batch);
 }
 
 }  // namespace dnnc::sim

@@ -1,16 +1,53 @@
+// LibTorch is a module loaded on first use: a process with no dense projection never maps
+// it; the first dense matrix or device question loads it. One test case, in a process of
+// its own, because what it checks is the state of the process.
 #include "dnnc/sim/torch_backend.hpp"
 
 #include "dnnc/protocol/error.hpp"
+#include "dnnc/sim/engine.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <string>
+
 using namespace dnnc::sim;
 
-TEST_CASE("the backend reports LibTorch and agrees with the device choice") {
+namespace {
+bool libtorch_mapped() {
+    std::ifstream maps("/proc/self/maps");
+    const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+    return text.find("libtorch_cpu") != std::string::npos;
+}
+}  // namespace
+
+TEST_CASE("LibTorch is loaded on first use, and the backend agrees with the device choice") {
+    REQUIRE_FALSE(libtorch_mapped());
+    // An engine without dense projections, and choosing a device other than CUDA, need no LibTorch.
+    engine_spec spec;
+    spec.neurons.push_back({0, {}, 0, 0.0});
+    spec.neurons.push_back({1, {}, 0, 0.0});
+    spec.in_begin = {0, 1, 1};
+    spec.in.push_back({0, 0.5f, 1});
+    engine plain(spec);
+    plain.compute();
+    CHECK(resolve_device(device_choice::cpu) == "cpu");
+    CHECK(resolve_device(device_choice::auto_select) == "auto");
+    CHECK_FALSE(libtorch_mapped());
+
+    // A dense block loads it, on the device "auto" picks.
+    const float weights[] = {1, 2, 3, 4, 5, 6};
+    const dense_matrix m(weights, 2, 3, "auto");
+    CHECK(libtorch_mapped());
+    const float x[] = {1, 0, -1};
+    float y[2] = {};
+    m.multiply(x, y);
+    CHECK(y[0] == -2.0f);
+    CHECK(y[1] == -2.0f);
+
     const auto info = query_backend();
     CHECK(!info.torch_version.empty());
-    CHECK(resolve_device(device_choice::cpu) == "cpu");
-    CHECK(resolve_device(device_choice::auto_select) == (info.cuda_available ? "cuda" : "cpu"));
     if (info.cuda_available)
         CHECK(resolve_device(device_choice::cuda) == "cuda");
     else

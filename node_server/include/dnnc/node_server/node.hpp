@@ -20,7 +20,7 @@ struct node_options {
     // Extra delay (ms) this node holds back everything it sends to the given peer node id,
     // on top of the emulate-delay of the link in the cluster config.
     std::map<std::string, double> emulate_delay_ms;
-    // Where dense projections run: "cpu" or "cuda" (see sim::resolve_device).
+    // Where dense projections run: "cpu", "cuda" or "auto" (see sim::resolve_device).
     std::string device = "cpu";
     // How long a call to another node (a subtree's configure, a probe) may take.
     std::chrono::milliseconds call_timeout{60000};

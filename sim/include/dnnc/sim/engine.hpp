@@ -72,7 +72,7 @@ struct engine_spec {
     // Dense projections, in document order; their sums come after a neuron's synapses.
     std::vector<dense_spec> dense;
     std::vector<peer_spec> peers;
-    std::string device = "cpu";  // where dense products run: "cpu" or "cuda"
+    std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
 };
 

@@ -1,5 +1,7 @@
 #pragma once
-// What the dense path can run on. The only part of dnnc that sees LibTorch headers.
+// What the dense path can run on. LibTorch itself lives in a module (libdnnc_torch.so) that
+// is loaded the first time one of these is used, so a process that runs no dense projection
+// never maps it; a module that cannot be loaded is an error naming the paths tried.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -16,14 +18,15 @@ struct backend_info {
 
 backend_info query_backend();
 
-// The device a run will use: `auto_select` picks CUDA when available. Throws usage_error
-// when `cuda` is asked for and there is none.
+// The device a run will use: "cpu", "cuda", or "auto" (CUDA when available, decided when a
+// dense projection is first built, so that choosing costs nothing until then). Throws
+// usage_error when `cuda` is asked for and there is none.
 std::string resolve_device(device_choice choice);
 
 // A weight matrix kept on the chosen device: y = W x as one LibTorch product per call.
 class dense_matrix {
 public:
-    // `weights` row-major, rows x cols; `device` "cpu" or "cuda".
+    // `weights` row-major, rows x cols; `device` "cpu", "cuda" or "auto".
     dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device);
     ~dense_matrix();
     dense_matrix(dense_matrix&&) noexcept;
