@@ -240,10 +240,23 @@ json lead::recover() {
     const std::string file = old_run->last_checkpoint();
     if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
     protocol::document doc = protocol::load_snapshot(file);
+    // Dead: silent to the heartbeats, or not answering one now (the clock may have found a
+    // node gone before the heartbeats were silent long enough to say so).
     const auto alive = run_links(state).alive;
     std::set<std::string> dead;
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
-        if (!alive(v)) dead.insert(state->topo.id(v));
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
+        bool answers = v == state->topo.lead();
+        if (!answers && alive(v)) {
+            const auto& n = state->plan.doc.clu->nodes[v];
+            try {
+                calls_.call({n.host, static_cast<std::uint16_t>(n.port)}, frame{message_type::heartbeat, 0, 0, {}},
+                            std::chrono::seconds(2));
+                answers = true;
+            } catch (const std::exception&) {
+            }
+        }
+        if (!answers) dead.insert(state->topo.id(v));
+    }
     auto& nodes = doc.clu->nodes;
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
     auto& links = doc.clu->links;
