@@ -104,11 +104,13 @@ inline std::string two_linked_nodes(std::vector<int>& ports, int neurons, const 
     return cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, neurons, run);
 }
 
-// Brings the document's nodes up and takes them down when it goes out of scope.
+// Brings the document's nodes up and takes them down when it goes out of scope. `extra`
+// goes to both commands (a secret), `up_only` to cluster up alone (node options).
 class local_cluster_guard {
 public:
-    local_cluster_guard(std::string config, std::string extra = "") : config_(std::move(config)), extra_(std::move(extra)) {
-        up = run_command(dnnc_binary() + " cluster up " + config_ + " " + extra_);
+    local_cluster_guard(std::string config, std::string extra = "", const std::string& up_only = "")
+        : config_(std::move(config)), extra_(std::move(extra)) {
+        up = run_command(dnnc_binary() + " cluster up " + config_ + " " + extra_ + " " + up_only);
     }
     ~local_cluster_guard() { run_command(dnnc_binary() + " cluster down " + config_ + " " + extra_); }
     command_result up;

@@ -204,7 +204,7 @@ TEST_CASE("a network whose share does not fit a node's memory is refused before 
     scratch_dir dir;
     std::vector<int> ports;
     const auto small = dir.file("small.xml", two_linked_nodes(ports, 200, "  <run probes=\"2\"/>\n"));
-    local_cluster_guard cluster(small, "--memory-limit 64M");
+    local_cluster_guard cluster(small, "", "--memory-limit 64M");
     INFO(cluster.up.err);
     REQUIRE(cluster.up.exit_code == 0);
     REQUIRE(run_command(dnnc_binary() + " submit " + small + " --to " + at(ports[0])).exit_code == 0);
