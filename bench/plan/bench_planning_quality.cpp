@@ -5,7 +5,7 @@
 // expanded network): edge cut, max imbalance, and the time each pipeline takes.
 // Usage: bench_planning_quality
 #include "dnnc/partitioner/assign.hpp"
-#include "dnnc/partitioner/from_network.hpp"
+#include "dnnc/plan/neuron_graph.hpp"
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/plan/planning_graph.hpp"
@@ -53,7 +53,7 @@ protocol::network explicit_graph(std::size_t n, double degree) {
 void compare(const char* name, const protocol::network& net, const dp::physical_cluster& cluster, double limit) {
     const auto expanded = protocol::expand(net, "b.xml");
     auto t0 = std::chrono::steady_clock::now();
-    const auto neurons = dp::units_of(expanded, cluster);
+    const auto neurons = plan::units_of(expanded, cluster);
     const auto by_neuron = dp::assign(neurons.g, cluster);
     const double neuron_seconds = seconds_since(t0);
 
@@ -105,7 +105,7 @@ int main() {
     // Degree 1,000, as in the 100k-neuron, 100M-synapse network: the sample's fluctuations,
     // which only the neuron graph can exploit, matter less.
     compare("random E/I, 40k neurons, 40M syn", network_of(random_ei(32000, 8000, 0.025)), dp::complete_cluster(4), 1.02);
-    compare("CUBA example, its cluster", *cuba.net, dp::from_model(*cuba.clu), 1.02);
+    compare("CUBA example, its cluster", *cuba.net, plan::physical_of(*cuba.clu), 1.02);
     for (std::size_t k : {4, 8}) compare("one-to-one chains, 60k neurons", network_of(chains), dp::complete_cluster(k), 1.0);
     for (std::size_t k : {4, 8}) compare("explicit synapses, rgg 20k deg 8", explicit_graph(20000, 8), dp::complete_cluster(k), 1.0);
     for (std::size_t k : {2, 4}) compare("dense row blocks, MLP example", *mlp.net, dp::complete_cluster(k), 1.0);

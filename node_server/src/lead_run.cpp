@@ -1,6 +1,6 @@
 #include "lead_run.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include "dnnc/protocol/snapshot.hpp"
 
@@ -203,7 +203,7 @@ void lead_run::write_checkpoint(std::int64_t tick) {
     namespace fs = std::filesystem;
     fs::create_directories(checkpoints_.dir);
     const std::string file = (fs::path(checkpoints_.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
-    protocol::write_atomically(file, bytes);
+    write_atomically(file, bytes);
     std::lock_guard<std::mutex> lock(mutex_);
     checkpoint_files_.push_back(file);
     while (checkpoint_files_.size() > static_cast<std::size_t>(std::max(1, checkpoints_.keep))) {

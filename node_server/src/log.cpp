@@ -1,6 +1,6 @@
 #include "dnnc/node_server/log.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <atomic>
 #include <chrono>

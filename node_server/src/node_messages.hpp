@@ -3,7 +3,7 @@
 // the emulated link delay.
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/server.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // A latency probe's source route as it travels between nodes (private to dnnc_node_server):
 // who to visit, and the emulated delay of the link into each hop.
 #include "dnnc/node_server/peer_client.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <nlohmann/json.hpp>
 

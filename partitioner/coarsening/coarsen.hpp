@@ -5,7 +5,7 @@
 // replaces, so a partition of a coarse level has the same cut and part weights when projected
 // onto any finer level.
 #include "src/level_graph.hpp"
-#include "src/splitmix64.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <cstddef>
 #include <vector>

@@ -3,7 +3,7 @@
 // reach k parts whose weights follow the target fractions.
 #include "refinement/kway_fm.hpp"
 #include "src/level_graph.hpp"
-#include "src/splitmix64.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <cstddef>
 #include <vector>

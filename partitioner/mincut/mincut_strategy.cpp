@@ -1,7 +1,7 @@
 #include "dnnc/partitioner/mincut.hpp"
 
 #include "dnnc/partitioner/stoer_wagner.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <algorithm>
 #include <iterator>

@@ -1,6 +1,6 @@
 #include "dnnc/partitioner/stoer_wagner.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,6 +1,6 @@
 #include "dnnc/partitioner/physical.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cmath>
 #include <deque>
@@ -111,30 +111,6 @@ physical_cluster complete_cluster(std::size_t nodes, std::vector<double> capacit
         cluster.names.push_back("part" + std::to_string(a));
         for (std::uint32_t b = a + 1; b < nodes; ++b) cluster.links.emplace_back(a, b);
     }
-    check_physical_cluster(cluster);
-    return cluster;
-}
-
-physical_cluster from_model(const protocol::cluster& model) {
-    physical_cluster cluster;
-    std::map<std::string, std::uint32_t> index;
-    for (const auto& node : model.nodes) {
-        index.emplace(node.id, static_cast<std::uint32_t>(cluster.size()));
-        cluster.names.push_back(node.id);
-        cluster.capacity.push_back(node.capacity);
-    }
-    std::vector<diagnostic> problems;
-    for (const auto& link : model.links) {
-        const auto from = index.find(link.from);
-        const auto to = index.find(link.to);
-        if (from == index.end() || to == index.end()) {
-            const auto& missing = from == index.end() ? link.from : link.to;
-            problems.push_back({link.where, "link names unknown node '" + missing + "'"});
-            continue;
-        }
-        cluster.links.emplace_back(from->second, to->second);
-    }
-    if (!problems.empty()) throw config_error(std::move(problems));
     check_physical_cluster(cluster);
     return cluster;
 }

@@ -1,7 +1,7 @@
 #include "dnnc/partitioner/placement.hpp"
 
 #include "dnnc/partitioner/physical.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -5,7 +5,7 @@
 // unbalanced one only gets closer to balance.
 #include "refinement/gain_queue.hpp"
 #include "src/level_graph.hpp"
-#include "src/splitmix64.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <cstddef>
 #include <vector>

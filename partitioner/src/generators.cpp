@@ -1,7 +1,7 @@
 #include "dnnc/partitioner/generators.hpp"
 
-#include "dnnc/protocol/error.hpp"
-#include "src/splitmix64.hpp"
+#include "dnnc/core/error.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,6 @@
 namespace dnnc::partitioner {
 namespace {
 
-using detail::splitmix64;
 
 double uniform(splitmix64& rng) {
     return static_cast<double>(rng.next() >> 11) * 0x1.0p-53;

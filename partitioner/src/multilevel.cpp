@@ -1,11 +1,11 @@
 #include "dnnc/partitioner/multilevel.hpp"
 
 #include "coarsening/coarsen.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "initial/bisection.hpp"
 #include "refinement/kway_fm.hpp"
 #include "src/level_graph.hpp"
-#include "src/splitmix64.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +65,7 @@ detail::part_limits limits_on(const detail::level_graph& g, std::size_t level, c
 // Several recursive bisections of the coarsest level, each refined there; the best (least
 // excess weight, then least cut) is kept.
 std::vector<part_id> initial_partition(const detail::hierarchy& h, const targets& t,
-                                       const multilevel_settings& settings, detail::splitmix64& rng) {
+                                       const multilevel_settings& settings, splitmix64& rng) {
     const std::size_t top = h.depth() - 1;
     const detail::level_graph& coarsest = h.coarsest();
     const detail::part_limits limits = limits_on(coarsest, top, t);
@@ -93,7 +93,7 @@ std::vector<part_id> initial_partition(const detail::hierarchy& h, const targets
 // Projects the partition level by level onto the input graph, rebalancing and refining it on
 // each level.
 void uncoarsen(const detail::hierarchy& h, std::vector<part_id>& part, const targets& t,
-               const multilevel_settings& settings, detail::splitmix64& rng) {
+               const multilevel_settings& settings, splitmix64& rng) {
     for (std::size_t level = h.depth() - 1; level-- > 0;) {
         part = detail::project(h.up[level], part);
         const detail::level_graph& g = h.level(level);
@@ -134,7 +134,7 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     coarsening.coarsen_to = std::max({settings.coarsen_min, settings.coarsen_per_part * k,
                                       g.vertex_count() / (settings.coarsen_divisor * k)});
 
-    detail::splitmix64 rng(options.seed);
+    splitmix64 rng(options.seed);
     const detail::level_graph finest = detail::to_level_graph(g);
     const detail::hierarchy h = detail::coarsen(finest, coarsening, rng);
     std::vector<part_id> part = initial_partition(h, t, settings, rng);

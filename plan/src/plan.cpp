@@ -46,7 +46,7 @@ network_plan plan_network(protocol::document doc, partition_memo* memo) {
         plan.node_of_neuron = memo->node_of_neuron;
         plan.quality = memo->quality;
     } else {
-        const auto physical = partitioner::from_model(*doc.clu);
+        const auto physical = plan::physical_of(*doc.clu);
         const auto graph = planning_graph_of(*doc.net, physical);
         auto placed = place(graph, physical);
         plan.node_of_neuron = graph.spread(placed.node_of_unit);

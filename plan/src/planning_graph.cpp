@@ -1,12 +1,14 @@
 #include "dnnc/plan/planning_graph.hpp"
 
 #include "dnnc/partitioner/assign.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/partitioner/physical.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/rows.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 #include <utility>
@@ -182,6 +184,30 @@ std::vector<std::uint32_t> planning_graph::spread(const std::vector<std::uint32_
 std::string planning_graph::name(const protocol::expanded_network& neurons, vertex_id unit) const {
     const std::string first = neurons.neuron_name(unit_first[unit]);
     return unit_size[unit] == 1 ? first : first + " +" + std::to_string(unit_size[unit] - 1);
+}
+
+partitioner::physical_cluster physical_of(const protocol::cluster& model) {
+    partitioner::physical_cluster cluster;
+    std::map<std::string, std::uint32_t> index;
+    for (const auto& node : model.nodes) {
+        index.emplace(node.id, static_cast<std::uint32_t>(cluster.size()));
+        cluster.names.push_back(node.id);
+        cluster.capacity.push_back(node.capacity);
+    }
+    std::vector<diagnostic> problems;
+    for (const auto& link : model.links) {
+        const auto from = index.find(link.from);
+        const auto to = index.find(link.to);
+        if (from == index.end() || to == index.end()) {
+            const auto& missing = from == index.end() ? link.from : link.to;
+            problems.push_back({link.where, "link names unknown node '" + missing + "'"});
+            continue;
+        }
+        cluster.links.emplace_back(from->second, to->second);
+    }
+    if (!problems.empty()) throw config_error(std::move(problems));
+    partitioner::check_physical_cluster(cluster);
+    return cluster;
 }
 
 planning_graph planning_graph_of(const protocol::network& net, const partitioner::physical_cluster& cluster,

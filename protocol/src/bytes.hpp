@@ -1,7 +1,7 @@
 #pragma once
 // Fixed-size values in and out of byte strings, for the binary formats (signal packets,
 // snapshots). The supported platforms are little-endian; values are copied as they are.
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstring>
 #include <string>

@@ -1,6 +1,6 @@
 #include "dnnc/protocol/check.hpp"
 
-#include "resolve.hpp"
+#include "dnnc/protocol/resolve.hpp"
 
 #include <algorithm>
 #include <cmath>

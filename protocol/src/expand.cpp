@@ -1,7 +1,7 @@
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/rows.hpp"
 
-#include "resolve.hpp"
+#include "dnnc/protocol/resolve.hpp"
 #include "weights_file.hpp"
 
 #include <charconv>
@@ -11,7 +11,6 @@
 namespace dnnc::protocol {
 namespace {
 
-using detail::random_stream;
 
 neuron_range range_of(const symbol_table& symbols, const std::string& ref, const source_location& where) {
     auto g = symbols.group(ref);
@@ -42,7 +41,7 @@ dense_block expand_dense(const projection& p, neuron_range from, neuron_range to
     // Default scale keeps the variance of a row's sum at about 1.
     const double scale = p.scale.value_or(1.0 / std::sqrt(static_cast<double>(cols)));
     block.weights.assign(rows * cols, 0.0f);
-    random_stream rng(p.seed);
+    splitmix64 rng(p.seed);
     if (p.init == dense_init::normal)
         for (auto& w : block.weights) w = static_cast<float>(scale * rng.normal());
     else if (p.init == dense_init::uniform)

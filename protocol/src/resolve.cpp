@@ -1,4 +1,4 @@
-#include "resolve.hpp"
+#include "dnnc/protocol/resolve.hpp"
 
 #include <charconv>
 

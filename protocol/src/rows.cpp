@@ -1,6 +1,6 @@
 #include "dnnc/protocol/rows.hpp"
 
-#include "resolve.hpp"
+#include "dnnc/protocol/resolve.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Dense weight files: raw float32 little-endian, row-major (shape from the element), or
 // NumPy .npy float32 (shape from its header, which must agree). Private to dnnc_protocol.
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstdint>
 #include <string>

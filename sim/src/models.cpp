@@ -1,6 +1,7 @@
 #include "models.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,13 +9,9 @@
 namespace dnnc::sim {
 
 namespace {
-// splitmix64 of (seed, index): the same initial value wherever the neuron runs.
+// Uniform in [0, 1), keyed by (seed, index): the same initial value wherever the neuron runs.
 double unit_uniform(std::uint64_t seed, std::int64_t index) {
-    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(index) + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    z ^= z >> 31;
-    return static_cast<double>(z >> 11) * 0x1.0p-53;
+    return splitmix64::at(seed, static_cast<std::uint64_t>(index)).uniform();
 }
 
 // The current term of exact integration: tau_x / (tau_x - tau_m) (e^{-dt/tau_x} - e^{-dt/tau_m}),

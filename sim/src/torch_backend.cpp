@@ -2,7 +2,7 @@
 
 #include "torch_module.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstdlib>
 #include <filesystem>

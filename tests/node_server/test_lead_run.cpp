@@ -3,7 +3,7 @@
 // Clock, step, freeze, inputs, checkpoints and a dead node.
 #include "lead_run.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -145,7 +145,7 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
     lead_run run(plan, topo, nodes.links(), nodes.hashes);
     nodes.attach(run);
     run.control({{"command", "step"}, {"ticks", 5}});
-    const auto p = wait_for(run, [](const json& p) { return p["state"] == "frozen"; });
+    const auto p = wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     CHECK(p["completed"] == 4);
     CHECK(p["signals_sent"] == 4 * 2);  // each node's count, summed
     const auto out = run.output({{"from", 0}});
@@ -157,7 +157,7 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
     }
     // Another step goes on from there; nobody is granted past it.
     run.control({{"command", "step"}, {"ticks", 3}});
-    CHECK(wait_for(run, [](const json& p) { return p["state"] == "frozen"; })["completed"] == 7);
+    CHECK(wait_for(run, [](const json& q) { return q["state"] == "frozen"; })["completed"] == 7);
     CHECK(nodes.granted(0) == 7);
     CHECK(nodes.granted(1) == 7);
 }
@@ -170,7 +170,7 @@ TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
     nodes.attach(run);
     run.control({{"command", "start"}});
     CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), usage_error);
-    wait_for(run, [](const json& p) { return p["completed"].get<std::int64_t>() >= 50; });
+    wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 50; });
     const auto frozen = run.control({{"command", "freeze"}});
     CHECK(frozen["state"] == "frozen");
     const auto tick = frozen["tick"].get<std::int64_t>();
@@ -203,7 +203,7 @@ TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and th
     const auto dir = std::filesystem::temp_directory_path() / ("dnnc-lead-run-" + std::to_string(std::random_device{}()));
     run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", dir.string()}});
     run.control({{"command", "start"}});
-    wait_for(run, [](const json& p) { return p["completed"].get<std::int64_t>() >= 13; });
+    wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 13; });
     run.control({{"command", "freeze"}});
     std::set<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(dir)) files.insert(e.path().filename().string());
@@ -232,7 +232,7 @@ TEST_CASE("a lockstep run with a dead node fails and says which node") {
     lead_run run(plan, topo, nodes.links(), nodes.hashes);
     nodes.attach(run);
     run.control({{"command", "step"}, {"ticks", 3}});
-    wait_for(run, [](const json& p) { return p["state"] == "frozen"; });
+    wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     nodes.kill(1);
     try {
         run.control({{"command", "step"}, {"ticks", 3}});

@@ -3,7 +3,7 @@
 #include "dnnc/node_server/local_cluster.hpp"
 
 #include "../tools/cluster_fixture.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 #include <catch2/catch.hpp>

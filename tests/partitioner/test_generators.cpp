@@ -1,6 +1,6 @@
 #include "dnnc/partitioner/generators.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <catch2/catch.hpp>
 

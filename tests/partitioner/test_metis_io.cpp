@@ -1,6 +1,6 @@
 #include "dnnc/partitioner/metis_io.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/partitioner/mincut.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <catch2/catch.hpp>
 

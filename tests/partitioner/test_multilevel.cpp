@@ -4,7 +4,7 @@
 #include "dnnc/partitioner/metis_io.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/partitioner/physical.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/partitioner/placement.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -148,24 +148,6 @@ TEST_CASE("bad clusters are refused with a clear error") {
     CHECK_THROWS_AS(assign(g, make_cluster({1, 1, 1}, {{0, 1}})), dnnc::usage_error);
     CHECK_THROWS_AS(complete_cluster(0), dnnc::usage_error);
     CHECK_THROWS_AS(complete_cluster(2, {1, 0}), dnnc::usage_error);
-}
-
-TEST_CASE("from_model maps a DNNC cluster and locates unknown nodes") {
-    dnnc::protocol::cluster model;
-    model.lead = "a";
-    model.nodes = {{"a", "127.0.0.1", 1, 2.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}};
-    model.links = {{"a", "b", 0, {}}};
-    const physical_cluster c = from_model(model);
-    CHECK(c.names == std::vector<std::string>{"a", "b"});
-    CHECK(c.capacity == std::vector<double>{2.0, 1.0});
-    REQUIRE(c.links.size() == 1);
-    model.links.push_back({"a", "zz", 0, {"c.xml", 7, 3}});
-    try {
-        from_model(model);
-        FAIL("no error");
-    } catch (const dnnc::config_error& e) {
-        CHECK(e.problems()[0].where.line == 7);
-    }
 }
 
 TEST_CASE("hop distances") {

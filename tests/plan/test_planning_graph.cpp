@@ -2,7 +2,7 @@
 // bounded whatever the synapse count, exact rule arithmetic, one-to-one chains kept whole.
 #include "dnnc/plan/planning_graph.hpp"
 
-#include "dnnc/partitioner/from_network.hpp"
+#include "dnnc/plan/neuron_graph.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -22,10 +22,6 @@ protocol::network network_of(const std::string& body) {
                                               "t.xml");
     protocol::check_network(*doc.net);
     return *doc.net;
-}
-
-protocol::network example(const std::string& name) {
-    return *protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + name).net;
 }
 
 partitioner::weight_t total_edge_weight(const partitioner::graph& g) {
@@ -53,9 +49,9 @@ TEST_CASE("without random projections, a small network's planning graph is its n
         bool random = false;
         for (const auto& p : doc.net->projections) random |= p.kind == protocol::projection_kind::random;
         if (random) continue;
-        const auto cluster = partitioner::from_model(*doc.clu);
+        const auto cluster = plan::physical_of(*doc.clu);
         const auto planned = plan::planning_graph_of(*doc.net, cluster);
-        const auto neurons = partitioner::units_of(protocol::expand(*doc.net, doc.file), cluster);
+        const auto neurons = plan::units_of(protocol::expand(*doc.net, doc.file), cluster);
         CHECK(planned.chunk == 1);
         CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
         CHECK(edges_of(planned.g) == edges_of(neurons.g));
@@ -65,9 +61,9 @@ TEST_CASE("without random projections, a small network's planning graph is its n
 
 TEST_CASE("small random projections are drawn as the nodes draw them: the planning graph is the neuron graph") {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
-    const auto cluster = partitioner::from_model(*doc.clu);
+    const auto cluster = plan::physical_of(*doc.clu);
     const auto planned = plan::planning_graph_of(*doc.net, cluster);
-    const auto neurons = partitioner::units_of(protocol::expand(*doc.net, doc.file), cluster);
+    const auto neurons = plan::units_of(protocol::expand(*doc.net, doc.file), cluster);
     CHECK(planned.chunk == 1);
     CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
     CHECK(edges_of(planned.g) == edges_of(neurons.g));
@@ -161,4 +157,22 @@ TEST_CASE("more nodes than units: units go round-robin and the extra nodes idle"
     const auto placed = plan::place(g, partitioner::complete_cluster(3));
     CHECK(placed.node_of_unit == std::vector<std::uint32_t>{0, 1});
     CHECK(placed.quality.edge_cut == 1);
+}
+
+TEST_CASE("physical_of maps a DNNC cluster and locates unknown nodes") {
+    dnnc::protocol::cluster model;
+    model.lead = "a";
+    model.nodes = {{"a", "127.0.0.1", 1, 2.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}};
+    model.links = {{"a", "b", 0, {}}};
+    const auto c = plan::physical_of(model);
+    CHECK(c.names == std::vector<std::string>{"a", "b"});
+    CHECK(c.capacity == std::vector<double>{2.0, 1.0});
+    REQUIRE(c.links.size() == 1);
+    model.links.push_back({"a", "zz", 0, {"c.xml", 7, 3}});
+    try {
+        plan::physical_of(model);
+        FAIL("no error");
+    } catch (const dnnc::config_error& e) {
+        CHECK(e.problems()[0].where.line == 7);
+    }
 }

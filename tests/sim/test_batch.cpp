@@ -2,7 +2,7 @@
 // that lane's inputs computes, alone or partitioned over in-process nodes; dense
 // projections run all lanes as one matrix-matrix product.
 #include "dnnc/sim/runner.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>

@@ -3,7 +3,7 @@
 // its own, because what it checks is the state of the process.
 #include "dnnc/sim/torch_backend.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/sim/engine.hpp"
 
 #include <catch2/catch.hpp>

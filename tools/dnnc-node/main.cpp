@@ -3,7 +3,7 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/secret.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/sim/torch_backend.hpp"
 
 #include <CLI/CLI.hpp>

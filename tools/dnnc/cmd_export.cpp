@@ -8,7 +8,7 @@
 #include "commands.hpp"
 
 #include "dnnc/plan/plan.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/export.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"

@@ -5,7 +5,7 @@
 
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <cmath>

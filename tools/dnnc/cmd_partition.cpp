@@ -11,7 +11,7 @@
 #include "dnnc/partitioner/metis_io.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/plan/planning_graph.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -94,9 +94,9 @@ dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in
     if (!o.cluster_file.empty()) {
         const protocol::document doc = protocol::load_document(o.cluster_file);
         if (!doc.clu) throw usage_error("partition: " + o.cluster_file + " has no <cluster>");
-        return dp::from_model(*doc.clu);
+        return plan::physical_of(*doc.clu);
     }
-    if (in.own_cluster) return dp::from_model(*in.own_cluster);
+    if (in.own_cluster) return plan::physical_of(*in.own_cluster);
     throw usage_error("partition: give --parts K or --cluster FILE (" + o.file + " has no <cluster>)");
 }
 

@@ -31,7 +31,7 @@ int run_snapshot(const snapshot_options& o) {
     // Decoding checks the lead's checksum before anything is written.
     const auto doc = protocol::decode_binary_snapshot(bytes, "snapshot from " + o.lead);
     if (protocol::is_binary_snapshot_path(o.out))
-        protocol::write_atomically(o.out, bytes);
+        write_atomically(o.out, bytes);
     else
         protocol::save_snapshot(doc, o.out);
     std::cout << "snapshot of '" << doc.net->name << "' at tick " << doc.state->tick << ": " << doc.state->neurons.size()
@@ -59,7 +59,7 @@ int run_restore(const restore_options& o) {
     const bool as_is = protocol::is_binary_snapshot_path(o.file) && o.cluster.empty() && !relative_weights;
     const auto reply = call_node(o.client, o.to,
                                  {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0,
-                                  as_is ? protocol::read_file(o.file) : submission_of(doc)});
+                                  as_is ? read_file(o.file) : submission_of(doc)});
     const auto summary = nlohmann::json::parse(reply.payload);
     std::cout << "network '" << summary["network"].get<std::string>() << "' restored on " << summary["nodes"].size()
               << " nodes, frozen at tick " << summary["tick"] << " (dnnc resume or dnnc step to go on)\n";

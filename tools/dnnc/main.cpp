@@ -2,7 +2,7 @@
 #include "commands.hpp"
 
 #include "dnnc/node_server/peer_client.hpp"
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <iostream>
 

@@ -1,7 +1,7 @@
 #pragma once
-// The physical cluster as a graph: checks, hop distances, and the ways to obtain one.
+// The physical cluster as a graph: checks, hop distances, and the ways to obtain one (a
+// DNNC document's <cluster> becomes one in plan/, plan::physical_of).
 #include "dnnc/partitioner/partition.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -22,9 +22,5 @@ std::vector<char> link_matrix(const physical_cluster& cluster);
 // `nodes` nodes of the given capacities (all 1 when empty), every pair linked: the cluster
 // that `--parts K` stands for.
 physical_cluster complete_cluster(std::size_t nodes, std::vector<double> capacities = {});
-
-// The cluster of a DNNC document, nodes in document order. Throws config_error (located) for
-// a link naming an unknown node, then checks the result.
-physical_cluster from_model(const protocol::cluster& cluster);
 
 }  // namespace dnnc::partitioner

@@ -65,6 +65,11 @@ struct planning_graph {
     std::string name(const protocol::expanded_network& neurons, partitioner::vertex_id unit) const;
 };
 
+// The cluster of a DNNC document as the partitioner sees it, nodes in document order.
+// Throws config_error (located) for a link naming an unknown node, then checks the result
+// (partitioner::check_physical_cluster).
+partitioner::physical_cluster physical_of(const protocol::cluster& cluster);
+
 // The network must be checked (protocol::check_network). Throws usage_error when
 // fan_in_share < 1 or the cluster has no node.
 planning_graph planning_graph_of(const protocol::network& net, const partitioner::physical_cluster& cluster,

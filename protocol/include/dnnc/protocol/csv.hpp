@@ -6,7 +6,7 @@
 //   output: header `tick,<output neurons in document order>`, one row per tick in order,
 //           float32 values printed with %.9g so that they read back exactly; a batched
 //           run (batch > 1) has `tick,lane,<outputs>` and one row per tick and lane.
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstdint>
 #include <string>

@@ -11,7 +11,7 @@
 //   20     n     payload
 //   20+n   32    tag = HMAC-SHA256(secret, header || payload), when flag bit 0 is set
 // Integers are little-endian.
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstdint>
 #include <optional>

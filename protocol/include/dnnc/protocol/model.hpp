@@ -2,7 +2,7 @@
 // The DNNC document as plain values, as written by the user (compact forms unexpanded).
 // Every element remembers where it stood in its file so that later checks can point at it.
 // Equality ignores locations: parse(serialize(doc)) == doc.
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -7,6 +7,7 @@
 // and within a projection its sources in index order. Rows are independent: a random
 // projection draws each target row from its own stream (the projection's seed mixed with
 // the row), so rows may be generated in any order and in parallel from one const object.
+#include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/model.hpp"
 
 #include <cmath>
@@ -20,30 +21,6 @@ namespace dnnc::protocol {
 
 using neuron_index = std::uint32_t;
 
-namespace detail {
-// splitmix64: a small generator whose output is fixed by its definition, so expansions
-// are the same on every platform and library (std:: distributions are not).
-class random_stream {
-public:
-    explicit random_stream(std::uint64_t seed) : state_(seed) {}
-    std::uint64_t next() {
-        std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [0, 1).
-    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-    double normal() {
-        // Box-Muller; 1 - uniform() lies in (0, 1], so the log is finite.
-        const double r = std::sqrt(-2.0 * std::log(1.0 - uniform()));
-        return r * std::cos(6.283185307179586 * uniform());
-    }
-
-private:
-    std::uint64_t state_;
-};
-}  // namespace detail
 
 // The weight and delay that every synapse of a connection element has.
 struct uniform_synapse {
@@ -131,7 +108,7 @@ private:
     class random_row {
     public:
         random_row(const compiled& r, neuron_index target)
-            : rng_(detail::random_stream(r.seed ^ (0xD1B54A32D192ED03ULL * (target - r.to_first + 1))).next()),
+            : rng_(splitmix64(r.seed ^ (0xD1B54A32D192ED03ULL * (target - r.to_first + 1))).next()),
               size_(r.from_size), p_(r.p), log_q_(r.log_q) {}
         // The next source position, or false when the row is done.
         bool next(std::uint64_t& k) {
@@ -148,7 +125,7 @@ private:
         }
 
     private:
-        detail::random_stream rng_;
+        splitmix64 rng_;
         std::uint64_t size_, k_ = 0;
         double p_, log_q_;
         bool started_ = false;

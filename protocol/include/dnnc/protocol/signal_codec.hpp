@@ -6,7 +6,7 @@
 // ones only the non-zero values with their positions in that order. The epoch names the
 // installation of the network the packet belongs to (node_config::epoch): a packet sent
 // before a network was replaced or restored is recognised as such and dropped.
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <cstdint>
 #include <string>

@@ -9,6 +9,7 @@
 //   i64 tick | u64 count | per neuron: u32 index, f32 output, u8 n + n x f32 state,
 //   u16 m + m x f32 history | 32-byte SHA-256 of everything before it.
 // Little-endian. Indices refer to the expanded network of the embedded document.
+#include "dnnc/core/files.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
 
@@ -36,15 +37,11 @@ std::string encode_binary_snapshot(const document& doc, const expanded_network& 
 // config_error naming `file` for any damage.
 document decode_binary_snapshot(std::string_view bytes, const std::string& file);
 
-// The bytes of a file; config_error when it cannot be opened.
-std::string read_file(const std::string& path);
 // Reads a snapshot, binary (.dnncs) or XML, and checks it like any document; it must
 // have a network and a state.
 document load_snapshot(const std::string& path);
-// Writes atomically: a temporary file beside `path`, fsync, rename, fsync of the folder;
-// a crash leaves either the old file or the new one. Binary when `path` ends in .dnncs.
+// Writes atomically (write_atomically, core/files.hpp). Binary when `path` ends in .dnncs.
 void save_snapshot(const document& doc, const std::string& path);
-void write_atomically(const std::string& path, std::string_view bytes);
 bool is_binary_snapshot_path(const std::string& path);
 // Whether `bytes` start like a binary snapshot (its magic); decoding still checks the rest.
 bool is_binary_snapshot(std::string_view bytes);

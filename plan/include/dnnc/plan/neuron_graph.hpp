@@ -1,6 +1,6 @@
 #pragma once
 // The neuron graph of an expanded network: the reference that the lead's planning graph
-// (plan/planning_graph.hpp, built from the compact network) is measured against — they are
+// (planning_graph.hpp, built from the compact network) is measured against — they are
 // equal for small networks without random projections (tests/plan), and bench/plan compares
 // the cuts they lead to. One vertex per unit. A unit is one neuron, except for the targets
 // of dense projections:
@@ -30,26 +30,26 @@
 #include <string>
 #include <vector>
 
-namespace dnnc::partitioner {
+namespace dnnc::plan {
 
 struct network_graph_options {
-    weight_t fan_in_share = 8;
+    partitioner::weight_t fan_in_share = 8;
 };
 
 struct network_units {
-    graph g;
-    std::vector<vertex_id> unit_of_neuron;
+    partitioner::graph g;
+    std::vector<partitioner::vertex_id> unit_of_neuron;
     std::vector<protocol::neuron_index> first_neuron;  // of each unit
     std::vector<std::uint32_t> size;                   // neurons in each unit
 
     // The node of every neuron, given the node of every unit.
     std::vector<std::uint32_t> spread(const std::vector<std::uint32_t>& node_of_unit) const;
     // "p[3]" for a one-neuron unit, "p[3] +99" for a unit of 100 neurons starting at p[3].
-    std::string name(const protocol::expanded_network& net, vertex_id unit) const;
+    std::string name(const protocol::expanded_network& net, partitioner::vertex_id unit) const;
 };
 
 // Throws usage_error when fan_in_share < 1 or the cluster has no node.
-network_units units_of(const protocol::expanded_network& net, const physical_cluster& cluster,
+network_units units_of(const protocol::expanded_network& net, const partitioner::physical_cluster& cluster,
                        const network_graph_options& options = {});
 
-}  // namespace dnnc::partitioner
+}  // namespace dnnc::plan

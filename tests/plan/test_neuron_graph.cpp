@@ -1,13 +1,14 @@
-#include "dnnc/partitioner/from_network.hpp"
+#include "dnnc/plan/neuron_graph.hpp"
 #include "dnnc/partitioner/physical.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <vector>
 
 using namespace dnnc::partitioner;
+using namespace dnnc::plan;
 using dnnc::protocol::expanded_network;
 
 namespace {

@@ -1,4 +1,4 @@
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 namespace dnnc {
 

@@ -1,13 +1,18 @@
-#include "dnnc/partitioner/from_network.hpp"
+#include "dnnc/plan/neuron_graph.hpp"
 
-#include "dnnc/protocol/error.hpp"
+#include "dnnc/core/error.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
 #include <vector>
 
-namespace dnnc::partitioner {
+namespace dnnc::plan {
+
+using partitioner::graph_builder;
+using partitioner::physical_cluster;
+using partitioner::vertex_id;
+using partitioner::weight_t;
 
 namespace {
 
@@ -148,4 +153,4 @@ network_units units_of(const protocol::expanded_network& net, const physical_clu
     return units;
 }
 
-}  // namespace dnnc::partitioner
+}  // namespace dnnc::plan

@@ -1,2 +1,0 @@
-#pragma once
-#include "dnnc/protocol/resolve.hpp"
