@@ -24,8 +24,7 @@ network_size size_of(const protocol::network& net) {
     const protocol::symbol_table symbols(net);
     for (const auto& p : net.projections)
         if (p.kind == protocol::projection_kind::dense)
-            size.dense_weights += std::get<protocol::neuron_range>(symbols.group(p.from)).size *
-                                  std::get<protocol::neuron_range>(symbols.group(p.to)).size;
+            size.dense_weights += symbols.range(p.from, p.where).size * symbols.range(p.to, p.where).size;
     return size;
 }
 

@@ -1,10 +1,10 @@
 #include "dnnc/plan/neuron_graph.hpp"
 
+#include "dense_units.hpp"
+
 #include "dnnc/core/error.hpp"
 
 #include <algorithm>
-#include <numeric>
-#include <unordered_map>
 #include <vector>
 
 namespace dnnc::plan {
@@ -30,20 +30,6 @@ std::vector<weight_t> neuron_weights(const protocol::expanded_network& net, weig
     return weight;
 }
 
-// Union-find over neurons, for the targets of unsplit dense projections.
-class target_groups {
-public:
-    explicit target_groups(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), neuron_index{0}); }
-    neuron_index root(neuron_index v) {
-        while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
-        return v;
-    }
-    void join(neuron_index a, neuron_index b) { parent_[root(a)] = root(b); }
-
-private:
-    std::vector<neuron_index> parent_;
-};
-
 }  // namespace
 
 std::vector<std::uint32_t> network_units::spread(const std::vector<std::uint32_t>& node_of_unit) const {
@@ -63,66 +49,14 @@ network_units units_of(const protocol::expanded_network& net, const physical_clu
     if (cluster.size() == 0) throw usage_error("network graph: the cluster has no node");
     const std::size_t n = net.neuron_count();
     const auto weight = neuron_weights(net, options.fan_in_share);
-    const double total = static_cast<double>(std::accumulate(weight.begin(), weight.end(), weight_t{0}));
-    const double capacity = std::accumulate(cluster.capacity.begin(), cluster.capacity.end(), 0.0);
-    const double whole_limit = total * *std::max_element(cluster.capacity.begin(), cluster.capacity.end()) / capacity;
-    const double block_limit =
-        std::max(1.0, total * *std::min_element(cluster.capacity.begin(), cluster.capacity.end()) / capacity / 16);
-
-    // A key per neuron names its unit: the group root (< n) for a whole dense unit, n + k
-    // for row block k, and the neuron itself otherwise.
-    constexpr std::uint64_t single = ~std::uint64_t{0};
-    std::vector<std::uint64_t> key(n, single);
-    target_groups groups(n);
-    std::vector<bool> in_group(n, false);
-    for (const auto& block : net.dense) {
-        if (block.split_rows || block.targets.empty()) continue;
-        for (neuron_index t : block.targets) {
-            in_group[t] = true;
-            groups.join(t, block.targets.front());
-        }
-    }
-    std::vector<double> group_weight(n, 0);
-    for (neuron_index v = 0; v < n; ++v)
-        if (in_group[v]) group_weight[groups.root(v)] += static_cast<double>(weight[v]);
-    for (neuron_index v = 0; v < n; ++v)
-        if (in_group[v] && group_weight[groups.root(v)] <= whole_limit) key[v] = groups.root(v);
-    std::uint64_t next_block = n;
-    for (const auto& block : net.dense) {
-        double filled = 0;
-        bool open = false;
-        for (neuron_index t : block.targets) {
-            if (key[t] != single) continue;  // in a whole unit, or in an earlier block's rows
-            if (open && filled + static_cast<double>(weight[t]) > block_limit) open = false;
-            if (!open) {
-                ++next_block;
-                filled = 0;
-                open = true;
-            }
-            key[t] = next_block;
-            filled += static_cast<double>(weight[t]);
-        }
-    }
-
-    // Units numbered in the order of their first neuron.
+    std::vector<detail::dense_targets> dense;
+    for (const auto& block : net.dense) dense.push_back({{block.targets.begin(), block.targets.end()}, block.split_rows});
+    const auto grouped = detail::group_units(weight, dense, cluster);
     network_units units;
-    units.unit_of_neuron.resize(n);
-    std::unordered_map<std::uint64_t, vertex_id> unit_of_key;
-    for (neuron_index v = 0; v < n; ++v) {
-        vertex_id unit;
-        if (key[v] == single) {
-            unit = static_cast<vertex_id>(units.first_neuron.size());
-        } else {
-            const auto [it, fresh] = unit_of_key.emplace(key[v], static_cast<vertex_id>(units.first_neuron.size()));
-            unit = it->second;
-        }
-        if (unit == units.first_neuron.size()) {
-            units.first_neuron.push_back(v);
-            units.size.push_back(0);
-        }
-        units.unit_of_neuron[v] = unit;
-        ++units.size[unit];
-    }
+    units.unit_of_neuron = grouped.unit_of_item;
+    for (auto first : grouped.first_item) units.first_neuron.push_back(static_cast<neuron_index>(first));
+    units.size.assign(units.first_neuron.size(), 0);
+    for (neuron_index v = 0; v < n; ++v) ++units.size[units.unit_of_neuron[v]];
 
     graph_builder builder(units.first_neuron.size());
     std::vector<weight_t> unit_weight(units.first_neuron.size(), 0);

@@ -83,18 +83,18 @@ struct connection_piece {
 
 std::vector<connection_piece> pieces_of(const protocol::network& net) {
     const protocol::symbol_table symbols(net);
-    auto range = [&](const std::string& ref) { return std::get<protocol::neuron_range>(symbols.group(ref)); };
     std::vector<connection_piece> pieces;
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {
             const auto& s = net.synapses[ref.index];
-            pieces.push_back({range(s.from), range(s.to), true});
+            pieces.push_back({symbols.range(s.from, s.where), symbols.range(s.to, s.where), true});
             continue;
         }
         const auto& p = net.projections[ref.index];
         const bool paired = p.kind == protocol::projection_kind::one_to_one;
-        if (paired && !p.autapses && range(p.from).first == range(p.to).first) continue;  // no synapse at all
-        pieces.push_back({range(p.from), range(p.to), paired});
+        const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
+        if (paired && !p.autapses && from.first == to.first) continue;  // no synapse at all
+        pieces.push_back({from, to, paired});
     }
     return pieces;
 }
@@ -137,10 +137,9 @@ std::vector<node_load> loads_of(const network_plan& plan) {
     std::vector<node_load> loads(plan.doc.clu->nodes.size());
     for (auto v : node_of) ++loads[v].neurons;
     const protocol::symbol_table symbols(net);
-    auto range = [&](const std::string& ref) { return std::get<protocol::neuron_range>(symbols.group(ref)); };
-    for (const auto& s : net.synapses) loads[node_of[range(s.to).first]].synapses += 1;
+    for (const auto& s : net.synapses) loads[node_of[symbols.range(s.to, s.where).first]].synapses += 1;
     for (const auto& p : net.projections) {
-        const auto from = range(p.from), to = range(p.to);
+        const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
         for (auto t = to.first; t < to.first + to.size; ++t) {
             auto& load = loads[node_of[t]];
             const bool self = !p.autapses && t >= from.first && t < from.first + from.size;

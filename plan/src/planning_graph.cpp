@@ -1,5 +1,7 @@
 #include "dnnc/plan/planning_graph.hpp"
 
+#include "dense_units.hpp"
+
 #include "dnnc/partitioner/assign.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/core/error.hpp"
@@ -9,8 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <numeric>
-#include <unordered_map>
 #include <utility>
 
 namespace dnnc::plan {
@@ -29,16 +29,11 @@ struct resolved_projection {
 };
 
 std::vector<resolved_projection> resolve_projections(const protocol::network& net, const protocol::symbol_table& symbols) {
-    auto range = [&](const std::string& ref) {
-        auto g = symbols.group(ref);
-        if (auto* why = std::get_if<std::string>(&g)) throw usage_error("planning: " + *why + " (check the network first)");
-        return std::get<neuron_range>(g);
-    };
     std::vector<resolved_projection> out;
     for (const auto& ref : net.connection_order)
         if (ref.kind == protocol::connection_ref::type::projection) {
             const auto& p = net.projections[ref.index];
-            out.push_back({&p, range(p.from), range(p.to), false});
+            out.push_back({&p, symbols.range(p.from, p.where), symbols.range(p.to, p.where), false});
         }
     return out;
 }
@@ -149,20 +144,6 @@ std::vector<neuron_index> cut_points(const protocol::network& net, const std::ve
     }
     return {cuts.begin(), cuts.end()};
 }
-
-// Union-find over segments, for the targets of unsplit dense projections.
-class target_groups {
-public:
-    explicit target_groups(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), std::size_t{0}); }
-    std::size_t root(std::size_t v) {
-        while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
-        return v;
-    }
-    void join(std::size_t a, std::size_t b) { parent_[root(a)] = root(b); }
-
-private:
-    std::vector<std::size_t> parent_;
-};
 
 weight_t rounded_up_to_one(double w) { return std::max<weight_t>(1, static_cast<weight_t>(std::llround(w))); }
 
@@ -290,8 +271,8 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
         std::vector<std::pair<neuron_index, neuron_index>> pairs;
         pairs.reserve(net.synapses.size());
         for (const auto& s : net.synapses) {
-            const auto from = static_cast<neuron_index>(std::get<std::uint64_t>(symbols.single(s.from)));
-            const auto to = static_cast<neuron_index>(std::get<std::uint64_t>(symbols.single(s.to)));
+            const auto from = static_cast<neuron_index>(symbols.range(s.from, s.where).first);
+            const auto to = static_cast<neuron_index>(symbols.range(s.to, s.where).first);
             incoming[out.segment_of(to)] += 1;
             pairs.emplace_back(from, to);
         }
@@ -305,61 +286,19 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
                     static_cast<weight_t>(std::llround(incoming[k] / static_cast<double>(options.fan_in_share)));
 
     // Units: dense targets grouped whole or in row blocks, every other segment on its own.
-    const double total = static_cast<double>(std::accumulate(weight.begin(), weight.end(), weight_t{0}));
-    const double capacity = std::accumulate(cluster.capacity.begin(), cluster.capacity.end(), 0.0);
-    const double whole_limit = total * *std::max_element(cluster.capacity.begin(), cluster.capacity.end()) / capacity;
-    const double block_limit =
-        std::max(1.0, total * *std::min_element(cluster.capacity.begin(), cluster.capacity.end()) / capacity / 16);
-    // A key per segment names its unit: the group root (< segments) for a whole dense unit,
-    // segments + k for row block k, `single` for a unit of its own.
-    constexpr std::uint64_t single = ~std::uint64_t{0};
-    std::vector<std::uint64_t> key(segments, single);
-    target_groups groups(segments);
-    std::vector<bool> in_group(segments, false);
-    for (const auto& r : projections) {
-        if (r.p->kind != protocol::projection_kind::dense || r.p->split_rows || r.to.size == 0) continue;
-        const auto [t0, t1] = segments_of(r.to);
-        for (auto b = t0; b < t1; ++b) {
-            in_group[b] = true;
-            groups.join(b, t0);
-        }
-    }
-    std::vector<double> group_weight(segments, 0);
-    for (std::size_t k = 0; k < segments; ++k)
-        if (in_group[k]) group_weight[groups.root(k)] += static_cast<double>(weight[k]);
-    for (std::size_t k = 0; k < segments; ++k)
-        if (in_group[k] && group_weight[groups.root(k)] <= whole_limit) key[k] = groups.root(k);
-    std::uint64_t next_block = segments;
+    std::vector<detail::dense_targets> dense;
     for (const auto& r : projections) {
         if (r.p->kind != protocol::projection_kind::dense) continue;
-        double filled = 0;
-        bool open = false;
         const auto [t0, t1] = segments_of(r.to);
-        for (auto b = t0; b < t1; ++b) {
-            if (key[b] != single) continue;  // in a whole unit, or in an earlier block's rows
-            if (open && filled + static_cast<double>(weight[b]) > block_limit) open = false;
-            if (!open) {
-                ++next_block;
-                filled = 0;
-                open = true;
-            }
-            key[b] = next_block;
-            filled += static_cast<double>(weight[b]);
-        }
+        detail::dense_targets d{{}, r.p->split_rows};
+        for (auto b = t0; b < t1; ++b) d.items.push_back(b);
+        dense.push_back(std::move(d));
     }
-    // Units numbered in the order of their first segment.
-    out.unit_of_segment.resize(segments);
-    std::unordered_map<std::uint64_t, vertex_id> unit_of_key;
-    for (std::size_t k = 0; k < segments; ++k) {
-        vertex_id unit = static_cast<vertex_id>(out.unit_first.size());
-        if (key[k] != single) unit = unit_of_key.emplace(key[k], unit).first->second;
-        if (unit == out.unit_first.size()) {
-            out.unit_first.push_back(out.segment_first[k]);
-            out.unit_size.push_back(0);
-        }
-        out.unit_of_segment[k] = unit;
-        out.unit_size[unit] += out.segment_first[k + 1] - out.segment_first[k];
-    }
+    const auto grouped = detail::group_units(weight, dense, cluster);
+    out.unit_of_segment = grouped.unit_of_item;
+    for (auto first : grouped.first_item) out.unit_first.push_back(out.segment_first[first]);
+    out.unit_size.assign(out.unit_first.size(), 0);
+    for (std::size_t k = 0; k < segments; ++k) out.unit_size[out.unit_of_segment[k]] += out.segment_first[k + 1] - out.segment_first[k];
 
     const std::size_t units = out.unit_first.size();
     partitioner::graph_builder builder(units);

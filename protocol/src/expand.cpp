@@ -12,11 +12,6 @@ namespace dnnc::protocol {
 namespace {
 
 
-neuron_range range_of(const symbol_table& symbols, const std::string& ref, const source_location& where) {
-    auto g = symbols.group(ref);
-    if (auto* why = std::get_if<std::string>(&g)) throw config_error(where, *why);
-    return std::get<neuron_range>(g);
-}
 
 dense_block expand_dense(const projection& p, neuron_range from, neuron_range to, const std::string& document_file,
                          std::size_t element, const expand_limits& limits) {
@@ -87,7 +82,7 @@ expanded_network finish_ports(const network& net, const symbol_table& symbols, e
         for (const auto& p : *ports) {
             named_neurons nn{p.id, {}};
             for (const auto& r : p.neurons) {
-                const neuron_range g = range_of(symbols, r, p.where);
+                const neuron_range g = symbols.range(r, p.where);
                 for (std::uint64_t i = 0; i < g.size; ++i) nn.neurons.push_back(static_cast<neuron_index>(g.first + i));
             }
             named.push_back(std::move(nn));
@@ -137,14 +132,14 @@ expanded_network expand_marked(const network& net, const std::string& document_f
     for (std::size_t element = 0; element < net.connection_order.size(); ++element) {
         const connection_ref& ref = net.connection_order[element];
         if (ref.kind == connection_ref::type::synapse) {
-            targets[element] = {range_of(symbols, net.synapses[ref.index].to, net.synapses[ref.index].where).first, 1};
+            targets[element] = {symbols.range(net.synapses[ref.index].to, net.synapses[ref.index].where).first, 1};
             ++most;
             ++expected;
             continue;
         }
         const projection& p = net.projections[ref.index];
-        const neuron_range from = range_of(symbols, p.from, p.where);
-        const neuron_range to = range_of(symbols, p.to, p.where);
+        const neuron_range from = symbols.range(p.from, p.where);
+        const neuron_range to = symbols.range(p.to, p.where);
         targets[element] = to;
         switch (p.kind) {
         case projection_kind::one_to_one:
@@ -179,7 +174,7 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             if (kind == projection_kind::dense) continue;
             const neuron_range to = targets[element];
             if (kind == projection_kind::all &&
-                made + range_of(symbols, net.projections[ref.index].from, rows.where(element)).size * to.size >
+                made + symbols.range(net.projections[ref.index].from, rows.where(element)).size * to.size >
                     limits.max_synapses)
                 throw over(element);
             for (std::uint64_t t = to.first; t < to.first + to.size; ++t) {

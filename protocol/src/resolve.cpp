@@ -73,4 +73,10 @@ std::variant<std::uint64_t, std::string> symbol_table::single(std::string_view r
     return std::get<neuron_range>(g).first;
 }
 
+neuron_range symbol_table::range(std::string_view ref, const source_location& where) const {
+    auto g = group(ref);
+    if (auto* why = std::get_if<std::string>(&g)) throw config_error(where, *why);
+    return std::get<neuron_range>(g);
+}
+
 }  // namespace dnnc::protocol

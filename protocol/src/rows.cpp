@@ -5,13 +5,6 @@
 #include <algorithm>
 
 namespace dnnc::protocol {
-namespace {
-neuron_range range_of(const symbol_table& symbols, const std::string& ref, const source_location& where) {
-    auto g = symbols.group(ref);
-    if (auto* why = std::get_if<std::string>(&g)) throw config_error(where, *why);
-    return std::get<neuron_range>(g);
-}
-}  // namespace
 
 synapse_rows::synapse_rows(const network& net) {
     const symbol_table symbols(net);
@@ -22,8 +15,8 @@ synapse_rows::synapse_rows(const network& net) {
         compiled r;
         if (ref.kind == connection_ref::type::synapse) {
             const synapse& s = net.synapses[ref.index];
-            r.to_first = range_of(symbols, s.to, s.where).first;
-            r.from_first = range_of(symbols, s.from, s.where).first;
+            r.to_first = symbols.range(s.to, s.where).first;
+            r.from_first = symbols.range(s.from, s.where).first;
             r.from_size = r.to_size = 1;
             r.weight = static_cast<float>(s.weight);
             r.delay = static_cast<std::uint16_t>(s.delay);
@@ -31,8 +24,8 @@ synapse_rows::synapse_rows(const network& net) {
             explicit_.push_back({static_cast<neuron_index>(r.to_first), static_cast<std::uint32_t>(e)});
         } else {
             const projection& p = net.projections[ref.index];
-            const neuron_range from = range_of(symbols, p.from, p.where);
-            const neuron_range to = range_of(symbols, p.to, p.where);
+            const neuron_range from = symbols.range(p.from, p.where);
+            const neuron_range to = symbols.range(p.to, p.where);
             r.from_first = from.first;
             r.from_size = from.size;
             r.to_first = to.first;

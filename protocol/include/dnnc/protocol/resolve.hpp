@@ -27,6 +27,9 @@ public:
     // Exactly one neuron: an explicit neuron or `pop[i]`.
     std::variant<std::uint64_t, std::string> single(std::string_view ref) const;
 
+    // A group that must exist: config_error at `where`, saying why, when there is none.
+    neuron_range range(std::string_view ref, const source_location& where) const;
+
     std::uint64_t neuron_count() const { return total_; }
 
 private:
