@@ -31,13 +31,15 @@ public:
         for (std::size_t v = 0; v < nodes_.size(); ++v) hashes.push_back("hash-" + std::to_string(v));
         worker_ = std::thread([this] { compute(); });
     }
-    ~fake_nodes() {
+    ~fake_nodes() { stop(); }
+    // No report reaches the run after this.
+    void stop() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             stop_ = true;
         }
         changed_.notify_all();
-        worker_.join();
+        if (worker_.joinable()) worker_.join();
     }
 
     lead_run::links links() {
@@ -125,6 +127,16 @@ plan::network_plan xor_plan() {
     return plan::plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml"));
 }
 
+// A lead's run of the XOR example over fake nodes.
+struct xor_run {
+    plan::network_plan plan = xor_plan();
+    plan::topology topo{*plan.doc.clu};
+    fake_nodes nodes{plan};
+    lead_run run{plan, topo, nodes.links(), nodes.hashes};
+    xor_run() { nodes.attach(run); }
+    ~xor_run() { nodes.stop(); }  // before the run goes
+};
+
 // Waits until the run's progress satisfies `done` (or 10 s pass).
 json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -139,11 +151,8 @@ json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
 }  // namespace
 
 TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") {
-    const auto plan = xor_plan();
-    const plan::topology topo(*plan.doc.clu);
-    fake_nodes nodes(plan);
-    lead_run run(plan, topo, nodes.links(), nodes.hashes);
-    nodes.attach(run);
+    xor_run x;
+    auto& [plan, topo, nodes, run] = x;
     run.control({{"command", "step"}, {"ticks", 5}});
     const auto p = wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     CHECK(p["completed"] == 4);
@@ -163,11 +172,8 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
 }
 
 TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
-    const auto plan = xor_plan();
-    const plan::topology topo(*plan.doc.clu);
-    fake_nodes nodes(plan);
-    lead_run run(plan, topo, nodes.links(), nodes.hashes);
-    nodes.attach(run);
+    xor_run x;
+    auto& [plan, topo, nodes, run] = x;
     run.control({{"command", "start"}});
     CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), usage_error);
     wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 50; });
@@ -195,11 +201,8 @@ TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
 }
 
 TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and the run goes on") {
-    const auto plan = xor_plan();
-    const plan::topology topo(*plan.doc.clu);
-    fake_nodes nodes(plan);
-    lead_run run(plan, topo, nodes.links(), nodes.hashes);
-    nodes.attach(run);
+    xor_run x;
+    auto& [plan, topo, nodes, run] = x;
     const auto dir = std::filesystem::temp_directory_path() / ("dnnc-lead-run-" + std::to_string(std::random_device{}()));
     run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", dir.string()}});
     run.control({{"command", "start"}});
@@ -226,11 +229,8 @@ TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and th
 }
 
 TEST_CASE("a lockstep run with a dead node fails and says which node") {
-    const auto plan = xor_plan();
-    const plan::topology topo(*plan.doc.clu);
-    fake_nodes nodes(plan);
-    lead_run run(plan, topo, nodes.links(), nodes.hashes);
-    nodes.attach(run);
+    xor_run x;
+    auto& [plan, topo, nodes, run] = x;
     run.control({{"command", "step"}, {"ticks", 3}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     nodes.kill(1);

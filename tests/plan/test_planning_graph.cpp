@@ -40,6 +40,17 @@ std::map<std::pair<partitioner::vertex_id, partitioner::vertex_id>, partitioner:
     return edges;
 }
 
+// Whether the document's planning graph is its neuron graph, unit for unit.
+void check_is_neuron_graph(const protocol::document& doc) {
+    const auto cluster = plan::physical_of(*doc.clu);
+    const auto planned = plan::planning_graph_of(*doc.net, cluster);
+    const auto neurons = plan::units_of(protocol::expand(*doc.net, doc.file), cluster);
+    CHECK(planned.chunk == 1);
+    CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
+    CHECK(edges_of(planned.g) == edges_of(neurons.g));
+    CHECK(planned.unit_first == neurons.first_neuron);
+}
+
 }  // namespace
 
 TEST_CASE("without random projections, a small network's planning graph is its neuron graph") {
@@ -48,29 +59,17 @@ TEST_CASE("without random projections, a small network's planning graph is its n
         const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + name);
         bool random = false;
         for (const auto& p : doc.net->projections) random |= p.kind == protocol::projection_kind::random;
-        if (random) continue;
-        const auto cluster = plan::physical_of(*doc.clu);
-        const auto planned = plan::planning_graph_of(*doc.net, cluster);
-        const auto neurons = plan::units_of(protocol::expand(*doc.net, doc.file), cluster);
-        CHECK(planned.chunk == 1);
-        CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
-        CHECK(edges_of(planned.g) == edges_of(neurons.g));
-        CHECK(planned.unit_first == neurons.first_neuron);
+        if (!random) check_is_neuron_graph(doc);
     }
 }
 
 TEST_CASE("small random projections are drawn as the nodes draw them: the planning graph is the neuron graph") {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
-    const auto cluster = plan::physical_of(*doc.clu);
-    const auto planned = plan::planning_graph_of(*doc.net, cluster);
-    const auto neurons = plan::units_of(protocol::expand(*doc.net, doc.file), cluster);
-    CHECK(planned.chunk == 1);
-    CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
-    CHECK(edges_of(planned.g) == edges_of(neurons.g));
+    check_is_neuron_graph(doc);
     // With no budget to draw in, the same network is planned from its expected counts.
     plan::planning_options options;
     options.max_drawn = 0;
-    CHECK(plan::planning_graph_of(*doc.net, cluster, options).chunk > 1);
+    CHECK(plan::planning_graph_of(*doc.net, plan::physical_of(*doc.clu), options).chunk > 1);
 }
 
 TEST_CASE("rule arithmetic: exact counts for all and one-to-one, expected counts for random") {
