@@ -284,14 +284,16 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
     }
     // Peers: what each pair of nodes sends the other every tick, ascending by neuron.
     const auto reads = remote_reads(pieces_of(*doc.net), node_of, n);
+    // flows[a][b]: the neurons of node a that node b reads, ascending.
+    std::vector<std::vector<std::vector<std::int64_t>>> flows(n, std::vector<std::vector<std::int64_t>>(n));
+    for (protocol::neuron_index i = 0; i < node_of.size(); ++i)
+        for (std::size_t b = 0; b < n; ++b)
+            if (reads[b][i]) flows[node_of[i]][b].push_back(i);
     for (std::size_t v = 0; v < n; ++v)
         for (std::size_t other = 0; other < n; ++other) {
             if (other == v) continue;
-            std::vector<std::int64_t> sends, receives;
-            for (protocol::neuron_index i = 0; i < node_of.size(); ++i) {
-                if (node_of[i] == v && reads[other][i]) sends.push_back(i);
-                if (node_of[i] == other && reads[v][i]) receives.push_back(i);
-            }
+            const auto& sends = flows[v][other];
+            const auto& receives = flows[other][v];
             if (sends.empty() && receives.empty()) continue;
             std::vector<std::string> via;
             for (auto hop : topo.route(v, other)) via.push_back(topo.id(hop));
@@ -299,7 +301,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
             for (std::size_t k = 1; k < via.size(); ++k) emulated += emulate_delay(doc.clu->links, via[k - 1], via[k]);
             const auto& peer_node = doc.clu->nodes[other];
             configs[v].peers.push_back({peer_node.id, peer_node.host, peer_node.port, via, latency[v * n + other], emulated,
-                                        std::move(sends), std::move(receives)});
+                                        sends, receives});
         }
 
     // Nest children into parents, deepest first: a node's subtree is complete before it
