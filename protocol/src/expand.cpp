@@ -218,4 +218,18 @@ expanded_network expand_neurons(const network& net, const expand_limits& limits)
     return expand_marked(net, {}, limits, connections::none);
 }
 
+std::uint16_t longest_delay(const network& net) {
+    std::int64_t longest = 1;
+    for (const auto& s : net.synapses) longest = std::max(longest, s.delay);
+    for (const auto& p : net.projections) longest = std::max(longest, p.delay);
+    return static_cast<std::uint16_t>(std::min<std::int64_t>(longest, 65535));
+}
+
+std::uint16_t longest_delay(const expanded_network& net) {
+    std::uint16_t longest = 1;
+    for (auto d : net.in_delay) longest = std::max(longest, d);
+    for (const auto& b : net.dense) longest = std::max(longest, b.delay);
+    return longest;
+}
+
 }  // namespace dnnc::protocol

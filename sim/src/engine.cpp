@@ -6,7 +6,6 @@
 
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/rows.hpp"
-#include "dnnc/protocol/snapshot.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>

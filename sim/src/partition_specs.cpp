@@ -1,6 +1,6 @@
 #include "dnnc/sim/engine.hpp"
 
-#include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/expand.hpp"
 
 #include <algorithm>
 #include <map>

@@ -85,6 +85,12 @@ expanded_network expand(const network& net, const std::string& document_file,
 expanded_network expand_share(const network& share, const std::vector<std::int64_t>& local_neurons,
                               const expand_limits& limits = {});
 
+// The longest delay a synapse or projection of the network declares (1 when it has none):
+// how many ticks of output every node keeps, so that a snapshot holds what any reader needs.
+std::uint16_t longest_delay(const network& net);
+// The longest delay among an expanded network's synapses and dense blocks (1 when none).
+std::uint16_t longest_delay(const expanded_network& net);
+
 // The neurons alone (numbering, groups, inputs and outputs; no synapses, no dense blocks):
 // enough to name neurons, at the cost of the neurons.
 expanded_network expand_neurons(const network& net, const expand_limits& limits = {});

@@ -51,10 +51,5 @@ bool is_binary_snapshot(std::string_view bytes);
 // minus one. `net` needs only the neurons (expand_neurons). Throws config_error located at
 // the offending entry.
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
-// The longest delay a synapse or projection of the network declares (1 when it has none):
-// how many ticks of output every node keeps, so that a snapshot holds what any reader needs.
-std::uint16_t longest_delay(const network& net);
-// The longest delay among an expanded network's synapses and dense blocks (1 when none).
-std::uint16_t longest_delay(const expanded_network& net);
 
 }  // namespace dnnc::protocol
