@@ -149,6 +149,9 @@ std::vector<node_load> loads_of(const network_plan& plan) {
                 load.synapses += p.p.value_or(0) * (static_cast<double>(from.size) - (self ? 1 : 0));
                 break;
             case protocol::projection_kind::one_to_one: load.synapses += p.autapses || from.first != to.first ? 1 : 0; break;
+            case protocol::projection_kind::fixed_indegree:
+                load.synapses += static_cast<double>(p.indegree.value_or(0));
+                break;
             case protocol::projection_kind::dense: load.dense_weights += from.size; break;
             }
         }

@@ -38,12 +38,28 @@ std::vector<resolved_projection> resolve_projections(const protocol::network& ne
     return out;
 }
 
-double expected_synapses(const resolved_projection& r) {
-    const double pairs = static_cast<double>(r.from.size) * static_cast<double>(r.to.size);
-    return r.p->p.value_or(0) * pairs;
+// The chance that a given source reaches a given target: 1 for `all`, p for `random`,
+// indegree / sources for `fixed-indegree`.
+double connection_probability(const resolved_projection& r) {
+    switch (r.p->kind) {
+    case protocol::projection_kind::random: return r.p->p.value_or(0);
+    case protocol::projection_kind::fixed_indegree:
+        return r.from.size == 0 ? 0.0
+                                : std::min(1.0, static_cast<double>(r.p->indegree.value_or(0)) / static_cast<double>(r.from.size));
+    default: return 1.0;
+    }
 }
 
-// The random projections to draw: the smallest first, while their synapses together fit
+bool drawable(const resolved_projection& r) {
+    return r.p->kind == protocol::projection_kind::random || r.p->kind == protocol::projection_kind::fixed_indegree;
+}
+
+double expected_synapses(const resolved_projection& r) {
+    const double pairs = static_cast<double>(r.from.size) * static_cast<double>(r.to.size);
+    return connection_probability(r) * pairs;
+}
+
+// The random projections (`random`, `fixed-indegree`) to draw: the smallest first, while their synapses together fit
 // in the budget. Their rows are the nodes' rows (synapse_rows), so the partitioner sees the
 // sample the network will run, not only its expectation: on sparse projections that is
 // where a good cut comes from. Whatever the network's size, the lead draws at most
@@ -51,7 +67,7 @@ double expected_synapses(const resolved_projection& r) {
 void choose_drawn(std::vector<resolved_projection>& projections, std::size_t max_drawn) {
     std::vector<resolved_projection*> random;
     for (auto& r : projections)
-        if (r.p->kind == protocol::projection_kind::random) random.push_back(&r);
+        if (drawable(r)) random.push_back(&r);
     std::stable_sort(random.begin(), random.end(),
                      [](const auto* a, const auto* b) { return expected_synapses(*a) < expected_synapses(*b); });
     double drawn = 0;
@@ -89,6 +105,7 @@ std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resol
             switch (r.p->kind) {
             case protocol::projection_kind::all:
             case protocol::projection_kind::random:
+            case protocol::projection_kind::fixed_indegree:
                 edges += r.drawn ? expected_synapses(r) : spans(r.from.size) * spans(r.to.size);
                 break;
             case protocol::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
@@ -223,6 +240,7 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
         const auto [t0, t1] = segments_of(r.to);
         switch (p.kind) {
         case protocol::projection_kind::random:
+        case protocol::projection_kind::fixed_indegree:
             if (r.drawn) {
                 const auto rows = rows_of(net, p);
                 for (auto t = r.to.first; t < r.to.first + r.to.size; ++t) {
@@ -236,7 +254,7 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
             }
             [[fallthrough]];
         case protocol::projection_kind::all: {
-            const double prob = p.kind == protocol::projection_kind::all ? 1.0 : p.p.value_or(0);
+            const double prob = connection_probability(r);
             if (prob <= 0) break;
             for (auto b = t0; b < t1; ++b)
                 for (auto a = f0; a < f1; ++a) {

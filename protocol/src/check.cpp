@@ -86,6 +86,14 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
     } else if (p.p) {
         out.add(p.where, what + ": p applies only to kind 'random'");
     }
+    if (p.kind == projection_kind::fixed_indegree) {
+        if (!p.indegree)
+            out.add(p.where, what + ": kind 'fixed-indegree' needs an indegree");
+        else if (*p.indegree < 0)
+            out.add(p.where, what + ": indegree must be >= 0 (got " + std::to_string(*p.indegree) + ")");
+    } else if (p.indegree) {
+        out.add(p.where, what + ": indegree applies only to kind 'fixed-indegree'");
+    }
     if (!dense && (p.init != dense_init::none || p.scale || !p.weights_file.empty() || p.rows || p.cols || p.split_rows))
         out.add(p.where, what + ": init, scale, weights, rows, cols and split apply only to kind 'dense'");
     if (dense) {
@@ -116,6 +124,21 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
     case projection_kind::random:
         expected_synapses += static_cast<double>(a) * static_cast<double>(b) * p.p.value_or(0);
         break;
+    case projection_kind::fixed_indegree: {
+        const auto k = static_cast<std::uint64_t>(std::max<std::int64_t>(0, p.indegree.value_or(0)));
+        // Without autapses a target inside the source group draws from the others.
+        const auto& f = std::get<neuron_range>(from);
+        const auto& t = std::get<neuron_range>(to);
+        const bool overlap = f.first < t.first + t.size && t.first < f.first + f.size;
+        const std::uint64_t pool = a - (!p.autapses && overlap ? 1 : 0);
+        if (!p.multapses && k > pool)
+            out.add(p.where, what + ": indegree " + std::to_string(k) + " without multapses needs as many distinct sources; " +
+                                 quote(p.from) + " offers " + std::to_string(pool));
+        else if (pool == 0 && k > 0)
+            out.add(p.where, what + ": indegree " + std::to_string(k) + " but there is no source to draw from");
+        expected_synapses += static_cast<double>(k) * static_cast<double>(b);
+        break;
+    }
     case projection_kind::dense: break;
     }
 }

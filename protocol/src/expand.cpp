@@ -152,6 +152,12 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             expected += static_cast<double>(from.size * to.size) *
                         (p.kind == projection_kind::all ? 1.0 : std::min(1.0, p.p.value_or(0) * 1.01));
             break;
+        case projection_kind::fixed_indegree: {
+            const auto k = static_cast<std::uint64_t>(std::max<std::int64_t>(0, p.indegree.value_or(0)));
+            most += k * to.size;
+            expected += static_cast<double>(k * to.size);
+            break;
+        }
         case projection_kind::dense:
             if (which == connections::into_local_neurons)
                 throw config_error(p.where, "a node's share of a network carries no dense projections");
@@ -180,7 +186,7 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             for (std::uint64_t t = to.first; t < to.first + to.size; ++t) {
                 if (!keeps(t)) continue;
                 made += rows.count(static_cast<neuron_index>(t), element);
-                if (kind == projection_kind::random && made > limits.max_synapses) throw over(element);
+                if (kind != projection_kind::all && made > limits.max_synapses) throw over(element);
             }
         }
     }

@@ -21,6 +21,7 @@ const char* to_string(projection_kind k) {
     case projection_kind::all: return "all";
     case projection_kind::one_to_one: return "one-to-one";
     case projection_kind::random: return "random";
+    case projection_kind::fixed_indegree: return "fixed-indegree";
     case projection_kind::dense: return "dense";
     }
     return "?";
@@ -59,7 +60,7 @@ bool operator==(const synapse& a, const synapse& b) {
 }
 bool operator==(const projection& a, const projection& b) {
     auto t = [](const projection& p) {
-        return std::tie(p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.init,
+        return std::tie(p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.indegree, p.multapses, p.init,
                         p.scale, p.weights_file, p.rows, p.cols, p.split_rows);
     };
     return t(a) == t(b);

@@ -43,6 +43,11 @@ synapse_rows::synapse_rows(const network& net) {
                 r.p = p.p.value_or(0);
                 r.log_q = std::log1p(-r.p);
                 break;
+            case projection_kind::fixed_indegree:
+                r.kind = rule::fixed_indegree;
+                r.indegree = static_cast<std::uint64_t>(std::max<std::int64_t>(0, p.indegree.value_or(0)));
+                r.multapses = p.multapses;
+                break;
             case projection_kind::dense: r.kind = rule::dense; break;
             }
         }
@@ -111,9 +116,50 @@ std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) {
         for (std::uint64_t k = 0; row.next(k);) n += r.autapses || r.from_first + k != target;
         return n;
     }
+    case rule::fixed_indegree: {
+        const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
+        const std::uint64_t pool = r.from_size - (!r.autapses && inside ? 1 : 0);
+        return pool == 0 ? 0 : r.multapses ? r.indegree : std::min(r.indegree, pool);
+    }
     case rule::dense: return 0;
     }
     return 0;
+}
+
+// The row's stream is the projection's seed mixed with the row, as for random rows. Sources
+// are drawn from the group less the target itself when autapses are off: with multapses,
+// `indegree` independent uniform draws; without them, `indegree` distinct positions by
+// Floyd's algorithm (each draw uniform over what is left). Sorted, they are in canonical order.
+void synapse_rows::fixed_indegree_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions) {
+    positions.clear();
+    const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
+    const std::uint64_t skipped = !r.autapses && inside ? target - r.from_first : r.from_size;
+    const std::uint64_t pool = r.from_size - (skipped < r.from_size ? 1 : 0);
+    if (pool == 0 || r.indegree == 0) return;
+    splitmix64 rng(splitmix64(r.seed ^ (0xD1B54A32D192ED03ULL * (target - r.to_first + 1))).next());
+    if (r.multapses) {
+        for (std::uint64_t k = 0; k < r.indegree; ++k) positions.push_back(rng.below(pool));
+        std::sort(positions.begin(), positions.end());
+    } else {
+        // Floyd: for j = pool - K .. pool - 1 take a uniform t in [0, j]; if taken, take j.
+        // `taken` is a bitmap over the pool, all clear between rows.
+        thread_local std::vector<std::uint64_t> taken;
+        if (taken.size() < pool / 64 + 1) taken.assign(pool / 64 + 1, 0);
+        const auto take = [&](std::uint64_t x) {
+            const bool was = (taken[x >> 6] >> (x & 63)) & 1;
+            taken[x >> 6] |= std::uint64_t{1} << (x & 63);
+            return was;
+        };
+        for (std::uint64_t j = pool - std::min(r.indegree, pool); j < pool; ++j) {
+            const std::uint64_t t = rng.below(j + 1);
+            positions.push_back(take(t) ? (take(j), j) : t);
+        }
+        for (const auto k : positions) taken[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
+        std::sort(positions.begin(), positions.end());
+    }
+    // Positions in the pool skip the target's own position.
+    for (auto& k : positions)
+        if (k >= skipped) ++k;
 }
 
 std::uint64_t synapse_rows::count(neuron_index target, std::size_t element) const {

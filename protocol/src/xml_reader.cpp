@@ -385,12 +385,15 @@ protected:
             p.kind = kind == "all"          ? projection_kind::all
                      : kind == "one-to-one" ? projection_kind::one_to_one
                      : kind == "random"     ? projection_kind::random
+                     : kind == "fixed-indegree" ? projection_kind::fixed_indegree
                                             : projection_kind::dense;
             p.weight = a.real("weight", 1.0);
             p.delay = a.integer("delay", 1);
             p.p = a.real("p");
             p.seed = a.uinteger("seed", 0);
             p.autapses = a.boolean("autapses", true);
+            p.indegree = a.integer("indegree");
+            p.multapses = a.boolean("multapses", true);
             const std::string init = a.text("init");
             p.init = init == "normal"    ? dense_init::normal
                      : init == "uniform" ? dense_init::uniform

@@ -184,6 +184,8 @@ void write_network(xml_out& x, const network& net) {
         x.attr_if("p", p.p);
         if (p.seed != 0) x.attr("seed", p.seed);
         if (!p.autapses) x.attr("autapses", std::string("false"));
+        x.attr_if("indegree", p.indegree);
+        if (!p.multapses) x.attr("multapses", std::string("false"));
         if (p.init != dense_init::none) x.attr("init", to_string(p.init));
         x.attr_if("scale", p.scale);
         x.attr_if("weights", p.weights_file);

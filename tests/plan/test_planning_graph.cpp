@@ -97,6 +97,23 @@ TEST_CASE("rule arithmetic: exact counts for all and one-to-one, expected counts
     CHECK(w[150] == 1 + 101);
 }
 
+TEST_CASE("fixed in-degree: every target's fan-in is exact, drawn or expected") {
+    const auto net = network_of(R"(<population id="a" size="100" model="linear"/><population id="b" size="50" model="linear"/>
+        <projection from="a" to="b" kind="fixed-indegree" indegree="20" seed="1"/>)");
+    for (const std::size_t drawn : {std::size_t{0}, std::size_t{500'000}}) {
+        INFO("draw budget " << drawn);
+        plan::planning_options options;
+        options.max_drawn = drawn;
+        options.max_edges = 1'000'000;
+        options.fan_in_share = 1;
+        const auto g = plan::planning_graph_of(net, partitioner::complete_cluster(2), options);
+        REQUIRE(g.chunk == 1);
+        for (std::size_t t = 100; t < 150; ++t) CHECK(g.g.vertex_weights()[t] == 1 + 20);
+        if (drawn == 0) CHECK(total_edge_weight(g.g) == 100 * 50);  // 0.2 expected per pair, each at least 1
+        else CHECK(total_edge_weight(g.g) == 20 * 50);                 // the 1,000 drawn synapses, repeats summed
+    }
+}
+
 TEST_CASE("the planning graph stays within its budget whatever the synapse count") {
     // 1.2 million neurons, 10^9 synapses by rule.
     const auto net = network_of(R"(<population id="e" size="960000" model="lif"/>

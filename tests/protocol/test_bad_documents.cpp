@@ -67,6 +67,9 @@ const expectation corpus[] = {
     {"network_without_neurons.xml", 3, "network 't' has no neurons"},
     {"weight_infinite.xml", 6, "weight must be a finite number"},
     {"negative_dt.xml", 4, "dt must be a positive number"},
+    {"indegree_too_large.xml", 5, "indegree 10 without multapses needs as many distinct sources; 'a' offers 9"},
+    {"indegree_missing.xml", 6, "kind 'fixed-indegree' needs an indegree"},
+    {"indegree_negative.xml", 5, "indegree must be >= 0 (got -3)"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace dnnc;
@@ -107,6 +108,37 @@ TEST_CASE("synapse rows equal expand()'s rows for each connection rule") {
         CHECK(rows.count(1) == 0);
         CHECK(rows.count(2) == 1);
     }
+}
+
+TEST_CASE("fixed in-degree: every target draws exactly its sources, distinct without multapses, never itself without autapses") {
+    const auto net = parse_network(R"(<population id="p" size="40"/><population id="q" size="30"/>
+        <projection from="p" to="q" kind="fixed-indegree" indegree="25" seed="3" weight="0.5"/>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="39" multapses="false" autapses="false" seed="4"/>
+        <projection from="q[0:5]" to="p" kind="fixed-indegree" indegree="12" seed="5" delay="2"/>)");
+    check_rows(net, "t.xml");
+    const synapse_rows rows(net);
+    bool repeats_with_multapses = false;
+    for (neuron_index t = 0; t < 70; ++t) {
+        std::vector<std::vector<neuron_index>> sources(3);
+        rows.for_each(t, [&](neuron_index source, float, std::uint16_t, std::size_t element) { sources[element].push_back(source); });
+        for (const auto& s : sources) CHECK(std::is_sorted(s.begin(), s.end()));
+        if (t >= 40) {  // q: 25 from p, drawn with repeats allowed
+            REQUIRE(sources[0].size() == 25);
+            CHECK(sources[0].back() < 40);
+            repeats_with_multapses |= std::adjacent_find(sources[0].begin(), sources[0].end()) != sources[0].end();
+            CHECK(rows.count(t) == 25);
+            continue;
+        }
+        // p: 39 distinct others (every other member of p), and 12 from q[0:5] (repeats forced)
+        REQUIRE(sources[1].size() == 39);
+        CHECK(std::adjacent_find(sources[1].begin(), sources[1].end()) == sources[1].end());
+        CHECK(std::find(sources[1].begin(), sources[1].end(), t) == sources[1].end());
+        REQUIRE(sources[2].size() == 12);
+        CHECK(sources[2].front() >= 40);
+        CHECK(sources[2].back() < 45);
+        CHECK(rows.count(t) == 51);
+    }
+    CHECK(repeats_with_multapses);  // 25 draws from 40: some target gets a source twice
 }
 
 TEST_CASE("synapse rows refuse a reference to no neuron with its location") {

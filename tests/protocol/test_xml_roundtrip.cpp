@@ -22,6 +22,7 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
     <projection from="exc" to="exc" kind="random" p="0.5" weight="1.62" delay="2" seed="1" autapses="false"/>
     <synapse from="b" to="exc[3]" weight="-0.1"/>
     <projection from="exc[0:4]" to="h1" kind="all"/>
+    <projection from="exc" to="exc[0:2]" kind="fixed-indegree" indegree="3" multapses="false" seed="2"/>
     <projection from="exc" to="exc" kind="dense" init="normal" scale="0.05" seed="7" split="rows"/>
     <input id="x" neurons="a b"/>
     <output id="y" neurons="h1 exc[0] exc[1]"/>
@@ -55,7 +56,7 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(net.populations[0].params.refractory == 50);
     CHECK(net.populations[0].params.v_init_max == -50.0);
     CHECK(net.populations[0].where.line == 7);
-    REQUIRE(net.connection_order.size() == 5);
+    REQUIRE(net.connection_order.size() == 6);
     CHECK(net.connection_order[2].kind == connection_ref::type::synapse);
     CHECK(net.connection_order[2].index == 1);
     CHECK(net.synapses[1].delay == 1);
@@ -63,9 +64,14 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(net.projections[0].kind == projection_kind::random);
     CHECK(net.projections[0].p == 0.5);
     CHECK_FALSE(net.projections[0].autapses);
-    CHECK(net.projections[2].kind == projection_kind::dense);
-    CHECK(net.projections[2].init == dense_init::normal);
-    CHECK(net.projections[2].split_rows);
+    CHECK(net.projections[2].kind == projection_kind::fixed_indegree);
+    CHECK(net.projections[2].indegree == 3);
+    CHECK_FALSE(net.projections[2].multapses);
+    CHECK(net.projections[1].multapses);
+    CHECK_FALSE(net.projections[1].indegree);
+    CHECK(net.projections[3].kind == projection_kind::dense);
+    CHECK(net.projections[3].init == dense_init::normal);
+    CHECK(net.projections[3].split_rows);
     CHECK(net.outputs[0].neurons == std::vector<std::string>{"h1", "exc[0]", "exc[1]"});
     REQUIRE(doc.clu);
     CHECK(doc.clu->nodes[1].host == "127.0.0.1");

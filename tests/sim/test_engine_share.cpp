@@ -128,6 +128,15 @@ TEST_CASE("an engine built from a share equals one built from the listed rows, a
                     30, 1);
     }
     SECTION("the CUBA example (lif, sparse activity)") { check_equal(example("cuba/cuba.xml"), 300, 2); }
+    SECTION("fixed in-degree, with and without multapses and autapses (lif)") {
+        check_equal(parse(R"(<population id="e" size="160" model="lif" seed="2" v-init="-60" v-init-max="-50"/>
+            <population id="i" size="40" model="lif" seed="3" v-init="-60" v-init-max="-50"/>
+            <projection from="e" to="e" kind="fixed-indegree" indegree="16" seed="7" weight="1.62"/>
+            <projection from="e" to="i" kind="fixed-indegree" indegree="16" multapses="false" seed="8" weight="1.62"/>
+            <projection from="i" to="e" kind="fixed-indegree" indegree="4" seed="9" weight="-9"/>
+            <projection from="i" to="i" kind="fixed-indegree" indegree="39" multapses="false" autapses="false" seed="10" weight="-9"/>)"),
+                    300, 5);
+    }
     SECTION("the tree7 and xor examples") {
         check_equal(example("tree7/tree7.xml"), 20, 3);
         check_equal(example("xor/xor.xml"), 10, 4);

@@ -12,7 +12,7 @@
 namespace dnnc::protocol {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif };
-enum class projection_kind { all, one_to_one, random, dense };
+enum class projection_kind { all, one_to_one, random, fixed_indegree, dense };
 enum class dense_init { none, normal, uniform, zeros };
 enum class sync_mode { lockstep, window };
 enum class send_mode { always, nonzero };
@@ -73,6 +73,10 @@ struct projection {
     std::optional<double> p;  // random: connection probability
     std::uint64_t seed = 0;
     bool autapses = true;  // may a neuron connect to itself
+    // fixed_indegree: every target draws this many sources; with multapses a source may be
+    // drawn more than once (parallel synapses), without them the sources are distinct.
+    std::optional<std::int64_t> indegree;
+    bool multapses = true;
     // dense only
     dense_init init = dense_init::none;
     std::optional<double> scale;

@@ -73,7 +73,7 @@ public:
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 
 private:
-    enum class rule : std::uint8_t { synapse, all, one_to_one, random, dense };
+    enum class rule : std::uint8_t { synapse, all, one_to_one, random, fixed_indegree, dense };
     struct compiled {
         rule kind = rule::synapse;
         bool autapses = true;
@@ -82,6 +82,8 @@ private:
         std::uint64_t from_first = 0, from_size = 0, to_first = 0, to_size = 0;
         std::uint64_t seed = 0;
         double p = 0, log_q = 0;  // random: probability and log(1 - p)
+        std::uint64_t indegree = 0;  // fixed_indegree
+        bool multapses = true;
         const source_location* where = nullptr;
     };
 
@@ -131,6 +133,10 @@ private:
         bool started_ = false;
     };
 
+    // A fixed in-degree row: the positions of its sources in the source group, ascending,
+    // drawn from the row's own stream (see rows.cpp).
+    static void fixed_indegree_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions);
+
     template <class F>
     static void each_of(const compiled& r, neuron_index target, std::size_t e, F& f) {
         switch (r.kind) {
@@ -148,6 +154,12 @@ private:
             random_row row(r, target);
             for (std::uint64_t k = 0; row.next(k);)
                 if (r.autapses || r.from_first + k != target) f(static_cast<neuron_index>(r.from_first + k), r.weight, r.delay, e);
+            break;
+        }
+        case rule::fixed_indegree: {
+            thread_local std::vector<std::uint64_t> positions;
+            fixed_indegree_row(r, target, positions);
+            for (const auto k : positions) f(static_cast<neuron_index>(r.from_first + k), r.weight, r.delay, e);
             break;
         }
         case rule::dense: break;
