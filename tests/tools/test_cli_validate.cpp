@@ -4,6 +4,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
 using namespace dnnc::test;
 
 TEST_CASE("dnnc validate accepts every example and exits 0") {
@@ -45,6 +50,26 @@ TEST_CASE("dnnc validate --json prints a summary per file") {
     CHECK(report[1]["errors"][0]["line"] == 7);
     CHECK(report[1]["errors"][0]["column"] == 3);
     CHECK_THAT(report[1]["errors"][0]["message"].get<std::string>(), Catch::Contains("cluster lead 'boss'"));
+}
+
+TEST_CASE("dnnc validate counts every rule exactly without storing a synapse") {
+    // 80 x 800 + 20 x 800 + 80 x 200 + 20 x 200 fixed in-degree synapses, and a random
+    // projection whose exact count its rows give.
+    const std::string path = std::filesystem::temp_directory_path() / ("dnnc-count-" + std::to_string(::getpid()) + ".xml");
+    std::ofstream(path) << R"(<dnnc xmlns="urn:dnnc:1"><network name="c">
+        <population id="E" size="800"/><population id="I" size="200"/>
+        <projection from="E" to="E" kind="fixed-indegree" indegree="80" seed="1"/>
+        <projection from="I" to="E" kind="fixed-indegree" indegree="20" seed="2"/>
+        <projection from="E" to="I" kind="fixed-indegree" indegree="80" multapses="false" seed="3"/>
+        <projection from="I" to="I" kind="fixed-indegree" indegree="20" multapses="false" autapses="false" seed="4"/>
+        <projection from="I" to="I" kind="random" p="0.5" seed="5"/></network></dnnc>)";
+    const auto r = run_command(dnnc_binary() + " validate --json " + path);
+    std::filesystem::remove(path);
+    REQUIRE(r.exit_code == 0);
+    const auto synapses = nlohmann::json::parse(r.out)[0]["synapses"].get<std::uint64_t>();
+    const auto random = synapses - 100000;
+    CHECK(random > 19000);  // about 0.5 x 200 x 200 = 20,000
+    CHECK(random < 21000);
 }
 
 TEST_CASE("usage errors exit with 2") {
