@@ -20,25 +20,9 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 namespace {
-
-std::string cuba_network(long neurons, double p) {
-    const long excitatory = neurons * 4 / 5;
-    std::ostringstream x;
-    x.precision(17);
-    x << "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"cuba\">"
-      << "<population id=\"P\" size=\"" << neurons << "\" model=\"lif\" seed=\"42\" tau-m=\"20\" v-rest=\"-49\" "
-      << "v-reset=\"-60\" v-th=\"-50\" refractory=\"50\" tau-e=\"5\" tau-i=\"10\" dt=\"0.1\" v-init=\"-60\" v-init-max=\"-50\"/>"
-      << "<projection from=\"P[0:" << excitatory << "]\" to=\"P\" kind=\"random\" p=\"" << p
-      << "\" weight=\"1.62\" delay=\"1\" seed=\"1\"/>"
-      << "<projection from=\"P[" << excitatory << ":" << neurons << "]\" to=\"P\" kind=\"random\" p=\"" << p
-      << "\" weight=\"-9\" delay=\"1\" seed=\"2\"/>"
-      << "</network></dnnc>";
-    return x.str();
-}
 
 // Resident set now, from /proc/self/statm (pages), in bytes.
 long long resident_bytes() {
@@ -64,7 +48,7 @@ int main(int argc, char** argv) try {
 
     dnnc::protocol::node_config config;
     config.node = "n0";
-    config.share = *dnnc::protocol::parse_document(cuba_network(neurons, p), "cuba.xml").net;
+    config.share = *dnnc::protocol::parse_document(dnnc::bench::cuba_document(neurons, p), "cuba.xml").net;
     const long local = neurons / std::max(1L, nodes);
     const auto expanded = dnnc::protocol::expand_neurons(*config.share);
     for (long i = 0; i < local; ++i) {

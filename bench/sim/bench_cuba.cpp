@@ -19,32 +19,7 @@
 
 #include <cstdio>
 #include <exception>
-#include <sstream>
 #include <string>
-
-namespace {
-
-// The network of examples/cuba/cuba.xml with `neurons` members and probability `p`.
-std::string cuba_document(long neurons, double p) {
-    const long excitatory = neurons * 4 / 5;
-    std::ostringstream x;
-    x.precision(17);
-    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<dnnc xmlns=\"urn:dnnc:1\">\n"
-      << "  <network name=\"cuba\">\n"
-      << "    <population id=\"P\" size=\"" << neurons << "\" model=\"lif\" seed=\"42\"\n"
-      << "                tau-m=\"20\" v-rest=\"-49\" v-reset=\"-60\" v-th=\"-50\" refractory=\"50\"\n"
-      << "                tau-e=\"5\" tau-i=\"10\" dt=\"0.1\" v-init=\"-60\" v-init-max=\"-50\"/>\n"
-      << "    <projection from=\"P[0:" << excitatory << "]\" to=\"P\" kind=\"random\" p=\"" << p
-      << "\" weight=\"1.62\" delay=\"1\" seed=\"1\"/>\n"
-      << "    <projection from=\"P[" << excitatory << ":" << neurons << "]\" to=\"P\" kind=\"random\" p=\"" << p
-      << "\" weight=\"-9\" delay=\"1\" seed=\"2\"/>\n"
-      << "  </network>\n"
-      << "</dnnc>\n";
-    return x.str();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) try {
     using clock = std::chrono::steady_clock;
@@ -59,7 +34,7 @@ int main(int argc, char** argv) try {
         document = neurons == 4000 && p == 0.02
                        ? std::string(DNNC_SOURCE_DIR "/examples/cuba/cuba.xml")
                        : dnnc::bench::write_temp_document("cuba-" + std::to_string(neurons) + ".xml",
-                                                          cuba_document(neurons, p));
+                                                          dnnc::bench::cuba_document(neurons, p));
     }
 
     const auto setup_start = clock::now();

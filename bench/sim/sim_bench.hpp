@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <sstream>
 #include <string>
 
 namespace dnnc::bench {
@@ -43,6 +44,26 @@ public:
 private:
     std::map<std::string, std::string> values_;
 };
+
+// The network of examples/cuba/cuba.xml (CUBA) with `neurons` members and probability `p`.
+inline std::string cuba_document(long neurons, double p) {
+    const long excitatory = neurons * 4 / 5;
+    std::ostringstream x;
+    x.precision(17);
+    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<dnnc xmlns=\"urn:dnnc:1\">\n"
+      << "  <network name=\"cuba\">\n"
+      << "    <population id=\"P\" size=\"" << neurons << "\" model=\"lif\" seed=\"42\"\n"
+      << "                tau-m=\"20\" v-rest=\"-49\" v-reset=\"-60\" v-th=\"-50\" refractory=\"50\"\n"
+      << "                tau-e=\"5\" tau-i=\"10\" dt=\"0.1\" v-init=\"-60\" v-init-max=\"-50\"/>\n"
+      << "    <projection from=\"P[0:" << excitatory << "]\" to=\"P\" kind=\"random\" p=\"" << p
+      << "\" weight=\"1.62\" delay=\"1\" seed=\"1\"/>\n"
+      << "    <projection from=\"P[" << excitatory << ":" << neurons << "]\" to=\"P\" kind=\"random\" p=\"" << p
+      << "\" weight=\"-9\" delay=\"1\" seed=\"2\"/>\n"
+      << "  </network>\n"
+      << "</dnnc>\n";
+    return x.str();
+}
 
 inline protocol::expanded_network load_network(const std::string& path) {
     const protocol::document doc = protocol::load_document(path);
