@@ -202,6 +202,7 @@ namespace {
 protocol::network share_of(const protocol::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v) {
     protocol::network share;
     share.name = net.name;
+    share.dt = net.dt;
     share.where = net.where;
     share.neurons = net.neurons;
     share.populations = net.populations;

@@ -110,6 +110,7 @@ expanded_network expand_marked(const network& net, const std::string& document_f
     auto keeps = [&](std::uint64_t target) { return local.empty() || local[static_cast<std::size_t>(target)]; };
     expanded_network out;
     out.name = net.name;
+    out.dt = net.dt;
     const auto n = static_cast<neuron_index>(symbols.neuron_count());
     out.group_of.reserve(n);
     auto add_group = [&](const std::string& id, std::uint64_t size, bool is_population, std::uint64_t seed,

@@ -73,7 +73,7 @@ bool operator==(const connection_ref& a, const connection_ref& b) {
 }
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
-        return std::tie(n.name, n.neurons, n.populations, n.synapses, n.projections,
+        return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapses, n.projections,
                         n.connection_order, n.inputs, n.outputs);
     };
     return t(a) == t(b);

@@ -468,6 +468,7 @@ private:
             if (n == "network") {
                 result.net.emplace();
                 result.net->name = a.text("name");
+                result.net->dt = a.real("dt", 0.1);
                 result.net->where = a.where();
                 section_ = section::network;
             } else if (n == "cluster") {
@@ -552,6 +553,7 @@ private:
         } else if (n == "network") {
             c.share.emplace();
             c.share->name = a.text("name");
+            c.share->dt = a.real("dt", 0.1);
             c.share->where = a.where();
             share_depth_ = depth;
         } else if (n == "dense") {

@@ -148,6 +148,7 @@ void write_run(xml_out& x, const run_settings& r) {
 void write_network(xml_out& x, const network& net) {
     x.open("network");
     x.attr("name", net.name);
+    x.attr_if("dt", net.dt, 0.1);
     // Neurons and populations first, then connections in their (canonical) order, then ports.
     for (const auto& n : net.neurons) {
         x.open("neuron");

@@ -12,7 +12,7 @@ using namespace dnnc::protocol;
 namespace {
 const char* const xor_doc = R"(<?xml version="1.0"?>
 <dnnc xmlns="urn:dnnc:1">
-  <network name="xor">
+  <network name="xor" dt="0.25">
     <neuron id="a" model="linear"/>
     <neuron id="b"/>
     <neuron id="h1" model="step" threshold="0.5" bias="-0.25"/>
@@ -42,6 +42,7 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     REQUIRE(doc.net);
     const network& net = *doc.net;
     CHECK(net.name == "xor");
+    CHECK(net.dt == 0.25);
     REQUIRE(net.neurons.size() == 3);
     CHECK(net.neurons[1].params.model == neuron_model::linear);
     CHECK(net.neurons[2].params.model == neuron_model::step);

@@ -44,6 +44,7 @@ struct named_neurons {
 
 struct expanded_network {
     std::string name;
+    double dt = 0.1;  // ms per tick
     std::vector<neuron_group> groups;
     std::vector<std::uint32_t> group_of;  // per neuron
     std::unordered_map<std::string, std::uint32_t> group_index;  // id -> position in groups

@@ -101,6 +101,9 @@ struct connection_ref {
 
 struct network {
     std::string name;
+    // The length of a tick in ms: what delays given in ms, spike times, rates and the
+    // NEST-named models' integration step are measured against.
+    double dt = 0.1;
     std::vector<neuron> neurons;
     std::vector<population> populations;
     std::vector<synapse> synapses;
