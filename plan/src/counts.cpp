@@ -12,7 +12,8 @@ namespace dnnc::plan {
 
 network_size size_of(const protocol::network& net) {
     network_size size;
-    const protocol::synapse_rows rows(net);
+    // Fixed-outdegree rows are drawn source by source: their count is known without them.
+    const protocol::synapse_rows rows(net, {});
     size.neurons = rows.neuron_count();
     size.synapses = tbb::parallel_reduce(
         tbb::blocked_range<std::size_t>(0, rows.neuron_count(), 1024), std::uint64_t{0},
@@ -21,6 +22,7 @@ network_size size_of(const protocol::network& net) {
             return n;
         },
         std::plus<>());
+    for (std::size_t e = 0; e < rows.element_count(); ++e) size.synapses += rows.outdegree_synapses(e);
     const protocol::symbol_table symbols(net);
     for (const auto& p : net.projections)
         if (p.kind == protocol::projection_kind::dense)

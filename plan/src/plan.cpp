@@ -152,6 +152,14 @@ std::vector<node_load> loads_of(const network_plan& plan) {
             case protocol::projection_kind::fixed_indegree:
                 load.synapses += static_cast<double>(p.indegree.value_or(0));
                 break;
+            // Expected per target: every source's K spread over the targets; n over the targets.
+            case protocol::projection_kind::fixed_outdegree:
+                load.synapses += static_cast<double>(p.outdegree.value_or(0)) * static_cast<double>(from.size) /
+                                 static_cast<double>(to.size);
+                break;
+            case protocol::projection_kind::fixed_total_number:
+                load.synapses += static_cast<double>(p.total.value_or(0)) / static_cast<double>(to.size);
+                break;
             case protocol::projection_kind::dense: load.dense_weights += from.size; break;
             }
         }

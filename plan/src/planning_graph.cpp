@@ -39,19 +39,30 @@ std::vector<resolved_projection> resolve_projections(const protocol::network& ne
 }
 
 // The chance that a given source reaches a given target: 1 for `all`, p for `random`,
-// indegree / sources for `fixed-indegree`.
+// indegree / sources for `fixed-indegree`, outdegree / targets for `fixed-outdegree`,
+// n / pairs for `fixed-total-number`.
 double connection_probability(const resolved_projection& r) {
+    const auto share = [](const std::optional<std::int64_t>& k, double of) {
+        return of <= 0 ? 0.0 : std::min(1.0, static_cast<double>(std::max<std::int64_t>(0, k.value_or(0))) / of);
+    };
+    const auto from = static_cast<double>(r.from.size), to = static_cast<double>(r.to.size);
     switch (r.p->kind) {
     case protocol::projection_kind::random: return r.p->p.value_or(0);
-    case protocol::projection_kind::fixed_indegree:
-        return r.from.size == 0 ? 0.0
-                                : std::min(1.0, static_cast<double>(r.p->indegree.value_or(0)) / static_cast<double>(r.from.size));
+    case protocol::projection_kind::fixed_indegree: return share(r.p->indegree, from);
+    case protocol::projection_kind::fixed_outdegree: return share(r.p->outdegree, to);
+    case protocol::projection_kind::fixed_total_number: return share(r.p->total, from * to);
     default: return 1.0;
     }
 }
 
 bool drawable(const resolved_projection& r) {
-    return r.p->kind == protocol::projection_kind::random || r.p->kind == protocol::projection_kind::fixed_indegree;
+    switch (r.p->kind) {
+    case protocol::projection_kind::random:
+    case protocol::projection_kind::fixed_indegree:
+    case protocol::projection_kind::fixed_outdegree:
+    case protocol::projection_kind::fixed_total_number: return true;
+    default: return false;
+    }
 }
 
 double expected_synapses(const resolved_projection& r) {
@@ -83,6 +94,7 @@ void choose_drawn(std::vector<resolved_projection>& projections, std::size_t max
 // The rows of one projection, as the nodes draw them.
 protocol::synapse_rows rows_of(const protocol::network& net, const protocol::projection& p) {
     protocol::network alone;
+    alone.dt = net.dt;
     alone.neurons = net.neurons;
     alone.populations = net.populations;
     alone.projections = {p};
@@ -106,6 +118,8 @@ std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resol
             case protocol::projection_kind::all:
             case protocol::projection_kind::random:
             case protocol::projection_kind::fixed_indegree:
+            case protocol::projection_kind::fixed_outdegree:
+            case protocol::projection_kind::fixed_total_number:
                 edges += r.drawn ? expected_synapses(r) : spans(r.from.size) * spans(r.to.size);
                 break;
             case protocol::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
@@ -241,6 +255,8 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
         switch (p.kind) {
         case protocol::projection_kind::random:
         case protocol::projection_kind::fixed_indegree:
+        case protocol::projection_kind::fixed_outdegree:
+        case protocol::projection_kind::fixed_total_number:
             if (r.drawn) {
                 const auto rows = rows_of(net, p);
                 for (auto t = r.to.first; t < r.to.first + r.to.size; ++t) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -34,6 +36,11 @@ private:
 };
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
+std::string text_of(double v) {
+    std::ostringstream text;
+    text << v;
+    return text.str();
+}
 
 void check_params(problems& out, const neuron_params& p, const source_location& where, const std::string& what) {
     auto positive = [&](double v, const char* name) {
@@ -69,15 +76,95 @@ void check_delay(problems& out, std::int64_t delay, const source_location& where
                            std::to_string(max_delay) + " ticks");
 }
 
-void check_projection(problems& out, const symbol_table& symbols, const projection& p, double& expected_synapses) {
+// A delay in ticks, or in ms (delay-ms) rounded to ticks of dt.
+void check_delay(problems& out, std::int64_t ticks, const std::optional<double>& ms, double dt, const source_location& where,
+                 const std::string& what) {
+    if (!ms) return check_delay(out, ticks, where, what);
+    if (!std::isfinite(*ms)) return out.add(where, what + ": delay-ms must be a finite number");
+    const auto rounded = ticks_of_ms(*ms, dt);
+    if (rounded < 1)
+        return out.add(where, what + ": delay-ms " + text_of(*ms) + " is a delay below one tick (dt " + text_of(dt) + " ms)");
+    check_delay(out, rounded, where, what);
+}
+
+// A <weight> or <delay> child: its kind's parameters, present and finite, and nothing else.
+void check_distribution(problems& out, const distribution& d, const std::string& what, double dt) {
+    const std::string at = what + ": " + to_string(d.kind) + " distribution";
+    const std::pair<const char*, const std::optional<double>*> all[] = {
+        {"value", &d.value}, {"mean", &d.mean}, {"std", &d.std}, {"mu", &d.mu}, {"sigma", &d.sigma}, {"min", &d.min}, {"max", &d.max}};
+    std::vector<const char*> needs, allows;
+    switch (d.kind) {
+    case distribution_kind::constant: needs = {"value"}; break;
+    case distribution_kind::normal: needs = {"mean", "std"}, allows = {"min", "max"}; break;
+    case distribution_kind::uniform: needs = {"min", "max"}; break;
+    case distribution_kind::lognormal: needs = {"mu", "sigma"}, allows = {"min", "max"}; break;
+    }
+    const auto listed = [](const std::vector<const char*>& names, const char* name) {
+        return std::any_of(names.begin(), names.end(), [&](const char* n) { return std::string_view(n) == name; });
+    };
+    bool sound = true;
+    for (const auto& [name, value] : all) {
+        if (listed(needs, name) && !*value) {
+            out.add(d.where, at + " needs " + name);
+            sound = false;
+        } else if (*value && !listed(needs, name) && !listed(allows, name)) {
+            out.add(d.where, at + ": " + name + " does not apply");
+            sound = false;
+        } else if (*value && !std::isfinite(**value)) {
+            out.add(d.where, at + ": " + name + " must be a finite number");
+            sound = false;
+        }
+    }
+    if (!sound) return;
+    const auto low = d.min.value_or(-HUGE_VAL), high = d.max.value_or(HUGE_VAL);
+    if (d.std && *d.std < 0) out.add(d.where, at + ": std must be >= 0");
+    if (d.sigma && *d.sigma < 0) out.add(d.where, at + ": sigma must be >= 0");
+    if (d.kind == distribution_kind::uniform ? low > high : low >= high)
+        out.add(d.where, at + ": min must be " + (d.kind == distribution_kind::uniform ? "<=" : "<") + " max");
+    if (d.kind == distribution_kind::lognormal && d.min && *d.min <= 0)
+        out.add(d.where, at + ": min must be > 0 (lognormal values are positive)");
+    if (d.kind == distribution_kind::lognormal && d.max && *d.max <= 0)
+        out.add(d.where, at + ": max must be > 0 (lognormal values are positive)");
+    if (what.find("delay") == std::string::npos) return;
+    // Delays: in ms, at most the delay limit; a constant at least one tick.
+    const double top = d.kind == distribution_kind::constant ? *d.value : d.max.value_or(-HUGE_VAL);
+    if (top != -HUGE_VAL && ticks_of_ms(top, dt) > max_delay)
+        out.add(d.where, at + ": " + text_of(top) + " ms exceeds the limit of " + std::to_string(max_delay) + " ticks");
+    if (d.kind == distribution_kind::constant && ticks_of_ms(*d.value, dt) < 1)
+        out.add(d.where, at + ": value " + text_of(*d.value) + " ms is a delay below one tick (dt " + text_of(dt) + " ms)");
+}
+
+// A fixed-outdegree or fixed-total-number count `k` drawn from `pool` choices (`noun`s of
+// `pool_group`), distinct ones without multapses.
+void check_degree(problems& out, const projection& p, const std::string& what, const char* name, const std::optional<std::int64_t>& k,
+                  std::uint64_t pool, const char* noun, const std::string& pool_group) {
+    if (!k) return out.add(p.where, what + ": kind '" + to_string(p.kind) + "' needs " + name);
+    if (*k < 0) return out.add(p.where, what + ": " + name + " must be >= 0 (got " + std::to_string(*k) + ")");
+    const auto n = static_cast<std::uint64_t>(*k);
+    if (!p.multapses && n > pool)
+        out.add(p.where, what + ": " + name + " " + std::to_string(n) + " without multapses needs as many distinct " +
+                             noun + "; " + quote(pool_group) + " offers " + std::to_string(pool));
+    else if (pool == 0 && n > 0)
+        out.add(p.where, what + ": " + name + " " + std::to_string(n) + " but there is nothing to draw from");
+}
+
+void check_projection(problems& out, const symbol_table& symbols, const projection& p, double dt, double& expected_synapses) {
     const std::string what = std::string("projection from ") + quote(p.from) + " to " + quote(p.to);
     const auto from = symbols.group(p.from);
     const auto to = symbols.group(p.to);
     if (auto* why = std::get_if<std::string>(&from)) out.add(p.where, what + ": " + *why);
     if (auto* why = std::get_if<std::string>(&to)) out.add(p.where, what + ": " + *why);
     if (!std::isfinite(p.weight)) out.add(p.where, what + ": weight must be a finite number");
-    check_delay(out, p.delay, p.where, what);
+    check_delay(out, p.delay, p.delay_ms, dt, p.where, what);
     const bool dense = p.kind == projection_kind::dense;
+    if (p.weight_distribution) check_distribution(out, *p.weight_distribution, what + ": weight", dt);
+    if (p.delay_distribution) check_distribution(out, *p.delay_distribution, what + ": delay", dt);
+    if (dense && (p.weight_distribution || p.delay_distribution || p.delay_ms))
+        out.add(p.where, what + ": a dense projection takes no weight or delay distribution and no delay-ms");
+    if (p.kind != projection_kind::fixed_outdegree && p.outdegree)
+        out.add(p.where, what + ": outdegree applies only to kind 'fixed-outdegree'");
+    if (p.kind != projection_kind::fixed_total_number && p.total)
+        out.add(p.where, what + ": n applies only to kind 'fixed-total-number'");
     if (p.kind == projection_kind::random) {
         if (!p.p)
             out.add(p.where, what + ": kind 'random' needs a probability p");
@@ -139,6 +226,24 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
         expected_synapses += static_cast<double>(k) * static_cast<double>(b);
         break;
     }
+    case projection_kind::fixed_outdegree:
+    case projection_kind::fixed_total_number: {
+        const auto& f = std::get<neuron_range>(from);
+        const auto& t = std::get<neuron_range>(to);
+        const std::uint64_t overlap = p.autapses ? 0
+                                                 : std::max(f.first, t.first) < std::min(f.first + f.size, t.first + t.size)
+                                                       ? std::min(f.first + f.size, t.first + t.size) - std::max(f.first, t.first)
+                                                       : 0;
+        if (p.kind == projection_kind::fixed_outdegree) {
+            // A source inside the target group draws from the others.
+            check_degree(out, p, what, "outdegree", p.outdegree, b - (overlap > 0 ? 1 : 0), "targets", p.to);
+            expected_synapses += static_cast<double>(std::max<std::int64_t>(0, p.outdegree.value_or(0))) * static_cast<double>(a);
+        } else {
+            check_degree(out, p, what, "n", p.total, a * b - overlap, "pairs", p.from + " x " + p.to);
+            expected_synapses += static_cast<double>(std::max<std::int64_t>(0, p.total.value_or(0)));
+        }
+        break;
+    }
     case projection_kind::dense: break;
     }
 }
@@ -190,7 +295,7 @@ void check_network(const network& net) {
             if (auto* why = std::get_if<std::string>(&r)) out.add(s.where, what + ": " + *why);
         }
         if (!std::isfinite(s.weight)) out.add(s.where, what + ": weight must be a finite number");
-        check_delay(out, s.delay, s.where, what);
+        check_delay(out, s.delay, s.delay_ms, net.dt, s.where, what);
     }
     // The synapse limit is checked from the rules' counts (expected for random), before
     // anything is expanded, and reported at the projection that crosses it.
@@ -199,7 +304,7 @@ void check_network(const network& net) {
         out.add(net.where, "network has " + std::to_string(net.synapses.size()) + " explicit synapses; the limit is " +
                                std::to_string(static_cast<std::uint64_t>(max_synapses)));
     for (const auto& p : net.projections) {
-        check_projection(out, symbols, p, expected_synapses);
+        check_projection(out, symbols, p, net.dt, expected_synapses);
         if (over_limit || expected_synapses <= max_synapses) continue;
         over_limit = true;
         out.add(p.where, "projection from " + quote(p.from) + " to " + quote(p.to) + " brings the network to about " +

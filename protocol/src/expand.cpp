@@ -91,6 +91,11 @@ expanded_network finish_ports(const network& net, const symbol_table& symbols, e
     return out;
 }
 
+// A node's neurons as targets to draw rows for (checked against the network beforehand).
+std::vector<neuron_index> local_targets(const std::vector<std::int64_t>& local_neurons) {
+    return {local_neurons.begin(), local_neurons.end()};
+}
+
 expanded_network expand_marked(const network& net, const std::string& document_file, const expand_limits& limits,
                                connections which, const std::vector<std::int64_t>* local_neurons = nullptr) {
     const symbol_table symbols(net);
@@ -125,7 +130,7 @@ expanded_network expand_marked(const network& net, const std::string& document_f
     out.in_begin.assign(static_cast<std::size_t>(n) + 1, 0);
     if (which == connections::none) return finish_ports(net, symbols, std::move(out));
 
-    const synapse_rows rows(net);
+    const synapse_rows rows = local.empty() ? synapse_rows(net) : synapse_rows(net, local_targets(*local_neurons));
     // Dense projections stay matrices; every element's target range, for the limit check.
     std::vector<neuron_range> targets(net.connection_order.size());
     std::uint64_t most = 0;  // an upper bound of the synapse count
@@ -153,10 +158,17 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             expected += static_cast<double>(from.size * to.size) *
                         (p.kind == projection_kind::all ? 1.0 : std::min(1.0, p.p.value_or(0) * 1.01));
             break;
-        case projection_kind::fixed_indegree: {
-            const auto k = static_cast<std::uint64_t>(std::max<std::int64_t>(0, p.indegree.value_or(0)));
-            most += k * to.size;
-            expected += static_cast<double>(k * to.size);
+        case projection_kind::fixed_indegree:
+        case projection_kind::fixed_outdegree:
+        case projection_kind::fixed_total_number: {
+            const auto count = [](const std::optional<std::int64_t>& k) {
+                return static_cast<std::uint64_t>(std::max<std::int64_t>(0, k.value_or(0)));
+            };
+            const std::uint64_t synapses = p.kind == projection_kind::fixed_indegree    ? count(p.indegree) * to.size
+                                           : p.kind == projection_kind::fixed_outdegree ? count(p.outdegree) * from.size
+                                                                                        : count(p.total);
+            most += synapses;
+            expected += static_cast<double>(synapses);
             break;
         }
         case projection_kind::dense:
@@ -227,8 +239,9 @@ expanded_network expand_neurons(const network& net, const expand_limits& limits)
 
 std::uint16_t longest_delay(const network& net) {
     std::int64_t longest = 1;
-    for (const auto& s : net.synapses) longest = std::max(longest, s.delay);
-    for (const auto& p : net.projections) longest = std::max(longest, p.delay);
+    for (const auto& s : net.synapses) longest = std::max(longest, delay_ticks(s, net.dt));
+    for (const auto& p : net.projections)
+        longest = std::max<std::int64_t>(longest, p.delay_distribution ? delay_cap(*p.delay_distribution, net.dt) : delay_ticks(p, net.dt));
     return static_cast<std::uint16_t>(std::min<std::int64_t>(longest, 65535));
 }
 

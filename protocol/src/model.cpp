@@ -1,5 +1,7 @@
 #include "dnnc/protocol/model.hpp"
 
+#include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace dnnc::protocol {
@@ -22,6 +24,8 @@ const char* to_string(projection_kind k) {
     case projection_kind::one_to_one: return "one-to-one";
     case projection_kind::random: return "random";
     case projection_kind::fixed_indegree: return "fixed-indegree";
+    case projection_kind::fixed_outdegree: return "fixed-outdegree";
+    case projection_kind::fixed_total_number: return "fixed-total-number";
     case projection_kind::dense: return "dense";
     }
     return "?";
@@ -36,6 +40,25 @@ const char* to_string(dense_init i) {
     }
     return "?";
 }
+
+const char* to_string(distribution_kind d) {
+    switch (d) {
+    case distribution_kind::constant: return "constant";
+    case distribution_kind::normal: return "normal";
+    case distribution_kind::uniform: return "uniform";
+    case distribution_kind::lognormal: return "lognormal";
+    }
+    return "?";
+}
+
+std::int64_t ticks_of_ms(double ms, double dt) {
+    const double ticks = std::floor(ms / dt * (1 + 1e-12) + 0.5);
+    if (std::isnan(ticks)) return 0;
+    return ticks >= 9.2e18 ? std::numeric_limits<std::int64_t>::max()
+                           : ticks <= -9.2e18 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(ticks);
+}
+std::int64_t delay_ticks(const synapse& s, double dt) { return s.delay_ms ? ticks_of_ms(*s.delay_ms, dt) : s.delay; }
+std::int64_t delay_ticks(const projection& p, double dt) { return p.delay_ms ? ticks_of_ms(*p.delay_ms, dt) : p.delay; }
 
 const char* to_string(sync_mode s) { return s == sync_mode::lockstep ? "lockstep" : "window"; }
 const char* to_string(send_mode s) { return s == send_mode::always ? "always" : "nonzero"; }
@@ -56,11 +79,16 @@ bool operator==(const population& a, const population& b) {
     return std::tie(a.id, a.size, a.seed, a.params) == std::tie(b.id, b.size, b.seed, b.params);
 }
 bool operator==(const synapse& a, const synapse& b) {
-    return std::tie(a.from, a.to, a.weight, a.delay) == std::tie(b.from, b.to, b.weight, b.delay);
+    return std::tie(a.from, a.to, a.weight, a.delay, a.delay_ms) == std::tie(b.from, b.to, b.weight, b.delay, b.delay_ms);
+}
+bool operator==(const distribution& a, const distribution& b) {
+    auto t = [](const distribution& d) { return std::tie(d.kind, d.value, d.mean, d.std, d.mu, d.sigma, d.min, d.max); };
+    return t(a) == t(b);
 }
 bool operator==(const projection& a, const projection& b) {
     auto t = [](const projection& p) {
-        return std::tie(p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.indegree, p.multapses, p.init,
+        return std::tie(p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.indegree, p.multapses, p.outdegree, p.total,
+                        p.delay_ms, p.weight_distribution, p.delay_distribution, p.init,
                         p.scale, p.weights_file, p.rows, p.cols, p.split_rows);
     };
     return t(a) == t(b);

@@ -2,11 +2,22 @@
 
 #include "dnnc/protocol/resolve.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 
 namespace dnnc::protocol {
 
-synapse_rows::synapse_rows(const network& net) {
+synapse_rows::synapse_rows(const network& net) { compile(net, nullptr); }
+
+synapse_rows::synapse_rows(const network& net, std::vector<neuron_index> targets) {
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    compile(net, &targets);
+}
+
+void synapse_rows::compile(const network& net, const std::vector<neuron_index>* targets) {
     const symbol_table symbols(net);
     neurons_ = static_cast<std::size_t>(symbols.neuron_count());
     elements_.reserve(net.connection_order.size());
@@ -19,7 +30,7 @@ synapse_rows::synapse_rows(const network& net) {
             r.from_first = symbols.range(s.from, s.where).first;
             r.from_size = r.to_size = 1;
             r.weight = static_cast<float>(s.weight);
-            r.delay = static_cast<std::uint16_t>(s.delay);
+            r.delay = static_cast<std::uint16_t>(delay_ticks(s, net.dt));
             r.where = &s.where;
             explicit_.push_back({static_cast<neuron_index>(r.to_first), static_cast<std::uint32_t>(e)});
         } else {
@@ -31,10 +42,20 @@ synapse_rows::synapse_rows(const network& net) {
             r.to_first = to.first;
             r.to_size = to.size;
             r.weight = static_cast<float>(p.weight);
-            r.delay = static_cast<std::uint16_t>(p.delay);
+            r.delay = static_cast<std::uint16_t>(delay_ticks(p, net.dt));
             r.autapses = p.autapses;
+            r.multapses = p.multapses;
             r.seed = p.seed;
             r.where = &p.where;
+            r.dt = net.dt;
+            if (p.weight_distribution) r.weight_draw.emplace(*p.weight_distribution);
+            if (p.delay_distribution) {
+                r.delay_draw.emplace(*p.delay_distribution);
+                r.delay_cap = delay_cap(*p.delay_distribution, net.dt);
+            }
+            const auto count = [](const std::optional<std::int64_t>& v) {
+                return static_cast<std::uint64_t>(std::max<std::int64_t>(0, v.value_or(0)));
+            };
             switch (p.kind) {
             case projection_kind::all: r.kind = rule::all; break;
             case projection_kind::one_to_one: r.kind = rule::one_to_one; break;
@@ -45,8 +66,16 @@ synapse_rows::synapse_rows(const network& net) {
                 break;
             case projection_kind::fixed_indegree:
                 r.kind = rule::fixed_indegree;
-                r.indegree = static_cast<std::uint64_t>(std::max<std::int64_t>(0, p.indegree.value_or(0)));
-                r.multapses = p.multapses;
+                r.degree = count(p.indegree);
+                break;
+            case projection_kind::fixed_outdegree:
+                r.kind = rule::fixed_outdegree;
+                r.degree = count(p.outdegree);
+                draw_outdegree_rows(r, targets);
+                break;
+            case projection_kind::fixed_total_number:
+                r.kind = rule::fixed_total_number;
+                r.degree = count(p.total);
                 break;
             case projection_kind::dense: r.kind = rule::dense; break;
             }
@@ -103,7 +132,7 @@ std::pair<const synapse_rows::explicit_entry*, const synapse_rows::explicit_entr
     return {explicit_.data() + (first - explicit_.begin()), explicit_.data() + (last - explicit_.begin())};
 }
 
-std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) {
+std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) const {
     switch (r.kind) {
     case rule::synapse: return 1;
     case rule::all:
@@ -119,30 +148,30 @@ std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) {
     case rule::fixed_indegree: {
         const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
         const std::uint64_t pool = r.from_size - (!r.autapses && inside ? 1 : 0);
-        return pool == 0 ? 0 : r.multapses ? r.indegree : std::min(r.indegree, pool);
+        return pool == 0 ? 0 : r.multapses ? r.degree : std::min(r.degree, pool);
     }
+    case rule::fixed_outdegree: {
+        const auto [first, last] = drawn_[r.drawn].row(target);
+        return static_cast<std::uint64_t>(last - first);
+    }
+    case rule::fixed_total_number: return total_number_count(r, target);
     case rule::dense: return 0;
     }
     return 0;
 }
 
-// The row's stream is the projection's seed mixed with the row, as for random rows. Sources
-// are drawn from the group less the target itself when autapses are off: with multapses,
-// `indegree` independent uniform draws; without them, `indegree` distinct positions by
-// Floyd's algorithm (each draw uniform over what is left). Sorted, they are in canonical order.
-void synapse_rows::fixed_indegree_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions) {
+void synapse_rows::draw_positions(std::uint64_t seed, std::uint64_t size, std::uint64_t skipped, std::uint64_t k,
+                                  bool multapses, std::vector<std::uint64_t>& positions) {
     positions.clear();
-    const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
-    const std::uint64_t skipped = !r.autapses && inside ? target - r.from_first : r.from_size;
-    const std::uint64_t pool = r.from_size - (skipped < r.from_size ? 1 : 0);
-    if (pool == 0 || r.indegree == 0) return;
-    splitmix64 rng(splitmix64(r.seed ^ (0xD1B54A32D192ED03ULL * (target - r.to_first + 1))).next());
-    if (r.multapses) {
-        for (std::uint64_t k = 0; k < r.indegree; ++k) positions.push_back(rng.below(pool));
+    const std::uint64_t pool = size - (skipped < size ? 1 : 0);
+    if (pool == 0 || k == 0) return;
+    splitmix64 rng(seed);
+    if (multapses) {
+        for (std::uint64_t i = 0; i < k; ++i) positions.push_back(rng.below(pool));
         std::sort(positions.begin(), positions.end());
     } else {
         // Floyd: for j = pool - K .. pool - 1 take a uniform t in [0, j]; if taken, take j.
-        // `taken` is a bitmap over the pool, all clear between rows.
+        // `taken` is a bitmap over the pool, all clear between calls.
         thread_local std::vector<std::uint64_t> taken;
         if (taken.size() < pool / 64 + 1) taken.assign(pool / 64 + 1, 0);
         const auto take = [&](std::uint64_t x) {
@@ -150,16 +179,122 @@ void synapse_rows::fixed_indegree_row(const compiled& r, neuron_index target, st
             taken[x >> 6] |= std::uint64_t{1} << (x & 63);
             return was;
         };
-        for (std::uint64_t j = pool - std::min(r.indegree, pool); j < pool; ++j) {
+        for (std::uint64_t j = pool - std::min(k, pool); j < pool; ++j) {
             const std::uint64_t t = rng.below(j + 1);
             positions.push_back(take(t) ? (take(j), j) : t);
         }
-        for (const auto k : positions) taken[k >> 6] &= ~(std::uint64_t{1} << (k & 63));
+        for (const auto x : positions) taken[x >> 6] &= ~(std::uint64_t{1} << (x & 63));
         std::sort(positions.begin(), positions.end());
     }
-    // Positions in the pool skip the target's own position.
-    for (auto& k : positions)
-        if (k >= skipped) ++k;
+    // Positions in the pool skip the skipped position.
+    for (auto& x : positions)
+        if (x >= skipped) ++x;
+}
+
+// The row's stream is the projection's seed mixed with the row, as for random rows. Sources
+// are drawn from the group less the target itself when autapses are off. Sorted, they are
+// in canonical order.
+void synapse_rows::drawn_row(const compiled& r, neuron_index target, std::uint64_t k, std::vector<std::uint64_t>& positions) {
+    const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
+    const std::uint64_t skipped = !r.autapses && inside ? target - r.from_first : r.from_size;
+    draw_positions(stream_seed(r.seed, target - r.to_first), r.from_size, skipped, k, r.multapses, positions);
+}
+
+// n is split over the target range [0, size) down a binary tree: a node [lo, hi) with m
+// synapses gives its left half [lo, mid) a binomial share of them (with multapses) or a
+// hypergeometric one (without: a uniform choice of m distinct pairs), in proportion to the
+// (source, target) pairs each half allows. Each split is drawn from the stream of its tree
+// node, so any row's count is the same whoever draws it.
+std::uint64_t synapse_rows::total_number_count(const compiled& r, neuron_index target) {
+    static constexpr std::uint64_t tree_salt = 0x545245454E4F4445ULL;
+    // The pairs that targets [a, b) of the group allow: every source, less themselves
+    // without autapses.
+    const auto pairs = [&](std::uint64_t a, std::uint64_t b) {
+        std::uint64_t n = (b - a) * r.from_size;
+        if (!r.autapses) {
+            const auto first = std::max(r.to_first + a, r.from_first), last = std::min(r.to_first + b, r.from_first + r.from_size);
+            if (first < last) n -= last - first;
+        }
+        return n;
+    };
+    const std::uint64_t position = target - r.to_first;
+    std::uint64_t lo = 0, hi = r.to_size, n = r.degree, node = 1;
+    while (hi - lo > 1 && n > 0) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        const std::uint64_t left_pairs = pairs(lo, mid), right_pairs = pairs(mid, hi);
+        splitmix64 rng(stream_seed(r.seed ^ tree_salt, node));
+        const std::uint64_t left =
+            r.multapses ? binomial(rng, n, left_pairs + right_pairs == 0
+                                               ? 0.0
+                                               : static_cast<double>(left_pairs) / static_cast<double>(left_pairs + right_pairs))
+                        : hypergeometric(rng, n, left_pairs, right_pairs);
+        if (position < mid) {
+            n = left;
+            hi = mid;
+            node = 2 * node;
+        } else {
+            n -= left;
+            lo = mid;
+            node = 2 * node + 1;
+        }
+    }
+    return n;
+}
+
+// Every source draws its targets from its own stream (as a fixed in-degree row draws its
+// sources); the draws that land on a target asked for are kept, source by source, so each
+// row lists its sources ascending. Sources are visited in parallel in fixed blocks, whose
+// hits are then joined in block order.
+void synapse_rows::draw_outdegree_rows(compiled& r, const std::vector<neuron_index>* targets) {
+    r.drawn = static_cast<std::uint32_t>(drawn_.size());
+    drawn_rows& rows = drawn_.emplace_back();
+    if (targets) {
+        const auto first = std::lower_bound(targets->begin(), targets->end(), r.to_first);
+        const auto last = std::lower_bound(first, targets->end(), r.to_first + r.to_size);
+        rows.targets.assign(first, last);
+    } else {
+        rows.targets.resize(r.to_size);
+        for (std::uint64_t t = 0; t < r.to_size; ++t) rows.targets[t] = static_cast<neuron_index>(r.to_first + t);
+    }
+    rows.begin.assign(rows.targets.size() + 1, 0);
+    if (rows.targets.empty() || r.degree == 0) return;
+    std::vector<bool> wanted(r.to_size, false);
+    for (const auto t : rows.targets) wanted[t - r.to_first] = true;
+
+    constexpr std::uint64_t block = 4096;
+    const std::uint64_t blocks = (r.from_size + block - 1) / block;
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> hits(blocks);  // (row, source position)
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, blocks, 1), [&](const tbb::blocked_range<std::uint64_t>& range) {
+        std::vector<std::uint64_t> positions;
+        for (auto b = range.begin(); b < range.end(); ++b)
+            for (std::uint64_t s = b * block; s < std::min(r.from_size, (b + 1) * block); ++s) {
+                const std::uint64_t source = r.from_first + s;
+                const bool inside = source >= r.to_first && source < r.to_first + r.to_size;
+                const std::uint64_t skipped = !r.autapses && inside ? source - r.to_first : r.to_size;
+                draw_positions(stream_seed(r.seed, s), r.to_size, skipped, r.degree, r.multapses, positions);
+                for (const auto k : positions)
+                    if (wanted[k]) {
+                        const auto row = std::lower_bound(rows.targets.begin(), rows.targets.end(), r.to_first + k) - rows.targets.begin();
+                        hits[b].push_back({static_cast<std::uint32_t>(row), static_cast<std::uint32_t>(s)});
+                    }
+            }
+    });
+    for (const auto& h : hits)
+        for (const auto& [row, source] : h) ++rows.begin[row + 1];
+    for (std::size_t i = 0; i < rows.targets.size(); ++i) rows.begin[i + 1] += rows.begin[i];
+    rows.sources.resize(rows.begin.back());
+    std::vector<std::uint64_t> next(rows.begin.begin(), rows.begin.end() - 1);
+    for (auto& h : hits) {
+        for (const auto& [row, source] : h) rows.sources[next[row]++] = source;
+        h = {};
+    }
+}
+
+std::pair<const std::uint32_t*, const std::uint32_t*> synapse_rows::drawn_rows::row(neuron_index target) const {
+    const auto at = std::lower_bound(targets.begin(), targets.end(), target);
+    if (at == targets.end() || *at != target) return {nullptr, nullptr};
+    const auto i = static_cast<std::size_t>(at - targets.begin());
+    return {sources.data() + begin[i], sources.data() + begin[i + 1]};
 }
 
 std::uint64_t synapse_rows::count(neuron_index target, std::size_t element) const {
@@ -172,9 +307,19 @@ std::uint64_t synapse_rows::count(neuron_index target, std::size_t element) cons
     return count_of(r, target);
 }
 
+std::uint64_t synapse_rows::outdegree_synapses(std::size_t element) const {
+    const auto& r = elements_.at(element);
+    if (r.kind != rule::fixed_outdegree) return 0;
+    // Without autapses a source inside the target group draws from the others: from none
+    // when the group is that source alone.
+    if (r.autapses || r.to_size > 1) return r.degree * r.from_size;
+    const bool inside = r.to_first >= r.from_first && r.to_first < r.from_first + r.from_size;
+    return r.degree * (r.from_size - (inside ? 1 : 0));
+}
+
 std::optional<uniform_synapse> synapse_rows::uniform(std::size_t element) const {
     const auto& r = elements_.at(element);
-    if (r.kind == rule::dense) return std::nullopt;
+    if (r.kind == rule::dense || r.weight_draw || r.delay_draw) return std::nullopt;
     return uniform_synapse{r.weight, r.delay};
 }
 

@@ -308,6 +308,7 @@ protected:
             return values;
         }
         const source_location& where() const { return where_; }
+        [[noreturn]] void fail(const std::string& message) const { handler_.fail(where_, message); }
 
     private:
         static bool equals(const XMLCh* a, const char* b) {
@@ -361,8 +362,21 @@ protected:
         return r;
     }
 
+    // Whether the projection read last wrote its weight and its delay as attributes: then
+    // a <weight> or <delay> child contradicts it.
+    struct attributes_given {
+        bool weight = false, delay = false;
+    };
+
+    // delay-ms, refused next to delay.
+    static std::optional<double> read_delay_ms(const attributes& a) {
+        const auto ms = a.real("delay-ms");
+        if (ms && a.get("delay")) a.fail("delay given both in ticks (delay) and in ms (delay-ms)");
+        return ms;
+    }
+
     // An element inside <network>.
-    static void read_network_child(network& net, const std::string& n, const attributes& a) {
+    static void read_network_child(network& net, const std::string& n, const attributes& a, attributes_given& given) {
         if (n == "neuron") {
             net.neurons.push_back({a.text("id"), read_params(a), a.where()});
         } else if (n == "population") {
@@ -376,7 +390,7 @@ protected:
         } else if (n == "synapse") {
             net.connection_order.push_back({connection_ref::type::synapse, net.synapses.size()});
             net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0),
-                                    a.integer("delay", 1), a.where()});
+                                    a.integer("delay", 1), a.where(), read_delay_ms(a)});
         } else if (n == "projection") {
             projection p;
             p.from = a.text("from");
@@ -386,14 +400,19 @@ protected:
                      : kind == "one-to-one" ? projection_kind::one_to_one
                      : kind == "random"     ? projection_kind::random
                      : kind == "fixed-indegree" ? projection_kind::fixed_indegree
+                     : kind == "fixed-outdegree" ? projection_kind::fixed_outdegree
+                     : kind == "fixed-total-number" ? projection_kind::fixed_total_number
                                             : projection_kind::dense;
             p.weight = a.real("weight", 1.0);
             p.delay = a.integer("delay", 1);
+            p.delay_ms = read_delay_ms(a);
             p.p = a.real("p");
             p.seed = a.uinteger("seed", 0);
             p.autapses = a.boolean("autapses", true);
             p.indegree = a.integer("indegree");
             p.multapses = a.boolean("multapses", true);
+            p.outdegree = a.integer("outdegree");
+            p.total = a.integer("n");
             const std::string init = a.text("init");
             p.init = init == "normal"    ? dense_init::normal
                      : init == "uniform" ? dense_init::uniform
@@ -407,6 +426,28 @@ protected:
             p.where = a.where();
             net.connection_order.push_back({connection_ref::type::projection, net.projections.size()});
             net.projections.push_back(std::move(p));
+            given = {a.get("weight").has_value(), a.get("delay").has_value() || a.get("delay-ms").has_value()};
+        } else if (n == "weight" || n == "delay") {
+            // A child of the projection just read (the schema allows them nowhere else).
+            projection& p = net.projections.back();
+            if (n == "weight" ? given.weight : given.delay)
+                a.fail(std::string("projection from '") + p.from + "' to '" + p.to + "': " + n +
+                       " given both as an attribute and as a <" + n + "> child");
+            distribution d;
+            const std::string kind = a.text("distribution");
+            d.kind = kind == "normal"      ? distribution_kind::normal
+                     : kind == "uniform"   ? distribution_kind::uniform
+                     : kind == "lognormal" ? distribution_kind::lognormal
+                                           : distribution_kind::constant;
+            d.value = a.real("value");
+            d.mean = a.real("mean");
+            d.std = a.real("std");
+            d.mu = a.real("mu");
+            d.sigma = a.real("sigma");
+            d.min = a.real("min");
+            d.max = a.real("max");
+            d.where = a.where();
+            (n == "weight" ? p.weight_distribution : p.delay_distribution) = std::move(d);
         } else if (n == "input" || n == "output") {
             auto& ports = n == "input" ? net.inputs : net.outputs;
             ports.push_back({a.text("id"), a.words("neurons"), a.where()});
@@ -487,7 +528,7 @@ private:
             return;
         }
         switch (section_) {
-        case section::network: read_network_child(*result.net, n, a); break;
+        case section::network: read_network_child(*result.net, n, a, given_); break;
         case section::cluster: start_cluster_child(n, a); break;
         case section::state: start_state_child(n, a); break;
         case section::none: break;
@@ -515,6 +556,7 @@ private:
     }
 
     section section_ = section::none;
+    attributes_given given_;
 };
 
 class node_config_handler final : public base_handler {
@@ -540,7 +582,7 @@ private:
         }
         node_config& c = open_.back();
         if (share_depth_ != 0 && depth > share_depth_) {
-            read_network_child(*c.share, n, a);
+            read_network_child(*c.share, n, a, given_);
         } else if (n == "run") {
             c.run = read_run(a);
         } else if (n == "peer") {
@@ -580,6 +622,7 @@ private:
     // The configs whose elements are open, outermost first.
     std::vector<node_config> open_;
     int share_depth_ = 0;  // depth of the open <network>, 0 outside one
+    attributes_given given_;
 };
 
 class signals_handler final : public base_handler {

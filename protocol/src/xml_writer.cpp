@@ -145,6 +145,19 @@ void write_run(xml_out& x, const run_settings& r) {
     x.close();
 }
 
+void write_distribution(xml_out& x, const char* name, const distribution& d) {
+    x.open(name);
+    x.attr("distribution", std::string(to_string(d.kind)));
+    x.attr_if("value", d.value);
+    x.attr_if("mean", d.mean);
+    x.attr_if("std", d.std);
+    x.attr_if("mu", d.mu);
+    x.attr_if("sigma", d.sigma);
+    x.attr_if("min", d.min);
+    x.attr_if("max", d.max);
+    x.close();
+}
+
 void write_network(xml_out& x, const network& net) {
     x.open("network");
     x.attr("name", net.name);
@@ -172,6 +185,7 @@ void write_network(xml_out& x, const network& net) {
             x.attr("to", s.to);
             x.attr_if("weight", s.weight, 1.0);
             if (s.delay != 1) x.attr("delay", s.delay);
+            x.attr_if("delay-ms", s.delay_ms);
             x.close();
             continue;
         }
@@ -182,17 +196,22 @@ void write_network(xml_out& x, const network& net) {
         x.attr("kind", to_string(p.kind));
         x.attr_if("weight", p.weight, 1.0);
         if (p.delay != 1) x.attr("delay", p.delay);
+        x.attr_if("delay-ms", p.delay_ms);
         x.attr_if("p", p.p);
         if (p.seed != 0) x.attr("seed", p.seed);
         if (!p.autapses) x.attr("autapses", std::string("false"));
         x.attr_if("indegree", p.indegree);
         if (!p.multapses) x.attr("multapses", std::string("false"));
+        x.attr_if("outdegree", p.outdegree);
+        x.attr_if("n", p.total);
         if (p.init != dense_init::none) x.attr("init", to_string(p.init));
         x.attr_if("scale", p.scale);
         x.attr_if("weights", p.weights_file);
         x.attr_if("rows", p.rows);
         x.attr_if("cols", p.cols);
         if (p.split_rows) x.attr("split", std::string("rows"));
+        if (p.weight_distribution) write_distribution(x, "weight", *p.weight_distribution);
+        if (p.delay_distribution) write_distribution(x, "delay", *p.delay_distribution);
         x.close();
     }
     for (const auto* ports : {&net.inputs, &net.outputs}) {

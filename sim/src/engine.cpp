@@ -902,7 +902,14 @@ engine::engine(const engine_spec& spec, const protocol::network& share) : impl_(
     m.start(spec);
     if (!spec.in.empty()) throw usage_error("engine spec: the synapses come from the share; `in` must be empty");
     try {
-        const protocol::synapse_rows rows(share);
+        for (const auto& n : spec.neurons)
+            if (n.index < 0 || n.index > std::numeric_limits<protocol::neuron_index>::max())
+                throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
+        std::vector<protocol::neuron_index> targets;
+        targets.reserve(spec.neurons.size());
+        for (const auto& n : spec.neurons) targets.push_back(static_cast<protocol::neuron_index>(n.index));
+        // Only this node's rows are drawn (fixed-outdegree rows come from every source's draws).
+        const protocol::synapse_rows rows(share, std::move(targets));
         for (std::size_t e = 0; e < rows.element_count(); ++e)
             if (rows.is_dense(e))
                 throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));

@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 #include <filesystem>
 
 using namespace dnnc;
@@ -34,8 +36,8 @@ void check_rows(const network& net, const std::string& file) {
         rows.for_each(t, [&](neuron_index source, float weight, std::uint16_t delay, std::size_t element) {
             same = same && s < whole.in_begin[t + 1] && whole.in_source[s] == source && whole.in_weight[s] == weight &&
                    whole.in_delay[s] == delay && element >= last_element;
-            const auto u = rows.uniform(element);
-            same = same && u && u->weight == weight && u->delay == delay;
+            const auto u = rows.uniform(element);  // absent for drawn weights or delays
+            same = same && (!u || (u->weight == weight && u->delay == delay));
             last_element = element;
             ++s;
         });
@@ -139,6 +141,164 @@ TEST_CASE("fixed in-degree: every target draws exactly its sources, distinct wit
         CHECK(rows.count(t) == 51);
     }
     CHECK(repeats_with_multapses);  // 25 draws from 40: some target gets a source twice
+}
+
+// Every row of `net` as (element, source, weight, delay), drawn by a synapse_rows object
+// that was asked for `targets` only (or for every target).
+using synapse_row = std::vector<std::tuple<std::size_t, neuron_index, float, std::uint16_t>>;
+synapse_row row_of(const synapse_rows& rows, neuron_index t) {
+    synapse_row row;
+    rows.for_each(t, [&](neuron_index source, float weight, std::uint16_t delay, std::size_t element) {
+        row.emplace_back(element, source, weight, delay);
+    });
+    return row;
+}
+
+TEST_CASE("fixed out-degree: every source reaches exactly K targets, distinct without multapses, never itself without autapses") {
+    const auto net = parse_network(R"(<population id="p" size="40"/><population id="q" size="30"/>
+        <projection from="p" to="q" kind="fixed-outdegree" outdegree="25" seed="3" weight="0.5"/>
+        <projection from="p" to="p" kind="fixed-outdegree" outdegree="39" multapses="false" autapses="false" seed="4"/>
+        <projection from="q[0:5]" to="p[0:3]" kind="fixed-outdegree" outdegree="12" seed="5" delay="2"/>)");
+    check_rows(net, "t.xml");
+    const synapse_rows rows(net);
+    std::vector<std::vector<std::uint64_t>> out(3, std::vector<std::uint64_t>(70, 0));  // per element, per source
+    std::vector<std::vector<std::uint64_t>> self_or_repeat(3, std::vector<std::uint64_t>(1, 0));
+    bool repeats_with_multapses = false;
+    for (neuron_index t = 0; t < 70; ++t) {
+        std::vector<std::vector<neuron_index>> sources(3);
+        rows.for_each(t, [&](neuron_index source, float, std::uint16_t, std::size_t element) {
+            sources[element].push_back(source);
+            ++out[element][source];
+        });
+        for (const auto& s : sources) CHECK(std::is_sorted(s.begin(), s.end()));
+        repeats_with_multapses |= std::adjacent_find(sources[0].begin(), sources[0].end()) != sources[0].end();
+        CHECK(std::adjacent_find(sources[1].begin(), sources[1].end()) == sources[1].end());
+        CHECK(std::find(sources[1].begin(), sources[1].end(), t) == sources[1].end());
+        if (t >= 40) CHECK(sources[1].empty());
+        if (t >= 3) CHECK(sources[2].empty());
+    }
+    for (neuron_index s = 0; s < 40; ++s) {
+        CHECK(out[0][s] == 25);
+        CHECK(out[1][s] == 39);  // every other member of p
+    }
+    for (neuron_index s = 40; s < 45; ++s) CHECK(out[2][s] == 12);  // 12 onto 3 targets: repeats forced
+    CHECK(repeats_with_multapses);  // 25 draws onto 30 targets: some source lands twice
+    CHECK(rows.outdegree_synapses(0) == 1000);
+    CHECK(rows.outdegree_synapses(1) == 40 * 39);
+    CHECK(rows.outdegree_synapses(2) == 60);
+}
+
+TEST_CASE("fixed total number: exactly n synapses, spread evenly, distinct pairs without multapses") {
+    const auto net = parse_network(R"(<population id="p" size="200"/><population id="q" size="7"/>
+        <projection from="p" to="p" kind="fixed-total-number" n="40000" seed="3" autapses="false"/>
+        <projection from="q" to="q" kind="fixed-total-number" n="42" multapses="false" autapses="false" seed="4"/>
+        <projection from="p[0:3]" to="q[0:2]" kind="fixed-total-number" n="6" multapses="false" seed="5"/>
+        <projection from="q" to="p" kind="fixed-total-number" n="0" seed="6"/>)");
+    check_rows(net, "t.xml");
+    const synapse_rows rows(net);
+    std::uint64_t total[4] = {};
+    double sum_squares = 0;
+    for (neuron_index t = 0; t < 207; ++t) {
+        std::vector<std::vector<neuron_index>> sources(4);
+        rows.for_each(t, [&](neuron_index source, float, std::uint16_t, std::size_t element) { sources[element].push_back(source); });
+        for (std::size_t e = 0; e < 4; ++e) total[e] += sources[e].size();
+        CHECK(std::find(sources[0].begin(), sources[0].end(), t) == sources[0].end());
+        if (t < 200) sum_squares += static_cast<double>(sources[0].size()) * static_cast<double>(sources[0].size());
+        if (t >= 200) {
+            // 42 of the 7 x 6 pairs: every other member of q, once each.
+            CHECK(sources[1].size() == 6);
+            CHECK(std::adjacent_find(sources[1].begin(), sources[1].end()) == sources[1].end());
+            CHECK(std::find(sources[1].begin(), sources[1].end(), t) == sources[1].end());
+        }
+        if (t == 200 || t == 201) CHECK(sources[2] == std::vector<neuron_index>{0, 1, 2});  // all 6 pairs
+    }
+    CHECK(total[0] == 40000);
+    CHECK(total[1] == 42);
+    CHECK(total[2] == 6);
+    CHECK(total[3] == 0);
+    // In-degrees are multinomial: mean 200, variance about 200 (1 - 1/200).
+    const double variance = sum_squares / 200 - 200.0 * 200.0;
+    CHECK(variance > 150);
+    CHECK(variance < 260);
+}
+
+TEST_CASE("a node's rows equal the whole network's rows for its targets, whatever the rule") {
+    const auto net = parse_network(R"(<population id="p" size="300"/><population id="q" size="100"/>
+        <projection from="p" to="q" kind="fixed-outdegree" outdegree="20" seed="3" multapses="false">
+          <weight distribution="normal" mean="1" std="0.5" min="0"/><delay distribution="uniform" min="0.1" max="2"/></projection>
+        <projection from="q" to="p" kind="fixed-total-number" n="5000" seed="4">
+          <weight distribution="lognormal" mu="0" sigma="1"/></projection>
+        <projection from="p" to="p" kind="fixed-outdegree" outdegree="3" autapses="false" seed="5" delay-ms="0.25"/>
+        <projection from="q" to="q" kind="random" p="0.1" seed="6"><delay distribution="normal" mean="1" std="0.3" min="0.05"/></projection>)");
+    const synapse_rows whole(net);
+    std::vector<neuron_index> mine;
+    for (neuron_index t = 0; t < 400; t += 3) mine.push_back(t);
+    const synapse_rows node(net, mine);
+    for (const auto t : mine) CHECK(row_of(node, t) == row_of(whole, t));
+    CHECK(row_of(node, 1).empty() == false);  // other rules still give rows for any target
+    for (neuron_index t = 1; t < 400; t += 3)
+        node.for_each(t, [&](neuron_index, float, std::uint16_t, std::size_t element) { CHECK(element != 0); CHECK(element != 2); });
+}
+
+TEST_CASE("drawn weights and delays: moments, bounds, signs, ticks") {
+    const auto net = parse_network(R"(<population id="p" size="400"/>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="100" seed="1">
+          <weight distribution="normal" mean="87.8" std="8.78" min="0"/><delay distribution="normal" mean="1.5" std="0.75" min="0.05"/></projection>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="100" seed="2">
+          <weight distribution="normal" mean="-351.2" std="35.12" max="0"/><delay distribution="uniform" min="0.4" max="1.2"/></projection>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="25" seed="3">
+          <weight distribution="lognormal" mu="0.5" sigma="0.25" min="1" max="3"/><delay distribution="constant" value="0.75"/></projection>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="25" seed="4" delay-ms="0.15">
+          <weight distribution="uniform" min="-2" max="3"/></projection>)");
+    check_rows(net, "t.xml");
+    CHECK(longest_delay(net) == 15 + 75);  // mean + 10 std of the first delays, in ticks of 0.1 ms
+    const synapse_rows rows(net);
+    struct moments {
+        double n = 0, sum = 0, squares = 0, low = 1e300, high = -1e300;
+        void add(double x) {
+            ++n, sum += x, squares += x * x;
+            low = std::min(low, x), high = std::max(high, x);
+        }
+        double mean() const { return sum / n; }
+        double std() const { return std::sqrt(squares / n - mean() * mean()); }
+    };
+    std::vector<moments> weights(4), delays(4);
+    for (neuron_index t = 0; t < 400; ++t)
+        rows.for_each(t, [&](neuron_index, float weight, std::uint16_t delay, std::size_t e) {
+            weights[e].add(weight);
+            delays[e].add(delay);
+        });
+    // Normal bounded far out: the moments of the normal itself.
+    CHECK(weights[0].mean() == Approx(87.8).epsilon(0.01));
+    CHECK(weights[0].std() == Approx(8.78).epsilon(0.03));
+    CHECK(weights[0].low > 0);
+    CHECK(weights[1].mean() == Approx(-351.2).epsilon(0.01));
+    CHECK(weights[1].high <= 0);
+    // Delays in ticks of 0.1 ms: the normal truncated at 0.05 ms (1.93 std below its mean),
+    // whose mean and std are those of a truncated normal; at least 1 tick.
+    const double alpha = (0.05 - 1.5) / 0.75, phi = std::exp(-alpha * alpha / 2) / std::sqrt(2 * M_PI),
+                 kept = 0.5 * std::erfc(alpha / std::sqrt(2.0)), lambda = phi / kept;
+    CHECK(delays[0].mean() == Approx(10 * (1.5 + 0.75 * lambda)).epsilon(0.01));
+    CHECK(delays[0].std() == Approx(10 * 0.75 * std::sqrt(1 + alpha * lambda - lambda * lambda)).epsilon(0.03));
+    CHECK(delays[0].low >= 1);
+    CHECK(delays[1].low == 4);
+    CHECK(delays[1].high == 12);
+    CHECK(delays[1].mean() == Approx(8).epsilon(0.02));
+    // Lognormal redrawn into [1, 3]; constant 0.75 ms is 8 ticks (7.5 rounds up), as is delay-ms 0.15 (1.5).
+    CHECK(weights[2].low >= 1);
+    CHECK(weights[2].high <= 3);
+    CHECK(weights[2].mean() > 1.6);
+    CHECK(weights[2].mean() < 1.9);
+    CHECK(delays[2].low == 8);
+    CHECK(delays[2].high == 8);
+    CHECK(delays[3].low == 2);
+    CHECK(delays[3].high == 2);
+    CHECK(weights[3].mean() == Approx(0.5).margin(0.06));
+    CHECK(weights[3].std() == Approx(5 / std::sqrt(12.0)).epsilon(0.03));
+    CHECK(weights[3].low >= -2);
+    CHECK(weights[3].high < 3);
+    CHECK_FALSE(rows.uniform(0));
+    CHECK_FALSE(rows.uniform(3));
 }
 
 TEST_CASE("synapse rows refuse a reference to no neuron with its location") {

@@ -99,7 +99,7 @@ TEST_CASE("numbers round-trip exactly, including extremes") {
     doc.net->name = "n";
     for (double w : {0.1, 1.0 / 3.0, 1e-300, -2.5e300, std::numeric_limits<double>::denorm_min(), 123456789.123456789}) {
         doc.net->connection_order.push_back({connection_ref::type::synapse, doc.net->synapses.size()});
-        doc.net->synapses.push_back({"a", "a", w, 3, {}});
+        doc.net->synapses.push_back({"a", "a", w, 3, {}, {}});
     }
     doc.net->neurons.push_back({"a", {}, {}});
     doc.state = snapshot_state{42, {{"a", 0.7, {-60.25, 1e-7, 0, 3}, {1, 0.5, std::nan("")}, {}}}, {}};

@@ -86,7 +86,8 @@ expanded_network expand(const network& net, const std::string& document_file,
 expanded_network expand_share(const network& share, const std::vector<std::int64_t>& local_neurons,
                               const expand_limits& limits = {});
 
-// The longest delay a synapse or projection of the network declares (1 when it has none):
+// The longest delay a synapse or projection of the network declares (1 when it has none;
+// for a delay distribution the most its draws may take, delay_cap):
 // how many ticks of output every node keeps, so that a snapshot holds what any reader needs.
 std::uint16_t longest_delay(const network& net);
 // The longest delay among an expanded network's synapses and dense blocks (1 when none).

@@ -12,7 +12,8 @@
 namespace dnnc::protocol {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif };
-enum class projection_kind { all, one_to_one, random, fixed_indegree, dense };
+enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
+enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
 enum class sync_mode { lockstep, window };
 enum class send_mode { always, nonzero };
@@ -20,6 +21,7 @@ enum class send_mode { always, nonzero };
 const char* to_string(neuron_model m);
 const char* to_string(projection_kind k);
 const char* to_string(dense_init i);
+const char* to_string(distribution_kind d);
 const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
 
@@ -61,7 +63,18 @@ struct population {
 struct synapse {
     std::string from, to;  // neuron references: `a` or `pop[i]`
     double weight = 1;
-    std::int64_t delay = 1;
+    std::int64_t delay = 1;  // ticks; unused when delay_ms is set
+    source_location where;
+    std::optional<double> delay_ms;  // the delay in ms, rounded to ticks against network::dt
+};
+
+// A weight or a delay drawn per synapse: a <weight> or <delay> child of a projection. The
+// parameters are as written (delays in ms); which ones a kind needs is checked by
+// check_network: constant `value`; normal `mean`, `std`; uniform `min`, `max`; lognormal
+// `mu`, `sigma` (of the underlying normal). `min` and `max` bound normal and lognormal draws.
+struct distribution {
+    distribution_kind kind = distribution_kind::constant;
+    std::optional<double> value, mean, std, mu, sigma, min, max;
     source_location where;
 };
 
@@ -76,7 +89,12 @@ struct projection {
     // fixed_indegree: every target draws this many sources; with multapses a source may be
     // drawn more than once (parallel synapses), without them the sources are distinct.
     std::optional<std::int64_t> indegree;
-    bool multapses = true;
+    bool multapses = true;  // also for fixed_outdegree and fixed_total_number
+    std::optional<std::int64_t> outdegree;  // fixed_outdegree: every source reaches this many targets
+    std::optional<std::int64_t> total;      // fixed_total_number: the projection's synapses (n)
+    std::optional<double> delay_ms;         // the delay in ms instead of `delay` ticks
+    // Drawn per synapse instead of `weight` / `delay`.
+    std::optional<distribution> weight_distribution, delay_distribution;
     // dense only
     dense_init init = dense_init::none;
     std::optional<double> scale;
@@ -112,6 +130,13 @@ struct network {
     std::vector<port> inputs, outputs;
     source_location where;
 };
+
+// A delay given in ms as ticks of `dt` ms: round half up. A relative tolerance of 1e-12
+// lets decimal halves (0.15 ms at dt 0.1) round up although ms / dt falls just below them.
+std::int64_t ticks_of_ms(double ms, double dt);
+// The delay in ticks of an explicit synapse or of a projection with a constant delay.
+std::int64_t delay_ticks(const synapse& s, double dt);
+std::int64_t delay_ticks(const projection& p, double dt);
 
 struct cluster_node {
     std::string id;
@@ -244,6 +269,7 @@ struct signal_packet {
 DNNC_DECLARE_EQ(neuron)
 DNNC_DECLARE_EQ(population)
 DNNC_DECLARE_EQ(synapse)
+DNNC_DECLARE_EQ(distribution)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
 DNNC_DECLARE_EQ(connection_ref)

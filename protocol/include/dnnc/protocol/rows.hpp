@@ -4,12 +4,22 @@
 // synapse_rows::for_each gives it; a node builds only its own rows from its share.
 //
 // Canonical order of a row: connection elements in document order (net.connection_order),
-// and within a projection its sources in index order. Rows are independent: a random
-// projection draws each target row from its own stream (the projection's seed mixed with
-// the row), so rows may be generated in any order and in parallel from one const object.
+// and within a projection its sources in index order (parallel synapses of one source
+// together). Rows are independent: a random projection draws each target row from its own
+// stream (the projection's seed mixed with the row), so rows may be generated in any order
+// and in parallel from one const object. Two rules are not drawn row by row:
+// fixed-outdegree draws each source's targets from the source's own stream, so its rows are
+// drawn at construction, for the targets asked for only (every source visited, in
+// parallel); fixed-total-number splits its total over the targets down a fixed binary tree
+// of target ranges (a binomial draw per tree node, keyed by the node), so a row finds its
+// count with O(log n) draws and then draws its sources as fixed-indegree does.
+// Weights and delays drawn from a distribution come from a stream per (projection, row),
+// consumed along the row in canonical order.
 #include "dnnc/core/splitmix64.hpp"
+#include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -30,8 +40,13 @@ struct uniform_synapse {
 
 class synapse_rows {
 public:
-    // O(elements + explicit synapses); throws config_error (located) on a reference to no neuron.
+    // O(elements + explicit synapses), plus the fixed-outdegree draws of every source;
+    // throws config_error (located) on a reference to no neuron. Every target's row.
     explicit synapse_rows(const network& net);
+    // Only the rows of `targets` (any order) are whole: fixed-outdegree projections give no
+    // synapse to any other target (count() says 0). With no targets nothing is drawn up
+    // front, for counting the other rules' rows.
+    synapse_rows(const network& net, std::vector<neuron_index> targets);
 
     std::size_t neuron_count() const { return neurons_; }
     // net.connection_order.size().
@@ -44,7 +59,8 @@ public:
         elements_of(target, [&](std::size_t e) { each_of(elements_[e], target, e, f); });
     }
 
-    // How many synapses for_each would give (random projections draw their skips only).
+    // How many synapses for_each would give (random projections draw their skips only,
+    // fixed-total-number its tree, and nothing draws a weight or a delay).
     std::uint64_t count(neuron_index target) const {
         std::uint64_t n = 0;
         elements_of(target, [&](std::size_t e) { n += count_of(elements_[e], target); });
@@ -52,6 +68,9 @@ public:
     }
     // How many of them come from connection element `element`.
     std::uint64_t count(neuron_index target, std::size_t element) const;
+    // The synapses of a fixed-outdegree element over all its targets, without drawing: K
+    // for each source that has a target to draw from. 0 for the other rules.
+    std::uint64_t outdegree_synapses(std::size_t element) const;
 
     // f(std::size_t element, std::uint64_t synapses) for each element that gives `target` at
     // least one synapse, in canonical order.
@@ -63,9 +82,9 @@ public:
     }
 
     // The weight and delay of every synapse of connection element `element`, when they are
-    // the same for all (every projection and explicit synapse today; an explicit synapse is
-    // an element of one synapse); nullopt for elements whose synapses differ, and for dense
-    // projections (which give no synapses here).
+    // the same for all (an explicit synapse is an element of one synapse); nullopt for
+    // projections with a weight or delay distribution, and for dense projections (which give
+    // no synapses here).
     std::optional<uniform_synapse> uniform(std::size_t element) const;
     // Whether the element is a dense projection.
     bool is_dense(std::size_t element) const { return elements_[element].kind == rule::dense; }
@@ -73,7 +92,8 @@ public:
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 
 private:
-    enum class rule : std::uint8_t { synapse, all, one_to_one, random, fixed_indegree, dense };
+    enum class rule : std::uint8_t { synapse, all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
+    static constexpr std::uint32_t none = ~std::uint32_t{0};
     struct compiled {
         rule kind = rule::synapse;
         bool autapses = true;
@@ -82,10 +102,26 @@ private:
         std::uint64_t from_first = 0, from_size = 0, to_first = 0, to_size = 0;
         std::uint64_t seed = 0;
         double p = 0, log_q = 0;  // random: probability and log(1 - p)
-        std::uint64_t indegree = 0;  // fixed_indegree
+        std::uint64_t degree = 0;  // fixed_indegree, fixed_outdegree: K; fixed_total_number: n
         bool multapses = true;
+        std::uint32_t drawn = none;  // fixed_outdegree: its rows in drawn_
+        std::optional<value_draw> weight_draw, delay_draw;
+        double dt = 0.1;              // for drawn delays (ms)
+        std::uint16_t delay_cap = 1;  // the longest drawn delay
         const source_location* where = nullptr;
     };
+
+    // The rows of a fixed-outdegree projection for the targets asked for: CSR over them.
+    struct drawn_rows {
+        std::vector<neuron_index> targets;    // ascending
+        std::vector<std::uint64_t> begin;     // targets.size() + 1
+        std::vector<std::uint32_t> sources;   // positions in the source group, ascending per row
+        // The row of `target`: [first, last) of sources, empty if it was not asked for.
+        std::pair<const std::uint32_t*, const std::uint32_t*> row(neuron_index target) const;
+    };
+
+    void compile(const network& net, const std::vector<neuron_index>* targets);
+    void draw_outdegree_rows(compiled& r, const std::vector<neuron_index>* targets);
 
     // g(element) for every element with `target` in its target range, in element order:
     // the projections covering its interval merged with its explicit synapses.
@@ -103,15 +139,19 @@ private:
     using explicit_entry = std::pair<neuron_index, std::uint32_t>;  // (target, element)
     std::pair<const explicit_entry*, const explicit_entry*> explicit_of(neuron_index target) const;
 
-    static std::uint64_t count_of(const compiled& r, neuron_index target);
+    std::uint64_t count_of(const compiled& r, neuron_index target) const;
+
+    // The seed of the stream of row (or source) `position` of a projection seeded `seed`.
+    static std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t position) {
+        return splitmix64(seed ^ (0xD1B54A32D192ED03ULL * (position + 1))).next();
+    }
 
     // A random projection's row: the positions k of its sources, ascending, drawn with
     // geometric skips from the row's own stream.
     class random_row {
     public:
         random_row(const compiled& r, neuron_index target)
-            : rng_(splitmix64(r.seed ^ (0xD1B54A32D192ED03ULL * (target - r.to_first + 1))).next()),
-              size_(r.from_size), p_(r.p), log_q_(r.log_q) {}
+            : rng_(stream_seed(r.seed, target - r.to_first)), size_(r.from_size), p_(r.p), log_q_(r.log_q) {}
         // The next source position, or false when the row is done.
         bool next(std::uint64_t& k) {
             if (started_) ++k_;
@@ -133,33 +173,77 @@ private:
         bool started_ = false;
     };
 
-    // A fixed in-degree row: the positions of its sources in the source group, ascending,
-    // drawn from the row's own stream (see rows.cpp).
-    static void fixed_indegree_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions);
+    // `k` positions in [0, size) less `skipped` (size: none skipped), ascending, from the
+    // stream seeded `seed`: independent draws with multapses, distinct ones (Floyd) without.
+    static void draw_positions(std::uint64_t seed, std::uint64_t size, std::uint64_t skipped, std::uint64_t k,
+                               bool multapses, std::vector<std::uint64_t>& positions);
+    // A fixed in-degree or fixed-total-number row: the positions of its sources in the
+    // source group, ascending, drawn from the row's own stream (see rows.cpp).
+    static void drawn_row(const compiled& r, neuron_index target, std::uint64_t k, std::vector<std::uint64_t>& positions);
+    // A fixed-total-number row's synapse count: its share of n down the tree of target ranges.
+    static std::uint64_t total_number_count(const compiled& r, neuron_index target);
+
+    // Drawn weights and delays along one row of one projection.
+    class row_values {
+    public:
+        row_values(const compiled& r, neuron_index target)
+            : r_(r), weights_(stream_seed(r.seed ^ weight_salt, target - r.to_first)),
+              delays_(stream_seed(r.seed ^ delay_salt, target - r.to_first)) {}
+        float weight() { return r_.weight_draw ? static_cast<float>((*r_.weight_draw)(weights_)) : r_.weight; }
+        std::uint16_t delay() {
+            if (!r_.delay_draw) return r_.delay;
+            const auto ticks = ticks_of_ms((*r_.delay_draw)(delays_), r_.dt);
+            return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks, 1, r_.delay_cap));
+        }
+
+    private:
+        static constexpr std::uint64_t weight_salt = 0x5745494748545321ULL, delay_salt = 0x44454C4159532121ULL;
+        const compiled& r_;
+        splitmix64 weights_, delays_;
+    };
 
     template <class F>
-    static void each_of(const compiled& r, neuron_index target, std::size_t e, F& f) {
+    void each_of(const compiled& r, neuron_index target, std::size_t e, F& f) const {
+        if (!r.weight_draw && !r.delay_draw) {
+            each_source(r, target, [&](neuron_index source) { f(source, r.weight, r.delay, e); });
+            return;
+        }
+        row_values values(r, target);
+        each_source(r, target, [&](neuron_index source) {
+            const float weight = values.weight();
+            f(source, weight, values.delay(), e);
+        });
+    }
+
+    // g(source) for every synapse of element `r` into `target`, in canonical order.
+    template <class G>
+    void each_source(const compiled& r, neuron_index target, G&& g) const {
         switch (r.kind) {
-        case rule::synapse: f(static_cast<neuron_index>(r.from_first), r.weight, r.delay, e); break;
+        case rule::synapse: g(static_cast<neuron_index>(r.from_first)); break;
         case rule::all:
             for (std::uint64_t s = 0; s < r.from_size; ++s)
-                if (r.autapses || r.from_first + s != target) f(static_cast<neuron_index>(r.from_first + s), r.weight, r.delay, e);
+                if (r.autapses || r.from_first + s != target) g(static_cast<neuron_index>(r.from_first + s));
             break;
         case rule::one_to_one:
-            if (r.autapses || r.from_first != r.to_first)
-                f(static_cast<neuron_index>(r.from_first + (target - r.to_first)), r.weight, r.delay, e);
+            if (r.autapses || r.from_first != r.to_first) g(static_cast<neuron_index>(r.from_first + (target - r.to_first)));
             break;
         case rule::random: {
             if (r.p <= 0 || r.from_size == 0) break;
             random_row row(r, target);
             for (std::uint64_t k = 0; row.next(k);)
-                if (r.autapses || r.from_first + k != target) f(static_cast<neuron_index>(r.from_first + k), r.weight, r.delay, e);
+                if (r.autapses || r.from_first + k != target) g(static_cast<neuron_index>(r.from_first + k));
             break;
         }
-        case rule::fixed_indegree: {
+        case rule::fixed_indegree:
+        case rule::fixed_total_number: {
             thread_local std::vector<std::uint64_t> positions;
-            fixed_indegree_row(r, target, positions);
-            for (const auto k : positions) f(static_cast<neuron_index>(r.from_first + k), r.weight, r.delay, e);
+            drawn_row(r, target, r.kind == rule::fixed_indegree ? r.degree : total_number_count(r, target), positions);
+            for (const auto k : positions) g(static_cast<neuron_index>(r.from_first + k));
+            break;
+        }
+        case rule::fixed_outdegree: {
+            const auto [first, last] = drawn_[r.drawn].row(target);
+            for (auto k = first; k != last; ++k) g(static_cast<neuron_index>(r.from_first + *k));
             break;
         }
         case rule::dense: break;
@@ -174,6 +258,7 @@ private:
     std::vector<std::size_t> cover_begin_;
     std::vector<std::uint32_t> cover_;
     std::vector<explicit_entry> explicit_;  // sorted by target, then element
+    std::vector<drawn_rows> drawn_;
 };
 
 }  // namespace dnnc::protocol
