@@ -24,6 +24,14 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
     <projection from="exc[0:4]" to="h1" kind="all"/>
     <projection from="exc" to="exc[0:2]" kind="fixed-indegree" indegree="3" multapses="false" seed="2"/>
     <projection from="exc" to="exc" kind="dense" init="normal" scale="0.05" seed="7" split="rows"/>
+    <projection from="exc" to="exc" kind="fixed-outdegree" outdegree="2" seed="3" delay-ms="0.75">
+      <weight distribution="normal" mean="1" std="0.5" min="0"/>
+    </projection>
+    <synapse from="a" to="b" delay-ms="0.5"/>
+    <projection from="exc" to="h1" kind="fixed-total-number" n="5" multapses="false">
+      <delay distribution="lognormal" mu="0" sigma="0.5" min="0.3" max="4"/>
+      <weight distribution="uniform" min="-1" max="1"/>
+    </projection>
     <input id="x" neurons="a b"/>
     <output id="y" neurons="h1 exc[0] exc[1]"/>
   </network>
@@ -57,7 +65,7 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(net.populations[0].params.refractory == 50);
     CHECK(net.populations[0].params.v_init_max == -50.0);
     CHECK(net.populations[0].where.line == 7);
-    REQUIRE(net.connection_order.size() == 6);
+    REQUIRE(net.connection_order.size() == 9);
     CHECK(net.connection_order[2].kind == connection_ref::type::synapse);
     CHECK(net.connection_order[2].index == 1);
     CHECK(net.synapses[1].delay == 1);
@@ -73,6 +81,25 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(net.projections[3].kind == projection_kind::dense);
     CHECK(net.projections[3].init == dense_init::normal);
     CHECK(net.projections[3].split_rows);
+    CHECK(net.projections[4].kind == projection_kind::fixed_outdegree);
+    CHECK(net.projections[4].outdegree == 2);
+    CHECK(net.projections[4].delay_ms == 0.75);
+    REQUIRE(net.projections[4].weight_distribution);
+    CHECK(net.projections[4].weight_distribution->kind == distribution_kind::normal);
+    CHECK(net.projections[4].weight_distribution->std == 0.5);
+    CHECK(net.projections[4].weight_distribution->min == 0.0);
+    CHECK_FALSE(net.projections[4].weight_distribution->max);
+    CHECK_FALSE(net.projections[4].delay_distribution);
+    CHECK(net.synapses[2].delay_ms == 0.5);
+    CHECK_FALSE(net.synapses[1].delay_ms);
+    CHECK(net.projections[5].kind == projection_kind::fixed_total_number);
+    CHECK(net.projections[5].total == 5);
+    REQUIRE(net.projections[5].delay_distribution);
+    CHECK(net.projections[5].delay_distribution->kind == distribution_kind::lognormal);
+    CHECK(net.projections[5].delay_distribution->sigma == 0.5);
+    CHECK(net.projections[5].weight_distribution->kind == distribution_kind::uniform);
+    CHECK(delay_ticks(net.projections[4], net.dt) == 3);  // 0.75 ms at dt 0.25
+    CHECK(delay_ticks(net.synapses[2], net.dt) == 2);
     CHECK(net.outputs[0].neurons == std::vector<std::string>{"h1", "exc[0]", "exc[1]"});
     REQUIRE(doc.clu);
     CHECK(doc.clu->nodes[1].host == "127.0.0.1");
