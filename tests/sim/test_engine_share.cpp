@@ -137,6 +137,9 @@ TEST_CASE("an engine built from a share equals one built from the listed rows, a
             <projection from="i" to="i" kind="fixed-indegree" indegree="39" multapses="false" autapses="false" seed="10" weight="-9"/>)"),
                     300, 5);
     }
+    SECTION("fixed out-degree and fixed total number, weights and delays drawn (lif)") {
+        check_equal(*protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/tests/data/rules_and_distributions.xml").net, 300, 6);
+    }
     SECTION("the tree7 and xor examples") {
         check_equal(example("tree7/tree7.xml"), 20, 3);
         check_equal(example("xor/xor.xml"), 10, 4);

@@ -70,6 +70,22 @@ TEST_CASE("every example gives the same outputs on 1, 2, 3 and 7 nodes as on its
     }
 }
 
+TEST_CASE("fixed out-degree, fixed total number and drawn weights and delays give the same outputs on 1, 2 and 3 nodes") {
+    scratch_dir dir;
+    const auto doc = source_path("tests/data/rules_and_distributions.xml");
+    const auto reference = run_to_csv(dir, doc, "--ticks 300 --nodes 1", "ref.csv");
+    CHECK(std::count(reference.begin(), reference.end(), '\n') == 301);
+    // The network spikes: cells ",1" after the tick column.
+    std::size_t spikes = 0;
+    for (auto at = reference.find(",1"); at != std::string::npos; at = reference.find(",1", at + 1))
+        spikes += at + 2 == reference.size() || reference[at + 2] == ',' || reference[at + 2] == '\n';
+    CHECK(spikes > 20);
+    for (int nodes : {2, 3}) {
+        INFO(nodes << " nodes");
+        CHECK(run_to_csv(dir, doc, "--ticks 300 --nodes " + std::to_string(nodes), "n.csv") == reference);
+    }
+}
+
 TEST_CASE("dense layers run split over nodes and give the one-node outputs") {
     scratch_dir dir;
     const auto mlp = source_path("examples/mlp/mlp.xml");

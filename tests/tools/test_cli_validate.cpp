@@ -72,6 +72,13 @@ TEST_CASE("dnnc validate counts every rule exactly without storing a synapse") {
     CHECK(random < 21000);
 }
 
+TEST_CASE("dnnc validate counts fixed out-degree and fixed total number exactly") {
+    const auto r = run_command(dnnc_binary() + " validate --json " + std::string(DNNC_SOURCE_DIR) + "/tests/data/rules_and_distributions.xml");
+    REQUIRE(r.exit_code == 0);
+    // 160 x 16 and 40 x 16 out-degree synapses, 640 and 160 in total.
+    CHECK(nlohmann::json::parse(r.out)[0]["synapses"].get<std::uint64_t>() == 160 * 16 + 640 + 40 * 16 + 160);
+}
+
 TEST_CASE("usage errors exit with 2") {
     CHECK(run_command(dnnc_binary() + " validate").exit_code == 2);
     CHECK(run_command(dnnc_binary() + " no-such-command").exit_code == 2);
