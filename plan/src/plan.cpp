@@ -139,6 +139,8 @@ std::vector<node_load> loads_of(const network_plan& plan) {
     const protocol::symbol_table symbols(net);
     for (const auto& s : net.synapses) loads[node_of[symbols.range(s.to, s.where).first]].synapses += 1;
     for (const auto& p : net.projections) {
+        if (p.weight_distribution || p.delay_distribution)
+            for (auto& load : loads) load.values_per_synapse = true;
         const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
         for (auto t = to.first; t < to.first + to.size; ++t) {
             auto& load = loads[node_of[t]];

@@ -51,6 +51,9 @@ struct node_load {
     std::uint64_t neurons = 0;
     double synapses = 0;
     std::uint64_t dense_weights = 0;
+    // Whether its synapses keep a weight and a delay each: some projection of the network
+    // draws them from a distribution (every node's share holds every projection).
+    bool values_per_synapse = false;
 };
 std::vector<node_load> loads_of(const network_plan& plan);
 
