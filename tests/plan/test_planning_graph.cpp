@@ -97,6 +97,32 @@ TEST_CASE("rule arithmetic: exact counts for all and one-to-one, expected counts
     CHECK(w[150] == 1 + 101);
 }
 
+TEST_CASE("fixed out-degree and fixed total number: fan-in expected per target, exact in total, drawn or expected") {
+    for (const char* rule : {R"(kind="fixed-outdegree" outdegree="10")", R"(kind="fixed-total-number" n="1000")"}) {
+        const auto net = network_of(std::string(R"(<population id="a" size="100" model="linear"/><population id="b" size="50" model="linear"/>
+            <projection from="a" to="b" seed="1" )") + rule + "/>");
+        for (const std::size_t drawn : {std::size_t{0}, std::size_t{500'000}}) {
+            INFO(rule << ", draw budget " << drawn);
+            plan::planning_options options;
+            options.max_drawn = drawn;
+            options.max_edges = 1'000'000;
+            options.fan_in_share = 1;
+            const auto g = plan::planning_graph_of(net, partitioner::complete_cluster(2), options);
+            REQUIRE(g.chunk == 1);
+            double fan_in = 0;
+            bool spread = false;
+            for (std::size_t t = 100; t < 150; ++t) {
+                fan_in += static_cast<double>(g.g.vertex_weights()[t]) - 1;
+                spread |= g.g.vertex_weights()[t] != 1 + 20;
+            }
+            CHECK(fan_in == 1000);  // 100 x 10, or 1,000: 20 per target expected
+            CHECK(spread == (drawn > 0));
+            if (drawn == 0) CHECK(total_edge_weight(g.g) == 100 * 50);  // 0.2 expected per pair, each at least 1
+            else CHECK(total_edge_weight(g.g) == 1000);                    // the drawn synapses, repeats summed
+        }
+    }
+}
+
 TEST_CASE("fixed in-degree: every target's fan-in is exact, drawn or expected") {
     const auto net = network_of(R"(<population id="a" size="100" model="linear"/><population id="b" size="50" model="linear"/>
         <projection from="a" to="b" kind="fixed-indegree" indegree="20" seed="1"/>)");
