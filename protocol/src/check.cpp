@@ -52,7 +52,28 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
     positive(p.tau_i, "tau-i");
     positive(p.dt, "dt");
     if (p.refractory < 0) out.add(where, what + ": refractory must be >= 0 ticks");
+    if (is_nest_model(p.model)) {
+        const iaf_params& n = p.iaf;
+        positive(n.c_m, "C_m");
+        positive(n.tau_m, "tau_m");
+        if (p.model == neuron_model::iaf_psc_exp) {
+            positive(n.tau_syn_ex, "tau_syn_ex");
+            positive(n.tau_syn_in, "tau_syn_in");
+        }
+        if (!(std::isfinite(n.t_ref) && n.t_ref >= 0)) out.add(where, what + ": t_ref must be a number >= 0 (ms)");
+        finite(n.e_l, "E_L");
+        finite(n.v_th, "V_th");
+        finite(n.v_reset, "V_reset");
+        finite(n.i_e, "I_e");
+        if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
+            out.add(where, what + ": V_reset must lie below V_th");
+    }
     if (p.v_init) finite(*p.v_init, "v-init");
+    if (p.v_init_std) {
+        if (!(std::isfinite(*p.v_init_std) && *p.v_init_std >= 0))
+            out.add(where, what + ": v-init-std must be a number >= 0");
+        if (p.v_init_max) out.add(where, what + ": v-init-std and v-init-max exclude each other");
+    }
     if (p.v_init_max) {
         finite(*p.v_init_max, "v-init-max");
         if (!p.v_init)

@@ -70,6 +70,15 @@ const expectation corpus[] = {
     {"indegree_too_large.xml", 5, "indegree 10 without multapses needs as many distinct sources; 'a' offers 9"},
     {"indegree_missing.xml", 6, "kind 'fixed-indegree' needs an indegree"},
     {"indegree_negative.xml", 5, "indegree must be >= 0 (got -3)"},
+    {"lif_attribute_on_nest.xml", 4, "attribute 'tau-m' does not apply to model iaf_psc_exp; it belongs to lif (NEST's models take tau_m)"},
+    {"nest_attribute_on_lif.xml", 5, "attribute 'C_m' does not apply to model lif"},
+    {"tau_syn_on_psc_delta.xml", 4, "attribute 'tau_syn_ex' does not apply to model iaf_psc_delta"},
+    {"nest_reset_above_threshold.xml", 4, "population 'exc': V_reset must lie below V_th"},
+    {"nest_capacitance_zero.xml", 4, "C_m must be a positive number"},
+    {"nest_negative_t_ref.xml", 5, "neuron 'b': t_ref must be a number >= 0 (ms)"},
+    {"nest_tau_syn_zero.xml", 4, "tau_syn_in must be a positive number"},
+    {"v_init_std_negative.xml", 4, "v-init-std must be a number >= 0"},
+    {"v_init_std_on_rate_model.xml", 4, "attribute 'v-init-std' does not apply to model tanh"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };

@@ -60,6 +60,7 @@ struct dense_spec {
 
 struct engine_spec {
     std::string node;  // this node's id, for messages (empty for a single process)
+    double dt = 0.1;   // ms per tick: the integration step of NEST's models, the generators' clock
     // The network's longest delay: how many ticks of output every engine keeps, so that a
     // snapshot can carry each neuron's past outputs whoever reads them.
     std::uint16_t history = 1;
