@@ -172,6 +172,32 @@ void check_port(problems& out, const symbol_table& symbols, const port& p, const
     }
 }
 
+void check_targets(problems& out, const symbol_table& symbols, const std::vector<std::string>& to, const source_location& where,
+                   const std::string& what) {
+    if (to.empty()) out.add(where, what + ": names no neurons");
+    for (const auto& ref : to) {
+        const auto g = symbols.group(ref);
+        if (auto* why = std::get_if<std::string>(&g)) out.add(where, what + ": " + *why);
+    }
+}
+
+void check_generators(problems& out, const symbol_table& symbols, const network& net) {
+    for (const auto& g : net.poisson) {
+        const std::string what = "poisson generator";
+        check_targets(out, symbols, g.to, g.where, what);
+        if (!(std::isfinite(g.rate) && g.rate >= 0)) out.add(g.where, what + ": rate must be a finite number >= 0 (Hz)");
+        if (!std::isfinite(g.weight)) out.add(g.where, what + ": weight must be a finite number");
+    }
+    for (const auto& g : net.dc) {
+        const std::string what = "dc generator";
+        check_targets(out, symbols, g.to, g.where, what);
+        if (!std::isfinite(g.amplitude)) out.add(g.where, what + ": amplitude must be a finite number");
+        if (!(std::isfinite(g.start) && g.start >= 0)) out.add(g.where, what + ": start must be a finite number >= 0 (ms)");
+        if (g.stop && !(std::isfinite(*g.stop) && *g.stop >= g.start))
+            out.add(g.where, what + ": stop must be a finite number >= start (ms)");
+    }
+}
+
 }  // namespace
 
 void check_network(const network& net) {
@@ -227,6 +253,8 @@ void check_network(const network& net) {
                              std::to_string(static_cast<std::uint64_t>(expected_synapses)) + " synapses; the limit is " +
                              std::to_string(static_cast<std::uint64_t>(max_synapses)));
     }
+
+    check_generators(out, symbols, net);
 
     std::unordered_map<std::string_view, const source_location*> port_ids;
     for (const auto* ports : {&net.inputs, &net.outputs}) {

@@ -89,13 +89,19 @@ bool operator==(const projection& a, const projection& b) {
 bool operator==(const port& a, const port& b) {
     return a.id == b.id && a.neurons == b.neurons;
 }
+bool operator==(const poisson_generator& a, const poisson_generator& b) {
+    return std::tie(a.to, a.rate, a.weight, a.seed) == std::tie(b.to, b.rate, b.weight, b.seed);
+}
+bool operator==(const dc_generator& a, const dc_generator& b) {
+    return std::tie(a.to, a.amplitude, a.start, a.stop) == std::tie(b.to, b.amplitude, b.start, b.stop);
+}
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs);
+                        n.connection_order, n.inputs, n.outputs, n.poisson, n.dc);
     };
     return t(a) == t(b);
 }

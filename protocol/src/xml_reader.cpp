@@ -461,6 +461,10 @@ protected:
         } else if (n == "input" || n == "output") {
             auto& ports = n == "input" ? net.inputs : net.outputs;
             ports.push_back({a.text("id"), a.words("neurons"), a.where()});
+        } else if (n == "poisson") {
+            net.poisson.push_back({a.words("to"), a.real("rate", 0.0), a.real("weight", 1.0), a.uinteger("seed", 0), a.where()});
+        } else if (n == "dc") {
+            net.dc.push_back({a.words("to"), a.real("amplitude", 0.0), a.real("start", 0.0), a.real("stop"), a.where()});
         }
     }
 

@@ -205,6 +205,22 @@ void write_network(xml_out& x, const network& net) {
         if (p.split_rows) x.attr("split", std::string("rows"));
         x.close();
     }
+    for (const auto& g : net.poisson) {
+        x.open("poisson");
+        x.words("to", g.to);
+        x.attr("rate", g.rate);
+        x.attr_if("weight", g.weight, 1.0);
+        if (g.seed != 0) x.attr("seed", g.seed);
+        x.close();
+    }
+    for (const auto& g : net.dc) {
+        x.open("dc");
+        x.words("to", g.to);
+        x.attr("amplitude", g.amplitude);
+        x.attr_if("start", g.start, 0.0);
+        x.attr_if("stop", g.stop);
+        x.close();
+    }
     for (const auto* ports : {&net.inputs, &net.outputs}) {
         for (const auto& port : *ports) {
             x.open(ports == &net.inputs ? "input" : "output");

@@ -1,5 +1,6 @@
 #include "dnnc/sim/engine.hpp"
 
+#include "drive.hpp"
 #include "models.hpp"
 
 #include "dnnc/sim/torch_backend.hpp"
@@ -17,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -300,6 +302,22 @@ struct engine::impl {
         else
             inhibitory += d;
     }
+    // Poisson generators' input joins a neuron's sums after its synapses and dense sums, by
+    // sign as the synapses' (for a rate model both into u, excitatory first).
+    std::optional<drive> generated;
+    void add_poisson(std::size_t i, float& u, float& excitatory, float& inhibitory) const {
+        if (!generated->is_driven(i)) return;
+        const float e = generated->excitatory()[i], h = generated->inhibitory()[i];
+        if (protocol::is_spiking(coefficients(i).model)) {
+            excitatory += e;
+            inhibitory += h;
+        } else {
+            u += e;
+            u += h;
+        }
+    }
+    bool poisson_input() const { return generated && generated->has_poisson(); }
+
     std::vector<float> history;  // (ring + 1) * width; the last row is the zero row
     model_states state;
     // Runs of consecutive local neurons that share their coefficients (a population's members).
@@ -349,6 +367,7 @@ struct engine::impl {
     }
 
     void compute_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
+        const bool poisson = poisson_input();
         for (std::size_t i = begin; i < end; ++i) {
             const auto& c = coefficients(i);
             const bool split = protocol::is_spiking(c.model);
@@ -382,16 +401,12 @@ struct engine::impl {
                 for (; s < e; ++s) sum += w * y[in_slot[s]];
                 into = sum;
             }
-            if (split) {
-                float unused = 0;
-                add_dense(i, unused, excitatory, inhibitory);
-                out[i] = step_spiking(c, state.v[i], state.ge[i], state.gi[i], state.refractory_left[i], c.bias + ext[i],
-                                  excitatory, inhibitory);
-            } else {
-                float unused_e = 0, unused_i = 0;
-                add_dense(i, u, unused_e, unused_i);
-                out[i] = step_rate(c, u);
-            }
+            // Each adds to u (rate models) or to the excitatory and inhibitory sums (spiking).
+            add_dense(i, u, excitatory, inhibitory);
+            if (poisson) add_poisson(i, u, excitatory, inhibitory);
+            out[i] = split ? step_spiking(c, state.v[i], state.ge[i], state.gi[i], state.refractory_left[i], c.bias + ext[i],
+                                          excitatory, inhibitory)
+                           : step_rate(c, u);
         }
     }
 
@@ -489,6 +504,8 @@ struct engine::impl {
         for (const auto& c : colliding) add(c);
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
+        if (poisson_input())
+            for (const auto i : generated->driven()) add_poisson(i, sum_u[i], sum_e[i], sum_i[i]);
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
         // (40,000 lif neurons ran slower on two threads than on one).
         if (local < 512 * grain)
@@ -504,6 +521,8 @@ struct engine::impl {
         } else {
             for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
             for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
+            if (poisson_input())
+                for (const auto i : generated->driven()) sum_e[i] = sum_i[i] = 0.0f;
         }
         return true;
     }
@@ -564,6 +583,7 @@ struct engine::impl {
                 const float d = dense_in[i * batch + lane];
                 (!split ? u : d >= 0 ? e : h)[lane] += d;
             }
+            for (std::size_t lane = 0; lane < batch && poisson_input(); ++lane) add_poisson(i, u[lane], e[lane], h[lane]);
         }
         step_models(begin, end, out);
     }
@@ -581,6 +601,7 @@ struct engine::impl {
         spec.history = s.history;
         spec.neurons = s.neurons;
         spec.peers = s.peers;
+        spec.generators = s.generators;
         spec.device = s.device;
         spec.batch = s.batch;
         if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
@@ -869,6 +890,12 @@ struct engine::impl {
         history.assign((ring + 1) * width, 0.0f);
         ext.assign(values, 0.0f);
         state.resize(values);
+        generated.emplace(
+            s.generators, [&](std::int64_t g) -> std::int64_t {
+                const auto it = slot_of.find(g);
+                return it != slot_of.end() && it->second < local ? std::int64_t{it->second} : -1;
+            },
+            local, s.dt);
         for (std::size_t k = 0; k < local; ++k) {
             const auto& params = s.neurons[k].params;
             if (k == 0 || !(params == s.neurons[k - 1].params)) {
@@ -998,6 +1025,8 @@ void engine::compute() {
         for (const auto& [position, value] : inputs) m.ext[position] += value;
         m.external_input = true;
     }
+    if (m.generated->add_dc(t, m.ext, m.batch)) m.external_input = true;
+    if (m.poisson_input()) m.generated->draw(t);
     float* out = m.row(t);
     m.compute_dense(t);
     if (m.batch > 1) {
@@ -1016,6 +1045,8 @@ void engine::compute() {
                               [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
     }
     for (const auto& [position, value] : inputs) m.ext[position] = 0.0f;
+    m.generated->clear_dc(t, m.ext, m.batch);
+    if (m.poisson_input()) m.generated->clear_poisson();
     m.external_input = false;
     ++m.next;
     // The row tick `next` will use has held tick next - ring: clear what peers fill.
@@ -1101,6 +1132,7 @@ engine_spec whole_network(const protocol::expanded_network& net) {
         const auto& g = net.groups[net.group_of[i]];
         spec.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
     }
+    spec.generators = net.drive;
     spec.in_begin = net.in_begin;
     spec.in.reserve(net.synapse_count());
     for (std::size_t s = 0; s < net.synapse_count(); ++s)
@@ -1111,7 +1143,10 @@ engine_spec whole_network(const protocol::expanded_network& net) {
 engine_spec from_node_config(const protocol::node_config& config) {
     engine_spec spec;
     spec.node = config.node;
-    if (config.share) spec.dt = config.share->dt;
+    if (config.share) {
+        spec.dt = config.share->dt;
+        spec.generators = protocol::resolve_generators(*config.share);
+    }
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
     spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));
     for (const auto& n : config.neurons) spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});

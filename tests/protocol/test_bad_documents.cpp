@@ -79,6 +79,10 @@ const expectation corpus[] = {
     {"nest_tau_syn_zero.xml", 4, "tau_syn_in must be a positive number"},
     {"v_init_std_negative.xml", 4, "v-init-std must be a number >= 0"},
     {"v_init_std_on_rate_model.xml", 4, "attribute 'v-init-std' does not apply to model tanh"},
+    {"poisson_negative_rate.xml", 5, "poisson generator: rate must be a finite number >= 0 (Hz)"},
+    {"poisson_rate_infinite.xml", 5, "poisson generator: rate must be a finite number >= 0 (Hz)"},
+    {"poisson_unknown_target.xml", 5, "poisson generator: no neuron or population 'inh'"},
+    {"dc_stop_before_start.xml", 5, "dc generator: stop must be a finite number >= start (ms)"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };

@@ -121,6 +121,27 @@ struct port {
     source_location where;
 };
 
+// <poisson>: each neuron of `to` gets its own Poisson spike train of `rate` Hz; k spikes in a
+// tick add k * weight to that tick's synaptic input. The count of neuron i at tick t is drawn
+// from a stream keyed by (seed, i, t), so every partition draws the same spikes.
+struct poisson_generator {
+    std::vector<std::string> to;  // group references
+    double rate = 0;              // Hz
+    double weight = 1;
+    std::uint64_t seed = 0;
+    source_location where;
+};
+
+// <dc>: a constant current `amplitude` added to the external input of every neuron of `to`
+// during the ticks t with start <= t * dt < stop (ms).
+struct dc_generator {
+    std::vector<std::string> to;  // group references
+    double amplitude = 0;         // pA for NEST's models; the unit of u for the others
+    double start = 0;
+    std::optional<double> stop;  // none: forever
+    source_location where;
+};
+
 // A synapse or projection, in document order (the canonical summation order).
 struct connection_ref {
     enum class type { synapse, projection } kind;
@@ -138,6 +159,8 @@ struct network {
     std::vector<projection> projections;
     std::vector<connection_ref> connection_order;
     std::vector<port> inputs, outputs;
+    std::vector<poisson_generator> poisson;  // in document order: the order they add in
+    std::vector<dc_generator> dc;
     source_location where;
 };
 
@@ -274,6 +297,8 @@ DNNC_DECLARE_EQ(population)
 DNNC_DECLARE_EQ(synapse)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
+DNNC_DECLARE_EQ(poisson_generator)
+DNNC_DECLARE_EQ(dc_generator)
 DNNC_DECLARE_EQ(connection_ref)
 DNNC_DECLARE_EQ(network)
 DNNC_DECLARE_EQ(cluster_node)

@@ -73,6 +73,9 @@ struct engine_spec {
     // Dense projections, in document order; their sums come after a neuron's synapses.
     std::vector<dense_spec> dense;
     std::vector<peer_spec> peers;
+    // Poisson and DC generators of the whole network (global indices); the engine keeps
+    // those of its own neurons.
+    protocol::generators generators;
     std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
 };
