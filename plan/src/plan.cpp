@@ -218,6 +218,8 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.populations = net.populations;
     share.inputs = net.inputs;
     share.outputs = net.outputs;
+    share.poisson = net.poisson;  // each node draws for its own neurons
+    share.dc = net.dc;
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {
             if (synapse_node[ref.index] != v) continue;

@@ -59,7 +59,28 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
     positive(p.tau_i, "tau-i");
     positive(p.dt, "dt");
     if (p.refractory < 0) out.add(where, what + ": refractory must be >= 0 ticks");
+    if (is_nest_model(p.model)) {
+        const iaf_params& n = p.iaf;
+        positive(n.c_m, "C_m");
+        positive(n.tau_m, "tau_m");
+        if (p.model == neuron_model::iaf_psc_exp) {
+            positive(n.tau_syn_ex, "tau_syn_ex");
+            positive(n.tau_syn_in, "tau_syn_in");
+        }
+        if (!(std::isfinite(n.t_ref) && n.t_ref >= 0)) out.add(where, what + ": t_ref must be a number >= 0 (ms)");
+        finite(n.e_l, "E_L");
+        finite(n.v_th, "V_th");
+        finite(n.v_reset, "V_reset");
+        finite(n.i_e, "I_e");
+        if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
+            out.add(where, what + ": V_reset must lie below V_th");
+    }
     if (p.v_init) finite(*p.v_init, "v-init");
+    if (p.v_init_std) {
+        if (!(std::isfinite(*p.v_init_std) && *p.v_init_std >= 0))
+            out.add(where, what + ": v-init-std must be a number >= 0");
+        if (p.v_init_max) out.add(where, what + ": v-init-std and v-init-max exclude each other");
+    }
     if (p.v_init_max) {
         finite(*p.v_init_max, "v-init-max");
         if (!p.v_init)
@@ -256,6 +277,32 @@ void check_port(problems& out, const symbol_table& symbols, const port& p, const
     }
 }
 
+void check_targets(problems& out, const symbol_table& symbols, const std::vector<std::string>& to, const source_location& where,
+                   const std::string& what) {
+    if (to.empty()) out.add(where, what + ": names no neurons");
+    for (const auto& ref : to) {
+        const auto g = symbols.group(ref);
+        if (auto* why = std::get_if<std::string>(&g)) out.add(where, what + ": " + *why);
+    }
+}
+
+void check_generators(problems& out, const symbol_table& symbols, const network& net) {
+    for (const auto& g : net.poisson) {
+        const std::string what = "poisson generator";
+        check_targets(out, symbols, g.to, g.where, what);
+        if (!(std::isfinite(g.rate) && g.rate >= 0)) out.add(g.where, what + ": rate must be a finite number >= 0 (Hz)");
+        if (!std::isfinite(g.weight)) out.add(g.where, what + ": weight must be a finite number");
+    }
+    for (const auto& g : net.dc) {
+        const std::string what = "dc generator";
+        check_targets(out, symbols, g.to, g.where, what);
+        if (!std::isfinite(g.amplitude)) out.add(g.where, what + ": amplitude must be a finite number");
+        if (!(std::isfinite(g.start) && g.start >= 0)) out.add(g.where, what + ": start must be a finite number >= 0 (ms)");
+        if (g.stop && !(std::isfinite(*g.stop) && *g.stop >= g.start))
+            out.add(g.where, what + ": stop must be a finite number >= start (ms)");
+    }
+}
+
 }  // namespace
 
 void check_network(const network& net) {
@@ -311,6 +358,8 @@ void check_network(const network& net) {
                              std::to_string(static_cast<std::uint64_t>(expected_synapses)) + " synapses; the limit is " +
                              std::to_string(static_cast<std::uint64_t>(max_synapses)));
     }
+
+    check_generators(out, symbols, net);
 
     std::unordered_map<std::string_view, const source_location*> port_ids;
     for (const auto* ports : {&net.inputs, &net.outputs}) {

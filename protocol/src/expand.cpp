@@ -77,6 +77,7 @@ enum class connections { all, into_local_neurons, none };
 
 // The inputs and outputs, neuron by neuron.
 expanded_network finish_ports(const network& net, const symbol_table& symbols, expanded_network out) {
+    out.drive = resolve_generators(net);
     for (const auto* ports : {&net.inputs, &net.outputs}) {
         auto& named = ports == &net.inputs ? out.inputs : out.outputs;
         for (const auto& p : *ports) {
@@ -223,6 +224,22 @@ expanded_network expand_marked(const network& net, const std::string& document_f
 }
 
 }  // namespace
+
+generators resolve_generators(const network& net) {
+    const symbol_table symbols(net);
+    auto spans = [&](const std::vector<std::string>& to, const source_location& where) {
+        std::vector<neuron_span> out;
+        for (const auto& ref : to) {
+            const neuron_range r = symbols.range(ref, where);
+            out.push_back({static_cast<neuron_index>(r.first), static_cast<neuron_index>(r.size)});
+        }
+        return out;
+    };
+    generators g;
+    for (const auto& p : net.poisson) g.poisson.push_back({spans(p.to, p.where), p.rate, p.weight, p.seed});
+    for (const auto& d : net.dc) g.dc.push_back({spans(d.to, d.where), d.amplitude, d.start, d.stop});
+    return g;
+}
 
 expanded_network expand(const network& net, const std::string& document_file, const expand_limits& limits) {
     return expand_marked(net, document_file, limits, connections::all);

@@ -194,7 +194,7 @@ extras check_extras(const expanded_network& net, const snapshot_state* state, co
     if (!state) return x;
     x.value_of.assign(net.neuron_count(), nullptr);
     std::vector<diagnostic> problems;
-    std::array<bool, static_cast<std::size_t>(neuron_model::lif) + 1> model_present{};
+    std::array<bool, static_cast<std::size_t>(neuron_model::iaf_psc_delta) + 1> model_present{};
     for (const auto& s : state->neurons) {
         const auto i = net.find(s.id);
         if (!i) {
@@ -577,12 +577,6 @@ export_format parse_export_format(std::string_view name) {
         if (name == to_string(f)) return f;
     }
     throw usage_error("unknown export format '" + std::string(name) + "' (graphml, dot or json)");
-}
-
-const std::vector<std::string>& state_variable_names(neuron_model model) {
-    static const std::vector<std::string> none;
-    static const std::vector<std::string> lif{"v", "ge", "gi", "refractory"};
-    return model == neuron_model::lif ? lif : none;
 }
 
 void export_network(std::ostream& out, const network& compact, const expanded_network& net, const snapshot_state* state,

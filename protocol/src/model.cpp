@@ -14,8 +14,23 @@ const char* to_string(neuron_model m) {
     case neuron_model::tanh: return "tanh";
     case neuron_model::relu: return "relu";
     case neuron_model::lif: return "lif";
+    case neuron_model::iaf_psc_exp: return "iaf_psc_exp";
+    case neuron_model::iaf_psc_delta: return "iaf_psc_delta";
     }
     return "?";
+}
+
+const std::vector<std::string>& state_variable_names(neuron_model m) {
+    static const std::vector<std::string> none;
+    static const std::vector<std::string> lif{"v", "ge", "gi", "refractory"};
+    static const std::vector<std::string> psc_exp{"V_m", "i_syn_ex", "i_syn_in", "refractory"};
+    static const std::vector<std::string> psc_delta{"V_m", "refractory"};
+    switch (m) {
+    case neuron_model::lif: return lif;
+    case neuron_model::iaf_psc_exp: return psc_exp;
+    case neuron_model::iaf_psc_delta: return psc_delta;
+    default: return none;
+    }
 }
 
 const char* to_string(projection_kind k) {
@@ -65,10 +80,16 @@ const char* to_string(send_mode s) { return s == send_mode::always ? "always" : 
 
 // Equality compares values only: source locations and the file name are not part of a
 // document's meaning.
+bool operator==(const iaf_params& a, const iaf_params& b) {
+    auto t = [](const iaf_params& p) {
+        return std::tie(p.c_m, p.tau_m, p.tau_syn_ex, p.tau_syn_in, p.t_ref, p.e_l, p.v_th, p.v_reset, p.i_e);
+    };
+    return t(a) == t(b);
+}
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.v_init, p.v_init_max);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.v_init, p.v_init_max, p.v_init_std);
     };
     return t(a) == t(b);
 }
@@ -96,13 +117,19 @@ bool operator==(const projection& a, const projection& b) {
 bool operator==(const port& a, const port& b) {
     return a.id == b.id && a.neurons == b.neurons;
 }
+bool operator==(const poisson_generator& a, const poisson_generator& b) {
+    return std::tie(a.to, a.rate, a.weight, a.seed) == std::tie(b.to, b.rate, b.weight, b.seed);
+}
+bool operator==(const dc_generator& a, const dc_generator& b) {
+    return std::tie(a.to, a.amplitude, a.start, a.stop) == std::tie(b.to, b.amplitude, b.start, b.stop);
+}
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs);
+                        n.connection_order, n.inputs, n.outputs, n.poisson, n.dc);
     };
     return t(a) == t(b);
 }

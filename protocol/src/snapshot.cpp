@@ -176,11 +176,16 @@ std::vector<indexed_state> states_of(const document& snapshot, const expanded_ne
         }
         if (seen[*i]) problems.push_back({n.where, "state of '" + n.id + "' given twice"});
         seen[*i] = true;
-        const bool lif = net.params_of(*i).model == neuron_model::lif;
-        if (n.state.size() != (lif ? 4u : 0u))
-            problems.push_back({n.where, "state of '" + n.id + "': a " + to_string(net.params_of(*i).model) + " neuron has " +
-                                             (lif ? "4 state variables (v ge gi refractory)" : "no state variables") +
+        const neuron_model model = net.params_of(*i).model;
+        const auto& names = state_variable_names(model);
+        if (n.state.size() != names.size()) {
+            std::string list;
+            for (const auto& name : names) list += (list.empty() ? "" : " ") + name;
+            problems.push_back({n.where, "state of '" + n.id + "': a " + to_string(model) + " neuron has " +
+                                             (names.empty() ? std::string("no state variables")
+                                                            : std::to_string(names.size()) + " state variables (" + list + ")") +
                                              ", found " + std::to_string(n.state.size())});
+        }
         if (n.history.size() != history)
             problems.push_back({n.where, "state of '" + n.id + "': history must hold " + std::to_string(history) +
                                              " past outputs (the longest delay minus one), found " +

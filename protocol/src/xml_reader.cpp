@@ -320,15 +320,54 @@ protected:
         source_location where_;
     };
 
+    // Attributes that belong to some models only; naming one on another model is an error
+    // at the element (see docs/document.md, "Model parameters").
+    static bool not_nest(neuron_model m) { return !is_nest_model(m); }
+    static bool psc_exp_only(neuron_model m) { return m == neuron_model::iaf_psc_exp; }
+    static void check_model_attributes(const attributes& a, neuron_model model) {
+        struct owned {
+            const char* name;
+            bool (*applies)(neuron_model);
+            const char* owner;
+        };
+        static const owned attributes_of[] = {
+            {"threshold", not_nest, "the rate models and lif"},
+            {"tau-m", not_nest, "lif (NEST's models take tau_m)"},
+            {"v-rest", not_nest, "lif (NEST's models take E_L)"},
+            {"v-reset", not_nest, "lif (NEST's models take V_reset)"},
+            {"v-th", not_nest, "lif (NEST's models take V_th)"},
+            {"refractory", not_nest, "lif (NEST's models take t_ref, in ms)"},
+            {"tau-e", not_nest, "lif (iaf_psc_exp takes tau_syn_ex)"},
+            {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
+            {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
+            {"v-init-std", is_spiking, "the spiking models"},
+            {"C_m", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"tau_m", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"t_ref", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"E_L", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"V_th", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"V_reset", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"I_e", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
+            {"tau_syn_ex", psc_exp_only, "iaf_psc_exp"},
+            {"tau_syn_in", psc_exp_only, "iaf_psc_exp"},
+        };
+        for (const auto& o : attributes_of)
+            if (a.get(o.name) && !o.applies(model))
+                a.fail(std::string("attribute '") + o.name + "' does not apply to model " + to_string(model) +
+                       "; it belongs to " + o.owner);
+    }
+
     static neuron_params read_params(const attributes& a) {
         neuron_params p;
         const std::string model = a.text("model", "linear");
         static const std::pair<const char*, neuron_model> models[] = {
             {"linear", neuron_model::linear}, {"step", neuron_model::step},
             {"sigmoid", neuron_model::sigmoid}, {"tanh", neuron_model::tanh},
-            {"relu", neuron_model::relu}, {"lif", neuron_model::lif}};
+            {"relu", neuron_model::relu}, {"lif", neuron_model::lif},
+            {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
+        check_model_attributes(a, p.model);
         p.bias = a.real("bias", p.bias);
         p.threshold = a.real("threshold", p.threshold);
         p.tau_m = a.real("tau-m", p.tau_m);
@@ -339,8 +378,19 @@ protected:
         p.tau_e = a.real("tau-e", p.tau_e);
         p.tau_i = a.real("tau-i", p.tau_i);
         p.dt = a.real("dt", p.dt);
+        iaf_params& n = p.iaf;
+        n.c_m = a.real("C_m", n.c_m);
+        n.tau_m = a.real("tau_m", n.tau_m);
+        n.tau_syn_ex = a.real("tau_syn_ex", n.tau_syn_ex);
+        n.tau_syn_in = a.real("tau_syn_in", n.tau_syn_in);
+        n.t_ref = a.real("t_ref", n.t_ref);
+        n.e_l = a.real("E_L", n.e_l);
+        n.v_th = a.real("V_th", n.v_th);
+        n.v_reset = a.real("V_reset", n.v_reset);
+        n.i_e = a.real("I_e", n.i_e);
         p.v_init = a.real("v-init");
         p.v_init_max = a.real("v-init-max");
+        p.v_init_std = a.real("v-init-std");
         return p;
     }
 
@@ -451,6 +501,10 @@ protected:
         } else if (n == "input" || n == "output") {
             auto& ports = n == "input" ? net.inputs : net.outputs;
             ports.push_back({a.text("id"), a.words("neurons"), a.where()});
+        } else if (n == "poisson") {
+            net.poisson.push_back({a.words("to"), a.real("rate", 0.0), a.real("weight", 1.0), a.uinteger("seed", 0), a.where()});
+        } else if (n == "dc") {
+            net.dc.push_back({a.words("to"), a.real("amplitude", 0.0), a.real("start", 0.0), a.real("stop"), a.where()});
         }
     }
 

@@ -123,8 +123,18 @@ void write_params(xml_out& x, const neuron_params& p) {
     x.attr_if("tau-e", p.tau_e, d.tau_e);
     x.attr_if("tau-i", p.tau_i, d.tau_i);
     x.attr_if("dt", p.dt, d.dt);
+    x.attr_if("C_m", p.iaf.c_m, d.iaf.c_m);
+    x.attr_if("tau_m", p.iaf.tau_m, d.iaf.tau_m);
+    x.attr_if("tau_syn_ex", p.iaf.tau_syn_ex, d.iaf.tau_syn_ex);
+    x.attr_if("tau_syn_in", p.iaf.tau_syn_in, d.iaf.tau_syn_in);
+    x.attr_if("t_ref", p.iaf.t_ref, d.iaf.t_ref);
+    x.attr_if("E_L", p.iaf.e_l, d.iaf.e_l);
+    x.attr_if("V_th", p.iaf.v_th, d.iaf.v_th);
+    x.attr_if("V_reset", p.iaf.v_reset, d.iaf.v_reset);
+    x.attr_if("I_e", p.iaf.i_e, d.iaf.i_e);
     x.attr_if("v-init", p.v_init);
     x.attr_if("v-init-max", p.v_init_max);
+    x.attr_if("v-init-std", p.v_init_std);
 }
 
 void write_run(xml_out& x, const run_settings& r) {
@@ -212,6 +222,22 @@ void write_network(xml_out& x, const network& net) {
         if (p.split_rows) x.attr("split", std::string("rows"));
         if (p.weight_distribution) write_distribution(x, "weight", *p.weight_distribution);
         if (p.delay_distribution) write_distribution(x, "delay", *p.delay_distribution);
+        x.close();
+    }
+    for (const auto& g : net.poisson) {
+        x.open("poisson");
+        x.words("to", g.to);
+        x.attr("rate", g.rate);
+        x.attr_if("weight", g.weight, 1.0);
+        if (g.seed != 0) x.attr("seed", g.seed);
+        x.close();
+    }
+    for (const auto& g : net.dc) {
+        x.open("dc");
+        x.words("to", g.to);
+        x.attr("amplitude", g.amplitude);
+        x.attr_if("start", g.start, 0.0);
+        x.attr_if("stop", g.stop);
         x.close();
     }
     for (const auto* ports : {&net.inputs, &net.outputs}) {

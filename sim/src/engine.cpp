@@ -1,5 +1,6 @@
 #include "dnnc/sim/engine.hpp"
 
+#include "drive.hpp"
 #include "models.hpp"
 
 #include "dnnc/sim/torch_backend.hpp"
@@ -17,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -289,17 +291,33 @@ struct engine::impl {
         }
     }
 
-    // A neuron's dense sum joins after its synapses; for lif by the sign of the sum.
+    // A neuron's dense sum joins after its synapses; for a spiking model by the sign of the sum.
     void add_dense(std::size_t i, float& u, float& excitatory, float& inhibitory) const {
         if (dense.empty()) return;
         const float d = dense_in[i];
-        if (coefficients(i).model != protocol::neuron_model::lif)
+        if (!protocol::is_spiking(coefficients(i).model))
             u += d;
         else if (d >= 0)
             excitatory += d;
         else
             inhibitory += d;
     }
+    // Poisson generators' input joins a neuron's sums after its synapses and dense sums, by
+    // sign as the synapses' (for a rate model both into u, excitatory first).
+    std::optional<drive> generated;
+    void add_poisson(std::size_t i, float& u, float& excitatory, float& inhibitory) const {
+        if (!generated->is_driven(i)) return;
+        const float e = generated->excitatory()[i], h = generated->inhibitory()[i];
+        if (protocol::is_spiking(coefficients(i).model)) {
+            excitatory += e;
+            inhibitory += h;
+        } else {
+            u += e;
+            u += h;
+        }
+    }
+    bool poisson_input() const { return generated && generated->has_poisson(); }
+
     std::vector<float> history;  // (ring + 1) * width; the last row is the zero row
     model_states state;
     // Runs of consecutive local neurons that share their coefficients (a population's members).
@@ -349,11 +367,12 @@ struct engine::impl {
     }
 
     void compute_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
+        const bool poisson = poisson_input();
         for (std::size_t i = begin; i < end; ++i) {
             const auto& c = coefficients(i);
-            const bool lif = c.model == protocol::neuron_model::lif;
+            const bool split = protocol::is_spiking(c.model);
             // Summation in canonical order, run by run: a run's synapses feed one sum (for
-            // lif by the sign of their weight) and read one row of the history.
+            // a spiking model by the sign of their weight) and read one row of the history.
             float u = c.bias;
             u += ext[i];
             float excitatory = 0, inhibitory = 0;
@@ -366,7 +385,7 @@ struct engine::impl {
                     for (; s < e; ++s) {
                         const float w = weight_of(k, s);
                         const float contribution = w * row(t - delay_of(k, s))[in_slot[s]];
-                        if (!lif)
+                        if (!split)
                             u += contribution;
                         else if (w >= 0)
                             excitatory += contribution;
@@ -377,21 +396,17 @@ struct engine::impl {
                 }
                 const float w = k.weight;
                 const float* const y = row(t - k.delay);
-                float& into = !lif ? u : w >= 0 ? excitatory : inhibitory;
+                float& into = !split ? u : w >= 0 ? excitatory : inhibitory;
                 float sum = into;
                 for (; s < e; ++s) sum += w * y[in_slot[s]];
                 into = sum;
             }
-            if (lif) {
-                float unused = 0;
-                add_dense(i, unused, excitatory, inhibitory);
-                out[i] = step_lif(c, state.v[i], state.ge[i], state.gi[i], state.refractory_left[i], c.bias + ext[i],
-                                  excitatory, inhibitory);
-            } else {
-                float unused_e = 0, unused_i = 0;
-                add_dense(i, u, unused_e, unused_i);
-                out[i] = step_rate(c, u);
-            }
+            // Each adds to u (rate models) or to the excitatory and inhibitory sums (spiking).
+            add_dense(i, u, excitatory, inhibitory);
+            if (poisson) add_poisson(i, u, excitatory, inhibitory);
+            out[i] = split ? step_spiking(c, state.v[i], state.ge[i], state.gi[i], state.refractory_left[i], c.bias + ext[i],
+                                          excitatory, inhibitory)
+                           : step_rate(c, u);
         }
     }
 
@@ -432,7 +447,7 @@ struct engine::impl {
         // sum_e and sum_i are all zero here (see the end); rate neurons' sums start at u.
         for (const auto& r : runs) {
             const auto& c = coefficients(r.begin);
-            if (c.model != protocol::neuron_model::lif)
+            if (!protocol::is_spiking(c.model))
                 for (std::size_t i = r.begin; i < r.end; ++i) sum_u[i] = c.bias + ext[i];
         }
         // Terms of sums that are in order (as a rule: one projection feeds the sum, its
@@ -489,6 +504,8 @@ struct engine::impl {
         for (const auto& c : colliding) add(c);
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
+        if (poisson_input())
+            for (const auto i : generated->driven()) add_poisson(i, sum_u[i], sum_e[i], sum_i[i]);
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
         // (40,000 lif neurons ran slower on two threads than on one).
         if (local < 512 * grain)
@@ -504,20 +521,22 @@ struct engine::impl {
         } else {
             for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
             for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
+            if (poisson_input())
+                for (const auto i : generated->driven()) sum_e[i] = sum_i[i] = 0.0f;
         }
         return true;
     }
 
     // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
-    // sum_e and sum_i (lif): one loop per run of neurons that share their coefficients.
+    // sum_e and sum_i (spiking models): one loop per run of neurons that share their coefficients.
     void step_models(std::size_t begin, std::size_t end, float* out) {
         auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
         for (; r != runs.end() && r->begin < end; ++r) {
             const std::size_t first = std::max(begin, r->begin) * batch, last = std::min(end, r->end) * batch;
             const auto& c = coefficients(std::max(begin, r->begin));
-            if (c.model == protocol::neuron_model::lif)
-                step_lif_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(), state.refractory_left.data(),
-                             external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), out);
+            if (protocol::is_spiking(c.model))
+                step_spiking_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(), state.refractory_left.data(),
+                                 external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), out);
             else
                 for (std::size_t j = first; j < last; ++j) out[j] = step_rate(c, sum_u[j]);
         }
@@ -528,11 +547,11 @@ struct engine::impl {
     void compute_lanes_range(std::size_t begin, std::size_t end, tick_t t, float* out) {
         for (std::size_t i = begin; i < end; ++i) {
             const auto& c = coefficients(i);
-            const bool lif = c.model == protocol::neuron_model::lif;
+            const bool split = protocol::is_spiking(c.model);
             float* const u = sum_u.data() + i * batch;
             float* const e = sum_e.data() + i * batch;
             float* const h = sum_i.data() + i * batch;
-            if (lif) {
+            if (split) {
                 std::fill(e, e + batch, 0.0f);
                 std::fill(h, h + batch, 0.0f);
             } else {
@@ -547,14 +566,14 @@ struct engine::impl {
                     for (; s < stop; ++s) {
                         const float w = weight_of(k, s);
                         const float* const y = row(t - delay_of(k, s)) + std::size_t{in_slot[s]} * batch;
-                        float* const into = !lif ? u : w >= 0 ? e : h;
+                        float* const into = !split ? u : w >= 0 ? e : h;
                         for (std::size_t lane = 0; lane < batch; ++lane) into[lane] += w * y[lane];
                     }
                     continue;
                 }
                 const float w = k.weight;
                 const float* const rows = row(t - k.delay);
-                float* const into = !lif ? u : w >= 0 ? e : h;
+                float* const into = !split ? u : w >= 0 ? e : h;
                 for (; s < stop; ++s) {
                     const float* const y = rows + std::size_t{in_slot[s]} * batch;
                     for (std::size_t lane = 0; lane < batch; ++lane) into[lane] += w * y[lane];
@@ -562,8 +581,9 @@ struct engine::impl {
             }
             for (std::size_t lane = 0; lane < batch && !dense.empty(); ++lane) {
                 const float d = dense_in[i * batch + lane];
-                (!lif ? u : d >= 0 ? e : h)[lane] += d;
+                (!split ? u : d >= 0 ? e : h)[lane] += d;
             }
+            for (std::size_t lane = 0; lane < batch && poisson_input(); ++lane) add_poisson(i, u[lane], e[lane], h[lane]);
         }
         step_models(begin, end, out);
     }
@@ -577,9 +597,11 @@ struct engine::impl {
     // The copy of the spec that spec() answers, the local neurons' slots.
     void start(const engine_spec& s) {
         spec.node = s.node;
+        spec.dt = s.dt;
         spec.history = s.history;
         spec.neurons = s.neurons;
         spec.peers = s.peers;
+        spec.generators = s.generators;
         spec.device = s.device;
         spec.batch = s.batch;
         if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
@@ -652,7 +674,7 @@ struct engine::impl {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
             std::uint32_t remote_here = 65536;
             for (auto k = r.begin(); k < r.end(); ++k) {
-                const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
+                const bool split = protocol::is_spiking(spec.neurons[k].params.model);
                 const auto first = in_begin[k], last = in_begin[k + 1];
                 auto s = first;
                 auto at = syn_run_begin[k];
@@ -684,7 +706,7 @@ struct engine::impl {
                     }
                     syn_runs[at - 1].end = static_cast<std::uint32_t>(s + 1 - first);
                     if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
-                    const int sum = !lif ? feeds_u : weight >= 0 ? feeds_excitatory : feeds_inhibitory;
+                    const int sum = !split ? feeds_u : weight >= 0 ? feeds_excitatory : feeds_inhibitory;
                     const std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> key{delay, rank[slot], cls};
                     if (key < latest[sum]) in_order[sum] = false;
                     latest[sum] = key;
@@ -733,12 +755,12 @@ struct engine::impl {
             std::vector<std::uint64_t> cursor(class_begin.begin(), class_begin.end() - 1);
             for (std::size_t k = 0; k < local; ++k) {
                 auto s = in_begin[k];
-                const bool lif = spec.neurons[k].params.model == protocol::neuron_model::lif;
+                const bool split = protocol::is_spiking(spec.neurons[k].params.model);
                 for (auto r = syn_run_begin[k]; r < syn_run_begin[k + 1]; ++r) {
                     const auto end = in_begin[k] + syn_runs[r].end;
                     const auto& c = classes[syn_runs[r].cls];
                     // A class that varies sets each synapse's target word itself (below).
-                    const std::uint32_t sum = !lif ? feeds_u : c.weight >= 0 ? feeds_excitatory : feeds_inhibitory;
+                    const std::uint32_t sum = !split ? feeds_u : c.weight >= 0 ? feeds_excitatory : feeds_inhibitory;
                     const std::uint32_t in_order = c.varies ? 0 : (in_order_bits[k] >> sum) & 1;
                     by_class[cursor[syn_runs[r].cls]++] = {s, end, static_cast<std::uint32_t>(k),
                                                            static_cast<std::uint32_t>(k) << 3 | in_order << 2 | sum};
@@ -805,8 +827,8 @@ struct engine::impl {
             }
             std::uint32_t to = p.to;
             if (classes[c].varies) {
-                const bool lif = spec.neurons[p.target].params.model == protocol::neuron_model::lif;
-                const std::uint32_t sum = !lif ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
+                const bool split = protocol::is_spiking(spec.neurons[p.target].params.model);
+                const std::uint32_t sum = !split ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
                 to = p.target << 3 | ((in_order_bits[p.target] >> sum) & 1) << 2 | sum;
             }
             if (words == 2) fan_out[cursor[slot]++] = static_cast<std::uint32_t>(s);
@@ -868,10 +890,16 @@ struct engine::impl {
         history.assign((ring + 1) * width, 0.0f);
         ext.assign(values, 0.0f);
         state.resize(values);
+        generated.emplace(
+            s.generators, [&](std::int64_t g) -> std::int64_t {
+                const auto it = slot_of.find(g);
+                return it != slot_of.end() && it->second < local ? std::int64_t{it->second} : -1;
+            },
+            local, s.dt);
         for (std::size_t k = 0; k < local; ++k) {
             const auto& params = s.neurons[k].params;
             if (k == 0 || !(params == s.neurons[k - 1].params)) {
-                coefficient_table.push_back(coefficients_of(params));
+                coefficient_table.push_back(coefficients_of(params, s.dt));
                 runs.push_back({k, k});
             }
             ++runs.back().end;
@@ -1004,6 +1032,8 @@ void engine::compute() {
         for (const auto& [position, value] : inputs) m.ext[position] += value;
         m.external_input = true;
     }
+    if (m.generated->add_dc(t, m.ext, m.batch)) m.external_input = true;
+    if (m.poisson_input()) m.generated->draw(t);
     float* out = m.row(t);
     m.compute_dense(t);
     if (m.batch > 1) {
@@ -1022,6 +1052,8 @@ void engine::compute() {
                               [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
     }
     for (const auto& [position, value] : inputs) m.ext[position] = 0.0f;
+    m.generated->clear_dc(t, m.ext, m.batch);
+    if (m.poisson_input()) m.generated->clear_poisson();
     m.external_input = false;
     ++m.next;
     // The row tick `next` will use has held tick next - ring: clear what peers fill.
@@ -1098,6 +1130,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
 
 engine_spec whole_network(const protocol::expanded_network& net) {
     engine_spec spec;
+    spec.dt = net.dt;
     spec.history = protocol::longest_delay(net);
     for (const auto& d : net.dense)
         spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay});
@@ -1106,6 +1139,7 @@ engine_spec whole_network(const protocol::expanded_network& net) {
         const auto& g = net.groups[net.group_of[i]];
         spec.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
     }
+    spec.generators = net.drive;
     spec.in_begin = net.in_begin;
     spec.in.reserve(net.synapse_count());
     for (std::size_t s = 0; s < net.synapse_count(); ++s)
@@ -1116,6 +1150,10 @@ engine_spec whole_network(const protocol::expanded_network& net) {
 engine_spec from_node_config(const protocol::node_config& config) {
     engine_spec spec;
     spec.node = config.node;
+    if (config.share) {
+        spec.dt = config.share->dt;
+        spec.generators = protocol::resolve_generators(*config.share);
+    }
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
     spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));
     for (const auto& n : config.neurons) spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});

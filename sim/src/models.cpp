@@ -9,20 +9,23 @@
 namespace dnnc::sim {
 
 namespace {
-// Uniform in [0, 1), keyed by (seed, index): the same initial value wherever the neuron runs.
-double unit_uniform(std::uint64_t seed, std::int64_t index) {
-    return splitmix64::at(seed, static_cast<std::uint64_t>(index)).uniform();
-}
-
 // The current term of exact integration: tau_x / (tau_x - tau_m) (e^{-dt/tau_x} - e^{-dt/tau_m}),
 // and its limit dt/tau e^{-dt/tau} when the time constants are equal.
 double current_gain(double dt, double tau_m, double tau_x) {
     if (std::abs(tau_x - tau_m) < 1e-12 * tau_m) return dt / tau_m * std::exp(-dt / tau_m);
     return tau_x / (tau_x - tau_m) * (std::exp(-dt / tau_x) - std::exp(-dt / tau_m));
 }
+
+// NEST's P21: tau_x tau_m / (C_m (tau_m - tau_x)) (e^{-h/tau_m} - e^{-h/tau_x}), written with
+// expm1 so that it stays accurate as tau_x nears tau_m, where it tends to h/C_m e^{-h/tau_m}.
+double psc_gain(double h, double c_m, double tau_m, double tau_x) {
+    const double rate_gap = 1.0 / tau_x - 1.0 / tau_m;
+    if (rate_gap == 0) return h / c_m * std::exp(-h / tau_m);
+    return -std::exp(-h / tau_m) * std::expm1(-h * rate_gap) / (c_m * rate_gap);
+}
 }  // namespace
 
-model_coefficients coefficients_of(const protocol::neuron_params& p) {
+model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) {
     model_coefficients c;
     c.model = p.model;
     c.bias = static_cast<float>(p.bias);
@@ -37,53 +40,101 @@ model_coefficients coefficients_of(const protocol::neuron_params& p) {
         c.c_e = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_e));
         c.c_i = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_i));
         c.hold = static_cast<float>(std::max(p.refractory - 1, 0));
+    } else if (protocol::is_nest_model(p.model)) {
+        const auto& n = p.iaf;
+        c.e_l = static_cast<float>(n.e_l);
+        c.theta = static_cast<float>(n.v_th - n.e_l);
+        c.v_reset = static_cast<float>(n.v_reset);
+        c.i_e = static_cast<float>(n.i_e);
+        c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
+        c.a_m = static_cast<float>(std::exp(-dt / n.tau_m));
+        c.p20 = static_cast<float>(-n.tau_m / n.c_m * std::expm1(-dt / n.tau_m));
+        if (p.model == protocol::neuron_model::iaf_psc_exp) {
+            c.a_e = static_cast<float>(std::exp(-dt / n.tau_syn_ex));
+            c.a_i = static_cast<float>(std::exp(-dt / n.tau_syn_in));
+            c.c_e = static_cast<float>(psc_gain(dt, n.c_m, n.tau_m, n.tau_syn_ex));
+            c.c_i = static_cast<float>(psc_gain(dt, n.c_m, n.tau_m, n.tau_syn_in));
+        }
     }
     return c;
 }
 
 model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index) {
     model_state s;
-    if (p.model != protocol::neuron_model::lif) return s;
-    double v = p.v_init.value_or(p.v_rest);
-    if (p.v_init && p.v_init_max) v = *p.v_init + (*p.v_init_max - *p.v_init) * unit_uniform(seed, index);
+    if (!protocol::is_spiking(p.model)) return s;
+    const double rest = p.model == protocol::neuron_model::lif ? p.v_rest : p.iaf.e_l;
+    double v = p.v_init.value_or(rest);
+    // Keyed by (seed, index): the same initial value wherever the neuron runs.
+    auto draws = splitmix64::at(seed, static_cast<std::uint64_t>(index));
+    if (p.v_init && p.v_init_max) v = *p.v_init + (*p.v_init_max - *p.v_init) * draws.uniform();
+    if (p.v_init_std) v += *p.v_init_std * draws.normal();
     s.v = static_cast<float>(v);
     return s;
 }
 
-// One clone per vector width, picked at load time by the CPU (same bits: no FMA contraction,
-// and every operation is elementwise).
-__attribute__((target_clones("avx512f", "avx2", "default")))
-void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
-                  float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
-                  const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
-                  float* __restrict out) {
-    const model_coefficients k = c;  // a copy: the stores below cannot change it
+namespace {
+using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float, float, float);
+
+template <step_function step>
+inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
+                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
+                      float* __restrict out) {
     if (ext == nullptr) {
         const float input = k.bias + 0.0f;  // what bias + ext gives for ext = +0
         for (std::size_t i = first; i < last; ++i)
-            out[i] = step_lif(k, v[i], ge[i], gi[i], refractory_left[i], input, excitatory[i], inhibitory[i]);
+            out[i] = step(k, v[i], ge[i], gi[i], refractory_left[i], input, excitatory[i], inhibitory[i]);
         return;
     }
     for (std::size_t i = first; i < last; ++i)
-        out[i] = step_lif(k, v[i], ge[i], gi[i], refractory_left[i], k.bias + ext[i], excitatory[i], inhibitory[i]);
+        out[i] = step(k, v[i], ge[i], gi[i], refractory_left[i], k.bias + ext[i], excitatory[i], inhibitory[i]);
+}
+}  // namespace
+
+// One clone per vector width, picked at load time by the CPU (same bits: no FMA contraction,
+// and every operation is elementwise).
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
+                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
+                      float* __restrict out) {
+    const model_coefficients k = c;  // a copy: the stores below cannot change it
+    switch (k.model) {
+    case protocol::neuron_model::iaf_psc_exp:
+        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, out);
+    case protocol::neuron_model::iaf_psc_delta:
+        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, out);
+    default: return step_each<step_lif>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, out);
+    }
 }
 
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s) {
-    if (c.model != protocol::neuron_model::lif) return {};
-    return {s.v, s.ge, s.gi, static_cast<float>(s.refractory_left)};
+    const auto refractory = static_cast<float>(s.refractory_left);
+    switch (c.model) {
+    case protocol::neuron_model::lif:
+    case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
+    case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
+    default: return {};
+    }
 }
 
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables) {
-    model_state s;
-    if (c.model != protocol::neuron_model::lif) {
-        if (!variables.empty()) throw usage_error("a rate neuron has no state variables");
-        return s;
+    const auto& names = protocol::state_variable_names(c.model);
+    if (variables.size() != names.size()) {
+        std::string list;
+        for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+        throw usage_error(std::string("a ") + protocol::to_string(c.model) + " neuron's state has " +
+                          std::to_string(names.size()) + " variables" + (list.empty() ? "" : " (" + list + ")") + ", not " +
+                          std::to_string(variables.size()));
     }
-    if (variables.size() != 4) throw usage_error("a lif neuron's state has 4 variables (v, ge, gi, refractory)");
-    s.v = variables[0];
-    s.ge = variables[1];
-    s.gi = variables[2];
-    s.refractory_left = static_cast<std::int32_t>(variables[3]);
+    model_state s;
+    if (names.empty()) return s;
+    s.v = variables.front();
+    s.refractory_left = static_cast<std::int32_t>(variables.back());
+    if (names.size() == 4) {
+        s.ge = variables[1];
+        s.gi = variables[2];
+    }
     return s;
 }
 

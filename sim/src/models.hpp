@@ -17,9 +17,14 @@ struct model_coefficients {
     // lif: exact integration over one tick of
     //   dv/dt = (ge + gi - (v - v_rest)) / tau_m,  dge/dt = -ge / tau_e,  dgi/dt = -gi / tau_i
     // v' = v_rest + (v - v_rest) a_m + ge c_e + gi c_i;  ge' = ge a_e;  gi' = gi a_i.
+    // iaf_psc_exp, iaf_psc_delta: NEST's propagators over one tick of the network's dt,
+    // a_m = P22 (P33), a_e = P11ex, a_i = P11in, c_e = P21ex, c_i = P21in, p20 = P20 (P30).
     float v_rest = 0, v_reset = 0, v_th = 0;
     float a_m = 0, a_e = 0, a_i = 0, c_e = 0, c_i = 0;
-    float hold = 0;  // ticks a spike holds v at v_reset after its own: max(refractory - 1, 0)
+    float hold = 0;  // lif: ticks a spike holds v at v_reset after its own: max(refractory - 1, 0)
+    // NEST's models keep V_m in absolute mV (v_reset too, so that a snapshot holds V_m exactly)
+    // and integrate V_m - E_L; theta = V_th - E_L; refractory_ticks = round(t_ref / dt).
+    float e_l = 0, theta = 0, p20 = 0, i_e = 0, refractory_ticks = 0;
 };
 
 struct model_state {
@@ -27,9 +32,11 @@ struct model_state {
     std::int32_t refractory_left = 0;
 };
 
-model_coefficients coefficients_of(const protocol::neuron_params& p);
-// Initial state; for lif, v from v-init (or uniform in [v-init, v-init-max) drawn from
-// (seed, index), so it does not depend on the partition), else v-rest.
+// `dt`: the network's tick in ms, the integration step of NEST's models (lif has its own).
+model_coefficients coefficients_of(const protocol::neuron_params& p, double dt);
+// Initial state; for a spiking model v from v-init (default v-rest for lif, E_L for NEST's
+// models), uniform in [v-init, v-init-max) or normal (v-init, v-init-std), drawn from
+// (seed, index), so it does not depend on the partition.
 model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index);
 
 // linear, step, sigmoid, tanh, relu: y = f(u). Inline: the engine calls it per neuron per tick.
@@ -40,7 +47,9 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::sigmoid: return 1.0f / (1.0f + std::exp(-u));
     case protocol::neuron_model::tanh: return std::tanh(u);
     case protocol::neuron_model::relu: return u > 0.0f ? u : 0.0f;
-    case protocol::neuron_model::lif: break;
+    case protocol::neuron_model::lif:
+    case protocol::neuron_model::iaf_psc_exp:
+    case protocol::neuron_model::iaf_psc_delta: break;
     }
     return 0.0f;
 }
@@ -97,15 +106,69 @@ inline float step_lif(const model_coefficients& c, float& v, float& ge, float& g
     return resting ? 0.0f : fired;
 }
 
-// step_lif for neurons [first, last), which share `c`; their input is bias + ext[i] (ext
-// null: no external input this tick, which saves reading an array of zeros). The
-// loop vectorises: the restrict parameters promise that no array overlaps another.
-void step_lif_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
-                  float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
-                  const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
-                  float* __restrict out);
+// One tick of NEST's iaf_psc_exp (iaf_psc_exp.cpp, NEST 3): unless refractory, V (relative
+// to E_L) integrates with the currents as they were; the currents decay and take this tick's
+// synaptic sums; V >= theta spikes, resets V and starts round(t_ref / dt) refractory ticks.
+// `input` is the external current I_ext in pA (bias + ext). Branch-free, as step_lif.
+inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& refractory_left,
+                              float input, float excitatory, float inhibitory) {
+    const float left = refractory_left;
+    const bool refractory = left > 0;
+    const float relative = v - c.e_l;
+    const float integrated = relative * c.a_m + i_ex * c.c_e + i_in * c.c_i + (c.i_e + input) * c.p20;
+    i_ex = i_ex * c.a_e + excitatory;
+    i_in = i_in * c.a_i + inhibitory;
+    const bool spike = !refractory && integrated >= c.theta;
+    const float moved = integrated + c.e_l;
+    const float kept = refractory ? v : moved;
+    v = spike ? c.v_reset : kept;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
 
-// Snapshot form of a state: lif [v, ge, gi, refractory ticks left]; other models none.
+// One tick of NEST's iaf_psc_delta (iaf_psc_delta.cpp): unless refractory, V (relative to
+// E_L) decays, integrates I_e + I_ext and jumps by this tick's synaptic sums (mV); input that
+// arrives while refractory is dropped. i_ex and i_in are not used.
+inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/,
+                                float& refractory_left, float input, float excitatory, float inhibitory) {
+    const float left = refractory_left;
+    const bool refractory = left > 0;
+    const float relative = v - c.e_l;
+    const float integrated = c.p20 * (c.i_e + input) + c.a_m * relative + (excitatory + inhibitory);
+    const bool spike = !refractory && integrated >= c.theta;
+    const float moved = integrated + c.e_l;
+    const float kept = refractory ? v : moved;
+    v = spike ? c.v_reset : kept;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
+
+// One tick of the spiking model c.model (protocol::is_spiking).
+inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& refractory_left, float input,
+                          float excitatory, float inhibitory) {
+    switch (c.model) {
+    case protocol::neuron_model::iaf_psc_exp:
+        return step_iaf_psc_exp(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_psc_delta:
+        return step_iaf_psc_delta(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+    default: return step_lif(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+    }
+}
+
+// step_spiking for neurons [first, last), which share `c` (a spiking model); their input is
+// bias + ext[i] (ext null: no external input this tick, which saves reading an array of
+// zeros). One loop per model, which vectorises: the restrict parameters promise that no
+// array overlaps another.
+void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
+                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
+                      float* __restrict out);
+
+// Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
+// left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
+// refractory ticks left]; rate models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

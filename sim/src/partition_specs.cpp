@@ -17,6 +17,8 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
     for (auto& s : specs) {
         s.in_begin.push_back(0);
         s.history = protocol::longest_delay(net);
+        s.dt = net.dt;
+        s.generators = net.drive;
     }
     // (from node, to node) -> the sources whose outputs travel that way, each once: a source
     // is added the first time node `to` is seen to read it.

@@ -120,6 +120,54 @@ TEST_CASE("a DNNC document round-trips through serialize") {
     CHECK(serialize(again) == text);
 }
 
+TEST_CASE("NEST's models and the generators are read as written, and round-trip") {
+    const char* const text = R"(<dnnc xmlns="urn:dnnc:1"><network name="nest" dt="0.25">
+    <population id="e" size="4" model="iaf_psc_exp" C_m="200" tau_m="15" tau_syn_ex="0.5" tau_syn_in="3" t_ref="1.5"
+                E_L="-65" V_th="-50" V_reset="-68" I_e="12.5" v-init="-58" v-init-std="10" seed="3"/>
+    <neuron id="d" model="iaf_psc_delta" tau_m="20" bias="1"/>
+    <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
+    <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
+    <poisson to="e[1:3]" rate="0.5"/>
+    <dc to="l" amplitude="-2.5" start="10" stop="20.5"/>
+    <dc to="e" amplitude="300"/>
+  </network></dnnc>)";
+    const document doc = parse_document(text, "nest.xml");
+    const auto& e = doc.net->populations[0].params;
+    CHECK(e.model == neuron_model::iaf_psc_exp);
+    CHECK(e.iaf.c_m == 200);
+    CHECK(e.iaf.tau_m == 15);
+    CHECK(e.iaf.tau_syn_ex == 0.5);
+    CHECK(e.iaf.tau_syn_in == 3);
+    CHECK(e.iaf.t_ref == 1.5);
+    CHECK(e.iaf.e_l == -65);
+    CHECK(e.iaf.v_th == -50);
+    CHECK(e.iaf.v_reset == -68);
+    CHECK(e.iaf.i_e == 12.5);
+    CHECK(e.v_init_std == 10.0);
+    const auto& d = doc.net->neurons[0].params;
+    CHECK(d.model == neuron_model::iaf_psc_delta);
+    CHECK(d.iaf.tau_m == 20);
+    CHECK(d.iaf.c_m == 250);  // NEST's defaults
+    CHECK(d.iaf.v_th == -55);
+    CHECK(d.iaf.t_ref == 2);
+    CHECK(d.tau_m == 20);  // lif's tau-m keeps its own default, unused here
+    REQUIRE(doc.net->poisson.size() == 2);
+    CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
+    CHECK(doc.net->poisson[0].rate == 8000);
+    CHECK(doc.net->poisson[0].weight == 87.8);
+    CHECK(doc.net->poisson[0].seed == 12);
+    CHECK(doc.net->poisson[1].weight == 1);
+    REQUIRE(doc.net->dc.size() == 2);
+    CHECK(doc.net->dc[0].start == 10);
+    CHECK(doc.net->dc[0].stop == 20.5);
+    CHECK(doc.net->dc[1].start == 0);
+    CHECK_FALSE(doc.net->dc[1].stop);
+    const std::string written = serialize(doc);
+    CHECK(parse_document(written, "again.xml") == doc);
+    CHECK(written.find("tau-m") == std::string::npos);
+    CHECK(written.find("tau_syn_ex=\"0.5\"") != std::string::npos);
+}
+
 TEST_CASE("numbers round-trip exactly, including extremes") {
     document doc;
     doc.net.emplace();

@@ -106,7 +106,13 @@ const char* const mixed_network = R"(<population id="P" size="120" model="lif" s
     <projection from="P[0:30]" to="P" kind="random" p="0.1" weight="-9" delay="2" seed="2"/>
     <projection from="R" to="P" kind="random" p="0.05" weight="4" delay="3" seed="5"/>
     <projection from="P" to="R" kind="random" p="0.1" weight="0.5" seed="6"/>
-    <projection from="R" to="R" kind="random" p="0.05" weight="-0.4" delay="2" seed="7"/>)";
+    <projection from="R" to="R" kind="random" p="0.05" weight="-0.4" delay="2" seed="7"/>
+    <population id="N" size="40" model="iaf_psc_exp" seed="8" v-init="-65" v-init-std="4"/>
+    <projection from="P" to="N" kind="random" p="0.1" weight="80" seed="9"/>
+    <poisson to="N" rate="16000" weight="40" seed="10"/>
+    <poisson to="P[0:60]" rate="2000" weight="-2" seed="11"/>
+    <poisson to="R[0:10]" rate="500" weight="0.3" seed="12"/>
+    <dc to="N R[5:15]" amplitude="200" start="1" stop="4"/>)";
 
 }  // namespace
 

@@ -89,6 +89,13 @@ TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes")
     networks.push_back({"lif CUBA-like", generated(R"(<population id="P" size="500" model="lif" seed="3" v-init="-60" v-init-max="-50" refractory="50"/>
         <projection from="P[0:400]" to="P" kind="random" p="0.1" weight="1.62" seed="1"/>
         <projection from="P[400:500]" to="P" kind="random" p="0.1" weight="-9" seed="2" delay="2"/>)"), 400});
+    networks.push_back({"iaf_psc_exp and iaf_psc_delta, recurrent", generated(R"(
+        <population id="E" size="300" model="iaf_psc_exp" seed="4" I_e="400" v-init="-65" v-init-std="5" tau_syn_in="4"/>
+        <population id="D" size="100" model="iaf_psc_delta" seed="5" I_e="390" t_ref="1" v-init="-70" v-init-max="-56"/>
+        <projection from="E" to="E" kind="random" p="0.1" weight="40" seed="1"/>
+        <projection from="D" to="E" kind="random" p="0.1" weight="-120" seed="2" delay="2"/>
+        <projection from="E" to="D" kind="random" p="0.1" weight="0.3" seed="3"/>
+        <projection from="D" to="D" kind="random" p="0.1" weight="-0.8" seed="6" delay="3"/>)"), 400});
     networks.push_back({"feed-forward", generated(R"(<population id="a" size="50"/><population id="b" size="40" model="relu"/>
         <population id="c" size="10" model="sigmoid"/>
         <projection from="a" to="b" kind="all" weight="0.01"/><projection from="b" to="c" kind="random" p="0.5" seed="8"/>)"), 10});

@@ -37,6 +37,32 @@ struct dense_block {
     std::size_t element;  // position of the projection in connection_order
 };
 
+// A generator's targets as ranges of neuron indices, in the order its `to` names them.
+struct neuron_span {
+    neuron_index first = 0;
+    neuron_index size = 0;
+};
+
+// The <poisson> and <dc> elements with their targets resolved, in document order.
+struct resolved_poisson {
+    std::vector<neuron_span> targets;
+    double rate = 0;  // Hz
+    double weight = 1;
+    std::uint64_t seed = 0;
+};
+struct resolved_dc {
+    std::vector<neuron_span> targets;
+    double amplitude = 0;
+    double start = 0;            // ms
+    std::optional<double> stop;  // ms; none: forever
+};
+struct generators {
+    std::vector<resolved_poisson> poisson;
+    std::vector<resolved_dc> dc;
+};
+// Throws config_error (located) for a target that does not resolve.
+generators resolve_generators(const network& net);
+
 struct named_neurons {
     std::string id;
     std::vector<neuron_index> neurons;
@@ -57,6 +83,7 @@ struct expanded_network {
 
     std::vector<dense_block> dense;
     std::vector<named_neurons> inputs, outputs;
+    generators drive;  // Poisson and DC generators
 
     std::size_t neuron_count() const { return group_of.size(); }
     std::size_t synapse_count() const { return in_source.size(); }

@@ -36,9 +36,6 @@ struct export_options {
     std::uint64_t max_dot_synapses = 0;
 };
 
-// The names of a model's state variables, in the order a snapshot stores them.
-const std::vector<std::string>& state_variable_names(neuron_model model);
-
 // Writes the network `compact` to `out`: its neurons and dense blocks from `net` (its expansion
 // without synapses is enough: plan::neurons_and_dense_blocks), its synapses drawn row by row
 // from the rules while they are written, so that nothing grows with the synapse count but

@@ -11,7 +11,7 @@
 
 namespace dnnc::protocol {
 
-enum class neuron_model { linear, step, sigmoid, tanh, relu, lif };
+enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -24,6 +24,31 @@ const char* to_string(dense_init i);
 const char* to_string(distribution_kind d);
 const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
+
+// NEST's models, named and parameterised as NEST names them.
+inline bool is_nest_model(neuron_model m) { return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta; }
+// Models whose output is a spike (1) or nothing (0), with a membrane potential that
+// v-init, v-init-max and v-init-std set and synaptic input split by the weight's sign
+// into an excitatory and an inhibitory sum.
+inline bool is_spiking(neuron_model m) { return m == neuron_model::lif || is_nest_model(m); }
+// The names of a model's snapshot variables, in order (none for rate models).
+const std::vector<std::string>& state_variable_names(neuron_model m);
+
+// The parameters of NEST's iaf_psc_exp and iaf_psc_delta, with NEST's names and defaults
+// (the document spells them C_m, tau_m, ...). Times in ms, potentials in mV, currents in pA,
+// capacitance in pF. tau_syn_ex and tau_syn_in apply to iaf_psc_exp only.
+struct iaf_params {
+    double c_m = 250;
+    double tau_m = 10;
+    double tau_syn_ex = 2;
+    double tau_syn_in = 2;
+    double t_ref = 2;
+    double e_l = -70;
+    double v_th = -55;
+    double v_reset = -70;
+    double i_e = 0;
+};
+bool operator==(const iaf_params& a, const iaf_params& b);
 
 // Model parameters. Defaults are those of the CUBA benchmark for `lif`; models ignore
 // parameters they do not use. Times in ms, potentials in mV, refractory in ticks.
@@ -39,10 +64,13 @@ struct neuron_params {
     double tau_e = 5;
     double tau_i = 10;
     double dt = 0.1;
-    // Initial membrane potential: v_init, or uniform in [v_init, v_init_max) when
-    // v_init_max is set (drawn from the population's seed).
+    iaf_params iaf;  // iaf_psc_exp, iaf_psc_delta (integrated with the network's dt)
+    // Initial membrane potential of a spiking model: v_init (default: its resting
+    // potential), or uniform in [v_init, v_init_max) when v_init_max is set, or normal with
+    // mean v_init and standard deviation v_init_std; drawn from (population seed, index).
     std::optional<double> v_init;
     std::optional<double> v_init_max;
+    std::optional<double> v_init_std;
 };
 bool operator==(const neuron_params& a, const neuron_params& b);
 
@@ -111,6 +139,27 @@ struct port {
     source_location where;
 };
 
+// <poisson>: each neuron of `to` gets its own Poisson spike train of `rate` Hz; k spikes in a
+// tick add k * weight to that tick's synaptic input. The count of neuron i at tick t is drawn
+// from a stream keyed by (seed, i, t), so every partition draws the same spikes.
+struct poisson_generator {
+    std::vector<std::string> to;  // group references
+    double rate = 0;              // Hz
+    double weight = 1;
+    std::uint64_t seed = 0;
+    source_location where;
+};
+
+// <dc>: a constant current `amplitude` added to the external input of every neuron of `to`
+// during the ticks t with start <= t * dt < stop (ms).
+struct dc_generator {
+    std::vector<std::string> to;  // group references
+    double amplitude = 0;         // pA for NEST's models; the unit of u for the others
+    double start = 0;
+    std::optional<double> stop;  // none: forever
+    source_location where;
+};
+
 // A synapse or projection, in document order (the canonical summation order).
 struct connection_ref {
     enum class type { synapse, projection } kind;
@@ -128,6 +177,8 @@ struct network {
     std::vector<projection> projections;
     std::vector<connection_ref> connection_order;
     std::vector<port> inputs, outputs;
+    std::vector<poisson_generator> poisson;  // in document order: the order they add in
+    std::vector<dc_generator> dc;
     source_location where;
 };
 
@@ -272,6 +323,8 @@ DNNC_DECLARE_EQ(synapse)
 DNNC_DECLARE_EQ(distribution)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
+DNNC_DECLARE_EQ(poisson_generator)
+DNNC_DECLARE_EQ(dc_generator)
 DNNC_DECLARE_EQ(connection_ref)
 DNNC_DECLARE_EQ(network)
 DNNC_DECLARE_EQ(cluster_node)

@@ -60,6 +60,7 @@ struct dense_spec {
 
 struct engine_spec {
     std::string node;  // this node's id, for messages (empty for a single process)
+    double dt = 0.1;   // ms per tick: the integration step of NEST's models, the generators' clock
     // The network's longest delay: how many ticks of output every engine keeps, so that a
     // snapshot can carry each neuron's past outputs whoever reads them.
     std::uint16_t history = 1;
@@ -72,6 +73,9 @@ struct engine_spec {
     // Dense projections, in document order; their sums come after a neuron's synapses.
     std::vector<dense_spec> dense;
     std::vector<peer_spec> peers;
+    // Poisson and DC generators of the whole network (global indices); the engine keeps
+    // those of its own neurons.
+    protocol::generators generators;
     std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
 };
