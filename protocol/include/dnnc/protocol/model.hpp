@@ -23,6 +23,20 @@ const char* to_string(dense_init i);
 const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
 
+// Whether a model's output is a spike train (1 on a spike tick, else 0): the neurons spike
+// recording lists. The one predicate for every spiking model; a new model must be named here.
+constexpr bool is_spiking(neuron_model m) {
+    switch (m) {
+    case neuron_model::lif: return true;
+    case neuron_model::linear:
+    case neuron_model::step:
+    case neuron_model::sigmoid:
+    case neuron_model::tanh:
+    case neuron_model::relu: return false;
+    }
+    return false;
+}
+
 // Model parameters. Defaults are those of the CUBA benchmark for `lif`; models ignore
 // parameters they do not use. Times in ms, potentials in mV, refractory in ticks.
 struct neuron_params {

@@ -163,6 +163,11 @@ public:
     void outgoing(std::size_t peer, std::vector<float>& values) const;
     void outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const;
 
+    // After compute(): the local neurons of spiking models (protocol::is_spiking) whose
+    // output is non-zero at the tick just computed, in lane 0, by ascending global index
+    // (empty before the first tick and after restore()).
+    const std::vector<global_index>& spiked() const;
+
     // Output of a local neuron in one lane at the tick just computed (0 before the first tick).
     float output(global_index neuron, std::uint32_t lane = 0) const;
     bool is_local(global_index neuron) const;
