@@ -68,13 +68,14 @@ bool operator==(const projection& a, const projection& b) {
 bool operator==(const port& a, const port& b) {
     return a.id == b.id && a.neurons == b.neurons;
 }
+bool operator==(const recording& a, const recording& b) { return a.neurons == b.neurons; }
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs);
+                        n.connection_order, n.inputs, n.outputs, n.records);
     };
     return t(a) == t(b);
 }
@@ -110,8 +111,8 @@ bool operator==(const peer_route& a, const peer_route& b) {
            std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.emulate_delay_ms, b.sends, b.receives);
 }
 bool operator==(const local_neuron& a, const local_neuron& b) {
-    return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.params) ==
-           std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.params);
+    return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.record, a.params) ==
+           std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.record, b.params);
 }
 bool operator==(const dense_rows& a, const dense_rows& b) {
     return std::tie(a.sources, a.targets, a.delay, a.weights) == std::tie(b.sources, b.targets, b.delay, b.weights);

@@ -410,6 +410,11 @@ protected:
         } else if (n == "input" || n == "output") {
             auto& ports = n == "input" ? net.inputs : net.outputs;
             ports.push_back({a.text("id"), a.words("neurons"), a.where()});
+        } else if (n == "record") {
+            recording r;
+            if (a.get("neurons")) r.neurons = a.words("neurons");
+            r.where = a.where();
+            net.records.push_back(std::move(r));
         }
     }
 
@@ -549,7 +554,7 @@ private:
                                a.integers("receives")});
         } else if (n == "neuron") {
             c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), a.uinteger("seed", 0),
-                                 a.boolean("report", false), read_params(a)});
+                                 a.boolean("report", false), a.boolean("record", false), read_params(a)});
         } else if (n == "network") {
             c.share.emplace();
             c.share->name = a.text("name");

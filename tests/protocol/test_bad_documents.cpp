@@ -70,6 +70,9 @@ const expectation corpus[] = {
     {"indegree_too_large.xml", 5, "indegree 10 without multapses needs as many distinct sources; 'a' offers 9"},
     {"indegree_missing.xml", 6, "kind 'fixed-indegree' needs an indegree"},
     {"indegree_negative.xml", 5, "indegree must be >= 0 (got -3)"},
+    {"record_unknown_population.xml", 6, "record: no neuron or population 'Q'"},
+    {"record_not_spiking.xml", 6, "record: 'out' is a linear neuron; only neurons of spiking models (lif) spike"},
+    {"record_bad_slice.xml", 5, "record: slice [5:20] is out of range"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };

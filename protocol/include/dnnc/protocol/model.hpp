@@ -107,6 +107,13 @@ struct port {
     source_location where;
 };
 
+// A <record> element: the neurons whose spikes a run records. Without `neurons`, every
+// neuron of a spiking model (is_spiking).
+struct recording {
+    std::optional<std::vector<std::string>> neurons;  // group references: `a`, `pop`, `pop[i:j]`
+    source_location where;
+};
+
 // A synapse or projection, in document order (the canonical summation order).
 struct connection_ref {
     enum class type { synapse, projection } kind;
@@ -124,6 +131,7 @@ struct network {
     std::vector<projection> projections;
     std::vector<connection_ref> connection_order;
     std::vector<port> inputs, outputs;
+    std::vector<recording> records;
     source_location where;
 };
 
@@ -209,6 +217,7 @@ struct local_neuron {
     double window_ms = 0;
     std::uint64_t seed = 0;  // of its population
     bool report = false;     // an output: sent to the lead every tick
+    bool record = false;     // its spikes are recorded: sent to the lead with each tick
     neuron_params params;
 };
 
@@ -260,6 +269,7 @@ DNNC_DECLARE_EQ(population)
 DNNC_DECLARE_EQ(synapse)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
+DNNC_DECLARE_EQ(recording)
 DNNC_DECLARE_EQ(connection_ref)
 DNNC_DECLARE_EQ(network)
 DNNC_DECLARE_EQ(cluster_node)
