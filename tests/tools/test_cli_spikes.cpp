@@ -152,6 +152,19 @@ TEST_CASE("a running cluster's spikes are read with dnnc output --spikes, and th
     CHECK(again.out == "t_ms,population,index\n");
 }
 
+TEST_CASE("a network without outputs runs on several nodes and records its spikes") {
+    // Regression: the lead restarted a tick's row at each report when it had no values, so
+    // a row never completed on more than one node.
+    scratch_dir dir;
+    auto text = cuba_like();
+    text.erase(text.find("    <output"), text.find('\n', text.find("    <output")) - text.find("    <output") + 1);
+    REQUIRE(text.find("<output") == std::string::npos);
+    const auto doc = dir.file("silent.xml", text);
+    const auto one = dnnc_run(dir, doc, "--nodes 1 --ticks 200", "one.csv");
+    CHECK(lines_of(one).size() > 20);
+    CHECK(dnnc_run(dir, doc, "--nodes 2 --ticks 200 --timeout 20", "two.csv") == one);
+}
+
 TEST_CASE("bad recordings are refused: located errors for <record>, exit 2") {
     scratch_dir dir;
     const auto unknown = dir.file("unknown.xml", cuba_like("    <record neurons=\"P[0:10] Q\"/>\n"));
