@@ -95,9 +95,10 @@ void node_simulation::start_runner() {
             for (std::uint32_t lane = 0; lane < e.batch(); ++lane) values.push_back(e.output(i, lane));
         json entry = json::array({t, std::move(values)});
         std::size_t count = entry[1].size();
-        if (!recorded_.empty()) {
-            entry.push_back(recorded_spikes(e));
-            count += entry[2].size();
+        if (!recorded_.empty() && !e.spiked().empty()) {
+            auto spikes = recorded_spikes(e);
+            count += spikes.size();
+            if (!spikes.empty()) entry.push_back(std::move(spikes));
         }
         const auto now = std::chrono::steady_clock::now();
         bool due;

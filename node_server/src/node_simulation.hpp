@@ -7,7 +7,7 @@
 // Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...](, [spikes...])], ...],
 // "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
 // index order, lanes within each neuron, and spikes the recorded neurons that spiked in the
-// tick (lane 0), ascending, on a node that records any (a <record> names them). A batch is
+// tick (lane 0), ascending, when any did (a <record> names them). A batch is
 // sent when the runner computes the last tick granted, when it holds `report_batch` ticks
 // or `report_values` values and spikes or its oldest tick is `report_delay` old, and when
 // the clock holds (so that a freeze sees every tick computed).

@@ -616,6 +616,7 @@ struct engine::impl {
         spec.peers = s.peers;
         spec.device = s.device;
         spec.batch = s.batch;
+        spec.list_spikes = s.list_spikes;
         if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
             throw usage_error("engine spec: batch must lie in 1.." + std::to_string(protocol::max_batch));
         batch = s.batch;
@@ -915,7 +916,7 @@ struct engine::impl {
         }
         const auto spiking_count = std::count_if(s.neurons.begin(), s.neurons.end(),
                                                  [](const neuron_spec& n) { return protocol::is_spiking(n.params.model); });
-        spiking = spiking_count == 0                                       ? spiking_neurons::none
+        spiking = spiking_count == 0 || !s.list_spikes                     ? spiking_neurons::none
                   : static_cast<std::size_t>(spiking_count) == local ? spiking_neurons::all
                                                                        : spiking_neurons::some;
         ascending = std::is_sorted(s.neurons.begin(), s.neurons.end(),
@@ -1164,6 +1165,7 @@ engine_spec from_node_config(const protocol::node_config& config) {
         spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay)});
     }
     for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
+    spec.list_spikes = std::any_of(config.neurons.begin(), config.neurons.end(), [](const auto& n) { return n.record; });
     return spec;
 }
 

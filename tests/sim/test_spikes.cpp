@@ -123,3 +123,30 @@ TEST_CASE("after a restore the list starts empty and the spikes go on as before"
         REQUIRE(restored.spiked() == straight.spiked());
     }
 }
+
+TEST_CASE("an engine told not to list spikes lists none and computes the same outputs") {
+    const auto net = mixed_network();
+    auto quiet_spec = whole_network(net);
+    quiet_spec.list_spikes = false;
+    engine quiet(quiet_spec);
+    engine listing(whole_network(net));
+    std::size_t listed = 0;
+    for (int t = 0; t < 200; ++t) {
+        quiet.compute();
+        listing.compute();
+        CHECK(quiet.spiked().empty());
+        listed += listing.spiked().size();
+        for (global_index i = 0; i < static_cast<global_index>(net.neuron_count()); ++i) REQUIRE(quiet.output(i) == listing.output(i));
+    }
+    CHECK(listed > 0);
+}
+
+TEST_CASE("a node's engine lists spikes only when its config records a neuron") {
+    protocol::node_config config;
+    config.node = "n0";
+    config.neurons.push_back({"a", 0, 0, 0, false, false, {}});
+    config.neurons.back().params.model = protocol::neuron_model::lif;
+    CHECK_FALSE(from_node_config(config).list_spikes);
+    config.neurons.back().record = true;
+    CHECK(from_node_config(config).list_spikes);
+}

@@ -74,6 +74,9 @@ struct engine_spec {
     std::vector<peer_spec> peers;
     std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
+    // Whether compute() lists the neurons that spiked (spiked()); a node that records none
+    // leaves it off and saves the scan.
+    bool list_spikes = true;
 };
 
 // The whole network in one engine: the single-process reference.
@@ -165,7 +168,7 @@ public:
 
     // After compute(): the local neurons of spiking models (protocol::is_spiking) whose
     // output is non-zero at the tick just computed, in lane 0, by ascending global index
-    // (empty before the first tick and after restore()).
+    // (empty before the first tick, after restore(), and always without spec.list_spikes).
     const std::vector<global_index>& spiked() const;
 
     // Output of a local neuron in one lane at the tick just computed (0 before the first tick).
