@@ -149,11 +149,11 @@ int run_run(const run_options& o) {
             spikes.emplace(o.client, lead, summary["tick"].get<std::int64_t>(), o.spikes.empty() ? nullptr : &spikes_file);
         const auto run_start = std::chrono::steady_clock::now();
         const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
-        // Spikes are read while the run goes, every quarter second: often enough that the
+        // Spikes are read while the run goes, every half second: often enough that the
         // lead holds few, seldom enough that reading them takes little from the nodes.
         auto last_read = std::chrono::steady_clock::now();
         progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted, [&] {
-            if (!spikes || std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(250)) return;
+            if (!spikes || std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
             spikes->read();
             last_read = std::chrono::steady_clock::now();
         });
