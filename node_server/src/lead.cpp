@@ -39,7 +39,8 @@ lead::lead(const node_options& options, const server& srv, peer_client& calls, t
 lead::~lead() { shutdown(); }
 
 std::vector<message_type> lead::handles() const {
-    return {message_type::submit, message_type::tick_report, message_type::control, message_type::output, message_type::snapshot};
+    return {message_type::submit, message_type::tick_report, message_type::control, message_type::output,
+            message_type::spikes, message_type::snapshot};
 }
 
 void lead::handle(const frame& request, responder respond) {
@@ -67,6 +68,9 @@ void lead::handle(const frame& request, responder respond) {
     }
     case message_type::output:
         respond(reply_of(message_type::output_reply, current_run()->output(parse_payload(request.payload)).dump()));
+        return;
+    case message_type::spikes:
+        respond(reply_of(message_type::spikes_reply, current_run()->spikes(parse_payload(request.payload)).dump()));
         return;
     case message_type::snapshot:
         tasks_.run([this, respond] { respond_with(respond, [&] { return reply_of(message_type::snapshot_reply, snapshot()); }); });

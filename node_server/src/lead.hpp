@@ -5,7 +5,7 @@
 // worker, runs the clock (lead_run), takes snapshots and checkpoints, recovers from a dead
 // node, and watches the other nodes with heartbeats.
 //
-// Messages: submit, tick_report, control, output, snapshot.
+// Messages: submit, tick_report, control, output, spikes, snapshot.
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"

@@ -50,6 +50,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     columns_of_.resize(topo.node_count());
     for (const auto& [i, cols] : columns_of_neuron) columns_of_[plan.node_of_neuron[i]].push_back(cols);
     nodes_.resize(topo.node_count());
+    recording_ = !net.recorded.empty();
 }
 
 lead_run::~lead_run() { stop_ticker(); }
@@ -77,7 +78,7 @@ void lead_run::on_report(const json& report) {
         const auto& values = entry.at(1);
         if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
         auto& row = partial_[tick];
-        if (row.values.empty()) {
+        if (row.reported.empty()) {
             row.values.assign(width * lanes, 0.0f);
             row.reported.assign(topo_.node_count(), false);
         }
@@ -85,6 +86,8 @@ void lead_run::on_report(const json& report) {
         for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
             for (std::size_t lane = 0; lane < lanes; ++lane)
                 for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
+        if (entry.size() > 2 && recording_ && !row.reported[v])
+            for (const auto& i : entry.at(2)) row.spikes.push_back(i.get<std::uint32_t>());
         row.reported[v] = true;
         p.completed = std::max(p.completed, tick);
     }
@@ -107,6 +110,7 @@ void lead_run::complete_rows() {
             if (!it->second.reported[v] && !(window && !links_.alive(v))) complete = false;
         if (!complete) break;
         rows_.push_back(std::move(it->second.values));
+        if (!it->second.spikes.empty()) keep_spikes(it->first, std::move(it->second.spikes));
         partial_.erase(it);
     }
     if (state_ == state::stepping && completed() >= target_) {
@@ -114,6 +118,18 @@ void lead_run::complete_rows() {
         step_seconds_ = std::chrono::duration<double>(clock_type::now() - started_).count();
     }
     changed_.notify_all();
+}
+
+void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons) {
+    std::sort(neurons.begin(), neurons.end());
+    spikes_held_ += neurons.size();
+    spikes_.push_back({tick, std::move(neurons)});
+    // Bounded: what no client reads in time is dropped, oldest first, and counted.
+    while (spikes_held_ > max_spikes_held) {
+        spikes_held_ -= spikes_.front().neurons.size();
+        spikes_lost_ += static_cast<std::int64_t>(spikes_.front().neurons.size());
+        spikes_.pop_front();
+    }
 }
 
 std::vector<json> lead_run::clock_all(const json& request) {
@@ -416,6 +432,42 @@ json lead_run::output(const json& request) {
         rows.push_back(std::move(row));
     }
     return {{"columns", columns_}, {"batch", run_.batch}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)}};
+}
+
+json lead_run::spikes(const json& request) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto from = request.value("from", std::int64_t{0});
+    while (!spikes_.empty() && spikes_.front().tick < from) {
+        spikes_held_ -= spikes_.front().neurons.size();
+        spikes_.pop_front();
+    }
+    json ticks = json::array();
+    std::size_t count = 0;
+    const bool answer = !request.value("acknowledge", false);
+    std::int64_t through = answer ? completed() : from - 1;
+    for (const auto& s : spikes_) {
+        if (!answer) break;
+        if (count > 0 && count + s.neurons.size() > max_spikes_per_reply) {
+            through = s.tick - 1;
+            break;
+        }
+        ticks.push_back(json::array({s.tick, s.neurons}));
+        count += s.neurons.size();
+    }
+    json reply{{"recording", recording_}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
+               {"completed", completed()}, {"lost", spikes_lost_}, {"state", name(state_)}, {"dt", plan_.net.dt}};
+    if (request.value("groups", false)) {
+        const auto& net = plan_.net;
+        json groups = json::array();
+        for (std::size_t k = 0; k < net.recorded.size();) {
+            const auto& g = net.groups[net.group_of[net.recorded[k]]];
+            std::size_t in_group = 0;
+            for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k) ++in_group;
+            groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group}});
+        }
+        reply["groups"] = std::move(groups);
+    }
+    return reply;
 }
 
 }  // namespace dnnc::node_server

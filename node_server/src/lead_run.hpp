@@ -1,7 +1,8 @@
 #pragma once
 // The lead's side of a run (private to dnnc_node_server): the clock that grants ticks to
 // every node, freeze/step/resume, external inputs routed to the nodes that own their
-// neurons, and the output rows assembled from every node's per-tick report.
+// neurons, the output rows assembled from every node's per-tick report, and the recorded
+// spikes, held until a client reads them.
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -72,6 +74,21 @@ public:
     void adopt_rows(std::vector<std::vector<float>> earlier);
     nlohmann::json output(const nlohmann::json& request);
 
+    // Recorded spikes (<record>), read and drained by a client:
+    //   {"from": T(, "groups": true)(, "acknowledge": true)} -> {"recording": bool, "spikes": [[tick, [neuron...]], ...],
+    //   "through": L, "completed": C, "lost": N, "state": S, "dt": ms per tick(, "groups": [{"id",
+    //   "first", "size", "recorded"}...])}.
+    // The lead first forgets the spikes of ticks before T (the client has them), then answers
+    // those of ticks T..L in tick order, each tick's neurons ascending (global indices; ticks
+    // without spikes left out); the next request asks from L + 1. A reply holds at most about
+    // max_spikes_per_reply spikes; none with "acknowledge" (a client that stops reading says
+    // what it has, so that the lead forgets it). The lead holds at most max_spikes_held spikes not yet read:
+    // beyond that it drops the oldest ticks' spikes and counts them in "lost" (since the run
+    // began). "groups" lists the groups with recorded neurons and how many each has.
+    static constexpr std::size_t max_spikes_per_reply = 1000000;
+    static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
+    nlohmann::json spikes(const nlohmann::json& request);
+
 private:
     enum class state { idle, running, stepping, frozen, failed };
     static const char* name(state s);
@@ -106,6 +123,7 @@ private:
     struct partial_row {
         std::vector<float> values;
         std::vector<bool> reported;
+        std::vector<std::uint32_t> spikes;  // recorded neurons that spiked, node by node
     };
     std::map<std::int64_t, partial_row> partial_;
     std::vector<std::string> config_hashes_;
@@ -115,6 +133,17 @@ private:
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
     };
     std::vector<node_progress> nodes_;
+
+    // Recorded spikes of complete ticks that no client has read yet, oldest first.
+    struct tick_spikes {
+        std::int64_t tick;
+        std::vector<std::uint32_t> neurons;  // ascending
+    };
+    bool recording_ = false;  // the network records spikes
+    std::deque<tick_spikes> spikes_;
+    std::size_t spikes_held_ = 0;
+    std::int64_t spikes_lost_ = 0;
+    void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
 
     void drive();  // the clock while running: tick period and checkpoints
     void write_checkpoint(std::int64_t tick);

@@ -4,6 +4,7 @@
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/frame.hpp"
 
+#include <algorithm>
 #include <optional>
 
 namespace dnnc::node_server {
@@ -72,9 +73,16 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
       hash_(plan::config_hash(config)),
       engine_(sim::make_node_engine(config, device)),
       transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, in, extra_delay_ms)) {
-    for (const auto& n : config.neurons)
+    std::size_t spiking = 0;
+    for (const auto& n : config.neurons) {
         if (n.report) reported_.push_back(n.index);
+        if (!protocol::is_spiking(n.params.model)) continue;
+        ++spiking;
+        if (n.record) recorded_.push_back(n.index);
+    }
     std::sort(reported_.begin(), reported_.end());
+    std::sort(recorded_.begin(), recorded_.end());
+    records_every_spike_ = !recorded_.empty() && recorded_.size() == spiking;
     options_ = {config.run.sync, config.run.send};
     report_ = std::move(report);
     start_runner();
@@ -85,13 +93,20 @@ void node_simulation::start_runner() {
         json values = json::array();
         for (auto i : reported_)
             for (std::uint32_t lane = 0; lane < e.batch(); ++lane) values.push_back(e.output(i, lane));
+        json entry = json::array({t, std::move(values)});
+        std::size_t count = entry[1].size();
+        if (!recorded_.empty() && !e.spiked().empty()) {
+            auto spikes = recorded_spikes(e);
+            count += spikes.size();
+            if (!spikes.empty()) entry.push_back(std::move(spikes));
+        }
         const auto now = std::chrono::steady_clock::now();
         bool due;
         {
             std::lock_guard<std::mutex> lock(report_mutex_);
             if (pending_ticks_.empty()) oldest_pending_ = now;
-            pending_values_ += values.size();
-            pending_ticks_.push_back(json::array({t, std::move(values)}));
+            pending_values_ += count;
+            pending_ticks_.push_back(std::move(entry));
             // Read after the push: a hold that lowers the horizon past t either comes
             // before this read or flushes t itself.
             due = t >= runner_->granted() || pending_ticks_.size() >= report_batch || pending_values_ >= report_values ||
@@ -100,6 +115,13 @@ void node_simulation::start_runner() {
         if (due) flush_reports();
     });
     thread_ = std::thread([this] { runner_->run(); });
+}
+
+json node_simulation::recorded_spikes(const sim::engine& e) const {
+    json spikes = json::array();
+    for (const auto i : e.spiked())
+        if (records_every_spike_ || std::binary_search(recorded_.begin(), recorded_.end(), i)) spikes.push_back(i);
+    return spikes;
 }
 
 void node_simulation::flush_reports() {

@@ -4,12 +4,13 @@
 // from them through the signal inbox, which the runner reads itself; tick reports to the
 // lead, and the clock's grants and holds.
 //
-// Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...]], ...],
+// Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...](, [spikes...])], ...],
 // "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
-// index order, lanes within each neuron. A batch is sent when the runner computes the last
-// tick granted, when it holds `report_batch` ticks or `report_values` values or its oldest
-// tick is `report_delay` old, and when the clock holds (so that a freeze sees every tick
-// computed).
+// index order, lanes within each neuron, and spikes the recorded neurons that spiked in the
+// tick (lane 0), ascending, when any did (a <record> names them). A batch is
+// sent when the runner computes the last tick granted, when it holds `report_batch` ticks
+// or `report_values` values and spikes or its oldest tick is `report_delay` old, and when
+// the clock holds (so that a freeze sees every tick computed).
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -55,6 +56,8 @@ private:
     class tcp_transport;
     void start_runner();
     void flush_reports();
+    // The recorded neurons among those that spiked in the tick `e` just computed.
+    nlohmann::json recorded_spikes(const sim::engine& e) const;
     static constexpr std::size_t report_batch = 256;
     static constexpr std::size_t report_values = 1000000;  // one tick may have this many (lead_run)
     static constexpr std::chrono::milliseconds report_delay{2};
@@ -64,6 +67,8 @@ private:
     std::unique_ptr<tcp_transport> transport_;
     std::unique_ptr<sim::runner> runner_;
     std::vector<sim::global_index> reported_;
+    std::vector<sim::global_index> recorded_;  // ascending; spiking neurons only
+    bool records_every_spike_ = false;         // recorded_ holds every local spiking neuron
     sim::runner_options options_;
     reporter report_;
     std::mutex report_mutex_;

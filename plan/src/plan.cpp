@@ -258,6 +258,8 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
 
     std::set<protocol::neuron_index> reported;
     for (const auto& o : net.outputs) reported.insert(o.neurons.begin(), o.neurons.end());
+    std::vector<bool> recorded(net.neuron_count(), false);
+    for (auto i : net.recorded) recorded[i] = true;
 
     std::vector<protocol::node_config> configs(n);
     const auto history = protocol::longest_delay(*doc.net);
@@ -278,7 +280,8 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
     }
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto& g = net.groups[net.group_of[i]];
-        configs[node_of[i]].neurons.push_back({net.neuron_name(i), i, windows_ms[i], g.seed, reported.count(i) > 0, g.params});
+        configs[node_of[i]].neurons.push_back(
+            {net.neuron_name(i), i, windows_ms[i], g.seed, reported.count(i) > 0, recorded[i], g.params});
     }
     // Dense projections split by rows: each node computes the rows of its own targets and
     // reads every source.

@@ -303,6 +303,25 @@ void check_generators(problems& out, const symbol_table& symbols, const network&
     }
 }
 
+// A <record>'s references: groups that exist, of spiking models (only their spikes are
+// recorded). `model_of` maps a neuron or population id to its model.
+void check_record(problems& out, const symbol_table& symbols, const recording& r,
+                  const std::unordered_map<std::string_view, neuron_model>& model_of) {
+    if (!r.neurons) return;
+    if (r.neurons->empty()) out.add(r.where, "record: names no neurons");
+    for (const auto& ref : *r.neurons) {
+        const auto g = symbols.group(ref);
+        if (auto* why = std::get_if<std::string>(&g)) {
+            out.add(r.where, "record: " + *why);
+            continue;
+        }
+        const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+        if (model != model_of.end() && !is_spiking(model->second))
+            out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) spike");
+    }
+}
+
 }  // namespace
 
 void check_network(const network& net) {
@@ -372,6 +391,10 @@ void check_network(const network& net) {
             check_port(out, symbols, p, kind);
         }
     }
+    std::unordered_map<std::string_view, neuron_model> model_of;
+    for (const auto& n : net.neurons) model_of.emplace(n.id, n.params.model);
+    for (const auto& p : net.populations) model_of.emplace(p.id, p.params.model);
+    for (const auto& r : net.records) check_record(out, symbols, r, model_of);
     out.throw_if_any();
 }
 

@@ -127,4 +127,12 @@ std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, 
     return out;
 }
 
+std::string spike_csv_header() { return "t_ms,population,index\n"; }
+
+std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index) {
+    char t_ms[32];
+    std::snprintf(t_ms, sizeof t_ms, "%.10g", static_cast<double>(tick) * dt_ms);
+    return std::string(t_ms) + "," + population + "," + std::to_string(index) + "\n";
+}
+
 }  // namespace dnnc::protocol

@@ -75,9 +75,23 @@ namespace {
 // Which connections an expansion makes.
 enum class connections { all, into_local_neurons, none };
 
-// The inputs and outputs, neuron by neuron.
+// The inputs, the outputs and the recorded neurons, neuron by neuron.
 expanded_network finish_ports(const network& net, const symbol_table& symbols, expanded_network out) {
     out.drive = resolve_generators(net);
+    std::vector<bool> recorded(net.records.empty() ? 0 : out.neuron_count(), false);
+    for (const auto& r : net.records) {
+        if (!r.neurons) {
+            for (neuron_index i = 0; i < out.neuron_count(); ++i) recorded[i] = recorded[i] || is_spiking(out.params_of(i).model);
+            continue;
+        }
+        for (const auto& ref : *r.neurons) {
+            const neuron_range g = symbols.range(ref, r.where);
+            std::fill(recorded.begin() + static_cast<std::ptrdiff_t>(g.first),
+                      recorded.begin() + static_cast<std::ptrdiff_t>(g.first + g.size), true);
+        }
+    }
+    for (neuron_index i = 0; i < recorded.size(); ++i)
+        if (recorded[i]) out.recorded.push_back(i);
     for (const auto* ports : {&net.inputs, &net.outputs}) {
         auto& named = ports == &net.inputs ? out.inputs : out.outputs;
         for (const auto& p : *ports) {

@@ -77,13 +77,15 @@ const char* to_string(message_type t) {
     case message_type::restore_state: return "restore-state";
     case message_type::restore_reply: return "restore-reply";
     case message_type::signal_link: return "signal-link";
+    case message_type::spikes: return "spikes";
+    case message_type::spikes_reply: return "spikes-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::signal_link);
+           type <= static_cast<std::uint8_t>(message_type::spikes_reply);
 }
 
 bool is_one_way(message_type t) {

@@ -123,13 +123,14 @@ bool operator==(const poisson_generator& a, const poisson_generator& b) {
 bool operator==(const dc_generator& a, const dc_generator& b) {
     return std::tie(a.to, a.amplitude, a.start, a.stop) == std::tie(b.to, b.amplitude, b.start, b.stop);
 }
+bool operator==(const recording& a, const recording& b) { return a.neurons == b.neurons; }
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs, n.poisson, n.dc);
+                        n.connection_order, n.inputs, n.outputs, n.poisson, n.dc, n.records);
     };
     return t(a) == t(b);
 }
@@ -165,8 +166,8 @@ bool operator==(const peer_route& a, const peer_route& b) {
            std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.emulate_delay_ms, b.sends, b.receives);
 }
 bool operator==(const local_neuron& a, const local_neuron& b) {
-    return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.params) ==
-           std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.params);
+    return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.record, a.params) ==
+           std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.record, b.params);
 }
 bool operator==(const dense_rows& a, const dense_rows& b) {
     return std::tie(a.sources, a.targets, a.delay, a.weights) == std::tie(b.sources, b.targets, b.delay, b.weights);

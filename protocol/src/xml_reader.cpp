@@ -505,6 +505,11 @@ protected:
             net.poisson.push_back({a.words("to"), a.real("rate", 0.0), a.real("weight", 1.0), a.uinteger("seed", 0), a.where()});
         } else if (n == "dc") {
             net.dc.push_back({a.words("to"), a.real("amplitude", 0.0), a.real("start", 0.0), a.real("stop"), a.where()});
+        } else if (n == "record") {
+            recording r;
+            if (a.get("neurons")) r.neurons = a.words("neurons");
+            r.where = a.where();
+            net.records.push_back(std::move(r));
         }
     }
 
@@ -645,7 +650,7 @@ private:
                                a.integers("receives")});
         } else if (n == "neuron") {
             c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), a.uinteger("seed", 0),
-                                 a.boolean("report", false), read_params(a)});
+                                 a.boolean("report", false), a.boolean("record", false), read_params(a)});
         } else if (n == "network") {
             c.share.emplace();
             c.share->name = a.text("name");

@@ -248,6 +248,11 @@ void write_network(xml_out& x, const network& net) {
             x.close();
         }
     }
+    for (const auto& r : net.records) {
+        x.open("record");
+        if (r.neurons) x.words("neurons", *r.neurons);
+        x.close();
+    }
     x.close();
 }
 
@@ -317,6 +322,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.attr_if("window", n.window_ms, 0.0);
         if (n.seed != 0) x.attr("seed", n.seed);
         if (n.report) x.attr("report", std::string("true"));
+        if (n.record) x.attr("record", std::string("true"));
         write_params(x, n.params);
         x.close();
     }

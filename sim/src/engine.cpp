@@ -27,12 +27,13 @@ namespace dnnc::sim {
 namespace {
 constexpr std::size_t grain = 512;
 
-// Appends the positions of the non-zero values among values[0, n) (-0 counts as zero),
+// Appends the positions of the non-zero values among values[first, n) (-0 counts as zero),
 // skipping blocks of sixteen +0 at once: most neurons are silent in most ticks. Stops once
 // more than `limit` are found; returns false then.
 __attribute__((target_clones("avx512f", "avx2", "default")))
-bool find_nonzero(const float* __restrict values, std::size_t n, std::size_t limit, std::vector<std::uint32_t>& positions) {
-    std::size_t i = 0;
+bool find_nonzero(const float* __restrict values, std::size_t first, std::size_t n, std::size_t limit,
+                  std::vector<std::uint32_t>& positions) {
+    std::size_t i = first;
     for (; i + 16 <= n; i += 16) {
         if (positions.size() > limit) return false;
         std::uint32_t bits[16];
@@ -259,6 +260,14 @@ struct engine::impl {
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<std::uint32_t> nonzero;                          // slots, while scanning
+    // Spike recording (engine::spiked). `fired` holds the local slots whose output (lane 0,
+    // any model) was non-zero at tick fired_tick, the last computed: the sparse path of the
+    // next tick reads it instead of scanning the local part of that row again.
+    std::vector<global_index> spiked;
+    std::vector<std::uint32_t> fired;
+    tick_t fired_tick = -1;
+    enum class spiking_neurons { none, some, all } spiking = spiking_neurons::none;  // among the local ones
+    bool ascending = true;  // local neurons in ascending global index (slot order)
     // The order in which the sparse path visits the active sources of one delay: ascending
     // global index (rank[slot]). Local neurons take the first slots and remote ones the
     // rest, so on a node that reads remote neurons the slot order is not the index order,
@@ -427,7 +436,12 @@ struct engine::impl {
             // would exceed it as a rule (unless many have no synapses, which then only costs
             // the faster path).
             nonzero.clear();
-            if (!find_nonzero(r, slots, std::min(budget, slots / 4), nonzero)) return false;
+            std::size_t scan_from = 0;
+            if (t - delays[k] == fired_tick) {
+                nonzero = fired;
+                scan_from = local;
+            }
+            if (!find_nonzero(r, scan_from, slots, std::min(budget, slots / 4), nonzero)) return false;
             const auto first = active.size();
             for (const auto slot : nonzero) {
                 expected += out_begin[slot + 1] - out_begin[slot];
@@ -527,6 +541,26 @@ struct engine::impl {
         return true;
     }
 
+    // The spikes of tick t, whose outputs are `out` (engine::spiked).
+    void list_spikes(tick_t t, const float* out) {
+        spiked.clear();
+        if (spiking == spiking_neurons::none) return;
+        auto take = [&](std::size_t k) {
+            if (spiking == spiking_neurons::all || protocol::is_spiking(coefficients(k).model))
+                spiked.push_back(spec.neurons[k].index);
+        };
+        if (batch == 1) {
+            fired.clear();
+            find_nonzero(out, 0, local, local, fired);
+            fired_tick = t;
+            for (const auto k : fired) take(k);
+        } else {
+            for (std::size_t k = 0; k < local; ++k)
+                if (out[k * batch] != 0.0f) take(k);
+        }
+        if (!ascending) std::sort(spiked.begin(), spiked.end());
+    }
+
     // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
     // sum_e and sum_i (spiking models): one loop per run of neurons that share their coefficients.
     void step_models(std::size_t begin, std::size_t end, float* out) {
@@ -604,6 +638,7 @@ struct engine::impl {
         spec.generators = s.generators;
         spec.device = s.device;
         spec.batch = s.batch;
+        spec.list_spikes = s.list_spikes;
         if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
             throw usage_error("engine spec: batch must lie in 1.." + std::to_string(protocol::max_batch));
         batch = s.batch;
@@ -907,6 +942,13 @@ struct engine::impl {
             const auto initial = initial_state(params, s.neurons[k].seed, s.neurons[k].index);
             for (std::size_t lane = 0; lane < batch; ++lane) state.set(k * batch + lane, initial);
         }
+        const auto spiking_count = std::count_if(s.neurons.begin(), s.neurons.end(),
+                                                 [](const neuron_spec& n) { return protocol::is_spiking(n.params.model); });
+        spiking = spiking_count == 0 || !s.list_spikes                     ? spiking_neurons::none
+                  : static_cast<std::size_t>(spiking_count) == local ? spiking_neurons::all
+                                                                       : spiking_neurons::some;
+        ascending = std::is_sorted(s.neurons.begin(), s.neurons.end(),
+                                   [](const neuron_spec& a, const neuron_spec& b) { return a.index < b.index; });
     }
 };
 
@@ -1055,6 +1097,7 @@ void engine::compute() {
     m.generated->clear_dc(t, m.ext, m.batch);
     if (m.poisson_input()) m.generated->clear_poisson();
     m.external_input = false;
+    m.list_spikes(t, out);
     ++m.next;
     // The row tick `next` will use has held tick next - ring: clear what peers fill.
     m.clear_remote(m.next);
@@ -1078,6 +1121,8 @@ void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint3
             if (y != 0.0f) values.push_back({static_cast<std::uint32_t>(k * m.batch + lane), y});
         }
 }
+
+const std::vector<global_index>& engine::spiked() const { return impl_->spiked; }
 
 float engine::output(global_index neuron, std::uint32_t lane) const {
     const auto& m = *impl_;
@@ -1111,6 +1156,8 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     std::vector<bool> seen(m.local, false);
     std::fill(m.history.begin(), m.history.end(), 0.0f);
     m.next = next;
+    m.spiked.clear();
+    m.fired_tick = -1;  // the rows are rewritten
     for (const auto& s : states) {
         const auto it = m.slot_of.find(s.index);
         if (it == m.slot_of.end()) continue;
@@ -1163,6 +1210,7 @@ engine_spec from_node_config(const protocol::node_config& config) {
         spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay)});
     }
     for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
+    spec.list_spikes = std::any_of(config.neurons.begin(), config.neurons.end(), [](const auto& n) { return n.record; });
     return spec;
 }
 

@@ -98,6 +98,9 @@ const expectation corpus[] = {
     {"poisson_rate_infinite.xml", 5, "poisson generator: rate must be a finite number >= 0 (Hz)"},
     {"poisson_unknown_target.xml", 5, "poisson generator: no neuron or population 'inh'"},
     {"dc_stop_before_start.xml", 5, "dc generator: stop must be a finite number >= start (ms)"},
+    {"record_unknown_population.xml", 6, "record: no neuron or population 'Q'"},
+    {"record_not_spiking.xml", 6, "record: 'out' is a linear neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) spike"},
+    {"record_bad_slice.xml", 5, "record: slice [5:20] is out of range"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };

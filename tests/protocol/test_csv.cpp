@@ -3,7 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
+#include <string>
 
 using namespace dnnc;
 using namespace dnnc::protocol;
@@ -75,4 +77,16 @@ TEST_CASE("a batched run's output has one row per tick and lane") {
     CHECK(output_csv_header({"y0", "y1"}, 3) == "tick,lane,y0,y1\n");
     CHECK(output_csv_row(4, {1, 2, 3, 4, 5, 6}, 3) == "4,0,1,2\n4,1,3,4\n4,2,5,6\n");
     CHECK(output_csv_row(4, {1, 2}) == "4,1,2\n");
+}
+
+TEST_CASE("spike rows give each spike's tick start in ms, which reads back to the tick") {
+    CHECK(protocol::spike_csv_header() == "t_ms,population,index\n");
+    CHECK(protocol::spike_csv_row(3, 0.1, "P", 7) == "0.3,P,7\n");
+    CHECK(protocol::spike_csv_row(0, 0.1, "solo", 0) == "0,solo,0\n");
+    for (const double dt : {0.1, 0.025, 1.0 / 3.0})
+        for (std::int64_t tick : {std::int64_t{1}, std::int64_t{999}, std::int64_t{123457}, std::int64_t{10000000}}) {
+            const auto row = protocol::spike_csv_row(tick, dt, "P", 0);
+            const double t_ms = std::stod(row.substr(0, row.find(',')));
+            CHECK(std::llround(t_ms / dt) == tick);
+        }
 }

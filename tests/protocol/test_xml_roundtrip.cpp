@@ -186,6 +186,23 @@ TEST_CASE("numbers round-trip exactly, including extremes") {
     CHECK(std::isnan(again.state->neurons[0].history[2]));
 }
 
+TEST_CASE("record elements round-trip, with and without their neurons") {
+    const char* const text = R"(<dnnc xmlns="urn:dnnc:1"><network name="r">
+  <neuron id="a" model="lif"/><population id="P" size="20" model="lif"/>
+  <record neurons="P[0:10] a"/>
+  <record/>
+</network></dnnc>)";
+    const document doc = parse_document(text, "r.xml");
+    REQUIRE(doc.net->records.size() == 2);
+    CHECK(doc.net->records[0].neurons == std::vector<std::string>{"P[0:10]", "a"});
+    CHECK_FALSE(doc.net->records[1].neurons);
+    CHECK(parse_document(serialize(doc), "r2.xml") == doc);
+    document other = doc;
+    other.net->records[1].neurons = std::vector<std::string>{"P"};
+    CHECK_FALSE(other == doc);
+    CHECK_FALSE(parse_document(serialize(other), "r3.xml") == doc);
+}
+
 TEST_CASE("a snapshot state and a cluster-only document round-trip") {
     const char* const text = R"(<dnnc xmlns="urn:dnnc:1">
   <network name="s"><population id="p" size="3" model="lif"/></network>
@@ -214,7 +231,8 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     leaf.network = "xor";
     leaf.lead = "n0";
     leaf.port = 7102;
-    leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, true, {}});
+    leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, true, true, {}});
+    leaf.neurons.push_back({"exc[4]", 6, 0, 99, false, true, {}});
     leaf.share = parse_document(xor_doc, "xor.xml").net;
     leaf.dense.push_back({{0, 1}, {5}, 2, {0.1f, -2.5e-7f}});
 

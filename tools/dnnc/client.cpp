@@ -78,7 +78,8 @@ json control(const client_options& o, const std::string& lead, const json& comma
     return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, command.dump()}).payload);
 }
 
-json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target, const volatile bool* interrupted) {
+json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target, const volatile bool* interrupted,
+                   const std::function<void()>& each_poll) {
     const bool bar = isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     const auto to = node_server::parse_endpoint(lead);
@@ -106,6 +107,7 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
             if (bar) std::fputc('\n', stderr);
             return p;
         }
+        if (each_poll) each_poll();
         if (interrupted && *interrupted) {
             if (bar) std::fputc('\n', stderr);
             throw error("interrupted");

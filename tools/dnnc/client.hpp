@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -54,9 +55,10 @@ nlohmann::json input_rows(const std::vector<protocol::input_row>& rows);
 // row printed (0 when there was none).
 std::int64_t print_output_rows(std::ostream& out, const nlohmann::json& reply, bool raster, bool header);
 
-// Polls the lead until tick `target` is complete; draws a progress bar on a terminal.
-// Throws error when the run fails (a lockstep node died) or `interrupted` becomes true.
+// Polls the lead until tick `target` is complete; draws a progress bar on a terminal, and
+// calls `each_poll` (when given) after every poll. Throws error when the run fails (a
+// lockstep node died) or `interrupted` becomes true.
 nlohmann::json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target,
-                             const volatile bool* interrupted = nullptr);
+                             const volatile bool* interrupted = nullptr, const std::function<void()>& each_poll = {});
 
 }  // namespace dnnc::cli

@@ -1,7 +1,9 @@
 // dnnc input --lead HOST:PORT FILE.csv and dnnc output --lead HOST:PORT [--follow]
-// [--from T] [--raster] [-o FILE]: inputs and outputs live at the lead only.
+// [--from T] [--raster | --spikes] [-o FILE]: inputs, outputs and recorded spikes live at
+// the lead only.
 #include "client.hpp"
 #include "commands.hpp"
+#include "spike_reader.hpp"
 
 #include "dnnc/protocol/csv.hpp"
 
@@ -23,7 +25,7 @@ struct input_options {
 struct output_options {
     std::string lead, out;
     std::int64_t from = 0;
-    bool follow = false, raster = false;
+    bool follow = false, raster = false, spikes = false;
     client_options client;
 };
 
@@ -34,6 +36,19 @@ int run_input(const input_options& o) {
     return 0;
 }
 
+// The recorded spikes, drained from the lead: up to the last complete tick, or for as long
+// as the run goes with `follow`.
+void print_spikes(const output_options& o, std::ostream& out) {
+    spike_reader reader(o.client, o.lead, o.from, &out);
+    while (true) {
+        const auto through = reader.read();
+        if (reader.state() == "failed" || (!o.follow && through >= reader.completed())) break;
+        if (through >= reader.completed()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    reader.acknowledge();
+    if (reader.lost() > 0) throw error("the lead dropped " + std::to_string(reader.lost()) + " spikes that were not read in time");
+}
+
 int run_output(const output_options& o) {
     std::ofstream file;
     if (!o.out.empty()) {
@@ -41,6 +56,10 @@ int run_output(const output_options& o) {
         if (!file) throw io_error("cannot write " + o.out);
     }
     std::ostream& out = o.out.empty() ? std::cout : file;
+    if (o.spikes) {
+        print_spikes(o, out);
+        return 0;
+    }
     std::int64_t from = o.from;
     bool header = true;
     while (true) {
@@ -75,7 +94,9 @@ void add_io(CLI::App& app, action& chosen) {
     output->add_option("--lead", out->lead, "HOST:PORT of the lead")->required();
     output->add_option("--from", out->from, "First tick to print");
     output->add_flag("--follow", out->follow, "Keep printing rows as ticks complete (until interrupted)");
-    output->add_flag("--raster", out->raster, "Print a spike raster: tick,neuron for every non-zero output");
+    auto* raster = output->add_flag("--raster", out->raster, "Print a spike raster: tick,neuron for every non-zero output");
+    output->add_flag("--spikes", out->spikes, "Print the recorded spikes (<record>) as t_ms,population,index; the lead forgets them")
+        ->excludes(raster);
     output->add_option("-o,--output", out->out, "Write to this file instead of standard output");
     out->client.add_to(output);
     output->callback([out, &chosen] { chosen = [out] { return run_output(*out); }; });

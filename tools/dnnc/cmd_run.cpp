@@ -1,9 +1,11 @@
 // dnnc run CONFIG.xml [--cluster C.xml | --nodes K] [--ticks N] [--input IN.csv]
-// [--output OUT.csv]: the whole job on this machine. Brings up the local cluster, submits,
-// feeds the inputs, runs N ticks, writes the outputs, prints a summary, and takes the
-// cluster down again — also on an error or Ctrl-C.
+// [--output OUT.csv] [--spikes SPIKES.csv]: the whole job on this machine. Brings up the
+// local cluster, submits, feeds the inputs, runs N ticks (reading the recorded spikes as
+// they come), writes the outputs, prints a summary, and takes the cluster down again — also
+// on an error or Ctrl-C.
 #include "client.hpp"
 #include "commands.hpp"
+#include "spike_reader.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/check.hpp"
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 namespace dnnc::cli {
 namespace {
@@ -28,7 +31,7 @@ volatile bool interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
-    std::string file, cluster_file, input, output, log_level = "warn";
+    std::string file, cluster_file, input, output, spikes, log_level = "warn";
     int nodes = 0, batch = 0;  // batch 0: as the document says
     std::int64_t ticks = 1000;
     bool json = false;
@@ -90,6 +93,16 @@ int run_run(const run_options& o) {
         if (!doc.run) doc.run.emplace();
         doc.run->batch = o.batch;
     }
+    // --spikes without a <record> records every spiking neuron.
+    if (!o.spikes.empty() && doc.net->records.empty()) {
+        auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
+        if (std::none_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) &&
+            std::none_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))
+            throw usage_error(o.file + ": --spikes: the network has no neuron of a spiking model (lif)");
+        doc.net->records.emplace_back();
+    }
+    // Spikes are read while the run goes when they are wanted, in a file or in the summary.
+    const bool read_spikes = !doc.net->records.empty() && (!o.spikes.empty() || o.json);
     protocol::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
     protocol::check_input_lanes(inputs, doc.run ? doc.run->batch : 1);
@@ -108,7 +121,8 @@ int run_run(const run_options& o) {
     launch.node_binary = node_binary();
     launch.secret_file = o.client.secret_file;
     launch.log_level = o.log_level;
-    json summary, progress;
+    json summary, progress, populations;
+    std::int64_t spikes_lost = 0;
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
     {
@@ -125,13 +139,33 @@ int run_run(const run_options& o) {
         if (!inputs.empty()) {
             control(o.client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
         }
+        std::ofstream spikes_file;
+        if (!o.spikes.empty()) {
+            spikes_file.open(o.spikes);
+            if (!spikes_file) throw io_error("cannot write " + o.spikes);
+        }
+        std::optional<spike_reader> spikes;
+        if (read_spikes)
+            spikes.emplace(o.client, lead, summary["tick"].get<std::int64_t>(), o.spikes.empty() ? nullptr : &spikes_file);
         const auto run_start = std::chrono::steady_clock::now();
         const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
-        progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted);
+        // Spikes are read while the run goes, every half second: often enough that the
+        // lead holds few, seldom enough that reading them takes little from the nodes.
+        auto last_read = std::chrono::steady_clock::now();
+        progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted, [&] {
+            if (!spikes || std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
+            spikes->read();
+            last_read = std::chrono::steady_clock::now();
+        });
         // The lead's own time for the step (from its grant to the last row), else ours,
         // which is only as fine as our polling.
         run_seconds = progress.value("last_step_seconds",
                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+        if (spikes) {
+            spikes->read_through(progress["completed"].get<std::int64_t>());
+            populations = spikes->rates(progress["completed"].get<std::int64_t>() + 1 - summary["tick"].get<std::int64_t>());
+            spikes_lost = spikes->lost();
+        }
 
         std::ofstream out_file;
         if (!o.output.empty()) {
@@ -159,6 +193,9 @@ int run_run(const run_options& o) {
                 {"packets_missing", progress["packets_missing"]}, {"edge_cut", summary["edge_cut"]},
                 {"sync", progress["sync"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+    if (read_spikes) report["populations"] = populations;
+    if (spikes_lost > 0)
+        throw error("the lead dropped " + std::to_string(spikes_lost) + " recorded spikes that were not read in time");
     if (o.json) {
         std::cout << report.dump(2) << '\n';
         return 0;
@@ -173,6 +210,11 @@ int run_run(const run_options& o) {
     for (const auto& n : summary["nodes"]) std::printf(" %s %zu", n["id"].get<std::string>().c_str(), n["neurons"].get<std::size_t>());
     std::printf("\n");
     if (!o.output.empty()) std::printf("outputs: %s (%lld rows)\n", o.output.c_str(), static_cast<long long>(ticks));
+    if (!o.spikes.empty()) {
+        std::int64_t count = 0;
+        for (const auto& p : populations) count += p["spikes"].get<std::int64_t>();
+        std::printf("spikes: %s (%lld)\n", o.spikes.c_str(), static_cast<long long>(count));
+    }
     return 0;
 }
 
@@ -191,6 +233,8 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--batch", o->batch, "Run B lanes side by side, one input pattern each (overrides <run batch>)")
         ->check(CLI::Range(1, static_cast<int>(protocol::max_batch)));
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
+    cmd->add_option("--spikes", o->spikes,
+                    "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");
     o->client.add_to(cmd);

@@ -6,6 +6,9 @@
 //   output: header `tick,<output neurons in document order>`, one row per tick in order,
 //           float32 values printed with %.9g so that they read back exactly; a batched
 //           run (batch > 1) has `tick,lane,<outputs>` and one row per tick and lane.
+//   spikes: header `t_ms,population,index`, one row per recorded spike: the start of its
+//           tick (tick x dt, %.10g), the population (or explicit neuron) and the member's
+//           index in it (0 for an explicit neuron).
 #include "dnnc/core/error.hpp"
 
 #include <cstdint>
@@ -32,5 +35,8 @@ void check_input_lanes(const std::vector<input_row>& rows, std::int64_t batch);
 std::string output_csv_header(const std::vector<std::string>& columns, std::int64_t batch = 1);
 // `values`: the columns of lane 0, then those of lane 1, ... (one line per lane when batched).
 std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, std::int64_t batch = 1);
+
+std::string spike_csv_header();
+std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index);
 
 }  // namespace dnnc::protocol

@@ -84,6 +84,9 @@ struct expanded_network {
     std::vector<dense_block> dense;
     std::vector<named_neurons> inputs, outputs;
     generators drive;  // Poisson and DC generators
+    // The neurons whose spikes are recorded (<record>), ascending, each once; empty when the
+    // network records none.
+    std::vector<neuron_index> recorded;
 
     std::size_t neuron_count() const { return group_of.size(); }
     std::size_t synapse_count() const { return in_source.size(); }

@@ -52,6 +52,8 @@ enum class message_type : std::uint8_t {
     restore_reply = 29,
     signal_link = 30,  // one-way, node to node, empty: the connection carries only signals frames from here
                        // on, and the receiving node's runner reads them itself (signal_inbox.hpp)
+    spikes = 31,       // client to lead: JSON {from: tick}; reply JSON {spikes, through, ...} (lead_run.hpp)
+    spikes_reply = 32,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);

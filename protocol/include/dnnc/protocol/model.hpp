@@ -160,6 +160,13 @@ struct dc_generator {
     source_location where;
 };
 
+// A <record> element: the neurons whose spikes a run records. Without `neurons`, every
+// neuron of a spiking model (is_spiking).
+struct recording {
+    std::optional<std::vector<std::string>> neurons;  // group references: `a`, `pop`, `pop[i:j]`
+    source_location where;
+};
+
 // A synapse or projection, in document order (the canonical summation order).
 struct connection_ref {
     enum class type { synapse, projection } kind;
@@ -179,6 +186,7 @@ struct network {
     std::vector<port> inputs, outputs;
     std::vector<poisson_generator> poisson;  // in document order: the order they add in
     std::vector<dc_generator> dc;
+    std::vector<recording> records;
     source_location where;
 };
 
@@ -271,6 +279,7 @@ struct local_neuron {
     double window_ms = 0;
     std::uint64_t seed = 0;  // of its population
     bool report = false;     // an output: sent to the lead every tick
+    bool record = false;     // its spikes are recorded: sent to the lead with each tick
     neuron_params params;
 };
 
@@ -325,6 +334,7 @@ DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
 DNNC_DECLARE_EQ(poisson_generator)
 DNNC_DECLARE_EQ(dc_generator)
+DNNC_DECLARE_EQ(recording)
 DNNC_DECLARE_EQ(connection_ref)
 DNNC_DECLARE_EQ(network)
 DNNC_DECLARE_EQ(cluster_node)

@@ -78,6 +78,9 @@ struct engine_spec {
     protocol::generators generators;
     std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
+    // Whether compute() lists the neurons that spiked (spiked()); a node that records none
+    // leaves it off and saves the scan.
+    bool list_spikes = true;
 };
 
 // The whole network in one engine: the single-process reference.
@@ -166,6 +169,11 @@ public:
     // After compute(): this node's outputs for peer p (p.sends order) at the tick just computed.
     void outgoing(std::size_t peer, std::vector<float>& values) const;
     void outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const;
+
+    // After compute(): the local neurons of spiking models (protocol::is_spiking) whose
+    // output is non-zero at the tick just computed, in lane 0, by ascending global index
+    // (empty before the first tick, after restore(), and always without spec.list_spikes).
+    const std::vector<global_index>& spiked() const;
 
     // Output of a local neuron in one lane at the tick just computed (0 before the first tick).
     float output(global_index neuron, std::uint32_t lane = 0) const;

@@ -1,0 +1,82 @@
+#include "spike_reader.hpp"
+
+#include "dnnc/protocol/csv.hpp"
+
+#include <algorithm>
+
+namespace dnnc::cli {
+
+using json = nlohmann::json;
+
+spike_reader::spike_reader(const client_options& o, std::string lead, std::int64_t from, std::ostream* csv)
+    : options_(o), lead_(std::move(lead)), csv_(csv), from_(from) {
+    const auto reply = request({{"groups", true}});
+    if (!reply.value("recording", false))
+        throw usage_error("the network at " + lead_ + " records no spikes: add <record neurons=\"...\"/> to its <network>");
+    dt_ = reply.at("dt").get<double>();
+    for (const auto& g : reply.at("groups"))
+        groups_.push_back({g.at("id").get<std::string>(), g.at("first").get<std::uint64_t>(), g.at("size").get<std::uint64_t>(),
+                           g.at("recorded").get<std::uint64_t>(), 0});
+    if (csv_) *csv_ << protocol::spike_csv_header();
+}
+
+json spike_reader::request(const json& extra) {
+    json body{{"from", from_}};
+    body.update(extra);
+    return json::parse(call_node(options_, lead_, {protocol::message_type::spikes, 0, 0, body.dump()}).payload);
+}
+
+spike_reader::group& spike_reader::group_of(std::uint64_t neuron) {
+    auto inside = [&](const group& g) { return neuron >= g.first && neuron < g.first + g.size; };
+    if (latest_ >= groups_.size() || !inside(groups_[latest_])) {
+        const auto it = std::upper_bound(groups_.begin(), groups_.end(), neuron,
+                                         [](std::uint64_t n, const group& g) { return n < g.first; });
+        if (it == groups_.begin() || !inside(*std::prev(it)))
+            throw protocol_error("the lead sent a spike of neuron " + std::to_string(neuron) + ", which it does not record");
+        latest_ = static_cast<std::size_t>(std::prev(it) - groups_.begin());
+    }
+    return groups_[latest_];
+}
+
+std::int64_t spike_reader::read() {
+    const auto reply = request(json::object());
+    std::string rows;
+    for (const auto& entry : reply.at("spikes")) {
+        const auto tick = entry.at(0).get<std::int64_t>();
+        for (const auto& n : entry.at(1)) {
+            const auto neuron = n.get<std::uint64_t>();
+            auto& g = group_of(neuron);
+            ++g.spikes;
+            if (csv_) rows += protocol::spike_csv_row(tick, dt_, g.id, neuron - g.first);
+        }
+    }
+    if (csv_) {
+        *csv_ << rows;
+        if (!*csv_) throw io_error("cannot write the spikes");
+    }
+    lost_ = reply.at("lost").get<std::int64_t>();
+    completed_ = reply.at("completed").get<std::int64_t>();
+    state_ = reply.at("state").get<std::string>();
+    const auto through = reply.at("through").get<std::int64_t>();
+    from_ = std::max(from_, through + 1);
+    return through;
+}
+
+void spike_reader::read_through(std::int64_t last) {
+    while (read() < last) {
+    }
+}
+
+void spike_reader::acknowledge() { request({{"acknowledge", true}}); }
+
+json spike_reader::rates(std::int64_t ticks) const {
+    json list = json::array();
+    const double seconds = static_cast<double>(ticks) * dt_ / 1000.0;
+    for (const auto& g : groups_) {
+        const double rate = g.recorded > 0 && seconds > 0 ? static_cast<double>(g.spikes) / static_cast<double>(g.recorded) / seconds : 0.0;
+        list.push_back({{"id", g.id}, {"neurons", g.recorded}, {"spikes", g.spikes}, {"rate_hz", rate}});
+    }
+    return list;
+}
+
+}  // namespace dnnc::cli

@@ -1,0 +1,58 @@
+#pragma once
+// Reads the spikes a lead records (<record>) as it holds them — the lead forgets what was
+// read — and writes them as CSV (t_ms,population,index), counting them per recorded group.
+#include "client.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace dnnc::cli {
+
+class spike_reader {
+public:
+    // `csv`: where the rows go (header first), or null to count only. Throws usage_error
+    // when the lead's network records no spikes.
+    spike_reader(const client_options& o, std::string lead, std::int64_t from, std::ostream* csv);
+
+    // One request: writes what the lead has and returns the last tick it covered.
+    std::int64_t read();
+    // Reads until every tick through `last` is in.
+    void read_through(std::int64_t last);
+    // Tells the lead what has been read, so that it forgets it (a last read leaves it there).
+    void acknowledge();
+
+    struct group {
+        std::string id;
+        std::uint64_t first = 0, size = 0, recorded = 0;
+        std::int64_t spikes = 0;
+    };
+    const std::vector<group>& groups() const { return groups_; }
+    std::int64_t lost() const { return lost_; }
+    // The last tick complete at the lead when it last answered, and the run's state then.
+    std::int64_t completed() const { return completed_; }
+    const std::string& state() const { return state_; }
+    double dt() const { return dt_; }
+    // {"id", "neurons", "spikes", "rate_hz"} per recorded group, over `ticks` ticks.
+    nlohmann::json rates(std::int64_t ticks) const;
+
+private:
+    nlohmann::json request(const nlohmann::json& extra);
+    group& group_of(std::uint64_t neuron);
+
+    client_options options_;
+    std::string lead_;
+    std::ostream* csv_;
+    std::int64_t from_;
+    std::int64_t lost_ = 0;
+    std::int64_t completed_ = -1;
+    std::string state_;
+    double dt_ = 0.1;
+    std::vector<group> groups_;  // ascending first
+    std::size_t latest_ = 0;     // the group of the last spike (rows come in index order)
+};
+
+}  // namespace dnnc::cli
