@@ -260,6 +260,16 @@ struct engine::impl {
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
     std::vector<std::uint32_t> nonzero;                          // slots, while scanning
+    // The non-zero slots of a whole history row, found once per row rather than once per
+    // delay that reads it: kept for rows that are complete when first read (delays of at
+    // least remote_delay; in lockstep nothing arrives for them later). `dense`: more than
+    // the sparse path's limit (it then gives way).
+    struct row_sources {
+        tick_t tick = -1;
+        bool dense = false;
+        std::vector<std::uint32_t> slots;
+    };
+    std::vector<row_sources> sources_of_row;  // per ring row
     // Spike recording (engine::spiked). `fired` holds the local slots whose output (lane 0,
     // any model) was non-zero at tick fired_tick, the last computed: the sparse path of the
     // next tick reads it instead of scanning the local part of that row again.
@@ -430,20 +440,34 @@ struct engine::impl {
         const std::size_t budget = in_slot.size() / 8, budget_words = fan_out.size() / 8;
         std::size_t expected = 0;
         active.clear();
+        // More active sources than the budget has synapses, or than a quarter of all,
+        // would exceed it as a rule (unless many have no synapses, which then only costs
+        // the faster path).
+        const std::size_t limit = std::min(budget, slots / 4);
         for (std::size_t k = 0; k < delays.size(); ++k) {
-            const float* r = row(t - delays[k]);
-            // More active sources than the budget has synapses, or than a quarter of all,
-            // would exceed it as a rule (unless many have no synapses, which then only costs
-            // the faster path).
-            nonzero.clear();
-            std::size_t scan_from = 0;
-            if (t - delays[k] == fired_tick) {
-                nonzero = fired;
-                scan_from = local;
+            const tick_t at = t - delays[k];
+            if (at < 0) continue;  // the zero row
+            const float* r = row(at);
+            const std::vector<std::uint32_t>* sources = &nonzero;
+            if (delays[k] >= remote_delay) {
+                auto& cached = sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
+                if (cached.tick != at) {
+                    cached.tick = at;
+                    cached.slots.clear();
+                    cached.dense = !find_nonzero(r, 0, slots, limit, cached.slots);
+                }
+                if (cached.dense) return false;
+                sources = &cached.slots;
+            } else {
+                // No remote neuron is read with this delay: the local part of the row is all.
+                nonzero.clear();
+                if (at == fired_tick)
+                    nonzero = fired;
+                else if (!find_nonzero(r, 0, local, limit, nonzero))
+                    return false;
             }
-            if (!find_nonzero(r, scan_from, slots, std::min(budget, slots / 4), nonzero)) return false;
             const auto first = active.size();
-            for (const auto slot : nonzero) {
+            for (const auto slot : *sources) {
                 expected += out_begin[slot + 1] - out_begin[slot];
                 if (expected > budget_words) return false;
                 active.emplace_back(k, static_cast<std::uint32_t>(slot));
@@ -493,9 +517,25 @@ struct engine::impl {
             for (std::uint32_t g = 1; g < segments_end; g += 3) {
                 const auto& c = kinds[block[g]];
                 const std::uint32_t mid = block[g + 1], e = block[g + 2];
-                if (c.varies) {
-                    for (; o < e; o += 2)
-                        if (delay_of(c, block[o]) == d) add_term(block[o], block[o + 1], weight_of(c, block[o]) * y);
+                if (c.varies & delay_varies) {
+                    // Entries sorted by delay (sort_by_delay): those of delay d are one range.
+                    std::uint32_t lo = o, n = (e - o) / 2;
+                    while (n > 0) {
+                        const std::uint32_t half = n / 2, mid_entry = lo + 2 * half;
+                        if (syn_delay[block[mid_entry]] < d) {
+                            lo = mid_entry + 2;
+                            n -= half + 1;
+                        } else {
+                            n = half;
+                        }
+                    }
+                    for (o = lo; o < e && syn_delay[block[o]] == d; o += 2)
+                        add_term(block[o], block[o + 1], weight_of(c, block[o]) * y);
+                    o = e;
+                } else if (c.varies) {
+                    if (c.delay == d)
+                        for (; o < e; o += 2) add_term(block[o], block[o + 1], weight_of(c, block[o]) * y);
+                    o = e;
                 } else if (c.delay != d) {
                     o = e;
                 } else {
@@ -873,6 +913,35 @@ struct engine::impl {
         });
     }
 
+    // In a segment of a class whose synapses keep their own delay, orders the entries by
+    // delay (stable: ascending synapse within one delay, the order the sparse path needs),
+    // so that a tick reads a source's synapses of one delay as one range, found by a
+    // binary search, instead of filtering all of them once for each delay.
+    void sort_by_delay() {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;
+            for (std::size_t slot = range.begin(); slot < range.end(); ++slot) {
+                if (out_begin[slot] == out_begin[slot + 1]) continue;
+                std::uint32_t* const block = fan_out.data() + out_begin[slot];
+                std::uint32_t o = 1 + 3 * block[0];
+                for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
+                    const std::uint32_t e = block[g + 2];
+                    if (classes[block[g]].varies & delay_varies) {
+                        entries.clear();
+                        for (std::uint32_t w = o; w < e; w += 2) entries.emplace_back(block[w], block[w + 1]);
+                        std::stable_sort(entries.begin(), entries.end(),
+                                         [&](const auto& a, const auto& b) { return syn_delay[a.first] < syn_delay[b.first]; });
+                        for (std::size_t i = 0; i < entries.size(); ++i) {
+                            block[o + 2 * i] = entries[i].first;
+                            block[o + 2 * i + 1] = entries[i].second;
+                        }
+                    }
+                    o = e;
+                }
+            }
+        });
+    }
+
     // Every slot's rank: its place in ascending global index.
     void rank_slots() {
         std::vector<std::pair<global_index, std::uint32_t>> by_index(slot_of.begin(), slot_of.end());
@@ -910,7 +979,11 @@ struct engine::impl {
         for (auto slot = static_cast<std::uint32_t>(rank.size()); slot < slots; ++slot) rank.push_back(slot);
         width = slots * batch;
         ring = static_cast<std::size_t>(std::max(max_delay, s.history)) + 1;
-        if (batch == 1) build_fan_out();
+        if (batch == 1) {
+            build_fan_out();
+            if (sparse) sort_by_delay();
+        }
+        sources_of_row.assign(ring, {});
         in_order_bits = {};
         remote_delay = std::min<tick_t>(static_cast<tick_t>(ring) - 1, synapse_remote_delay);
         for (const auto& d : dense)
@@ -1158,6 +1231,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     m.next = next;
     m.spiked.clear();
     m.fired_tick = -1;  // the rows are rewritten
+    for (auto& r : m.sources_of_row) r.tick = -1;
     for (const auto& s : states) {
         const auto it = m.slot_of.find(s.index);
         if (it == m.slot_of.end()) continue;
