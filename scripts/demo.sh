@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh) and shows dnnc at work on local multi-node
 # clusters: XOR on two nodes fed from a CSV, then one simulated second of the CUBA network
-# (4,000 LIF neurons, 0.1 ms ticks) on four nodes of unequal capacity, then the same
-# cluster driven by hand: up, submit, status with measured link latencies, down.
+# (4,000 LIF neurons, 0.1 ms ticks) on four nodes of unequal capacity, half a second of the
+# Potjans-Diesmann cortical microcircuit (scaled to 7,717 neurons) on four nodes with every
+# spike recorded, then the CUBA cluster driven by hand: up, submit, status with measured
+# link latencies, down.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -25,6 +27,12 @@ echo "== dnnc run examples/cuba/cuba.xml --ticks 10000 --output cuba.csv"
 "$dnnc" run examples/cuba/cuba.xml --ticks 10000 --output "$out/cuba.csv"
 spikes=$(tail -n +2 "$out/cuba.csv" | tr ',' '\n' | grep -c '^1$' || true)
 echo "-- the 100 recorded neurons spiked $spikes times in 1 s of simulated time"
+
+echo
+echo "== dnnc run examples/microcircuit/microcircuit_scaled.xml --nodes 4 --ticks 5000 --spikes spikes.csv"
+"$dnnc" run examples/microcircuit/microcircuit_scaled.xml --nodes 4 --ticks 5000 --spikes "$out/spikes.csv"
+echo "-- $(($(wc -l < "$out/spikes.csv") - 1)) spikes in spikes.csv (t_ms,population,index); the first ones:"
+head -4 "$out/spikes.csv"
 
 config=examples/cuba/cuba.xml
 lead=127.0.0.1:7120

@@ -121,7 +121,8 @@ def write(path, n_scaling, k_scaling):
             out.append("    </projection>")
     for i, pop in enumerate(POPULATIONS):
         out.append(f'    <poisson to="{pop}" rate="{g(BG_RATE_HZ * net["k_ext"][i])}" weight="{g(net["w_ext"])}" seed="{2001 + i}"/>')
-    out += ["  </network>", "</dnnc>", ""]
+    # Spikes are sparse: only non-zero outputs travel between nodes.
+    out += ["  </network>", '  <run sync="lockstep" send="nonzero"/>', "</dnnc>", ""]
     with open(path, "w") as f:
         f.write("\n".join(out))
     synapses = sum(map(sum, net["counts"]))
