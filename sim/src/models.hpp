@@ -106,18 +106,12 @@ inline float step_lif(const model_coefficients& c, float& v, float& ge, float& g
     return resting ? 0.0f : fired;
 }
 
-// One tick of NEST's iaf_psc_exp (iaf_psc_exp.cpp, NEST 3): unless refractory, V (relative
-// to E_L) integrates with the currents as they were; the currents decay and take this tick's
-// synaptic sums; V >= theta spikes, resets V and starts round(t_ref / dt) refractory ticks.
-// `input` is the external current I_ext in pA (bias + ext). Branch-free, as step_lif.
-inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& refractory_left,
-                              float input, float excitatory, float inhibitory) {
+// The end of a NEST model's tick: `integrated` (V relative to E_L after this tick's update)
+// at or above threshold spikes, V resets and the refractory count starts; while
+// refractory V stays and the count runs down. Branch-free selects, as the callers.
+inline float settle_iaf(const model_coefficients& c, float& v, float& refractory_left, float integrated) {
     const float left = refractory_left;
     const bool refractory = left > 0;
-    const float relative = v - c.e_l;
-    const float integrated = relative * c.a_m + i_ex * c.c_e + i_in * c.c_i + (c.i_e + input) * c.p20;
-    i_ex = i_ex * c.a_e + excitatory;
-    i_in = i_in * c.a_i + inhibitory;
     const bool spike = !refractory && integrated >= c.theta;
     const float moved = integrated + c.e_l;
     const float kept = refractory ? v : moved;
@@ -127,22 +121,27 @@ inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex
     return spike ? 1.0f : 0.0f;
 }
 
+// One tick of NEST's iaf_psc_exp (iaf_psc_exp.cpp, NEST 3): unless refractory, V (relative
+// to E_L) integrates with the currents as they were; the currents decay and take this tick's
+// synaptic sums; V >= theta spikes, resets V and starts round(t_ref / dt) refractory ticks.
+// `input` is the external current I_ext in pA (bias + ext). Branch-free, as step_lif.
+inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& refractory_left,
+                              float input, float excitatory, float inhibitory) {
+    const float relative = v - c.e_l;
+    const float integrated = relative * c.a_m + i_ex * c.c_e + i_in * c.c_i + (c.i_e + input) * c.p20;
+    i_ex = i_ex * c.a_e + excitatory;
+    i_in = i_in * c.a_i + inhibitory;
+    return settle_iaf(c, v, refractory_left, integrated);
+}
+
 // One tick of NEST's iaf_psc_delta (iaf_psc_delta.cpp): unless refractory, V (relative to
 // E_L) decays, integrates I_e + I_ext and jumps by this tick's synaptic sums (mV); input that
 // arrives while refractory is dropped. i_ex and i_in are not used.
 inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/,
                                 float& refractory_left, float input, float excitatory, float inhibitory) {
-    const float left = refractory_left;
-    const bool refractory = left > 0;
     const float relative = v - c.e_l;
     const float integrated = c.p20 * (c.i_e + input) + c.a_m * relative + (excitatory + inhibitory);
-    const bool spike = !refractory && integrated >= c.theta;
-    const float moved = integrated + c.e_l;
-    const float kept = refractory ? v : moved;
-    v = spike ? c.v_reset : kept;
-    const float counted = refractory ? left - 1.0f : left;
-    refractory_left = spike ? c.refractory_ticks : counted;
-    return spike ? 1.0f : 0.0f;
+    return settle_iaf(c, v, refractory_left, integrated);
 }
 
 // One tick of the spiking model c.model (protocol::is_spiking).
