@@ -25,11 +25,15 @@ void pound(const endpoint& at) {
         "", "garbage", "{}", "[]", "{\"command\": 7}", "{\"command\": \"step\", \"ticks\": -3}",
         "{\"grant\": \"x\"}", "[[999999, 0, 1]]", "[[0, -5, 1]]", "<dnnc xmlns=\"urn:dnnc:1\"/>", "<node-config/>",
         std::string("\x01\x00\x02\x00", 4), std::string(1000, '\xff'), "DNNCSNAP" + std::string(100, '\x01'),
-        R"({"route": [{"id": "x", "host": "127.0.0.1", "port": 1, "delay": 0}], "hop": 5})"};
+        R"({"route": [{"id": "x", "host": "127.0.0.1", "port": 1, "delay": 0}], "hop": 5})",
+        // Spike requests and tick reports with recorded spikes.
+        // Spike requests.
+        R"({"from": "x"})", R"({"from": -7})", R"({"from": 0, "acknowledge": 3})"};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,
                                      message_type::output,  message_type::snapshot,      message_type::capture,
-                                     message_type::restore_state, message_type::status,   message_type::error_reply};
+                                     message_type::restore_state, message_type::status,   message_type::error_reply,
+                                     message_type::spikes};
     for (auto type : requests)
         for (const auto& payload : payloads) {
             INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");
@@ -42,10 +46,14 @@ void pound(const endpoint& at) {
         }
     // One-way types get no reply; the node must simply stay up. A signal-link frame hands
     // the connection to the node's signal inbox: the junk after it goes there.
+    // Tick reports also come well formed but with impossible recorded spikes.
+    const std::vector<std::string> reports{R"({"node": "a", "tick": 0, "rows": [[0, [], "x"]]})",
+                                           R"({"node": "a", "tick": 0, "rows": [[0, [1], [-5, 1e30]]]})"};
     for (auto type : {message_type::signals, message_type::tick_report, message_type::signal_link}) {
-        for (int k = 0; k < 20; ++k) {
+        for (int k = 0; k < 22; ++k) {
             std::string junk(gen() % 200, '\0');
             for (auto& c : junk) c = static_cast<char>(gen());
+            if (k >= 20) junk = type == message_type::tick_report ? reports[k - 20] : junk;
             try {
                 client.call(at, {type, 0, 0, junk}, std::chrono::milliseconds(50));
             } catch (const io_error&) {
