@@ -191,6 +191,8 @@ std::string lead::capture_snapshot(std::int64_t tick) {
         throw error("the nodes returned " + std::to_string(states.size()) + " neuron states for " +
                     std::to_string(net.neuron_count()) + " neurons");
     protocol::document doc = state->plan.doc;
+    // A snapshot carries its spike sources' spikes itself, needing no file to restore.
+    for (auto& p : doc.net->populations) p.spike_file.clear();
     doc.state = protocol::snapshot_state{tick, {}, {}};
     doc.state->neurons.reserve(states.size());
     for (const auto& s : states)

@@ -215,7 +215,8 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.dt = net.dt;
     share.where = net.where;
     share.neurons = net.neurons;
-    share.populations = net.populations;
+    // Spike sources without their spikes: build_configs gives each node its own.
+    for (const auto& p : net.populations) share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}});
     share.inputs = net.inputs;
     share.outputs = net.outputs;
     share.poisson = net.poisson;  // each node draws for its own neurons
@@ -277,6 +278,14 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
         c.epoch = epoch;
         c.run = run;
         c.share = share_of(*doc.net, synapse_node, static_cast<std::uint32_t>(v));
+    }
+    // Each node gets the listed spikes of its own spike-source neurons, inline.
+    for (std::size_t k = 0; k < doc.net->populations.size(); ++k) {
+        const auto& source = doc.net->populations[k];
+        if (source.params.model != protocol::neuron_model::spike_source) continue;
+        const auto first = net.groups[net.group_index.at(source.id)].first;
+        for (const auto& s : source.spikes)
+            configs[node_of[first + static_cast<protocol::neuron_index>(s.index)]].share->populations[k].spikes.push_back(s);
     }
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto& g = net.groups[net.group_of[i]];

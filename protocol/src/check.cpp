@@ -303,8 +303,8 @@ void check_generators(problems& out, const symbol_table& symbols, const network&
     }
 }
 
-// A <record>'s references: groups that exist, of spiking models (only their spikes are
-// recorded). `model_of` maps a neuron or population id to its model.
+// A <record>'s references: groups that exist, of spiking models or spike sources (only
+// their spikes are recorded). `model_of` maps a neuron or population id to its model.
 void check_record(problems& out, const symbol_table& symbols, const recording& r,
                   const std::unordered_map<std::string_view, neuron_model>& model_of) {
     if (!r.neurons) return;
@@ -316,9 +316,9 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
             continue;
         }
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
-        if (model != model_of.end() && !is_spiking(model->second))
+        if (model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) and spike sources spike");
     }
 }
 
@@ -341,9 +341,10 @@ void check_network(const network& net) {
     }
     for (const auto& p : net.populations) {
         unique(p.id, p.where);
-        check_params(out, p.params, p.where, "population " + quote(p.id));
+        const std::string what = (p.params.model == neuron_model::spike_source ? "spike source " : "population ") + quote(p.id);
+        check_params(out, p.params, p.where, what);
         if (p.size < 1)
-            out.add(p.where, "population " + quote(p.id) + ": size must be at least 1 (got " + std::to_string(p.size) + ")");
+            out.add(p.where, what + ": size must be at least 1 (got " + std::to_string(p.size) + ")");
         else
             total += static_cast<std::uint64_t>(p.size);
     }
@@ -353,6 +354,22 @@ void check_network(const network& net) {
     out.throw_if_any();  // references below need a sound symbol table
 
     const symbol_table symbols(net);
+    std::unordered_map<std::string_view, neuron_model> model_of;
+    for (const auto& n : net.neurons) model_of.emplace(n.id, n.params.model);
+    for (const auto& p : net.populations) model_of.emplace(p.id, p.params.model);
+    // A spike source's output is its listed spikes alone: nothing may feed it.
+    auto no_spike_source = [&](const std::vector<std::string>& refs, const source_location& where, const std::string& what) {
+        for (const auto& ref : refs) {
+            const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+            if (model != model_of.end() && model->second == neuron_model::spike_source)
+                out.add(where, what + ": " + quote(ref) + " is a spike source, which takes no input");
+        }
+    };
+    for (const auto& s : net.synapses) no_spike_source({s.to}, s.where, "synapse from " + quote(s.from) + " to " + quote(s.to));
+    for (const auto& p : net.projections) no_spike_source({p.to}, p.where, "projection from " + quote(p.from) + " to " + quote(p.to));
+    for (const auto& g : net.poisson) no_spike_source(g.to, g.where, "poisson generator");
+    for (const auto& g : net.dc) no_spike_source(g.to, g.where, "dc generator");
+    for (const auto& p : net.inputs) no_spike_source(p.neurons, p.where, "input " + quote(p.id));
     double expected_synapses = static_cast<double>(net.synapses.size());
     for (const auto& s : net.synapses) {
         const std::string what = "synapse from " + quote(s.from) + " to " + quote(s.to);
@@ -391,9 +408,6 @@ void check_network(const network& net) {
             check_port(out, symbols, p, kind);
         }
     }
-    std::unordered_map<std::string_view, neuron_model> model_of;
-    for (const auto& n : net.neurons) model_of.emplace(n.id, n.params.model);
-    for (const auto& p : net.populations) model_of.emplace(p.id, p.params.model);
     for (const auto& r : net.records) check_record(out, symbols, r, model_of);
     out.throw_if_any();
 }

@@ -4,6 +4,7 @@
 #include "dnnc/protocol/resolve.hpp"
 #include "weights_file.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -252,6 +253,12 @@ generators resolve_generators(const network& net) {
     generators g;
     for (const auto& p : net.poisson) g.poisson.push_back({spans(p.to, p.where), p.rate, p.weight, p.seed});
     for (const auto& d : net.dc) g.dc.push_back({spans(d.to, d.where), d.amplitude, d.start, d.stop});
+    for (const auto& p : net.populations) {
+        if (p.spikes.empty()) continue;
+        const auto first = static_cast<neuron_index>(symbols.range(p.id, p.where).first);
+        for (const auto& s : p.spikes) g.spikes.push_back({first + static_cast<neuron_index>(s.index), s.tick});
+    }
+    std::stable_sort(g.spikes.begin(), g.spikes.end(), [](const listed_spike& a, const listed_spike& b) { return a.tick < b.tick; });
     return g;
 }
 

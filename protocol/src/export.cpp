@@ -194,7 +194,7 @@ extras check_extras(const expanded_network& net, const snapshot_state* state, co
     if (!state) return x;
     x.value_of.assign(net.neuron_count(), nullptr);
     std::vector<diagnostic> problems;
-    std::array<bool, static_cast<std::size_t>(neuron_model::iaf_psc_delta) + 1> model_present{};
+    std::array<bool, static_cast<std::size_t>(neuron_model::spike_source) + 1> model_present{};
     for (const auto& s : state->neurons) {
         const auto i = net.find(s.id);
         if (!i) {

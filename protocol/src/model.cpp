@@ -16,6 +16,7 @@ const char* to_string(neuron_model m) {
     case neuron_model::lif: return "lif";
     case neuron_model::iaf_psc_exp: return "iaf_psc_exp";
     case neuron_model::iaf_psc_delta: return "iaf_psc_delta";
+    case neuron_model::spike_source: return "spike-source";
     }
     return "?";
 }
@@ -96,8 +97,10 @@ bool operator==(const neuron_params& a, const neuron_params& b) {
 bool operator==(const neuron& a, const neuron& b) {
     return a.id == b.id && a.params == b.params;
 }
+bool operator==(const spike_time& a, const spike_time& b) { return a.index == b.index && a.tick == b.tick; }
 bool operator==(const population& a, const population& b) {
-    return std::tie(a.id, a.size, a.seed, a.params) == std::tie(b.id, b.size, b.seed, b.params);
+    return std::tie(a.id, a.size, a.seed, a.params, a.spike_file, a.spikes) ==
+           std::tie(b.id, b.size, b.seed, b.params, b.spike_file, b.spikes);
 }
 bool operator==(const synapse& a, const synapse& b) {
     return std::tie(a.from, a.to, a.weight, a.delay, a.delay_ms) == std::tie(b.from, b.to, b.weight, b.delay, b.delay_ms);

@@ -7,6 +7,7 @@
 #include "dnnc/protocol/xml.hpp"
 
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/csv.hpp"
 #include "text.hpp"
 
 #include <xercesc/framework/MemBufInputSource.hpp>
@@ -25,6 +26,7 @@
 #include <xercesc/validators/common/Grammar.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -364,7 +366,8 @@ protected:
             {"linear", neuron_model::linear}, {"step", neuron_model::step},
             {"sigmoid", neuron_model::sigmoid}, {"tanh", neuron_model::tanh},
             {"relu", neuron_model::relu}, {"lif", neuron_model::lif},
-            {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta}};
+            {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
+            {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
         check_model_attributes(a, p.model);
@@ -425,18 +428,45 @@ protected:
         return ms;
     }
 
+    // The parameters of a <neuron> or <population>: spike sources have an element of their own.
+    static neuron_params read_network_params(const attributes& a) {
+        auto p = read_params(a);
+        if (p.model == neuron_model::spike_source)
+            a.fail("model 'spike-source' is not a neuron model; write <spike-source id=\"...\" size=\"...\">");
+        return p;
+    }
+
+    // A listed spike at t_ms of member `index` of spike source p, as a tick of dt.
+    static spike_time spike_of(double t_ms, std::int64_t index, const population& p, double dt, const source_location& where) {
+        if (const auto why = spike_time_problem(t_ms, index, p.size, dt)) throw config_error(where, "spike source '" + p.id + "': " + *why);
+        return {index, ticks_of_ms(t_ms, dt)};
+    }
+
     // An element inside <network>.
     static void read_network_child(network& net, const std::string& n, const attributes& a, attributes_given& given) {
         if (n == "neuron") {
-            net.neurons.push_back({a.text("id"), read_params(a), a.where()});
+            net.neurons.push_back({a.text("id"), read_network_params(a), a.where()});
         } else if (n == "population") {
             population p;
             p.id = a.text("id");
             p.size = a.integer("size", 0);
             p.seed = a.uinteger("seed", 0);
-            p.params = read_params(a);
+            p.params = read_network_params(a);
             p.where = a.where();
             net.populations.push_back(std::move(p));
+        } else if (n == "spike-source") {
+            population p;
+            p.id = a.text("id");
+            p.size = a.integer("size", 0);
+            p.params.model = neuron_model::spike_source;
+            p.spike_file = a.text("file");
+            p.where = a.where();
+            net.populations.push_back(std::move(p));
+        } else if (n == "spike") {
+            // A child of the spike source just read (the schema allows it nowhere else).
+            population& p = net.populations.back();
+            if (!p.spike_file.empty()) a.fail("spike source '" + p.id + "' lists spikes both in a file and as <spike> children");
+            p.spikes.push_back(spike_of(a.real("t-ms", 0.0), a.integer("index", 0), p, net.dt, a.where()));
         } else if (n == "synapse") {
             net.connection_order.push_back({connection_ref::type::synapse, net.synapses.size()});
             net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0),
@@ -786,7 +816,22 @@ validating_reader& reader_for(std::string_view schema, const char* name) {
 document parse_document(std::string_view xml, const std::string& file) {
     document_handler handler;
     reader_for(schemas::network_xsd, "network.xsd").parse(xml, file, handler);
+    if (handler.result.net) load_spike_files(*handler.result.net, file);
     return std::move(handler.result);
+}
+
+void load_spike_files(network& net, const std::string& document_file) {
+    const auto base = std::filesystem::path(document_file).parent_path();
+    for (auto& p : net.populations) {
+        if (!p.spike_file.empty()) {
+            const std::filesystem::path named(p.spike_file);
+            const auto path = named.is_absolute() ? named : base / named;
+            if (!std::filesystem::is_regular_file(path))
+                throw config_error(p.where, "spike source '" + p.id + "': cannot read the file '" + path.string() + "'");
+            p.spikes = read_spike_times_csv(path.string(), p.size, net.dt);
+        }
+        sort_spikes(p.spikes);
+    }
 }
 
 node_config parse_node_config(std::string_view xml, const std::string& file) {

@@ -168,6 +168,23 @@ void write_distribution(xml_out& x, const char* name, const distribution& d) {
     x.close();
 }
 
+// A spike source names its file, or lists its spikes (as ms, which read back as the same
+// ticks).
+void write_spike_source(xml_out& x, const population& p, double dt) {
+    x.open("spike-source");
+    x.attr("id", p.id);
+    x.attr("size", p.size);
+    x.attr_if("file", p.spike_file);
+    if (p.spike_file.empty())
+        for (const auto& s : p.spikes) {
+            x.open("spike");
+            x.attr("t-ms", static_cast<double>(s.tick) * dt);
+            x.attr("index", s.index);
+            x.close();
+        }
+    x.close();
+}
+
 void write_network(xml_out& x, const network& net) {
     x.open("network");
     x.attr("name", net.name);
@@ -180,6 +197,10 @@ void write_network(xml_out& x, const network& net) {
         x.close();
     }
     for (const auto& p : net.populations) {
+        if (p.params.model == neuron_model::spike_source) {
+            write_spike_source(x, p, net.dt);
+            continue;
+        }
         x.open("population");
         x.attr("id", p.id);
         x.attr("size", p.size);

@@ -71,6 +71,8 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
         dc_.push_back({std::move(runs), static_cast<float>(d.amplitude), d.start,
                        d.stop.value_or(std::numeric_limits<double>::infinity())});
     }
+    for (const auto& spike : generators.spikes)
+        if (const auto slot = local_slot(spike.neuron); slot >= 0) spikes_.push_back({spike.tick, static_cast<std::uint32_t>(slot)});
     for (std::size_t k = 0; k < local; ++k)
         if (is_driven_[k]) driven_.push_back(static_cast<std::uint32_t>(k));
     if (has_poisson()) {
@@ -111,7 +113,13 @@ bool drive::active(const dc_source& d, std::int64_t t) const {
     return d.start <= time && time < d.stop;
 }
 
-bool drive::add_dc(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const {
+std::pair<std::vector<drive::local_spike>::const_iterator, std::vector<drive::local_spike>::const_iterator> drive::spikes_at(
+    std::int64_t t) const {
+    return std::equal_range(spikes_.begin(), spikes_.end(), local_spike{t, 0},
+                            [](const local_spike& a, const local_spike& b) { return a.tick < b.tick; });
+}
+
+bool drive::add_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const {
     bool any = false;
     for (const auto& d : dc_) {
         if (!active(d, t)) continue;
@@ -119,15 +127,22 @@ bool drive::add_dc(std::int64_t t, std::vector<float>& ext, std::size_t lanes) c
         for (const auto& r : d.runs)
             for (std::size_t v = std::size_t{r.slot} * lanes; v < (std::size_t{r.slot} + r.count) * lanes; ++v) ext[v] += d.amplitude;
     }
-    return any;
+    const auto [first, last] = spikes_at(t);
+    for (auto s = first; s != last; ++s)
+        for (std::size_t v = std::size_t{s->slot} * lanes; v < (std::size_t{s->slot} + 1) * lanes; ++v) ext[v] += 1.0f;
+    return any || first != last;
 }
 
-void drive::clear_dc(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const {
+void drive::clear_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const {
+    auto clear = [&](std::size_t slot, std::size_t count) {
+        std::fill(ext.begin() + static_cast<std::ptrdiff_t>(slot * lanes), ext.begin() + static_cast<std::ptrdiff_t>((slot + count) * lanes),
+                  0.0f);
+    };
     for (const auto& d : dc_)
         if (active(d, t))
-            for (const auto& r : d.runs)
-                std::fill(ext.begin() + static_cast<std::ptrdiff_t>(std::size_t{r.slot} * lanes),
-                          ext.begin() + static_cast<std::ptrdiff_t>((std::size_t{r.slot} + r.count) * lanes), 0.0f);
+            for (const auto& r : d.runs) clear(r.slot, r.count);
+    const auto [first, last] = spikes_at(t);
+    for (auto s = first; s != last; ++s) clear(s->slot, 1);
 }
 
 }  // namespace dnnc::sim

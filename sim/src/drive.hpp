@@ -1,12 +1,13 @@
 #pragma once
-// The generators' input to a node's neurons (private to dnnc_sim): Poisson spike trains
-// and DC currents. Every value is a function of (generator, neuron, tick) alone, so each
+// The generators' input to a node's neurons (private to dnnc_sim): Poisson spike trains,
+// DC currents and the spikes listed for spike sources. Every value is a function of (generator, neuron, tick) alone, so each
 // node computes for its own neurons what a single process computes for them.
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace dnnc::sim {
@@ -44,10 +45,12 @@ public:
     // Sets excitatory() and inhibitory() back to zero after a tick.
     void clear_poisson();
 
-    // Adds the DC amplitudes active at tick t to ext (`lanes` values per local neuron), in
-    // document order; returns whether any was active. clear_dc zeroes what add_dc touched.
-    bool add_dc(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const;
-    void clear_dc(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const;
+    // Adds to ext (`lanes` values per local neuron) the DC amplitudes active at tick t, in
+    // document order, then one per spike listed for tick t (a spike source's output is its
+    // external input); returns whether it added anything. clear_external zeroes what
+    // add_external touched.
+    bool add_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const;
+    void clear_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const;
 
 private:
     // Local neurons whose slots and global indices both run consecutively.
@@ -68,10 +71,17 @@ private:
         double start, stop;  // ms
     };
     bool active(const dc_source& d, std::int64_t t) const;
+    struct local_spike {
+        std::int64_t tick;
+        std::uint32_t slot;
+    };
+    // The listed spikes of tick t: a range of spikes_.
+    std::pair<std::vector<local_spike>::const_iterator, std::vector<local_spike>::const_iterator> spikes_at(std::int64_t t) const;
 
     double dt_;
     std::vector<poisson_source> poisson_;
     std::vector<dc_source> dc_;
+    std::vector<local_spike> spikes_;  // of local spike sources, by tick
     std::vector<float> excitatory_, inhibitory_;
     std::vector<std::uint32_t> driven_;
     std::vector<std::uint8_t> is_driven_;

@@ -586,7 +586,7 @@ struct engine::impl {
         spiked.clear();
         if (spiking == spiking_neurons::none) return;
         auto take = [&](std::size_t k) {
-            if (spiking == spiking_neurons::all || protocol::is_spiking(coefficients(k).model))
+            if (spiking == spiking_neurons::all || protocol::emits_spikes(coefficients(k).model))
                 spiked.push_back(spec.neurons[k].index);
         };
         if (batch == 1) {
@@ -1016,7 +1016,7 @@ struct engine::impl {
             for (std::size_t lane = 0; lane < batch; ++lane) state.set(k * batch + lane, initial);
         }
         const auto spiking_count = std::count_if(s.neurons.begin(), s.neurons.end(),
-                                                 [](const neuron_spec& n) { return protocol::is_spiking(n.params.model); });
+                                                 [](const neuron_spec& n) { return protocol::emits_spikes(n.params.model); });
         spiking = spiking_count == 0 || !s.list_spikes                     ? spiking_neurons::none
                   : static_cast<std::size_t>(spiking_count) == local ? spiking_neurons::all
                                                                        : spiking_neurons::some;
@@ -1147,7 +1147,7 @@ void engine::compute() {
         for (const auto& [position, value] : inputs) m.ext[position] += value;
         m.external_input = true;
     }
-    if (m.generated->add_dc(t, m.ext, m.batch)) m.external_input = true;
+    if (m.generated->add_external(t, m.ext, m.batch)) m.external_input = true;
     if (m.poisson_input()) m.generated->draw(t);
     float* out = m.row(t);
     m.compute_dense(t);
@@ -1167,7 +1167,7 @@ void engine::compute() {
                               [&](const tbb::blocked_range<std::size_t>& r) { m.compute_range(r.begin(), r.end(), t, out); });
     }
     for (const auto& [position, value] : inputs) m.ext[position] = 0.0f;
-    m.generated->clear_dc(t, m.ext, m.batch);
+    m.generated->clear_external(t, m.ext, m.batch);
     if (m.poisson_input()) m.generated->clear_poisson();
     m.external_input = false;
     m.list_spikes(t, out);

@@ -39,10 +39,13 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt);
 // (seed, index), so it does not depend on the partition.
 model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index);
 
-// linear, step, sigmoid, tanh, relu: y = f(u). Inline: the engine calls it per neuron per tick.
+// linear, step, sigmoid, tanh, relu: y = f(u); a spike source puts out its external input,
+// the count of its spikes listed for the tick (nothing else feeds it). Inline: the engine
+// calls it per neuron per tick.
 inline float step_rate(const model_coefficients& c, float u) {
     switch (c.model) {
-    case protocol::neuron_model::linear: return u;
+    case protocol::neuron_model::linear:
+    case protocol::neuron_model::spike_source: return u;
     case protocol::neuron_model::step: return u >= c.threshold ? 1.0f : 0.0f;
     case protocol::neuron_model::sigmoid: return 1.0f / (1.0f + std::exp(-u));
     case protocol::neuron_model::tanh: return std::tanh(u);

@@ -99,8 +99,14 @@ const expectation corpus[] = {
     {"poisson_unknown_target.xml", 5, "poisson generator: no neuron or population 'inh'"},
     {"dc_stop_before_start.xml", 5, "dc generator: stop must be a finite number >= start (ms)"},
     {"record_unknown_population.xml", 6, "record: no neuron or population 'Q'"},
-    {"record_not_spiking.xml", 6, "record: 'out' is a linear neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) spike"},
+    {"record_not_spiking.xml", 6, "record: 'out' is a linear neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) and spike sources spike"},
     {"record_bad_slice.xml", 5, "record: slice [5:20] is out of range"},
+    {"model_spike_source.xml", 4, "model 'spike-source' is not a neuron model; write <spike-source"},
+    {"spike_source_into.xml", 6, "projection from 'p' to 's': 's' is a spike source, which takes no input"},
+    {"spike_source_index_out_of_range.xml", 6, "spike source 's': index 5 is out of range; the spike source has 3 members"},
+    {"spike_source_negative_time.xml", 5, "spike source 's': a spike time must be a finite number of ms >= 0"},
+    {"spike_source_missing_file.xml", 5, "spike source 's': cannot read the file"},
+    {"spike_source_file_and_children.xml", 5, "lists spikes both in a file and as <spike> children"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };

@@ -90,3 +90,47 @@ TEST_CASE("spike rows give each spike's tick start in ms, which reads back to th
             CHECK(std::llround(t_ms / dt) == tick);
         }
 }
+
+TEST_CASE("spike-time CSV rows are read as ticks of dt, rounded as delays are, in file order") {
+    const auto spikes = parse_spike_times_csv("t_ms,index\n1.5,2\n0.25,0\n\n0.24,1\n0,2\n1.5,2\n", "s.csv", 3, 0.1);
+    REQUIRE(spikes.size() == 5);
+    CHECK(spikes[0].tick == 15);
+    CHECK(spikes[0].index == 2);
+    CHECK(spikes[1].tick == 3);  // 2.5 ticks round half up
+    CHECK(spikes[2].tick == 2);
+    CHECK(spikes[3].tick == 0);
+    auto sorted = spikes;
+    sort_spikes(sorted);
+    CHECK(sorted.front().tick == 0);
+    CHECK(sorted.back().tick == 15);
+    CHECK(sorted[3] == sorted[4]);  // listed twice: kept twice
+    // A recorded spike's time reads back as its tick.
+    for (const double dt : {0.1, 0.025, 1.0 / 3.0}) {
+        const auto row = spike_csv_row(123457, dt, "P", 1);
+        const auto back = parse_spike_times_csv("t_ms,index\n" + row.substr(0, row.find(',')) + ",1\n", "r.csv", 2, dt);
+        CHECK(back.at(0).tick == 123457);
+    }
+}
+
+TEST_CASE("malformed spike-time CSV gives every problem with file, line and column") {
+    try {
+        parse_spike_times_csv("t_ms,index\n-1,0\n2,x\n3,7\ninf,0\n1e300,0\n4\n", "s.csv", 3, 0.1);
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        const auto& p = e.problems();
+        REQUIRE(p.size() == 6);
+        CHECK(p[0].where.line == 2);
+        CHECK_THAT(p[0].message, Catch::Contains(">= 0"));
+        CHECK(p[1].where.line == 3);
+        CHECK(p[1].where.column == 3);
+        CHECK_THAT(p[1].message, Catch::Contains("'x'"));
+        CHECK(p[2].where.column == 3);
+        CHECK_THAT(p[2].message, Catch::Contains("index 7 is out of range; the spike source has 3 members"));
+        CHECK_THAT(p[3].message, Catch::Contains("finite"));
+        CHECK_THAT(p[4].message, Catch::Contains("beyond the last tick"));
+        CHECK_THAT(p[5].message, Catch::Contains("2 fields"));
+        CHECK_THAT(std::string(e.what()), Catch::StartsWith("s.csv:2:1: "));
+    }
+    CHECK_THROWS_WITH(parse_spike_times_csv("", "e.csv", 1, 0.1), Catch::Contains("e.csv:1:1: the file is empty"));
+    CHECK_THROWS_WITH(parse_spike_times_csv("time,neuron\n", "h.csv", 1, 0.1), Catch::Contains("`t_ms,index`"));
+}

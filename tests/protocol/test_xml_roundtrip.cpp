@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <random>
 
 using namespace dnnc::protocol;
 
@@ -201,6 +204,41 @@ TEST_CASE("record elements round-trip, with and without their neurons") {
     other.net->records[1].neurons = std::vector<std::string>{"P"};
     CHECK_FALSE(other == doc);
     CHECK_FALSE(parse_document(serialize(other), "r3.xml") == doc);
+}
+
+TEST_CASE("spike sources round-trip: inline spikes as the same ticks, a file by its name") {
+    const char* const inline_text = R"(<dnnc xmlns="urn:dnnc:1"><network name="s" dt="0.025">
+  <spike-source id="src" size="4"><spike t-ms="0.3" index="3"/><spike t-ms="0.0125" index="1"/><spike t-ms="0.3" index="3"/></spike-source>
+  <population id="p" size="4" model="iaf_psc_delta"/>
+  <projection from="src" to="p" kind="one-to-one" weight="2"/>
+</network></dnnc>)";
+    const document doc = parse_document(inline_text, "s.xml");
+    const auto& source = doc.net->populations.at(0);
+    CHECK(source.params.model == neuron_model::spike_source);
+    REQUIRE(source.spikes.size() == 3);
+    CHECK(source.spikes[0] == spike_time{1, 1});  // 0.5 ticks round up; sorted by tick
+    CHECK(source.spikes[1] == spike_time{3, 12});
+    CHECK(source.spikes[2] == spike_time{3, 12});
+    const auto text = serialize(doc);
+    CHECK_THAT(text, Catch::Contains("<spike-source"));
+    CHECK(parse_document(text, "s2.xml") == doc);
+
+    const auto dir = std::filesystem::temp_directory_path() / ("dnnc-spikes-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "in.csv") << "t_ms,index\n0.3,3\n0.0125,1\n0.3,3\n";
+    const std::string with_file = R"(<dnnc xmlns="urn:dnnc:1"><network name="s" dt="0.025">
+  <spike-source id="src" size="4" file="in.csv"/>
+  <population id="p" size="4" model="iaf_psc_delta"/>
+  <projection from="src" to="p" kind="one-to-one" weight="2"/>
+</network></dnnc>)";
+    const auto from_file = parse_document(with_file, (dir / "doc.xml").string());
+    CHECK(from_file.net->populations.at(0).spikes == source.spikes);  // read relative to the document
+    CHECK(from_file.net->populations.at(0).spike_file == "in.csv");
+    const auto written = serialize(from_file);
+    CHECK_THAT(written, Catch::Contains("file=\"in.csv\""));
+    CHECK_THAT(written, !Catch::Contains("<spike "));
+    CHECK(parse_document(written, (dir / "again.xml").string()) == from_file);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a snapshot state and a cluster-only document round-trip") {

@@ -262,3 +262,42 @@ TEST_CASE("dnnc output prints every tick of a batched run, however many replies 
     CHECK(refused.exit_code != 0);
     CHECK_THAT(refused.err, Catch::Contains("1228800 values per tick, more than 1000000"));
 }
+
+TEST_CASE("a snapshot holds its spike sources' spikes: restored after the CSV is gone it goes on as a straight run") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    const auto spikes_csv = dir.file("input_spikes.csv", slurp(source_path("examples/spike_source/input_spikes.csv")));
+    std::vector<int> straight_ports, two, one;
+    const auto straight = dir.file("straight.xml", with_cluster("spike_source/spike_source.xml", {1}, straight_ports));
+    const auto first = dir.file("two.xml", with_cluster("spike_source/spike_source.xml", {1, 2}, two));
+    // The cluster restored onto, without the network (which names the file about to go).
+    const auto second = dir.file(
+        "one.xml", std::regex_replace(with_cluster("spike_source/spike_source.xml", {1}, one), std::regex("<network[\\s\\S]*</network>"), ""));
+    {
+        local_cluster_guard c(straight);
+        REQUIRE(c.up.exit_code == 0);
+        submit_and_step(straight, straight_ports, 1200);
+        must(dnnc + " output -o " + out("straight.csv") + lead_of(straight_ports));
+    }
+    {
+        local_cluster_guard c(first);
+        REQUIRE(c.up.exit_code == 0);
+        submit_and_step(first, two, 700);
+        must(dnnc + " output -o " + out("part1.csv") + lead_of(two));
+        must(dnnc + " snapshot -o " + out("k.xml") + lead_of(two));
+    }
+    const auto snapshot = slurp(out("k.xml"));
+    CHECK(snapshot.find("input_spikes.csv") == std::string::npos);
+    CHECK(snapshot.find("<spike t-ms=\"170\" index=\"0\"/>") != std::string::npos);
+    std::filesystem::remove(spikes_csv);
+    {
+        local_cluster_guard c(second);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " restore " + out("k.xml") + " --cluster " + second + to_of(one));
+        must(dnnc + " step 500" + lead_of(one));
+        must(dnnc + " output -o " + out("part2.csv") + lead_of(one));
+    }
+    const auto rest = slurp(out("part2.csv"));
+    CHECK(slurp(out("part1.csv")) + rest.substr(rest.find('\n') + 1) == slurp(out("straight.csv")));
+}

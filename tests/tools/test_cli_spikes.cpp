@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -177,4 +178,47 @@ TEST_CASE("bad recordings are refused: located errors for <record>, exit 2") {
     const auto none = run_command(dnnc_binary() + " run " + rates + " --nodes 1 --ticks 10 --spikes " + (dir.path / "s.csv").string());
     CHECK(none.exit_code == 2);
     CHECK_THAT(none.err, Catch::Contains("no neuron of a spiking model"));
+}
+
+TEST_CASE("a spike source read from a CSV beside the document drives the network alike on 1 and 3 nodes") {
+    scratch_dir dir;
+    // Spikes of 20 sources over 30 ms, each (tick, index) once, in no particular order.
+    std::string input = "t_ms,index\n";
+    std::vector<std::pair<long, int>> listed;
+    for (int k = 0; k < 300; ++k) {
+        const long tick = (k * 7919L) % 300;
+        const int index = (k * 13) % 20;
+        if (std::find(listed.begin(), listed.end(), std::make_pair(tick, index)) != listed.end()) continue;
+        listed.emplace_back(tick, index);
+        input += t_ms(tick, 0.1) + "," + std::to_string(index) + "\n";
+    }
+    dir.file("in.csv", input);
+    const auto doc = dir.file("driven.xml", R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="driven">
+    <spike-source id="S" size="20" file="in.csv"/>
+    <population id="P" size="200" model="iaf_psc_delta" V_th="-69" seed="5"/>
+    <projection from="S" to="P" kind="fixed-outdegree" outdegree="40" weight="0.6" delay-ms="1.5" seed="1"/>
+    <projection from="P" to="P" kind="random" p="0.05" weight="0.2" seed="2"/>
+    <record neurons="S P"/>
+  </network>
+  <run sync="lockstep" send="nonzero"/>
+</dnnc>
+)");
+    const auto one = dnnc_run(dir, doc, "--nodes 1 --ticks 400", "one.csv");
+    CHECK(dnnc_run(dir, doc, "--nodes 3 --ticks 400", "three.csv") == one);
+    // The sources' recorded spikes are the listed ones, by tick and index.
+    std::sort(listed.begin(), listed.end());
+    std::string expected;
+    for (const auto& [tick, index] : listed) expected += t_ms(tick, 0.1) + ",S," + std::to_string(index) + "\n";
+    std::string sources, targets;
+    for (const auto& line : lines_of(one))
+        (line.find(",S,") != std::string::npos ? sources : targets) += line + "\n";
+    CHECK(sources == expected);
+    CHECK(lines_of(targets).size() > 100);  // P spikes, driven by S
+
+    // A bad row is located in the CSV; exit 2.
+    dir.file("in.csv", "t_ms,index\n1.0,3\n2.0,20\n");
+    const auto bad = run_command(dnnc_binary() + " run " + doc + " --nodes 1 --ticks 10");
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains((dir.path / "in.csv").string() + ":3:5: index 20 is out of range; the spike source has 20 members"));
 }

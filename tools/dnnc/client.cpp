@@ -59,10 +59,13 @@ std::string node_binary() {
 
 std::string submission_of(protocol::document doc) {
     const auto base = std::filesystem::absolute(doc.file).parent_path();
-    if (doc.net)
-        for (auto& p : doc.net->projections)
-            if (!p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative())
-                p.weights_file = (base / p.weights_file).lexically_normal().string();
+    auto anchor = [&](std::string& file) {
+        if (!file.empty() && std::filesystem::path(file).is_relative()) file = (base / file).lexically_normal().string();
+    };
+    if (doc.net) {
+        for (auto& p : doc.net->projections) anchor(p.weights_file);
+        for (auto& p : doc.net->populations) anchor(p.spike_file);
+    }
     return protocol::serialize(doc);
 }
 

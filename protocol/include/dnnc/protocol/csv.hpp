@@ -9,9 +9,15 @@
 //   spikes: header `t_ms,population,index`, one row per recorded spike: the start of its
 //           tick (tick x dt, %.10g), the population (or explicit neuron) and the member's
 //           index in it (0 for an explicit neuron).
+//   spike times (the file of a <spike-source>): header `t_ms,index`, one row per spike: its
+//           time in ms, rounded to a tick of dt as delays are (ticks_of_ms), and the member's
+//           index; rows in any order. A recorded spikes file, less its population column,
+//           reads back as the same ticks.
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/model.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +41,17 @@ void check_input_lanes(const std::vector<input_row>& rows, std::int64_t batch);
 std::string output_csv_header(const std::vector<std::string>& columns, std::int64_t batch = 1);
 // `values`: the columns of lane 0, then those of lane 1, ... (one line per lane when batched).
 std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, std::int64_t batch = 1);
+
+// Spike times: listed spikes are bounded so that a file cannot exhaust the lead.
+inline constexpr std::size_t max_listed_spikes = std::size_t{1} << 26;
+// Why t_ms and index cannot be a spike of a spike source of `size` members at dt ms per
+// tick (negative or unreachable time, index out of range); nullopt when they can.
+std::optional<std::string> spike_time_problem(double t_ms, std::int64_t index, std::int64_t size, double dt);
+// Throws config_error with file:line:column for every malformed line (up to 50).
+std::vector<spike_time> parse_spike_times_csv(std::string_view text, const std::string& file, std::int64_t size, double dt);
+std::vector<spike_time> read_spike_times_csv(const std::string& path, std::int64_t size, double dt);
+// By tick, then index (the order a spike source's spikes are kept and written in).
+void sort_spikes(std::vector<spike_time>& spikes);
 
 std::string spike_csv_header();
 std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index);

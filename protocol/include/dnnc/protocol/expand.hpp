@@ -56,9 +56,15 @@ struct resolved_dc {
     double start = 0;            // ms
     std::optional<double> stop;  // ms; none: forever
 };
+// A spike of a spike source: neuron `neuron` puts out one more spike at `tick`.
+struct listed_spike {
+    neuron_index neuron = 0;
+    std::int64_t tick = 0;
+};
 struct generators {
     std::vector<resolved_poisson> poisson;
     std::vector<resolved_dc> dc;
+    std::vector<listed_spike> spikes;  // of every spike source, by tick
 };
 // Throws config_error (located) for a target that does not resolve.
 generators resolve_generators(const network& net);

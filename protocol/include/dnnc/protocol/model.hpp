@@ -11,7 +11,7 @@
 
 namespace dnnc::protocol {
 
-enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta };
+enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -31,6 +31,9 @@ inline bool is_nest_model(neuron_model m) { return m == neuron_model::iaf_psc_ex
 // v-init, v-init-max and v-init-std set and synaptic input split by the weight's sign
 // into an excitatory and an inhibitory sum.
 inline bool is_spiking(neuron_model m) { return m == neuron_model::lif || is_nest_model(m); }
+// Models whose neurons' spikes can be recorded: the spiking models and the members of a
+// <spike-source>, whose output at a tick is the number of spike times listed for it.
+inline bool emits_spikes(neuron_model m) { return is_spiking(m) || m == neuron_model::spike_source; }
 // The names of a model's snapshot variables, in order (none for rate models).
 const std::vector<std::string>& state_variable_names(neuron_model m);
 
@@ -80,12 +83,26 @@ struct neuron {
     source_location where;
 };
 
+// One listed spike of a <spike-source>: its member `index` spikes at `tick`.
+struct spike_time {
+    std::int64_t index = 0;
+    std::int64_t tick = 0;
+};
+bool operator==(const spike_time& a, const spike_time& b);
+
+// A <population>, or a <spike-source> (params.model == spike_source): `size` members that
+// take no input and put out, at each tick, the number of their spikes listed for it.
 struct population {
     std::string id;
     std::int64_t size = 0;
     std::uint64_t seed = 0;
     neuron_params params;
     source_location where;
+    // spike_source only. `spike_file` names a CSV (relative to the document) that the reader
+    // loads into `spikes`; without it the spikes are inline <spike> children. Sorted by
+    // tick, then index; a spike listed twice counts twice.
+    std::string spike_file;
+    std::vector<spike_time> spikes;
 };
 
 struct synapse {

@@ -14,8 +14,13 @@ namespace dnnc::protocol {
 inline constexpr std::size_t max_document_bytes = std::size_t{1} << 30;
 
 // Parses and validates a DNNC document (structure only; see check.hpp for the rest).
-// `file` names the source in messages.
+// `file` names the source in messages; the spike files of its spike sources are loaded
+// (load_spike_files).
 document parse_document(std::string_view xml, const std::string& file);
+// Reads the CSV each spike source names (a path relative to `document_file`'s folder) into
+// its spikes, and sorts every spike source's spikes by tick, then index. Errors are located
+// in the CSV (file:line:column), or at the element when the file cannot be read.
+void load_spike_files(network& net, const std::string& document_file);
 node_config parse_node_config(std::string_view xml, const std::string& file = "node-config");
 signal_packet parse_signal_packet(std::string_view xml, const std::string& file = "signals");
 
