@@ -8,7 +8,6 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libtbb-dev catch2
   nlohmann-json3-dev libcli11-dev libssl-dev
-  libopenblas0-pthread  # LibTorch's BLAS: without it, Debian's reference BLAS (20x slower products)
 )
 
 missing=()
