@@ -98,7 +98,10 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
             c->socket.set_option(tcp::no_delay(true));
         }
 
-        const std::string bytes = protocol::encode_frame(request, secret_);
+        // A new connection first proves this client (pre_auth_max_payload).
+        const std::string bytes =
+            (reused || secret_.empty() ? std::string() : protocol::encode_frame({protocol::message_type::hello, 0, 0, {}}, secret_)) +
+            protocol::encode_frame(request, secret_);
         std::string header(protocol::frame_header_size, '\0');
         std::string body;
         protocol::frame_header h{};

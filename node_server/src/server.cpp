@@ -13,6 +13,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -33,6 +34,7 @@ public:
             const handover_table& handovers, std::function<void(const std::shared_ptr<session>&)> on_close)
         : socket_(std::move(socket)),
           strand_(asio::make_strand(socket_.get_executor())),
+          idle_(strand_),
           options_(options),
           table_(table),
           handovers_(handovers),
@@ -42,7 +44,12 @@ public:
         peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
     }
 
-    void start() { read_header(); }
+    void start() {
+        asio::post(strand_, [self = shared_from_this()] {
+            self->touch();
+            self->read_header();
+        });
+    }
 
     void close() {
         asio::post(strand_, [self = shared_from_this()] {
@@ -55,6 +62,7 @@ public:
     void send(protocol::frame reply) {
         std::string bytes = protocol::encode_frame(reply, options_.secret);
         asio::post(strand_, [self = shared_from_this(), bytes = std::move(bytes)]() mutable {
+            --self->working_;
             self->outbox_.push_back(std::move(bytes));
             if (self->outbox_.size() == 1) self->write_next();
         });
@@ -65,6 +73,7 @@ private:
         asio::async_read(socket_, asio::buffer(header_),
                          asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                              if (ec) return self->finish();
+                             self->touch();
                              try {
                                  self->current_ = protocol::decode_header(
                                      std::string_view(self->header_.data(), self->header_.size()),
@@ -72,37 +81,49 @@ private:
                              } catch (const protocol_error& e) {
                                  return self->reject(e.what());
                              }
+                             if (!self->proven_ && self->current_.payload_length > protocol::pre_auth_max_payload)
+                                 return self->reject("a frame of " + std::to_string(self->current_.payload_length) +
+                                                     " bytes before the sender proved itself (the limit is " +
+                                                     std::to_string(protocol::pre_auth_max_payload) + ")");
+                             self->body_.clear();
                              self->read_body();
                          }));
     }
 
+    // The body in chunks as it arrives: memory follows the bytes a peer sends, not the
+    // length its header declares.
     void read_body() {
-        body_.resize(current_.body_size());
-        asio::async_read(socket_, asio::buffer(body_),
+        const std::size_t have = body_.size(), want = current_.body_size();
+        if (have == want) return body_read();
+        const std::size_t chunk = std::min(want - have, body_chunk);
+        body_.resize(have + chunk);
+        asio::async_read(socket_, asio::buffer(body_.data() + have, chunk),
                          asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                              if (ec) return self->finish();
-                             protocol::frame request;
-                             try {
-                                 request = protocol::decode_body(
-                                     self->current_, std::string_view(self->header_.data(), self->header_.size()),
-                                     self->body_, self->options_.secret);
-                             } catch (const protocol_error& e) {
-                                 return self->reject(e.what());
-                             }
-                             // Small bodies keep their buffer for the next frame (signal
-                             // packets come every tick); a large one's memory goes back.
-                             self->body_.clear();
-                             if (self->body_.capacity() > keep_body_capacity) self->body_.shrink_to_fit();
-                             const bool first = self->frames_read_++ == 0;
-                             if (const auto h = self->handovers_.find(request.type); h != self->handovers_.end()) {
-                                 if (!first)
-                                     return self->reject(std::string(protocol::to_string(request.type)) +
-                                                         " frame after the connection's first");
-                                 return self->leave(request, h->second);
-                             }
-                             self->dispatch(std::move(request));
-                             self->read_header();
+                             self->touch();
+                             self->read_body();
                          }));
+    }
+
+    void body_read() {
+        protocol::frame request;
+        try {
+            request = protocol::decode_body(current_, std::string_view(header_.data(), header_.size()), body_, options_.secret);
+        } catch (const protocol_error& e) {
+            return reject(e.what());
+        }
+        proven_ = true;
+        // Small bodies keep their buffer for the next frame (signal packets come every
+        // tick); a large one's memory goes back.
+        body_.clear();
+        if (body_.capacity() > keep_body_capacity) body_.shrink_to_fit();
+        const bool first = frames_read_++ == 0;
+        if (const auto h = handovers_.find(request.type); h != handovers_.end()) {
+            if (!first) return reject(std::string(protocol::to_string(request.type)) + " frame after the connection's first");
+            return leave(request, h->second);
+        }
+        dispatch(std::move(request));
+        read_header();
     }
 
     void dispatch(protocol::frame request) {
@@ -113,6 +134,7 @@ private:
         };
         const auto it = table_.find(request.type);
         if (it == table_.end() && protocol::is_one_way(request.type)) return;
+        if (!protocol::is_one_way(request.type)) ++working_;  // until send() has its reply
         if (it == table_.end()) {
             reply_once({protocol::message_type::error_reply, 0, id,
                         std::string("this node has no module for ") + protocol::to_string(request.type) + " frames"});
@@ -142,6 +164,17 @@ private:
         finish();
     }
 
+    // Restarts the idle clock: first_frame_timeout until a frame is complete, then
+    // idle_timeout. When it runs out with no reply owed, the connection goes.
+    void touch() {
+        idle_.expires_after(frames_read_ == 0 ? options_.first_frame_timeout : options_.idle_timeout);
+        idle_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+            if (ec == asio::error::operation_aborted || !self->socket_.is_open()) return;
+            if (self->working_ > 0) return self->touch();
+            self->reject(self->frames_read_ == 0 ? "no complete frame in time" : "idle");
+        });
+    }
+
     // Broken framing: the stream cannot be resynchronised, so the connection goes.
     void reject(const std::string& why) {
         DNNC_LOG(warn, "dropping connection from " << peer_ << ": " << why);
@@ -159,6 +192,7 @@ private:
 
     void finish() {
         boost::system::error_code ignored;
+        idle_.cancel();
         socket_.close(ignored);
         if (on_close_) {
             auto callback = std::move(on_close_);
@@ -169,16 +203,20 @@ private:
 
     tcp::socket socket_;
     asio::strand<tcp::socket::executor_type> strand_;
+    asio::steady_timer idle_;
     const server_options& options_;
     const dispatch_table& table_;
     const handover_table& handovers_;
     std::size_t frames_read_ = 0;
+    bool proven_ = options_.secret.empty();  // a frame with a valid tag has arrived (or none is needed)
+    std::size_t working_ = 0;                // requests whose reply is not sent yet
     std::function<void(const std::shared_ptr<session>&)> on_close_;
     std::string peer_;
     std::array<char, protocol::frame_header_size> header_{};
     protocol::frame_header current_{};
     std::string body_;
     static constexpr std::size_t keep_body_capacity = 64 * 1024;
+    static constexpr std::size_t body_chunk = 64 * 1024;
     std::deque<std::string> outbox_;
 };
 
@@ -197,25 +235,51 @@ struct server::impl {
     bool stopped = false;
     std::set<std::shared_ptr<session>> sessions;
 
+    std::map<std::string, std::size_t> per_address;  // open sessions by peer address
+    asio::steady_timer accept_pause{io};
+
     void accept() {
         acceptor.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
+            if (ec == asio::error::operation_aborted) return;
             if (ec) {
-                if (ec != asio::error::operation_aborted) accept();
+                // Out of descriptors (EMFILE, ENFILE) or another failure: try again shortly
+                // instead of spinning on it.
+                DNNC_LOG(warn, "cannot accept a connection: " << ec.message());
+                accept_pause.expires_after(std::chrono::milliseconds(100));
+                accept_pause.async_wait([this](const boost::system::error_code& e) {
+                    if (!e) accept();
+                });
                 return;
             }
-            boost::system::error_code ignored;
-            socket.set_option(tcp::no_delay(true), ignored);
-            auto s = std::make_shared<session>(std::move(socket), options, table, handovers, [this](const std::shared_ptr<session>& gone) {
-                std::lock_guard<std::mutex> lock(mutex);
-                sessions.erase(gone);
-            });
-            {
-                std::lock_guard<std::mutex> lock(mutex);
-                sessions.insert(s);
-            }
-            s->start();
+            admit(std::move(socket));
             accept();
         });
+    }
+
+    // A session for the connection, unless it would exceed a connection cap.
+    void admit(tcp::socket socket) {
+        boost::system::error_code ec;
+        const auto remote = socket.remote_endpoint(ec);
+        if (ec) return;
+        const std::string address = remote.address().to_string();
+        std::lock_guard<std::mutex> lock(mutex);
+        const auto from_address = per_address.count(address) ? per_address.at(address) : 0;
+        if (sessions.size() >= options.max_connections || from_address >= options.max_connections_per_address) {
+            DNNC_LOG(warn, "refusing a connection from " << address << ": " << sessions.size() << " open, " << from_address
+                                                         << " from that address");
+            socket.close(ec);
+            return;
+        }
+        socket.set_option(tcp::no_delay(true), ec);
+        auto s = std::make_shared<session>(std::move(socket), options, table, handovers,
+                                           [this, address](const std::shared_ptr<session>& gone) {
+                                               std::lock_guard<std::mutex> guard(mutex);
+                                               sessions.erase(gone);
+                                               if (--per_address[address] == 0) per_address.erase(address);
+                                           });
+        sessions.insert(s);
+        ++per_address[address];
+        s->start();
     }
 };
 

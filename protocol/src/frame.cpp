@@ -79,17 +79,19 @@ const char* to_string(message_type t) {
     case message_type::signal_link: return "signal-link";
     case message_type::spikes: return "spikes";
     case message_type::spikes_reply: return "spikes-reply";
+    case message_type::hello: return "hello";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::spikes_reply);
+           type <= static_cast<std::uint8_t>(message_type::hello);
 }
 
 bool is_one_way(message_type t) {
-    return t == message_type::signals || t == message_type::tick_report || t == message_type::signal_link;
+    return t == message_type::signals || t == message_type::tick_report || t == message_type::signal_link ||
+           t == message_type::hello;
 }
 
 std::string encode_frame(const frame& f, std::string_view secret) {

@@ -10,6 +10,8 @@
 #include <boost/asio/write.hpp>
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -23,18 +25,25 @@ public:
     std::vector<message_type> handles() const override { return {message_type::status, message_type::probe}; }
     void handle(const protocol::frame& request, responder respond) override {
         if (request.type == message_type::probe) throw error("probe refused: " + request.payload);
-        // Answer from another thread, as long-running modules do.
+        // Answer from another thread, as long-running modules do; "slow..." after 600 ms.
         std::thread([respond, payload = request.payload] {
-            respond({message_type::status_reply, 0, 0, "echo:" + payload});
+            if (payload.rfind("slow", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+            respond({message_type::status_reply, 0, 0, "echo:" + payload.substr(0, 32)});
         }).detach();
     }
 };
 
+server_options options_with(std::string secret, std::uint32_t max_payload = protocol::default_max_payload) {
+    server_options o;
+    o.secret = std::move(secret);
+    o.max_payload = max_payload;
+    return o;
+}
+
 struct running_server {
-    explicit running_server(std::string secret = {}, std::uint32_t max_payload = protocol::default_max_payload) {
-        server_options o;
-        o.secret = std::move(secret);
-        o.max_payload = max_payload;
+    explicit running_server(std::string secret = {}, std::uint32_t max_payload = protocol::default_max_payload)
+        : running_server(options_with(std::move(secret), max_payload)) {}
+    explicit running_server(const server_options& o) {
         srv = std::make_unique<server>(o);
         srv->add_module(std::make_shared<echo_module>());
         srv->start();
@@ -53,6 +62,43 @@ bool server_closes_after(const endpoint& at, const std::string& bytes) {
     boost::system::error_code ec;
     boost::asio::read(socket, boost::asio::buffer(&c, 1), ec);
     return ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset;
+}
+
+boost::asio::ip::tcp::socket connect_raw(boost::asio::io_context& io, const endpoint& at) {
+    boost::asio::ip::tcp::socket socket(io);
+    socket.connect({boost::asio::ip::make_address(at.host), at.port});
+    return socket;
+}
+
+// Whether the server has closed `socket` within `wait` (reads until end of stream).
+bool closed_within(boost::asio::ip::tcp::socket& socket, std::chrono::milliseconds wait) {
+    socket.non_blocking(true);
+    const auto until = std::chrono::steady_clock::now() + wait;
+    char c;
+    while (std::chrono::steady_clock::now() < until) {
+        boost::system::error_code ec;
+        socket.read_some(boost::asio::buffer(&c, 1), ec);
+        if (ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+// This process's resident memory in kB.
+long resident_kb() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
+
+// A frame header declaring a 64 MiB payload (and a tag), then `body` bytes of it.
+std::string large_frame_start(std::size_t body) {
+    std::string bytes = protocol::encode_frame({message_type::status, 0, 1, ""}, "cluster-key");
+    bytes.resize(protocol::frame_header_size);
+    const std::uint32_t length = 64u << 20;
+    std::memcpy(&bytes[16], &length, 4);
+    return bytes + std::string(body, 'x');
 }
 
 std::string ask(const endpoint& at, const std::string& payload, const std::string& secret = {}) {
@@ -123,4 +169,58 @@ TEST_CASE("endpoints parse HOST:PORT and reject the rest") {
     CHECK_THROWS_AS(parse_endpoint("h:0"), usage_error);
     CHECK_THROWS_AS(parse_endpoint("h:99999"), usage_error);
     CHECK_THROWS_AS(parse_endpoint("h:12ab"), usage_error);
+}
+
+TEST_CASE("frames declaring 64 MiB cost no memory: refused before the sender proves itself, read as bytes arrive after") {
+    boost::asio::io_context io;
+    {
+        // With a secret: a stranger's large header is refused at once, however many come.
+        running_server s("cluster-key");
+        const long before = resident_kb();
+        std::vector<boost::asio::ip::tcp::socket> attackers;
+        for (int k = 0; k < 32; ++k) {
+            attackers.push_back(connect_raw(io, s.at()));
+            boost::asio::write(attackers.back(), boost::asio::buffer(large_frame_start(1000)));
+        }
+        for (auto& a : attackers) CHECK(closed_within(a, std::chrono::seconds(5)));
+        CHECK(resident_kb() - before < 8 * 1024);
+        // A client with the secret proves itself first and may send more than the pre-proof limit.
+        CHECK(ask(s.at(), std::string(3u << 20, 'y'), "cluster-key") == "echo:" + std::string(32, 'y'));
+    }
+    {
+        // Without one: bodies grow with the bytes that arrive, not with the declared length.
+        running_server s;
+        const long before = resident_kb();
+        std::vector<boost::asio::ip::tcp::socket> slow;
+        for (int k = 0; k < 32; ++k) {
+            slow.push_back(connect_raw(io, s.at()));
+            boost::asio::write(slow.back(), boost::asio::buffer(large_frame_start(1000)));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        CHECK(resident_kb() - before < 8 * 1024);
+        CHECK(ask(s.at(), "still here") == "echo:still here");
+    }
+}
+
+TEST_CASE("connections over the caps are closed at once, and silent ones after the timeouts") {
+    boost::asio::io_context io;
+    auto o = options_with("");
+    o.max_connections_per_address = 3;
+    o.first_frame_timeout = std::chrono::milliseconds(300);
+    o.idle_timeout = std::chrono::milliseconds(200);
+    running_server s(o);
+    std::vector<boost::asio::ip::tcp::socket> held;
+    for (int k = 0; k < 3; ++k) held.push_back(connect_raw(io, s.at()));
+    auto fourth = connect_raw(io, s.at());
+    CHECK(closed_within(fourth, std::chrono::milliseconds(250)));  // before any timeout
+    // The three that never sent a frame go after first_frame_timeout; then there is room.
+    for (auto& h : held) CHECK(closed_within(h, std::chrono::seconds(3)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    peer_client client;
+    CHECK(client.call(s.at(), {message_type::status, 0, 0, "a"}, std::chrono::seconds(5)).payload == "echo:a");
+    // A reply still being worked on keeps its connection past idle_timeout.
+    CHECK(client.call(s.at(), {message_type::status, 0, 0, "slow"}, std::chrono::seconds(5)).payload == "echo:slow");
+    // The idle connection is closed meanwhile; the client reconnects.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK(client.call(s.at(), {message_type::status, 0, 0, "b"}, std::chrono::seconds(5)).payload == "echo:b");
 }

@@ -7,6 +7,7 @@
 #include "dnnc/protocol/frame.hpp"
 
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +24,13 @@ struct server_options {
     // made every frame wake another thread (4 local nodes on 2 cores ticked 2.4x slower).
     std::size_t threads = 1;
     std::uint32_t max_payload = protocol::default_max_payload;
+    // Connections beyond these are closed as they are accepted: in all, and from one address.
+    std::size_t max_connections = 1024;
+    std::size_t max_connections_per_address = 256;
+    // A connection that sends no byte for this long is closed unless a reply to it is still
+    // being worked on; one that has not completed its first frame, after first_frame_timeout.
+    std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
+    std::chrono::milliseconds first_frame_timeout{std::chrono::seconds(10)};
 };
 
 // Sends the reply to a request. Call it exactly once; the request id is filled in.

@@ -54,6 +54,8 @@ enum class message_type : std::uint8_t {
                        // on, and the receiving node's runner reads them itself (signal_inbox.hpp)
     spikes = 31,       // client to lead: JSON {from: tick}; reply JSON {spikes, through, ...} (lead_run.hpp)
     spikes_reply = 32,
+    hello = 33,        // one-way, empty: a connection's first frame, whose tag proves the sender before
+                       // it sends frames above pre_auth_max_payload
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
@@ -64,6 +66,10 @@ inline constexpr std::uint8_t frame_version = 1;
 inline constexpr std::size_t frame_header_size = 20;
 inline constexpr std::size_t frame_tag_size = 32;
 inline constexpr std::uint32_t default_max_payload = 64u << 20;
+// With a cluster secret, a connection whose sender has not yet proven itself (no frame with
+// a valid tag so far) may send frames of at most this payload: a stranger cannot make a
+// node hold more.
+inline constexpr std::uint32_t pre_auth_max_payload = 1u << 20;
 inline constexpr std::uint16_t authenticated_flag = 1u << 0;
 inline constexpr std::uint16_t replace_flag = 1u << 1;
 
