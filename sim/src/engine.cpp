@@ -259,7 +259,6 @@ struct engine::impl {
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
-    std::vector<std::uint32_t> nonzero;                          // slots, while scanning
     // The non-zero slots of a whole history row, found once per row rather than once per
     // delay that reads it: kept for rows that are complete when first read (delays of at
     // least remote_delay; in lockstep nothing arrives for them later). `dense`: more than
@@ -270,6 +269,9 @@ struct engine::impl {
         std::vector<std::uint32_t> slots;
     };
     std::vector<row_sources> sources_of_row;  // per ring row
+    // The same for the local part of a row, which is complete once its tick is computed:
+    // for delays shorter than remote_delay (all of them on a node that reads no remote neuron).
+    std::vector<row_sources> local_sources_of_row;  // per ring row
     // Spike recording (engine::spiked). `fired` holds the local slots whose output (lane 0,
     // any model) was non-zero at tick fired_tick, the last computed: the sparse path of the
     // next tick reads it instead of scanning the local part of that row again.
@@ -448,7 +450,7 @@ struct engine::impl {
             const tick_t at = t - delays[k];
             if (at < 0) continue;  // the zero row
             const float* r = row(at);
-            const std::vector<std::uint32_t>* sources = &nonzero;
+            const std::vector<std::uint32_t>* sources = nullptr;
             if (delays[k] >= remote_delay) {
                 auto& cached = sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
                 if (cached.tick != at) {
@@ -459,12 +461,21 @@ struct engine::impl {
                 if (cached.dense) return false;
                 sources = &cached.slots;
             } else {
-                // No remote neuron is read with this delay: the local part of the row is all.
-                nonzero.clear();
-                if (at == fired_tick)
-                    nonzero = fired;
-                else if (!find_nonzero(r, 0, local, limit, nonzero))
-                    return false;
+                // No remote neuron is read with this delay: the local part of the row is all,
+                // complete since tick `at` was computed.
+                auto& cached = local_sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
+                if (cached.tick != at) {
+                    cached.tick = at;
+                    cached.slots.clear();
+                    if (at == fired_tick) {
+                        cached.slots = fired;
+                        cached.dense = fired.size() > limit;
+                    } else {
+                        cached.dense = !find_nonzero(r, 0, local, limit, cached.slots);
+                    }
+                }
+                if (cached.dense) return false;
+                sources = &cached.slots;
             }
             const auto first = active.size();
             for (const auto slot : *sources) {
@@ -984,6 +995,7 @@ struct engine::impl {
             if (sparse) sort_by_delay();
         }
         sources_of_row.assign(ring, {});
+        local_sources_of_row.assign(ring, {});
         in_order_bits = {};
         remote_delay = std::min<tick_t>(static_cast<tick_t>(ring) - 1, synapse_remote_delay);
         for (const auto& d : dense)
@@ -1232,6 +1244,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     m.spiked.clear();
     m.fired_tick = -1;  // the rows are rewritten
     for (auto& r : m.sources_of_row) r.tick = -1;
+    for (auto& r : m.local_sources_of_row) r.tick = -1;
     for (const auto& s : states) {
         const auto it = m.slot_of.find(s.index);
         if (it == m.slot_of.end()) continue;
