@@ -266,18 +266,30 @@ struct engine::impl {
     struct row_sources {
         tick_t tick = -1;
         bool dense = false;
+        bool complete = false;  // slots holds every non-zero slot (dense or not)
         std::vector<std::uint32_t> slots;
     };
     std::vector<row_sources> sources_of_row;  // per ring row
     // The same for the local part of a row, which is complete once its tick is computed:
     // for delays shorter than remote_delay (all of them on a node that reads no remote neuron).
     std::vector<row_sources> local_sources_of_row;  // per ring row
-    // Spike recording (engine::spiked). `fired` holds the local slots whose output (lane 0,
-    // any model) was non-zero at tick fired_tick, the last computed: the sparse path of the
-    // next tick reads it instead of scanning the local part of that row again.
+    // The sparse path's limit on active sources (more: the full path runs).
+    std::size_t sparse_limit() const { return std::min(in_slot.size() / 8, slots / 4); }
+    // The non-zero local slots of row `at` (a tick computed), found once per row.
+    const row_sources& local_sources(tick_t at) {
+        auto& cached = local_sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
+        if (cached.tick != at) {
+            cached.tick = at;
+            cached.slots.clear();
+            cached.dense = !find_nonzero(row(at), 0, local, sparse_limit(), cached.slots);
+            cached.complete = !cached.dense;
+        }
+        return cached;
+    }
+    // Spike recording (engine::spiked): after each tick, from the local sources of its row
+    // (local_sources_of_row), which list_spikes finds for the sparse path of the next ticks and
+    // for outgoing_nonzero as well.
     std::vector<global_index> spiked;
-    std::vector<std::uint32_t> fired;
-    tick_t fired_tick = -1;
     enum class spiking_neurons { none, some, all } spiking = spiking_neurons::none;  // among the local ones
     bool ascending = true;  // local neurons in ascending global index (slot order)
     // The order in which the sparse path visits the active sources of one delay: ascending
@@ -353,6 +365,13 @@ struct engine::impl {
     const model_coefficients& coefficients(std::size_t neuron) const { return coefficient_table[coefficient_of[neuron]]; }
     std::unordered_map<global_index, std::uint32_t> slot_of;
     std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
+    // Per local slot, [send_of_begin[slot], send_of_begin[slot + 1]) in send_of: the peers it is
+    // sent to and its position in each one's packet (send_slots inverted).
+    struct sent_to {
+        std::uint32_t peer, position;
+    };
+    std::vector<std::uint64_t> send_of_begin;
+    std::vector<sent_to> send_of;
     std::map<tick_t, std::vector<std::pair<std::size_t, float>>> inputs;  // (slot * batch + lane, value)
     std::vector<float> ext;  // this tick's external input per local neuron; all 0 between ticks
     bool external_input = false;  // whether this tick has any
@@ -445,7 +464,7 @@ struct engine::impl {
         // More active sources than the budget has synapses, or than a quarter of all,
         // would exceed it as a rule (unless many have no synapses, which then only costs
         // the faster path).
-        const std::size_t limit = std::min(budget, slots / 4);
+        const std::size_t limit = sparse_limit();
         for (std::size_t k = 0; k < delays.size(); ++k) {
             const tick_t at = t - delays[k];
             if (at < 0) continue;  // the zero row
@@ -454,28 +473,19 @@ struct engine::impl {
             if (delays[k] >= remote_delay) {
                 auto& cached = sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
                 if (cached.tick != at) {
+                    // The local part as found before, then the peers' part.
+                    const auto& own = local_sources(at);
                     cached.tick = at;
-                    cached.slots.clear();
-                    cached.dense = !find_nonzero(r, 0, slots, limit, cached.slots);
+                    cached.slots = own.slots;
+                    cached.dense = own.dense || !find_nonzero(r, local, slots, limit, cached.slots);
                 }
                 if (cached.dense) return false;
                 sources = &cached.slots;
             } else {
-                // No remote neuron is read with this delay: the local part of the row is all,
-                // complete since tick `at` was computed.
-                auto& cached = local_sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
-                if (cached.tick != at) {
-                    cached.tick = at;
-                    cached.slots.clear();
-                    if (at == fired_tick) {
-                        cached.slots = fired;
-                        cached.dense = fired.size() > limit;
-                    } else {
-                        cached.dense = !find_nonzero(r, 0, local, limit, cached.slots);
-                    }
-                }
-                if (cached.dense) return false;
-                sources = &cached.slots;
+                // No remote neuron is read with this delay: the local part of the row is all.
+                const auto& own = local_sources(at);
+                if (own.dense) return false;
+                sources = &own.slots;
             }
             const auto first = active.size();
             for (const auto slot : *sources) {
@@ -593,19 +603,30 @@ struct engine::impl {
     }
 
     // The spikes of tick t, whose outputs are `out` (engine::spiked).
+    // With one lane it also keeps the local non-zero slots of tick t for the sparse path and
+    // outgoing_nonzero (all of them when listing spikes, else up to the sparse path's limit).
     void list_spikes(tick_t t, const float* out) {
         spiked.clear();
-        if (spiking == spiking_neurons::none) return;
         auto take = [&](std::size_t k) {
             if (spiking == spiking_neurons::all || protocol::is_spiking(coefficients(k).model))
                 spiked.push_back(spec.neurons[k].index);
         };
         if (batch == 1) {
-            fired.clear();
-            find_nonzero(out, 0, local, local, fired);
-            fired_tick = t;
-            for (const auto k : fired) take(k);
-        } else {
+            auto& own = local_sources_of_row[static_cast<std::size_t>(t % static_cast<tick_t>(ring))];
+            own.tick = t;
+            own.slots.clear();
+            if (spiking != spiking_neurons::none) {
+                find_nonzero(out, 0, local, local, own.slots);
+                own.complete = true;
+                own.dense = own.slots.size() > sparse_limit();
+                for (const auto k : own.slots) take(k);
+            } else if (sparse) {
+                own.dense = !find_nonzero(out, 0, local, sparse_limit(), own.slots);
+                own.complete = !own.dense;
+            } else {
+                own.tick = -1;  // not looked for
+            }
+        } else if (spiking != spiking_neurons::none) {
             for (std::size_t k = 0; k < local; ++k)
                 if (out[k * batch] != 0.0f) take(k);
         }
@@ -985,6 +1006,17 @@ struct engine::impl {
             send_slots.push_back(std::move(sends));
             receive_slots.push_back(std::move(receives));
         }
+        send_of_begin.assign(local + 1, 0);
+        for (const auto& sends : send_slots)
+            for (const auto slot : sends) ++send_of_begin[slot + 1];
+        for (std::size_t k = 0; k < local; ++k) send_of_begin[k + 1] += send_of_begin[k];
+        send_of.resize(send_of_begin[local]);
+        {
+            std::vector<std::uint64_t> cursor(send_of_begin.begin(), send_of_begin.end() - 1);
+            for (std::size_t p = 0; p < send_slots.size(); ++p)
+                for (std::size_t k = 0; k < send_slots[p].size(); ++k)
+                    send_of[cursor[send_slots[p][k]]++] = {static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(k)};
+        }
         slots = slot_of.size();
         // Slots a dense block added after the rows were built feed no synapse: they rank last.
         for (auto slot = static_cast<std::uint32_t>(rank.size()); slot < slots; ++slot) rank.push_back(slot);
@@ -1200,6 +1232,17 @@ void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint3
     const float* r = m.row(m.next - 1);
     values.clear();
     const auto& slots = m.send_slots.at(peer);
+    if (m.batch == 1 && m.next > 0) {
+        // The tick's non-zero local slots are known (list_spikes): look up only those.
+        const auto& own = m.local_sources_of_row[static_cast<std::size_t>((m.next - 1) % static_cast<tick_t>(m.ring))];
+        if (own.tick == m.next - 1 && own.complete) {
+            for (const auto slot : own.slots)
+                for (auto e = m.send_of_begin[slot]; e < m.send_of_begin[slot + 1]; ++e)
+                    if (m.send_of[e].peer == peer) values.push_back({m.send_of[e].position, r[slot]});
+            std::sort(values.begin(), values.end());  // in position order, as below
+            return;
+        }
+    }
     for (std::size_t k = 0; k < slots.size(); ++k)
         for (std::size_t lane = 0; lane < m.batch; ++lane) {
             const float y = r[slots[k] * m.batch + lane];
@@ -1242,7 +1285,6 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     std::fill(m.history.begin(), m.history.end(), 0.0f);
     m.next = next;
     m.spiked.clear();
-    m.fired_tick = -1;  // the rows are rewritten
     for (auto& r : m.sources_of_row) r.tick = -1;
     for (auto& r : m.local_sources_of_row) r.tick = -1;
     for (const auto& s : states) {
