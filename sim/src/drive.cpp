@@ -13,32 +13,58 @@ poisson_sampler::poisson_sampler(double mean) {
     parts_ = mean > max_part_mean ? static_cast<std::uint32_t>(std::ceil(mean / max_part_mean)) : 1;
     const double part = mean / parts_;
     double p = std::exp(-part), cdf = p;
-    cdf_.push_back(cdf);
+    // u = m * 2^-53 >= cdf  <=>  m >= cdf * 2^53 (both scalings exact)  <=>  m >= ceil(cdf * 2^53).
+    auto add = [&] { at_least_.push_back(static_cast<std::uint64_t>(std::ceil(std::ldexp(cdf, 53)))); };
+    add();
     // Past the last entry lies less than the double rounding of 1.
     for (std::uint32_t k = 1; cdf < 1 && p > 0; ++k) {
         p *= part / k;
         cdf += p;
-        cdf_.push_back(cdf);
+        add();
     }
-}
-
-std::uint32_t poisson_sampler::operator()(splitmix64& stream) const {
-    std::uint32_t count = 0;
-    for (std::uint32_t part = 0; part < parts_; ++part) {
-        const double u = stream.uniform();
-        std::uint32_t k = 0;
-        while (k < cdf_.size() && u >= cdf_[k]) ++k;
-        count += k;
-    }
-    return count;
 }
 
 namespace {
 constexpr std::size_t grain = 4096;
+constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ULL;  // splitmix64's step
 
-// The stream of neuron `index` at tick t of the generator seeded `seed`.
-splitmix64 stream_of(std::uint64_t seed, std::int64_t index, std::int64_t t) {
-    return splitmix64::at(splitmix64::at(seed, static_cast<std::uint64_t>(index)).next(), static_cast<std::uint64_t>(t));
+// splitmix64's output for the state z (splitmix64::next after its step).
+inline std::uint64_t mixed(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// into[j] += k_j * weight for the neurons j of [0, n) whose count k_j (parts draws from the
+// stream keyed keys[j], the first at state keys[j] + first) is not zero, as
+// `if (k) into[j] += k * weight` would: a count of zero adds +0, which changes no sum here
+// (a sum that starts at +0 and adds non-zero terms is never -0). Blocks of 64 neurons: draws
+// and comparisons are loops over the block that vectorise; a table entry no neuron of the
+// block reaches ends its comparisons (the entries do not decrease).
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void add_counts(const std::uint64_t* __restrict keys, std::size_t n, std::uint64_t first, std::uint32_t parts,
+                const std::uint64_t* __restrict at_least, std::size_t levels, float weight, float* __restrict into) {
+    constexpr std::size_t block = 64;
+    for (std::size_t b = 0; b < n; b += block) {
+        const std::size_t len = std::min(block, n - b);
+        std::uint32_t count[block] = {};
+        std::uint64_t m[block];
+        for (std::uint32_t p = 0; p < parts; ++p) {
+            const std::uint64_t state = first + golden * p;
+            for (std::size_t j = 0; j < len; ++j) m[j] = mixed(keys[b + j] + state) >> 11;
+            for (std::size_t l = 0; l < levels; ++l) {
+                const std::uint64_t threshold = at_least[l];
+                std::uint32_t any = 0;
+                for (std::size_t j = 0; j < len; ++j) {
+                    const std::uint32_t reached = m[j] >= threshold;
+                    count[j] += reached;
+                    any |= reached;
+                }
+                if (any == 0) break;
+            }
+        }
+        for (std::size_t j = 0; j < len; ++j) into[b + j] += count[j] != 0 ? static_cast<float>(count[j]) * weight : 0.0f;
+    }
 }
 }  // namespace
 
@@ -62,8 +88,13 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
     for (const auto& p : generators.poisson) {
         auto runs = runs_of(p.targets);
         if (runs.empty()) continue;
-        for (const auto& r : runs) std::fill_n(is_driven_.begin() + r.slot, r.count, std::uint8_t{1});
-        poisson_.push_back({std::move(runs), poisson_sampler(p.rate * dt / 1000.0), static_cast<float>(p.weight), p.seed});
+        std::vector<std::uint64_t> keys;
+        for (const auto& r : runs) {
+            std::fill_n(is_driven_.begin() + r.slot, r.count, std::uint8_t{1});
+            for (std::int64_t g = r.index; g < r.index + r.count; ++g)
+                keys.push_back(splitmix64::at(p.seed, static_cast<std::uint64_t>(g)).next());
+        }
+        poisson_.push_back({std::move(runs), poisson_sampler(p.rate * dt / 1000.0), static_cast<float>(p.weight), std::move(keys)});
     }
     for (const auto& d : generators.dc) {
         auto runs = runs_of(d.targets);
@@ -83,23 +114,24 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
 
 void drive::draw(std::int64_t t) {
     // Generators one after another (their document order is the order they add in); the
-    // neurons of one run in parallel when there are many.
+    // neurons of one run in parallel when there are many. Neuron i's stream at tick t is
+    // splitmix64::at(key_i, t): its part p draws at state key_i + golden * (t + p + 1).
+    const std::uint64_t first = golden * (static_cast<std::uint64_t>(t) + 1);
     for (const auto& g : poisson_) {
         float* const into = g.weight >= 0 ? excitatory_.data() : inhibitory_.data();
-        auto draw_run = [&](const run& r, std::uint32_t from, std::uint32_t to) {
-            for (std::uint32_t j = from; j < to; ++j) {
-                auto stream = stream_of(g.seed, r.index + j, t);
-                const std::uint32_t k = g.sample(stream);
-                if (k != 0) into[r.slot + j] += static_cast<float>(k) * g.weight;
-            }
-        };
+        const auto& at_least = g.sample.at_least();
+        std::size_t key = 0;
         for (const auto& r : g.runs) {
-            if (r.count < 2 * grain) {
-                draw_run(r, 0, r.count);
-                continue;
-            }
-            tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, r.count, grain),
-                              [&](const tbb::blocked_range<std::uint32_t>& part) { draw_run(r, part.begin(), part.end()); });
+            auto draw_run = [&](std::uint32_t from, std::uint32_t to) {
+                add_counts(g.keys.data() + key + from, to - from, first, g.sample.parts(), at_least.data(), at_least.size(),
+                           g.weight, into + r.slot + from);
+            };
+            if (r.count < 2 * grain)
+                draw_run(0, r.count);
+            else
+                tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, r.count, grain),
+                                  [&](const tbb::blocked_range<std::uint32_t>& part) { draw_run(part.begin(), part.end()); });
+            key += r.count;
         }
     }
 }

@@ -15,14 +15,19 @@ namespace dnnc::sim {
 // k ~ Poisson(mean) by inversion of a table of the distribution function, in double. A
 // mean above max_part_mean is split into equal parts whose counts add up (a sum of
 // independent Poisson counts is Poisson), so the table stays short and exact for any mean.
+// A part's count is the number of table entries at or below a uniform u = m * 2^-53 (m the
+// top 53 bits of a splitmix64 draw), the count of k with u >= P(K <= k); the table is kept
+// as the integers ceil(P(K <= k) * 2^53), against which m compares exactly as u does.
 class poisson_sampler {
 public:
     static constexpr double max_part_mean = 4;
     explicit poisson_sampler(double mean);
-    std::uint32_t operator()(splitmix64& stream) const;
+    std::uint32_t parts() const { return parts_; }
+    // ceil(P(K <= k) * 2^53) for one part, non-decreasing, until P reaches 1 in double.
+    const std::vector<std::uint64_t>& at_least() const { return at_least_; }
 
 private:
-    std::vector<double> cdf_;  // P(K <= k) for one part, until it reaches 1 in double
+    std::vector<std::uint64_t> at_least_;
     std::uint32_t parts_ = 1;
 };
 
@@ -63,7 +68,10 @@ private:
         std::vector<run> runs;
         poisson_sampler sample;
         float weight;
-        std::uint64_t seed;
+        // Per neuron of the runs, in run order: the state of its stream at tick 0 less one
+        // step, splitmix64::at(seed, index).next(); tick t's part p draws the stream of
+        // that key at tick t, step p + 1.
+        std::vector<std::uint64_t> keys;
     };
     struct dc_source {
         std::vector<run> runs;

@@ -12,6 +12,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -236,9 +237,11 @@ struct engine::impl {
     // finds everything. A segment holds first, in row order, its synapses into sums that are
     // in order, one word each (the target word below), then, in row order, the others, two
     // words each (synapse index, target word): the index is what sorts a sum's terms into
-    // canonical order. A class that varies per synapse has only two-word entries (the index
-    // reads syn_weight and syn_delay). Built only for one lane (batched ticks never take the
-    // sparse path).
+    // canonical order. A class that varies per synapse has only three-word entries (synapse
+    // index, target word, the synapse's weight), so that the sparse path reads no per-synapse
+    // array; when its delays vary they are sorted by delay, and the segment's `mid` word is
+    // where its directory starts in delay_dir. Built only for one lane (batched ticks never
+    // take the sparse path).
     //
     // A target word is target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum
     // it feeds gets its terms in canonical order as the sparse path makes them (sources by
@@ -246,6 +249,19 @@ struct engine::impl {
     enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
     std::vector<std::uint64_t> out_begin;
     std::vector<std::uint32_t> fan_out;
+    // Per segment of a class whose delays vary, from the offset in its `mid` word: [n, (delay,
+    // end) x n], the distinct delays of its entries, ascending, and where each one's entries
+    // end (counted in words from the block's start).
+    std::vector<std::uint32_t> delay_dir;
+    // A range of fan-out words the sparse path reads this tick: words 1: one-word entries
+    // [first, mid), then two-word ones to last, each adding value; words 3: three-word entries
+    // whose weight times value they add.
+    struct fan_read {
+        std::uint64_t first, last, mid;
+        float value;
+        std::uint8_t words;
+    };
+    std::vector<fan_read> reads;
     static constexpr std::size_t max_sparse_neurons = std::size_t{1} << 29;
     std::vector<std::uint16_t> delays;
     tick_t remote_delay = 1;
@@ -259,7 +275,6 @@ struct engine::impl {
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
-    std::vector<std::uint32_t> nonzero;                          // slots, while scanning
     // The non-zero slots of a whole history row, found once per row rather than once per
     // delay that reads it: kept for rows that are complete when first read (delays of at
     // least remote_delay; in lockstep nothing arrives for them later). `dense`: more than
@@ -267,15 +282,30 @@ struct engine::impl {
     struct row_sources {
         tick_t tick = -1;
         bool dense = false;
+        bool complete = false;  // slots holds every non-zero slot (dense or not)
         std::vector<std::uint32_t> slots;
     };
     std::vector<row_sources> sources_of_row;  // per ring row
-    // Spike recording (engine::spiked). `fired` holds the local slots whose output (lane 0,
-    // any model) was non-zero at tick fired_tick, the last computed: the sparse path of the
-    // next tick reads it instead of scanning the local part of that row again.
+    // The same for the local part of a row, which is complete once its tick is computed:
+    // for delays shorter than remote_delay (all of them on a node that reads no remote neuron).
+    std::vector<row_sources> local_sources_of_row;  // per ring row
+    // The sparse path's limit on active sources (more: the full path runs).
+    std::size_t sparse_limit() const { return std::min(in_slot.size() / 8, slots / 4); }
+    // The non-zero local slots of row `at` (a tick computed), found once per row.
+    const row_sources& local_sources(tick_t at) {
+        auto& cached = local_sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
+        if (cached.tick != at) {
+            cached.tick = at;
+            cached.slots.clear();
+            cached.dense = !find_nonzero(row(at), 0, local, sparse_limit(), cached.slots);
+            cached.complete = !cached.dense;
+        }
+        return cached;
+    }
+    // Spike recording (engine::spiked): after each tick, from the local sources of its row
+    // (local_sources_of_row), which list_spikes finds for the sparse path of the next ticks and
+    // for outgoing_nonzero as well.
     std::vector<global_index> spiked;
-    std::vector<std::uint32_t> fired;
-    tick_t fired_tick = -1;
     enum class spiking_neurons { none, some, all } spiking = spiking_neurons::none;  // among the local ones
     bool ascending = true;  // local neurons in ascending global index (slot order)
     // The order in which the sparse path visits the active sources of one delay: ascending
@@ -351,6 +381,13 @@ struct engine::impl {
     const model_coefficients& coefficients(std::size_t neuron) const { return coefficient_table[coefficient_of[neuron]]; }
     std::unordered_map<global_index, std::uint32_t> slot_of;
     std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
+    // Per local slot, [send_of_begin[slot], send_of_begin[slot + 1]) in send_of: the peers it is
+    // sent to and its position in each one's packet (send_slots inverted).
+    struct sent_to {
+        std::uint32_t peer, position;
+    };
+    std::vector<std::uint64_t> send_of_begin;
+    std::vector<sent_to> send_of;
     std::map<tick_t, std::vector<std::pair<std::size_t, float>>> inputs;  // (slot * batch + lane, value)
     std::vector<float> ext;  // this tick's external input per local neuron; all 0 between ticks
     bool external_input = false;  // whether this tick has any
@@ -434,54 +471,98 @@ struct engine::impl {
     // and leaving out exact zeros does not change a float sum, so both paths give the
     // same bits. Returns false (nothing done) when activity is too dense to pay off.
     bool compute_sparse(tick_t t, float* out) {
-        // First count what the active sources would contribute, from the fan-outs alone
-        // (their words: one per synapse into a sum in order, two per other), against an
-        // eighth of all.
-        const std::size_t budget = in_slot.size() / 8, budget_words = fan_out.size() / 8;
+        // The fan-out words this tick reads (one per synapse into a sum in order, two per
+        // other, three per synapse with its own weight) may be an eighth of all. The blocks of
+        // the active sources bound them from above; what is read of a block whose synapses
+        // keep their own delays is known once the ranges are found below, so their sum may
+        // reach all words (no more: finding the ranges stays cheap next to the full path).
+        const std::size_t budget_words = fan_out.size() / 8;
         std::size_t expected = 0;
         active.clear();
         // More active sources than the budget has synapses, or than a quarter of all,
         // would exceed it as a rule (unless many have no synapses, which then only costs
         // the faster path).
-        const std::size_t limit = std::min(budget, slots / 4);
+        const std::size_t limit = sparse_limit();
         for (std::size_t k = 0; k < delays.size(); ++k) {
             const tick_t at = t - delays[k];
             if (at < 0) continue;  // the zero row
             const float* r = row(at);
-            const std::vector<std::uint32_t>* sources = &nonzero;
+            const std::vector<std::uint32_t>* sources = nullptr;
             if (delays[k] >= remote_delay) {
                 auto& cached = sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
                 if (cached.tick != at) {
+                    // The local part as found before, then the peers' part.
+                    const auto& own = local_sources(at);
                     cached.tick = at;
-                    cached.slots.clear();
-                    cached.dense = !find_nonzero(r, 0, slots, limit, cached.slots);
+                    cached.slots = own.slots;
+                    cached.dense = own.dense || !find_nonzero(r, local, slots, limit, cached.slots);
                 }
                 if (cached.dense) return false;
                 sources = &cached.slots;
             } else {
                 // No remote neuron is read with this delay: the local part of the row is all.
-                nonzero.clear();
-                if (at == fired_tick)
-                    nonzero = fired;
-                else if (!find_nonzero(r, 0, local, limit, nonzero))
-                    return false;
+                const auto& own = local_sources(at);
+                if (own.dense) return false;
+                sources = &own.slots;
             }
             const auto first = active.size();
             for (const auto slot : *sources) {
                 expected += out_begin[slot + 1] - out_begin[slot];
-                if (expected > budget_words) return false;
+                if (expected > fan_out.size()) return false;
                 active.emplace_back(k, static_cast<std::uint32_t>(slot));
             }
             if (!ranked_by_slot)
                 std::sort(active.begin() + static_cast<std::ptrdiff_t>(first), active.end(),
                           [&](const auto& a, const auto& b) { return rank[a.second] < rank[b.second]; });
         }
-        // Fan-outs lie far apart in memory: ask for all of them before reading the first.
-        for (const auto& a : active) {
-            const char* first = reinterpret_cast<const char*>(fan_out.data() + out_begin[a.second]);
-            const char* last = reinterpret_cast<const char*>(fan_out.data() + out_begin[a.second + 1]);
-            for (const char* p = first; p < last; p += 64) __builtin_prefetch(p);
+        // The ranges of the fan-outs this tick reads: per active source and delay, in each of
+        // its segments of a class with that delay, all entries; in a segment whose synapses
+        // keep their own delays, the range of that delay (sort_by_delay, found in delay_dir).
+        const std::uint32_t* const fan = fan_out.data();
+        const synapse_class* const kinds = classes.data();
+        reads.clear();
+        for (const auto& [k, slot] : active) {
+            const auto base = out_begin[slot];
+            if (base == out_begin[slot + 1]) continue;
+            const auto d = delays[k];
+            const float y = row(t - d)[slot];
+            const std::uint32_t* const block = fan + base;
+            const std::uint32_t segments_end = 1 + 3 * block[0];
+            std::uint32_t o = segments_end;
+            for (std::uint32_t g = 1; g < segments_end; g += 3) {
+                const auto& c = kinds[block[g]];
+                const std::uint32_t mid = block[g + 1], e = block[g + 2];
+                if (c.varies & delay_varies) {
+                    // [n, (delay, end) x n], delays ascending; a delay's entries end at its end.
+                    const std::uint32_t* const dir = delay_dir.data() + mid;
+                    std::uint32_t lo = 0, n = dir[0];
+                    while (n > 0) {
+                        const std::uint32_t half = n / 2;
+                        if (dir[1 + 2 * (lo + half)] < d) {
+                            lo += half + 1;
+                            n -= half + 1;
+                        } else {
+                            n = half;
+                        }
+                    }
+                    if (lo < dir[0] && dir[1 + 2 * lo] == d)
+                        reads.push_back({base + (lo == 0 ? o : dir[2 * lo]), base + dir[2 + 2 * lo], 0, y, 3});
+                } else if (c.delay == d) {
+                    if (c.varies)
+                        reads.push_back({base + o, base + e, 0, y, 3});
+                    else
+                        reads.push_back({base + o, base + e, base + mid, c.weight * y, 1});
+                }
+                o = e;
+            }
         }
+        std::size_t reading = 0;
+        for (const auto& r : reads) reading += r.last - r.first;
+        if (reading > budget_words) return false;
+        // Fan-outs lie far apart in memory: ask for all of them before reading the first.
+        for (const auto& r : reads)
+            for (const char* p = reinterpret_cast<const char*>(fan + r.first); p < reinterpret_cast<const char*>(fan + r.last); p += 64)
+                __builtin_prefetch(p);
         // sum_e and sum_i are all zero here (see the end); rate neurons' sums start at u.
         for (const auto& r : runs) {
             const auto& c = coefficients(r.begin);
@@ -504,46 +585,19 @@ struct engine::impl {
             contributions.push_back({synapse, sum, value});
             terms_per_sum[sum] += terms_per_sum[sum] < 2;
         };
-        const std::uint32_t* const fan = fan_out.data();
-        const synapse_class* const kinds = classes.data();
-        for (const auto& [k, slot] : active) {
-            const auto base = out_begin[slot];
-            if (base == out_begin[slot + 1]) continue;
-            const auto d = delays[k];
-            const float y = row(t - d)[slot];
-            const std::uint32_t* const block = fan + base;
-            const std::uint32_t segments_end = 1 + 3 * block[0];
-            std::uint32_t o = segments_end;
-            for (std::uint32_t g = 1; g < segments_end; g += 3) {
-                const auto& c = kinds[block[g]];
-                const std::uint32_t mid = block[g + 1], e = block[g + 2];
-                if (c.varies & delay_varies) {
-                    // Entries sorted by delay (sort_by_delay): those of delay d are one range.
-                    std::uint32_t lo = o, n = (e - o) / 2;
-                    while (n > 0) {
-                        const std::uint32_t half = n / 2, mid_entry = lo + 2 * half;
-                        if (syn_delay[block[mid_entry]] < d) {
-                            lo = mid_entry + 2;
-                            n -= half + 1;
-                        } else {
-                            n = half;
-                        }
-                    }
-                    for (o = lo; o < e && syn_delay[block[o]] == d; o += 2)
-                        add_term(block[o], block[o + 1], weight_of(c, block[o]) * y);
-                    o = e;
-                } else if (c.varies) {
-                    if (c.delay == d)
-                        for (; o < e; o += 2) add_term(block[o], block[o + 1], weight_of(c, block[o]) * y);
-                    o = e;
-                } else if (c.delay != d) {
-                    o = e;
-                } else {
-                    const float value = c.weight * y;
-                    for (; o < mid; ++o) add_in_order(block[o], value);
-                    for (; o < e; o += 2) add_term(block[o], block[o + 1], value);
+        for (const auto& r : reads) {
+            if (r.words == 3) {
+                // (synapse, target word, weight): the synapse's own weight.
+                for (auto p = r.first; p < r.last; p += 3) {
+                    float w;
+                    std::memcpy(&w, fan + p + 2, sizeof w);
+                    add_term(fan[p], fan[p + 1], w * r.value);
                 }
+                continue;
             }
+            auto p = r.first;
+            for (; p < r.mid; ++p) add_in_order(fan[p], r.value);
+            for (; p < r.last; p += 2) add_term(fan[p], fan[p + 1], r.value);
         }
         // Of the others, a sum with one term takes it at once; the terms of a sum with
         // several are sorted by synapse first: their canonical order.
@@ -582,19 +636,30 @@ struct engine::impl {
     }
 
     // The spikes of tick t, whose outputs are `out` (engine::spiked).
+    // With one lane it also keeps the local non-zero slots of tick t for the sparse path and
+    // outgoing_nonzero (all of them when listing spikes, else up to the sparse path's limit).
     void list_spikes(tick_t t, const float* out) {
         spiked.clear();
-        if (spiking == spiking_neurons::none) return;
         auto take = [&](std::size_t k) {
             if (spiking == spiking_neurons::all || protocol::emits_spikes(coefficients(k).model))
                 spiked.push_back(spec.neurons[k].index);
         };
         if (batch == 1) {
-            fired.clear();
-            find_nonzero(out, 0, local, local, fired);
-            fired_tick = t;
-            for (const auto k : fired) take(k);
-        } else {
+            auto& own = local_sources_of_row[static_cast<std::size_t>(t % static_cast<tick_t>(ring))];
+            own.tick = t;
+            own.slots.clear();
+            if (spiking != spiking_neurons::none) {
+                find_nonzero(out, 0, local, local, own.slots);
+                own.complete = true;
+                own.dense = own.slots.size() > sparse_limit();
+                for (const auto k : own.slots) take(k);
+            } else if (sparse) {
+                own.dense = !find_nonzero(out, 0, local, sparse_limit(), own.slots);
+                own.complete = !own.dense;
+            } else {
+                own.tick = -1;  // not looked for
+            }
+        } else if (spiking != spiking_neurons::none) {
             for (std::size_t k = 0; k < local; ++k)
                 if (out[k * batch] != 0.0f) take(k);
         }
@@ -846,9 +911,9 @@ struct engine::impl {
         // f(class, placed run, synapse, words): class by class, the one-word entries first.
         auto each = [&](auto&& f) {
             for (std::uint32_t c = 0; c < classes.size(); ++c)
-                for (std::uint32_t words = 1; words <= 2; ++words)
+                for (std::uint32_t words = 1; words <= 3; ++words)
                     for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
-                        const std::uint32_t w = classes[c].varies || !(by_class[p].to & 4) ? 2 : 1;
+                        const std::uint32_t w = classes[c].varies ? 3 : !(by_class[p].to & 4) ? 2 : 1;
                         if (w != words) continue;
                         for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p], s, words);
                     }
@@ -864,7 +929,7 @@ struct engine::impl {
                 ++segments[slot];
             }
             out_begin[slot + 1] += words;
-            indexed |= words == 2;
+            indexed |= words >= 2;
         });
         // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
         std::uint64_t offset = 0;
@@ -906,8 +971,12 @@ struct engine::impl {
                 const std::uint32_t sum = !split ? feeds_u : weight_of(classes[c], s) >= 0 ? feeds_excitatory : feeds_inhibitory;
                 to = p.target << 3 | ((in_order_bits[p.target] >> sum) & 1) << 2 | sum;
             }
-            if (words == 2) fan_out[cursor[slot]++] = static_cast<std::uint32_t>(s);
+            if (words >= 2) fan_out[cursor[slot]++] = static_cast<std::uint32_t>(s);
             fan_out[cursor[slot]++] = to;
+            if (words == 3) {
+                const float w = weight_of(classes[c], s);
+                std::memcpy(&fan_out[cursor[slot]++], &w, sizeof w);
+            }
             if (words == 1) fan_out[segment_at[slot] - 2] = static_cast<std::uint32_t>(cursor[slot] - out_begin[slot]);
             fan_out[segment_at[slot] - 1] = static_cast<std::uint32_t>(cursor[slot] - out_begin[slot]);
         });
@@ -915,30 +984,64 @@ struct engine::impl {
 
     // In a segment of a class whose synapses keep their own delay, orders the entries by
     // delay (stable: ascending synapse within one delay, the order the sparse path needs),
-    // so that a tick reads a source's synapses of one delay as one range, found by a
-    // binary search, instead of filtering all of them once for each delay.
+    // and lists the segment's delays with where each one's entries end (delay_dir), so that a
+    // tick reads a source's synapses of one delay as one range, found by a binary search in
+    // a few words, instead of filtering all of them once for each delay.
     void sort_by_delay() {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
-            std::vector<std::pair<std::uint32_t, std::uint32_t>> entries;
-            for (std::size_t slot = range.begin(); slot < range.end(); ++slot) {
+        // Each visits the delay-varying segments of slots [begin, end): f(block, g, o, e).
+        auto segments_of = [&](std::size_t begin, std::size_t end, auto&& f) {
+            for (std::size_t slot = begin; slot < end; ++slot) {
                 if (out_begin[slot] == out_begin[slot + 1]) continue;
                 std::uint32_t* const block = fan_out.data() + out_begin[slot];
                 std::uint32_t o = 1 + 3 * block[0];
                 for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
                     const std::uint32_t e = block[g + 2];
-                    if (classes[block[g]].varies & delay_varies) {
-                        entries.clear();
-                        for (std::uint32_t w = o; w < e; w += 2) entries.emplace_back(block[w], block[w + 1]);
-                        std::stable_sort(entries.begin(), entries.end(),
-                                         [&](const auto& a, const auto& b) { return syn_delay[a.first] < syn_delay[b.first]; });
-                        for (std::size_t i = 0; i < entries.size(); ++i) {
-                            block[o + 2 * i] = entries[i].first;
-                            block[o + 2 * i + 1] = entries[i].second;
-                        }
-                    }
+                    if (classes[block[g]].varies & delay_varies) f(block, g, o, e);
                     o = e;
                 }
             }
+        };
+        // Sort; each segment's `mid` word holds the count of its delays for now.
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
+            std::vector<std::array<std::uint32_t, 3>> entries;
+            segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+                entries.clear();
+                for (std::uint32_t w = o; w < e; w += 3) entries.push_back({block[w], block[w + 1], block[w + 2]});
+                std::stable_sort(entries.begin(), entries.end(),
+                                 [&](const auto& a, const auto& b) { return syn_delay[a[0]] < syn_delay[b[0]]; });
+                std::uint32_t distinct = 0;
+                for (std::size_t i = 0; i < entries.size(); ++i) {
+                    std::copy(entries[i].begin(), entries[i].end(), block + o + 3 * i);
+                    distinct += i == 0 || syn_delay[entries[i][0]] != syn_delay[entries[i - 1][0]];
+                }
+                block[g + 1] = distinct;
+            });
+        });
+        // Directory offsets, slot by slot.
+        std::uint64_t words = 0;
+        segments_of(0, slots, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
+            const std::uint64_t n = block[g + 1];
+            block[g + 1] = static_cast<std::uint32_t>(std::min<std::uint64_t>(words, std::numeric_limits<std::uint32_t>::max()));
+            words += 1 + 2 * n;
+        });
+        if (words > std::numeric_limits<std::uint32_t>::max()) {
+            sparse = false;  // a directory beyond 32-bit offsets: the full path only
+            out_begin = {};
+            fan_out = {};
+            return;
+        }
+        delay_dir.resize(words);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
+            segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+                std::uint32_t* const dir = delay_dir.data() + block[g + 1];
+                std::uint32_t n = 0;
+                for (std::uint32_t w = o; w < e; w += 3) {
+                    const std::uint16_t d = syn_delay[block[w]];
+                    if (n == 0 || dir[1 + 2 * (n - 1)] != d) dir[1 + 2 * n++] = d;
+                    dir[2 * n] = w + 3;
+                }
+                dir[0] = n;
+            });
         });
     }
 
@@ -974,6 +1077,17 @@ struct engine::impl {
             send_slots.push_back(std::move(sends));
             receive_slots.push_back(std::move(receives));
         }
+        send_of_begin.assign(local + 1, 0);
+        for (const auto& sends : send_slots)
+            for (const auto slot : sends) ++send_of_begin[slot + 1];
+        for (std::size_t k = 0; k < local; ++k) send_of_begin[k + 1] += send_of_begin[k];
+        send_of.resize(send_of_begin[local]);
+        {
+            std::vector<std::uint64_t> cursor(send_of_begin.begin(), send_of_begin.end() - 1);
+            for (std::size_t p = 0; p < send_slots.size(); ++p)
+                for (std::size_t k = 0; k < send_slots[p].size(); ++k)
+                    send_of[cursor[send_slots[p][k]]++] = {static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(k)};
+        }
         slots = slot_of.size();
         // Slots a dense block added after the rows were built feed no synapse: they rank last.
         for (auto slot = static_cast<std::uint32_t>(rank.size()); slot < slots; ++slot) rank.push_back(slot);
@@ -984,6 +1098,7 @@ struct engine::impl {
             if (sparse) sort_by_delay();
         }
         sources_of_row.assign(ring, {});
+        local_sources_of_row.assign(ring, {});
         in_order_bits = {};
         remote_delay = std::min<tick_t>(static_cast<tick_t>(ring) - 1, synapse_remote_delay);
         for (const auto& d : dense)
@@ -1082,7 +1197,7 @@ std::size_t engine::synapse_bytes() const {
     const auto& m = *impl_;
     auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
     return bytes(m.in_begin) + bytes(m.in_slot) + bytes(m.syn_run_begin) + bytes(m.syn_runs) + bytes(m.classes) +
-           bytes(m.syn_weight) + bytes(m.syn_delay) + bytes(m.out_begin) + bytes(m.fan_out);
+           bytes(m.syn_weight) + bytes(m.syn_delay) + bytes(m.out_begin) + bytes(m.fan_out) + bytes(m.delay_dir);
 }
 
 std::vector<synapse_spec> engine::incoming(global_index neuron) const {
@@ -1188,6 +1303,17 @@ void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint3
     const float* r = m.row(m.next - 1);
     values.clear();
     const auto& slots = m.send_slots.at(peer);
+    if (m.batch == 1 && m.next > 0) {
+        // The tick's non-zero local slots are known (list_spikes): look up only those.
+        const auto& own = m.local_sources_of_row[static_cast<std::size_t>((m.next - 1) % static_cast<tick_t>(m.ring))];
+        if (own.tick == m.next - 1 && own.complete) {
+            for (const auto slot : own.slots)
+                for (auto e = m.send_of_begin[slot]; e < m.send_of_begin[slot + 1]; ++e)
+                    if (m.send_of[e].peer == peer) values.push_back({m.send_of[e].position, r[slot]});
+            std::sort(values.begin(), values.end());  // in position order, as below
+            return;
+        }
+    }
     for (std::size_t k = 0; k < slots.size(); ++k)
         for (std::size_t lane = 0; lane < m.batch; ++lane) {
             const float y = r[slots[k] * m.batch + lane];
@@ -1230,8 +1356,8 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     std::fill(m.history.begin(), m.history.end(), 0.0f);
     m.next = next;
     m.spiked.clear();
-    m.fired_tick = -1;  // the rows are rewritten
     for (auto& r : m.sources_of_row) r.tick = -1;
+    for (auto& r : m.local_sources_of_row) r.tick = -1;
     for (const auto& s : states) {
         const auto it = m.slot_of.find(s.index);
         if (it == m.slot_of.end()) continue;

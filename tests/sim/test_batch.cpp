@@ -235,6 +235,36 @@ TEST_CASE("the sparse path adds the terms of lif sums that are not in order in c
     CHECK(active < 1000 * ticks / 50);
 }
 
+TEST_CASE("the sparse path gives the lanes path's spikes for drawn weights and dozens of drawn delays") {
+    // As the microcircuit: every synapse its own weight and delay (1 to about 40 ticks), so a
+    // source's synapses of one delay are a range found in its delay directory.
+    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="P" size="500" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="3"/>
+        <projection from="P[0:400]" to="P" kind="fixed-total-number" n="20000" seed="1">
+          <weight distribution="normal" mean="90" std="20" min="0"/>
+          <delay distribution="normal" mean="1.5" std="1.2" min="0.05"/>
+        </projection>
+        <projection from="P[400:500]" to="P" kind="fixed-total-number" n="5000" seed="2">
+          <weight distribution="normal" mean="-400" std="40" max="0"/>
+          <delay distribution="normal" mean="0.75" std="0.5" min="0.05"/>
+        </projection>
+        <poisson to="P" rate="6000" weight="90" seed="5"/>
+      </network></dnnc>)",
+                                              "g.xml");
+    const auto net = protocol::expand(*doc.net, "g.xml");
+    const int ticks = 600;
+    const auto lanes = batched(net, 2, ticks, {});
+    const auto sparse = batched(net, 1, ticks, {});
+    std::size_t spikes = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < 500; ++i) {
+            spikes += sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(spikes > 500);
+    CHECK(spikes < 500 * ticks / 40);
+}
+
 TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights and delays of their own") {
     // Sources in descending order, so many distinct weights that every synapse keeps its own.
     auto spec = whole_network(generated(R"(<population id="P" size="600" model="relu" bias="-1.5"/>)"));

@@ -3,6 +3,7 @@
 // current on during [start, stop) only.
 #include "dnnc/sim/runner.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "dnnc/core/splitmix64.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -56,6 +57,66 @@ TEST_CASE("Poisson counts have the mean and variance rate * dt, small means and 
         const double p0 = std::exp(-mean);
         CHECK(std::abs(zeros / n - p0) < 5 * std::sqrt(p0 * (1 - p0) / n) + 1e-9);
     }
+}
+
+TEST_CASE("a Poisson count is the inversion of its distribution function at the neuron's draw of the tick") {
+    // The definition, drawn one neuron at a time: neuron i's stream at tick t is
+    // splitmix64::at(splitmix64::at(seed, i).next(), t); each part of the mean (at most 4)
+    // draws a uniform u and counts the k with u >= P(K <= k). Linear neurons output
+    // (0 + excitatory) + inhibitory, each the generators' count * weight in document order.
+    // Small and large means (several parts), both signs, overlapping targets, and a
+    // population large enough to be drawn in parallel.
+    struct generator {
+        double rate;
+        float weight;
+        std::uint64_t seed;
+        std::size_t from, to;
+    };
+    const std::vector<generator> generators = {{200, 1.5f, 21, 0, 150},  {27000, -0.75f, 22, 50, 150},
+                                               {93000, 0.3f, 23, 20, 9500}, {5000, 2.25f, 24, 0, 9500},
+                                               {41000, -1.25f, 25, 0, 9500}};
+    std::string body = R"(<population id="p" size="9500"/>)";
+    for (const auto& g : generators)
+        body += "<poisson to=\"p[" + std::to_string(g.from) + ":" + std::to_string(g.to) + "]\" rate=\"" +
+                std::to_string(static_cast<int>(g.rate)) + "\" weight=\"" + std::to_string(g.weight) + "\" seed=\"" +
+                std::to_string(g.seed) + "\"/>";
+    auto count = [](double mean, std::uint64_t seed, std::uint64_t i, std::uint64_t t) {
+        const std::uint32_t parts = mean > 4 ? static_cast<std::uint32_t>(std::ceil(mean / 4)) : 1;
+        const double part = mean / parts;
+        std::vector<double> cdf;
+        double p = std::exp(-part), c = p;
+        cdf.push_back(c);
+        for (std::uint32_t k = 1; c < 1 && p > 0; ++k) {
+            p *= part / k;
+            c += p;
+            cdf.push_back(c);
+        }
+        auto stream = splitmix64::at(splitmix64::at(seed, i).next(), t);
+        std::uint32_t n = 0;
+        for (std::uint32_t q = 0; q < parts; ++q) {
+            const double u = stream.uniform();
+            std::uint32_t k = 0;
+            while (k < cdf.size() && u >= cdf[k]) ++k;
+            n += k;
+        }
+        return n;
+    };
+    const int ticks = 40;
+    const auto y = outputs(network_of(body), ticks);
+    for (int t = 0; t < ticks; ++t)
+        for (std::size_t i = 0; i < 9500; ++i) {
+            float excitatory = 0, inhibitory = 0;
+            for (const auto& g : generators) {
+                if (i < g.from || i >= g.to) continue;
+                const auto k = count(g.rate * 0.1 / 1000, g.seed, i, static_cast<std::uint64_t>(t));
+                if (k != 0) (g.weight >= 0 ? excitatory : inhibitory) += static_cast<float>(k) * g.weight;
+            }
+            float u = 0;
+            u += excitatory;
+            u += inhibitory;
+            INFO("tick " << t << ", neuron " << i);
+            REQUIRE(y[static_cast<std::size_t>(t)][i] == u);
+        }
 }
 
 TEST_CASE("each neuron has its own train, and generators add up in document order") {

@@ -91,6 +91,48 @@ TEST_CASE("every partition lists the same spikes as the single engine") {
     }
 }
 
+TEST_CASE("outgoing_nonzero sends each peer every non-zero output it reads, listing spikes or not, in position order") {
+    // The non-zero outputs are looked up from the tick's list of non-zero local neurons;
+    // each node sends in descending index order here, so positions do not follow slots.
+    const auto net = mixed_network();
+    const std::size_t nodes = 3;
+    std::vector<std::uint32_t> node_of(net.neuron_count());
+    for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>((i * 7 + i / 13) % nodes);
+    for (const bool listing : {true, false}) {
+        INFO("listing spikes: " << listing);
+        auto specs = partition_specs(net, node_of, nodes);
+        for (auto& spec : specs) {
+            spec.list_spikes = listing;
+            for (auto& peer : spec.peers) {
+                std::reverse(peer.sends.begin(), peer.sends.end());
+                for (auto& other : specs)
+                    if (other.node == peer.id)
+                        for (auto& back : other.peers)
+                            if (back.id == spec.node) std::reverse(back.receives.begin(), back.receives.end());
+            }
+        }
+        local_exchange exchange(specs);
+        std::size_t sent = 0;
+        std::mutex m;
+        for (std::size_t n = 0; n < nodes; ++n)
+            exchange.observe(n, [&](tick_t, const engine& e) {
+                for (std::size_t peer = 0; peer < e.spec().peers.size(); ++peer) {
+                    std::vector<float> all;
+                    std::vector<std::pair<std::uint32_t, float>> expected, got;
+                    e.outgoing(peer, all);
+                    for (std::size_t k = 0; k < all.size(); ++k)
+                        if (all[k] != 0.0f) expected.push_back({static_cast<std::uint32_t>(k), all[k]});
+                    e.outgoing_nonzero(peer, got);
+                    REQUIRE(got == expected);
+                    std::lock_guard<std::mutex> lock(m);
+                    sent += got.size();
+                }
+            });
+        exchange.run_until(299);
+        CHECK(sent > 300);
+    }
+}
+
 TEST_CASE("a batched engine lists the spikes of lane 0") {
     const auto net = mixed_network();
     auto spec = whole_network(net);
