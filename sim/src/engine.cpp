@@ -271,7 +271,6 @@ struct engine::impl {
         float value;
     };
     std::vector<sparse_term> contributions, colliding;
-    std::vector<std::uint32_t> touched;  // the in-order sums this tick added to
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
@@ -366,6 +365,7 @@ struct engine::impl {
         }
     }
     bool poisson_input() const { return generated && generated->has_poisson(); }
+    bool poisson_consumed = false;  // this tick's steps left the drive's values zero
 
     std::vector<float> history;  // (ring + 1) * width; the last row is the zero row
     model_states state;
@@ -563,7 +563,7 @@ struct engine::impl {
         for (const auto& r : reads)
             for (const char* p = reinterpret_cast<const char*>(fan + r.first); p < reinterpret_cast<const char*>(fan + r.last); p += 64)
                 __builtin_prefetch(p);
-        // sum_e and sum_i are all zero here (see the end); rate neurons' sums start at u.
+        // sum_e and sum_i are all zero here (the steps leave them so); rate neurons' sums start at u.
         for (const auto& r : runs) {
             const auto& c = coefficients(r.begin);
             if (!protocol::is_spiking(c.model))
@@ -572,13 +572,8 @@ struct engine::impl {
         // Terms of sums that are in order (as a rule: one projection feeds the sum, its
         // sources in index order) are added as they come; the others wait below.
         float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
-        touched.clear();
         contributions.clear();
-        auto add_in_order = [&](std::uint32_t to, float value) {
-            const std::uint32_t target = to >> 3, into = to & 3;
-            sums[into][target] += value;
-            touched.push_back(target * 3 + into);
-        };
+        auto add_in_order = [&](std::uint32_t to, float value) { sums[to & 3][to >> 3] += value; };
         auto add_term = [&](std::uint32_t synapse, std::uint32_t to, float value) {
             if (to & 4) return add_in_order(to, value);
             const auto sum = (to >> 3) * 3 + (to & 3);
@@ -612,26 +607,26 @@ struct engine::impl {
         for (const auto& c : colliding) add(c);
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
-        if (poisson_input())
-            for (const auto i : generated->driven()) add_poisson(i, sum_u[i], sum_e[i], sum_i[i]);
+        // Poisson input: rate neurons take it into u here; spiking ones as their step reads
+        // their sums (step_spiking_run), which also leaves the drive's values and sum_e and
+        // sum_i zero (rate neurons never feed those) for the next tick.
+        const bool poisson = poisson_input();
+        if (poisson)
+            for (const auto& r : runs)
+                if (!protocol::is_spiking(coefficients(r.begin).model))
+                    for (std::size_t i = r.begin; i < r.end; ++i)
+                        if (generated->is_driven(i)) {
+                            add_poisson(i, sum_u[i], sum_e[i], sum_i[i]);
+                            generated->excitatory()[i] = generated->inhibitory()[i] = 0.0f;
+                        }
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
         // (40,000 lif neurons ran slower on two threads than on one).
         if (local < 512 * grain)
-            step_models(0, local, out);
+            step_models(0, local, out, poisson);
         else
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, grain),
-                              [&](const tbb::blocked_range<std::size_t>& r) { step_models(r.begin(), r.end(), out); });
-        // Leave sum_e and sum_i all zero for the next tick: clearing what this tick added
-        // costs far less than filling them.
-        if (!dense.empty()) {
-            std::fill(sum_e.begin(), sum_e.end(), 0.0f);
-            std::fill(sum_i.begin(), sum_i.end(), 0.0f);
-        } else {
-            for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
-            for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
-            if (poisson_input())
-                for (const auto i : generated->driven()) sum_e[i] = sum_i[i] = 0.0f;
-        }
+                              [&](const tbb::blocked_range<std::size_t>& r) { step_models(r.begin(), r.end(), out, poisson); });
+        poisson_consumed = poisson;
         return true;
     }
 
@@ -668,14 +663,18 @@ struct engine::impl {
 
     // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
     // sum_e and sum_i (spiking models): one loop per run of neurons that share their coefficients.
-    void step_models(std::size_t begin, std::size_t end, float* out) {
+    // With `poisson` (one lane), spiking neurons add the drive's values to their sums.
+    // Leaves sum_e and sum_i zero.
+    void step_models(std::size_t begin, std::size_t end, float* out, bool poisson = false) {
         auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
+        float* const poisson_e = poisson ? generated->excitatory().data() : nullptr;
+        float* const poisson_i = poisson ? generated->inhibitory().data() : nullptr;
         for (; r != runs.end() && r->begin < end; ++r) {
             const std::size_t first = std::max(begin, r->begin) * batch, last = std::min(end, r->end) * batch;
             const auto& c = coefficients(std::max(begin, r->begin));
             if (protocol::is_spiking(c.model))
                 step_spiking_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(), state.refractory_left.data(),
-                                 external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), out);
+                                 external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), poisson_e, poisson_i, out);
             else
                 for (std::size_t j = first; j < last; ++j) out[j] = step_rate(c, sum_u[j]);
         }
@@ -1283,7 +1282,9 @@ void engine::compute() {
     }
     for (const auto& [position, value] : inputs) m.ext[position] = 0.0f;
     m.generated->clear_dc(t, m.ext, m.batch);
-    if (m.poisson_input()) m.generated->clear_poisson();
+    // The sparse path's steps leave the Poisson values zero (poisson_consumed).
+    if (m.poisson_input() && !m.poisson_consumed) m.generated->clear_poisson();
+    m.poisson_consumed = false;
     m.external_input = false;
     m.list_spikes(t, out);
     ++m.next;
