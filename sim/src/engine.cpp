@@ -406,9 +406,25 @@ struct engine::impl {
         return it->second;
     }
 
+    // Per ring row, what peers wrote into its remote part: the slots of the non-zero values
+    // that deliver_nonzero wrote (one lane), unless `all` (a dense delivery, a restore, more
+    // lanes): then any remote slot may hold a value.
+    struct remote_part {
+        std::vector<std::uint32_t> written;
+        bool all = false;
+    };
+    std::vector<remote_part> remote_parts;
+    remote_part& remote_of(tick_t t) { return remote_parts[static_cast<std::size_t>(t % static_cast<tick_t>(ring))]; }
+
     void clear_remote(tick_t t) {
         float* r = row(t);
-        std::fill(r + local * batch, r + width, 0.0f);
+        auto& part = remote_of(t);
+        if (part.all)
+            std::fill(r + local * batch, r + width, 0.0f);
+        else
+            for (const auto slot : part.written) r[slot] = 0.0f;
+        part.written.clear();
+        part.all = false;
     }
 
     void check_delivery(std::size_t peer, tick_t t, std::size_t count) const {
@@ -491,11 +507,25 @@ struct engine::impl {
             if (delays[k] >= remote_delay) {
                 auto& cached = sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
                 if (cached.tick != at) {
-                    // The local part as found before, then the peers' part.
+                    // The local part as found before, then the peers' part: the slots they
+                    // wrote non-zero values to, unless anything may have been written.
                     const auto& own = local_sources(at);
+                    const auto& part = remote_of(at);
                     cached.tick = at;
                     cached.slots = own.slots;
-                    cached.dense = own.dense || !find_nonzero(r, local, slots, limit, cached.slots);
+                    if (own.dense) {
+                        cached.dense = true;
+                    } else if (part.all) {
+                        cached.dense = !find_nonzero(r, local, slots, limit, cached.slots);
+                    } else {
+                        const auto first = cached.slots.size();
+                        for (const auto slot : part.written)
+                            if (r[slot] != 0.0f) cached.slots.push_back(slot);
+                        std::sort(cached.slots.begin() + static_cast<std::ptrdiff_t>(first), cached.slots.end());
+                        cached.slots.erase(std::unique(cached.slots.begin() + static_cast<std::ptrdiff_t>(first), cached.slots.end()),
+                                           cached.slots.end());
+                        cached.dense = cached.slots.size() > limit;
+                    }
                 }
                 if (cached.dense) return false;
                 sources = &cached.slots;
@@ -1098,6 +1128,7 @@ struct engine::impl {
         }
         sources_of_row.assign(ring, {});
         local_sources_of_row.assign(ring, {});
+        remote_parts.assign(ring, {});
         in_order_bits = {};
         remote_delay = std::min<tick_t>(static_cast<tick_t>(ring) - 1, synapse_remote_delay);
         for (const auto& d : dense)
@@ -1235,6 +1266,7 @@ void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& value
     float* r = m.row(t);
     const auto& slots = m.receive_slots[peer];
     for (std::size_t k = 0; k < slots.size(); ++k) std::copy_n(values.data() + k * m.batch, m.batch, r + slots[k] * m.batch);
+    m.remote_of(t).all = true;
 }
 
 void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values) {
@@ -1243,11 +1275,14 @@ void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::
     const auto& slots = m.receive_slots[peer];
     m.check_delivery(peer, t, slots.size() * m.batch);
     float* r = m.row(t);
+    auto& part = m.remote_of(t);
+    part.all |= m.batch > 1;
     for (const auto& [position, value] : values) {
         if (position >= slots.size() * m.batch)
             throw protocol_error("peer '" + m.spec.peers[peer].id + "' sent a value for position " +
                                  std::to_string(position) + " of " + std::to_string(slots.size() * m.batch));
         r[slots[position / m.batch] * m.batch + position % m.batch] = value;
+        if (!part.all && value != 0.0f) part.written.push_back(slots[position]);
     }
 }
 
@@ -1359,6 +1394,10 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     m.spiked.clear();
     for (auto& r : m.sources_of_row) r.tick = -1;
     for (auto& r : m.local_sources_of_row) r.tick = -1;
+    for (auto& r : m.remote_parts) {
+        r.written.clear();
+        r.all = true;  // the restored rows' remote parts
+    }
     for (const auto& s : states) {
         const auto it = m.slot_of.find(s.index);
         if (it == m.slot_of.end()) continue;
