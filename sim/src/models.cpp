@@ -75,8 +75,9 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
 namespace {
 using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float, float, float);
 
+// Inlined into each clone of step_spiking_run, so that each is compiled for its vector width.
 template <step_function step, bool external, bool poisson>
-inline void step_loop(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
+__attribute__((always_inline)) inline void step_loop(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
@@ -98,7 +99,7 @@ inline void step_loop(const model_coefficients& k, std::size_t first, std::size_
 }
 
 template <step_function step>
-inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
+__attribute__((always_inline)) inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
