@@ -44,6 +44,9 @@ public:
     void draw(std::int64_t t);
     const std::vector<float>& excitatory() const { return excitatory_; }
     const std::vector<float>& inhibitory() const { return inhibitory_; }
+    // For a caller that consumes the values and leaves them zero itself (instead of clear_poisson).
+    std::vector<float>& excitatory() { return excitatory_; }
+    std::vector<float>& inhibitory() { return inhibitory_; }
     // The local neurons some Poisson generator feeds, ascending; is_driven per local neuron.
     const std::vector<std::uint32_t>& driven() const { return driven_; }
     bool is_driven(std::size_t neuron) const { return is_driven_[neuron] != 0; }

@@ -271,7 +271,6 @@ struct engine::impl {
         float value;
     };
     std::vector<sparse_term> contributions, colliding;
-    std::vector<std::uint32_t> touched;  // the in-order sums this tick added to
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum;
     std::vector<std::pair<std::size_t, std::uint32_t>> active;  // (delay position, slot)
@@ -366,6 +365,7 @@ struct engine::impl {
         }
     }
     bool poisson_input() const { return generated && generated->has_poisson(); }
+    bool poisson_consumed = false;  // this tick's steps left the drive's values zero
 
     std::vector<float> history;  // (ring + 1) * width; the last row is the zero row
     model_states state;
@@ -406,9 +406,25 @@ struct engine::impl {
         return it->second;
     }
 
+    // Per ring row, what peers wrote into its remote part: the slots of the non-zero values
+    // that deliver_nonzero wrote (one lane), unless `all` (a dense delivery, a restore, more
+    // lanes): then any remote slot may hold a value.
+    struct remote_part {
+        std::vector<std::uint32_t> written;
+        bool all = false;
+    };
+    std::vector<remote_part> remote_parts;
+    remote_part& remote_of(tick_t t) { return remote_parts[static_cast<std::size_t>(t % static_cast<tick_t>(ring))]; }
+
     void clear_remote(tick_t t) {
         float* r = row(t);
-        std::fill(r + local * batch, r + width, 0.0f);
+        auto& part = remote_of(t);
+        if (part.all)
+            std::fill(r + local * batch, r + width, 0.0f);
+        else
+            for (const auto slot : part.written) r[slot] = 0.0f;
+        part.written.clear();
+        part.all = false;
     }
 
     void check_delivery(std::size_t peer, tick_t t, std::size_t count) const {
@@ -491,11 +507,25 @@ struct engine::impl {
             if (delays[k] >= remote_delay) {
                 auto& cached = sources_of_row[static_cast<std::size_t>(at % static_cast<tick_t>(ring))];
                 if (cached.tick != at) {
-                    // The local part as found before, then the peers' part.
+                    // The local part as found before, then the peers' part: the slots they
+                    // wrote non-zero values to, unless anything may have been written.
                     const auto& own = local_sources(at);
+                    const auto& part = remote_of(at);
                     cached.tick = at;
                     cached.slots = own.slots;
-                    cached.dense = own.dense || !find_nonzero(r, local, slots, limit, cached.slots);
+                    if (own.dense) {
+                        cached.dense = true;
+                    } else if (part.all) {
+                        cached.dense = !find_nonzero(r, local, slots, limit, cached.slots);
+                    } else {
+                        const auto first = cached.slots.size();
+                        for (const auto slot : part.written)
+                            if (r[slot] != 0.0f) cached.slots.push_back(slot);
+                        std::sort(cached.slots.begin() + static_cast<std::ptrdiff_t>(first), cached.slots.end());
+                        cached.slots.erase(std::unique(cached.slots.begin() + static_cast<std::ptrdiff_t>(first), cached.slots.end()),
+                                           cached.slots.end());
+                        cached.dense = cached.slots.size() > limit;
+                    }
                 }
                 if (cached.dense) return false;
                 sources = &cached.slots;
@@ -563,7 +593,7 @@ struct engine::impl {
         for (const auto& r : reads)
             for (const char* p = reinterpret_cast<const char*>(fan + r.first); p < reinterpret_cast<const char*>(fan + r.last); p += 64)
                 __builtin_prefetch(p);
-        // sum_e and sum_i are all zero here (see the end); rate neurons' sums start at u.
+        // sum_e and sum_i are all zero here (the steps leave them so); rate neurons' sums start at u.
         for (const auto& r : runs) {
             const auto& c = coefficients(r.begin);
             if (!protocol::is_spiking(c.model))
@@ -572,13 +602,8 @@ struct engine::impl {
         // Terms of sums that are in order (as a rule: one projection feeds the sum, its
         // sources in index order) are added as they come; the others wait below.
         float* const sums[] = {sum_u.data(), sum_e.data(), sum_i.data()};
-        touched.clear();
         contributions.clear();
-        auto add_in_order = [&](std::uint32_t to, float value) {
-            const std::uint32_t target = to >> 3, into = to & 3;
-            sums[into][target] += value;
-            touched.push_back(target * 3 + into);
-        };
+        auto add_in_order = [&](std::uint32_t to, float value) { sums[to & 3][to >> 3] += value; };
         auto add_term = [&](std::uint32_t synapse, std::uint32_t to, float value) {
             if (to & 4) return add_in_order(to, value);
             const auto sum = (to >> 3) * 3 + (to & 3);
@@ -612,26 +637,26 @@ struct engine::impl {
         for (const auto& c : colliding) add(c);
         for (const auto& c : contributions) terms_per_sum[c.sum] = 0;
         for (std::size_t i = 0; i < local && !dense.empty(); ++i) add_dense(i, sum_u[i], sum_e[i], sum_i[i]);
-        if (poisson_input())
-            for (const auto i : generated->driven()) add_poisson(i, sum_u[i], sum_e[i], sum_i[i]);
+        // Poisson input: rate neurons take it into u here; spiking ones as their step reads
+        // their sums (step_spiking_run), which also leaves the drive's values and sum_e and
+        // sum_i zero (rate neurons never feed those) for the next tick.
+        const bool poisson = poisson_input();
+        if (poisson)
+            for (const auto& r : runs)
+                if (!protocol::is_spiking(coefficients(r.begin).model))
+                    for (std::size_t i = r.begin; i < r.end; ++i)
+                        if (generated->is_driven(i)) {
+                            add_poisson(i, sum_u[i], sum_e[i], sum_i[i]);
+                            generated->excitatory()[i] = generated->inhibitory()[i] = 0.0f;
+                        }
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
         // (40,000 lif neurons ran slower on two threads than on one).
         if (local < 512 * grain)
-            step_models(0, local, out);
+            step_models(0, local, out, poisson);
         else
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, grain),
-                              [&](const tbb::blocked_range<std::size_t>& r) { step_models(r.begin(), r.end(), out); });
-        // Leave sum_e and sum_i all zero for the next tick: clearing what this tick added
-        // costs far less than filling them.
-        if (!dense.empty()) {
-            std::fill(sum_e.begin(), sum_e.end(), 0.0f);
-            std::fill(sum_i.begin(), sum_i.end(), 0.0f);
-        } else {
-            for (const auto sum : touched) sums[sum % 3][sum / 3] = 0.0f;
-            for (const auto& c : contributions) sums[c.sum % 3][c.sum / 3] = 0.0f;
-            if (poisson_input())
-                for (const auto i : generated->driven()) sum_e[i] = sum_i[i] = 0.0f;
-        }
+                              [&](const tbb::blocked_range<std::size_t>& r) { step_models(r.begin(), r.end(), out, poisson); });
+        poisson_consumed = poisson;
         return true;
     }
 
@@ -668,14 +693,18 @@ struct engine::impl {
 
     // Steps neurons [begin, end), every lane, from the sums in sum_u (rate models) or
     // sum_e and sum_i (spiking models): one loop per run of neurons that share their coefficients.
-    void step_models(std::size_t begin, std::size_t end, float* out) {
+    // With `poisson` (one lane), spiking neurons add the drive's values to their sums.
+    // Leaves sum_e and sum_i zero.
+    void step_models(std::size_t begin, std::size_t end, float* out, bool poisson = false) {
         auto r = std::upper_bound(runs.begin(), runs.end(), begin, [](std::size_t i, const run& x) { return i < x.end; });
+        float* const poisson_e = poisson ? generated->excitatory().data() : nullptr;
+        float* const poisson_i = poisson ? generated->inhibitory().data() : nullptr;
         for (; r != runs.end() && r->begin < end; ++r) {
             const std::size_t first = std::max(begin, r->begin) * batch, last = std::min(end, r->end) * batch;
             const auto& c = coefficients(std::max(begin, r->begin));
             if (protocol::is_spiking(c.model))
                 step_spiking_run(c, first, last, state.v.data(), state.ge.data(), state.gi.data(), state.refractory_left.data(),
-                                 external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), out);
+                                 external_input ? ext.data() : nullptr, sum_e.data(), sum_i.data(), poisson_e, poisson_i, out);
             else
                 for (std::size_t j = first; j < last; ++j) out[j] = step_rate(c, sum_u[j]);
         }
@@ -1099,6 +1128,7 @@ struct engine::impl {
         }
         sources_of_row.assign(ring, {});
         local_sources_of_row.assign(ring, {});
+        remote_parts.assign(ring, {});
         in_order_bits = {};
         remote_delay = std::min<tick_t>(static_cast<tick_t>(ring) - 1, synapse_remote_delay);
         for (const auto& d : dense)
@@ -1236,6 +1266,7 @@ void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& value
     float* r = m.row(t);
     const auto& slots = m.receive_slots[peer];
     for (std::size_t k = 0; k < slots.size(); ++k) std::copy_n(values.data() + k * m.batch, m.batch, r + slots[k] * m.batch);
+    m.remote_of(t).all = true;
 }
 
 void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values) {
@@ -1244,11 +1275,14 @@ void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::
     const auto& slots = m.receive_slots[peer];
     m.check_delivery(peer, t, slots.size() * m.batch);
     float* r = m.row(t);
+    auto& part = m.remote_of(t);
+    part.all |= m.batch > 1;
     for (const auto& [position, value] : values) {
         if (position >= slots.size() * m.batch)
             throw protocol_error("peer '" + m.spec.peers[peer].id + "' sent a value for position " +
                                  std::to_string(position) + " of " + std::to_string(slots.size() * m.batch));
         r[slots[position / m.batch] * m.batch + position % m.batch] = value;
+        if (!part.all && value != 0.0f) part.written.push_back(slots[position]);
     }
 }
 
@@ -1283,7 +1317,9 @@ void engine::compute() {
     }
     for (const auto& [position, value] : inputs) m.ext[position] = 0.0f;
     m.generated->clear_external(t, m.ext, m.batch);
-    if (m.poisson_input()) m.generated->clear_poisson();
+    // The sparse path's steps leave the Poisson values zero (poisson_consumed).
+    if (m.poisson_input() && !m.poisson_consumed) m.generated->clear_poisson();
+    m.poisson_consumed = false;
     m.external_input = false;
     m.list_spikes(t, out);
     ++m.next;
@@ -1358,6 +1394,10 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     m.spiked.clear();
     for (auto& r : m.sources_of_row) r.tick = -1;
     for (auto& r : m.local_sources_of_row) r.tick = -1;
+    for (auto& r : m.remote_parts) {
+        r.written.clear();
+        r.all = true;  // the restored rows' remote parts
+    }
     for (const auto& s : states) {
         const auto it = m.slot_of.find(s.index);
         if (it == m.slot_of.end()) continue;

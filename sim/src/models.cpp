@@ -75,19 +75,47 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
 namespace {
 using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float, float, float);
 
-template <step_function step>
-inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
+// Inlined into each clone of step_spiking_run, so that each is compiled for its vector width.
+template <step_function step, bool external, bool poisson>
+__attribute__((always_inline)) inline void step_loop(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
-                      const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
-                      float* __restrict out) {
-    if (ext == nullptr) {
-        const float input = k.bias + 0.0f;  // what bias + ext gives for ext = +0
-        for (std::size_t i = first; i < last; ++i)
-            out[i] = step(k, v[i], ge[i], gi[i], refractory_left[i], input, excitatory[i], inhibitory[i]);
-        return;
+                      const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
+                      float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
+    const float no_input = k.bias + 0.0f;  // what bias + ext gives for ext = +0
+    for (std::size_t i = first; i < last; ++i) {
+        float e = excitatory[i], h = inhibitory[i];
+        if constexpr (poisson) {
+            e = e + poisson_excitatory[i];
+            h = h + poisson_inhibitory[i];
+            poisson_excitatory[i] = 0.0f;
+            poisson_inhibitory[i] = 0.0f;
+        }
+        excitatory[i] = 0.0f;
+        inhibitory[i] = 0.0f;
+        float input = no_input;
+        if constexpr (external) input = k.bias + ext[i];
+        out[i] = step(k, v[i], ge[i], gi[i], refractory_left[i], input, e, h);
     }
-    for (std::size_t i = first; i < last; ++i)
-        out[i] = step(k, v[i], ge[i], gi[i], refractory_left[i], k.bias + ext[i], excitatory[i], inhibitory[i]);
+}
+
+template <step_function step>
+__attribute__((always_inline)) inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
+                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
+                      float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
+    const bool external = ext != nullptr, poisson = poisson_excitatory != nullptr;
+    if (external && poisson)
+        step_loop<step, true, true>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+                                    poisson_excitatory, poisson_inhibitory, out);
+    else if (external)
+        step_loop<step, true, false>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, nullptr,
+                                     nullptr, out);
+    else if (poisson)
+        step_loop<step, false, true>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+                                     poisson_excitatory, poisson_inhibitory, out);
+    else
+        step_loop<step, false, false>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, nullptr,
+                                      nullptr, out);
 }
 }  // namespace
 
@@ -96,15 +124,19 @@ inline void step_each(const model_coefficients& k, std::size_t first, std::size_
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
-                      const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
-                      float* __restrict out) {
+                      const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
+                      float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const model_coefficients k = c;  // a copy: the stores below cannot change it
     switch (k.model) {
     case protocol::neuron_model::iaf_psc_exp:
-        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, out);
+        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+                                           poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_psc_delta:
-        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, out);
-    default: return step_each<step_lif>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, out);
+        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+                                             poisson_excitatory, poisson_inhibitory, out);
+    default:
+        return step_each<step_lif>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+                                   poisson_excitatory, poisson_inhibitory, out);
     }
 }
 

@@ -161,12 +161,15 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
 
 // step_spiking for neurons [first, last), which share `c` (a spiking model); their input is
 // bias + ext[i] (ext null: no external input this tick, which saves reading an array of
-// zeros). One loop per model, which vectorises: the restrict parameters promise that no
-// array overlaps another.
+// zeros), their sums excitatory[i] (+ poisson_excitatory[i]) and inhibitory[i] (+
+// poisson_inhibitory[i]); the Poisson arrays may be null. Every sum array it reads is left
+// zero for the next tick. Adding a Poisson value of +0 (a neuron no generator feeds, or a
+// count of 0) changes nothing: a sum that starts at +0 is never -0. One loop per model,
+// which vectorises: the restrict parameters promise that no array overlaps another.
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
-                      const float* __restrict ext, const float* __restrict excitatory, const float* __restrict inhibitory,
-                      float* __restrict out);
+                      const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
+                      float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out);
 
 // Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
 // left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_delta [V_m,

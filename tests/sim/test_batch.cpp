@@ -265,6 +265,40 @@ TEST_CASE("the sparse path gives the lanes path's spikes for drawn weights and d
     CHECK(spikes < 500 * ticks / 40);
 }
 
+TEST_CASE("the sparse path adds Poisson input as the lanes path does, into spiking and rate neurons") {
+    // The sparse path's steps add the generators' values to spiking neurons' sums themselves;
+    // rate neurons take them into u. Two generators of both signs feed some neurons, some
+    // neurons none, and inputs arrive on some ticks (the steps with external input).
+    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="E" size="300" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="3"/>
+        <population id="D" size="100" model="iaf_psc_delta" seed="4" v-init="-65" v-init-std="3"/>
+        <population id="R" size="40" model="relu" bias="-20"/>
+        <projection from="E" to="E" kind="random" p="0.05" weight="60" delay="2" seed="1"/>
+        <projection from="E" to="D" kind="random" p="0.05" weight="0.6" delay="3" seed="5"/>
+        <projection from="D" to="E" kind="random" p="0.05" weight="-150" seed="2"/>
+        <projection from="E" to="R" kind="random" p="0.1" weight="2.5" seed="6"/>
+        <poisson to="E[0:250] D R" rate="6000" weight="90" seed="7"/>
+        <poisson to="E[100:300] D[0:50] R[0:20]" rate="3000" weight="-45" seed="8"/>
+      </network></dnnc>)",
+                                              "g.xml");
+    const auto net = protocol::expand(*doc.net, "g.xml");
+    const int ticks = 500;
+    std::vector<input> drive;
+    std::mt19937 gen(4);
+    for (int t = 0; t < ticks; t += 3) drive.push_back({static_cast<global_index>(gen() % 440), t, 350.0f, engine::all_lanes});
+    const auto lanes = batched(net, 2, ticks, drive);
+    const auto sparse = batched(net, 1, ticks, drive);
+    std::size_t spikes = 0, rates = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < 440; ++i) {
+            (i < 400 ? spikes : rates) += sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(spikes > 300);
+    CHECK(spikes < 400 * ticks / 40);
+    CHECK(rates > 100);
+}
+
 TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights and delays of their own") {
     // Sources in descending order, so many distinct weights that every synapse keeps its own.
     auto spec = whole_network(generated(R"(<population id="P" size="600" model="relu" bias="-1.5"/>)"));

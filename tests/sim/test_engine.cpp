@@ -169,6 +169,39 @@ TEST_CASE("an engine restored to the tick it is at takes the restored outputs, n
     CHECK(spikes < 300 * 100 / 20);  // sparse: the sparse path runs
 }
 
+TEST_CASE("a value a peer sent is read at its delays and never again once its row is reused") {
+    // a (node 0) feeds c with delay 1 and b with delay 3 (a ring of 4 rows on node 1). One
+    // non-zero value arrives, for tick 2, then nothing (as in window mode); also after a
+    // restore, which rewrites the rows' remote parts. With d (always 1) every tick takes the
+    // full path, which reads every remote slot; without, the sparse path, which reads the
+    // slots peers wrote.
+    for (const bool busy : {false, true}) {
+        INFO("full path: " << busy);
+        const auto net = network_of(std::string(R"(<neuron id="a"/><neuron id="b"/><neuron id="c"/>
+            <synapse from="a" to="b" weight="2" delay="3"/><synapse from="a" to="c" weight="1" delay="1"/>)") +
+                                    (busy ? R"(<neuron id="d" bias="1"/>)" : ""));
+        std::vector<std::uint32_t> node_of = {0, 1, 1};
+        if (busy) node_of.push_back(1);
+        const auto specs = partition_specs(net, node_of, 2);
+        engine e(specs[1]);
+        REQUIRE(e.receive_count(0) == 1);
+        auto run = [&](tick_t from, tick_t to, tick_t sent) {
+            for (tick_t t = from; t < to; ++t) {
+                if (t == sent + 1) e.deliver_nonzero(0, sent, {{0, 1.5f}});
+                e.compute();
+                INFO("tick " << t);
+                CHECK(e.output(2) == (t == sent + 1 ? 1.5f : 0.0f));
+                CHECK(e.output(1) == (t == sent + 3 ? 3.0f : 0.0f));
+            }
+        };
+        run(0, 20, 2);
+        const auto states = e.capture();
+        e.deliver_nonzero(0, 19, {{0, 4.0f}});
+        e.restore(states, 20);  // the tick-19 value delivered above is not in the snapshot
+        run(20, 40, 25);
+    }
+}
+
 TEST_CASE("bad use of the engine is refused") {
     const auto net = network_of(R"(<neuron id="a"/>)");
     engine e(whole_network(net));
