@@ -1,12 +1,11 @@
 #include "dnnc/protocol/csv.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "text.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <tuple>
 
 namespace dnnc::protocol {
@@ -68,14 +67,6 @@ private:
     std::vector<diagnostic> problems_;
 };
 
-std::string read_whole(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error({path, 0, 0}, "cannot open the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 }  // namespace
 
 std::vector<input_row> parse_input_csv(std::string_view text, const std::string& file) {
@@ -122,7 +113,7 @@ std::vector<input_row> parse_input_csv(std::string_view text, const std::string&
     return rows;
 }
 
-std::vector<input_row> read_input_csv(const std::string& path) { return parse_input_csv(read_whole(path), path); }
+std::vector<input_row> read_input_csv(const std::string& path) { return parse_input_csv(read_file(path), path); }
 
 std::optional<std::string> spike_time_problem(double t_ms, std::int64_t index, std::int64_t size, double dt) {
     // Ticks stay exact in a double and far from the end of the clock.
@@ -160,7 +151,7 @@ std::vector<spike_time> parse_spike_times_csv(std::string_view text, const std::
 }
 
 std::vector<spike_time> read_spike_times_csv(const std::string& path, std::int64_t size, double dt) {
-    return parse_spike_times_csv(read_whole(path), path, size, dt);
+    return parse_spike_times_csv(read_file(path), path, size, dt);
 }
 
 void sort_spikes(std::vector<spike_time>& spikes) {
