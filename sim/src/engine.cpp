@@ -495,9 +495,9 @@ struct engine::impl {
         const std::size_t budget_words = fan_out.size() / 8;
         std::size_t expected = 0;
         active.clear();
-        // More active sources than the budget has synapses, or than a quarter of all,
-        // would exceed it as a rule (unless many have no synapses, which then only costs
-        // the faster path).
+        // More non-zero sources in a row than an eighth of the synapses, or than a quarter
+        // of all slots, would exceed it as a rule (unless many have no synapses, which then
+        // only costs the faster path).
         const std::size_t limit = sparse_limit();
         for (std::size_t k = 0; k < delays.size(); ++k) {
             const tick_t at = t - delays[k];
