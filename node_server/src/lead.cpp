@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <optional>
@@ -166,9 +167,7 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
 // ---- snapshots ----
 
 std::string lead::snapshot() {
-    const auto r = current_run();
-    if (!r->paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
-    return capture_snapshot(r->next_tick());
+    return current_run()->snapshot();
 }
 
 // A binary snapshot at `tick`; every node's runner must be paused there. Called from a run's
@@ -276,7 +275,7 @@ json lead::recover() {
     const auto checkpoints = old_run->checkpoints();
     json summary = submit(protocol::serialize(doc), true);
     const auto fresh = current_run();
-    fresh->adopt_rows(std::move(earlier));
+    fresh->adopt_rows(earlier);
     fresh->set_checkpoints(checkpoints);
     json removed = json::array();
     for (const auto& d : dead) removed.push_back(d);
@@ -482,7 +481,8 @@ json lead::submit(const std::string& payload, bool replace) {
     state->last_error.assign(state->topo.node_count(), {});
     std::vector<std::string> hashes;
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
-    auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), std::move(hashes), first_tick);
+    const lead_run::storage storage{options_.output_memory, (std::filesystem::path(options_.state_dir) / "checkpoints").string()};
+    auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), std::move(hashes), first_tick, storage);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         run_ = std::move(new_run);
@@ -551,6 +551,8 @@ void lead::describe(json& s) {
     if (r) {
         s["state"] = progress["state"];
         s["tick"] = progress["completed"];
+        s["output_rows_first"] = progress["output_rows_first"];
+        s["output_rows_dropped"] = progress["output_rows_dropped"];
         if (progress.contains("error")) s["error"] = progress["error"];
     }
     if (!state_) return;

@@ -5,6 +5,7 @@
 #include "dnnc/protocol/snapshot.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -29,15 +30,32 @@ const char* lead_run::name(state s) {
     return "?";
 }
 
+namespace {
+
+std::size_t values_per_row(const plan::network_plan& plan) {
+    std::size_t columns = 0;
+    for (const auto& o : plan.net.outputs) columns += o.neurons.size();
+    return columns * static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
+}
+
+// A network's name as a folder name.
+std::string folder_name(std::string name) {
+    for (auto& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    return name.empty() || name == "." || name == ".." ? "network" : name;
+}
+
+}  // namespace
+
 lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
-                   std::int64_t first_tick)
+                   std::int64_t first_tick, const storage& where)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
-      config_hashes_(std::move(config_hashes)), first_tick_(first_tick) {
+      config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
+      checkpoint_root_(where.checkpoint_root) {
     if (first_tick > 0) state_ = state::frozen;
-    const char* base = std::getenv("XDG_STATE_HOME");
     checkpoints_.every = run_.checkpoint_every;
     checkpoints_.keep = run_.checkpoint_keep;
-    checkpoints_.dir = (std::filesystem::path(base && *base ? base : "/tmp") / ("dnnc-checkpoints-" + plan.net.name)).string();
+    checkpoints_.dir = checkpoint_dir(folder_name(plan.net.name));
     const auto& net = plan.net;
     // Columns: the output neurons in document order; each node reports its output neurons
     // in ascending index order, and one neuron may fill several columns.
@@ -56,12 +74,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
 lead_run::~lead_run() { stop_ticker(); }
 
 void lead_run::check_outputs(const plan::network_plan& plan) {
-    std::size_t columns = 0;
-    for (const auto& o : plan.net.outputs) columns += o.neurons.size();
-    const auto lanes = static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
-    if (columns * lanes > max_values_per_tick)
-        throw usage_error("the outputs have " + std::to_string(columns) + " neurons and the run " + std::to_string(lanes) +
-                          " lanes: " + std::to_string(columns * lanes) + " values per tick, more than " +
+    if (values_per_row(plan) > max_values_per_tick)
+        throw usage_error("the outputs and lanes make " + std::to_string(values_per_row(plan)) + " values per tick, more than " +
                           std::to_string(max_values_per_tick));
 }
 
@@ -109,7 +123,7 @@ void lead_run::complete_rows() {
         for (std::size_t v = 0; v < topo_.node_count(); ++v)
             if (!it->second.reported[v] && !(window && !links_.alive(v))) complete = false;
         if (!complete) break;
-        rows_.push_back(std::move(it->second.values));
+        rows_.push(std::move(it->second.values));
         if (!it->second.spikes.empty()) keep_spikes(it->first, std::move(it->second.spikes));
         partial_.erase(it);
     }
@@ -163,17 +177,22 @@ void lead_run::stop_ticker() {
 void lead_run::start_running() {
     started_ = clock_type::now();
     ticks_at_start_ = completed();
-    if (run_.tick_period_ms <= 0 && checkpoints_.every <= 0) {
-        grant_all(forever);
-        return;
-    }
-    ticker_ = std::thread([this] { drive(); });
+    drive(forever);
 }
 
-void lead_run::drive() {
+void lead_run::drive(std::int64_t last) {
+    stop_ticker();  // a step's clock may still be writing its last checkpoint
+    if (run_.tick_period_ms <= 0 && checkpoints().every <= 0) {
+        grant_all(last);
+        return;
+    }
+    ticker_ = std::thread([this, last] { drive_to(last); });
+}
+
+void lead_run::drive_to(std::int64_t last) {
     // Invariant: `granted` is the last tick every node may compute; the clock moves it one
     // tick per period (or to the next checkpoint at once), and at a checkpoint boundary B it
-    // waits until tick B - 1 is complete, snapshots, and goes on.
+    // waits until tick B - 1 is complete, snapshots, and goes on, until it has granted `last`.
     const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
     auto next_time = clock_type::now();
     std::int64_t granted;
@@ -182,11 +201,11 @@ void lead_run::drive() {
         granted = completed();
     }
     try {
-        while (true) {
-            const auto every = checkpoints_.every;
+        while (granted < last) {
+            const auto every = checkpoints().every;
             const std::int64_t boundary = every > 0 ? ((granted + 1) / every + 1) * every : forever;
             std::int64_t target = run_.tick_period_ms > 0 ? granted + 1 : boundary - 1;
-            target = std::min(target, boundary - 1);
+            target = std::min({target, boundary - 1, last});
             if (run_.tick_period_ms > 0) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 if (changed_.wait_until(lock, next_time, [&] { return ticker_stop_; })) return;
@@ -197,7 +216,9 @@ void lead_run::drive() {
             if (target == boundary - 1 && every > 0) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 changed_.wait(lock, [&] { return ticker_stop_ || state_ == state::failed || completed() >= target; });
-                if (ticker_stop_ || state_ == state::failed) return;
+                // Once the nodes have stopped at the boundary its checkpoint is written, even
+                // when the clock is being stopped (a step ending there is frozen already).
+                if (state_ == state::failed || completed() < target) return;
                 lock.unlock();
                 write_checkpoint(boundary);
             }
@@ -214,11 +235,22 @@ void lead_run::drive() {
     }
 }
 
+std::string lead_run::snapshot() {
+    std::lock_guard<std::mutex> capturing(capture_mutex_);
+    if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+    return links_.capture(next_tick());
+}
+
 void lead_run::write_checkpoint(std::int64_t tick) {
-    const std::string bytes = links_.capture(tick);
+    std::string bytes;
+    {
+        std::lock_guard<std::mutex> capturing(capture_mutex_);
+        bytes = links_.capture(tick);
+    }
     namespace fs = std::filesystem;
-    fs::create_directories(checkpoints_.dir);
-    const std::string file = (fs::path(checkpoints_.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
+    const auto settings = checkpoints();
+    fs::create_directories(settings.dir);
+    const std::string file = (fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
     write_atomically(file, bytes);
     std::lock_guard<std::mutex> lock(mutex_);
     checkpoint_files_.push_back(file);
@@ -227,6 +259,16 @@ void lead_run::write_checkpoint(std::int64_t tick) {
         fs::remove(checkpoint_files_.front(), ignored);
         checkpoint_files_.erase(checkpoint_files_.begin());
     }
+}
+
+std::string lead_run::checkpoint_dir(const std::string& name) const {
+    const std::filesystem::path relative(name);
+    bool climbs = false;
+    for (const auto& part : relative) climbs = climbs || part == "..";
+    if (name.empty() || relative.is_absolute() || climbs)
+        throw usage_error("checkpoint folder '" + name + "': checkpoints stay in the lead's state folder " + checkpoint_root_ +
+                          "; give a relative name without '..'");
+    return (std::filesystem::path(checkpoint_root_) / relative).lexically_normal().string();
 }
 
 void lead_run::set_checkpoints(checkpoint_settings settings) {
@@ -245,20 +287,14 @@ std::string lead_run::last_checkpoint() const {
     return checkpoint_files_.empty() ? std::string() : checkpoint_files_.back();
 }
 
-std::vector<std::vector<float>> lead_run::rows_before(std::int64_t tick) const {
+output_rows lead_run::rows_before(std::int64_t tick) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (first_tick_ > 0 && tick > first_tick_) throw error("the rows before tick " + std::to_string(first_tick_) + " are not here");
-    const auto count = static_cast<std::size_t>(std::clamp<std::int64_t>(tick - first_tick_, 0, static_cast<std::int64_t>(rows_.size())));
-    return {rows_.begin(), rows_.begin() + static_cast<std::ptrdiff_t>(count)};
+    return rows_.before(tick);
 }
 
-void lead_run::adopt_rows(std::vector<std::vector<float>> earlier) {
+void lead_run::adopt_rows(const output_rows& earlier) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (static_cast<std::int64_t>(earlier.size()) != first_tick_)
-        throw error("cannot adopt " + std::to_string(earlier.size()) + " rows before tick " + std::to_string(first_tick_));
-    for (auto& r : rows_) earlier.push_back(std::move(r));
-    rows_ = std::move(earlier);
-    first_tick_ = 0;
+    rows_.adopt(earlier);
 }
 
 void lead_run::check_nodes() {
@@ -349,6 +385,8 @@ json lead_run::progress() {
     const double seconds = std::chrono::duration<double>(clock_type::now() - started_).count();
     json reply{{"state", name(state_)}, {"completed", completed()}, {"target", target_}, {"nodes", nodes},
                {"signals_sent", sent}, {"signals_dropped", dropped}, {"packets_missing", missing}, {"sync", protocol::to_string(run_.sync)}};
+    reply["output_rows_first"] = rows_.first();
+    reply["output_rows_dropped"] = rows_.dropped();
     if (state_ == state::running && seconds > 0) reply["ticks_per_second"] = static_cast<double>(completed() - ticks_at_start_) / seconds;
     if (step_seconds_ >= 0) reply["last_step_seconds"] = step_seconds_;
     if (!error_.empty()) reply["error"] = error_;
@@ -392,7 +430,7 @@ json lead_run::control(const json& request) {
             started_ = clock_type::now();
             ticks_at_start_ = completed();
         }
-        grant_all(target_);
+        drive(target_);
         return progress();
     }
     if (command == "freeze") return freeze();
@@ -400,7 +438,7 @@ json lead_run::control(const json& request) {
         checkpoint_settings c = checkpoints();
         c.every = request.value("every", c.every);
         c.keep = request.value("keep", c.keep);
-        c.dir = request.value("dir", c.dir);
+        if (request.contains("dir")) c.dir = checkpoint_dir(request.at("dir").get<std::string>());
         if (c.every < 0 || c.keep < 1) throw usage_error("checkpoints need every >= 0 and keep >= 1");
         set_checkpoints(c);
         return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};
@@ -420,18 +458,18 @@ std::int64_t lead_run::next_tick() const {
 
 json lead_run::output(const json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto from = std::max(first_tick_, request.value("from", std::int64_t{0}));
+    const auto from = std::max(rows_.first(), request.value("from", std::int64_t{0}));
     // At most about a million values per reply (frames are bounded); clients ask again
     // from the next tick.
     json rows = json::array();
-    const std::size_t per_row = columns_.size() * static_cast<std::size_t>(run_.batch) + 1;
-    const std::size_t max_rows = std::max<std::size_t>(1, std::min<std::size_t>(100000, 1000000 / per_row));
+    const std::size_t max_rows = std::max<std::size_t>(1, std::min<std::size_t>(100000, 1000000 / (rows_.width() + 1)));
     for (auto t = from; t <= completed() && rows.size() < max_rows; ++t) {
         json row = json::array({t});
-        for (float v : rows_[static_cast<std::size_t>(t - first_tick_)]) row.push_back(v);
+        for (float v : rows_.row(t)) row.push_back(v);
         rows.push_back(std::move(row));
     }
-    return {{"columns", columns_}, {"batch", run_.batch}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)}};
+    return {{"columns", columns_}, {"batch", run_.batch}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)},
+            {"start", rows_.start()}, {"first", rows_.first()}};
 }
 
 json lead_run::spikes(const json& request) {

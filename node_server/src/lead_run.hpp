@@ -5,6 +5,7 @@
 // spikes, held until a client reads them.
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
+#include "output_rows.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -40,11 +41,19 @@ public:
         std::string dir;
     };
 
+    // Where the lead keeps what a run produces.
+    struct storage {
+        // The output rows held for clients (output_rows): the newest within this budget.
+        std::size_t output_memory;
+        // Checkpoint folders live under this folder, and nowhere else.
+        std::string checkpoint_root;
+    };
+
     // `first_tick`: the tick the nodes compute next (0, or a restored snapshot's tick, in
     // which case the run starts frozen there).
     // `config_hashes[v]`: the config node v acknowledged; its reports must carry it.
     lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
-             std::int64_t first_tick = 0);
+             std::int64_t first_tick, const storage& where);
     ~lead_run();
 
     // A tick's outputs travel in one report and one output row, bounded like a frame:
@@ -59,19 +68,28 @@ public:
     // a row holds the columns of lane 0, then those of lane 1, ...
     // Also: which state the run is in, for snapshots.
     bool paused() const;
+    // A binary snapshot of the frozen network (usage_error when it is not frozen); never
+    // at the same time as a checkpoint.
+    std::string snapshot();
     std::int64_t next_tick() const;
 
-    // Periodic checkpoints while running: the clock stops at every multiple of `every`
-    // ticks, the network is snapshotted into `dir` (checkpoint-TICK.dnncs, written
-    // atomically), and only the newest `keep` are kept.
+    // Periodic checkpoints, however the clock is driven (start/resume or step): the clock
+    // stops at every multiple of `every` ticks, the network is snapshotted into `dir`
+    // (checkpoint-TICK.dnncs, written atomically), and only the newest `keep` are kept.
+    // `dir` is a relative folder name under the storage's checkpoint_root (usage_error for
+    // an absolute path or one that climbs out with ".."); empty keeps the current one.
     void set_checkpoints(checkpoint_settings settings);
     checkpoint_settings checkpoints() const;
     // The newest checkpoint written, if any.
     std::string last_checkpoint() const;
-    // Output rows of ticks [0, tick), for a run that continues from a checkpoint.
-    std::vector<std::vector<float>> rows_before(std::int64_t tick) const;
+    // The output rows still held of the ticks before `tick`, for a run that continues
+    // from a checkpoint.
+    output_rows rows_before(std::int64_t tick) const;
     // Adopts the rows of the ticks before this run's first tick.
-    void adopt_rows(std::vector<std::vector<float>> earlier);
+    void adopt_rows(const output_rows& earlier);
+    // {"from": T} -> {"columns", "batch", "rows": [[tick, values...]...], "completed", "state",
+    // "start": the run's first tick, "first": the oldest tick still held}. Rows start at
+    // max(T, first); the rows of ticks [max(T, start), first) were dropped unread.
     nlohmann::json output(const nlohmann::json& request);
 
     // Recorded spikes (<record>), read and drained by a client:
@@ -95,7 +113,7 @@ private:
 
     std::vector<nlohmann::json> clock_all(const nlohmann::json& request);
     void grant_all(std::int64_t last);
-    std::int64_t completed() const { return first_tick_ + static_cast<std::int64_t>(rows_.size()) - 1; }
+    std::int64_t completed() const { return rows_.end() - 1; }
     void start_running();
     void stop_ticker();
     nlohmann::json freeze();
@@ -127,8 +145,7 @@ private:
     };
     std::map<std::int64_t, partial_row> partial_;
     std::vector<std::string> config_hashes_;
-    std::int64_t first_tick_ = 0;
-    std::vector<std::vector<float>> rows_;  // rows_[k] is tick first_tick_ + k
+    output_rows rows_;
     struct node_progress {
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
     };
@@ -145,12 +162,17 @@ private:
     std::int64_t spikes_lost_ = 0;
     void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
 
-    void drive();  // the clock while running: tick period and checkpoints
+    void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
+    void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause
     void write_checkpoint(std::int64_t tick);
+    // `name` under checkpoint_root_; usage_error when it would lead elsewhere.
+    std::string checkpoint_dir(const std::string& name) const;
 
+    std::string checkpoint_root_;
     checkpoint_settings checkpoints_;
     std::vector<std::string> checkpoint_files_;  // oldest first
 
+    std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
     std::thread ticker_;
     bool ticker_stop_ = false;
 };

@@ -94,6 +94,7 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
                                   "--port", std::to_string(node.port), "--log-level", options.log_level};
     if (!options.secret_file.empty()) args.insert(args.end(), {"--secret-file", fs::absolute(options.secret_file).string()});
     if (!options.memory_limit.empty()) args.insert(args.end(), {"--memory-limit", options.memory_limit});
+    if (!options.output_memory.empty()) args.insert(args.end(), {"--output-memory", options.output_memory});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <unistd.h>
@@ -84,6 +85,12 @@ struct node::impl {
         return s;
     }
 };
+
+std::string default_state_dir() {
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state) return std::string(state) + "/dnnc";
+    if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.local/state/dnnc";
+    return "/tmp/dnnc-state-" + std::to_string(getuid());
+}
 
 std::uint64_t parse_byte_size(const std::string& text) {
     std::size_t used = 0;

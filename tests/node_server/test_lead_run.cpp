@@ -127,15 +127,32 @@ plan::network_plan xor_plan() {
     return plan::plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml"));
 }
 
+// A folder of its own for a test, removed at the end.
+struct temp_folder {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("dnnc-lead-run-" + std::to_string(std::random_device{}()));
+    ~temp_folder() { std::filesystem::remove_all(path); }
+};
+
 // A lead's run of the XOR example over fake nodes.
 struct xor_run {
+    explicit xor_run(std::size_t output_memory = std::size_t{1} << 20) : run{plan, topo, nodes.links(), nodes.hashes, 0,
+                                                                             {output_memory, (state.path / "checkpoints").string()}} {
+        nodes.attach(run);
+    }
+    ~xor_run() { nodes.stop(); }  // before the run goes
+    temp_folder state;
     plan::network_plan plan = xor_plan();
     plan::topology topo{*plan.doc.clu};
     fake_nodes nodes{plan};
-    lead_run run{plan, topo, nodes.links(), nodes.hashes};
-    xor_run() { nodes.attach(run); }
-    ~xor_run() { nodes.stop(); }  // before the run goes
+    lead_run run;
 };
+
+std::set<std::string> files_in(const std::filesystem::path& dir) {
+    std::set<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files.insert(e.path().filename().string());
+    return files;
+}
 
 // Waits until the run's progress satisfies `done` (or 10 s pass).
 json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
@@ -152,7 +169,7 @@ json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
 
 TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") {
     xor_run x;
-    auto& [plan, topo, nodes, run] = x;
+    auto& [state, plan, topo, nodes, run] = x;
     run.control({{"command", "step"}, {"ticks", 5}});
     const auto p = wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     CHECK(p["completed"] == 4);
@@ -173,7 +190,7 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
 
 TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
     xor_run x;
-    auto& [plan, topo, nodes, run] = x;
+    auto& [state, plan, topo, nodes, run] = x;
     run.control({{"command", "start"}});
     CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), usage_error);
     wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 50; });
@@ -202,17 +219,16 @@ TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
 
 TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and the run goes on") {
     xor_run x;
-    auto& [plan, topo, nodes, run] = x;
-    const auto dir = std::filesystem::temp_directory_path() / ("dnnc-lead-run-" + std::to_string(std::random_device{}()));
-    run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", dir.string()}});
+    auto& run = x.run;
+    run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", "mine"}});
     run.control({{"command", "start"}});
     wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 13; });
     run.control({{"command", "freeze"}});
-    std::set<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) files.insert(e.path().filename().string());
+    const auto dir = x.state.path / "checkpoints" / "mine";
+    const auto files = files_in(dir);
     const auto last = run.last_checkpoint();
     REQUIRE(files.size() == 2);
-    CHECK(files.count(std::filesystem::path(last).filename().string()) == 1);
+    CHECK(std::filesystem::path(last).parent_path() == dir);
     // The newest two multiples of 4, each written while every node had stopped just before
     // it: ticks past a multiple are granted only once its checkpoint is written.
     const auto name = std::filesystem::path(last).stem().string();
@@ -225,12 +241,54 @@ TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and th
     std::ifstream in(last);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(text == "state before tick " + std::to_string(newest));
-    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("checkpoints are written when the clock is driven by step") {
+    xor_run x;
+    auto& run = x.run;
+    run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 5}});
+    run.control({{"command", "step"}, {"ticks", 10}});
+    wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
+    run.control({{"command", "step"}, {"ticks", 2}});  // ends on a multiple: its checkpoint is written
+    wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
+    CHECK(run.next_tick() == 12);
+    const auto default_dir = x.state.path / "checkpoints" / x.plan.net.name;
+    CHECK(std::filesystem::path(run.last_checkpoint()).parent_path() == default_dir);
+    // The step that ended on 12 holds its clock until the checkpoint is written.
+    run.control({{"command", "step"}, {"ticks", 1}});
+    wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
+    CHECK(files_in(default_dir) == std::set<std::string>{"checkpoint-4.dnncs", "checkpoint-8.dnncs", "checkpoint-12.dnncs"});
+}
+
+TEST_CASE("a checkpoint folder outside the lead's state folder is refused") {
+    xor_run x;
+    for (const std::string dir : {"/tmp/elsewhere", "../elsewhere", "a/../../elsewhere", ""}) {
+        INFO(dir);
+        CHECK_THROWS_AS(x.run.control({{"command", "checkpoint"}, {"every", 4}, {"dir", dir}}), usage_error);
+    }
+    CHECK(x.run.checkpoints().every == 0);
+    const auto reply = x.run.control({{"command", "checkpoint"}, {"every", 4}, {"dir", "a/b"}});
+    CHECK(reply["dir"] == (x.state.path / "checkpoints" / "a" / "b").string());
+}
+
+TEST_CASE("the lead holds the newest output rows within its budget and says which it dropped") {
+    // The XOR network has one output column: 64 bytes hold 16 rows.
+    xor_run x(64);
+    auto& run = x.run;
+    run.control({{"command", "step"}, {"ticks", 100}});
+    wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
+    const auto reply = run.output({{"from", 0}});
+    CHECK(reply["completed"] == 99);
+    CHECK(reply["start"] == 0);
+    CHECK(reply["first"] == 84);
+    REQUIRE(reply["rows"].size() == 16);
+    CHECK(reply["rows"][0][0] == 84);
+    CHECK(reply["rows"][15][0] == 99);
 }
 
 TEST_CASE("a lockstep run with a dead node fails and says which node") {
     xor_run x;
-    auto& [plan, topo, nodes, run] = x;
+    auto& [state, plan, topo, nodes, run] = x;
     run.control({{"command", "step"}, {"ticks", 3}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     nodes.kill(1);

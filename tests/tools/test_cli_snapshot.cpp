@@ -165,13 +165,18 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
                                     {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
                                     ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n");
-    const auto checkpoints = (dir.path / "ckpt").string();
+    // The nodes' state folders, where checkpoints go, are in the scratch folder.
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    const auto checkpoints = (dir.path / "dnnc" / "checkpoints" / "ckpt").string();
     {
         local_cluster_guard cluster(config);
         REQUIRE(cluster.up.exit_code == 0);
         must(dnnc + " submit " + config + to_of(ports));
         must(dnnc + " input " + inputs + lead_of(ports));
-        must(dnnc + " checkpoint --every 50 --keep 2 --dir " + checkpoints + lead_of(ports));
+        const auto outside = run_command(dnnc + " checkpoint --every 50 --dir " + (dir.path / "ckpt").string() + lead_of(ports));
+        CHECK(outside.exit_code != 0);
+        CHECK_THAT(outside.err, Catch::Contains("checkpoints stay in the lead's state folder"));
+        must(dnnc + " checkpoint --every 50 --keep 2 --dir ckpt" + lead_of(ports));
         must(dnnc + " start" + lead_of(ports));
         // Wait for at least two checkpoints, then kill c behind the lead's back.
         for (int i = 0; i < 100; ++i) {
@@ -211,6 +216,41 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
     CHECK(rows == slurp(straight));
+}
+
+TEST_CASE("checkpoint-every writes checkpoints when dnnc step drives the clock") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", two_linked_nodes(ports, 100, "  <run probes=\"2\" checkpoint-every=\"50\"/>\n"));
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 120" + lead_of(ports));
+    const auto folder = dir.path / "dnnc" / "checkpoints" / "it";
+    CHECK(std::filesystem::exists(folder / "checkpoint-50.dnncs"));
+    CHECK(std::filesystem::exists(folder / "checkpoint-100.dnncs"));
+}
+
+TEST_CASE("the lead holds a bounded number of output rows and dnnc output says how many it missed") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    // 4 output columns of 4 bytes: 1K holds 64 rows.
+    const auto config = dir.file("net.xml", two_linked_nodes(ports, 100, "  <run probes=\"2\"/>\n"));
+    local_cluster_guard cluster(config, "", "--output-memory 1K");
+    REQUIRE(cluster.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 100" + lead_of(ports));
+    const auto late = run_command(dnnc + " output" + lead_of(ports));
+    CHECK(late.exit_code == 1);
+    CHECK_THAT(late.err, Catch::Contains("missed the output rows of ticks 0..35"));
+    CHECK_THAT(late.err, Catch::Contains("missed 36 output rows"));
+    CHECK(std::count(late.out.begin(), late.out.end(), '\n') == 1 + 64);
+    const auto recent = run_command(dnnc + " output --from 36" + lead_of(ports));
+    CHECK(recent.exit_code == 0);
+    CHECK(recent.out == late.out);
 }
 
 TEST_CASE("a batched run refuses snapshots and inputs for lanes it does not have, and goes on") {

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     int port = 0;
     std::size_t threads = 1;
     std::vector<std::string> delays;
-    std::string device = "auto", memory_limit;
+    std::string device = "auto", memory_limit, output_memory, state_dir = dnnc::node_server::default_state_dir();
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
     app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     app.add_option("--memory-limit", memory_limit,
                    "The most memory this node's share of a network may need, e.g. 512M or 8G (default: what the machine has)");
+    app.add_option("--state-dir", state_dir, "This node's folder: checkpoints are written under STATE_DIR/checkpoints only")
+        ->capture_default_str();
+    app.add_option("--output-memory", output_memory,
+                   "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -70,6 +74,8 @@ int main(int argc, char** argv) {
         if (!secret_file.empty()) options.server.secret = dnnc::node_server::read_secret_file(secret_file);
         for (const auto& d : delays) options.emulate_delay_ms.insert(parse_delay(d));
         if (!memory_limit.empty()) options.memory_limit = dnnc::node_server::parse_byte_size(memory_limit);
+        if (!output_memory.empty()) options.output_memory = dnnc::node_server::parse_byte_size(output_memory);
+        options.state_dir = state_dir;
         options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
                                                    : device == "cuda" ? dnnc::sim::device_choice::cuda
                                                                       : dnnc::sim::device_choice::auto_select);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <cstdio>
 #include <thread>
 #include <unistd.h>
@@ -42,6 +43,36 @@ std::int64_t print_output_rows(std::ostream& out, const json& reply, bool raster
     }
     out.flush();
     return next + 1;
+}
+
+output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster)
+    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.secret()), out_(out), raster_(raster), next_(from) {}
+
+std::string output_reader::read() {
+    while (true) {
+        const auto reply = json::parse(
+            client_.call(lead_, {protocol::message_type::output, 0, 0, json{{"from", next_}}.dump()}, options_.timeout()).payload);
+        completed_ = reply["completed"].get<std::int64_t>();
+        next_ = std::max(next_, reply["start"].get<std::int64_t>());  // no row before the run's first tick
+        if (const auto first = reply["first"].get<std::int64_t>(); first > next_) {
+            std::cerr << "dnnc: missed the output rows of ticks " << next_ << ".." << first - 1
+                      << ": the lead no longer held them (read sooner, or give the lead more --output-memory)\n";
+            missed_ += first - next_;
+            next_ = first;
+        }
+        const auto after = print_output_rows(out_, reply, raster_, header_);
+        header_ = false;
+        if (!reply["rows"].empty()) next_ = after;
+        if (reply["rows"].empty() || next_ > completed_) return reply["state"].get<std::string>();
+    }
+}
+
+void output_reader::read_through(std::int64_t last) {
+    while (next_ <= last) {
+        const auto before = next_;
+        read();
+        if (next_ == before) return;
+    }
 }
 
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request) {

@@ -55,6 +55,29 @@ nlohmann::json input_rows(const std::vector<protocol::input_row>& rows);
 // row printed (0 when there was none).
 std::int64_t print_output_rows(std::ostream& out, const nlohmann::json& reply, bool raster, bool header);
 
+// Reads the output rows from the lead as ticks complete and prints them (print_output_rows).
+// The lead holds the newest rows only: rows it dropped before they were read are counted
+// as missed, and said on standard error where the gap is.
+class output_reader {
+public:
+    output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster);
+    // Prints every row complete now; returns the run's state ("failed" when it failed).
+    std::string read();
+    // Reads until tick `last` is printed, or the lead has no more.
+    void read_through(std::int64_t last);
+    std::int64_t next() const { return next_; }  // the first tick not printed yet
+    std::int64_t completed() const { return completed_; }
+    std::int64_t missed() const { return missed_; }
+
+private:
+    const client_options& options_;
+    node_server::endpoint lead_;
+    node_server::peer_client client_;
+    std::ostream& out_;
+    bool raster_, header_ = true;
+    std::int64_t next_, completed_ = -1, missed_ = 0;
+};
+
 // Polls the lead until tick `target` is complete; draws a progress bar on a terminal, and
 // calls `each_poll` (when given) after every poll. Throws error when the run fails (a
 // lockstep node died) or `interrupted` becomes true.

@@ -15,7 +15,7 @@ namespace dnnc::cli {
 namespace {
 
 struct cluster_options {
-    std::string file, log_level = "info", memory_limit;
+    std::string file, log_level = "info", memory_limit, output_memory;
     client_options client;
 };
 
@@ -33,6 +33,8 @@ int run_up(const cluster_options& o) {
     launch.log_level = o.log_level;
     if (!o.memory_limit.empty()) node_server::parse_byte_size(o.memory_limit);  // a bad size stops here (exit 2)
     launch.memory_limit = o.memory_limit;
+    if (!o.output_memory.empty()) node_server::parse_byte_size(o.output_memory);
+    launch.output_memory = o.output_memory;
     if (!o.client.secret_file.empty()) o.client.secret();  // fail early on an unreadable secret
     const auto started = node_server::start_local_cluster(clu, o.file, launch);
     for (const auto& n : started.nodes)
@@ -62,6 +64,7 @@ void add_cluster(CLI::App& app, action& chosen) {
     up->add_option("file", o->file, "DNNC document with a <cluster>")->required();
     up->add_option("--log-level", o->log_level, "The nodes' log level");
     up->add_option("--memory-limit", o->memory_limit, "The most memory each node's share may need, e.g. 8G");
+    up->add_option("--output-memory", o->output_memory, "The most memory the lead's unread output rows may take, e.g. 64M");
     o->client.add_to(up);
     up->callback([o, &chosen] { chosen = [o] { return run_up(*o); }; });
     auto* down = cmd->add_subcommand("down", "Stop the nodes `cluster up` started for CONFIG");

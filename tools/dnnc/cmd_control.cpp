@@ -3,7 +3,6 @@
 #include "client.hpp"
 #include "commands.hpp"
 
-#include <filesystem>
 #include <iostream>
 
 namespace dnnc::cli {
@@ -61,16 +60,16 @@ void add_control(CLI::App& app, action& chosen) {
     auto* checkpoint = app.add_subcommand("checkpoint", "Snapshot the running network every T ticks into a folder on the lead");
     checkpoint->add_option("--lead", c->lead, "HOST:PORT of the lead")->required();
     checkpoint->add_option("--every", c->every, "Ticks between checkpoints (0: none)")->required()->check(CLI::NonNegativeNumber);
-    checkpoint->add_option("--dir", c->dir, "Folder on the lead's machine (default: its state folder)");
+    checkpoint->add_option("--dir", c->dir, "Folder under the lead's STATE_DIR/checkpoints (default: the network's name)");
     checkpoint->add_option("--keep", c->keep, "How many checkpoints to keep")->check(CLI::PositiveNumber);
     c->client.add_to(checkpoint);
     checkpoint->callback([c, &chosen] {
         chosen = [c] {
             nlohmann::json request{{"command", "checkpoint"}, {"every", c->every}, {"keep", c->keep}};
-            if (!c->dir.empty()) request["dir"] = std::filesystem::absolute(c->dir).string();
+            if (!c->dir.empty()) request["dir"] = c->dir;
             const auto reply = control(c->client, c->lead, request);
             std::cout << "checkpoints every " << reply["every"] << " ticks into " << reply["dir"].get<std::string>()
-                      << ", keeping " << reply["keep"] << " (from the next start or resume)\n";
+                      << ", keeping " << reply["keep"] << " (from the next start, resume or step)\n";
             return 0;
         };
     });

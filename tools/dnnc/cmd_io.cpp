@@ -60,22 +60,14 @@ int run_output(const output_options& o) {
         print_spikes(o, out);
         return 0;
     }
-    std::int64_t from = o.from;
-    bool header = true;
+    output_reader reader(o.client, o.lead, o.from, out, o.raster);
     while (true) {
-        const auto reply = json::parse(
-            call_node(o.client, o.lead, {protocol::message_type::output, 0, 0, json{{"from", from}}.dump()}).payload);
-        const auto next = print_output_rows(out, reply, o.raster, header);
-        header = false;
-        if (next > from) from = next;
-        const auto state = reply["state"].get<std::string>();
-        // A reply holds a bounded number of rows: without --follow, ask until every
-        // completed tick has been printed.
-        const bool more = !reply["rows"].empty() && from <= reply["completed"].get<std::int64_t>();
-        if (state == "failed" || (!o.follow && !more)) break;
-        if (!o.follow) continue;
-        if (next <= 0 || reply["rows"].empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        const auto state = reader.read();
+        if (state == "failed" || !o.follow) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
+    if (reader.missed() > 0)
+        throw error("missed " + std::to_string(reader.missed()) + " output rows that the lead no longer held");
     return 0;
 }
 

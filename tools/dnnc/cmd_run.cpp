@@ -122,7 +122,7 @@ int run_run(const run_options& o) {
     launch.secret_file = o.client.secret_file;
     launch.log_level = o.log_level;
     json summary, progress, populations;
-    std::int64_t spikes_lost = 0;
+    std::int64_t spikes_lost = 0, rows_missed = 0;
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
     {
@@ -147,40 +147,37 @@ int run_run(const run_options& o) {
         std::optional<spike_reader> spikes;
         if (read_spikes)
             spikes.emplace(o.client, lead, summary["tick"].get<std::int64_t>(), o.spikes.empty() ? nullptr : &spikes_file);
+        std::ofstream out_file;
+        std::optional<output_reader> outputs;
+        if (!o.output.empty()) {
+            out_file.open(o.output);
+            if (!out_file) throw io_error("cannot write " + o.output);
+            outputs.emplace(o.client, lead, summary["tick"].get<std::int64_t>(), out_file, /*raster=*/false);
+        }
         const auto run_start = std::chrono::steady_clock::now();
         const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
-        // Spikes are read while the run goes, every half second: often enough that the
-        // lead holds few, seldom enough that reading them takes little from the nodes.
+        // Spikes and outputs are read while the run goes, every half second: often enough
+        // that the lead holds few, seldom enough that reading them takes little from the nodes.
         auto last_read = std::chrono::steady_clock::now();
         progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted, [&] {
-            if (!spikes || std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
-            spikes->read();
+            if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
+            if (spikes) spikes->read();
+            if (outputs) outputs->read();
             last_read = std::chrono::steady_clock::now();
         });
         // The lead's own time for the step (from its grant to the last row), else ours,
         // which is only as fine as our polling.
         run_seconds = progress.value("last_step_seconds",
                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+        const auto last = progress["completed"].get<std::int64_t>();
         if (spikes) {
-            spikes->read_through(progress["completed"].get<std::int64_t>());
-            populations = spikes->rates(progress["completed"].get<std::int64_t>() + 1 - summary["tick"].get<std::int64_t>());
+            spikes->read_through(last);
+            populations = spikes->rates(last + 1 - summary["tick"].get<std::int64_t>());
             spikes_lost = spikes->lost();
         }
-
-        std::ofstream out_file;
-        if (!o.output.empty()) {
-            out_file.open(o.output);
-            if (!out_file) throw io_error("cannot write " + o.output);
-        }
-        std::int64_t from = summary["tick"].get<std::int64_t>();
-        bool header = true;
-        while (!o.output.empty() && from <= progress["completed"].get<std::int64_t>()) {
-            const auto rows = json::parse(
-                call_node(o.client, lead, {protocol::message_type::output, 0, 0, json{{"from", from}}.dump()}).payload);
-            const auto next = print_output_rows(out_file, rows, /*raster=*/false, header);
-            header = false;
-            if (rows["rows"].empty()) break;
-            from = next;
+        if (outputs) {
+            outputs->read_through(last);
+            rows_missed = outputs->missed();
         }
     }
     std::error_code ignored;
@@ -194,6 +191,8 @@ int run_run(const run_options& o) {
                 {"sync", progress["sync"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     if (read_spikes) report["populations"] = populations;
+    if (rows_missed > 0)
+        throw error("the lead dropped " + std::to_string(rows_missed) + " output rows that were not read in time");
     if (spikes_lost > 0)
         throw error("the lead dropped " + std::to_string(spikes_lost) + " recorded spikes that were not read in time");
     if (o.json) {

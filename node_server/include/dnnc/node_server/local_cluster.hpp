@@ -32,6 +32,7 @@ struct launch_options {
     std::string secret_file;  // passed on to every node
     std::string log_level = "info";
     std::string memory_limit;  // passed on to every node (dnnc-node --memory-limit), when set
+    std::string output_memory;  // passed on to every node (dnnc-node --output-memory), when set
     std::chrono::milliseconds ready_timeout{15000};
 };
 

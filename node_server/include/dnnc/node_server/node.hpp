@@ -15,6 +15,9 @@
 
 namespace dnnc::node_server {
 
+// $XDG_STATE_HOME/dnnc, else $HOME/.local/state/dnnc, else /tmp/dnnc-state-UID.
+std::string default_state_dir();
+
 struct node_options {
     server_options server;
     // Extra delay (ms) this node holds back everything it sends to the given peer node id,
@@ -27,6 +30,11 @@ struct node_options {
     // The most memory (bytes) this node's share of a network may need; 0: what its machine
     // can give. The lead refuses a network whose share does not fit, before anything changes.
     std::uint64_t memory_limit = 0;
+    // This node's own folder: checkpoints go under STATE_DIR/checkpoints and nowhere else.
+    std::string state_dir = default_state_dir();
+    // The most memory (bytes) the output rows a lead holds for clients may take; older rows
+    // are dropped beyond it (a client reading them in time loses none).
+    std::size_t output_memory = std::size_t{64} << 20;
 };
 
 // "123", "512K", "64M", "8G" or "1T" (powers of 1024) as bytes; usage_error otherwise.

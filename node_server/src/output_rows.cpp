@@ -1,0 +1,50 @@
+#include "output_rows.hpp"
+
+#include "dnnc/core/error.hpp"
+
+#include <algorithm>
+
+namespace dnnc::node_server {
+
+output_rows::output_rows(std::size_t width, std::int64_t first_tick, std::size_t max_bytes)
+    : width_(width),
+      capacity_(std::max<std::size_t>(1, max_bytes / (sizeof(float) * std::max<std::size_t>(1, width)))),
+      start_(first_tick),
+      end_(first_tick) {}
+
+void output_rows::push(std::vector<float> row) {
+    if (row.size() != width_) throw error("an output row of " + std::to_string(row.size()) + " values for " + std::to_string(width_) + " columns");
+    values_.insert(values_.end(), row.begin(), row.end());
+    if (width_ == 0) ++held_empty_;
+    ++end_;
+    if (held() > capacity_) {
+        values_.erase(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(width_));
+        if (width_ == 0) --held_empty_;
+    }
+}
+
+std::vector<float> output_rows::row(std::int64_t tick) const {
+    if (tick < first() || tick >= end_) throw error("output row of tick " + std::to_string(tick) + " is not held");
+    const auto at = values_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(tick - first()) * width_);
+    return {at, at + static_cast<std::ptrdiff_t>(width_)};
+}
+
+output_rows output_rows::before(std::int64_t tick) const {
+    const std::int64_t last = std::clamp(tick, first(), end_);
+    output_rows out(width_, first(), capacity_ * sizeof(float) * std::max<std::size_t>(1, width_));
+    for (std::int64_t t = first(); t < last; ++t) out.push(row(t));
+    out.start_ = start_;
+    return out;
+}
+
+void output_rows::adopt(const output_rows& earlier) {
+    if (held() != 0 || earlier.end() != end_ || earlier.width_ != width_)
+        throw error("cannot adopt output rows of ticks " + std::to_string(earlier.first()) + ".." + std::to_string(earlier.end() - 1) +
+                    " before tick " + std::to_string(end_));
+    const std::int64_t end = end_;
+    start_ = earlier.start_;
+    end_ = earlier.first();
+    for (std::int64_t t = earlier.first(); t < end; ++t) push(earlier.row(t));
+}
+
+}  // namespace dnnc::node_server

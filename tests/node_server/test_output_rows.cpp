@@ -1,0 +1,63 @@
+// The lead's output rows: the newest within a budget, dropped rows counted, rows before a
+// checkpoint kept across a recovery.
+#include "output_rows.hpp"
+
+#include "dnnc/core/error.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+
+namespace {
+
+std::vector<float> row_of(std::int64_t tick) { return {static_cast<float>(tick), static_cast<float>(-tick)}; }
+
+}  // namespace
+
+TEST_CASE("output rows keep the newest rows within their budget") {
+    output_rows rows(2, 5, 4 * sizeof(float) * 2);  // 4 rows of 2 values
+    CHECK(rows.first() == 5);
+    CHECK(rows.end() == 5);
+    for (std::int64_t t = 5; t < 7; ++t) rows.push(row_of(t));
+    CHECK(rows.first() == 5);
+    CHECK(rows.dropped() == 0);
+    for (std::int64_t t = 7; t < 15; ++t) rows.push(row_of(t));
+    CHECK(rows.first() == 11);
+    CHECK(rows.end() == 15);
+    CHECK(rows.dropped() == 6);
+    for (std::int64_t t = 11; t < 15; ++t) CHECK(rows.row(t) == row_of(t));
+    CHECK_THROWS_AS(rows.row(10), error);
+    CHECK_THROWS_AS(rows.row(15), error);
+    CHECK_THROWS_AS(rows.push({1.0f}), error);
+}
+
+TEST_CASE("output rows hold at least one row, and count rows of no values") {
+    output_rows tiny(1000, 0, 1);
+    tiny.push(std::vector<float>(1000, 1.0f));
+    tiny.push(std::vector<float>(1000, 2.0f));
+    CHECK(tiny.first() == 1);
+    CHECK(tiny.row(1).front() == 2.0f);
+    output_rows none(0, 0, 8);
+    for (int t = 0; t < 10; ++t) none.push({});
+    CHECK(none.end() == 10);
+    CHECK(none.first() == 8);
+    CHECK(none.row(9).empty());
+}
+
+TEST_CASE("rows before a checkpoint carry over to the run that continues from it") {
+    output_rows old_run(2, 0, 100 * sizeof(float) * 2);
+    for (std::int64_t t = 0; t < 30; ++t) old_run.push(row_of(t));
+    const auto earlier = old_run.before(20);
+    CHECK(earlier.first() == 0);
+    CHECK(earlier.end() == 20);
+    output_rows fresh(2, 20, 100 * sizeof(float) * 2);
+    fresh.adopt(earlier);
+    fresh.push(row_of(20));
+    CHECK(fresh.first() == 0);
+    CHECK(fresh.end() == 21);
+    CHECK(fresh.row(3) == row_of(3));
+    CHECK(fresh.row(20) == row_of(20));
+    output_rows elsewhere(2, 25, 64);
+    CHECK_THROWS_AS(elsewhere.adopt(earlier), error);
+}
