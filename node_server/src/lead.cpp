@@ -31,6 +31,7 @@ struct lead::lead_state {
     std::vector<double> windows;
     std::vector<clock_type::time_point> last_seen;
     std::vector<std::string> last_error;
+    std::vector<json> waiting;  // what each node's last heartbeat said it waits for
     clock_type::time_point since;
 };
 
@@ -154,6 +155,11 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
             call(v, message_type::inputs, inputs);
     };
     l.capture = [this](std::int64_t tick) { return capture_snapshot(tick); };
+    l.waiting = [this, state](std::size_t v) {
+        if (v == state->topo.lead()) return own_.simulation()->waiting();
+        std::lock_guard<std::mutex> lock(mutex_);
+        return state->waiting[v];
+    };
     l.alive = [this, state](std::size_t v) {
         if (v == state->topo.lead()) return true;
         const double timeout_ms =
@@ -447,7 +453,7 @@ json lead::submit(const std::string& payload, bool replace) {
     const std::int64_t first_tick = plan.doc.state ? plan.doc.state->tick : 0;
     plan.doc.state.reset();
     plan::topology topo(*plan.doc.clu);
-    auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}});
+    auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}});
     state->times = measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
@@ -479,6 +485,7 @@ json lead::submit(const std::string& payload, bool replace) {
     state->since = clock_type::now();
     state->last_seen.assign(state->topo.node_count(), state->since);
     state->last_error.assign(state->topo.node_count(), {});
+    state->waiting.assign(state->topo.node_count(), nullptr);
     std::vector<std::string> hashes;
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
     const lead_run::storage storage{options_.output_memory, (std::filesystem::path(options_.state_dir) / "checkpoints").string()};
@@ -522,10 +529,12 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
                     if (stopping_ || generation_ != generation) return;
                 }
                 try {
-                    pinger.call(to, frame{message_type::heartbeat, 0, 0, {}}, wait);
+                    const auto reply = pinger.call(to, frame{message_type::heartbeat, 0, 0, {}}, wait);
+                    auto beat = reply.payload.empty() ? json::object() : json::parse(reply.payload);
                     std::lock_guard<std::mutex> lock(mutex_);
                     state->last_seen[v] = clock_type::now();
                     state->last_error[v].clear();
+                    state->waiting[v] = beat.value("waiting", json());
                 } catch (const std::exception& e) {
                     std::lock_guard<std::mutex> lock(mutex_);
                     if (state->last_error[v].empty()) DNNC_LOG(warn, "heartbeat to node '" << n.id << "' failed: " << e.what());

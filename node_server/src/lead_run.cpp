@@ -299,13 +299,26 @@ void lead_run::adopt_rows(const output_rows& earlier) {
 
 void lead_run::check_nodes() {
     if (run_.sync != protocol::sync_mode::lockstep || state_ == state::failed) return;
+    auto fail = [&](const std::string& why) {
+        state_ = state::failed;
+        error_ = why + "; a lockstep run cannot go on (last complete tick " + std::to_string(completed()) + ")";
+    };
     for (std::size_t v = 0; v < topo_.node_count(); ++v)
-        if (!links_.alive(v)) {
-            state_ = state::failed;
-            error_ = "node '" + topo_.id(v) + "' stopped answering; a lockstep run cannot go on without it (last complete tick " +
-                     std::to_string(completed()) + ")";
-            return;
+        if (!links_.alive(v)) return fail("node '" + topo_.id(v) + "' stopped answering");
+    // A packet a peer has sent (it has completed that tick) and that has not come after a
+    // heartbeat timeout is lost: TCP does not lose bytes, so the link itself broke.
+    for (std::size_t v = 0; v < topo_.node_count(); ++v) {
+        const json w = links_.waiting ? links_.waiting(v) : json();
+        if (w.is_null() || w.at("ms").get<double>() <= run_.heartbeat_timeout_ms) continue;
+        const auto tick = w.at("tick").get<std::int64_t>();
+        for (const auto& peer : w.at("peers")) {
+            const auto p = topo_.index_of(peer.get<std::string>());
+            if (nodes_[p].completed >= tick)
+                return fail("node '" + topo_.id(v) + "' has waited " + std::to_string(static_cast<long long>(w.at("ms").get<double>())) +
+                            " ms for the signals node '" + topo_.id(p) + "' sent at tick " + std::to_string(tick) +
+                            ": the link from '" + topo_.id(p) + "' to '" + topo_.id(v) + "' is broken");
         }
+    }
 }
 
 json lead_run::freeze() {

@@ -29,6 +29,9 @@ public:
         std::function<void(std::size_t node, const nlohmann::json&)> inputs;
         // Whether node v still answers heartbeats.
         std::function<bool(std::size_t node)> alive;
+        // What node v's tick in progress waits for (node_simulation::waiting), as of its
+        // last heartbeat; null when nothing.
+        std::function<nlohmann::json(std::size_t node)> waiting;
         // A binary snapshot of the network at `tick` (the next to compute), taken while every
         // node is paused there. It must not take a reference to this run: a run may not end
         // on its own ticker thread.
@@ -119,7 +122,9 @@ private:
     nlohmann::json freeze();
     nlohmann::json input(const nlohmann::json& rows);
     nlohmann::json progress();
-    void check_nodes();  // lockstep cannot go on without every node
+    // Lockstep cannot go on without every node, nor when a node waits for signals a peer
+    // sent long ago (a broken link): the run fails naming them.
+    void check_nodes();
     void complete_rows();
 
     const plan::network_plan& plan_;

@@ -27,14 +27,15 @@ namespace {
 // status, heartbeat, shutdown.
 class admin_module final : public module {
 public:
-    admin_module(server& srv, std::function<json()> status) : srv_(srv), status_(std::move(status)) {}
+    admin_module(server& srv, std::function<json()> status, std::function<json()> heartbeat)
+        : srv_(srv), status_(std::move(status)), heartbeat_(std::move(heartbeat)) {}
     std::vector<message_type> handles() const override {
         return {message_type::status, message_type::heartbeat, message_type::shutdown};
     }
     void handle(const frame& request, responder respond) override {
         switch (request.type) {
         case message_type::status: respond(reply_of(message_type::status_reply, status_().dump())); return;
-        case message_type::heartbeat: respond(reply_of(message_type::heartbeat_reply)); return;
+        case message_type::heartbeat: respond(reply_of(message_type::heartbeat_reply, heartbeat_().dump())); return;
         case message_type::shutdown:
             DNNC_LOG(info, "shutdown requested");
             respond(reply_of(message_type::shutdown_reply));
@@ -47,6 +48,7 @@ public:
 private:
     server& srv_;
     std::function<json()> status_;
+    std::function<json()> heartbeat_;
 };
 
 }  // namespace
@@ -67,14 +69,14 @@ struct node::impl {
           signals_in(options.server.secret, options.server.max_payload),
           srv(options.server),
           calls(options.server.secret, options.server.max_payload) {
-        srv.hand_over(message_type::signal_link, [this](const frame&, int socket) { signals_in.adopt(socket); });
+        srv.hand_over(message_type::signal_link, [this](const frame& opening, int socket) { signals_in.adopt(socket, opening.payload); });
         own = std::make_shared<worker>(options, calls, signals_in, tasks,
                                        worker::hooks{[this](const json& report) { leader->report(report); },
                                                      [this] { leader->resign(); }});
         leader = std::make_shared<lead>(options, srv, calls, tasks, *own);
         srv.add_module(own);
         srv.add_module(leader);
-        srv.add_module(std::make_shared<admin_module>(srv, [this] { return status(); }));
+        srv.add_module(std::make_shared<admin_module>(srv, [this] { return status(); }, [this] { return own->heartbeat(); }));
     }
 
     // The pid tells a starter which process answers on the port (see start_local_cluster).

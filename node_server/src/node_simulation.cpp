@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <optional>
 
+#include <unistd.h>
+
 namespace dnnc::node_server {
 
 using json = nlohmann::json;
@@ -66,13 +68,15 @@ private:
     std::map<std::string, std::size_t> peer_index_;
 };
 
-node_simulation::node_simulation(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
-                                 reporter report, const std::map<std::string, double>& extra_delay_ms,
-                                 const std::string& device)
+node_simulation::node_simulation(const protocol::node_config& config, std::string secret, signal_inbox& in, reporter report,
+                                 const std::map<std::string, double>& extra_delay_ms, const std::string& device)
     : id_(config.node),
       hash_(plan::config_hash(config)),
       engine_(sim::make_node_engine(config, device)),
-      transport_(std::make_unique<tcp_transport>(config, std::move(secret), out, in, extra_delay_ms)) {
+      signals_out_(protocol::encode_frame(
+          {protocol::message_type::signal_link, 0, 0, signal_link_identity{config.node, config.epoch, getpid()}.encode()}, secret)),
+      transport_(std::make_unique<tcp_transport>(config, std::move(secret), signals_out_, in, extra_delay_ms)) {
+    for (const auto& p : config.peers) peer_ids_.push_back(p.id);
     std::size_t spiking = 0;
     for (const auto& n : config.neurons) {
         if (n.report) reported_.push_back(n.index);
@@ -179,6 +183,14 @@ json node_simulation::clock(const json& request) {
         horizon = runner_->granted();
     }
     return {{"horizon", horizon}, {"completed", runner_->completed()}};
+}
+
+json node_simulation::waiting() const {
+    const auto w = runner_->waiting();
+    if (!w) return nullptr;
+    json peers = json::array();
+    for (auto p : w->peers) peers.push_back(peer_ids_.at(p));
+    return {{"tick", w->packets_of}, {"ms", w->waited_ms}, {"peers", peers}};
 }
 
 void node_simulation::add_inputs(const json& inputs) {

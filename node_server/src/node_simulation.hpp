@@ -32,9 +32,11 @@ class node_simulation {
 public:
     using reporter = std::function<void(const nlohmann::json& report)>;
 
-    // `out` opens signal links (signal_inbox.hpp); peers' packets come in through `in`.
-    node_simulation(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
-                    reporter report, const std::map<std::string, double>& extra_delay_ms, const std::string& device);
+    // Signals go out over signal links of its own, opened with this node's identity
+    // (signal_inbox.hpp): a new installation never writes into a connection of the last,
+    // which may lead to a peer process that is gone. Peers' packets come in through `in`.
+    node_simulation(const protocol::node_config& config, std::string secret, signal_inbox& in, reporter report,
+                    const std::map<std::string, double>& extra_delay_ms, const std::string& device);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;
@@ -44,6 +46,9 @@ public:
     // [[neuron index, tick, value(, lane)], ...]; without a lane, every lane
     void add_inputs(const nlohmann::json& inputs);
     sim::runner_stats stats() const { return runner_->stats(); }
+    // What the tick in progress waits for, if one waits: {"tick": the peers' tick whose
+    // packets it needs, "ms": how long it has waited, "peers": [ids of those not there]}.
+    nlohmann::json waiting() const;
     // What the engine holds per synapse, in all (docs/simulation.md, memory layout).
     std::size_t synapse_bytes() const { return engine_.synapse_bytes(); }
     // This node's neuron states; the runner must be paused (frozen).
@@ -64,8 +69,10 @@ private:
     std::string id_;
     std::string hash_;  // of the config it runs: the lead ignores reports of any other
     sim::engine engine_;
+    outbox signals_out_;
     std::unique_ptr<tcp_transport> transport_;
     std::unique_ptr<sim::runner> runner_;
+    std::vector<std::string> peer_ids_;  // by the runner's peer index
     std::vector<sim::global_index> reported_;
     std::vector<sim::global_index> recorded_;  // ascending; spiking neurons only
     bool records_every_spike_ = false;         // recorded_ holds every local spiking neuron

@@ -11,12 +11,29 @@
 #include <mutex>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <nlohmann/json.hpp>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
 
 namespace dnnc::node_server {
+
+std::string signal_link_identity::encode() const {
+    return nlohmann::json{{"node", node}, {"epoch", epoch}, {"pid", pid}}.dump();
+}
+
+signal_link_identity signal_link_identity::decode(std::string_view payload) {
+    try {
+        const auto j = nlohmann::json::parse(payload);
+        signal_link_identity id{j.at("node").get<std::string>(), j.at("epoch").get<std::uint64_t>(), j.at("pid").get<std::int64_t>()};
+        if (id.node.empty()) throw protocol_error("an empty node id");
+        return id;
+    } catch (const nlohmann::json::exception&) {
+        throw protocol_error("the link's opening frame does not say which node, network and process it comes from");
+    }
+}
 
 namespace {
 
@@ -41,8 +58,19 @@ std::string peer_of(int fd) {
 struct link {
     int fd;
     std::string peer;
+    signal_link_identity identity;
     protocol::frame_decoder decoder;
 };
+
+// A socket whose peer has closed its side (or that failed) with nothing left to read: a
+// link that can bring nothing more.
+bool hung_up(int fd) {
+    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    if (p.revents & (POLLHUP | POLLERR | POLLNVAL)) return true;
+    int unread = 0;
+    return (p.revents & POLLRDHUP) && ::ioctl(fd, FIONREAD, &unread) == 0 && unread == 0;
+}
 
 }  // namespace
 
@@ -109,14 +137,34 @@ struct signal_inbox::impl {
         std::size_t delivered = 0;
         for (std::size_t i = 0; i < links.size(); ++i)
             if (ready[i].revents) read(links[i], deliver, delivered);
-        links.erase(std::remove_if(links.begin(), links.end(), [](const link& l) { return l.fd < 0; }), links.end());
+        drop_closed(links);
         return delivered;
     }
 
+    // Under reader_mutex. A link from a node that has since opened one with another
+    // identity is stale: its process or its network is gone.
     void take_arrivals() {
         std::lock_guard<std::mutex> lock(arrivals_mutex);
-        for (auto& l : arrivals) links.push_back(std::move(l));
+        for (auto& fresh : arrivals) {
+            for (auto& l : links)
+                if (l.fd >= 0 && l.identity.node == fresh.identity.node &&
+                    (l.identity.pid != fresh.identity.pid || l.identity.epoch != fresh.identity.epoch))
+                    close_link(l, "node '" + l.identity.node + "' opened a new link");
+            links.push_back(std::move(fresh));
+        }
         arrivals.clear();
+        drop_closed(links);
+    }
+
+    static void drop_closed(std::vector<link>& list) {
+        list.erase(std::remove_if(list.begin(), list.end(), [](const link& l) { return l.fd < 0; }), list.end());
+    }
+
+    // Closes the links in `list` whose peer has hung up.
+    void sweep(std::vector<link>& list) {
+        for (auto& l : list)
+            if (l.fd >= 0 && hung_up(l.fd)) close_link(l, "the peer hung up");
+        drop_closed(list);
     }
 };
 
@@ -130,17 +178,33 @@ signal_inbox::~signal_inbox() {
     for (auto& l : impl_->links) ::close(l.fd);
 }
 
-void signal_inbox::adopt(int socket) {
+void signal_inbox::adopt(int socket, std::string_view opening) {
     std::string peer = peer_of(socket);
+    signal_link_identity identity;
+    try {
+        identity = signal_link_identity::decode(opening);
+    } catch (const protocol_error& e) {
+        DNNC_LOG(warn, "signal link from " << peer << " refused: " << e.what());
+        ::close(socket);
+        return;
+    }
+    // Links nobody reads (no network runs here) are swept as new ones come, so links that
+    // were dropped do not hold places.
+    {
+        std::lock_guard<std::mutex> lock(impl_->arrivals_mutex);
+        impl_->sweep(impl_->arrivals);
+    }
+    if (std::unique_lock<std::mutex> reader(impl_->reader_mutex, std::try_to_lock); reader) impl_->sweep(impl_->links);
     if (impl_->count.fetch_add(1) >= max_links) {
         --impl_->count;
         DNNC_LOG(warn, "signal link from " << peer << " refused: this node has " << max_links << " already");
         ::close(socket);
         return;
     }
-    DNNC_LOG(debug, "signal link from " << peer);
+    DNNC_LOG(debug, "signal link from " << peer << " (node '" << identity.node << "', pid " << identity.pid << ", epoch "
+                                        << identity.epoch << ")");
     std::lock_guard<std::mutex> lock(impl_->arrivals_mutex);
-    impl_->arrivals.push_back({socket, std::move(peer), protocol::frame_decoder(impl_->secret, impl_->max_payload)});
+    impl_->arrivals.push_back({socket, std::move(peer), std::move(identity), protocol::frame_decoder(impl_->secret, impl_->max_payload)});
 }
 
 std::size_t signal_inbox::collect(const std::function<void(protocol::binary_signals)>& deliver,

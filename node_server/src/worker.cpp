@@ -19,7 +19,6 @@ using protocol::message_type;
 
 worker::worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h)
     : options_(options), calls_(calls), tasks_(tasks), hooks_(std::move(h)), signals_in_(signals_in),
-      signals_out_(protocol::encode_frame(frame{message_type::signal_link, 0, 0, {}}, options.server.secret)),
       // A tick report can exceed what a connection may send before its sender is proven.
       reports_out_(options.server.secret.empty() ? std::string()
                                                  : protocol::encode_frame(frame{message_type::hello, 0, 0, {}}, options.server.secret)) {}
@@ -159,7 +158,7 @@ void worker::install(const protocol::node_config& own) {
         reports_out_.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, report.dump()},
                                                            options_.server.secret));
     };
-    auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, signals_out_, signals_in_, reporter,
+    auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, signals_in_, reporter,
                                                    options_.emulate_delay_ms, options_.device);
     std::lock_guard<std::mutex> lock(mutex_);
     config_ = own;
@@ -239,6 +238,18 @@ std::uint64_t memory_available() {
     return 0;
 }
 }  // namespace
+
+json worker::heartbeat() const {
+    std::shared_ptr<node_simulation> sim;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        sim = simulation_;
+    }
+    json beat = json::object();
+    if (sim)
+        if (auto w = sim->waiting(); !w.is_null()) beat["waiting"] = std::move(w);
+    return beat;
+}
 
 void worker::describe(json& s) const {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -56,6 +56,9 @@ public:
     // node, network, lead, neurons,
     // config_hash, epoch.
     void describe(nlohmann::json& status) const;
+    // A heartbeat's answer: {"waiting": node_simulation::waiting()} while a tick waits for
+    // peers' packets, else {}.
+    nlohmann::json heartbeat() const;
     // Stops the simulation (the node is going away).
     void shutdown();
 
@@ -70,7 +73,6 @@ private:
     task_pool& tasks_;
     hooks hooks_;
     signal_inbox& signals_in_;
-    outbox signals_out_;  // opens signal links
     outbox reports_out_;  // tick reports to the lead
 
     mutable std::mutex mutex_;

@@ -120,6 +120,7 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
         const auto first = first_arrival_.find(t - lag_);
         return (first == first_arrival_.end() ? began : first->second) + window;
     };
+    waiting_since_ = began;
     // Peers' packets usually follow within microseconds: poll a while, yielding the core to
     // the threads that bring them, before sleeping (waking a thread costs more).
     while (!stopping_ && !all_arrived()) {
@@ -139,9 +140,21 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
         else
             changed_.wait_until(lock, until);
     }
+    waiting_since_.reset();
     if (!lockstep)
         for (const auto& q : pending_)
             if (!q.count(t - lag_)) ++stats_.packets_missing;
+}
+
+std::optional<runner::wait_state> runner::waiting() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!waiting_since_) return std::nullopt;
+    wait_state w;
+    w.packets_of = completed_ + 1 - lag_;
+    w.waited_ms = std::chrono::duration<double, std::milli>(clock_type::now() - *waiting_since_).count();
+    for (std::size_t p = 0; p < pending_.size(); ++p)
+        if (!pending_[p].count(w.packets_of)) w.peers.push_back(p);
+    return w;
 }
 
 bool runner::step_once(std::unique_lock<std::mutex>& lock) {

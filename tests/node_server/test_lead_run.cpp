@@ -59,6 +59,10 @@ public:
         };
         l.alive = [this](std::size_t v) { return nodes_[v].alive.load(); };
         l.capture = [](std::int64_t tick) { return "state before tick " + std::to_string(tick); };
+        l.waiting = [this](std::size_t v) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            return nodes_[v].waiting;
+        };
         return l;
     }
 
@@ -67,6 +71,11 @@ public:
         run_ = &run;
     }
     void kill(std::size_t v) { nodes_[v].alive = false; }
+    // What node v says its tick in progress waits for (node_simulation::waiting).
+    void wait_on(std::size_t v, json what) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        nodes_[v].waiting = std::move(what);
+    }
     std::int64_t granted(std::size_t v) {
         std::lock_guard<std::mutex> lock(mutex_);
         return nodes_[v].granted;
@@ -84,6 +93,7 @@ private:
         std::int64_t granted = -1, completed = -1;
         std::atomic<bool> alive{true};
         std::vector<json> inputs;
+        json waiting;
     };
 
     // One tick of one live node at a time, as long as any is granted more.
@@ -305,4 +315,23 @@ TEST_CASE("a lockstep run with a dead node fails and says which node") {
     run.on_report({{"node", "n0"}, {"hash", "old"}, {"ticks", json::array({json::array({3, json::array()})})},
                    {"sent", 0}, {"dropped", 0}, {"missing", 0}});
     CHECK(run.control({{"command", "progress"}})["completed"] == 2);
+}
+
+TEST_CASE("a lockstep run fails, naming the link, when a node waits too long for signals its peer sent") {
+    xor_run x;
+    auto& [state, plan, topo, nodes, run] = x;
+    run.control({{"command", "step"}, {"ticks", 6}});
+    wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
+    const auto from = topo.id(0), to = topo.id(1);
+    // Waiting a while, or for a tick the peer has not computed yet: nothing is wrong.
+    nodes.wait_on(1, {{"tick", 4}, {"ms", 500.0}, {"peers", {from}}});
+    CHECK(run.control({{"command", "progress"}})["state"] == "frozen");
+    nodes.wait_on(1, {{"tick", 40}, {"ms", 60000.0}, {"peers", {from}}});
+    CHECK(run.control({{"command", "progress"}})["state"] == "frozen");
+    // Longer than the heartbeat timeout for a tick the peer completed: the link broke.
+    nodes.wait_on(1, {{"tick", 4}, {"ms", 60000.0}, {"peers", {from}}});
+    const auto p = run.control({{"command", "progress"}});
+    CHECK(p["state"] == "failed");
+    CHECK_THAT(p["error"].get<std::string>(), Catch::Contains("the link from '" + from + "' to '" + to + "' is broken"));
+    CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), error);
 }

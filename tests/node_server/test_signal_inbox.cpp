@@ -29,7 +29,7 @@ struct inbox_server {
     signal_inbox inbox{secret, protocol::default_max_payload};
     server srv{server_options{"127.0.0.1", 0, secret}};
     inbox_server() {
-        srv.hand_over(message_type::signal_link, [this](const protocol::frame&, int socket) { inbox.adopt(socket); });
+        srv.hand_over(message_type::signal_link, [this](const protocol::frame& f, int socket) { inbox.adopt(socket, f.payload); });
         srv.start();
     }
     endpoint at() const { return {"127.0.0.1", srv.port()}; }
@@ -53,8 +53,8 @@ struct inbox_server {
     }
 };
 
-std::string opening(const std::string& key = secret) {
-    return protocol::encode_frame({message_type::signal_link, 0, 0, {}}, key);
+std::string opening(const std::string& key = secret, const signal_link_identity& who = {"peer", 7, 1234}) {
+    return protocol::encode_frame({message_type::signal_link, 0, 0, who.encode()}, key);
 }
 
 std::string signals_frame(std::int64_t tick, const std::string& key = secret) {
@@ -155,4 +155,46 @@ TEST_CASE("a link that ends is dropped") {
         CHECK(s.inbox.links() == 1);
     }
     CHECK(s.links_become(0));
+}
+
+TEST_CASE("a link opened without saying who opens it is refused") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    for (const std::string payload : {"", "{}", R"({"node": "", "epoch": 1, "pid": 2})", "[1,2]"}) {
+        raw_link link(s.at());
+        link.write(protocol::encode_frame({message_type::signal_link, 0, 0, payload}, secret) + signals_frame(0), 4096);
+        CHECK(s.collect(1, std::chrono::milliseconds(200)).empty());
+        CHECK(s.inbox.links() == 0);
+    }
+}
+
+TEST_CASE("a node's new link (a restarted process, a new network) closes its older ones") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    raw_link old_process(s.at());
+    old_process.write(opening(secret, {"peer", 7, 1000}) + signals_frame(0), 4096);
+    REQUIRE(s.collect(1).size() == 1);
+    raw_link other_node(s.at());
+    other_node.write(opening(secret, {"other", 7, 1000}), 4096);
+    CHECK(s.links_become(2));
+    raw_link new_process(s.at());
+    new_process.write(opening(secret, {"peer", 7, 2000}) + signals_frame(1), 4096);
+    const auto got = s.collect(1);
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].tick == 1);
+    CHECK(s.inbox.links() == 2);  // the old process's link is gone, the other node's stays
+    raw_link new_network(s.at());
+    new_network.write(opening(secret, {"peer", 8, 2000}), 4096);
+    CHECK(s.links_become(2));
+}
+
+TEST_CASE("links whose peers hung up are dropped as new ones come, even with no reader") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    for (int k = 0; k < 5; ++k) {
+        raw_link junk(s.at());
+        junk.write(opening(secret, {"junk-" + std::to_string(k), 1, 1}), 4096);
+        for (int i = 0; i < 100 && s.inbox.links() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        CHECK(s.inbox.links() == 1);  // the one just made; the earlier ones hung up and were swept
+    }
 }

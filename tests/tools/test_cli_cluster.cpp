@@ -239,3 +239,30 @@ TEST_CASE("a network whose share does not fit a node's memory is refused before 
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains("'lots' is not a size"));
 }
+
+TEST_CASE("a worker restarted on its port takes a replaced network and the run goes on") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("r.xml", two_linked_nodes(ports, 100, "  <run probes=\"2\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " step 5 --lead " + at(ports[0])).exit_code == 0);
+    // b dies and a new process takes its port; the lead's node still holds links to the old one.
+    REQUIRE(kill(pid_in(cluster.up.out, "b"), SIGKILL) == 0);
+    const auto log = (dir.path / "b2.log").string();
+    const auto started = run_command(std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node --port " + std::to_string(ports[1]) +
+                                     " > " + log + " 2>&1 & echo $!");
+    const int restarted = std::stoi(started.out);
+    for (int i = 0; i < 100 && slurp(log).find("listening") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto replaced = run_command(dnnc_binary() + " submit --replace " + config + " --to " + at(ports[0]));
+    INFO(replaced.err);
+    CHECK(replaced.exit_code == 0);
+    // Bounded: before the fix this step never returned.
+    const auto step = run_command("timeout 20 " + dnnc_binary() + " step 50 --lead " + at(ports[0]));
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    CHECK(status_of(ports[0])["tick"] == 49);
+    kill(restarted, SIGKILL);
+}

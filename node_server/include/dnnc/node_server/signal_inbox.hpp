@@ -11,8 +11,21 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace dnnc::node_server {
+
+// Who opened a signal link: the signal_link frame's payload, JSON {"node", "epoch", "pid"}.
+// A node opens new links for every network it installs (epoch) and every process has its
+// own pid, so a link is stale once the same node has opened one with another identity.
+struct signal_link_identity {
+    std::string node;
+    std::uint64_t epoch = 0;
+    std::int64_t pid = 0;
+    std::string encode() const;
+    // Throws protocol_error when `payload` is not an identity.
+    static signal_link_identity decode(std::string_view payload);
+};
 
 class signal_inbox {
 public:
@@ -21,8 +34,12 @@ public:
     signal_inbox(const signal_inbox&) = delete;
     signal_inbox& operator=(const signal_inbox&) = delete;
 
-    // Any thread: takes ownership of a connected socket. Past `max_links` it is closed.
-    void adopt(int socket);
+    // Any thread: takes ownership of a connected socket opened with `opening` (a
+    // signal_link frame's payload). It is closed past `max_links` or when `opening` is not
+    // an identity. Links from the same node with another identity are closed before the
+    // next collect (their process or network is gone), and links whose peer has hung up
+    // are closed now if no reader is at work.
+    void adopt(int socket, std::string_view opening);
 
     // Reads what has arrived on every link without blocking and hands each packet to
     // `deliver`, in arrival order per link; when nothing had arrived, first waits up to

@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace dnnc::sim {
@@ -102,6 +103,15 @@ public:
 
     runner_stats stats() const;
 
+    // What the tick in progress waits for: the peers' packets of tick `packets_of`, since
+    // `waited_ms` ago, from `peers` (those not there yet). Nothing when no tick waits.
+    struct wait_state {
+        tick_t packets_of = 0;
+        double waited_ms = 0;
+        std::vector<std::size_t> peers;
+    };
+    std::optional<wait_state> waiting() const;
+
 private:
     bool step_once(std::unique_lock<std::mutex>& lock);  // false when stopped
     void wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t);
@@ -129,6 +139,7 @@ private:
     tick_t completed_ = -1;
     tick_t first_tick_ = 0;  // ticks up to this one read their inputs from the history
     bool computing_ = false;  // tick completed_ + 1 is being computed
+    std::optional<std::chrono::steady_clock::time_point> waiting_since_;  // a tick waits for packets
     std::atomic<bool> stopping_{false};
     runner_stats stats_;
 };
