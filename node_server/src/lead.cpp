@@ -382,7 +382,7 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
                                                                   loads[v].values_per_synapse));
         const auto limit = memory.value("limit", std::uint64_t{0});
         if (limit > 0 && needed > static_cast<double>(limit))
-            throw error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +
+            throw usage_error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +
                         std::to_string(static_cast<long long>(loads[v].synapses)) + " synapses, needing about " +
                         std::to_string(static_cast<long long>(needed / (1 << 20))) + " MiB; its limit is " +
                         std::to_string(limit >> 20) + " MiB (--memory-limit). Nothing was changed on the cluster.");
@@ -403,7 +403,7 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
             std::snprintf(text, sizeof text, "%.1f", bytes / (1 << 30));
             return std::string(text);
         };
-        throw error("the network does not fit in memory: nodes " + list + " on " + name + " would hold about " +
+        throw usage_error("the network does not fit in memory: nodes " + list + " on " + name + " would hold about " +
                     std::to_string(static_cast<long long>(h.synapses)) + " synapses, needing about " + gib(h.needed) +
                     " GiB; " + gib(room) + " GiB are available there. Nothing was changed on the cluster.");
     }

@@ -39,7 +39,7 @@ inline void respond_with(const responder& respond, const std::function<protocol:
         respond(work());
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "request failed: " << e.what());
-        respond(reply_of(protocol::message_type::error_reply, e.what()));
+        respond(error_reply_for(e));
     }
 }
 

@@ -144,7 +144,10 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
             c->socket.close();
             throw io_error("reply does not match the request");
         }
-        if (reply.type == protocol::message_type::error_reply) throw remote_error(reply.payload);
+        if (reply.type == protocol::message_type::error_reply) {
+            if (reply.flags & protocol::refusal_flag) throw remote_refusal(reply.payload);
+            throw remote_error(reply.payload);
+        }
         return reply;
     } catch (const remote_error&) {
         throw;

@@ -149,7 +149,7 @@ private:
             if (protocol::is_one_way(type))
                 DNNC_LOG(warn, protocol::to_string(type) << " frame from " << peer_ << " rejected: " << e.what());
             else
-                reply_once({protocol::message_type::error_reply, 0, id, e.what()});
+                reply_once(error_reply_for(e));
         }
     }
 
@@ -282,6 +282,11 @@ struct server::impl {
         s->start();
     }
 };
+
+protocol::frame error_reply_for(const std::exception& e) {
+    const bool refusal = dynamic_cast<const usage_error*>(&e) || dynamic_cast<const config_error*>(&e);
+    return {protocol::message_type::error_reply, refusal ? protocol::refusal_flag : std::uint16_t{0}, 0, e.what()};
+}
 
 server::server(server_options options) : impl_(std::make_unique<impl>()) { impl_->options = std::move(options); }
 

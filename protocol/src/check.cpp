@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <queue>
 #include <sstream>
 #include <string_view>
@@ -492,10 +493,18 @@ void check_run(const run_settings& run, const cluster* clu) {
 
 void check_state(const snapshot_state& state, const network& net) {
     problems out;
-    if (state.tick < 0) out.add(state.where, "state: tick must be >= 0");
+    if (state.tick < 0 || state.tick > max_state_tick)
+        out.add(state.where, "state: tick " + std::to_string(state.tick) + " cannot be continued; it must be 0.." +
+                                 std::to_string(max_state_tick));
     const symbol_table symbols(net);
     std::unordered_set<std::uint64_t> seen;
+    // Values are float32 in the engine: one that is not a finite float32 would poison every
+    // tick after it.
+    auto finite = [](double x) { return std::isfinite(x) && std::abs(x) <= static_cast<double>(std::numeric_limits<float>::max()); };
     for (const auto& n : state.neurons) {
+        if (!finite(n.output) || !std::all_of(n.state.begin(), n.state.end(), finite) ||
+            !std::all_of(n.history.begin(), n.history.end(), finite))
+            out.add(n.where, "state of " + quote(n.id) + ": every value must be a finite number (float32)");
         const auto r = symbols.single(n.id);
         if (auto* why = std::get_if<std::string>(&r)) {
             out.add(n.where, "state of " + quote(n.id) + ": " + *why);

@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -202,6 +203,7 @@ public:
         file_ = file;
         positions_.emplace(text);
         depth_ = 0;
+        children_.clear();
     }
 
     void setDocumentLocator(const xc::Locator* locator) override { locator_ = locator; }
@@ -548,6 +550,8 @@ protected:
         name_.clear();
         append_utf8(name_, local_name);
         attributes a(attrs, *this, element_location());
+        if (!children_.empty()) children_.back()[name_] = a.where();
+        children_.emplace_back();
         ++depth_;
         start(name_, depth_, a);
     }
@@ -557,6 +561,7 @@ protected:
         append_utf8(name_, local_name);
         end(name_, depth_);
         --depth_;
+        children_.pop_back();
     }
 
     // Called for every element with its depth (the root is 1).
@@ -569,9 +574,18 @@ private:
     void fail_at(const xc::SAXParseException& e) {
         source_location where{file_, static_cast<int>(e.getLineNumber()),
                               static_cast<int>(e.getColumnNumber())};
-        std::string message = shorten_quoted(utf8(e.getMessage()));
+        const std::string raw = utf8(e.getMessage());
+        std::string message = shorten_quoted(raw);
         if (depth_ == 0 && message.rfind("no declaration found for element", 0) == 0)
             message += " (the root element must be in the DNNC namespace: xmlns=\"urn:dnnc:1\")";
+        // A content-model error comes at the parent's end tag; the element at fault is the
+        // last child of that name.
+        const std::string misplaced = "element '";
+        if (raw.rfind(misplaced, 0) == 0 && raw.find("' is not allowed for content model") != std::string::npos &&
+            !children_.empty()) {
+            const auto name = raw.substr(misplaced.size(), raw.find('\'', misplaced.size()) - misplaced.size());
+            if (const auto child = children_.back().find(name); child != children_.back().end()) where = child->second;
+        }
         fail(where, message);
     }
 
@@ -579,6 +593,8 @@ private:
     std::optional<position_mapper> positions_;
     std::string name_;
     int depth_ = 0;
+    // Per open element, where its last child of each name began.
+    std::vector<std::map<std::string, source_location>> children_;
 };
 
 class document_handler final : public base_handler {

@@ -168,7 +168,7 @@ TEST_CASE("a document the receiving node is not part of is refused") {
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
     const auto r = run_command(dnnc_binary() + " submit " + other + " --to " + at(ports[0]));
-    CHECK(r.exit_code == 1);
+    CHECK(r.exit_code == 2);  // the document is at fault
     CHECK_THAT(r.err, Catch::Contains("not one of the cluster's nodes"));
 }
 
@@ -219,7 +219,7 @@ TEST_CASE("a network whose share does not fit a node's memory is refused before 
     big.replace(big.find("p=\"0.05\""), 8, "p=\"0.1\"");
     const auto huge = dir.file("huge.xml", big);
     const auto refused = run_command(dnnc_binary() + " submit " + huge + " --replace --to " + at(ports[0]));
-    CHECK(refused.exit_code == 1);
+    CHECK(refused.exit_code == 2);  // the document is at fault, and the numbers say why
     CHECK_THAT(refused.err, Catch::Contains("does not fit in memory") && Catch::Contains("its limit is 64 MiB") &&
                                 Catch::Contains("Nothing was changed"));
     // Both nodes still run the network they had, at the tick they were at.
@@ -265,4 +265,22 @@ TEST_CASE("a worker restarted on its port takes a replaced network and the run g
     CHECK(step.exit_code == 0);
     CHECK(status_of(ports[0])["tick"] == 49);
     kill(restarted, SIGKILL);
+}
+
+TEST_CASE("a document larger than a frame is refused at submit with its size, before any connection") {
+    scratch_dir dir;
+    const auto file = (dir.path / "huge.xml").string();
+    {
+        std::ofstream out(file);
+        const int n = 1100;  // 1.21 million explicit synapses: about 75 MiB when sent
+        out << "<dnnc xmlns=\"urn:dnnc:1\">\n  <network name=\"huge\">\n    <population id=\"p\" size=\"" << n
+            << "\" model=\"tanh\"/>\n";
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                out << "    <synapse from=\"p[" << i << "]\" to=\"p[" << j << "]\" weight=\"0.000123456789\"/>\n";
+        out << "  </network>\n  <cluster lead=\"a\"><node id=\"a\" port=\"1\"/></cluster>\n</dnnc>\n";
+    }
+    const auto r = run_command(dnnc_binary() + " submit " + file + " --to 127.0.0.1:1");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("the submit request is 75 MiB, more than the 64 MiB a frame carries"));
 }

@@ -77,6 +77,14 @@ void output_reader::read_through(std::int64_t last) {
 
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request) {
     const auto to = node_server::parse_endpoint(address);
+    // A node closes a connection whose frame exceeds the limit; say why before sending.
+    if (request.payload.size() > protocol::default_max_payload) {
+        const auto mib = [](std::size_t bytes) { return std::to_string((bytes + (1u << 19)) >> 20) + " MiB"; };
+        throw usage_error(std::string("the ") + protocol::to_string(request.type) + " request is " + mib(request.payload.size()) +
+                          ", more than the " + mib(protocol::default_max_payload) +
+                          " a frame carries; a document this large must give its connectivity as rules and its dense "
+                          "weights as files (weights=\"FILE\"), which the lead reads itself");
+    }
     node_server::peer_client client(o.secret());
     return client.call(to, std::move(request), o.timeout());
 }

@@ -1,4 +1,5 @@
-// dnnc: the command-line front end. Exit codes: 0 ok, 1 runtime failure, 2 bad input/usage.
+// dnnc: the command-line front end. Exit codes: 0 ok, 1 runtime failure, 2 bad input/usage
+// (also when a node refuses a request as bad input: protocol::refusal_flag).
 #include "commands.hpp"
 
 #include "dnnc/node_server/peer_client.hpp"
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const dnnc::usage_error& e) {
         std::cerr << "dnnc: " << e.what() << '\n';
+        return 2;
+    } catch (const dnnc::node_server::remote_refusal& e) {
+        std::cerr << "dnnc: the node refused: " << e.what() << '\n';
         return 2;
     } catch (const dnnc::node_server::remote_error& e) {
         std::cerr << "dnnc: the node refused: " << e.what() << '\n';

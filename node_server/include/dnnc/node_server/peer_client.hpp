@@ -17,6 +17,10 @@ namespace dnnc::node_server {
 struct remote_error : error {
     using error::error;
 };
+// The peer refused the request itself (protocol::refusal_flag): bad input, not a failure.
+struct remote_refusal : remote_error {
+    using remote_error::remote_error;
+};
 
 struct endpoint {
     std::string host;

@@ -33,6 +33,10 @@ struct server_options {
     std::chrono::milliseconds first_frame_timeout{std::chrono::seconds(10)};
 };
 
+// The error_reply that says why a request failed: flagged as a refusal (protocol::
+// refusal_flag) when `e` is a usage_error or config_error, the request's own fault.
+protocol::frame error_reply_for(const std::exception& e);
+
 // Sends the reply to a request. Call it exactly once; the request id is filled in.
 using responder = std::function<void(protocol::frame reply)>;
 

@@ -72,6 +72,9 @@ inline constexpr std::uint32_t default_max_payload = 64u << 20;
 inline constexpr std::uint32_t pre_auth_max_payload = 1u << 20;
 inline constexpr std::uint16_t authenticated_flag = 1u << 0;
 inline constexpr std::uint16_t replace_flag = 1u << 1;
+// On an error_reply: the request itself was refused (a document or command at fault, which
+// the sender can fix), not a failure of the node or the cluster.
+inline constexpr std::uint16_t refusal_flag = 1u << 2;
 
 struct frame {
     message_type type = message_type::error_reply;

@@ -264,6 +264,11 @@ struct neuron_state {
     source_location where;
 };
 
+// The latest tick a state may be at (check_state): beyond any run (2^53 ticks of 0.1 ms are
+// 28,000 years), and far enough below the clock's "for ever" (2^60) that every step from
+// it still fits.
+inline constexpr std::int64_t max_state_tick = std::int64_t{1} << 53;
+
 struct snapshot_state {
     std::int64_t tick = 0;
     std::vector<neuron_state> neurons;
