@@ -39,11 +39,30 @@ std::vector<const protocol::cluster_node*> local_nodes(const protocol::cluster& 
 
 namespace {
 
-fs::path record_dir(const std::string& config_path) {
+fs::path records_base() {
     const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-    const fs::path base = runtime && *runtime ? fs::path(runtime) : fs::temp_directory_path();
+    return runtime && *runtime ? fs::path(runtime) : fs::temp_directory_path();
+}
+
+std::string records_prefix() { return "dnnc-cluster-" + std::to_string(getuid()) + "-"; }
+
+fs::path record_dir(const std::string& config_path) {
     const std::string absolute = fs::absolute(config_path).lexically_normal().string();
-    return base / ("dnnc-cluster-" + std::to_string(getuid()) + "-" + protocol::sha256_hex(absolute).substr(0, 16));
+    return records_base() / (records_prefix() + protocol::sha256_hex(absolute).substr(0, 16));
+}
+
+local_cluster parse_record(std::istream& in, const std::string& file) {
+    try {
+        const json j = json::parse(in);
+        local_cluster cluster{j.at("config").get<std::string>(), {}, j.value("secret_file", std::string())};
+        for (const auto& n : j.at("nodes"))
+            cluster.nodes.push_back({n.at("id").get<std::string>(),
+                                     {n.at("host").get<std::string>(), n.at("port").get<std::uint16_t>()},
+                                     n.at("pid").get<int>(), n.at("log").get<std::string>()});
+        return cluster;
+    } catch (const json::exception& e) {
+        throw io_error("the cluster record " + file + " is damaged: " + e.what());
+    }
 }
 
 // The pid of the process that answers on `at`, or 0 when nothing answers.
@@ -122,7 +141,8 @@ void write_record(const local_cluster& cluster) {
         nodes.push_back({{"id", n.id}, {"host", n.at.host}, {"port", n.at.port}, {"pid", n.pid}, {"log", n.log_file}});
     const fs::path file = record_path(cluster.config);
     const fs::path temporary = file.string() + ".tmp";
-    std::ofstream(temporary) << json{{"config", cluster.config}, {"nodes", nodes}}.dump(2) << '\n';
+    std::ofstream(temporary) << json{{"config", cluster.config}, {"nodes", nodes}, {"secret_file", cluster.secret_file}}.dump(2)
+                             << '\n';
     fs::rename(temporary, file);
 }
 
@@ -136,8 +156,17 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     if (local.empty()) throw usage_error("the cluster has no node on this machine (127.0.0.0/8)");
     const fs::path dir = record_dir(config_path);
     fs::create_directories(dir);
-    peer_client client(options.secret_file.empty() ? std::string() : read_secret_file(options.secret_file));
-    local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}};
+    launch_options launch = options;
+    if (launch.secret_file.empty()) {
+        // Secure by default: a secret of this cluster's own, which only this user can read.
+        launch.secret_file = (dir / "secret").string();
+        std::error_code ignored;
+        fs::remove(launch.secret_file, ignored);
+        write_new_secret_file(launch.secret_file);
+    }
+    launch.secret_file = fs::absolute(launch.secret_file).string();
+    peer_client client(read_secret_file(launch.secret_file));
+    local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}, launch.secret_file};
     try {
         for (const auto* node : local) {
             const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
@@ -145,7 +174,7 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
                 throw io_error("node '" + node->id + "': something already answers on " + at.text() +
                                " (a cluster still up? try `dnnc cluster down`)");
             const std::string log_file = (dir / (node->id + ".log")).string();
-            cluster.nodes.push_back({node->id, at, spawn_node(options, *node, log_file), log_file});
+            cluster.nodes.push_back({node->id, at, spawn_node(launch, *node, log_file), log_file});
         }
         // Ready means: our own process answers. Another process answering on the port (one
         // that took it after the check above) is not ours; our node then fails to bind and exits.
@@ -175,21 +204,30 @@ local_cluster read_record(const std::string& config_path) {
     const std::string file = record_path(config_path);
     std::ifstream in(file);
     if (!in) throw io_error("no local cluster is recorded for " + config_path + " (" + file + ")");
-    try {
-        const json j = json::parse(in);
-        local_cluster cluster{j.at("config").get<std::string>(), {}};
-        for (const auto& n : j.at("nodes"))
-            cluster.nodes.push_back({n.at("id").get<std::string>(),
-                                     {n.at("host").get<std::string>(), n.at("port").get<std::uint16_t>()},
-                                     n.at("pid").get<int>(), n.at("log").get<std::string>()});
-        return cluster;
-    } catch (const json::exception& e) {
-        throw io_error("the cluster record " + file + " is damaged: " + e.what());
-    }
+    return parse_record(in, file);
 }
 
-std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret, node_logs logs) {
-    peer_client client(secret);
+std::string recorded_secret_file(const endpoint& at) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(records_base(), ec)) {
+        if (entry.path().filename().string().rfind(records_prefix(), 0) != 0) continue;
+        const auto file = (entry.path() / "cluster.json").string();
+        std::ifstream in(file);
+        if (!in) continue;
+        try {
+            const auto cluster = parse_record(in, file);
+            for (const auto& n : cluster.nodes)
+                if (n.at.port == at.port && (n.at.host == at.host || (is_loopback_host(n.at.host) && is_loopback_host(at.host))))
+                    return cluster.secret_file;
+        } catch (const io_error&) {
+            // Another cluster's damaged record says nothing about this address.
+        }
+    }
+    return {};
+}
+
+std::vector<std::string> stop_local_cluster(const local_cluster& cluster, node_logs logs) {
+    peer_client client(cluster.secret_file.empty() ? std::string() : read_secret_file(cluster.secret_file));
     for (const auto& n : cluster.nodes) {
         // Only our own process: after a crash the port may serve someone else's node.
         if (pid_answering(client, n.at, std::chrono::milliseconds(2000)) != n.pid) continue;  // signals below

@@ -2,8 +2,14 @@
 
 #include "dnnc/core/error.hpp"
 
+#include <openssl/rand.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace dnnc::node_server {
 
@@ -16,6 +22,20 @@ std::string read_secret_file(const std::string& path) {
     while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
     if (secret.empty()) throw usage_error("--secret-file: '" + path + "' is empty");
     return secret;
+}
+
+void write_new_secret_file(const std::string& path) {
+    unsigned char bytes[32];
+    if (RAND_bytes(bytes, sizeof bytes) != 1) throw io_error("cannot draw a random cluster secret");
+    static const char hex[] = "0123456789abcdef";
+    std::string text;
+    for (unsigned char b : bytes) text += {hex[b >> 4], hex[b & 15]};
+    text += '\n';
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) throw io_error("cannot create the secret file " + path + ": " + std::strerror(errno));
+    const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    if (!written) throw io_error("cannot write the secret file " + path);
 }
 
 }  // namespace dnnc::node_server

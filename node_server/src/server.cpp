@@ -28,6 +28,11 @@ namespace {
 using dispatch_table = std::map<protocol::message_type, std::shared_ptr<module>>;
 using handover_table = std::map<protocol::message_type, server::connection_taker>;
 
+bool is_loopback(const asio::ip::address& a) {
+    if (a.is_v6() && a.to_v6().is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).is_loopback();
+    return a.is_loopback();
+}
+
 class session : public std::enable_shared_from_this<session> {
 public:
     session(tcp::socket socket, const server_options& options, const dispatch_table& table,
@@ -262,6 +267,12 @@ struct server::impl {
         const auto remote = socket.remote_endpoint(ec);
         if (ec) return;
         const std::string address = remote.address().to_string();
+        if (options.secret.empty() && !is_loopback(remote.address())) {
+            DNNC_LOG(warn, "refusing a connection from " << address
+                                                         << ": a node without a cluster secret serves only this machine");
+            socket.close(ec);
+            return;
+        }
         std::lock_guard<std::mutex> lock(mutex);
         const auto from_address = per_address.count(address) ? per_address.at(address) : 0;
         if (sessions.size() >= options.max_connections || from_address >= options.max_connections_per_address) {

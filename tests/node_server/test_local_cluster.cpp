@@ -1,6 +1,7 @@
 // Local clusters: which nodes are local, and starting nodes as processes that are really
 // the ones answering on their ports.
 #include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/node_server/secret.hpp"
 
 #include "../tools/cluster_fixture.hpp"
 #include "dnnc/core/error.hpp"
@@ -52,8 +53,8 @@ node_server::launch_options launch_with(const std::string& binary) {
     return launch;
 }
 
-int pid_answering(const node_server::endpoint& at) {
-    node_server::peer_client client("");
+int pid_answering(const node_server::endpoint& at, const std::string& secret_file) {
+    node_server::peer_client client(node_server::read_secret_file(secret_file));
     const auto reply = client.call(at, protocol::frame{protocol::message_type::status, 0, 0, {}}, std::chrono::seconds(2));
     return nlohmann::json::parse(reply.payload).at("pid").get<int>();
 }
@@ -69,10 +70,19 @@ TEST_CASE("nodes started on port 0 pick free ports and answer with their own pid
     CHECK(started.nodes[0].at.port != 0);
     CHECK(started.nodes[1].at.port != 0);
     CHECK(started.nodes[0].at.port != started.nodes[1].at.port);
-    for (const auto& n : started.nodes) CHECK(pid_answering(n.at) == n.pid);
+    for (const auto& n : started.nodes) CHECK(pid_answering(n.at, started.secret_file) == n.pid);
+    // Secure by default: a random secret only this user can read, found again by address.
+    const auto mode = std::filesystem::status(started.secret_file).permissions();
+    CHECK(mode == (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+    CHECK(node_server::read_secret_file(started.secret_file).size() == 64);
+    CHECK(node_server::recorded_secret_file(started.nodes[1].at) == started.secret_file);
+    CHECK(node_server::recorded_secret_file({"127.0.0.1", 1}).empty());
+    node_server::peer_client stranger("");
+    CHECK_THROWS_AS(stranger.call(started.nodes[0].at, {protocol::message_type::status, 0, 0, {}}, std::chrono::seconds(2)),
+                    io_error);
     const auto logs = std::filesystem::path(started.nodes[0].log_file).parent_path();
     CHECK(std::filesystem::exists(started.nodes[1].log_file));
-    CHECK(node_server::stop_local_cluster(started, "").empty());
+    CHECK(node_server::stop_local_cluster(started).empty());
     CHECK_FALSE(std::filesystem::exists(logs));  // stopped cleanly: nothing left behind
 }
 
@@ -81,7 +91,7 @@ TEST_CASE("a cluster stopped with its logs kept leaves them, without the record"
     const auto config = dir.file("kept.xml", "");
     const auto started = node_server::start_local_cluster(loopback_cluster({0}), config,
                                                           launch_with(std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node"));
-    node_server::stop_local_cluster(started, "", node_server::node_logs::keep);
+    node_server::stop_local_cluster(started, node_server::node_logs::keep);
     CHECK(std::filesystem::exists(started.nodes[0].log_file));
     CHECK_FALSE(std::filesystem::exists(node_server::record_path(config)));
     std::filesystem::remove_all(std::filesystem::path(started.nodes[0].log_file).parent_path());
@@ -129,7 +139,7 @@ TEST_CASE("stopping a cluster leaves alone another process on a recorded port") 
     }
     stale.nodes[0].pid = sleeper;
     stale.nodes[0].at = other.nodes[0].at;
-    CHECK(node_server::stop_local_cluster(stale, "") == std::vector<std::string>{"n0"});
-    CHECK(pid_answering(other.nodes[0].at) == other.nodes[0].pid);
-    CHECK(node_server::stop_local_cluster(other, "").empty());
+    CHECK(node_server::stop_local_cluster(stale) == std::vector<std::string>{"n0"});
+    CHECK(pid_answering(other.nodes[0].at, other.secret_file) == other.nodes[0].pid);
+    CHECK(node_server::stop_local_cluster(other).empty());
 }

@@ -104,19 +104,18 @@ inline std::string two_linked_nodes(std::vector<int>& ports, int neurons, const 
     return cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, neurons, run);
 }
 
-// Brings the document's nodes up and takes them down when it goes out of scope. `extra`
-// goes to both commands (a secret), `up_only` to cluster up alone (node options).
+// Brings the document's nodes up (with node options `up_options`, such as a secret file)
+// and takes them down when it goes out of scope.
 class local_cluster_guard {
 public:
-    local_cluster_guard(std::string config, std::string extra = "", const std::string& up_only = "")
-        : config_(std::move(config)), extra_(std::move(extra)) {
-        up = run_command(dnnc_binary() + " cluster up " + config_ + " " + extra_ + " " + up_only);
+    explicit local_cluster_guard(std::string config, const std::string& up_options = "") : config_(std::move(config)) {
+        up = run_command(dnnc_binary() + " cluster up " + config_ + " " + up_options);
     }
-    ~local_cluster_guard() { run_command(dnnc_binary() + " cluster down " + config_ + " " + extra_); }
+    ~local_cluster_guard() { run_command(dnnc_binary() + " cluster down " + config_); }
     command_result up;
 
 private:
-    std::string config_, extra_;
+    std::string config_;
 };
 
 }  // namespace dnnc::test

@@ -154,7 +154,11 @@ TEST_CASE("with a cluster secret, frames without the secret are refused") {
     INFO(submit.err);
     CHECK(submit.exit_code == 0);
     CHECK(status_of(ports[0], "--secret-file " + secret)["nodes"].size() == 2);
-    CHECK(run_command(dnnc_binary() + " status --timeout 2 --lead " + at(ports[0])).exit_code == 1);
+    // Without --secret-file a command finds the secret this user's local cluster was started
+    // with; a client that has no record of it (another user's records) has none.
+    CHECK(status_of(ports[0])["nodes"].size() == 2);
+    CHECK(run_command("XDG_RUNTIME_DIR=" + dir.path.string() + " " + dnnc_binary() + " status --timeout 2 --lead " + at(ports[0]))
+              .exit_code == 1);
     CHECK(run_command(dnnc_binary() + " status --timeout 2 --secret-file " + wrong + " --lead " + at(ports[0])).exit_code == 1);
     // The nodes are still fine afterwards.
     CHECK(status_of(ports[0], "--secret-file " + secret)["dead"].empty());
@@ -204,7 +208,7 @@ TEST_CASE("a network whose share does not fit a node's memory is refused before 
     scratch_dir dir;
     std::vector<int> ports;
     const auto small = dir.file("small.xml", two_linked_nodes(ports, 200, "  <run probes=\"2\"/>\n"));
-    local_cluster_guard cluster(small, "", "--memory-limit 64M");
+    local_cluster_guard cluster(small, "--memory-limit 64M");
     INFO(cluster.up.err);
     REQUIRE(cluster.up.exit_code == 0);
     REQUIRE(run_command(dnnc_binary() + " submit " + small + " --to " + at(ports[0])).exit_code == 0);
@@ -251,8 +255,9 @@ TEST_CASE("a worker restarted on its port takes a replaced network and the run g
     // b dies and a new process takes its port; the lead's node still holds links to the old one.
     REQUIRE(kill(pid_in(cluster.up.out, "b"), SIGKILL) == 0);
     const auto log = (dir.path / "b2.log").string();
+    const auto secret = cluster.up.out.substr(cluster.up.out.find("cluster secret: ") + 16);
     const auto started = run_command(std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node --port " + std::to_string(ports[1]) +
-                                     " > " + log + " 2>&1 & echo $!");
+                                     " --secret-file " + secret.substr(0, secret.find('\n')) + " > " + log + " 2>&1 & echo $!");
     const int restarted = std::stoi(started.out);
     for (int i = 0; i < 100 && slurp(log).find("listening") == std::string::npos; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

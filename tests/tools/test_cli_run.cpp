@@ -2,6 +2,7 @@
 // single-node reference bit for bit, freeze/resume loses no tick, a dead node stops a
 // lockstep run with its name but not a window run, and bad inputs are located errors.
 #include "cluster_fixture.hpp"
+#include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 
@@ -203,7 +204,8 @@ TEST_CASE("signals of another epoch, or that do not fit, are dropped; the node a
     scratch_dir dir;
     std::vector<int> ports;
     const auto config = dir.file("e.xml", two_linked_nodes(ports, 60, "  <run probes=\"2\"/>\n"));
-    local_cluster_guard cluster(config);
+    const std::string secret = "epoch test secret";
+    local_cluster_guard cluster(config, "--secret-file " + dir.file("secret", secret));
     REQUIRE(cluster.up.exit_code == 0);
     const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
     REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
@@ -214,10 +216,11 @@ TEST_CASE("signals of another epoch, or that do not fit, are dropped; the node a
     asio::io_context io;
     asio::ip::tcp::socket link(io);
     link.connect({asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(ports[1])});
-    auto frame = [](dnnc::protocol::message_type type, const std::string& payload) {
-        return dnnc::protocol::encode_frame({type, 0, 0, payload});
+    // Authentic frames (the forger has the secret) on a link of its own.
+    auto frame = [&](dnnc::protocol::message_type type, const std::string& payload) {
+        return dnnc::protocol::encode_frame({type, 0, 0, payload}, secret);
     };
-    std::string bytes = frame(dnnc::protocol::message_type::signal_link, {});
+    std::string bytes = frame(dnnc::protocol::message_type::signal_link, dnnc::node_server::signal_link_identity{"forger", epoch, 1}.encode());
     auto packet = [&](std::uint64_t e, std::int64_t tick, std::vector<float> values) {
         bytes += frame(dnnc::protocol::message_type::signals,
                        dnnc::protocol::encode_signals({"a", e, tick, true, std::move(values), {}}));

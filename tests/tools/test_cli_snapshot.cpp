@@ -239,7 +239,7 @@ TEST_CASE("the lead holds a bounded number of output rows and dnnc output says h
     std::vector<int> ports;
     // 4 output columns of 4 bytes: 1K holds 64 rows.
     const auto config = dir.file("net.xml", two_linked_nodes(ports, 100, "  <run probes=\"2\"/>\n"));
-    local_cluster_guard cluster(config, "", "--output-memory 1K");
+    local_cluster_guard cluster(config, "--output-memory 1K");
     REQUIRE(cluster.up.exit_code == 0);
     must(dnnc + " submit " + config + to_of(ports));
     must(dnnc + " step 100" + lead_of(ports));

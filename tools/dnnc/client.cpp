@@ -1,5 +1,6 @@
 #include "client.hpp"
 
+#include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -45,8 +46,14 @@ std::int64_t print_output_rows(std::ostream& out, const json& reply, bool raster
     return next + 1;
 }
 
+std::string client_options::secret_for(const std::string& address) const {
+    if (!secret_file.empty()) return secret();
+    const auto recorded = node_server::recorded_secret_file(node_server::parse_endpoint(address));
+    return recorded.empty() ? std::string() : node_server::read_secret_file(recorded);
+}
+
 output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster)
-    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.secret()), out_(out), raster_(raster), next_(from) {}
+    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.secret_for(lead)), out_(out), raster_(raster), next_(from) {}
 
 std::string output_reader::read() {
     while (true) {
@@ -85,7 +92,7 @@ protocol::frame call_node(const client_options& o, const std::string& address, p
                           " a frame carries; a document this large must give its connectivity as rules and its dense "
                           "weights as files (weights=\"FILE\"), which the lead reads itself");
     }
-    node_server::peer_client client(o.secret());
+    node_server::peer_client client(o.secret_for(address));
     return client.call(to, std::move(request), o.timeout());
 }
 
@@ -125,7 +132,7 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
     const bool bar = isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     const auto to = node_server::parse_endpoint(lead);
-    node_server::peer_client client(o.secret());
+    node_server::peer_client client(o.secret_for(lead));
     std::int64_t first = -2;
     while (true) {
         const auto p = json::parse(

@@ -25,6 +25,9 @@ struct client_options {
         cmd->add_option("--timeout", timeout_s, "Seconds to wait for the answer")->check(CLI::PositiveNumber);
     }
     std::string secret() const { return secret_file.empty() ? std::string() : node_server::read_secret_file(secret_file); }
+    // The secret for talking to `address`: --secret-file's, or else that of the local
+    // cluster this user started with a node there (local_cluster.hpp), or none.
+    std::string secret_for(const std::string& address) const;
     std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)); }
 };
 

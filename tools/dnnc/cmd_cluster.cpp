@@ -39,6 +39,7 @@ int run_up(const cluster_options& o) {
     const auto started = node_server::start_local_cluster(clu, o.file, launch);
     for (const auto& n : started.nodes)
         std::cout << "node " << n.id << " up on " << n.at.text() << " (pid " << n.pid << ", log " << n.log_file << ")\n";
+    std::cout << "cluster secret: " << started.secret_file << "\n";
     const auto remote = clu.nodes.size() - started.nodes.size();
     if (remote) std::cout << remote << " node(s) live on other machines; start them there with dnnc-node\n";
     return 0;
@@ -46,7 +47,7 @@ int run_up(const cluster_options& o) {
 
 int run_down(const cluster_options& o) {
     const auto record = node_server::read_record(o.file);
-    const auto killed = node_server::stop_local_cluster(record, o.client.secret());
+    const auto killed = node_server::stop_local_cluster(record);
     for (const auto& n : record.nodes) {
         const bool forced = std::find(killed.begin(), killed.end(), n.id) != killed.end();
         std::cout << "node " << n.id << " down" << (forced ? " (killed: it did not stop when asked)" : "") << '\n';
@@ -69,7 +70,6 @@ void add_cluster(CLI::App& app, action& chosen) {
     up->callback([o, &chosen] { chosen = [o] { return run_up(*o); }; });
     auto* down = cmd->add_subcommand("down", "Stop the nodes `cluster up` started for CONFIG");
     down->add_option("file", o->file, "The same DNNC document")->required();
-    o->client.add_to(down);
     down->callback([o, &chosen] { chosen = [o] { return run_down(*o); }; });
 }
 

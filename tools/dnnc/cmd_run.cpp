@@ -51,13 +51,12 @@ protocol::cluster local_cluster_of(int k) {
 // Takes the cluster down however the run ends.
 class cluster_session {
 public:
-    cluster_session(const protocol::cluster& clu, const std::string& config, const node_server::launch_options& launch,
-                    std::string secret)
-        : secret_(std::move(secret)), cluster_(node_server::start_local_cluster(clu, config, launch)) {}
+    cluster_session(const protocol::cluster& clu, const std::string& config, const node_server::launch_options& launch)
+        : cluster_(node_server::start_local_cluster(clu, config, launch)) {}
     // The nodes' logs stay when the run ends with an error: they may say why.
     ~cluster_session() {
         const bool failed = std::uncaught_exceptions() > unwinding_;
-        node_server::stop_local_cluster(cluster_, secret_, failed ? node_server::node_logs::keep : node_server::node_logs::remove);
+        node_server::stop_local_cluster(cluster_, failed ? node_server::node_logs::keep : node_server::node_logs::remove);
         if (failed && !cluster_.nodes.empty())
             std::cerr << "dnnc: the nodes' logs are in " << fs::path(cluster_.nodes.front().log_file).parent_path().string() << '\n';
     }
@@ -70,8 +69,10 @@ public:
         return clu;
     }
 
+    // The secret the nodes were started with (the run's own when none was given).
+    const std::string& secret_file() const { return cluster_.secret_file; }
+
 private:
-    std::string secret_;
     node_server::local_cluster cluster_;
     int unwinding_ = std::uncaught_exceptions();
 };
@@ -126,7 +127,9 @@ int run_run(const run_options& o) {
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
     {
-        cluster_session session(planned, config, launch, o.client.secret());
+        cluster_session session(planned, config, launch);
+        client_options client = o.client;
+        client.secret_file = session.secret_file();
         doc.clu = session.listening(planned);
         protocol::check_cluster(*doc.clu);
         const std::string text = submission_of(doc);
@@ -135,9 +138,9 @@ int run_run(const run_options& o) {
                                               [&](const auto& n) { return n.id == doc.clu->lead; });
         const std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
         if (interrupted) throw error("interrupted");
-        summary = json::parse(call_node(o.client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
+        summary = json::parse(call_node(client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
         if (!inputs.empty()) {
-            control(o.client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
+            control(client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
         }
         std::ofstream spikes_file;
         if (!o.spikes.empty()) {
@@ -146,20 +149,20 @@ int run_run(const run_options& o) {
         }
         std::optional<spike_reader> spikes;
         if (read_spikes)
-            spikes.emplace(o.client, lead, summary["tick"].get<std::int64_t>(), o.spikes.empty() ? nullptr : &spikes_file);
+            spikes.emplace(client, lead, summary["tick"].get<std::int64_t>(), o.spikes.empty() ? nullptr : &spikes_file);
         std::ofstream out_file;
         std::optional<output_reader> outputs;
         if (!o.output.empty()) {
             out_file.open(o.output);
             if (!out_file) throw io_error("cannot write " + o.output);
-            outputs.emplace(o.client, lead, summary["tick"].get<std::int64_t>(), out_file, /*raster=*/false);
+            outputs.emplace(client, lead, summary["tick"].get<std::int64_t>(), out_file, /*raster=*/false);
         }
         const auto run_start = std::chrono::steady_clock::now();
-        const auto reply = control(o.client, lead, {{"command", "step"}, {"ticks", o.ticks}});
+        const auto reply = control(client, lead, {{"command", "step"}, {"ticks", o.ticks}});
         // Spikes and outputs are read while the run goes, every half second: often enough
         // that the lead holds few, seldom enough that reading them takes little from the nodes.
         auto last_read = std::chrono::steady_clock::now();
-        progress = wait_for_tick(o.client, lead, reply["target"].get<std::int64_t>(), &interrupted, [&] {
+        progress = wait_for_tick(client, lead, reply["target"].get<std::int64_t>(), &interrupted, [&] {
             if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
             if (spikes) spikes->read();
             if (outputs) outputs->read();

@@ -25,11 +25,12 @@ struct started_node {
 struct local_cluster {
     std::string config;  // absolute path of the document it was started from
     std::vector<started_node> nodes;
+    std::string secret_file;  // absolute path of the cluster secret every node was given
 };
 
 struct launch_options {
     std::string node_binary;  // dnnc-node
-    std::string secret_file;  // passed on to every node
+    std::string secret_file;  // passed on to every node; empty: a new random one (secure by default)
     std::string log_level = "info";
     std::string memory_limit;  // passed on to every node (dnnc-node --memory-limit), when set
     std::string output_memory;  // passed on to every node (dnnc-node --output-memory), when set
@@ -40,7 +41,8 @@ struct launch_options {
 std::string record_path(const std::string& config_path);
 
 // Starts a dnnc-node for every local node of `clu`, each in its own session with its log
-// in the record's folder, and waits until each answers with its own pid (a node with port 0
+// in the record's folder and the cluster secret (the launch's, or a new random one written
+// to the record's folder with mode 0600), and waits until each answers with its own pid (a node with port 0
 // picks a free port; the result holds the port it printed). Fails (stopping what it started)
 // when a port is taken or a node exits or stays silent. Writes the record.
 local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
@@ -55,7 +57,11 @@ enum class node_logs { remove, keep };
 // Asks each node to shut down, then escalates to SIGTERM and SIGKILL for those still
 // running; removes the record, and the record's folder with the logs unless they are kept.
 // Returns the ids of nodes that had to be killed.
-std::vector<std::string> stop_local_cluster(const local_cluster& cluster, const std::string& secret,
-                                            node_logs logs = node_logs::remove);
+std::vector<std::string> stop_local_cluster(const local_cluster& cluster, node_logs logs = node_logs::remove);
+
+// The secret file of the local cluster (recorded by start_local_cluster for this user)
+// that has a node at `at`, or "" when none has: commands aimed at a local node need no
+// --secret-file.
+std::string recorded_secret_file(const endpoint& at);
 
 }  // namespace dnnc::node_server

@@ -19,7 +19,9 @@ namespace dnnc::node_server {
 struct server_options {
     std::string bind = "127.0.0.1";
     std::uint16_t port = 0;  // 0: the system picks one; see server::port()
-    std::string secret;      // non-empty: every frame must carry a valid HMAC tag
+    // Non-empty: every frame must carry a valid HMAC tag. Empty: only connections from this
+    // machine (loopback) are accepted, whatever the address bound.
+    std::string secret;
     // Handlers never block (long work goes to tasks), so one thread serves; more threads
     // made every frame wake another thread (4 local nodes on 2 cores ticked 2.4x slower).
     std::size_t threads = 1;
