@@ -119,7 +119,9 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
                     return;
                 }
                 try {
-                    h = protocol::decode_header(header, max_payload_, !secret_.empty());
+                    // Untagged replies are let through to the check below: a node refusing
+                    // a frame says why without a tag.
+                    h = protocol::decode_header(header, max_payload_, false);
                 } catch (const protocol_error&) {
                     ec = asio::error::invalid_argument;
                     done = true;
@@ -138,6 +140,12 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
             const bool stale = ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
             if (stale && reused && attempt == 0) continue;
             throw io_error(ec == asio::error::eof ? std::string("connection closed by the peer") : ec.message());
+        }
+        if (!secret_.empty() && !(h.flags & protocol::authenticated_flag)) {
+            c->socket.close();
+            const auto refusal = protocol::decode_body(h, header, body, {});
+            if (refusal.type != protocol::message_type::error_reply) throw protocol_error("the reply is not authenticated");
+            throw io_error("the node refused the frame: " + refusal.payload);
         }
         protocol::frame reply = protocol::decode_body(h, header, body, secret_);
         if (reply.request_id != request.request_id) {

@@ -68,6 +68,7 @@ public:
         std::string bytes = protocol::encode_frame(reply, options_.secret);
         asio::post(strand_, [self = shared_from_this(), bytes = std::move(bytes)]() mutable {
             --self->working_;
+            if (self->closing_) return;
             self->outbox_.push_back(std::move(bytes));
             if (self->outbox_.size() == 1) self->write_next();
         });
@@ -84,12 +85,18 @@ private:
                                      std::string_view(self->header_.data(), self->header_.size()),
                                      self->options_.max_payload, !self->options_.secret.empty());
                              } catch (const protocol_error& e) {
-                                 return self->reject(e.what());
+                                 // The id where a request's id would be, so that its sender
+                                 // takes the refusal as the reply it waits for.
+                                 std::uint64_t id = 0;
+                                 for (int k = 7; k >= 0; --k)
+                                     id = (id << 8) | static_cast<unsigned char>(self->header_[static_cast<std::size_t>(8 + k)]);
+                                 return self->refuse(e.what(), id);
                              }
                              if (!self->proven_ && self->current_.payload_length > protocol::pre_auth_max_payload)
-                                 return self->reject("a frame of " + std::to_string(self->current_.payload_length) +
+                                 return self->refuse("a frame of " + std::to_string(self->current_.payload_length) +
                                                      " bytes before the sender proved itself (the limit is " +
-                                                     std::to_string(protocol::pre_auth_max_payload) + ")");
+                                                     std::to_string(protocol::pre_auth_max_payload) + ")",
+                                                     self->current_.request_id);
                              self->body_.clear();
                              self->read_body();
                          }));
@@ -115,7 +122,7 @@ private:
         try {
             request = protocol::decode_body(current_, std::string_view(header_.data(), header_.size()), body_, options_.secret);
         } catch (const protocol_error& e) {
-            return reject(e.what());
+            return refuse(e.what(), current_.request_id);
         }
         proven_ = true;
         // Small bodies keep their buffer for the next frame (signal packets come every
@@ -186,12 +193,23 @@ private:
         finish();
     }
 
+    // A frame refused (broken, oversized, not authentic): the peer is told why in an
+    // untagged error reply, since it may not share the secret, and the connection closes
+    // once that is written.
+    void refuse(const std::string& why, std::uint64_t request_id) {
+        DNNC_LOG(warn, "refusing a frame from " << peer_ << " and closing the connection: " << why);
+        closing_ = true;
+        outbox_.push_back(protocol::encode_frame({protocol::message_type::error_reply, 0, request_id, why}));
+        if (outbox_.size() == 1) write_next();
+    }
+
     void write_next() {
         asio::async_write(socket_, asio::buffer(outbox_.front()),
                           asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                               if (ec) return self->finish();
                               self->outbox_.pop_front();
-                              if (!self->outbox_.empty()) self->write_next();
+                              if (!self->outbox_.empty()) return self->write_next();
+                              if (self->closing_) self->finish();
                           }));
     }
 
@@ -215,6 +233,7 @@ private:
     std::size_t frames_read_ = 0;
     bool proven_ = options_.secret.empty();  // a frame with a valid tag has arrived (or none is needed)
     std::size_t working_ = 0;                // requests whose reply is not sent yet
+    bool closing_ = false;                   // refused: the last frame out is its error reply
     std::function<void(const std::shared_ptr<session>&)> on_close_;
     std::string peer_;
     std::array<char, protocol::frame_header_size> header_{};

@@ -79,7 +79,7 @@ TEST_CASE("nodes started on port 0 pick free ports and answer with their own pid
     CHECK(node_server::recorded_secret_file({"127.0.0.1", 1}).empty());
     node_server::peer_client stranger("");
     CHECK_THROWS_AS(stranger.call(started.nodes[0].at, {protocol::message_type::status, 0, 0, {}}, std::chrono::seconds(2)),
-                    io_error);
+                    node_server::remote_error);
     const auto logs = std::filesystem::path(started.nodes[0].log_file).parent_path();
     CHECK(std::filesystem::exists(started.nodes[1].log_file));
     CHECK(node_server::stop_local_cluster(started).empty());

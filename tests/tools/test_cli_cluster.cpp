@@ -157,9 +157,14 @@ TEST_CASE("with a cluster secret, frames without the secret are refused") {
     // Without --secret-file a command finds the secret this user's local cluster was started
     // with; a client that has no record of it (another user's records) has none.
     CHECK(status_of(ports[0])["nodes"].size() == 2);
-    CHECK(run_command("XDG_RUNTIME_DIR=" + dir.path.string() + " " + dnnc_binary() + " status --timeout 2 --lead " + at(ports[0]))
-              .exit_code == 1);
-    CHECK(run_command(dnnc_binary() + " status --timeout 2 --secret-file " + wrong + " --lead " + at(ports[0])).exit_code == 1);
+    const auto none =
+        run_command("XDG_RUNTIME_DIR=" + dir.path.string() + " " + dnnc_binary() + " status --timeout 2 --lead " + at(ports[0]));
+    CHECK(none.exit_code == 1);
+    CHECK_THAT(none.err, Catch::Contains("frame is not authenticated and this cluster requires it"));
+    // The node says why it refuses, rather than only closing the connection.
+    const auto forged = run_command(dnnc_binary() + " status --timeout 2 --secret-file " + wrong + " --lead " + at(ports[0]));
+    CHECK(forged.exit_code == 1);
+    CHECK_THAT(forged.err, Catch::Contains("the node refused the frame: frame authentication failed"));
     // The nodes are still fine afterwards.
     CHECK(status_of(ports[0], "--secret-file " + secret)["dead"].empty());
 }
