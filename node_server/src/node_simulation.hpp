@@ -46,6 +46,9 @@ public:
     // [[neuron index, tick, value(, lane)], ...]; without a lane, every lane
     void add_inputs(const nlohmann::json& inputs);
     sim::runner_stats stats() const { return runner_->stats(); }
+    // The last tick computed here, and whether the clock has granted more.
+    sim::tick_t completed() const { return runner_->completed(); }
+    bool granted_more() const { return runner_->granted() > runner_->completed(); }
     // What the tick in progress waits for, if one waits: {"tick": the peers' tick whose
     // packets it needs, "ms": how long it has waited, "peers": [ids of those not there]}.
     nlohmann::json waiting() const;

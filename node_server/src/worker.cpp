@@ -259,6 +259,11 @@ void worker::describe(json& s) const {
     s["state"] = config_ ? "idle" : "unconfigured";
     s["role"] = config_ ? "worker" : "none";
     if (!config_) return;
+    // Its own runner's progress (the lead's status, when it is the lead, says the run's).
+    if (simulation_) {
+        s["tick"] = simulation_->completed();
+        s["state"] = simulation_->granted_more() ? "computing" : "paused";
+    }
     s["node"] = config_->node;
     s["network"] = config_->network;
     s["lead"] = config_->lead;

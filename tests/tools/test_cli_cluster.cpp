@@ -63,6 +63,11 @@ TEST_CASE("a local cluster comes up, takes a submitted network, reports status a
         CHECK(worker["role"] == "worker");
         CHECK(worker["lead"] == "b");
         CHECK(worker["config_hash"] == summary["nodes"][0]["hash"]);
+        // Its own runner's progress, not a made-up "idle, tick 0".
+        CHECK(worker["state"] == "paused");
+        CHECK(worker["tick"] == -1);
+        REQUIRE(run_command(dnnc_binary() + " step 7 --lead " + at(ports[1])).exit_code == 0);
+        CHECK(status_of(ports[0])["tick"] == 6);
 
         // A second submit is refused unless it replaces.
         const auto again = run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[1]));
