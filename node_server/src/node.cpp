@@ -66,10 +66,12 @@ struct node::impl {
 
     explicit impl(node_options o)
         : options(std::move(o)),
-          signals_in(options.server.secret, options.server.max_payload),
+          signals_in(options.server.max_payload),
           srv(options.server),
           calls(options.server.secret, options.server.max_payload) {
-        srv.hand_over(message_type::signal_link, [this](const frame& opening, int socket) { signals_in.adopt(socket, opening.payload); });
+        srv.hand_over(message_type::signal_link, [this](const frame& opening, int socket, protocol::frame_auth auth) {
+            signals_in.adopt(socket, opening.payload, std::move(auth));
+        });
         own = std::make_shared<worker>(options, calls, signals_in, tasks,
                                        worker::hooks{[this](const json& report) { leader->report(report); },
                                                      [this] { leader->resign(); }});

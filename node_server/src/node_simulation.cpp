@@ -15,9 +15,8 @@ using json = nlohmann::json;
 
 class node_simulation::tcp_transport final : public sim::transport {
 public:
-    tcp_transport(const protocol::node_config& config, std::string secret, outbox& out, signal_inbox& in,
-                  const std::map<std::string, double>& extra_delay_ms)
-        : from_(config.node), epoch_(config.epoch), secret_(std::move(secret)), out_(out), in_(in) {
+    tcp_transport(const protocol::node_config& config, outbox& out, signal_inbox& in, const std::map<std::string, double>& extra_delay_ms)
+        : from_(config.node), epoch_(config.epoch), out_(out), in_(in) {
         for (const auto& p : config.peers) {
             const auto extra = extra_delay_ms.find(p.id);
             peer_index_[p.id] = peers_.size();
@@ -28,8 +27,7 @@ public:
 
     void send(std::size_t peer, const sim::packet& p) override {
         protocol::binary_signals s{from_, epoch_, p.tick, p.dense, p.values, p.nonzero};
-        const protocol::frame f{protocol::message_type::signals, 0, 0, protocol::encode_signals(s)};
-        out_.send(peers_.at(peer).at, protocol::encode_frame(f, secret_), peers_[peer].delay_ms);
+        out_.send(peers_.at(peer).at, {protocol::message_type::signals, 0, 0, protocol::encode_signals(s)}, peers_[peer].delay_ms);
     }
 
     bool collect(const receiver& deliver, std::chrono::microseconds wait) override {
@@ -61,7 +59,6 @@ private:
     };
     std::string from_;
     std::uint64_t epoch_;
-    std::string secret_;
     outbox& out_;
     signal_inbox& in_;
     std::vector<destination> peers_;
@@ -73,9 +70,9 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     : id_(config.node),
       hash_(plan::config_hash(config)),
       engine_(sim::make_node_engine(config, device)),
-      signals_out_(protocol::encode_frame(
-          {protocol::message_type::signal_link, 0, 0, signal_link_identity{config.node, config.epoch, getpid()}.encode()}, secret)),
-      transport_(std::make_unique<tcp_transport>(config, std::move(secret), signals_out_, in, extra_delay_ms)) {
+      signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
+                                                      signal_link_identity{config.node, config.epoch, getpid()}.encode()}),
+      transport_(std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
     std::size_t spiking = 0;
     for (const auto& n : config.neurons) {

@@ -14,6 +14,11 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
 #include <thread>
 
 namespace dnnc::node_server {
@@ -32,18 +37,22 @@ namespace {
 // are guarded by `mutex_`, so the two never write at once and frames keep their order.
 class destination : public std::enable_shared_from_this<destination> {
 public:
-    destination(asio::io_context& io, endpoint to, const std::string& opening, std::atomic<std::uint64_t>& lost)
-        : io_(io), socket_(io), timer_(io), to_(std::move(to)), opening_(opening), lost_(lost) {}
+    destination(asio::io_context& io, endpoint to, const std::string& secret, const std::optional<protocol::frame>& opening,
+                std::atomic<std::uint64_t>& lost)
+        : io_(io), socket_(io), timer_(io), to_(std::move(to)), secret_(secret), opening_(opening), lost_(lost) {}
 
     // Any thread.
-    void push(std::string bytes, clock_type::time_point due) {
+    void push(protocol::frame f, clock_type::time_point due) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!busy_ && socket_.is_open() && due <= clock_type::now()) {
+            std::string bytes = auth_.encode(f);
             const std::size_t written = write_now(bytes);
             if (written == bytes.size()) return;
             bytes.erase(0, written);  // the rest goes in order, from the io thread
+            queue_.push_back({due, {}, std::move(bytes)});
+        } else {
+            queue_.push_back({due, std::move(f), {}});
         }
-        queue_.push_back({due, std::move(bytes)});
         if (!busy_) {
             busy_ = true;
             asio::post(io_, [self = shared_from_this()] { self->pump(); });
@@ -51,8 +60,12 @@ public:
     }
 
 private:
+    // A frame waiting to leave: encoded when it is written (the tag binds the connection's
+    // session and the frame's place in it), or already encoded bytes left over from a
+    // partial write.
     struct item {
         clock_type::time_point due;
+        std::optional<protocol::frame> frame;
         std::string bytes;
     };
 
@@ -90,7 +103,12 @@ private:
             timer_.async_wait([self = shared_from_this()](const boost::system::error_code&) { self->pump(); });
             return;
         }
-        asio::async_write(socket_, asio::buffer(queue_.front().bytes),
+        auto& front = queue_.front();
+        if (front.frame) {
+            front.bytes = auth_.encode(*front.frame);
+            front.frame.reset();
+        }
+        asio::async_write(socket_, asio::buffer(front.bytes),
                           [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                               {
                                   std::lock_guard<std::mutex> guard(self->mutex_);
@@ -115,15 +133,53 @@ private:
                                                             {
                                                                 std::lock_guard<std::mutex> lock(self->mutex_);
                                                                 if (e) return self->fail(e.message());
-                                                                boost::system::error_code ignored;
-                                                                self->socket_.set_option(tcp::no_delay(true), ignored);
-                                                                self->socket_.native_non_blocking(true, ignored);
-                                                                if (!self->opening_.empty())
-                                                                    self->queue_.push_front({clock_type::now(), self->opening_});
+                                                                if (!self->start_session()) return;
+                                                                if (self->opening_)
+                                                                    self->queue_.push_front({clock_type::now(), *self->opening_, {}});
                                                             }
                                                             self->pump();
                                                         });
                                 });
+    }
+
+    // Under mutex_, on a connection just made: the hello exchange (frame_auth), done with
+    // blocking calls bounded by a receive timeout, then non-blocking mode for good.
+    bool start_session() {
+        boost::system::error_code ec;
+        socket_.set_option(tcp::no_delay(true), ec);
+        auth_ = protocol::frame_auth(secret_, protocol::frame_auth::side::client);
+        if (auth_.required()) {
+            const auto deadline = clock_type::now() + handshake_timeout;
+            try {
+                asio::write(socket_, asio::buffer(auth_.hello()), ec);
+                if (ec) throw protocol_error(ec.message());
+                std::string header(protocol::frame_header_size, '\0');
+                read_within(header, deadline);
+                const auto h = protocol::decode_header(header, protocol::pre_auth_max_payload, true);
+                std::string body(h.body_size(), '\0');
+                read_within(body, deadline);
+                auth_.accept(auth_.decode(h, header, body));
+            } catch (const std::exception& e) {
+                fail(std::string("no session: ") + e.what());
+                return false;
+            }
+        }
+        socket_.native_non_blocking(true, ec);
+        return true;
+    }
+
+    // Fills `bytes` from the socket, waiting at most until `deadline`.
+    void read_within(std::string& bytes, clock_type::time_point deadline) {
+        const int fd = socket_.native_handle();
+        for (std::size_t got = 0; got < bytes.size();) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+            pollfd p{fd, POLLIN, 0};
+            if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) throw protocol_error("no hello reply in time");
+            const ssize_t n = ::recv(fd, bytes.data() + got, bytes.size() - got, MSG_DONTWAIT);
+            if (n == 0) throw protocol_error("connection closed by the peer");
+            if (n < 0 && errno != EAGAIN && errno != EINTR) throw protocol_error(std::strerror(errno));
+            if (n > 0) got += static_cast<std::size_t>(n);
+        }
     }
 
     // Under mutex_: the destination is gone; drop what waits for it; the next frame tries again.
@@ -139,18 +195,22 @@ private:
     asio::io_context& io_;
     std::mutex mutex_;
     tcp::socket socket_;
+    protocol::frame_auth auth_;  // of the open socket
     asio::steady_timer timer_;
     endpoint to_;
-    const std::string& opening_;  // the outbox's
+    const std::string& secret_;                        // the outbox's
+    const std::optional<protocol::frame>& opening_;    // the outbox's
     std::atomic<std::uint64_t>& lost_;
     std::deque<item> queue_;
     bool busy_ = false;
+    static constexpr std::chrono::seconds handshake_timeout{5};
 };
 
 }  // namespace
 
 struct outbox::impl {
-    std::string opening;
+    std::string secret;
+    std::optional<protocol::frame> opening;
     asio::io_context io;
     asio::executor_work_guard<asio::io_context::executor_type> work = asio::make_work_guard(io);
     std::mutex mutex;  // of destinations
@@ -159,7 +219,10 @@ struct outbox::impl {
     std::thread thread{[this] { io.run(); }};
 };
 
-outbox::outbox(std::string opening) : impl_(std::make_unique<impl>()) { impl_->opening = std::move(opening); }
+outbox::outbox(std::string secret, std::optional<protocol::frame> opening) : impl_(std::make_unique<impl>()) {
+    impl_->secret = std::move(secret);
+    impl_->opening = std::move(opening);
+}
 
 outbox::~outbox() {
     impl_->work.reset();
@@ -167,17 +230,17 @@ outbox::~outbox() {
     impl_->thread.join();
 }
 
-void outbox::send(const endpoint& to, std::string frame_bytes, double delay_ms) {
+void outbox::send(const endpoint& to, protocol::frame f, double delay_ms) {
     const auto due = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
                                              std::chrono::duration<double, std::milli>(delay_ms));
     std::shared_ptr<destination> d;
     {
         std::lock_guard<std::mutex> lock(impl_->mutex);
         auto& slot = impl_->destinations[to.text()];
-        if (!slot) slot = std::make_shared<destination>(impl_->io, to, impl_->opening, impl_->lost);
+        if (!slot) slot = std::make_shared<destination>(impl_->io, to, impl_->secret, impl_->opening, impl_->lost);
         d = slot;
     }
-    d->push(std::move(frame_bytes), due);
+    d->push(std::move(f), due);
 }
 
 std::uint64_t outbox::frames_lost() const { return impl_->lost; }

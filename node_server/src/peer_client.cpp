@@ -35,6 +35,7 @@ endpoint parse_endpoint(const std::string& text) {
 struct peer_client::connection {
     asio::io_context io;
     tcp::socket socket{io};
+    protocol::frame_auth auth;  // of the open socket
     std::mutex mutex;  // one call at a time
 
     // Runs the io_context until `done` or the deadline; on timeout the socket is closed.
@@ -69,6 +70,18 @@ void peer_client::forget(const endpoint& to) {
     connections_.erase(to.text());
 }
 
+namespace {
+
+// One frame read back after writing `bytes`, with its header checked (untagged frames let
+// through: a node that refuses a frame says why without a tag).
+struct received {
+    std::string header = std::string(protocol::frame_header_size, '\0');
+    std::string body;
+    protocol::frame_header h{};
+};
+
+}  // namespace
+
 protocol::frame peer_client::call(const endpoint& to, protocol::frame request, std::chrono::milliseconds timeout) {
     static std::atomic<std::uint64_t> next_id{1};
     request.request_id = next_id++;
@@ -76,13 +89,54 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
     const std::shared_ptr<connection> c = connection_to(to);
     std::lock_guard<std::mutex> lock(c->mutex);
     const std::string where = " (" + to.text() + ")";
+    // Writes `bytes` and reads one frame; ec says how the transport failed.
+    auto exchange = [&](const std::string& bytes, received& r, boost::system::error_code& ec) {
+        std::atomic<bool> done{false};
+        asio::async_write(c->socket, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
+            if (e) {
+                ec = e;
+                done = true;
+                return;
+            }
+            asio::async_read(c->socket, asio::buffer(r.header), [&](const boost::system::error_code& e2, std::size_t) {
+                if (e2) {
+                    ec = e2;
+                    done = true;
+                    return;
+                }
+                try {
+                    r.h = protocol::decode_header(r.header, max_payload_, false);
+                } catch (const protocol_error&) {
+                    ec = asio::error::invalid_argument;
+                    done = true;
+                    return;
+                }
+                r.body.resize(r.h.body_size());
+                asio::async_read(c->socket, asio::buffer(r.body), [&](const boost::system::error_code& e3, std::size_t) {
+                    ec = e3;
+                    done = true;
+                });
+            });
+        });
+        c->run_until(done, deadline);
+    };
+    // A refusal comes untagged; anything else must pass the connection's authentication.
+    auto open_reply = [&](const received& r) {
+        if (c->auth.required() && !(r.h.flags & protocol::authenticated_flag)) {
+            c->socket.close();
+            const auto refusal = protocol::decode_body(r.h, r.header, r.body, {});
+            if (refusal.type != protocol::message_type::error_reply) throw protocol_error("the reply is not authenticated");
+            throw io_error("the node refused the frame: " + refusal.payload);
+        }
+        return c->auth.decode(r.h, r.header, r.body);
+    };
     // A cached connection the peer has since closed fails at once; it is retried once.
     for (int attempt = 0;; ++attempt) {
     const bool reused = c->socket.is_open();
     try {
         boost::system::error_code ec;
-        std::atomic<bool> done{false};
         if (!c->socket.is_open()) {
+            std::atomic<bool> done{false};
             tcp::resolver resolver(c->io);
             const auto endpoints = resolver.resolve(to.host, std::to_string(to.port), ec);
             if (ec) throw io_error("cannot resolve " + to.host + ": " + ec.message());
@@ -96,58 +150,27 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
                 throw io_error("cannot connect: " + ec.message());
             }
             c->socket.set_option(tcp::no_delay(true));
-        }
-
-        // A new connection first proves this client (pre_auth_max_payload).
-        const std::string bytes =
-            (reused || secret_.empty() ? std::string() : protocol::encode_frame({protocol::message_type::hello, 0, 0, {}}, secret_)) +
-            protocol::encode_frame(request, secret_);
-        std::string header(protocol::frame_header_size, '\0');
-        std::string body;
-        protocol::frame_header h{};
-        done = false;
-        asio::async_write(c->socket, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
-            if (e) {
-                ec = e;
-                done = true;
-                return;
+            // A new connection starts its session (frame_auth) before anything else.
+            c->auth = protocol::frame_auth(secret_, protocol::frame_auth::side::client);
+            if (c->auth.required()) {
+                received hello;
+                exchange(c->auth.hello(), hello, ec);
+                if (ec) {
+                    c->socket.close();
+                    throw io_error(ec == asio::error::eof ? std::string("connection closed by the peer") : ec.message());
+                }
+                c->auth.accept(open_reply(hello));
             }
-            asio::async_read(c->socket, asio::buffer(header), [&](const boost::system::error_code& e2, std::size_t) {
-                if (e2) {
-                    ec = e2;
-                    done = true;
-                    return;
-                }
-                try {
-                    // Untagged replies are let through to the check below: a node refusing
-                    // a frame says why without a tag.
-                    h = protocol::decode_header(header, max_payload_, false);
-                } catch (const protocol_error&) {
-                    ec = asio::error::invalid_argument;
-                    done = true;
-                    return;
-                }
-                body.resize(h.body_size());
-                asio::async_read(c->socket, asio::buffer(body), [&](const boost::system::error_code& e3, std::size_t) {
-                    ec = e3;
-                    done = true;
-                });
-            });
-        });
-        c->run_until(done, deadline);
+        }
+        received r;
+        exchange(c->auth.encode(request), r, ec);
         if (ec) {
             c->socket.close();
             const bool stale = ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
             if (stale && reused && attempt == 0) continue;
             throw io_error(ec == asio::error::eof ? std::string("connection closed by the peer") : ec.message());
         }
-        if (!secret_.empty() && !(h.flags & protocol::authenticated_flag)) {
-            c->socket.close();
-            const auto refusal = protocol::decode_body(h, header, body, {});
-            if (refusal.type != protocol::message_type::error_reply) throw protocol_error("the reply is not authenticated");
-            throw io_error("the node refused the frame: " + refusal.payload);
-        }
-        protocol::frame reply = protocol::decode_body(h, header, body, secret_);
+        protocol::frame reply = open_reply(r);
         if (reply.request_id != request.request_id) {
             c->socket.close();
             throw io_error("reply does not match the request");

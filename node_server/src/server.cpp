@@ -43,7 +43,8 @@ public:
           options_(options),
           table_(table),
           handovers_(handovers),
-          on_close_(std::move(on_close)) {
+          on_close_(std::move(on_close)),
+          auth_(options.secret, protocol::frame_auth::side::server) {
         boost::system::error_code ec;
         const auto remote = socket_.remote_endpoint(ec);
         peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
@@ -65,12 +66,11 @@ public:
     }
 
     void send(protocol::frame reply) {
-        std::string bytes = protocol::encode_frame(reply, options_.secret);
-        asio::post(strand_, [self = shared_from_this(), bytes = std::move(bytes)]() mutable {
+        // Encoded on the strand, in the order written: the tag binds the sequence number.
+        asio::post(strand_, [self = shared_from_this(), reply = std::move(reply)]() mutable {
             --self->working_;
             if (self->closing_) return;
-            self->outbox_.push_back(std::move(bytes));
-            if (self->outbox_.size() == 1) self->write_next();
+            self->queue(self->auth_.encode(reply));
         });
     }
 
@@ -120,16 +120,29 @@ private:
     void body_read() {
         protocol::frame request;
         try {
-            request = protocol::decode_body(current_, std::string_view(header_.data(), header_.size()), body_, options_.secret);
+            request = auth_.decode(current_, std::string_view(header_.data(), header_.size()), body_);
         } catch (const protocol_error& e) {
             return refuse(e.what(), current_.request_id);
+        }
+        if (request.type == protocol::message_type::hello) {
+            // The session's start: answered here, never dispatched.
+            if (!auth_.required() || auth_.established()) return refuse("an unexpected hello", request.request_id);
+            try {
+                queue(auth_.answer(request));
+            } catch (const protocol_error& e) {
+                return refuse(e.what(), request.request_id);
+            }
+            proven_ = true;
+            ++frames_read_;
+            return read_header();
         }
         proven_ = true;
         // Small bodies keep their buffer for the next frame (signal packets come every
         // tick); a large one's memory goes back.
         body_.clear();
         if (body_.capacity() > keep_body_capacity) body_.shrink_to_fit();
-        const bool first = frames_read_++ == 0;
+        const bool first = requests_read_++ == 0;
+        ++frames_read_;
         if (const auto h = handovers_.find(request.type); h != handovers_.end()) {
             if (!first) return reject(std::string(protocol::to_string(request.type)) + " frame after the connection's first");
             return leave(request, h->second);
@@ -166,13 +179,15 @@ private:
     }
 
     // The socket goes to `take` with nothing read past `opening` (reads ask for exact sizes).
+    // The socket and the session's authentication both go.
     void leave(const protocol::frame& opening, const server::connection_taker& take) {
+        if (!outbox_.empty()) return reject("a connection handed over with replies still to write");
         boost::system::error_code ec;
         const int fd = socket_.release(ec);
         if (ec) return reject("cannot hand the connection over: " + ec.message());
         DNNC_LOG(debug, "connection from " << peer_ << " handed over after its " << protocol::to_string(opening.type)
                                            << " frame");
-        take(opening, fd);
+        take(opening, fd, std::move(auth_));
         finish();
     }
 
@@ -199,7 +214,11 @@ private:
     void refuse(const std::string& why, std::uint64_t request_id) {
         DNNC_LOG(warn, "refusing a frame from " << peer_ << " and closing the connection: " << why);
         closing_ = true;
-        outbox_.push_back(protocol::encode_frame({protocol::message_type::error_reply, 0, request_id, why}));
+        queue(protocol::encode_frame({protocol::message_type::error_reply, 0, request_id, why}));
+    }
+
+    void queue(std::string bytes) {
+        outbox_.push_back(std::move(bytes));
         if (outbox_.size() == 1) write_next();
     }
 
@@ -231,10 +250,12 @@ private:
     const dispatch_table& table_;
     const handover_table& handovers_;
     std::size_t frames_read_ = 0;
+    std::size_t requests_read_ = 0;  // frames other than the hello
     bool proven_ = options_.secret.empty();  // a frame with a valid tag has arrived (or none is needed)
     std::size_t working_ = 0;                // requests whose reply is not sent yet
     bool closing_ = false;                   // refused: the last frame out is its error reply
     std::function<void(const std::shared_ptr<session>&)> on_close_;
+    protocol::frame_auth auth_;
     std::string peer_;
     std::array<char, protocol::frame_header_size> header_{};
     protocol::frame_header current_{};

@@ -75,7 +75,6 @@ bool hung_up(int fd) {
 }  // namespace
 
 struct signal_inbox::impl {
-    std::string secret;
     std::uint32_t max_payload;
     std::atomic<std::size_t> count{0};  // of links, adopted or read
     std::mutex arrivals_mutex;
@@ -168,8 +167,7 @@ struct signal_inbox::impl {
     }
 };
 
-signal_inbox::signal_inbox(std::string secret, std::uint32_t max_payload) : impl_(std::make_unique<impl>()) {
-    impl_->secret = std::move(secret);
+signal_inbox::signal_inbox(std::uint32_t max_payload) : impl_(std::make_unique<impl>()) {
     impl_->max_payload = max_payload;
 }
 
@@ -178,7 +176,7 @@ signal_inbox::~signal_inbox() {
     for (auto& l : impl_->links) ::close(l.fd);
 }
 
-void signal_inbox::adopt(int socket, std::string_view opening) {
+void signal_inbox::adopt(int socket, std::string_view opening, protocol::frame_auth auth) {
     std::string peer = peer_of(socket);
     signal_link_identity identity;
     try {
@@ -204,7 +202,7 @@ void signal_inbox::adopt(int socket, std::string_view opening) {
     DNNC_LOG(debug, "signal link from " << peer << " (node '" << identity.node << "', pid " << identity.pid << ", epoch "
                                         << identity.epoch << ")");
     std::lock_guard<std::mutex> lock(impl_->arrivals_mutex);
-    impl_->arrivals.push_back({socket, std::move(peer), std::move(identity), protocol::frame_decoder(impl_->secret, impl_->max_payload)});
+    impl_->arrivals.push_back({socket, std::move(peer), std::move(identity), protocol::frame_decoder(std::move(auth), impl_->max_payload)});
 }
 
 std::size_t signal_inbox::collect(const std::function<void(protocol::binary_signals)>& deliver,

@@ -19,9 +19,7 @@ using protocol::message_type;
 
 worker::worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h)
     : options_(options), calls_(calls), tasks_(tasks), hooks_(std::move(h)), signals_in_(signals_in),
-      // A tick report can exceed what a connection may send before its sender is proven.
-      reports_out_(options.server.secret.empty() ? std::string()
-                                                 : protocol::encode_frame(frame{message_type::hello, 0, 0, {}}, options.server.secret)) {}
+      reports_out_(options.server.secret) {}
 
 worker::~worker() { shutdown(); }
 
@@ -155,8 +153,7 @@ void worker::install(const protocol::node_config& own) {
     const bool is_lead = own.lead == own.node;
     auto reporter = [this, lead_at, is_lead](const json& report) {
         if (is_lead) return hooks_.report_to_own_lead(report);
-        reports_out_.send(lead_at, protocol::encode_frame(frame{message_type::tick_report, 0, 0, report.dump()},
-                                                           options_.server.secret));
+        reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, report.dump()});
     };
     auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, signals_in_, reporter,
                                                    options_.emulate_delay_ms, options_.device);

@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 #include <cstring>
 
@@ -80,18 +81,18 @@ const char* to_string(message_type t) {
     case message_type::spikes: return "spikes";
     case message_type::spikes_reply: return "spikes-reply";
     case message_type::hello: return "hello";
+    case message_type::hello_reply: return "hello-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::hello);
+           type <= static_cast<std::uint8_t>(message_type::hello_reply);
 }
 
 bool is_one_way(message_type t) {
-    return t == message_type::signals || t == message_type::tick_report || t == message_type::signal_link ||
-           t == message_type::hello;
+    return t == message_type::signals || t == message_type::tick_report || t == message_type::signal_link;
 }
 
 std::string encode_frame(const frame& f, std::string_view secret) {
@@ -146,8 +147,84 @@ frame decode_body(const frame_header& header, std::string_view header_bytes, std
                  std::string(payload)};
 }
 
+namespace {
+
+constexpr std::size_t nonce_size = 32;
+
+std::string random_nonce() {
+    std::string nonce(nonce_size, '\0');
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(nonce.data()), static_cast<int>(nonce.size())) != 1)
+        throw error("cannot draw a random nonce");
+    return nonce;
+}
+
+std::string session_key(std::string_view secret, std::string_view client_nonce, std::string_view server_nonce) {
+    return hmac(secret, "dnnc session 1", std::string(client_nonce) + std::string(server_nonce));
+}
+
+// What a session tag covers besides the payload: direction, sequence number, header.
+std::string tag_prefix(char direction, std::uint64_t sequence, std::string_view header) {
+    std::string prefix(1, direction);
+    put<std::uint64_t>(prefix, sequence);
+    prefix.append(header.substr(0, frame_header_size));
+    return prefix;
+}
+
+bool is_handshake(message_type t) { return t == message_type::hello || t == message_type::hello_reply; }
+
+}  // namespace
+
+frame_auth::frame_auth(std::string secret, side s) : secret_(std::move(secret)), side_(s) {}
+
+std::string frame_auth::hello() {
+    nonce_ = random_nonce();
+    return encode_frame({message_type::hello, 0, 0, nonce_}, secret_);
+}
+
+void frame_auth::accept(const frame& reply) {
+    if (reply.type != message_type::hello_reply || reply.payload.size() != nonce_size || nonce_.empty())
+        throw protocol_error("frame authentication failed: no valid hello reply");
+    key_ = session_key(secret_, nonce_, reply.payload);
+}
+
+std::string frame_auth::answer(const frame& hello) {
+    if (hello.type != message_type::hello || hello.payload.size() != nonce_size)
+        throw protocol_error("frame authentication failed: a connection must open with a hello");
+    const std::string nonce = random_nonce();
+    key_ = session_key(secret_, hello.payload, nonce);
+    return encode_frame({message_type::hello_reply, 0, hello.request_id, nonce}, secret_);
+}
+
+std::string frame_auth::encode(const frame& f) {
+    if (!required()) return encode_frame(f);
+    if (!established()) throw protocol_error("frame authentication: no session on this connection yet");
+    std::string out = encode_frame(f);
+    out[6] = static_cast<char>(static_cast<unsigned char>(out[6]) | authenticated_flag);
+    const char direction = side_ == side::client ? 'C' : 'S';
+    out += hmac(key_, tag_prefix(direction, sent_++, out), f.payload);
+    return out;
+}
+
+frame frame_auth::decode(const frame_header& header, std::string_view header_bytes, std::string_view body) {
+    if (!required() || is_handshake(header.type)) return decode_body(header, header_bytes, body, secret_);
+    if (!established()) throw protocol_error("frame authentication failed: the connection has no session (no hello first)");
+    if (body.size() != header.body_size()) throw protocol_error("frame body has the wrong size");
+    if (!(header.flags & authenticated_flag)) throw protocol_error("frame is not authenticated and this cluster requires it");
+    const std::string_view payload = body.substr(0, header.payload_length);
+    const char direction = side_ == side::client ? 'S' : 'C';
+    const std::string expected = hmac(key_, tag_prefix(direction, received_, header_bytes), payload);
+    if (CRYPTO_memcmp(expected.data(), body.data() + header.payload_length, frame_tag_size) != 0)
+        throw protocol_error("frame authentication failed (wrong secret, altered, replayed or out of order)");
+    ++received_;
+    return frame{header.type, static_cast<std::uint16_t>(header.flags & ~authenticated_flag), header.request_id,
+                 std::string(payload)};
+}
+
 frame_decoder::frame_decoder(std::string secret, std::uint32_t max_payload)
     : secret_(std::move(secret)), max_payload_(max_payload) {}
+
+frame_decoder::frame_decoder(frame_auth auth, std::uint32_t max_payload)
+    : auth_(std::move(auth)), max_payload_(max_payload) {}
 
 void frame_decoder::feed(std::string_view bytes) {
     if (consumed_ > 0 && consumed_ * 2 > buffer_.size()) {
@@ -160,9 +237,10 @@ void frame_decoder::feed(std::string_view bytes) {
 std::optional<frame> frame_decoder::next() {
     const std::string_view pending = std::string_view(buffer_).substr(consumed_);
     if (pending.size() < frame_header_size) return std::nullopt;
-    const frame_header h = decode_header(pending, max_payload_, !secret_.empty());
+    const frame_header h = decode_header(pending, max_payload_, auth_ ? auth_->required() : !secret_.empty());
     if (pending.size() < frame_header_size + h.body_size()) return std::nullopt;
-    frame f = decode_body(h, pending, pending.substr(frame_header_size, h.body_size()), secret_);
+    const auto body = pending.substr(frame_header_size, h.body_size());
+    frame f = auth_ ? auth_->decode(h, pending, body) : decode_body(h, pending, body, secret_);
     consumed_ += frame_header_size + h.body_size();
     return f;
 }

@@ -18,12 +18,14 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-// A frame of `size` bytes carrying its sequence number in the first four.
+// A payload of `size` bytes carrying its sequence number in the first four.
 std::string numbered(std::uint32_t n, std::size_t size) {
     std::string bytes(size, static_cast<char>('a' + n % 26));
     std::memcpy(bytes.data(), &n, sizeof n);
     return bytes;
 }
+
+constexpr std::size_t header = dnnc::protocol::frame_header_size;
 
 }  // namespace
 
@@ -43,9 +45,9 @@ TEST_CASE("frames reach a slow reader complete and in order, also past a full so
         for (std::uint32_t k = 0; k < frames; ++k) {
             asio::read(socket, asio::buffer(frame.data(), frame.size()));
             std::uint32_t n;
-            std::memcpy(&n, frame.data(), sizeof n);
+            std::memcpy(&n, frame.data() + header, sizeof n);
             received.push_back(n);
-            damaged += frame.substr(4) != numbered(n, size).substr(4);
+            damaged += frame.substr(header + 4) != numbered(n, size - header).substr(4);
         }
     });
     {
@@ -53,7 +55,7 @@ TEST_CASE("frames reach a slow reader complete and in order, also past a full so
         const endpoint to{"127.0.0.1", port};
         for (std::uint32_t n = 0; n < frames; ++n) {
             // Every hundredth frame is held back a little: later ones must wait behind it.
-            out.send(to, numbered(n, size), n % 100 == 50 ? 2.0 : 0.0);
+            out.send(to, {dnnc::protocol::message_type::signals, 0, 0, numbered(n, size - header)}, n % 100 == 50 ? 2.0 : 0.0);
         }
         reader.join();
         CHECK(out.frames_lost() == 0);

@@ -2,6 +2,7 @@
 // garbage, oversize and unauthenticated frames.
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
+#include "raw_session.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -10,6 +11,7 @@
 #include <boost/asio/write.hpp>
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -22,9 +24,11 @@ using protocol::message_type;
 namespace {
 class echo_module final : public module {
 public:
+    std::atomic<int> handled{0};
     std::vector<message_type> handles() const override { return {message_type::status, message_type::probe}; }
     void handle(const protocol::frame& request, responder respond) override {
         if (request.type == message_type::probe) throw error("probe refused: " + request.payload);
+        ++handled;
         // Answer from another thread, as long-running modules do; "slow..." after 600 ms.
         std::thread([respond, payload = request.payload] {
             if (payload.rfind("slow", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(600));
@@ -45,9 +49,10 @@ struct running_server {
         : running_server(options_with(std::move(secret), max_payload)) {}
     explicit running_server(const server_options& o) {
         srv = std::make_unique<server>(o);
-        srv->add_module(std::make_shared<echo_module>());
+        srv->add_module(echo);
         srv->start();
     }
+    std::shared_ptr<echo_module> echo = std::make_shared<echo_module>();
     endpoint at() const { return {"127.0.0.1", srv->port()}; }
     std::unique_ptr<server> srv;
 };
@@ -227,4 +232,38 @@ TEST_CASE("connections over the caps are closed at once, and silent ones after t
     // The idle connection is closed meanwhile; the client reconnects.
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     CHECK(client.call(s.at(), {message_type::status, 0, 0, "b"}, std::chrono::seconds(5)).payload == "echo:b");
+}
+
+TEST_CASE("a captured authenticated frame cannot be replayed, on its connection or another") {
+    running_server s("cluster-key");
+    // The frame as it passed on the wire, and its reply.
+    test::raw_session original("127.0.0.1", s.at().port, "cluster-key");
+    const std::string captured = original.frame(message_type::status, "step 10");
+    original.write(captured, captured.size());
+    std::string reply(protocol::frame_header_size, '\0');
+    boost::asio::read(original.socket, boost::asio::buffer(reply));
+    REQUIRE(s.echo->handled == 1);
+    // A stranger without the secret, three times; a client with it, in its own session;
+    // the original connection again.
+    for (int k = 0; k < 3; ++k) CHECK(server_closes_after(s.at(), captured));
+    {
+        test::raw_session other("127.0.0.1", s.at().port, "cluster-key");
+        other.write(captured, captured.size());
+        char buffer[4096];
+        boost::system::error_code ec;
+        std::string answer;
+        while (!ec) answer.append(buffer, other.socket.read_some(boost::asio::buffer(buffer), ec));
+        CHECK_THAT(answer, Catch::Contains("frame authentication failed"));
+    }
+    {
+        original.write(captured, captured.size());  // out of order on its own connection
+        char buffer[4096];
+        boost::system::error_code ec;
+        std::string answer;
+        while (!ec) answer.append(buffer, original.socket.read_some(boost::asio::buffer(buffer), ec));
+        CHECK_THAT(answer, Catch::Contains("frame authentication failed"));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(s.echo->handled == 1);  // none of the replays reached the module
+    CHECK(ask(s.at(), "still here", "cluster-key") == "echo:still here");
 }

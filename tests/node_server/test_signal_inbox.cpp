@@ -1,11 +1,12 @@
-// Signal links: a connection opened with a signal_link frame leaves the server and is read
-// by whoever collects from the inbox; frames arrive whole and in order however the bytes
-// are cut, and a link that sends anything but authentic signals frames is closed while the
-// server goes on.
+// Signal links: a connection opened with a signal_link frame (after its session's hello)
+// leaves the server and is read by whoever collects from the inbox; frames arrive whole and
+// in order however the bytes are cut, and a link that sends anything but authentic signals
+// frames of its own session, in order, is closed while the server goes on.
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
+#include "raw_session.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -26,10 +27,12 @@ namespace {
 const std::string secret = "inbox secret";
 
 struct inbox_server {
-    signal_inbox inbox{secret, protocol::default_max_payload};
+    signal_inbox inbox{protocol::default_max_payload};
     server srv{server_options{"127.0.0.1", 0, secret}};
     inbox_server() {
-        srv.hand_over(message_type::signal_link, [this](const protocol::frame& f, int socket) { inbox.adopt(socket, f.payload); });
+        srv.hand_over(message_type::signal_link, [this](const protocol::frame& f, int socket, protocol::frame_auth auth) {
+            inbox.adopt(socket, f.payload, std::move(auth));
+        });
         srv.start();
     }
     endpoint at() const { return {"127.0.0.1", srv.port()}; }
@@ -53,29 +56,17 @@ struct inbox_server {
     }
 };
 
-std::string opening(const std::string& key = secret, const signal_link_identity& who = {"peer", 7, 1234}) {
-    return protocol::encode_frame({message_type::signal_link, 0, 0, who.encode()}, key);
+std::string signals_payload(std::int64_t tick) {
+    return protocol::encode_signals({"peer", 7, tick, true, {float(tick), 0.5f}, {}});
 }
 
-std::string signals_frame(std::int64_t tick, const std::string& key = secret) {
-    const protocol::binary_signals s{"peer", 7, tick, true, {float(tick), 0.5f}, {}};
-    return protocol::encode_frame({message_type::signals, 0, 0, protocol::encode_signals(s)}, key);
-}
-
-// A raw connection to `at` that writes `bytes` `piece` bytes at a time.
-struct raw_link {
-    asio::io_context io;
-    tcp::socket socket{io};
-    explicit raw_link(const endpoint& at) {
-        socket.connect({asio::ip::make_address(at.host), at.port});
-        socket.set_option(tcp::no_delay(true));
+// A raw connection to the inbox's server, in a session of its own (raw_session.hpp).
+struct raw_link : test::raw_session {
+    explicit raw_link(const endpoint& at, const std::string& key = secret) : raw_session(at.host, at.port, key) {}
+    std::string opening(const signal_link_identity& who = {"peer", 7, 1234}) {
+        return frame(message_type::signal_link, who.encode());
     }
-    void write(const std::string& bytes, std::size_t piece) {
-        for (std::size_t k = 0; k < bytes.size(); k += piece) {
-            asio::write(socket, asio::buffer(bytes.data() + k, std::min(piece, bytes.size() - k)));
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-        }
-    }
+    std::string signals(std::int64_t tick) { return frame(message_type::signals, signals_payload(tick)); }
 };
 
 }  // namespace
@@ -83,8 +74,8 @@ struct raw_link {
 TEST_CASE("an outbox that opens signal links delivers its packets, in order, to the inbox") {
     set_log_level(log_level::error);
     inbox_server s;
-    outbox out(opening());
-    for (std::int64_t t = 0; t < 500; ++t) out.send(s.at(), signals_frame(t));
+    outbox out(secret, protocol::frame{message_type::signal_link, 0, 0, signal_link_identity{"peer", 7, 1234}.encode()});
+    for (std::int64_t t = 0; t < 500; ++t) out.send(s.at(), {message_type::signals, 0, 0, signals_payload(t)});
     const auto got = s.collect(500);
     REQUIRE(got.size() == 500);
     for (std::int64_t t = 0; t < 500; ++t) {
@@ -98,7 +89,10 @@ TEST_CASE("frames cut into single bytes arrive whole") {
     set_log_level(log_level::error);
     inbox_server s;
     raw_link link(s.at());
-    link.write(opening() + signals_frame(1) + signals_frame(2), 1);
+    std::string bytes = link.opening();
+    bytes += link.signals(1);
+    bytes += link.signals(2);
+    link.write(bytes, 1);
     const auto got = s.collect(2);
     REQUIRE(got.size() == 2);
     CHECK(got[0].tick == 1);
@@ -108,35 +102,63 @@ TEST_CASE("frames cut into single bytes arrive whole") {
 TEST_CASE("a link is closed for a frame that is not signals, for a forged one and for garbage; the server goes on") {
     set_log_level(log_level::error);
     inbox_server s;
-    const std::string other = protocol::encode_frame({message_type::heartbeat, 0, 0, {}}, secret);
-    const std::string broken_packet = protocol::encode_frame({message_type::signals, 0, 0, "not a packet"}, secret);
-    for (const auto& after : {other, signals_frame(1, "wrong secret"), broken_packet, std::string(64, '\x7f')}) {
+    for (int bad = 0; bad < 4; ++bad) {
         raw_link link(s.at());
-        link.write(opening() + signals_frame(0) + after + signals_frame(2), after.size() + 1000);
+        std::string bytes = link.opening();
+        bytes += link.signals(0);
+        if (bad == 0) bytes += link.frame(message_type::heartbeat, {});
+        if (bad == 1) bytes += raw_link(s.at()).signals(1);  // tagged in another connection's session
+        if (bad == 2) bytes += link.frame(message_type::signals, "not a packet");
+        if (bad == 3) bytes += std::string(64, '\x7f');
+        bytes += link.signals(2);
+        link.write(bytes, bytes.size());
         const auto got = s.collect(3, std::chrono::milliseconds(300));
         REQUIRE(got.size() == 1);  // what came before the bad frame
         CHECK(got[0].tick == 0);
         CHECK(s.links_become(0));
     }
-    // An opening with the wrong secret never becomes a link.
-    {
-        raw_link link(s.at());
-        link.write(opening("wrong secret") + signals_frame(0), 4096);
-        CHECK(s.collect(1, std::chrono::milliseconds(300)).empty());
-        CHECK(s.inbox.links() == 0);
-    }
+    // A hello with the wrong secret opens no session, and no link.
+    CHECK_THROWS(raw_link(s.at(), "wrong secret"));
+    CHECK(s.inbox.links() == 0);
     raw_link link(s.at());
-    link.write(opening() + signals_frame(9), 4096);
+    std::string bytes = link.opening();
+    bytes += link.signals(9);
+    link.write(bytes, 4096);
     const auto got = s.collect(1);
     REQUIRE(got.size() == 1);
     CHECK(got[0].tick == 9);
+}
+
+TEST_CASE("a captured signals frame is refused on another connection and when replayed on its own") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    raw_link link(s.at());
+    std::string bytes = link.opening();
+    const std::string captured = link.signals(0);
+    bytes += captured;
+    link.write(bytes, 4096);
+    REQUIRE(s.collect(1).size() == 1);
+    // The same bytes again on their own link: out of order.
+    link.write(captured, 4096);
+    CHECK(s.collect(1, std::chrono::milliseconds(300)).empty());
+    CHECK(s.links_become(0));
+    // On another connection: another session key.
+    raw_link elsewhere(s.at());
+    bytes = elsewhere.opening({"other", 7, 1});
+    bytes += captured;
+    elsewhere.write(bytes, 4096);
+    CHECK(s.collect(1, std::chrono::milliseconds(300)).empty());
+    CHECK(s.links_become(0));
 }
 
 TEST_CASE("a signal-link frame after a connection's first closes the connection") {
     set_log_level(log_level::error);
     inbox_server s;
     raw_link link(s.at());
-    link.write(protocol::encode_frame({message_type::heartbeat, 0, 0, {}}, secret) + opening() + signals_frame(0), 4096);
+    std::string bytes = link.frame(message_type::heartbeat, {});
+    bytes += link.opening();
+    bytes += link.signals(0);
+    link.write(bytes, 4096);
     std::string reply(256, '\0');
     boost::system::error_code ec;
     while (!ec) link.socket.read_some(asio::buffer(reply), ec);  // the heartbeat's error reply, then the end
@@ -150,7 +172,9 @@ TEST_CASE("a link that ends is dropped") {
     inbox_server s;
     {
         raw_link link(s.at());
-        link.write(opening() + signals_frame(0), 4096);
+        std::string bytes = link.opening();
+        bytes += link.signals(0);
+        link.write(bytes, 4096);
         REQUIRE(s.collect(1).size() == 1);
         CHECK(s.inbox.links() == 1);
     }
@@ -162,7 +186,9 @@ TEST_CASE("a link opened without saying who opens it is refused") {
     inbox_server s;
     for (const std::string payload : {"", "{}", R"({"node": "", "epoch": 1, "pid": 2})", "[1,2]"}) {
         raw_link link(s.at());
-        link.write(protocol::encode_frame({message_type::signal_link, 0, 0, payload}, secret) + signals_frame(0), 4096);
+        std::string bytes = link.frame(message_type::signal_link, payload);
+        bytes += link.signals(0);
+        link.write(bytes, 4096);
         CHECK(s.collect(1, std::chrono::milliseconds(200)).empty());
         CHECK(s.inbox.links() == 0);
     }
@@ -172,19 +198,23 @@ TEST_CASE("a node's new link (a restarted process, a new network) closes its old
     set_log_level(log_level::error);
     inbox_server s;
     raw_link old_process(s.at());
-    old_process.write(opening(secret, {"peer", 7, 1000}) + signals_frame(0), 4096);
+    std::string bytes = old_process.opening({"peer", 7, 1000});
+    bytes += old_process.signals(0);
+    old_process.write(bytes, 4096);
     REQUIRE(s.collect(1).size() == 1);
     raw_link other_node(s.at());
-    other_node.write(opening(secret, {"other", 7, 1000}), 4096);
+    other_node.write(other_node.opening({"other", 7, 1000}), 4096);
     CHECK(s.links_become(2));
     raw_link new_process(s.at());
-    new_process.write(opening(secret, {"peer", 7, 2000}) + signals_frame(1), 4096);
+    bytes = new_process.opening({"peer", 7, 2000});
+    bytes += new_process.signals(1);
+    new_process.write(bytes, 4096);
     const auto got = s.collect(1);
     REQUIRE(got.size() == 1);
     CHECK(got[0].tick == 1);
     CHECK(s.inbox.links() == 2);  // the old process's link is gone, the other node's stays
     raw_link new_network(s.at());
-    new_network.write(opening(secret, {"peer", 8, 2000}), 4096);
+    new_network.write(new_network.opening({"peer", 8, 2000}), 4096);
     CHECK(s.links_become(2));
 }
 
@@ -193,7 +223,7 @@ TEST_CASE("links whose peers hung up are dropped as new ones come, even with no 
     inbox_server s;
     for (int k = 0; k < 5; ++k) {
         raw_link junk(s.at());
-        junk.write(opening(secret, {"junk-" + std::to_string(k), 1, 1}), 4096);
+        junk.write(junk.opening({"junk-" + std::to_string(k), 1, 1}), 4096);
         for (int i = 0; i < 100 && s.inbox.links() != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         CHECK(s.inbox.links() == 1);  // the one just made; the earlier ones hung up and were swept
     }

@@ -121,3 +121,37 @@ TEST_CASE("binary signal packets round-trip, dense and sparse, and reject trunca
     first_version[0] = 1;
     CHECK_THROWS_WITH(decode_signals(first_version), Catch::Contains("version 1, expected 2"));
 }
+
+TEST_CASE("a session's frames pass only on their own connection, in order, in their direction") {
+    using protocol::frame_auth;
+    auto connect = [](const std::string& client_secret, const std::string& server_secret) {
+        frame_auth client(client_secret, frame_auth::side::client), server(server_secret, frame_auth::side::server);
+        auto read = [](const std::string& bytes, frame_auth& at) {
+            const auto h = protocol::decode_header(bytes, protocol::default_max_payload, false);
+            return at.decode(h, bytes, std::string_view(bytes).substr(protocol::frame_header_size));
+        };
+        const auto answer = server.answer(read(client.hello(), server));
+        client.accept(read(answer, client));
+        return std::make_tuple(std::move(client), std::move(server), read);
+    };
+    auto [client, server, read] = connect("k", "k");
+    CHECK(client.established());
+    CHECK(server.established());
+    const auto step = client.encode({protocol::message_type::control, 0, 7, R"({"command":"step","ticks":10})"});
+    CHECK(read(step, server).payload == R"({"command":"step","ticks":10})");
+    // Replayed on its own connection: out of order.
+    CHECK_THROWS_WITH(read(step, server), Catch::Contains("frame authentication failed"));
+    // On another connection with the same secret: another session key.
+    auto [other_client, other_server, other_read] = connect("k", "k");
+    CHECK_THROWS_WITH(other_read(step, other_server), Catch::Contains("frame authentication failed"));
+    // Reflected back to the client that sent it: the direction is in the tag.
+    auto [c2, s2, r2] = connect("k", "k");
+    const auto mine = c2.encode({protocol::message_type::status, 0, 1, ""});
+    CHECK_THROWS_WITH(r2(mine, c2), Catch::Contains("frame authentication failed"));
+    // Replies pass the other way, and frames before the hello do not pass at all.
+    CHECK(r2(s2.encode({protocol::message_type::status_reply, 0, 1, "ok"}), c2).payload == "ok");
+    frame_auth fresh("k", frame_auth::side::server);
+    CHECK_THROWS_WITH(read(step, fresh), Catch::Contains("no session"));
+    // A hello tagged with another secret opens no session.
+    CHECK_THROWS(connect("k", "not k"));
+}

@@ -2,6 +2,7 @@
 // single-node reference bit for bit, freeze/resume loses no tick, a dead node stops a
 // lockstep run with its name but not a window run, and bad inputs are located errors.
 #include "cluster_fixture.hpp"
+#include "../node_server/raw_session.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
@@ -212,14 +213,9 @@ TEST_CASE("signals of another epoch, or that do not fit, are dropped; the node a
     REQUIRE(run_command(dnnc_binary() + " step 10" + lead).exit_code == 0);
     const auto epoch = std::stoull(progress(ports[0])["epoch"].get<std::string>());
 
-    namespace asio = boost::asio;
-    asio::io_context io;
-    asio::ip::tcp::socket link(io);
-    link.connect({asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(ports[1])});
     // Authentic frames (the forger has the secret) on a link of its own.
-    auto frame = [&](dnnc::protocol::message_type type, const std::string& payload) {
-        return dnnc::protocol::encode_frame({type, 0, 0, payload}, secret);
-    };
+    raw_session link("127.0.0.1", static_cast<std::uint16_t>(ports[1]), secret);
+    auto frame = [&](dnnc::protocol::message_type type, const std::string& payload) { return link.frame(type, payload); };
     std::string bytes = frame(dnnc::protocol::message_type::signal_link, dnnc::node_server::signal_link_identity{"forger", epoch, 1}.encode());
     auto packet = [&](std::uint64_t e, std::int64_t tick, std::vector<float> values) {
         bytes += frame(dnnc::protocol::message_type::signals,
@@ -234,7 +230,7 @@ TEST_CASE("signals of another epoch, or that do not fit, are dropped; the node a
         bytes += frame(dnnc::protocol::message_type::signals,
                        dnnc::protocol::encode_signals({"a", epoch, tick, false, {}, {{1000000, 1.0f}}}));
     }
-    asio::write(link, asio::buffer(bytes));
+    link.write(bytes, bytes.size());
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
 
     const auto stepped = run_command(dnnc_binary() + " step 20" + lead);

@@ -9,20 +9,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace dnnc::node_server {
 
 class outbox {
 public:
-    // Every connection it opens carries `opening` (encoded frame bytes) first, if given.
-    explicit outbox(std::string opening = {});
+    // With a `secret` every connection starts a session (frame_auth) and every frame is
+    // tagged as it is written. Every connection carries `opening` first, if given.
+    explicit outbox(std::string secret = {}, std::optional<protocol::frame> opening = {});
     ~outbox();
     outbox(const outbox&) = delete;
     outbox& operator=(const outbox&) = delete;
 
-    // Queues an encoded frame for `to`, to leave after `delay_ms`.
-    void send(const endpoint& to, std::string frame_bytes, double delay_ms = 0);
+    // Queues a frame for `to`, to leave after `delay_ms`.
+    void send(const endpoint& to, protocol::frame f, double delay_ms = 0);
     std::uint64_t frames_lost() const;
 
 private:

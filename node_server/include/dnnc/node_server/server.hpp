@@ -62,11 +62,11 @@ public:
 
     // Adding a module needs no change here: it names the message types it handles.
     void add_module(std::shared_ptr<module> m);
-    // A connection whose first frame is of type `opening` leaves the server after that
-    // frame: its socket (a descriptor `take` then owns, with nothing after the frame read
-    // from it) goes to `take`, on a server thread. The frame anywhere later closes the
-    // connection. Call before start().
-    using connection_taker = std::function<void(const protocol::frame& opening, int socket)>;
+    // A connection whose first frame (after the hello, with a secret) is of type `opening`
+    // leaves the server after that frame: its socket (a descriptor `take` then owns, with
+    // nothing after the frame read from it) and its authentication go to `take`, on a
+    // server thread. The frame anywhere later closes the connection. Call before start().
+    using connection_taker = std::function<void(const protocol::frame& opening, int socket, protocol::frame_auth auth)>;
     void hand_over(protocol::message_type opening, connection_taker take);
     // Binds and starts the threads; throws io_error when the address cannot be bound.
     void start();

@@ -4,6 +4,7 @@
 // over after it (server::hand_over) and only signals frames may follow. A lockstep tick
 // waits for its peers' packets by reading these sockets itself: no io thread wakes up and
 // passes them on, which is most of a tick's period on loopback.
+#include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 
 #include <chrono>
@@ -29,17 +30,17 @@ struct signal_link_identity {
 
 class signal_inbox {
 public:
-    signal_inbox(std::string secret, std::uint32_t max_payload);
+    explicit signal_inbox(std::uint32_t max_payload);
     ~signal_inbox();  // closes every link
     signal_inbox(const signal_inbox&) = delete;
     signal_inbox& operator=(const signal_inbox&) = delete;
 
     // Any thread: takes ownership of a connected socket opened with `opening` (a
-    // signal_link frame's payload). It is closed past `max_links` or when `opening` is not
+    // signal_link frame's payload), whose frames `auth` checks from here on. It is closed past `max_links` or when `opening` is not
     // an identity. Links from the same node with another identity are closed before the
     // next collect (their process or network is gone), and links whose peer has hung up
     // are closed now if no reader is at work.
-    void adopt(int socket, std::string_view opening);
+    void adopt(int socket, std::string_view opening, protocol::frame_auth auth);
 
     // Reads what has arrived on every link without blocking and hands each packet to
     // `deliver`, in arrival order per link; when nothing had arrived, first waits up to

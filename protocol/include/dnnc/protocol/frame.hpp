@@ -9,7 +9,9 @@
 //   8      8     request id (a reply carries the id of its request)
 //   16     4     payload length (bounded, default 64 MiB)
 //   20     n     payload
-//   20+n   32    tag = HMAC-SHA256(secret, header || payload), when flag bit 0 is set
+//   20+n   32    tag, when flag bit 0 is set: HMAC-SHA256(secret, header || payload) on a
+//                connection's hello and hello_reply, then HMAC-SHA256(session key,
+//                direction || sequence number || header || payload) (frame_auth)
 // Integers are little-endian.
 #include "dnnc/core/error.hpp"
 
@@ -54,8 +56,8 @@ enum class message_type : std::uint8_t {
                        // on, and the receiving node's runner reads them itself (signal_inbox.hpp)
     spikes = 31,       // client to lead: JSON {from: tick}; reply JSON {spikes, through, ...} (lead_run.hpp)
     spikes_reply = 32,
-    hello = 33,        // one-way, empty: a connection's first frame, whose tag proves the sender before
-                       // it sends frames above pre_auth_max_payload
+    hello = 33,        // with a secret, a connection's first frame: the client's 32-byte nonce (frame_auth)
+    hello_reply = 34,  // the server's 32-byte nonce; from here on both ends tag with the session key
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
@@ -106,10 +108,49 @@ frame_header decode_header(std::string_view bytes, std::uint32_t max_payload, bo
 frame decode_body(const frame_header& header, std::string_view header_bytes, std::string_view body,
                   std::string_view secret);
 
+// One end's authentication of one connection. Without a secret it does nothing. With one,
+// the client's first frame is a hello carrying a random nonce and the server answers with
+// its own; both are tagged with the secret. Both ends then derive a session key,
+// K = HMAC(secret, "dnnc session 1" || client nonce || server nonce), and tag every later
+// frame with HMAC(K, direction || sequence number || header || payload), the sequence
+// number counting that direction's frames from 0. A frame captured on one connection is
+// refused on any other (another key) and out of order on its own (another number).
+class frame_auth {
+public:
+    enum class side { client, server };
+    frame_auth() = default;  // no secret
+    frame_auth(std::string secret, side s);
+
+    bool required() const { return !secret_.empty(); }
+    bool established() const { return !key_.empty(); }
+
+    // Client: the hello to send first.
+    std::string hello();
+    // Client: takes the server's hello_reply (decoded with its static tag checked).
+    void accept(const frame& reply);
+    // Server: takes the client's hello; returns the hello_reply bytes to send.
+    std::string answer(const frame& hello);
+
+    // Encodes a frame to send: tagged with the session key and the next sequence number,
+    // or untagged without a secret. Throws protocol_error before the session exists.
+    std::string encode(const frame& f);
+    // Checks and completes a received frame (decode_body's counterpart): a hello or
+    // hello_reply against the secret itself, anything else against the session key and the
+    // next sequence number. Throws protocol_error ("frame authentication failed ...").
+    frame decode(const frame_header& header, std::string_view header_bytes, std::string_view body);
+
+private:
+    std::string secret_, key_, nonce_;
+    side side_ = side::client;
+    std::uint64_t sent_ = 0, received_ = 0;
+};
+
 // Decodes frames from a byte stream fed in arbitrary pieces.
 class frame_decoder {
 public:
     explicit frame_decoder(std::string secret = {}, std::uint32_t max_payload = default_max_payload);
+    // Frames checked by a connection's authentication (a signal link after its hello).
+    frame_decoder(frame_auth auth, std::uint32_t max_payload);
     void feed(std::string_view bytes);
     // The next complete frame, if one has arrived. Throws protocol_error on broken framing;
     // the stream is then unusable.
@@ -117,6 +158,7 @@ public:
 
 private:
     std::string secret_;
+    std::optional<frame_auth> auth_;
     std::uint32_t max_payload_;
     std::string buffer_;
     std::size_t consumed_ = 0;
