@@ -60,9 +60,9 @@ build=build-fuzz
 start=$SECONDS
 if [ ! -f "$build/build.ninja" ]; then
   echo "== configuring the fuzz build ($build/)"
+  mkdir -p "$build"
   CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DDNNC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug \
-    > "$build-configure.log" 2>&1 || { cat "$build-configure.log"; exit 1; }
-  rm -f "$build-configure.log"
+    > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 fi
 echo "== building the fuzz targets: ${targets[*]}"
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
