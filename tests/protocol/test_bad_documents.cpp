@@ -221,6 +221,28 @@ TEST_CASE("an external entity naming a local file never reads it") {
     std::filesystem::remove_all(dir);
 }
 
+// Found by fuzzing (tests/fuzz/corpus/xml/crash-node-config-inside-share.xml): Xerces
+// checks a parent's content model only at its end tag, so a <node-config> opened inside a
+// config's <network> had its own <network>'s children written into the share it lacked
+// (an empty std::optional dereferenced: heap corruption under ASan; a Release build may
+// pass this test even without the fix, the fuzz target's seed catches it every run).
+TEST_CASE("a node config nested inside a share is refused, not read into a share it lacks") {
+    const char* const nested = R"(<node-config xmlns="urn:dnnc:1" node="n0" network="s" lead="n0" port="7000">
+  <network name="s">
+    <node-config node="n1" network="s" lead="n0" port="7001">
+      <network name="t"><neuron id="b"/><neuron id="c"/><neuron id="d"/></network>
+    </node-config>
+  </network>
+</node-config>)";
+    try {
+        protocol::parse_node_config(nested, "nested");
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        CHECK(e.problems().front().where.line == 5);
+        CHECK_THAT(e.problems().front().message, Catch::Contains("is not allowed for content model"));
+    }
+}
+
 TEST_CASE("malformed node configs and signal packets are rejected with a location") {
     CHECK_THROWS_AS(protocol::parse_node_config("<node-config xmlns=\"urn:dnnc:1\" node=\"a\"/>"), config_error);
     CHECK_THROWS_AS(protocol::parse_signal_packet("<signals xmlns=\"urn:dnnc:1\" from=\"a\" to=\"b\" tick=\"x\"/>"),
