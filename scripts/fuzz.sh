@@ -6,7 +6,8 @@
 #   scripts/fuzz.sh [--seconds N | --runs N] [TARGET...]
 #
 # TARGET: xml, frame, signals, snapshot, metis (default: all, one after another).
-# --seconds N: run each for N seconds (default 20); --runs N: for N executions instead.
+# --seconds N: run each for N seconds (default 20); --runs N: for N executions instead
+# (with both, whichever comes first).
 # Each run starts from the seeds in tests/fuzz/corpus/TARGET, which it only reads; what it
 # learns goes to build-fuzz/runs/TARGET/corpus, what breaks to build-fuzz/runs/TARGET/
 # (crash-*, leak-*, timeout-*, oom-*), its output to build-fuzz/runs/TARGET/log.
@@ -15,13 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=20
+seconds_given=""
 runs=""
 targets=()
 while (($#)); do
   case "$1" in
-    --seconds) seconds="$2"; shift 2 ;;
+    --seconds) seconds="$2"; seconds_given=1; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -80,6 +82,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$dir/corpus"
   limit=(-max_total_time="$seconds")
   [ -z "$runs" ] || limit=(-runs="$runs")
+  [ -z "$runs" ] || [ -z "$seconds_given" ] || limit+=(-max_total_time="$seconds")
   dict=()
   [ ! -f "tests/fuzz/$t.dict" ] || dict=(-dict="tests/fuzz/$t.dict")
   echo "== fuzzing $t (${limit[*]})"
