@@ -82,7 +82,7 @@ TEST_CASE("metis: malformed files name the line") {
     CHECK(error_line("2 1\n2 2\n1\n") == 2);            // neighbour listed twice
 }
 
-// Found by fuzzing (tests/fuzz/corpus/metis/vertex_weight_overflow.graph): the total
+// Found with fuzz_metis (tests/fuzz/corpus/metis/vertex_weight_overflow.graph): the total
 // vertex weight overflowed int64_t in graph_builder::build.
 TEST_CASE("metis: weights that sum to more than 2^63 - 1 are refused where they overflow") {
     CHECK(error_line("2 0 10\n9223372036854775807\n9223372036854775807\n") == 3);

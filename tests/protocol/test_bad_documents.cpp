@@ -108,7 +108,7 @@ const expectation corpus[] = {
     {"spike_source_missing_file.xml", 5, "spike source 's': cannot read the file"},
     {"spike_source_file_and_children.xml", 5, "lists spikes both in a file and as <spike> children"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
-    // Found by fuzzing: the sizes' sum wrapped to 1 and passed the limit; expansion then
+    // Found with fuzz_snapshot: the sizes' sum wrapped to 1 and passed the limit; expansion then
     // tried to number 2^63 neurons.
     {"neuron_count_wraps.xml", 3, "network has 18446744073709551615 or more neurons; the limit is 100000000"},
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},

@@ -96,9 +96,10 @@ TEST_CASE("a damaged binary snapshot is refused: checksum, truncation, magic") {
     CHECK_THROWS_WITH(load_snapshot(write("format1.dnncs", old_format)), Catch::Contains("snapshot format 1"));
 }
 
-// Found by fuzzing (tests/fuzz/corpus/snapshot/crash-*): the decoder numbered the neurons
-// of the embedded network before anything had checked it, and a repeated id or sizes
-// whose sum wraps made it try to number 2^63 neurons (std::length_error, not a dnnc::error).
+// Found with fuzz_snapshot (tests/fuzz/corpus/snapshot/neuron-count-wraps and
+// duplicate-population-id): the decoder numbered the neurons of the embedded network
+// before anything had checked it, and a repeated id or sizes whose sum wraps made it try
+// to number 2^63 neurons (std::length_error, not a dnnc::error).
 TEST_CASE("a binary snapshot's network is checked before its neurons are numbered") {
     auto sealed = [](const std::string& populations) {
         const std::string xml = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"s\">" + populations + "</network></dnnc>";
