@@ -74,7 +74,9 @@ graph graph_builder::build() && {
         std::sort(first, last, [](const auto& a, const auto& b) { return a.first < b.first; });
         for (auto it = first; it != last; ++it) {
             if (g.adjacency_.size() > g.begin_[v] && g.adjacency_.back() == it->first) {
-                g.edge_weight_.back() += it->second;
+                if (__builtin_add_overflow(g.edge_weight_.back(), it->second, &g.edge_weight_.back()))
+                    throw usage_error("graph: parallel edges {" + std::to_string(v) + ", " +
+                                      std::to_string(it->first) + "} weigh more than 2^63 - 1 together");
             } else {
                 g.adjacency_.push_back(it->first);
                 g.edge_weight_.push_back(it->second);
@@ -86,7 +88,9 @@ graph graph_builder::build() && {
     g.edge_weight_.shrink_to_fit();
 
     g.vertex_weight_ = std::move(vertex_weight_);
-    for (const weight_t w : g.vertex_weight_) g.total_vertex_weight_ += w;
+    for (const weight_t w : g.vertex_weight_)
+        if (__builtin_add_overflow(g.total_vertex_weight_, w, &g.total_vertex_weight_))
+            throw usage_error("graph: the vertex weights sum to more than 2^63 - 1");
     return g;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -130,6 +131,10 @@ graph parse_metis(std::string_view text, const std::string& file) {
     entries.reserve(std::min<std::uint64_t>(2 * m, text.size() / 2 + 1));
     std::vector<int> line_of(n);
     std::vector<weight_t> vweight(n, 1);
+    // The totals must fit a weight_t: the partitioner sums vertex weights into part weights
+    // and edge weights into cuts and degrees.
+    constexpr weight_t most = std::numeric_limits<weight_t>::max();
+    weight_t vweight_total = 0, eweight_total = 0;  // edges counted from both ends
     const std::size_t head = (has_size ? 1 : 0) + (has_vweight ? 1 : 0);
     const std::size_t stride = has_eweight ? 2 : 1;
     for (std::size_t u = 0; u < n; ++u) {
@@ -147,6 +152,8 @@ graph parse_metis(std::string_view text, const std::string& file) {
         if (has_vweight) {
             const auto& w = tok[head - 1];
             if (w.value < 0) in.fail(w.column, "negative vertex weight " + std::to_string(w.value));
+            if (w.value > most - vweight_total) in.fail(w.column, "the vertex weights sum to more than 2^63 - 1");
+            vweight_total += w.value;
             vweight[u] = w.value;
         }
         if ((tok.size() - head) % stride != 0) {
@@ -169,6 +176,11 @@ graph parse_metis(std::string_view text, const std::string& file) {
                     in.fail(tok[i + 1].column, "edge weight must be positive, found " +
                                                    std::to_string(w));
                 }
+                if (w > most - eweight_total) {
+                    in.fail(tok[i + 1].column, "the edge weights sum to more than 2^63 - 1 "
+                                               "(each edge counted from both ends)");
+                }
+                eweight_total += w;
             }
             entries.push_back({static_cast<vertex_id>(v - 1), w, tok[i].column});
         }

@@ -346,11 +346,12 @@ void check_network(const network& net) {
         check_params(out, p.params, p.where, what);
         if (p.size < 1)
             out.add(p.where, what + ": size must be at least 1 (got " + std::to_string(p.size) + ")");
-        else
-            total += static_cast<std::uint64_t>(p.size);
+        else  // saturating: sizes up to 2^63 - 1 would wrap the sum past the limit check
+            total += std::min(static_cast<std::uint64_t>(p.size), UINT64_MAX - total);
     }
     if (total > max_neurons)
-        out.add(net.where, "network has " + std::to_string(total) + " neurons; the limit is " + std::to_string(max_neurons));
+        out.add(net.where, "network has " + std::to_string(total) + (total == UINT64_MAX ? " or more" : "") +
+                               " neurons; the limit is " + std::to_string(max_neurons));
     if (total == 0) out.add(net.where, "network " + quote(net.name) + " has no neurons");
     out.throw_if_any();  // references below need a sound symbol table
 

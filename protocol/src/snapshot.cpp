@@ -108,6 +108,8 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
         document doc = parse_document(r.take(length), file);
         doc.file = file;
         if (!doc.net) throw damaged("no network");
+        // Expansion trusts its network's ids and sizes: a snapshot's are checked first.
+        check_network(*doc.net);
         const auto net = expand_neurons(*doc.net);
         snapshot_state state;
         state.tick = r.get<std::int64_t>();

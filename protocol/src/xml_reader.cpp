@@ -686,7 +686,11 @@ private:
             return;
         }
         node_config& c = open_.back();
-        if (share_depth_ != 0 && depth > share_depth_) {
+        // Xerces checks a parent's content model only at its end tag, so until then a
+        // <node-config> may open inside a <network>, and its own children arrive here
+        // while share_depth_ still belongs to the outer config, whose share it lacks. The
+        // document is refused at that end tag; meanwhile nothing may touch a share absent.
+        if (share_depth_ != 0 && depth > share_depth_ && c.share) {
             read_network_child(*c.share, n, a, given_);
         } else if (n == "run") {
             c.run = read_run(a);

@@ -47,6 +47,22 @@ TEST_CASE("graph_builder rejects bad arguments") {
     CHECK_THROWS_AS(b.set_vertex_weight(0, -1), dnnc::usage_error);
 }
 
+TEST_CASE("graph_builder refuses weights whose sums overflow") {
+    constexpr weight_t most = INT64_MAX;
+    graph_builder vertices(2);
+    vertices.set_vertex_weight(0, most);
+    CHECK_THROWS_AS(std::move(vertices).build(), dnnc::usage_error);
+    graph_builder edges(2);
+    edges.add_edge(0, 1, most);
+    edges.add_edge(1, 0, 1);
+    CHECK_THROWS_AS(std::move(edges).build(), dnnc::usage_error);
+    graph_builder fits(2);
+    fits.set_vertex_weight(0, most - 1);
+    fits.add_edge(0, 1, most - 1);
+    fits.add_edge(1, 0, 1);
+    CHECK(std::move(fits).build().total_vertex_weight() == most);
+}
+
 TEST_CASE("an empty graph builds") {
     const graph g = graph_builder(0).build();
     CHECK(g.vertex_count() == 0);

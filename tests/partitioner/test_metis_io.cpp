@@ -82,6 +82,18 @@ TEST_CASE("metis: malformed files name the line") {
     CHECK(error_line("2 1\n2 2\n1\n") == 2);            // neighbour listed twice
 }
 
+// Found with fuzz_metis (tests/fuzz/corpus/metis/vertex_weight_overflow.graph): the total
+// vertex weight overflowed int64_t in graph_builder::build.
+TEST_CASE("metis: weights that sum to more than 2^63 - 1 are refused where they overflow") {
+    CHECK(error_line("2 0 10\n9223372036854775807\n9223372036854775807\n") == 3);
+    CHECK(error_line("3 0 10\n0\n9223372036854775807\n1\n") == 4);
+    CHECK(parse_metis("2 0 10\n9223372036854775806\n1\n", "t.graph").total_vertex_weight() ==
+          9223372036854775807);
+    // Edge weights, each edge counted from both ends.
+    CHECK(error_line("2 1 1\n2 4611686018427387904\n1 4611686018427387904\n") == 3);
+    CHECK(parse_metis("2 1 1\n2 4611686018427387903\n1 4611686018427387903\n", "t.graph").edge_count() == 1);
+}
+
 TEST_CASE("metis: read_metis reports missing files as io_error") {
     CHECK_THROWS_AS(read_metis("/nonexistent/x.graph"), dnnc::io_error);
 }

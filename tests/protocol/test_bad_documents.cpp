@@ -111,6 +111,9 @@ const expectation corpus[] = {
     {"spike_source_missing_file.xml", 5, "spike source 's': cannot read the file"},
     {"spike_source_file_and_children.xml", 5, "lists spikes both in a file and as <spike> children"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
+    // Found with fuzz_snapshot: the sizes' sum wrapped to 1 and passed the limit; expansion then
+    // tried to number 2^63 neurons.
+    {"neuron_count_wraps.xml", 3, "network has 18446744073709551615 or more neurons; the limit is 100000000"},
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
 };
 
@@ -219,6 +222,28 @@ TEST_CASE("an external entity naming a local file never reads it") {
     std::ofstream(path2) << "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"&s;\"><neuron id=\"a\"/></network></dnnc>\n";
     CHECK_THAT(rejection_of(path2).what(), !Catch::Contains("TOP-SECRET-CONTENT"));
     std::filesystem::remove_all(dir);
+}
+
+// Found by fuzzing (tests/fuzz/corpus/xml/crash-node-config-inside-share.xml): Xerces
+// checks a parent's content model only at its end tag, so a <node-config> opened inside a
+// config's <network> had its own <network>'s children written into the share it lacked
+// (an empty std::optional dereferenced: heap corruption under ASan; a Release build may
+// pass this test even without the fix, the fuzz target's seed catches it every run).
+TEST_CASE("a node config nested inside a share is refused, not read into a share it lacks") {
+    const char* const nested = R"(<node-config xmlns="urn:dnnc:1" node="n0" network="s" lead="n0" port="7000">
+  <network name="s">
+    <node-config node="n1" network="s" lead="n0" port="7001">
+      <network name="t"><neuron id="b"/><neuron id="c"/><neuron id="d"/></network>
+    </node-config>
+  </network>
+</node-config>)";
+    try {
+        protocol::parse_node_config(nested, "nested");
+        FAIL("accepted");
+    } catch (const config_error& e) {
+        CHECK(e.problems().front().where.line == 5);
+        CHECK_THAT(e.problems().front().message, Catch::Contains("is not allowed for content model"));
+    }
 }
 
 TEST_CASE("malformed node configs and signal packets are rejected with a location") {

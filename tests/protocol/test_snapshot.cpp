@@ -96,6 +96,34 @@ TEST_CASE("a damaged binary snapshot is refused: checksum, truncation, magic") {
     CHECK_THROWS_WITH(load_snapshot(write("format1.dnncs", old_format)), Catch::Contains("snapshot format 1"));
 }
 
+// Found with fuzz_snapshot (tests/fuzz/corpus/snapshot/neuron-count-wraps and
+// duplicate-population-id): the decoder numbered the neurons of the embedded network
+// before anything had checked it, and a repeated id or sizes whose sum wraps made it try
+// to number 2^63 neurons (std::length_error, not a dnnc::error).
+TEST_CASE("a binary snapshot's network is checked before its neurons are numbered") {
+    auto sealed = [](const std::string& populations) {
+        const std::string xml = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"s\">" + populations + "</network></dnnc>";
+        std::string bytes = "DNNCSNAP";
+        const auto put = [&](auto v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+        put(std::uint32_t{2});
+        put(std::uint64_t{xml.size()});
+        bytes += xml;
+        put(std::int64_t{0});
+        put(std::uint64_t{0});
+        return bytes + sha256(bytes);
+    };
+    const std::string big = "<population id=\"q\" size=\"9223372036854775807\"/>";
+    CHECK_THROWS_WITH(decode_binary_snapshot(sealed("<population id=\"p\" size=\"1\"/>"
+                                                    "<population id=\"p\" size=\"9223372036854775807\"/>"),
+                                             "dup.dnncs"),
+                      Catch::Contains("duplicate id 'p'"));
+    CHECK_THROWS_WITH(decode_binary_snapshot(sealed(big + "<population id=\"r\" size=\"9223372036854775807\"/>"
+                                                          "<population id=\"s\" size=\"2\"/>"),
+                                             "wrap.dnncs"),
+                      Catch::Contains("neurons; the limit is"));
+    CHECK(decode_binary_snapshot(sealed("<population id=\"p\" size=\"2\"/>"), "fine.dnncs").net->populations.size() == 1);
+}
+
 TEST_CASE("a state that does not fit its network is a located error") {
     const document base = snapshot_doc();
     const auto net = expand(*base.net, base.file);

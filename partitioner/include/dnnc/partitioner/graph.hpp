@@ -50,6 +50,8 @@ public:
     // Adds weight w to the undirected edge {u, v}; self-loops are ignored (they never cross
     // a cut). Throws usage_error for an out-of-range vertex or a non-positive weight.
     void add_edge(vertex_id u, vertex_id v, weight_t w = 1);
+    // Throws usage_error when the vertex weights, or the weights of parallel edges merged,
+    // sum to more than a weight_t holds.
     graph build() &&;
 
 private:

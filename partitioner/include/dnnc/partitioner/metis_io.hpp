@@ -12,8 +12,9 @@
 namespace dnnc::partitioner {
 
 // Parses `text`; `file` names the source in messages. Rejects wrong counts, ids out of range,
-// self-loops, repeated neighbours, non-positive edge weights, negative vertex weights, and
-// asymmetric lists (u lists v but v does not list u, or with another weight).
+// self-loops, repeated neighbours, non-positive edge weights, negative vertex weights,
+// asymmetric lists (u lists v but v does not list u, or with another weight), and vertex or
+// edge weights (each edge counted from both ends) that sum to more than 2^63 - 1.
 graph parse_metis(std::string_view text, const std::string& file);
 
 // Reads and parses `path`; io_error when it cannot be read.
