@@ -46,17 +46,8 @@ max_len_of() {
 for t in "${targets[@]}"; do max_len_of "$t" > /dev/null; done
 
 # clang-14 with libFuzzer and the sanitizers' runtimes, from Debian 12.
-missing=()
-for p in clang-14 libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "== installing: ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source scripts/ensure_packages.sh
+ensure_packages clang-14 libclang-rt-14-dev
 
 build=build-fuzz
 start=$SECONDS

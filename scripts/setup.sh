@@ -10,17 +10,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libssl-dev
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "== installing: ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source scripts/ensure_packages.sh
+ensure_packages "${packages[@]}"
 
 # A CUDA LibTorch can be used instead with: TORCH_DIR=/path/to/share/cmake/Torch scripts/setup.sh
 extra=()
