@@ -241,7 +241,7 @@ TEST_CASE("a node config nested inside a share is refused, not read into a share
         protocol::parse_node_config(nested, "nested");
         FAIL("accepted");
     } catch (const config_error& e) {
-        CHECK(e.problems().front().where.line == 5);
+        CHECK(e.problems().front().where.line == 4);  // the element at fault, not its parent's end tag
         CHECK_THAT(e.problems().front().message, Catch::Contains("is not allowed for content model"));
     }
 }
