@@ -6,6 +6,7 @@
 #include <openssl/rand.h>
 
 #include <cstring>
+#include <memory>
 
 namespace dnnc::protocol {
 namespace {
@@ -25,23 +26,35 @@ T get(std::string_view bytes, std::size_t offset) {
     return value;
 }
 
-std::string hmac(std::string_view secret, std::string_view a, std::string_view b) {
+// An HMAC-SHA256 context keyed with `key`.
+std::shared_ptr<EVP_MAC_CTX> keyed_context(std::string_view key) {
     static EVP_MAC* const algorithm = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
     if (!algorithm) throw error("HMAC is not available from OpenSSL");
-    EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(algorithm);
+    std::shared_ptr<EVP_MAC_CTX> ctx(EVP_MAC_CTX_new(algorithm), EVP_MAC_CTX_free);
     if (!ctx) throw error("cannot allocate an HMAC context");
     char digest[] = "SHA256";
     const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+    if (EVP_MAC_init(ctx.get(), reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) != 1)
+        throw error("HMAC-SHA256 failed");
+    return ctx;
+}
+
+// HMAC(key, a || b) on a copy of a keyed context: no key schedule per tag.
+std::string hmac(const EVP_MAC_CTX* keyed, std::string_view a, std::string_view b) {
+    EVP_MAC_CTX* ctx = EVP_MAC_CTX_dup(keyed);
+    if (!ctx) throw error("cannot allocate an HMAC context");
     unsigned char out[EVP_MAX_MD_SIZE];
     std::size_t length = 0;
-    const bool ok =
-        EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), params) == 1 &&
-        EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(a.data()), a.size()) == 1 &&
-        EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(b.data()), b.size()) == 1 &&
-        EVP_MAC_final(ctx, out, &length, sizeof out) == 1;
+    const bool ok = EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(a.data()), a.size()) == 1 &&
+                    EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(b.data()), b.size()) == 1 &&
+                    EVP_MAC_final(ctx, out, &length, sizeof out) == 1;
     EVP_MAC_CTX_free(ctx);
     if (!ok || length != frame_tag_size) throw error("HMAC-SHA256 failed");
     return std::string(reinterpret_cast<const char*>(out), length);
+}
+
+std::string hmac(std::string_view secret, std::string_view a, std::string_view b) {
+    return hmac(keyed_context(secret).get(), a, b);
 }
 
 }  // namespace
@@ -184,14 +197,14 @@ std::string frame_auth::hello() {
 void frame_auth::accept(const frame& reply) {
     if (reply.type != message_type::hello_reply || reply.payload.size() != nonce_size || nonce_.empty())
         throw protocol_error("frame authentication failed: no valid hello reply");
-    key_ = session_key(secret_, nonce_, reply.payload);
+    key_ = keyed_context(session_key(secret_, nonce_, reply.payload));
 }
 
 std::string frame_auth::answer(const frame& hello) {
     if (hello.type != message_type::hello || hello.payload.size() != nonce_size)
         throw protocol_error("frame authentication failed: a connection must open with a hello");
     const std::string nonce = random_nonce();
-    key_ = session_key(secret_, hello.payload, nonce);
+    key_ = keyed_context(session_key(secret_, hello.payload, nonce));
     return encode_frame({message_type::hello_reply, 0, hello.request_id, nonce}, secret_);
 }
 
@@ -201,7 +214,7 @@ std::string frame_auth::encode(const frame& f) {
     std::string out = encode_frame(f);
     out[6] = static_cast<char>(static_cast<unsigned char>(out[6]) | authenticated_flag);
     const char direction = side_ == side::client ? 'C' : 'S';
-    out += hmac(key_, tag_prefix(direction, sent_++, out), f.payload);
+    out += hmac(key_.get(), tag_prefix(direction, sent_++, out), f.payload);
     return out;
 }
 
@@ -212,7 +225,7 @@ frame frame_auth::decode(const frame_header& header, std::string_view header_byt
     if (!(header.flags & authenticated_flag)) throw protocol_error("frame is not authenticated and this cluster requires it");
     const std::string_view payload = body.substr(0, header.payload_length);
     const char direction = side_ == side::client ? 'S' : 'C';
-    const std::string expected = hmac(key_, tag_prefix(direction, received_, header_bytes), payload);
+    const std::string expected = hmac(key_.get(), tag_prefix(direction, received_, header_bytes), payload);
     if (CRYPTO_memcmp(expected.data(), body.data() + header.payload_length, frame_tag_size) != 0)
         throw protocol_error("frame authentication failed (wrong secret, altered, replayed or out of order)");
     ++received_;

@@ -16,9 +16,12 @@
 #include "dnnc/core/error.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+struct evp_mac_ctx_st;  // OpenSSL's EVP_MAC_CTX
 
 namespace dnnc::protocol {
 
@@ -122,7 +125,7 @@ public:
     frame_auth(std::string secret, side s);
 
     bool required() const { return !secret_.empty(); }
-    bool established() const { return !key_.empty(); }
+    bool established() const { return key_ != nullptr; }
 
     // Client: the hello to send first.
     std::string hello();
@@ -140,7 +143,8 @@ public:
     frame decode(const frame_header& header, std::string_view header_bytes, std::string_view body);
 
 private:
-    std::string secret_, key_, nonce_;
+    std::string secret_, nonce_;
+    std::shared_ptr<evp_mac_ctx_st> key_;  // HMAC keyed with the session key, copied per tag
     side side_ = side::client;
     std::uint64_t sent_ = 0, received_ = 0;
 };
