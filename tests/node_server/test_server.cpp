@@ -267,3 +267,21 @@ TEST_CASE("a captured authenticated frame cannot be replayed, on its connection 
     CHECK(s.echo->handled == 1);  // none of the replays reached the module
     CHECK(ask(s.at(), "still here", "cluster-key") == "echo:still here");
 }
+
+TEST_CASE("a malformed or misplaced hello is refused and the server goes on") {
+    running_server s("cluster-key");
+    // A nonce of the wrong size, an untagged hello, and a hello after the session began.
+    CHECK(server_closes_after(s.at(), protocol::encode_frame({message_type::hello, 0, 1, "short"}, "cluster-key")));
+    CHECK(server_closes_after(s.at(), protocol::encode_frame({message_type::hello, 0, 1, std::string(32, 'n')})));
+    {
+        test::raw_session session("127.0.0.1", s.at().port, "cluster-key");
+        const std::string again = protocol::encode_frame({message_type::hello, 0, 2, std::string(32, 'n')}, "cluster-key");
+        session.write(again, again.size());
+        char buffer[4096];
+        boost::system::error_code ec;
+        std::string answer;
+        while (!ec) answer.append(buffer, session.socket.read_some(boost::asio::buffer(buffer), ec));
+        CHECK_THAT(answer, Catch::Contains("an unexpected hello"));
+    }
+    CHECK(ask(s.at(), "still here", "cluster-key") == "echo:still here");
+}

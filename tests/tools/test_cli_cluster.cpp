@@ -201,6 +201,7 @@ TEST_CASE("dnnc-node picks a port, prints it, and stops on SIGTERM") {
     CHECK(run_command(node + " --log-level loud").exit_code == 2);
     CHECK(run_command(node + " --emulate-delay b").exit_code == 2);
     CHECK(run_command(node + " --secret-file /nonexistent").exit_code == 2);
+    CHECK(run_command(node + " --output-memory lots").exit_code == 2);
 }
 
 TEST_CASE("cluster down without a record and status of a silent address fail cleanly") {
