@@ -29,6 +29,13 @@ std::vector<float> output_rows::row(std::int64_t tick) const {
     return {at, at + static_cast<std::ptrdiff_t>(width_)};
 }
 
+void output_rows::skip_to(std::int64_t tick) {
+    if (tick < end_) throw error("cannot skip back from tick " + std::to_string(end_) + " to " + std::to_string(tick));
+    values_.clear();
+    held_empty_ = 0;
+    end_ = tick;
+}
+
 output_rows output_rows::before(std::int64_t tick) const {
     const std::int64_t last = std::clamp(tick, first(), end_);
     output_rows out(width_, first(), capacity_ * sizeof(float) * std::max<std::size_t>(1, width_));

@@ -30,6 +30,9 @@ public:
 
     // The held rows of ticks before `tick`, as rows of their own (a recovery keeps them).
     output_rows before(std::int64_t tick) const;
+    // Drops every held row and goes on at `tick` (>= end()): the rows between count as
+    // dropped.
+    void skip_to(std::int64_t tick);
     // Puts `earlier` in front of the held rows; it must end where these begin (end() ==
     // first()), and this must hold no row yet.
     void adopt(const output_rows& earlier);

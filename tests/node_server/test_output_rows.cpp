@@ -61,3 +61,16 @@ TEST_CASE("rows before a checkpoint carry over to the run that continues from it
     output_rows elsewhere(2, 25, 64);
     CHECK_THROWS_AS(elsewhere.adopt(earlier), error);
 }
+
+TEST_CASE("skipping ahead drops the held rows and counts the gap") {
+    output_rows rows(2, 0, 100 * sizeof(float) * 2);
+    for (std::int64_t t = 0; t < 5; ++t) rows.push(row_of(t));
+    rows.skip_to(8);
+    CHECK(rows.first() == 8);
+    CHECK(rows.end() == 8);
+    CHECK(rows.start() == 0);
+    CHECK(rows.dropped() == 8);
+    rows.push(row_of(8));
+    CHECK(rows.row(8) == row_of(8));
+    CHECK_THROWS_AS(rows.skip_to(3), error);
+}

@@ -61,6 +61,8 @@ enum class message_type : std::uint8_t {
     spikes_reply = 32,
     hello = 33,        // with a secret, a connection's first frame: the client's 32-byte nonce (frame_auth)
     hello_reply = 34,  // the server's 32-byte nonce; from here on both ends tag with the session key
+    replica = 35,      // lead to its standby: u32 header length, JSON header, body (node_server/standby.hpp)
+    replica_reply = 36,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
