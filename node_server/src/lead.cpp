@@ -33,6 +33,10 @@ struct lead::lead_state {
     std::vector<std::string> last_error;
     std::vector<json> waiting;  // what each node's last heartbeat said it waits for
     clock_type::time_point since;
+    // The lead's first child in the broadcast tree holds its replica; none on one node.
+    std::optional<endpoint> standby;
+    std::string standby_id;
+    std::shared_ptr<peer_client> replicas;  // its own connection: a replica never waits behind a clock call
 };
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
@@ -160,6 +164,16 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
         std::lock_guard<std::mutex> lock(mutex_);
         return state->waiting[v];
     };
+    l.replicate = [this, state](const json& header, const std::string& body) {
+        if (!state->standby) return;
+        try {
+            state->replicas->call(*state->standby, frame{message_type::replica, 0, 0, encode_replica(header, body)},
+                                  options_.call_timeout);
+        } catch (const std::exception& e) {
+            DNNC_LOG(warn, "replica '" << header.value("kind", "") << "' to standby '" << state->standby_id
+                                       << "' failed: " << e.what());
+        }
+    };
     l.alive = [this, state](std::size_t v) {
         if (v == state->topo.lead()) return true;
         const double timeout_ms =
@@ -251,22 +265,30 @@ json lead::recover() {
     const std::string file = old_run->last_checkpoint();
     if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
     protocol::document doc = protocol::load_snapshot(file);
-    // Dead: silent to the heartbeats, or not answering one now (the clock may have found a
-    // node gone before the heartbeats were silent long enough to say so).
+    // Silent to the heartbeats: dead (the others are asked again).
     const auto alive = run_links(state).alive;
     std::set<std::string> dead;
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
-        bool answers = v == state->topo.lead();
-        if (!answers && alive(v)) {
-            const auto& n = state->plan.doc.clu->nodes[v];
-            try {
-                calls_.call({n.host, static_cast<std::uint16_t>(n.port)}, frame{message_type::heartbeat, 0, 0, {}},
-                            std::chrono::seconds(2));
-                answers = true;
-            } catch (const std::exception&) {
-            }
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+        if (!alive(v)) dead.insert(state->topo.id(v));
+    const auto tick = doc.state->tick;
+    json summary = restart_on_survivors(std::move(doc), dead,
+                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json()});
+    summary["recovered_from"] = file;
+    DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << summary["removed"].dump());
+    return summary;
+}
+
+json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier) {
+    const auto self = doc.clu->nodes[find_self(*doc.clu)].id;
+    // Dead: named so, or not answering a heartbeat now.
+    for (const auto& n : doc.clu->nodes) {
+        if (n.id == self || dead.count(n.id) > 0) continue;
+        try {
+            calls_.call({n.host, static_cast<std::uint16_t>(n.port)}, frame{message_type::heartbeat, 0, 0, {}},
+                        std::chrono::seconds(2));
+        } catch (const std::exception&) {
+            dead.insert(n.id);
         }
-        if (!answers) dead.insert(state->topo.id(v));
     }
     auto& nodes = doc.clu->nodes;
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
@@ -275,20 +297,45 @@ json lead::recover() {
                                [&](const auto& l) { return dead.count(l.from) > 0 || dead.count(l.to) > 0; }),
                 links.end());
     if (doc.run) doc.run->clock.clear();
+    doc.clu->lead = self;
     protocol::check_cluster(*doc.clu);
-    const auto tick = doc.state->tick;
-    auto earlier = old_run->rows_before(tick);
-    const auto checkpoints = old_run->checkpoints();
     json summary = submit(protocol::serialize(doc), true);
     const auto fresh = current_run();
-    fresh->adopt_rows(earlier);
-    fresh->set_checkpoints(checkpoints);
+    fresh->adopt_rows(earlier.rows);
+    fresh->adopt_spikes(earlier.spikes);
+    if (!earlier.checkpoints.is_null()) {
+        json command = earlier.checkpoints;
+        command["command"] = "checkpoint";
+        fresh->control(command);
+    }
     json removed = json::array();
     for (const auto& d : dead) removed.push_back(d);
-    summary["recovered_from"] = file;
     summary["removed"] = removed;
-    DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << removed.dump());
     return summary;
+}
+
+void lead::take_over(const replica& r) {
+    const bool from_checkpoint = !r.checkpoint.empty();
+    const std::string& bytes = from_checkpoint ? r.checkpoint : r.document;
+    protocol::document doc = protocol::is_binary_snapshot(bytes) ? protocol::decode_binary_snapshot(bytes, "replicated checkpoint")
+                                                                : protocol::parse_document(bytes, "replicated document");
+    const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
+    const json summary =
+        restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json())});
+    // Carry on with what the clock was doing.
+    const auto run = current_run();
+    const auto was = r.intent.value("state", std::string());
+    if (was == "running") {
+        run->control({{"command", "start"}});
+    } else if (was == "stepping") {
+        const auto completed = run->next_tick() - 1;
+        const auto target = r.intent.value("target", completed);
+        if (target > completed) run->control({{"command", "step"}, {"ticks", target - completed}});
+    }
+    DNNC_LOG(warn, "took over network '" << r.network << "' from lead '" << r.lead << "' at tick " << tick
+                                        << (from_checkpoint ? " (its last checkpoint)" : " (its first tick)") << " on "
+                                        << summary["nodes"].size() << " nodes, without " << summary["removed"].dump()
+                                        << (was.empty() ? "" : "; the clock was " + was));
 }
 
 // ---- probes ----
@@ -453,7 +500,8 @@ json lead::submit(const std::string& payload, bool replace) {
     const std::int64_t first_tick = plan.doc.state ? plan.doc.state->tick : 0;
     plan.doc.state.reset();
     plan::topology topo(*plan.doc.clu);
-    auto state = std::make_shared<lead_state>(lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}});
+    auto state = std::make_shared<lead_state>(
+        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret)});
     state->times = measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
@@ -461,6 +509,11 @@ json lead::submit(const std::string& payload, bool replace) {
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
     const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, plan::draw_epoch());
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
+    if (!root.children.empty()) {
+        const auto& first = root.children.front();
+        state->standby = endpoint{first.host, static_cast<std::uint16_t>(first.port)};
+        state->standby_id = first.node;
+    }
 
     std::map<std::string, std::string> expected;
     std::vector<const protocol::node_config*> stack{&root};
@@ -489,12 +542,25 @@ json lead::submit(const std::string& payload, bool replace) {
     std::vector<std::string> hashes;
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
     const lead_run::storage storage{options_.output_memory, (std::filesystem::path(options_.state_dir) / "checkpoints").string()};
-    auto new_run = std::make_shared<lead_run>(state->plan, state->topo, run_links(state), std::move(hashes), first_tick, storage);
+    auto links = run_links(state);
+    auto new_run = std::make_shared<lead_run>(state->plan, state->topo, links, std::move(hashes), first_tick, storage);
+    const auto row_width = new_run->output_width();
     {
         std::lock_guard<std::mutex> lock(mutex_);
         run_ = std::move(new_run);
     }
     start_heartbeats(state);
+    // The standby starts over with what the run begins from.
+    const auto& self = state->plan.doc.clu->nodes[state->topo.lead()];
+    links.replicate({{"kind", "document"},
+                     {"network", state->plan.net.name},
+                     {"lead", self.id},
+                     {"lead_at", self.host + ":" + std::to_string(self.port)},
+                     {"heartbeat_timeout_ms", state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
+                                                                  : protocol::run_settings{}.heartbeat_timeout_ms},
+                     {"tick", first_tick},
+                     {"width", row_width}},
+                    payload);
 
     json nodes = json::array();
     for (std::size_t v = 0; v < state->topo.node_count(); ++v)
@@ -566,6 +632,7 @@ void lead::describe(json& s) {
     }
     if (!state_) return;
     s["role"] = "lead";
+    if (state_->standby) s["standby_node"] = state_->standby_id;
     const auto& topo = state_->topo;
     const auto& doc = state_->plan.doc;
     const std::string clock = doc.run && !doc.run->clock.empty() ? doc.run->clock : topo.id(topo.lead());

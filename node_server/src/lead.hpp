@@ -3,7 +3,8 @@
 // document is submitted to it. It plans the network (plan/), measures the links with
 // source-routed probes, fans the configs out along the broadcast tree through its own
 // worker, runs the clock (lead_run), takes snapshots and checkpoints, recovers from a dead
-// node, and watches the other nodes with heartbeats.
+// node, watches the other nodes with heartbeats, and keeps its standby (standby.hpp) up to
+// date; on the standby's node it takes over when the lead is lost.
 //
 // Messages: submit, tick_report, control, output, spikes, snapshot.
 #include "dnnc/node_server/node.hpp"
@@ -12,15 +13,18 @@
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
 #include "lead_run.hpp"
+#include "standby.hpp"
 #include "tasks.hpp"
 #include "worker.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <condition_variable>
+#include <deque>
 #include <list>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace dnnc::node_server {
@@ -42,6 +46,9 @@ public:
     void describe(nlohmann::json& status);
     // Joins the heartbeat threads and releases the run (the node is going away).
     void shutdown();
+    // This node was the silent lead's standby: it restores the replica's checkpoint onto the
+    // nodes still alive, becomes the lead, and carries on with what the clock was doing.
+    void take_over(const replica& r);
 
 private:
     struct lead_state;
@@ -56,6 +63,16 @@ private:
     void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
                            std::int64_t tick);
     nlohmann::json recover();
+    // What a run restarted from a checkpoint keeps of the run before: the output rows and
+    // the unread recorded spikes of the ticks before it, and the checkpoint settings.
+    struct carried_over {
+        output_rows rows;
+        std::deque<tick_spikes> spikes;
+        nlohmann::json checkpoints;  // as lead_run::checkpoint_settings_json; null: the document's
+    };
+    // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
+    // cluster that answer, leaving out `dead`, with this node as the lead; frozen at its tick.
+    nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier);
     double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path);
     std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
     void start_heartbeats(const std::shared_ptr<lead_state>& state);

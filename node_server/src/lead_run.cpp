@@ -3,6 +3,7 @@
 #include "dnnc/core/error.hpp"
 
 #include "dnnc/protocol/snapshot.hpp"
+#include "standby.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -38,24 +39,23 @@ std::size_t values_per_row(const plan::network_plan& plan) {
     return columns * static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
 }
 
-// A network's name as a folder name.
-std::string folder_name(std::string name) {
+}  // namespace
+
+std::string folder_name_of(std::string name) {
     for (auto& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
     return name.empty() || name == "." || name == ".." ? "network" : name;
 }
 
-}  // namespace
-
 lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
                    std::int64_t first_tick, const storage& where)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
       config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
-      checkpoint_root_(where.checkpoint_root) {
+      checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick) {
     if (first_tick > 0) state_ = state::frozen;
     checkpoints_.every = run_.checkpoint_every;
     checkpoints_.keep = run_.checkpoint_keep;
-    checkpoints_.dir = checkpoint_dir(folder_name(plan.net.name));
+    checkpoints_.dir = checkpoint_dir(folder_name_of(plan.net.name));
     const auto& net = plan.net;
     // Columns: the output neurons in document order; each node reports its output neurons
     // in ascending index order, and one neuron may fill several columns.
@@ -252,13 +252,91 @@ void lead_run::write_checkpoint(std::int64_t tick) {
     fs::create_directories(settings.dir);
     const std::string file = (fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
     write_atomically(file, bytes);
-    std::lock_guard<std::mutex> lock(mutex_);
-    checkpoint_files_.push_back(file);
-    while (checkpoint_files_.size() > static_cast<std::size_t>(std::max(1, checkpoints_.keep))) {
-        std::error_code ignored;
-        fs::remove(checkpoint_files_.front(), ignored);
-        checkpoint_files_.erase(checkpoint_files_.begin());
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        checkpoint_files_.push_back(file);
+        while (checkpoint_files_.size() > static_cast<std::size_t>(std::max(1, checkpoints_.keep))) {
+            std::error_code ignored;
+            fs::remove(checkpoint_files_.front(), ignored);
+            checkpoint_files_.erase(checkpoint_files_.begin());
+        }
     }
+    if (!links_.replicate) return;
+    // The rows first: a standby holding a checkpoint also holds every row before it.
+    replicate_rows(tick);
+    replicate_spikes(tick);
+    links_.replicate(json{{"kind", "checkpoint"}, {"tick", tick}}, bytes);
+}
+
+void lead_run::replicate_spikes(std::int64_t before) {
+    if (!links_.replicate || !recording_) return;
+    constexpr std::size_t piece = 8u << 20;
+    bool more = true;
+    while (more) {
+        json header;
+        std::string body;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            // The standby forgets what clients have read: what this lead no longer holds.
+            header = {{"kind", "spikes"}, {"forget_before", spikes_.empty() ? completed() + 1 : spikes_.front().tick}};
+            more = false;
+            for (const auto& s : spikes_) {
+                if (s.tick < spikes_replicated_end_) continue;
+                if (s.tick >= before) break;
+                if (!body.empty() && body.size() + s.neurons.size() * sizeof(std::uint32_t) > piece) {
+                    more = true;
+                    break;
+                }
+                append_spikes(body, s);
+                spikes_replicated_end_ = s.tick + 1;
+            }
+            if (!more) spikes_replicated_end_ = std::max(spikes_replicated_end_, before);
+        }
+        links_.replicate(header, body);
+    }
+}
+
+void lead_run::replicate_rows(std::int64_t before) {
+    if (!links_.replicate) return;
+    // In pieces of about 8 MiB, each a frame of its own.
+    while (true) {
+        json header;
+        std::string body;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            const auto from = std::max(replicated_end_, rows_.first());
+            const auto end = std::min(before, rows_.end());
+            if (from >= end) return;
+            const std::size_t row_bytes = rows_.width() * sizeof(float);
+            const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, (8u << 20) / std::max<std::size_t>(1, row_bytes)));
+            body.reserve(static_cast<std::size_t>(count) * row_bytes);
+            for (auto t = from; t < from + count; ++t) {
+                const auto row = rows_.row(t);
+                body.append(reinterpret_cast<const char*>(row.data()), row_bytes);
+            }
+            header = {{"kind", "rows"}, {"start", rows_.start()}, {"from", from}, {"width", rows_.width()}};
+            replicated_end_ = from + count;
+        }
+        links_.replicate(header, body);
+    }
+}
+
+void lead_run::replicate_intent() {
+    if (!links_.replicate) return;
+    json header = {{"kind", "intent"}, {"checkpoints", checkpoint_settings_json()}};
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        header["state"] = name(state_);
+        header["target"] = target_;
+    }
+    links_.replicate(header, {});
+}
+
+json lead_run::checkpoint_settings_json() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {{"every", checkpoints_.every},
+            {"keep", checkpoints_.keep},
+            {"dir", std::filesystem::path(checkpoints_.dir).lexically_relative(checkpoint_root_).string()}};
 }
 
 std::string lead_run::checkpoint_dir(const std::string& name) const {
@@ -287,14 +365,43 @@ std::string lead_run::last_checkpoint() const {
     return checkpoint_files_.empty() ? std::string() : checkpoint_files_.back();
 }
 
+std::deque<tick_spikes> lead_run::spikes_before(std::int64_t tick) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::deque<tick_spikes> earlier;
+    for (const auto& s : spikes_)
+        if (s.tick < tick) earlier.push_back(s);
+    return earlier;
+}
+
+void lead_run::adopt_spikes(const std::deque<tick_spikes>& earlier) {
+    std::int64_t first_tick;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        first_tick = rows_.end();
+        for (auto s = earlier.rbegin(); s != earlier.rend(); ++s) {
+            if (s->tick >= first_tick || (!spikes_.empty() && s->tick >= spikes_.front().tick)) continue;
+            spikes_held_ += s->neurons.size();
+            spikes_.push_front(*s);
+        }
+        if (!spikes_.empty()) spikes_replicated_end_ = std::min(spikes_replicated_end_, spikes_.front().tick);
+    }
+    replicate_spikes(first_tick);
+}
+
 output_rows lead_run::rows_before(std::int64_t tick) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return rows_.before(tick);
 }
 
 void lead_run::adopt_rows(const output_rows& earlier) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    rows_.adopt(earlier);
+    std::int64_t first_tick;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        first_tick = rows_.end();
+        rows_.adopt(earlier);
+        replicated_end_ = rows_.first();
+    }
+    replicate_rows(first_tick);
 }
 
 void lead_run::check_nodes() {
@@ -427,6 +534,7 @@ json lead_run::control(const json& request) {
                 throw usage_error("the network is already running");
             state_ = state::running;
         }
+        replicate_intent();
         start_running();
         return progress();
     }
@@ -443,10 +551,15 @@ json lead_run::control(const json& request) {
             started_ = clock_type::now();
             ticks_at_start_ = completed();
         }
+        replicate_intent();
         drive(target_);
         return progress();
     }
-    if (command == "freeze") return freeze();
+    if (command == "freeze") {
+        auto reply = freeze();
+        replicate_intent();
+        return reply;
+    }
     if (command == "checkpoint") {
         checkpoint_settings c = checkpoints();
         c.every = request.value("every", c.every);
@@ -454,6 +567,7 @@ json lead_run::control(const json& request) {
         if (request.contains("dir")) c.dir = checkpoint_dir(request.at("dir").get<std::string>());
         if (c.every < 0 || c.keep < 1) throw usage_error("checkpoints need every >= 0 and keep >= 1");
         set_checkpoints(c);
+        replicate_intent();
         return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};
     }
     throw usage_error("unknown command '" + command + "'");

@@ -20,6 +20,15 @@
 
 namespace dnnc::node_server {
 
+// A network's name as a folder name (checkpoints and replicas are kept in one per network).
+std::string folder_name_of(std::string network);
+
+// The recorded spikes of one complete tick.
+struct tick_spikes {
+    std::int64_t tick;
+    std::vector<std::uint32_t> neurons;  // ascending
+};
+
 class lead_run {
 public:
     struct links {
@@ -36,6 +45,9 @@ public:
         // node is paused there. It must not take a reference to this run: a run may not end
         // on its own ticker thread.
         std::function<std::string(std::int64_t tick)> capture;
+        // Sends a replica message (standby.hpp) to the standby; may be empty (no standby).
+        // Called without the run's lock; a standby that cannot be reached is not an error.
+        std::function<void(const nlohmann::json& header, const std::string& body)> replicate;
     };
 
     struct checkpoint_settings {
@@ -83,13 +95,21 @@ public:
     // an absolute path or one that climbs out with ".."); empty keeps the current one.
     void set_checkpoints(checkpoint_settings settings);
     checkpoint_settings checkpoints() const;
+    // The settings as a "checkpoint" command takes them: {"every", "keep", "dir" (relative)}.
+    nlohmann::json checkpoint_settings_json() const;
+    // Values per output row: outputs x lanes.
+    std::size_t output_width() const { return rows_.width(); }
     // The newest checkpoint written, if any.
     std::string last_checkpoint() const;
     // The output rows still held of the ticks before `tick`, for a run that continues
     // from a checkpoint.
     output_rows rows_before(std::int64_t tick) const;
-    // Adopts the rows of the ticks before this run's first tick.
+    // Adopts the rows of the ticks before this run's first tick (and replicates them).
     void adopt_rows(const output_rows& earlier);
+    // The recorded spikes still held (no client has read them) of the ticks before `tick`.
+    std::deque<tick_spikes> spikes_before(std::int64_t tick) const;
+    // Adopts those of the ticks before this run's first tick (and replicates them).
+    void adopt_spikes(const std::deque<tick_spikes>& earlier);
     // {"from": T} -> {"columns", "batch", "rows": [[tick, values...]...], "completed", "state",
     // "start": the run's first tick, "first": the oldest tick still held}. Rows start at
     // max(T, first); the rows of ticks [max(T, start), first) were dropped unread.
@@ -157,10 +177,6 @@ private:
     std::vector<node_progress> nodes_;
 
     // Recorded spikes of complete ticks that no client has read yet, oldest first.
-    struct tick_spikes {
-        std::int64_t tick;
-        std::vector<std::uint32_t> neurons;  // ascending
-    };
     bool recording_ = false;  // the network records spikes
     std::deque<tick_spikes> spikes_;
     std::size_t spikes_held_ = 0;
@@ -170,12 +186,19 @@ private:
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
     void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause
     void write_checkpoint(std::int64_t tick);
+    // The standby gets the rows of the ticks before `tick` it does not have yet, then what
+    // the clock is doing now.
+    void replicate_rows(std::int64_t before);
+    void replicate_spikes(std::int64_t before);
+    void replicate_intent();
     // `name` under checkpoint_root_; usage_error when it would lead elsewhere.
     std::string checkpoint_dir(const std::string& name) const;
 
     std::string checkpoint_root_;
     checkpoint_settings checkpoints_;
     std::vector<std::string> checkpoint_files_;  // oldest first
+    std::int64_t replicated_end_;                 // the standby holds the rows of ticks before this
+    std::int64_t spikes_replicated_end_;          // and the unread spikes of ticks before this
 
     std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
     std::thread ticker_;

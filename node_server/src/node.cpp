@@ -63,6 +63,7 @@ struct node::impl {
     task_pool tasks;
     std::shared_ptr<worker> own;
     std::shared_ptr<lead> leader;
+    std::shared_ptr<standby> backup;  // of another node's lead
 
     explicit impl(node_options o)
         : options(std::move(o)),
@@ -74,10 +75,12 @@ struct node::impl {
         });
         own = std::make_shared<worker>(options, calls, signals_in, tasks,
                                        worker::hooks{[this](const json& report) { leader->report(report); },
-                                                     [this] { leader->resign(); }});
+                                                     [this] { leader->resign(); }, [this] { backup->forget(); }});
         leader = std::make_shared<lead>(options, srv, calls, tasks, *own);
+        backup = std::make_shared<standby>(options, [this](const replica& r) { leader->take_over(r); });
         srv.add_module(own);
         srv.add_module(leader);
+        srv.add_module(backup);
         srv.add_module(std::make_shared<admin_module>(srv, [this] { return status(); }, [this] { return own->heartbeat(); }));
     }
 
@@ -86,6 +89,7 @@ struct node::impl {
         json s{{"tick", 0}, {"pid", getpid()}};
         own->describe(s);
         leader->describe(s);
+        backup->describe(s);
         return s;
     }
 };
@@ -115,7 +119,9 @@ node::node(node_options options) : impl_(std::make_unique<impl>(std::move(option
 
 node::~node() {
     stop();
-    // The run goes before the simulation its clock drives; tasks may still use both.
+    // The standby's watch ends first (it may be taking over); the run goes before the
+    // simulation its clock drives; tasks may still use both.
+    impl_->backup->shutdown();
     impl_->leader->shutdown();
     impl_->own->shutdown();
     impl_->tasks.wait_all();

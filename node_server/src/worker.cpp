@@ -148,6 +148,7 @@ void worker::install(const protocol::node_config& own) {
     }
     // Released without the lock: a run's clock thread takes it on its way out.
     if (own.lead != own.node) hooks_.resign_lead();
+    hooks_.drop_replica();
     old.reset();
     const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
     const bool is_lead = own.lead == own.node;
@@ -264,6 +265,7 @@ void worker::describe(json& s) const {
     s["node"] = config_->node;
     s["network"] = config_->network;
     s["lead"] = config_->lead;
+    s["lead_address"] = config_->lead_host + ":" + std::to_string(config_->lead_port);
     s["neurons"] = config_->neurons.size();
     s["config_hash"] = config_hash_;
     s["epoch"] = std::to_string(config_->epoch);  // a string: JSON readers may hold doubles only

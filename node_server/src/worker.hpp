@@ -34,6 +34,8 @@ public:
     struct hooks {
         std::function<void(const nlohmann::json& report)> report_to_own_lead;
         std::function<void()> resign_lead;
+        // A new config is being installed: a replica held for an earlier lead is void.
+        std::function<void()> drop_replica;
     };
 
     worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h);
@@ -53,7 +55,7 @@ public:
     std::optional<std::string> network() const;
     // status fields of this node: state, role, memory {available: what its machine can still
     // give, limit: node_options::memory_limit, network: what its network's engine holds},
-    // node, network, lead, neurons,
+    // node, network, lead, lead_address, neurons,
     // config_hash, epoch.
     void describe(nlohmann::json& status) const;
     // A heartbeat's answer: {"waiting": node_simulation::waiting()} while a tick waits for

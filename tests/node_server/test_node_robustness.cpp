@@ -14,6 +14,14 @@ using namespace dnnc::node_server;
 using protocol::message_type;
 
 namespace {
+// A replica payload (standby.hpp): u32 header length, header, body.
+std::string replica_payload(const std::string& header, const std::string& body = {}) {
+    const auto n = static_cast<std::uint32_t>(header.size());
+    return std::string{static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff), static_cast<char>((n >> 16) & 0xff),
+                       static_cast<char>(n >> 24)} +
+           header + body;
+}
+
 // Sends every payload as every message type and checks that the node still answers.
 void pound(const endpoint& at) {
     peer_client client;
@@ -28,12 +36,19 @@ void pound(const endpoint& at) {
         R"({"route": [{"id": "x", "host": "127.0.0.1", "port": 1, "delay": 0}], "hop": 5})",
         // Spike requests and tick reports with recorded spikes.
         // Spike requests.
-        R"({"from": "x"})", R"({"from": -7})", R"({"from": 0, "acknowledge": 3})"};
+        R"({"from": "x"})", R"({"from": -7})", R"({"from": 0, "acknowledge": 3})",
+        // Replicas: lengths past the end, headers that are not objects, kinds before their
+        // document, documents missing fields, unknown kinds.
+        std::string("\xff\xff\xff\x7f{}", 6), replica_payload("[1]"), replica_payload("{}"),
+        replica_payload(R"({"kind": "rows", "start": 0, "from": 0, "width": 1})", "abcd"),
+        replica_payload(R"({"kind": "spikes", "forget_before": 0})", std::string(13, '\x01')),
+        replica_payload(R"({"kind": "checkpoint", "tick": 5})", "x"), replica_payload(R"({"kind": "document", "lead": 3})"),
+        replica_payload(R"({"kind": "teleport"})")};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,
                                      message_type::output,  message_type::snapshot,      message_type::capture,
                                      message_type::restore_state, message_type::status,   message_type::error_reply,
-                                     message_type::spikes};
+                                     message_type::spikes, message_type::replica};
     for (auto type : requests)
         for (const auto& payload : payloads) {
             INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");

@@ -1,0 +1,230 @@
+#include "standby.hpp"
+
+#include "dnnc/core/files.hpp"
+#include "dnnc/node_server/log.hpp"
+#include "lead_run.hpp"
+#include "node_messages.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace dnnc::node_server {
+
+using json = nlohmann::json;
+using protocol::frame;
+using protocol::message_type;
+
+std::string encode_replica(const json& header, std::string_view body) {
+    const std::string text = header.dump();
+    const auto length = static_cast<std::uint32_t>(text.size());
+    std::string payload(4, '\0');
+    for (int k = 0; k < 4; ++k) payload[k] = static_cast<char>((length >> (8 * k)) & 0xff);
+    payload += text;
+    payload += body;
+    return payload;
+}
+
+namespace {
+template <class T>
+void append_le(std::string& out, T value) {
+    for (std::size_t k = 0; k < sizeof(T); ++k) out.push_back(static_cast<char>((static_cast<std::uint64_t>(value) >> (8 * k)) & 0xff));
+}
+template <class T>
+T read_le(std::string_view in, std::size_t& at) {
+    if (in.size() - at < sizeof(T)) throw protocol_error("replica spikes are truncated");
+    std::uint64_t value = 0;
+    for (std::size_t k = 0; k < sizeof(T); ++k) value |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[at + k])) << (8 * k);
+    at += sizeof(T);
+    return static_cast<T>(value);
+}
+}  // namespace
+
+void append_spikes(std::string& body, const tick_spikes& s) {
+    append_le<std::int64_t>(body, s.tick);
+    append_le<std::uint32_t>(body, static_cast<std::uint32_t>(s.neurons.size()));
+    for (auto n : s.neurons) append_le<std::uint32_t>(body, n);
+}
+
+std::vector<tick_spikes> decode_spikes(std::string_view body) {
+    std::vector<tick_spikes> ticks;
+    std::size_t at = 0;
+    while (at < body.size()) {
+        tick_spikes s{read_le<std::int64_t>(body, at), {}};
+        const auto count = read_le<std::uint32_t>(body, at);
+        if ((body.size() - at) / sizeof(std::uint32_t) < count) throw protocol_error("replica spikes are truncated");
+        s.neurons.reserve(count);
+        for (std::uint32_t k = 0; k < count; ++k) s.neurons.push_back(read_le<std::uint32_t>(body, at));
+        ticks.push_back(std::move(s));
+    }
+    return ticks;
+}
+
+standby::standby(const node_options& options, std::function<void(const replica&)> take_over)
+    : options_(options), take_over_(std::move(take_over)), watcher_([this] { watch(); }) {}
+
+standby::~standby() { shutdown(); }
+
+std::vector<message_type> standby::handles() const { return {message_type::replica}; }
+
+void standby::handle(const frame& request, responder respond) {
+    const std::string_view payload = request.payload;
+    if (payload.size() < 4) throw protocol_error("replica payload is truncated");
+    std::uint32_t length = 0;
+    for (int k = 0; k < 4; ++k) length |= static_cast<std::uint32_t>(static_cast<unsigned char>(payload[k])) << (8 * k);
+    if (length > payload.size() - 4) throw protocol_error("replica header runs past the payload");
+    const json header = parse_payload(std::string(payload.substr(4, length)));
+    if (!header.is_object()) throw protocol_error("replica header is not an object");
+    try {
+        receive(header, std::string(payload.substr(4 + length)));
+    } catch (const json::exception& e) {
+        throw protocol_error(std::string("malformed replica header: ") + e.what());
+    }
+    respond(reply_of(message_type::replica_reply));
+}
+
+void standby::receive(const json& header, std::string body) {
+    const auto kind = header.at("kind").get<std::string>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (kind == "document") {
+        replica r;
+        r.network = header.at("network").get<std::string>();
+        r.lead = header.at("lead").get<std::string>();
+        r.lead_at = parse_endpoint(header.at("lead_at").get<std::string>());
+        r.heartbeat_timeout_ms = header.at("heartbeat_timeout_ms").get<double>();
+        r.first_tick = header.at("tick").get<std::int64_t>();
+        r.rows = output_rows(header.at("width").get<std::size_t>(), r.first_tick, options_.output_memory);
+        r.document = std::move(body);
+        replica_ = std::move(r);
+        lead_seen_ = clock_type::now();
+        DNNC_LOG(info, "standby for lead '" << replica_->lead << "' of network '" << replica_->network << "'");
+        changed_.notify_all();
+        return;
+    }
+    if (!replica_) throw protocol_error("a replica '" + kind + "' before its document");
+    auto& r = *replica_;
+    if (kind == "rows") {
+        const auto start = header.at("start").get<std::int64_t>();
+        const auto from = header.at("from").get<std::int64_t>();
+        const auto width = header.at("width").get<std::size_t>();
+        if (width != r.rows.width() || (width > 0 && body.size() % (width * sizeof(float)) != 0) || from < start)
+            throw protocol_error("replica rows do not match the network's outputs");
+        if (start != r.rows.start()) r.rows = output_rows(width, start, options_.output_memory);
+        if (from > r.rows.end()) r.rows.skip_to(from);  // the lead no longer had the rows between
+        const std::size_t count = width == 0 ? 0 : body.size() / (width * sizeof(float));
+        for (std::size_t k = 0; k < count; ++k) {
+            if (from + static_cast<std::int64_t>(k) < r.rows.end()) continue;  // held already
+            std::vector<float> row(width);
+            std::memcpy(row.data(), body.data() + k * width * sizeof(float), width * sizeof(float));
+            r.rows.push(std::move(row));
+        }
+        return;
+    }
+    if (kind == "spikes") {
+        const auto forget_before = header.at("forget_before").get<std::int64_t>();
+        while (!r.spikes.empty() && r.spikes.front().tick < forget_before) r.spikes.pop_front();
+        std::size_t held = 0;
+        for (const auto& s : r.spikes) held += s.neurons.size();
+        for (auto& s : decode_spikes(body)) {
+            if (!r.spikes.empty() && s.tick <= r.spikes.back().tick) continue;  // held already
+            held += s.neurons.size();
+            r.spikes.push_back(std::move(s));
+        }
+        // Bounded as at the lead: the oldest go first.
+        while (held > lead_run::max_spikes_held) {
+            held -= r.spikes.front().neurons.size();
+            r.spikes.pop_front();
+        }
+        return;
+    }
+    if (kind == "checkpoint") {
+        const auto tick = header.at("tick").get<std::int64_t>();
+        // Kept on disk as well, in this node's own state folder: the newest only.
+        namespace fs = std::filesystem;
+        const auto dir = fs::path(options_.state_dir) / "replicas" / folder_name_of(r.network);
+        fs::create_directories(dir);
+        write_atomically((dir / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string(), body);
+        if (r.checkpoint_tick >= 0 && r.checkpoint_tick != tick) {
+            std::error_code ignored;
+            fs::remove(dir / ("checkpoint-" + std::to_string(r.checkpoint_tick) + ".dnncs"), ignored);
+        }
+        r.checkpoint = std::move(body);
+        r.checkpoint_tick = tick;
+        return;
+    }
+    if (kind == "intent") {
+        r.intent = header;
+        return;
+    }
+    throw protocol_error("unknown replica kind '" + kind + "'");
+}
+
+void standby::forget() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    replica_.reset();
+}
+
+void standby::describe(json& status) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!replica_) return;
+    status["replica"] = {{"lead", replica_->lead},
+                         {"checkpoint_tick", replica_->checkpoint_tick},
+                         {"rows", replica_->rows.end() - replica_->rows.first()},
+                         {"lead_silent_ms", elapsed_ms(lead_seen_)}};
+}
+
+void standby::shutdown() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    if (watcher_.joinable()) watcher_.join();
+}
+
+// Pings the lead a few times per heartbeat timeout; once it has been silent for a whole
+// timeout, takes over with the replica held then.
+void standby::watch() {
+    peer_client pinger(options_.server.secret);
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+        if (!replica_) {
+            changed_.wait(lock, [&] { return stopping_ || replica_.has_value(); });
+            continue;
+        }
+        const double timeout_ms = replica_->heartbeat_timeout_ms;
+        const auto period = std::chrono::duration<double, std::milli>(std::clamp(timeout_ms / 4, 20.0, 500.0));
+        if (changed_.wait_for(lock, period, [&] { return stopping_; })) return;
+        if (!replica_) continue;
+        const auto lead_at = replica_->lead_at;
+        const std::string lead = replica_->lead;
+        lock.unlock();
+        bool answered = false;
+        try {
+            pinger.call(lead_at, frame{message_type::heartbeat, 0, 0, {}},
+                        std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2))));
+            answered = true;
+        } catch (const std::exception&) {
+        }
+        lock.lock();
+        if (!replica_ || replica_->lead != lead) continue;
+        if (answered) {
+            lead_seen_ = clock_type::now();
+            continue;
+        }
+        if (elapsed_ms(lead_seen_) <= timeout_ms) continue;
+        replica taken = std::move(*replica_);
+        replica_.reset();
+        lock.unlock();
+        DNNC_LOG(warn, "lead '" << taken.lead << "' has been silent for " << static_cast<long>(taken.heartbeat_timeout_ms)
+                                << " ms: taking over network '" << taken.network << "'");
+        try {
+            take_over_(taken);
+        } catch (const std::exception& e) {
+            DNNC_LOG(error, "taking over from lead '" << taken.lead << "' failed: " << e.what());
+        }
+        lock.lock();
+    }
+}
+
+}  // namespace dnnc::node_server

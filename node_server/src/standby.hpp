@@ -1,0 +1,87 @@
+#pragma once
+// A lead's standby (private to dnnc_node_server). The lead's first child in the broadcast
+// tree holds what it takes to replace the lead: the document the run began from, the
+// newest checkpoint, the output rows of the ticks before it, and what the clock was last
+// asked to do. It watches the lead with heartbeats; when the lead has been silent for the
+// run's heartbeat timeout, it hands the replica to its own node's lead module, which
+// restores the checkpoint onto the nodes still alive and carries the run on as the lead.
+//
+// Messages: replica. Its payload is a u32 (little-endian) header length, a JSON header,
+// and a body:
+//   {"kind": "document", "network", "lead", "lead_at", "heartbeat_timeout_ms", "tick", "width"}
+//       body: the submitted document or snapshot; starts a new replica
+//   {"kind": "rows", "start", "from", "width"}   body: rows of ticks from..., `width` floats each
+//   {"kind": "spikes", "forget_before"}          body: recorded spikes (append_spikes) no client
+//                                                has read; those of ticks before forget_before were
+//   {"kind": "checkpoint", "tick"}               body: a binary snapshot at `tick`
+//   {"kind": "intent", "state", "target", "checkpoints": {"every", "keep", "dir"}}
+#include "dnnc/node_server/node.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/server.hpp"
+#include "lead_run.hpp"
+#include "output_rows.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+namespace dnnc::node_server {
+
+struct replica {
+    std::string network;
+    std::string lead;  // the lead's node id
+    endpoint lead_at;
+    double heartbeat_timeout_ms = 0;
+    std::string document;  // what was submitted: the run began at its tick
+    std::int64_t first_tick = 0;
+    std::string checkpoint;  // the newest checkpoint (a binary snapshot); empty: none yet
+    std::int64_t checkpoint_tick = -1;
+    output_rows rows{0, 0, 0};
+    std::deque<tick_spikes> spikes;  // recorded, not read by any client yet
+    nlohmann::json intent = nlohmann::json::object();
+};
+
+std::string encode_replica(const nlohmann::json& header, std::string_view body);
+// A tick's spikes in a replica body: i64 tick, u32 count, count u32 neurons (little-endian).
+void append_spikes(std::string& body, const tick_spikes& s);
+std::vector<tick_spikes> decode_spikes(std::string_view body);
+
+class standby final : public module {
+public:
+    // `take_over` runs on the standby's own thread once the lead is found silent.
+    standby(const node_options& options, std::function<void(const replica&)> take_over);
+    ~standby() override;
+
+    std::vector<protocol::message_type> handles() const override;
+    void handle(const protocol::frame& request, responder respond) override;
+
+    // This node installed a config: what it held for an earlier lead no longer applies.
+    void forget();
+    // status fields: "replica" {"lead", "checkpoint_tick", "rows", "lead_silent_ms"} while
+    // it holds a replica.
+    void describe(nlohmann::json& status) const;
+    void shutdown();
+
+private:
+    void receive(const nlohmann::json& header, std::string body);
+    void watch();
+
+    const node_options& options_;
+    std::function<void(const replica&)> take_over_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    bool stopping_ = false;
+    std::optional<replica> replica_;
+    std::chrono::steady_clock::time_point lead_seen_;
+    std::thread watcher_;
+};
+
+}  // namespace dnnc::node_server

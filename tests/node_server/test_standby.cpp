@@ -1,0 +1,122 @@
+// The standby: what it keeps of the replicas a lead sends (rows with gaps, spikes no client
+// has read, the newest checkpoint on disk, the clock's intent), and the takeover it starts
+// once the lead has been silent for the heartbeat timeout.
+#include "standby.hpp"
+
+#include "dnnc/core/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::node_server;
+using nlohmann::json;
+
+namespace {
+
+void send(standby& s, const json& header, const std::string& body = {}) {
+    protocol::frame reply;
+    s.handle({protocol::message_type::replica, 0, 0, encode_replica(header, body)}, [&](protocol::frame f) { reply = std::move(f); });
+    REQUIRE(reply.type == protocol::message_type::replica_reply);
+}
+
+std::string rows_body(std::int64_t from, std::int64_t count) {
+    std::string body;
+    for (auto t = from; t < from + count; ++t) {
+        const float row[2] = {static_cast<float>(t), -static_cast<float>(t)};
+        body.append(reinterpret_cast<const char*>(row), sizeof row);
+    }
+    return body;
+}
+
+}  // namespace
+
+TEST_CASE("replicated spikes decode to what was encoded; truncated ones are refused") {
+    std::string body;
+    append_spikes(body, {3, {1, 5, 9}});
+    append_spikes(body, {4, {}});
+    append_spikes(body, {7, {4000000000u}});
+    const auto ticks = decode_spikes(body);
+    REQUIRE(ticks.size() == 3);
+    CHECK(ticks[0].tick == 3);
+    CHECK(ticks[0].neurons == std::vector<std::uint32_t>{1, 5, 9});
+    CHECK(ticks[1].neurons.empty());
+    CHECK(ticks[2].neurons == std::vector<std::uint32_t>{4000000000u});
+    CHECK_THROWS_AS(decode_spikes(body.substr(0, body.size() - 1)), protocol_error);
+    CHECK_THROWS_AS(decode_spikes(std::string("\x01\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff", 12)), protocol_error);
+}
+
+TEST_CASE("a standby keeps the lead's replica and takes over with it once the lead is silent") {
+    node_options options;
+    options.state_dir = (std::filesystem::temp_directory_path() / ("dnnc-standby-" + std::to_string(std::random_device{}()))).string();
+    std::mutex mutex;
+    std::condition_variable taken_cv;
+    std::optional<replica> taken;
+    {
+        standby s(options, [&](const replica& r) {
+            std::lock_guard<std::mutex> lock(mutex);
+            taken = r;
+            taken_cv.notify_all();
+        });
+        CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0, encode_replica({{"kind", "rows"}}, {})}, [](protocol::frame) {}),
+                        protocol_error);
+        // Port 1 on loopback: nobody answers there, so the lead is silent from the start.
+        send(s, {{"kind", "document"}, {"network", "net/1"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
+                 {"heartbeat_timeout_ms", 300}, {"tick", 0}, {"width", 2}},
+             "<dnnc/>");
+        send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"width", 2}}, rows_body(0, 4));
+        send(s, {{"kind", "rows"}, {"start", 0}, {"from", 2}, {"width", 2}}, rows_body(2, 4));  // 2, 3 held already
+        send(s, {{"kind", "spikes"}, {"forget_before", 0}}, [] {
+            std::string b;
+            append_spikes(b, {1, {7}});
+            append_spikes(b, {4, {2, 3}});
+            return b;
+        }());
+        send(s, {{"kind", "spikes"}, {"forget_before", 3}});  // a client read the spikes of ticks 0..2
+        send(s, {{"kind", "checkpoint"}, {"tick", 4}}, "first");
+        send(s, {{"kind", "checkpoint"}, {"tick", 6}}, "second");
+        send(s, {{"kind", "intent"}, {"state", "stepping"}, {"target", 99}});
+        const auto dir = std::filesystem::path(options.state_dir) / "replicas" / "net_1";
+        CHECK(std::filesystem::exists(dir / "checkpoint-6.dnncs"));
+        CHECK_FALSE(std::filesystem::exists(dir / "checkpoint-4.dnncs"));
+
+        std::unique_lock<std::mutex> lock(mutex);
+        REQUIRE(taken_cv.wait_for(lock, std::chrono::seconds(5), [&] { return taken.has_value(); }));
+        json status;
+        s.describe(status);
+        CHECK_FALSE(status.contains("replica"));  // handed over: held no more
+    }
+    REQUIRE(taken);
+    CHECK(taken->lead == "a");
+    CHECK(taken->document == "<dnnc/>");
+    CHECK(taken->checkpoint == "second");
+    CHECK(taken->checkpoint_tick == 6);
+    CHECK(taken->rows.first() == 0);
+    CHECK(taken->rows.end() == 6);
+    for (std::int64_t t = 0; t < 6; ++t) CHECK(taken->rows.row(t) == std::vector<float>{static_cast<float>(t), -static_cast<float>(t)});
+    REQUIRE(taken->spikes.size() == 1);
+    CHECK(taken->spikes.front().tick == 4);
+    CHECK(taken->intent["target"] == 99);
+    std::filesystem::remove_all(options.state_dir);
+}
+
+TEST_CASE("rows a lead no longer had leave a gap the standby counts as dropped") {
+    node_options options;
+    options.state_dir = std::filesystem::temp_directory_path().string();
+    standby s(options, [](const replica&) {});
+    send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
+             {"heartbeat_timeout_ms", 1e9}, {"tick", 0}, {"width", 2}});
+    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"width", 2}}, rows_body(0, 2));
+    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 5}, {"width", 2}}, rows_body(5, 1));
+    json status;
+    s.describe(status);
+    CHECK(status["replica"]["rows"] == 1);
+    CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0,
+                              encode_replica({{"kind", "rows"}, {"start", 0}, {"from", 6}, {"width", 3}}, rows_body(6, 1))},
+                             [](protocol::frame) {}),
+                    protocol_error);
+}
