@@ -127,6 +127,27 @@ json control(const client_options& o, const std::string& lead, const json& comma
     return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, command.dump()}).payload);
 }
 
+std::string find_new_lead(const client_options& o, const std::vector<std::string>& nodes, const std::string& lost,
+                          const std::string& network, std::chrono::milliseconds patience) {
+    const auto deadline = std::chrono::steady_clock::now() + patience;
+    client_options quick = o;
+    quick.timeout_s = 2;
+    while (std::chrono::steady_clock::now() < deadline) {
+        for (const auto& address : nodes) {
+            if (address == lost) continue;
+            try {
+                const auto s = json::parse(call_node(quick, address, {protocol::message_type::status, 0, 0, {}}).payload);
+                if (s.value("role", "") == "lead" && s.value("network", "") == network) return address;
+            } catch (const std::exception&) {
+                // down too, or busy taking over: asked again
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    throw error("the lead at " + lost + " stopped answering and no node took over network '" + network + "' within " +
+                std::to_string(patience.count() / 1000) + " s");
+}
+
 json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target, const volatile bool* interrupted,
                    const std::function<void()>& each_poll) {
     const bool bar = isatty(STDERR_FILENO);

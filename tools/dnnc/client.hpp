@@ -66,6 +66,8 @@ public:
     output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster);
     // Prints every row complete now; returns the run's state ("failed" when it failed).
     std::string read();
+    // Reads from another lead from here on (one that took over the run).
+    void follow(const std::string& lead) { lead_ = node_server::parse_endpoint(lead); }
     // Reads until tick `last` is printed, or the lead has no more.
     void read_through(std::int64_t last);
     std::int64_t next() const { return next_; }  // the first tick not printed yet
@@ -80,6 +82,12 @@ private:
     bool raster_, header_ = true;
     std::int64_t next_, completed_ = -1, missed_ = 0;
 };
+
+// When the lead at `lost` stops answering, its standby takes the run over (node_server's
+// standby.hpp): asks `nodes` (HOST:PORT) until one says it leads network `network`, and
+// returns its address; error when none does within `patience`.
+std::string find_new_lead(const client_options& o, const std::vector<std::string>& nodes, const std::string& lost,
+                          const std::string& network, std::chrono::milliseconds patience);
 
 // Polls the lead until tick `target` is complete; draws a progress bar on a terminal, and
 // calls `each_poll` (when given) after every poll. Throws error when the run fails (a

@@ -136,7 +136,7 @@ int run_run(const run_options& o) {
         std::ofstream(config) << text;
         const auto& lead_node = *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
                                               [&](const auto& n) { return n.id == doc.clu->lead; });
-        const std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
+        std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
         if (interrupted) throw error("interrupted");
         summary = json::parse(call_node(client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
         if (!inputs.empty()) {
@@ -159,19 +159,50 @@ int run_run(const run_options& o) {
         }
         const auto run_start = std::chrono::steady_clock::now();
         const auto reply = control(client, lead, {{"command", "step"}, {"ticks", o.ticks}});
+        const auto target = reply["target"].get<std::int64_t>();
+        bool took_over = false;
         // Spikes and outputs are read while the run goes, every half second: often enough
         // that the lead holds few, seldom enough that reading them takes little from the nodes.
         auto last_read = std::chrono::steady_clock::now();
-        progress = wait_for_tick(client, lead, reply["target"].get<std::int64_t>(), &interrupted, [&] {
+        auto read_some = [&] {
             if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
             if (spikes) spikes->read();
             if (outputs) outputs->read();
             last_read = std::chrono::steady_clock::now();
-        });
+        };
+        while (true) {
+            try {
+                progress = wait_for_tick(client, lead, target, &interrupted, read_some);
+                break;
+            } catch (const io_error& e) {
+                // The lead is gone: its standby takes the run over from the last checkpoint
+                // and goes on stepping to the target; the readers go on where they were.
+                if (interrupted) throw;
+                std::cerr << "dnnc: the lead at " << lead << " stopped answering (" << e.what() << "); waiting for its standby\n";
+                std::vector<std::string> addresses;
+                for (const auto& n : doc.clu->nodes) addresses.push_back(n.host + ":" + std::to_string(n.port));
+                const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+                lead = find_new_lead(client, addresses, lead, doc.net->name,
+                                     std::chrono::milliseconds(static_cast<long>(timeout_ms) + 60000));
+                std::cerr << "dnnc: " << lead << " took over the run\n";
+                // The summary names the nodes that ran to the end.
+                const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
+                json nodes = json::array();
+                for (const auto& n : st["nodes"]) nodes.push_back({{"id", n["id"]}, {"neurons", n["neurons"]}});
+                summary["nodes"] = nodes;
+                took_over = true;
+                if (spikes) spikes->follow(lead);
+                if (outputs) outputs->follow(lead);
+                const auto now = control(client, lead, {{"command", "progress"}});
+                const auto done = now["completed"].get<std::int64_t>();
+                if (now["state"] == "frozen" && done < target) control(client, lead, {{"command", "step"}, {"ticks", target - done}});
+            }
+        }
         // The lead's own time for the step (from its grant to the last row), else ours,
         // which is only as fine as our polling.
-        run_seconds = progress.value("last_step_seconds",
-                                     std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+        // After a takeover, ours: the new lead's step began at its checkpoint.
+        const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+        run_seconds = took_over ? ours : progress.value("last_step_seconds", ours);
         const auto last = progress["completed"].get<std::int64_t>();
         if (spikes) {
             spikes->read_through(last);

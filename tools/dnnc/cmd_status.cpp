@@ -28,6 +28,14 @@ int run_status(const status_options& o) {
     }
     std::cout << "node " << text_of(s, "node") << " (" << s["role"].get<std::string>() << "), network "
               << text_of(s, "network") << ", state " << s["state"].get<std::string>() << ", tick " << s["tick"] << '\n';
+    if (s.value("role", "") == "worker") std::cout << "lead " << text_of(s, "lead") << " (" << text_of(s, "lead_address") << ")\n";
+    if (s.contains("replica")) {
+        const auto& r = s["replica"];
+        std::cout << "standby of lead " << text_of(r, "lead") << ": checkpoint of tick " << r["checkpoint_tick"] << ", "
+                  << r["rows"] << " output rows held; lead last heard " << static_cast<long long>(r["lead_silent_ms"].get<double>())
+                  << " ms ago\n";
+    }
+    if (s.contains("standby_node")) std::cout << "standby " << text_of(s, "standby_node") << '\n';
     if (!s.contains("nodes")) return 0;
     std::printf("%-12s %-22s %-12s %8s %9s  %s\n", "node", "address", "roles", "capacity", "neurons", "alive");
     for (const auto& n : s["nodes"]) {

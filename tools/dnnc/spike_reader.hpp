@@ -24,6 +24,8 @@ public:
     void read_through(std::int64_t last);
     // Tells the lead what has been read, so that it forgets it (a last read leaves it there).
     void acknowledge();
+    // Reads from another lead from here on (one that took over the run).
+    void follow(const std::string& lead) { lead_ = lead; }
 
     struct group {
         std::string id;

@@ -1,0 +1,127 @@
+// Lead loss on real clusters: kill -9 the lead mid-run; its standby (the lead's first child
+// in the broadcast tree) takes over from the last replicated checkpoint, and the outputs and
+// spikes equal those of a run without the failure, the rows before the checkpoint included.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <future>
+#include <regex>
+#include <thread>
+
+using namespace dnnc::test;
+using nlohmann::json;
+
+namespace {
+
+void must(const std::string& command) {
+    const auto r = run_command(command);
+    INFO(command << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+}
+
+std::string at(int port) { return " --lead 127.0.0.1:" + std::to_string(port); }
+
+json status_of(int port) {
+    const auto r = run_command(dnnc_binary() + " status --json" + at(port));
+    return r.exit_code == 0 ? json::parse(r.out) : json();
+}
+
+// Polls the node at `port` until `done` holds for its status (at most `seconds`).
+json wait_for(int port, const std::function<bool(const json&)>& done, int seconds = 20) {
+    json s;
+    for (int i = 0; i < seconds * 20; ++i) {
+        s = status_of(port);
+        if (!s.is_null() && done(s)) return s;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL("timed out; last status: " << s.dump());
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("kill -9 the lead of a free-running network: its standby takes over and the outputs equal a run without the failure") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
+                                    ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n");
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    {
+        local_cluster_guard cluster(config);
+        REQUIRE(cluster.up.exit_code == 0);
+        must(dnnc + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0]));
+        must(dnnc + " input " + inputs + at(ports[0]));
+        must(dnnc + " start" + at(ports[0]));
+        CHECK(status_of(ports[0])["standby_node"] == "b");
+        // b holds the lead's checkpoints and rows, on its own disk too.
+        const auto held = wait_for(ports[1], [](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 100; });
+        CHECK(held["replica"]["lead"] == "a");
+        CHECK(held["replica"]["rows"].get<int>() >= 100);
+        CHECK(std::filesystem::exists(dir.path / "dnnc" / "replicas" / "it"));
+
+        REQUIRE(kill(pid_in(cluster.up.out, "a"), SIGKILL) == 0);
+        // Any node names the new lead.
+        wait_for(ports[2], [](const json& s) { return s.value("lead", "") == "b"; });
+        const auto lead = wait_for(ports[1], [](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; });
+        CHECK(lead["dead"].empty());
+        CHECK(lead["nodes"].size() == 2);
+        const auto c_text = run_command(dnnc + " status" + at(ports[2]));
+        CHECK_THAT(c_text.out, Catch::Contains("lead b (127.0.0.1:" + std::to_string(ports[1]) + ")"));
+        // It carries the free run on; commands go to it.
+        const auto before = status_of(ports[1])["tick"].get<int>();
+        wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > before + 20; });
+        must(dnnc + " freeze" + at(ports[1]));
+        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[1]));
+    }
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    REQUIRE(ticks > 100);
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
+    CHECK(rows == slurp(straight));
+}
+
+TEST_CASE("dnnc run goes on when its lead is killed mid-run, with the outputs and spikes of a run without the failure") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    // A quarter-size Brunel network, recording 200 neurons, on three linked nodes.
+    std::string text = slurp(source_path("examples/brunel/brunel_small.xml"));
+    std::vector<int> ports{free_port(), free_port(), free_port()};
+    std::string cluster = "<cluster lead=\"a\">\n";
+    for (int i = 0; i < 3; ++i)
+        cluster += "<node id=\"" + std::string(1, static_cast<char>('a' + i)) + "\" port=\"" + std::to_string(ports[i]) + "\"/>\n";
+    cluster += "<link from=\"a\" to=\"b\"/><link from=\"b\" to=\"c\"/><link from=\"a\" to=\"c\"/></cluster>";
+    text = std::regex_replace(text, std::regex("<cluster[\\s\\S]*</cluster>"), cluster);
+    text = std::regex_replace(text, std::regex("<run [^>]*/>"),
+                              "<run sync=\"lockstep\" send=\"nonzero\" probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"2000\"/>");
+    text = std::regex_replace(text, std::regex("<output "), "<record neurons=\"E[0:200]\"/>\n<output ");
+    const auto config = dir.file("brunel.xml", text);
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    const std::string ticks = " --ticks 30000";
+    const auto straight = dir.path / "straight";
+    must(dnnc + " run " + config + ticks + " --output " + (straight.string() + ".csv") + " --spikes " + (straight.string() + "-spikes.csv"));
+
+    const auto failed = dir.path / "failed";
+    auto run = std::async(std::launch::async, [&] {
+        return run_command(dnnc + " run " + config + ticks + " --output " + (failed.string() + ".csv") + " --spikes " +
+                           (failed.string() + "-spikes.csv"));
+    });
+    // Once the run is past a few checkpoints, its lead goes.
+    const auto s = wait_for(ports[0], [](const json& st) { return st.value("tick", 0) > 5000; }, 60);
+    REQUIRE(kill(s["pid"].get<int>(), SIGKILL) == 0);
+    const auto r = run.get();
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("took over the run"));
+    CHECK_THAT(r.out, Catch::Contains("on 2 nodes"));
+    CHECK(slurp(failed.string() + ".csv") == slurp(straight.string() + ".csv"));
+    CHECK(slurp(failed.string() + "-spikes.csv") == slurp(straight.string() + "-spikes.csv"));
+}
