@@ -290,6 +290,18 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
             dead.insert(n.id);
         }
     }
+    // Nodes that only the dead linked to this one are cut off: out as well.
+    std::set<std::string> reached{self};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& l : doc.clu->links) {
+            if (dead.count(l.from) > 0 || dead.count(l.to) > 0) continue;
+            if (reached.count(l.from) > 0 && reached.insert(l.to).second) grew = true;
+            if (reached.count(l.to) > 0 && reached.insert(l.from).second) grew = true;
+        }
+    }
+    for (const auto& n : doc.clu->nodes)
+        if (reached.count(n.id) == 0) dead.insert(n.id);
     auto& nodes = doc.clu->nodes;
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
     auto& links = doc.clu->links;
@@ -327,7 +339,8 @@ void lead::take_over(const replica& r) {
     const auto was = r.intent.value("state", std::string());
     if (was == "running") {
         run->control({{"command", "start"}});
-    } else if (was == "stepping") {
+    } else {
+        // Stepping to its target, or frozen there: the ticks after the checkpoint again.
         const auto completed = run->next_tick() - 1;
         const auto target = r.intent.value("target", completed);
         if (target > completed) run->control({{"command", "step"}, {"ticks", target - completed}});

@@ -71,7 +71,8 @@ private:
         nlohmann::json checkpoints;  // as lead_run::checkpoint_settings_json; null: the document's
     };
     // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
-    // cluster that answer, leaving out `dead`, with this node as the lead; frozen at its tick.
+    // cluster that answer and are still linked to this one, leaving out `dead`, with this
+    // node as the lead; frozen at its tick.
     nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier);
     double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path);
     std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);

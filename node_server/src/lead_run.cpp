@@ -327,7 +327,8 @@ void lead_run::replicate_intent() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         header["state"] = name(state_);
-        header["target"] = target_;
+        // Frozen: where, so that a standby taking over steps its checkpoint up to there.
+        header["target"] = state_ == state::frozen ? completed() : target_;
     }
     links_.replicate(header, {});
 }

@@ -14,7 +14,8 @@
 //   {"kind": "spikes", "forget_before"}          body: recorded spikes (append_spikes) no client
 //                                                has read; those of ticks before forget_before were
 //   {"kind": "checkpoint", "tick"}               body: a binary snapshot at `tick`
-//   {"kind": "intent", "state", "target", "checkpoints": {"every", "keep", "dir"}}
+//   {"kind": "intent", "state", "target": the tick it steps to or is frozen at,
+//    "checkpoints": {"every", "keep", "dir"}}
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"

@@ -125,3 +125,29 @@ TEST_CASE("dnnc run goes on when its lead is killed mid-run, with the outputs an
     CHECK(slurp(failed.string() + ".csv") == slurp(straight.string() + ".csv"));
     CHECK(slurp(failed.string() + "-spikes.csv") == slurp(straight.string() + "-spikes.csv"));
 }
+
+TEST_CASE("a standby taking over from the lead of a frozen network leaves it frozen at the same tick") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}}, {R"(<link from="a" to="b"/>)", R"(<link from="a" to="c"/>)"}, ports, 300,
+                                    "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\"/>\n"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n");
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    {
+        local_cluster_guard cluster(config);
+        REQUIRE(cluster.up.exit_code == 0);
+        must(dnnc + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0]));
+        must(dnnc + " input " + inputs + at(ports[0]));
+        must(dnnc + " step 120" + at(ports[0]));  // checkpoints at 50 and 100, frozen at 119
+        REQUIRE(kill(pid_in(cluster.up.out, "a"), SIGKILL) == 0);
+        const auto s = wait_for(ports[1], [](const json& st) { return st.value("role", "") == "lead" && st["tick"] == 119; });
+        CHECK(s["state"] == "frozen");
+        CHECK(s["nodes"].size() == 1);  // c was linked to b only through a: cut off, left out
+        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[1]));
+    }
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc + " run " + config + " --nodes 1 --ticks 120 --input " + inputs + " --output " + straight);
+    CHECK(slurp((dir.path / "out.csv").string()) == slurp(straight));
+}
