@@ -300,6 +300,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
         for (std::size_t r = 0; r < d.targets.size(); ++r) {
             auto& part = parts[node_of[d.targets[r]]];
             part.targets.push_back(d.targets[r]);
+            part.rows.push_back(static_cast<std::int64_t>(r));
             part.weights.insert(part.weights.end(), d.weights.begin() + static_cast<std::ptrdiff_t>(r * cols),
                                 d.weights.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols));
         }
@@ -307,6 +308,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
             if (parts[v].targets.empty()) continue;
             parts[v].sources.assign(d.sources.begin(), d.sources.end());
             parts[v].delay = d.delay;
+            parts[v].projection_rows = static_cast<std::int64_t>(d.targets.size());
             configs[v].dense.push_back(std::move(parts[v]));
         }
     }

@@ -173,7 +173,8 @@ bool operator==(const local_neuron& a, const local_neuron& b) {
            std::tie(b.id, b.index, b.window_ms, b.seed, b.report, b.record, b.params);
 }
 bool operator==(const dense_rows& a, const dense_rows& b) {
-    return std::tie(a.sources, a.targets, a.delay, a.weights) == std::tie(b.sources, b.targets, b.delay, b.weights);
+    return std::tie(a.sources, a.targets, a.delay, a.weights, a.rows, a.projection_rows) ==
+           std::tie(b.sources, b.targets, b.delay, b.weights, b.rows, b.projection_rows);
 }
 bool operator==(const node_config& a, const node_config& b) {
     auto t = [](const node_config& c) {

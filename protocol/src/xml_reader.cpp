@@ -708,11 +708,15 @@ private:
             c.share->where = a.where();
             share_depth_ = depth;
         } else if (n == "dense") {
-            dense_rows d{a.integers("sources"), a.integers("targets"), a.integer("delay", 1), {}};
+            dense_rows d{a.integers("sources"), a.integers("targets"), a.integer("delay", 1), {}, a.integers("rows"),
+                         a.integer("projection-rows", 0)};
             for (double w : a.reals("weights")) d.weights.push_back(static_cast<float>(w));
             if (d.weights.size() != d.sources.size() * d.targets.size())
                 fail(a.where(), "dense rows: " + std::to_string(d.weights.size()) + " weights for " +
                                     std::to_string(d.targets.size()) + " x " + std::to_string(d.sources.size()));
+            if (!d.rows.empty() && d.rows.size() != d.targets.size())
+                fail(a.where(), "dense rows: " + std::to_string(d.rows.size()) + " row indices for " +
+                                    std::to_string(d.targets.size()) + " targets");
             c.dense.push_back(std::move(d));
         }
     }

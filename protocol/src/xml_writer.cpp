@@ -354,6 +354,8 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         x.integers("targets", d.targets);
         if (d.delay != 1) x.attr("delay", d.delay);
         x.reals("weights", std::vector<double>(d.weights.begin(), d.weights.end()));
+        x.integers("rows", d.rows);
+        if (d.projection_rows != 0) x.attr("projection-rows", d.projection_rows);
         x.close();
     }
     for (const auto& child : c.children) write_node_config(x, child, false);

@@ -1095,7 +1095,11 @@ struct engine::impl {
             std::vector<std::uint32_t> sources, targets;
             for (auto g : d.sources) sources.push_back(slot_for(g));
             for (auto g : d.targets) targets.push_back(local_slot(g));
-            dense.push_back({dense_matrix(d.weights.data(), d.targets.size(), d.sources.size(), s.device), std::move(sources),
+            if (!d.rows.empty() && d.rows.size() != d.targets.size())
+                throw usage_error("engine spec: a dense block needs one row index per target");
+            dense.push_back({dense_matrix(d.weights.data(), d.targets.size(), d.sources.size(), s.device, d.rows,
+                                          d.projection_rows),
+                             std::move(sources),
                              std::move(targets), d.delay, std::vector<float>(d.sources.size() * batch),
                              std::vector<float>(d.targets.size() * batch)});
         }
@@ -1420,7 +1424,7 @@ engine_spec whole_network(const protocol::expanded_network& net) {
     spec.dt = net.dt;
     spec.history = protocol::longest_delay(net);
     for (const auto& d : net.dense)
-        spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay});
+        spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay, {}, 0});
     spec.neurons.reserve(net.neuron_count());
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto& g = net.groups[net.group_of[i]];
@@ -1447,7 +1451,17 @@ engine_spec from_node_config(const protocol::node_config& config) {
     spec.in_begin.assign(spec.neurons.size() + 1, 0);  // every row empty: the engine builds them from the share
     for (const auto& d : config.dense) {
         if (d.delay < 1 || d.delay > 65535) throw protocol_error("node config: dense delay out of range");
-        spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay)});
+        std::vector<std::uint32_t> rows;
+        for (auto r : d.rows) {
+            if (r < 0 || r >= d.projection_rows) throw protocol_error("node config: dense row out of range");
+            rows.push_back(static_cast<std::uint32_t>(r));
+        }
+        if (!rows.empty() && rows.size() != d.targets.size())
+            throw protocol_error("node config: dense rows and targets differ in number");
+        if (d.projection_rows < 0 || d.projection_rows > std::numeric_limits<std::uint32_t>::max())
+            throw protocol_error("node config: dense projection rows out of range");
+        spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay), std::move(rows),
+                              static_cast<std::uint32_t>(d.projection_rows)});
     }
     for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
     spec.list_spikes = std::any_of(config.neurons.begin(), config.neurons.end(), [](const auto& n) { return n.record; });

@@ -52,6 +52,7 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
             const auto here = node_of_neuron[d.targets[r]];
             auto& part = parts[here];
             part.targets.push_back(static_cast<global_index>(d.targets[r]));
+            part.rows.push_back(static_cast<std::uint32_t>(r));
             part.weights.insert(part.weights.end(), d.weights.begin() + static_cast<std::ptrdiff_t>(r * cols),
                                 d.weights.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols));
         }
@@ -60,6 +61,7 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
             if (part.targets.empty()) continue;
             part.sources.assign(d.sources.begin(), d.sources.end());
             part.delay = d.delay;
+            part.projection_rows = static_cast<std::uint32_t>(d.targets.size());
             for (auto source : d.sources)
                 if (node_of_neuron[source] != n) flow(source, n);
             specs[n].dense.push_back(std::move(part));

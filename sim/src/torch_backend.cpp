@@ -4,6 +4,7 @@
 
 #include "dnnc/core/error.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -84,15 +85,29 @@ struct dense_matrix::impl {
     }
 };
 
-dense_matrix::dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device)
+std::size_t dense_grid_rows(std::size_t projection_rows) {
+    // 256 rows: calls few enough that what a call costs around its product stays a few
+    // percent of a 4096-column product, and blocks small enough that the rows of a
+    // projection split over nodes waste little on the zero rows of partial blocks
+    // (BENCHMARKS.md, "Dense path"). A smaller projection is one block of its own size.
+    return std::clamp<std::size_t>(projection_rows, 1, 256);
+}
+
+dense_matrix::dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device,
+                           const std::vector<std::uint32_t>& row_of, std::size_t projection_rows)
     : impl_(std::make_unique<impl>()) {
+    if (!row_of.empty() && row_of.size() != rows) throw usage_error("dense matrix: one row index per row is needed");
+    if (projection_rows == 0) projection_rows = row_of.empty() ? rows : 1 + *std::max_element(row_of.begin(), row_of.end());
+    for (auto r : row_of)
+        if (r >= projection_rows) throw usage_error("dense matrix: a row index lies past the projection's rows");
     const auto& api = torch_api();
     std::string where = device;
     if (device == "auto") where = query_backend().cuda_available ? "cuda" : "cpu";
     impl_->rows = rows;
     impl_->cols = cols;
     try {
-        impl_->handle = api.create(weights, rows, cols, where);
+        impl_->handle = api.create(weights, rows, cols, row_of.empty() ? nullptr : row_of.data(),
+                                   dense_grid_rows(projection_rows), where);
     } catch (const std::exception& e) {
         throw error(std::string("a dense projection could not be put on ") + where + ": " + e.what());
     }

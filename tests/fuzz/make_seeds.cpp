@@ -109,7 +109,7 @@ void xml(const fs::path& dir) {
     c.peers.push_back({"n1", "127.0.0.1", 7001, {"n1"}, 0.25, 0, {0}, {2}});
     c.neurons.push_back({"a", 0, 0.5, 0, true, false, doc.net->neurons[0].params});
     c.share = *doc.net;
-    c.dense.push_back({{0}, {1, 2}, 1, {0.5f, -0.5f}});
+    c.dense.push_back({{0}, {1, 2}, 1, {0.5f, -0.5f}, {0, 1}, 2});
     c.children.push_back(child);
     write(dir, "generated-node-config.xml", serialize(c));
     write(dir, "generated-signals.xml", serialize(signal_packet{"n0", "n1", 5, true, {{"a", 1.0}, {"p[2]", -0.5}}}));

@@ -272,7 +272,7 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     leaf.neurons.push_back({"exc[3]", 5, 1.25, 99, true, true, {}});
     leaf.neurons.push_back({"exc[4]", 6, 0, 99, false, true, {}});
     leaf.share = parse_document(xor_doc, "xor.xml").net;
-    leaf.dense.push_back({{0, 1}, {5}, 2, {0.1f, -2.5e-7f}});
+    leaf.dense.push_back({{0, 1}, {5}, 2, {0.1f, -2.5e-7f}, {3}, 7});
 
     node_config mid = leaf;
     mid.node = "n1";

@@ -1,5 +1,6 @@
 // The dense path (one LibTorch product per tick) against the synapse-by-synapse path on the
-// same weights, within 1e-5 relative (float32, CPU), whole and split by rows over nodes.
+// same weights, within 1e-5 relative (float32, CPU; outputs under 0.1 within 1e-6); split
+// by rows over nodes, the whole network's bits.
 #include "dnnc/sim/runner.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -54,12 +55,18 @@ std::vector<std::vector<float>> run(engine& e, int ticks, std::size_t neurons) {
 void check_close(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b, double tolerance) {
     REQUIRE(a.size() == b.size());
     double worst = 0;
+    std::size_t worst_t = 0, worst_i = 0;
     for (std::size_t t = 0; t < a.size(); ++t)
         for (std::size_t i = 0; i < a[t].size(); ++i) {
-            const double scale = std::max(1e-3, static_cast<double>(std::abs(b[t][i])));
-            worst = std::max(worst, std::abs(static_cast<double>(a[t][i]) - static_cast<double>(b[t][i])) / scale);
+            // Below 0.1 the difference is measured against 0.1: a small sum of larger terms
+            // (cancellation) added in another order differs by more than 1e-5 of itself
+            // (OpenBLAS keeps several partial sums per row; the synapse path adds in order).
+            const double scale = std::max(0.1, static_cast<double>(std::abs(b[t][i])));
+            const double d = std::abs(static_cast<double>(a[t][i]) - static_cast<double>(b[t][i])) / scale;
+            if (d > worst) worst = d, worst_t = t, worst_i = i;
         }
-    INFO("largest relative difference " << worst);
+    INFO("largest relative difference " << worst << " at tick " << worst_t << ", neuron " << worst_i << ": "
+                                        << a[worst_t][worst_i] << " against " << b[worst_t][worst_i]);
     CHECK(worst <= tolerance);
 }
 }  // namespace
@@ -97,7 +104,7 @@ TEST_CASE("dense rows split over nodes give the whole network's outputs") {
     for (int t = 0; t < 20; ++t)
         for (global_index i = 0; i < 40; ++i) exchange.add_input(i, t, value(gen));
     exchange.run_until(19);
-    check_close(got, expected, 1e-6);
+    check_close(got, expected, 0);  // bit for bit (test_dense_split.cpp: at any row offset)
 }
 
 TEST_CASE("dense weights from a file are used as given") {

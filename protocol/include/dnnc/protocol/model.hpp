@@ -305,11 +305,15 @@ struct local_neuron {
     neuron_params params;
 };
 
-// The rows of a dense projection that live on one node (weights row-major).
+// The rows of a dense projection that live on one node (weights row-major): targets[k] is
+// row rows[k] of a projection of projection_rows rows (rows empty: 0, 1, ...; projection_rows
+// 0: as many as targets), which places it on the projection's row grid.
 struct dense_rows {
     std::vector<std::int64_t> sources, targets;
     std::int64_t delay = 1;
     std::vector<float> weights;
+    std::vector<std::int64_t> rows;
+    std::int64_t projection_rows = 0;
 };
 
 struct node_config {

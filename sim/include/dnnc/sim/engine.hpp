@@ -50,12 +50,15 @@ struct peer_spec {
 
 // The rows of a dense projection that live on this node: targets[r] receives
 // sum_c weights[r * sources.size() + c] * y_{sources[c]}(t - delay), computed as one
-// LibTorch product per tick.
+// LibTorch product per tick on the projection's row grid (torch_backend.hpp), which is why
+// each row's place in the whole projection is needed.
 struct dense_spec {
     std::vector<global_index> sources;
     std::vector<global_index> targets;  // local neurons, one per row
     std::vector<float> weights;         // row-major
     std::uint16_t delay = 1;
+    std::vector<std::uint32_t> rows;    // each target's row in the whole projection; empty: 0, 1, ...
+    std::uint32_t projection_rows = 0;  // rows of the whole projection; 0: targets.size()
 };
 
 struct engine_spec {

@@ -3,8 +3,10 @@
 // is loaded the first time one of these is used, so a process that runs no dense projection
 // never maps it; a module that cannot be loaded is an error naming the paths tried.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dnnc::sim {
 
@@ -23,17 +25,29 @@ backend_info query_backend();
 // usage_error when `cuda` is asked for and there is none.
 std::string resolve_device(device_choice choice);
 
-// A weight matrix kept on the chosen device: y = W x as one LibTorch product per call.
+// The rows of the grid a dense projection of `projection_rows` rows is computed on: blocks
+// of this many rows, aligned to its row 0, each one LibTorch call of the same shape, so
+// that a row's sum has the same bits whichever rows of the projection a node holds (a BLAS
+// such as OpenBLAS sums a row in an order that depends on the block of rows it is given).
+// A function of the whole projection's shape only: every node finds the same grid.
+std::size_t dense_grid_rows(std::size_t projection_rows);
+
+// Some rows of a dense projection, kept on the chosen device: Y = W X, computed block by
+// block on the projection's row grid (dense_grid_rows).
 class dense_matrix {
 public:
-    // `weights` row-major, rows x cols; `device` "cpu", "cuda" or "auto".
-    dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device);
+    // `weights` row-major, rows x cols; `device` "cpu", "cuda" or "auto". Local row k is row
+    // row_of[k] of a projection of `projection_rows` rows; by default (row_of empty) the
+    // rows are the whole projection, in order.
+    dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device,
+                 const std::vector<std::uint32_t>& row_of = {}, std::size_t projection_rows = 0);
     ~dense_matrix();
     dense_matrix(dense_matrix&&) noexcept;
     dense_matrix& operator=(dense_matrix&&) noexcept;
 
-    // Y = W X on the host, X cols x batch and Y rows x batch, row-major: one matrix-vector
-    // product for a batch of 1, one matrix-matrix product otherwise.
+    // Y = W X on the host, X cols x batch and Y rows x batch, row-major: a matrix-vector
+    // product per block of the grid for a batch of 1, one batched matrix-matrix product
+    // over the blocks otherwise.
     void multiply(const float* x, float* y, std::size_t batch = 1) const;
     std::size_t rows() const;
     std::size_t cols() const;

@@ -1,0 +1,108 @@
+// A dense projection split by rows over nodes gives every row the bits of the whole product,
+// wherever the split falls and however many lanes run: the lockstep guarantee (DESIGN.md)
+// whatever BLAS LibTorch runs on. OpenBLAS, unlike the reference BLAS, sums a row in an
+// order that depends on the block of rows it is handed; the row grid of torch_module.cpp
+// is what keeps the bits (docs/dense.md).
+#include "dnnc/sim/runner.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+constexpr std::size_t cols = 600, rows = 700;  // 700 rows: two whole blocks of the grid and a partial one
+
+const protocol::expanded_network& network() {
+    static const auto net = [] {
+        const auto doc = protocol::parse_document(
+            R"(<dnnc xmlns="urn:dnnc:1"><network name="d">
+                 <population id="x" size="600" model="linear"/><population id="h" size="700" model="linear"/>
+                 <projection from="x" to="h" kind="dense" init="normal" seed="9"/></network></dnnc>)",
+            "d.xml");
+        return protocol::expand(*doc.net, "d.xml");
+    }();
+    return net;
+}
+
+float input(global_index i, std::uint32_t lane) {
+    return static_cast<float>(std::sin(0.37 * static_cast<double>(i) + 1.3 * static_cast<double>(lane)) * 2.0);
+}
+
+// The outputs of h (every lane) at tick 1, the dense sums of tick 0's inputs.
+std::vector<float> whole(std::uint32_t lanes) {
+    auto spec = whole_network(network());
+    spec.batch = lanes;
+    engine e(spec);
+    for (global_index i = 0; i < static_cast<global_index>(cols); ++i)
+        for (std::uint32_t lane = 0; lane < lanes; ++lane) e.add_input(i, 0, input(i, lane), lane);
+    e.compute();
+    e.compute();
+    std::vector<float> out;
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::uint32_t lane = 0; lane < lanes; ++lane) out.push_back(e.output(static_cast<global_index>(cols + r), lane));
+    return out;
+}
+
+std::vector<float> split(const std::vector<std::uint32_t>& node_of, std::size_t nodes, std::uint32_t lanes) {
+    auto specs = partition_specs(network(), node_of, nodes);
+    for (auto& s : specs) s.batch = lanes;
+    local_exchange exchange(std::move(specs));
+    std::vector<float> out(rows * lanes);
+    std::mutex m;
+    for (std::size_t n = 0; n < nodes; ++n)
+        exchange.observe(n, [&](tick_t t, const engine& e) {
+            if (t != 1) return;
+            std::lock_guard<std::mutex> lock(m);
+            for (const auto& s : e.spec().neurons)
+                if (s.index >= static_cast<global_index>(cols))
+                    for (std::uint32_t lane = 0; lane < lanes; ++lane) out[(static_cast<std::size_t>(s.index) - cols) * lanes + lane] = e.output(s.index, lane);
+        });
+    for (global_index i = 0; i < static_cast<global_index>(cols); ++i)
+        for (std::uint32_t lane = 0; lane < lanes; ++lane) exchange.add_input(i, 0, input(i, lane), lane);
+    exchange.run_until(1);
+    return out;
+}
+
+// Rows that differ in any bit of any lane.
+std::size_t rows_differing(const std::vector<float>& a, const std::vector<float>& b, std::uint32_t lanes) {
+    std::size_t differ = 0;
+    for (std::size_t r = 0; r < rows; ++r)
+        differ += std::memcmp(a.data() + r * lanes, b.data() + r * lanes, lanes * sizeof(float)) != 0;
+    return differ;
+}
+}  // namespace
+
+TEST_CASE("dense rows split at any offset give the whole product's bits") {
+    for (const std::uint32_t lanes : {1u, 3u, 64u}) {
+        const auto expected = whole(lanes);
+        // x on node 0; rows before the cut on node 0, the rest on node 1.
+        for (const std::size_t cut : {1, 3, 4, 5, 17, 64, 100, 255, 256, 257, 333, 511, 512, 513, 650, 699}) {
+            std::vector<std::uint32_t> node_of(cols + rows, 0);
+            for (std::size_t r = cut; r < rows; ++r) node_of[cols + r] = 1;
+            INFO("lanes " << lanes << ", rows split at " << cut);
+            CHECK(rows_differing(split(node_of, 2, lanes), expected, lanes) == 0);
+        }
+    }
+}
+
+TEST_CASE("dense rows in several runs, or scattered, over three nodes give the whole product's bits") {
+    for (const std::uint32_t lanes : {1u, 3u}) {
+        const auto expected = whole(lanes);
+        std::vector<std::uint32_t> runs(cols + rows, 0), scattered(cols + rows, 0);
+        std::mt19937 gen(11);
+        for (std::size_t r = 0; r < rows; ++r) {
+            runs[cols + r] = static_cast<std::uint32_t>((r / 37) % 3);
+            scattered[cols + r] = static_cast<std::uint32_t>(gen() % 3);
+        }
+        INFO("lanes " << lanes);
+        CHECK(rows_differing(split(runs, 3, lanes), expected, lanes) == 0);
+        CHECK(rows_differing(split(scattered, 3, lanes), expected, lanes) == 0);
+    }
+}
