@@ -514,7 +514,7 @@ json lead::submit(const std::string& payload, bool replace) {
     plan.doc.state.reset();
     plan::topology topo(*plan.doc.clu);
     auto state = std::make_shared<lead_state>(
-        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret)});
+        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls)});
     state->times = measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
@@ -597,7 +597,7 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
         if (v == state->topo.lead()) continue;
         heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms] {
-            peer_client pinger(options_.server.secret);
+            peer_client pinger(options_.server.secret, protocol::default_max_payload, options_.server.tls);
             const auto& n = state->plan.doc.clu->nodes[v];
             const endpoint to{n.host, static_cast<std::uint16_t>(n.port)};
             const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2)));

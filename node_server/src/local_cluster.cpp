@@ -54,7 +54,10 @@ fs::path record_dir(const std::string& config_path) {
 local_cluster parse_record(std::istream& in, const std::string& file) {
     try {
         const json j = json::parse(in);
-        local_cluster cluster{j.at("config").get<std::string>(), {}, j.value("secret_file", std::string())};
+        local_cluster cluster{j.at("config").get<std::string>(), {}, j.value("secret_file", std::string()), {}};
+        if (const auto tls = j.find("tls"); tls != j.end())
+            cluster.tls = {tls->at("certificate").get<std::string>(), tls->at("key").get<std::string>(),
+                           tls->at("authority").get<std::string>()};
         for (const auto& n : j.at("nodes"))
             cluster.nodes.push_back({n.at("id").get<std::string>(),
                                      {n.at("host").get<std::string>(), n.at("port").get<std::uint16_t>()},
@@ -114,6 +117,8 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
     if (!options.secret_file.empty()) args.insert(args.end(), {"--secret-file", fs::absolute(options.secret_file).string()});
     if (!options.memory_limit.empty()) args.insert(args.end(), {"--memory-limit", options.memory_limit});
     if (!options.output_memory.empty()) args.insert(args.end(), {"--output-memory", options.output_memory});
+    if (options.tls.enabled())
+        args.insert(args.end(), {"--tls-cert", options.tls.certificate, "--tls-key", options.tls.key, "--tls-ca", options.tls.authority});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -141,8 +146,10 @@ void write_record(const local_cluster& cluster) {
         nodes.push_back({{"id", n.id}, {"host", n.at.host}, {"port", n.at.port}, {"pid", n.pid}, {"log", n.log_file}});
     const fs::path file = record_path(cluster.config);
     const fs::path temporary = file.string() + ".tmp";
-    std::ofstream(temporary) << json{{"config", cluster.config}, {"nodes", nodes}, {"secret_file", cluster.secret_file}}.dump(2)
-                             << '\n';
+    json record{{"config", cluster.config}, {"nodes", nodes}, {"secret_file", cluster.secret_file}};
+    if (cluster.tls.enabled())
+        record["tls"] = {{"certificate", cluster.tls.certificate}, {"key", cluster.tls.key}, {"authority", cluster.tls.authority}};
+    std::ofstream(temporary) << record.dump(2) << '\n';
     fs::rename(temporary, file);
 }
 
@@ -165,8 +172,13 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
         write_new_secret_file(launch.secret_file);
     }
     launch.secret_file = fs::absolute(launch.secret_file).string();
-    peer_client client(read_secret_file(launch.secret_file));
-    local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}, launch.secret_file};
+    if (launch.tls.enabled()) {
+        tls_config::load(launch.tls);  // a bad file is named here, before any node starts
+        for (auto* file : {&launch.tls.certificate, &launch.tls.key, &launch.tls.authority}) *file = fs::absolute(*file).string();
+    }
+    local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}, launch.secret_file, launch.tls};
+    const auto owned_client = client_of(cluster);
+    peer_client& client = *owned_client;
     try {
         for (const auto* node : local) {
             const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
@@ -207,7 +219,13 @@ local_cluster read_record(const std::string& config_path) {
     return parse_record(in, file);
 }
 
-std::string recorded_secret_file(const endpoint& at) {
+std::unique_ptr<peer_client> client_of(const local_cluster& cluster) {
+    return std::make_unique<peer_client>(cluster.secret_file.empty() ? std::string() : read_secret_file(cluster.secret_file),
+                                         protocol::default_max_payload,
+                                         cluster.tls.enabled() ? tls_config::load(cluster.tls) : nullptr);
+}
+
+std::optional<local_cluster> recorded_cluster_at(const endpoint& at) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(records_base(), ec)) {
         if (entry.path().filename().string().rfind(records_prefix(), 0) != 0) continue;
@@ -218,16 +236,17 @@ std::string recorded_secret_file(const endpoint& at) {
             const auto cluster = parse_record(in, file);
             for (const auto& n : cluster.nodes)
                 if (n.at.port == at.port && (n.at.host == at.host || (is_loopback_host(n.at.host) && is_loopback_host(at.host))))
-                    return cluster.secret_file;
+                    return cluster;
         } catch (const io_error&) {
             // Another cluster's damaged record says nothing about this address.
         }
     }
-    return {};
+    return std::nullopt;
 }
 
 std::vector<std::string> stop_local_cluster(const local_cluster& cluster, node_logs logs) {
-    peer_client client(cluster.secret_file.empty() ? std::string() : read_secret_file(cluster.secret_file));
+    const auto owned_client = client_of(cluster);
+    peer_client& client = *owned_client;
     for (const auto& n : cluster.nodes) {
         // Only our own process: after a crash the port may serve someone else's node.
         if (pid_answering(client, n.at, std::chrono::milliseconds(2000)) != n.pid) continue;  // signals below

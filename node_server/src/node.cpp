@@ -69,7 +69,7 @@ struct node::impl {
         : options(std::move(o)),
           signals_in(options.server.max_payload),
           srv(options.server),
-          calls(options.server.secret, options.server.max_payload) {
+          calls(options.server.secret, options.server.max_payload, options.server.tls) {
         srv.hand_over(message_type::signal_link, [this](const frame& opening, int socket, protocol::frame_auth auth) {
             signals_in.adopt(socket, opening.payload, std::move(auth));
         });

@@ -65,13 +65,15 @@ private:
     std::map<std::string, std::size_t> peer_index_;
 };
 
-node_simulation::node_simulation(const protocol::node_config& config, std::string secret, signal_inbox& in, reporter report,
+node_simulation::node_simulation(const protocol::node_config& config, std::string secret,
+                                 std::shared_ptr<const tls_config> tls, signal_inbox& in, reporter report,
                                  const std::map<std::string, double>& extra_delay_ms, const std::string& device)
     : id_(config.node),
       hash_(plan::config_hash(config)),
       engine_(sim::make_node_engine(config, device)),
       signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
-                                                      signal_link_identity{config.node, config.epoch, getpid()}.encode()}),
+                                                      signal_link_identity{config.node, config.epoch, getpid()}.encode()},
+                   std::move(tls)),
       transport_(std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
     std::size_t spiking = 0;

@@ -35,7 +35,8 @@ public:
     // Signals go out over signal links of its own, opened with this node's identity
     // (signal_inbox.hpp): a new installation never writes into a connection of the last,
     // which may lead to a peer process that is gone. Peers' packets come in through `in`.
-    node_simulation(const protocol::node_config& config, std::string secret, signal_inbox& in, reporter report,
+    node_simulation(const protocol::node_config& config, std::string secret, std::shared_ptr<const tls_config> tls,
+                    signal_inbox& in, reporter report,
                     const std::map<std::string, double>& extra_delay_ms, const std::string& device);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;

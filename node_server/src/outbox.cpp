@@ -1,12 +1,14 @@
 #include "dnnc/node_server/outbox.hpp"
 
 #include "dnnc/node_server/log.hpp"
+#include "link_stream.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
@@ -15,10 +17,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <cerrno>
-#include <cstring>
-#include <poll.h>
-#include <sys/socket.h>
 #include <thread>
 
 namespace dnnc::node_server {
@@ -38,13 +36,14 @@ namespace {
 class destination : public std::enable_shared_from_this<destination> {
 public:
     destination(asio::io_context& io, endpoint to, const std::string& secret, const std::optional<protocol::frame>& opening,
-                std::atomic<std::uint64_t>& lost)
-        : io_(io), socket_(io), timer_(io), to_(std::move(to)), secret_(secret), opening_(opening), lost_(lost) {}
+                const tls_config* tls, std::atomic<std::uint64_t>& lost)
+        : io_(io), stream_(io.get_executor(), tls), timer_(io), handshake_timer_(io), to_(std::move(to)), secret_(secret),
+          opening_(opening), lost_(lost) {}
 
     // Any thread.
     void push(protocol::frame f, clock_type::time_point due) {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!busy_ && socket_.is_open() && due <= clock_type::now()) {
+        if (!busy_ && !stream_.tls() && stream_.socket().is_open() && due <= clock_type::now()) {
             std::string bytes = auth_.encode(f);
             const std::size_t written = write_now(bytes);
             if (written == bytes.size()) return;
@@ -76,15 +75,14 @@ private:
         boost::system::error_code ec;
         std::size_t written = 0;
         while (!ec && written < bytes.size()) {
-            written += socket_.write_some(asio::buffer(bytes.data() + written, bytes.size() - written), ec);
+            written += stream_.socket().write_some(asio::buffer(bytes.data() + written, bytes.size() - written), ec);
             if (ec == asio::error::interrupted) ec.clear();
         }
         if (ec == asio::error::would_block || ec == asio::error::try_again) return written;
         if (ec) {
             DNNC_LOG(debug, "cannot send to " << to_.text() << ": " << ec.message());
             ++lost_;
-            boost::system::error_code ignored;
-            socket_.close(ignored);
+            stream_.close();
             return bytes.size();
         }
         return written;
@@ -97,7 +95,7 @@ private:
             busy_ = false;
             return;
         }
-        if (!socket_.is_open()) return connect();
+        if (!stream_.socket().is_open()) return connect();
         if (clock_type::now() < queue_.front().due) {
             timer_.expires_at(queue_.front().due);
             timer_.async_wait([self = shared_from_this()](const boost::system::error_code&) { self->pump(); });
@@ -108,7 +106,7 @@ private:
             front.bytes = auth_.encode(*front.frame);
             front.frame.reset();
         }
-        asio::async_write(socket_, asio::buffer(front.bytes),
+        asio::async_write(stream_, asio::buffer(front.bytes),
                           [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                               {
                                   std::lock_guard<std::mutex> guard(self->mutex_);
@@ -120,66 +118,78 @@ private:
     }
 
     void connect() {
+        stream_.reset();
         auto resolver = std::make_shared<tcp::resolver>(io_);
         resolver->async_resolve(to_.host, std::to_string(to_.port),
                                 [self = shared_from_this(), resolver](const boost::system::error_code& ec,
                                                                       const tcp::resolver::results_type& results) {
-                                    if (ec) {
-                                        std::lock_guard<std::mutex> lock(self->mutex_);
-                                        return self->fail(ec.message());
-                                    }
-                                    asio::async_connect(self->socket_, results,
+                                    if (ec) return self->give_up(ec.message());
+                                    asio::async_connect(self->stream_.socket(), results,
                                                         [self](const boost::system::error_code& e, const tcp::endpoint&) {
-                                                            {
-                                                                std::lock_guard<std::mutex> lock(self->mutex_);
-                                                                if (e) return self->fail(e.message());
-                                                                if (!self->start_session()) return;
-                                                                if (self->opening_)
-                                                                    self->queue_.push_front({clock_type::now(), *self->opening_, {}});
-                                                            }
-                                                            self->pump();
+                                                            if (e) return self->give_up(e.message());
+                                                            self->start_session();
                                                         });
                                 });
     }
 
-    // Under mutex_, on a connection just made: the hello exchange (frame_auth), done with
-    // blocking calls bounded by a receive timeout, then non-blocking mode for good.
-    bool start_session() {
+    // On a connection just made, on the io thread: the TLS handshake, then the hello
+    // exchange (frame_auth), within handshake_timeout; then the queue.
+    void start_session() {
         boost::system::error_code ec;
-        socket_.set_option(tcp::no_delay(true), ec);
-        auth_ = protocol::frame_auth(secret_, protocol::frame_auth::side::client);
-        if (auth_.required()) {
-            const auto deadline = clock_type::now() + handshake_timeout;
-            try {
-                asio::write(socket_, asio::buffer(auth_.hello()), ec);
-                if (ec) throw protocol_error(ec.message());
-                std::string header(protocol::frame_header_size, '\0');
-                read_within(header, deadline);
-                const auto h = protocol::decode_header(header, protocol::pre_auth_max_payload, true);
-                std::string body(h.body_size(), '\0');
-                read_within(body, deadline);
-                auth_.accept(auth_.decode(h, header, body));
-            } catch (const std::exception& e) {
-                fail(std::string("no session: ") + e.what());
-                return false;
-            }
-        }
-        socket_.native_non_blocking(true, ec);
-        return true;
+        stream_.socket().set_option(tcp::no_delay(true), ec);
+        starting_ = true;
+        handshake_timer_.expires_after(handshake_timeout);
+        handshake_timer_.async_wait([self = shared_from_this()](const boost::system::error_code& e) {
+            if (!e && self->starting_) self->stream_.close();  // the steps below fail with operation_aborted
+        });
+        stream_.async_handshake_as_client(to_.host, [self = shared_from_this()](const boost::system::error_code& e) {
+            if (e) return self->give_up("TLS handshake failed: " + e.message());
+            self->auth_ = protocol::frame_auth(self->secret_, protocol::frame_auth::side::client);
+            if (!self->auth_.required()) return self->session_ready();
+            self->hello_ = self->auth_.hello();
+            asio::async_write(self->stream_, asio::buffer(self->hello_), [self](const boost::system::error_code& e2, std::size_t) {
+                if (e2) return self->give_up(e2.message());
+                self->hello_.assign(protocol::frame_header_size, '\0');
+                asio::async_read(self->stream_, asio::buffer(self->hello_), [self](const boost::system::error_code& e3, std::size_t) {
+                    if (e3) return self->give_up(e3.message());
+                    try {
+                        const auto h = protocol::decode_header(self->hello_, protocol::pre_auth_max_payload, true);
+                        auto body = std::make_shared<std::string>(h.body_size(), '\0');
+                        asio::async_read(self->stream_, asio::buffer(*body), [self, h, body](const boost::system::error_code& e4, std::size_t) {
+                            if (e4) return self->give_up(e4.message());
+                            try {
+                                self->auth_.accept(self->auth_.decode(h, self->hello_, *body));
+                            } catch (const std::exception& refused) {
+                                return self->give_up(refused.what());
+                            }
+                            self->session_ready();
+                        });
+                    } catch (const std::exception& broken) {
+                        self->give_up(broken.what());
+                    }
+                });
+            });
+        });
     }
 
-    // Fills `bytes` from the socket, waiting at most until `deadline`.
-    void read_within(std::string& bytes, clock_type::time_point deadline) {
-        const int fd = socket_.native_handle();
-        for (std::size_t got = 0; got < bytes.size();) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
-            pollfd p{fd, POLLIN, 0};
-            if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) throw protocol_error("no hello reply in time");
-            const ssize_t n = ::recv(fd, bytes.data() + got, bytes.size() - got, MSG_DONTWAIT);
-            if (n == 0) throw protocol_error("connection closed by the peer");
-            if (n < 0 && errno != EAGAIN && errno != EINTR) throw protocol_error(std::strerror(errno));
-            if (n > 0) got += static_cast<std::size_t>(n);
+    void session_ready() {
+        starting_ = false;
+        handshake_timer_.cancel();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            // Plain TCP is written without blocking from here on, also by senders.
+            boost::system::error_code ec;
+            if (!stream_.tls()) stream_.socket().native_non_blocking(true, ec);
+            if (opening_) queue_.push_front({clock_type::now(), *opening_, {}});
         }
+        pump();
+    }
+
+    void give_up(const std::string& why) {
+        starting_ = false;
+        handshake_timer_.cancel();
+        std::lock_guard<std::mutex> lock(mutex_);
+        fail("no session: " + why);
     }
 
     // Under mutex_: the destination is gone; drop what waits for it; the next frame tries again.
@@ -187,16 +197,17 @@ private:
         DNNC_LOG(debug, "cannot send to " << to_.text() << ": " << why);
         lost_ += queue_.size();
         queue_.clear();
-        boost::system::error_code ignored;
-        socket_.close(ignored);
+        stream_.close();
         busy_ = false;
     }
 
     asio::io_context& io_;
     std::mutex mutex_;
-    tcp::socket socket_;
-    protocol::frame_auth auth_;  // of the open socket
-    asio::steady_timer timer_;
+    link_stream stream_;
+    protocol::frame_auth auth_;  // of the open connection
+    std::string hello_;          // the hello, then its reply's header, while the session starts
+    bool starting_ = false;      // between connecting and session_ready (the io thread's)
+    asio::steady_timer timer_, handshake_timer_;
     endpoint to_;
     const std::string& secret_;                        // the outbox's
     const std::optional<protocol::frame>& opening_;    // the outbox's
@@ -211,6 +222,7 @@ private:
 struct outbox::impl {
     std::string secret;
     std::optional<protocol::frame> opening;
+    std::shared_ptr<const tls_config> tls;
     asio::io_context io;
     asio::executor_work_guard<asio::io_context::executor_type> work = asio::make_work_guard(io);
     std::mutex mutex;  // of destinations
@@ -219,9 +231,11 @@ struct outbox::impl {
     std::thread thread{[this] { io.run(); }};
 };
 
-outbox::outbox(std::string secret, std::optional<protocol::frame> opening) : impl_(std::make_unique<impl>()) {
+outbox::outbox(std::string secret, std::optional<protocol::frame> opening, std::shared_ptr<const tls_config> tls)
+    : impl_(std::make_unique<impl>()) {
     impl_->secret = std::move(secret);
     impl_->opening = std::move(opening);
+    impl_->tls = std::move(tls);
 }
 
 outbox::~outbox() {
@@ -237,7 +251,7 @@ void outbox::send(const endpoint& to, protocol::frame f, double delay_ms) {
     {
         std::lock_guard<std::mutex> lock(impl_->mutex);
         auto& slot = impl_->destinations[to.text()];
-        if (!slot) slot = std::make_shared<destination>(impl_->io, to, impl_->secret, impl_->opening, impl_->lost);
+        if (!slot) slot = std::make_shared<destination>(impl_->io, to, impl_->secret, impl_->opening, impl_->tls.get(), impl_->lost);
         d = slot;
     }
     d->push(std::move(f), due);

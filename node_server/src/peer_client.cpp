@@ -1,5 +1,7 @@
 #include "dnnc/node_server/peer_client.hpp"
 
+#include "link_stream.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -33,8 +35,9 @@ endpoint parse_endpoint(const std::string& text) {
 
 // A connection owns its io_context, so a call can run it until its own deadline.
 struct peer_client::connection {
+    explicit connection(const tls_config* tls) : stream(io.get_executor(), tls) {}
     asio::io_context io;
-    tcp::socket socket{io};
+    link_stream stream;
     protocol::frame_auth auth;  // of the open socket
     std::mutex mutex;  // one call at a time
 
@@ -45,7 +48,7 @@ struct peer_client::connection {
         }
         if (!done) {
             boost::system::error_code ignored;
-            socket.close(ignored);
+            stream.socket().close(ignored);
             io.restart();
             io.run();
             throw io_error("timed out");
@@ -53,15 +56,15 @@ struct peer_client::connection {
     }
 };
 
-peer_client::peer_client(std::string secret, std::uint32_t max_payload)
-    : secret_(std::move(secret)), max_payload_(max_payload) {}
+peer_client::peer_client(std::string secret, std::uint32_t max_payload, std::shared_ptr<const tls_config> tls)
+    : secret_(std::move(secret)), max_payload_(max_payload), tls_(std::move(tls)) {}
 
 peer_client::~peer_client() = default;
 
 std::shared_ptr<peer_client::connection> peer_client::connection_to(const endpoint& to) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto& c = connections_[to.text()];
-    if (!c) c = std::make_shared<connection>();
+    if (!c) c = std::make_shared<connection>(tls_.get());
     return c;
 }
 
@@ -71,6 +74,11 @@ void peer_client::forget(const endpoint& to) {
 }
 
 namespace {
+
+// The peer closed the connection (a TLS peer may close without its close_notify).
+bool closed_by_peer(const boost::system::error_code& ec) {
+    return ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
+}
 
 // One frame read back after writing `bytes`, with its header checked (untagged frames let
 // through: a node that refuses a frame says why without a tag).
@@ -92,13 +100,13 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
     // Writes `bytes` and reads one frame; ec says how the transport failed.
     auto exchange = [&](const std::string& bytes, received& r, boost::system::error_code& ec) {
         std::atomic<bool> done{false};
-        asio::async_write(c->socket, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
+        asio::async_write(c->stream, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
             if (e) {
                 ec = e;
                 done = true;
                 return;
             }
-            asio::async_read(c->socket, asio::buffer(r.header), [&](const boost::system::error_code& e2, std::size_t) {
+            asio::async_read(c->stream, asio::buffer(r.header), [&](const boost::system::error_code& e2, std::size_t) {
                 if (e2) {
                     ec = e2;
                     done = true;
@@ -112,7 +120,7 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
                     return;
                 }
                 r.body.resize(r.h.body_size());
-                asio::async_read(c->socket, asio::buffer(r.body), [&](const boost::system::error_code& e3, std::size_t) {
+                asio::async_read(c->stream, asio::buffer(r.body), [&](const boost::system::error_code& e3, std::size_t) {
                     ec = e3;
                     done = true;
                 });
@@ -123,7 +131,7 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
     // A refusal comes untagged; anything else must pass the connection's authentication.
     auto open_reply = [&](const received& r) {
         if (c->auth.required() && !(r.h.flags & protocol::authenticated_flag)) {
-            c->socket.close();
+            c->stream.socket().close();
             const auto refusal = protocol::decode_body(r.h, r.header, r.body, {});
             if (refusal.type != protocol::message_type::error_reply) throw protocol_error("the reply is not authenticated");
             throw io_error("the node refused the frame: " + refusal.payload);
@@ -132,32 +140,45 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
     };
     // A cached connection the peer has since closed fails at once; it is retried once.
     for (int attempt = 0;; ++attempt) {
-    const bool reused = c->socket.is_open();
+    const bool reused = c->stream.socket().is_open();
     try {
         boost::system::error_code ec;
-        if (!c->socket.is_open()) {
+        if (!c->stream.socket().is_open()) {
             std::atomic<bool> done{false};
             tcp::resolver resolver(c->io);
             const auto endpoints = resolver.resolve(to.host, std::to_string(to.port), ec);
             if (ec) throw io_error("cannot resolve " + to.host + ": " + ec.message());
-            asio::async_connect(c->socket, endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) {
+            c->stream.reset();
+            asio::async_connect(c->stream.socket(), endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) {
                 ec = e;
                 done = true;
             });
             c->run_until(done, deadline);
             if (ec) {
-                c->socket.close();
+                c->stream.socket().close();
                 throw io_error("cannot connect: " + ec.message());
             }
-            c->socket.set_option(tcp::no_delay(true));
+            c->stream.socket().set_option(tcp::no_delay(true));
+            if (c->stream.tls()) {
+                std::atomic<bool> shaken{false};
+                c->stream.async_handshake_as_client(to.host, [&](const boost::system::error_code& e) {
+                    ec = e;
+                    shaken = true;
+                });
+                c->run_until(shaken, deadline);
+                if (ec) {
+                    c->stream.socket().close();
+                    throw io_error("TLS handshake failed: " + ec.message());
+                }
+            }
             // A new connection starts its session (frame_auth) before anything else.
             c->auth = protocol::frame_auth(secret_, protocol::frame_auth::side::client);
             if (c->auth.required()) {
                 received hello;
                 exchange(c->auth.hello(), hello, ec);
                 if (ec) {
-                    c->socket.close();
-                    throw io_error(ec == asio::error::eof ? std::string("connection closed by the peer") : ec.message());
+                    c->stream.socket().close();
+                    throw io_error(closed_by_peer(ec) ? std::string("connection closed by the peer") : ec.message());
                 }
                 c->auth.accept(open_reply(hello));
             }
@@ -165,14 +186,14 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
         received r;
         exchange(c->auth.encode(request), r, ec);
         if (ec) {
-            c->socket.close();
-            const bool stale = ec == asio::error::eof || ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+            c->stream.socket().close();
+            const bool stale = closed_by_peer(ec) || ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
             if (stale && reused && attempt == 0) continue;
-            throw io_error(ec == asio::error::eof ? std::string("connection closed by the peer") : ec.message());
+            throw io_error(closed_by_peer(ec) ? std::string("connection closed by the peer") : ec.message());
         }
         protocol::frame reply = open_reply(r);
         if (reply.request_id != request.request_id) {
-            c->socket.close();
+            c->stream.socket().close();
             throw io_error("reply does not match the request");
         }
         if (reply.type == protocol::message_type::error_reply) {
@@ -183,7 +204,7 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
     } catch (const remote_error&) {
         throw;
     } catch (const protocol_error& e) {
-        c->socket.close();
+        c->stream.socket().close();
         throw io_error(std::string(e.what()) + where);
     } catch (const io_error& e) {
         throw io_error(std::string(e.what()) + where);

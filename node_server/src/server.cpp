@@ -1,22 +1,28 @@
 #include "dnnc/node_server/server.hpp"
 
 #include "dnnc/node_server/log.hpp"
+#include "link_stream.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 
+#include <array>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
+
+#include <sys/socket.h>
 
 namespace dnnc::node_server {
 
@@ -37,8 +43,8 @@ class session : public std::enable_shared_from_this<session> {
 public:
     session(tcp::socket socket, const server_options& options, const dispatch_table& table,
             const handover_table& handovers, std::function<void(const std::shared_ptr<session>&)> on_close)
-        : socket_(std::move(socket)),
-          strand_(asio::make_strand(socket_.get_executor())),
+        : stream_(std::move(socket), options.tls.get()),
+          strand_(asio::make_strand(stream_.get_executor())),
           idle_(strand_),
           options_(options),
           table_(table),
@@ -46,23 +52,23 @@ public:
           on_close_(std::move(on_close)),
           auth_(options.secret, protocol::frame_auth::side::server) {
         boost::system::error_code ec;
-        const auto remote = socket_.remote_endpoint(ec);
+        const auto remote = stream_.socket().remote_endpoint(ec);
         peer_ = ec ? "?" : remote.address().to_string() + ":" + std::to_string(remote.port());
     }
 
     void start() {
         asio::post(strand_, [self = shared_from_this()] {
             self->touch();
-            self->read_header();
+            // Within the first frame's time: a TLS handshake first, when the node serves TLS.
+            self->stream_.async_handshake_as_server(asio::bind_executor(self->strand_, [self](const boost::system::error_code& ec) {
+                if (ec) return self->reject("TLS handshake failed: " + ec.message());
+                self->read_header();
+            }));
         });
     }
 
     void close() {
-        asio::post(strand_, [self = shared_from_this()] {
-            boost::system::error_code ignored;
-            self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
-            self->socket_.close(ignored);
-        });
+        asio::post(strand_, [self = shared_from_this()] { self->stream_.close(); });
     }
 
     void send(protocol::frame reply) {
@@ -76,7 +82,7 @@ public:
 
 private:
     void read_header() {
-        asio::async_read(socket_, asio::buffer(header_),
+        asio::async_read(stream_, asio::buffer(header_),
                          asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                              if (ec) return self->finish();
                              self->touch();
@@ -109,7 +115,7 @@ private:
         if (have == want) return body_read();
         const std::size_t chunk = std::min(want - have, body_chunk);
         body_.resize(have + chunk);
-        asio::async_read(socket_, asio::buffer(body_.data() + have, chunk),
+        asio::async_read(stream_, asio::buffer(body_.data() + have, chunk),
                          asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                              if (ec) return self->finish();
                              self->touch();
@@ -178,17 +184,42 @@ private:
         }
     }
 
-    // The socket goes to `take` with nothing read past `opening` (reads ask for exact sizes).
-    // The socket and the session's authentication both go.
+    // The connection goes to `take` with nothing read past `opening` (reads ask for exact
+    // sizes), and the session's authentication with it. A plain TCP socket goes as it is;
+    // a TLS one stays here and relays what it decrypts into a socket pair whose other end
+    // goes instead, so that the taker reads plain frames either way.
     void leave(const protocol::frame& opening, const server::connection_taker& take) {
         if (!outbox_.empty()) return reject("a connection handed over with replies still to write");
-        boost::system::error_code ec;
-        const int fd = socket_.release(ec);
-        if (ec) return reject("cannot hand the connection over: " + ec.message());
         DNNC_LOG(debug, "connection from " << peer_ << " handed over after its " << protocol::to_string(opening.type)
                                            << " frame");
+        if (stream_.tls()) {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+                return reject(std::string("cannot hand the connection over: ") + std::strerror(errno));
+            relay_ = std::make_unique<asio::local::stream_protocol::socket>(stream_.get_executor(), asio::local::stream_protocol(),
+                                                                            pair[0]);
+            idle_.cancel();  // a signal link may be quiet for long; its taker watches it
+            take(opening, pair[1], std::move(auth_));
+            return relay_next();
+        }
+        boost::system::error_code ec;
+        const int fd = stream_.socket().release(ec);
+        if (ec) return reject("cannot hand the connection over: " + ec.message());
         take(opening, fd, std::move(auth_));
         finish();
+    }
+
+    void relay_next() {
+        stream_.async_read_some(
+            asio::buffer(relay_buffer_),
+            asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                if (ec) return self->finish();
+                asio::async_write(*self->relay_, asio::buffer(self->relay_buffer_.data(), n),
+                                  asio::bind_executor(self->strand_, [self](const boost::system::error_code& e, std::size_t) {
+                                      if (e) return self->finish();
+                                      self->relay_next();
+                                  }));
+            }));
     }
 
     // Restarts the idle clock: first_frame_timeout until a frame is complete, then
@@ -196,7 +227,7 @@ private:
     void touch() {
         idle_.expires_after(frames_read_ == 0 ? options_.first_frame_timeout : options_.idle_timeout);
         idle_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-            if (ec == asio::error::operation_aborted || !self->socket_.is_open()) return;
+            if (ec == asio::error::operation_aborted || !self->stream_.socket().is_open() || self->relay_) return;
             if (self->working_ > 0) return self->touch();
             self->reject(self->frames_read_ == 0 ? "no complete frame in time" : "idle");
         });
@@ -223,7 +254,7 @@ private:
     }
 
     void write_next() {
-        asio::async_write(socket_, asio::buffer(outbox_.front()),
+        asio::async_write(stream_, asio::buffer(outbox_.front()),
                           asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                               if (ec) return self->finish();
                               self->outbox_.pop_front();
@@ -235,7 +266,8 @@ private:
     void finish() {
         boost::system::error_code ignored;
         idle_.cancel();
-        socket_.close(ignored);
+        stream_.socket().close(ignored);
+        if (relay_) relay_->close(ignored);
         if (on_close_) {
             auto callback = std::move(on_close_);
             on_close_ = nullptr;
@@ -243,8 +275,8 @@ private:
         }
     }
 
-    tcp::socket socket_;
-    asio::strand<tcp::socket::executor_type> strand_;
+    link_stream stream_;
+    asio::strand<link_stream::executor_type> strand_;
     asio::steady_timer idle_;
     const server_options& options_;
     const dispatch_table& table_;
@@ -263,6 +295,8 @@ private:
     static constexpr std::size_t keep_body_capacity = 64 * 1024;
     static constexpr std::size_t body_chunk = 64 * 1024;
     std::deque<std::string> outbox_;
+    std::unique_ptr<asio::local::stream_protocol::socket> relay_;  // a TLS signal link's plain end
+    std::array<char, 64 * 1024> relay_buffer_{};
 };
 
 }  // namespace

@@ -185,7 +185,7 @@ void standby::shutdown() {
 // Pings the lead a few times per heartbeat timeout; once it has been silent for a whole
 // timeout, takes over with the replica held then.
 void standby::watch() {
-    peer_client pinger(options_.server.secret);
+    peer_client pinger(options_.server.secret, protocol::default_max_payload, options_.server.tls);
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
         if (!replica_) {

@@ -19,7 +19,7 @@ using protocol::message_type;
 
 worker::worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h)
     : options_(options), calls_(calls), tasks_(tasks), hooks_(std::move(h)), signals_in_(signals_in),
-      reports_out_(options.server.secret) {}
+      reports_out_(options.server.secret, {}, options.server.tls) {}
 
 worker::~worker() { shutdown(); }
 
@@ -156,7 +156,7 @@ void worker::install(const protocol::node_config& own) {
         if (is_lead) return hooks_.report_to_own_lead(report);
         reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, report.dump()});
     };
-    auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, signals_in_, reporter,
+    auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, options_.server.tls, signals_in_, reporter,
                                                    options_.emulate_delay_ms, options_.device);
     std::lock_guard<std::mutex> lock(mutex_);
     config_ = own;

@@ -75,8 +75,8 @@ TEST_CASE("nodes started on port 0 pick free ports and answer with their own pid
     const auto mode = std::filesystem::status(started.secret_file).permissions();
     CHECK(mode == (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
     CHECK(node_server::read_secret_file(started.secret_file).size() == 64);
-    CHECK(node_server::recorded_secret_file(started.nodes[1].at) == started.secret_file);
-    CHECK(node_server::recorded_secret_file({"127.0.0.1", 1}).empty());
+    CHECK(node_server::recorded_cluster_at(started.nodes[1].at)->secret_file == started.secret_file);
+    CHECK_FALSE(node_server::recorded_cluster_at({"127.0.0.1", 1}));
     node_server::peer_client stranger("");
     CHECK_THROWS_AS(stranger.call(started.nodes[0].at, {protocol::message_type::status, 0, 0, {}}, std::chrono::seconds(2)),
                     node_server::remote_error);

@@ -33,6 +33,7 @@ std::pair<std::string, double> parse_delay(const std::string& text) {
 int main(int argc, char** argv) {
     CLI::App app{"dnnc-node: a dnnc node server"};
     std::string bind = "127.0.0.1", secret_file, log_level = "info";
+    dnnc::node_server::tls_files tls;
     int port = 0;
     std::size_t threads = 1;
     std::vector<std::string> delays;
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
     app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
+    app.add_option("--tls-cert", tls.certificate, "PEM certificate of this node: serve and speak TLS (with --tls-key, --tls-ca)");
+    app.add_option("--tls-key", tls.key, "PEM private key of --tls-cert");
+    app.add_option("--tls-ca", tls.authority, "PEM certificate of the CA that signed every node's certificate");
     app.add_option("--log-level", log_level, "error, warn, info or debug");
     app.add_option("--threads", threads, "Threads serving connections (default 1)")->check(CLI::Range(1, 256));
     app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
@@ -72,6 +76,10 @@ int main(int argc, char** argv) {
         options.server.port = static_cast<std::uint16_t>(port);
         options.server.threads = threads;
         if (!secret_file.empty()) options.server.secret = dnnc::node_server::read_secret_file(secret_file);
+        if (!tls.certificate.empty() || !tls.key.empty() || !tls.authority.empty()) {
+            if (tls.certificate.empty()) throw dnnc::usage_error("--tls-ca without --tls-cert and --tls-key: a node serves TLS with its own certificate");
+            options.server.tls = dnnc::node_server::tls_config::load(tls);
+        }
         for (const auto& d : delays) options.emulate_delay_ms.insert(parse_delay(d));
         if (!memory_limit.empty()) options.memory_limit = dnnc::node_server::parse_byte_size(memory_limit);
         if (!output_memory.empty()) options.output_memory = dnnc::node_server::parse_byte_size(output_memory);
@@ -82,7 +90,7 @@ int main(int argc, char** argv) {
 
         dnnc::node_server::node node(options);
         node.start();
-        std::cout << "dnnc-node listening on " << bind << ":" << node.port() << std::endl;
+        std::cout << "dnnc-node listening on " << bind << ":" << node.port() << (options.server.tls ? " (TLS)" : "") << std::endl;
         std::atomic<bool> stopped_by_request{false};
         std::thread waiter([&] {
             int received = 0;

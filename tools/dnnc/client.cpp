@@ -46,19 +46,24 @@ std::int64_t print_output_rows(std::ostream& out, const json& reply, bool raster
     return next + 1;
 }
 
-std::string client_options::secret_for(const std::string& address) const {
-    if (!secret_file.empty()) return secret();
-    const auto recorded = node_server::recorded_secret_file(node_server::parse_endpoint(address));
-    return recorded.empty() ? std::string() : node_server::read_secret_file(recorded);
+std::unique_ptr<node_server::peer_client> client_options::client_for(const std::string& address) const {
+    const auto recorded = secret_file.empty() || tls_ca.empty() ? node_server::recorded_cluster_at(node_server::parse_endpoint(address))
+                                                                 : std::nullopt;
+    std::string secret = this->secret();
+    if (secret_file.empty() && recorded && !recorded->secret_file.empty()) secret = node_server::read_secret_file(recorded->secret_file);
+    node_server::tls_files tls{{}, {}, tls_ca};
+    if (tls_ca.empty() && recorded) tls.authority = recorded->tls.authority;
+    return std::make_unique<node_server::peer_client>(secret, protocol::default_max_payload,
+                                                      tls.enabled() ? node_server::tls_config::load(tls) : nullptr);
 }
 
 output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster)
-    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.secret_for(lead)), out_(out), raster_(raster), next_(from) {}
+    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.client_for(lead)), out_(out), raster_(raster), next_(from) {}
 
 std::string output_reader::read() {
     while (true) {
         const auto reply = json::parse(
-            client_.call(lead_, {protocol::message_type::output, 0, 0, json{{"from", next_}}.dump()}, options_.timeout()).payload);
+            client_->call(lead_, {protocol::message_type::output, 0, 0, json{{"from", next_}}.dump()}, options_.timeout()).payload);
         completed_ = reply["completed"].get<std::int64_t>();
         next_ = std::max(next_, reply["start"].get<std::int64_t>());  // no row before the run's first tick
         if (const auto first = reply["first"].get<std::int64_t>(); first > next_) {
@@ -92,8 +97,7 @@ protocol::frame call_node(const client_options& o, const std::string& address, p
                           " a frame carries; a document this large must give its connectivity as rules and its dense "
                           "weights as files (weights=\"FILE\"), which the lead reads itself");
     }
-    node_server::peer_client client(o.secret_for(address));
-    return client.call(to, std::move(request), o.timeout());
+    return o.client_for(address)->call(to, std::move(request), o.timeout());
 }
 
 std::string node_binary() {
@@ -153,11 +157,11 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
     const bool bar = isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     const auto to = node_server::parse_endpoint(lead);
-    node_server::peer_client client(o.secret_for(lead));
+    const auto client = o.client_for(lead);
     std::int64_t first = -2;
     while (true) {
         const auto p = json::parse(
-            client.call(to, {protocol::message_type::control, 0, 0, json{{"command", "progress"}}.dump()}, o.timeout()).payload);
+            client->call(to, {protocol::message_type::control, 0, 0, json{{"command", "progress"}}.dump()}, o.timeout()).payload);
         if (p.contains("error")) {
             if (bar) std::fputc('\n', stderr);
             throw error(p["error"].get<std::string>());

@@ -18,16 +18,19 @@ namespace dnnc::cli {
 
 struct client_options {
     std::string secret_file;
+    std::string tls_ca;  // PEM of the CA that signed the nodes' certificates: speak TLS
     double timeout_s = 120;
 
     void add_to(CLI::App* cmd) {
         cmd->add_option("--secret-file", secret_file, "Cluster secret: authenticate every frame");
+        cmd->add_option("--tls-ca", tls_ca, "Speak TLS to nodes whose certificates this CA signed (PEM)");
         cmd->add_option("--timeout", timeout_s, "Seconds to wait for the answer")->check(CLI::PositiveNumber);
     }
     std::string secret() const { return secret_file.empty() ? std::string() : node_server::read_secret_file(secret_file); }
-    // The secret for talking to `address`: --secret-file's, or else that of the local
-    // cluster this user started with a node there (local_cluster.hpp), or none.
-    std::string secret_for(const std::string& address) const;
+    // A client for talking to `address`, with --secret-file's secret and --tls-ca's CA, or
+    // else those of the local cluster this user started with a node there
+    // (local_cluster.hpp), or none.
+    std::unique_ptr<node_server::peer_client> client_for(const std::string& address) const;
     std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)); }
 };
 
@@ -77,7 +80,7 @@ public:
 private:
     const client_options& options_;
     node_server::endpoint lead_;
-    node_server::peer_client client_;
+    std::unique_ptr<node_server::peer_client> client_;
     std::ostream& out_;
     bool raster_, header_ = true;
     std::int64_t next_, completed_ = -1, missed_ = 0;

@@ -15,7 +15,7 @@ namespace dnnc::cli {
 namespace {
 
 struct cluster_options {
-    std::string file, log_level = "info", memory_limit, output_memory;
+    std::string file, log_level = "info", memory_limit, output_memory, tls_cert, tls_key;
     client_options client;
 };
 
@@ -36,10 +36,16 @@ int run_up(const cluster_options& o) {
     if (!o.output_memory.empty()) node_server::parse_byte_size(o.output_memory);
     launch.output_memory = o.output_memory;
     if (!o.client.secret_file.empty()) o.client.secret();  // fail early on an unreadable secret
+    launch.tls = {o.tls_cert, o.tls_key, o.client.tls_ca};
+    if (!launch.tls.enabled() && !(o.tls_cert.empty() && o.tls_key.empty()))
+        throw usage_error("--tls-cert and --tls-key need --tls-ca, the CA that signed every node's certificate");
+    if (launch.tls.enabled() && o.tls_cert.empty())
+        throw usage_error("--tls-ca needs --tls-cert and --tls-key: each node serves TLS with a certificate");
     const auto started = node_server::start_local_cluster(clu, o.file, launch);
     for (const auto& n : started.nodes)
         std::cout << "node " << n.id << " up on " << n.at.text() << " (pid " << n.pid << ", log " << n.log_file << ")\n";
     std::cout << "cluster secret: " << started.secret_file << "\n";
+    if (started.tls.enabled()) std::cout << "TLS: certificates signed by " << started.tls.authority << "\n";
     const auto remote = clu.nodes.size() - started.nodes.size();
     if (remote) std::cout << remote << " node(s) live on other machines; start them there with dnnc-node\n";
     return 0;
@@ -66,6 +72,8 @@ void add_cluster(CLI::App& app, action& chosen) {
     up->add_option("--log-level", o->log_level, "The nodes' log level");
     up->add_option("--memory-limit", o->memory_limit, "The most memory each node's share may need, e.g. 8G");
     up->add_option("--output-memory", o->output_memory, "The most memory the lead's unread output rows may take, e.g. 64M");
+    up->add_option("--tls-cert", o->tls_cert, "Serve and speak TLS with this certificate (PEM; with --tls-key and --tls-ca)");
+    up->add_option("--tls-key", o->tls_key, "The private key of --tls-cert (PEM)");
     o->client.add_to(up);
     up->callback([o, &chosen] { chosen = [o] { return run_up(*o); }; });
     auto* down = cmd->add_subcommand("down", "Stop the nodes `cluster up` started for CONFIG");

@@ -2,9 +2,11 @@
 // Local clusters: the nodes of a cluster that live on this machine (127.0.0.0/8), started
 // as dnnc-node processes and recorded so that a later command can stop them.
 #include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/tls.hpp"
 #include "dnnc/protocol/model.hpp"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@ struct local_cluster {
     std::string config;  // absolute path of the document it was started from
     std::vector<started_node> nodes;
     std::string secret_file;  // absolute path of the cluster secret every node was given
+    tls_files tls;            // absolute paths; none when the nodes do not use TLS
 };
 
 struct launch_options {
@@ -34,6 +37,7 @@ struct launch_options {
     std::string log_level = "info";
     std::string memory_limit;  // passed on to every node (dnnc-node --memory-limit), when set
     std::string output_memory;  // passed on to every node (dnnc-node --output-memory), when set
+    tls_files tls;              // passed on to every node (dnnc-node --tls-*), when set
     std::chrono::milliseconds ready_timeout{15000};
 };
 
@@ -59,9 +63,12 @@ enum class node_logs { remove, keep };
 // Returns the ids of nodes that had to be killed.
 std::vector<std::string> stop_local_cluster(const local_cluster& cluster, node_logs logs = node_logs::remove);
 
-// The secret file of the local cluster (recorded by start_local_cluster for this user)
-// that has a node at `at`, or "" when none has: commands aimed at a local node need no
-// --secret-file.
-std::string recorded_secret_file(const endpoint& at);
+// The local cluster (recorded by start_local_cluster for this user) that has a node at
+// `at`, if any: commands aimed at a local node find its secret and TLS CA there, and need
+// no --secret-file or --tls-ca.
+std::optional<local_cluster> recorded_cluster_at(const endpoint& at);
+
+// A client of the cluster's nodes: its secret and, when its nodes use TLS, its CA.
+std::unique_ptr<peer_client> client_of(const local_cluster& cluster);
 
 }  // namespace dnnc::node_server

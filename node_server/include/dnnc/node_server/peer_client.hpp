@@ -2,6 +2,7 @@
 // Request/reply calls to other nodes over TCP, one persistent connection per endpoint and
 // one call at a time on it, each with a deadline. Used by the lead (fan-out, probes,
 // heartbeats), by nodes forwarding configs and probes, and by the command-line tools.
+#include "dnnc/node_server/tls.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 #include <chrono>
@@ -33,7 +34,9 @@ endpoint parse_endpoint(const std::string& text);
 
 class peer_client {
 public:
-    explicit peer_client(std::string secret = {}, std::uint32_t max_payload = protocol::default_max_payload);
+    // With `tls`, every connection is TLS and the node's certificate is checked (tls.hpp).
+    explicit peer_client(std::string secret = {}, std::uint32_t max_payload = protocol::default_max_payload,
+                         std::shared_ptr<const tls_config> tls = nullptr);
     ~peer_client();
     peer_client(const peer_client&) = delete;
     peer_client& operator=(const peer_client&) = delete;
@@ -52,6 +55,7 @@ private:
 
     std::string secret_;
     std::uint32_t max_payload_;
+    std::shared_ptr<const tls_config> tls_;
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<connection>> connections_;
 };

@@ -4,6 +4,7 @@
 // type; a module answers through a responder, at once or later from any thread. A frame
 // whose framing is broken (bad magic, oversize, failed authentication) closes only that
 // connection; a module's error becomes an error_reply and the connection stays.
+#include "dnnc/node_server/tls.hpp"
 #include "dnnc/protocol/frame.hpp"
 
 #include <cstdint>
@@ -33,6 +34,9 @@ struct server_options {
     // being worked on; one that has not completed its first frame, after first_frame_timeout.
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
     std::chrono::milliseconds first_frame_timeout{std::chrono::seconds(10)};
+    // With a certificate: connections are TLS (tls.hpp); a peer that does not speak it is
+    // dropped at its handshake.
+    std::shared_ptr<const tls_config> tls;
 };
 
 // The error_reply that says why a request failed: flagged as a refusal (protocol::
