@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libopenblas0-pthread libtbb-dev catch2
-  nlohmann-json3-dev libcli11-dev libssl-dev openssl
+  nlohmann-json3-dev libcli11-dev libssl-dev openssl libopenmpi-dev openmpi-bin
 )
 
 source scripts/ensure_packages.sh

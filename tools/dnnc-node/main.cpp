@@ -3,6 +3,7 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/secret.hpp"
+#include "mpi_job.hpp"
 #include "dnnc/core/error.hpp"
 #include "dnnc/sim/torch_backend.hpp"
 
@@ -34,6 +35,10 @@ int main(int argc, char** argv) {
     CLI::App app{"dnnc-node: a dnnc node server"};
     std::string bind = "127.0.0.1", secret_file, log_level = "info";
     dnnc::node_server::tls_files tls;
+    bool mpi = false;
+    std::string transport = "tcp";
+    mpi_job job;
+    std::vector<std::string> serve;
     int port = 0;
     std::size_t threads = 1;
     std::vector<std::string> delays;
@@ -55,11 +60,41 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--output-memory", output_memory,
                    "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
+    app.add_flag("--mpi", mpi, "Be one node of an MPI job (mpirun -np K dnnc-node --mpi ..., srun): rank 0 leads");
+    auto* run = app.add_option("--run", job.run, "With --mpi: run this document on the job's ranks, as dnnc run does");
+    auto* serve_option = app.add_option("--serve", serve, "With --mpi: keep the cluster up (after submitting DOC, if given)")
+                             ->expected(0, 1)
+                             ->excludes(run);
+    app.add_option("--lead-file", job.lead_file, "With --serve: write the lead's HOST:PORT here");
+    app.add_option("--ticks", job.ticks, "With --run: ticks to run (default 1000)")->check(CLI::PositiveNumber);
+    app.add_option("--input", job.input, "With --run: input CSV");
+    app.add_option("--output", job.output, "With --run: write the outputs here as CSV");
+    app.add_option("--spikes", job.spikes, "With --run: write the recorded spikes here as CSV");
+    app.add_flag("--json", job.json, "With --run: print the summary as JSON");
+    app.add_option("--transport", transport, "How signals travel between nodes: tcp (default) or mpi")
+        ->check(CLI::IsMember({"tcp", "mpi"}));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
+
+    job.serve = serve_option->count() > 0;
+    if (mpi && app.count("--log-level") == 0) log_level = "warn";  // K ranks share one terminal
+    if (job.serve && !serve.empty()) job.serve_doc = serve.front();
+    job.bind_given = app.count("--bind") > 0;
+    // Every rank of a job checks its own command line; rank 0 alone says what is wrong.
+    const auto fail = [](const std::string& why) {
+        if (launch_rank() == 0) std::cerr << "dnnc-node: " << why << '\n';
+        return 2;
+    };
+    if (transport == "mpi" && !mpi) return fail("--transport mpi needs --mpi (signals travel over MPI only within an MPI job)");
+    if (!mpi && (!job.run.empty() || job.serve || !job.lead_file.empty()))
+        return fail("--run, --serve and --lead-file are for an MPI job: add --mpi and start it with mpirun or srun");
+    if (mpi && job.run.empty() && !job.serve) return fail("--mpi needs --run DOC or --serve [DOC]");
+    if (mpi && !launched_by_mpi())
+        return fail("--mpi: this process was not started by an MPI launcher; run it with mpirun -np K or srun");
+    if (transport == "mpi") return fail("--transport mpi is not available yet: signals travel over TCP between the ranks");
 
     // Block the stop signals in every thread; one thread waits for them.
     sigset_t signals;
@@ -87,6 +122,7 @@ int main(int argc, char** argv) {
         options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
                                                    : device == "cuda" ? dnnc::sim::device_choice::cuda
                                                                       : dnnc::sim::device_choice::auto_select);
+        if (mpi) return run_mpi_job(options, job);
 
         dnnc::node_server::node node(options);
         node.start();

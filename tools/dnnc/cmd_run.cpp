@@ -2,7 +2,8 @@
 // [--output OUT.csv] [--spikes SPIKES.csv]: the whole job on this machine. Brings up the
 // local cluster, submits, feeds the inputs, runs N ticks (reading the recorded spikes as
 // they come), writes the outputs, prints a summary, and takes the cluster down again — also
-// on an error or Ctrl-C.
+// on an error or Ctrl-C. With --running-cluster the cluster's nodes are already up (as
+// dnnc-node --mpi starts them) and stay up: the same job, on them.
 #include "client.hpp"
 #include "commands.hpp"
 #include "spike_reader.hpp"
@@ -33,6 +34,7 @@ extern "C" void on_interrupt(int) { interrupted = true; }
 struct run_options {
     std::string file, cluster_file, input, output, spikes, log_level = "warn";
     int nodes = 0, batch = 0;  // batch 0: as the document says
+    bool running_cluster = false;
     std::int64_t ticks = 1000;
     bool json = false;
     client_options client;
@@ -108,7 +110,8 @@ int run_run(const run_options& o) {
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
     protocol::check_input_lanes(inputs, doc.run ? doc.run->batch : 1);
     const protocol::cluster planned = doc.clu ? *doc.clu : local_cluster_of(o.nodes);
-    if (node_server::local_nodes(planned).size() != planned.nodes.size())
+    if (o.running_cluster && !doc.clu) throw usage_error("--running-cluster needs the cluster's document (--cluster or <cluster>)");
+    if (!o.running_cluster && node_server::local_nodes(planned).size() != planned.nodes.size())
         throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
 
     // The document the cluster is started from and submitted, with the chosen cluster.
@@ -127,10 +130,11 @@ int run_run(const run_options& o) {
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
     {
-        cluster_session session(planned, config, launch);
+        std::optional<cluster_session> session;
+        if (!o.running_cluster) session.emplace(planned, config, launch);
         client_options client = o.client;
-        client.secret_file = session.secret_file();
-        doc.clu = session.listening(planned);
+        if (session) client.secret_file = session->secret_file();
+        doc.clu = session ? session->listening(planned) : planned;
         protocol::check_cluster(*doc.clu);
         const std::string text = submission_of(doc);
         std::ofstream(config) << text;
@@ -258,9 +262,12 @@ void add_run(CLI::App& app, action& chosen) {
     auto* cmd = app.add_subcommand("run", "Run a network on a local cluster: up, submit, run, outputs, down");
     cmd->add_option("file", o->file, "DNNC document")->required();
     auto* cluster = cmd->add_option("--cluster", o->cluster_file, "Use this document's <cluster> instead");
+    auto* running = cmd->add_flag("--running-cluster", o->running_cluster,
+                                  "The cluster's nodes are already running (e.g. under mpirun): run on them and leave them up");
     cmd->add_option("--nodes", o->nodes, "Use K local nodes instead of the document's cluster")
         ->check(CLI::Range(1, 64))
-        ->excludes(cluster);
+        ->excludes(cluster)
+        ->excludes(running);
     cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::PositiveNumber);
     cmd->add_option("--input", o->input, "Input CSV: tick,target,value[,lane]");
     cmd->add_option("--batch", o->batch, "Run B lanes side by side, one input pattern each (overrides <run batch>)")

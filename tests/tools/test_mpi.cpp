@@ -1,0 +1,121 @@
+// dnnc-node --mpi under a real mpirun on this machine (--oversubscribe: more ranks than
+// cores): the batch form gives dnnc run's outputs bit for bit on 1 to 4 ranks, with the
+// cluster from the ranks or from the document; bad input is one line and exit 2 on every
+// rank; a rank killed mid-run ends the job with an error naming it.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <future>
+#include <regex>
+#include <thread>
+
+using namespace dnnc::test;
+
+namespace {
+
+// Root may run mpirun only when it says so (CI machines run tests as root).
+const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np ";
+
+std::string node_binary() { return std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node"; }
+
+std::size_t count_of(const std::string& text, const std::string& word) {
+    std::size_t n = 0;
+    for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+}
+
+const std::string network = R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="mpi">
+    <population id="p" size="300" model="tanh"/>
+    <projection from="p" to="p" kind="random" p="0.05" seed="5"/>
+    <output id="y" neurons="p[0:4]"/>
+  </network>
+  <run probes="2"/>
+</dnnc>
+)";
+
+}  // namespace
+
+TEST_CASE("mpirun -np K dnnc-node --mpi --run gives dnnc run's outputs bit for bit on 1 to 4 ranks") {
+    scratch_dir dir;
+    const auto doc = dir.file("net.xml", network);
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n");
+    const std::string job = " --mpi --run " + doc + " --ticks 400 --input " + inputs + " --output ";
+    const auto straight = (dir.path / "straight.csv").string();
+    REQUIRE(run_command(dnnc_binary() + " run " + doc + " --nodes 1 --ticks 400 --input " + inputs + " --output " + straight).exit_code == 0);
+    for (int ranks = 1; ranks <= 4; ++ranks) {
+        const auto out = (dir.path / ("ranks" + std::to_string(ranks) + ".csv")).string();
+        const auto r = run_command(mpirun + std::to_string(ranks) + " " + node_binary() + job + out + " --json");
+        INFO(ranks << " ranks\n" << r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.out, Catch::Contains("\"nodes\""));
+        CHECK(slurp(out) == slurp(straight));
+    }
+    // A <cluster> of 3 nodes: node i on rank i.
+    const auto with_cluster = dir.file("cluster.xml", std::regex_replace(network, std::regex("  <run"),
+                                                                         "  <cluster lead=\"a\"><node id=\"a\" port=\"1\"/><node id=\"b\" port=\"2\"/>"
+                                                                         "<node id=\"c\" port=\"3\"/><link from=\"a\" to=\"b\"/>"
+                                                                         "<link from=\"b\" to=\"c\"/></cluster>\n  <run"));
+    const auto out = (dir.path / "mapped.csv").string();
+    const auto r = run_command(mpirun + "3 " + node_binary() + " --mpi --run " + with_cluster + " --ticks 400 --input " + inputs +
+                               " --output " + out);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("neurons per node: a "));
+    CHECK(slurp(out) == slurp(straight));
+}
+
+TEST_CASE("bad input to an MPI job is one line and exit 2 on every rank") {
+    scratch_dir dir;
+    const auto doc = dir.file("net.xml", std::regex_replace(network, std::regex("  <run"),
+                                                            "  <cluster lead=\"a\"><node id=\"a\" port=\"1\"/><node id=\"b\" port=\"2\"/>"
+                                                            "<link from=\"a\" to=\"b\"/></cluster>\n  <run"));
+    const auto node = node_binary();
+    struct bad {
+        std::string command, says;
+    };
+    for (const auto& b : std::vector<bad>{
+             {mpirun + "3 " + node + " --mpi --run " + doc, "its <cluster> has 2 nodes but the job has 3 ranks"},
+             {mpirun + "2 " + node + " --mpi --run " + (dir.path / "missing.xml").string(), "missing.xml"},
+             {mpirun + "2 " + node + " --mpi --transport mpi --run " + doc, "--transport mpi"},
+             {node + " --mpi --run " + doc, "not started by an MPI launcher"},
+             {node + " --transport mpi", "--transport mpi needs --mpi"},
+         }) {
+        const auto r = run_command(b.command);
+        INFO(b.command << "\n" << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(count_of(r.err, "dnnc-node: ") == 1);
+        CHECK_THAT(r.err, Catch::Contains(b.says));
+    }
+}
+
+TEST_CASE("a rank killed mid-run ends every rank of the job non-zero, the lost rank named") {
+    scratch_dir dir;
+    const auto doc = dir.file("long.xml", network);
+    auto job = std::async(std::launch::async, [&] {
+        return run_command(mpirun + "3 " + node_binary() + " --mpi --run " + doc + " --ticks 100000000");
+    });
+    // Rank 2's process: a dnnc-node of this document whose launcher calls it rank 2.
+    int victim = 0;
+    for (int i = 0; i < 200 && victim == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+            const auto cmdline = slurp((entry.path() / "cmdline").string());
+            if (cmdline.find("dnnc-node") == std::string::npos || cmdline.find(doc) == std::string::npos) continue;
+            std::string env = slurp((entry.path() / "environ").string());
+            if (env.find(std::string("OMPI_COMM_WORLD_RANK=2") + '\0') != std::string::npos)
+                victim = std::stoi(entry.path().filename().string());
+        }
+    }
+    REQUIRE(victim != 0);
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // well into the run
+    REQUIRE(kill(victim, SIGKILL) == 0);
+    REQUIRE(job.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+    const auto r = job.get();
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.err, Catch::Contains("rank 2") || Catch::Contains("'r2'"));
+}
