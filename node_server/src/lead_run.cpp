@@ -561,6 +561,17 @@ json lead_run::control(const json& request) {
         replicate_intent();
         return reply;
     }
+    if (command == "checkpoint" && request.value("now", false)) {
+        // One checkpoint of the frozen network, at once (a job about to be stopped).
+        if (!paused()) throw usage_error("the network must be frozen for a checkpoint now (dnnc freeze)");
+        if (request.contains("dir")) {
+            auto c = checkpoints();
+            c.dir = checkpoint_dir(request.at("dir").get<std::string>());
+            set_checkpoints(c);
+        }
+        write_checkpoint(next_tick());
+        return {{"tick", next_tick()}, {"last", last_checkpoint()}};
+    }
     if (command == "checkpoint") {
         checkpoint_settings c = checkpoints();
         c.every = request.value("every", c.every);

@@ -77,7 +77,9 @@ public:
     static void check_outputs(const plan::network_plan& plan);
 
     void on_report(const nlohmann::json& report);
-    // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input", ...}
+    // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint", ...};
+    // {"command": "checkpoint", "now": true(, "dir": D)} writes one of the frozen network at
+    // once (into folder D from now on, when given).
     nlohmann::json control(const nlohmann::json& request);
     // {"from": tick} -> {"columns": [...], "batch": B, "rows": [[tick, values...]...], "completed": C};
     // a row holds the columns of lane 0, then those of lane 1, ...

@@ -119,3 +119,41 @@ TEST_CASE("a rank killed mid-run ends every rank of the job non-zero, the lost r
     CHECK(r.exit_code != 0);
     CHECK_THAT(r.err, Catch::Contains("rank 2") || Catch::Contains("'r2'"));
 }
+
+TEST_CASE("SIGTERM to an MPI job leaves a checkpoint that the requeued job continues to the same outputs") {
+    scratch_dir dir;
+    const auto doc = dir.file("net.xml", network);
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n50000,p[7],1\n");
+    const std::string ticks = " --ticks 60000";
+    const auto straight = (dir.path / "straight.csv").string();
+    REQUIRE(run_command(dnnc_binary() + " run " + doc + " --nodes 1" + ticks + " --input " + inputs + " --output " + straight).exit_code == 0);
+    // Slurm as a requeued job sees it: the same job id, a restart count (the Slurm path is
+    // tested under mpirun with Slurm's variables; docs/mpi.md).
+    const auto out = (dir.path / "out.csv").string();
+    const std::string job = "XDG_STATE_HOME=" + dir.path.string() + " SLURM_JOB_ID=4242 " + mpirun + "3 " + node_binary() + " --mpi --run " +
+                            doc + ticks + " --input " + inputs + " --output " + out;
+    auto first = std::async(std::launch::async, [&] { return run_command(job); });
+    int launcher = 0;
+    for (int i = 0; i < 200 && launcher == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+            const auto cmdline = slurp((entry.path() / "cmdline").string());
+            if (cmdline.rfind("mpirun", 0) == 0 && cmdline.find(doc) != std::string::npos)
+                launcher = std::stoi(entry.path().filename().string());
+        }
+    }
+    REQUIRE(launcher != 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    REQUIRE(kill(launcher, SIGTERM) == 0);
+    const auto stopped = first.get();
+    INFO(stopped.err);
+    CHECK(stopped.exit_code != 0);
+    REQUIRE_THAT(stopped.err, Catch::Contains("frozen and checkpointed"));
+    CHECK(std::filesystem::exists(dir.path / "dnnc" / "checkpoints" / "job-4242"));
+
+    const auto again = run_command("SLURM_RESTART_COUNT=1 " + job);
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.err, Catch::Contains("continuing from"));
+    CHECK(slurp(out) == slurp(straight));
+}

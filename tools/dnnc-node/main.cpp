@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
     sigemptyset(&signals);
     sigaddset(&signals, SIGTERM);
     sigaddset(&signals, SIGINT);
+    if (mpi) sigaddset(&signals, SIGUSR1);  // Slurm's warning before a job's time runs out (mpi_job.hpp)
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 

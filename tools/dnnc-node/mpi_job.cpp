@@ -2,6 +2,7 @@
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -11,12 +12,16 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -93,15 +98,70 @@ int run_dnnc(std::vector<std::string> args) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // It gets the signals this process blocks for its signal thread.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none, stops;
+    sigemptyset(&none);
+    sigemptyset(&stops);
+    for (int s : {SIGTERM, SIGINT, SIGUSR1}) sigaddset(&stops, s);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &stops);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid = 0;
-    if (const int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0)
-        throw io_error("cannot start " + args[0] + ": " + std::strerror(rc));
+    const int rc = posix_spawn(&pid, argv[0], nullptr, &attributes, argv.data(), environ);
+    posix_spawnattr_destroy(&attributes);
+    if (rc != 0) throw io_error("cannot start " + args[0] + ": " + std::strerror(rc));
     child = pid;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     child = 0;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+// The folder under STATE_DIR/checkpoints where a job's stop checkpoint goes: the Slurm
+// job's own (a requeued job keeps its id), else one for jobs without a scheduler.
+std::string job_folder() {
+    const char* id = std::getenv("SLURM_JOB_ID");
+    return id && *id ? std::string("job-") + id : std::string("job-mpirun");
+}
+
+// The newest checkpoint in `dir` and its tick, if any.
+std::pair<std::string, std::int64_t> newest_checkpoint(const fs::path& dir) {
+    std::pair<std::string, std::int64_t> newest{{}, -1};
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        const auto name = e.path().filename().string();
+        if (name.rfind("checkpoint-", 0) != 0 || e.path().extension() != ".dnncs") continue;
+        const auto tick = std::atoll(name.c_str() + std::strlen("checkpoint-"));
+        if (tick > newest.second) newest = {e.path().string(), tick};
+    }
+    return newest;
+}
+
+// The lines of `file` (header first) whose first field, a tick (or a time in ms when
+// `dt` > 0), comes before tick `before`.
+std::string lines_before(const std::string& file, std::int64_t before, double dt) {
+    std::ifstream in(file);
+    std::string line, kept;
+    for (bool header = true; std::getline(in, line); header = false) {
+        const double first = header ? 0 : std::atof(line.c_str());
+        const auto tick = dt > 0 ? std::llround(first / dt) : static_cast<long long>(first);
+        if (header || tick < before) kept += line + "\n";
+    }
+    return kept;
+}
+
+// `earlier` (a file's lines before the checkpoint) followed by `later`'s rows, into `file`.
+void join_rows(const std::string& file, const std::string& earlier, const std::string& later) {
+    std::ifstream in(later);
+    std::string line, text = earlier;
+    for (bool header = true; std::getline(in, line); header = false)
+        if (!header) text += line + "\n";
+    const std::string temporary = file + ".tmp";
+    std::ofstream(temporary) << text;
+    fs::rename(temporary, file);
 }
 
 // Waits for rank 0's outcome without spinning a core (a blocking collective would poll
@@ -113,6 +173,46 @@ int outcome_from_rank0(int mine, int rank) {
     for (int done = 0; !done;) {
         MPI_Test(&request, &done, MPI_STATUS_IGNORE);
         if (!done && rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return code;
+}
+
+// Rank 0 of a --run job: `dnnc run` on the job's cluster. A requeued Slurm job
+// (SLURM_RESTART_COUNT > 0) with a stop checkpoint continues from it: the ticks still to
+// run, the inputs from its tick on, and the outputs and spikes appended to the rows of the
+// ticks before it. `stopped` says (once the run is over) whether a signal checkpointed it.
+int run_batch(const mpi_job& job, const std::string& file, const protocol::document& doc, const fs::path& work,
+              const std::string& state_dir, const std::vector<std::string>& access, const std::function<bool()>& stopped) {
+    const char* restarts = std::getenv("SLURM_RESTART_COUNT");
+    const auto [checkpoint, tick] = restarts && std::atoi(restarts) > 0
+                                        ? newest_checkpoint(fs::path(state_dir) / "checkpoints" / job_folder())
+                                        : std::pair<std::string, std::int64_t>{{}, -1};
+    std::vector<std::string> run{"run", checkpoint.empty() ? file : checkpoint, "--cluster", (work / "cluster.xml").string(),
+                                 "--running-cluster", "--ticks", std::to_string(checkpoint.empty() ? job.ticks : job.ticks - tick)};
+    std::string input = job.input, output = job.output, spikes = job.spikes;
+    if (!checkpoint.empty()) {
+        std::cerr << "dnnc-node: continuing from " << checkpoint << " (tick " << tick << ")" << std::endl;
+        if (tick >= job.ticks) return 0;
+        if (!input.empty()) {
+            std::ifstream in(input);
+            std::ofstream later(work / "input.csv");
+            std::string line;
+            for (bool header = true; std::getline(in, line); header = false)
+                if (header || std::atoll(line.c_str()) >= tick) later << line << '\n';
+            input = (work / "input.csv").string();
+        }
+        if (!output.empty()) output = (work / "output.csv").string();
+        if (!spikes.empty()) spikes = (work / "spikes.csv").string();
+    }
+    for (const auto& [flag, value] : {std::pair{"--input", input}, {"--output", output}, {"--spikes", spikes}})
+        if (!value.empty()) run.insert(run.end(), {flag, value});
+    if (job.json) run.push_back("--json");
+    run.insert(run.end(), access.begin(), access.end());
+    const int code = run_dnnc(run);
+    if (stopped()) return 3;
+    if (code == 0 && !checkpoint.empty()) {
+        if (!job.output.empty()) join_rows(job.output, lines_before(job.output, tick, 0), output);
+        if (!job.spikes.empty()) join_rows(job.spikes, lines_before(job.spikes, tick, doc.net->dt), spikes);
     }
     return code;
 }
@@ -140,18 +240,46 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
     const std::string name = "rank " + std::to_string(rank);
     const fs::path work = fs::temp_directory_path() / ("dnnc-mpi-" + std::to_string(getpid()));
     int code = 0;
-    // SIGTERM and SIGINT (blocked in every thread by main) stop this rank's node, and the
-    // command rank 0 runs.
+    // SIGTERM, SIGINT and SIGUSR1 (blocked in every thread by main; Slurm's preemption and
+    // time-limit warnings). A --serve job stops. A --run job's rank 0 freezes the network,
+    // writes a checkpoint (a requeued job continues from it) and ends the job with exit 3;
+    // the other ranks wait for it.
     std::atomic<node_server::node*> running{nullptr};
+    std::atomic<bool> over{false};
+    std::mutex stopping;     // held while rank 0 checkpoints; the job does not end meanwhile
+    bool finished = false;   // the batch is done: a late signal changes nothing
+    bool checkpointed = false;
+    node_server::endpoint own_lead;
     std::thread signals([&] {
         sigset_t set;
         sigemptyset(&set);
-        sigaddset(&set, SIGTERM);
-        sigaddset(&set, SIGINT);
-        int received = 0;
-        sigwait(&set, &received);  // also woken when the job is over, with nothing left to stop
-        if (const pid_t c = child) kill(c, SIGTERM);
-        if (auto* n = running.load()) n->stop();
+        for (int s : {SIGTERM, SIGINT, SIGUSR1}) sigaddset(&set, s);
+        while (true) {
+            int received = 0;
+            sigwait(&set, &received);
+            if (over) return;
+            if (job.serve) {
+                if (auto* n = running.load()) n->stop();
+                continue;
+            }
+            if (rank != 0) continue;
+            std::lock_guard<std::mutex> lock(stopping);
+            if (finished || checkpointed || own_lead.port == 0) continue;
+            try {
+                node_server::peer_client lead(options.server.secret, protocol::default_max_payload, options.server.tls);
+                auto control = [&](const std::string& body) {
+                    return lead.call(own_lead, {protocol::message_type::control, 0, 0, body}, std::chrono::minutes(5)).payload;
+                };
+                control(R"({"command": "freeze"})");
+                const auto reply = control(R"({"command": "checkpoint", "now": true, "dir": ")" + job_folder() + R"("})");
+                checkpointed = true;
+                std::cerr << "dnnc-node: signal " << received << ": the network is frozen and checkpointed (" << reply
+                          << "); a requeued job continues from it" << std::endl;
+            } catch (const std::exception& e) {
+                std::cerr << "dnnc-node: signal " << received << ": no checkpoint: " << e.what() << std::endl;
+            }
+            if (const pid_t c = child) kill(c, SIGINT);  // it writes every row up to the freeze, then ends
+        }
     });
     try {
         // The secret: the given one, or one rank 0 draws; every rank the same.
@@ -217,6 +345,10 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
             }
             if (agree(code) != 0) throw bad_input{};
             const std::string lead = addresses[0] + ":" + std::to_string(ports[0]);
+            {
+                std::lock_guard<std::mutex> lock(stopping);
+                own_lead = {addresses[0], static_cast<std::uint16_t>(ports[0])};
+            }
             const std::vector<std::string> access{"--secret-file", (work / "secret").string()};
             if (job.serve) {
                 if (!file.empty()) {
@@ -231,13 +363,11 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
                     node.wait();  // until a signal or a shutdown frame
                 }
             } else {
-                std::vector<std::string> run{"run", file, "--cluster", (work / "cluster.xml").string(), "--running-cluster",
-                                             "--ticks", std::to_string(job.ticks)};
-                for (const auto& [flag, value] : {std::pair{"--input", job.input}, {"--output", job.output}, {"--spikes", job.spikes}})
-                    if (!value.empty()) run.insert(run.end(), {flag, value});
-                if (job.json) run.push_back("--json");
-                run.insert(run.end(), access.begin(), access.end());
-                code = run_dnnc(run);
+                code = run_batch(job, file, doc, work, options.state_dir, access, [&] {
+                    std::lock_guard<std::mutex> lock(stopping);
+                    finished = true;
+                    return checkpointed;
+                });
             }
         } else {
             if (agree(0) != 0) throw bad_input{};
@@ -254,6 +384,7 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
         MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const usage_error*>(&e) ? 2 : 1);
     }
     running = nullptr;
+    over = true;
     pthread_kill(signals.native_handle(), SIGTERM);
     signals.join();
     std::error_code ignored;

@@ -1,5 +1,5 @@
 // The clock and its safety net: dnnc start|freeze|resume|recover --lead HOST:PORT,
-// dnnc step N --lead HOST:PORT, dnnc checkpoint --every T [--dir D] [--keep M] --lead HOST:PORT.
+// dnnc step N --lead HOST:PORT, dnnc checkpoint --every T [--dir D] [--keep M] | --now --lead HOST:PORT.
 #include "client.hpp"
 #include "commands.hpp"
 
@@ -45,6 +45,7 @@ struct checkpoint_options {
     std::string lead, dir;
     std::int64_t every = 0;
     int keep = 3;
+    bool now = false;
     client_options client;
 };
 
@@ -59,12 +60,19 @@ void add_control(CLI::App& app, action& chosen) {
     auto c = std::make_shared<checkpoint_options>();
     auto* checkpoint = app.add_subcommand("checkpoint", "Snapshot the running network every T ticks into a folder on the lead");
     checkpoint->add_option("--lead", c->lead, "HOST:PORT of the lead")->required();
-    checkpoint->add_option("--every", c->every, "Ticks between checkpoints (0: none)")->required()->check(CLI::NonNegativeNumber);
+    auto* every = checkpoint->add_option("--every", c->every, "Ticks between checkpoints (0: none)")->check(CLI::NonNegativeNumber);
+    checkpoint->add_flag("--now", c->now, "Write one checkpoint of the frozen network now")->excludes(every);
     checkpoint->add_option("--dir", c->dir, "Folder under the lead's STATE_DIR/checkpoints (default: the network's name)");
     checkpoint->add_option("--keep", c->keep, "How many checkpoints to keep")->check(CLI::PositiveNumber);
     c->client.add_to(checkpoint);
-    checkpoint->callback([c, &chosen] {
+    checkpoint->callback([c, every, &chosen] {
+        if (!c->now && every->count() == 0) throw CLI::RequiredError("checkpoint: give --every T or --now");
         chosen = [c] {
+            if (c->now) {
+                const auto reply = control(c->client, c->lead, {{"command", "checkpoint"}, {"now", true}});
+                std::cout << "checkpoint of tick " << reply["tick"] << ": " << reply["last"].get<std::string>() << '\n';
+                return 0;
+            }
             nlohmann::json request{{"command", "checkpoint"}, {"every", c->every}, {"keep", c->keep}};
             if (!c->dir.empty()) request["dir"] = c->dir;
             const auto reply = control(c->client, c->lead, request);

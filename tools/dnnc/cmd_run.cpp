@@ -120,7 +120,11 @@ int run_run(const run_options& o) {
     const std::string config = (dir / "run.xml").string();
 
     std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
+    // On a running cluster its owner (dnnc-node --mpi) decides when the job ends, after it
+    // has checkpointed the network, and then interrupts this run with SIGINT: a scheduler's
+    // SIGTERM or SIGUSR1 to every process of the job is not for this one.
+    std::signal(SIGTERM, o.running_cluster ? SIG_IGN : on_interrupt);
+    if (o.running_cluster) std::signal(SIGUSR1, SIG_IGN);
     node_server::launch_options launch;
     launch.node_binary = node_binary();
     launch.secret_file = o.client.secret_file;
@@ -179,9 +183,9 @@ int run_run(const run_options& o) {
                 progress = wait_for_tick(client, lead, target, &interrupted, read_some);
                 break;
             } catch (const io_error& e) {
+                if (interrupted) throw;
                 // The lead is gone: its standby takes the run over from the last checkpoint
                 // and goes on stepping to the target; the readers go on where they were.
-                if (interrupted) throw;
                 std::cerr << "dnnc: the lead at " << lead << " stopped answering (" << e.what() << "); waiting for its standby\n";
                 std::vector<std::string> addresses;
                 for (const auto& n : doc.clu->nodes) addresses.push_back(n.host + ":" + std::to_string(n.port));
@@ -200,6 +204,14 @@ int run_run(const run_options& o) {
                 const auto now = control(client, lead, {{"command", "progress"}});
                 const auto done = now["completed"].get<std::int64_t>();
                 if (now["state"] == "frozen" && done < target) control(client, lead, {{"command", "step"}, {"ticks", target - done}});
+            } catch (const error&) {
+                if (!interrupted) throw;
+                // Interrupted: the files get every row complete now (a network frozen before
+                // the interruption, as dnnc-node --mpi does, loses none).
+                const auto last = control(client, lead, {{"command", "progress"}})["completed"].get<std::int64_t>();
+                if (spikes) spikes->read_through(last);
+                if (outputs) outputs->read_through(last);
+                throw;
             }
         }
         // The lead's own time for the step (from its grant to the last row), else ours,
