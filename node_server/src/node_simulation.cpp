@@ -1,5 +1,7 @@
 #include "node_simulation.hpp"
 
+#include "signal_transports.hpp"
+
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/frame.hpp"
@@ -13,68 +15,19 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
-class node_simulation::tcp_transport final : public sim::transport {
-public:
-    tcp_transport(const protocol::node_config& config, outbox& out, signal_inbox& in, const std::map<std::string, double>& extra_delay_ms)
-        : from_(config.node), epoch_(config.epoch), out_(out), in_(in) {
-        for (const auto& p : config.peers) {
-            const auto extra = extra_delay_ms.find(p.id);
-            peer_index_[p.id] = peers_.size();
-            peers_.push_back({{p.host, static_cast<std::uint16_t>(p.port)},
-                              p.emulate_delay_ms + (extra == extra_delay_ms.end() ? 0.0 : extra->second)});
-        }
-    }
-
-    void send(std::size_t peer, const sim::packet& p) override {
-        protocol::binary_signals s{from_, epoch_, p.tick, p.dense, p.values, p.nonzero};
-        out_.send(peers_.at(peer).at, {protocol::message_type::signals, 0, 0, protocol::encode_signals(s)}, peers_[peer].delay_ms);
-    }
-
-    bool collect(const receiver& deliver, std::chrono::microseconds wait) override {
-        in_.collect(
-            [&](protocol::binary_signals s) {
-                if (const auto peer = sender_of(s)) deliver(*peer, {s.tick, s.dense, std::move(s.values), std::move(s.nonzero)});
-            },
-            wait);
-        return true;
-    }
-
-private:
-    // The peer a packet comes from; nothing for one of another epoch (sent before this
-    // network was installed).
-    std::optional<std::size_t> sender_of(const protocol::binary_signals& s) const {
-        if (s.epoch != epoch_) {
-            DNNC_LOG(debug, "signals of tick " << s.tick << " from '" << s.from << "' dropped: epoch " << s.epoch
-                                               << ", this network's is " << epoch_);
-            return std::nullopt;
-        }
-        const auto it = peer_index_.find(s.from);
-        if (it == peer_index_.end()) throw protocol_error("signals from '" + s.from + "', which is not a peer of this node");
-        return it->second;
-    }
-
-    struct destination {
-        endpoint at;
-        double delay_ms;
-    };
-    std::string from_;
-    std::uint64_t epoch_;
-    outbox& out_;
-    signal_inbox& in_;
-    std::vector<destination> peers_;
-    std::map<std::string, std::size_t> peer_index_;
-};
-
 node_simulation::node_simulation(const protocol::node_config& config, std::string secret,
                                  std::shared_ptr<const tls_config> tls, signal_inbox& in, reporter report,
-                                 const std::map<std::string, double>& extra_delay_ms, const std::string& device)
+                                 const std::map<std::string, double>& extra_delay_ms, const std::string& device,
+                                 const std::map<std::string, int>& mpi_ranks)
     : id_(config.node),
       hash_(plan::config_hash(config)),
       engine_(sim::make_node_engine(config, device)),
       signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
                                                       signal_link_identity{config.node, config.epoch, getpid()}.encode()},
                    std::move(tls)),
-      transport_(std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms)) {
+      transport_(mpi_ranks.empty() ? std::unique_ptr<sim::transport>(
+                                         std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms))
+                                   : std::make_unique<mpi_transport>(config, mpi_ranks)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
     std::size_t spiking = 0;
     for (const auto& n : config.neurons) {

@@ -35,9 +35,12 @@ public:
     // Signals go out over signal links of its own, opened with this node's identity
     // (signal_inbox.hpp): a new installation never writes into a connection of the last,
     // which may lead to a peer process that is gone. Peers' packets come in through `in`.
+    // With `mpi_ranks` (each node id's rank), signals travel over MPI instead
+    // (signal_transports.hpp).
     node_simulation(const protocol::node_config& config, std::string secret, std::shared_ptr<const tls_config> tls,
                     signal_inbox& in, reporter report,
-                    const std::map<std::string, double>& extra_delay_ms, const std::string& device);
+                    const std::map<std::string, double>& extra_delay_ms, const std::string& device,
+                    const std::map<std::string, int>& mpi_ranks);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;
@@ -62,7 +65,6 @@ public:
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);
 
 private:
-    class tcp_transport;
     void start_runner();
     void flush_reports();
     // The recorded neurons among those that spiked in the tick `e` just computed.
@@ -74,7 +76,7 @@ private:
     std::string hash_;  // of the config it runs: the lead ignores reports of any other
     sim::engine engine_;
     outbox signals_out_;
-    std::unique_ptr<tcp_transport> transport_;
+    std::unique_ptr<sim::transport> transport_;
     std::unique_ptr<sim::runner> runner_;
     std::vector<std::string> peer_ids_;  // by the runner's peer index
     std::vector<sim::global_index> reported_;

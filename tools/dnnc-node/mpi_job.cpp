@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -60,16 +61,24 @@ int agree(int code) {
     return code;
 }
 
-// The cluster the job runs on (rank 0): from the document's <cluster> of K nodes, node i
-// at rank i, or one node per rank, every pair linked.
-protocol::cluster cluster_of(const protocol::document& doc, const std::string& file, const std::vector<std::string>& hosts,
-                             const std::vector<int>& ports, const std::vector<double>& capacities) {
+// Each rank's node id (rank 0): the document's <cluster> of K nodes, node i at rank i, or
+// r0, r1, ... for one node per rank.
+std::vector<std::string> node_ids(const protocol::document& doc, const std::string& file, std::size_t ranks) {
+    std::vector<std::string> ids;
+    if (doc.clu && doc.clu->nodes.size() != ranks)
+        throw usage_error(file + ": its <cluster> has " + std::to_string(doc.clu->nodes.size()) + " nodes but the job has " +
+                          std::to_string(ranks) + " ranks: give one node per rank, or leave <cluster> out");
+    for (std::size_t r = 0; r < ranks; ++r) ids.push_back(doc.clu ? doc.clu->nodes[r].id : "r" + std::to_string(r));
+    return ids;
+}
+
+// The cluster the job runs on (rank 0): the document's <cluster>, or one node per rank,
+// its capacity the rank's cores, every pair linked; at the ranks' addresses.
+protocol::cluster cluster_of(const protocol::document& doc, const std::vector<std::string>& hosts, const std::vector<int>& ports,
+                             const std::vector<double>& capacities) {
     const auto ranks = hosts.size();
     protocol::cluster clu;
     if (doc.clu) {
-        if (doc.clu->nodes.size() != ranks)
-            throw usage_error(file + ": its <cluster> has " + std::to_string(doc.clu->nodes.size()) + " nodes but the job has " +
-                              std::to_string(ranks) + " ranks: give one node per rank, or leave <cluster> out");
         clu = *doc.clu;
     } else {
         for (std::size_t r = 0; r < ranks; ++r) {
@@ -232,11 +241,18 @@ int launch_rank() {
 }
 
 int run_mpi_job(node_server::node_options options, const mpi_job& job) {
+    // Signals over MPI come from the runners' threads while the main thread waits.
+    const int wanted = job.mpi_signals ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
     int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    MPI_Init_thread(nullptr, nullptr, wanted, &provided);
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (provided < wanted) {
+        if (rank == 0) std::cerr << "dnnc-node: --transport mpi: this MPI library does not allow MPI calls from several threads\n";
+        MPI_Finalize();
+        return 2;
+    }
     const std::string name = "rank " + std::to_string(rank);
     const fs::path work = fs::temp_directory_path() / ("dnnc-mpi-" + std::to_string(getpid()));
     int code = 0;
@@ -291,6 +307,31 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
         }
         MPI_Bcast(secret.data(), static_cast<int>(secret.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
         options.server.secret = secret.data();
+        // Rank 0 reads the document first: bad input ends the job before any node starts,
+        // and every rank learns the node ids (signals over MPI go to ranks by node id).
+        const std::string file = job.serve ? job.serve_doc : job.run;
+        protocol::document doc;
+        std::vector<field> ids(static_cast<std::size_t>(ranks));
+        if (rank == 0) {
+            try {
+                if (!file.empty()) {
+                    doc = protocol::load_document(file);
+                    if (!doc.net) throw usage_error(file + ": the document has no <network>");
+                }
+                const auto names = node_ids(doc, file, static_cast<std::size_t>(ranks));
+                for (std::size_t r = 0; r < names.size(); ++r) ids[r] = field_of(names[r]);
+            } catch (const usage_error& e) {
+                std::cerr << "dnnc-node: " << e.what() << '\n';
+                code = 2;
+            } catch (const config_error& e) {
+                std::cerr << "dnnc-node: " << e.what() << '\n';
+                code = 2;
+            }
+        }
+        if (agree(code) != 0) throw bad_input{};
+        MPI_Bcast(ids.data(), static_cast<int>(ids.size() * sizeof(field)), MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (job.mpi_signals)
+            for (int r = 0; r < ranks; ++r) options.mpi_ranks[ids[static_cast<std::size_t>(r)].data()] = r;
         // Ranks on one machine talk over loopback; across machines each binds every address
         // and is called by its host name (the secret authenticates every frame).
         char processor[MPI_MAX_PROCESSOR_NAME] = {};
@@ -319,19 +360,18 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
         const double mine = cores();
         MPI_Allgather(&mine, 1, MPI_DOUBLE, capacities.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
         DNNC_LOG(info, name << " of " << ranks << ": node on " << host << ":" << port);
+        if (rank == 0 && std::thread::hardware_concurrency() > 1 &&
+            std::any_of(capacities.begin(), capacities.end(), [](double c) { return c < 2; }))
+            std::cerr << "dnnc-node: warning: a rank is bound to one core, where its node's threads (runner, server, "
+                         "signals) wait on each other; start the job with mpirun --bind-to none, or give each rank "
+                         "several cores (srun --cpus-per-task)\n";
 
         if (rank == 0) {
-            const std::string file = job.serve ? job.serve_doc : job.run;
             std::vector<std::string> addresses;
             for (const auto& h : hosts) addresses.push_back(h.data());
-            protocol::document doc;
             try {
-                if (!file.empty()) {
-                    doc = protocol::load_document(file);
-                    if (!doc.net) throw usage_error(file + ": the document has no <network>");
-                }
                 protocol::document clu_doc;
-                clu_doc.clu = cluster_of(doc, file, addresses, ports, capacities);
+                clu_doc.clu = cluster_of(doc, addresses, ports, capacities);
                 fs::create_directories(work);
                 std::ofstream(work / "cluster.xml") << protocol::serialize(clu_doc);
                 std::ofstream(work / "secret") << options.server.secret << '\n';

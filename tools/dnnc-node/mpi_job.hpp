@@ -21,6 +21,7 @@ struct mpi_job {
     std::string input, output, spikes;
     bool json = false;
     bool bind_given = false;  // --bind: every rank binds and is called there
+    bool mpi_signals = false; // --transport mpi: signals between ranks over MPI, not TCP
 };
 
 // Whether an MPI launcher (mpirun, srun) started this process, and its rank as the

@@ -35,6 +35,10 @@ struct node_options {
     // The most memory (bytes) the output rows a lead holds for clients may take; older rows
     // are dropped beyond it (a client reading them in time loses none).
     std::size_t output_memory = std::size_t{64} << 20;
+    // Non-empty: this node is a rank of an MPI job whose signals travel over MPI; each node
+    // id's rank (dnnc-node --mpi --transport mpi, docs/mpi.md). MPI must be initialised
+    // with MPI_THREAD_MULTIPLE.
+    std::map<std::string, int> mpi_ranks;
 };
 
 // "123", "512K", "64M", "8G" or "1T" (powers of 1024) as bytes; usage_error otherwise.
