@@ -329,6 +329,7 @@ py::tuple partition(const std::string& file, std::size_t parts, const std::strin
                     double imbalance, std::uint64_t seed) {
     namespace dp = partitioner;
     const bool xml = file.size() >= 4 && file.compare(file.size() - 4, 4, ".xml") == 0;
+    py::gil_scoped_release release;  // taken again below, to build the results
     std::optional<protocol::document> doc;
     dp::graph g;
     if (xml) {
@@ -375,6 +376,7 @@ py::tuple partition(const std::string& file, std::size_t parts, const std::strin
         edges = g.edge_count();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    py::gil_scoped_acquire gil;
     py::dict m;
     m["vertices"] = vertices;
     m["edges"] = edges;
@@ -460,7 +462,6 @@ PYBIND11_MODULE(_dnnc, m) {
 
     m.def("partition", &partition, py::arg("file"), py::arg("parts") = 0, py::arg("cluster") = "",
           py::arg("strategy") = "multilevel", py::arg("imbalance") = 0.03, py::arg("seed") = 1,
-          py::call_guard<py::gil_scoped_release>(),
           "Partitions a METIS graph or a DNNC network; returns (node of every vertex or neuron, metrics).");
 
     m.def("generate_metis", [](const std::string& kind, const py::dict& p, std::uint64_t seed, const std::string& path) {

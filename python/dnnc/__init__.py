@@ -195,7 +195,8 @@ class Network:
         for section in ("cluster", "run", "state"):
             if section in self._sections:
                 _to_tree(root, self._sections[section])
-        return _ET.tostring(root, encoding="unicode")
+        _ET.indent(root)  # one element a line: locations in messages name the element's line
+        return _ET.tostring(root, encoding="unicode") + "\n"
 
     def to_xml(self):
         """The DNNC document, as the command line's writer writes it (validated and checked)."""
