@@ -80,7 +80,7 @@ public:
         int nodes = 0;
         std::string cluster_file, lead, secret_file, log_level = "warn";
         int batch = 0;
-        bool spikes = true;
+        bool spikes = true, outputs = true;
         double timeout_s = 120;
     };
 
@@ -145,7 +145,7 @@ public:
             spikes_.emplace(client_, lead_, start_, nullptr);
             spikes_->collect(&spike_columns_);
         }
-        outputs_.emplace(client_, lead_, start_, [this](const json& reply, bool) { return take_rows(reply); });
+        if (o.outputs) outputs_.emplace(client_, lead_, start_, [this](const json& reply, bool) { return take_rows(reply); });
     }
 
     ~simulation() {
@@ -180,7 +180,7 @@ public:
             }
             if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
             if (spikes_) spikes_->read();
-            outputs_->read();
+            if (outputs_) outputs_->read();
             last_read = std::chrono::steady_clock::now();
         };
         const auto progress = cli::wait_for_tick(client_, lead_, target, nullptr, read_some, /*bar=*/false);
@@ -270,8 +270,8 @@ private:
 
     void read_through(std::int64_t last) {
         if (spikes_) spikes_->read_through(last);
-        outputs_->read_through(last);
-        if (outputs_->missed() > 0)
+        if (outputs_) outputs_->read_through(last);
+        if (outputs_ && outputs_->missed() > 0)
             throw error("the lead dropped " + std::to_string(outputs_->missed()) + " output rows that were not read in time");
         if (spikes_ && spikes_->lost() > 0)
             throw error("the lead dropped " + std::to_string(spikes_->lost()) + " recorded spikes that were not read in time");
@@ -485,7 +485,7 @@ PYBIND11_MODULE(_dnnc, m) {
     py::class_<simulation>(m, "Simulation", "A network on a cluster (see dnnc.Simulation).")
         .def(py::init([](const std::string& text, const std::string& file, const std::string& snapshot, int nodes,
                          const std::string& cluster, const std::string& lead, int batch, const std::string& secret_file,
-                         bool spikes, const std::string& log_level, double timeout) {
+                         bool spikes, bool outputs, const std::string& log_level, double timeout) {
                  simulation::options o;
                  o.nodes = nodes;
                  o.cluster_file = cluster;
@@ -493,6 +493,7 @@ PYBIND11_MODULE(_dnnc, m) {
                  o.batch = batch;
                  o.secret_file = secret_file;
                  o.spikes = spikes;
+                 o.outputs = outputs;
                  o.log_level = log_level;
                  o.timeout_s = timeout;
                  protocol::document doc = !snapshot.empty() ? protocol::load_snapshot(snapshot) : parse_checked(text, file);
@@ -500,7 +501,7 @@ PYBIND11_MODULE(_dnnc, m) {
                  return std::make_unique<simulation>(std::move(doc), o);
              }),
              py::arg("text"), py::arg("file"), py::arg("snapshot"), py::arg("nodes"), py::arg("cluster"), py::arg("lead"),
-             py::arg("batch"), py::arg("secret_file"), py::arg("spikes"), py::arg("log_level"), py::arg("timeout"))
+             py::arg("batch"), py::arg("secret_file"), py::arg("spikes"), py::arg("outputs"), py::arg("log_level"), py::arg("timeout"))
         .def("run", &simulation::run, py::arg("ticks"), py::call_guard<py::gil_scoped_release>())
         .def("command", [](simulation& s, const std::string& name) {
             json reply;

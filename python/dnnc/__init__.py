@@ -295,11 +295,12 @@ class Simulation:
     network's own cluster is started here, or one local node when it has none.
     ``batch``: lanes (default: the document's); ``secret_file``: the cluster secret (a
     local cluster makes its own); ``spikes``: record every spiking neuron when the network
-    has no ``<record>``. The GIL is released while nodes start and ticks run.
+    has no ``<record>``; ``outputs=False``: do not read the outputs (:meth:`outputs` stays
+    empty), which spares the lead their transfer. The GIL is released while nodes start and ticks run.
     """
 
     def __init__(self, network, nodes=None, cluster=None, lead=None, batch=None, secret_file=None,
-                 spikes=True, log_level="warn", timeout=120.0, _snapshot=None):
+                 spikes=True, outputs=True, log_level="warn", timeout=120.0, _snapshot=None):
         _exclusive(nodes, cluster, lead)
         text, file = "", ""
         if _snapshot is None:
@@ -311,7 +312,7 @@ class Simulation:
         self.network = network
         self._sim = _dnnc.Simulation(text, file, os.fspath(_snapshot) if _snapshot else "", int(nodes or 0),
                                      os.fspath(cluster) if cluster else "", lead or "", int(batch or 0),
-                                     os.fspath(secret_file) if secret_file else "", bool(spikes), log_level,
+                                     os.fspath(secret_file) if secret_file else "", bool(spikes), bool(outputs), log_level,
                                      float(timeout))
 
     # --- life -----------------------------------------------------------------------
