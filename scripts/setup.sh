@@ -10,6 +10,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libopenblas0-pthread libtbb-dev catch2
   nlohmann-json3-dev libcli11-dev libssl-dev openssl libopenmpi-dev openmpi-bin
+  python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib
 )
 
 source scripts/ensure_packages.sh
@@ -23,3 +24,15 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" > build-co
   || { cat build-configure.log; exit 1; }
 rm -f build-configure.log
 cmake --build build -j "$(nproc)"
+
+# `import dnnc` with no environment variables: a .pth file in the system Python's
+# site-packages names build/python, where the build assembles the package (docs/python.md).
+site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
+pth="${site}/dnnc.pth"
+if [ "$(cat "${pth}" 2>/dev/null)" != "$(pwd)/build/python" ]; then
+  echo "== making 'import dnnc' find $(pwd)/build/python (${pth})"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" mkdir -p "${site}"
+  echo "$(pwd)/build/python" | "${sudo_cmd[@]}" tee "${pth}" > /dev/null
+fi

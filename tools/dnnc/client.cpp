@@ -1,5 +1,6 @@
 #include "client.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -58,7 +59,10 @@ std::unique_ptr<node_server::peer_client> client_options::client_for(const std::
 }
 
 output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster)
-    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.client_for(lead)), out_(out), raster_(raster), next_(from) {}
+    : output_reader(o, lead, from, [&out, raster](const json& reply, bool first) { return print_output_rows(out, reply, raster, first); }) {}
+
+output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, sink to)
+    : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.client_for(lead)), sink_(std::move(to)), next_(from) {}
 
 std::string output_reader::read() {
     while (true) {
@@ -72,7 +76,7 @@ std::string output_reader::read() {
             missed_ += first - next_;
             next_ = first;
         }
-        const auto after = print_output_rows(out_, reply, raster_, header_);
+        const auto after = sink_(reply, header_);
         header_ = false;
         if (!reply["rows"].empty()) next_ = after;
         if (reply["rows"].empty() || next_ > completed_) return reply["state"].get<std::string>();
@@ -127,6 +131,17 @@ protocol::document fetch_snapshot(const client_options& o, const std::string& le
     return protocol::decode_binary_snapshot(fetch_snapshot_bytes(o, lead), "snapshot from " + lead);
 }
 
+protocol::document save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path) {
+    const std::string bytes = fetch_snapshot_bytes(o, lead);
+    // Decoding checks the lead's checksum before anything is written.
+    auto doc = protocol::decode_binary_snapshot(bytes, "snapshot from " + lead);
+    if (protocol::is_binary_snapshot_path(path))
+        write_atomically(path, bytes);
+    else
+        protocol::save_snapshot(doc, path);
+    return doc;
+}
+
 json control(const client_options& o, const std::string& lead, const json& command) {
     return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, command.dump()}).payload);
 }
@@ -153,8 +168,8 @@ std::string find_new_lead(const client_options& o, const std::vector<std::string
 }
 
 json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target, const volatile bool* interrupted,
-                   const std::function<void()>& each_poll) {
-    const bool bar = isatty(STDERR_FILENO);
+                   const std::function<void()>& each_poll, bool with_bar) {
+    const bool bar = with_bar && isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     const auto to = node_server::parse_endpoint(lead);
     const auto client = o.client_for(lead);

@@ -50,6 +50,10 @@ protocol::document fetch_snapshot(const client_options& o, const std::string& le
 // The raw binary snapshot (.dnncs bytes) as the lead sent it.
 std::string fetch_snapshot_bytes(const client_options& o, const std::string& lead);
 
+// Saves the frozen network the lead runs to `path` (binary for .dnncs, else XML), checking
+// the lead's checksum before anything is written; returns the snapshot.
+protocol::document save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path);
+
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
 
@@ -66,7 +70,13 @@ std::int64_t print_output_rows(std::ostream& out, const nlohmann::json& reply, b
 // as missed, and said on standard error where the gap is.
 class output_reader {
 public:
+    // Takes a reply of the lead's output command and whether it is the first; returns the
+    // tick after its last row (0 when it has none), as print_output_rows does.
+    using sink = std::function<std::int64_t(const nlohmann::json& reply, bool first)>;
+
     output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster);
+    // Hands each reply to `to` instead of printing it.
+    output_reader(const client_options& o, const std::string& lead, std::int64_t from, sink to);
     // Prints every row complete now; returns the run's state ("failed" when it failed).
     std::string read();
     // Reads from another lead from here on (one that took over the run).
@@ -81,8 +91,8 @@ private:
     const client_options& options_;
     node_server::endpoint lead_;
     std::unique_ptr<node_server::peer_client> client_;
-    std::ostream& out_;
-    bool raster_, header_ = true;
+    sink sink_;
+    bool header_ = true;
     std::int64_t next_, completed_ = -1, missed_ = 0;
 };
 
@@ -92,10 +102,12 @@ private:
 std::string find_new_lead(const client_options& o, const std::vector<std::string>& nodes, const std::string& lost,
                           const std::string& network, std::chrono::milliseconds patience);
 
-// Polls the lead until tick `target` is complete; draws a progress bar on a terminal, and
+// Polls the lead until tick `target` is complete; draws a progress bar on a terminal (unless
+// `bar` is false), and
 // calls `each_poll` (when given) after every poll. Throws error when the run fails (a
 // lockstep node died) or `interrupted` becomes true.
 nlohmann::json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target,
-                             const volatile bool* interrupted = nullptr, const std::function<void()>& each_poll = {});
+                             const volatile bool* interrupted = nullptr, const std::function<void()>& each_poll = {},
+                             bool bar = true);
 
 }  // namespace dnnc::cli

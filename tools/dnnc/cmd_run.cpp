@@ -6,6 +6,7 @@
 // dnnc-node --mpi starts them) and stay up: the same job, on them.
 #include "client.hpp"
 #include "commands.hpp"
+#include "local_run.hpp"
 #include "spike_reader.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
@@ -38,45 +39,6 @@ struct run_options {
     std::int64_t ticks = 1000;
     bool json = false;
     client_options client;
-};
-
-// K local nodes, every pair linked; port 0: each node picks a free one when it starts.
-protocol::cluster local_cluster_of(int k) {
-    protocol::cluster c;
-    c.lead = "n0";
-    for (int i = 0; i < k; ++i) c.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", 0, 1.0, {}});
-    for (int i = 0; i < k; ++i)
-        for (int j = i + 1; j < k; ++j) c.links.push_back({c.nodes[i].id, c.nodes[j].id, 0.0, {}});
-    return c;
-}
-
-// Takes the cluster down however the run ends.
-class cluster_session {
-public:
-    cluster_session(const protocol::cluster& clu, const std::string& config, const node_server::launch_options& launch)
-        : cluster_(node_server::start_local_cluster(clu, config, launch)) {}
-    // The nodes' logs stay when the run ends with an error: they may say why.
-    ~cluster_session() {
-        const bool failed = std::uncaught_exceptions() > unwinding_;
-        node_server::stop_local_cluster(cluster_, failed ? node_server::node_logs::keep : node_server::node_logs::remove);
-        if (failed && !cluster_.nodes.empty())
-            std::cerr << "dnnc: the nodes' logs are in " << fs::path(cluster_.nodes.front().log_file).parent_path().string() << '\n';
-    }
-
-    // `clu` with the ports its nodes listen on.
-    protocol::cluster listening(protocol::cluster clu) const {
-        for (auto& node : clu.nodes)
-            for (const auto& started : cluster_.nodes)
-                if (started.id == node.id) node.port = started.at.port;
-        return clu;
-    }
-
-    // The secret the nodes were started with (the run's own when none was given).
-    const std::string& secret_file() const { return cluster_.secret_file; }
-
-private:
-    node_server::local_cluster cluster_;
-    int unwinding_ = std::uncaught_exceptions();
 };
 
 int run_run(const run_options& o) {

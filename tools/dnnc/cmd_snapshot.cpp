@@ -27,13 +27,7 @@ struct restore_options {
 };
 
 int run_snapshot(const snapshot_options& o) {
-    const std::string bytes = fetch_snapshot_bytes(o.client, o.lead);
-    // Decoding checks the lead's checksum before anything is written.
-    const auto doc = protocol::decode_binary_snapshot(bytes, "snapshot from " + o.lead);
-    if (protocol::is_binary_snapshot_path(o.out))
-        write_atomically(o.out, bytes);
-    else
-        protocol::save_snapshot(doc, o.out);
+    const auto doc = save_snapshot_of(o.client, o.lead, o.out);
     std::cout << "snapshot of '" << doc.net->name << "' at tick " << doc.state->tick << ": " << doc.state->neurons.size()
               << " neurons -> " << o.out << '\n';
     return 0;

@@ -48,6 +48,11 @@ std::int64_t spike_reader::read() {
             auto& g = group_of(neuron);
             ++g.spikes;
             if (csv_) rows += protocol::spike_csv_row(tick, dt_, g.id, neuron - g.first);
+            if (columns_) {
+                columns_->tick.push_back(tick);
+                columns_->group.push_back(static_cast<std::int32_t>(&g - groups_.data()));
+                columns_->index.push_back(static_cast<std::int64_t>(neuron - g.first));
+            }
         }
     }
     if (csv_) {

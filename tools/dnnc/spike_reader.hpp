@@ -18,6 +18,15 @@ public:
     // when the lead's network records no spikes.
     spike_reader(const client_options& o, std::string lead, std::int64_t from, std::ostream* csv);
 
+    // The spikes read, column by column: tick, group (an index into groups()), index in it.
+    struct columns {
+        std::vector<std::int64_t> tick;
+        std::vector<std::int32_t> group;
+        std::vector<std::int64_t> index;
+    };
+    // Also keeps every spike read from here on in `to` (null: none).
+    void collect(columns* to) { columns_ = to; }
+
     // One request: writes what the lead has and returns the last tick it covered.
     std::int64_t read();
     // Reads until every tick through `last` is in.
@@ -48,6 +57,7 @@ private:
     client_options options_;
     std::string lead_;
     std::ostream* csv_;
+    columns* columns_ = nullptr;
     std::int64_t from_;
     std::int64_t lost_ = 0;
     std::int64_t completed_ = -1;

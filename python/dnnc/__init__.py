@@ -1,0 +1,500 @@
+"""dnnc: build, run and partition neural graphs from Python.
+
+The same libraries as the ``dnnc`` command line, without a second implementation of
+anything: a network built here is a DNNC document, read and checked by the same reader;
+a simulation starts the same ``dnnc-node`` servers and talks to them as ``dnnc run`` does.
+
+    import dnnc
+    net = dnnc.load("examples/cuba/cuba.xml")
+    with dnnc.Simulation(net, nodes=4) as sim:
+        sim.run(10000)
+        t_ms, population, index = sim.spikes()
+
+Networks: :func:`load`, :class:`Network` (``population``, ``neuron``, ``connect``,
+``synapse``, ``input``, ``output``, ``record``, ``poisson``, ``dc``, ``cluster``,
+``to_xml``, ``save``). Runs: :class:`Simulation` (``run``, ``freeze``, ``resume``,
+``tick``, ``input``, ``outputs``, ``spikes``, ``rates``, ``snapshot``, ``status``) and
+:func:`restore`. Partitioning: :func:`partition`, :func:`generate`.
+
+Errors: :class:`DocumentError` (a ``ValueError``; its message is the command line's
+``file:line:column: ...``), :class:`UsageError` (a ``ValueError``), :class:`NodeError`
+(a ``RuntimeError``: a node failed, refused, or could not be reached); all are
+:class:`Error`. See docs/python.md.
+"""
+
+import os
+import tempfile
+from xml.etree import ElementTree as _ET
+
+import numpy as np
+
+from . import _dnnc
+from ._dnnc import DocumentError, Error, NodeError, UsageError
+
+__all__ = [
+    "Network", "Simulation", "load", "restore", "partition", "generate",
+    "Error", "DocumentError", "UsageError", "NodeError",
+]
+
+_NS = "urn:dnnc:1"
+
+
+def _attribute_name(key):
+    """A keyword argument's name as the document spells it: ``tau_m`` -> ``tau-m``."""
+    return key.rstrip("_").replace("_", "-")
+
+
+def _attribute_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)  # the shortest text that reads back as the same double
+    if isinstance(value, (list, tuple)):
+        return " ".join(_attribute_value(v) for v in value)
+    if isinstance(value, np.generic):
+        return _attribute_value(value.item())
+    return str(value)
+
+
+def _element(tag, params):
+    """(tag, attributes, children): keyword values that are dicts become child elements
+    (``weight=dict(distribution="normal", mean=1, std=0.1)`` -> ``<weight .../>``)."""
+    attributes, children = {}, []
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            children.append(_element(_attribute_name(key), value))
+        else:
+            attributes[_attribute_name(key)] = _attribute_value(value)
+    return (tag, attributes, children)
+
+
+def _from_tree(node):
+    tag = node.tag.split("}", 1)[-1]
+    return (tag, dict(node.attrib), [_from_tree(child) for child in node])
+
+
+def _to_tree(parent, element):
+    tag, attributes, children = element
+    node = _ET.SubElement(parent, tag, attributes) if parent is not None else _ET.Element(tag, attributes)
+    for child in children:
+        _to_tree(node, child)
+    return node
+
+
+class Network:
+    """A DNNC network built in Python (or read by :func:`load`).
+
+    Elements are kept in the order they are added, which is the document order: the
+    canonical summation order of synapses and projections. Parameters take their document
+    names, with ``-`` written ``_`` (``tau_m=20`` is ``tau-m="20"``). Nothing is checked
+    until the document is needed (:meth:`to_xml`, :meth:`save`, counts, a simulation);
+    then the same reader and checks as for files run, and a problem raises
+    :class:`DocumentError` located in the text :meth:`to_xml` returns.
+    """
+
+    def __init__(self, name, dt=None):
+        """A network called ``name``; ``dt``: the tick length in ms (default 0.1)."""
+        self.name = name
+        self.dt = dt
+        self._elements = []  # the <network>'s children, in order
+        self._sections = {}   # "cluster", "run", "state": (tag, attributes, children)
+        self._file = "Network(%r)" % (name,)
+        self._counts = None
+
+    # --- building -------------------------------------------------------------------
+    def _add(self, tag, params):
+        self._elements.append(_element(tag, params))
+        self._counts = None
+        return self
+
+    def population(self, id, size, model="lif", **params):
+        """Adds ``<population id size model ...>`` (``seed``, ``tau_m``, ``v_th``, ...)."""
+        return self._add("population", dict(id=id, size=size, model=model, **params))
+
+    def neuron(self, id, model="linear", **params):
+        """Adds ``<neuron id model ...>`` (``bias``, ``threshold``, ...)."""
+        return self._add("neuron", dict(id=id, model=model, **params))
+
+    def connect(self, source, target, kind="all", **params):
+        """Adds ``<projection from to kind ...>``: ``kind`` is ``all``, ``one-to-one``,
+        ``random`` (``p``, ``seed``), ``fixed-indegree``, ``fixed-outdegree``,
+        ``fixed-total-number``, ``dense`` (``init``, ``scale``, ``weights``, ...); ``weight``
+        and ``delay`` are numbers, or dicts for distributions (``weight=dict(distribution=
+        "normal", mean=1, std=0.1)``). ``source`` and ``target`` are references
+        (``"P"``, ``"P[0:3200]"``)."""
+        params = dict(params)
+        if "from_" in params or "to" in params:
+            raise UsageError("connect(source, target, ...): give the ends as source and target")
+        return self._add("projection", {"from": source, "to": target, "kind": kind, **params})
+
+    def synapse(self, source, target, weight=None, delay=None, **params):
+        """Adds ``<synapse from to weight delay>`` between two neurons (``"a"``, ``"P[3]"``)."""
+        return self._add("synapse", {"from": source, "to": target, "weight": weight, "delay": delay, **params})
+
+    def input(self, id, neurons):
+        """Adds ``<input id neurons>``; ``neurons``: references, ``"r[0] r[7]"`` or a list."""
+        return self._add("input", dict(id=id, neurons=neurons))
+
+    def output(self, id, neurons):
+        """Adds ``<output id neurons>``; its neurons are the columns of :meth:`Simulation.outputs`."""
+        return self._add("output", dict(id=id, neurons=neurons))
+
+    def record(self, neurons=None):
+        """Adds ``<record>``: whose spikes a run records (default: every spiking neuron)."""
+        return self._add("record", dict(neurons=neurons))
+
+    def poisson(self, to, **params):
+        """Adds a ``<poisson to ...>`` generator (``rate``, ``weight``, ``seed``, ...)."""
+        return self._add("poisson", dict(to=to, **params))
+
+    def dc(self, to, amplitude, **params):
+        """Adds a ``<dc to amplitude [start] [stop]>`` current."""
+        return self._add("dc", dict(to=to, amplitude=amplitude, **params))
+
+    def spike_source(self, id, **params):
+        """Adds a ``<spike-source id size file>`` replaying spike times from a CSV."""
+        return self._add("spike-source", dict(id=id, **params))
+
+    def element(self, tag, **params):
+        """Adds any other element the schema allows in ``<network>``."""
+        return self._add(tag, params)
+
+    def cluster(self, nodes, links=None, lead=None):
+        """Sets the ``<cluster>``: ``nodes`` is a list of dicts (``id``, ``host``, ``port``,
+        ``capacity``) or of ``(id, host, port[, capacity])`` tuples; ``links`` a list of
+        ``(from, to)`` pairs (default: every pair); ``lead`` the lead's id (default: the
+        first node). Optional: ``Simulation(nodes=K)`` makes its own local cluster."""
+        rows = []
+        for n in nodes:
+            if not isinstance(n, dict):
+                n = dict(zip(("id", "host", "port", "capacity"), n))
+            rows.append(_element("node", n))
+        ids = [r[1]["id"] for r in rows]
+        if links is None:
+            links = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
+        children = rows + [_element("link", {"from": a, "to": b}) for a, b in links]
+        self._sections["cluster"] = ("cluster", {"lead": lead or ids[0]}, children)
+        return self
+
+    def run_settings(self, **params):
+        """Sets ``<run ...>`` (``sync``, ``send``, ``batch``, ``tick_period``, ...)."""
+        self._sections["run"] = _element("run", params)
+        return self
+
+    # --- the document ---------------------------------------------------------------
+    def _text(self):
+        root = _ET.Element("dnnc", {"xmlns": _NS})
+        attributes = {"name": self.name}
+        if self.dt is not None:
+            attributes["dt"] = _attribute_value(self.dt)
+        net = _ET.SubElement(root, "network", attributes)
+        for element in self._elements:
+            _to_tree(net, element)
+        for section in ("cluster", "run", "state"):
+            if section in self._sections:
+                _to_tree(root, self._sections[section])
+        _ET.indent(root)  # one element a line: locations in messages name the element's line
+        return _ET.tostring(root, encoding="unicode") + "\n"
+
+    def to_xml(self):
+        """The DNNC document, as the command line's writer writes it (validated and checked)."""
+        return _dnnc.canonical(self._text(), self._file)
+
+    def save(self, path):
+        """Writes :meth:`to_xml` to ``path``; ``dnnc run path`` reads the same network."""
+        text = self.to_xml()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def validate(self):
+        """Runs the reader and every check; raises :class:`DocumentError` when wrong."""
+        self.to_xml()
+        return self
+
+    def _count(self):
+        if self._counts is None:
+            self._counts = _dnnc.counts(self._text(), self._file)
+        return self._counts
+
+    @property
+    def neurons(self):
+        """The number of neurons (exact)."""
+        return self._count()["neurons"]
+
+    @property
+    def synapses(self):
+        """The number of synapses (exact: random rules are drawn, none is stored)."""
+        return self._count()["synapses"]
+
+    @property
+    def populations(self):
+        """{population id: size}, in document order."""
+        return {a["id"]: int(a["size"]) for tag, a, _ in self._elements if tag == "population"}
+
+    @property
+    def inputs(self):
+        """The ids of the network's inputs, in document order."""
+        return [a["id"] for tag, a, _ in self._elements if tag == "input"]
+
+    @property
+    def outputs(self):
+        """{output id: its neuron references}, in document order."""
+        return {a["id"]: a["neurons"] for tag, a, _ in self._elements if tag == "output"}
+
+    def __repr__(self):
+        return "<dnnc.Network %r: %d elements>" % (self.name, len(self._elements))
+
+    @classmethod
+    def _from_text(cls, text, file):
+        root = _ET.fromstring(text)
+        net = None
+        sections = {}
+        for child in root:
+            tag = child.tag.split("}", 1)[-1]
+            if tag == "network":
+                net = child
+            else:
+                sections[tag] = _from_tree(child)
+        if net is None:
+            raise UsageError(file + ": the document has no <network>")
+        self = cls(net.get("name"), dt=float(net.get("dt")) if net.get("dt") is not None else None)
+        self._elements = [_from_tree(child) for child in net]
+        self._sections = sections
+        self._file = file
+        return self
+
+
+def load(path):
+    """Reads a DNNC document (or a snapshot) into a :class:`Network`.
+
+    Raises :class:`DocumentError` (a ``ValueError``) with the command line's message,
+    ``file:line:column: ...``, when the file is not a valid document."""
+    path = os.fspath(path)
+    return Network._from_text(_dnnc.load(path), path)
+
+
+def _exclusive(nodes, cluster, lead):
+    given = [name for name, v in (("nodes", nodes), ("cluster", cluster), ("lead", lead)) if v]
+    if len(given) > 1 and given != ["cluster", "lead"]:
+        raise UsageError("give one of nodes=, cluster= and lead=, not " + " and ".join(given))
+
+
+class Simulation:
+    """A network running on a cluster, as a context manager::
+
+        with dnnc.Simulation(net, nodes=4) as sim:
+            sim.run(10000)
+            out = sim.outputs()
+
+    ``nodes=K`` starts K local ``dnnc-node`` servers (every pair linked) and stops them on
+    exit, as ``dnnc run --nodes K`` does; ``cluster=PATH`` uses the ``<cluster>`` of that
+    document (its nodes must be on this machine); ``lead="host:port"`` submits to a running
+    lead (the network needs a cluster) and leaves its nodes running. With none of them, the
+    network's own cluster is started here, or one local node when it has none.
+    ``batch``: lanes (default: the document's); ``secret_file``: the cluster secret (a
+    local cluster makes its own); ``spikes``: record every spiking neuron when the network
+    has no ``<record>``; ``outputs=False``: do not read the outputs (:meth:`outputs` stays
+    empty), which spares the lead their transfer. The GIL is released while nodes start and ticks run.
+    """
+
+    def __init__(self, network, nodes=None, cluster=None, lead=None, batch=None, secret_file=None,
+                 spikes=True, outputs=True, log_level="warn", timeout=120.0, _snapshot=None):
+        _exclusive(nodes, cluster, lead)
+        text, file = "", ""
+        if _snapshot is None:
+            if isinstance(network, (str, os.PathLike)):
+                network = load(network)
+            if not isinstance(network, Network):
+                raise UsageError("Simulation(network): a dnnc.Network or a document path")
+            text, file = network._text(), network._file
+        self.network = network
+        self._sim = _dnnc.Simulation(text, file, os.fspath(_snapshot) if _snapshot else "", int(nodes or 0),
+                                     os.fspath(cluster) if cluster else "", lead or "", int(batch or 0),
+                                     os.fspath(secret_file) if secret_file else "", bool(spikes), bool(outputs), log_level,
+                                     float(timeout))
+
+    # --- life -----------------------------------------------------------------------
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Stops the nodes this simulation started (also on leaving a ``with`` block)."""
+        self._sim.close()
+
+    @property
+    def pids(self):
+        """The process ids of the local nodes this simulation started."""
+        return list(self._sim.pids)
+
+    @property
+    def lead(self):
+        """The lead's ``host:port`` (for ``dnnc status --lead`` and the other commands)."""
+        return self._sim.lead
+
+    # --- the clock --------------------------------------------------------------------
+    def run(self, ticks):
+        """Runs ``ticks`` ticks and returns when they are complete; outputs and spikes are
+        read while it runs. Ctrl-C interrupts the wait (the nodes finish the step)."""
+        self._sim.run(int(ticks))
+
+    def freeze(self):
+        """Stops the clock: every node completes the current tick and pauses."""
+        return self._sim.command("freeze")
+
+    def resume(self):
+        """Lets the clock run freely until :meth:`freeze`."""
+        return self._sim.command("resume")
+
+    @property
+    def tick(self):
+        """The next tick to compute (the ticks before it are complete)."""
+        return self._sim.tick()
+
+    @property
+    def start_tick(self):
+        """The tick the network started from (0, or a snapshot's tick)."""
+        return self._sim.start
+
+    # --- inputs and results -------------------------------------------------------------
+    def input(self, data, start=None):
+        """Feeds external inputs.
+
+        ``data`` is an input CSV's path (``tick,target,value[,lane]``); a list of
+        ``(tick, target, value[, lane])`` rows (target: an input id or a neuron id); or an
+        array of values for the network's inputs in document order, one row per tick from
+        ``start`` (default: :attr:`tick`): shape (ticks,) for a single input, (ticks,
+        inputs), or (ticks, lanes, inputs) for a batched run. Zeros are not sent (a
+        tick's external input is 0 unless given)."""
+        if isinstance(data, (str, os.PathLike)):
+            self._sim.input_csv(os.fspath(data))
+            return
+        if isinstance(data, np.ndarray):
+            ids = self._sim.input_ids
+            values = np.asarray(data, dtype=np.float32)
+            if values.ndim == 1:
+                values = values[:, None]
+            if values.ndim == 2:
+                values = values[:, None, :]
+                lanes_given = False
+            elif values.ndim == 3:
+                lanes_given = True
+            else:
+                raise UsageError("input: an array of shape (ticks,), (ticks, inputs) or (ticks, lanes, inputs)")
+            if values.shape[2] != len(ids):
+                raise UsageError("input: %d columns for the network's %d inputs %s" % (values.shape[2], len(ids), ids))
+            first = self.tick if start is None else int(start)
+            t, lane, k = np.nonzero(values)
+            rows = list(zip((t + first).tolist(), [ids[i] for i in k.tolist()], values[t, lane, k].tolist(),
+                            lane.tolist() if lanes_given else [-1] * len(t)))
+            self._sim.input(rows)
+            return
+        rows = []
+        for row in data:
+            row = tuple(row)
+            rows.append((int(row[0]), str(row[1]), float(row[2]), int(row[3]) if len(row) > 3 else -1))
+        self._sim.input(rows)
+
+    def outputs(self):
+        """The outputs of every tick run so far: float32, shape (ticks, outputs), or
+        (ticks, lanes, outputs) for a batched run; the same values ``dnnc run --output``
+        writes."""
+        self._sim.catch_up()
+        return self._sim.outputs()
+
+    @property
+    def output_ticks(self):
+        """The tick of each row of :meth:`outputs`."""
+        self._sim.catch_up()
+        return self._sim.output_ticks()
+
+    @property
+    def output_columns(self):
+        """The output neurons (the columns of :meth:`outputs`), in document order."""
+        self._sim.catch_up()
+        return list(self._sim.output_columns)
+
+    def spikes(self):
+        """The recorded spikes so far as NumPy arrays ``(t_ms, population, index)``: the
+        start of each spike's tick in ms (float64), its population (or neuron) id (str) and
+        the member's index (int64), in tick order: the rows of ``dnnc run --spikes``."""
+        self._sim.catch_up()
+        t_ms, codes, index, names = self._sim.spikes()
+        population = np.asarray(names if names else [""], dtype=str)[codes]
+        return t_ms, population, index
+
+    def rates(self):
+        """{population id: mean firing rate in Hz} of the recorded neurons, over the ticks run."""
+        self._sim.catch_up()
+        return {g["id"]: g["rate_hz"] for g in self._sim.rates()}
+
+    def status(self):
+        """The lead's status as a dict, as ``dnnc status --json`` prints it."""
+        return self._sim.status()
+
+    def snapshot(self, path):
+        """Saves the frozen network (freeze first) to ``path``: XML, or binary for ``.dnncs``.
+        Returns the snapshot's tick. :func:`restore` continues it."""
+        return self._sim.snapshot(os.fspath(path))
+
+    @property
+    def summary(self):
+        """The lead's answer to the submission: network, nodes and their neurons, edge cut."""
+        return self._sim.summary
+
+    @property
+    def last_step_seconds(self):
+        """The lead's own time for the last :meth:`run`, in seconds."""
+        return self._sim.last_step_seconds
+
+
+def restore(path, nodes=None, cluster=None, lead=None, **options):
+    """Continues a snapshot (XML or ``.dnncs``) on K local nodes, on a cluster document's
+    cluster, at a running lead, or on the snapshot's own cluster: a :class:`Simulation`
+    frozen at the snapshot's tick. In lockstep runs the results equal an uninterrupted run's."""
+    return Simulation(None, nodes=nodes, cluster=cluster, lead=lead, _snapshot=path, **options)
+
+
+def partition(network_or_graph, parts=None, cluster=None, strategy="multilevel", imbalance=0.03, seed=1):
+    """Partitions a network (a :class:`Network`, or a DNNC ``.xml`` path) or a METIS
+    ``.graph`` over ``parts=K`` nodes (all linked, capacity 1) or a cluster document's
+    nodes, as ``dnnc partition`` does.
+
+    Returns ``(assignment, metrics)``: the node index of every neuron (or vertex) as a
+    NumPy array, and a dict with ``edge_cut``, ``communication_volume``,
+    ``max_imbalance``, ``condition1_violations``, ``hop_weighted_cut``, ``tick_cost``,
+    ``seconds``, ``nodes`` (their names) and more."""
+    _exclusive(parts, cluster, None)
+    if isinstance(network_or_graph, Network):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "network.xml")
+            network_or_graph.save(path)
+            return _dnnc.partition(path, int(parts or 0), os.fspath(cluster) if cluster else "", strategy,
+                                   float(imbalance), int(seed))
+    return _dnnc.partition(os.fspath(network_or_graph), int(parts or 0), os.fspath(cluster) if cluster else "",
+                           strategy, float(imbalance), int(seed))
+
+
+_KINDS = {"er": "erdos-renyi", "ws": "watts-strogatz", "ba": "barabasi-albert", "rgg": "random-geometric",
+          "ff": "feed-forward"}
+
+
+def generate(kind, path=None, seed=1, **params):
+    """Writes a synthetic graph as a METIS ``.graph`` file, as ``dnnc gen`` does, and
+    returns its path (a new temporary file when ``path`` is not given).
+
+    Kinds and parameters: ``erdos-renyi`` (``n``, ``p``), ``sbm`` (``blocks``, ``p_in``,
+    ``p_out``), ``watts-strogatz`` (``n``, ``k``, ``beta``), ``barabasi-albert`` (``n``,
+    ``m``), ``grid2d`` / ``grid3d`` (``dims``), ``random-geometric`` (``n``, ``radius``),
+    ``feed-forward`` (``layers``, ``p``); short names ``er``, ``ws``, ``ba``, ``rgg``, ``ff``."""
+    kind = _KINDS.get(kind, kind)
+    if path is None:
+        fd, path = tempfile.mkstemp(prefix="dnnc-%s-" % kind, suffix=".graph")
+        os.close(fd)
+    _dnnc.generate_metis(kind, params, int(seed), os.fspath(path))
+    return path

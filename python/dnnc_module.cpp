@@ -1,0 +1,551 @@
+// _dnnc: the compiled half of the Python module `dnnc` (python/dnnc/__init__.py is the
+// other). It holds no simulator logic of its own: documents go through the protocol
+// library's reader, checks and writer; runs through the client library the `dnnc` command
+// uses (local clusters, submit, step, output and spike readers). Outputs and spikes reach
+// NumPy as arrays over C++ buffers, and the GIL is released while nodes start and ticks run.
+#include "client.hpp"
+#include "local_run.hpp"
+#include "spike_reader.hpp"
+
+#include "dnnc/core/error.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/partitioner/assign.hpp"
+#include "dnnc/partitioner/generators.hpp"
+#include "dnnc/partitioner/metis_io.hpp"
+#include "dnnc/partitioner/physical.hpp"
+#include "dnnc/plan/counts.hpp"
+#include "dnnc/plan/planning_graph.hpp"
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/csv.hpp"
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <unistd.h>
+
+namespace py = pybind11;
+using json = nlohmann::json;
+
+namespace dnnc::python {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The Python exception classes (created in PYBIND11_MODULE).
+PyObject* error_type = nullptr;           // dnnc.Error(Exception)
+PyObject* document_error_type = nullptr;  // dnnc.DocumentError(Error, ValueError)
+PyObject* usage_error_type = nullptr;     // dnnc.UsageError(Error, ValueError)
+PyObject* node_error_type = nullptr;      // dnnc.NodeError(Error, RuntimeError)
+
+// A NumPy array that owns `values` (moved into a capsule): no copy, no Python loop.
+template <typename T>
+py::array_t<T> array_of(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+    auto* owned = new std::vector<T>(std::move(values));
+    py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>(shape, owned->data(), free_it);
+}
+
+protocol::document parse_checked(const std::string& text, const std::string& file) {
+    auto doc = protocol::parse_document(text, file);
+    protocol::check_document(doc);
+    return doc;
+}
+
+// The dnnc-node this module starts: the one built beside the module (its path is known at
+// build time), or else one on the PATH.
+std::string node_binary() {
+    const fs::path built = DNNC_NODE_BINARY;
+    if (fs::exists(built)) return built.string();
+    for (const char* dir : {"/usr/local/bin", "/usr/bin"}) {
+        const auto p = fs::path(dir) / "dnnc-node";
+        if (fs::exists(p)) return p.string();
+    }
+    throw io_error("cannot find dnnc-node (looked for " + built.string() + ")");
+}
+
+// One network on a cluster: started here (local nodes) or at a lead given by address.
+class simulation {
+public:
+    struct options {
+        int nodes = 0;
+        std::string cluster_file, lead, secret_file, log_level = "warn";
+        int batch = 0;
+        bool spikes = true, outputs = true;
+        double timeout_s = 120;
+    };
+
+    simulation(protocol::document doc, const options& o) {
+        client_.secret_file = o.secret_file;
+        client_.timeout_s = o.timeout_s;
+        if (!doc.net) throw usage_error(doc.file + ": the document has no <network>");
+        if (!o.cluster_file.empty()) {
+            const auto c = protocol::load_document(o.cluster_file);
+            if (!c.clu) throw usage_error(o.cluster_file + ": the document has no <cluster>");
+            doc.clu = c.clu;
+        } else if (o.nodes > 0) {
+            doc.clu.reset();
+        }
+        const int nodes = !doc.clu && o.nodes == 0 ? 1 : o.nodes;
+        if (doc.run && o.lead.empty()) doc.run->clock.clear();  // the clock is the lead of this cluster
+        if (o.batch > 0) {
+            if (!doc.run) doc.run.emplace();
+            doc.run->batch = o.batch;
+        }
+        if (o.spikes && doc.net->records.empty()) {
+            auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
+            if (std::any_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) ||
+                std::any_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))
+                doc.net->records.emplace_back();
+        }
+        for (const auto& p : doc.net->inputs) input_ids_.push_back(p.id);
+        protocol::check_document(doc);
+        batch_ = doc.run ? doc.run->batch : 1;
+
+        std::string text;
+        if (!o.lead.empty()) {
+            if (!doc.clu) throw usage_error("lead=: the network needs a cluster (Network.cluster(...) or cluster=)");
+            lead_ = o.lead;
+            text = cli::submission_of(doc);
+        } else {
+            const protocol::cluster planned = doc.clu ? *doc.clu : cli::local_cluster_of(nodes);
+            if (node_server::local_nodes(planned).size() != planned.nodes.size())
+                throw usage_error("a cluster started here needs every node on this machine (127.0.0.0/8); give lead= for others");
+            static std::atomic<int> count{0};
+            dir_ = (fs::temp_directory_path() / ("dnnc-py-" + std::to_string(getpid()) + "-" + std::to_string(count++))).string();
+            fs::create_directories(dir_);
+            const std::string config = (fs::path(dir_) / "run.xml").string();
+            node_server::launch_options launch;
+            launch.node_binary = node_binary();
+            launch.secret_file = o.secret_file;
+            launch.log_level = o.log_level;
+            session_.emplace(planned, config, launch);
+            client_.secret_file = session_->secret_file();
+            doc.clu = session_->listening(planned);
+            protocol::check_cluster(*doc.clu);
+            text = cli::submission_of(doc);
+            std::ofstream(config) << text;
+            const auto& lead_node = *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
+                                                  [&](const auto& n) { return n.id == doc.clu->lead; });
+            lead_ = lead_node.host + ":" + std::to_string(lead_node.port);
+        }
+        summary_ = json::parse(cli::call_node(client_, lead_, {protocol::message_type::submit, 0, 0, text}).payload);
+        start_ = summary_["tick"].get<std::int64_t>();
+        completed_ = start_ - 1;
+        if (!doc.net->records.empty()) {
+            spikes_.emplace(client_, lead_, start_, nullptr);
+            spikes_->collect(&spike_columns_);
+        }
+        if (o.outputs) outputs_.emplace(client_, lead_, start_, [this](const json& reply, bool) { return take_rows(reply); });
+    }
+
+    ~simulation() {
+        try {
+            close();
+        } catch (...) {
+        }
+    }
+
+    // Stops the nodes this simulation started; a lead given by address is left as it is.
+    void close() {
+        session_.reset();
+        if (!dir_.empty()) {
+            std::error_code ignored;
+            fs::remove_all(dir_, ignored);
+            dir_.clear();
+        }
+        closed_ = true;
+    }
+
+    // Runs `ticks` ticks and returns once they are complete; reads outputs and spikes as they come.
+    void run(std::int64_t ticks) {
+        open();
+        const auto reply = cli::control(client_, lead_, {{"command", "step"}, {"ticks", ticks}});
+        if (reply.contains("error")) throw error(reply["error"].get<std::string>());
+        const auto target = reply["target"].get<std::int64_t>();
+        auto last_read = std::chrono::steady_clock::now();
+        auto read_some = [&] {
+            {
+                py::gil_scoped_acquire gil;
+                if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+            }
+            if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
+            if (spikes_) spikes_->read();
+            if (outputs_) outputs_->read();
+            last_read = std::chrono::steady_clock::now();
+        };
+        const auto progress = cli::wait_for_tick(client_, lead_, target, nullptr, read_some, /*bar=*/false);
+        last_step_seconds_ = progress.value("last_step_seconds", 0.0);
+        read_through(progress["completed"].get<std::int64_t>());
+    }
+
+    json command(const std::string& name) {
+        open();
+        auto reply = cli::control(client_, lead_, {{"command", name}});
+        if (reply.contains("error")) throw error(reply["error"].get<std::string>());
+        return reply;
+    }
+
+    // Reads every output row and spike of the ticks complete now.
+    void catch_up() {
+        open();
+        const auto p = cli::control(client_, lead_, {{"command", "progress"}});
+        read_through(p["completed"].get<std::int64_t>());
+    }
+
+    std::int64_t tick() {
+        open();
+        const auto p = cli::control(client_, lead_, {{"command", "progress"}});
+        return p["completed"].get<std::int64_t>() + 1;
+    }
+
+    void input(const std::vector<protocol::input_row>& rows) {
+        open();
+        protocol::check_input_lanes(rows, batch_);
+        const auto reply = cli::control(client_, lead_, {{"command", "input"}, {"rows", cli::input_rows(rows)}});
+        if (reply.contains("error")) throw error(reply["error"].get<std::string>());
+    }
+
+    py::array_t<float> outputs() {
+        const auto columns = static_cast<py::ssize_t>(columns_.size());
+        const auto rows = columns * batch_ > 0 ? static_cast<py::ssize_t>(values_.size()) / (columns * batch_) : 0;
+        std::vector<float> copy = values_;
+        if (batch_ > 1) return array_of(std::move(copy), {rows, batch_, columns});
+        return array_of(std::move(copy), {rows, columns});
+    }
+    py::array_t<std::int64_t> output_ticks() { return array_of(std::vector<std::int64_t>(ticks_), {static_cast<py::ssize_t>(ticks_.size())}); }
+    const std::vector<std::string>& output_columns() const { return columns_; }
+
+    // (t_ms, group code, index) and the group names, without a Python loop per spike.
+    py::tuple spikes() {
+        const double dt = spikes_ ? spikes_->dt() : 0.1;
+        const auto n = static_cast<py::ssize_t>(spike_columns_.tick.size());
+        std::vector<double> t_ms(spike_columns_.tick.size());
+        for (std::size_t i = 0; i < t_ms.size(); ++i) t_ms[i] = static_cast<double>(spike_columns_.tick[i]) * dt;
+        std::vector<std::string> names;
+        if (spikes_)
+            for (const auto& g : spikes_->groups()) names.push_back(g.id);
+        return py::make_tuple(array_of(std::move(t_ms), {n}), array_of(std::vector<std::int32_t>(spike_columns_.group), {n}),
+                              array_of(std::vector<std::int64_t>(spike_columns_.index), {n}), names);
+    }
+
+    json rates() const {
+        if (!spikes_) return json::array();
+        return spikes_->rates(completed_ + 1 - start_);
+    }
+
+    json status() {
+        open();
+        return json::parse(cli::call_node(client_, lead_, {protocol::message_type::status, 0, 0, {}}).payload);
+    }
+
+    // Saves the frozen network (XML, or binary for .dnncs) and returns its tick.
+    std::int64_t snapshot(const std::string& path) {
+        open();
+        return cli::save_snapshot_of(client_, lead_, path).state->tick;
+    }
+
+    const std::string& lead() const { return lead_; }
+    std::vector<int> pids() const { return session_ ? session_->pids() : std::vector<int>{}; }
+    std::int64_t start() const { return start_; }
+    std::int64_t completed() const { return completed_; }
+    double last_step_seconds() const { return last_step_seconds_; }
+    const json& summary() const { return summary_; }
+    const std::vector<std::string>& input_ids() const { return input_ids_; }
+    std::int64_t batch() const { return batch_; }
+
+private:
+    void open() const {
+        if (closed_) throw usage_error("the simulation is closed");
+    }
+
+    void read_through(std::int64_t last) {
+        if (spikes_) spikes_->read_through(last);
+        if (outputs_) outputs_->read_through(last);
+        if (outputs_ && outputs_->missed() > 0)
+            throw error("the lead dropped " + std::to_string(outputs_->missed()) + " output rows that were not read in time");
+        if (spikes_ && spikes_->lost() > 0)
+            throw error("the lead dropped " + std::to_string(spikes_->lost()) + " recorded spikes that were not read in time");
+        completed_ = std::max(completed_, last);
+    }
+
+    std::int64_t take_rows(const json& reply) {
+        if (columns_.empty()) columns_ = reply["columns"].get<std::vector<std::string>>();
+        std::int64_t next = -1;
+        for (const auto& row : reply["rows"]) {
+            next = row[0].get<std::int64_t>();
+            ticks_.push_back(next);
+            for (std::size_t k = 1; k < row.size(); ++k) values_.push_back(row[k].get<float>());
+        }
+        return next + 1;
+    }
+
+    cli::client_options client_;
+    std::optional<cli::cluster_session> session_;
+    std::string dir_, lead_;
+    json summary_;
+    std::int64_t start_ = 0, completed_ = -1;
+    py::ssize_t batch_ = 1;
+    double last_step_seconds_ = 0;
+    bool closed_ = false;
+    std::vector<std::string> input_ids_;
+    std::optional<cli::spike_reader> spikes_;
+    cli::spike_reader::columns spike_columns_;
+    std::optional<cli::output_reader> outputs_;
+    std::vector<std::string> columns_;
+    std::vector<std::int64_t> ticks_;
+    std::vector<float> values_;
+};
+
+py::object to_python(const json& j) {
+    return py::module_::import("json").attr("loads")(j.dump());
+}
+
+void raise_located(const config_error& e) {
+    py::list problems;
+    for (const auto& p : e.problems()) problems.append(py::make_tuple(p.where.file, p.where.line, p.where.column, p.message));
+    py::object instance = py::reinterpret_borrow<py::object>(document_error_type)(e.what());
+    instance.attr("problems") = problems;
+    if (!e.problems().empty()) {
+        const auto& first = e.problems().front().where;
+        instance.attr("file") = first.file;
+        instance.attr("line") = first.line;
+        instance.attr("column") = first.column;
+    }
+    PyErr_SetObject(document_error_type, instance.ptr());
+}
+
+// The partition of a METIS graph or a DNNC network's planning graph over K nodes or a cluster.
+py::tuple partition(const std::string& file, std::size_t parts, const std::string& cluster_file, const std::string& strategy,
+                    double imbalance, std::uint64_t seed) {
+    namespace dp = partitioner;
+    const bool xml = file.size() >= 4 && file.compare(file.size() - 4, 4, ".xml") == 0;
+    py::gil_scoped_release release;  // taken again below, to build the results
+    std::optional<protocol::document> doc;
+    dp::graph g;
+    if (xml) {
+        doc = protocol::load_document(file);
+        if (!doc->net) throw usage_error(file + " has no <network> to partition");
+    } else {
+        g = dp::read_metis(file);
+    }
+    dp::physical_cluster cluster;
+    if (parts > 0) {
+        cluster = dp::complete_cluster(parts);
+    } else if (!cluster_file.empty()) {
+        const auto c = protocol::load_document(cluster_file);
+        if (!c.clu) throw usage_error(cluster_file + " has no <cluster>");
+        cluster = plan::physical_of(*c.clu);
+    } else if (doc && doc->clu) {
+        cluster = plan::physical_of(*doc->clu);
+    } else {
+        throw usage_error("give parts=K or cluster=PATH");
+    }
+    if (strategy != "multilevel" && strategy != "mincut") throw usage_error("strategy is multilevel or mincut, not " + strategy);
+    dp::partition_options options;
+    options.method = strategy == "mincut" ? dp::strategy::mincut : dp::strategy::multilevel;
+    options.imbalance = imbalance;
+    options.seed = seed;
+    dp::metrics_options metrics;
+    metrics.max_listed_violations = 0;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::uint32_t> node_of;
+    dp::quality q;
+    std::size_t vertices = 0, edges = 0;
+    if (doc) {
+        const auto units = plan::planning_graph_of(*doc->net, cluster);
+        auto placed = plan::place(units, cluster, options, metrics);
+        node_of = units.spread(placed.node_of_unit);
+        q = std::move(placed.quality);
+        vertices = units.g.vertex_count();
+        edges = units.g.edge_count();
+    } else {
+        auto result = dp::assign(g, cluster, options, metrics);
+        node_of = std::move(result.place.node_of_vertex);
+        q = std::move(result.metrics);
+        vertices = g.vertex_count();
+        edges = g.edge_count();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    py::gil_scoped_acquire gil;
+    py::dict m;
+    m["vertices"] = vertices;
+    m["edges"] = edges;
+    m["strategy"] = strategy;
+    m["seconds"] = seconds;
+    m["edge_cut"] = q.edge_cut;
+    m["communication_volume"] = q.communication_volume;
+    m["max_imbalance"] = q.max_imbalance;
+    m["condition1_violations"] = q.violation_count;
+    m["hop_weighted_cut"] = q.hop_weighted_cut;
+    m["tick_cost"] = q.tick_cost;
+    m["nodes"] = cluster.names;
+    const auto n = static_cast<py::ssize_t>(node_of.size());
+    return py::make_tuple(array_of(std::move(node_of), {n}), m);
+}
+
+}  // namespace
+}  // namespace dnnc::python
+
+PYBIND11_MODULE(_dnnc, m) {
+    using namespace dnnc;
+    using namespace dnnc::python;
+    m.doc() = "The compiled part of dnnc (use the package `dnnc`).";
+
+    error_type = PyErr_NewExceptionWithDoc("dnnc.Error", "Every error dnnc raises.", PyExc_Exception, nullptr);
+    py::tuple document_bases = py::make_tuple(py::handle(error_type), py::handle(PyExc_ValueError));
+    document_error_type = PyErr_NewExceptionWithDoc(
+        "dnnc.DocumentError",
+        "A document is wrong; the message is 'file:line:column: ...' as the command line prints it. "
+        "`problems` lists (file, line, column, message); `file`, `line`, `column` locate the first.",
+        document_bases.ptr(), nullptr);
+    usage_error_type = PyErr_NewExceptionWithDoc("dnnc.UsageError", "A call was given arguments that make no sense.",
+                                                 document_bases.ptr(), nullptr);
+    py::tuple node_bases = py::make_tuple(py::handle(error_type), py::handle(PyExc_RuntimeError));
+    node_error_type = PyErr_NewExceptionWithDoc("dnnc.NodeError", "A node failed or refused a request, or could not be reached.",
+                                                node_bases.ptr(), nullptr);
+    m.attr("Error") = py::handle(error_type);
+    m.attr("DocumentError") = py::handle(document_error_type);
+    m.attr("UsageError") = py::handle(usage_error_type);
+    m.attr("NodeError") = py::handle(node_error_type);
+
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const config_error& e) {
+            raise_located(e);
+        } catch (const usage_error& e) {
+            PyErr_SetString(usage_error_type, e.what());
+        } catch (const node_server::remote_error& e) {
+            PyErr_SetString(node_error_type, e.what());
+        } catch (const io_error& e) {
+            PyErr_SetString(node_error_type, e.what());
+        } catch (const error& e) {
+            PyErr_SetString(error_type, e.what());
+        }
+    });
+
+    m.def("canonical", [](const std::string& text, const std::string& file) {
+        return protocol::serialize(parse_checked(text, file));
+    }, py::arg("text"), py::arg("file"), "Parses, validates and checks a document; returns its text as the writer writes it.");
+
+    m.def("load", [](const std::string& path) {
+        const auto doc = protocol::is_binary_snapshot_path(path) ? protocol::load_snapshot(path) : protocol::load_document(path);
+        return protocol::serialize(doc);
+    }, py::arg("path"), "Reads and checks a document (or a snapshot); returns its text as the writer writes it.");
+
+    m.def("counts", [](const std::string& text, const std::string& file) {
+        const auto doc = parse_checked(text, file);
+        py::dict d;
+        if (!doc.net) return d;
+        const auto size = plan::size_of(*doc.net);
+        d["neurons"] = size.neurons;
+        d["synapses"] = size.synapses;
+        d["dense_weights"] = size.dense_weights;
+        return d;
+    }, py::arg("text"), py::arg("file"), "Exact neuron and synapse counts of a document's network (no synapse stored).");
+
+    m.def("read_input_csv", [](const std::string& path) {
+        std::vector<py::tuple> rows;
+        for (const auto& r : protocol::read_input_csv(path)) rows.push_back(py::make_tuple(r.tick, r.target, r.value, r.lane));
+        return rows;
+    }, py::arg("path"), "Reads an input CSV (tick,target,value[,lane]) into (tick, target, value, lane) tuples.");
+
+    m.def("partition", &partition, py::arg("file"), py::arg("parts") = 0, py::arg("cluster") = "",
+          py::arg("strategy") = "multilevel", py::arg("imbalance") = 0.03, py::arg("seed") = 1,
+          "Partitions a METIS graph or a DNNC network; returns (node of every vertex or neuron, metrics).");
+
+    m.def("generate_metis", [](const std::string& kind, const py::dict& p, std::uint64_t seed, const std::string& path) {
+        namespace dp = partitioner;
+        auto get = [&](const char* key) { return p[key]; };
+        dp::graph g;
+        if (kind == "erdos-renyi") g = dp::erdos_renyi(get("n").cast<std::size_t>(), get("p").cast<double>(), seed);
+        else if (kind == "sbm") g = dp::stochastic_block_model(get("blocks").cast<std::vector<std::size_t>>(), get("p_in").cast<double>(), get("p_out").cast<double>(), seed);
+        else if (kind == "watts-strogatz") g = dp::watts_strogatz(get("n").cast<std::size_t>(), get("k").cast<std::size_t>(), get("beta").cast<double>(), seed);
+        else if (kind == "barabasi-albert") g = dp::barabasi_albert(get("n").cast<std::size_t>(), get("m").cast<std::size_t>(), seed);
+        else if (kind == "grid2d") { const auto d = get("dims").cast<std::vector<std::size_t>>(); g = dp::grid_2d(d.at(0), d.at(1)); }
+        else if (kind == "grid3d") { const auto d = get("dims").cast<std::vector<std::size_t>>(); g = dp::grid_3d(d.at(0), d.at(1), d.at(2)); }
+        else if (kind == "random-geometric") g = dp::random_geometric(get("n").cast<std::size_t>(), get("radius").cast<double>(), seed);
+        else if (kind == "feed-forward") g = dp::layered_feed_forward(get("layers").cast<std::vector<std::size_t>>(), get("p").cast<double>(), seed);
+        else throw usage_error("unknown kind " + kind);
+        dp::write_metis(g, path);
+        return py::make_tuple(g.vertex_count(), g.edge_count());
+    }, py::arg("kind"), py::arg("params"), py::arg("seed"), py::arg("path"),
+       "Writes a synthetic graph as a METIS file; returns (vertices, edges).");
+
+    py::class_<simulation>(m, "Simulation", "A network on a cluster (see dnnc.Simulation).")
+        .def(py::init([](const std::string& text, const std::string& file, const std::string& snapshot, int nodes,
+                         const std::string& cluster, const std::string& lead, int batch, const std::string& secret_file,
+                         bool spikes, bool outputs, const std::string& log_level, double timeout) {
+                 simulation::options o;
+                 o.nodes = nodes;
+                 o.cluster_file = cluster;
+                 o.lead = lead;
+                 o.batch = batch;
+                 o.secret_file = secret_file;
+                 o.spikes = spikes;
+                 o.outputs = outputs;
+                 o.log_level = log_level;
+                 o.timeout_s = timeout;
+                 protocol::document doc = !snapshot.empty() ? protocol::load_snapshot(snapshot) : parse_checked(text, file);
+                 py::gil_scoped_release release;
+                 return std::make_unique<simulation>(std::move(doc), o);
+             }),
+             py::arg("text"), py::arg("file"), py::arg("snapshot"), py::arg("nodes"), py::arg("cluster"), py::arg("lead"),
+             py::arg("batch"), py::arg("secret_file"), py::arg("spikes"), py::arg("outputs"), py::arg("log_level"), py::arg("timeout"))
+        .def("run", &simulation::run, py::arg("ticks"), py::call_guard<py::gil_scoped_release>())
+        .def("command", [](simulation& s, const std::string& name) {
+            json reply;
+            {
+                py::gil_scoped_release release;
+                reply = s.command(name);
+            }
+            return to_python(reply);
+        })
+        .def("catch_up", &simulation::catch_up, py::call_guard<py::gil_scoped_release>())
+        .def("tick", &simulation::tick, py::call_guard<py::gil_scoped_release>())
+        .def("input", [](simulation& s, const std::vector<std::tuple<std::int64_t, std::string, float, std::int64_t>>& rows) {
+            std::vector<protocol::input_row> list;
+            list.reserve(rows.size());
+            for (const auto& [tick, target, value, lane] : rows) list.push_back({tick, target, value, lane, {}});
+            py::gil_scoped_release release;
+            s.input(list);
+        })
+        .def("input_csv", [](simulation& s, const std::string& path) {
+            const auto rows = protocol::read_input_csv(path);
+            py::gil_scoped_release release;
+            s.input(rows);
+        })
+        .def("outputs", &simulation::outputs)
+        .def("output_ticks", &simulation::output_ticks)
+        .def_property_readonly("output_columns", &simulation::output_columns)
+        .def("spikes", &simulation::spikes)
+        .def("rates", [](const simulation& s) { return to_python(s.rates()); })
+        .def("status", [](simulation& s) {
+            json st;
+            {
+                py::gil_scoped_release release;
+                st = s.status();
+            }
+            return to_python(st);
+        })
+        .def("snapshot", &simulation::snapshot, py::arg("path"), py::call_guard<py::gil_scoped_release>())
+        .def("close", &simulation::close, py::call_guard<py::gil_scoped_release>())
+        .def_property_readonly("lead", &simulation::lead)
+        .def_property_readonly("pids", &simulation::pids)
+        .def_property_readonly("start", &simulation::start)
+        .def_property_readonly("completed", &simulation::completed)
+        .def_property_readonly("last_step_seconds", &simulation::last_step_seconds)
+        .def_property_readonly("summary", [](const simulation& s) { return to_python(s.summary()); })
+        .def_property_readonly("input_ids", &simulation::input_ids)
+        .def_property_readonly("batch", &simulation::batch);
+}

@@ -1,0 +1,133 @@
+# Runs on real local clusters: the Python layer gives the command line's bits, and leaves
+# no process behind.
+import numpy as np
+import pytest
+
+import dnnc
+from conftest import alive, cli, example
+
+CUBA = example("cuba/cuba.xml")
+XOR = example("xor/xor.xml")
+
+
+def read_outputs_csv(path):
+    """The values of `dnnc run --output` as float32 (printed so that they read back exactly)."""
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        rows = [line.strip().split(",") for line in f if line.strip()]
+    ticks = np.array([int(r[0]) for r in rows])
+    values = np.array([[np.float32(v) for v in r[1:]] for r in rows], dtype=np.float32)
+    return header[1:], ticks, values
+
+
+@pytest.mark.parametrize("nodes", [1, 3])
+def test_cuba_outputs_and_spikes_equal_dnnc_run(tmp, nodes):
+    out, spikes = tmp / "out.csv", tmp / "spikes.csv"
+    cli("run", CUBA, "--nodes", nodes, "--ticks", 2000, "--output", out, "--spikes", spikes)
+    columns, ticks, expected = read_outputs_csv(out)
+    with dnnc.Simulation(dnnc.load(CUBA), nodes=nodes) as sim:
+        sim.run(2000)
+        got = sim.outputs()
+        assert got.dtype == np.float32 and got.shape == (2000, 100)
+        assert sim.output_columns == columns
+        assert np.array_equal(sim.output_ticks, ticks)
+        assert got.tobytes() == expected.tobytes()
+        t_ms, population, index = sim.spikes()
+        rows = ["%.10g,%s,%d" % r for r in zip(t_ms.tolist(), population.tolist(), index.tolist())]
+        with open(spikes) as f:
+            assert f.read().splitlines()[1:] == rows
+        assert len(rows) > 1000
+        rate = sim.rates()["P"]
+        assert rate == pytest.approx(len(rows) / 4000 / 0.2)
+
+
+def test_xor_with_inputs_equals_dnnc_run(tmp):
+    out = tmp / "out.csv"
+    cli("run", XOR, "--nodes", 2, "--ticks", 8, "--input", example("xor/inputs.csv"), "--output", out)
+    _, _, expected = read_outputs_csv(out)
+    with dnnc.Simulation(XOR, nodes=2) as sim:
+        sim.input(example("xor/inputs.csv"))
+        sim.run(8)
+        assert sim.outputs().tobytes() == expected.tobytes()
+    # The same inputs as an array (one column per <input>, here x: both a and b) and as rows.
+    with dnnc.Simulation(XOR, nodes=1) as sim:
+        sim.input([(0, "a", 0.0), (0, "b", 0.0), (1, "a", 1), (2, "b", 1), (3, "a", 1), (3, "b", 1)])
+        sim.run(8)
+        assert sim.outputs().tobytes() == expected.tobytes()
+    with dnnc.Simulation(XOR, nodes=1) as sim:
+        sim.input(np.array([0, 0, 0, 1], dtype=np.float32))  # x = a and b together, at tick 3
+        sim.run(6)
+        assert sim.outputs()[:, 0].tolist() == [0, 0, 0, 0, 0, 0]  # a AND b: h2 cancels h1
+
+
+def test_run_in_steps_freeze_resume_and_status():
+    with dnnc.Simulation(CUBA, nodes=2) as sim:
+        assert sim.tick == 0
+        sim.run(300)
+        sim.run(200)
+        assert sim.tick == 500
+        assert sim.outputs().shape == (500, 100)
+        status = sim.status()
+        assert status["role"] == "lead" and status["network"] == "cuba" and len(status["nodes"]) == 2
+        sim.resume()
+        sim.freeze()
+        after = sim.tick
+        assert after >= 500
+        assert sim.outputs().shape == (after, 100)
+
+
+def test_snapshot_and_restore_continue_bit_for_bit(tmp):
+    with dnnc.Simulation(CUBA, nodes=1) as sim:
+        sim.run(500)
+        whole = sim.outputs()
+    with dnnc.Simulation(CUBA, nodes=3) as sim:
+        sim.run(300)
+        sim.freeze()
+        assert sim.snapshot(tmp / "cuba.dnncs") == 300
+    with dnnc.restore(tmp / "cuba.dnncs", nodes=2) as sim:
+        assert sim.tick == 300
+        sim.run(200)
+        assert sim.outputs().tobytes() == whole[300:].tobytes()
+
+
+def test_a_with_block_that_raises_stops_its_nodes():
+    with pytest.raises(KeyError):
+        with dnnc.Simulation(XOR, nodes=3) as sim:
+            pids = sim.pids
+            assert len(pids) == 3 and all(alive(p) for p in pids)
+            sim.run(5)
+            raise KeyError("the body failed")
+    assert not any(alive(p) for p in pids)
+
+
+def test_the_documents_own_cluster_and_a_cluster_file(tmp):
+    # xor.xml's cluster has fixed ports; a cluster file with port 0 lets the nodes choose.
+    net = dnnc.load(XOR)
+    net.cluster([("m0", "127.0.0.1", 0), ("m1", "127.0.0.1", 0)])
+    with pytest.raises(dnnc.DocumentError):
+        net.to_xml()  # a port must be given in a document
+    with dnnc.Simulation(XOR, cluster=XOR) as sim:
+        assert [n["id"] for n in sim.summary["nodes"]] == ["n0", "n1"]
+        sim.run(4)
+        assert sim.lead == "127.0.0.1:7100"
+
+
+def test_batched_outputs_have_lanes():
+    with dnnc.Simulation(XOR, nodes=1, batch=2) as sim:
+        sim.input([(1, "a", 1.0, 0), (1, "b", 1.0, 1)])
+        sim.run(5)
+        out = sim.outputs()
+        assert out.shape == (5, 2, 1)
+        assert out[3, 0, 0] == 1 and out[3, 1, 0] == 1
+
+
+def test_partition_and_generate(tmp):
+    graph = dnnc.generate("grid2d", path=str(tmp / "g.graph"), dims=[20, 20])
+    assignment, metrics = dnnc.partition(graph, parts=4)
+    assert assignment.shape == (400,) and set(assignment.tolist()) == {0, 1, 2, 3}
+    assert metrics["edge_cut"] > 0 and metrics["max_imbalance"] <= 1.03 + 1e-9
+    cli_report = cli("partition", graph, "--parts", 4, "--json").stdout
+    import json
+    assert json.loads(cli_report)["edge_cut"] == metrics["edge_cut"]
+    assignment, metrics = dnnc.partition(dnnc.load(CUBA), parts=2)
+    assert assignment.shape == (4000,)
