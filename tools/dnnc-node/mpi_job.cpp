@@ -55,6 +55,19 @@ double cores() {
     return 1;
 }
 
+// Runs one of rank 0's checks: 0, or 2 when the input is bad (said here, once).
+int checked(const std::function<void()>& check) {
+    try {
+        check();
+        return 0;
+    } catch (const usage_error& e) {
+        std::cerr << "dnnc-node: " << e.what() << '\n';
+    } catch (const config_error& e) {
+        std::cerr << "dnnc-node: " << e.what() << '\n';
+    }
+    return 2;
+}
+
 // Every rank learns rank 0's verdict: 0 to go on, else an exit code (rank 0 printed why).
 int agree(int code) {
     MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -312,22 +325,15 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
         const std::string file = job.serve ? job.serve_doc : job.run;
         protocol::document doc;
         std::vector<field> ids(static_cast<std::size_t>(ranks));
-        if (rank == 0) {
-            try {
+        if (rank == 0)
+            code = checked([&] {
                 if (!file.empty()) {
                     doc = protocol::load_document(file);
                     if (!doc.net) throw usage_error(file + ": the document has no <network>");
                 }
                 const auto names = node_ids(doc, file, static_cast<std::size_t>(ranks));
                 for (std::size_t r = 0; r < names.size(); ++r) ids[r] = field_of(names[r]);
-            } catch (const usage_error& e) {
-                std::cerr << "dnnc-node: " << e.what() << '\n';
-                code = 2;
-            } catch (const config_error& e) {
-                std::cerr << "dnnc-node: " << e.what() << '\n';
-                code = 2;
-            }
-        }
+            });
         if (agree(code) != 0) throw bad_input{};
         MPI_Bcast(ids.data(), static_cast<int>(ids.size() * sizeof(field)), MPI_CHAR, 0, MPI_COMM_WORLD);
         if (job.mpi_signals)
@@ -369,20 +375,14 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
         if (rank == 0) {
             std::vector<std::string> addresses;
             for (const auto& h : hosts) addresses.push_back(h.data());
-            try {
+            code = checked([&] {
                 protocol::document clu_doc;
                 clu_doc.clu = cluster_of(doc, addresses, ports, capacities);
                 fs::create_directories(work);
                 std::ofstream(work / "cluster.xml") << protocol::serialize(clu_doc);
                 std::ofstream(work / "secret") << options.server.secret << '\n';
                 fs::permissions(work / "secret", fs::perms::owner_read | fs::perms::owner_write);
-            } catch (const usage_error& e) {
-                std::cerr << "dnnc-node: " << e.what() << '\n';
-                code = 2;
-            } catch (const config_error& e) {
-                std::cerr << "dnnc-node: " << e.what() << '\n';
-                code = 2;
-            }
+            });
             if (agree(code) != 0) throw bad_input{};
             const std::string lead = addresses[0] + ":" + std::to_string(ports[0]);
             {
