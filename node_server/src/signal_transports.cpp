@@ -36,8 +36,9 @@ tcp_transport::tcp_transport(const protocol::node_config& config, outbox& out, s
 }
 
 void tcp_transport::send(std::size_t peer, const sim::packet& p) {
-    out_.send(peers_.at(peer).at, {protocol::message_type::signals, 0, 0, protocol::encode_signals(signals_of(p))},
-              peers_[peer].delay_ms);
+    std::string bytes;
+    protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, bytes);
+    out_.send(peers_.at(peer).at, {protocol::message_type::signals, 0, 0, std::move(bytes)}, peers_[peer].delay_ms);
 }
 
 bool tcp_transport::collect(const receiver& deliver, std::chrono::microseconds wait) {
@@ -79,7 +80,7 @@ mpi_transport::~mpi_transport() {
 void mpi_transport::send(std::size_t peer, const sim::packet& p) {
     auto& d = peers_.at(peer);
     MPI_Wait(&d.request, MPI_STATUS_IGNORE);  // the last tick's send to this peer: done long ago
-    d.buffer = protocol::encode_signals(signals_of(p));
+    protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, d.buffer);
     MPI_Isend(d.buffer.data(), static_cast<int>(d.buffer.size()), MPI_BYTE, d.rank, signals_tag, MPI_COMM_WORLD, &d.request);
 }
 

@@ -23,7 +23,6 @@ protected:
     // The peer a packet comes from; nothing for one of another installation (epoch).
     std::optional<std::size_t> sender_of(const protocol::binary_signals& s) const;
     static sim::packet packet_of(protocol::binary_signals s) { return {s.tick, s.dense, std::move(s.values), std::move(s.nonzero)}; }
-    protocol::binary_signals signals_of(const sim::packet& p) const { return {from_, epoch_, p.tick, p.dense, p.values, p.nonzero}; }
 
     std::string from_;
     std::uint64_t epoch_;
@@ -48,8 +47,10 @@ private:
 };
 
 // Point-to-point messages on MPI_COMM_WORLD (which needs MPI_THREAD_MULTIPLE: the runner's
-// thread calls MPI). Each peer has one send buffer and one request, reused every tick; a
-// send first completes the peer's previous one. `ranks`: each node id's rank.
+// thread calls MPI). Each peer has one send buffer, encoded into in place every tick (no
+// allocation once it has grown), and one request (MPI_Isend); a send first completes the
+// peer's previous one. Not MPI's persistent requests: those fix a message's size, and
+// sparse packets vary. `ranks`: each node id's rank.
 class mpi_transport final : public peer_transport {
 public:
     mpi_transport(const protocol::node_config& config, const std::map<std::string, int>& ranks);

@@ -9,26 +9,32 @@ constexpr std::uint8_t signals_version = 2;  // 1 had no epoch
 }  // namespace
 
 std::string encode_signals(const binary_signals& s) {
-    if (s.from.size() > UINT16_MAX) throw protocol_error("sender id too long");
     std::string out;
-    const std::size_t count = s.dense ? s.values.size() : s.nonzero.size();
-    out.reserve(24 + s.from.size() + count * 8);
+    encode_signals(s.from, s.epoch, s.tick, s.dense, s.values, s.nonzero, out);
+    return out;
+}
+
+void encode_signals(std::string_view from, std::uint64_t epoch, std::int64_t tick, bool dense, const std::vector<float>& values,
+                    const std::vector<std::pair<std::uint32_t, float>>& nonzero, std::string& out) {
+    if (from.size() > UINT16_MAX) throw protocol_error("sender id too long");
+    out.clear();
+    const std::size_t count = dense ? values.size() : nonzero.size();
+    out.reserve(24 + from.size() + count * 8);
     put<std::uint8_t>(out, signals_version);
-    put<std::uint8_t>(out, s.dense ? 1 : 0);
-    put<std::uint16_t>(out, static_cast<std::uint16_t>(s.from.size()));
-    out += s.from;
-    put<std::uint64_t>(out, s.epoch);
-    put<std::int64_t>(out, s.tick);
+    put<std::uint8_t>(out, dense ? 1 : 0);
+    put<std::uint16_t>(out, static_cast<std::uint16_t>(from.size()));
+    out += from;
+    put<std::uint64_t>(out, epoch);
+    put<std::int64_t>(out, tick);
     put<std::uint32_t>(out, static_cast<std::uint32_t>(count));
-    if (s.dense) {
-        out.append(reinterpret_cast<const char*>(s.values.data()), s.values.size() * sizeof(float));
+    if (dense) {
+        out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
     } else {
-        for (const auto& [position, value] : s.nonzero) {
+        for (const auto& [position, value] : nonzero) {
             put<std::uint32_t>(out, position);
             put<float>(out, value);
         }
     }
-    return out;
 }
 
 binary_signals decode_signals(std::string_view bytes) {

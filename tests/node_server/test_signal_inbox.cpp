@@ -28,7 +28,11 @@ const std::string secret = "inbox secret";
 
 struct inbox_server {
     signal_inbox inbox{protocol::default_max_payload};
-    server srv{server_options{"127.0.0.1", 0, secret}};
+    server srv{[] {
+        server_options o;
+        o.secret = secret;
+        return o;
+    }()};
     inbox_server() {
         srv.hand_over(message_type::signal_link, [this](const protocol::frame& f, int socket, protocol::frame_auth auth) {
             inbox.adopt(socket, f.payload, std::move(auth));

@@ -122,6 +122,20 @@ TEST_CASE("binary signal packets round-trip, dense and sparse, and reject trunca
     CHECK_THROWS_WITH(decode_signals(first_version), Catch::Contains("version 1, expected 2"));
 }
 
+TEST_CASE("signals encoded into a reused buffer are the same bytes, and the buffer keeps its memory") {
+    binary_signals big{"n1", 7, 3, true, std::vector<float>(1000, 0.25f), {}};
+    std::string buffer;
+    encode_signals(big.from, big.epoch, big.tick, big.dense, big.values, big.nonzero, buffer);
+    CHECK(buffer == encode_signals(big));
+    const auto* memory = buffer.data();
+    const auto capacity = buffer.capacity();
+    binary_signals small{"n1", 7, 4, false, {}, {{5, 1.5f}}};
+    encode_signals(small.from, small.epoch, small.tick, small.dense, small.values, small.nonzero, buffer);
+    CHECK(buffer == encode_signals(small));
+    CHECK(buffer.data() == memory);
+    CHECK(buffer.capacity() == capacity);
+}
+
 TEST_CASE("a session's frames pass only on their own connection, in order, in their direction") {
     using protocol::frame_auth;
     auto connect = [](const std::string& client_secret, const std::string& server_secret) {

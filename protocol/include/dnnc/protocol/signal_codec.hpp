@@ -26,6 +26,10 @@ struct binary_signals {
 };
 
 std::string encode_signals(const binary_signals& s);
+// The same bytes into `out`, which is cleared first but keeps its memory: a sender that
+// reuses one buffer per peer allocates nothing once it has grown to its packets' size.
+void encode_signals(std::string_view from, std::uint64_t epoch, std::int64_t tick, bool dense, const std::vector<float>& values,
+                    const std::vector<std::pair<std::uint32_t, float>>& nonzero, std::string& out);
 // Throws protocol_error for a truncated or inconsistent payload.
 binary_signals decode_signals(std::string_view bytes);
 
