@@ -137,6 +137,15 @@ void lead_run::complete_rows() {
 void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons) {
     std::sort(neurons.begin(), neurons.end());
     spikes_held_ += neurons.size();
+    // A copy for watchers, only while one looks (the page asks every half second).
+    if (clock_type::now() - watched_ < std::chrono::seconds(10)) {
+        recent_held_ += neurons.size();
+        recent_.push_back({tick, neurons});
+        while (!recent_.empty() && (recent_.front().tick <= tick - max_peek_ticks || recent_held_ > max_peek_spikes)) {
+            recent_held_ -= recent_.front().neurons.size();
+            recent_.pop_front();
+        }
+    }
     spikes_.push_back({tick, std::move(neurons)});
     // Bounded: what no client reads in time is dropped, oldest first, and counted.
     while (spikes_held_ > max_spikes_held) {
@@ -645,6 +654,33 @@ json lead_run::spikes(const json& request) {
         reply["groups"] = std::move(groups);
     }
     return reply;
+}
+
+json lead_run::peek_spikes(const json& request) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    watched_ = clock_type::now();
+    const auto from = std::max(request.value("from", std::int64_t{0}), completed() + 1 - max_peek_ticks);
+    // Newest first until a bound is reached, then in tick order.
+    std::size_t count = 0;
+    auto begin = recent_.end();
+    while (begin != recent_.begin()) {
+        const auto& s = *std::prev(begin);
+        if (s.tick < from || count + s.neurons.size() > max_peek_spikes) break;
+        count += s.neurons.size();
+        --begin;
+    }
+    json ticks = json::array();
+    for (auto it = begin; it != recent_.end(); ++it) ticks.push_back(json::array({it->tick, it->neurons}));
+    json groups = json::array();
+    const auto& net = plan_.net;
+    for (std::size_t k = 0; k < net.recorded.size();) {
+        const auto& g = net.groups[net.group_of[net.recorded[k]]];
+        std::size_t in_group = 0;
+        for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k) ++in_group;
+        groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group}});
+    }
+    return json{{"recording", recording_}, {"spikes", std::move(ticks)}, {"completed", completed()},
+                {"dt", plan_.net.dt}, {"groups", std::move(groups)}};
 }
 
 }  // namespace dnnc::node_server

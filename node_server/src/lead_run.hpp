@@ -131,6 +131,14 @@ public:
     static constexpr std::size_t max_spikes_per_reply = 1000000;
     static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
     nlohmann::json spikes(const nlohmann::json& request);
+    // The recent spikes, for a watcher (the live page), apart from those held for clients
+    // (reading these drains nothing): the lead keeps the newest max_peek_ticks ticks, at
+    // most max_peek_spikes spikes, while a watcher has asked within the last 10 s (so the
+    // first answer after a pause is empty). Answers those of ticks >= "from", with the groups.
+    //   {"from": T} -> {"recording", "spikes": [[tick, [neuron...]]...], "completed", "dt", "groups"}
+    static constexpr std::int64_t max_peek_ticks = 2000;
+    static constexpr std::size_t max_peek_spikes = 100000;
+    nlohmann::json peek_spikes(const nlohmann::json& request);
 
 private:
     enum class state { idle, running, stepping, frozen, failed };
@@ -184,6 +192,10 @@ private:
     std::size_t spikes_held_ = 0;
     std::int64_t spikes_lost_ = 0;
     void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
+    // The recent spikes for watchers (peek_spikes), kept while one looks.
+    std::deque<tick_spikes> recent_;
+    std::size_t recent_held_ = 0;
+    std::chrono::steady_clock::time_point watched_{};
 
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
     void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause
