@@ -33,8 +33,9 @@ volatile bool interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
-    std::string file, cluster_file, input, output, spikes, log_level = "warn";
+    std::string file, cluster_file, input, output, spikes, log_level = "warn", http_bind = "127.0.0.1";
     int nodes = 0, batch = 0;  // batch 0: as the document says
+    int http = -1;             // the lead's live page
     bool running_cluster = false;
     std::int64_t ticks = 1000;
     bool json = false;
@@ -91,6 +92,8 @@ int run_run(const run_options& o) {
     launch.node_binary = node_binary();
     launch.secret_file = o.client.secret_file;
     launch.log_level = o.log_level;
+    launch.http_port = o.http;
+    launch.http_bind = o.http_bind;
     json summary, progress, populations;
     std::int64_t spikes_lost = 0, rows_missed = 0;
     const auto started = std::chrono::steady_clock::now();
@@ -109,6 +112,14 @@ int run_run(const run_options& o) {
         std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
         if (interrupted) throw error("interrupted");
         summary = json::parse(call_node(client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
+        if (o.http >= 0) {
+            const auto s = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
+            if (s.contains("http")) {
+                const auto secret = client.secret_for(lead);
+                std::cerr << "dnnc: live page on http://" << s["http"]["address"].get<std::string>() << "/"
+                          << (secret.empty() ? "" : "?token=" + node_server::http_token(secret)) << std::endl;
+            }
+        }
         if (!inputs.empty()) {
             control(client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
         }
@@ -250,6 +261,9 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
+    cmd->add_option("--http", o->http, "The lead serves the live page on this port while the run lasts (0: a free one)")
+        ->check(CLI::Range(0, 65535));
+    cmd->add_option("--http-bind", o->http_bind, "Address of the live page (default 127.0.0.1)");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");
     o->client.add_to(cmd);
     cmd->callback([o, &chosen] { chosen = [o] { return run_run(*o); }; });
