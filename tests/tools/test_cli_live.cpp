@@ -271,3 +271,45 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     const auto refused = run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/'");
     CHECK_THAT(refused.out, Catch::Contains("needs its token"));
 }
+
+TEST_CASE("dnnc run --report writes one self-contained HTML report; dnnc report and dnnc plot draw a finished run") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto doc = dir.file("live.xml", cuba_on_two_nodes(ports));
+    const auto spikes = (dir.path / "s.csv").string(), report = (dir.path / "run.html").string();
+    const auto run = run_command(dnnc_binary() + " run " + doc + " --nodes 2 --ticks 2000 --spikes " + spikes + " --report " +
+                                 report + " --json");
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    dir.file("summary.json", run.out);
+    const auto html = slurp(report);
+    CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("<h2>Raster</h2><svg") &&
+                         Catch::Contains("<h2>Partition</h2>") && Catch::Contains("<td>ticks</td><td>2000</td>"));
+    CHECK(html.find("<script") == std::string::npos);  // nothing to run, nothing fetched
+    CHECK(html.find("http") == html.find("http://www.w3.org/2000/svg"));
+
+    // From the files of a finished run.
+    const auto again = run_command(dnnc_binary() + " report " + dir.path.string() + " -o " + (dir.path / "r2.html").string());
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    CHECK_THAT(slurp((dir.path / "r2.html").string()), Catch::Contains("<h2>Population rates</h2><svg"));
+    for (const auto* kind : {"raster", "rates"}) {
+        const auto svg = (dir.path / (std::string(kind) + ".svg")).string();
+        REQUIRE(run_command(dnnc_binary() + " plot " + kind + " " + spikes + " -o " + svg).exit_code == 0);
+        CHECK_THAT(slurp(svg), Catch::StartsWith("<svg") && Catch::Contains(">E</text>") && Catch::Contains(">I</text>"));
+    }
+    const auto bad = run_command(dnnc_binary() + " plot raster " + doc + " -o " + (dir.path / "x.svg").string());
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains(":1: not a spikes CSV"));
+    CHECK(run_command(dnnc_binary() + " report " + doc + " -o " + (dir.path / "x.html").string()).exit_code == 2);
+
+    if (!has_chromium()) {
+        WARN("SKIP: chromium is not installed (scripts/setup.sh installs it); the report was not opened in a browser");
+        return;
+    }
+    const auto opened = run_command("timeout 60 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr "
+                                    "--virtual-time-budget=1000 --dump-dom 'file://" + report + "'");
+    CHECK(opened.exit_code == 0);
+    CHECK_THAT(opened.out, Catch::Contains("<svg"));
+    CHECK_THAT(opened.err, !Catch::Contains("CONSOLE") && !Catch::Contains("Uncaught"));
+}
