@@ -192,9 +192,18 @@ private:
     std::size_t spikes_held_ = 0;
     std::int64_t spikes_lost_ = 0;
     void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
-    // The recent spikes for watchers (peek_spikes), kept while one looks.
-    std::deque<tick_spikes> recent_;
-    std::size_t recent_held_ = 0;
+    // The recent spikes for watchers (peek_spikes), kept while one looks: flat, so that a
+    // tick costs an append and no allocation. Tick i (from `first` on) holds the neurons
+    // [ends[i - 1], ends[i]); the dropped prefix is compacted away now and then.
+    struct recent_spikes {
+        std::vector<std::int64_t> ticks;
+        std::vector<std::size_t> ends;
+        std::vector<std::uint32_t> neurons;
+        std::size_t first = 0;
+        std::size_t begin_of(std::size_t i) const { return i == 0 ? 0 : ends[i - 1]; }
+        void add(std::int64_t tick, const std::vector<std::uint32_t>& spiked);
+    };
+    recent_spikes recent_;
     std::chrono::steady_clock::time_point watched_{};
 
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -194,6 +195,15 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     CHECK(spikes["recording"] == true);
     CHECK(spikes["groups"].size() == 2);
     CHECK_FALSE(spikes["spikes"].empty());
+    const auto before_reading = tick_of(http, bearer);
+    const auto read = run_command(dnnc_binary() + " output --spikes --lead " + at(ports[0]));
+    INFO(read.err);
+    CHECK(read.exit_code == 0);
+    CHECK(std::count(read.out.begin(), read.out.end(), '\n') > 1);
+    // ... and the page still sees what that reader took away.
+    const auto after = json::parse(http_get(http, "/api/spikes?from=0", bearer).body);
+    REQUIRE_FALSE(after["spikes"].empty());
+    CHECK(after["spikes"][0][0].get<std::int64_t>() <= before_reading);
 
     // Events: status at most every 250 ms, however often it changes.
     {
