@@ -159,7 +159,7 @@ private:
         }
         const bool get = req.method() == http::verb::get;
         const bool known = path == "/" || path == "/index.html" || path == "/api/status" || path == "/api/spikes" ||
-                           path == "/api/events" || path == "/api/control";
+                           path == "/api/events" || path == "/api/control" || path == "/api/snapshot";
         if (!known) {
             send(reply(http::status::not_found, {{"error", "no such page: " + path}}, v), close_after);
             return;
@@ -186,6 +186,8 @@ private:
                 send(reply(http::status::ok, srv_.handlers.spikes(request), v), close_after);
             } else if (path == "/api/events") {
                 start_events();
+            } else if (path == "/api/snapshot") {
+                snapshot(v, close_after);
             } else {
                 control(json::parse(req.body()), v, close_after);
             }
@@ -213,6 +215,19 @@ private:
         srv_.handlers.control(request, [self = shared_from_this(), v, close_after](int status, json answer) {
             asio::post(self->srv_.io, [self, v, close_after, status, answer = std::move(answer)] {
                 self->send(reply(static_cast<http::status>(status), answer, v), close_after);
+            });
+        });
+    }
+
+    void snapshot(unsigned v, bool close_after) {
+        srv_.handlers.snapshot([self = shared_from_this(), v, close_after](int status, std::string body, std::string type) {
+            asio::post(self->srv_.io, [self, v, close_after, status, body = std::move(body), type = std::move(type)]() mutable {
+                response res{static_cast<http::status>(status), v};
+                res.set(http::field::content_type, type);
+                res.set(http::field::cache_control, "no-store");
+                if (status == 200) res.set(http::field::content_disposition, "attachment; filename=\"snapshot.dnncs\"");
+                res.body() = std::move(body);
+                self->send(std::move(res), close_after);
             });
         });
     }

@@ -43,6 +43,9 @@ struct http_handlers {
     std::function<nlohmann::json(const nlohmann::json& request)> spikes;
     using done = std::function<void(int http_status, nlohmann::json reply)>;
     std::function<void(const nlohmann::json& command, done)> control;
+    // A binary snapshot of the frozen network (.dnncs), or the error as JSON.
+    using done_file = std::function<void(int http_status, std::string body, std::string content_type)>;
+    std::function<void(done_file)> snapshot;
 };
 
 class http_server {

@@ -42,7 +42,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <main>
 <section><h2>Clock</h2>
 <button id="b-resume">Start / resume</button><button id="b-freeze">Freeze</button>
-<button id="b-step">Step 1</button><button id="b-step100">Step 100</button><button id="b-checkpoint">Checkpoint (frozen)</button>
+<button id="b-step">Step 1</button><button id="b-step100">Step 100</button><button id="b-checkpoint">Checkpoint (frozen)</button><button id="b-snapshot">Snapshot (frozen)</button>
 <div id="control-answer" style="margin-top:6px;font-size:12px;color:#555"></div>
 <h2 style="margin-top:10px">Events</h2><div id="events"></div></section>
 <section><h2>Cluster</h2><svg id="graph" viewBox="0 0 400 260" width="100%" height="260"></svg></section>
@@ -200,6 +200,19 @@ $("b-freeze").onclick = () => control({command: "freeze"});
 $("b-step").onclick = () => control({command: "step", ticks: 1});
 $("b-step100").onclick = () => control({command: "step", ticks: 100});
 $("b-checkpoint").onclick = () => control({command: "checkpoint"});
+// The snapshot comes back as a file (.dnncs, for dnnc restore).
+$("b-snapshot").onclick = async () => {
+  try {
+    const r = await fetch("/api/snapshot" + (q ? "?" + q : ""), {headers: auth});
+    if (!r.ok) { const d = await r.json(); $("control-answer").textContent = "snapshot: " + d.error; logEvent("snapshot refused: " + d.error); return; }
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(await r.blob());
+    a.download = (last && last.network ? last.network : "network") + "-" + (last ? last.tick + 1 : 0) + ".dnncs";
+    a.click(); logEvent("snapshot saved");
+  } catch (e) { $("control-answer").textContent = String(e); }
+};
+// ?click=ID presses a button once the page has loaded (scripted checks, kiosks).
+const pressed = new URLSearchParams(location.search).get("click");
 
 async function first(){
   const r = await fetch("/api/status" + (q ? "?" + q : ""), {headers: auth});
@@ -214,6 +227,7 @@ async function first(){
     events.onerror = () => { $("error").textContent = "connection to the node lost; retrying"; };
   }
   setInterval(pollSpikes, 500); pollSpikes();
+  if (pressed && $("b-" + pressed)) $("b-" + pressed).click();
 }
 first();
 </script></body></html>

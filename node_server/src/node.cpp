@@ -116,6 +116,17 @@ struct node::impl {
                 }
             });
         };
+        h.snapshot = [this](http_handlers::done_file done) {
+            tasks.run([this, done = std::move(done)] {
+                try {
+                    done(200, leader->snapshot(), "application/octet-stream");
+                } catch (const dnnc::error& e) {
+                    done(409, json{{"error", e.what()}}.dump(), "application/json");
+                } catch (const std::exception& e) {
+                    done(500, json{{"error", e.what()}}.dump(), "application/json");
+                }
+            });
+        };
         return h;
     }
 

@@ -181,12 +181,17 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     REQUIRE(answer.status == 200);
     CHECK(json::parse(answer.body)["state"] == "frozen");
     const auto frozen = tick_of(http, bearer);
+    const auto snapshot = http_get(http, "/api/snapshot", bearer);
+    CHECK(snapshot.status == 200);
+    CHECK_THAT(snapshot.head, Catch::Contains("application/octet-stream"));
+    CHECK(snapshot.body.size() > 1000);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     CHECK(tick_of(http, bearer) == frozen);
     REQUIRE(http_post(http, "/api/control", R"({"command":"step","ticks":5})", bearer).status == 200);
     for (int i = 0; i < 100 && tick_of(http, bearer) < frozen + 5; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     CHECK(tick_of(http, bearer) == frozen + 5);
     REQUIRE(http_post(http, "/api/control", R"({"command":"resume"})", bearer).status == 200);
+    CHECK(http_get(http, "/api/snapshot", bearer).status == 409);  // only of a frozen network
 
     // The spikes, watched without draining them: `dnnc output --spikes` still gets them.
     http_get(http, "/api/spikes?from=0", bearer);  // the lead keeps recent spikes from now on
@@ -278,6 +283,11 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     const auto dots_at = again.out.find("data-dots=\"");
     REQUIRE(dots_at != std::string::npos);
     CHECK(std::stol(again.out.substr(dots_at + 11)) > 0);
+    // The page's buttons drive the clock.
+    run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/?poll&click=freeze&token=" + token + "'");
+    CHECK(status_of(ports[0])["state"] == "frozen");
+    run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/?poll&click=resume&token=" + token + "'");
+    CHECK(status_of(ports[0])["state"] == "running");
     const auto refused = run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/'");
     CHECK_THAT(refused.out, Catch::Contains("needs its token"));
 }
