@@ -298,9 +298,10 @@ TEST_CASE("dnnc run --report writes one self-contained HTML report; dnnc report 
     const auto doc = dir.file("live.xml", cuba_on_two_nodes(ports));
     const auto spikes = (dir.path / "s.csv").string(), report = (dir.path / "run.html").string();
     const auto run = run_command(dnnc_binary() + " run " + doc + " --nodes 2 --ticks 2000 --spikes " + spikes + " --report " +
-                                 report + " --json");
+                                 report + " --json --http 0");
     INFO(run.err);
     REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.err, Catch::Contains("dnnc: live page on http://127.0.0.1:") && Catch::Contains("/?token="));
     dir.file("summary.json", run.out);
     const auto html = slurp(report);
     CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("<h2>Raster</h2><svg") &&
