@@ -718,8 +718,13 @@ void lead::describe(json& s) {
     json links = json::array();
     for (const auto& t : state_->times) {
         const auto [a, b] = topo.link(t.link);
-        links.push_back({{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
-                         {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}});
+        json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
+                   {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
+        // Values sent over the link, both ways, since the run began (the tick reports say).
+        if (r && a < progress["nodes"].size() && b < progress["nodes"].size())
+            link["signals_sent"] = progress["nodes"][a]["sent_to"].value(topo.id(b), std::int64_t{0}) +
+                                   progress["nodes"][b]["sent_to"].value(topo.id(a), std::int64_t{0});
+        links.push_back(std::move(link));
     }
     std::vector<double> remote;
     for (double w : state_->windows)

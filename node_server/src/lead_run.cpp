@@ -107,6 +107,8 @@ void lead_run::on_report(const json& report) {
     }
     // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
     p.sent = std::max(p.sent, report.at("sent").get<std::int64_t>());
+    if (const auto it = report.find("sent_to"); it != report.end() && it->is_object())
+        for (const auto& [peer, count] : it->items()) p.sent_to[peer] = std::max(p.sent_to[peer], count.get<std::int64_t>());
     p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
     p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
     complete_rows();
@@ -515,8 +517,8 @@ json lead_run::progress() {
     std::int64_t sent = 0, dropped = 0, missing = 0;
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         const auto& p = nodes_[v];
-        nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"dropped", p.dropped},
-                         {"missing", p.missing}});
+        nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
+                         {"dropped", p.dropped}, {"missing", p.missing}});
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;

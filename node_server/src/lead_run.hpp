@@ -183,6 +183,7 @@ private:
     output_rows rows_;
     struct node_progress {
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
+        std::map<std::string, std::int64_t> sent_to;  // values sent to each peer node, by id
     };
     std::vector<node_progress> nodes_;
 

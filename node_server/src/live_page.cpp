@@ -47,7 +47,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <h2 style="margin-top:10px">Events</h2><div id="events"></div></section>
 <section><h2>Cluster</h2><svg id="graph" viewBox="0 0 400 260" width="100%" height="260"></svg></section>
 <section><h2>Nodes</h2><table id="nodes"><thead><tr><th>node</th><th>address</th><th>roles</th><th>capacity</th><th>neurons</th><th>tick</th><th>signals sent</th><th>alive</th></tr></thead><tbody></tbody></table>
-<h2 style="margin-top:10px">Links</h2><table id="links"><thead><tr><th>from</th><th>to</th><th>latency ms</th><th>round trip ms</th><th>flags</th></tr></thead><tbody></tbody></table></section>
+<h2 style="margin-top:10px">Links</h2><table id="links"><thead><tr><th>from</th><th>to</th><th>latency ms</th><th>round trip ms</th><th>signals/s</th><th>flags</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Partition</h2><table id="partition"><thead></thead><tbody></tbody></table><div id="cut" style="margin-top:6px;font-size:12px"></div></section>
 <section class="wide"><h2>Raster <span id="raster-note" style="font-weight:normal;font-size:12px"></span></h2><canvas id="raster" width="1200" height="300"></canvas></section>
 <section class="wide"><h2>Population rates (Hz)</h2><canvas id="rates" width="1200" height="200"></canvas><div id="rates-legend" style="font-size:12px"></div></section>
@@ -76,7 +76,8 @@ function showStatus(s){
   $("tps").textContent = fmt(s.ticks_per_second, 0);
   $("rtf").textContent = s.ticks_per_second ? fmt(s.ticks_per_second * dt / 1000, 3) : "-";
   const now = performance.now();
-  if (last && now > lastAt && s.signals_sent !== undefined) $("sps").textContent = fmt(Math.max(0, s.signals_sent - last.signals_sent) * 1000 / (now - lastAt), 0);
+  const sps = last && s.signals_sent !== undefined ? perSecond(s, s.signals_sent, last.signals_sent) : undefined;
+  if (sps !== undefined) $("sps").textContent = fmt(sps, 0);
   if (last) {
     if (last.state !== s.state) logEvent("state " + last.state + " -> " + s.state);
     if (s.last_checkpoint && s.last_checkpoint !== last.last_checkpoint) logEvent("checkpoint " + s.last_checkpoint);
@@ -87,17 +88,34 @@ function showStatus(s){
     if (s.error && s.error !== last.error) logEvent("error: " + s.error);
     if (last.network !== s.network) logEvent("network " + s.network);
   } else logEvent("connected: " + (s.network || "no network") + ", state " + s.state);
-  showNodes(s); showGraph(s); showPartition(s);
+  measureLinks(s); showNodes(s); showGraph(s); showPartition(s);
   last = s; lastAt = now;
 }
 
+// A count's rate per second of the run: its growth per tick since the last status, times the
+// lead's ticks per second (the run's clock, not the browser's).
+function perSecond(s, now, before){
+  if (s.state !== "running") return 0;
+  if (!last || s.tick <= last.tick) return undefined;  // no tick since: keep what was shown
+  return Math.max(0, now - before) / (s.tick - last.tick) * (s.ticks_per_second || 0);
+}
+// Signals per second over each link.
+let linkRates = {};
+function linkRate(l){ return linkRates[l.from + "|" + l.to]; }
+function measureLinks(s){
+  for (const l of (s.links || [])) {
+    const was = last && (last.links || []).find(m => m.from === l.from && m.to === l.to);
+    const rate = was && l.signals_sent !== undefined && was.signals_sent !== undefined ? perSecond(s, l.signals_sent, was.signals_sent) : undefined;
+    if (rate !== undefined) linkRates[l.from + "|" + l.to] = rate;
+  }
+}
 function showNodes(s){
   const rows = (s.nodes || []).map(n => "<tr><td>" + esc(n.id) + "</td><td>" + esc(n.address) + "</td><td>" + esc(n.roles.join(",")) +
     "</td><td>" + n.capacity + "</td><td>" + n.neurons + "</td><td>" + (n.completed ?? "-") + "</td><td>" + (n.signals_sent ?? "-") +
     "</td><td class=\"" + (n.alive ? "" : "dead") + "\">" + (n.alive ? "yes" : "DEAD") + "</td></tr>");
   $("nodes").tBodies[0].innerHTML = rows.join("");
   $("links").tBodies[0].innerHTML = (s.links || []).map(l => "<tr><td>" + esc(l.from) + "</td><td>" + esc(l.to) + "</td><td>" +
-    fmt(l.latency_ms, 3) + "</td><td>" + fmt(l.round_trip_ms, 3) + "</td><td>" + (l.clamped ? "clamped " : "") + (l.noisy ? "noisy" : "") + "</td></tr>").join("");
+    fmt(l.latency_ms, 3) + "</td><td>" + fmt(l.round_trip_ms, 3) + "</td><td>" + fmt(linkRate(l), 0) + "</td><td>" + (l.clamped ? "clamped " : "") + (l.noisy ? "noisy" : "") + "</td></tr>").join("");
 }
 
 function showGraph(s){
@@ -108,7 +126,8 @@ function showGraph(s){
   let svg = "";
   for (const l of (s.links || [])) { const a = pos[l.from], b = pos[l.to]; if (!a || !b) continue;
     svg += "<line x1=\"" + a[0] + "\" y1=\"" + a[1] + "\" x2=\"" + b[0] + "\" y2=\"" + b[1] + "\" stroke=\"#889\" stroke-width=\"2\"/>";
-    svg += "<text x=\"" + (a[0]+b[0])/2 + "\" y=\"" + ((a[1]+b[1])/2 - 4) + "\" font-size=\"10\" text-anchor=\"middle\" fill=\"#556\">" + fmt(l.latency_ms, 3) + " ms</text>"; }
+    svg += "<text x=\"" + (a[0]+b[0])/2 + "\" y=\"" + ((a[1]+b[1])/2 - 4) + "\" font-size=\"10\" text-anchor=\"middle\" fill=\"#556\">" + fmt(l.latency_ms, 3) + " ms" +
+      (linkRate(l) !== undefined ? " · " + fmt(linkRate(l), 0) + " sig/s" : "") + "</text>"; }
   for (const n of nodes) { const p = pos[n.id], r = 12 + 16 * Math.sqrt(n.capacity / maxCap);
     const load = n.neurons / maxNeurons;
     svg += "<circle cx=\"" + p[0] + "\" cy=\"" + p[1] + "\" r=\"" + r + "\" fill=\"" + (n.alive ? "hsl(" + (210 - 180 * load) + ",60%,75%)" : "#f3c") +

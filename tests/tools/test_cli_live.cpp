@@ -173,6 +173,8 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     const auto t2 = tick_of(http, bearer);
     CHECK(t2 > t1);
+    const auto running = json::parse(http_get(http, "/api/status", bearer).body);
+    CHECK(running["links"][0]["signals_sent"].get<std::int64_t>() > 0);  // the traffic over a->b, both ways
     CHECK(http_post(http, "/api/control", R"({"command":"step","ticks":3})", bearer).status == 409);  // running
     CHECK(http_post(http, "/api/control", R"({"command":"recover"})", bearer).status == 400);
     CHECK(http_post(http, "/api/control", R"({"command":)", bearer).status == 400);
