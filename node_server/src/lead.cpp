@@ -37,6 +37,7 @@ struct lead::lead_state {
     std::optional<endpoint> standby;
     std::string standby_id;
     std::shared_ptr<peer_client> replicas;  // its own connection: a replica never waits behind a clock call
+    json populations;  // how each population is spread over the nodes; made by the first describe
 };
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
@@ -66,8 +67,7 @@ void lead::handle(const frame& request, responder respond) {
             respond_with(respond, [&] {
                 const json command = parse_payload(payload);
                 // Recovery replaces the run itself, so the lead handles it.
-                const json reply = command.value("command", "") == "recover" ? recover() : r->control(command);
-                return reply_of(message_type::control_reply, reply.dump());
+                return reply_of(message_type::control_reply, control(command, r).dump());
             });
         });
         return;
@@ -131,6 +131,23 @@ void lead::resign() {
     changed_.notify_all();
     // Released without the lock: a run's clock thread takes it on its way out.
     old_run.reset();
+}
+
+json lead::control(const json& command) { return control(command, current_run()); }
+
+json lead::control(const json& command, const std::shared_ptr<lead_run>& r) {
+    // Recovery replaces the run itself, so the lead handles it.
+    return command.value("command", "") == "recover" ? recover() : r->control(command);
+}
+
+json lead::peek_spikes(const json& request) {
+    std::shared_ptr<lead_run> r;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        r = run_;
+    }
+    if (!r) return json{{"recording", false}, {"spikes", json::array()}, {"completed", -1}, {"groups", json::array()}};
+    return r->peek_spikes(request);
 }
 
 std::shared_ptr<lead_run> lead::current_run() {
@@ -514,7 +531,7 @@ json lead::submit(const std::string& payload, bool replace) {
     plan.doc.state.reset();
     plan::topology topo(*plan.doc.clu);
     auto state = std::make_shared<lead_state>(
-        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls)});
+        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json()});
     state->times = measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
@@ -627,6 +644,28 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
 
 // ---- status ----
 
+namespace {
+// [{"id", "size", "nodes": [neurons on node 0, on node 1, ...]}...] for every population;
+// neurons outside populations are counted together under "(neurons)".
+json spread_of(const plan::network_plan& plan) {
+    const auto nodes = plan.neurons_per_node.size();
+    json spread = json::array();
+    std::vector<std::size_t> singles(nodes, 0);
+    std::size_t single_count = 0;
+    for (const auto& g : plan.net.groups) {
+        std::vector<std::size_t> on(nodes, 0);
+        auto& counts = g.is_population ? on : singles;
+        for (std::size_t i = g.first; i < g.first + g.size; ++i) ++counts[plan.node_of_neuron[i]];
+        if (g.is_population)
+            spread.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"nodes", on}});
+        else
+            single_count += g.size;
+    }
+    if (single_count > 0) spread.push_back({{"id", "(neurons)"}, {"size", single_count}, {"nodes", singles}});
+    return spread;
+}
+}  // namespace
+
 void lead::describe(json& s) {
     std::shared_ptr<lead_run> r;
     {
@@ -642,6 +681,9 @@ void lead::describe(json& s) {
         s["output_rows_first"] = progress["output_rows_first"];
         s["output_rows_dropped"] = progress["output_rows_dropped"];
         if (progress.contains("error")) s["error"] = progress["error"];
+        s["ticks_per_second"] = progress.value("ticks_per_second", 0.0);
+        s["signals_sent"] = progress["signals_sent"];
+        if (progress.contains("last_checkpoint")) s["last_checkpoint"] = progress["last_checkpoint"];
     }
     if (!state_) return;
     s["role"] = "lead";
@@ -663,6 +705,10 @@ void lead::describe(json& s) {
                    {"roles", roles},       {"capacity", n.capacity},
                    {"neurons", state_->plan.neurons_per_node[v]}, {"alive", alive},
                    {"silent_ms", silent_ms}};
+        if (r && v < progress["nodes"].size()) {
+            entry["completed"] = progress["nodes"][v]["completed"];
+            entry["signals_sent"] = progress["nodes"][v]["sent"];
+        }
         if (!alive) {
             entry["error"] = state_->last_error[v];
             dead.push_back(n.id);
@@ -672,8 +718,13 @@ void lead::describe(json& s) {
     json links = json::array();
     for (const auto& t : state_->times) {
         const auto [a, b] = topo.link(t.link);
-        links.push_back({{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
-                         {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}});
+        json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
+                   {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
+        // Values sent over the link, both ways, since the run began (the tick reports say).
+        if (r && a < progress["nodes"].size() && b < progress["nodes"].size())
+            link["signals_sent"] = progress["nodes"][a]["sent_to"].value(topo.id(b), std::int64_t{0}) +
+                                   progress["nodes"][b]["sent_to"].value(topo.id(a), std::int64_t{0});
+        links.push_back(std::move(link));
     }
     std::vector<double> remote;
     for (double w : state_->windows)
@@ -688,6 +739,9 @@ void lead::describe(json& s) {
     s["links"] = links;
     s["wait_windows"] = windows;
     s["dead"] = dead;
+    if (state_->populations.is_null()) state_->populations = spread_of(state_->plan);
+    s["populations"] = state_->populations;
+    s["dt_ms"] = state_->plan.net.dt;
     s["edge_cut"] = state_->plan.quality.edge_cut;
     s["imbalance"] = state_->plan.quality.max_imbalance;
 }

@@ -42,6 +42,14 @@ public:
     void report(const nlohmann::json& report);
     // This node no longer leads: another node's config named another lead.
     void resign();
+    // A clock command to the current run, as a control frame asks it (it may wait for the
+    // nodes: call it off the server's threads).
+    nlohmann::json control(const nlohmann::json& command);
+    // A binary snapshot of the frozen network (usage_error when it is not frozen); it waits
+    // for the nodes.
+    std::string snapshot();
+    // The recorded spikes the lead holds, without forgetting them (lead_run::peek_spikes).
+    nlohmann::json peek_spikes(const nlohmann::json& request);
     // status fields of the lead: the run's state and tick, the cluster, links and windows.
     void describe(nlohmann::json& status);
     // Joins the heartbeat threads and releases the run (the node is going away).
@@ -57,8 +65,8 @@ private:
     std::size_t find_self(const protocol::cluster& clu) const;
     void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();
+    nlohmann::json control(const nlohmann::json& command, const std::shared_ptr<lead_run>& r);
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
-    std::string snapshot();
     std::string capture_snapshot(std::int64_t tick);
     void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
                            std::int64_t tick);

@@ -107,6 +107,8 @@ void lead_run::on_report(const json& report) {
     }
     // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
     p.sent = std::max(p.sent, report.at("sent").get<std::int64_t>());
+    if (const auto it = report.find("sent_to"); it != report.end() && it->is_object())
+        for (const auto& [peer, count] : it->items()) p.sent_to[peer] = std::max(p.sent_to[peer], count.get<std::int64_t>());
     p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
     p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
     complete_rows();
@@ -134,9 +136,27 @@ void lead_run::complete_rows() {
     changed_.notify_all();
 }
 
+void lead_run::recent_spikes::add(std::int64_t tick, const std::vector<std::uint32_t>& spiked) {
+    ticks.push_back(tick);
+    neurons.insert(neurons.end(), spiked.begin(), spiked.end());
+    ends.push_back(neurons.size());
+    while (first < ticks.size() && (ticks[first] <= tick - max_peek_ticks || neurons.size() - begin_of(first) > max_peek_spikes))
+        ++first;
+    if (first > 4096 && first * 2 > ticks.size()) {
+        const auto dropped = begin_of(first);
+        neurons.erase(neurons.begin(), neurons.begin() + static_cast<std::ptrdiff_t>(dropped));
+        ticks.erase(ticks.begin(), ticks.begin() + static_cast<std::ptrdiff_t>(first));
+        ends.erase(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(first));
+        for (auto& e : ends) e -= dropped;
+        first = 0;
+    }
+}
+
 void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons) {
     std::sort(neurons.begin(), neurons.end());
     spikes_held_ += neurons.size();
+    // A copy for watchers, only while one looks (the page asks every half second).
+    if (clock_type::now() - watched_ < std::chrono::seconds(10)) recent_.add(tick, neurons);
     spikes_.push_back({tick, std::move(neurons)});
     // Bounded: what no client reads in time is dropped, oldest first, and counted.
     while (spikes_held_ > max_spikes_held) {
@@ -497,8 +517,8 @@ json lead_run::progress() {
     std::int64_t sent = 0, dropped = 0, missing = 0;
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         const auto& p = nodes_[v];
-        nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"dropped", p.dropped},
-                         {"missing", p.missing}});
+        nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
+                         {"dropped", p.dropped}, {"missing", p.missing}});
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;
@@ -645,6 +665,47 @@ json lead_run::spikes(const json& request) {
         reply["groups"] = std::move(groups);
     }
     return reply;
+}
+
+json lead_run::peek_spikes(const json& request) {
+    // A copy of the slice under the lock, the JSON after it: the clock's reports wait only
+    // for the copy.
+    std::vector<std::int64_t> tick_of;
+    std::vector<std::size_t> ends;
+    std::vector<std::uint32_t> neurons;
+    std::int64_t done = 0;
+    bool recording = false;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        watched_ = clock_type::now();
+        done = completed();
+        recording = recording_;
+        const auto from = std::max(request.value("from", std::int64_t{0}), done + 1 - max_peek_ticks);
+        // Newest first until a bound is reached.
+        const auto& r = recent_;
+        std::size_t begin = r.ticks.size();
+        while (begin > r.first && r.ticks[begin - 1] >= from && r.neurons.size() - r.begin_of(begin - 1) <= max_peek_spikes)
+            --begin;
+        const auto offset = r.begin_of(begin);
+        tick_of.assign(r.ticks.begin() + static_cast<std::ptrdiff_t>(begin), r.ticks.end());
+        ends.assign(r.ends.begin() + static_cast<std::ptrdiff_t>(begin), r.ends.end());
+        for (auto& e : ends) e -= offset;
+        neurons.assign(r.neurons.begin() + static_cast<std::ptrdiff_t>(offset), r.neurons.end());
+    }
+    json ticks = json::array();
+    for (std::size_t i = 0; i < tick_of.size(); ++i)
+        ticks.push_back(json::array({tick_of[i], std::vector<std::uint32_t>(neurons.begin() + static_cast<std::ptrdiff_t>(i ? ends[i - 1] : 0),
+                                                                           neurons.begin() + static_cast<std::ptrdiff_t>(ends[i]))}));
+    json groups = json::array();
+    const auto& net = plan_.net;
+    for (std::size_t k = 0; k < net.recorded.size();) {
+        const auto& g = net.groups[net.group_of[net.recorded[k]]];
+        std::size_t in_group = 0;
+        for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k) ++in_group;
+        groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group}});
+    }
+    return json{{"recording", recording}, {"spikes", std::move(ticks)}, {"completed", done},
+                {"dt", plan_.net.dt}, {"groups", std::move(groups)}};
 }
 
 }  // namespace dnnc::node_server

@@ -131,6 +131,14 @@ public:
     static constexpr std::size_t max_spikes_per_reply = 1000000;
     static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
     nlohmann::json spikes(const nlohmann::json& request);
+    // The recent spikes, for a watcher (the live page), apart from those held for clients
+    // (reading these drains nothing): the lead keeps the newest max_peek_ticks ticks, at
+    // most max_peek_spikes spikes, while a watcher has asked within the last 10 s (so the
+    // first answer after a pause is empty). Answers those of ticks >= "from", with the groups.
+    //   {"from": T} -> {"recording", "spikes": [[tick, [neuron...]]...], "completed", "dt", "groups"}
+    static constexpr std::int64_t max_peek_ticks = 2000;
+    static constexpr std::size_t max_peek_spikes = 100000;
+    nlohmann::json peek_spikes(const nlohmann::json& request);
 
 private:
     enum class state { idle, running, stepping, frozen, failed };
@@ -175,6 +183,7 @@ private:
     output_rows rows_;
     struct node_progress {
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
+        std::map<std::string, std::int64_t> sent_to;  // values sent to each peer node, by id
     };
     std::vector<node_progress> nodes_;
 
@@ -184,6 +193,19 @@ private:
     std::size_t spikes_held_ = 0;
     std::int64_t spikes_lost_ = 0;
     void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
+    // The recent spikes for watchers (peek_spikes), kept while one looks: flat, so that a
+    // tick costs an append and no allocation. Tick i (from `first` on) holds the neurons
+    // [ends[i - 1], ends[i]); the dropped prefix is compacted away now and then.
+    struct recent_spikes {
+        std::vector<std::int64_t> ticks;
+        std::vector<std::size_t> ends;
+        std::vector<std::uint32_t> neurons;
+        std::size_t first = 0;
+        std::size_t begin_of(std::size_t i) const { return i == 0 ? 0 : ends[i - 1]; }
+        void add(std::int64_t tick, const std::vector<std::uint32_t>& spiked);
+    };
+    recent_spikes recent_;
+    std::chrono::steady_clock::time_point watched_{};
 
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
     void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause

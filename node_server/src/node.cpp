@@ -2,7 +2,9 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/secret.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
+#include "http_server.hpp"
 #include "lead.hpp"
 #include "node_messages.hpp"
 #include "tasks.hpp"
@@ -64,6 +66,7 @@ struct node::impl {
     std::shared_ptr<worker> own;
     std::shared_ptr<lead> leader;
     std::shared_ptr<standby> backup;  // of another node's lead
+    std::unique_ptr<http_server> page;  // the live page, when asked for; stopped before the tasks end
 
     explicit impl(node_options o)
         : options(std::move(o)),
@@ -82,6 +85,49 @@ struct node::impl {
         srv.add_module(leader);
         srv.add_module(backup);
         srv.add_module(std::make_shared<admin_module>(srv, [this] { return status(); }, [this] { return own->heartbeat(); }));
+        if (options.http_port >= 0) page = std::make_unique<http_server>(page_options(), page_handlers());
+    }
+
+    http_options page_options() const {
+        http_options o;
+        o.bind = options.http_bind;
+        o.port = static_cast<std::uint16_t>(options.http_port);
+        if (!options.server.secret.empty()) {
+            o.secret = options.server.secret;
+            o.token = http_token(options.server.secret);
+        }
+        return o;
+    }
+
+    // The page reads what `dnnc status` reads, the spikes without draining them, and drives
+    // the clock as `dnnc freeze/resume/step` do (off the page's thread: a freeze waits).
+    http_handlers page_handlers() {
+        http_handlers h;
+        h.status = [this] { return status(); };
+        h.spikes = [this](const json& request) { return leader->peek_spikes(request); };
+        h.control = [this](const json& command, http_handlers::done done) {
+            tasks.run([this, command, done = std::move(done)] {
+                try {
+                    done(200, leader->control(command));
+                } catch (const dnnc::error& e) {
+                    done(409, json{{"error", e.what()}});
+                } catch (const std::exception& e) {
+                    done(500, json{{"error", e.what()}});
+                }
+            });
+        };
+        h.snapshot = [this](http_handlers::done_file done) {
+            tasks.run([this, done = std::move(done)] {
+                try {
+                    done(200, leader->snapshot(), "application/octet-stream");
+                } catch (const dnnc::error& e) {
+                    done(409, json{{"error", e.what()}}.dump(), "application/json");
+                } catch (const std::exception& e) {
+                    done(500, json{{"error", e.what()}}.dump(), "application/json");
+                }
+            });
+        };
+        return h;
     }
 
     // The pid tells a starter which process answers on the port (see start_local_cluster).
@@ -90,6 +136,7 @@ struct node::impl {
         own->describe(s);
         leader->describe(s);
         backup->describe(s);
+        if (page) s["http"] = {{"address", options.http_bind + ":" + std::to_string(page->port())}, {"token", !options.server.secret.empty()}};
         return s;
     }
 };
@@ -127,10 +174,15 @@ node::~node() {
     impl_->tasks.wait_all();
 }
 
-void node::start() { impl_->srv.start(); }
+void node::start() {
+    impl_->srv.start();
+    if (impl_->page) impl_->page->start();
+}
 std::uint16_t node::port() const { return impl_->srv.port(); }
+std::uint16_t node::http_port() const { return impl_->page ? impl_->page->port() : 0; }
 void node::wait() { impl_->srv.wait(); }
 void node::stop() {
+    if (impl_->page) impl_->page->stop();
     impl_->leader->stop();
     impl_->srv.stop();
 }

@@ -86,8 +86,10 @@ void node_simulation::flush_reports() {
         std::lock_guard<std::mutex> lock(report_mutex_);
         if (pending_ticks_.empty()) return;
         const auto s = runner_->stats();
+        json sent_to = json::object();
+        for (std::size_t peer = 0; peer < s.sent_to.size() && peer < peer_ids_.size(); ++peer) sent_to[peer_ids_[peer]] = s.sent_to[peer];
         report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
-                      {"dropped", s.values_dropped}, {"missing", s.packets_missing}};
+                      {"sent_to", std::move(sent_to)}, {"dropped", s.values_dropped}, {"missing", s.packets_missing}};
         pending_ticks_ = json::array();
         pending_values_ = 0;
     }

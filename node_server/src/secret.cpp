@@ -2,6 +2,8 @@
 
 #include "dnnc/core/error.hpp"
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <cerrno>
@@ -36,6 +38,18 @@ void write_new_secret_file(const std::string& path) {
     const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ::close(fd);
     if (!written) throw io_error("cannot write the secret file " + path);
+}
+
+std::string http_token(const std::string& secret) {
+    static const char label[] = "dnnc http 1";
+    unsigned char tag[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), reinterpret_cast<const unsigned char*>(label),
+         sizeof label - 1, tag, &length);
+    static const char hex[] = "0123456789abcdef";
+    std::string text;
+    for (unsigned int i = 0; i < length; ++i) text += {hex[tag[i] >> 4], hex[tag[i] & 15]};
+    return text;
 }
 
 }  // namespace dnnc::node_server

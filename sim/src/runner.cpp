@@ -18,6 +18,8 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
       first_tick_(e.next_tick()) {
     for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
     if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
+    stats_.sent_to.assign(pending_.size(), 0);
+    sent_now_.assign(pending_.size(), 0);
 }
 
 namespace {
@@ -192,7 +194,8 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
             engine_.outgoing(peer, out.values);
         else
             engine_.outgoing_nonzero(peer, out.nonzero);
-        sent += static_cast<std::int64_t>(out.dense ? out.values.size() : out.nonzero.size());
+        sent_now_[peer] = static_cast<std::int64_t>(out.dense ? out.values.size() : out.nonzero.size());
+        sent += sent_now_[peer];
         transport_.send(peer, out);
     }
 
@@ -201,6 +204,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     completed_ = t;
     ++stats_.ticks;
     stats_.values_sent += sent;
+    for (std::size_t peer = 0; peer < sent_now_.size(); ++peer) stats_.sent_to[peer] += sent_now_[peer];
     changed_.notify_all();
     // Observed once marked complete: whoever hears of tick t from the observer (the lead,
     // from a tick report) may act on it at once, e.g. capture a held node's states.

@@ -39,12 +39,16 @@ int main(int argc, char** argv) {
     std::string transport;  // mpi within an MPI job (faster: BENCHMARKS.md, "MPI"), else tcp
     mpi_job job;
     std::vector<std::string> serve;
-    int port = 0;
+    int port = 0, http_port = -1;
+    std::string http_bind = "127.0.0.1";
     std::size_t threads = 1;
     std::vector<std::string> delays;
     std::string device = "auto", memory_limit, output_memory, state_dir = dnnc::node_server::default_state_dir();
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
+    app.add_option("--http", http_port, "Serve the live page on this port (0 picks a free one; docs/live.md)")
+        ->check(CLI::Range(0, 65535));
+    app.add_option("--http-bind", http_bind, "Address of the live page (default 127.0.0.1)");
     app.add_option("--secret-file", secret_file, "File holding the cluster secret: every frame is then authenticated");
     app.add_option("--tls-cert", tls.certificate, "PEM certificate of this node: serve and speak TLS (with --tls-key, --tls-ca)");
     app.add_option("--tls-key", tls.key, "PEM private key of --tls-cert");
@@ -111,6 +115,8 @@ int main(int argc, char** argv) {
         options.server.bind = bind;
         options.server.port = static_cast<std::uint16_t>(port);
         options.server.threads = threads;
+        options.http_port = http_port;
+        options.http_bind = http_bind;
         if (!secret_file.empty()) options.server.secret = dnnc::node_server::read_secret_file(secret_file);
         if (!tls.certificate.empty() || !tls.key.empty() || !tls.authority.empty()) {
             if (tls.certificate.empty()) throw dnnc::usage_error("--tls-ca without --tls-cert and --tls-key: a node serves TLS with its own certificate");
@@ -128,6 +134,10 @@ int main(int argc, char** argv) {
         dnnc::node_server::node node(options);
         node.start();
         std::cout << "dnnc-node listening on " << bind << ":" << node.port() << (options.server.tls ? " (TLS)" : "") << std::endl;
+        if (node.http_port() != 0)
+            std::cout << "dnnc-node live page on http://" << http_bind << ":" << node.http_port() << "/"
+                      << (options.server.secret.empty() ? "" : "?token=" + dnnc::node_server::http_token(options.server.secret))
+                      << std::endl;
         std::atomic<bool> stopped_by_request{false};
         std::thread waiter([&] {
             int received = 0;

@@ -47,6 +47,12 @@ std::int64_t print_output_rows(std::ostream& out, const json& reply, bool raster
     return next + 1;
 }
 
+std::string client_options::secret_for(const std::string& address) const {
+    if (!secret_file.empty()) return secret();
+    const auto recorded = node_server::recorded_cluster_at(node_server::parse_endpoint(address));
+    return recorded && !recorded->secret_file.empty() ? node_server::read_secret_file(recorded->secret_file) : std::string();
+}
+
 std::unique_ptr<node_server::peer_client> client_options::client_for(const std::string& address) const {
     const auto recorded = secret_file.empty() || tls_ca.empty() ? node_server::recorded_cluster_at(node_server::parse_endpoint(address))
                                                                  : std::nullopt;

@@ -31,6 +31,8 @@ struct client_options {
     // else those of the local cluster this user started with a node there
     // (local_cluster.hpp), or none.
     std::unique_ptr<node_server::peer_client> client_for(const std::string& address) const;
+    // The secret client_for uses for `address`; empty when none.
+    std::string secret_for(const std::string& address) const;
     std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)); }
 };
 

@@ -15,7 +15,8 @@ namespace dnnc::cli {
 namespace {
 
 struct cluster_options {
-    std::string file, log_level = "info", memory_limit, output_memory, tls_cert, tls_key;
+    std::string file, log_level = "info", memory_limit, output_memory, tls_cert, tls_key, http_bind = "127.0.0.1";
+    int http = -1;
     client_options client;
 };
 
@@ -35,6 +36,8 @@ int run_up(const cluster_options& o) {
     launch.memory_limit = o.memory_limit;
     if (!o.output_memory.empty()) node_server::parse_byte_size(o.output_memory);
     launch.output_memory = o.output_memory;
+    launch.http_port = o.http;
+    launch.http_bind = o.http_bind;
     if (!o.client.secret_file.empty()) o.client.secret();  // fail early on an unreadable secret
     launch.tls = {o.tls_cert, o.tls_key, o.client.tls_ca};
     if (!launch.tls.enabled() && !(o.tls_cert.empty() && o.tls_key.empty()))
@@ -72,6 +75,9 @@ void add_cluster(CLI::App& app, action& chosen) {
     up->add_option("--log-level", o->log_level, "The nodes' log level");
     up->add_option("--memory-limit", o->memory_limit, "The most memory each node's share may need, e.g. 8G");
     up->add_option("--output-memory", o->output_memory, "The most memory the lead's unread output rows may take, e.g. 64M");
+    up->add_option("--http", o->http, "The lead serves the live page on this port (0: a free one; dnnc status names it)")
+        ->check(CLI::Range(0, 65535));
+    up->add_option("--http-bind", o->http_bind, "Address of the live page (default 127.0.0.1)");
     up->add_option("--tls-cert", o->tls_cert, "Serve and speak TLS with this certificate (PEM; with --tls-key and --tls-ca)");
     up->add_option("--tls-key", o->tls_key, "The private key of --tls-cert (PEM)");
     o->client.add_to(up);

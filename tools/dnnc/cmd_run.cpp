@@ -7,6 +7,7 @@
 #include "client.hpp"
 #include "commands.hpp"
 #include "local_run.hpp"
+#include "report.hpp"
 #include "spike_reader.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
@@ -33,8 +34,9 @@ volatile bool interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
-    std::string file, cluster_file, input, output, spikes, log_level = "warn";
+    std::string file, cluster_file, input, output, spikes, report, log_level = "warn", http_bind = "127.0.0.1";
     int nodes = 0, batch = 0;  // batch 0: as the document says
+    int http = -1;             // the lead's live page
     bool running_cluster = false;
     std::int64_t ticks = 1000;
     bool json = false;
@@ -67,7 +69,12 @@ int run_run(const run_options& o) {
         doc.net->records.emplace_back();
     }
     // Spikes are read while the run goes when they are wanted, in a file or in the summary.
-    const bool read_spikes = !doc.net->records.empty() && (!o.spikes.empty() || o.json);
+    // A report without --spikes reads them into a file of its own, removed afterwards.
+    const std::string spikes_path =
+        !o.spikes.empty() || o.report.empty() || doc.net->records.empty()
+            ? o.spikes
+            : (fs::temp_directory_path() / ("dnnc-report-spikes-" + std::to_string(getpid()) + ".csv")).string();
+    const bool read_spikes = !doc.net->records.empty() && (!spikes_path.empty() || o.json);
     protocol::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
     protocol::check_input_lanes(inputs, doc.run ? doc.run->batch : 1);
@@ -91,7 +98,9 @@ int run_run(const run_options& o) {
     launch.node_binary = node_binary();
     launch.secret_file = o.client.secret_file;
     launch.log_level = o.log_level;
-    json summary, progress, populations;
+    launch.http_port = o.http;
+    launch.http_bind = o.http_bind;
+    json summary, progress, populations, final_status;
     std::int64_t spikes_lost = 0, rows_missed = 0;
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
@@ -109,17 +118,25 @@ int run_run(const run_options& o) {
         std::string lead = lead_node.host + ":" + std::to_string(lead_node.port);
         if (interrupted) throw error("interrupted");
         summary = json::parse(call_node(client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
+        if (o.http >= 0) {
+            const auto s = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
+            if (s.contains("http")) {
+                const auto secret = client.secret_for(lead);
+                std::cerr << "dnnc: live page on http://" << s["http"]["address"].get<std::string>() << "/"
+                          << (secret.empty() ? "" : "?token=" + node_server::http_token(secret)) << std::endl;
+            }
+        }
         if (!inputs.empty()) {
             control(client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
         }
         std::ofstream spikes_file;
-        if (!o.spikes.empty()) {
-            spikes_file.open(o.spikes);
-            if (!spikes_file) throw io_error("cannot write " + o.spikes);
+        if (!spikes_path.empty()) {
+            spikes_file.open(spikes_path);
+            if (!spikes_file) throw io_error("cannot write " + spikes_path);
         }
         std::optional<spike_reader> spikes;
         if (read_spikes)
-            spikes.emplace(client, lead, summary["tick"].get<std::int64_t>(), o.spikes.empty() ? nullptr : &spikes_file);
+            spikes.emplace(client, lead, summary["tick"].get<std::int64_t>(), spikes_path.empty() ? nullptr : &spikes_file);
         std::ofstream out_file;
         std::optional<output_reader> outputs;
         if (!o.output.empty()) {
@@ -191,6 +208,8 @@ int run_run(const run_options& o) {
             outputs->read_through(last);
             rows_missed = outputs->missed();
         }
+        if (!o.report.empty())
+            final_status = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
     }
     std::error_code ignored;
     fs::remove_all(dir, ignored);
@@ -207,6 +226,18 @@ int run_run(const run_options& o) {
         throw error("the lead dropped " + std::to_string(rows_missed) + " output rows that were not read in time");
     if (spikes_lost > 0)
         throw error("the lead dropped " + std::to_string(spikes_lost) + " recorded spikes that were not read in time");
+    if (!o.report.empty()) {
+        spike_table recorded;
+        if (!spikes_path.empty()) {
+            recorded = read_spike_csv(spikes_path);
+            if (spikes_path != o.spikes) fs::remove(spikes_path, ignored);
+            for (auto& p : recorded.populations)
+                for (const auto& q : final_status.value("populations", json::array()))
+                    if (q["id"] == p.id) p.size = q["size"].get<std::int64_t>();
+        }
+        std::ofstream(o.report) << report_html(recorded, final_status, report);
+        if (!o.json) std::printf("report: %s\n", o.report.c_str());
+    }
     if (o.json) {
         std::cout << report.dump(2) << '\n';
         return 0;
@@ -250,6 +281,10 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
+    cmd->add_option("--report", o->report, "Write one self-contained HTML report of the run here (docs/live.md)");
+    cmd->add_option("--http", o->http, "The lead serves the live page on this port while the run lasts (0: a free one)")
+        ->check(CLI::Range(0, 65535));
+    cmd->add_option("--http-bind", o->http_bind, "Address of the live page (default 127.0.0.1)");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");
     o->client.add_to(cmd);
     cmd->callback([o, &chosen] { chosen = [o] { return run_run(*o); }; });

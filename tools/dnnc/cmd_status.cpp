@@ -20,6 +20,16 @@ std::string text_of(const nlohmann::json& j, const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "-";
 }
 
+// The live page's address (docs/live.md), with its token when this client knows the secret.
+std::string page_url(const status_options& o, const nlohmann::json& s) {
+    const auto& page = s["http"];
+    std::string url = "http://" + page.value("address", std::string()) + "/";
+    if (!page.value("token", false)) return url;
+    const auto secret = o.client.secret_for(o.lead);
+    return secret.empty() ? url + "?token=TOKEN (the token dnnc-node printed at start-up)"
+                          : url + "?token=" + node_server::http_token(secret);
+}
+
 int run_status(const status_options& o) {
     const auto s = nlohmann::json::parse(call_node(o.client, o.lead, {protocol::message_type::status, 0, 0, {}}).payload);
     if (o.json) {
@@ -36,6 +46,7 @@ int run_status(const status_options& o) {
                   << " ms ago\n";
     }
     if (s.contains("standby_node")) std::cout << "standby " << text_of(s, "standby_node") << '\n';
+    if (s.contains("http")) std::cout << "live page: " << page_url(o, s) << '\n';
     if (!s.contains("nodes")) return 0;
     std::printf("%-12s %-22s %-12s %8s %9s  %s\n", "node", "address", "roles", "capacity", "neurons", "alive");
     for (const auto& n : s["nodes"]) {

@@ -38,6 +38,9 @@ struct launch_options {
     std::string memory_limit;  // passed on to every node (dnnc-node --memory-limit), when set
     std::string output_memory;  // passed on to every node (dnnc-node --output-memory), when set
     tls_files tls;              // passed on to every node (dnnc-node --tls-*), when set
+    // >= 0: the cluster's lead serves the live page on this port (dnnc-node --http, --http-bind).
+    int http_port = -1;
+    std::string http_bind = "127.0.0.1";
     std::chrono::milliseconds ready_timeout{15000};
 };
 

@@ -39,6 +39,11 @@ struct node_options {
     // id's rank (dnnc-node --mpi --transport mpi, docs/mpi.md). MPI must be initialised
     // with MPI_THREAD_MULTIPLE.
     std::map<std::string, int> mpi_ranks;
+    // The live page (docs/live.md): port -1 serves none, 0 a free port. Without a secret it
+    // serves this machine only, whatever the address; with one, only requests that carry the
+    // token (http_token in secret.hpp) or the secret.
+    int http_port = -1;
+    std::string http_bind = "127.0.0.1";
 };
 
 // "123", "512K", "64M", "8G" or "1T" (powers of 1024) as bytes; usage_error otherwise.
@@ -50,6 +55,8 @@ public:
     ~node();
     void start();
     std::uint16_t port() const;
+    // The live page's port; 0 when the node serves none.
+    std::uint16_t http_port() const;
     void wait();
     void stop();
 

@@ -12,4 +12,9 @@ std::string read_secret_file(const std::string& path);
 // Throws io_error.
 void write_new_secret_file(const std::string& path);
 
+// The token that opens a node's live page (docs/live.md) when its cluster has a secret:
+// HMAC-SHA256(secret, "dnnc http 1") in hex. Whoever holds the secret can compute it; the
+// token does not reveal the secret.
+std::string http_token(const std::string& secret);
+
 }  // namespace dnnc::node_server

@@ -55,6 +55,7 @@ struct runner_stats {
     std::int64_t values_sent = 0;
     std::int64_t values_dropped = 0;  // arrived after their wait window (window mode)
     std::int64_t packets_missing = 0;  // not there when a window closed (window mode)
+    std::vector<std::int64_t> sent_to;  // values sent to each peer (the spec's peer order)
 };
 
 struct runner_options {
@@ -142,6 +143,7 @@ private:
     std::optional<std::chrono::steady_clock::time_point> waiting_since_;  // a tick waits for packets
     std::atomic<bool> stopping_{false};
     runner_stats stats_;
+    std::vector<std::int64_t> sent_now_;  // of the tick being sent, per peer
 };
 
 // Several engines in one process, joined by in-memory queues: the in-process transport, for
