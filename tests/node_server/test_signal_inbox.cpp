@@ -103,7 +103,7 @@ TEST_CASE("frames cut into single bytes arrive whole") {
     CHECK(got[1].tick == 2);
 }
 
-TEST_CASE("a link is closed for a frame that is not signals, for a forged one and for garbage; the server goes on") {
+TEST_CASE("a link is closed for a frame that is not signals, for a forged one and for garbage, the server goes on") {
     set_log_level(log_level::error);
     inbox_server s;
     for (int bad = 0; bad < 4; ++bad) {

@@ -35,7 +35,7 @@ std::string rows_body(std::int64_t from, std::int64_t count) {
 
 }  // namespace
 
-TEST_CASE("replicated spikes decode to what was encoded; truncated ones are refused") {
+TEST_CASE("replicated spikes decode to what was encoded, truncated ones are refused") {
     std::string body;
     append_spikes(body, {3, {1, 5, 9}});
     append_spikes(body, {4, {}});

@@ -42,7 +42,7 @@ weight_t edge_weight(const graph& g, vertex_id u, vertex_id v) {
 
 }  // namespace
 
-TEST_CASE("units_of: traffic edges merge parallel synapses and drop self-synapses; split rows stay apart") {
+TEST_CASE("units_of: traffic edges merge parallel synapses and drop self-synapses, split rows stay apart") {
     const network_units units = units_of(small_network(true), complete_cluster(1));
     const graph& g = units.g;
     REQUIRE(g.vertex_count() == 5);

@@ -138,7 +138,7 @@ TEST_CASE("a lead reuses its last partition only for the same network on the sam
     CHECK(memo.node_of_neuron == other.node_of_neuron);
 }
 
-TEST_CASE("a dense layer that fits on a node stays whole; a larger one is split into row blocks") {
+TEST_CASE("a dense layer that fits on a node stays whole, a larger one is split into row blocks") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/mlp/mlp.xml");
     doc.clu->nodes.resize(2);  // two nodes of equal capacity
     doc.clu->links = {{doc.clu->nodes[0].id, doc.clu->nodes[1].id, 0.0, {}}};

@@ -34,7 +34,7 @@ TEST_CASE("XOR answers two ticks after its inputs") {
     CHECK(y == std::vector<float>{0, 0, 0, 1, 1, 0});
 }
 
-TEST_CASE("delays read the output of d ticks ago; ticks before 0 read 0") {
+TEST_CASE("delays read the output of d ticks ago, ticks before 0 read 0") {
     const auto net = network_of(R"(<neuron id="src"/><neuron id="late"/>
         <synapse from="src" to="late" weight="2" delay="3"/>)");
     engine e(whole_network(net));

@@ -294,7 +294,7 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     CHECK_THAT(refused.out, Catch::Contains("needs its token"));
 }
 
-TEST_CASE("dnnc run --report writes one self-contained HTML report; dnnc report and dnnc plot draw a finished run") {
+TEST_CASE("dnnc run --report writes one self-contained HTML report, and dnnc report and dnnc plot draw a finished run") {
     scratch_dir dir;
     std::vector<int> ports;
     const auto doc = dir.file("live.xml", cuba_on_two_nodes(ports));

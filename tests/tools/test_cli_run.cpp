@@ -199,7 +199,7 @@ TEST_CASE("a node killed mid-run stops a lockstep run with its name") {
     CHECK_THAT(step.err, Catch::Contains("node 'b' stopped answering"));
 }
 
-TEST_CASE("signals of another epoch, or that do not fit, are dropped; the node and its run go on unchanged") {
+TEST_CASE("signals of another epoch, or that do not fit, are dropped, the node and its run go on unchanged") {
     // Packets of an earlier installation (here forged, of every size, for the ticks to come)
     // must not stand in for the real ones; nor may a packet that does not fit stop a node.
     scratch_dir dir;
@@ -284,7 +284,7 @@ TEST_CASE("window mode with injected link delays completes and reports what it d
     CHECK(summary["seconds"].get<double>() < summary["total_seconds"].get<double>());
 }
 
-TEST_CASE("a malformed input CSV is a located error with exit code 2; an unknown target is refused") {
+TEST_CASE("a malformed input CSV is a located error with exit code 2, an unknown target is refused") {
     scratch_dir dir;
     const auto bad = dir.file("bad.csv", "tick,target,value\n0,a,1\nx,b,2\n");
     const auto r = run_command(dnnc_binary() + " run " + source_path("examples/xor/xor.xml") + " --nodes 2 --ticks 3 --input " + bad);
