@@ -218,7 +218,7 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
     CHECK(rows == slurp(straight));
 }
 
-TEST_CASE("checkpoint-every writes checkpoints when dnnc step drives the clock") {
+TEST_CASE("checkpoint-every writes checkpoints when dnnc step drives the clock, and checkpoint --now one of the frozen network") {
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     std::vector<int> ports;
@@ -231,6 +231,18 @@ TEST_CASE("checkpoint-every writes checkpoints when dnnc step drives the clock")
     const auto folder = dir.path / "dnnc" / "checkpoints" / "it";
     CHECK(std::filesystem::exists(folder / "checkpoint-50.dnncs"));
     CHECK(std::filesystem::exists(folder / "checkpoint-100.dnncs"));
+    // One now, of the frozen network; refused while it runs, and a checkpoint command needs
+    // --every or --now.
+    must(dnnc + " checkpoint --now" + lead_of(ports));
+    CHECK(std::filesystem::exists(folder / "checkpoint-120.dnncs"));
+    must(dnnc + " start" + lead_of(ports));
+    const auto running = run_command(dnnc + " checkpoint --now" + lead_of(ports));
+    CHECK(running.exit_code == 2);
+    CHECK_THAT(running.err, Catch::Contains("must be frozen"));
+    const auto neither = run_command(dnnc + " checkpoint" + lead_of(ports));
+    CHECK(neither.exit_code == 2);
+    CHECK_THAT(neither.err, Catch::Contains("--every T or --now"));
+    must(dnnc + " freeze" + lead_of(ports));
 }
 
 TEST_CASE("the lead holds a bounded number of output rows and dnnc output says how many it missed") {
