@@ -85,10 +85,12 @@ void mpi_transport::send(std::size_t peer, const sim::packet& p) {
 }
 
 bool mpi_transport::collect(const receiver& deliver, std::chrono::microseconds wait) {
-    // MPI has no wait with a deadline: probe, and between probes give the core away (a
-    // node's ranks may share cores).
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    for (int round = 0;; ++round) {
+    // MPI has no wait with a deadline: probe, yielding between probes for the first
+    // millisecond (a lockstep tick's packets come within tens of µs; a sleep would cost the
+    // timer's slack, about 50 µs, every tick), then sleeping between them so that ranks
+    // sharing cores leave each other time.
+    const auto start = std::chrono::steady_clock::now(), deadline = start + wait;
+    while (true) {
         bool got = false;
         while (true) {
             int flag = 0;
@@ -107,8 +109,9 @@ bool mpi_transport::collect(const receiver& deliver, std::chrono::microseconds w
             }
             got = true;
         }
-        if (got || std::chrono::steady_clock::now() >= deadline) return true;
-        if (round < 64)
+        const auto now = std::chrono::steady_clock::now();
+        if (got || now >= deadline) return true;
+        if (now - start < std::chrono::milliseconds(1))
             std::this_thread::yield();
         else
             std::this_thread::sleep_for(std::chrono::microseconds(20));
