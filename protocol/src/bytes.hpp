@@ -16,6 +16,26 @@ void put(std::string& out, T value) {
     out.append(bytes, sizeof(T));
 }
 
+// Writes fixed-size values one after another at `at`.
+class byte_writer {
+public:
+    explicit byte_writer(char* at) : at_(at) {}
+    template <typename T>
+    void put(T value) {
+        std::memcpy(at_, &value, sizeof(T));
+        at_ += sizeof(T);
+    }
+    void put(std::string_view bytes) {
+        if (bytes.empty()) return;
+        std::memcpy(at_, bytes.data(), bytes.size());
+        at_ += bytes.size();
+    }
+    char* at() const { return at_; }
+
+private:
+    char* at_;
+};
+
 // Reads values in order; throws protocol_error("WHAT is truncated") past the end.
 class byte_reader {
 public:

@@ -136,6 +136,33 @@ TEST_CASE("signals encoded into a reused buffer are the same bytes, and the buff
     CHECK(buffer.capacity() == capacity);
 }
 
+TEST_CASE("a padded packet's length comes from its header, and decoding into reused buffers gives the same packet") {
+    const binary_signals sparse{"node-7", 9, 12, false, {}, {{3, 1.0f}, {900, -2.5f}}};
+    const auto bytes = encode_signals(sparse);
+    CHECK(signals_size(6, false, 2) == bytes.size());
+    // What an MPI receive holds: the packet, then padding up to its size class.
+    std::vector<char> padded(256, 'x');
+    CHECK(encode_signals(sparse.from, sparse.epoch, sparse.tick, sparse.dense, sparse.values, sparse.nonzero, padded.data()) ==
+          bytes.size());
+    const std::string_view received(padded.data(), padded.size());
+    REQUIRE(signals_length(received) == bytes.size());
+    CHECK(received.substr(0, bytes.size()) == bytes);
+    for (std::size_t cut = 0; cut < 24 + 6; ++cut) CHECK_THROWS_AS(signals_length(bytes.substr(0, cut)), protocol_error);
+
+    binary_signals reused{"", 0, 0, true, std::vector<float>(1000, 1.0f), {}};
+    const auto* memory = reused.values.data();
+    decode_signals(encode_signals({"n1", 2, 5, true, {0.5f, 0.75f}, {}}), reused);
+    CHECK(reused.values == std::vector<float>{0.5f, 0.75f});
+    CHECK(reused.values.data() == memory);
+    decode_signals(received.substr(0, signals_length(received)), reused);
+    CHECK(reused.from == "node-7");
+    CHECK(reused.epoch == 9);
+    CHECK(reused.tick == 12);
+    CHECK_FALSE(reused.dense);
+    CHECK(reused.values.empty());
+    CHECK(reused.nonzero == sparse.nonzero);
+}
+
 TEST_CASE("a session's frames pass only on their own connection, in order, in their direction") {
     using protocol::frame_auth;
     auto connect = [](const std::string& client_secret, const std::string& server_secret) {

@@ -30,7 +30,20 @@ std::string encode_signals(const binary_signals& s);
 // reuses one buffer per peer allocates nothing once it has grown to its packets' size.
 void encode_signals(std::string_view from, std::uint64_t epoch, std::int64_t tick, bool dense, const std::vector<float>& values,
                     const std::vector<std::pair<std::uint32_t, float>>& nonzero, std::string& out);
+// The same bytes at `out`, which has room for signals_size(from.size(), dense, count);
+// returns how many were written.
+std::size_t encode_signals(std::string_view from, std::uint64_t epoch, std::int64_t tick, bool dense,
+                           const std::vector<float>& values, const std::vector<std::pair<std::uint32_t, float>>& nonzero,
+                           char* out);
+// The size of an encoded packet of `count` values.
+std::size_t signals_size(std::size_t from_size, bool dense, std::size_t count);
+// The size of the packet that `bytes` begins with, from its header (bytes past it are not
+// read); throws protocol_error when even the header is incomplete.
+std::size_t signals_length(std::string_view bytes);
+
 // Throws protocol_error for a truncated or inconsistent payload.
 binary_signals decode_signals(std::string_view bytes);
+// The same into `out`, whose buffers are reused: nothing is allocated once they have grown.
+void decode_signals(std::string_view bytes, binary_signals& out);
 
 }  // namespace dnnc::protocol
