@@ -1263,6 +1263,7 @@ void engine::add_input(global_index neuron, tick_t t, float value, std::int64_t 
 }
 
 std::size_t engine::receive_count(std::size_t peer) const { return impl_->receive_slots.at(peer).size() * impl_->batch; }
+std::size_t engine::send_count(std::size_t peer) const { return impl_->send_slots.at(peer).size() * impl_->batch; }
 
 void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& values) {
     auto& m = *impl_;

@@ -12,8 +12,9 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
       transport_(t),
       options_(options),
       observer_(std::move(observer)),
-      deliver_([this](std::size_t peer, packet p) { receive(peer, std::move(p)); }),
+      deliver_([this](std::size_t peer, packet& p) { receive_reusing(peer, p); }),
       pending_(e.spec().peers.size()),
+      outgoing_(pending_.size()),
       completed_(e.next_tick() - 1),
       first_tick_(e.next_tick()) {
     for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
@@ -29,7 +30,7 @@ constexpr std::chrono::microseconds poll_before_sleeping{50};
 constexpr std::chrono::microseconds longest_nap{1000};
 }  // namespace
 
-void runner::receive(std::size_t peer, packet p) {
+void runner::receive_reusing(std::size_t peer, packet& p) {
     if (peer >= pending_.size()) throw protocol_error("packet from an unknown peer");
     // Checked here, on the receiving side's thread: a malformed packet must not reach the
     // engine, where it would stop the runner.
@@ -47,13 +48,38 @@ void runner::receive(std::size_t peer, packet p) {
     // A peer further ahead than max_pending_packets ticks (only a window run's fast node,
     // or a peer gone wrong: in lockstep none is more than lag_ ahead) is not kept either.
     auto& queue = pending_[peer];
-    if (p.tick + lag_ <= completed_ || (queue.size() >= max_pending_packets && !queue.count(p.tick))) {
+    const auto held = queue.find(p.tick);
+    if (p.tick + lag_ <= completed_ || (queue.size() >= max_pending_packets && held == queue.end())) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
         return;
     }
-    if (options_.sync == protocol::sync_mode::window) first_arrival_.emplace(p.tick, clock_type::now());
-    queue[p.tick] = std::move(p);
+    if (held != queue.end()) {  // a second packet for the tick replaces the first
+        std::swap(held->second.content, p);
+    } else {
+        auto node = spare_node();
+        node.key() = p.tick;
+        std::swap(node.mapped().content, p);
+        node.mapped().at = clock_type::now();
+        queue.insert(std::move(node));
+    }
     changed_.notify_all();
+}
+
+runner::packet_queue::node_type runner::spare_node() {
+    if (spare_.empty()) {
+        packet_queue fresh;
+        return fresh.extract(fresh.emplace().first);
+    }
+    auto node = std::move(spare_.back());
+    spare_.pop_back();
+    return node;
+}
+
+std::optional<clock_type::time_point> runner::first_arrival(tick_t k) const {
+    std::optional<clock_type::time_point> first;
+    for (const auto& q : pending_)
+        if (const auto it = q.find(k); it != q.end() && (!first || it->second.at < *first)) first = it->second.at;
+    return first;
 }
 
 void runner::add_input(global_index neuron, tick_t t, float value, std::int64_t lane) {
@@ -119,8 +145,7 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
     // Window mode waits from the first packet of t - lag_ (or from now) until the window closes.
     auto deadline = [&] {
         if (lockstep) return clock_type::time_point::max();
-        const auto first = first_arrival_.find(t - lag_);
-        return (first == first_arrival_.end() ? began : first->second) + window;
+        return first_arrival(t - lag_).value_or(began) + window;
     };
     waiting_since_ = began;
     // Peers' packets usually follow within microseconds: poll a while, yielding the core to
@@ -166,19 +191,23 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     computing_ = true;  // from here on the tick completes even if the clock holds
     wait_for_inputs(lock, t);
     if (stopping_) return false;
-    std::vector<std::pair<std::size_t, packet>> ready;
     for (std::size_t p = 0; p < pending_.size(); ++p) {
         auto& q = pending_[p];
-        if (auto it = q.find(t - lag_); it != q.end()) ready.emplace_back(p, std::move(it->second));
-        q.erase(q.begin(), q.lower_bound(t - lag_ + 1));
+        while (!q.empty() && q.begin()->first <= t - lag_) {
+            auto node = q.extract(q.begin());
+            if (node.key() == t - lag_)
+                ready_.emplace_back(p, std::move(node));
+            else
+                spare_.push_back(std::move(node));
+        }
     }
-    first_arrival_.erase(first_arrival_.begin(), first_arrival_.lower_bound(t - lag_ + 1));
-    const auto inputs = std::move(inputs_);
+    std::swap(inputs_, inputs_now_);
     inputs_.clear();
     lock.unlock();
 
-    for (const auto& in : inputs) engine_.add_input(in.neuron, in.tick, in.value, in.lane);
-    for (auto& [peer, p] : ready) {
+    for (const auto& in : inputs_now_) engine_.add_input(in.neuron, in.tick, in.value, in.lane);
+    for (const auto& [peer, node] : ready_) {
+        const auto& p = node.mapped().content;
         if (p.dense)
             engine_.deliver(peer, p.tick, p.values);
         else
@@ -187,7 +216,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     engine_.compute();
     std::int64_t sent = 0;
     for (std::size_t peer = 0; peer < pending_.size(); ++peer) {
-        packet out;
+        packet& out = outgoing_[peer];
         out.tick = t;
         out.dense = options_.send == protocol::send_mode::always;
         if (out.dense)
@@ -200,6 +229,8 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     }
 
     lock.lock();
+    for (auto& [peer, node] : ready_) spare_.push_back(std::move(node));
+    ready_.clear();
     computing_ = false;
     completed_ = t;
     ++stats_.ticks;

@@ -169,6 +169,8 @@ public:
     // Computes next_tick() from what has been delivered; then next_tick() advances.
     void compute();
 
+    // The values a packet to peer p carries (dense): its inputs from this node, B lanes each.
+    std::size_t send_count(std::size_t peer) const;
     // After compute(): this node's outputs for peer p (p.sends order) at the tick just computed.
     void outgoing(std::size_t peer, std::vector<float>& values) const;
     void outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const;

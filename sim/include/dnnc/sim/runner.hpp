@@ -37,7 +37,9 @@ struct packet {
 
 class transport {
 public:
-    using receiver = std::function<void(std::size_t peer, packet p)>;
+    // Takes the packet's contents and leaves it holding a spent packet's buffers
+    // (runner::receive_reusing).
+    using receiver = std::function<void(std::size_t peer, packet& p)>;
     virtual ~transport() = default;
     virtual void send(std::size_t peer, const packet& p) = 0;
     // A transport whose packets the runner's own thread picks up overrides this: it hands
@@ -76,7 +78,11 @@ public:
     // too late for their tick, or beyond max_pending_packets waiting from one peer, are
     // dropped and counted (values_dropped).
     static constexpr std::size_t max_pending_packets = 65536;
-    void receive(std::size_t peer, packet p);
+    void receive(std::size_t peer, packet p) { receive_reusing(peer, p); }
+    // The same, but p is left holding the buffers of a packet already delivered (or, when
+    // it is dropped or refused, its own): a transport that decodes every packet into one
+    // such object allocates nothing per tick once the buffers have grown.
+    void receive_reusing(std::size_t peer, packet& p);
 
     // External input for a local neuron (one lane, or every lane) at a tick not yet
     // computed (any thread).
@@ -114,8 +120,17 @@ public:
     std::optional<wait_state> waiting() const;
 
 private:
+    struct arrived_packet {
+        packet content;
+        std::chrono::steady_clock::time_point at;
+    };
+    using packet_queue = std::map<tick_t, arrived_packet>;
+
     bool step_once(std::unique_lock<std::mutex>& lock);  // false when stopped
     void wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t);
+    // Window mode: when the first of the peers' packets of tick k arrived, if one has.
+    std::optional<std::chrono::steady_clock::time_point> first_arrival(tick_t k) const;
+    packet_queue::node_type spare_node();
 
     engine& engine_;
     transport& transport_;
@@ -127,15 +142,19 @@ private:
 
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
-    std::vector<std::map<tick_t, packet>> pending_;  // per peer, by tick
+    std::vector<packet_queue> pending_;  // per peer, by tick
+    // Nothing is allocated per tick once these have grown: a packet's map node is recycled
+    // through spare_ (its buffers with it), ready_ and outgoing_ keep their capacity.
+    std::vector<packet_queue::node_type> spare_;
+    std::vector<std::pair<std::size_t, packet_queue::node_type>> ready_;  // the tick's packets, by peer
+    std::vector<packet> outgoing_;  // per peer
     struct input {
         global_index neuron;
         tick_t tick;
         float value;
         std::int64_t lane;
     };
-    std::vector<input> inputs_;
-    std::map<tick_t, std::chrono::steady_clock::time_point> first_arrival_;  // of each tick's packets (window mode)
+    std::vector<input> inputs_, inputs_now_;
     tick_t granted_ = -1;
     tick_t completed_ = -1;
     tick_t first_tick_ = 0;  // ticks up to this one read their inputs from the history
