@@ -18,16 +18,16 @@ using json = nlohmann::json;
 node_simulation::node_simulation(const protocol::node_config& config, std::string secret,
                                  std::shared_ptr<const tls_config> tls, signal_inbox& in, reporter report,
                                  const std::map<std::string, double>& extra_delay_ms, const std::string& device,
-                                 const std::map<std::string, int>& mpi_ranks)
+                                 const node_options::mpi_signals& mpi)
     : id_(config.node),
       hash_(plan::config_hash(config)),
       engine_(sim::make_node_engine(config, device)),
       signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
                                                       signal_link_identity{config.node, config.epoch, getpid()}.encode()},
                    std::move(tls)),
-      transport_(mpi_ranks.empty() ? std::unique_ptr<sim::transport>(
+      transport_(mpi.ranks.empty() ? std::unique_ptr<sim::transport>(
                                          std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms))
-                                   : std::make_unique<mpi_transport>(config, mpi_ranks)) {
+                                   : std::make_unique<mpi_transport>(config, mpi, engine_)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
     std::size_t spiking = 0;
     for (const auto& n : config.neurons) {

@@ -11,6 +11,7 @@
 // sent when the runner computes the last tick granted, when it holds `report_batch` ticks
 // or `report_values` values and spikes or its oldest tick is `report_delay` old, and when
 // the clock holds (so that a freeze sees every tick computed).
+#include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -35,12 +36,12 @@ public:
     // Signals go out over signal links of its own, opened with this node's identity
     // (signal_inbox.hpp): a new installation never writes into a connection of the last,
     // which may lead to a peer process that is gone. Peers' packets come in through `in`.
-    // With `mpi_ranks` (each node id's rank), signals travel over MPI instead
+    // With `mpi` ranks, signals travel over MPI instead
     // (signal_transports.hpp).
     node_simulation(const protocol::node_config& config, std::string secret, std::shared_ptr<const tls_config> tls,
                     signal_inbox& in, reporter report,
                     const std::map<std::string, double>& extra_delay_ms, const std::string& device,
-                    const std::map<std::string, int>& mpi_ranks);
+                    const node_options::mpi_signals& mpi);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;

@@ -4,12 +4,20 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <thread>
 
 namespace dnnc::node_server {
 
 peer_transport::peer_transport(const protocol::node_config& config) : from_(config.node), epoch_(config.epoch) {
     for (const auto& p : config.peers) peer_index_.emplace(p.id, peer_index_.size());
+}
+
+void peer_transport::swap_into(protocol::binary_signals& s, sim::packet& p) {
+    p.tick = s.tick;
+    p.dense = s.dense;
+    std::swap(p.values, s.values);
+    std::swap(p.nonzero, s.nonzero);
 }
 
 std::optional<std::size_t> peer_transport::sender_of(const protocol::binary_signals& s) const {
@@ -44,7 +52,11 @@ void tcp_transport::send(std::size_t peer, const sim::packet& p) {
 bool tcp_transport::collect(const receiver& deliver, std::chrono::microseconds wait) {
     in_.collect(
         [&](protocol::binary_signals s) {
-            if (const auto peer = sender_of(s)) deliver(*peer, packet_of(std::move(s)));
+            if (const auto peer = sender_of(s)) {
+                sim::packet p;
+                swap_into(s, p);
+                deliver(*peer, p);
+            }
         },
         wait);
     return true;
@@ -54,61 +66,118 @@ bool tcp_transport::collect(const receiver& deliver, std::chrono::microseconds w
 
 namespace {
 constexpr int signals_tag = 7301;
-}
+constexpr std::size_t smallest_class = 256;  // bytes
+}  // namespace
 
-struct mpi_transport::destination {
-    int rank;
-    std::string buffer;
-    MPI_Request request = MPI_REQUEST_NULL;
+struct mpi_transport::channels {
+    MPI_Comm comm;
+    struct peer_channel {
+        int rank;
+        std::vector<char> out, in;  // each the largest packet between the two, sparse
+        std::vector<std::size_t> class_bytes;  // ascending; the last is out.size()
+        std::vector<MPI_Request> sends;  // one per class
+        int sending = -1;  // the class whose send may still be under way
+    };
+    std::vector<peer_channel> peers;
+    std::vector<MPI_Request> receives;  // one per peer, contiguous for MPI_Testsome
+    std::vector<int> arrived;
+    std::vector<MPI_Status> statuses;
 };
 
-mpi_transport::mpi_transport(const protocol::node_config& config, const std::map<std::string, int>& ranks)
-    : peer_transport(config) {
-    for (const auto& p : config.peers) {
-        const auto it = ranks.find(p.id);
-        if (it == ranks.end()) throw error("node '" + p.id + "' is not a rank of this MPI job");
-        peers_.push_back({it->second, {}, MPI_REQUEST_NULL});
+mpi_transport::mpi_transport(const protocol::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e)
+    : peer_transport(config), channels_(std::make_unique<channels>()) {
+    auto& c = *channels_;
+    c.comm = MPI_Comm_f2c(mpi.communicator);
+    for (std::size_t i = 0; i < config.peers.size(); ++i) {
+        const auto& p = config.peers[i];
+        const auto it = mpi.ranks.find(p.id);
+        if (it == mpi.ranks.end()) throw error("node '" + p.id + "' is not a rank of this MPI job");
+        auto& ch = c.peers.emplace_back();
+        ch.rank = it->second;
+        ch.out.assign(protocol::signals_size(from_.size(), false, e.send_count(i)), 0);
+        ch.in.assign(protocol::signals_size(p.id.size(), false, e.receive_count(i)), 0);
+        for (std::size_t bytes = smallest_class; bytes < ch.out.size(); bytes *= 2) ch.class_bytes.push_back(bytes);
+        ch.class_bytes.push_back(ch.out.size());
+        ch.sends.resize(ch.class_bytes.size());
+        for (std::size_t k = 0; k < ch.sends.size(); ++k)
+            MPI_Send_init(ch.out.data(), static_cast<int>(ch.class_bytes[k]), MPI_BYTE, ch.rank, signals_tag, c.comm, &ch.sends[k]);
+        auto& receive = c.receives.emplace_back();
+        MPI_Recv_init(ch.in.data(), static_cast<int>(ch.in.size()), MPI_BYTE, ch.rank, signals_tag, c.comm, &receive);
     }
+    c.arrived.resize(c.receives.size());
+    c.statuses.resize(c.receives.size());
+    if (!c.receives.empty()) MPI_Startall(static_cast<int>(c.receives.size()), c.receives.data());
 }
 
 mpi_transport::~mpi_transport() {
-    // Sends still in flight go to peers that may have stopped: let them go.
-    for (auto& d : peers_)
-        if (d.request != MPI_REQUEST_NULL) MPI_Request_free(&d.request);
+    auto& c = *channels_;
+    for (auto& r : c.receives) {
+        MPI_Cancel(&r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Request_free(&r);
+    }
+    // A send still under way goes to a peer that may have stopped; give it a moment, then
+    // let it go with its buffer (kept: MPI may still read it).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    bool pending = false;
+    for (auto& ch : c.peers) {
+        if (ch.sending >= 0) {
+            int done = 0;
+            while (!done && std::chrono::steady_clock::now() < deadline) MPI_Test(&ch.sends[ch.sending], &done, MPI_STATUS_IGNORE);
+            pending = pending || !done;
+        }
+        for (auto& r : ch.sends) MPI_Request_free(&r);
+    }
+    if (pending) channels_.release();
 }
 
 void mpi_transport::send(std::size_t peer, const sim::packet& p) {
-    auto& d = peers_.at(peer);
-    MPI_Wait(&d.request, MPI_STATUS_IGNORE);  // the last tick's send to this peer: done long ago
-    protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, d.buffer);
-    MPI_Isend(d.buffer.data(), static_cast<int>(d.buffer.size()), MPI_BYTE, d.rank, signals_tag, MPI_COMM_WORLD, &d.request);
+    auto& ch = channels_->peers.at(peer);
+    if (ch.sending >= 0) MPI_Wait(&ch.sends[ch.sending], MPI_STATUS_IGNORE);  // the last tick's: done long ago
+    const auto bytes = protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, ch.out.data());
+    const auto fits = std::lower_bound(ch.class_bytes.begin(), ch.class_bytes.end(), bytes);
+    ch.sending = static_cast<int>(fits - ch.class_bytes.begin());
+    MPI_Start(&ch.sends[ch.sending]);
+}
+
+bool mpi_transport::deliver_arrived(const receiver& deliver) {
+    auto& c = *channels_;
+    int count = 0;
+    const int outcome =
+        MPI_Testsome(static_cast<int>(c.receives.size()), c.receives.data(), &count, c.arrived.data(), c.statuses.data());
+    if (count == MPI_UNDEFINED || count == 0) return false;
+    for (int k = 0; k < count; ++k) {
+        const auto i = static_cast<std::size_t>(c.arrived[static_cast<std::size_t>(k)]);
+        const auto& status = c.statuses[static_cast<std::size_t>(k)];
+        auto& ch = c.peers[i];
+        int received = 0;
+        MPI_Get_count(&status, MPI_BYTE, &received);
+        try {
+            // A status's error is set only when the call says so.
+            if (outcome == MPI_ERR_IN_STATUS && status.MPI_ERROR != MPI_SUCCESS)
+                throw protocol_error("MPI error " + std::to_string(status.MPI_ERROR) + " (larger than this network's packets?)");
+            const std::string_view bytes(ch.in.data(), static_cast<std::size_t>(received));
+            protocol::decode_signals(bytes.substr(0, protocol::signals_length(bytes)), decoded_);
+            if (const auto from = sender_of(decoded_)) {
+                swap_into(decoded_, arrived_);
+                deliver(*from, arrived_);
+            }
+        } catch (const protocol_error& e) {
+            DNNC_LOG(warn, "signals from rank " << ch.rank << " dropped: " << e.what());
+        }
+        MPI_Start(&c.receives[i]);
+    }
+    return true;
 }
 
 bool mpi_transport::collect(const receiver& deliver, std::chrono::microseconds wait) {
-    // MPI has no wait with a deadline: probe, yielding between probes for the first
+    // MPI has no wait with a deadline: test, yielding between tests for the first
     // millisecond (a lockstep tick's packets come within tens of µs; a sleep would cost the
     // timer's slack, about 50 µs, every tick), then sleeping between them so that ranks
     // sharing cores leave each other time.
     const auto start = std::chrono::steady_clock::now(), deadline = start + wait;
     while (true) {
-        bool got = false;
-        while (true) {
-            int flag = 0;
-            MPI_Status status;
-            MPI_Iprobe(MPI_ANY_SOURCE, signals_tag, MPI_COMM_WORLD, &flag, &status);
-            if (!flag) break;
-            int count = 0;
-            MPI_Get_count(&status, MPI_BYTE, &count);
-            incoming_.resize(static_cast<std::size_t>(count));
-            MPI_Recv(incoming_.data(), count, MPI_BYTE, status.MPI_SOURCE, signals_tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            try {
-                auto s = protocol::decode_signals(incoming_);
-                if (const auto peer = sender_of(s)) deliver(*peer, packet_of(std::move(s)));
-            } catch (const protocol_error& e) {
-                DNNC_LOG(warn, "signals from rank " << status.MPI_SOURCE << " dropped: " << e.what());
-            }
-            got = true;
-        }
+        const bool got = deliver_arrived(deliver);
         const auto now = std::chrono::steady_clock::now();
         if (got || now >= deadline) return true;
         if (now - start < std::chrono::milliseconds(1))

@@ -3,6 +3,7 @@
 // over TCP signal links (signal_inbox.hpp, outbox.hpp), or over MPI between the ranks of
 // an MPI job (dnnc-node --mpi --transport mpi). Both carry the same encoded packets
 // (protocol/signal_codec.hpp), so a run gives the same bits either way.
+#include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -10,6 +11,7 @@
 #include "dnnc/sim/runner.hpp"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +24,8 @@ protected:
     explicit peer_transport(const protocol::node_config& config);
     // The peer a packet comes from; nothing for one of another installation (epoch).
     std::optional<std::size_t> sender_of(const protocol::binary_signals& s) const;
-    static sim::packet packet_of(protocol::binary_signals s) { return {s.tick, s.dense, std::move(s.values), std::move(s.nonzero)}; }
+    // Moves a decoded packet's values into `p`, leaving `s` the buffers `p` had.
+    static void swap_into(protocol::binary_signals& s, sim::packet& p);
 
     std::string from_;
     std::uint64_t epoch_;
@@ -46,22 +49,31 @@ private:
     std::vector<destination> peers_;
 };
 
-// Point-to-point messages on MPI_COMM_WORLD (which needs MPI_THREAD_MULTIPLE: the runner's
-// thread calls MPI). Each peer has one send buffer, encoded into in place every tick (no
-// allocation once it has grown), and one request (MPI_Isend); a send first completes the
-// peer's previous one. Not MPI's persistent requests: those fix a message's size, and
-// sparse packets vary. `ranks`: each node id's rank.
+// Point-to-point messages on the job's signal communicator (node_options::mpi_signals;
+// MPI_THREAD_MULTIPLE: the runner's thread calls MPI), over MPI's persistent requests:
+// nothing is allocated or set up per tick.
+//   Receiving: one persistent receive per peer into a buffer that holds the largest packet
+//   the peer can send (every value sparse), restarted as soon as its packet is delivered.
+//   Sending: one buffer per peer of the same bound, encoded into in place. A persistent
+//   request sends a fixed number of bytes, and sparse packets vary, so each peer has one
+//   send request per size class (powers of two from 256 bytes up to the bound): a packet
+//   goes out in the smallest class that holds it, at most twice its size, the rest of
+//   the class being padding that the receiver skips (the packet's header gives its
+//   length). A send first completes the peer's previous one.
 class mpi_transport final : public peer_transport {
 public:
-    mpi_transport(const protocol::node_config& config, const std::map<std::string, int>& ranks);
+    mpi_transport(const protocol::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e);
     ~mpi_transport() override;
     void send(std::size_t peer, const sim::packet& p) override;
     bool collect(const receiver& deliver, std::chrono::microseconds wait) override;
 
 private:
-    struct destination;
-    std::vector<destination> peers_;
-    std::string incoming_;
+    struct channels;  // the buffers and requests (MPI types stay in the .cpp)
+    // Hands what arrived to `deliver` and restarts those receives; false when nothing had.
+    bool deliver_arrived(const receiver& deliver);
+    std::unique_ptr<channels> channels_;
+    protocol::binary_signals decoded_;
+    sim::packet arrived_;
 };
 
 }  // namespace dnnc::node_server

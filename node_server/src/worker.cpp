@@ -157,7 +157,7 @@ void worker::install(const protocol::node_config& own) {
         reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, report.dump()});
     };
     auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, options_.server.tls, signals_in_, reporter,
-                                                   options_.emulate_delay_ms, options_.device, options_.mpi_ranks);
+                                                   options_.emulate_delay_ms, options_.device, options_.mpi);
     std::lock_guard<std::mutex> lock(mutex_);
     config_ = own;
     config_hash_ = plan::config_hash(own);

@@ -336,8 +336,15 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
             });
         if (agree(code) != 0) throw bad_input{};
         MPI_Bcast(ids.data(), static_cast<int>(ids.size() * sizeof(field)), MPI_CHAR, 0, MPI_COMM_WORLD);
-        if (job.mpi_signals)
-            for (int r = 0; r < ranks; ++r) options.mpi_ranks[ids[static_cast<std::size_t>(r)].data()] = r;
+        if (job.mpi_signals) {
+            for (int r = 0; r < ranks; ++r) options.mpi.ranks[ids[static_cast<std::size_t>(r)].data()] = r;
+            MPI_Comm signal_comm;
+            MPI_Comm_dup(MPI_COMM_WORLD, &signal_comm);
+            // A packet that does not fit its receive (one from an earlier installation of
+            // the network) is dropped, not the end of the job.
+            MPI_Comm_set_errhandler(signal_comm, MPI_ERRORS_RETURN);
+            options.mpi.communicator = MPI_Comm_c2f(signal_comm);
+        }
         // Ranks on one machine talk over loopback; across machines each binds every address
         // and is called by its host name (the secret authenticates every frame).
         char processor[MPI_MAX_PROCESSOR_NAME] = {};
@@ -429,6 +436,10 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
     signals.join();
     std::error_code ignored;
     fs::remove_all(work, ignored);
+    if (!options.mpi.ranks.empty()) {
+        MPI_Comm signal_comm = MPI_Comm_f2c(options.mpi.communicator);
+        MPI_Comm_free(&signal_comm);
+    }
     MPI_Finalize();
     return code;
 }

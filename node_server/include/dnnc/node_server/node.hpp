@@ -35,10 +35,16 @@ struct node_options {
     // The most memory (bytes) the output rows a lead holds for clients may take; older rows
     // are dropped beyond it (a client reading them in time loses none).
     std::size_t output_memory = std::size_t{64} << 20;
-    // Non-empty: this node is a rank of an MPI job whose signals travel over MPI; each node
-    // id's rank (dnnc-node --mpi --transport mpi, docs/mpi.md). MPI must be initialised
-    // with MPI_THREAD_MULTIPLE.
-    std::map<std::string, int> mpi_ranks;
+    // With ranks, this node is a rank of an MPI job whose signals travel over MPI
+    // (dnnc-node --mpi --transport mpi, docs/mpi.md); MPI must be initialised with
+    // MPI_THREAD_MULTIPLE.
+    struct mpi_signals {
+        std::map<std::string, int> ranks;  // each node id's rank
+        // The communicator they travel on, a duplicate of MPI_COMM_WORLD whose errors are
+        // returned rather than fatal, as its Fortran handle (MPI_Comm_c2f: this header
+        // needs no mpi.h).
+        int communicator = 0;
+    } mpi;
     // The live page (docs/live.md): port -1 serves none, 0 a free port. Without a secret it
     // serves this machine only, whatever the address; with one, only requests that carry the
     // token (http_token in secret.hpp) or the secret.
