@@ -71,18 +71,34 @@ constexpr std::size_t smallest_class = 256;  // bytes
 
 struct mpi_transport::channels {
     MPI_Comm comm;
-    struct peer_channel {
-        int rank;
-        std::vector<char> out, in;  // each the largest packet between the two, sparse
-        std::vector<std::size_t> class_bytes;  // ascending; the last is out.size()
-        std::vector<MPI_Request> sends;  // one per class
+    // A send buffer with its persistent sends, one per size class.
+    struct send_slot {
+        std::vector<char> out;
+        std::vector<MPI_Request> sends;
         int sending = -1;  // the class whose send may still be under way
     };
+    struct peer_channel {
+        int rank;
+        std::size_t out_bytes;  // the largest packet to the peer, sparse
+        std::vector<std::size_t> class_bytes;  // ascending; the last is out_bytes
+        std::vector<send_slot> slots;  // as many as sends under way at once
+        std::vector<char> in;  // the largest packet from the peer, sparse
+    };
+    send_slot new_slot(const peer_channel& ch) const;
     std::vector<peer_channel> peers;
     std::vector<MPI_Request> receives;  // one per peer, contiguous for MPI_Testsome
     std::vector<int> arrived;
     std::vector<MPI_Status> statuses;
 };
+
+mpi_transport::channels::send_slot mpi_transport::channels::new_slot(const peer_channel& ch) const {
+    send_slot slot;
+    slot.out.assign(ch.out_bytes, 0);
+    slot.sends.resize(ch.class_bytes.size());
+    for (std::size_t k = 0; k < slot.sends.size(); ++k)
+        MPI_Send_init(slot.out.data(), static_cast<int>(ch.class_bytes[k]), MPI_BYTE, ch.rank, signals_tag, comm, &slot.sends[k]);
+    return slot;
+}
 
 mpi_transport::mpi_transport(const protocol::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e)
     : peer_transport(config), channels_(std::make_unique<channels>()) {
@@ -94,13 +110,11 @@ mpi_transport::mpi_transport(const protocol::node_config& config, const node_opt
         if (it == mpi.ranks.end()) throw error("node '" + p.id + "' is not a rank of this MPI job");
         auto& ch = c.peers.emplace_back();
         ch.rank = it->second;
-        ch.out.assign(protocol::signals_size(from_.size(), false, e.send_count(i)), 0);
+        ch.out_bytes = protocol::signals_size(from_.size(), false, e.send_count(i));
+        for (std::size_t bytes = smallest_class; bytes < ch.out_bytes; bytes *= 2) ch.class_bytes.push_back(bytes);
+        ch.class_bytes.push_back(ch.out_bytes);
+        ch.slots.push_back(c.new_slot(ch));
         ch.in.assign(protocol::signals_size(p.id.size(), false, e.receive_count(i)), 0);
-        for (std::size_t bytes = smallest_class; bytes < ch.out.size(); bytes *= 2) ch.class_bytes.push_back(bytes);
-        ch.class_bytes.push_back(ch.out.size());
-        ch.sends.resize(ch.class_bytes.size());
-        for (std::size_t k = 0; k < ch.sends.size(); ++k)
-            MPI_Send_init(ch.out.data(), static_cast<int>(ch.class_bytes[k]), MPI_BYTE, ch.rank, signals_tag, c.comm, &ch.sends[k]);
         auto& receive = c.receives.emplace_back();
         MPI_Recv_init(ch.in.data(), static_cast<int>(ch.in.size()), MPI_BYTE, ch.rank, signals_tag, c.comm, &receive);
     }
@@ -120,24 +134,36 @@ mpi_transport::~mpi_transport() {
     // let it go with its buffer (kept: MPI may still read it).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
     bool pending = false;
-    for (auto& ch : c.peers) {
-        if (ch.sending >= 0) {
-            int done = 0;
-            while (!done && std::chrono::steady_clock::now() < deadline) MPI_Test(&ch.sends[ch.sending], &done, MPI_STATUS_IGNORE);
-            pending = pending || !done;
+    for (auto& ch : c.peers)
+        for (auto& slot : ch.slots) {
+            if (slot.sending >= 0) {
+                int done = 0;
+                while (!done && std::chrono::steady_clock::now() < deadline)
+                    MPI_Test(&slot.sends[slot.sending], &done, MPI_STATUS_IGNORE);
+                pending = pending || !done;
+            }
+            for (auto& r : slot.sends) MPI_Request_free(&r);
         }
-        for (auto& r : ch.sends) MPI_Request_free(&r);
-    }
     if (pending) channels_.release();
 }
 
 void mpi_transport::send(std::size_t peer, const sim::packet& p) {
     auto& ch = channels_->peers.at(peer);
-    if (ch.sending >= 0) MPI_Wait(&ch.sends[ch.sending], MPI_STATUS_IGNORE);  // the last tick's: done long ago
-    const auto bytes = protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, ch.out.data());
+    // A slot whose send is done, else a new one: a send never waits for an earlier one.
+    // (A large packet's send ends only once the peer has restarted its receive, which it
+    // does between ticks; two nodes each waiting in a send would wait for ever.)
+    auto idle = std::find_if(ch.slots.begin(), ch.slots.end(), [](channels::send_slot& slot) {
+        int done = 1;
+        if (slot.sending >= 0) MPI_Test(&slot.sends[slot.sending], &done, MPI_STATUS_IGNORE);
+        if (done) slot.sending = -1;
+        return done != 0;
+    });
+    if (idle == ch.slots.end()) idle = ch.slots.insert(idle, channels_->new_slot(ch));
+    auto& slot = *idle;
+    const auto bytes = protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, slot.out.data());
     const auto fits = std::lower_bound(ch.class_bytes.begin(), ch.class_bytes.end(), bytes);
-    ch.sending = static_cast<int>(fits - ch.class_bytes.begin());
-    MPI_Start(&ch.sends[ch.sending]);
+    slot.sending = static_cast<int>(fits - ch.class_bytes.begin());
+    MPI_Start(&slot.sends[static_cast<std::size_t>(slot.sending)]);
 }
 
 bool mpi_transport::deliver_arrived(const receiver& deliver) {
