@@ -138,6 +138,7 @@ public:
                                                   [&](const auto& n) { return n.id == doc.clu->lead; });
             lead_ = lead_node.host + ":" + std::to_string(lead_node.port);
         }
+        watch_ = cli::takeover_watch(doc);
         summary_ = json::parse(cli::call_node(client_, lead_, {protocol::message_type::submit, 0, 0, text}).payload);
         start_ = summary_["tick"].get<std::int64_t>();
         completed_ = start_ - 1;
@@ -166,26 +167,24 @@ public:
         closed_ = true;
     }
 
-    // Runs `ticks` ticks and returns once they are complete; reads outputs and spikes as they come.
+    // Runs `ticks` ticks and returns once they are complete; reads outputs and spikes as they
+    // come, and follows the run to the node that takes it over when the lead is lost.
     void run(std::int64_t ticks) {
         open();
-        const auto reply = cli::control(client_, lead_, {{"command", "step"}, {"ticks", ticks}});
-        if (reply.contains("error")) throw error(reply["error"].get<std::string>());
-        const auto target = reply["target"].get<std::int64_t>();
-        auto last_read = std::chrono::steady_clock::now();
-        auto read_some = [&] {
-            {
-                py::gil_scoped_acquire gil;
-                if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-            }
-            if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
-            if (spikes_) spikes_->read();
-            if (outputs_) outputs_->read();
-            last_read = std::chrono::steady_clock::now();
+        auto watch = watch_;
+        watch.spikes = spikes_ ? &*spikes_ : nullptr;
+        watch.outputs = outputs_ ? &*outputs_ : nullptr;
+        watch.each_poll = [] {
+            py::gil_scoped_acquire gil;
+            if (PyErr_CheckSignals() != 0) throw py::error_already_set();
         };
-        const auto progress = cli::wait_for_tick(client_, lead_, target, nullptr, read_some, /*bar=*/false);
-        last_step_seconds_ = progress.value("last_step_seconds", 0.0);
-        read_through(progress["completed"].get<std::int64_t>());
+        watch.bar = false;
+        const auto began = std::chrono::steady_clock::now();
+        const auto stepped = cli::step_and_read(client_, lead_, ticks, watch);
+        // After a takeover, ours: the new lead's step began at its checkpoint.
+        const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        last_step_seconds_ = stepped.took_over ? ours : stepped.progress.value("last_step_seconds", ours);
+        read_through(stepped.progress["completed"].get<std::int64_t>());
     }
 
     json command(const std::string& name) {
@@ -291,6 +290,7 @@ private:
 
     cli::client_options client_;
     std::optional<cli::cluster_session> session_;
+    cli::step_watch watch_;  // where the run may be taken over
     std::string dir_, lead_;
     json summary_;
     std::int64_t start_ = 0, completed_ = -1;

@@ -1,5 +1,14 @@
 # Runs on real local clusters: the Python layer gives the command line's bits, and leaves
 # no process behind.
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -131,3 +140,51 @@ def test_partition_and_generate(tmp):
     assert json.loads(cli_report)["edge_cut"] == metrics["edge_cut"]
     assignment, metrics = dnnc.partition(dnnc.load(CUBA), parts=2)
     assert assignment.shape == (4000,)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_run_goes_on_when_its_lead_is_killed(tmp, monkeypatch):
+    # A quarter-size Brunel network, recording 200 neurons, on three linked nodes that
+    # checkpoint every 2,000 ticks; its lead is killed once the run is past tick 5,000.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp))  # the nodes' checkpoints
+    ports = [free_port() for _ in range(3)]
+    cluster = '<cluster lead="a">%s<link from="a" to="b"/><link from="b" to="c"/><link from="a" to="c"/></cluster>' % "".join(
+        '<node id="%s" port="%d"/>' % node for node in zip("abc", ports))
+    with open(example("brunel/brunel_small.xml")) as f:
+        text = re.sub(r"<cluster[\s\S]*</cluster>", cluster, f.read())
+    text = re.sub(r"<run [^>]*/>", '<run sync="lockstep" send="nonzero" probes="2" heartbeat-timeout="400" checkpoint-every="2000"/>', text)
+    doc = tmp / "brunel.xml"
+    doc.write_text(text.replace("<output ", '<record neurons="E[0:200]"/>\n<output ', 1))
+    out, spikes = tmp / "out.csv", tmp / "spikes.csv"
+    cli("run", doc, "--ticks", 30000, "--output", out, "--spikes", spikes)
+    _, _, expected = read_outputs_csv(out)
+
+    secret = tmp / "secret"
+    secret.write_text(secrets.token_hex(32) + "\n")
+    secret.chmod(0o600)
+    lead = "127.0.0.1:%d" % ports[0]
+
+    def kill_the_lead_past_tick_5000():
+        while True:
+            status = cli("status", "--lead", lead, "--secret-file", secret, "--json", check=False)
+            if status.returncode == 0 and json.loads(status.stdout).get("tick", 0) > 5000:
+                os.kill(json.loads(status.stdout)["pid"], signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    with dnnc.Simulation(str(doc), secret_file=secret) as sim:
+        killer = threading.Thread(target=kill_the_lead_past_tick_5000)
+        killer.start()
+        sim.run(30000)
+        killer.join()
+        assert sim.lead != lead  # the standby took over
+        assert sim.outputs().tobytes() == expected.tobytes()
+        t_ms, population, index = sim.spikes()
+        rows = ["%.10g,%s,%d" % r for r in zip(t_ms.tolist(), population.tolist(), index.tolist())]
+        with open(spikes) as f:
+            assert f.read().splitlines()[1:] == rows

@@ -145,53 +145,18 @@ int run_run(const run_options& o) {
             outputs.emplace(client, lead, summary["tick"].get<std::int64_t>(), out_file, /*raster=*/false);
         }
         const auto run_start = std::chrono::steady_clock::now();
-        const auto reply = control(client, lead, {{"command", "step"}, {"ticks", o.ticks}});
-        const auto target = reply["target"].get<std::int64_t>();
-        bool took_over = false;
-        // Spikes and outputs are read while the run goes, every half second: often enough
-        // that the lead holds few, seldom enough that reading them takes little from the nodes.
-        auto last_read = std::chrono::steady_clock::now();
-        auto read_some = [&] {
-            if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
-            if (spikes) spikes->read();
-            if (outputs) outputs->read();
-            last_read = std::chrono::steady_clock::now();
-        };
-        while (true) {
-            try {
-                progress = wait_for_tick(client, lead, target, &interrupted, read_some);
-                break;
-            } catch (const io_error& e) {
-                if (interrupted) throw;
-                // The lead is gone: its standby takes the run over from the last checkpoint
-                // and goes on stepping to the target; the readers go on where they were.
-                std::cerr << "dnnc: the lead at " << lead << " stopped answering (" << e.what() << "); waiting for its standby\n";
-                std::vector<std::string> addresses;
-                for (const auto& n : doc.clu->nodes) addresses.push_back(n.host + ":" + std::to_string(n.port));
-                const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
-                lead = find_new_lead(client, addresses, lead, doc.net->name,
-                                     std::chrono::milliseconds(static_cast<long>(timeout_ms) + 60000));
-                std::cerr << "dnnc: " << lead << " took over the run\n";
-                // The summary names the nodes that ran to the end.
-                const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
-                json nodes = json::array();
-                for (const auto& n : st["nodes"]) nodes.push_back({{"id", n["id"]}, {"neurons", n["neurons"]}});
-                summary["nodes"] = nodes;
-                took_over = true;
-                if (spikes) spikes->follow(lead);
-                if (outputs) outputs->follow(lead);
-                const auto now = control(client, lead, {{"command", "progress"}});
-                const auto done = now["completed"].get<std::int64_t>();
-                if (now["state"] == "frozen" && done < target) control(client, lead, {{"command", "step"}, {"ticks", target - done}});
-            } catch (const error&) {
-                if (!interrupted) throw;
-                // Interrupted: the files get every row complete now (a network frozen before
-                // the interruption, as dnnc-node --mpi does, loses none).
-                const auto last = control(client, lead, {{"command", "progress"}})["completed"].get<std::int64_t>();
-                if (spikes) spikes->read_through(last);
-                if (outputs) outputs->read_through(last);
-                throw;
-            }
+        auto watch = takeover_watch(doc);
+        watch.spikes = spikes ? &*spikes : nullptr;
+        watch.outputs = outputs ? &*outputs : nullptr;
+        watch.interrupted = &interrupted;
+        const auto stepped = step_and_read(client, lead, o.ticks, watch);
+        progress = stepped.progress;
+        const bool took_over = stepped.took_over;
+        if (took_over) {  // the summary names the nodes that ran to the end
+            const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
+            json nodes = json::array();
+            for (const auto& n : st["nodes"]) nodes.push_back({{"id", n["id"]}, {"neurons", n["neurons"]}});
+            summary["nodes"] = nodes;
         }
         // The lead's own time for the step (from its grant to the last row), else ours,
         // which is only as fine as our polling.
@@ -200,14 +165,10 @@ int run_run(const run_options& o) {
         run_seconds = took_over ? ours : progress.value("last_step_seconds", ours);
         const auto last = progress["completed"].get<std::int64_t>();
         if (spikes) {
-            spikes->read_through(last);
             populations = spikes->rates(last + 1 - summary["tick"].get<std::int64_t>());
             spikes_lost = spikes->lost();
         }
-        if (outputs) {
-            outputs->read_through(last);
-            rows_missed = outputs->missed();
-        }
+        if (outputs) rows_missed = outputs->missed();
         if (!o.report.empty())
             final_status = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
     }

@@ -1,5 +1,7 @@
 #include "local_run.hpp"
 
+#include "dnnc/protocol/frame.hpp"
+
 #include <filesystem>
 #include <iostream>
 
@@ -37,6 +39,64 @@ std::vector<int> cluster_session::pids() const {
     std::vector<int> list;
     for (const auto& n : cluster_.nodes) list.push_back(n.pid);
     return list;
+}
+
+step_watch takeover_watch(const protocol::document& doc) {
+    step_watch watch;
+    if (doc.clu)
+        for (const auto& n : doc.clu->nodes) watch.nodes.push_back(n.host + ":" + std::to_string(n.port));
+    if (doc.net) watch.network = doc.net->name;
+    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+    watch.takeover_patience = std::chrono::milliseconds(static_cast<long>(timeout_ms) + 60000);
+    return watch;
+}
+
+step_outcome step_and_read(const client_options& o, std::string& lead, std::int64_t ticks, const step_watch& watch) {
+    const auto reply = control(o, lead, {{"command", "step"}, {"ticks", ticks}});
+    if (reply.contains("error")) throw error(reply["error"].get<std::string>());
+    const auto target = reply["target"].get<std::int64_t>();
+    step_outcome outcome;
+    // Spikes and outputs are read while the run goes, every half second: often enough that
+    // the lead holds few, seldom enough that reading them takes little from the nodes.
+    auto last_read = std::chrono::steady_clock::now();
+    auto read_some = [&] {
+        if (watch.each_poll) watch.each_poll();
+        if (std::chrono::steady_clock::now() - last_read < std::chrono::milliseconds(500)) return;
+        if (watch.spikes) watch.spikes->read();
+        if (watch.outputs) watch.outputs->read();
+        last_read = std::chrono::steady_clock::now();
+    };
+    auto read_through = [&](std::int64_t last) {
+        if (watch.spikes) watch.spikes->read_through(last);
+        if (watch.outputs) watch.outputs->read_through(last);
+    };
+    while (true) {
+        try {
+            outcome.progress = wait_for_tick(o, lead, target, watch.interrupted, read_some, watch.bar);
+            break;
+        } catch (const io_error& e) {
+            if ((watch.interrupted && *watch.interrupted) || watch.nodes.empty()) throw;
+            // The lead is gone: its standby takes the run over from the last checkpoint and
+            // goes on stepping to the target; the readers go on where they were.
+            std::cerr << "dnnc: the lead at " << lead << " stopped answering (" << e.what() << "); waiting for its standby\n";
+            lead = find_new_lead(o, watch.nodes, lead, watch.network, watch.takeover_patience);
+            std::cerr << "dnnc: " << lead << " took over the run\n";
+            outcome.took_over = true;
+            if (watch.spikes) watch.spikes->follow(lead);
+            if (watch.outputs) watch.outputs->follow(lead);
+            const auto now = control(o, lead, {{"command", "progress"}});
+            const auto done = now["completed"].get<std::int64_t>();
+            if (now["state"] == "frozen" && done < target) control(o, lead, {{"command", "step"}, {"ticks", target - done}});
+        } catch (const error&) {
+            if (!watch.interrupted || !*watch.interrupted) throw;
+            // Interrupted: the readers get every row complete now (a network frozen before
+            // the interruption, as dnnc-node --mpi does, loses none).
+            read_through(control(o, lead, {{"command", "progress"}})["completed"].get<std::int64_t>());
+            throw;
+        }
+    }
+    read_through(outcome.progress["completed"].get<std::int64_t>());
+    return outcome;
 }
 
 }  // namespace dnnc::cli
