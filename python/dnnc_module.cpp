@@ -4,13 +4,13 @@
 // uses (local clusters, submit, step, output and spike readers). Outputs and spikes reach
 // NumPy as arrays over C++ buffers, and the GIL is released while nodes start and ticks run.
 #include "client.hpp"
+#include "generate.hpp"
 #include "local_run.hpp"
 #include "spike_reader.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/partitioner/assign.hpp"
-#include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/plan/counts.hpp"
@@ -464,23 +464,37 @@ PYBIND11_MODULE(_dnnc, m) {
           py::arg("strategy") = "multilevel", py::arg("imbalance") = 0.03, py::arg("seed") = 1,
           "Partitions a METIS graph or a DNNC network; returns (node of every vertex or neuron, metrics).");
 
-    m.def("generate_metis", [](const std::string& kind, const py::dict& p, std::uint64_t seed, const std::string& path) {
-        namespace dp = partitioner;
-        auto get = [&](const char* key) { return p[key]; };
-        dp::graph g;
-        if (kind == "erdos-renyi") g = dp::erdos_renyi(get("n").cast<std::size_t>(), get("p").cast<double>(), seed);
-        else if (kind == "sbm") g = dp::stochastic_block_model(get("blocks").cast<std::vector<std::size_t>>(), get("p_in").cast<double>(), get("p_out").cast<double>(), seed);
-        else if (kind == "watts-strogatz") g = dp::watts_strogatz(get("n").cast<std::size_t>(), get("k").cast<std::size_t>(), get("beta").cast<double>(), seed);
-        else if (kind == "barabasi-albert") g = dp::barabasi_albert(get("n").cast<std::size_t>(), get("m").cast<std::size_t>(), seed);
-        else if (kind == "grid2d") { const auto d = get("dims").cast<std::vector<std::size_t>>(); g = dp::grid_2d(d.at(0), d.at(1)); }
-        else if (kind == "grid3d") { const auto d = get("dims").cast<std::vector<std::size_t>>(); g = dp::grid_3d(d.at(0), d.at(1), d.at(2)); }
-        else if (kind == "random-geometric") g = dp::random_geometric(get("n").cast<std::size_t>(), get("radius").cast<double>(), seed);
-        else if (kind == "feed-forward") g = dp::layered_feed_forward(get("layers").cast<std::vector<std::size_t>>(), get("p").cast<double>(), seed);
-        else throw usage_error("unknown kind " + kind);
-        dp::write_metis(g, path);
+    m.def("generate", [](const std::string& kind, const py::dict& params, std::uint64_t seed, const std::string& path,
+                         const std::string& name) {
+        // What dnnc gen does, the parameters named as its options are (p_in: --p-in).
+        cli::gen_options o;
+        o.kind = kind;
+        o.output = path;
+        o.name = name;
+        o.seed = seed;
+        for (const auto& [key, value] : params) {
+            auto option = key.cast<std::string>();
+            std::replace(option.begin(), option.end(), '_', '-');
+            option = "--" + option;
+            if (option == "--n") o.n = value.cast<std::size_t>();
+            else if (option == "--p") o.p = value.cast<double>();
+            else if (option == "--degree") o.degree = value.cast<double>();
+            else if (option == "--blocks") o.blocks = value.cast<std::vector<std::size_t>>();
+            else if (option == "--p-in") o.p_in = value.cast<double>();
+            else if (option == "--p-out") o.p_out = value.cast<double>();
+            else if (option == "--k") o.k = value.cast<std::size_t>();
+            else if (option == "--beta") o.beta = value.cast<double>();
+            else if (option == "--m") o.m = value.cast<std::size_t>();
+            else if (option == "--dims") o.dims = value.cast<std::vector<std::size_t>>();
+            else if (option == "--radius") o.radius = value.cast<double>();
+            else if (option == "--layers") o.layers = value.cast<std::vector<std::size_t>>();
+            else throw usage_error("generate: unknown parameter '" + key.cast<std::string>() + "'");
+            o.given.insert(option);
+        }
+        const auto g = cli::write_generated(o);
         return py::make_tuple(g.vertex_count(), g.edge_count());
-    }, py::arg("kind"), py::arg("params"), py::arg("seed"), py::arg("path"),
-       "Writes a synthetic graph as a METIS file; returns (vertices, edges).");
+    }, py::arg("kind"), py::arg("params"), py::arg("seed"), py::arg("path"), py::arg("name"),
+       "Writes a synthetic graph as a METIS .graph file or a DNNC .xml network, as dnnc gen does; returns (vertices, edges).");
 
     py::class_<simulation>(m, "Simulation", "A network on a cluster (see dnnc.Simulation).")
         .def(py::init([](const std::string& text, const std::string& file, const std::string& snapshot, int nodes,

@@ -484,17 +484,21 @@ _KINDS = {"er": "erdos-renyi", "ws": "watts-strogatz", "ba": "barabasi-albert", 
           "ff": "feed-forward"}
 
 
-def generate(kind, path=None, seed=1, **params):
-    """Writes a synthetic graph as a METIS ``.graph`` file, as ``dnnc gen`` does, and
-    returns its path (a new temporary file when ``path`` is not given).
+def generate(kind, path=None, seed=1, name=None, **params):
+    """Writes a synthetic graph, as ``dnnc gen`` does, and returns its path: a METIS
+    ``.graph`` file, or a DNNC network when ``path`` ends in ``.xml`` (synapses from the
+    lower neuron id to the higher one; ``name``: the network's, by default the kind). Without
+    ``path``, a new temporary ``.graph`` file.
 
-    Kinds and parameters: ``erdos-renyi`` (``n``, ``p``), ``sbm`` (``blocks``, ``p_in``,
-    ``p_out``), ``watts-strogatz`` (``n``, ``k``, ``beta``), ``barabasi-albert`` (``n``,
-    ``m``), ``grid2d`` / ``grid3d`` (``dims``), ``random-geometric`` (``n``, ``radius``),
-    ``feed-forward`` (``layers``, ``p``); short names ``er``, ``ws``, ``ba``, ``rgg``, ``ff``."""
+    Kinds and parameters: ``erdos-renyi`` (``n``, ``p`` or ``degree``), ``sbm`` (``blocks``,
+    ``p_in``, ``p_out``), ``watts-strogatz`` (``n``, ``k``, ``beta``), ``barabasi-albert``
+    (``n``, ``m``), ``grid2d`` / ``grid3d`` (``dims``), ``random-geometric`` (``n``,
+    ``radius`` or ``degree``), ``feed-forward`` (``layers``, ``p``); short names ``er``,
+    ``ws``, ``ba``, ``rgg``, ``ff``. A parameter missing, extra or both of a pair raises
+    :class:`UsageError` with ``dnnc gen``'s message."""
     kind = _KINDS.get(kind, kind)
     if path is None:
         fd, path = tempfile.mkstemp(prefix="dnnc-%s-" % kind, suffix=".graph")
         os.close(fd)
-    _dnnc.generate_metis(kind, params, int(seed), os.fspath(path))
+    _dnnc.generate(kind, params, int(seed), os.fspath(path), name or "")
     return path

@@ -136,10 +136,31 @@ def test_partition_and_generate(tmp):
     assert assignment.shape == (400,) and set(assignment.tolist()) == {0, 1, 2, 3}
     assert metrics["edge_cut"] > 0 and metrics["max_imbalance"] <= 1.03 + 1e-9
     cli_report = cli("partition", graph, "--parts", 4, "--json").stdout
-    import json
     assert json.loads(cli_report)["edge_cut"] == metrics["edge_cut"]
     assignment, metrics = dnnc.partition(dnnc.load(CUBA), parts=2)
     assert assignment.shape == (4000,)
+
+
+@pytest.mark.parametrize("suffix", [".graph", ".xml"])
+def test_generate_writes_what_dnnc_gen_writes(tmp, suffix):
+    ours = dnnc.generate("er", path=str(tmp / ("ours" + suffix)), seed=7, n=300, degree=6, name="random")
+    cli("gen", "er", "--n", 300, "--degree", 6, "--seed", 7, "--name", "random", "-o", tmp / ("theirs" + suffix))
+    with open(ours) as a, open(tmp / ("theirs" + suffix)) as b:
+        assert a.read() == b.read()
+    if suffix == ".xml":
+        net = dnnc.load(ours)
+        assert net.name == "random"
+
+
+def test_generate_refuses_what_dnnc_gen_refuses(tmp):
+    with pytest.raises(dnnc.UsageError, match="--p or --degree is required"):
+        dnnc.generate("er", path=str(tmp / "g.graph"), n=10)
+    with pytest.raises(dnnc.UsageError, match="give --p or --degree, not both"):
+        dnnc.generate("er", path=str(tmp / "g.graph"), n=10, p=0.1, degree=2)
+    with pytest.raises(dnnc.UsageError, match="unknown parameter 'colour'"):
+        dnnc.generate("er", path=str(tmp / "g.graph"), n=10, p=0.1, colour=2)
+    with pytest.raises(dnnc.UsageError, match="must end in .graph"):
+        dnnc.generate("er", path=str(tmp / "g.txt"), n=10, p=0.1)
 
 
 def free_port():
