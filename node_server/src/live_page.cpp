@@ -193,7 +193,9 @@ function drawRaster(newest){
       ++dots;
     }
   }
-  c.dataset.dots = dots;  // what the raster shows, for a reader of the DOM
+  c.dataset.dots = dots;  // what the raster shows, and where it is on the page, for a reader of the DOM
+  const b = c.getBoundingClientRect();
+  c.dataset.rect = [b.left + scrollX, b.top + scrollY, b.width, b.height].map(Math.round).join(",");
 }
 function drawRates(){
   const c = $("rates"), g = c.getContext("2d"), W = c.width, H = c.height;

@@ -5,6 +5,7 @@
 // closed connection while the node and its run go on. With Chromium installed, a headless
 // browser loads the page and shows the cluster and a moving tick.
 #include "cluster_fixture.hpp"
+#include "png_image.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/read.hpp>
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include <sys/socket.h>
@@ -116,6 +118,39 @@ std::int64_t tick_of(int port, const std::string& auth) {
 
 bool has_chromium() { return run_command("command -v chromium").exit_code == 0; }
 
+// ?poll: status by polling, since an open event stream keeps virtual time from running out.
+const std::string chromium = "timeout 60 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=3000 ";
+
+// The raster as a screenshot of the page shows it: how many pixels inside the raster's
+// canvas are drawn in a colour. The canvas's background is white and the groups' separators
+// and names grey, so only the spikes' dots count. The page writes the canvas's place into
+// its data-rect attribute; a second load in a window of the same size lays the page out alike.
+std::size_t raster_pixels_in_colour(const std::string& url, const scratch_dir& dir) {
+    const std::string window = "--window-size=1280,1400 ";
+    const auto dom = run_command(chromium + window + "--dump-dom " + url);
+    const auto rect_at = dom.out.find("data-rect=\"");
+    INFO(dom.out);
+    REQUIRE(rect_at != std::string::npos);
+    std::uint32_t x = 0, y = 0, w = 0, h = 0;
+    REQUIRE(std::sscanf(dom.out.c_str() + rect_at + 11, "%u,%u,%u,%u", &x, &y, &w, &h) == 4);
+    const auto file = (dir.path / "page.png").string();
+    const auto shot = run_command(chromium + window + "--screenshot=" + file + " " + url);
+    INFO(shot.err);
+    REQUIRE(shot.exit_code == 0);
+    const auto image = read_png(file);
+    REQUIRE(w > 100);
+    REQUIRE(h > 20);
+    REQUIRE(x + w <= image.width);
+    REQUIRE(y + h <= image.height);
+    std::size_t coloured = 0;
+    for (auto row = y + 2; row + 2 < y + h; ++row)  // inside the canvas's border
+        for (auto col = x + 2; col + 2 < x + w; ++col) {
+            const auto* p = image.at(col, row);
+            if (std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) > 60) ++coloured;
+        }
+    return coloured;
+}
+
 }  // namespace
 
 TEST_CASE("the lead's live page serves status, control, events and spikes, behind its token, and survives bad requests") {
@@ -163,6 +198,12 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     REQUIRE(over_http.status == 200);
     CHECK(steady_part(json::parse(over_http.body)) == steady_part(status_of(ports[0])));
     CHECK(http_get(http, "/api/status", "Authorization: Bearer " + secret + "\r\n").status == 200);
+
+    // Before the network starts, a screenshot's raster has no dot: the check below that it
+    // has some can fail.
+    const bool browser = has_chromium();
+    const auto url = "'http://" + address + "/?poll&token=" + token + "'";
+    if (browser) CHECK(raster_pixels_in_colour(url, dir) < 20);
 
     // The clock from the page.
     auto answer = http_post(http, "/api/control", R"({"command":"start"})", bearer);
@@ -262,14 +303,11 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
 
     // A real browser, when there is one: the page shows every node and population and a
     // tick that moves.
-    if (!has_chromium()) {
+    if (!browser) {
         WARN("SKIP: chromium is not installed (scripts/setup.sh installs it); the browser check did not run");
         return;
     }
-    // ?poll: status by polling, since an open event stream keeps virtual time from running out.
-    const auto chromium = "timeout 60 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=3000 ";
-    const auto url = "'http://" + address + "/?poll&token=" + token + "'";
-    const auto dom = run_command(std::string(chromium) + "--dump-dom " + url);
+    const auto dom = run_command(chromium + "--dump-dom " + url);
     INFO(dom.err);
     REQUIRE(dom.exit_code == 0);
     for (const auto* id : {">a<", ">b<", ">E<", ">I<"}) CHECK_THAT(dom.out, Catch::Contains(id));
@@ -279,18 +317,21 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     };
     const auto first_tick = shown_tick(dom.out);
     CHECK(first_tick >= 0);
-    const auto again = run_command(std::string(chromium) + "--dump-dom " + url);
+    const auto again = run_command(chromium + "--dump-dom " + url);
     CHECK(shown_tick(again.out) > first_tick);
-    // The raster draws spikes (the canvas says how many dots it shows).
+    // The raster draws spikes: the canvas says how many dots it shows, and a screenshot
+    // shows them.
     const auto dots_at = again.out.find("data-dots=\"");
     REQUIRE(dots_at != std::string::npos);
     CHECK(std::stol(again.out.substr(dots_at + 11)) > 0);
+    const auto drawn = raster_pixels_in_colour(url, dir);
+    CHECK(drawn > 100);  // a dot is some 5 pixels; the idle page above had none
     // The page's buttons drive the clock.
-    run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/?poll&click=freeze&token=" + token + "'");
+    run_command(chromium + "--dump-dom 'http://" + address + "/?poll&click=freeze&token=" + token + "'");
     CHECK(status_of(ports[0])["state"] == "frozen");
-    run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/?poll&click=resume&token=" + token + "'");
+    run_command(chromium + "--dump-dom 'http://" + address + "/?poll&click=resume&token=" + token + "'");
     CHECK(status_of(ports[0])["state"] == "running");
-    const auto refused = run_command(std::string(chromium) + "--dump-dom 'http://" + address + "/'");
+    const auto refused = run_command(chromium + "--dump-dom 'http://" + address + "/'");
     CHECK_THAT(refused.out, Catch::Contains("needs its token"));
 }
 
