@@ -318,7 +318,7 @@ void lead_run::replicate_spikes(std::int64_t before) {
 
 void lead_run::replicate_rows(std::int64_t before) {
     if (!links_.replicate) return;
-    // In pieces of about 8 MiB, each a frame of its own.
+    // In pieces of about replica_piece_bytes, each a frame of its own.
     while (true) {
         json header;
         std::string body;
@@ -328,13 +328,13 @@ void lead_run::replicate_rows(std::int64_t before) {
             const auto end = std::min(before, rows_.end());
             if (from >= end) return;
             const std::size_t row_bytes = rows_.width() * sizeof(float);
-            const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, (8u << 20) / std::max<std::size_t>(1, row_bytes)));
+            const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, replica_piece_bytes / std::max<std::size_t>(1, row_bytes)));
             body.reserve(static_cast<std::size_t>(count) * row_bytes);
             for (auto t = from; t < from + count; ++t) {
                 const auto row = rows_.row(t);
                 body.append(reinterpret_cast<const char*>(row.data()), row_bytes);
             }
-            header = {{"kind", "rows"}, {"start", rows_.start()}, {"from", from}, {"width", rows_.width()}};
+            header = {{"kind", "rows"}, {"start", rows_.start()}, {"from", from}, {"count", count}, {"width", rows_.width()}};
             replicated_end_ = from + count;
         }
         links_.replicate(header, body);
