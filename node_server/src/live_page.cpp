@@ -2,6 +2,8 @@
 // http_server. It reads /api/events (status, a few times a second) and polls /api/spikes for
 // the raster and the rates; its buttons post to /api/control. Nothing is fetched from
 // elsewhere. The token, when the page was opened with ?token=, goes with every request.
+// On a node that does not lead, it shows that node's status and links to the lead's page;
+// when the lead stops answering, it moves to its standby's page (docs/live.md).
 #include "http_server.hpp"
 
 namespace dnnc::node_server {
@@ -28,6 +30,7 @@ button:hover{background:#eef}
 canvas{width:100%;background:#fff;border:1px solid #eee}
 .wide{grid-column:1 / span 2}
 #error{color:#b00020}
+#elsewhere a{color:#ffd479}
 </style></head>
 <body>
 <header><h1>dnnc <span id="network">-</span></h1>
@@ -38,7 +41,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <span>ticks/s <span class="v" id="tps">-</span></span>
 <span>real-time factor <span class="v" id="rtf">-</span></span>
 <span>signals/s <span class="v" id="sps">-</span></span>
-<span id="error"></span></header>
+<span id="error"></span><span id="elsewhere"></span></header>
 <main>
 <section><h2>Clock</h2>
 <button id="b-resume">Start / resume</button><button id="b-freeze">Freeze</button>
@@ -64,8 +67,30 @@ function esc(s){return String(s).replace(/[&<>"']/g,c=>({"&":"&amp;","<":"&lt;",
 function fmt(x,d){return (x===undefined||x===null)?"-":Number(x).toFixed(d);}
 function logEvent(text){const e=$("events");e.textContent=new Date().toLocaleTimeString()+"  "+text+"\n"+e.textContent;}
 
+// Another node's page, opened as this one was (the same token opens it), without ?click.
+function pageAt(address){
+  const p = new URLSearchParams(location.search); p.delete("click");
+  return "http://" + address + "/?" + p.toString();
+}
+// When the lead stops answering, the page moves to its standby's page, which shows the run
+// again once the standby has taken over.
+let standbyPage = null, answeredAt = performance.now();
+function answered(s){
+  answeredAt = performance.now();
+  if (s.role !== "lead") return;
+  const n = (s.nodes || []).find(n => n.id === s.standby_node);
+  standbyPage = n && n.page ? n.page : null;
+}
+function followLead(){
+  if (standbyPage && performance.now() - answeredAt > 2000) location.replace(pageAt(standbyPage));
+}
+
 function showStatus(s){
+  answered(s);
   if (s.error && !s.nodes) { $("error").textContent = s.error; return; }
+  const link = address => "<a href=\"" + esc(pageAt(address)) + "\">its page</a>";
+  $("elsewhere").innerHTML = s.role === "lead" ? (standbyPage ? "standby " + esc(s.standby_node) + ", " + link(standbyPage) : "")
+    : s.lead ? "not the lead: the lead is " + esc(s.lead) + (s.lead_page ? ", " + link(s.lead_page) : "") : "";
   $("network").textContent = s.network || "-";
   $("node").textContent = s.node || "-";
   $("state").textContent = s.state || "-";
@@ -248,6 +273,7 @@ async function first(){
     events.onerror = () => { $("error").textContent = "connection to the node lost; retrying"; };
   }
   setInterval(pollSpikes, 500); pollSpikes();
+  setInterval(followLead, 500);
   if (pressed && $("b-" + pressed)) $("b-" + pressed).click();
 }
 first();
