@@ -170,11 +170,10 @@ function showPartition(s){
   $("cut").textContent = s.edge_cut !== undefined ? "edge cut " + s.edge_cut + ", imbalance " + fmt(s.imbalance, 3) : "";
 }
 
-// Raster and rates: the spikes of the last `window` ticks, a sample of at most `perGroup`
-// neurons of each recorded group.
-const window_ = 1000, perGroup = 50;
+// Raster and rates: the spikes of the last `window` ticks of the lead's sample of each
+// recorded group (every g.every-th neuron, at most 50; rates per sampled neuron).
+const window_ = 1000;
 let spikes = [], groups = [], nextFrom = 0, rateHistory = [];
-function sampleOf(g){ return Math.max(1, Math.ceil(g.size / perGroup)); }
 async function pollSpikes(){
   try {
     const r = await fetch("/api/spikes?from=" + nextFrom + (q ? "&" + q : ""), {headers: auth});
@@ -183,7 +182,7 @@ async function pollSpikes(){
     groups = d.groups || [];
     if (d.dt) dt = d.dt;
     if (!d.recording) { $("raster-note").textContent = "(the network records no spikes: add <record> to it)"; }
-    else $("raster-note").textContent = "(a sample of at most " + perGroup + " neurons per population, last " + window_ + " ticks)";
+    else $("raster-note").textContent = "(a sample of at most 50 neurons per population, last " + window_ + " ticks)";
     const fresh = d.spikes.filter(t => t[0] >= nextFrom);
     spikes = spikes.concat(fresh);
     const newest = d.completed;
@@ -192,7 +191,7 @@ async function pollSpikes(){
       const ticks = Math.max(1, newest + 1 - nextFrom);
       const counts = groups.map(() => 0);
       for (const [, ns] of fresh) for (const n of ns) { const k = groups.findIndex(g => n >= g.first && n < g.first + g.size); if (k >= 0) counts[k]++; }
-      if (newest >= nextFrom && nextFrom > 0) rateHistory.push(counts.map((c, k) => c / Math.max(1, groups[k].recorded) / (ticks * dt / 1000)));
+      if (newest >= nextFrom && nextFrom > 0) rateHistory.push(counts.map((c, k) => c / Math.max(1, groups[k].sampled) / (ticks * dt / 1000)));
       if (rateHistory.length > 240) rateHistory.shift();
       nextFrom = newest + 1;
     }
@@ -202,7 +201,7 @@ async function pollSpikes(){
 function drawRaster(newest){
   const c = $("raster"), g = c.getContext("2d"), W = c.width, H = c.height;
   g.fillStyle = "#fff"; g.fillRect(0, 0, W, H);
-  const rows = groups.map(gr => Math.min(perGroup, gr.size));
+  const rows = groups.map(gr => Math.ceil(gr.size / gr.every));
   const total = Math.max(1, rows.reduce((a, b) => a + b, 0));
   let y0 = 0; const offsets = rows.map(r => { const o = y0; y0 += r; return o; });
   g.font = "11px sans-serif";
@@ -212,9 +211,8 @@ function drawRaster(newest){
     const x = W - (newest - t + 1) / window_ * W;
     for (const n of ns) {
       const k = groups.findIndex(gr => n >= gr.first && n < gr.first + gr.size); if (k < 0) continue;
-      const i = n - groups[k].first, s = sampleOf(groups[k]); if (i % s) continue;
       g.fillStyle = colors[k % colors.length];
-      g.fillRect(x, (offsets[k] + i / s) / total * H, 2, Math.max(1.5, H / total * 0.8));
+      g.fillRect(x, (offsets[k] + (n - groups[k].first) / groups[k].every) / total * H, 2, Math.max(1.5, H / total * 0.8));
       ++dots;
     }
   }

@@ -250,12 +250,22 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     CHECK(http_get(http, "/api/snapshot", bearer).status == 409);  // only of a frozen network
 
     // The spikes, watched without draining them: `dnnc output --spikes` still gets them.
-    http_get(http, "/api/spikes?from=0", bearer);  // the lead keeps recent spikes from now on
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // The lead always keeps the recent spikes of the raster's sample (every k-th neuron, at
+    // most 50 a group), so the first read, long after the run began, has them at once.
     const auto spikes = json::parse(http_get(http, "/api/spikes?from=0", bearer).body);
     CHECK(spikes["recording"] == true);
-    CHECK(spikes["groups"].size() == 2);
-    CHECK_FALSE(spikes["spikes"].empty());
+    REQUIRE(spikes["groups"].size() == 2);
+    CHECK(spikes["groups"][0]["every"] == 13);  // E: 640 neurons, 50 of them
+    CHECK(spikes["groups"][0]["sampled"] == 50);
+    CHECK(spikes["groups"][1]["every"] == 4);   // I: 160 neurons, 40 of them
+    CHECK(spikes["groups"][1]["sampled"] == 40);
+    REQUIRE_FALSE(spikes["spikes"].empty());
+    CHECK(spikes["completed"].get<std::int64_t>() - spikes["spikes"][0][0].get<std::int64_t>() > 200);  // from before this read
+    for (const auto& [tick, neurons] : spikes["spikes"].get<std::vector<std::pair<std::int64_t, std::vector<std::uint32_t>>>>())
+        for (const auto n : neurons) {
+            const auto& g = spikes["groups"][n < 640 ? 0 : 1];
+            CHECK((n - g["first"].get<std::uint32_t>()) % g["every"].get<std::uint32_t>() == 0);
+        }
     const auto before_reading = tick_of(http, bearer);
     const auto read = run_command(dnnc_binary() + " output --spikes --lead " + at(ports[0]));
     INFO(read.err);
