@@ -723,8 +723,8 @@ void lead::describe(json& s) {
             entry["completed"] = progress["nodes"][v]["completed"];
             entry["signals_sent"] = progress["nodes"][v]["sent"];
         }
-        const auto& page = v == topo.lead() ? page_ : state_->pages[v];
-        if (!page.empty()) entry["page"] = reachable_page(page, n.host);
+        const auto page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
+        if (!page.empty()) entry["page"] = page;
         if (!alive) {
             entry["error"] = state_->last_error[v];
             dead.push_back(n.id);

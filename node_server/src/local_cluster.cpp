@@ -182,9 +182,9 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     const auto owned_client = client_of(cluster);
     peer_client& client = *owned_client;
     const std::string lead_id = clu.lead.empty() && !clu.nodes.empty() ? clu.nodes.front().id : clu.lead;
-    // Every node serves the page, so that the standby has it when it takes over; the lead's
-    // is on the port asked for.
-    int next_page_port = options.http_port > 0 ? options.http_port + 1 : options.http_port;
+    // Every node serves the page, so that the standby has one when it takes over: the lead
+    // on the port asked for, the others on the ports after it (or each a free one, with 0).
+    int next_page_port = options.http_port + 1;
     try {
         for (const auto* node : local) {
             const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
@@ -192,7 +192,7 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
                 throw io_error("node '" + node->id + "': something already answers on " + at.text() +
                                " (a cluster still up? try `dnnc cluster down`)");
             const std::string log_file = (dir / (node->id + ".log")).string();
-            const int page_port = node->id == lead_id ? options.http_port : next_page_port > 0 ? next_page_port++ : next_page_port;
+            const int page_port = options.http_port <= 0 || node->id == lead_id ? options.http_port : next_page_port++;
             cluster.nodes.push_back({node->id, at, spawn_node(launch, *node, log_file, page_port), log_file});
         }
         // Ready means: our own process answers. Another process answering on the port (one
