@@ -11,7 +11,7 @@ packages=(
   libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libopenblas0-pthread libtbb-dev catch2
   nlohmann-json3-dev libcli11-dev libssl-dev openssl libopenmpi-dev openmpi-bin slurm-wlm
   python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib
-  chromium  # the live page's browser test (tests/tools/test_cli_live.cpp)
+  chromium libpng-dev  # the live page's browser test (tests/tools/test_cli_live.cpp) and its screenshots
 )
 
 source scripts/ensure_packages.sh

@@ -38,6 +38,7 @@ struct lead::lead_state {
     std::string standby_id;
     std::shared_ptr<peer_client> replicas;  // its own connection: a replica never waits behind a clock call
     json populations;  // how each population is spread over the nodes; made by the first describe
+    std::vector<std::string> pages;  // where each node's live page is, as its heartbeat said
 };
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
@@ -531,7 +532,7 @@ json lead::submit(const std::string& payload, bool replace) {
     plan.doc.state.reset();
     plan::topology topo(*plan.doc.clu);
     auto state = std::make_shared<lead_state>(
-        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json()});
+        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json(), {}});
     state->times = measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
@@ -569,6 +570,7 @@ json lead::submit(const std::string& payload, bool replace) {
     state->last_seen.assign(state->topo.node_count(), state->since);
     state->last_error.assign(state->topo.node_count(), {});
     state->waiting.assign(state->topo.node_count(), nullptr);
+    state->pages.assign(state->topo.node_count(), {});
     std::vector<std::string> hashes;
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
     const lead_run::storage storage{options_.output_memory, (std::filesystem::path(options_.state_dir) / "checkpoints").string()};
@@ -604,6 +606,15 @@ json lead::submit(const std::string& payload, bool replace) {
 
 // ---- heartbeats ----
 
+namespace {
+// A page served on every address (0.0.0.0, ::) is reached at its node's host.
+std::string reachable_page(const std::string& page, const std::string& host) {
+    for (const std::string any : {"0.0.0.0:", ":::", "[::]:"})
+        if (page.rfind(any, 0) == 0) return host + ":" + page.substr(any.size());
+    return page;
+}
+}  // namespace
+
 void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
     std::lock_guard<std::mutex> guard(mutex_);
     state_ = state;
@@ -611,13 +622,15 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
     const double timeout_ms =
         state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
     const auto period = std::chrono::duration<double, std::milli>(std::clamp(timeout_ms / 4, 20.0, 500.0));
+    const std::string lead_host = state->plan.doc.clu->nodes[state->topo.lead()].host;
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
         if (v == state->topo.lead()) continue;
-        heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms] {
+        heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms, lead_host] {
             peer_client pinger(options_.server.secret, protocol::default_max_payload, options_.server.tls);
             const auto& n = state->plan.doc.clu->nodes[v];
             const endpoint to{n.host, static_cast<std::uint16_t>(n.port)};
             const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2)));
+            const std::string beat_payload = page_.empty() ? "" : json{{"page", reachable_page(page_, lead_host)}}.dump();
             while (true) {
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
@@ -625,12 +638,13 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
                     if (stopping_ || generation_ != generation) return;
                 }
                 try {
-                    const auto reply = pinger.call(to, frame{message_type::heartbeat, 0, 0, {}}, wait);
+                    const auto reply = pinger.call(to, frame{message_type::heartbeat, 0, 0, beat_payload}, wait);
                     auto beat = reply.payload.empty() ? json::object() : json::parse(reply.payload);
                     std::lock_guard<std::mutex> lock(mutex_);
                     state->last_seen[v] = clock_type::now();
                     state->last_error[v].clear();
                     state->waiting[v] = beat.value("waiting", json());
+                    state->pages[v] = reachable_page(beat.value("page", std::string()), n.host);
                 } catch (const std::exception& e) {
                     std::lock_guard<std::mutex> lock(mutex_);
                     if (state->last_error[v].empty()) DNNC_LOG(warn, "heartbeat to node '" << n.id << "' failed: " << e.what());
@@ -709,6 +723,8 @@ void lead::describe(json& s) {
             entry["completed"] = progress["nodes"][v]["completed"];
             entry["signals_sent"] = progress["nodes"][v]["sent"];
         }
+        const auto page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
+        if (!page.empty()) entry["page"] = page;
         if (!alive) {
             entry["error"] = state_->last_error[v];
             dead.push_back(n.id);

@@ -52,6 +52,9 @@ public:
     nlohmann::json peek_spikes(const nlohmann::json& request);
     // status fields of the lead: the run's state and tick, the cluster, links and windows.
     void describe(nlohmann::json& status);
+    // This node's live page is at `address` (HOST:PORT): its heartbeats name it to the nodes
+    // and its status to the page. Called before the node serves frames.
+    void serve_page_at(std::string address) { page_ = std::move(address); }
     // Joins the heartbeat threads and releases the run (the node is going away).
     void shutdown();
     // This node was the silent lead's standby: it restores the replica's checkpoint onto the
@@ -100,6 +103,7 @@ private:
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads_;
+    std::string page_;  // this node's live page; empty: none
 };
 
 }  // namespace dnnc::node_server

@@ -69,6 +69,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     for (const auto& [i, cols] : columns_of_neuron) columns_of_[plan.node_of_neuron[i]].push_back(cols);
     nodes_.resize(topo.node_count());
     recording_ = !net.recorded.empty();
+    for (const auto& g : net.groups)
+        raster_every_.push_back(static_cast<std::uint32_t>(std::max<std::size_t>(1, (g.size + raster_per_group - 1) / raster_per_group)));
 }
 
 lead_run::~lead_run() { stop_ticker(); }
@@ -136,9 +138,18 @@ void lead_run::complete_rows() {
     changed_.notify_all();
 }
 
-void lead_run::recent_spikes::add(std::int64_t tick, const std::vector<std::uint32_t>& spiked) {
+bool lead_run::in_raster(std::uint32_t neuron) const {
+    const auto g = plan_.net.group_of[neuron];
+    return (neuron - plan_.net.groups[g].first) % raster_every_[g] == 0;
+}
+
+template <class InSample>
+void lead_run::recent_spikes::add(std::int64_t tick, const std::vector<std::uint32_t>& spiked, const InSample& in_sample) {
+    const auto before = neurons.size();
+    for (auto n : spiked)
+        if (in_sample(n)) neurons.push_back(n);
+    if (neurons.size() == before) return;
     ticks.push_back(tick);
-    neurons.insert(neurons.end(), spiked.begin(), spiked.end());
     ends.push_back(neurons.size());
     while (first < ticks.size() && (ticks[first] <= tick - max_peek_ticks || neurons.size() - begin_of(first) > max_peek_spikes))
         ++first;
@@ -155,8 +166,8 @@ void lead_run::recent_spikes::add(std::int64_t tick, const std::vector<std::uint
 void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons) {
     std::sort(neurons.begin(), neurons.end());
     spikes_held_ += neurons.size();
-    // A copy for watchers, only while one looks (the page asks every half second).
-    if (clock_type::now() - watched_ < std::chrono::seconds(10)) recent_.add(tick, neurons);
+    // The raster's sample, always: a window bounded by ticks and by spikes (peek_spikes).
+    recent_.add(tick, neurons, [this](std::uint32_t n) { return in_raster(n); });
     spikes_.push_back({tick, std::move(neurons)});
     // Bounded: what no client reads in time is dropped, oldest first, and counted.
     while (spikes_held_ > max_spikes_held) {
@@ -318,7 +329,7 @@ void lead_run::replicate_spikes(std::int64_t before) {
 
 void lead_run::replicate_rows(std::int64_t before) {
     if (!links_.replicate) return;
-    // In pieces of about 8 MiB, each a frame of its own.
+    // In pieces of about replica_piece_bytes, each a frame of its own.
     while (true) {
         json header;
         std::string body;
@@ -328,13 +339,13 @@ void lead_run::replicate_rows(std::int64_t before) {
             const auto end = std::min(before, rows_.end());
             if (from >= end) return;
             const std::size_t row_bytes = rows_.width() * sizeof(float);
-            const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, (8u << 20) / std::max<std::size_t>(1, row_bytes)));
+            const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, replica_piece_bytes / std::max<std::size_t>(1, row_bytes)));
             body.reserve(static_cast<std::size_t>(count) * row_bytes);
             for (auto t = from; t < from + count; ++t) {
                 const auto row = rows_.row(t);
                 body.append(reinterpret_cast<const char*>(row.data()), row_bytes);
             }
-            header = {{"kind", "rows"}, {"start", rows_.start()}, {"from", from}, {"width", rows_.width()}};
+            header = {{"kind", "rows"}, {"start", rows_.start()}, {"from", from}, {"count", count}, {"width", rows_.width()}};
             replicated_end_ = from + count;
         }
         links_.replicate(header, body);
@@ -653,18 +664,23 @@ json lead_run::spikes(const json& request) {
     }
     json reply{{"recording", recording_}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
                {"completed", completed()}, {"lost", spikes_lost_}, {"state", name(state_)}, {"dt", plan_.net.dt}};
-    if (request.value("groups", false)) {
-        const auto& net = plan_.net;
-        json groups = json::array();
-        for (std::size_t k = 0; k < net.recorded.size();) {
-            const auto& g = net.groups[net.group_of[net.recorded[k]]];
-            std::size_t in_group = 0;
-            for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k) ++in_group;
-            groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group}});
-        }
-        reply["groups"] = std::move(groups);
-    }
+    if (request.value("groups", false)) reply["groups"] = recorded_groups();
     return reply;
+}
+
+json lead_run::recorded_groups() const {
+    const auto& net = plan_.net;
+    json groups = json::array();
+    for (std::size_t k = 0; k < net.recorded.size();) {
+        const auto index = net.group_of[net.recorded[k]];
+        const auto& g = net.groups[index];
+        std::size_t in_group = 0, sampled = 0;
+        for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k, ++in_group)
+            if (in_raster(net.recorded[k])) ++sampled;
+        groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group},
+                          {"every", raster_every_[index]}, {"sampled", sampled}});
+    }
+    return groups;
 }
 
 json lead_run::peek_spikes(const json& request) {
@@ -677,7 +693,6 @@ json lead_run::peek_spikes(const json& request) {
     bool recording = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        watched_ = clock_type::now();
         done = completed();
         recording = recording_;
         const auto from = std::max(request.value("from", std::int64_t{0}), done + 1 - max_peek_ticks);
@@ -696,16 +711,8 @@ json lead_run::peek_spikes(const json& request) {
     for (std::size_t i = 0; i < tick_of.size(); ++i)
         ticks.push_back(json::array({tick_of[i], std::vector<std::uint32_t>(neurons.begin() + static_cast<std::ptrdiff_t>(i ? ends[i - 1] : 0),
                                                                            neurons.begin() + static_cast<std::ptrdiff_t>(ends[i]))}));
-    json groups = json::array();
-    const auto& net = plan_.net;
-    for (std::size_t k = 0; k < net.recorded.size();) {
-        const auto& g = net.groups[net.group_of[net.recorded[k]]];
-        std::size_t in_group = 0;
-        for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k) ++in_group;
-        groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group}});
-    }
     return json{{"recording", recording}, {"spikes", std::move(ticks)}, {"completed", done},
-                {"dt", plan_.net.dt}, {"groups", std::move(groups)}};
+                {"dt", plan_.net.dt}, {"groups", recorded_groups()}};
 }
 
 }  // namespace dnnc::node_server

@@ -127,15 +127,17 @@ public:
     // max_spikes_per_reply spikes; none with "acknowledge" (a client that stops reading says
     // what it has, so that the lead forgets it). The lead holds at most max_spikes_held spikes not yet read:
     // beyond that it drops the oldest ticks' spikes and counts them in "lost" (since the run
-    // began). "groups" lists the groups with recorded neurons and how many each has.
+    // began). "groups" lists the groups with recorded neurons (recorded_groups).
     static constexpr std::size_t max_spikes_per_reply = 1000000;
     static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
     nlohmann::json spikes(const nlohmann::json& request);
-    // The recent spikes, for a watcher (the live page), apart from those held for clients
-    // (reading these drains nothing): the lead keeps the newest max_peek_ticks ticks, at
-    // most max_peek_spikes spikes, while a watcher has asked within the last 10 s (so the
-    // first answer after a pause is empty). Answers those of ticks >= "from", with the groups.
+    // The recent spikes of the raster's sample, for a watcher (the live page), apart from
+    // those held for clients (reading these drains nothing). The sample is every k-th neuron
+    // of each recorded group, at most raster_per_group of them. The lead always keeps their
+    // spikes of the newest max_peek_ticks ticks, at most max_peek_spikes, so a page opened at
+    // any time has the recent raster at once. Answers those of ticks >= "from", with the groups.
     //   {"from": T} -> {"recording", "spikes": [[tick, [neuron...]]...], "completed", "dt", "groups"}
+    static constexpr std::size_t raster_per_group = 50;
     static constexpr std::int64_t max_peek_ticks = 2000;
     static constexpr std::size_t max_peek_spikes = 100000;
     nlohmann::json peek_spikes(const nlohmann::json& request);
@@ -193,19 +195,26 @@ private:
     std::size_t spikes_held_ = 0;
     std::int64_t spikes_lost_ = 0;
     void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
-    // The recent spikes for watchers (peek_spikes), kept while one looks: flat, so that a
-    // tick costs an append and no allocation. Tick i (from `first` on) holds the neurons
-    // [ends[i - 1], ends[i]); the dropped prefix is compacted away now and then.
+    // The raster's sample: of group g, the neurons first + k * raster_every_[g].
+    std::vector<std::uint32_t> raster_every_;
+    bool in_raster(std::uint32_t neuron) const;
+    // [{"id", "first", "size", "recorded", "every", "sampled"}...]: the groups with recorded
+    // neurons, how many each has, and the raster's sample of them (every k-th, how many).
+    nlohmann::json recorded_groups() const;
+    // The recent spikes of the raster's sample (peek_spikes): flat, so that a tick costs an
+    // append and no allocation. Tick i (from `first` on) holds the neurons
+    // [ends[i - 1], ends[i]); the dropped prefix is compacted away now and then. Ticks
+    // without a spike in the sample are left out.
     struct recent_spikes {
         std::vector<std::int64_t> ticks;
         std::vector<std::size_t> ends;
         std::vector<std::uint32_t> neurons;
         std::size_t first = 0;
         std::size_t begin_of(std::size_t i) const { return i == 0 ? 0 : ends[i - 1]; }
-        void add(std::int64_t tick, const std::vector<std::uint32_t>& spiked);
+        template <class InSample>
+        void add(std::int64_t tick, const std::vector<std::uint32_t>& spiked, const InSample& in_sample);
     };
     recent_spikes recent_;
-    std::chrono::steady_clock::time_point watched_{};
 
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
     void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause

@@ -2,6 +2,8 @@
 // http_server. It reads /api/events (status, a few times a second) and polls /api/spikes for
 // the raster and the rates; its buttons post to /api/control. Nothing is fetched from
 // elsewhere. The token, when the page was opened with ?token=, goes with every request.
+// On a node that does not lead, it shows that node's status and links to the lead's page;
+// when the lead stops answering, it moves to its standby's page (docs/live.md).
 #include "http_server.hpp"
 
 namespace dnnc::node_server {
@@ -28,6 +30,7 @@ button:hover{background:#eef}
 canvas{width:100%;background:#fff;border:1px solid #eee}
 .wide{grid-column:1 / span 2}
 #error{color:#b00020}
+#elsewhere a{color:#ffd479}
 </style></head>
 <body>
 <header><h1>dnnc <span id="network">-</span></h1>
@@ -38,7 +41,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <span>ticks/s <span class="v" id="tps">-</span></span>
 <span>real-time factor <span class="v" id="rtf">-</span></span>
 <span>signals/s <span class="v" id="sps">-</span></span>
-<span id="error"></span></header>
+<span id="error"></span><span id="elsewhere"></span></header>
 <main>
 <section><h2>Clock</h2>
 <button id="b-resume">Start / resume</button><button id="b-freeze">Freeze</button>
@@ -64,8 +67,30 @@ function esc(s){return String(s).replace(/[&<>"']/g,c=>({"&":"&amp;","<":"&lt;",
 function fmt(x,d){return (x===undefined||x===null)?"-":Number(x).toFixed(d);}
 function logEvent(text){const e=$("events");e.textContent=new Date().toLocaleTimeString()+"  "+text+"\n"+e.textContent;}
 
+// Another node's page, opened as this one was (the same token opens it), without ?click.
+function pageAt(address){
+  const p = new URLSearchParams(location.search); p.delete("click");
+  return "http://" + address + "/?" + p.toString();
+}
+// When the lead stops answering, the page moves to its standby's page, which shows the run
+// again once the standby has taken over.
+let standbyPage = null, answeredAt = performance.now();
+function answered(s){
+  answeredAt = performance.now();
+  if (s.role !== "lead") return;
+  const n = (s.nodes || []).find(n => n.id === s.standby_node);
+  standbyPage = n && n.page ? n.page : null;
+}
+function followLead(){
+  if (standbyPage && performance.now() - answeredAt > 2000) location.replace(pageAt(standbyPage));
+}
+
 function showStatus(s){
+  answered(s);
   if (s.error && !s.nodes) { $("error").textContent = s.error; return; }
+  const link = address => "<a href=\"" + esc(pageAt(address)) + "\">its page</a>";
+  $("elsewhere").innerHTML = s.role === "lead" ? (standbyPage ? "standby " + esc(s.standby_node) + ", " + link(standbyPage) : "")
+    : s.lead ? "not the lead: the lead is " + esc(s.lead) + (s.lead_page ? ", " + link(s.lead_page) : "") : "";
   $("network").textContent = s.network || "-";
   $("node").textContent = s.node || "-";
   $("state").textContent = s.state || "-";
@@ -145,11 +170,10 @@ function showPartition(s){
   $("cut").textContent = s.edge_cut !== undefined ? "edge cut " + s.edge_cut + ", imbalance " + fmt(s.imbalance, 3) : "";
 }
 
-// Raster and rates: the spikes of the last `window` ticks, a sample of at most `perGroup`
-// neurons of each recorded group.
-const window_ = 1000, perGroup = 50;
+// Raster and rates: the spikes of the last `window` ticks of the lead's sample of each
+// recorded group (every g.every-th neuron, at most 50; rates per sampled neuron).
+const window_ = 1000;
 let spikes = [], groups = [], nextFrom = 0, rateHistory = [];
-function sampleOf(g){ return Math.max(1, Math.ceil(g.size / perGroup)); }
 async function pollSpikes(){
   try {
     const r = await fetch("/api/spikes?from=" + nextFrom + (q ? "&" + q : ""), {headers: auth});
@@ -158,7 +182,7 @@ async function pollSpikes(){
     groups = d.groups || [];
     if (d.dt) dt = d.dt;
     if (!d.recording) { $("raster-note").textContent = "(the network records no spikes: add <record> to it)"; }
-    else $("raster-note").textContent = "(a sample of at most " + perGroup + " neurons per population, last " + window_ + " ticks)";
+    else $("raster-note").textContent = "(a sample of at most 50 neurons per population, last " + window_ + " ticks)";
     const fresh = d.spikes.filter(t => t[0] >= nextFrom);
     spikes = spikes.concat(fresh);
     const newest = d.completed;
@@ -167,7 +191,7 @@ async function pollSpikes(){
       const ticks = Math.max(1, newest + 1 - nextFrom);
       const counts = groups.map(() => 0);
       for (const [, ns] of fresh) for (const n of ns) { const k = groups.findIndex(g => n >= g.first && n < g.first + g.size); if (k >= 0) counts[k]++; }
-      if (newest >= nextFrom && nextFrom > 0) rateHistory.push(counts.map((c, k) => c / Math.max(1, groups[k].recorded) / (ticks * dt / 1000)));
+      if (newest >= nextFrom && nextFrom > 0) rateHistory.push(counts.map((c, k) => c / Math.max(1, groups[k].sampled) / (ticks * dt / 1000)));
       if (rateHistory.length > 240) rateHistory.shift();
       nextFrom = newest + 1;
     }
@@ -177,7 +201,7 @@ async function pollSpikes(){
 function drawRaster(newest){
   const c = $("raster"), g = c.getContext("2d"), W = c.width, H = c.height;
   g.fillStyle = "#fff"; g.fillRect(0, 0, W, H);
-  const rows = groups.map(gr => Math.min(perGroup, gr.size));
+  const rows = groups.map(gr => Math.ceil(gr.size / gr.every));
   const total = Math.max(1, rows.reduce((a, b) => a + b, 0));
   let y0 = 0; const offsets = rows.map(r => { const o = y0; y0 += r; return o; });
   g.font = "11px sans-serif";
@@ -187,13 +211,14 @@ function drawRaster(newest){
     const x = W - (newest - t + 1) / window_ * W;
     for (const n of ns) {
       const k = groups.findIndex(gr => n >= gr.first && n < gr.first + gr.size); if (k < 0) continue;
-      const i = n - groups[k].first, s = sampleOf(groups[k]); if (i % s) continue;
       g.fillStyle = colors[k % colors.length];
-      g.fillRect(x, (offsets[k] + i / s) / total * H, 2, Math.max(1.5, H / total * 0.8));
+      g.fillRect(x, (offsets[k] + (n - groups[k].first) / groups[k].every) / total * H, 2, Math.max(1.5, H / total * 0.8));
       ++dots;
     }
   }
-  c.dataset.dots = dots;  // what the raster shows, for a reader of the DOM
+  c.dataset.dots = dots;  // what the raster shows, and where it is on the page, for a reader of the DOM
+  const b = c.getBoundingClientRect();
+  c.dataset.rect = [b.left + scrollX, b.top + scrollY, b.width, b.height].map(Math.round).join(",");
 }
 function drawRates(){
   const c = $("rates"), g = c.getContext("2d"), W = c.width, H = c.height;
@@ -246,6 +271,7 @@ async function first(){
     events.onerror = () => { $("error").textContent = "connection to the node lost; retrying"; };
   }
   setInterval(pollSpikes, 500); pollSpikes();
+  setInterval(followLead, 500);
   if (pressed && $("b-" + pressed)) $("b-" + pressed).click();
 }
 first();

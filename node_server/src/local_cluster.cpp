@@ -111,14 +111,14 @@ std::string tail_of(const std::string& file) {
     return last;
 }
 
-int spawn_node(const launch_options& options, const protocol::cluster_node& node, const std::string& log_file, bool page) {
+// `http_port` >= 0: the node serves the live page on it (0: a free one).
+int spawn_node(const launch_options& options, const protocol::cluster_node& node, const std::string& log_file, int http_port) {
     std::vector<std::string> args{options.node_binary, "--bind", node.host == "localhost" ? "127.0.0.1" : node.host,
                                   "--port", std::to_string(node.port), "--log-level", options.log_level};
     if (!options.secret_file.empty()) args.insert(args.end(), {"--secret-file", fs::absolute(options.secret_file).string()});
     if (!options.memory_limit.empty()) args.insert(args.end(), {"--memory-limit", options.memory_limit});
     if (!options.output_memory.empty()) args.insert(args.end(), {"--output-memory", options.output_memory});
-    if (page && options.http_port >= 0)
-        args.insert(args.end(), {"--http", std::to_string(options.http_port), "--http-bind", options.http_bind});
+    if (http_port >= 0) args.insert(args.end(), {"--http", std::to_string(http_port), "--http-bind", options.http_bind});
     if (options.tls.enabled())
         args.insert(args.end(), {"--tls-cert", options.tls.certificate, "--tls-key", options.tls.key, "--tls-ca", options.tls.authority});
     std::vector<char*> argv;
@@ -182,6 +182,9 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     const auto owned_client = client_of(cluster);
     peer_client& client = *owned_client;
     const std::string lead_id = clu.lead.empty() && !clu.nodes.empty() ? clu.nodes.front().id : clu.lead;
+    // Every node serves the page, so that the standby has one when it takes over: the lead
+    // on the port asked for, the others on the ports after it (or each a free one, with 0).
+    int next_page_port = options.http_port + 1;
     try {
         for (const auto* node : local) {
             const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
@@ -189,7 +192,8 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
                 throw io_error("node '" + node->id + "': something already answers on " + at.text() +
                                " (a cluster still up? try `dnnc cluster down`)");
             const std::string log_file = (dir / (node->id + ".log")).string();
-            cluster.nodes.push_back({node->id, at, spawn_node(launch, *node, log_file, node->id == lead_id), log_file});
+            const int page_port = options.http_port <= 0 || node->id == lead_id ? options.http_port : next_page_port++;
+            cluster.nodes.push_back({node->id, at, spawn_node(launch, *node, log_file, page_port), log_file});
         }
         // Ready means: our own process answers. Another process answering on the port (one
         // that took it after the check above) is not ours; our node then fails to bind and exits.

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include <unistd.h>
@@ -29,7 +30,7 @@ namespace {
 // status, heartbeat, shutdown.
 class admin_module final : public module {
 public:
-    admin_module(server& srv, std::function<json()> status, std::function<json()> heartbeat)
+    admin_module(server& srv, std::function<json()> status, std::function<json(const std::string& payload)> heartbeat)
         : srv_(srv), status_(std::move(status)), heartbeat_(std::move(heartbeat)) {}
     std::vector<message_type> handles() const override {
         return {message_type::status, message_type::heartbeat, message_type::shutdown};
@@ -37,7 +38,7 @@ public:
     void handle(const frame& request, responder respond) override {
         switch (request.type) {
         case message_type::status: respond(reply_of(message_type::status_reply, status_().dump())); return;
-        case message_type::heartbeat: respond(reply_of(message_type::heartbeat_reply, heartbeat_().dump())); return;
+        case message_type::heartbeat: respond(reply_of(message_type::heartbeat_reply, heartbeat_(request.payload).dump())); return;
         case message_type::shutdown:
             DNNC_LOG(info, "shutdown requested");
             respond(reply_of(message_type::shutdown_reply));
@@ -50,7 +51,7 @@ public:
 private:
     server& srv_;
     std::function<json()> status_;
-    std::function<json()> heartbeat_;
+    std::function<json(const std::string& payload)> heartbeat_;
 };
 
 }  // namespace
@@ -67,6 +68,8 @@ struct node::impl {
     std::shared_ptr<lead> leader;
     std::shared_ptr<standby> backup;  // of another node's lead
     std::unique_ptr<http_server> page;  // the live page, when asked for; stopped before the tasks end
+    std::mutex lead_page_mutex;
+    std::string lead_page;  // where the lead's page is, as its last heartbeat said
 
     explicit impl(node_options o)
         : options(std::move(o)),
@@ -84,7 +87,8 @@ struct node::impl {
         srv.add_module(own);
         srv.add_module(leader);
         srv.add_module(backup);
-        srv.add_module(std::make_shared<admin_module>(srv, [this] { return status(); }, [this] { return own->heartbeat(); }));
+        srv.add_module(std::make_shared<admin_module>(srv, [this] { return status(); },
+                                                      [this](const std::string& payload) { return heartbeat(payload); }));
         if (options.http_port >= 0) page = std::make_unique<http_server>(page_options(), page_handlers());
     }
 
@@ -130,13 +134,34 @@ struct node::impl {
         return h;
     }
 
+    std::string page_address() const { return options.http_bind + ":" + std::to_string(page->port()); }
+
+    // A lead's heartbeat names its page ({"page": HOST:PORT}), so that the page of a node
+    // that does not lead can say where the lead's is; the reply names this node's page.
+    json heartbeat(const std::string& payload) {
+        if (!payload.empty()) {
+            const auto beat = json::parse(payload, nullptr, false);
+            if (beat.is_object() && beat.contains("page") && beat["page"].is_string()) {
+                std::lock_guard<std::mutex> lock(lead_page_mutex);
+                lead_page = beat["page"].get<std::string>();
+            }
+        }
+        json reply = own->heartbeat();
+        if (page) reply["page"] = page_address();
+        return reply;
+    }
+
     // The pid tells a starter which process answers on the port (see start_local_cluster).
     json status() {
         json s{{"tick", 0}, {"pid", getpid()}};
         own->describe(s);
         leader->describe(s);
         backup->describe(s);
-        if (page) s["http"] = {{"address", options.http_bind + ":" + std::to_string(page->port())}, {"token", !options.server.secret.empty()}};
+        if (page) s["http"] = {{"address", page_address()}, {"token", !options.server.secret.empty()}};
+        if (s.value("role", "") != "lead") {
+            std::lock_guard<std::mutex> lock(lead_page_mutex);
+            if (!lead_page.empty()) s["lead_page"] = lead_page;
+        }
         return s;
     }
 };
@@ -175,8 +200,12 @@ node::~node() {
 }
 
 void node::start() {
+    // The page first: the lead names its address in its heartbeats.
+    if (impl_->page) {
+        impl_->page->start();
+        impl_->leader->serve_page_at(impl_->page_address());
+    }
     impl_->srv.start();
-    if (impl_->page) impl_->page->start();
 }
 std::uint16_t node::port() const { return impl_->srv.port(); }
 std::uint16_t node::http_port() const { return impl_->page ? impl_->page->port() : 0; }

@@ -107,15 +107,18 @@ void standby::receive(const json& header, std::string body) {
         const auto start = header.at("start").get<std::int64_t>();
         const auto from = header.at("from").get<std::int64_t>();
         const auto width = header.at("width").get<std::size_t>();
-        if (width != r.rows.width() || (width > 0 && body.size() % (width * sizeof(float)) != 0) || from < start)
+        // Counted in the header: the rows of a network without outputs have no bytes.
+        const auto count = header.at("count").get<std::size_t>();
+        const std::size_t row_bytes = width * sizeof(float);
+        if (width != r.rows.width() || from < start || count > replica_piece_bytes ||
+            (row_bytes > 0 ? body.size() % row_bytes != 0 || body.size() / row_bytes != count : !body.empty()))
             throw protocol_error("replica rows do not match the network's outputs");
         if (start != r.rows.start()) r.rows = output_rows(width, start, options_.output_memory);
         if (from > r.rows.end()) r.rows.skip_to(from);  // the lead no longer had the rows between
-        const std::size_t count = width == 0 ? 0 : body.size() / (width * sizeof(float));
         for (std::size_t k = 0; k < count; ++k) {
             if (from + static_cast<std::int64_t>(k) < r.rows.end()) continue;  // held already
             std::vector<float> row(width);
-            std::memcpy(row.data(), body.data() + k * width * sizeof(float), width * sizeof(float));
+            std::memcpy(row.data(), body.data() + k * row_bytes, row_bytes);
             r.rows.push(std::move(row));
         }
         return;

@@ -10,7 +10,8 @@
 // and a body:
 //   {"kind": "document", "network", "lead", "lead_at", "heartbeat_timeout_ms", "tick", "width"}
 //       body: the submitted document or snapshot; starts a new replica
-//   {"kind": "rows", "start", "from", "width"}   body: rows of ticks from..., `width` floats each
+//   {"kind": "rows", "start", "from", "count", "width"}   body: `count` rows of ticks from...,
+//                                                `width` floats each
 //   {"kind": "spikes", "forget_before"}          body: recorded spikes (append_spikes) no client
 //                                                has read; those of ticks before forget_before were
 //   {"kind": "checkpoint", "tick"}               body: a binary snapshot at `tick`
@@ -50,6 +51,8 @@ struct replica {
 };
 
 std::string encode_replica(const nlohmann::json& header, std::string_view body);
+// A "rows" piece holds about this many bytes of rows, and at most this many rows.
+constexpr std::size_t replica_piece_bytes = std::size_t{8} << 20;
 // A tick's spikes in a replica body: i64 tick, u32 count, count u32 neurons (little-endian).
 void append_spikes(std::string& body, const tick_spikes& s);
 std::vector<tick_spikes> decode_spikes(std::string_view body);

@@ -335,3 +335,56 @@ TEST_CASE("a lockstep run fails, naming the link, when a node waits too long for
     CHECK_THAT(p["error"].get<std::string>(), Catch::Contains("the link from '" + from + "' to '" + to + "' is broken"));
     CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), error);
 }
+
+// The raster's sample (every k-th neuron of each recorded group, at most 50) is kept at every
+// tick whether anyone watches or not, and only the newest max_peek_ticks ticks of it.
+TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded by ticks and spikes") {
+    const auto plan = plan::plan_network(protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="raster">
+    <population id="p" size="200" model="lif"/>
+    <population id="q" size="30" model="lif"/>
+    <record/>
+  </network>
+  <cluster lead="a"><node id="a" port="1"/></cluster>
+</dnnc>)", "raster.xml"));
+    const plan::topology topo{*plan.doc.clu};
+    temp_folder state;
+    lead_run run{plan, topo, {}, {"h"}, 0, {std::size_t{1} << 20, (state.path / "checkpoints").string()}};
+    json every_neuron = json::array();
+    for (std::uint32_t i = 0; i < 230; ++i) every_neuron.push_back(i);
+    std::int64_t tick = 0;
+    const auto report = [&](const json& spiked, std::int64_t count) {
+        for (const auto end = tick + count; tick < end; ++tick)
+            run.on_report({{"node", "a"}, {"hash", "h"}, {"ticks", json::array({json::array({tick, json::array(), spiked})})},
+                           {"sent", 0}, {"dropped", 0}, {"missing", 0}});
+    };
+    // Every neuron spikes at every tick: the sample's 80 spikes a tick reach the bound on
+    // spikes first.
+    report(every_neuron, 3 * lead_run::max_peek_ticks);
+    auto reply = run.peek_spikes({{"from", 0}});  // the first read
+    CHECK(reply["completed"] == tick - 1);
+    REQUIRE(reply["groups"].size() == 2);
+    CHECK(reply["groups"][0]["every"] == 4);  // 200 neurons: 50 of them
+    CHECK(reply["groups"][0]["sampled"] == 50);
+    CHECK(reply["groups"][1]["every"] == 1);  // 30: all
+    CHECK(reply["groups"][1]["sampled"] == 30);
+    const auto kept = static_cast<std::int64_t>(lead_run::max_peek_spikes / 80);
+    REQUIRE(reply["spikes"].size() == static_cast<std::size_t>(kept));
+    CHECK(reply["spikes"].front()[0] == tick - kept);
+    CHECK(reply["spikes"].back()[0] == tick - 1);
+    std::vector<std::uint32_t> sample;
+    for (std::uint32_t i = 0; i < 200; i += 4) sample.push_back(i);
+    for (std::uint32_t i = 200; i < 230; ++i) sample.push_back(i);
+    for (const auto& s : reply["spikes"]) CHECK(s[1].get<std::vector<std::uint32_t>>() == sample);
+    CHECK(run.peek_spikes({{"from", tick - 10}})["spikes"].size() == 10);  // only the ticks asked for
+    // The spikes held for clients are all still there, from the first tick: peeking drained
+    // nothing.
+    CHECK(run.spikes({{"from", 0}})["spikes"][0] == json::array({0, every_neuron}));
+
+    // One sampled spike a tick, and one outside the sample: the bound on ticks.
+    report(json::array({1, 4}), 3 * lead_run::max_peek_ticks);
+    reply = run.peek_spikes({{"from", 0}});
+    REQUIRE(reply["spikes"].size() == static_cast<std::size_t>(lead_run::max_peek_ticks));
+    CHECK(reply["spikes"].front()[0] == tick - lead_run::max_peek_ticks);
+    CHECK(reply["spikes"].front()[1] == json::array({4}));
+}

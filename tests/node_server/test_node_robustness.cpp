@@ -40,7 +40,7 @@ void pound(const endpoint& at) {
         // Replicas: lengths past the end, headers that are not objects, kinds before their
         // document, documents missing fields, unknown kinds.
         std::string("\xff\xff\xff\x7f{}", 6), replica_payload("[1]"), replica_payload("{}"),
-        replica_payload(R"({"kind": "rows", "start": 0, "from": 0, "width": 1})", "abcd"),
+        replica_payload(R"({"kind": "rows", "start": 0, "from": 0, "count": 1, "width": 1})", "abcd"),
         replica_payload(R"({"kind": "spikes", "forget_before": 0})", std::string(13, '\x01')),
         replica_payload(R"({"kind": "checkpoint", "tick": 5})", "x"), replica_payload(R"({"kind": "document", "lead": 3})"),
         replica_payload(R"({"kind": "teleport"})")};

@@ -68,8 +68,8 @@ TEST_CASE("a standby keeps the lead's replica and takes over with it once the le
         send(s, {{"kind", "document"}, {"network", "net/1"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
                  {"heartbeat_timeout_ms", 300}, {"tick", 0}, {"width", 2}},
              "<dnnc/>");
-        send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"width", 2}}, rows_body(0, 4));
-        send(s, {{"kind", "rows"}, {"start", 0}, {"from", 2}, {"width", 2}}, rows_body(2, 4));  // 2, 3 held already
+        send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 4}, {"width", 2}}, rows_body(0, 4));
+        send(s, {{"kind", "rows"}, {"start", 0}, {"from", 2}, {"count", 4}, {"width", 2}}, rows_body(2, 4));  // 2, 3 held already
         send(s, {{"kind", "spikes"}, {"forget_before", 0}}, [] {
             std::string b;
             append_spikes(b, {1, {7}});
@@ -110,13 +110,33 @@ TEST_CASE("rows a lead no longer had leave a gap the standby counts as dropped")
     standby s(options, [](const replica&) {});
     send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
              {"heartbeat_timeout_ms", 1e9}, {"tick", 0}, {"width", 2}});
-    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"width", 2}}, rows_body(0, 2));
-    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 5}, {"width", 2}}, rows_body(5, 1));
+    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 2}, {"width", 2}}, rows_body(0, 2));
+    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 5}, {"count", 1}, {"width", 2}}, rows_body(5, 1));
     json status;
     s.describe(status);
     CHECK(status["replica"]["rows"] == 1);
     CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0,
-                              encode_replica({{"kind", "rows"}, {"start", 0}, {"from", 6}, {"width", 3}}, rows_body(6, 1))},
+                              encode_replica({{"kind", "rows"}, {"start", 0}, {"from", 6}, {"count", 1}, {"width", 3}}, rows_body(6, 1))},
+                             [](protocol::frame) {}),
+                    protocol_error);
+}
+
+// Regression: a network without outputs has rows of no values, which the body alone cannot
+// count; the standby's rows stopped at the first batch, and taking over from a later
+// checkpoint failed ("cannot adopt output rows ... before tick ...").
+TEST_CASE("rows of a network without outputs are counted by the header") {
+    node_options options;
+    options.state_dir = std::filesystem::temp_directory_path().string();
+    standby s(options, [](const replica&) {});
+    send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
+             {"heartbeat_timeout_ms", 1e9}, {"tick", 0}, {"width", 0}});
+    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 50}, {"width", 0}});
+    send(s, {{"kind", "rows"}, {"start", 0}, {"from", 50}, {"count", 50}, {"width", 0}});
+    json status;
+    s.describe(status);
+    CHECK(status["replica"]["rows"] == 100);
+    CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0,
+                              encode_replica({{"kind", "rows"}, {"start", 0}, {"from", 100}, {"count", 2}, {"width", 0}}, "x")},
                              [](protocol::frame) {}),
                     protocol_error);
 }

@@ -75,7 +75,7 @@ void add_cluster(CLI::App& app, action& chosen) {
     up->add_option("--log-level", o->log_level, "The nodes' log level");
     up->add_option("--memory-limit", o->memory_limit, "The most memory each node's share may need, e.g. 8G");
     up->add_option("--output-memory", o->output_memory, "The most memory the lead's unread output rows may take, e.g. 64M");
-    up->add_option("--http", o->http, "The lead serves the live page on this port (0: a free one; dnnc status names it)")
+    up->add_option("--http", o->http, "Every node serves the live page: the lead on this port, the others on the next ones (0: free ones; dnnc status names the lead's)")
         ->check(CLI::Range(0, 65535));
     up->add_option("--http-bind", o->http_bind, "Address of the live page (default 127.0.0.1)");
     up->add_option("--tls-cert", o->tls_cert, "Serve and speak TLS with this certificate (PEM; with --tls-key and --tls-ca)");

@@ -243,7 +243,7 @@ void add_run(CLI::App& app, action& chosen) {
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
     cmd->add_option("--report", o->report, "Write one self-contained HTML report of the run here (docs/live.md)");
-    cmd->add_option("--http", o->http, "The lead serves the live page on this port while the run lasts (0: a free one)")
+    cmd->add_option("--http", o->http, "The nodes serve the live page while the run lasts: the lead on this port, the others on the next ones (0: free ones)")
         ->check(CLI::Range(0, 65535));
     cmd->add_option("--http-bind", o->http_bind, "Address of the live page (default 127.0.0.1)");
     cmd->add_flag("--json", o->json, "Print the summary as JSON");

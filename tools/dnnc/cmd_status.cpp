@@ -20,11 +20,11 @@ std::string text_of(const nlohmann::json& j, const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "-";
 }
 
-// The live page's address (docs/live.md), with its token when this client knows the secret.
-std::string page_url(const status_options& o, const nlohmann::json& s) {
-    const auto& page = s["http"];
-    std::string url = "http://" + page.value("address", std::string()) + "/";
-    if (!page.value("token", false)) return url;
+// A live page's address (docs/live.md), with its token when this client knows the secret
+// (every node of a cluster has the same).
+std::string page_url(const status_options& o, const nlohmann::json& s, const std::string& address) {
+    std::string url = "http://" + address + "/";
+    if (!s["http"].value("token", false)) return url;
     const auto secret = o.client.secret_for(o.lead);
     return secret.empty() ? url + "?token=TOKEN (the token dnnc-node printed at start-up)"
                           : url + "?token=" + node_server::http_token(secret);
@@ -46,7 +46,10 @@ int run_status(const status_options& o) {
                   << " ms ago\n";
     }
     if (s.contains("standby_node")) std::cout << "standby " << text_of(s, "standby_node") << '\n';
-    if (s.contains("http")) std::cout << "live page: " << page_url(o, s) << '\n';
+    if (s.contains("http")) {
+        std::cout << "live page: " << page_url(o, s, s["http"].value("address", std::string())) << '\n';
+        if (s.contains("lead_page")) std::cout << "the lead's live page: " << page_url(o, s, text_of(s, "lead_page")) << '\n';
+    }
     if (!s.contains("nodes")) return 0;
     std::printf("%-12s %-22s %-12s %8s %9s  %s\n", "node", "address", "roles", "capacity", "neurons", "alive");
     for (const auto& n : s["nodes"]) {

@@ -38,7 +38,8 @@ struct launch_options {
     std::string memory_limit;  // passed on to every node (dnnc-node --memory-limit), when set
     std::string output_memory;  // passed on to every node (dnnc-node --output-memory), when set
     tls_files tls;              // passed on to every node (dnnc-node --tls-*), when set
-    // >= 0: the cluster's lead serves the live page on this port (dnnc-node --http, --http-bind).
+    // >= 0: every node serves the live page (dnnc-node --http, --http-bind): the lead on this
+    // port, the other nodes on the ports after it in the document's order; 0: each a free one.
     int http_port = -1;
     std::string http_bind = "127.0.0.1";
     std::chrono::milliseconds ready_timeout{15000};
