@@ -163,6 +163,9 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
                                   const launch_options& options) {
     const auto local = local_nodes(clu);
     if (local.empty()) throw usage_error("the cluster has no node on this machine (127.0.0.0/8)");
+    if (options.http_port > 0 && options.http_port + static_cast<int>(local.size()) - 1 > 65535)
+        throw usage_error("--http " + std::to_string(options.http_port) + ": the " + std::to_string(local.size()) +
+                          " nodes' pages need the ports after it, past 65535");
     const fs::path dir = record_dir(config_path);
     fs::create_directories(dir);
     launch_options launch = options;

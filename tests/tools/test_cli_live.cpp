@@ -363,6 +363,11 @@ TEST_CASE("every node serves the live page, and once the lead is killed its stan
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);  // the standby's replica stays in the scratch folder
     const std::vector<int> ports{free_port(), free_port(), free_port()};
     const auto config = dir.file("live.xml", cuba_on(ports, R"(heartbeat-timeout="1000" checkpoint-every="50")"));
+    {
+        const auto past_the_last_port = run_command(dnnc_binary() + " cluster up " + config + " --http 65534");
+        CHECK(past_the_last_port.exit_code == 2);
+        CHECK(past_the_last_port.err.find("past 65535") != std::string::npos);
+    }
     local_cluster_guard cluster(config, "--http 0");
     INFO(cluster.up.err);
     REQUIRE(cluster.up.exit_code == 0);
