@@ -24,6 +24,21 @@ void send(standby& s, const json& header, const std::string& body = {}) {
     REQUIRE(reply.type == protocol::message_type::replica_reply);
 }
 
+// Tells the standby of a network whose rows hold `width` values, led from where nobody answers.
+void send_document(standby& s, int width) {
+    send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
+             {"heartbeat_timeout_ms", 1e9}, {"tick", 0}, {"width", width}});
+}
+
+bool refuses(standby& s, const json& header, const std::string& body) {
+    try {
+        s.handle({protocol::message_type::replica, 0, 0, encode_replica(header, body)}, [](protocol::frame) {});
+    } catch (const protocol_error&) {
+        return true;
+    }
+    return false;
+}
+
 std::string rows_body(std::int64_t from, std::int64_t count) {
     std::string body;
     for (auto t = from; t < from + count; ++t) {
@@ -62,8 +77,7 @@ TEST_CASE("a standby keeps the lead's replica and takes over with it once the le
             taken = r;
             taken_cv.notify_all();
         });
-        CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0, encode_replica({{"kind", "rows"}}, {})}, [](protocol::frame) {}),
-                        protocol_error);
+        CHECK(refuses(s, {{"kind", "rows"}}, {}));
         // Port 1 on loopback: nobody answers there, so the lead is silent from the start.
         send(s, {{"kind", "document"}, {"network", "net/1"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
                  {"heartbeat_timeout_ms", 300}, {"tick", 0}, {"width", 2}},
@@ -108,17 +122,13 @@ TEST_CASE("rows a lead no longer had leave a gap the standby counts as dropped")
     node_options options;
     options.state_dir = std::filesystem::temp_directory_path().string();
     standby s(options, [](const replica&) {});
-    send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
-             {"heartbeat_timeout_ms", 1e9}, {"tick", 0}, {"width", 2}});
+    send_document(s, 2);
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 2}, {"width", 2}}, rows_body(0, 2));
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 5}, {"count", 1}, {"width", 2}}, rows_body(5, 1));
     json status;
     s.describe(status);
     CHECK(status["replica"]["rows"] == 1);
-    CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0,
-                              encode_replica({{"kind", "rows"}, {"start", 0}, {"from", 6}, {"count", 1}, {"width", 3}}, rows_body(6, 1))},
-                             [](protocol::frame) {}),
-                    protocol_error);
+    CHECK(refuses(s, {{"kind", "rows"}, {"start", 0}, {"from", 6}, {"count", 1}, {"width", 3}}, rows_body(6, 1)));
 }
 
 // Regression: a network without outputs has rows of no values, which the body alone cannot
@@ -128,15 +138,11 @@ TEST_CASE("rows of a network without outputs are counted by the header") {
     node_options options;
     options.state_dir = std::filesystem::temp_directory_path().string();
     standby s(options, [](const replica&) {});
-    send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
-             {"heartbeat_timeout_ms", 1e9}, {"tick", 0}, {"width", 0}});
+    send_document(s, 0);
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 50}, {"width", 0}});
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 50}, {"count", 50}, {"width", 0}});
     json status;
     s.describe(status);
     CHECK(status["replica"]["rows"] == 100);
-    CHECK_THROWS_AS(s.handle({protocol::message_type::replica, 0, 0,
-                              encode_replica({{"kind", "rows"}, {"start", 0}, {"from", 100}, {"count", 2}, {"width", 0}}, "x")},
-                             [](protocol::frame) {}),
-                    protocol_error);
+    CHECK(refuses(s, {{"kind", "rows"}, {"start", 0}, {"from", 100}, {"count", 2}, {"width", 0}}, "x"));
 }
