@@ -144,10 +144,12 @@ function showNodes(s){
 }
 
 function showGraph(s){
-  const nodes = s.nodes || [], W = 400, H = 260, R = Math.min(W, H) / 2 - 40;
+  // Nodes on an ellipse as wide as the panel allows, so that the links' labels stay apart;
+  // a node's caption on the side away from the centre, where the links are not.
+  const nodes = s.nodes || [], W = 400, H = 260, RX = W / 2 - 70, RY = H / 2 - 40;
   const pos = {}, maxCap = Math.max(1, ...nodes.map(n => n.capacity)), maxNeurons = Math.max(1, ...nodes.map(n => n.neurons));
   nodes.forEach((n, i) => { const a = 2 * Math.PI * i / Math.max(1, nodes.length) - Math.PI / 2;
-    pos[n.id] = nodes.length === 1 ? [W/2, H/2] : [W/2 + R * Math.cos(a), H/2 + R * Math.sin(a)]; });
+    pos[n.id] = nodes.length === 1 ? [W/2, H/2] : [W/2 + RX * Math.cos(a), H/2 + RY * Math.sin(a)]; });
   let svg = "";
   for (const l of (s.links || [])) { const a = pos[l.from], b = pos[l.to]; if (!a || !b) continue;
     svg += "<line x1=\"" + a[0] + "\" y1=\"" + a[1] + "\" x2=\"" + b[0] + "\" y2=\"" + b[1] + "\" stroke=\"#889\" stroke-width=\"2\"/>";
@@ -158,7 +160,7 @@ function showGraph(s){
     svg += "<circle cx=\"" + p[0] + "\" cy=\"" + p[1] + "\" r=\"" + r + "\" fill=\"" + (n.alive ? "hsl(" + (210 - 180 * load) + ",60%,75%)" : "#f3c") +
       "\" stroke=\"" + (n.alive ? "#335" : "#b00020") + "\" stroke-width=\"" + (n.alive ? 1.5 : 3) + "\"><title>" + esc(n.id) + ": capacity " + n.capacity + ", " + n.neurons + " neurons</title></circle>";
     svg += "<text x=\"" + p[0] + "\" y=\"" + (p[1] + 4) + "\" font-size=\"12\" text-anchor=\"middle\" font-weight=\"600\">" + esc(n.id) + (n.alive ? "" : " ✗") + "</text>";
-    svg += "<text x=\"" + p[0] + "\" y=\"" + (p[1] + r + 12) + "\" font-size=\"10\" text-anchor=\"middle\" fill=\"#445\">cap " + n.capacity + " · " + n.neurons + " n</text>"; }
+    svg += "<text x=\"" + p[0] + "\" y=\"" + (p[1] < H / 2 - 1 ? p[1] - r - 4 : p[1] + r + 12) + "\" font-size=\"10\" text-anchor=\"middle\" fill=\"#445\">cap " + n.capacity + " · " + n.neurons + " n</text>"; }
   $("graph").innerHTML = svg;
 }
 

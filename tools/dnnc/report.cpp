@@ -137,10 +137,11 @@ std::string rates_svg(const spike_table& spikes, double bin_ms) {
 
 namespace {
 
-// The cluster as the live page draws it: nodes on a circle, sized by capacity, coloured by load.
+// The cluster as the live page draws it: nodes on an ellipse, sized by capacity, coloured by load,
+// each caption on the side away from the centre.
 std::string cluster_svg(const json& status) {
     const auto& nodes = status["nodes"];
-    const double W = 420, H = 280, R = std::min(W, H) / 2 - 40;
+    const double W = 420, H = 280, RX = W / 2 - 70, RY = H / 2 - 40;
     double max_cap = 1, max_neurons = 1;
     for (const auto& n : nodes) {
         max_cap = std::max(max_cap, n.value("capacity", 1.0));
@@ -151,7 +152,7 @@ std::string cluster_svg(const json& status) {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const double a = 2 * M_PI * static_cast<double>(i) / count - M_PI / 2;
         pos[nodes[i]["id"].get<std::string>()] = nodes.size() == 1 ? std::make_pair(W / 2, H / 2)
-                                                                   : std::make_pair(W / 2 + R * std::cos(a), H / 2 + R * std::sin(a));
+                                                                   : std::make_pair(W / 2 + RX * std::cos(a), H / 2 + RY * std::sin(a));
     }
     std::ostringstream svg;
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << ' ' << H << "\" width=\"" << W << "\" height=\"" << H
@@ -170,7 +171,7 @@ std::string cluster_svg(const json& status) {
             << (alive ? "hsl(" + num(210 - 180 * load, 0) + ",60%,75%)" : std::string("#fcc")) << "\" stroke=\""
             << (alive ? "#335" : "#b00020") << "\"/><text x=\"" << p.first << "\" y=\"" << p.second + 4
             << "\" font-size=\"12\" font-weight=\"600\" text-anchor=\"middle\">" << esc(n["id"].get<std::string>()) << "</text><text x=\""
-            << p.first << "\" y=\"" << p.second + r + 12 << "\" font-size=\"10\" text-anchor=\"middle\">cap "
+            << p.first << "\" y=\"" << (p.second < H / 2 - 1 ? p.second - r - 4 : p.second + r + 12) << "\" font-size=\"10\" text-anchor=\"middle\">cap "
             << n.value("capacity", 1.0) << " · " << n.value("neurons", 0) << " n</text>\n";
     }
     svg << "</svg>\n";
