@@ -69,8 +69,24 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     for (const auto& [i, cols] : columns_of_neuron) columns_of_[plan.node_of_neuron[i]].push_back(cols);
     nodes_.resize(topo.node_count());
     recording_ = !net.recorded.empty();
-    for (const auto& g : net.groups)
-        raster_every_.push_back(static_cast<std::uint32_t>(std::max<std::size_t>(1, (g.size + raster_per_group - 1) / raster_per_group)));
+    // The raster's sample: every k-th recorded neuron of each group, at most raster_per_group
+    // (`recorded` is ascending, so each group's recorded neurons are a run of it).
+    in_raster_.assign(net.group_of.size(), false);
+    recorded_groups_ = json::array();
+    for (std::size_t k = 0; k < net.recorded.size();) {
+        const auto& g = net.groups[net.group_of[net.recorded[k]]];
+        auto end = k;
+        while (end < net.recorded.size() && net.recorded[end] < g.first + g.size) ++end;
+        const auto every = std::max<std::size_t>(1, (end - k + raster_per_group - 1) / raster_per_group);
+        std::vector<std::uint32_t> sample;
+        for (auto i = k; i < end; i += every) {
+            in_raster_[net.recorded[i]] = true;
+            sample.push_back(static_cast<std::uint32_t>(net.recorded[i]));
+        }
+        recorded_groups_.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", end - k},
+                                    {"every", every}, {"sampled", sample.size()}, {"sample", std::move(sample)}});
+        k = end;
+    }
 }
 
 lead_run::~lead_run() { stop_ticker(); }
@@ -138,11 +154,6 @@ void lead_run::complete_rows() {
     changed_.notify_all();
 }
 
-bool lead_run::in_raster(std::uint32_t neuron) const {
-    const auto g = plan_.net.group_of[neuron];
-    return (neuron - plan_.net.groups[g].first) % raster_every_[g] == 0;
-}
-
 template <class InSample>
 void lead_run::recent_spikes::add(std::int64_t tick, const std::vector<std::uint32_t>& spiked, const InSample& in_sample) {
     const auto before = neurons.size();
@@ -167,7 +178,7 @@ void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons
     std::sort(neurons.begin(), neurons.end());
     spikes_held_ += neurons.size();
     // The raster's sample, always: a window bounded by ticks and by spikes (peek_spikes).
-    recent_.add(tick, neurons, [this](std::uint32_t n) { return in_raster(n); });
+    recent_.add(tick, neurons, [this](std::uint32_t n) { return in_raster_[n]; });
     spikes_.push_back({tick, std::move(neurons)});
     // Bounded: what no client reads in time is dropped, oldest first, and counted.
     while (spikes_held_ > max_spikes_held) {
@@ -664,23 +675,8 @@ json lead_run::spikes(const json& request) {
     }
     json reply{{"recording", recording_}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
                {"completed", completed()}, {"lost", spikes_lost_}, {"state", name(state_)}, {"dt", plan_.net.dt}};
-    if (request.value("groups", false)) reply["groups"] = recorded_groups();
+    if (request.value("groups", false)) reply["groups"] = recorded_groups_;
     return reply;
-}
-
-json lead_run::recorded_groups() const {
-    const auto& net = plan_.net;
-    json groups = json::array();
-    for (std::size_t k = 0; k < net.recorded.size();) {
-        const auto index = net.group_of[net.recorded[k]];
-        const auto& g = net.groups[index];
-        std::size_t in_group = 0, sampled = 0;
-        for (; k < net.recorded.size() && net.recorded[k] < g.first + g.size; ++k, ++in_group)
-            if (in_raster(net.recorded[k])) ++sampled;
-        groups.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", in_group},
-                          {"every", raster_every_[index]}, {"sampled", sampled}});
-    }
-    return groups;
 }
 
 json lead_run::peek_spikes(const json& request) {
@@ -712,7 +708,7 @@ json lead_run::peek_spikes(const json& request) {
         ticks.push_back(json::array({tick_of[i], std::vector<std::uint32_t>(neurons.begin() + static_cast<std::ptrdiff_t>(i ? ends[i - 1] : 0),
                                                                            neurons.begin() + static_cast<std::ptrdiff_t>(ends[i]))}));
     return json{{"recording", recording}, {"spikes", std::move(ticks)}, {"completed", done},
-                {"dt", plan_.net.dt}, {"groups", recorded_groups()}};
+                {"dt", plan_.net.dt}, {"groups", recorded_groups_}};
 }
 
 }  // namespace dnnc::node_server

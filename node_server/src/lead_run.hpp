@@ -127,12 +127,12 @@ public:
     // max_spikes_per_reply spikes; none with "acknowledge" (a client that stops reading says
     // what it has, so that the lead forgets it). The lead holds at most max_spikes_held spikes not yet read:
     // beyond that it drops the oldest ticks' spikes and counts them in "lost" (since the run
-    // began). "groups" lists the groups with recorded neurons (recorded_groups).
+    // began). "groups" lists the groups with recorded neurons (recorded_groups_).
     static constexpr std::size_t max_spikes_per_reply = 1000000;
     static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
     nlohmann::json spikes(const nlohmann::json& request);
     // The recent spikes of the raster's sample, for a watcher (the live page), apart from
-    // those held for clients (reading these drains nothing). The sample is every k-th neuron
+    // those held for clients (reading these drains nothing). The sample is every k-th recorded neuron
     // of each recorded group, at most raster_per_group of them. The lead always keeps their
     // spikes of the newest max_peek_ticks ticks, at most max_peek_spikes, so a page opened at
     // any time has the recent raster at once. Answers those of ticks >= "from", with the groups.
@@ -195,12 +195,12 @@ private:
     std::size_t spikes_held_ = 0;
     std::int64_t spikes_lost_ = 0;
     void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
-    // The raster's sample: of group g, the neurons first + k * raster_every_[g].
-    std::vector<std::uint32_t> raster_every_;
-    bool in_raster(std::uint32_t neuron) const;
-    // [{"id", "first", "size", "recorded", "every", "sampled"}...]: the groups with recorded
-    // neurons, how many each has, and the raster's sample of them (every k-th, how many).
-    nlohmann::json recorded_groups() const;
+    // The raster's sample: every k-th recorded neuron of each group, at most raster_per_group.
+    std::vector<bool> in_raster_;
+    // [{"id", "first", "size", "recorded", "every", "sampled", "sample": [neuron...]}...]: the
+    // groups with recorded neurons, how many each has, and the raster's sample of them (every
+    // k-th recorded neuron, how many, which).
+    nlohmann::json recorded_groups_;
     // The recent spikes of the raster's sample (peek_spikes): flat, so that a tick costs an
     // append and no allocation. Tick i (from `first` on) holds the neurons
     // [ends[i - 1], ends[i]); the dropped prefix is compacted away now and then. Ticks

@@ -173,7 +173,7 @@ function showPartition(s){
 }
 
 // Raster and rates: the spikes of the last `window` ticks of the lead's sample of each
-// recorded group (every g.every-th neuron, at most 50; rates per sampled neuron).
+// recorded group (g.sample: every g.every-th recorded neuron, at most 50; rates per sampled neuron).
 const window_ = 1000;
 let spikes = [], groups = [], nextFrom = 0, rateHistory = [];
 async function pollSpikes(){
@@ -203,18 +203,20 @@ async function pollSpikes(){
 function drawRaster(newest){
   const c = $("raster"), g = c.getContext("2d"), W = c.width, H = c.height;
   g.fillStyle = "#fff"; g.fillRect(0, 0, W, H);
-  const rows = groups.map(gr => Math.ceil(gr.size / gr.every));
-  const total = Math.max(1, rows.reduce((a, b) => a + b, 0));
-  let y0 = 0; const offsets = rows.map(r => { const o = y0; y0 += r; return o; });
+  // A row per sampled neuron, each group's rows in its sample's order.
+  const rowOf = new Map(); let total = 0;
+  const offsets = groups.map(gr => { const o = total; (gr.sample || []).forEach((n, i) => rowOf.set(n, o + i)); total += (gr.sample || []).length; return o; });
+  total = Math.max(1, total);
   g.font = "11px sans-serif";
   groups.forEach((gr, k) => { g.fillStyle = "#889"; g.fillRect(0, offsets[k] / total * H, W, 1); g.fillText(gr.id, 4, offsets[k] / total * H + 12); });
   let dots = 0;
   for (const [t, ns] of spikes) {
     const x = W - (newest - t + 1) / window_ * W;
     for (const n of ns) {
-      const k = groups.findIndex(gr => n >= gr.first && n < gr.first + gr.size); if (k < 0) continue;
+      const k = groups.findIndex(gr => n >= gr.first && n < gr.first + gr.size), row = rowOf.get(n);
+      if (k < 0 || row === undefined) continue;
       g.fillStyle = colors[k % colors.length];
-      g.fillRect(x, (offsets[k] + (n - groups[k].first) / groups[k].every) / total * H, 2, Math.max(1.5, H / total * 0.8));
+      g.fillRect(x, row / total * H, 2, Math.max(1.5, H / total * 0.8));
       ++dots;
     }
   }

@@ -388,3 +388,36 @@ TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded b
     CHECK(reply["spikes"].front()[0] == tick - lead_run::max_peek_ticks);
     CHECK(reply["spikes"].front()[1] == json::array({4}));
 }
+
+// Regression: the sample was every k-th neuron of a group by its size, so a group recorded
+// in part (`<record neurons="r[0:100]"/>` of 4,000) showed 2 of its 100 neurons.
+TEST_CASE("the raster samples a group's recorded neurons, not its size") {
+    const auto plan = plan::plan_network(protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="raster">
+    <population id="r" size="4000" model="lif"/>
+    <population id="s" size="20" model="lif"/>
+    <record neurons="r[0:100] s[10:13]"/>
+  </network>
+  <cluster lead="a"><node id="a" port="1"/></cluster>
+</dnnc>)", "raster.xml"));
+    const plan::topology topo{*plan.doc.clu};
+    temp_folder state;
+    lead_run run{plan, topo, {}, {"h"}, 0, {std::size_t{1} << 20, (state.path / "checkpoints").string()}};
+    json recorded = json::array();
+    for (std::uint32_t i = 0; i < 100; ++i) recorded.push_back(i);
+    for (std::uint32_t i = 4010; i < 4013; ++i) recorded.push_back(i);
+    run.on_report({{"node", "a"}, {"hash", "h"}, {"ticks", json::array({json::array({0, json::array(), recorded})})},
+                   {"sent", 0}, {"dropped", 0}, {"missing", 0}});
+    const auto reply = run.peek_spikes({{"from", 0}});
+    REQUIRE(reply["groups"].size() == 2);
+    std::vector<std::uint32_t> even;
+    for (std::uint32_t i = 0; i < 100; i += 2) even.push_back(i);
+    CHECK(reply["groups"][0]["recorded"] == 100);
+    CHECK(reply["groups"][0]["every"] == 2);
+    CHECK(reply["groups"][0]["sample"].get<std::vector<std::uint32_t>>() == even);
+    CHECK(reply["groups"][1]["sample"] == json::array({4010, 4011, 4012}));
+    auto shown = even;
+    shown.insert(shown.end(), {4010, 4011, 4012});
+    REQUIRE(reply["spikes"].size() == 1);
+    CHECK(reply["spikes"][0][1].get<std::vector<std::uint32_t>>() == shown);
+}

@@ -265,6 +265,8 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
         for (const auto n : neurons) {
             const auto& g = spikes["groups"][n < 640 ? 0 : 1];
             CHECK((n - g["first"].get<std::uint32_t>()) % g["every"].get<std::uint32_t>() == 0);
+            const auto sample = g["sample"].get<std::vector<std::uint32_t>>();
+            CHECK(std::find(sample.begin(), sample.end(), n) != sample.end());
         }
     const auto before_reading = tick_of(http, bearer);
     const auto read = run_command(dnnc_binary() + " output --spikes --lead " + at(ports[0]));
