@@ -34,7 +34,8 @@ void pound(const endpoint& at) {
         "{\"grant\": \"x\"}", "[[999999, 0, 1]]", "[[0, -5, 1]]", "<dnnc xmlns=\"urn:dnnc:1\"/>", "<node-config/>",
         std::string("\x01\x00\x02\x00", 4), std::string(1000, '\xff'), "DNNCSNAP" + std::string(100, '\x01'),
         R"({"route": [{"id": "x", "host": "127.0.0.1", "port": 1, "delay": 0}], "hop": 5})",
-        // Spike requests and tick reports with recorded spikes.
+        // Heartbeats that name the lead's page wrongly.
+        R"({"page": 5})", R"({"page": ["127.0.0.1:1"]})", R"({"page": null})",
         // Spike requests.
         R"({"from": "x"})", R"({"from": -7})", R"({"from": 0, "acknowledge": 3})",
         // Replicas: lengths past the end, headers that are not objects, kinds before their
