@@ -1,0 +1,229 @@
+#include "fan_out.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+#include <tuple>
+
+namespace dnnc::sim {
+
+bool fan_out_index::build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots) {
+    clear();
+    const std::size_t local = slots.local();
+    if (local >= max_sparse_neurons) return false;
+    // A sum is in order when its synapses, in canonical order, come from non-decreasing
+    // (delay, source rank, class): the order the sparse path adds them in.
+    const auto& rank = slots.rank();
+    in_order_bits_.assign(local, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (auto k = r.begin(); k < r.end(); ++k) {
+            const bool split = neurons.is_spiking(k);
+            bool in_order[3] = {true, true, true};
+            std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> latest[3] = {};
+            auto s = store.row_begin(k);
+            for (auto run = store.run_begin(k); run < store.run_begin(k + 1); ++run) {
+                const auto cls = store.run(run).cls;
+                const auto& c = store.classes()[cls];
+                for (; s < store.row_begin(k) + store.run(run).end; ++s) {
+                    const float weight = store.weight(c, s);
+                    const int sum = !split ? feeds_u : synapse_store::excitatory(weight) ? feeds_excitatory : feeds_inhibitory;
+                    const std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> key{store.delay(c, s), rank[store.source(s)], cls};
+                    if (key < latest[sum]) in_order[sum] = false;
+                    latest[sum] = key;
+                }
+            }
+            in_order_bits_[k] = static_cast<std::uint8_t>(in_order[0] | in_order[1] << 1 | in_order[2] << 2);
+        }
+    });
+    place(store, neurons, slots.size());
+    in_order_bits_ = {};
+    if (!built_) return false;
+    sort_by_delay(store, slots.size());
+    return built_;
+}
+
+void fan_out_index::clear() {
+    built_ = false;
+    out_begin_ = {};
+    words_ = {};
+    delay_dir_ = {};
+}
+
+std::size_t fan_out_index::bytes() const {
+    return out_begin_.size() * sizeof(std::uint64_t) + (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t);
+}
+
+// Each slot's outgoing synapses: class by class, the runs of that class in row order, first
+// those into sums in order, then the others, so a slot's synapses of one class are
+// consecutive and each part ascends.
+void fan_out_index::place(const synapse_store& store, const neuron_block& neurons, std::size_t slots) {
+    const std::uint64_t total = store.size();
+    const auto& classes = store.classes();
+    const std::size_t local = in_order_bits_.size();
+    struct placed {
+        std::uint64_t first, last;
+        std::uint32_t target, to;  // the target word of the run's synapses
+    };
+    std::vector<std::uint64_t> class_begin(classes.size() + 1, 0);
+    for (const auto& r : store.runs()) ++class_begin[r.cls + 1];
+    for (std::size_t c = 0; c < classes.size(); ++c) class_begin[c + 1] += class_begin[c];
+    std::vector<placed> by_class(store.runs().size());
+    {
+        std::vector<std::uint64_t> cursor(class_begin.begin(), class_begin.end() - 1);
+        for (std::size_t k = 0; k < local; ++k) {
+            auto s = store.row_begin(k);
+            const bool split = neurons.is_spiking(k);
+            for (auto r = store.run_begin(k); r < store.run_begin(k + 1); ++r) {
+                const auto end = store.row_begin(k) + store.run(r).end;
+                const auto& c = classes[store.run(r).cls];
+                // A class that varies sets each synapse's target word itself (below).
+                const std::uint32_t sum = !split ? feeds_u : synapse_store::excitatory(c.weight) ? feeds_excitatory : feeds_inhibitory;
+                const std::uint32_t in_order = c.varies ? 0 : (in_order_bits_[k] >> sum) & 1;
+                by_class[cursor[store.run(r).cls]++] = {s, end, static_cast<std::uint32_t>(k),
+                                                        static_cast<std::uint32_t>(k) << 3 | in_order << 2 | sum};
+                s = end;
+            }
+        }
+    }
+    // f(class, placed run, synapse, words): class by class, the one-word entries first.
+    auto each = [&](auto&& f) {
+        for (std::uint32_t c = 0; c < classes.size(); ++c)
+            for (std::uint32_t words = 1; words <= 3; ++words)
+                for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
+                    const std::uint32_t w = classes[c].varies ? 3 : !(by_class[p].to & 4) ? 2 : 1;
+                    if (w != words) continue;
+                    for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p], s, words);
+                }
+    };
+    // Segments and words per slot first: a block holds a count, its segments, its synapses.
+    out_begin_.assign(slots + 1, 0);
+    std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);
+    bool indexed = false;
+    each([&](std::uint32_t c, const placed&, std::uint64_t s, std::uint32_t words) {
+        const auto slot = store.source(s);
+        if (latest[slot] != c) {
+            latest[slot] = c;
+            ++segments[slot];
+        }
+        out_begin_[slot + 1] += words;
+        indexed |= words >= 2;
+    });
+    // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
+    std::uint64_t offset = 0;
+    bool fits = !indexed || total <= std::numeric_limits<std::uint32_t>::max();
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+        const auto words = out_begin_[slot + 1];
+        out_begin_[slot] = offset;
+        const auto block = words ? 1 + 3 * std::uint64_t{segments[slot]} + words : 0;
+        fits &= block <= std::numeric_limits<std::uint32_t>::max();
+        offset += block;
+    }
+    if (!fits) {
+        out_begin_ = {};
+        return;
+    }
+    out_begin_[slots] = offset;
+    std::vector<std::uint64_t> cursor(slots), segment_at(slots);
+    words_.resize(offset);
+    for (std::size_t slot = 0; slot < slots; ++slot) {
+        if (out_begin_[slot] == out_begin_[slot + 1]) continue;
+        words_[out_begin_[slot]] = segments[slot];
+        segment_at[slot] = out_begin_[slot] + 1;
+        cursor[slot] = out_begin_[slot] + 1 + 3 * std::uint64_t{segments[slot]};
+    }
+    std::fill(latest.begin(), latest.end(), no_slot);
+    each([&](std::uint32_t c, const placed& p, std::uint64_t s, std::uint32_t words) {
+        const auto slot = store.source(s);
+        const auto at = cursor[slot] - out_begin_[slot];
+        if (latest[slot] != c) {
+            latest[slot] = c;
+            words_[segment_at[slot]] = c;
+            words_[segment_at[slot] + 1] = static_cast<std::uint32_t>(at);
+            segment_at[slot] += 3;
+        }
+        std::uint32_t to = p.to;
+        if (classes[c].varies) {
+            const std::uint32_t sum = !neurons.is_spiking(p.target)                         ? feeds_u
+                                      : synapse_store::excitatory(store.weight(classes[c], s)) ? feeds_excitatory
+                                                                                             : feeds_inhibitory;
+            to = p.target << 3 | ((in_order_bits_[p.target] >> sum) & 1) << 2 | sum;
+        }
+        if (words >= 2) words_[cursor[slot]++] = static_cast<std::uint32_t>(s);
+        words_[cursor[slot]++] = to;
+        if (words == 3) {
+            const float w = store.weight(classes[c], s);
+            std::memcpy(&words_[cursor[slot]++], &w, sizeof w);
+        }
+        if (words == 1) words_[segment_at[slot] - 2] = static_cast<std::uint32_t>(cursor[slot] - out_begin_[slot]);
+        words_[segment_at[slot] - 1] = static_cast<std::uint32_t>(cursor[slot] - out_begin_[slot]);
+    });
+    built_ = true;
+}
+
+// In a segment of a class whose synapses keep their own delay, orders the entries by delay
+// (stable: ascending synapse within one delay, the order the sparse path needs), and lists
+// the segment's delays with where each one's entries end (delay_dir), so that a tick reads a
+// source's synapses of one delay as one range, found by a binary search in a few words,
+// instead of filtering all of them once for each delay.
+void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots) {
+    const auto& classes = store.classes();
+    auto delay_of = [&](std::uint32_t s) { return store.own_delay(s); };
+    // Each visits the delay-varying segments of slots [begin, end): f(block, g, o, e).
+    auto segments_of = [&](std::size_t begin, std::size_t end, auto&& f) {
+        for (std::size_t slot = begin; slot < end; ++slot) {
+            if (out_begin_[slot] == out_begin_[slot + 1]) continue;
+            std::uint32_t* const block = words_.data() + out_begin_[slot];
+            std::uint32_t o = 1 + 3 * block[0];
+            for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
+                const std::uint32_t e = block[g + 2];
+                if (classes[block[g]].varies & synapse_store::delay_varies) f(block, g, o, e);
+                o = e;
+            }
+        }
+    };
+    // Sort; each segment's `mid` word holds the count of its delays for now.
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
+        std::vector<std::array<std::uint32_t, 3>> entries;
+        segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+            entries.clear();
+            for (std::uint32_t w = o; w < e; w += 3) entries.push_back({block[w], block[w + 1], block[w + 2]});
+            std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) { return delay_of(a[0]) < delay_of(b[0]); });
+            std::uint32_t distinct = 0;
+            for (std::size_t i = 0; i < entries.size(); ++i) {
+                std::copy(entries[i].begin(), entries[i].end(), block + o + 3 * i);
+                distinct += i == 0 || delay_of(entries[i][0]) != delay_of(entries[i - 1][0]);
+            }
+            block[g + 1] = distinct;
+        });
+    });
+    // Directory offsets, slot by slot.
+    std::uint64_t words = 0;
+    segments_of(0, slots, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
+        const std::uint64_t n = block[g + 1];
+        block[g + 1] = static_cast<std::uint32_t>(std::min<std::uint64_t>(words, std::numeric_limits<std::uint32_t>::max()));
+        words += 1 + 2 * n;
+    });
+    if (words > std::numeric_limits<std::uint32_t>::max()) {
+        clear();  // a directory beyond 32-bit offsets: the full path only
+        return;
+    }
+    delay_dir_.resize(words);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
+        segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+            std::uint32_t* const dir = delay_dir_.data() + block[g + 1];
+            std::uint32_t n = 0;
+            for (std::uint32_t w = o; w < e; w += 3) {
+                const std::uint16_t d = delay_of(block[w]);
+                if (n == 0 || dir[1 + 2 * (n - 1)] != d) dir[1 + 2 * n++] = d;
+                dir[2 * n] = w + 3;
+            }
+            dir[0] = n;
+        });
+    });
+}
+
+}  // namespace dnnc::sim

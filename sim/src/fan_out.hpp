@@ -1,0 +1,63 @@
+#pragma once
+// The fan-out index (private to dnnc_sim): each slot's outgoing synapses, derived from the
+// synapse store for the sparse path (sparse_path.hpp), which reads only the synapses of the
+// sources that are active in a tick. Rebuilt from the store whenever the store changes.
+//
+// fan_out[out_begin[slot] ... out_begin[slot + 1]) in 4-byte words, in segments of one class,
+// by ascending class. A slot's block starts with its segments (one word: their count n; then
+// n triples of words: the class, where its one-word entries end and where the segment ends,
+// counted in words from the block's start), so one read of out_begin finds everything. A
+// segment holds first, in row order, its synapses into sums that are in order, one word each
+// (the target word below), then, in row order, the others, two words each (synapse index,
+// target word): the index is what sorts a sum's terms into canonical order. A class whose
+// weights vary has only three-word entries (synapse index, target word, the synapse's weight:
+// a copy of the store's, made when the index is built, so that the sparse path reads no
+// per-synapse array of the store); when its delays vary they are sorted by delay, and the
+// segment's `mid` word is where its directory starts in delay_dir. Built only for one lane
+// (batched ticks never take the sparse path).
+//
+// A target word is target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum it
+// feeds gets its terms in canonical order as the sparse path makes them (sources by delay,
+// then rank, then class, then row order): then they are added as they come.
+#include "neurons.hpp"
+#include "slots.hpp"
+#include "synapse_store.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace dnnc::sim {
+
+class fan_out_index {
+public:
+    enum feeds : std::uint8_t { feeds_u, feeds_excitatory, feeds_inhibitory };
+    static constexpr std::size_t max_sparse_neurons = std::size_t{1} << 29;
+
+    // Builds the index of `store`'s synapses into `neurons`; false (and empty) when the index
+    // cannot be addressed in 32-bit words, or the node has too many neurons for target words.
+    bool build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots);
+    bool built() const { return built_; }
+
+    std::size_t words() const { return words_.size(); }
+    const std::uint32_t* data() const { return words_.data(); }
+    std::uint64_t begin(std::size_t slot) const { return out_begin_[slot]; }
+    std::uint64_t end(std::size_t slot) const { return out_begin_[slot + 1]; }
+    // Per segment of a class whose delays vary, from the offset in its `mid` word: [n, (delay,
+    // end) x n], the distinct delays of its entries, ascending, and where each one's entries
+    // end (counted in words from the block's start).
+    const std::uint32_t* delay_directory(std::uint32_t offset) const { return delay_dir_.data() + offset; }
+    std::size_t bytes() const;
+
+private:
+    void place(const synapse_store& store, const neuron_block& neurons, std::size_t slots);
+    void sort_by_delay(const synapse_store& store, std::size_t slots);
+    void clear();
+
+    bool built_ = false;
+    std::vector<std::uint8_t> in_order_bits_;  // while building: per local neuron, bit f: sum f is in order
+    std::vector<std::uint64_t> out_begin_;
+    std::vector<std::uint32_t> words_;
+    std::vector<std::uint32_t> delay_dir_;
+};
+
+}  // namespace dnnc::sim

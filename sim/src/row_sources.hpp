@@ -1,0 +1,120 @@
+#pragma once
+// Where a synapse store's rows come from (private to dnnc_sim). A row source answers, for
+// local neuron k:
+//   shape(k) -> {synapses, runs} of its row (a run: consecutive synapses of one class);
+//   fill(k, f) calls f(source, class, weight, delay) for each, in canonical order;
+//   classes() the (weight, delay) of each class; varies() whether some synapse has none.
+#include "dnnc/core/error.hpp"
+#include "dnnc/protocol/rows.hpp"
+#include "dnnc/sim/engine.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace dnnc::sim {
+
+// A weight and a delay shared by synapses.
+struct weight_delay {
+    float weight;
+    std::uint16_t delay;
+};
+
+// The rows an engine_spec lists (spec.in), their classes found by value.
+class listed_rows {
+public:
+    explicit listed_rows(const engine_spec& spec) : spec_(spec) {
+        std::unordered_map<std::uint64_t, std::uint32_t> index;
+        class_of_.reserve(spec.in.size());
+        for (const auto& s : spec.in) {
+            if (s.delay < 1) throw usage_error("engine spec: delay must be at least 1");
+            if (varies_) continue;
+            std::uint32_t bits;
+            std::memcpy(&bits, &s.weight, sizeof bits);
+            const auto [it, fresh] = index.emplace(std::uint64_t{bits} << 16 | s.delay, static_cast<std::uint32_t>(classes_.size()));
+            if (fresh) classes_.push_back({s.weight, s.delay});
+            class_of_.push_back(it->second);
+            // So many that most synapses would be runs of their own: per-synapse values.
+            if (classes_.size() > 65536) {
+                varies_ = true;
+                class_of_ = {};
+                classes_ = {};
+            }
+        }
+    }
+    const std::vector<weight_delay>& classes() const { return classes_; }
+    bool varies() const { return varies_; }
+    std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
+        if (spec_.in_begin.empty()) return {0, 0};
+        const auto first = spec_.in_begin[k], last = spec_.in_begin[k + 1];
+        std::uint64_t runs = 0;
+        for (auto s = first; s < last && !varies_; ++s) runs += s == first || class_of_[s] != class_of_[s - 1];
+        return {last - first, runs};
+    }
+    template <class F>
+    void fill(std::size_t k, F&& f) const {
+        if (spec_.in_begin.empty()) return;
+        for (auto s = spec_.in_begin[k]; s < spec_.in_begin[k + 1]; ++s)
+            f(spec_.in[s].source, varies_ ? 0 : class_of_[s], spec_.in[s].weight, spec_.in[s].delay);
+    }
+
+private:
+    const engine_spec& spec_;
+    std::vector<std::uint32_t> class_of_;  // per synapse
+    std::vector<weight_delay> classes_;
+    bool varies_ = false;
+};
+
+// The rows of a node's neurons drawn from its share of the network: a class per distinct
+// (weight, delay) of the connection elements.
+class share_rows {
+public:
+    share_rows(const protocol::synapse_rows& rows, const std::vector<neuron_spec>& neurons) : rows_(rows), neurons_(neurons) {
+        std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> index;
+        class_of_.assign(rows.element_count(), 0);
+        for (std::size_t e = 0; e < rows.element_count(); ++e) {
+            if (rows.is_dense(e)) continue;
+            const auto u = rows.uniform(e);
+            if (!u) {
+                varies_ = true;
+                continue;
+            }
+            std::uint32_t bits;
+            std::memcpy(&bits, &u->weight, sizeof bits);
+            const auto [it, fresh] = index.emplace(std::pair{bits, u->delay}, static_cast<std::uint32_t>(classes_.size()));
+            if (fresh) classes_.push_back({u->weight, u->delay});
+            class_of_[e] = it->second;
+        }
+    }
+    const std::vector<weight_delay>& classes() const { return classes_; }
+    bool varies() const { return varies_; }
+    std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
+        std::uint64_t synapses = 0, runs = 0;
+        std::uint32_t last = ~std::uint32_t{0};
+        rows_.for_each_element(target(k), [&](std::size_t e, std::uint64_t n) {
+            synapses += n;
+            runs += class_of_[e] != last;
+            last = class_of_[e];
+        });
+        return {synapses, runs};
+    }
+    template <class F>
+    void fill(std::size_t k, F&& f) const {
+        rows_.for_each(target(k), [&](protocol::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
+            f(static_cast<global_index>(source), class_of_[e], weight, delay);
+        });
+    }
+
+private:
+    protocol::neuron_index target(std::size_t k) const { return static_cast<protocol::neuron_index>(neurons_[k].index); }
+    const protocol::synapse_rows& rows_;
+    const std::vector<neuron_spec>& neurons_;
+    std::vector<std::uint32_t> class_of_;  // per connection element
+    std::vector<weight_delay> classes_;
+    bool varies_ = false;
+};
+
+}  // namespace dnnc::sim

@@ -1,0 +1,239 @@
+#pragma once
+// The synapse store (private to dnnc_sim): the only owner of a node's incoming synapses,
+// their weights and delays (docs/simulation.md, "Memory layout").
+//
+// Row by row in canonical order, a source slot each (4 bytes). A row is cut into runs of
+// consecutive synapses of one class; a class is a weight and a delay shared by its synapses
+// (a projection's, or an explicit synapse's), or says that its synapses keep their own
+// weight and delay (by synapse index), which are stored only then.
+//
+// A synapse's receptor: into a rate neuron, its one sum u; into a spiking neuron, the
+// excitatory sum when its weight is >= 0, else the inhibitory one. A class's weight is its
+// projection's, so its synapses share a receptor; a synapse with its own weight keeps the
+// sign it was made with, so its receptor never changes either.
+#include "history.hpp"
+#include "slots.hpp"
+
+#include "dnnc/core/error.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace dnnc::sim {
+
+class synapse_store {
+public:
+    enum : std::uint8_t { weight_varies = 1, delay_varies = 2 };
+    struct synapse_class {
+        float weight;
+        std::uint16_t delay;
+        std::uint8_t varies;  // weight_varies | delay_varies: read them per synapse
+    };
+    struct synapse_run {
+        std::uint32_t end;  // where the run ends, counted from its row's first synapse
+        std::uint32_t cls;
+    };
+    static bool excitatory(float weight) { return weight >= 0; }
+
+    // The rows of the `neurons.size()` local neurons from `rows` (row_sources.hpp), in three
+    // steps: every row's size (in parallel), the offsets, then every row written in place (in
+    // parallel). Sources are found in `slots`; one without a slot is neither local nor sent
+    // by a peer: the rows and the peers disagree (protocol_error). `node` names this node in
+    // messages.
+    template <class Rows>
+    void build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots, const std::string& node);
+
+    std::uint64_t size() const { return in_slot_.size(); }
+    // The synapses build() set out to make, once it counted them (0 before).
+    std::uint64_t planned() const { return planned_; }
+    std::size_t bytes() const {
+        auto of = [](const auto& v) { return v.size() * sizeof(v[0]); };
+        return of(in_begin_) + of(in_slot_) + of(run_begin_) + of(runs_) + of(classes_) + of(weight_) + of(delay_);
+    }
+    // The distinct delays the synapses use, ascending; the longest (1 without synapses); the
+    // shortest delay of a synapse from a remote slot (65536: none).
+    const std::vector<std::uint16_t>& delays() const { return delays_; }
+    std::uint16_t max_delay() const { return delays_.empty() ? 1 : delays_.back(); }
+    std::uint32_t remote_delay() const { return remote_delay_; }
+
+    // Neuron k's synapses are [row_begin(k), row_begin(k + 1)), cut into runs
+    // [run_begin(k), run_begin(k + 1)).
+    std::uint64_t row_begin(std::size_t k) const { return in_begin_[k]; }
+    std::uint64_t run_begin(std::size_t k) const { return run_begin_[k]; }
+    const synapse_run& run(std::uint64_t r) const { return runs_[r]; }
+    const std::vector<synapse_run>& runs() const { return runs_; }
+    const std::vector<synapse_class>& classes() const { return classes_; }
+    std::uint32_t source(std::uint64_t s) const { return in_slot_[s]; }
+    float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
+    std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? delay_[s] : c.delay; }
+    // The delay of synapse s of a class whose delays vary.
+    std::uint16_t own_delay(std::uint64_t s) const { return delay_[s]; }
+
+    // f(source slot, weight, delay) for each synapse of neuron k, in canonical order.
+    template <class F>
+    void for_each(std::size_t k, F&& f) const {
+        auto s = in_begin_[k];
+        for (auto r = run_begin_[k]; r < run_begin_[k + 1]; ++r) {
+            const auto& c = classes_[runs_[r].cls];
+            for (; s < in_begin_[k] + runs_[r].end; ++s) f(in_slot_[s], weight(c, s), delay(c, s));
+        }
+    }
+
+    // The summation: adds the terms w * y_source(t - delay) of neuron k's synapses, in
+    // canonical order, to its sums (u, or by receptor excitatory e and inhibitory h; `split`:
+    // k is spiking), `lanes` values each. Each run reads one row of the history and feeds one
+    // sum. The sparse path (sparse_path.hpp) adds the same terms source by source instead.
+    template <bool one_lane>
+    void add_terms(std::size_t k, bool split, const history_ring& history, tick_t t, std::size_t lanes, float* u, float* e,
+                   float* h) const {
+        if constexpr (one_lane) lanes = 1;
+        const auto first = in_begin_[k];
+        auto s = first;
+        for (auto r = run_begin_[k]; r < run_begin_[k + 1]; ++r) {
+            const auto& c = classes_[runs_[r].cls];
+            const auto stop = first + runs_[r].end;
+            if (c.varies) {
+                for (; s < stop; ++s) {
+                    const float w = weight(c, s);
+                    const float* const y = history.row(t - delay(c, s)) + std::size_t{in_slot_[s]} * lanes;
+                    float* const into = !split ? u : excitatory(w) ? e : h;
+                    for (std::size_t lane = 0; lane < lanes; ++lane) into[lane] += w * y[lane];
+                }
+                continue;
+            }
+            const float w = c.weight;
+            const float* const y = history.row(t - c.delay);
+            float* const into = !split ? u : excitatory(w) ? e : h;
+            if constexpr (one_lane) {
+                float sum = *into;  // kept in a register along the run
+                for (; s < stop; ++s) sum += w * y[in_slot_[s]];
+                *into = sum;
+            } else {
+                for (; s < stop; ++s) {
+                    const float* const values = y + std::size_t{in_slot_[s]} * lanes;
+                    for (std::size_t lane = 0; lane < lanes; ++lane) into[lane] += w * values[lane];
+                }
+            }
+        }
+    }
+
+private:
+    std::uint64_t planned_ = 0;
+    std::vector<std::uint64_t> in_begin_;  // local + 1: neuron k's synapses are [in_begin[k], in_begin[k + 1])
+    std::vector<std::uint32_t> in_slot_;   // per synapse
+    std::vector<std::uint64_t> run_begin_;  // local + 1, into runs_
+    std::vector<synapse_run> runs_;
+    std::vector<synapse_class> classes_;
+    std::vector<float> weight_;         // per synapse, for a class whose weights vary
+    std::vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
+    std::vector<std::uint16_t> delays_;
+    std::uint32_t remote_delay_ = 65536;
+};
+
+template <class Rows>
+void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots,
+                          const std::string& node) {
+    const std::size_t n = neurons.size();
+    in_begin_.assign(n + 1, 0);
+    run_begin_.assign(n + 1, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (auto k = r.begin(); k < r.end(); ++k) {
+            const auto [synapses, row_runs] = rows.shape(k);
+            in_begin_[k + 1] = synapses;
+            run_begin_[k + 1] = row_runs;
+        }
+    });
+    std::uint64_t total = 0, total_runs = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (in_begin_[k + 1] > std::numeric_limits<std::uint32_t>::max())
+            throw usage_error("neuron " + std::to_string(neurons[k].index) + " has more than 2^32 incoming synapses");
+        total += in_begin_[k + 1];
+        total_runs += run_begin_[k + 1];
+    }
+    planned_ = total;
+    // Short runs would cost more than a weight and a delay per synapse.
+    const bool varying = rows.varies() || total_runs > total / 4 + 1024;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (varying) run_begin_[k + 1] = in_begin_[k + 1] > 0 ? 1 : 0;
+        in_begin_[k + 1] += in_begin_[k];
+        run_begin_[k + 1] += run_begin_[k];
+    }
+    classes_.clear();
+    if (varying)
+        classes_.push_back({0.0f, 0, weight_varies | delay_varies});
+    else
+        for (const auto& c : rows.classes()) classes_.push_back({c.weight, c.delay, 0});
+    in_slot_.resize(total);
+    runs_.resize(run_begin_[n]);
+    if (varying) {
+        weight_.resize(total);
+        delay_.resize(total);
+    }
+
+    const slot_lookup lookup(slots.map(), 4 * (total + n) + 4096);
+    const std::size_t local = slots.local();
+    std::mutex failure_mutex;
+    std::size_t failed_row = n;
+    global_index failed_source = 0;
+    std::atomic<std::uint32_t> remote{65536};
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::uint32_t remote_here = 65536;
+        for (auto k = r.begin(); k < r.end(); ++k) {
+            const auto first = in_begin_[k], last = in_begin_[k + 1];
+            auto s = first;
+            auto at = run_begin_[k];
+            std::uint32_t current = no_slot;
+            rows.fill(k, [&](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
+                if (s == last) throw usage_error("engine: a row gave more synapses than it counted");
+                auto slot = lookup.find(source);
+                if (slot == no_slot) {
+                    const std::lock_guard<std::mutex> lock(failure_mutex);
+                    if (k < failed_row) {
+                        failed_row = k;
+                        failed_source = source;
+                    }
+                    slot = 0;
+                }
+                in_slot_[s] = slot;
+                if (varying) {
+                    weight_[s] = weight;
+                    delay_[s] = delay;
+                    cls = 0;
+                }
+                if (cls != current) {
+                    runs_[at++] = {0, cls};
+                    current = cls;
+                }
+                runs_[at - 1].end = static_cast<std::uint32_t>(s + 1 - first);
+                if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
+                ++s;
+            });
+            if (s != last || at != run_begin_[k + 1]) throw usage_error("engine: a row gave fewer synapses than it counted");
+        }
+        for (auto seen = remote.load(); remote_here < seen && !remote.compare_exchange_weak(seen, remote_here);) {
+        }
+    });
+    if (failed_row < n)
+        throw protocol_error("neuron " + std::to_string(failed_source) + " feeds neuron " +
+                             std::to_string(neurons[failed_row].index) + (node.empty() ? "" : " on node '" + node + "'") +
+                             " but is neither on this node nor sent by a peer: the config is inconsistent");
+    remote_delay_ = remote.load();
+    std::vector<bool> used(65536, false);
+    if (varying)
+        for (auto d : delay_) used[d] = true;
+    else
+        for (const auto& r : runs_) used[classes_[r.cls].delay] = true;
+    delays_.clear();
+    for (std::size_t d = 0; d < used.size(); ++d)
+        if (used[d]) delays_.push_back(static_cast<std::uint16_t>(d));
+    if (!delays_.empty() && delays_.front() < 1) throw usage_error("engine spec: delay must be at least 1");
+}
+
+}  // namespace dnnc::sim
