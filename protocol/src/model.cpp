@@ -90,7 +90,7 @@ bool operator==(const iaf_params& a, const iaf_params& b) {
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.v_init, p.v_init_max, p.v_init_std);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
     };
     return t(a) == t(b);
 }
@@ -103,7 +103,11 @@ bool operator==(const population& a, const population& b) {
            std::tie(b.id, b.size, b.seed, b.params, b.spike_file, b.spikes);
 }
 bool operator==(const synapse& a, const synapse& b) {
-    return std::tie(a.from, a.to, a.weight, a.delay, a.delay_ms) == std::tie(b.from, b.to, b.weight, b.delay, b.delay_ms);
+    return std::tie(a.from, a.to, a.weight, a.delay, a.delay_ms, a.synapse_model) ==
+           std::tie(b.from, b.to, b.weight, b.delay, b.delay_ms, b.synapse_model);
+}
+bool operator==(const synapse_model& a, const synapse_model& b) {
+    return std::tie(a.id, a.model, a.params) == std::tie(b.id, b.model, b.params);
 }
 bool operator==(const distribution& a, const distribution& b) {
     auto t = [](const distribution& d) { return std::tie(d.kind, d.value, d.mean, d.std, d.mu, d.sigma, d.min, d.max); };
@@ -111,9 +115,9 @@ bool operator==(const distribution& a, const distribution& b) {
 }
 bool operator==(const projection& a, const projection& b) {
     auto t = [](const projection& p) {
-        return std::tie(p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.indegree, p.multapses, p.outdegree, p.total,
-                        p.delay_ms, p.weight_distribution, p.delay_distribution, p.init,
-                        p.scale, p.weights_file, p.rows, p.cols, p.split_rows);
+        return std::tie(p.id, p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.indegree, p.multapses, p.outdegree,
+                        p.total, p.delay_ms, p.weight_distribution, p.delay_distribution, p.init,
+                        p.scale, p.weights_file, p.rows, p.cols, p.split_rows, p.synapse_model);
     };
     return t(a) == t(b);
 }
@@ -132,7 +136,7 @@ bool operator==(const connection_ref& a, const connection_ref& b) {
 }
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
-        return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapses, n.projections,
+        return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapse_models, n.synapses, n.projections,
                         n.connection_order, n.inputs, n.outputs, n.poisson, n.dc, n.records);
     };
     return t(a) == t(b);

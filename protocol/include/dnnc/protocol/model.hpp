@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dnnc::protocol {
@@ -74,6 +75,9 @@ struct neuron_params {
     std::optional<double> v_init;
     std::optional<double> v_init_max;
     std::optional<double> v_init_std;
+    // The time constant (ms) of the post-synaptic trace that stdp_synapse reads, a neuron
+    // parameter as in NEST (its archiving node's tau_minus); spiking models only.
+    double tau_minus = 20;
 };
 bool operator==(const neuron_params& a, const neuron_params& b);
 
@@ -111,6 +115,19 @@ struct synapse {
     std::int64_t delay = 1;  // ticks; unused when delay_ms is set
     source_location where;
     std::optional<double> delay_ms;  // the delay in ms, rounded to ticks against network::dt
+    // The id of a <synapse-model>, or a model's name for its defaults (synapse_models.hpp);
+    // empty: static_synapse.
+    std::string synapse_model;
+};
+
+// A <synapse-model>: a synapse rule under NEST's name with parameters under NEST's names, as
+// written (units as NEST's); projections and synapses name it by id. Parameters left out
+// take the rule's defaults (synapse_models.hpp).
+struct synapse_model {
+    std::string id;
+    std::string model;
+    std::vector<std::pair<std::string, double>> params;  // in document order
+    source_location where;
 };
 
 // A weight or a delay drawn per synapse: a <weight> or <delay> child of a projection. The
@@ -124,6 +141,7 @@ struct distribution {
 };
 
 struct projection {
+    std::string id;        // optional, unique among projections: how weights are asked for
     std::string from, to;  // group references: `a`, `pop`, `pop[i]`, `pop[i:j]`
     projection_kind kind = projection_kind::all;
     double weight = 1;
@@ -147,6 +165,7 @@ struct projection {
     std::optional<std::int64_t> rows, cols;
     bool split_rows = false;
     source_location where;
+    std::string synapse_model;  // as synapse::synapse_model
 };
 
 // A named list of neuron references at the lead: an input or an output.
@@ -197,6 +216,7 @@ struct network {
     double dt = 0.1;
     std::vector<neuron> neurons;
     std::vector<population> populations;
+    std::vector<synapse_model> synapse_models;
     std::vector<synapse> synapses;
     std::vector<projection> projections;
     std::vector<connection_ref> connection_order;
@@ -355,6 +375,7 @@ struct signal_packet {
 DNNC_DECLARE_EQ(neuron)
 DNNC_DECLARE_EQ(population)
 DNNC_DECLARE_EQ(synapse)
+DNNC_DECLARE_EQ(synapse_model)
 DNNC_DECLARE_EQ(distribution)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)

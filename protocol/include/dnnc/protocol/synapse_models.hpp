@@ -1,0 +1,49 @@
+#pragma once
+// The synapse models a document may name: NEST's names, parameters, defaults and units. This
+// catalogue is what documents are checked against; the dynamics of each rule live in
+// sim/src/rules/, one file per rule, registered by the same name.
+#include "dnnc/protocol/model.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dnnc::protocol {
+
+struct synapse_parameter {
+    enum class range { any, positive, non_negative, unit_interval, nonzero };
+    const char* name;
+    double fallback;  // NEST's default
+    range allowed;
+    const char* unit;
+};
+
+struct synapse_model_info {
+    const char* name;
+    bool plastic;  // whether its weights change during a run (then one lane, lockstep only)
+    std::vector<synapse_parameter> parameters;
+    // The parameter that bounds the weight and gives its sign (Wmax), if any.
+    const char* weight_bound;
+    // Bytes of state per synapse beyond the source, weight and delay the store keeps for
+    // every synapse with its own weight (docs/simulation.md).
+    std::size_t state_bytes;
+};
+
+// Every model, static_synapse first.
+const std::vector<synapse_model_info>& synapse_model_catalog();
+// The model named `name`, or null.
+const synapse_model_info* find_synapse_model(const std::string& name);
+
+// What a connection element's synapse_model names, with every parameter's value (written or
+// default) in the catalogue's order.
+struct resolved_synapse_model {
+    const synapse_model_info* info = nullptr;
+    std::vector<double> values;
+    std::string id;  // the <synapse-model>'s id, or the model's name when named directly
+    double value(const char* parameter) const;
+};
+// Resolves `reference` (empty: static_synapse) against net.synapse_models, then the
+// catalogue. Throws config_error at `where` for a reference to nothing.
+resolved_synapse_model resolve_synapse_model(const network& net, const std::string& reference, const source_location& where);
+
+}  // namespace dnnc::protocol
