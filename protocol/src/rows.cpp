@@ -21,6 +21,14 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
     const symbol_table symbols(net);
     neurons_ = static_cast<std::size_t>(symbols.neuron_count());
     elements_.reserve(net.connection_order.size());
+    models_ = {resolve_synapse_model(net, "", net.where)};
+    auto model_index = [&](const std::string& reference, const source_location& where) {
+        auto model = resolve_synapse_model(net, reference, where);
+        for (std::size_t m = 0; m < models_.size(); ++m)
+            if (models_[m].id == model.id || (!models_[m].info->plastic && !model.info->plastic)) return static_cast<std::uint32_t>(m);
+        models_.push_back(std::move(model));
+        return static_cast<std::uint32_t>(models_.size() - 1);
+    };
     for (std::size_t e = 0; e < net.connection_order.size(); ++e) {
         const connection_ref& ref = net.connection_order[e];
         compiled r;
@@ -32,6 +40,7 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             r.weight = static_cast<float>(s.weight);
             r.delay = static_cast<std::uint16_t>(delay_ticks(s, net.dt));
             r.where = &s.where;
+            r.model = model_index(s.synapse_model, s.where);
             explicit_.push_back({static_cast<neuron_index>(r.to_first), static_cast<std::uint32_t>(e)});
         } else {
             const projection& p = net.projections[ref.index];
@@ -47,6 +56,7 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             r.multapses = p.multapses;
             r.seed = p.seed;
             r.where = &p.where;
+            r.model = model_index(p.synapse_model, p.where);
             r.dt = net.dt;
             if (p.weight_distribution) r.weight_draw.emplace(*p.weight_distribution);
             if (p.delay_distribution) {

@@ -5,6 +5,7 @@
 #include "fan_out.hpp"
 #include "history.hpp"
 #include "neurons.hpp"
+#include "plasticity.hpp"
 #include "row_sources.hpp"
 #include "slots.hpp"
 #include "sparse_path.hpp"
@@ -33,6 +34,8 @@ constexpr std::size_t grain = 512;
 // for sparse activity, the output history, the neuron block, the dense projections and the
 // generators. A tick runs as named phases:
 //   inputs   external input and generators of tick t into ext;
+//   synapse dynamics  plastic synapses take their events of synapse time t - delay
+//            (plasticity.hpp), so that deliveries of tick t read the weights rules left;
 //   sum      every local neuron's sums: its synapses' terms in canonical order (row by row
 //            from the store, or source by source along the fan-out index when few sources
 //            are active: the same bits), then its dense sum, then Poisson input;
@@ -49,6 +52,7 @@ struct engine::impl {
     fan_out_index fan_out;
     std::optional<sparse_path> sparse;  // with one lane; its row caches also serve spike listing
     bool use_sparse = false;            // whether the fan-out index was built
+    std::optional<plasticity> plastic;  // with plastic synapses
     neuron_sums sums;
     std::optional<drive> generated;
     tick_t remote_delay = 1;
@@ -287,6 +291,11 @@ struct engine::impl {
         use_sparse = batch == 1 && fan_out.build(store, neurons, slots);
         remote_delay = dense->remote_delay(local(), std::min<tick_t>(static_cast<tick_t>(ring) - 1, store.remote_delay()));
         if (batch == 1) sparse.emplace(history, store, fan_out, slots, remote_delay);
+        if (!store.models().empty()) {
+            if (batch > 1) throw usage_error("engine spec: plastic synapses run with one lane only (batch 1)");
+            plastic.emplace(store, fan_out, slots, s.neurons, s.dt, remote_delay);
+            if (plastic->empty()) plastic.reset();
+        }
         const std::size_t values = local() * batch;
         sums.resize(values);
         ext.assign(values, 0.0f);
@@ -358,6 +367,28 @@ std::uint32_t engine::batch() const { return static_cast<std::uint32_t>(impl_->b
 std::uint64_t engine::synapse_count() const { return impl_->store.size(); }
 std::size_t engine::synapse_bytes() const { return impl_->store.bytes() + impl_->fan_out.bytes(); }
 
+std::vector<synapse_weight> engine::plastic_weights() const {
+    const auto& m = *impl_;
+    std::vector<synapse_weight> out;
+    if (!m.plastic) return out;
+    const auto global_of = m.slots.global_indices();
+    for (std::size_t k = 0; k < m.local(); ++k) {
+        auto s = m.store.row_begin(k);
+        for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1); ++r) {
+            const auto cls = m.store.run(r).cls;
+            const auto end = m.store.row_begin(k) + m.store.run(r).end;
+            if (!(m.store.classes()[cls].varies & synapse_store::weight_changes)) {
+                s = end;
+                continue;
+            }
+            for (; s < end; ++s)
+                out.push_back({m.store.element_of(cls), global_of[m.store.source(s)], m.spec.neurons[k].index,
+                               m.plastic->weight(static_cast<std::uint8_t>(cls), s)});
+        }
+    }
+    return out;
+}
+
 std::vector<synapse_spec> engine::incoming(global_index neuron) const {
     const auto& m = *impl_;
     const auto k = m.slots.local_slot(neuron);
@@ -413,6 +444,7 @@ void engine::compute() {
     auto& m = *impl_;
     const tick_t t = m.next;
     const auto listed = m.gather_inputs(t);
+    if (m.plastic) m.plastic->update(t, m.history);
     float* out = m.history.row(t);
     m.dense->compute(t, m.history);
     if (m.batch > 1) {
@@ -483,6 +515,7 @@ bool engine::is_local(global_index neuron) const { return impl_->slots.is_local(
 std::vector<neuron_state> engine::capture() const {
     const auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
+    if (m.plastic) throw usage_error("snapshots of a network with plastic synapses are not supported yet");
     std::vector<neuron_state> states(m.local());
     for (std::size_t k = 0; k < m.local(); ++k) {
         auto& s = states[k];
@@ -497,6 +530,7 @@ std::vector<neuron_state> engine::capture() const {
 void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
+    if (m.plastic) throw usage_error("snapshots of a network with plastic synapses are not supported yet");
     if (next < 0) throw usage_error("cannot restore to a negative tick");
     std::vector<bool> seen(m.local(), false);
     m.history.clear_for_restore();

@@ -24,6 +24,7 @@
 #include "synapse_store.hpp"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dnnc::sim {
@@ -46,6 +47,25 @@ public:
     // end) x n], the distinct delays of its entries, ascending, and where each one's entries
     // end (counted in words from the block's start).
     const std::uint32_t* delay_directory(std::uint32_t offset) const { return delay_dir_.data() + offset; }
+    // In a segment of a class whose delays vary (entries from word `o` of its slot's block,
+    // directory at `mid`), the words [first, last) of its entries of delay d (first == last:
+    // none), counted from the block's start.
+    std::pair<std::uint32_t, std::uint32_t> delay_range(std::uint32_t o, std::uint32_t mid, std::uint16_t d) const {
+        // [n, (delay, end) x n], delays ascending; a delay's entries end at its end.
+        const std::uint32_t* const dir = delay_dir_.data() + mid;
+        std::uint32_t lo = 0, n = dir[0];
+        while (n > 0) {
+            const std::uint32_t half = n / 2;
+            if (dir[1 + 2 * (lo + half)] < d) {
+                lo += half + 1;
+                n -= half + 1;
+            } else {
+                n = half;
+            }
+        }
+        if (lo < dir[0] && dir[1 + 2 * lo] == d) return {lo == 0 ? o : dir[2 * lo], dir[2 + 2 * lo]};
+        return {0, 0};
+    }
     std::size_t bytes() const;
 
 private:

@@ -3,7 +3,10 @@
 // local neuron k:
 //   shape(k) -> {synapses, runs} of its row (a run: consecutive synapses of one class);
 //   fill(k, f) calls f(source, class, weight, delay) for each, in canonical order;
-//   classes() the (weight, delay) of each class; varies() whether some synapse has none.
+//   classes() the (weight, delay) of each class; varies() whether some synapse has none;
+//   by_model(): whether classes are instead synapse models (static_synapse, then one per
+//   plastic connection element), whose synapses all keep their own weight and delay;
+//   models() then lists them.
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/rows.hpp"
 #include "dnnc/sim/engine.hpp"
@@ -47,6 +50,15 @@ public:
     }
     const std::vector<weight_delay>& classes() const { return classes_; }
     bool varies() const { return varies_; }
+    bool by_model() const { return false; }  // listed synapses are static
+    const std::vector<protocol::resolved_synapse_model>& models() const {
+        static const std::vector<protocol::resolved_synapse_model> none;
+        return none;
+    }
+    const std::vector<std::size_t>& plastic_elements() const {
+        static const std::vector<std::size_t> none;
+        return none;
+    }
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
         if (spec_.in_begin.empty()) return {0, 0};
         const auto first = spec_.in_begin[k], last = spec_.in_begin[k + 1];
@@ -69,14 +81,25 @@ private:
 };
 
 // The rows of a node's neurons drawn from its share of the network: a class per distinct
-// (weight, delay) of the connection elements.
+// (weight, delay) of the connection elements, or per synapse model when one is plastic.
 class share_rows {
 public:
-    share_rows(const protocol::synapse_rows& rows, const std::vector<neuron_spec>& neurons) : rows_(rows), neurons_(neurons) {
+    share_rows(const protocol::synapse_rows& rows, const std::vector<neuron_spec>& neurons)
+        : rows_(rows), neurons_(neurons), by_model_(rows.synapse_models().size() > 1) {
         std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> index;
         class_of_.assign(rows.element_count(), 0);
+        if (by_model_) models_ = {rows.synapse_models().front()};
         for (std::size_t e = 0; e < rows.element_count(); ++e) {
             if (rows.is_dense(e)) continue;
+            if (by_model_) {
+                // A class per plastic element, so that its synapses' runs name their projection.
+                varies_ = true;
+                if (rows.synapse_model(e) == 0) continue;
+                class_of_[e] = static_cast<std::uint32_t>(models_.size());
+                models_.push_back(rows.synapse_models()[rows.synapse_model(e)]);
+                elements_.push_back(e);
+                continue;
+            }
             const auto u = rows.uniform(e);
             if (!u) {
                 varies_ = true;
@@ -91,6 +114,11 @@ public:
     }
     const std::vector<weight_delay>& classes() const { return classes_; }
     bool varies() const { return varies_; }
+    bool by_model() const { return by_model_; }
+    // by_model(): each class's synapse model (static_synapse first), and the connection
+    // element of each class after the first.
+    const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
+    const std::vector<std::size_t>& plastic_elements() const { return elements_; }
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
         std::uint64_t synapses = 0, runs = 0;
         std::uint32_t last = ~std::uint32_t{0};
@@ -112,6 +140,9 @@ private:
     protocol::neuron_index target(std::size_t k) const { return static_cast<protocol::neuron_index>(neurons_[k].index); }
     const protocol::synapse_rows& rows_;
     const std::vector<neuron_spec>& neurons_;
+    bool by_model_;
+    std::vector<protocol::resolved_synapse_model> models_;
+    std::vector<std::size_t> elements_;
     std::vector<std::uint32_t> class_of_;  // per connection element
     std::vector<weight_delay> classes_;
     bool varies_ = false;

@@ -15,6 +15,7 @@
 #include "slots.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -30,11 +31,12 @@ namespace dnnc::sim {
 
 class synapse_store {
 public:
-    enum : std::uint8_t { weight_varies = 1, delay_varies = 2 };
+    enum : std::uint8_t { weight_varies = 1, delay_varies = 2, weight_changes = 4 };
     struct synapse_class {
         float weight;
         std::uint16_t delay;
-        std::uint8_t varies;  // weight_varies | delay_varies: read them per synapse
+        std::uint8_t varies;  // weight_varies | delay_varies: read them per synapse; weight_changes: a rule changes them
+        std::uint8_t model;   // into models(): its synapse model (0: static_synapse)
     };
     struct synapse_run {
         std::uint32_t end;  // where the run ends, counted from its row's first synapse
@@ -70,8 +72,15 @@ public:
     const synapse_run& run(std::uint64_t r) const { return runs_[r]; }
     const std::vector<synapse_run>& runs() const { return runs_; }
     const std::vector<synapse_class>& classes() const { return classes_; }
+    // The synapse models of the classes (empty: all static), and the connection element of
+    // each class after the first (which holds the static synapses).
+    const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
+    std::size_t element_of(std::size_t cls) const { return elements_[cls - 1]; }
     std::uint32_t source(std::uint64_t s) const { return in_slot_[s]; }
     float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
+    // The weight of synapse s of a class whose weights vary, which a rule may change.
+    float& own_weight(std::uint64_t s) { return weight_[s]; }
+    float own_weight(std::uint64_t s) const { return weight_[s]; }
     std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? delay_[s] : c.delay; }
     // The delay of synapse s of a class whose delays vary.
     std::uint16_t own_delay(std::uint64_t s) const { return delay_[s]; }
@@ -131,6 +140,8 @@ private:
     std::vector<std::uint64_t> run_begin_;  // local + 1, into runs_
     std::vector<synapse_run> runs_;
     std::vector<synapse_class> classes_;
+    std::vector<protocol::resolved_synapse_model> models_;
+    std::vector<std::size_t> elements_;
     std::vector<float> weight_;         // per synapse, for a class whose weights vary
     std::vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
     std::vector<std::uint16_t> delays_;
@@ -158,18 +169,30 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         total_runs += run_begin_[k + 1];
     }
     planned_ = total;
-    // Short runs would cost more than a weight and a delay per synapse.
-    const bool varying = rows.varies() || total_runs > total / 4 + 1024;
+    // Short runs would cost more than a weight and a delay per synapse. With synapse models
+    // for classes, every synapse keeps its own weight and delay, and a run is a stretch of
+    // one model's synapses; else one run per row holds them all.
+    const bool by_model = rows.by_model();
+    const bool varying = by_model || rows.varies() || total_runs > total / 4 + 1024;
     for (std::size_t k = 0; k < n; ++k) {
-        if (varying) run_begin_[k + 1] = in_begin_[k + 1] > 0 ? 1 : 0;
+        if (varying && !by_model) run_begin_[k + 1] = in_begin_[k + 1] > 0 ? 1 : 0;
         in_begin_[k + 1] += in_begin_[k];
         run_begin_[k + 1] += run_begin_[k];
     }
     classes_.clear();
-    if (varying)
-        classes_.push_back({0.0f, 0, weight_varies | delay_varies});
-    else
-        for (const auto& c : rows.classes()) classes_.push_back({c.weight, c.delay, 0});
+    models_.clear();
+    if (by_model) {
+        models_ = rows.models();
+        elements_ = rows.plastic_elements();
+        if (models_.size() > 256) throw usage_error("engine: a node's synapses may use at most 256 synapse models");
+        for (std::size_t m = 0; m < models_.size(); ++m)
+            classes_.push_back({0.0f, 0, static_cast<std::uint8_t>(weight_varies | delay_varies | (models_[m].info->plastic ? weight_changes : 0)),
+                                static_cast<std::uint8_t>(m)});
+    } else if (varying) {
+        classes_.push_back({0.0f, 0, weight_varies | delay_varies, 0});
+    } else {
+        for (const auto& c : rows.classes()) classes_.push_back({c.weight, c.delay, 0, 0});
+    }
     in_slot_.resize(total);
     runs_.resize(run_begin_[n]);
     if (varying) {
@@ -205,7 +228,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                 if (varying) {
                     weight_[s] = weight;
                     delay_[s] = delay;
-                    cls = 0;
+                    if (!by_model) cls = 0;
                 }
                 if (cls != current) {
                     runs_[at++] = {0, cls};

@@ -18,6 +18,7 @@
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -88,6 +89,10 @@ public:
     std::optional<uniform_synapse> uniform(std::size_t element) const;
     // Whether the element is a dense projection.
     bool is_dense(std::size_t element) const { return elements_[element].kind == rule::dense; }
+    // The synapse models the elements name, static_synapse first, each once (by id); the
+    // element's index into them.
+    const std::vector<resolved_synapse_model>& synapse_models() const { return models_; }
+    std::uint32_t synapse_model(std::size_t element) const { return elements_[element].model; }
     // Where the element stands in its document.
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 
@@ -109,6 +114,7 @@ private:
         double dt = 0.1;              // for drawn delays (ms)
         std::uint16_t delay_cap = 1;  // the longest drawn delay
         const source_location* where = nullptr;
+        std::uint32_t model = 0;  // into models_
     };
 
     // The rows of a fixed-outdegree projection for the targets asked for: CSR over them.
@@ -259,6 +265,7 @@ private:
     std::vector<std::uint32_t> cover_;
     std::vector<explicit_entry> explicit_;  // sorted by target, then element
     std::vector<drawn_rows> drawn_;
+    std::vector<resolved_synapse_model> models_;
 };
 
 }  // namespace dnnc::protocol

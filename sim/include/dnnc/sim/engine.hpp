@@ -114,6 +114,14 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
                                          const std::vector<std::string>& node_ids = {},
                                          with_synapses synapses = with_synapses::yes);
 
+// The weight of a plastic synapse as a user reads it: its connection element (the index
+// into the network's connection_order), source, target.
+struct synapse_weight {
+    std::size_t element = 0;
+    global_index source = 0, target = 0;
+    float weight = 0;
+};
+
 // Per-neuron state for snapshots: the model's variables, its last output and the outputs
 // of past ticks that delayed synapses still read (newest first).
 struct neuron_state {
@@ -145,6 +153,9 @@ public:
     std::vector<synapse_spec> incoming(global_index neuron) const;
     // The bytes the synapses take in the engine (rows, runs, classes, fan-out).
     std::size_t synapse_bytes() const;
+    // Every plastic synapse's weight now (synapse models, docs/document.md): local targets in
+    // the engine's order, each one's synapses in canonical order.
+    std::vector<synapse_weight> plastic_weights() const;
     // The tick compute() computes next; starts at 0.
     tick_t next_tick() const;
     // The shortest delay with which this engine reads a remote neuron (its longest delay

@@ -1,0 +1,44 @@
+// stdp_synapse: pair-based STDP with all-to-all pairing, after NEST's models/stdp_synapse.h
+// (Guetig et al. 2003's weight dependence: mu = 0 additive, mu = 1 multiplicative). The
+// weight is taken in units of Wmax, whose sign it keeps:
+//   a target spike reaching the synapse facilitates: w/Wmax += lambda (1 - w/Wmax)^mu_plus K+,
+//   capped at 1;
+//   a source spike depresses: w/Wmax -= alpha lambda (w/Wmax)^mu_minus K-, floored at 0.
+// K+ is the source's trace (tau_plus), K- the target's (its tau_minus).
+#include "rules/synapse_rule.hpp"
+
+#include <cmath>
+
+namespace dnnc::sim {
+
+namespace {
+class stdp_synapse final : public synapse_rule {
+public:
+    explicit stdp_synapse(const protocol::resolved_synapse_model& m)
+        : tau_plus_(m.value("tau_plus")), lambda_(m.value("lambda")), alpha_(m.value("alpha")), mu_plus_(m.value("mu_plus")),
+          mu_minus_(m.value("mu_minus")), w_max_(m.value("Wmax")) {}
+
+    double source_trace_tau() const override { return tau_plus_; }
+    bool reads_target_trace() const override { return true; }
+
+    void target_spike(std::size_t, float& w, double source_trace) const override {
+        const double relative = static_cast<double>(w) / w_max_;
+        const double norm = relative + lambda_ * std::pow(1.0 - relative, mu_plus_) * source_trace;
+        w = static_cast<float>(norm < 1.0 ? norm * w_max_ : w_max_);
+    }
+    void source_spike(std::size_t, float& w, double target_trace, double) override {
+        const double relative = static_cast<double>(w) / w_max_;
+        const double norm = relative - alpha_ * lambda_ * std::pow(relative, mu_minus_) * target_trace;
+        w = static_cast<float>(norm > 0.0 ? norm * w_max_ : std::copysign(0.0, w_max_));
+    }
+
+private:
+    double tau_plus_, lambda_, alpha_, mu_plus_, mu_minus_, w_max_;
+};
+}  // namespace
+
+std::unique_ptr<synapse_rule> make_stdp_synapse(const protocol::resolved_synapse_model& model) {
+    return std::make_unique<stdp_synapse>(model);
+}
+
+}  // namespace dnnc::sim

@@ -1,0 +1,53 @@
+// tsodyks2_synapse: short-term depression and facilitation (Tsodyks & Markram 1997; Fuhrmann
+// et al. 2002), after NEST's models/tsodyks2_synapse.h. Each synapse keeps its weight w, the
+// fraction of resources x and their use u; a source spike h ms after the previous one first
+// lets them recover,
+//   x = 1 + (x - x u - 1) exp(-h / tau_rec),  u = U + u (1 - U) exp(-h / tau_fac)
+// (no facilitation when tau_fac is 0), then is delivered with weight w x u. The store holds
+// that delivered weight; the rule keeps w, x and u (12 bytes a synapse).
+#include "rules/synapse_rule.hpp"
+
+#include <cmath>
+
+namespace dnnc::sim {
+
+namespace {
+class tsodyks2_synapse final : public synapse_rule {
+public:
+    explicit tsodyks2_synapse(const protocol::resolved_synapse_model& m)
+        : U_(m.value("U")), u0_(m.value("u")), x0_(m.value("x")), tau_rec_(m.value("tau_rec")), tau_fac_(m.value("tau_fac")) {}
+
+    double source_trace_tau() const override { return 0; }
+    bool reads_target_trace() const override { return false; }
+    bool has_synapse_state() const override { return true; }
+
+    void add_synapses(const std::vector<float>& weights) override {
+        for (const float w : weights) state_.push_back({w, static_cast<float>(x0_), static_cast<float>(u0_)});
+    }
+    void source_spike(std::size_t i, float& w, double, double since_ms) override {
+        auto& s = state_[i];
+        const double x_decay = std::exp(-since_ms / tau_rec_);
+        const double u_decay = tau_fac_ < 1.0e-10 ? 0.0 : std::exp(-since_ms / tau_fac_);
+        const double x_before = s.x, u_before = s.u;
+        const double x = 1.0 + (x_before - x_before * u_before - 1.0) * x_decay;
+        const double u = U_ + u_before * (1.0 - U_) * u_decay;
+        s.x = static_cast<float>(x);
+        s.u = static_cast<float>(u);
+        w = static_cast<float>(static_cast<double>(s.weight) * x * u);
+    }
+    float weight(std::size_t i, float) const override { return state_[i].weight; }
+
+private:
+    struct synapse_state {
+        float weight, x, u;
+    };
+    double U_, u0_, x0_, tau_rec_, tau_fac_;
+    std::vector<synapse_state> state_;
+};
+}  // namespace
+
+std::unique_ptr<synapse_rule> make_tsodyks2_synapse(const protocol::resolved_synapse_model& model) {
+    return std::make_unique<tsodyks2_synapse>(model);
+}
+
+}  // namespace dnnc::sim

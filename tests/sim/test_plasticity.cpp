@@ -1,0 +1,292 @@
+// Plastic synapses in the engine: each rule against its closed form (NEST's algorithm for
+// the synapse, computed here in double from the spike trains the engine produced), weight by
+// weight after every source spike; and a recurrent network with all three rules giving the
+// same spikes and the same final weights, bit for bit, on 1, 2, 3 and 4 nodes.
+#include "dnnc/sim/engine.hpp"
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+
+constexpr double dt = 0.1;
+
+protocol::network parse(const std::string& body) {
+    return *protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"p\">" + body + "</network></dnnc>", "p.xml").net;
+}
+
+// Engines for `net` with neuron i on node node_of[i], joined in lockstep by hand.
+class cluster {
+public:
+    cluster(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes)
+        : expanded_(protocol::expand(net, "p.xml")) {
+        for (auto& spec : partition_specs(expanded_, node_of, nodes, {}, with_synapses::no)) engines_.emplace_back(spec, net);
+    }
+    const protocol::expanded_network& network() const { return expanded_; }
+    std::size_t neuron(const std::string& reference) const { return static_cast<std::size_t>(*expanded_.find(reference)); }
+
+    // One tick everywhere; every neuron's output.
+    std::vector<float> tick() {
+        std::vector<float> out(expanded_.neuron_count());
+        for (auto& e : engines_) e.compute();
+        for (auto& e : engines_)
+            for (const auto& n : e.spec().neurons) out[static_cast<std::size_t>(n.index)] = e.output(n.index);
+        const tick_t t = engines_.front().next_tick() - 1;
+        std::vector<float> values;
+        for (std::size_t from = 0; from < engines_.size(); ++from)
+            for (std::size_t p = 0; p < engines_[from].spec().peers.size(); ++p) {
+                auto& to = engines_[std::stoul(engines_[from].spec().peers[p].id)];
+                const auto& back = to.spec().peers;
+                std::size_t q = 0;
+                while (back[q].id != std::to_string(from)) ++q;
+                engines_[from].outgoing(p, values);
+                to.deliver(q, t, values);
+            }
+        return out;
+    }
+    // Every plastic synapse's weight, by target, each target's in canonical order.
+    std::map<global_index, std::vector<synapse_weight>> weights() const {
+        std::map<global_index, std::vector<synapse_weight>> by_target;
+        for (const auto& e : engines_)
+            for (const auto& w : e.plastic_weights()) by_target[w.target].push_back(w);
+        return by_target;
+    }
+
+private:
+    protocol::expanded_network expanded_;
+    std::vector<engine> engines_;
+};
+
+std::vector<std::uint32_t> scatter(std::size_t neurons, std::size_t nodes, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::vector<std::uint32_t> node_of(neurons);
+    for (auto& n : node_of) n = static_cast<std::uint32_t>(gen() % nodes);
+    return node_of;
+}
+
+// `count` distinct ticks in [first, last) at least `gap` apart, as <spike> elements of member 0.
+std::vector<int> spike_ticks(unsigned seed, int count, int first, int last, int gap) {
+    std::mt19937 gen(seed);
+    std::vector<int> ticks;
+    while (static_cast<int>(ticks.size()) < count) {
+        const int t = first + static_cast<int>(gen() % static_cast<unsigned>(last - first));
+        if (std::all_of(ticks.begin(), ticks.end(), [&](int u) { return std::abs(u - t) >= gap; })) ticks.push_back(t);
+    }
+    std::sort(ticks.begin(), ticks.end());
+    return ticks;
+}
+std::string spikes_of(const std::vector<int>& ticks) {
+    std::string out;
+    for (const int t : ticks) out += "<spike t-ms=\"" + std::to_string(t * dt) + "\" index=\"0\"/>";
+    return out;
+}
+
+// The post-synaptic trace as NEST's archiving node keeps it: K- after each of the target's
+// spikes, read just before a time (spikes strictly before it).
+struct post_history {
+    double tau_minus;
+    std::vector<std::pair<double, double>> spikes;  // (time, K- after)
+    void add(double t) {
+        const double k = spikes.empty() ? 0.0 : spikes.back().second * std::exp((spikes.back().first - t) / tau_minus);
+        spikes.emplace_back(t, k + 1.0);
+    }
+    double k_before(double t) const {
+        for (auto it = spikes.rbegin(); it != spikes.rend(); ++it)
+            if (t - it->first > 1e-6) return it->second * std::exp((it->first - t) / tau_minus);
+        return 0.0;
+    }
+};
+
+// One pre-synaptic spike at t_pre through NEST's send() of a pair-based rule: facilitation
+// for each post spike in (t_last - d, t_pre - d], then the rule's own step at the spike.
+template <class Facilitate, class AtSpike>
+void nest_send(double& w, double& k_plus, double& t_last, double t_pre, double d, double tau, const std::vector<double>& post,
+               Facilitate facilitate, AtSpike at_spike) {
+    for (const double p : post)
+        if (p > t_last - d + 1e-6 && p <= t_pre - d + 1e-6) w = facilitate(w, k_plus * std::exp((t_last - (p + d)) / tau));
+    w = at_spike(w);
+    k_plus = k_plus * std::exp((t_last - t_pre) / tau) + 1.0;
+    t_last = t_pre;
+}
+
+// A source S and a driver P (spike sources) onto one neuron N: P's spikes (100 mV) make an
+// iaf_psc_delta N spike; S's synapse (weight, delay in ticks) is of the synapse model `model`.
+// Returns N's spike ticks and, after each of S's spikes, the engine's weight of S's synapse
+// once its delivery tick is computed, and N's output then (a linear N puts out what arrived).
+struct pair_run {
+    std::vector<int> post;
+    std::vector<double> weight_after, output_after;  // per pre spike
+};
+pair_run run_pair(const protocol::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
+                  const std::vector<int>& drive, int ticks, const std::string& target = R"(model="iaf_psc_delta" tau_m="10" t_ref="2")") {
+    auto net = parse(R"(<spike-source id="S" size="1">)" + spikes_of(pre) + R"(</spike-source>
+        <spike-source id="P" size="1">)" + spikes_of(drive) + R"(</spike-source>
+        <neuron id="N" )" + target + R"(/>
+        <synapse from="S[0]" to="N" weight=")" + std::to_string(weight) + R"(" delay=")" + std::to_string(delay) + R"("/>
+        <synapse from="P[0]" to="N" weight="100" delay="1"/>)");
+    net.synapse_models.push_back(model);
+    net.synapses[0].synapse_model = model.id;
+    cluster c(net, {0, 0, 0}, 1);
+    const auto n = c.neuron("N");
+    pair_run out;
+    for (int t = 0; t < ticks; ++t) {
+        const auto y = c.tick();
+        if (y[n] != 0.0f) out.post.push_back(t);
+        if (std::binary_search(pre.begin(), pre.end(), t - delay)) {
+            out.weight_after.push_back(c.weights().begin()->second.front().weight);
+            out.output_after.push_back(y[n]);
+        }
+    }
+    return out;
+}
+
+std::vector<double> times_of(const std::vector<int>& ticks) {
+    std::vector<double> ms;
+    for (const int t : ticks) ms.push_back(t * dt);
+    return ms;
+}
+
+void require_close(const std::vector<double>& engine, const std::vector<double>& closed_form) {
+    REQUIRE(engine.size() == closed_form.size());
+    for (std::size_t k = 0; k < engine.size(); ++k) {
+        INFO("after source spike " << k);
+        REQUIRE(std::abs(engine[k] - closed_form[k]) <= 1e-6 * std::abs(closed_form[k]) + 1e-12);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("stdp_synapse follows NEST's pair-based rule weight by weight, additive and multiplicative") {
+    const double mu = GENERATE(0.0, 1.0);
+    const double tau_plus = 20, lambda = 0.1, alpha = 1.2, w_max = 5, tau_minus = 20;
+    const int delay = 7;
+    const auto pre = spike_ticks(1, 40, 50, 6000, 3), drive = spike_ticks(2, 40, 0, 6000, 25);
+    const auto run = run_pair({"plastic", "stdp_synapse", {{"tau_plus", tau_plus}, {"lambda", lambda}, {"alpha", alpha},
+                                                             {"mu_plus", mu}, {"mu_minus", mu}, {"Wmax", w_max}}, {}},
+                              2.5, delay, pre, drive, 6100);
+    REQUIRE(run.post.size() >= 30);
+    post_history post{tau_minus, {}};
+    for (const double t : times_of(run.post)) post.add(t);
+    double w = 2.5, k_plus = 0, t_last = 0;
+    std::vector<double> expected;
+    for (const double t : times_of(pre)) {
+        const double d = delay * dt;
+        nest_send(
+            w, k_plus, t_last, t, d, tau_plus, times_of(run.post),
+            [&](double v, double k) {
+                const double norm = v / w_max + lambda * std::pow(1 - v / w_max, mu) * k;
+                return norm < 1 ? norm * w_max : w_max;
+            },
+            [&](double v) {
+                const double norm = v / w_max - alpha * lambda * std::pow(v / w_max, mu) * post.k_before(t - d);
+                return norm > 0 ? norm * w_max : 0.0;
+            });
+        expected.push_back(w);
+    }
+    require_close(run.weight_after, expected);
+    REQUIRE(std::abs(expected.back() - 2.5) > 0.1);  // the rule did change the weight
+}
+
+TEST_CASE("vogels_sprekeler_synapse follows NEST's inhibitory rule weight by weight, keeping Wmax's sign") {
+    const double tau = 20, eta = 0.1, alpha = 0.2, w_max = -5;
+    const int delay = 4;
+    const auto pre = spike_ticks(3, 40, 50, 6000, 3), drive = spike_ticks(4, 40, 0, 6000, 25);
+    const auto run = run_pair({"plastic", "vogels_sprekeler_synapse", {{"tau", tau}, {"eta", eta}, {"alpha", alpha}, {"Wmax", w_max}}, {}},
+                              -1.0, delay, pre, drive, 6100);
+    post_history post{20, {}};
+    for (const double t : times_of(run.post)) post.add(t);
+    auto facilitate = [&](double v, double k) { return std::copysign(std::min(std::abs(v) + eta * k, std::abs(w_max)), w_max); };
+    double w = -1, k_plus = 0, t_last = 0;
+    std::vector<double> expected;
+    for (const double t : times_of(pre)) {
+        const double d = delay * dt;
+        nest_send(w, k_plus, t_last, t, d, tau, times_of(run.post), facilitate, [&](double v) {
+            return std::copysign(std::max(std::abs(facilitate(v, post.k_before(t - d))) - alpha * eta, 0.0), w_max);
+        });
+        expected.push_back(w);
+    }
+    require_close(run.weight_after, expected);
+    REQUIRE(std::all_of(run.weight_after.begin(), run.weight_after.end(), [](double v) { return v <= 0; }));
+    REQUIRE(std::abs(expected.back() + 1.0) > 0.1);
+}
+
+TEST_CASE("tsodyks2_synapse delivers each spike with NEST's weight w x u, with and without facilitation") {
+    const double tau_fac = GENERATE(0.0, 50.0);
+    const double U = 0.2, tau_rec = 100, w = 3;
+    const int delay = 3;
+    const auto pre = spike_ticks(5, 40, 10, 6000, 2);
+    const auto run = run_pair({"plastic", "tsodyks2_synapse", {{"U", U}, {"u", U}, {"x", 1}, {"tau_rec", tau_rec}, {"tau_fac", tau_fac}}, {}},
+                              w, delay, pre, {}, 6100, R"(model="linear")");
+    double x = 1, u = U, t_last = 0;
+    std::vector<double> expected;
+    for (const double t : times_of(pre)) {
+        const double h = t - t_last;
+        x = 1 + (x - x * u - 1) * std::exp(-h / tau_rec);
+        u = U + u * (1 - U) * (tau_fac < 1e-10 ? 0.0 : std::exp(-h / tau_fac));
+        t_last = t;
+        expected.push_back(w * x * u);
+    }
+    require_close(run.output_after, expected);
+    // The weight a user reads stays the synapse's own.
+    REQUIRE(std::all_of(run.weight_after.begin(), run.weight_after.end(), [&](double v) { return v == w; }));
+}
+
+TEST_CASE("a recurrent network with plastic projections gives the same spikes and weights on 1, 2, 3 and 4 nodes") {
+    auto net = parse(R"(<population id="E" size="80" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-55"/>
+        <population id="I" size="20" model="iaf_psc_delta" seed="2" v-init="-70" v-init-max="-55"/>
+        <projection from="E" to="E" kind="fixed-indegree" indegree="10" weight="1.5" delay="5" seed="3"/>
+        <projection from="E" to="I" kind="fixed-indegree" indegree="10" weight="2" seed="4">
+          <delay distribution="uniform" min="0.2" max="1.5"/></projection>
+        <projection from="I" to="E" kind="fixed-indegree" indegree="5" weight="-3" delay="2" seed="5"/>
+        <projection from="I" to="I" kind="fixed-indegree" indegree="5" weight="-2" delay="2" seed="6"/>
+        <poisson to="E I" rate="2000" weight="0.8" seed="7"/>)");
+    net.populations[0].params.tau_minus = 15;
+    net.synapse_models = {{"ee", "stdp_synapse", {{"lambda", 0.05}, {"Wmax", 4}, {"mu_plus", 0}, {"mu_minus", 0}}, {}},
+                          {"ei", "tsodyks2_synapse", {{"U", 0.3}, {"u", 0.3}, {"tau_fac", 20}}, {}},
+                          {"ie", "vogels_sprekeler_synapse", {{"eta", 0.05}, {"Wmax", -6}}, {}}};
+    net.projections[0].synapse_model = "ee";
+    net.projections[1].synapse_model = "ei";
+    net.projections[2].synapse_model = "ie";
+    const int ticks = 3000;
+    std::vector<std::vector<float>> reference;
+    std::map<global_index, std::vector<synapse_weight>> reference_weights;
+    for (std::size_t nodes = 1; nodes <= 4; ++nodes) {
+        INFO(nodes << " nodes");
+        cluster c(net, scatter(100, nodes, static_cast<unsigned>(nodes)), nodes);
+        std::vector<std::vector<float>> outputs;
+        for (int t = 0; t < ticks; ++t) outputs.push_back(c.tick());
+        const auto weights = c.weights();
+        if (nodes == 1) {
+            reference = outputs;
+            reference_weights = weights;
+            std::size_t spikes = 0, changed = 0;
+            for (const auto& row : outputs) spikes += static_cast<std::size_t>(std::count(row.begin(), row.end(), 1.0f));
+            for (const auto& [target, list] : weights)
+                for (const auto& w : list) changed += w.element == 0 ? w.weight != 1.5f : w.element == 2 ? w.weight != -3.0f : 0;
+            REQUIRE(spikes > 1000);
+            REQUIRE(changed > 100);
+            REQUIRE(weights.size() == 100);
+            continue;
+        }
+        REQUIRE(outputs == reference);
+        REQUIRE(weights.size() == reference_weights.size());
+        for (const auto& [target, list] : weights) {
+            const auto& expected = reference_weights.at(target);
+            REQUIRE(list.size() == expected.size());
+            for (std::size_t k = 0; k < list.size(); ++k) {
+                REQUIRE(list[k].element == expected[k].element);
+                REQUIRE(list[k].source == expected[k].source);
+                REQUIRE(list[k].weight == expected[k].weight);
+            }
+        }
+    }
+}
