@@ -2,6 +2,7 @@
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "run_handlers.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -345,7 +346,7 @@ void http_server::start() {
     i.bound_port = i.acceptor.local_endpoint().port();
     i.accept();
     i.tick();
-    i.thread = std::thread([&i] { i.io.run(); });
+    i.thread = std::thread([&i] { run_handlers(i.io, "live page"); });
 }
 
 std::uint16_t http_server::port() const { return impl_->bound_port; }

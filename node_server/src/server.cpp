@@ -2,6 +2,7 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "link_stream.hpp"
+#include "run_handlers.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
@@ -76,7 +77,13 @@ public:
         asio::post(strand_, [self = shared_from_this(), reply = std::move(reply)]() mutable {
             --self->working_;
             if (self->closing_) return;
-            self->queue(self->auth_.encode(reply));
+            std::string bytes;
+            try {
+                bytes = self->auth_.encode(reply);
+            } catch (const protocol_error& e) {
+                return self->reject(std::string("cannot send a reply: ") + e.what());
+            }
+            self->queue(std::move(bytes));
         });
     }
 
@@ -131,8 +138,8 @@ private:
             return refuse(e.what(), current_.request_id);
         }
         if (request.type == protocol::message_type::hello) {
-            // The session's start: answered here, never dispatched.
-            if (!auth_.required() || auth_.established()) return refuse("an unexpected hello", request.request_id);
+            // The session's start (decode let it through only as the first frame): answered
+            // here, never dispatched.
             try {
                 queue(auth_.answer(request));
             } catch (const protocol_error& e) {
@@ -405,7 +412,7 @@ void server::start() {
                        ec.message());
     impl_->accept();
     for (std::size_t i = 0; i < std::max<std::size_t>(1, impl_->options.threads); ++i)
-        impl_->threads.emplace_back([this] { impl_->io.run(); });
+        impl_->threads.emplace_back([this] { run_handlers(impl_->io, "frame server"); });
 }
 
 std::uint16_t server::port() const { return impl_->acceptor.local_endpoint().port(); }
