@@ -107,6 +107,15 @@ std::string large_frame_start(std::size_t body) {
     return bytes + std::string(body, 'x');
 }
 
+// A session with the secret that has proven itself with one request.
+std::unique_ptr<test::raw_session> proven_session(const endpoint& at) {
+    auto session = std::make_unique<test::raw_session>(at.host, at.port, "cluster-key");
+    const auto request = session->frame(message_type::status, "proving");
+    session->write(request, request.size());
+    REQUIRE(session->read().payload == "echo:proving");
+    return session;
+}
+
 std::string ask(const endpoint& at, const std::string& payload, const std::string& secret = {}) {
     peer_client client(secret);
     return client.call(at, {message_type::status, 0, 0, payload}, std::chrono::seconds(5)).payload;
@@ -231,12 +240,7 @@ TEST_CASE("proven connections are capped in all and by address, with an error re
     o.max_connections_per_address = 3;
     running_server s(o);
     std::vector<std::unique_ptr<test::raw_session>> proven;
-    for (int k = 0; k < 3; ++k) {
-        proven.push_back(std::make_unique<test::raw_session>("127.0.0.1", s.at().port, "cluster-key"));
-        const auto request = proven.back()->frame(message_type::status, "held");
-        proven.back()->write(request, request.size());
-        CHECK(proven.back()->read().payload == "echo:held");
-    }
+    for (int k = 0; k < 3; ++k) proven.push_back(proven_session(s.at()));
     {
         test::raw_session fourth("127.0.0.1", s.at().port, "cluster-key");  // its hello is still answered
         const auto request = fourth.frame(message_type::status, "one more");
@@ -255,12 +259,7 @@ TEST_CASE("idle strangers never lock out peers that prove the secret") {
     boost::asio::io_context io;
     running_server s("cluster-key");  // the default limits: 64 unproven, 256 proven per address
     std::vector<std::unique_ptr<test::raw_session>> proven;
-    for (int k = 0; k < 10; ++k) {
-        proven.push_back(std::make_unique<test::raw_session>("127.0.0.1", s.at().port, "cluster-key"));
-        const auto request = proven.back()->frame(message_type::status, "before");
-        proven.back()->write(request, request.size());
-        REQUIRE(proven.back()->read().payload == "echo:before");
-    }
+    for (int k = 0; k < 10; ++k) proven.push_back(proven_session(s.at()));
     // 300 connections that send nothing, then 100 that replay a captured hello (answered,
     // but proving nothing): more than the 256 a node once took from one address.
     std::vector<boost::asio::ip::tcp::socket> strangers;

@@ -42,6 +42,18 @@ json wait_for(int port, const std::function<bool(const json&)>& done, int second
     return s;
 }
 
+// A free run of 100 neurons on a (the lead), b (its standby) and c, linked by `links`,
+// started once the nodes are up; returns when b holds a replicated checkpoint.
+std::string free_run_on_three(const scratch_dir& dir, std::vector<int>& ports, const std::vector<std::string>& links) {
+    return dir.file("net.xml", cluster_document({{"a"}, {"b"}, {"c"}}, links, ports, 100,
+                                                "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"2\"/>\n"));
+}
+void start_replicated(const std::string& config, const std::vector<int>& ports, const std::string& options) {
+    must(dnnc_binary() + " submit " + config + options + " --to 127.0.0.1:" + std::to_string(ports[0]));
+    must(dnnc_binary() + " start" + options + at(ports[0]));
+    wait_for(ports[1], [](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 50; });
+}
+
 }  // namespace
 
 TEST_CASE("kill -9 the lead of a free-running network: its standby takes over and the outputs equal a run without the failure") {
@@ -156,17 +168,12 @@ TEST_CASE("idle connections flooding the lead lock out neither dnnc nor its stan
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     std::vector<int> ports;
-    const auto config = dir.file(
-        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}}, {R"(<link from="a" to="b"/>)", R"(<link from="a" to="c"/>)"}, ports, 100,
-                                    "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"2\"/>\n"));
-    const auto secret = dir.file("secret", "correct horse battery staple\n");
-    const std::string with_secret = " --secret-file " + secret;
+    const auto config = free_run_on_three(dir, ports, {R"(<link from="a" to="b"/>)", R"(<link from="a" to="c"/>)"});
+    const std::string with_secret = " --secret-file " + dir.file("secret", "correct horse battery staple\n");
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
     local_cluster_guard cluster(config, with_secret);
     REQUIRE(cluster.up.exit_code == 0);
-    must(dnnc + " submit " + config + with_secret + " --to 127.0.0.1:" + std::to_string(ports[0]));
-    must(dnnc + " start" + with_secret + at(ports[0]));
-    wait_for(ports[1], [](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 50; });
+    start_replicated(config, ports, with_secret);
     // 300 connections that never send a byte, more than the 256 a node takes from one
     // address, held for many heartbeat timeouts.
     boost::asio::io_context io;
@@ -194,18 +201,13 @@ TEST_CASE("idle connections flooding the lead lock out neither dnnc nor its stan
 
 TEST_CASE("a lead cut off past its standby's timeout comes back to find the standby leading, and stops: one lead") {
     scratch_dir dir;
-    const auto dnnc = dnnc_binary();
     std::vector<int> ports;
-    const auto config = dir.file(
-        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
-                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
-                                    ports, 100, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"2\"/>\n"));
+    const auto config =
+        free_run_on_three(dir, ports, {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"});
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
-    must(dnnc + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0]));
-    must(dnnc + " start" + at(ports[0]));
-    wait_for(ports[1], [](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 50; });
+    start_replicated(config, ports, "");
     // The lead stops answering (its link cut, as far as the others can tell) for longer
     // than the timeout; b takes over; then the lead goes on where it stopped.
     const int a = pid_in(cluster.up.out, "a");
