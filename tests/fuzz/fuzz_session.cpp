@@ -47,6 +47,8 @@ void require(bool ok) {
 
 constexpr std::uint32_t max_payload = 4096;
 
+bool is_handshake(message_type t) { return t == message_type::hello || t == message_type::hello_reply; }
+
 bool same(const frame& a, const frame& b) {
     return a.type == b.type && a.flags == b.flags && a.request_id == b.request_id && a.payload == b.payload;
 }
@@ -85,8 +87,7 @@ struct end {
     }
 
     void take(const frame& f) {
-        const bool handshake = f.type == message_type::hello || f.type == message_type::hello_reply;
-        if (handshake) {
+        if (is_handshake(f.type)) {
             require(secret && !hello_taken);
             require(f.type == (is_server ? message_type::hello : message_type::hello_reply));
             hello_taken = true;
@@ -157,6 +158,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         return c;
     };
+    // A legitimate frame from one end to the other, captured on the way.
+    auto send = [&](end& from, end& to, const frame& f) {
+        std::string bytes = from.auth.encode(f);
+        captured.push_back(bytes);
+        to.expected.push_back(f);
+        to.read(piece, bytes);
+        return bytes;
+    };
     auto c = open(true);
     while (!in.done()) {
         // The legitimate ends speak only in a session they opened (with a secret).
@@ -165,13 +174,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         switch (in.byte() % 9) {
         case 0: {  // a legitimate request
             const frame f{type_of(in.byte()), 0, next_id++, in.bytes(in.byte())};
-            const bool handshake = f.type == message_type::hello || f.type == message_type::hello_reply;
-            if (handshake || !client_can) break;  // never sent as a request
-            const std::string bytes = c->client.auth.encode(f);
-            captured.push_back(bytes);
-            c->client_last = bytes;
-            c->server.expected.push_back(f);
-            c->server.read(piece, bytes);
+            if (is_handshake(f.type) || !client_can) break;  // never sent as a request
+            c->client_last = send(c->client, c->server, f);
             break;
         }
         case 1:
@@ -196,11 +200,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         case 5: {  // a reply: only while the server still serves the connection
             const frame f{type_of(in.byte()), 0, next_id++, "reply"};
-            if (c->server.closed || !server_can || f.type == message_type::hello || f.type == message_type::hello_reply) break;
-            const std::string bytes = c->server.auth.encode(f);
-            captured.push_back(bytes);
-            c->client.expected.push_back(f);
-            c->client.read(piece, bytes);
+            if (c->server.closed || !server_can || is_handshake(f.type)) break;
+            send(c->server, c->client, f);
             break;
         }
         case 6:
