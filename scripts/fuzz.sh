@@ -5,7 +5,7 @@
 #
 #   scripts/fuzz.sh [--seconds N | --runs N] [TARGET...]
 #
-# TARGET: xml, frame, signals, snapshot, metis (default: all, one after another).
+# TARGET: xml, frame, signals, snapshot, metis, session (default: all, one after another).
 # --seconds N: run each for N seconds (default 20); --runs N: for N executions instead
 # (with both, whichever comes first).
 # Each run starts from the seeds in tests/fuzz/corpus/TARGET, which it only reads; what it
@@ -28,11 +28,12 @@ while (($#)); do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(xml frame signals snapshot metis)
+all=(xml frame signals snapshot metis session)
 ((${#targets[@]})) || targets=("${all[@]}")
 
 # The longest input each target is given: a few documents' worth for the XML reader and
-# the snapshot (which embeds a document), a few frames for the stream decoder.
+# the snapshot (which embeds a document), a few frames for the stream decoder and a few
+# dozen operations for the session.
 max_len_of() {
   case "$1" in
     xml) echo 8192 ;;
@@ -40,6 +41,7 @@ max_len_of() {
     frame) echo 4096 ;;
     signals) echo 1024 ;;
     metis) echo 4096 ;;
+    session) echo 4096 ;;
     *) echo "fuzz.sh: unknown target $1 (known: ${all[*]})" >&2; exit 2 ;;
   esac
 }

@@ -2,6 +2,7 @@
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "run_handlers.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -12,7 +13,9 @@
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
 #include <optional>
 #include <set>
 #include <thread>
@@ -63,12 +66,15 @@ struct http_server::impl {
     asio::io_context io;  // after what its pending handlers (sessions) use
     tcp::acceptor acceptor{io};
     asio::steady_timer ticker{io};
-    // The server's thread only: the readers of the event stream (they hold sockets of `io`).
+    // The server's thread only: the readers of the event stream (they hold sockets of `io`),
+    // and the connections without an authorised request yet, oldest first.
     std::vector<std::shared_ptr<session>> readers;
+    std::deque<std::weak_ptr<session>> unproven;
     std::thread thread;
 
     impl(http_options o, http_handlers h) : options(std::move(o)), handlers(std::move(h)) {}
     void accept();
+    void admit(tcp::socket socket);
     void tick();
 };
 
@@ -104,6 +110,16 @@ public:
         write_raw(event, false);
     }
     bool streaming() const { return streaming_ && !closed_; }
+    // Whether a request with the token (or any request, without one) has come.
+    bool proven() const { return proven_; }
+
+    void close() {
+        if (closed_) return;
+        closed_ = true;
+        beast::error_code ignored;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream_.socket().close(ignored);
+    }
 
 private:
     void on_read(beast::error_code ec) {
@@ -154,9 +170,10 @@ private:
         if (!authorised(req, query)) {
             auto res = reply(http::status::unauthorized, {{"error", "this node's page needs its token (docs/live.md)"}}, v);
             res.set(http::field::www_authenticate, "Bearer");
-            send(std::move(res), close_after);
+            send(std::move(res), true);
             return;
         }
+        proven_ = true;
         const bool get = req.method() == http::verb::get;
         const bool known = path == "/" || path == "/index.html" || path == "/api/status" || path == "/api/spikes" ||
                            path == "/api/events" || path == "/api/control" || path == "/api/snapshot";
@@ -269,19 +286,11 @@ private:
                           });
     }
 
-    void close() {
-        if (closed_) return;
-        closed_ = true;
-        beast::error_code ignored;
-        stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-        stream_.socket().close(ignored);
-    }
-
     beast::tcp_stream stream_;
     http_server::impl& srv_;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
-    bool streaming_ = false, writing_ = false, closed_ = false;
+    bool streaming_ = false, writing_ = false, closed_ = false, proven_ = false;
     std::chrono::steady_clock::time_point write_started_;
 };
 
@@ -294,14 +303,36 @@ void http_server::impl::accept() {
             beast::error_code peer_ec;
             const auto peer = socket.remote_endpoint(peer_ec);
             // Without a token the page is this machine's only, like the node itself.
-            const bool allowed = !peer_ec && (!options.token.empty() || is_loopback(peer.address()));
-            if (allowed && connections < options.max_connections)
-                std::make_shared<session>(std::move(socket), *this)->read();
+            if (!peer_ec && (!options.token.empty() || is_loopback(peer.address())))
+                admit(std::move(socket));
             else
                 socket.close(peer_ec);
         }
         accept();
     });
+}
+
+// A new connection is unproven. It is admitted while there is room; when the unproven
+// quota or the cap is reached, the oldest unproven connection is closed for it, and only
+// when every connection is proven is the new one refused.
+void http_server::impl::admit(tcp::socket socket) {
+    const auto gone = [](const std::weak_ptr<session>& w) {
+        const auto s = w.lock();
+        return !s || s->proven();
+    };
+    unproven.erase(std::remove_if(unproven.begin(), unproven.end(), gone), unproven.end());
+    if (unproven.size() >= options.max_unproven_connections || connections >= options.max_connections) {
+        if (unproven.empty()) {
+            beast::error_code ignored;
+            socket.close(ignored);
+            return;
+        }
+        unproven.front().lock()->close();
+        unproven.pop_front();
+    }
+    auto s = std::make_shared<session>(std::move(socket), *this);
+    unproven.push_back(s);
+    s->read();
 }
 
 // Status is computed once per period for all readers together, and only when there are any.
@@ -345,7 +376,7 @@ void http_server::start() {
     i.bound_port = i.acceptor.local_endpoint().port();
     i.accept();
     i.tick();
-    i.thread = std::thread([&i] { i.io.run(); });
+    i.thread = std::thread([&i] { run_handlers(i.io, "live page"); });
 }
 
 std::uint16_t http_server::port() const { return impl_->bound_port; }

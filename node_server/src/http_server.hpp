@@ -9,7 +9,14 @@
 // Everything it holds is bounded before the client is known: request header and body
 // sizes, the number of connections, how long a connection may take to send a request.
 // With a token, every path answers 401 unless the request carries it (Authorization:
-// Bearer, or ?token=). Without a token, only clients on this machine are served.
+// Bearer, or ?token=), and the connection closes after the 401. Without a token, only
+// clients on this machine are served.
+//
+// Connections that have not yet sent an authorised request (strangers, or clients still
+// sending their first) share a small quota of their own; when it is full, the oldest of
+// them is closed to make room for the newest. A stranger can thus never hold the slots
+// that clients with the token use: at least max_connections - max_unproven_connections
+// stay for them.
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -27,6 +34,8 @@ struct http_options {
     std::string token;
     std::string secret;
     std::size_t max_connections = 64;
+    // Of those, how many may be held by connections without an authorised request yet.
+    std::size_t max_unproven_connections = 16;
     std::size_t max_header_bytes = 8192;
     std::size_t max_body_bytes = 65536;
     // A connection must deliver each request within this long, or it is closed.

@@ -39,6 +39,7 @@ struct lead::lead_state {
     std::shared_ptr<peer_client> replicas;  // its own connection: a replica never waits behind a clock call
     json populations;  // how each population is spread over the nodes; made by the first describe
     std::vector<std::string> pages;  // where each node's live page is, as its heartbeat said
+    std::uint64_t epoch = 0;         // of the configs this lead installed (node_config::epoch)
 };
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
@@ -121,10 +122,13 @@ void lead::report(const json& report) {
     }
 }
 
-void lead::resign() {
+void lead::resign() { resign(std::nullopt); }
+
+void lead::resign(std::optional<std::uint64_t> generation) {
     std::shared_ptr<lead_run> old_run;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (generation && *generation != generation_) return;  // superseded by a newer run of its own
         state_.reset();
         old_run = std::move(run_);
         ++generation_;
@@ -168,7 +172,10 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
     lead_run::links l;
     l.clock = [this, state, call](std::size_t v, const json& request) {
         if (v == state->topo.lead()) return own_.simulation()->clock(request);
-        return call(v, message_type::clock, request);
+        // Stamped with the installation: a node installed since by another lead refuses it.
+        json stamped = request;
+        stamped["epoch"] = std::to_string(state->epoch);
+        return call(v, message_type::clock, stamped);
     };
     l.inputs = [this, state, call](std::size_t v, const json& inputs) {
         if (v == state->topo.lead())
@@ -538,7 +545,8 @@ json lead::submit(const std::string& payload, bool replace) {
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
     state->windows = plan::wait_windows(state->plan, state->topo, latency);
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
-    const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, plan::draw_epoch());
+    state->epoch = plan::draw_epoch();
+    const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, state->epoch);
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
     if (!root.children.empty()) {
         const auto& first = root.children.front();
@@ -623,14 +631,19 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
         state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
     const auto period = std::chrono::duration<double, std::milli>(std::clamp(timeout_ms / 4, 20.0, 500.0));
     const std::string lead_host = state->plan.doc.clu->nodes[state->topo.lead()].host;
+    const std::string self = state->topo.id(state->topo.lead());
+    // A beat names this lead and its installation (a standby counts it as the lead alive)
+    // and the lead's page; a node's reply names the installation it serves.
+    json ours{{"lead", self}, {"epoch", std::to_string(state->epoch)}};
+    if (!page_.empty()) ours["page"] = reachable_page(page_, lead_host);
+    const std::string beat_payload = ours.dump();
     for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
         if (v == state->topo.lead()) continue;
-        heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms, lead_host] {
+        heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms, self, beat_payload] {
             peer_client pinger(options_.server.secret, protocol::default_max_payload, options_.server.tls);
             const auto& n = state->plan.doc.clu->nodes[v];
             const endpoint to{n.host, static_cast<std::uint16_t>(n.port)};
             const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2)));
-            const std::string beat_payload = page_.empty() ? "" : json{{"page", reachable_page(page_, lead_host)}}.dump();
             while (true) {
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
@@ -640,6 +653,16 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
                 try {
                     const auto reply = pinger.call(to, frame{message_type::heartbeat, 0, 0, beat_payload}, wait);
                     auto beat = reply.payload.empty() ? json::object() : json::parse(reply.payload);
+                    const auto serves = beat.value("epoch", std::string());
+                    const auto follows = beat.value("lead", std::string());
+                    if (!serves.empty() && serves != std::to_string(state->epoch) && follows != self) {
+                        // Another lead installed its network since (a standby that took
+                        // over while this lead was cut off): this one steps down.
+                        DNNC_LOG(error, "node '" << n.id << "' now serves lead '" << follows << "': lead '" << self
+                                                 << "' stops its run of network '" << state->plan.net.name << "'");
+                        tasks_.run([this, generation] { resign(generation); });
+                        return;
+                    }
                     std::lock_guard<std::mutex> lock(mutex_);
                     state->last_seen[v] = clock_type::now();
                     state->last_error[v].clear();

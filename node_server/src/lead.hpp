@@ -24,6 +24,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -42,6 +43,8 @@ public:
     void report(const nlohmann::json& report);
     // This node no longer leads: another node's config named another lead.
     void resign();
+    // The same, unless the run of `generation` has been replaced since.
+    void resign(std::optional<std::uint64_t> generation);
     // A clock command to the current run, as a control frame asks it (it may wait for the
     // nodes: call it off the server's threads).
     nlohmann::json control(const nlohmann::json& command);

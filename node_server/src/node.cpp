@@ -136,8 +136,9 @@ struct node::impl {
 
     std::string page_address() const { return options.http_bind + ":" + std::to_string(page->port()); }
 
-    // A lead's heartbeat names its page ({"page": HOST:PORT}), so that the page of a node
-    // that does not lead can say where the lead's is; the reply names this node's page.
+    // A lead's heartbeat names the lead ({"lead": ID}: its standby counts it as the lead
+    // alive) and its page ({"page": HOST:PORT}), so that the page of a node that does not
+    // lead can say where the lead's is; the reply names this node's page.
     json heartbeat(const std::string& payload) {
         if (!payload.empty()) {
             const auto beat = json::parse(payload, nullptr, false);
@@ -145,6 +146,8 @@ struct node::impl {
                 std::lock_guard<std::mutex> lock(lead_page_mutex);
                 lead_page = beat["page"].get<std::string>();
             }
+            if (beat.is_object() && beat.contains("lead") && beat["lead"].is_string())
+                backup->lead_heard(beat["lead"].get<std::string>());
         }
         json reply = own->heartbeat();
         if (page) reply["page"] = page_address();

@@ -2,6 +2,7 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "link_stream.hpp"
+#include "run_handlers.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -228,7 +229,7 @@ struct outbox::impl {
     std::mutex mutex;  // of destinations
     std::map<std::string, std::shared_ptr<destination>> destinations;
     std::atomic<std::uint64_t> lost{0};
-    std::thread thread{[this] { io.run(); }};
+    std::thread thread{[this] { run_handlers(io, "signal outbox"); }};
 };
 
 outbox::outbox(std::string secret, std::optional<protocol::frame> opening, std::shared_ptr<const tls_config> tls)

@@ -2,6 +2,7 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "link_stream.hpp"
+#include "run_handlers.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
@@ -13,7 +14,9 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -41,14 +44,18 @@ bool is_loopback(const asio::ip::address& a) {
 
 class session : public std::enable_shared_from_this<session> {
 public:
+    // Asked once, when the connection proves itself: the reason it may not stay, or nothing.
+    using admission = std::function<std::string()>;
+
     session(tcp::socket socket, const server_options& options, const dispatch_table& table,
-            const handover_table& handovers, std::function<void(const std::shared_ptr<session>&)> on_close)
+            const handover_table& handovers, admission on_proven, std::function<void(const std::shared_ptr<session>&)> on_close)
         : stream_(std::move(socket), options.tls.get()),
           strand_(asio::make_strand(stream_.get_executor())),
           idle_(strand_),
           options_(options),
           table_(table),
           handovers_(handovers),
+          on_proven_(std::move(on_proven)),
           on_close_(std::move(on_close)),
           auth_(options.secret, protocol::frame_auth::side::server) {
         boost::system::error_code ec;
@@ -71,12 +78,25 @@ public:
         asio::post(strand_, [self = shared_from_this()] { self->stream_.close(); });
     }
 
+    // Whether the peer has proven itself: a request authenticated with the session's key
+    // (with a secret), or any complete frame (without one). A hello alone proves nothing:
+    // a captured one can be replayed.
+    bool trusted() const { return trusted_; }
+    // Whether it has completed a handshake (its hello answered): not idle, at least.
+    bool handshaken() const { return handshaken_; }
+
     void send(protocol::frame reply) {
         // Encoded on the strand, in the order written: the tag binds the sequence number.
         asio::post(strand_, [self = shared_from_this(), reply = std::move(reply)]() mutable {
             --self->working_;
             if (self->closing_) return;
-            self->queue(self->auth_.encode(reply));
+            std::string bytes;
+            try {
+                bytes = self->auth_.encode(reply);
+            } catch (const protocol_error& e) {
+                return self->reject(std::string("cannot send a reply: ") + e.what());
+            }
+            self->queue(std::move(bytes));
         });
     }
 
@@ -131,24 +151,28 @@ private:
             return refuse(e.what(), current_.request_id);
         }
         if (request.type == protocol::message_type::hello) {
-            // The session's start: answered here, never dispatched.
-            if (!auth_.required() || auth_.established()) return refuse("an unexpected hello", request.request_id);
+            // The session's start (decode let it through only as the first frame): answered
+            // here, never dispatched.
             try {
                 queue(auth_.answer(request));
             } catch (const protocol_error& e) {
                 return refuse(e.what(), request.request_id);
             }
             proven_ = true;
-            ++frames_read_;
+            handshaken_ = true;
             return read_header();
         }
         proven_ = true;
+        if (!trusted_) {
+            if (const auto refused = on_proven_(); !refused.empty()) return refuse(refused, request.request_id);
+            trusted_ = true;
+            touch();  // idle_timeout from here on
+        }
         // Small bodies keep their buffer for the next frame (signal packets come every
         // tick); a large one's memory goes back.
         body_.clear();
         if (body_.capacity() > keep_body_capacity) body_.shrink_to_fit();
         const bool first = requests_read_++ == 0;
-        ++frames_read_;
         if (const auto h = handovers_.find(request.type); h != handovers_.end()) {
             if (!first) return reject(std::string(protocol::to_string(request.type)) + " frame after the connection's first");
             return leave(request, h->second);
@@ -222,14 +246,14 @@ private:
             }));
     }
 
-    // Restarts the idle clock: first_frame_timeout until a frame is complete, then
+    // Restarts the idle clock: first_frame_timeout until the peer has proven itself, then
     // idle_timeout. When it runs out with no reply owed, the connection goes.
     void touch() {
-        idle_.expires_after(frames_read_ == 0 ? options_.first_frame_timeout : options_.idle_timeout);
+        idle_.expires_after(trusted_ ? options_.idle_timeout : options_.first_frame_timeout);
         idle_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
             if (ec == asio::error::operation_aborted || !self->stream_.socket().is_open() || self->relay_) return;
             if (self->working_ > 0) return self->touch();
-            self->reject(self->frames_read_ == 0 ? "no complete frame in time" : "idle");
+            self->reject(self->trusted_ ? "idle" : "not proven in time");
         });
     }
 
@@ -281,11 +305,13 @@ private:
     const server_options& options_;
     const dispatch_table& table_;
     const handover_table& handovers_;
-    std::size_t frames_read_ = 0;
     std::size_t requests_read_ = 0;  // frames other than the hello
     bool proven_ = options_.secret.empty();  // a frame with a valid tag has arrived (or none is needed)
+    std::atomic<bool> trusted_{false};       // trusted(): read by the server's admission
+    std::atomic<bool> handshaken_{false};
     std::size_t working_ = 0;                // requests whose reply is not sent yet
     bool closing_ = false;                   // refused: the last frame out is its error reply
+    admission on_proven_;
     std::function<void(const std::shared_ptr<session>&)> on_close_;
     protocol::frame_auth auth_;
     std::string peer_;
@@ -314,7 +340,11 @@ struct server::impl {
     bool stopped = false;
     std::set<std::shared_ptr<session>> sessions;
 
-    std::map<std::string, std::size_t> per_address;  // open sessions by peer address
+    // Sessions whose peer has proven itself: how many, and how many by peer address.
+    std::size_t trusted = 0;
+    std::map<std::string, std::size_t> per_address;
+    // The others, oldest first (those gone or trusted since are dropped as they are met).
+    std::deque<std::weak_ptr<session>> unproven;
     asio::steady_timer accept_pause{io};
 
     void accept() {
@@ -335,7 +365,10 @@ struct server::impl {
         });
     }
 
-    // A session for the connection, unless it would exceed a connection cap.
+    // A session for every connection (from this machine only, without a secret). It starts
+    // unproven; when the unproven quota is full, the oldest unproven session that has not
+    // completed a handshake (or, failing one, the oldest) is closed to make room. So
+    // strangers crowd out only each other, and the caps below count proven peers only.
     void admit(tcp::socket socket) {
         boost::system::error_code ec;
         const auto remote = socket.remote_endpoint(ec);
@@ -348,23 +381,52 @@ struct server::impl {
             return;
         }
         std::lock_guard<std::mutex> lock(mutex);
-        const auto from_address = per_address.count(address) ? per_address.at(address) : 0;
-        if (sessions.size() >= options.max_connections || from_address >= options.max_connections_per_address) {
-            DNNC_LOG(warn, "refusing a connection from " << address << ": " << sessions.size() << " open, " << from_address
-                                                         << " from that address");
-            socket.close(ec);
-            return;
+        unproven.erase(std::remove_if(unproven.begin(), unproven.end(),
+                                      [](const std::weak_ptr<session>& w) {
+                                          const auto s = w.lock();
+                                          return !s || s->trusted();
+                                      }),
+                       unproven.end());
+        if (!unproven.empty() && unproven.size() >= options.max_unproven_connections) {
+            auto victim = std::find_if(unproven.begin(), unproven.end(), [](const std::weak_ptr<session>& w) {
+                const auto s = w.lock();
+                return s && !s->handshaken();
+            });
+            if (victim == unproven.end()) victim = unproven.begin();
+            DNNC_LOG(debug, unproven.size() << " connections have not proven themselves: closing the oldest for one from "
+                                           << address);
+            if (const auto v = victim->lock()) v->close();
+            unproven.erase(victim);
         }
         socket.set_option(tcp::no_delay(true), ec);
-        auto s = std::make_shared<session>(std::move(socket), options, table, handovers,
-                                           [this, address](const std::shared_ptr<session>& gone) {
-                                               std::lock_guard<std::mutex> guard(mutex);
-                                               sessions.erase(gone);
-                                               if (--per_address[address] == 0) per_address.erase(address);
-                                           });
+        auto s = std::make_shared<session>(
+            std::move(socket), options, table, handovers,
+            [this, address] { return admit_proven(address); },
+            [this, address](const std::shared_ptr<session>& gone) {
+                std::lock_guard<std::mutex> guard(mutex);
+                sessions.erase(gone);
+                if (!gone->trusted()) return;
+                --trusted;
+                if (--per_address[address] == 0) per_address.erase(address);
+            });
         sessions.insert(s);
-        ++per_address[address];
+        unproven.push_back(s);
         s->start();
+    }
+
+    // A session from `address` has proven itself: it stays within the caps on proven peers.
+    std::string admit_proven(const std::string& address) {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto& from_address = per_address[address];
+        if (trusted >= options.max_connections || from_address >= options.max_connections_per_address) {
+            if (from_address == 0) per_address.erase(address);
+            return "this node holds " + std::to_string(trusted) + " connections, " + std::to_string(from_address) +
+                   " of them from " + address + " (the limits are " + std::to_string(options.max_connections) + " and " +
+                   std::to_string(options.max_connections_per_address) + ")";
+        }
+        ++trusted;
+        ++from_address;
+        return {};
     }
 };
 
@@ -405,7 +467,7 @@ void server::start() {
                        ec.message());
     impl_->accept();
     for (std::size_t i = 0; i < std::max<std::size_t>(1, impl_->options.threads); ++i)
-        impl_->threads.emplace_back([this] { impl_->io.run(); });
+        impl_->threads.emplace_back([this] { run_handlers(impl_->io, "frame server"); });
 }
 
 std::uint16_t server::port() const { return impl_->acceptor.local_endpoint().port(); }

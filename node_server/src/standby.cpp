@@ -103,6 +103,7 @@ void standby::receive(const json& header, std::string body) {
     }
     if (!replica_) throw protocol_error("a replica '" + kind + "' before its document");
     auto& r = *replica_;
+    lead_seen_ = clock_type::now();  // only the lead sends its replica
     if (kind == "rows") {
         const auto start = header.at("start").get<std::int64_t>();
         const auto from = header.at("from").get<std::int64_t>();
@@ -162,6 +163,11 @@ void standby::receive(const json& header, std::string body) {
     throw protocol_error("unknown replica kind '" + kind + "'");
 }
 
+void standby::lead_heard(const std::string& lead) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (replica_ && replica_->lead == lead) lead_seen_ = clock_type::now();
+}
+
 void standby::forget() {
     std::lock_guard<std::mutex> lock(mutex_);
     replica_.reset();
@@ -207,6 +213,8 @@ void standby::watch() {
             pinger.call(lead_at, frame{message_type::heartbeat, 0, 0, {}},
                         std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2))));
             answered = true;
+        } catch (const remote_error&) {
+            answered = true;  // refused (a connection limit, say), but by a lead that runs
         } catch (const std::exception&) {
         }
         lock.lock();

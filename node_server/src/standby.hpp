@@ -5,6 +5,9 @@
 // asked to do. It watches the lead with heartbeats; when the lead has been silent for the
 // run's heartbeat timeout, it hands the replica to its own node's lead module, which
 // restores the checkpoint onto the nodes still alive and carries the run on as the lead.
+// Silent means that nothing came from the lead: no answer to a ping (a refusal is an
+// answer), no heartbeat of the lead's own, no replica. A ping that could not even be sent
+// does not make a live lead silent.
 //
 // Messages: replica. Its payload is a u32 (little-endian) header length, a JSON header,
 // and a body:
@@ -68,6 +71,8 @@ public:
 
     // This node installed a config: what it held for an earlier lead no longer applies.
     void forget();
+    // A heartbeat from lead `lead` reached this node: it is alive, whatever the pings say.
+    void lead_heard(const std::string& lead);
     // status fields: "replica" {"lead", "checkpoint_tick", "rows", "lead_silent_ms"} while
     // it holds a replica.
     void describe(nlohmann::json& status) const;

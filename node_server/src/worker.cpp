@@ -51,9 +51,12 @@ void worker::handle(const frame& request, responder respond) {
             });
         });
         return;
-    case message_type::clock:
-        respond(reply_of(message_type::clock_reply, simulation()->clock(parse_payload(request.payload)).dump()));
+    case message_type::clock: {
+        const json command = parse_payload(request.payload);
+        check_installation(command);
+        respond(reply_of(message_type::clock_reply, simulation()->clock(command).dump()));
         return;
+    }
     case message_type::inputs:
         simulation()->add_inputs(parse_payload(request.payload));
         respond(reply_of(message_type::inputs_reply));
@@ -237,13 +240,25 @@ std::uint64_t memory_available() {
 }
 }  // namespace
 
+void worker::check_installation(const json& command) const {
+    if (!command.is_object() || !command.contains("epoch")) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (config_ && command["epoch"] != std::to_string(config_->epoch))
+        throw error("node '" + config_->node + "' serves another installation of network '" + config_->network +
+                    "' now, under lead '" + config_->lead + "'");
+}
+
 json worker::heartbeat() const {
     std::shared_ptr<node_simulation> sim;
+    json beat = json::object();
     {
         std::lock_guard<std::mutex> lock(mutex_);
         sim = simulation_;
+        if (config_) {
+            beat["lead"] = config_->lead;
+            beat["epoch"] = std::to_string(config_->epoch);
+        }
     }
-    json beat = json::object();
     if (sim)
         if (auto w = sim->waiting(); !w.is_null()) beat["waiting"] = std::move(w);
     return beat;

@@ -58,14 +58,18 @@ public:
     // node, network, lead, lead_address, neurons,
     // config_hash, epoch.
     void describe(nlohmann::json& status) const;
-    // A heartbeat's answer: {"waiting": node_simulation::waiting()} while a tick waits for
-    // peers' packets, else {}.
+    // A heartbeat's answer: the lead and epoch of the installation it serves, once
+    // configured, and {"waiting": node_simulation::waiting()} while a tick waits for peers'
+    // packets.
     nlohmann::json heartbeat() const;
     // Stops the simulation (the node is going away).
     void shutdown();
 
 private:
     void install(const protocol::node_config& own);
+    // A clock command stamped with an epoch other than the installed config's comes from a
+    // lead this node no longer follows: refused (error).
+    void check_installation(const nlohmann::json& command) const;
     void forward_probe(const std::string& payload);
     void restore_state(const std::string& payload);
     double extra_delay_to(const std::string& peer) const;

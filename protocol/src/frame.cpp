@@ -221,7 +221,17 @@ std::string frame_auth::encode(const frame& f) {
 }
 
 frame frame_auth::decode(const frame_header& header, std::string_view header_bytes, std::string_view body) {
-    if (!required() || is_handshake(header.type)) return decode_body(header, header_bytes, body, secret_);
+    if (is_handshake(header.type)) {
+        // The handshake's frames only where it expects them: a server's first frame is the
+        // client's hello, a client's first is the reply to the hello it sent. A captured one
+        // replayed anywhere else is refused, however valid its tag.
+        const bool expected = required() && !established() &&
+                              (side_ == side::server ? header.type == message_type::hello
+                                                     : header.type == message_type::hello_reply && !nonce_.empty());
+        if (!expected) throw protocol_error(std::string("frame authentication failed: an unexpected ") + to_string(header.type));
+        return decode_body(header, header_bytes, body, secret_);
+    }
+    if (!required()) return decode_body(header, header_bytes, body, secret_);
     if (!established()) throw protocol_error("frame authentication failed: the connection has no session (no hello first)");
     if (body.size() != header.body_size()) throw protocol_error("frame body has the wrong size");
     if (!(header.flags & authenticated_flag)) throw protocol_error("frame is not authenticated and this cluster requires it");

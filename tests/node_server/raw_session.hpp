@@ -25,12 +25,18 @@ struct raw_session {
         socket.set_option(boost::asio::ip::tcp::no_delay(true));
         if (!auth.required()) return;
         boost::asio::write(socket, boost::asio::buffer(auth.hello()));
+        auth.accept(read());
+    }
+
+    // The next frame from the node: checked by the session, or an untagged refusal.
+    protocol::frame read() {
         std::string header(protocol::frame_header_size, '\0');
         boost::asio::read(socket, boost::asio::buffer(header));
         const auto h = protocol::decode_header(header, protocol::default_max_payload, false);
         std::string body(h.body_size(), '\0');
         boost::asio::read(socket, boost::asio::buffer(body));
-        auth.accept(auth.decode(h, header, body));
+        if (!(h.flags & protocol::authenticated_flag)) return protocol::decode_body(h, header, body, {});
+        return auth.decode(h, header, body);
     }
 
     // The next frame of this session, encoded.

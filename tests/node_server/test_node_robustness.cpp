@@ -4,6 +4,7 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
+#include "raw_session.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +21,30 @@ std::string replica_payload(const std::string& header, const std::string& body =
     return std::string{static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff), static_cast<char>((n >> 16) & 0xff),
                        static_cast<char>(n >> 24)} +
            header + body;
+}
+
+// A one-node network served by the node at `port`, its own lead.
+std::string one_node_network(std::uint16_t port) {
+    return "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"r\"><population id=\"p\" size=\"20\" model=\"tanh\"/>"
+           "<projection from=\"p\" to=\"p\" kind=\"all\" weight=\"0.1\"/><output id=\"y\" neurons=\"p[0]\"/>"
+           "</network><cluster lead=\"a\"><node id=\"a\" port=\"" + std::to_string(port) + "\"/></cluster></dnnc>";
+}
+
+// Writes `bytes` on `socket` and reads what comes back until the node closes the
+// connection or `wait` has passed (a frame the node answers with nothing).
+std::string exchange_raw(boost::asio::ip::tcp::socket& socket, const std::string& bytes, std::chrono::milliseconds wait) {
+    boost::system::error_code ec;
+    boost::asio::write(socket, boost::asio::buffer(bytes), ec);
+    socket.non_blocking(true);
+    std::string answer;
+    char buffer[4096];
+    for (const auto until = std::chrono::steady_clock::now() + wait; std::chrono::steady_clock::now() < until;) {
+        const auto n = socket.read_some(boost::asio::buffer(buffer), ec);
+        answer.append(buffer, n);
+        if (ec && ec != boost::asio::error::would_block) break;
+        if (ec) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return answer;
 }
 
 // Sends every payload as every message type and checks that the node still answers.
@@ -91,15 +116,120 @@ TEST_CASE("garbage payloads of every message type leave a node answering, idle o
     const endpoint at{"127.0.0.1", n.port()};
     pound(at);
     // Now serving a network (the node is its own lead), and again.
-    const std::string doc = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"r\"><population id=\"p\" size=\"20\" model=\"tanh\"/>"
-                            "<projection from=\"p\" to=\"p\" kind=\"all\" weight=\"0.1\"/><output id=\"y\" neurons=\"p[0]\"/>"
-                            "</network><cluster lead=\"a\"><node id=\"a\" port=\"" + std::to_string(n.port()) +
-                            "\"/></cluster></dnnc>";
     peer_client client;
-    REQUIRE(client.call(at, {message_type::submit, 0, 0, doc}, std::chrono::seconds(20)).type == message_type::submit_reply);
+    REQUIRE(client.call(at, {message_type::submit, 0, 0, one_node_network(n.port())}, std::chrono::seconds(20)).type == message_type::submit_reply);
     pound(at);
     const auto status = client.call(at, {message_type::status, 0, 0, {}}, std::chrono::seconds(5));
     CHECK(status.payload.find("\"network\":\"r\"") != std::string::npos);
+    n.stop();
+}
+
+TEST_CASE("handshake frames and every other type, captured or forged, first or later, never end a node") {
+    set_log_level(log_level::error);
+    const std::string secret = "cluster-key";
+    node_options options;
+    options.server.secret = secret;
+    options.call_timeout = std::chrono::seconds(2);
+    node n(options);
+    n.start();
+    const endpoint at{"127.0.0.1", n.port()};
+    peer_client client(secret);
+    REQUIRE(client.call(at, {message_type::submit, 0, 0, one_node_network(n.port())}, std::chrono::seconds(20)).type ==
+            message_type::submit_reply);
+    auto alive = [&] {
+        return client.call(at, {message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(5)).type == message_type::heartbeat_reply;
+    };
+    // Captured: a client's hello, the node's hello_reply (valid tags: the secret's), and a
+    // request and its reply tagged with their session's key.
+    std::vector<std::pair<std::string, std::string>> frames;
+    {
+        boost::asio::io_context io;
+        boost::asio::ip::tcp::socket socket(io);
+        socket.connect({boost::asio::ip::make_address(at.host), at.port});
+        protocol::frame_auth auth(secret, protocol::frame_auth::side::client);
+        const std::string hello = auth.hello();
+        frames.emplace_back("captured hello", hello);
+        boost::asio::write(socket, boost::asio::buffer(hello));
+        std::string header(protocol::frame_header_size, '\0');
+        boost::asio::read(socket, boost::asio::buffer(header));
+        const auto h = protocol::decode_header(header, protocol::default_max_payload, true);
+        std::string body(h.body_size(), '\0');
+        boost::asio::read(socket, boost::asio::buffer(body));
+        frames.emplace_back("captured hello_reply", header + body);
+        auth.accept(auth.decode(h, header, body));
+        const std::string request = auth.encode({message_type::status, 0, 9, {}});
+        frames.emplace_back("captured status", request);
+        boost::asio::write(socket, boost::asio::buffer(request));
+        boost::asio::read(socket, boost::asio::buffer(header));
+        body.assign(protocol::decode_header(header, protocol::default_max_payload, true).body_size(), '\0');
+        boost::asio::read(socket, boost::asio::buffer(body));
+        frames.emplace_back("captured status_reply", header + body);
+    }
+    // Forged: every type with the secret's own tag (valid for a handshake frame only), with
+    // another key's, and untagged.
+    for (std::uint8_t t = 0; t <= 40; ++t) {
+        if (!protocol::is_known(t)) continue;
+        const auto type = static_cast<message_type>(t);
+        const std::string payload = type == message_type::hello || type == message_type::hello_reply ? std::string(32, 'n') : "{}";
+        const std::string name = protocol::to_string(type);
+        frames.emplace_back(name + " tagged with the secret", protocol::encode_frame({type, 0, 1, payload}, secret));
+        frames.emplace_back(name + " tagged with another key", protocol::encode_frame({type, 0, 1, payload}, "other-key"));
+        frames.emplace_back(name + " untagged", protocol::encode_frame({type, 0, 1, payload}));
+    }
+    const auto wait = std::chrono::milliseconds(150);
+    for (const auto& [name, bytes] : frames) {
+        INFO(name);
+        {  // as a new connection's first frame
+            boost::asio::io_context io;
+            boost::asio::ip::tcp::socket socket(io);
+            socket.connect({boost::asio::ip::make_address(at.host), at.port});
+            exchange_raw(socket, bytes, wait);
+        }
+        {  // after the hello, inside a session
+            test::raw_session session(at.host, at.port, secret);
+            exchange_raw(session.socket, bytes, wait);
+        }
+        {  // after a request of the session
+            test::raw_session session(at.host, at.port, secret);
+            const auto answer = exchange_raw(session.socket, session.frame(message_type::status, {}), wait);
+            CHECK(answer.size() > protocol::frame_header_size);
+            exchange_raw(session.socket, bytes, wait);
+        }
+        REQUIRE(alive());
+    }
+    // Every type with the session's own valid tag, handshake types included (but shutdown:
+    // a peer with the secret may stop the node).
+    for (std::uint8_t t = 0; t <= 40; ++t) {
+        const auto type = static_cast<message_type>(t);
+        if (!protocol::is_known(t) || type == message_type::shutdown) continue;
+        INFO(protocol::to_string(type) << " in its session");
+        test::raw_session session(at.host, at.port, secret);
+        exchange_raw(session.socket, session.frame(type, type == message_type::hello ? std::string(32, 'n') : "{}"), wait);
+        REQUIRE(alive());
+    }
+    // A session still opens and is served.
+    test::raw_session session(at.host, at.port, secret);
+    CHECK_THAT(exchange_raw(session.socket, session.frame(message_type::status, {}), std::chrono::milliseconds(500)),
+               Catch::Contains("\"network\":\"r\""));
+    n.stop();
+}
+
+TEST_CASE("handshake frames sent to a node without a secret are refused, and it goes on") {
+    set_log_level(log_level::error);
+    node_options options;
+    node n(options);
+    n.start();
+    const endpoint at{"127.0.0.1", n.port()};
+    for (auto type : {message_type::hello, message_type::hello_reply}) {
+        INFO(protocol::to_string(type));
+        boost::asio::io_context io;
+        boost::asio::ip::tcp::socket socket(io);
+        socket.connect({boost::asio::ip::make_address(at.host), at.port});
+        CHECK_THAT(exchange_raw(socket, protocol::encode_frame({type, 0, 1, std::string(32, 'n')}), std::chrono::seconds(2)),
+                   Catch::Contains("an unexpected " + std::string(protocol::to_string(type))));
+    }
+    peer_client client;
+    CHECK(client.call(at, {message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(5)).type == message_type::heartbeat_reply);
     n.stop();
 }
 

@@ -107,6 +107,15 @@ std::string large_frame_start(std::size_t body) {
     return bytes + std::string(body, 'x');
 }
 
+// A session with the secret that has proven itself with one request.
+std::unique_ptr<test::raw_session> proven_session(const endpoint& at) {
+    auto session = std::make_unique<test::raw_session>(at.host, at.port, "cluster-key");
+    const auto request = session->frame(message_type::status, "proving");
+    session->write(request, request.size());
+    REQUIRE(session->read().payload == "echo:proving");
+    return session;
+}
+
 std::string ask(const endpoint& at, const std::string& payload, const std::string& secret = {}) {
     peer_client client(secret);
     return client.call(at, {message_type::status, 0, 0, payload}, std::chrono::seconds(5)).payload;
@@ -211,20 +220,69 @@ TEST_CASE("frames declaring 64 MiB cost no memory: refused before the sender pro
     }
 }
 
-TEST_CASE("connections over the caps are closed at once, and silent ones after the timeouts") {
+TEST_CASE("unproven connections share a quota, the oldest closed first, and silent ones go after the timeout") {
     boost::asio::io_context io;
     auto o = options_with("");
-    o.max_connections_per_address = 3;
+    o.max_unproven_connections = 3;
     o.first_frame_timeout = std::chrono::milliseconds(300);
-    o.idle_timeout = std::chrono::milliseconds(200);
     running_server s(o);
     std::vector<boost::asio::ip::tcp::socket> held;
     for (int k = 0; k < 3; ++k) held.push_back(connect_raw(io, s.at()));
     auto fourth = connect_raw(io, s.at());
-    CHECK(closed_within(fourth, std::chrono::milliseconds(250)));  // before any timeout
-    // The three that never sent a frame go after first_frame_timeout; then there is room.
-    for (auto& h : held) CHECK(closed_within(h, std::chrono::seconds(3)));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    CHECK(closed_within(held[0], std::chrono::milliseconds(250)));  // the oldest, before any timeout
+    // The others that never sent a frame go after first_frame_timeout.
+    for (std::size_t k = 1; k < held.size(); ++k) CHECK(closed_within(held[k], std::chrono::seconds(3)));
+    CHECK(closed_within(fourth, std::chrono::seconds(3)));
+}
+
+TEST_CASE("proven connections are capped in all and by address, with an error reply saying so") {
+    auto o = options_with("cluster-key");
+    o.max_connections_per_address = 3;
+    running_server s(o);
+    std::vector<std::unique_ptr<test::raw_session>> proven;
+    for (int k = 0; k < 3; ++k) proven.push_back(proven_session(s.at()));
+    {
+        test::raw_session fourth("127.0.0.1", s.at().port, "cluster-key");  // its hello is still answered
+        const auto request = fourth.frame(message_type::status, "one more");
+        fourth.write(request, request.size());
+        const auto refusal = fourth.read();
+        CHECK(refusal.type == message_type::error_reply);
+        CHECK_THAT(refusal.payload, Catch::Contains("the limits are 1024 and 3"));
+        CHECK(closed_within(fourth.socket, std::chrono::seconds(3)));
+    }
+    proven.pop_back();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(ask(s.at(), "room again", "cluster-key") == "echo:room again");
+}
+
+TEST_CASE("idle strangers never lock out peers that prove the secret") {
+    boost::asio::io_context io;
+    running_server s("cluster-key");  // the default limits: 64 unproven, 256 proven per address
+    std::vector<std::unique_ptr<test::raw_session>> proven;
+    for (int k = 0; k < 10; ++k) proven.push_back(proven_session(s.at()));
+    // 300 connections that send nothing, then 100 that replay a captured hello (answered,
+    // but proving nothing): more than the 256 a node once took from one address.
+    std::vector<boost::asio::ip::tcp::socket> strangers;
+    for (int k = 0; k < 300; ++k) strangers.push_back(connect_raw(io, s.at()));
+    const std::string hello = protocol::frame_auth("cluster-key", protocol::frame_auth::side::client).hello();
+    for (int k = 0; k < 100; ++k) {
+        strangers.push_back(connect_raw(io, s.at()));
+        boost::system::error_code closed_meanwhile;  // an older stranger may be closed already
+        boost::asio::write(strangers.back(), boost::asio::buffer(hello), closed_meanwhile);
+    }
+    // New peers with the secret are served, and those that were already are still.
+    for (int k = 0; k < 20; ++k) CHECK(ask(s.at(), "new " + std::to_string(k), "cluster-key") == "echo:new " + std::to_string(k));
+    for (auto& p : proven) {
+        const auto request = p->frame(message_type::status, "after");
+        p->write(request, request.size());
+        CHECK(p->read().payload == "echo:after");
+    }
+}
+
+TEST_CASE("a reply being worked on keeps its connection past the idle timeout") {
+    auto o = options_with("");
+    o.idle_timeout = std::chrono::milliseconds(200);
+    running_server s(o);
     peer_client client;
     CHECK(client.call(s.at(), {message_type::status, 0, 0, "a"}, std::chrono::seconds(5)).payload == "echo:a");
     // A reply still being worked on keeps its connection past idle_timeout.

@@ -7,10 +7,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
@@ -145,4 +147,29 @@ TEST_CASE("rows of a network without outputs are counted by the header") {
     s.describe(status);
     CHECK(status["replica"]["rows"] == 100);
     CHECK(refuses(s, {{"kind", "rows"}, {"start", 0}, {"from", 100}, {"count", 2}, {"width", 0}}, "x"));
+}
+
+TEST_CASE("a standby whose pings fail does not take over while the lead's own heartbeats reach it") {
+    node_options options;
+    options.state_dir = (std::filesystem::temp_directory_path() / ("dnnc-standby-" + std::to_string(std::random_device{}()))).string();
+    std::atomic<bool> taken{false};
+    {
+        standby s(options, [&](const replica&) { taken = true; });
+        // Port 1: every ping fails, as when the lead's port takes no more connections.
+        send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
+                 {"heartbeat_timeout_ms", 300}, {"tick", 0}, {"width", 1}},
+             "<dnnc/>");
+        // The lead's heartbeats to this node go on for five timeouts; another node's name
+        // in a heartbeat does not count.
+        for (int k = 0; k < 30; ++k) {
+            s.lead_heard("a");
+            s.lead_heard("b");
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        CHECK_FALSE(taken);
+        // Then the lead falls silent: taken over.
+        for (int k = 0; k < 100 && !taken; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        CHECK(taken);
+    }
+    std::filesystem::remove_all(options.state_dir);
 }

@@ -196,3 +196,34 @@ TEST_CASE("a session's frames pass only on their own connection, in order, in th
     // A hello tagged with another secret opens no session.
     CHECK_THROWS(connect("k", "not k"));
 }
+
+TEST_CASE("handshake frames pass only where the handshake expects them, however valid their tag") {
+    using protocol::frame_auth;
+    using protocol::message_type;
+    auto read = [](const std::string& bytes, frame_auth& at) {
+        const auto h = protocol::decode_header(bytes, protocol::default_max_payload, false);
+        return at.decode(h, bytes, std::string_view(bytes).substr(protocol::frame_header_size));
+    };
+    frame_auth client("k", frame_auth::side::client), server("k", frame_auth::side::server);
+    const std::string hello = client.hello();
+    const std::string reply = server.answer(read(hello, server));
+    // A server's captured hello_reply sent to a server as a first frame, or to a client that
+    // sent no hello.
+    frame_auth other_server("k", frame_auth::side::server), other_client("k", frame_auth::side::client);
+    CHECK_THROWS_WITH(read(reply, other_server), Catch::Contains("an unexpected hello-reply"));
+    CHECK_THROWS_WITH(read(reply, other_client), Catch::Contains("an unexpected hello-reply"));
+    // A hello sent to a client; a hello, or a hello_reply, once the session is open.
+    CHECK_THROWS_WITH(read(hello, client), Catch::Contains("an unexpected hello"));
+    client.accept(read(reply, client));
+    CHECK_THROWS_WITH(read(reply, client), Catch::Contains("an unexpected hello-reply"));
+    CHECK_THROWS_WITH(read(hello, server), Catch::Contains("an unexpected hello"));
+    // Without a secret there is no handshake at all.
+    frame_auth plain_server("", frame_auth::side::server), plain_client("", frame_auth::side::client);
+    for (auto type : {message_type::hello, message_type::hello_reply}) {
+        const auto untagged = protocol::encode_frame({type, 0, 1, std::string(32, 'n')});
+        CHECK_THROWS_AS(read(untagged, plain_server), protocol_error);
+        CHECK_THROWS_AS(read(untagged, plain_client), protocol_error);
+    }
+    // The session still works after the refusals.
+    CHECK(read(client.encode({message_type::status, 0, 2, "x"}), server).payload == "x");
+}

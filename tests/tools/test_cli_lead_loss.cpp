@@ -42,6 +42,18 @@ json wait_for(int port, const std::function<bool(const json&)>& done, int second
     return s;
 }
 
+// A free run of 100 neurons on a (the lead), b (its standby) and c, linked by `links`,
+// started once the nodes are up; returns when b holds a replicated checkpoint.
+std::string free_run_on_three(const scratch_dir& dir, std::vector<int>& ports, const std::vector<std::string>& links) {
+    return dir.file("net.xml", cluster_document({{"a"}, {"b"}, {"c"}}, links, ports, 100,
+                                                "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"2\"/>\n"));
+}
+void start_replicated(const std::string& config, const std::vector<int>& ports, const std::string& options) {
+    must(dnnc_binary() + " submit " + config + options + " --to 127.0.0.1:" + std::to_string(ports[0]));
+    must(dnnc_binary() + " start" + options + at(ports[0]));
+    wait_for(ports[1], [](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 50; });
+}
+
 }  // namespace
 
 TEST_CASE("kill -9 the lead of a free-running network: its standby takes over and the outputs equal a run without the failure") {
@@ -150,4 +162,69 @@ TEST_CASE("a standby taking over from the lead of a frozen network leaves it fro
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc + " run " + config + " --nodes 1 --ticks 120 --input " + inputs + " --output " + straight);
     CHECK(slurp((dir.path / "out.csv").string()) == slurp(straight));
+}
+
+TEST_CASE("idle connections flooding the lead lock out neither dnnc nor its standby, and no standby takes over") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = free_run_on_three(dir, ports, {R"(<link from="a" to="b"/>)", R"(<link from="a" to="c"/>)"});
+    const std::string with_secret = " --secret-file " + dir.file("secret", "correct horse battery staple\n");
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    local_cluster_guard cluster(config, with_secret);
+    REQUIRE(cluster.up.exit_code == 0);
+    start_replicated(config, ports, with_secret);
+    // 300 connections that never send a byte, more than the 256 a node takes from one
+    // address, held for many heartbeat timeouts.
+    boost::asio::io_context io;
+    std::vector<boost::asio::ip::tcp::socket> idle;
+    for (int k = 0; k < 300; ++k) {
+        idle.emplace_back(io);
+        idle.back().connect({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(ports[0])});
+    }
+    for (int k = 0; k < 10; ++k) {
+        const auto r = run_command(dnnc + " status --json" + with_secret + at(ports[0]));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK(json::parse(r.out).value("role", "") == "lead");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    const auto lead = json::parse(run_command(dnnc + " status --json" + with_secret + at(ports[0])).out);
+    CHECK(lead["state"] == "running");
+    CHECK(lead["dead"].empty());
+    // The standby still watches a and holds its replica; nobody else leads.
+    const auto standby = json::parse(run_command(dnnc + " status --json" + with_secret + at(ports[1])).out);
+    CHECK(standby.value("role", "") != "lead");
+    CHECK(standby["replica"]["lead"] == "a");
+    CHECK(json::parse(run_command(dnnc + " status --json" + with_secret + at(ports[2])).out)["lead"] == "a");
+}
+
+TEST_CASE("a lead cut off past its standby's timeout comes back to find the standby leading, and stops: one lead") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config =
+        free_run_on_three(dir, ports, {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"});
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    start_replicated(config, ports, "");
+    // The lead stops answering (its link cut, as far as the others can tell) for longer
+    // than the timeout; b takes over; then the lead goes on where it stopped.
+    const int a = pid_in(cluster.up.out, "a");
+    REQUIRE(kill(a, SIGSTOP) == 0);
+    const auto taken = wait_for(ports[1], [](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; }, 30);
+    REQUIRE(kill(a, SIGCONT) == 0);
+    // a learns from the nodes that b leads now and stops leading.
+    wait_for(ports[0], [](const json& s) { return s.value("role", "") != "lead"; }, 30);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    int leads = 0;
+    for (int port : ports) leads += status_of(port).value("role", "") == "lead";
+    CHECK(leads == 1);
+    const auto after = status_of(ports[1]);
+    CHECK(after.value("role", "") == "lead");
+    CHECK(after.value("state", "") == "running");
+    CHECK(status_of(ports[2]).value("lead", "") == "b");
+    // b's run goes on.
+    const auto tick = after["tick"].get<int>();
+    wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > tick + 20; });
 }

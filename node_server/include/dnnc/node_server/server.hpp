@@ -27,11 +27,18 @@ struct server_options {
     // made every frame wake another thread (4 local nodes on 2 cores ticked 2.4x slower).
     std::size_t threads = 1;
     std::uint32_t max_payload = protocol::default_max_payload;
-    // Connections beyond these are closed as they are accepted: in all, and from one address.
+    // A connection is unproven until its peer proves itself: with a secret, by a request
+    // tagged with the session's key (a hello alone proves nothing: it can be a replayed
+    // one); without one, by any complete frame. Unproven connections share their own quota:
+    // when it is full, the oldest unproven one (preferring those without a handshake) is
+    // closed for the newcomer, so strangers crowd out only each other.
+    std::size_t max_unproven_connections = 64;
+    // Proven connections: in all, and from one address. A connection proving itself beyond
+    // these gets an error reply and is closed.
     std::size_t max_connections = 1024;
     std::size_t max_connections_per_address = 256;
     // A connection that sends no byte for this long is closed unless a reply to it is still
-    // being worked on; one that has not completed its first frame, after first_frame_timeout.
+    // being worked on; one not proven yet, after first_frame_timeout.
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
     std::chrono::milliseconds first_frame_timeout{std::chrono::seconds(10)};
     // With a certificate: connections are TLS (tls.hpp); a peer that does not speak it is

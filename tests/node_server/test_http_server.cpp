@@ -1,0 +1,113 @@
+// The live page's server in-process: connections that have not sent an authorised request
+// share a small quota and go first when it is full, so that idle strangers never lock out
+// requests that carry the token.
+#include "dnnc/node_server/log.hpp"
+#include "http_server.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+using namespace dnnc::node_server;
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+tcp::socket connect_to(asio::io_context& io, std::uint16_t port) {
+    tcp::socket s(io);
+    s.connect({asio::ip::make_address("127.0.0.1"), port});
+    timeval tv{10, 0};  // generous: a timeout is not what these tests check
+    ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return s;
+}
+
+// Sends a GET of /api/status and reads one response; its status, 0 when the connection
+// closed (or timed out) first.
+int get_status(tcp::socket& s, const std::string& token, bool keep_alive) {
+    const std::string request = "GET /api/status HTTP/1.1\r\nHost: localhost\r\n" +
+                                (token.empty() ? std::string() : "Authorization: Bearer " + token + "\r\n") +
+                                (keep_alive ? "" : "Connection: close\r\n") + "\r\n";
+    boost::system::error_code ec;
+    asio::write(s, asio::buffer(request), ec);
+    std::string all;
+    char buffer[4096];
+    while (true) {
+        const auto split = all.find("\r\n\r\n");
+        if (split != std::string::npos) {
+            const auto length_at = all.find("Content-Length: ");
+            const auto length = length_at < split ? std::stoul(all.substr(length_at + 16)) : 0;
+            if (all.size() >= split + 4 + length) break;
+        }
+        const auto n = ::recv(s.native_handle(), buffer, sizeof buffer, 0);
+        if (n <= 0) return 0;
+        all.append(buffer, static_cast<std::size_t>(n));
+    }
+    return std::stoi(all.substr(9, 3));
+}
+
+int get_status(std::uint16_t port, const std::string& token) {
+    asio::io_context io;
+    auto s = connect_to(io, port);
+    return get_status(s, token, false);
+}
+
+struct page {
+    explicit page(std::string token) {
+        http_options o;
+        o.token = std::move(token);
+        o.request_timeout = std::chrono::seconds(60);  // strangers are not closed by a timeout here
+        http_handlers h;
+        h.status = [] { return nlohmann::json{{"state", "idle"}}; };
+        h.spikes = [](const nlohmann::json&) { return nlohmann::json::object(); };
+        h.control = [](const nlohmann::json&, http_handlers::done done) { done(200, nlohmann::json::object()); };
+        h.snapshot = [](http_handlers::done_file done) { done(404, "{}", "application/json"); };
+        server = std::make_unique<http_server>(o, h);
+        server->start();
+    }
+    std::unique_ptr<http_server> server;
+};
+
+}  // namespace
+
+TEST_CASE("idle connections without the token never lock out requests that carry it") {
+    set_log_level(log_level::error);
+    const std::string token(64, 'a');
+    page p(token);
+    const auto port = p.server->port();
+    asio::io_context io;
+    // Clients with the token keep 40 connections open (keep-alive).
+    std::vector<tcp::socket> clients;
+    for (int k = 0; k < 40; ++k) {
+        clients.push_back(connect_to(io, port));
+        REQUIRE(get_status(clients.back(), token, true) == 200);
+    }
+    // Four times the page's cap of idle strangers, and strangers with a wrong token.
+    std::vector<tcp::socket> strangers;
+    for (int k = 0; k < 256; ++k) strangers.push_back(connect_to(io, port));
+    for (int k = 0; k < 20; ++k) CHECK(get_status(port, std::string(64, 'b')) == 401);
+    // The token is served at once on new connections, and on those held.
+    for (int k = 0; k < 20; ++k) CHECK(get_status(port, token) == 200);
+    for (auto& c : clients) CHECK(get_status(c, token, true) == 200);
+    // Strangers are renewed: still no lock-out.
+    for (auto& s : strangers) s = connect_to(io, port);
+    CHECK(get_status(port, token) == 200);
+}
+
+TEST_CASE("without a token, a client on this machine is served past idle connections") {
+    set_log_level(log_level::error);
+    page p("");
+    asio::io_context io;
+    std::vector<tcp::socket> idle;
+    for (int k = 0; k < 256; ++k) idle.push_back(connect_to(io, p.server->port()));
+    for (int k = 0; k < 10; ++k) CHECK(get_status(p.server->port(), "") == 200);
+}
