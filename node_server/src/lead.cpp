@@ -4,6 +4,7 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/memory.hpp"
 #include "node_messages.hpp"
@@ -49,7 +50,7 @@ lead::~lead() { shutdown(); }
 
 std::vector<message_type> lead::handles() const {
     return {message_type::submit, message_type::tick_report, message_type::control, message_type::output,
-            message_type::spikes, message_type::snapshot};
+            message_type::spikes, message_type::snapshot, message_type::weights};
 }
 
 void lead::handle(const frame& request, responder respond) {
@@ -82,6 +83,11 @@ void lead::handle(const frame& request, responder respond) {
         return;
     case message_type::snapshot:
         tasks_.run([this, respond] { respond_with(respond, [&] { return reply_of(message_type::snapshot_reply, snapshot()); }); });
+        return;
+    case message_type::weights:
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::weights_reply, weights(parse_payload(payload)).dump()); });
+        });
         return;
     default: throw protocol_error("unexpected frame");
     }
@@ -243,6 +249,46 @@ std::string lead::capture_snapshot(std::int64_t tick) {
         doc.state->neurons.push_back({net.neuron_name(static_cast<protocol::neuron_index>(s.index)), s.output,
                                       {s.variables.begin(), s.variables.end()}, {s.history.begin(), s.history.end()}, {}});
     return protocol::encode_binary_snapshot(doc, net);
+}
+
+// A page of node `node`'s plastic weights, named: its connection element's projection id (or
+// `projection[i]`, `synapse[i]`) and the neurons' references. Only the page passes through
+// the lead.
+json lead::weights(const json& request) {
+    std::shared_ptr<lead_state> state;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state = state_;
+    }
+    if (!state) throw error("this node is not the lead of a network");
+    const auto& net = *state->plan.doc.net;
+    auto label = [&](std::size_t element) {
+        const auto& ref = net.connection_order.at(element);
+        if (ref.kind == protocol::connection_ref::type::synapse) return "synapse[" + std::to_string(ref.index) + "]";
+        const auto& id = net.projections[ref.index].id;
+        return id.empty() ? "projection[" + std::to_string(ref.index) + "]" : id;
+    };
+    json plastic = json::array();
+    for (std::size_t e = 0; e < net.connection_order.size(); ++e) {
+        const auto& ref = net.connection_order[e];
+        const auto& model = ref.kind == protocol::connection_ref::type::synapse ? net.synapses[ref.index].synapse_model
+                                                                                : net.projections[ref.index].synapse_model;
+        const auto& where = ref.kind == protocol::connection_ref::type::synapse ? net.synapses[ref.index].where
+                                                                                : net.projections[ref.index].where;
+        if (protocol::resolve_synapse_model(net, model, where).info->plastic) plastic.push_back(label(e));
+    }
+    const auto& nodes = state->plan.doc.clu->nodes;
+    const auto node = request.at("node").get<std::size_t>();
+    if (node >= nodes.size()) throw usage_error("no node " + std::to_string(node) + " (the cluster has " + std::to_string(nodes.size()) + ")");
+    const json page{{"from", request.at("from").get<std::uint64_t>()},
+                    {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}};
+    const endpoint at{nodes[node].host, static_cast<std::uint16_t>(nodes[node].port)};
+    const json reply = parse_payload(calls_.call(at, frame{message_type::weights, 0, 0, page.dump()}, options_.call_timeout).payload);
+    json rows = json::array();
+    for (const auto& row : reply.at("rows"))
+        rows.push_back({label(row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
+                        state->plan.net.neuron_name(row[2].get<protocol::neuron_index>()), row[3]});
+    return {{"nodes", nodes.size()}, {"plastic", plastic}, {"total", reply.at("total")}, {"rows", rows}};
 }
 
 // Sends every node the states it needs: its own neurons and the remote ones it reads.

@@ -74,6 +74,7 @@ private:
     nlohmann::json control(const nlohmann::json& command, const std::shared_ptr<lead_run>& r);
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
     std::string capture_snapshot(std::int64_t tick);
+    nlohmann::json weights(const nlohmann::json& request);
     void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
                            std::int64_t tick);
     nlohmann::json recover();

@@ -25,6 +25,9 @@ inline protocol::frame reply_of(protocol::message_type type, std::string payload
     return protocol::frame{type, 0, 0, std::move(payload)};
 }
 
+// The most plastic synapses' weights one weights frame carries (about 40 bytes of JSON each).
+inline constexpr std::uint64_t max_weights_page = 200000;
+
 inline nlohmann::json parse_payload(const std::string& payload) {
     try {
         return nlohmann::json::parse(payload);

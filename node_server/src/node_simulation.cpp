@@ -109,6 +109,15 @@ std::vector<protocol::indexed_state> node_simulation::capture() const {
     return states;
 }
 
+nlohmann::json node_simulation::weights(std::uint64_t from, std::uint64_t limit) const {
+    nlohmann::json out{{"total", 0}, {"rows", nlohmann::json::array()}};
+    runner_->inspect_paused([&](const sim::engine& e) {
+        out["total"] = e.plastic_synapse_count();
+        for (const auto& w : e.plastic_weights(from, limit)) out["rows"].push_back({w.element, w.source, w.target, w.weight});
+    });
+    return out;
+}
+
 void node_simulation::restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next) {
     runner_->inspect_paused([](const sim::engine&) {});
     runner_->stop();

@@ -61,6 +61,9 @@ public:
     std::size_t synapse_bytes() const { return engine_.synapse_bytes(); }
     // This node's neuron states; the runner must be paused (frozen).
     std::vector<protocol::indexed_state> capture() const;
+    // A page of its plastic synapses' weights (sim::engine::plastic_weights), frozen:
+    // {"total": N, "rows": [[element, source, target, weight], ...]}.
+    nlohmann::json weights(std::uint64_t from, std::uint64_t limit) const;
     // Installs states (local neurons and the remote ones it reads) so that the next tick is
     // `next`; the runner restarts paused there.
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);

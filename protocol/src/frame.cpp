@@ -97,13 +97,15 @@ const char* to_string(message_type t) {
     case message_type::hello_reply: return "hello-reply";
     case message_type::replica: return "replica";
     case message_type::replica_reply: return "replica-reply";
+    case message_type::weights: return "weights";
+    case message_type::weights_reply: return "weights-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::replica_reply);
+           type <= static_cast<std::uint8_t>(message_type::weights_reply);
 }
 
 bool is_one_way(message_type t) {

@@ -367,23 +367,35 @@ std::uint32_t engine::batch() const { return static_cast<std::uint32_t>(impl_->b
 std::uint64_t engine::synapse_count() const { return impl_->store.size(); }
 std::size_t engine::synapse_bytes() const { return impl_->store.bytes() + impl_->fan_out.bytes(); }
 
-std::vector<synapse_weight> engine::plastic_weights() const {
+std::vector<synapse_weight> engine::plastic_weights() const { return plastic_weights(0, plastic_synapse_count()); }
+
+std::uint64_t engine::plastic_synapse_count() const { return impl_->plastic ? impl_->plastic->synapse_count() : 0; }
+
+std::vector<synapse_weight> engine::plastic_weights(std::uint64_t from, std::uint64_t limit) const {
     const auto& m = *impl_;
     std::vector<synapse_weight> out;
     if (!m.plastic) return out;
     const auto global_of = m.slots.global_indices();
-    for (std::size_t k = 0; k < m.local(); ++k) {
+    std::uint64_t seen = 0;
+    for (std::size_t k = 0; k < m.local() && out.size() < limit; ++k) {
         auto s = m.store.row_begin(k);
-        for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1); ++r) {
+        for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1) && out.size() < limit; ++r) {
             const auto cls = m.store.run(r).cls;
             const auto end = m.store.row_begin(k) + m.store.run(r).end;
             if (!(m.store.classes()[cls].varies & synapse_store::weight_changes)) {
                 s = end;
                 continue;
             }
-            for (; s < end; ++s)
-                out.push_back({m.store.element_of(cls), global_of[m.store.source(s)], m.spec.neurons[k].index,
-                               m.plastic->weight(static_cast<std::uint8_t>(cls), s)});
+            if (seen + (end - s) <= from) {  // the whole run lies before the page
+                seen += end - s;
+                s = end;
+                continue;
+            }
+            for (; s < end && out.size() < limit; ++s, ++seen)
+                if (seen >= from)
+                    out.push_back({m.store.element_of(cls), global_of[m.store.source(s)], m.spec.neurons[k].index,
+                                   m.plastic->weight(static_cast<std::uint8_t>(cls), s)});
+            s = end;
         }
     }
     return out;

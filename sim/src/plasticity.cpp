@@ -93,8 +93,10 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
             s = end;
         }
     }
-    for (std::size_t m = 0; m < rules_.size(); ++m)
+    for (std::size_t m = 0; m < rules_.size(); ++m) {
         if (rules_[m].rule) rules_[m].rule->add_synapses(weights[m]);
+        synapses_ += weights[m].size();
+    }
     for (std::size_t d = 0; d < is_plastic_delay_.size(); ++d)
         if (is_plastic_delay_[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
     if (plastic_delays_.empty()) return;

@@ -34,6 +34,7 @@ public:
     plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots, const std::vector<neuron_spec>& neurons,
                double dt, tick_t remote_delay);
     bool empty() const { return plastic_delays_.empty(); }
+    std::uint64_t synapse_count() const { return synapses_; }
 
     // The synapse dynamics of tick t, reading the spikes in `history`.
     void update(tick_t t, const history_ring& history);
@@ -72,7 +73,8 @@ private:
     std::vector<rule_entry> rules_;  // per class of the store (null rule: static)
     std::vector<std::uint16_t> plastic_delays_;
     std::vector<bool> is_plastic_delay_;
-    tick_t horizon_ = 1;  // 2 * the longest plastic delay + 1: how far back events look
+    tick_t horizon_ = 1;
+    std::uint64_t synapses_ = 0;  // 2 * the longest plastic delay + 1: how far back events look
 
     std::vector<spike_log> logs_;
     std::vector<double> source_taus_;  // the distinct source trace kinds (tau 0: spike times)

@@ -34,7 +34,7 @@ volatile bool interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
-    std::string file, cluster_file, input, output, spikes, report, log_level = "warn", http_bind = "127.0.0.1";
+    std::string file, cluster_file, input, output, spikes, weights, report, log_level = "warn", http_bind = "127.0.0.1";
     int nodes = 0, batch = 0;  // batch 0: as the document says
     int http = -1;             // the lead's live page
     bool running_cluster = false;
@@ -102,6 +102,7 @@ int run_run(const run_options& o) {
     launch.http_bind = o.http_bind;
     json summary, progress, populations, final_status;
     std::int64_t spikes_lost = 0, rows_missed = 0;
+    std::uint64_t weights_written = 0;
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;
     {
@@ -151,6 +152,7 @@ int run_run(const run_options& o) {
         watch.interrupted = &interrupted;
         const auto stepped = step_and_read(client, lead, o.ticks, watch);
         progress = stepped.progress;
+        if (!o.weights.empty()) weights_written = save_weights(client, lead, o.weights, "");
         const bool took_over = stepped.took_over;
         if (took_over) {  // the summary names the nodes that ran to the end
             const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
@@ -218,6 +220,7 @@ int run_run(const run_options& o) {
         for (const auto& p : populations) count += p["spikes"].get<std::int64_t>();
         std::printf("spikes: %s (%lld)\n", o.spikes.c_str(), static_cast<long long>(count));
     }
+    if (!o.weights.empty()) std::printf("weights: %s (%llu synapses)\n", o.weights.c_str(), static_cast<unsigned long long>(weights_written));
     return 0;
 }
 
@@ -241,6 +244,7 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
+    cmd->add_option("--weights", o->weights, "Write the plastic synapses' final weights here as CSV (projection,source,target,weight)");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
     cmd->add_option("--report", o->report, "Write one self-contained HTML report of the run here (docs/live.md)");
     cmd->add_option("--http", o->http, "The nodes serve the live page while the run lasts: the lead on this port, the others on the next ones (0: free ones)")

@@ -20,6 +20,7 @@ void add_io(CLI::App& app, action& chosen);
 void add_run(CLI::App& app, action& chosen);
 void add_export(CLI::App& app, action& chosen);
 void add_snapshot(CLI::App& app, action& chosen);
+void add_weights(CLI::App& app, action& chosen);
 void add_report(CLI::App& app, action& chosen);  // report and plot
 
 }  // namespace dnnc::cli

@@ -156,6 +156,9 @@ public:
     // Every plastic synapse's weight now (synapse models, docs/document.md): local targets in
     // the engine's order, each one's synapses in canonical order.
     std::vector<synapse_weight> plastic_weights() const;
+    // The count of those, and `limit` of them from the `from`-th on (a page, in that order).
+    std::uint64_t plastic_synapse_count() const;
+    std::vector<synapse_weight> plastic_weights(std::uint64_t from, std::uint64_t limit) const;
     // The tick compute() computes next; starts at 0.
     tick_t next_tick() const;
     // The shortest delay with which this engine reads a remote neuron (its longest delay
