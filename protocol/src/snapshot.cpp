@@ -138,7 +138,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
 document load_snapshot(const std::string& path) {
     document doc;
     if (is_binary_snapshot_path(path)) {
-        doc = decode_binary_snapshot(read_file(path), path);
+        doc = decode_binary_snapshot(read_file(path, max_document_bytes), path);
         check_document(doc);
     } else {
         doc = load_document(path);

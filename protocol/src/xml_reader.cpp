@@ -6,8 +6,10 @@
 // file); the entity resolver serves only the embedded schema files.
 #include "dnnc/protocol/xml.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
+#include "dnnc/protocol/expand.hpp"
 #include "text.hpp"
 
 #include <xercesc/framework/MemBufInputSource.hpp>
@@ -27,7 +29,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -871,18 +872,7 @@ signal_packet parse_signal_packet(std::string_view xml, const std::string& file)
 }
 
 document load_document(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error({path, 0, 0}, "cannot open the file");
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0) throw config_error({path, 0, 0}, "cannot read the file");
-    if (static_cast<std::uint64_t>(size) > max_document_bytes)
-        throw config_error({path, 0, 0}, "document is larger than " +
-                                             std::to_string(max_document_bytes >> 20) + " MiB");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.seekg(0);
-    in.read(text.data(), size);
-    if (!in) throw config_error({path, 0, 0}, "cannot read the file");
+    const std::string text = read_file(path, max_document_bytes);
     if (text.empty()) throw config_error({path, 1, 1}, "the file is empty");
     document doc = parse_document(text, path);
     check_document(doc);

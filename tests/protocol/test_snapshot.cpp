@@ -157,6 +157,16 @@ TEST_CASE("a state that does not fit its network is a located error") {
     CHECK_THROWS_WITH(parse_document(no_tick, "t.xml"), Catch::Contains("tick"));
 }
 
+TEST_CASE("a snapshot or document file longer than the bound is refused before it is read") {
+    scratch s;
+    for (const auto* name : {"big.dnncs", "big.xml"}) {
+        std::ofstream(s.path(name)) << "DNNCSNAP";
+        std::filesystem::resize_file(s.path(name), max_document_bytes + 1);  // sparse: no disk, no time
+        CHECK_THROWS_WITH(load_snapshot(s.path(name)), Catch::Contains(s.path(name) + ": the file is longer than 1024 MiB"));
+    }
+    CHECK_THROWS_WITH(load_document(s.path("big.xml")), Catch::Contains("byte 1073741825 is past the limit"));
+}
+
 TEST_CASE("an atomic write replaces the file whole and leaves no temporary behind") {
     scratch s;
     const auto target = s.path("ckpt.xml");

@@ -314,3 +314,17 @@ TEST_CASE("replacing a network while its clock runs does not hang") {
     CHECK(run_command(dnnc_binary() + " step 5" + lead).exit_code == 0);
     CHECK(progress(ports[0])["tick"] == 4);
 }
+
+// `--input /dev/zero` once grew to gigabytes and ended in std::bad_alloc (exit 1).
+TEST_CASE("an input file past its bound is a located error with exit code 2, device or sparse file") {
+    scratch_dir dir;
+    const std::string run = "timeout 120 " + dnnc_binary() + " run " + source_path("examples/xor/xor.xml") + " --nodes 2 --ticks 3 --input ";
+    const auto zero = run_command(run + "/dev/zero");
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Catch::Contains("/dev/zero: the file is longer than 64 MiB") && Catch::Contains("byte 67108865"));
+    const auto big = dir.file("big.csv", "tick,target,value\n");
+    std::filesystem::resize_file(big, std::uint64_t{2} << 30);  // sparse
+    const auto sparse = run_command(run + big);
+    CHECK(sparse.exit_code == 2);
+    CHECK_THAT(sparse.err, Catch::Contains(big + ": the file is longer than 64 MiB"));
+}
