@@ -328,3 +328,27 @@ TEST_CASE("an input file past its bound is a located error with exit code 2, dev
     CHECK(sparse.exit_code == 2);
     CHECK_THAT(sparse.err, Catch::Contains(big + ": the file is longer than 64 MiB"));
 }
+
+// `--ticks 99999999999999999999` once ran for ever and `dnnc step 9223372036854775807`
+// left the lead "stepping" for ever.
+TEST_CASE("tick counts past their limits are usage errors wherever they enter the command line") {
+    const std::string xor_doc = source_path("examples/xor/xor.xml");
+    for (const std::string ticks : {"99999999999999999999", "9223372036854775807", "9007199254740993", "0", "-5"}) {
+        INFO(ticks);
+        const auto r = run_command("timeout 60 " + dnnc_binary() + " run " + xor_doc + " --nodes 1 --ticks " + ticks);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--ticks"));
+        // No node is reached: the count is refused first.
+        const auto step = run_command("timeout 60 " + dnnc_binary() + " step " + ticks + " --lead 127.0.0.1:1");
+        CHECK(step.exit_code == 2);
+    }
+    for (const std::string every : {"99999999999999999999", "9223372036854775807", "9007199254740993", "-1"}) {
+        const auto r = run_command("timeout 60 " + dnnc_binary() + " checkpoint --every " + every + " --lead 127.0.0.1:1");
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--every"));
+    }
+    const auto node = run_command("timeout 60 " + std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node --mpi --run " + xor_doc +
+                                  " --ticks 99999999999999999999");
+    CHECK(node.exit_code == 2);
+    CHECK_THAT(node.err, Catch::Contains("--ticks"));
+}

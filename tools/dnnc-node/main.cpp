@@ -5,6 +5,7 @@
 #include "dnnc/node_server/secret.hpp"
 #include "mpi_job.hpp"
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/model.hpp"
 #include "dnnc/sim/torch_backend.hpp"
 
 #include <CLI/CLI.hpp>
@@ -70,7 +71,8 @@ int main(int argc, char** argv) {
                              ->expected(0, 1)
                              ->excludes(run);
     app.add_option("--lead-file", job.lead_file, "With --serve: write the lead's HOST:PORT here");
-    app.add_option("--ticks", job.ticks, "With --run: ticks to run (default 1000)")->check(CLI::PositiveNumber);
+    app.add_option("--ticks", job.ticks, "With --run: ticks to run (default 1000)")
+        ->check(CLI::Range(std::int64_t{1}, dnnc::protocol::max_tick_count));
     app.add_option("--input", job.input, "With --run: input CSV");
     app.add_option("--output", job.output, "With --run: write the outputs here as CSV");
     app.add_option("--spikes", job.spikes, "With --run: write the recorded spikes here as CSV");
