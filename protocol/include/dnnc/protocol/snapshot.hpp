@@ -48,8 +48,10 @@ bool is_binary_snapshot(std::string_view bytes);
 
 // The state of a snapshot by global index, checked against the network: every neuron
 // present once, as many variables as its model has, history as long as the longest delay
-// minus one. `net` needs only the neurons (expand_neurons). Throws config_error located at
-// the offending entry.
+// minus one, outputs that its model produces (0 or 1 for spiking models and step, 0..1 for
+// sigmoid, ...) and a refractory count that is a whole number of ticks within the neuron's
+// refractory period. `net` needs only the neurons (expand_neurons). Throws config_error
+// located at the offending entry.
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
 
 }  // namespace dnnc::protocol
