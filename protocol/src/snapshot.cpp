@@ -133,7 +133,7 @@ std::string encode_binary_snapshot(const document& doc, const expanded_network& 
     return out;
 }
 
-document decode_binary_snapshot(std::string_view bytes, const std::string& file) {
+document decode_binary_snapshot(std::string_view bytes, const std::string& file, const file_access& access) {
     auto damaged = [&](const std::string& why) { return config_error({file, 0, 0}, "damaged snapshot: " + why); };
     if (bytes.size() < sizeof magic + 4 + 32 || std::memcmp(bytes.data(), magic, sizeof magic) != 0)
         throw damaged("not a dnnc binary snapshot (bad magic or too short)");
@@ -148,7 +148,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
                                              "target: its network would expand to other synapses; it cannot be restored");
         if (version != format) throw damaged("unsupported format " + std::to_string(version));
         const auto length = r.get<std::uint64_t>();
-        document doc = parse_document(r.take(length), file);
+        document doc = parse_document(r.take(length), file, access);
         doc.file = file;
         if (!doc.net) throw damaged("no network");
         // Expansion trusts its network's ids and sizes: a snapshot's are checked first.
