@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -515,10 +516,15 @@ json lead_run::input(const json& rows) {
     }
     std::size_t count = 0;
     for (const auto& row : rows) {
-        const auto tick = row.at(0).get<std::int64_t>();
+        const auto tick = whole_number(row.at(0), "input: tick", 0, protocol::max_state_tick);
         const auto target = row.at(1).get<std::string>();
-        const auto value = row.at(2).get<float>();
-        const auto lane = row.size() > 3 ? row.at(3).get<std::int64_t>() : std::int64_t{-1};
+        const auto& given = row.at(2);
+        if (!given.is_number() || !(std::abs(given.get<double>()) <= std::numeric_limits<float>::max()))
+            throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): the value must be a finite float32, not " +
+                              given.dump());
+        const auto value = given.get<float>();
+        const auto lane = row.size() > 3 ? whole_number(row.at(3), "input: lane", -1, std::numeric_limits<std::int64_t>::max())
+                                         : std::int64_t{-1};
         if (tick < first_open)
             throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): that tick has already run");
         if (lane < -1 || lane >= run_.batch)

@@ -199,7 +199,7 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
     CHECK(nodes.granted(1) == 7);
 }
 
-TEST_CASE("tick counts beyond their limits are refused and leave the lead frozen, never stepping") {
+TEST_CASE("tick counts and input rows beyond their limits are refused and leave the lead frozen, never stepping") {
     xor_run x;
     auto& run = x.run;
     // 2^63 - 1 once made the target wrap below the completed tick: "stepping" for ever.
@@ -211,6 +211,10 @@ TEST_CASE("tick counts beyond their limits are refused and leave the lead frozen
         CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", every}}), usage_error);
     CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 0}}), usage_error);
     CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", std::int64_t{1} << 40}}), usage_error);
+    // Input rows' ticks and values alike.
+    for (const json& row : {json::array({std::numeric_limits<std::int64_t>::max(), "x", 1.0}), json::array({1e30, "x", 1.0}),
+                            json::array({3, "x", 1e300}), json::array({3, "x", "1"}), json::array({3, "x", 1.0, 0.5})})
+        CHECK_THROWS_AS(run.control({{"command", "input"}, {"rows", json::array({row})}}), usage_error);
     CHECK(run.control({{"command", "progress"}})["state"] != "stepping");
     // The largest step is taken, and the lead can still be frozen.
     run.control({{"command", "step"}, {"ticks", dnnc::protocol::max_tick_count}});
