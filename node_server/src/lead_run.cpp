@@ -519,7 +519,8 @@ json lead_run::input(const json& rows) {
         const auto tick = whole_number(row.at(0), "input: tick", 0, protocol::max_state_tick);
         const auto target = row.at(1).get<std::string>();
         const auto& given = row.at(2);
-        if (!given.is_number() || !(std::abs(given.get<double>()) <= std::numeric_limits<float>::max()))
+        constexpr double largest = std::numeric_limits<float>::max();
+        if (!given.is_number() || !(std::abs(given.get<double>()) <= largest))
             throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): the value must be a finite float32, not " +
                               given.dump());
         const auto value = given.get<float>();
