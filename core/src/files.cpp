@@ -5,20 +5,49 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace dnnc {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error({path, 0, 0}, "cannot open the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+namespace {
+
+std::string size_text(std::uint64_t bytes) {
+    if (bytes >= (std::uint64_t{1} << 20) && bytes % (std::uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, std::uint64_t limit) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw config_error({path, 0, 0}, std::string("cannot open the file: ") + std::strerror(errno));
+    struct closer {
+        int fd;
+        ~closer() { ::close(fd); }
+    } closing{fd};
+    const auto too_long = [&] {
+        return config_error({path, 0, 0}, "the file is longer than " + size_text(limit) + ", the most read of such a file: byte " +
+                                              std::to_string(limit + 1) + " is past the limit");
+    };
+    struct stat about{};
+    if (::fstat(fd, &about) != 0) throw config_error({path, 0, 0}, std::string("cannot read the file: ") + std::strerror(errno));
+    if (S_ISDIR(about.st_mode)) throw config_error({path, 0, 0}, "is a folder, not a file");
+    if (S_ISREG(about.st_mode) && static_cast<std::uint64_t>(about.st_size) > limit) throw too_long();
+    std::string bytes;
+    if (S_ISREG(about.st_mode)) bytes.reserve(static_cast<std::size_t>(about.st_size));
+    char chunk[1 << 16];
+    while (true) {
+        const auto n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw config_error({path, 0, 0}, std::string("cannot read the file: ") + std::strerror(errno));
+        if (n == 0) return bytes;
+        if (bytes.size() + static_cast<std::uint64_t>(n) > limit) throw too_long();
+        bytes.append(chunk, static_cast<std::size_t>(n));
+    }
 }
 
 void write_atomically(const std::string& path, std::string_view bytes) {

@@ -227,7 +227,7 @@ private:
             return;
         }
         json request{{"command", name}};
-        if (name == "step") request["ticks"] = command.value("ticks", std::int64_t{1});
+        if (name == "step") request["ticks"] = command.contains("ticks") ? command["ticks"] : json(1);  // checked by the lead
         if (name == "checkpoint") request["now"] = true;
         srv_.handlers.control(request, [self = shared_from_this(), v, close_after](int status, json answer) {
             asio::post(self->srv_.io, [self, v, close_after, status, answer = std::move(answer)] {

@@ -400,8 +400,9 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
 void lead::take_over(const replica& r) {
     const bool from_checkpoint = !r.checkpoint.empty();
     const std::string& bytes = from_checkpoint ? r.checkpoint : r.document;
-    protocol::document doc = protocol::is_binary_snapshot(bytes) ? protocol::decode_binary_snapshot(bytes, "replicated checkpoint")
-                                                                : protocol::parse_document(bytes, "replicated document");
+    protocol::document doc = protocol::is_binary_snapshot(bytes)
+                                 ? protocol::decode_binary_snapshot(bytes, "replicated checkpoint", file_access())
+                                 : protocol::parse_document(bytes, "replicated document", file_access());
     const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
     const json summary =
         restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json())});
@@ -464,6 +465,11 @@ std::vector<plan::link_time> lead::measure_links(const plan::network_plan& plan,
 }
 
 // ---- submit: this node becomes the lead ----
+
+protocol::file_access lead::file_access() const {
+    if (!options_.server.secret.empty()) return {};
+    return {false, options_.data_dirs};
+}
 
 std::size_t lead::find_self(const protocol::cluster& clu) const {
     const auto my_port = srv_.port();
@@ -550,8 +556,9 @@ std::string acks_hash(const json& acks, const std::string& node) {
 
 json lead::submit(const std::string& payload, bool replace) {
     const auto started = clock_type::now();
-    protocol::document doc = protocol::is_binary_snapshot(payload) ? protocol::decode_binary_snapshot(payload, "submitted snapshot")
-                                                                    : protocol::parse_document(payload, "submitted document");
+    protocol::document doc = protocol::is_binary_snapshot(payload)
+                                 ? protocol::decode_binary_snapshot(payload, "submitted snapshot", file_access())
+                                 : protocol::parse_document(payload, "submitted document", file_access());
     protocol::check_document(doc);
     if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
     if (const auto serving = own_.network(); serving && !replace)

@@ -12,6 +12,7 @@
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
+#include "dnnc/protocol/xml.hpp"
 #include "lead_run.hpp"
 #include "standby.hpp"
 #include "tasks.hpp"
@@ -68,6 +69,8 @@ private:
     struct lead_state;
 
     nlohmann::json submit(const std::string& payload, bool replace);
+    // The files a document given to this node may name (node_options::data_dirs).
+    protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
     void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();

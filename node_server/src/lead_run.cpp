@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 namespace dnnc::node_server {
@@ -18,7 +20,17 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 constexpr std::int64_t forever = std::int64_t{1} << 60;
+
+// The whole number in first..last that a request gives as `what`; anything else (a fraction,
+// a number beyond int64, a string) is refused, never converted.
+std::int64_t whole_number(const json& value, const std::string& what, std::int64_t first, std::int64_t last) {
+    const bool fits = value.is_number_integer() &&
+                      (!value.is_number_unsigned() || value.get<std::uint64_t>() <= static_cast<std::uint64_t>(last));
+    if (fits && value.get<std::int64_t>() >= first && value.get<std::int64_t>() <= last) return value.get<std::int64_t>();
+    throw usage_error(what + " must be a whole number in " + std::to_string(first) + ".." + std::to_string(last) + ", not " +
+                      value.dump());
 }
+}  // namespace
 
 const char* lead_run::name(state s) {
     switch (s) {
@@ -504,10 +516,16 @@ json lead_run::input(const json& rows) {
     }
     std::size_t count = 0;
     for (const auto& row : rows) {
-        const auto tick = row.at(0).get<std::int64_t>();
+        const auto tick = whole_number(row.at(0), "input: tick", 0, protocol::max_state_tick);
         const auto target = row.at(1).get<std::string>();
-        const auto value = row.at(2).get<float>();
-        const auto lane = row.size() > 3 ? row.at(3).get<std::int64_t>() : std::int64_t{-1};
+        const auto& given = row.at(2);
+        constexpr double largest = std::numeric_limits<float>::max();
+        if (!given.is_number() || !(std::abs(given.get<double>()) <= largest))
+            throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): the value must be a finite float32, not " +
+                              given.dump());
+        const auto value = given.get<float>();
+        const auto lane = row.size() > 3 ? whole_number(row.at(3), "input: lane", -1, std::numeric_limits<std::int64_t>::max())
+                                         : std::int64_t{-1};
         if (tick < first_open)
             throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): that tick has already run");
         if (lane < -1 || lane >= run_.batch)
@@ -582,8 +600,7 @@ json lead_run::control(const json& request) {
         return progress();
     }
     if (command == "step") {
-        const auto ticks = request.at("ticks").get<std::int64_t>();
-        if (ticks < 1) throw usage_error("step needs a number of ticks >= 1");
+        const auto ticks = whole_number(request.at("ticks"), "step: ticks", 1, protocol::max_tick_count);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             if (state_ == state::running || state_ == state::stepping)
@@ -616,10 +633,10 @@ json lead_run::control(const json& request) {
     }
     if (command == "checkpoint") {
         checkpoint_settings c = checkpoints();
-        c.every = request.value("every", c.every);
-        c.keep = request.value("keep", c.keep);
+        if (request.contains("every")) c.every = whole_number(request.at("every"), "checkpoint: every", 0, protocol::max_tick_count);
+        if (request.contains("keep"))
+            c.keep = static_cast<int>(whole_number(request.at("keep"), "checkpoint: keep", 1, std::numeric_limits<int>::max()));
         if (request.contains("dir")) c.dir = checkpoint_dir(request.at("dir").get<std::string>());
-        if (c.every < 0 || c.keep < 1) throw usage_error("checkpoints need every >= 0 and keep >= 1");
         set_checkpoints(c);
         replicate_intent();
         return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};

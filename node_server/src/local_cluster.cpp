@@ -1,5 +1,6 @@
 #include "dnnc/node_server/local_cluster.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/frame.hpp"
 
@@ -51,9 +52,17 @@ fs::path record_dir(const std::string& config_path) {
     return records_base() / (records_prefix() + protocol::sha256_hex(absolute).substr(0, 16));
 }
 
-local_cluster parse_record(std::istream& in, const std::string& file) {
+// The record in `file`; io_error when it cannot be read or is damaged. A record lists a
+// cluster's nodes: one of more than 1 MiB is not one that dnnc wrote.
+local_cluster read_record_file(const std::string& file) {
+    std::string text;
     try {
-        const json j = json::parse(in);
+        text = read_file(file, 1 << 20);
+    } catch (const config_error& e) {
+        throw io_error(std::string("the cluster record cannot be read: ") + e.what());
+    }
+    try {
+        const json j = json::parse(text);
         local_cluster cluster{j.at("config").get<std::string>(), {}, j.value("secret_file", std::string()), {}};
         if (const auto tls = j.find("tls"); tls != j.end())
             cluster.tls = {tls->at("certificate").get<std::string>(), tls->at("key").get<std::string>(),
@@ -224,9 +233,8 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
 
 local_cluster read_record(const std::string& config_path) {
     const std::string file = record_path(config_path);
-    std::ifstream in(file);
-    if (!in) throw io_error("no local cluster is recorded for " + config_path + " (" + file + ")");
-    return parse_record(in, file);
+    if (!fs::exists(file)) throw io_error("no local cluster is recorded for " + config_path + " (" + file + ")");
+    return read_record_file(file);
 }
 
 std::unique_ptr<peer_client> client_of(const local_cluster& cluster) {
@@ -240,10 +248,9 @@ std::optional<local_cluster> recorded_cluster_at(const endpoint& at) {
     for (const auto& entry : fs::directory_iterator(records_base(), ec)) {
         if (entry.path().filename().string().rfind(records_prefix(), 0) != 0) continue;
         const auto file = (entry.path() / "cluster.json").string();
-        std::ifstream in(file);
-        if (!in) continue;
+        if (!fs::exists(file)) continue;
         try {
-            const auto cluster = parse_record(in, file);
+            const auto cluster = read_record_file(file);
             for (const auto& n : cluster.nodes)
                 if (n.at.port == at.port && (n.at.host == at.host || (is_loopback_host(n.at.host) && is_loopback_host(at.host))))
                     return cluster;

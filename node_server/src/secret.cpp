@@ -1,6 +1,7 @@
 #include "dnnc/node_server/secret.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -9,18 +10,18 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace dnnc::node_server {
 
 std::string read_secret_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw usage_error("--secret-file: cannot read '" + path + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string secret = ss.str();
+    // A secret is 64 hex digits; a file of more than 64 KiB is not one.
+    std::string secret;
+    try {
+        secret = read_file(path, 64 << 10);
+    } catch (const config_error& e) {
+        throw usage_error("--secret-file: " + std::string(e.what()));
+    }
     while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
     if (secret.empty()) throw usage_error("--secret-file: '" + path + "' is empty");
     return secret;

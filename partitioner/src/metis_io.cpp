@@ -1,12 +1,12 @@
 #include "dnnc/partitioner/metis_io.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <limits>
 #include <fstream>
-#include <sstream>
 
 namespace dnnc::partitioner {
 namespace {
@@ -251,14 +251,7 @@ graph parse_metis(std::string_view text, const std::string& file) {
     return std::move(builder).build();
 }
 
-graph read_metis(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw io_error("cannot open " + path);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) throw io_error("cannot read " + path);
-    return parse_metis(buffer.str(), path);
-}
+graph read_metis(const std::string& path) { return parse_metis(read_file(path), path); }
 
 std::string to_metis(const graph& g) {
     const auto& vw = g.vertex_weights();

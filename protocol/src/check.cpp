@@ -477,18 +477,23 @@ void check_run(const run_settings& run, const cluster* clu) {
                                        [&](const cluster_node& n) { return n.id == run.clock; });
         if (!found) out.add(w, "run clock " + quote(run.clock) + ": no such node in the cluster");
     }
-    if (!(std::isfinite(run.tick_period_ms) && run.tick_period_ms >= 0)) out.add(w, "run: tick-period must be >= 0 ms");
-    if (run.checkpoint_every < 0) out.add(w, "run: checkpoint-every must be >= 0 ticks");
+    const auto up_to = [](double most) { return std::to_string(static_cast<std::int64_t>(most)); };
+    if (!(run.tick_period_ms >= 0 && run.tick_period_ms <= max_setting_ms))
+        out.add(w, "run: tick-period must lie in 0.." + up_to(max_setting_ms) + " ms");
+    if (run.checkpoint_every < 0 || run.checkpoint_every > max_tick_count)
+        out.add(w, "run: checkpoint-every must lie in 0.." + std::to_string(max_tick_count) + " ticks");
     if (run.checkpoint_keep < 1) out.add(w, "run: checkpoint-keep must be at least 1");
     if (run.fan_out < 1) out.add(w, "run: fan-out must be at least 1");
     if (run.batch < 1 || run.batch > max_batch) out.add(w, "run: batch must lie in 1.." + std::to_string(max_batch));
     if (run.batch > 1 && run.checkpoint_every > 0)
         out.add(w, "run: checkpoint-every needs batch 1 (snapshots of a batched run are not supported)");
     if (run.probes < 1 || run.probes > 10000) out.add(w, "run: probes must lie in 1..10000");
-    if (!(std::isfinite(run.window_factor) && run.window_factor >= 1)) out.add(w, "run: window-factor must be >= 1");
-    if (!(std::isfinite(run.window_margin_ms) && run.window_margin_ms >= 0)) out.add(w, "run: window-margin must be >= 0 ms");
-    if (!(std::isfinite(run.heartbeat_timeout_ms) && run.heartbeat_timeout_ms > 0))
-        out.add(w, "run: heartbeat-timeout must be > 0 ms");
+    if (!(run.window_factor >= 1 && run.window_factor <= max_window_factor))
+        out.add(w, "run: window-factor must lie in 1.." + up_to(max_window_factor));
+    if (!(run.window_margin_ms >= 0 && run.window_margin_ms <= max_setting_ms))
+        out.add(w, "run: window-margin must lie in 0.." + up_to(max_setting_ms) + " ms");
+    if (!(run.heartbeat_timeout_ms > 0 && run.heartbeat_timeout_ms <= max_setting_ms))
+        out.add(w, "run: heartbeat-timeout must be > 0 and at most " + up_to(max_setting_ms) + " ms");
     out.throw_if_any();
 }
 

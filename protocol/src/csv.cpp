@@ -113,7 +113,7 @@ std::vector<input_row> parse_input_csv(std::string_view text, const std::string&
     return rows;
 }
 
-std::vector<input_row> read_input_csv(const std::string& path) { return parse_input_csv(read_file(path), path); }
+std::vector<input_row> read_input_csv(const std::string& path) { return parse_input_csv(read_file(path, max_input_csv_bytes), path); }
 
 std::optional<std::string> spike_time_problem(double t_ms, std::int64_t index, std::int64_t size, double dt) {
     // Ticks stay exact in a double and far from the end of the clock.

@@ -27,11 +27,7 @@ dense_block expand_dense(const projection& p, neuron_range from, neuron_range to
     block.split_rows = p.split_rows;
     block.element = element;
     if (!p.weights_file.empty()) {
-        const std::filesystem::path base = std::filesystem::path(document_file).parent_path();
-        const std::filesystem::path file = std::filesystem::path(p.weights_file).is_absolute()
-                                               ? std::filesystem::path(p.weights_file)
-                                               : base / p.weights_file;
-        block.weights = read_weights_file(file.string(), rows, cols, p.where);
+        block.weights = read_weights_file(file_named_by(document_file, p.weights_file).string(), rows, cols, p.where);
         return block;
     }
     // Default scale keeps the variance of a row's sum at about 1.
@@ -46,6 +42,11 @@ dense_block expand_dense(const projection& p, neuron_range from, neuron_range to
 }
 
 }  // namespace
+
+std::filesystem::path file_named_by(const std::string& document_file, const std::string& named) {
+    const std::filesystem::path path(named);
+    return path.is_absolute() ? path : std::filesystem::path(document_file).parent_path() / path;
+}
 
 std::string expanded_network::neuron_name(neuron_index i) const {
     const neuron_group& g = groups[group_of[i]];

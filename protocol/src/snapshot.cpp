@@ -4,12 +4,15 @@
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "text.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -20,6 +23,46 @@ constexpr char magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};
 // Format 2: random projections draw one stream per target row. A format-1 snapshot's
 // network would expand to other synapses than those its states were computed with.
 constexpr std::uint32_t format = 2;
+
+// The most ticks a neuron with parameters `p` stays refractory (the engine counts down from
+// it, and keeps the count in an int32).
+double refractory_period(const neuron_params& p, double dt) {
+    const double ticks = p.model == neuron_model::lif ? p.refractory : static_cast<double>(std::llround(p.iaf.t_ref / dt));
+    return std::min(ticks, static_cast<double>(std::numeric_limits<std::int32_t>::max()));
+}
+
+// Why `value`, an output of a neuron of model `m` (now or in its history), is not one that
+// model produces; nullptr when it is.
+const char* output_problem(neuron_model m, double value) {
+    switch (m) {
+    case neuron_model::linear: return nullptr;
+    case neuron_model::sigmoid: return value >= 0 && value <= 1 ? nullptr : "must lie in 0..1 (sigmoid)";
+    case neuron_model::tanh: return value >= -1 && value <= 1 ? nullptr : "must lie in -1..1 (tanh)";
+    case neuron_model::relu: return value >= 0 ? nullptr : "must be >= 0 (relu)";
+    default: return value == 0 || value == 1 ? nullptr : "must be 0 or 1 (a spike or none)";
+    }
+}
+
+// What is wrong with the values of `n`, a neuron with parameters `p`, against its model:
+// every output in the model's range, the refractory count a whole number of ticks within
+// the neuron's refractory period. (Finite float32 values are check_state's.)
+void check_against_model(const neuron_state& n, const neuron_params& p, double dt, std::vector<diagnostic>& problems) {
+    for (std::size_t k = 0; k <= n.history.size(); ++k) {
+        const double y = k == 0 ? n.output : n.history[k - 1];
+        if (const char* why = output_problem(p.model, y)) {
+            problems.push_back({n.where, "state of '" + n.id + "': " + (k == 0 ? std::string("the output ") : "history value " + std::to_string(k) + " ") +
+                                             text::from_double(y) + " " + why});
+            return;
+        }
+    }
+    const auto& names = state_variable_names(p.model);
+    if (names.empty() || names.back() != "refractory" || n.state.size() != names.size()) return;
+    const double left = n.state.back(), most = refractory_period(p, dt);
+    if (!(left >= 0 && left <= most && left == std::floor(left)))
+        problems.push_back({n.where, "state of '" + n.id + "': refractory " + text::from_double(left) +
+                                         " must be a whole number of ticks in 0.." + text::from_double(most) +
+                                         " (the neuron's refractory period)"});
+}
 
 
 void put_state(std::string& out, const indexed_state& s) {
@@ -90,7 +133,7 @@ std::string encode_binary_snapshot(const document& doc, const expanded_network& 
     return out;
 }
 
-document decode_binary_snapshot(std::string_view bytes, const std::string& file) {
+document decode_binary_snapshot(std::string_view bytes, const std::string& file, const file_access& access) {
     auto damaged = [&](const std::string& why) { return config_error({file, 0, 0}, "damaged snapshot: " + why); };
     if (bytes.size() < sizeof magic + 4 + 32 || std::memcmp(bytes.data(), magic, sizeof magic) != 0)
         throw damaged("not a dnnc binary snapshot (bad magic or too short)");
@@ -105,7 +148,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
                                              "target: its network would expand to other synapses; it cannot be restored");
         if (version != format) throw damaged("unsupported format " + std::to_string(version));
         const auto length = r.get<std::uint64_t>();
-        document doc = parse_document(r.take(length), file);
+        document doc = parse_document(r.take(length), file, access);
         doc.file = file;
         if (!doc.net) throw damaged("no network");
         // Expansion trusts its network's ids and sizes: a snapshot's are checked first.
@@ -138,7 +181,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file)
 document load_snapshot(const std::string& path) {
     document doc;
     if (is_binary_snapshot_path(path)) {
-        doc = decode_binary_snapshot(read_file(path), path);
+        doc = decode_binary_snapshot(read_file(path, max_document_bytes), path);
         check_document(doc);
     } else {
         doc = load_document(path);
@@ -192,6 +235,7 @@ std::vector<indexed_state> states_of(const document& snapshot, const expanded_ne
             problems.push_back({n.where, "state of '" + n.id + "': history must hold " + std::to_string(history) +
                                              " past outputs (the longest delay minus one), found " +
                                              std::to_string(n.history.size())});
+        check_against_model(n, net.params_of(*i), net.dt, problems);
         auto& s = states[*i];
         s.index = *i;
         s.output = static_cast<float>(n.output);

@@ -6,8 +6,10 @@
 // file); the entity resolver serves only the embedded schema files.
 #include "dnnc/protocol/xml.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
+#include "dnnc/protocol/expand.hpp"
 #include "text.hpp"
 
 #include <xercesc/framework/MemBufInputSource.hpp>
@@ -27,7 +29,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -837,19 +838,50 @@ validating_reader& reader_for(std::string_view schema, const char* name) {
 
 }  // namespace
 
-document parse_document(std::string_view xml, const std::string& file) {
+void check_file_access(const network& net, const std::string& document_file, const file_access& access) {
+    if (access.any) return;
+    namespace fs = std::filesystem;
+    // Links and `..` resolved; a path that cannot be resolved is inside no folder.
+    auto resolved = [](const fs::path& p) {
+        std::error_code failed;
+        fs::path r = fs::weakly_canonical(fs::absolute(p, failed), failed);
+        if (!r.has_filename()) r = r.parent_path();  // "dir/" as "dir"
+        return failed ? fs::path() : r;
+    };
+    std::vector<fs::path> folders;
+    std::string listed;
+    for (const auto& f : access.folders) {
+        folders.push_back(resolved(f));
+        listed += (listed.empty() ? "" : ", ") + folders.back().string();
+    }
+    auto check = [&](const std::string& named, const source_location& where, const std::string& what) {
+        if (named.empty()) return;
+        const fs::path path = resolved(file_named_by(document_file, named));
+        for (const auto& folder : folders)
+            if (!path.empty() && !folder.empty() &&
+                std::mismatch(folder.begin(), folder.end(), path.begin(), path.end()).first == folder.end())
+                return;
+        throw config_error(where, what + ": the file '" + named + "' is not read here: only files inside the data folders (" +
+                                      (listed.empty() ? std::string("none") : listed) + ") are");
+    };
+    for (const auto& p : net.populations) check(p.spike_file, p.where, "spike source '" + p.id + "'");
+    for (const auto& p : net.projections) check(p.weights_file, p.where, "dense projection from '" + p.from + "' to '" + p.to + "'");
+}
+
+document parse_document(std::string_view xml, const std::string& file, const file_access& access) {
     document_handler handler;
     reader_for(schemas::network_xsd, "network.xsd").parse(xml, file, handler);
-    if (handler.result.net) load_spike_files(*handler.result.net, file);
+    if (handler.result.net) {
+        check_file_access(*handler.result.net, file, access);
+        load_spike_files(*handler.result.net, file);
+    }
     return std::move(handler.result);
 }
 
 void load_spike_files(network& net, const std::string& document_file) {
-    const auto base = std::filesystem::path(document_file).parent_path();
     for (auto& p : net.populations) {
         if (!p.spike_file.empty()) {
-            const std::filesystem::path named(p.spike_file);
-            const auto path = named.is_absolute() ? named : base / named;
+            const auto path = file_named_by(document_file, p.spike_file);
             if (!std::filesystem::is_regular_file(path))
                 throw config_error(p.where, "spike source '" + p.id + "': cannot read the file '" + path.string() + "'");
             p.spikes = read_spike_times_csv(path.string(), p.size, net.dt);
@@ -871,18 +903,7 @@ signal_packet parse_signal_packet(std::string_view xml, const std::string& file)
 }
 
 document load_document(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config_error({path, 0, 0}, "cannot open the file");
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0) throw config_error({path, 0, 0}, "cannot read the file");
-    if (static_cast<std::uint64_t>(size) > max_document_bytes)
-        throw config_error({path, 0, 0}, "document is larger than " +
-                                             std::to_string(max_document_bytes >> 20) + " MiB");
-    std::string text(static_cast<std::size_t>(size), '\0');
-    in.seekg(0);
-    in.read(text.data(), size);
-    if (!in) throw config_error({path, 0, 0}, "cannot read the file");
+    const std::string text = read_file(path, max_document_bytes);
     if (text.empty()) throw config_error({path, 1, 1}, "the file is empty");
     document doc = parse_document(text, path);
     check_document(doc);

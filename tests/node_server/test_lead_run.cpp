@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -196,6 +197,30 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
     CHECK(wait_for(run, [](const json& q) { return q["state"] == "frozen"; })["completed"] == 7);
     CHECK(nodes.granted(0) == 7);
     CHECK(nodes.granted(1) == 7);
+}
+
+TEST_CASE("tick counts and input rows beyond their limits are refused and leave the lead frozen, never stepping") {
+    xor_run x;
+    auto& run = x.run;
+    // 2^63 - 1 once made the target wrap below the completed tick: "stepping" for ever.
+    for (const json& ticks : {json(std::numeric_limits<std::int64_t>::max()), json(dnnc::protocol::max_tick_count + 1),
+                              json(std::numeric_limits<std::uint64_t>::max()), json(1e30), json(2.5), json(0), json(-1),
+                              json("5")})
+        CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", ticks}}), usage_error);
+    for (const json& every : {json(-1), json(dnnc::protocol::max_tick_count + 1), json(1e300), json("4")})
+        CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", every}}), usage_error);
+    CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 0}}), usage_error);
+    CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", std::int64_t{1} << 40}}), usage_error);
+    // Input rows' ticks and values alike.
+    for (const json& row : {json::array({std::numeric_limits<std::int64_t>::max(), "x", 1.0}), json::array({1e30, "x", 1.0}),
+                            json::array({3, "x", 1e300}), json::array({3, "x", "1"}), json::array({3, "x", 1.0, 0.5})})
+        CHECK_THROWS_AS(run.control({{"command", "input"}, {"rows", json::array({row})}}), usage_error);
+    CHECK(run.control({{"command", "progress"}})["state"] != "stepping");
+    // The largest step is taken, and the lead can still be frozen.
+    run.control({{"command", "step"}, {"ticks", dnnc::protocol::max_tick_count}});
+    CHECK(run.control({{"command", "progress"}})["target"] == dnnc::protocol::max_tick_count - 1);
+    run.control({{"command", "freeze"}});
+    CHECK(run.control({{"command", "progress"}})["state"] == "frozen");
 }
 
 TEST_CASE("a free-running clock stops at one tick for every node on freeze") {

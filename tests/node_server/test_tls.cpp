@@ -156,4 +156,12 @@ TEST_CASE("bad TLS files are refused with their names") {
     CHECK_THROWS_WITH(tls_config::load(files), Catch::Contains("together"));
     CHECK_THROWS_WITH(tls_config::load({}), Catch::Contains("--tls-ca"));
     CHECK_FALSE(tls_config::load(certs.client())->serves());
+    // Each file is read within a bound: OpenSSL once read /dev/zero for ever looking for a
+    // PEM header.
+    files = certs.node();
+    files.authority = "/dev/zero";
+    CHECK_THROWS_WITH(tls_config::load(files), Catch::Contains("/dev/zero: the file is longer than 1 MiB"));
+    files = certs.node();
+    files.key = "/dev/zero";
+    CHECK_THROWS_WITH(tls_config::load(files), Catch::Contains("--tls-key") && Catch::Contains("/dev/zero"));
 }

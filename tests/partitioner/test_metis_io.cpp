@@ -94,8 +94,8 @@ TEST_CASE("metis: weights that sum to more than 2^63 - 1 are refused where they 
     CHECK(parse_metis("2 1 1\n2 4611686018427387903\n1 4611686018427387903\n", "t.graph").edge_count() == 1);
 }
 
-TEST_CASE("metis: read_metis reports missing files as io_error") {
-    CHECK_THROWS_AS(read_metis("/nonexistent/x.graph"), dnnc::io_error);
+TEST_CASE("metis: read_metis reports missing files as config_error, located at the file") {
+    CHECK_THROWS_AS(read_metis("/nonexistent/x.graph"), dnnc::config_error);
 }
 
 TEST_CASE("metis: 4elt.graph") {

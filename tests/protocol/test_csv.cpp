@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 
 using namespace dnnc;
@@ -133,4 +136,20 @@ TEST_CASE("malformed spike-time CSV gives every problem with file, line and colu
     }
     CHECK_THROWS_WITH(parse_spike_times_csv("", "e.csv", 1, 0.1), Catch::Contains("e.csv:1:1: the file is empty"));
     CHECK_THROWS_WITH(parse_spike_times_csv("time,neuron\n", "h.csv", 1, 0.1), Catch::Contains("`t_ms,index`"));
+}
+
+// `dnnc run --input /dev/zero` once grew to gigabytes and ended in std::bad_alloc.
+TEST_CASE("an input CSV is read no further than its bound, from a device or a file of any size") {
+    CHECK_THROWS_WITH(read_input_csv("/dev/zero"), Catch::Contains("/dev/zero: the file is longer than 64 MiB") &&
+                                                       Catch::Contains("byte 67108865 is past the limit"));
+    // A sparse file: refused from its size, before a byte of it is read.
+    const auto path = (std::filesystem::temp_directory_path() / ("dnnc-big-" + std::to_string(std::random_device{}()) + ".csv")).string();
+    std::ofstream(path) << "tick,target,value\n";
+    std::filesystem::resize_file(path, std::uint64_t{2} << 30);
+    CHECK_THROWS_WITH(read_input_csv(path), Catch::Contains(path + ": the file is longer than 64 MiB"));
+    CHECK_THROWS_WITH(read_spike_times_csv(path, 1, 0.1), Catch::Contains(path + ": the file is longer than 1024 MiB"));
+    std::filesystem::resize_file(path, max_input_csv_bytes);
+    CHECK_THROWS_WITH(read_input_csv(path), !Catch::Contains("longer than"));  // within the bound: parsed (and malformed)
+    std::filesystem::remove(path);
+    CHECK_THROWS_WITH(read_input_csv("/nonexistent/in.csv"), Catch::Contains("/nonexistent/in.csv: cannot open the file"));
 }

@@ -19,7 +19,7 @@ namespace {
 const char* const network_text = R"(<dnnc xmlns="urn:dnnc:1">
   <network name="s">
     <neuron id="a"/>
-    <population id="p" size="3" model="lif"/>
+    <population id="p" size="3" model="lif" refractory="4"/>
     <synapse from="a" to="p[0]" delay="3"/>
   </network>
   <cluster lead="n0"><node id="n0" port="7000"/></cluster>
@@ -155,6 +155,67 @@ TEST_CASE("a state that does not fit its network is a located error") {
     std::string no_tick = text;
     no_tick.replace(no_tick.find(" tick=\"12\""), 10, "");
     CHECK_THROWS_WITH(parse_document(no_tick, "t.xml"), Catch::Contains("tick"));
+}
+
+// A refractory count of 3e9 once became -2147483648 in the engine and was written back by
+// every later snapshot; -1e9 was taken as it was.
+TEST_CASE("every restored value is range-checked against its neuron's model") {
+    const document base = snapshot_doc();
+    const auto net = expand(*base.net, base.file);
+    CHECK(states_of(base, net).size() == 4);
+    auto refused = [&](auto change, const std::string& why) {
+        document d = base;
+        change(d.state->neurons);
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains(why));
+    };
+    for (const auto& [left, text] : std::vector<std::pair<double, std::string>>{{-1e9, "-1e+09"}, {3e9, "3e+09"}, {-1, "-1"}, {5, "5"}, {2.5, "2.5"}})
+        refused([left = left](auto& n) { n[2].state[3] = left; },
+                "state of 'p[1]': refractory " + text + " must be a whole number of ticks in 0..4");
+    refused([](auto& n) { n[1].output = 0.5; }, "state of 'p[0]': the output 0.5 must be 0 or 1");
+    refused([](auto& n) { n[3].history[1] = -1; }, "state of 'p[2]': history value 2 -1 must be 0 or 1");
+    // A linear neuron's outputs may be any finite number; the lif's whole counts 0..4 are fine.
+    document fine = base;
+    fine.state->neurons[0].output = -1e30;
+    fine.state->neurons[1].state[3] = 4;
+    fine.state->neurons[2].state[3] = 0;
+    CHECK(states_of(fine, net).size() == 4);
+}
+
+TEST_CASE("a NEST model's refractory count is bounded by t_ref in ticks, and sigmoid, tanh and relu outputs by their ranges") {
+    const document doc = parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s" dt="0.5">
+    <neuron id="e" model="iaf_psc_exp" t_ref="2"/>
+    <neuron id="s" model="sigmoid"/>
+    <neuron id="t" model="tanh"/>
+    <neuron id="r" model="relu"/>
+  </network>
+</dnnc>)",
+                                        "m.xml");
+    const auto net = expand(*doc.net, doc.file);
+    auto states = [&](double refractory, double sigmoid, double tanh, double relu) {
+        document d = doc;
+        d.state = snapshot_state{0, {}, {}};
+        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}},
+                            {"s", sigmoid, {}, {}, {}},
+                            {"t", tanh, {}, {}, {}},
+                            {"r", relu, {}, {}, {}}};
+        return states_of(d, net);
+    };
+    CHECK(states(4, 1, -1, 7).size() == 4);
+    CHECK_THROWS_WITH(states(5, 0.5, 0, 0), Catch::Contains("refractory 5 must be a whole number of ticks in 0..4"));
+    CHECK_THROWS_WITH(states(0, 1.5, 0, 0), Catch::Contains("must lie in 0..1 (sigmoid)"));
+    CHECK_THROWS_WITH(states(0, 0, -2, 0), Catch::Contains("must lie in -1..1 (tanh)"));
+    CHECK_THROWS_WITH(states(0, 0, 0, -0.5), Catch::Contains("must be >= 0 (relu)"));
+}
+
+TEST_CASE("a snapshot or document file longer than the bound is refused before it is read") {
+    scratch s;
+    for (const auto* name : {"big.dnncs", "big.xml"}) {
+        std::ofstream(s.path(name)) << "DNNCSNAP";
+        std::filesystem::resize_file(s.path(name), max_document_bytes + 1);  // sparse: no disk, no time
+        CHECK_THROWS_WITH(load_snapshot(s.path(name)), Catch::Contains(s.path(name) + ": the file is longer than 1024 MiB"));
+    }
+    CHECK_THROWS_WITH(load_document(s.path("big.xml")), Catch::Contains("byte 1073741825 is past the limit"));
 }
 
 TEST_CASE("an atomic write replaces the file whole and leaves no temporary behind") {

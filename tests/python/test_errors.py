@@ -63,3 +63,14 @@ def test_conflicting_placements_are_usage_errors():
 def test_an_unreachable_lead_is_a_node_error():
     with pytest.raises(dnnc.NodeError):
         dnnc.Simulation(dnnc.load(example("xor/xor.xml")), lead="127.0.0.1:1", timeout=2)
+
+
+def test_a_tick_count_past_its_limit_is_a_usage_error_and_the_run_goes_on():
+    # 2**63 - 1 once wrapped the lead's target and left it stepping for ever.
+    with dnnc.Simulation(dnnc.load(example("xor/xor.xml")), nodes=1) as sim:
+        for ticks in (2**63 - 1, 2**53 + 1, 0, -3):
+            with pytest.raises(dnnc.UsageError) as caught:
+                sim.run(ticks)
+            assert "ticks must lie in 1..9007199254740992" in str(caught.value)
+        sim.run(3)
+        assert sim.outputs().shape[0] == 3

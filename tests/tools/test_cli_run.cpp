@@ -314,3 +314,41 @@ TEST_CASE("replacing a network while its clock runs does not hang") {
     CHECK(run_command(dnnc_binary() + " step 5" + lead).exit_code == 0);
     CHECK(progress(ports[0])["tick"] == 4);
 }
+
+// `--input /dev/zero` once grew to gigabytes and ended in std::bad_alloc (exit 1).
+TEST_CASE("an input file past its bound is a located error with exit code 2, device or sparse file") {
+    scratch_dir dir;
+    const std::string run = "timeout 120 " + dnnc_binary() + " run " + source_path("examples/xor/xor.xml") + " --nodes 2 --ticks 3 --input ";
+    const auto zero = run_command(run + "/dev/zero");
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Catch::Contains("/dev/zero: the file is longer than 64 MiB") && Catch::Contains("byte 67108865"));
+    const auto big = dir.file("big.csv", "tick,target,value\n");
+    std::filesystem::resize_file(big, std::uint64_t{2} << 30);  // sparse
+    const auto sparse = run_command(run + big);
+    CHECK(sparse.exit_code == 2);
+    CHECK_THAT(sparse.err, Catch::Contains(big + ": the file is longer than 64 MiB"));
+}
+
+// `--ticks 99999999999999999999` once ran for ever and `dnnc step 9223372036854775807`
+// left the lead "stepping" for ever.
+TEST_CASE("tick counts past their limits are usage errors wherever they enter the command line") {
+    const std::string xor_doc = source_path("examples/xor/xor.xml");
+    for (const std::string ticks : {"99999999999999999999", "9223372036854775807", "9007199254740993", "0", "-5"}) {
+        INFO(ticks);
+        const auto r = run_command("timeout 60 " + dnnc_binary() + " run " + xor_doc + " --nodes 1 --ticks " + ticks);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--ticks"));
+        // No node is reached: the count is refused first.
+        const auto step = run_command("timeout 60 " + dnnc_binary() + " step " + ticks + " --lead 127.0.0.1:1");
+        CHECK(step.exit_code == 2);
+    }
+    for (const std::string every : {"99999999999999999999", "9223372036854775807", "9007199254740993", "-1"}) {
+        const auto r = run_command("timeout 60 " + dnnc_binary() + " checkpoint --every " + every + " --lead 127.0.0.1:1");
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--every"));
+    }
+    const auto node = run_command("timeout 60 " + std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node --mpi --run " + xor_doc +
+                                  " --ticks 99999999999999999999");
+    CHECK(node.exit_code == 2);
+    CHECK_THAT(node.err, Catch::Contains("--ticks"));
+}

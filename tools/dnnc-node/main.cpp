@@ -5,6 +5,7 @@
 #include "dnnc/node_server/secret.hpp"
 #include "mpi_job.hpp"
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/model.hpp"
 #include "dnnc/sim/torch_backend.hpp"
 
 #include <CLI/CLI.hpp>
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
     int port = 0, http_port = -1;
     std::string http_bind = "127.0.0.1";
     std::size_t threads = 1;
-    std::vector<std::string> delays;
+    std::vector<std::string> delays, data_dirs;
     std::string device = "auto", memory_limit, output_memory, state_dir = dnnc::node_server::default_state_dir();
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
     app.add_option("--port", port, "Port to listen on; 0 picks a free one and prints it")->check(CLI::Range(0, 65535));
@@ -62,6 +63,10 @@ int main(int argc, char** argv) {
                    "The most memory this node's share of a network may need, e.g. 512M or 8G (default: what the machine has)");
     app.add_option("--state-dir", state_dir, "This node's folder: checkpoints are written under STATE_DIR/checkpoints only")
         ->capture_default_str();
+    app.add_option("--data-dir", data_dirs,
+                   "Without --secret-file: a folder whose files submitted documents may name (spike source file=, "
+                   "dense weights=); repeatable. Without one, such a node reads no file a document names")
+        ->check(CLI::ExistingDirectory);
     app.add_option("--output-memory", output_memory,
                    "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
     app.add_flag("--mpi", mpi, "Be one node of an MPI job (mpirun -np K dnnc-node --mpi ..., srun): rank 0 leads");
@@ -70,7 +75,8 @@ int main(int argc, char** argv) {
                              ->expected(0, 1)
                              ->excludes(run);
     app.add_option("--lead-file", job.lead_file, "With --serve: write the lead's HOST:PORT here");
-    app.add_option("--ticks", job.ticks, "With --run: ticks to run (default 1000)")->check(CLI::PositiveNumber);
+    app.add_option("--ticks", job.ticks, "With --run: ticks to run (default 1000)")
+        ->check(CLI::Range(std::int64_t{1}, dnnc::protocol::max_tick_count));
     app.add_option("--input", job.input, "With --run: input CSV");
     app.add_option("--output", job.output, "With --run: write the outputs here as CSV");
     app.add_option("--spikes", job.spikes, "With --run: write the recorded spikes here as CSV");
@@ -126,6 +132,7 @@ int main(int argc, char** argv) {
         if (!memory_limit.empty()) options.memory_limit = dnnc::node_server::parse_byte_size(memory_limit);
         if (!output_memory.empty()) options.output_memory = dnnc::node_server::parse_byte_size(output_memory);
         options.state_dir = state_dir;
+        options.data_dirs = data_dirs;
         options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
                                                    : device == "cuda" ? dnnc::sim::device_choice::cuda
                                                                       : dnnc::sim::device_choice::auto_select);

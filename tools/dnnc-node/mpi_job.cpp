@@ -1,10 +1,12 @@
 #include "mpi_job.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <mpi.h>
@@ -216,7 +218,7 @@ int run_batch(const mpi_job& job, const std::string& file, const protocol::docum
         std::cerr << "dnnc-node: continuing from " << checkpoint << " (tick " << tick << ")" << std::endl;
         if (tick >= job.ticks) return 0;
         if (!input.empty()) {
-            std::ifstream in(input);
+            std::istringstream in(read_file(input, protocol::max_input_csv_bytes));
             std::ofstream later(work / "input.csv");
             std::string line;
             for (bool header = true; std::getline(in, line); header = false)

@@ -3,6 +3,7 @@
 #include "report.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -48,18 +49,15 @@ int run_report(const report_options& o) {
     spike_table spikes;
     json status, summary;
     for (const auto& f : files) {
-        std::ifstream in(f);
-        if (!in) throw usage_error("cannot read '" + f + "'");
-        std::string first;
-        std::getline(in, first);
-        if (first.rfind("t_ms,population,index", 0) == 0) {
-            spikes = read_spike_csv(f);
+        const std::string text = read_file(f);
+        if (text.rfind("t_ms,population,index", 0) == 0) {
+            spikes = parse_spike_csv(text, f);
             continue;
         }
         if (fs::path(f).extension() != ".json") continue;  // other CSVs (outputs) are not shown
         json j;
         try {
-            j = json::parse(std::ifstream(f));
+            j = json::parse(text);
         } catch (const json::exception& e) {
             throw usage_error(f + ": not JSON: " + e.what());
         }

@@ -237,7 +237,7 @@ void add_run(CLI::App& app, action& chosen) {
         ->check(CLI::Range(1, 64))
         ->excludes(cluster)
         ->excludes(running);
-    cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::PositiveNumber);
+    cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
     cmd->add_option("--input", o->input, "Input CSV: tick,target,value[,lane]");
     cmd->add_option("--batch", o->batch, "Run B lanes side by side, one input pattern each (overrides <run batch>)")
         ->check(CLI::Range(1, static_cast<int>(protocol::max_batch)));

@@ -1,6 +1,7 @@
 #include "local_run.hpp"
 
 #include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/model.hpp"
 
 #include <filesystem>
 #include <iostream>
@@ -52,6 +53,8 @@ step_watch takeover_watch(const protocol::document& doc) {
 }
 
 step_outcome step_and_read(const client_options& o, std::string& lead, std::int64_t ticks, const step_watch& watch) {
+    if (ticks < 1 || ticks > protocol::max_tick_count)
+        throw usage_error("ticks must lie in 1.." + std::to_string(protocol::max_tick_count) + ", not " + std::to_string(ticks));
     const auto reply = control(o, lead, {{"command", "step"}, {"ticks", ticks}});
     if (reply.contains("error")) throw error(reply["error"].get<std::string>());
     const auto target = reply["target"].get<std::int64_t>();

@@ -64,8 +64,8 @@ struct step_outcome {
 // Runs `ticks` more ticks of the network the lead at `lead` runs, and returns once they
 // are complete and read. When the lead stops answering, its standby takes the run over
 // from the last checkpoint (node_server's standby.hpp): the step finds it, points `lead`
-// and the readers at it, and goes on to the same target. Throws error when the run fails
-// or is interrupted.
+// and the readers at it, and goes on to the same target. Throws usage_error for ticks
+// outside 1..max_tick_count, and error when the run fails or is interrupted.
 step_outcome step_and_read(const client_options& o, std::string& lead, std::int64_t ticks, const step_watch& watch);
 
 }  // namespace dnnc::cli

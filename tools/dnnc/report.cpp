@@ -1,11 +1,11 @@
 #include "report.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 namespace dnnc::cli {
@@ -39,9 +39,8 @@ std::string num(double x, int digits = 2) {
 
 }  // namespace
 
-spike_table read_spike_csv(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw usage_error("cannot read '" + path + "'");
+spike_table parse_spike_csv(const std::string& text, const std::string& path) {
+    std::istringstream in(text);
     std::string line;
     std::getline(in, line);
     if (line.rfind("t_ms,population,index", 0) != 0)
@@ -69,6 +68,8 @@ spike_table read_spike_csv(const std::string& path) {
     }
     return t;
 }
+
+spike_table read_spike_csv(const std::string& path) { return parse_spike_csv(read_file(path), path); }
 
 std::string raster_svg(const spike_table& spikes, int per_population) {
     const double W = 1000, H = 420, left = 70, bottom = 30, top = 10;

@@ -24,7 +24,9 @@ struct spike_table {
     double last_ms = 0;
 };
 
-// Throws usage_error (file:line) when the file is not such a CSV.
+// Throws usage_error (file:line) when `text`, read from `path`, is not such a CSV.
+spike_table parse_spike_csv(const std::string& text, const std::string& path);
+// The file, read whole within max_file_bytes (read_file), parsed.
 spike_table read_spike_csv(const std::string& path);
 
 // At most `per_population` neurons of each population (every k-th), every spike of theirs.

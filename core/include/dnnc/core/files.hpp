@@ -1,12 +1,20 @@
 #pragma once
 // Reading and writing whole files, the way every part of dnnc does it.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace dnnc {
 
-// The bytes of a file; config_error (located at the file) when it cannot be opened.
-std::string read_file(const std::string& path);
+// The most bytes dnnc reads of any file (documents, snapshots, spike times, reports);
+// kinds of file that need less have smaller limits of their own.
+inline constexpr std::uint64_t max_file_bytes = std::uint64_t{1} << 30;
+
+// The bytes of a file of at most `limit` bytes, read in chunks as a stream: a regular file
+// longer than the limit is refused before it is read, and anything else (a device such as
+// /dev/zero, a pipe) is read no further than the byte past it. Throws config_error located
+// at the file when it cannot be opened or read, and at that byte's offset when it is too long.
+std::string read_file(const std::string& path, std::uint64_t limit = max_file_bytes);
 
 // Writes atomically: a temporary file beside `path`, fsync, rename, fsync of the folder; a
 // crash leaves either the old file or the new one, never a part. Throws io_error.

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dnnc::node_server {
 
@@ -32,6 +33,11 @@ struct node_options {
     std::uint64_t memory_limit = 0;
     // This node's own folder: checkpoints go under STATE_DIR/checkpoints and nowhere else.
     std::string state_dir = default_state_dir();
+    // Without a secret every local user may submit to this node, so a document submitted or
+    // replicated to it may name (spike source file=, dense weights=) only files inside these
+    // folders; none, when there are none. With a secret only the cluster's clients submit,
+    // and their documents may name any file this node can read.
+    std::vector<std::string> data_dirs;
     // The most memory (bytes) the output rows a lead holds for clients may take; older rows
     // are dropped beyond it (a client reading them in time loses none).
     std::size_t output_memory = std::size_t{64} << 20;

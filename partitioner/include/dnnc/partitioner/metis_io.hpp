@@ -17,7 +17,8 @@ namespace dnnc::partitioner {
 // edge weights (each edge counted from both ends) that sum to more than 2^63 - 1.
 graph parse_metis(std::string_view text, const std::string& file);
 
-// Reads and parses `path`; io_error when it cannot be read.
+// Reads `path` (read_file: config_error when it cannot be read or is longer than
+// max_file_bytes) and parses it.
 graph read_metis(const std::string& path);
 
 // The graph in METIS format; weights are written only when some differ from 1.

@@ -14,6 +14,7 @@
 //           index; rows in any order. A recorded spikes file, less its population column,
 //           reads back as the same ticks.
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/model.hpp"
 
 #include <cstdint>
@@ -32,8 +33,12 @@ struct input_row {
     source_location where;
 };
 
+// Input rows travel to the lead in one frame, so an input file is bounded like a frame's payload.
+inline constexpr std::uint64_t max_input_csv_bytes = default_max_payload;
+
 // Throws config_error with file:line:column for every malformed line (all of them).
 std::vector<input_row> parse_input_csv(std::string_view text, const std::string& file);
+// Also refuses a file longer than max_input_csv_bytes (read_file).
 std::vector<input_row> read_input_csv(const std::string& path);
 // Throws config_error, located at each row, for lanes a run of `batch` lanes does not have.
 void check_input_lanes(const std::vector<input_row>& rows, std::int64_t batch);
@@ -49,6 +54,7 @@ inline constexpr std::size_t max_listed_spikes = std::size_t{1} << 26;
 std::optional<std::string> spike_time_problem(double t_ms, std::int64_t index, std::int64_t size, double dt);
 // Throws config_error with file:line:column for every malformed line (up to 50).
 std::vector<spike_time> parse_spike_times_csv(std::string_view text, const std::string& file, std::int64_t size, double dt);
+// Also refuses a file longer than max_file_bytes (read_file).
 std::vector<spike_time> read_spike_times_csv(const std::string& path, std::int64_t size, double dt);
 // By tick, then index (the order a spike source's spikes are kept and written in).
 void sort_spikes(std::vector<spike_time>& spikes);

@@ -7,6 +7,7 @@
 #include "dnnc/protocol/model.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,8 +111,12 @@ struct expand_limits {
     std::uint64_t max_dense_weights = 1'000'000'000;
 };
 
+// The file a document read from `document_file` means by `named` (a spike source's file=,
+// a dense projection's weights=): relative names are relative to the document's folder.
+std::filesystem::path file_named_by(const std::string& document_file, const std::string& named);
+
 // Expands a checked network (see check.hpp). Dense weight files are read relative to
-// `document_file`'s folder. Throws config_error (located) on anything that still fails.
+// `document_file`'s folder (file_named_by). Throws config_error (located) on anything that still fails.
 expanded_network expand(const network& net, const std::string& document_file,
                         const expand_limits& limits = {});
 

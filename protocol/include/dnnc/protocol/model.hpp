@@ -288,6 +288,15 @@ struct neuron_state {
 // 28,000 years), and far enough below the clock's "for ever" (2^60) that every step from
 // it still fits.
 inline constexpr std::int64_t max_state_tick = std::int64_t{1} << 53;
+// The most ticks a count may name wherever it enters (a run's or a step's ticks, the ticks
+// between checkpoints): as many as a state may be at, so that a step from any state that
+// can be continued still ends before the clock's "for ever".
+inline constexpr std::int64_t max_tick_count = max_state_tick;
+// The longest time a run setting may name (tick-period, window-margin, heartbeat-timeout):
+// a day, so that every duration derived from one fits the clocks' tick counts.
+inline constexpr double max_setting_ms = 86'400'000;
+// The largest window-factor: a window of 1,000 measured latencies waits for ever already.
+inline constexpr double max_window_factor = 1000;
 
 struct snapshot_state {
     std::int64_t tick = 0;

@@ -12,6 +12,7 @@
 #include "dnnc/core/files.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/xml.hpp"
 
 #include <cstdint>
 #include <string>
@@ -33,9 +34,10 @@ std::string encode_states(const std::vector<indexed_state>& states);
 std::vector<indexed_state> decode_states(std::string_view bytes);
 
 std::string encode_binary_snapshot(const document& doc, const expanded_network& net);
-// Verifies the checksum, parses the embedded document, fills its <state>. Throws
-// config_error naming `file` for any damage.
-document decode_binary_snapshot(std::string_view bytes, const std::string& file);
+// Verifies the checksum, parses the embedded document (reading only the files `access`
+// allows, as parse_document does), fills its <state>. Throws config_error naming `file`
+// for any damage.
+document decode_binary_snapshot(std::string_view bytes, const std::string& file, const file_access& access = {});
 
 // Reads a snapshot, binary (.dnncs) or XML, and checks it like any document; it must
 // have a network and a state.
@@ -48,8 +50,10 @@ bool is_binary_snapshot(std::string_view bytes);
 
 // The state of a snapshot by global index, checked against the network: every neuron
 // present once, as many variables as its model has, history as long as the longest delay
-// minus one. `net` needs only the neurons (expand_neurons). Throws config_error located at
-// the offending entry.
+// minus one, outputs that its model produces (0 or 1 for spiking models and step, 0..1 for
+// sigmoid, ...) and a refractory count that is a whole number of ticks within the neuron's
+// refractory period. `net` needs only the neurons (expand_neurons). Throws config_error
+// located at the offending entry.
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
 
 }  // namespace dnnc::protocol

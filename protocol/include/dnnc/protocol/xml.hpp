@@ -7,19 +7,32 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dnnc::protocol {
 
 // Documents larger than this are refused before parsing.
 inline constexpr std::size_t max_document_bytes = std::size_t{1} << 30;
 
+// The files a document names (a spike source's file=, a dense projection's weights=) that
+// its reader may read: any (the default), or only those inside `folders`, symbolic links
+// resolved. A node that serves every local user reads no other (docs/node_server.md).
+struct file_access {
+    bool any = true;
+    std::vector<std::string> folders;
+};
+
+// Throws config_error, located at the element that names it, for the first file `net` names
+// that `access` does not allow; reads none of them.
+void check_file_access(const network& net, const std::string& document_file, const file_access& access);
+
 // Parses and validates a DNNC document (structure only; see check.hpp for the rest).
-// `file` names the source in messages; the spike files of its spike sources are loaded
-// (load_spike_files).
-document parse_document(std::string_view xml, const std::string& file);
-// Reads the CSV each spike source names (a path relative to `document_file`'s folder) into
-// its spikes, and sorts every spike source's spikes by tick, then index. Errors are located
-// in the CSV (file:line:column), or at the element when the file cannot be read.
+// `file` names the source in messages; the files it names are checked against `access`
+// and then the spike files of its spike sources are loaded (load_spike_files).
+document parse_document(std::string_view xml, const std::string& file, const file_access& access = {});
+// Reads the CSV each spike source names (file_named_by) into its spikes, and sorts every
+// spike source's spikes by tick, then index. Errors are located in the CSV
+// (file:line:column), or at the element when the file cannot be read.
 void load_spike_files(network& net, const std::string& document_file);
 node_config parse_node_config(std::string_view xml, const std::string& file = "node-config");
 signal_packet parse_signal_packet(std::string_view xml, const std::string& file = "signals");
