@@ -185,8 +185,8 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
     l.replicate = [this, state](const json& header, const std::string& body) {
         if (!state->standby) return;
         try {
-            state->replicas->call(*state->standby, frame{message_type::replica, 0, 0, encode_replica(header, body)},
-                                  options_.call_timeout);
+            state->replicas->call_while_alive(*state->standby, frame{message_type::replica, 0, 0, encode_replica(header, body)},
+                                              options_.silence_limit);
         } catch (const std::exception& e) {
             DNNC_LOG(warn, "replica '" << header.value("kind", "") << "' to standby '" << state->standby_id
                                        << "' failed: " << e.what());
@@ -262,7 +262,7 @@ void lead::distribute_states(const protocol::node_config& root, const std::vecto
         const std::string id = c->node;
         sent.push_back(std::async(std::launch::async, [this, at, id, payload = std::move(payload)] {
             try {
-                calls_.call(at, frame{message_type::restore_state, 0, 0, payload}, options_.call_timeout);
+                calls_.call_while_alive(at, frame{message_type::restore_state, 0, 0, payload}, options_.silence_limit);
             } catch (const std::exception& e) {
                 throw error("node '" + id + "' did not take its state: " + e.what());
             }
@@ -383,7 +383,7 @@ double lead::probe_once(const plan::network_plan& plan, const std::vector<std::s
     const auto start = clock_type::now();
     hold_back(route[1].link_delay_ms + (extra == options_.emulate_delay_ms.end() ? 0.0 : extra->second));
     try {
-        calls_.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options_.call_timeout);
+        calls_.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options_.silence_limit);
     } catch (const std::exception& e) {
         std::string names;
         for (const auto& h : route) names += (names.empty() ? "" : " -> ") + h.id;
@@ -449,7 +449,7 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
         } else {
             try {
                 const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
-                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, std::chrono::seconds(10)).payload);
+                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, options_.silence_limit).payload);
             } catch (const std::exception&) {
                 continue;  // the probes name a node that does not answer
             }

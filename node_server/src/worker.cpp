@@ -101,7 +101,7 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
             const endpoint to{child.host, static_cast<std::uint16_t>(child.port)};
             frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0, payload};
             try {
-                return json::parse(calls_.call(to, std::move(request), options_.call_timeout).payload);
+                return json::parse(calls_.call_while_alive(to, std::move(request), options_.silence_limit).payload);
             } catch (const remote_error& e) {
                 throw remote_error(e.what());
             } catch (const std::exception& e) {
@@ -181,7 +181,7 @@ std::vector<protocol::indexed_state> worker::capture_subtree() {
     for (const auto& [id, at] : children)
         replies.push_back(std::async(std::launch::async, [this, id = id, at = at] {
             try {
-                return calls_.call(at, frame{message_type::capture, 0, 0, {}}, options_.call_timeout).payload;
+                return calls_.call_while_alive(at, frame{message_type::capture, 0, 0, {}}, options_.silence_limit).payload;
             } catch (const remote_error&) {
                 throw;
             } catch (const std::exception& e) {
@@ -212,7 +212,7 @@ void worker::forward_probe(const std::string& payload) {
     if (hop + 1 < route.size()) {
         const auto& next = route[hop + 1];
         hold_back(next.link_delay_ms + extra_delay_to(next.id));
-        calls_.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options_.call_timeout);
+        calls_.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options_.silence_limit);
     }
     hold_back(route[hop].link_delay_ms + extra_delay_to(route[hop - 1].id));
 }

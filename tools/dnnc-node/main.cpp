@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     int port = 0, http_port = -1;
     std::string http_bind = "127.0.0.1";
     std::size_t threads = 1;
+    double silence_limit_s = 10;
     std::vector<std::string> delays;
     std::string device = "auto", memory_limit, output_memory, state_dir = dnnc::node_server::default_state_dir();
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
@@ -62,6 +64,11 @@ int main(int argc, char** argv) {
                    "The most memory this node's share of a network may need, e.g. 512M or 8G (default: what the machine has)");
     app.add_option("--state-dir", state_dir, "This node's folder: checkpoints are written under STATE_DIR/checkpoints only")
         ->capture_default_str();
+    app.add_option("--silence-limit", silence_limit_s,
+                   "Seconds another node may stay silent (no answer to heartbeats) while this one waits for it to "
+                   "install, restore or capture a share; the work itself has no time limit")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_option("--output-memory", output_memory,
                    "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
     app.add_flag("--mpi", mpi, "Be one node of an MPI job (mpirun -np K dnnc-node --mpi ..., srun): rank 0 leads");
@@ -126,6 +133,7 @@ int main(int argc, char** argv) {
         if (!memory_limit.empty()) options.memory_limit = dnnc::node_server::parse_byte_size(memory_limit);
         if (!output_memory.empty()) options.output_memory = dnnc::node_server::parse_byte_size(output_memory);
         options.state_dir = state_dir;
+        options.silence_limit = std::chrono::milliseconds(static_cast<long>(std::ceil(silence_limit_s * 1000)));
         options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
                                                    : device == "cuda" ? dnnc::sim::device_choice::cuda
                                                                       : dnnc::sim::device_choice::auto_select);
