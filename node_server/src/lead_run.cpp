@@ -87,9 +87,52 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
                                     {"every", every}, {"sampled", sample.size()}, {"sample", std::move(sample)}});
         k = end;
     }
+    if (run_.sync == protocol::sync_mode::window) {
+        grant_senders_ = std::vector<grant_sender>(topo.node_count());
+        for (std::size_t v = 0; v < grant_senders_.size(); ++v) grant_senders_[v].thread = std::thread([this, v] { send_grants(v); });
+    }
 }
 
-lead_run::~lead_run() { stop_ticker(); }
+lead_run::~lead_run() {
+    stop_ticker();
+    stop_grant_senders();
+}
+
+void lead_run::stop_grant_senders() {
+    {
+        std::lock_guard<std::mutex> lock(grants_mutex_);
+        grants_stop_ = true;
+    }
+    grants_changed_.notify_all();
+    for (auto& s : grant_senders_)
+        if (s.thread.joinable()) s.thread.join();
+}
+
+void lead_run::send_grants(std::size_t v) {
+    auto& s = grant_senders_[v];
+    std::unique_lock<std::mutex> lock(grants_mutex_);
+    while (true) {
+        grants_changed_.wait(lock, [&] { return grants_stop_ || (s.pending >= 0 && !s.busy); });
+        if (grants_stop_) return;
+        const auto last = std::exchange(s.pending, -1);
+        s.busy = true;
+        lock.unlock();
+        bool taken = true;
+        try {
+            links_.clock(v, json{{"grant", last}});
+        } catch (const std::exception&) {
+            taken = false;  // stopped, dead or cut off: the run goes on without it meanwhile
+        }
+        lock.lock();
+        s.busy = false;
+        grants_changed_.notify_all();
+        if (taken) continue;
+        if (s.pending < last) s.pending = last;
+        // Again after a pause: a node that comes back is granted the clock's newest tick
+        // at once, and computes the ticks it missed as fast as it can.
+        grants_changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return grants_stop_; });
+    }
+}
 
 void lead_run::check_outputs(const plan::network_plan& plan) {
     if (values_per_row(plan) > max_values_per_tick)
@@ -188,12 +231,38 @@ void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons
     }
 }
 
+json lead_run::clock_one(std::size_t v, const json& request) {
+    if (grant_senders_.empty()) return links_.clock(v, request);
+    auto& s = grant_senders_[v];
+    {
+        std::unique_lock<std::mutex> lock(grants_mutex_);
+        grants_changed_.wait(lock, [&] { return !s.busy; });
+        s.pending = -1;  // a hold supersedes the grants not yet sent; a grant, the older ones
+        s.busy = true;
+    }
+    auto idle = [&] {
+        {
+            std::lock_guard<std::mutex> lock(grants_mutex_);
+            s.busy = false;
+        }
+        grants_changed_.notify_all();
+    };
+    try {
+        auto reply = links_.clock(v, request);
+        idle();
+        return reply;
+    } catch (...) {
+        idle();
+        throw;
+    }
+}
+
 std::vector<json> lead_run::clock_all(const json& request) {
     // A window run goes on without nodes that stopped answering; a lockstep run cannot.
     std::vector<json> replies;
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         try {
-            replies.push_back(links_.clock(v, request));
+            replies.push_back(clock_one(v, request));
         } catch (const std::exception& e) {
             if (run_.sync == protocol::sync_mode::lockstep)
                 throw error("node '" + topo_.id(v) + "' stopped answering (the clock could not reach it: " + e.what() +
@@ -203,7 +272,17 @@ std::vector<json> lead_run::clock_all(const json& request) {
     return replies;
 }
 
-void lead_run::grant_all(std::int64_t last) { clock_all(json{{"grant", last}}); }
+void lead_run::grant_all(std::int64_t last) {
+    if (grant_senders_.empty()) {
+        clock_all(json{{"grant", last}});
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(grants_mutex_);
+        for (auto& s : grant_senders_) s.pending = std::max(s.pending, last);
+    }
+    grants_changed_.notify_all();
+}
 
 void lead_run::stop_ticker() {
     {
@@ -235,6 +314,8 @@ void lead_run::drive_to(std::int64_t last) {
     // Invariant: `granted` is the last tick every node may compute; the clock moves it one
     // tick per period (or to the next checkpoint at once), and at a checkpoint boundary B it
     // waits until tick B - 1 is complete, snapshots, and goes on, until it has granted `last`.
+    // A paced clock held up for more than a period (a checkpoint, a slow lockstep grant)
+    // starts its pace again from then: it never races to catch up.
     const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
     auto next_time = clock_type::now();
     std::int64_t granted;
@@ -251,6 +332,8 @@ void lead_run::drive_to(std::int64_t last) {
             if (run_.tick_period_ms > 0) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 if (changed_.wait_until(lock, next_time, [&] { return ticker_stop_; })) return;
+                const auto now = clock_type::now();
+                if (now - next_time > period) next_time = now;
                 next_time += period;
             }
             grant_all(target);

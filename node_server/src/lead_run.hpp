@@ -147,7 +147,13 @@ private:
     static const char* name(state s);
 
     std::vector<nlohmann::json> clock_all(const nlohmann::json& request);
+    // Lockstep: to every node in turn, each answering before the next. Window: posted to
+    // every node's sender (grant_senders_), so a node that does not answer holds up none.
     void grant_all(std::int64_t last);
+    // One clock request to node v, in order with the grants posted to it.
+    nlohmann::json clock_one(std::size_t v, const nlohmann::json& request);
+    void send_grants(std::size_t v);  // node v's sender thread (window mode)
+    void stop_grant_senders();
     std::int64_t completed() const { return rows_.end() - 1; }
     void start_running();
     void stop_ticker();
@@ -236,6 +242,19 @@ private:
     std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
     std::thread ticker_;
     bool ticker_stop_ = false;
+
+    // Window mode: a thread per node sends it the clock's newest grant (older ones not yet
+    // sent are superseded), and sends it again until the node takes it or a newer one
+    // comes; a request (a hold) waits until the sender is idle and goes in its place.
+    struct grant_sender {
+        std::int64_t pending = -1;  // the newest grant not yet taken; -1: none
+        bool busy = false;          // a clock request to the node is under way
+        std::thread thread;
+    };
+    std::mutex grants_mutex_;
+    std::condition_variable grants_changed_;
+    bool grants_stop_ = false;
+    std::vector<grant_sender> grant_senders_;  // empty in lockstep
 };
 
 }  // namespace dnnc::node_server
