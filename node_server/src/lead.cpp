@@ -697,6 +697,9 @@ void lead::describe(json& s) {
         if (progress.contains("error")) s["error"] = progress["error"];
         s["ticks_per_second"] = progress.value("ticks_per_second", 0.0);
         s["signals_sent"] = progress["signals_sent"];
+        s["sync"] = progress["sync"];
+        s["signals_dropped"] = progress["signals_dropped"];
+        s["packets_missing"] = progress["packets_missing"];
         if (progress.contains("last_checkpoint")) s["last_checkpoint"] = progress["last_checkpoint"];
     }
     if (!state_) return;
@@ -736,10 +739,21 @@ void lead::describe(json& s) {
         const auto [a, b] = topo.link(t.link);
         json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
                    {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
-        // Values sent over the link, both ways, since the run began (the tick reports say).
-        if (r && a < progress["nodes"].size() && b < progress["nodes"].size())
-            link["signals_sent"] = progress["nodes"][a]["sent_to"].value(topo.id(b), std::int64_t{0}) +
-                                   progress["nodes"][b]["sent_to"].value(topo.id(a), std::int64_t{0});
+        // Values sent over the link, both ways, since the run began, and the packets that
+        // crossed it too late or not at all (window mode), each way (the tick reports say).
+        if (r && a < progress["nodes"].size() && b < progress["nodes"].size()) {
+            const auto& at_a = progress["nodes"][a];
+            const auto& at_b = progress["nodes"][b];
+            auto count = [](const json& node, const char* key, const std::string& peer) {
+                return node[key].value(peer, std::int64_t{0});
+            };
+            link["signals_sent"] = count(at_a, "sent_to", topo.id(b)) + count(at_b, "sent_to", topo.id(a));
+            // By sender, counted where they arrive: b counts what came late from a.
+            link["packets_late"] = {{topo.id(a), count(at_b, "late_from", topo.id(a))},
+                                    {topo.id(b), count(at_a, "late_from", topo.id(b))}};
+            link["packets_missing"] = {{topo.id(a), count(at_b, "missing_from", topo.id(a))},
+                                       {topo.id(b), count(at_a, "missing_from", topo.id(b))}};
+        }
         links.push_back(std::move(link));
     }
     std::vector<double> remote;

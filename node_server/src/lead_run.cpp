@@ -168,10 +168,12 @@ void lead_run::on_report(const json& report) {
     }
     // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
     p.sent = std::max(p.sent, report.at("sent").get<std::int64_t>());
-    if (const auto it = report.find("sent_to"); it != report.end() && it->is_object())
-        for (const auto& [peer, count] : it->items()) p.sent_to[peer] = std::max(p.sent_to[peer], count.get<std::int64_t>());
     p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
     p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
+    for (auto [key, counts] :
+         {std::pair{"sent_to", &p.sent_to}, std::pair{"late_from", &p.late_from}, std::pair{"missing_from", &p.missing_from}})
+        if (const auto it = report.find(key); it != report.end() && it->is_object())
+            for (const auto& [peer, count] : it->items()) (*counts)[peer] = std::max((*counts)[peer], count.get<std::int64_t>());
     complete_rows();
 }
 
@@ -623,7 +625,8 @@ json lead_run::progress() {
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         const auto& p = nodes_[v];
         nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
-                         {"dropped", p.dropped}, {"missing", p.missing}});
+                         {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
+                         {"missing_from", p.missing_from}});
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;

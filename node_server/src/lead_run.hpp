@@ -192,6 +192,8 @@ private:
     struct node_progress {
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
         std::map<std::string, std::int64_t> sent_to;  // values sent to each peer node, by id
+        // Packets from each peer node, by id, that came too late or not at all (window mode).
+        std::map<std::string, std::int64_t> late_from, missing_from;
     };
     std::vector<node_progress> nodes_;
 

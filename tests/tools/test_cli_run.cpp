@@ -263,6 +263,59 @@ TEST_CASE("window mode carries on without a dead node, its inputs reading 0") {
     CHECK(s["dead"] == json::array({"b"}));
 }
 
+TEST_CASE("a paced window run keeps its pace while a node is stopped, does not race when it goes on, and status counts the lost packets per link") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "p.xml", two_linked_nodes(ports, 200, "  <run sync=\"window\" probes=\"2\" tick-period=\"1\" heartbeat-timeout=\"500\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " start" + lead).exit_code == 0);
+    // Ticks completed over about `ms` milliseconds, and the milliseconds it took.
+    auto ticks_over = [&](int ms) {
+        const auto start = std::chrono::steady_clock::now();
+        const auto first = progress(ports[0])["tick"].get<double>();
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        const auto last = progress(ports[0])["tick"].get<double>();
+        return std::pair{last - first, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
+    };
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto [before, before_ms] = ticks_over(1000);
+    const double pace = std::min(1.0, before / before_ms);  // ticks per ms: 1 unless this machine is slower
+    INFO("ticks per ms before: " << before / before_ms);
+    const int b = pid_in(cluster.up.out, "b");
+    REQUIRE(kill(b, SIGSTOP) == 0);
+    continued_at_exit resume{b};
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // b is reported dead after 500 ms
+    CHECK(progress(ports[0])["dead"] == json::array({"b"}));
+    const auto [stopped, stopped_ms] = ticks_over(1500);
+    CHECK(stopped >= 0.3 * pace * stopped_ms);  // a clock that waited for b would have none (each tick also waits out a window)
+    CHECK(stopped <= 1.2 * stopped_ms + 50);
+    REQUIRE(kill(b, SIGCONT) == 0);
+    const auto [after, after_ms] = ticks_over(1000);
+    CHECK(after <= 1.2 * after_ms + 50);  // not the 2,500 ticks b was stopped for, at once
+    CHECK(after >= 0.3 * pace * after_ms);
+    // b is back, granted the clock's tick; a counted the packets b's ticks lacked while it was
+    // stopped, and those b sent for them on its way back came late.
+    json s = progress(ports[0]);
+    for (int i = 0; i < 50 && !(s["dead"].empty() && s["links"][0]["packets_late"].value("b", 0) > 0); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = progress(ports[0]);
+    }
+    CHECK(s["dead"].empty());
+    CHECK(s["sync"] == "window");
+    const auto& link = s["links"][0];
+    CHECK(link["packets_missing"]["b"].get<int>() > 0);
+    CHECK(link["packets_late"]["b"].get<int>() > 0);
+    CHECK(link["packets_late"].contains("a"));
+    const auto text = run_command(dnnc_binary() + " status" + lead);
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("packets late") && Catch::Contains("packets missing") && Catch::Contains("b>a:"));
+    REQUIRE(run_command(dnnc_binary() + " freeze" + lead).exit_code == 0);
+}
+
 TEST_CASE("window mode with injected link delays completes and reports what it dropped") {
     scratch_dir dir;
     std::vector<int> ports;
