@@ -1,8 +1,8 @@
 // Calls whose work grows with the network (installing a share, through the client's submit
 // and the lead's configure) have no time limit, only a silence limit: on real local
 // clusters, an install that takes longer than the limit goes through while the nodes answer
-// heartbeats, and a node stopped in the middle of its install fails the submit soon after
-// the limit, by name.
+// heartbeats (saying what they are doing), and a node stopped in the middle of its install
+// fails the submit soon after the limit, by name.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -40,6 +40,19 @@ std::string slow_to_install(const scratch_dir& dir, std::vector<int>& ports) {
 )");
 }
 
+// That network on a local cluster whose nodes allow `silence_limit` seconds of silence.
+struct slow_cluster {
+    explicit slow_cluster(const std::string& silence_limit)
+        : config(slow_to_install(dir, ports)), cluster(config, "--silence-limit " + silence_limit) {
+        REQUIRE(cluster.up.exit_code == 0);
+    }
+    std::string at(std::size_t v) const { return "127.0.0.1:" + std::to_string(ports[v]); }
+    scratch_dir dir;
+    std::vector<int> ports;
+    std::string config;
+    local_cluster_guard cluster;
+};
+
 // The log file `dnnc cluster up` printed for a node ("node ID up on ... (pid N, log FILE)").
 std::string log_in(const std::string& up_output, const std::string& node) {
     const auto line = up_output.substr(up_output.find("node " + node + " up"));
@@ -50,33 +63,34 @@ std::string log_in(const std::string& up_output, const std::string& node) {
 }  // namespace
 
 TEST_CASE("an install that takes longer than the silence limit goes through while the nodes answer") {
-    scratch_dir dir;
-    std::vector<int> ports;
-    const auto config = slow_to_install(dir, ports);
-    local_cluster_guard cluster(config, "--silence-limit 0.5");
-    REQUIRE(cluster.up.exit_code == 0);
+    slow_cluster c("0.5");
     // The client waits on the lead with the same half second of silence allowed.
-    const auto submit =
-        run_command(dnnc_binary() + " submit " + config + " --json --timeout 0.5 --to 127.0.0.1:" + std::to_string(ports[0]));
+    auto submitted = std::async(std::launch::async, [&] {
+        return run_command(dnnc_binary() + " submit " + c.config + " --json --timeout 0.5 --to " + c.at(0));
+    });
+    // Meanwhile b says what keeps the lead waiting, in its heartbeats and its status.
+    json work;
+    while (work.is_null() && submitted.wait_for(std::chrono::milliseconds(20)) == std::future_status::timeout) {
+        const auto s = run_command(dnnc_binary() + " status --json --lead " + c.at(1));
+        if (s.exit_code == 0) work = json::parse(s.out).value("work", json());
+    }
+    CHECK_THAT(work.dump(), Catch::Contains("installing network 'big' on node 'b'"));
+    const auto submit = submitted.get();
     INFO(submit.err);
     REQUIRE(submit.exit_code == 0);
     const auto summary = json::parse(submit.out);
     CHECK(summary["seconds"].get<double>() > 1.0);  // twice the limit at least: the limit was not on the work
     CHECK(summary["nodes"].size() == 2);
-    CHECK(run_command(dnnc_binary() + " step 3 --lead 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    CHECK(run_command(dnnc_binary() + " step 3 --lead " + c.at(0)).exit_code == 0);
 }
 
 TEST_CASE("a node stopped while it installs its share fails the submit after the silence limit, by name") {
-    scratch_dir dir;
-    std::vector<int> ports;
-    const auto config = slow_to_install(dir, ports);
-    local_cluster_guard cluster(config, "--silence-limit 1");
-    REQUIRE(cluster.up.exit_code == 0);
-    const int b = pid_in(cluster.up.out, "b");
+    slow_cluster c("1");
+    const int b = pid_in(c.cluster.up.out, "b");
     continued_at_exit resume{b};
-    const auto lead_log = log_in(cluster.up.out, "a");
+    const auto lead_log = log_in(c.cluster.up.out, "a");
     auto submitted = std::async(std::launch::async, [&] {
-        return run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0]));
+        return run_command(dnnc_binary() + " submit " + c.config + " --to " + c.at(0));
     });
     // The configs leave for the nodes once the lead has built them: stop b then.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
