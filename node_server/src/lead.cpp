@@ -692,6 +692,7 @@ void lead::describe(json& s) {
     if (r) {
         s["state"] = progress["state"];
         s["tick"] = progress["completed"];
+        if (progress.contains("granted")) s["granted"] = progress["granted"];
         s["output_rows_first"] = progress["output_rows_first"];
         s["output_rows_dropped"] = progress["output_rows_dropped"];
         if (progress.contains("error")) s["error"] = progress["error"];

@@ -18,6 +18,7 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 constexpr std::int64_t forever = std::int64_t{1} << 60;
+constexpr std::chrono::milliseconds max_catch_up{100};
 }
 
 const char* lead_run::name(state s) {
@@ -53,6 +54,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
       config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
       checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick) {
     if (first_tick > 0) state_ = state::frozen;
+    granted_ = first_tick - 1;
     checkpoints_.every = run_.checkpoint_every;
     checkpoints_.keep = run_.checkpoint_keep;
     checkpoints_.dir = checkpoint_dir(folder_name_of(plan.net.name));
@@ -275,6 +277,10 @@ std::vector<json> lead_run::clock_all(const json& request) {
 }
 
 void lead_run::grant_all(std::int64_t last) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        granted_ = last;
+    }
     if (grant_senders_.empty()) {
         clock_all(json{{"grant", last}});
         return;
@@ -316,8 +322,9 @@ void lead_run::drive_to(std::int64_t last) {
     // Invariant: `granted` is the last tick every node may compute; the clock moves it one
     // tick per period (or to the next checkpoint at once), and at a checkpoint boundary B it
     // waits until tick B - 1 is complete, snapshots, and goes on, until it has granted `last`.
-    // A paced clock held up for more than a period (a checkpoint, a slow lockstep grant)
-    // starts its pace again from then: it never races to catch up.
+    // A paced clock makes up for being held up to max_catch_up (a loaded machine's
+    // scheduling); held up longer (a checkpoint, a slow lockstep grant), it starts its pace
+    // again from then: it never races to catch up.
     const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
     auto next_time = clock_type::now();
     std::int64_t granted;
@@ -335,7 +342,7 @@ void lead_run::drive_to(std::int64_t last) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 if (changed_.wait_until(lock, next_time, [&] { return ticker_stop_; })) return;
                 const auto now = clock_type::now();
-                if (now - next_time > period) next_time = now;
+                if (now - next_time > std::max<clock_type::duration>(period, max_catch_up)) next_time = now;
                 next_time += period;
             }
             grant_all(target);
@@ -634,6 +641,7 @@ json lead_run::progress() {
     const double seconds = std::chrono::duration<double>(clock_type::now() - started_).count();
     json reply{{"state", name(state_)}, {"completed", completed()}, {"target", target_}, {"nodes", nodes},
                {"signals_sent", sent}, {"signals_dropped", dropped}, {"packets_missing", missing}, {"sync", protocol::to_string(run_.sync)}};
+    if (granted_ < forever) reply["granted"] = granted_;
     reply["output_rows_first"] = rows_.first();
     reply["output_rows_dropped"] = rows_.dropped();
     if (state_ == state::running && seconds > 0) reply["ticks_per_second"] = static_cast<double>(completed() - ticks_at_start_) / seconds;

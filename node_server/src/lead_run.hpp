@@ -78,6 +78,8 @@ public:
 
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint", ...};
+    // progress says "granted", the last tick the clock has granted, unless it grants
+    // without a bound (free-running).
     // {"command": "checkpoint", "now": true(, "dir": D)} writes one of the frozen network at
     // once (into folder D from now on, when given).
     nlohmann::json control(const nlohmann::json& request);
@@ -175,6 +177,7 @@ private:
     state state_ = state::idle;
     std::string error_;
     std::int64_t target_ = -1;
+    std::int64_t granted_ = -1;  // the last tick the clock granted (may be "forever")
     std::chrono::steady_clock::time_point started_;
     std::int64_t ticks_at_start_ = 0;
     double step_seconds_ = -1;  // how long the last `step` took, once it is complete

@@ -464,16 +464,17 @@ TEST_CASE("a paced window run keeps its pace without a stopped node, and does no
     nodes.pause(1, true);
     const auto [while_stopped, paced] = granted_over(std::chrono::milliseconds(1000));
     CHECK(while_stopped >= paced / 2);  // a clock waiting on n1 would grant none
-    CHECK(while_stopped <= paced + 2);
+    CHECK(while_stopped <= paced + 22);  // it makes up for 100 ms of a loaded machine at most
     // The rows go on without it (its outputs read 0).
     const auto done = run.control({{"command", "progress"}})["completed"].get<std::int64_t>();
     CHECK(wait_for(run, [&](const json& q) { return q["completed"].get<std::int64_t>() >= done + 20; })["completed"] >= done + 20);
     nodes.pause(1, false);
     const auto [after, paced_after] = granted_over(std::chrono::milliseconds(300));
-    CHECK(after <= paced_after + 2);  // not the ticks it was stopped for, at once
+    CHECK(after <= paced_after + 22);  // not the ticks it was stopped for, at once
     // It is granted the clock's tick again and catches up on its own.
     CHECK(wait_for(run, [&](const json&) { return nodes.granted(1) >= nodes.granted(0) - 2; })["state"] == "running");
     const auto frozen = run.control({{"command", "freeze"}});
     CHECK(nodes.granted(0) == frozen["tick"]);
     CHECK(nodes.granted(1) == frozen["tick"]);
+    CHECK(run.control({{"command", "progress"}})["granted"] == frozen["tick"]);
 }

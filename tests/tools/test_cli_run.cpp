@@ -273,30 +273,39 @@ TEST_CASE("a paced window run keeps its pace while a node is stopped, does not r
     const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
     REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
     REQUIRE(run_command(dnnc_binary() + " start" + lead).exit_code == 0);
-    // Ticks completed over about `ms` milliseconds, and the milliseconds it took.
-    auto ticks_over = [&](int ms) {
+    // Over about `ms` milliseconds: the ticks the clock granted, the ticks completed, and the
+    // milliseconds it took.
+    struct span {
+        double granted, completed, ms;
+    };
+    auto measure = [&](int ms) {
         const auto start = std::chrono::steady_clock::now();
-        const auto first = progress(ports[0])["tick"].get<double>();
+        const auto first = progress(ports[0]);
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-        const auto last = progress(ports[0])["tick"].get<double>();
-        return std::pair{last - first, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
+        const auto last = progress(ports[0]);
+        return span{last["granted"].get<double>() - first["granted"].get<double>(),
+                    last["tick"].get<double>() - first["tick"].get<double>(),
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     };
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const auto [before, before_ms] = ticks_over(1000);
-    const double pace = std::min(1.0, before / before_ms);  // ticks per ms: 1 unless this machine is slower
-    INFO("ticks per ms before: " << before / before_ms);
     const int b = pid_in(cluster.up.out, "b");
     REQUIRE(kill(b, SIGSTOP) == 0);
     continued_at_exit resume{b};
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // b is reported dead after 500 ms
     CHECK(progress(ports[0])["dead"] == json::array({"b"}));
-    const auto [stopped, stopped_ms] = ticks_over(1500);
-    CHECK(stopped >= 0.3 * pace * stopped_ms);  // a clock that waited for b would have none (each tick also waits out a window)
-    CHECK(stopped <= 1.2 * stopped_ms + 50);
+    // The clock keeps its pace of a tick per ms (a clock that waited for b granted none), and
+    // a goes on without b, as fast as this machine lets it (each of its ticks waits out a
+    // wait window for b's packets).
+    const auto stopped = measure(1500);
+    CHECK(stopped.granted >= 0.5 * stopped.ms);
+    CHECK(stopped.granted <= 1.1 * stopped.ms + 120);
+    CHECK(stopped.completed >= 50);
     REQUIRE(kill(b, SIGCONT) == 0);
-    const auto [after, after_ms] = ticks_over(1000);
-    CHECK(after <= 1.2 * after_ms + 50);  // not the 2,500 ticks b was stopped for, at once
-    CHECK(after >= 0.3 * pace * after_ms);
+    // The clock does not grant the ticks it was held up for at once (2,500 here: it makes up
+    // for 100 ms at most); the nodes compute what they lag behind it as fast as they can.
+    const auto after = measure(1000);
+    CHECK(after.granted <= 1.1 * after.ms + 120);
+    CHECK(after.granted >= 0.5 * after.ms);
     // b is back, granted the clock's tick; a counted the packets b's ticks lacked while it was
     // stopped, and those b sent for them on its way back came late.
     json s = progress(ports[0]);
@@ -306,6 +315,7 @@ TEST_CASE("a paced window run keeps its pace while a node is stopped, does not r
     }
     CHECK(s["dead"].empty());
     CHECK(s["sync"] == "window");
+    CHECK(s["tick"].get<std::int64_t>() <= s["granted"].get<std::int64_t>());
     const auto& link = s["links"][0];
     CHECK(link["packets_missing"]["b"].get<int>() > 0);
     CHECK(link["packets_late"]["b"].get<int>() > 0);
