@@ -48,9 +48,10 @@ public:
     protocol::frame call(const endpoint& to, protocol::frame request, std::chrono::milliseconds timeout);
 
     // A call whose work grows with what it asks (a share to install, states to restore or
-    // capture, a probe that travels on): no limit on how long the work takes. While it
-    // waits, the peer is sent a heartbeat every quarter of `silence` on a connection of its
-    // own; the call fails (io_error) only once the peer has answered none for `silence`.
+    // capture, a replica): no limit on how long the work takes. While it waits, the peer is
+    // sent a heartbeat every quarter of `silence` on a connection of its own; the call fails
+    // (io_error) only once the peer has answered none (not even with a refusal) for
+    // `silence`.
     protocol::frame call_while_alive(const endpoint& to, protocol::frame request, std::chrono::milliseconds silence);
 
     // Drops the connection to `to`, if any.
