@@ -198,8 +198,8 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
     l.replicate = [this, state](const json& header, const std::string& body) {
         if (!state->standby) return;
         try {
-            state->replicas->call(*state->standby, frame{message_type::replica, 0, 0, encode_replica(header, body)},
-                                  options_.call_timeout);
+            state->replicas->call_while_alive(*state->standby, frame{message_type::replica, 0, 0, encode_replica(header, body)},
+                                              options_.silence_limit);
         } catch (const std::exception& e) {
             DNNC_LOG(warn, "replica '" << header.value("kind", "") << "' to standby '" << state->standby_id
                                        << "' failed: " << e.what());
@@ -283,7 +283,7 @@ json lead::weights(const json& request) {
     const json page{{"from", request.at("from").get<std::uint64_t>()},
                     {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}};
     const endpoint at{nodes[node].host, static_cast<std::uint16_t>(nodes[node].port)};
-    const json reply = parse_payload(calls_.call(at, frame{message_type::weights, 0, 0, page.dump()}, options_.call_timeout).payload);
+    const json reply = parse_payload(calls_.call_while_alive(at, frame{message_type::weights, 0, 0, page.dump()}, options_.silence_limit).payload);
     json rows = json::array();
     for (const auto& row : reply.at("rows"))
         rows.push_back({label(row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
@@ -315,7 +315,7 @@ void lead::distribute_states(const protocol::node_config& root, const std::vecto
         const std::string id = c->node;
         sent.push_back(std::async(std::launch::async, [this, at, id, payload = std::move(payload)] {
             try {
-                calls_.call(at, frame{message_type::restore_state, 0, 0, payload}, options_.call_timeout);
+                calls_.call_while_alive(at, frame{message_type::restore_state, 0, 0, payload}, options_.silence_limit);
             } catch (const std::exception& e) {
                 throw error("node '" + id + "' did not take its state: " + e.what());
             }
@@ -437,7 +437,7 @@ double lead::probe_once(const plan::network_plan& plan, const std::vector<std::s
     const auto start = clock_type::now();
     hold_back(route[1].link_delay_ms + (extra == options_.emulate_delay_ms.end() ? 0.0 : extra->second));
     try {
-        calls_.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options_.call_timeout);
+        calls_.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options_.silence_limit);
     } catch (const std::exception& e) {
         std::string names;
         for (const auto& h : route) names += (names.empty() ? "" : " -> ") + h.id;
@@ -508,7 +508,7 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
         } else {
             try {
                 const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
-                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, std::chrono::seconds(10)).payload);
+                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, options_.silence_limit).payload);
             } catch (const std::exception&) {
                 continue;  // the probes name a node that does not answer
             }
@@ -768,11 +768,15 @@ void lead::describe(json& s) {
     if (r) {
         s["state"] = progress["state"];
         s["tick"] = progress["completed"];
+        if (progress.contains("granted")) s["granted"] = progress["granted"];
         s["output_rows_first"] = progress["output_rows_first"];
         s["output_rows_dropped"] = progress["output_rows_dropped"];
         if (progress.contains("error")) s["error"] = progress["error"];
         s["ticks_per_second"] = progress.value("ticks_per_second", 0.0);
         s["signals_sent"] = progress["signals_sent"];
+        s["sync"] = progress["sync"];
+        s["signals_dropped"] = progress["signals_dropped"];
+        s["packets_missing"] = progress["packets_missing"];
         if (progress.contains("last_checkpoint")) s["last_checkpoint"] = progress["last_checkpoint"];
     }
     if (!state_) return;
@@ -812,10 +816,21 @@ void lead::describe(json& s) {
         const auto [a, b] = topo.link(t.link);
         json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
                    {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
-        // Values sent over the link, both ways, since the run began (the tick reports say).
-        if (r && a < progress["nodes"].size() && b < progress["nodes"].size())
-            link["signals_sent"] = progress["nodes"][a]["sent_to"].value(topo.id(b), std::int64_t{0}) +
-                                   progress["nodes"][b]["sent_to"].value(topo.id(a), std::int64_t{0});
+        // Values sent over the link, both ways, since the run began, and the packets that
+        // crossed it too late or not at all (window mode), each way (the tick reports say).
+        if (r && a < progress["nodes"].size() && b < progress["nodes"].size()) {
+            const auto& at_a = progress["nodes"][a];
+            const auto& at_b = progress["nodes"][b];
+            auto count = [](const json& node, const char* key, const std::string& peer) {
+                return node[key].value(peer, std::int64_t{0});
+            };
+            link["signals_sent"] = count(at_a, "sent_to", topo.id(b)) + count(at_b, "sent_to", topo.id(a));
+            // By sender, counted where they arrive: b counts what came late from a.
+            link["packets_late"] = {{topo.id(a), count(at_b, "late_from", topo.id(a))},
+                                    {topo.id(b), count(at_a, "late_from", topo.id(b))}};
+            link["packets_missing"] = {{topo.id(a), count(at_b, "missing_from", topo.id(a))},
+                                       {topo.id(b), count(at_a, "missing_from", topo.id(b))}};
+        }
         links.push_back(std::move(link));
     }
     std::vector<double> remote;

@@ -20,6 +20,7 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 constexpr std::int64_t forever = std::int64_t{1} << 60;
+constexpr std::chrono::milliseconds max_catch_up{100};
 
 // The whole number in first..last that a request gives as `what`; anything else (a fraction,
 // a number beyond int64, a string) is refused, never converted.
@@ -65,6 +66,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
       config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
       checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick) {
     if (first_tick > 0) state_ = state::frozen;
+    granted_ = first_tick - 1;
     checkpoints_.every = run_.checkpoint_every;
     checkpoints_.keep = run_.checkpoint_keep;
     checkpoints_.dir = checkpoint_dir(folder_name_of(plan.net.name));
@@ -99,9 +101,52 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
                                     {"every", every}, {"sampled", sample.size()}, {"sample", std::move(sample)}});
         k = end;
     }
+    if (run_.sync == protocol::sync_mode::window) {
+        grant_senders_ = std::vector<grant_sender>(topo.node_count());
+        for (std::size_t v = 0; v < grant_senders_.size(); ++v) grant_senders_[v].thread = std::thread([this, v] { send_grants(v); });
+    }
 }
 
-lead_run::~lead_run() { stop_ticker(); }
+lead_run::~lead_run() {
+    stop_ticker();
+    stop_grant_senders();
+}
+
+void lead_run::stop_grant_senders() {
+    {
+        std::lock_guard<std::mutex> lock(grants_mutex_);
+        grants_stop_ = true;
+    }
+    grants_changed_.notify_all();
+    for (auto& s : grant_senders_)
+        if (s.thread.joinable()) s.thread.join();
+}
+
+void lead_run::send_grants(std::size_t v) {
+    auto& s = grant_senders_[v];
+    std::unique_lock<std::mutex> lock(grants_mutex_);
+    while (true) {
+        grants_changed_.wait(lock, [&] { return grants_stop_ || (s.pending >= 0 && !s.busy); });
+        if (grants_stop_) return;
+        const auto last = std::exchange(s.pending, -1);
+        s.busy = true;
+        lock.unlock();
+        bool taken = true;
+        try {
+            links_.clock(v, json{{"grant", last}});
+        } catch (const std::exception&) {
+            taken = false;  // stopped, dead or cut off: the run goes on without it meanwhile
+        }
+        lock.lock();
+        s.busy = false;
+        grants_changed_.notify_all();
+        if (taken) continue;
+        if (s.pending < last) s.pending = last;
+        // Again after a pause: a node that comes back is granted the clock's newest tick
+        // at once, and computes the ticks it missed as fast as it can.
+        grants_changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return grants_stop_; });
+    }
+}
 
 void lead_run::check_outputs(const plan::network_plan& plan) {
     if (values_per_row(plan) > max_values_per_tick)
@@ -137,10 +182,12 @@ void lead_run::on_report(const json& report) {
     }
     // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
     p.sent = std::max(p.sent, report.at("sent").get<std::int64_t>());
-    if (const auto it = report.find("sent_to"); it != report.end() && it->is_object())
-        for (const auto& [peer, count] : it->items()) p.sent_to[peer] = std::max(p.sent_to[peer], count.get<std::int64_t>());
     p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
     p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
+    for (auto [key, counts] :
+         {std::pair{"sent_to", &p.sent_to}, std::pair{"late_from", &p.late_from}, std::pair{"missing_from", &p.missing_from}})
+        if (const auto it = report.find(key); it != report.end() && it->is_object())
+            for (const auto& [peer, count] : it->items()) (*counts)[peer] = std::max((*counts)[peer], count.get<std::int64_t>());
     complete_rows();
 }
 
@@ -200,12 +247,38 @@ void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons
     }
 }
 
+json lead_run::clock_one(std::size_t v, const json& request) {
+    if (grant_senders_.empty()) return links_.clock(v, request);
+    auto& s = grant_senders_[v];
+    {
+        std::unique_lock<std::mutex> lock(grants_mutex_);
+        grants_changed_.wait(lock, [&] { return !s.busy; });
+        s.pending = -1;  // a hold supersedes the grants not yet sent; a grant, the older ones
+        s.busy = true;
+    }
+    auto idle = [&] {
+        {
+            std::lock_guard<std::mutex> lock(grants_mutex_);
+            s.busy = false;
+        }
+        grants_changed_.notify_all();
+    };
+    try {
+        auto reply = links_.clock(v, request);
+        idle();
+        return reply;
+    } catch (...) {
+        idle();
+        throw;
+    }
+}
+
 std::vector<json> lead_run::clock_all(const json& request) {
     // A window run goes on without nodes that stopped answering; a lockstep run cannot.
     std::vector<json> replies;
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         try {
-            replies.push_back(links_.clock(v, request));
+            replies.push_back(clock_one(v, request));
         } catch (const std::exception& e) {
             if (run_.sync == protocol::sync_mode::lockstep)
                 throw error("node '" + topo_.id(v) + "' stopped answering (the clock could not reach it: " + e.what() +
@@ -215,7 +288,21 @@ std::vector<json> lead_run::clock_all(const json& request) {
     return replies;
 }
 
-void lead_run::grant_all(std::int64_t last) { clock_all(json{{"grant", last}}); }
+void lead_run::grant_all(std::int64_t last) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        granted_ = last;
+    }
+    if (grant_senders_.empty()) {
+        clock_all(json{{"grant", last}});
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(grants_mutex_);
+        for (auto& s : grant_senders_) s.pending = std::max(s.pending, last);
+    }
+    grants_changed_.notify_all();
+}
 
 void lead_run::stop_ticker() {
     {
@@ -247,6 +334,9 @@ void lead_run::drive_to(std::int64_t last) {
     // Invariant: `granted` is the last tick every node may compute; the clock moves it one
     // tick per period (or to the next checkpoint at once), and at a checkpoint boundary B it
     // waits until tick B - 1 is complete, snapshots, and goes on, until it has granted `last`.
+    // A paced clock makes up for being held up to max_catch_up (a loaded machine's
+    // scheduling); held up longer (a checkpoint, a slow lockstep grant), it starts its pace
+    // again from then: it never races to catch up.
     const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
     auto next_time = clock_type::now();
     std::int64_t granted;
@@ -263,6 +353,8 @@ void lead_run::drive_to(std::int64_t last) {
             if (run_.tick_period_ms > 0) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 if (changed_.wait_until(lock, next_time, [&] { return ticker_stop_; })) return;
+                const auto now = clock_type::now();
+                if (now - next_time > std::max<clock_type::duration>(period, max_catch_up)) next_time = now;
                 next_time += period;
             }
             grant_all(target);
@@ -558,7 +650,8 @@ json lead_run::progress() {
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         const auto& p = nodes_[v];
         nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
-                         {"dropped", p.dropped}, {"missing", p.missing}});
+                         {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
+                         {"missing_from", p.missing_from}});
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;
@@ -566,6 +659,7 @@ json lead_run::progress() {
     const double seconds = std::chrono::duration<double>(clock_type::now() - started_).count();
     json reply{{"state", name(state_)}, {"completed", completed()}, {"target", target_}, {"nodes", nodes},
                {"signals_sent", sent}, {"signals_dropped", dropped}, {"packets_missing", missing}, {"sync", protocol::to_string(run_.sync)}};
+    if (granted_ < forever) reply["granted"] = granted_;
     reply["output_rows_first"] = rows_.first();
     reply["output_rows_dropped"] = rows_.dropped();
     if (state_ == state::running && seconds > 0) reply["ticks_per_second"] = static_cast<double>(completed() - ticks_at_start_) / seconds;

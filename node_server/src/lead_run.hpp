@@ -78,6 +78,8 @@ public:
 
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint", ...};
+    // progress says "granted", the last tick the clock has granted, unless it grants
+    // without a bound (free-running).
     // {"command": "checkpoint", "now": true(, "dir": D)} writes one of the frozen network at
     // once (into folder D from now on, when given).
     nlohmann::json control(const nlohmann::json& request);
@@ -147,7 +149,13 @@ private:
     static const char* name(state s);
 
     std::vector<nlohmann::json> clock_all(const nlohmann::json& request);
+    // Lockstep: to every node in turn, each answering before the next. Window: posted to
+    // every node's sender (grant_senders_), so a node that does not answer holds up none.
     void grant_all(std::int64_t last);
+    // One clock request to node v, in order with the grants posted to it.
+    nlohmann::json clock_one(std::size_t v, const nlohmann::json& request);
+    void send_grants(std::size_t v);  // node v's sender thread (window mode)
+    void stop_grant_senders();
     std::int64_t completed() const { return rows_.end() - 1; }
     void start_running();
     void stop_ticker();
@@ -169,6 +177,7 @@ private:
     state state_ = state::idle;
     std::string error_;
     std::int64_t target_ = -1;
+    std::int64_t granted_ = -1;  // the last tick the clock granted (may be "forever")
     std::chrono::steady_clock::time_point started_;
     std::int64_t ticks_at_start_ = 0;
     double step_seconds_ = -1;  // how long the last `step` took, once it is complete
@@ -186,6 +195,8 @@ private:
     struct node_progress {
         std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
         std::map<std::string, std::int64_t> sent_to;  // values sent to each peer node, by id
+        // Packets from each peer node, by id, that came too late or not at all (window mode).
+        std::map<std::string, std::int64_t> late_from, missing_from;
     };
     std::vector<node_progress> nodes_;
 
@@ -236,6 +247,19 @@ private:
     std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
     std::thread ticker_;
     bool ticker_stop_ = false;
+
+    // Window mode: a thread per node sends it the clock's newest grant (older ones not yet
+    // sent are superseded), and sends it again until the node takes it or a newer one
+    // comes; a request (a hold) waits until the sender is idle and goes in its place.
+    struct grant_sender {
+        std::int64_t pending = -1;  // the newest grant not yet taken; -1: none
+        bool busy = false;          // a clock request to the node is under way
+        std::thread thread;
+    };
+    std::mutex grants_mutex_;
+    std::condition_variable grants_changed_;
+    bool grants_stop_ = false;
+    std::vector<grant_sender> grant_senders_;  // empty in lockstep
 };
 
 }  // namespace dnnc::node_server

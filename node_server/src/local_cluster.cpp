@@ -127,6 +127,7 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
     if (!options.secret_file.empty()) args.insert(args.end(), {"--secret-file", fs::absolute(options.secret_file).string()});
     if (!options.memory_limit.empty()) args.insert(args.end(), {"--memory-limit", options.memory_limit});
     if (!options.output_memory.empty()) args.insert(args.end(), {"--output-memory", options.output_memory});
+    if (!options.silence_limit.empty()) args.insert(args.end(), {"--silence-limit", options.silence_limit});
     if (http_port >= 0) args.insert(args.end(), {"--http", std::to_string(http_port), "--http-bind", options.http_bind});
     if (options.tls.enabled())
         args.insert(args.end(), {"--tls-cert", options.tls.certificate, "--tls-key", options.tls.key, "--tls-ca", options.tls.authority});

@@ -86,10 +86,16 @@ void node_simulation::flush_reports() {
         std::lock_guard<std::mutex> lock(report_mutex_);
         if (pending_ticks_.empty()) return;
         const auto s = runner_->stats();
-        json sent_to = json::object();
-        for (std::size_t peer = 0; peer < s.sent_to.size() && peer < peer_ids_.size(); ++peer) sent_to[peer_ids_[peer]] = s.sent_to[peer];
+        // Counts by peer id; those that are still 0 are left out, but for the values sent.
+        auto by_peer = [&](const std::vector<std::int64_t>& counts, bool all) {
+            json of = json::object();
+            for (std::size_t peer = 0; peer < counts.size() && peer < peer_ids_.size(); ++peer)
+                if (all || counts[peer] > 0) of[peer_ids_[peer]] = counts[peer];
+            return of;
+        };
         report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
-                      {"sent_to", std::move(sent_to)}, {"dropped", s.values_dropped}, {"missing", s.packets_missing}};
+                      {"sent_to", by_peer(s.sent_to, true)}, {"dropped", s.values_dropped}, {"missing", s.packets_missing},
+                      {"late_from", by_peer(s.late_from, false)}, {"missing_from", by_peer(s.missing_from, false)}};
         pending_ticks_ = json::array();
         pending_values_ = 0;
     }

@@ -9,6 +9,8 @@
 #include <boost/asio/write.hpp>
 
 #include <atomic>
+#include <condition_variable>
+#include <thread>
 
 namespace dnnc::node_server {
 
@@ -41,17 +43,23 @@ struct peer_client::connection {
     protocol::frame_auth auth;  // of the open socket
     std::mutex mutex;  // one call at a time
 
-    // Runs the io_context until `done` or the deadline; on timeout the socket is closed.
-    void run_until(const std::atomic<bool>& done, std::chrono::steady_clock::time_point deadline) {
+    // Runs the io_context until `done` or the deadline, which may move while it waits; on
+    // timeout the socket is closed.
+    void run_until(const std::atomic<bool>& done, const patience& wait) {
         io.restart();
-        while (!done && io.run_one_until(deadline) > 0) {
+        while (!done) {
+            const auto now = std::chrono::steady_clock::now(), until = wait.deadline();
+            if (now >= until) break;
+            // A moving deadline is looked at again at least every 50 ms.
+            if (io.run_one_until(wait.moves ? std::min(until, now + std::chrono::milliseconds(50)) : until) == 0 && io.stopped())
+                break;
         }
         if (!done) {
             boost::system::error_code ignored;
             stream.socket().close(ignored);
             io.restart();
             io.run();
-            throw io_error("timed out");
+            throw io_error(wait.why());
         }
     }
 };
@@ -91,9 +99,57 @@ struct received {
 }  // namespace
 
 protocol::frame peer_client::call(const endpoint& to, protocol::frame request, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    return call_with(to, std::move(request), {[deadline] { return deadline; }, false, [] { return std::string("timed out"); }});
+}
+
+protocol::frame peer_client::call_while_alive(const endpoint& to, protocol::frame request, std::chrono::milliseconds silence) {
+    using clock = std::chrono::steady_clock;
+    std::atomic<clock::rep> heard{clock::now().time_since_epoch().count()};  // the last answer (or the start)
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool answered = false;
+    std::thread watch([&, secret = secret_, max_payload = max_payload_, tls = tls_] {
+        peer_client pinger(secret, max_payload, tls);
+        const auto every = std::max(silence / 4, std::chrono::milliseconds(1));
+        std::unique_lock<std::mutex> lock(mutex);
+        while (!changed.wait_for(lock, every, [&] { return answered; })) {
+            lock.unlock();
+            try {
+                pinger.call(to, protocol::frame{protocol::message_type::heartbeat, 0, 0, {}}, silence);
+                heard = clock::now().time_since_epoch().count();
+            } catch (const remote_error&) {
+                heard = clock::now().time_since_epoch().count();  // a refusal is an answer too
+            } catch (const std::exception&) {
+                // Silent, for now: the call gives up once the silence has lasted.
+            }
+            lock.lock();
+        }
+    });
+    auto stop_watching = [&] {
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            answered = true;
+        }
+        changed.notify_all();
+        watch.join();
+    };
+    const patience wait{[&] { return clock::time_point(clock::duration(heard.load())) + silence; }, true, [silence] {
+                            return "silent for " + std::to_string(silence.count()) + " ms (no answer, not even to heartbeats)";
+                        }};
+    try {
+        auto reply = call_with(to, std::move(request), wait);
+        stop_watching();
+        return reply;
+    } catch (...) {
+        stop_watching();
+        throw;
+    }
+}
+
+protocol::frame peer_client::call_with(const endpoint& to, protocol::frame request, const patience& wait) {
     static std::atomic<std::uint64_t> next_id{1};
     request.request_id = next_id++;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
     const std::shared_ptr<connection> c = connection_to(to);
     std::lock_guard<std::mutex> lock(c->mutex);
     const std::string where = " (" + to.text() + ")";
@@ -126,7 +182,7 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
                 });
             });
         });
-        c->run_until(done, deadline);
+        c->run_until(done, wait);
     };
     // A refusal comes untagged; anything else must pass the connection's authentication.
     auto open_reply = [&](const received& r) {
@@ -153,7 +209,7 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
                 ec = e;
                 done = true;
             });
-            c->run_until(done, deadline);
+            c->run_until(done, wait);
             if (ec) {
                 c->stream.socket().close();
                 throw io_error("cannot connect: " + ec.message());
@@ -165,7 +221,7 @@ protocol::frame peer_client::call(const endpoint& to, protocol::frame request, s
                     ec = e;
                     shaken = true;
                 });
-                c->run_until(shaken, deadline);
+                c->run_until(shaken, wait);
                 if (ec) {
                     c->stream.socket().close();
                     throw io_error("TLS handshake failed: " + ec.message());

@@ -17,6 +17,31 @@ using json = nlohmann::json;
 using protocol::frame;
 using protocol::message_type;
 
+class worker::doing {
+public:
+    doing(worker& w, std::string what) : worker_(w) {
+        std::lock_guard<std::mutex> lock(worker_.mutex_);
+        task_ = worker_.work_.insert(worker_.work_.end(), {std::move(what), std::chrono::steady_clock::now()});
+    }
+    ~doing() {
+        std::lock_guard<std::mutex> lock(worker_.mutex_);
+        worker_.work_.erase(task_);
+    }
+    doing(const doing&) = delete;
+    doing& operator=(const doing&) = delete;
+
+private:
+    worker& worker_;
+    std::list<task_under_way>::iterator task_;
+};
+
+json worker::work() const {
+    json tasks = json::array();
+    for (const auto& t : work_)
+        tasks.push_back({{"task", t.what}, {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t.since).count()}});
+    return tasks;
+}
+
 worker::worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h)
     : options_(options), calls_(calls), tasks_(tasks), hooks_(std::move(h)), signals_in_(signals_in),
       reports_out_(options.server.secret, {}, options.server.tls) {}
@@ -93,6 +118,8 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
             throw error("node '" + own.node + "' already serves network '" + config_->network +
                         "'; submit with --replace to replace it");
     }
+    const doing installing(*this, "installing network '" + own.network + "' on node '" + own.node + "'" +
+                                      (subtree.children.empty() ? "" : " and its subtree"));
     // Each subtree travels in one frame: refuse before anything changes when one is too big.
     std::vector<std::string> payloads;
     for (const auto& child : subtree.children) {
@@ -110,7 +137,7 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
             const endpoint to{child.host, static_cast<std::uint16_t>(child.port)};
             frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0, payload};
             try {
-                return json::parse(calls_.call(to, std::move(request), options_.call_timeout).payload);
+                return json::parse(calls_.call_while_alive(to, std::move(request), options_.silence_limit).payload);
             } catch (const remote_error& e) {
                 throw remote_error(e.what());
             } catch (const std::exception& e) {
@@ -180,6 +207,7 @@ std::shared_ptr<node_simulation> worker::simulation() {
 }
 
 std::vector<protocol::indexed_state> worker::capture_subtree() {
+    const doing capturing(*this, "capturing the states of its subtree");
     auto states = simulation()->capture();
     std::vector<std::pair<std::string, endpoint>> children;
     {
@@ -190,7 +218,7 @@ std::vector<protocol::indexed_state> worker::capture_subtree() {
     for (const auto& [id, at] : children)
         replies.push_back(std::async(std::launch::async, [this, id = id, at = at] {
             try {
-                return calls_.call(at, frame{message_type::capture, 0, 0, {}}, options_.call_timeout).payload;
+                return calls_.call_while_alive(at, frame{message_type::capture, 0, 0, {}}, options_.silence_limit).payload;
             } catch (const remote_error&) {
                 throw;
             } catch (const std::exception& e) {
@@ -206,6 +234,7 @@ void worker::restore_state(const std::string& payload) {
     std::int64_t tick = 0;
     if (payload.size() < sizeof tick) throw protocol_error("restore payload is truncated");
     std::memcpy(&tick, payload.data(), sizeof tick);
+    const doing restoring(*this, "restoring states at tick " + std::to_string(tick));
     simulation()->restore(protocol::decode_states(std::string_view(payload).substr(sizeof tick)), tick);
 }
 
@@ -221,7 +250,7 @@ void worker::forward_probe(const std::string& payload) {
     if (hop + 1 < route.size()) {
         const auto& next = route[hop + 1];
         hold_back(next.link_delay_ms + extra_delay_to(next.id));
-        calls_.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options_.call_timeout);
+        calls_.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options_.silence_limit);
     }
     hold_back(route[hop].link_delay_ms + extra_delay_to(route[hop - 1].id));
 }
@@ -264,6 +293,7 @@ json worker::heartbeat() const {
             beat["lead"] = config_->lead;
             beat["epoch"] = std::to_string(config_->epoch);
         }
+        if (!work_.empty()) beat["work"] = work();
     }
     if (sim)
         if (auto w = sim->waiting(); !w.is_null()) beat["waiting"] = std::move(w);
@@ -275,6 +305,7 @@ void worker::describe(json& s) const {
     s["memory"] = {{"available", memory_available()},
                    {"limit", options_.memory_limit},
                    {"network", simulation_ ? simulation_->synapse_bytes() : 0}};
+    if (!work_.empty()) s["work"] = work();
     s["state"] = config_ ? "idle" : "unconfigured";
     s["role"] = config_ ? "worker" : "none";
     if (!config_) return;

@@ -18,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <functional>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,12 +57,14 @@ public:
     std::optional<std::string> network() const;
     // status fields of this node: state, role, memory {available: what its machine can still
     // give, limit: node_options::memory_limit, network: what its network's engine holds},
-    // node, network, lead, lead_address, neurons,
+    // work (below), node, network, lead, lead_address, neurons,
     // config_hash, epoch.
     void describe(nlohmann::json& status) const;
     // A heartbeat's answer: the lead and epoch of the installation it serves, once
-    // configured, and {"waiting": node_simulation::waiting()} while a tick waits for peers'
-    // packets.
+    // configured; {"waiting": node_simulation::waiting()} while a tick waits for peers'
+    // packets, and {"work": [{"task", "seconds"}...]} while this node installs a share (its
+    // own and its subtree's), captures or restores states for another node: what keeps that
+    // node waiting (peer_client::call_while_alive), and for how long.
     nlohmann::json heartbeat() const;
     // Stops the simulation (the node is going away).
     void shutdown();
@@ -73,6 +77,8 @@ private:
     void forward_probe(const std::string& payload);
     void restore_state(const std::string& payload);
     double extra_delay_to(const std::string& peer) const;
+    class doing;  // lists a task in work_ for as long as it lives
+    nlohmann::json work() const;  // work_ as heartbeats say it; the caller holds mutex_
 
     const node_options& options_;
     peer_client& calls_;
@@ -86,6 +92,11 @@ private:
     std::string config_hash_;
     std::shared_ptr<node_simulation> simulation_;
     std::vector<std::pair<std::string, endpoint>> tree_children_;  // where it forwarded configs
+    struct task_under_way {
+        std::string what;
+        std::chrono::steady_clock::time_point since;
+    };
+    std::list<task_under_way> work_;  // oldest first
 };
 
 }  // namespace dnnc::node_server

@@ -20,6 +20,8 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
     for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
     if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
     stats_.sent_to.assign(pending_.size(), 0);
+    stats_.late_from.assign(pending_.size(), 0);
+    stats_.missing_from.assign(pending_.size(), 0);
     sent_now_.assign(pending_.size(), 0);
 }
 
@@ -51,6 +53,7 @@ void runner::receive_reusing(std::size_t peer, packet& p) {
     const auto held = queue.find(p.tick);
     if (p.tick + lag_ <= completed_ || (queue.size() >= max_pending_packets && held == queue.end())) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
+        ++stats_.late_from[peer];
         return;
     }
     if (held != queue.end()) {  // a second packet for the tick replaces the first
@@ -169,8 +172,11 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
     }
     waiting_since_.reset();
     if (!lockstep)
-        for (const auto& q : pending_)
-            if (!q.count(t - lag_)) ++stats_.packets_missing;
+        for (std::size_t p = 0; p < pending_.size(); ++p)
+            if (!pending_[p].count(t - lag_)) {
+                ++stats_.packets_missing;
+                ++stats_.missing_from[p];
+            }
 }
 
 std::optional<runner::wait_state> runner::waiting() const {

@@ -47,8 +47,10 @@ public:
         lead_run::links l;
         l.clock = [this](std::size_t v, const json& request) {
             if (!nodes_[v].alive) throw error("connection refused");
-            std::lock_guard<std::mutex> lock(mutex_);
+            std::unique_lock<std::mutex> lock(mutex_);
             auto& n = nodes_[v];
+            // A stopped process: the call is answered once it goes on, or times out.
+            if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return !n.paused; })) throw error("timed out");
             if (request.contains("grant")) n.granted = std::max(n.granted, request.at("grant").get<std::int64_t>());
             if (request.value("hold", false)) n.granted = std::min(n.granted, n.completed);
             changed_.notify_all();
@@ -58,7 +60,10 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             for (const auto& r : rows) nodes_[v].inputs.push_back(r);
         };
-        l.alive = [this](std::size_t v) { return nodes_[v].alive.load(); };
+        l.alive = [this](std::size_t v) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            return nodes_[v].alive && !nodes_[v].paused;
+        };
         l.capture = [](std::int64_t tick) { return "state before tick " + std::to_string(tick); };
         l.waiting = [this](std::size_t v) {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -72,6 +77,15 @@ public:
         run_ = &run;
     }
     void kill(std::size_t v) { nodes_[v].alive = false; }
+    // Node v stops as a process does on SIGSTOP: it computes nothing and answers nothing
+    // (its heartbeats say it is dead) until it goes on.
+    void pause(std::size_t v, bool paused) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            nodes_[v].paused = paused;
+        }
+        changed_.notify_all();
+    }
     // What node v says its tick in progress waits for (node_simulation::waiting).
     void wait_on(std::size_t v, json what) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -93,6 +107,7 @@ private:
         std::vector<protocol::neuron_index> outputs;
         std::int64_t granted = -1, completed = -1;
         std::atomic<bool> alive{true};
+        bool paused = false;
         std::vector<json> inputs;
         json waiting;
     };
@@ -105,7 +120,7 @@ private:
             if (stop_) return;
             for (std::size_t v = 0; v < nodes_.size() && run_; ++v) {
                 auto& n = nodes_[v];
-                if (!n.alive || n.completed >= n.granted) continue;
+                if (!n.alive || n.paused || n.completed >= n.granted) continue;
                 const auto tick = ++n.completed;
                 json values = json::array();
                 for (auto i : n.outputs) values.push_back(static_cast<float>(tick * 1000 + i));
@@ -121,7 +136,7 @@ private:
     }
     bool anything_granted() const {
         for (const auto& n : nodes_)
-            if (n.alive && n.completed < n.granted) return true;
+            if (n.alive && !n.paused && n.completed < n.granted) return true;
         return false;
     }
 
@@ -134,8 +149,14 @@ private:
     std::thread worker_;
 };
 
-plan::network_plan xor_plan() {
-    return plan::plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml"));
+// The XOR example, its <run> settings changed by `adjust`.
+plan::network_plan xor_plan(const std::function<void(protocol::run_settings&)>& adjust = {}) {
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml");
+    if (adjust) {
+        if (!doc.run) doc.run.emplace();
+        adjust(*doc.run);
+    }
+    return plan::plan_network(std::move(doc));
 }
 
 // A folder of its own for a test, removed at the end.
@@ -147,13 +168,13 @@ struct temp_folder {
 
 // A lead's run of the XOR example over fake nodes.
 struct xor_run {
-    explicit xor_run(std::size_t output_memory = std::size_t{1} << 20) : run{plan, topo, nodes.links(), nodes.hashes, 0,
-                                                                             {output_memory, (state.path / "checkpoints").string()}} {
+    explicit xor_run(std::size_t output_memory = std::size_t{1} << 20, const std::function<void(protocol::run_settings&)>& adjust = {})
+        : plan(xor_plan(adjust)), run{plan, topo, nodes.links(), nodes.hashes, 0, {output_memory, (state.path / "checkpoints").string()}} {
         nodes.attach(run);
     }
     ~xor_run() { nodes.stop(); }  // before the run goes
     temp_folder state;
-    plan::network_plan plan = xor_plan();
+    plan::network_plan plan;
     plan::topology topo{*plan.doc.clu};
     fake_nodes nodes{plan};
     lead_run run;
@@ -445,4 +466,40 @@ TEST_CASE("the raster samples a group's recorded neurons, not its size") {
     shown.insert(shown.end(), {4010, 4011, 4012});
     REQUIRE(reply["spikes"].size() == 1);
     CHECK(reply["spikes"][0][1].get<std::vector<std::uint32_t>>() == shown);
+}
+
+TEST_CASE("a paced window run keeps its pace without a stopped node, and does not race when it goes on") {
+    xor_run x(std::size_t{1} << 20, [](protocol::run_settings& r) {
+        r.sync = protocol::sync_mode::window;
+        r.tick_period_ms = 5;
+    });
+    auto& nodes = x.nodes;
+    auto& run = x.run;
+    using clock = std::chrono::steady_clock;
+    // Ticks granted to node n0 over `span`, and how many the pace allows in the time it took.
+    auto granted_over = [&](std::chrono::milliseconds span) {
+        const auto before = nodes.granted(0);
+        const auto start = clock::now();
+        std::this_thread::sleep_for(span);
+        const auto ticks = nodes.granted(0) - before;
+        return std::pair{ticks, std::chrono::duration<double, std::milli>(clock::now() - start).count() / 5};
+    };
+    run.control({{"command", "start"}});
+    wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 10; });
+    nodes.pause(1, true);
+    const auto [while_stopped, paced] = granted_over(std::chrono::milliseconds(1000));
+    CHECK(while_stopped >= paced / 2);  // a clock waiting on n1 would grant none
+    CHECK(while_stopped <= paced + 22);  // it makes up for 100 ms of a loaded machine at most
+    // The rows go on without it (its outputs read 0).
+    const auto done = run.control({{"command", "progress"}})["completed"].get<std::int64_t>();
+    CHECK(wait_for(run, [&](const json& q) { return q["completed"].get<std::int64_t>() >= done + 20; })["completed"] >= done + 20);
+    nodes.pause(1, false);
+    const auto [after, paced_after] = granted_over(std::chrono::milliseconds(300));
+    CHECK(after <= paced_after + 22);  // not the ticks it was stopped for, at once
+    // It is granted the clock's tick again and catches up on its own.
+    CHECK(wait_for(run, [&](const json&) { return nodes.granted(1) >= nodes.granted(0) - 2; })["state"] == "running");
+    const auto frozen = run.control({{"command", "freeze"}});
+    CHECK(nodes.granted(0) == frozen["tick"]);
+    CHECK(nodes.granted(1) == frozen["tick"]);
+    CHECK(run.control({{"command", "progress"}})["granted"] == frozen["tick"]);
 }

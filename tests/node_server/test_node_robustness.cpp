@@ -110,7 +110,7 @@ TEST_CASE("garbage payloads of every message type leave a node answering, idle o
     set_log_level(log_level::error);
     node_options options;
     options.server.threads = 2;
-    options.call_timeout = std::chrono::seconds(2);
+    options.silence_limit = std::chrono::seconds(2);
     node n(options);
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
@@ -236,7 +236,7 @@ TEST_CASE("handshake frames sent to a node without a secret are refused, and it 
 TEST_CASE("a config whose network share is bad is refused with the reason, and the node stays up") {
     set_log_level(log_level::error);
     node_options options;
-    options.call_timeout = std::chrono::seconds(2);
+    options.silence_limit = std::chrono::seconds(2);
     node n(options);
     n.start();
     const endpoint at{"127.0.0.1", n.port()};

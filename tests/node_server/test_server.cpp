@@ -29,9 +29,13 @@ public:
     void handle(const protocol::frame& request, responder respond) override {
         if (request.type == message_type::probe) throw error("probe refused: " + request.payload);
         ++handled;
-        // Answer from another thread, as long-running modules do; "slow..." after 600 ms.
+        // Answer from another thread, as long-running modules do; "slow..." after 600 ms,
+        // "slower..." after 2 s.
         std::thread([respond, payload = request.payload] {
-            if (payload.rfind("slow", 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+            if (payload.rfind("slower", 0) == 0)
+                std::this_thread::sleep_for(std::chrono::seconds(2));
+            else if (payload.rfind("slow", 0) == 0)
+                std::this_thread::sleep_for(std::chrono::milliseconds(600));
             respond({message_type::status_reply, 0, 0, "echo:" + payload.substr(0, 32)});
         }).detach();
     }
@@ -178,6 +182,24 @@ TEST_CASE("a peer that cannot be reached is an io_error naming it") {
     const endpoint gone{"127.0.0.1", s.srv->port()};
     s.srv.reset();
     CHECK_THROWS_WITH(ask(gone, "x"), Catch::Contains("127.0.0.1:"));
+}
+
+TEST_CASE("a call whose work outlasts the silence limit waits while the peer answers, and fails soon after it goes silent") {
+    running_server s;
+    peer_client client;
+    // Two seconds of work, with heartbeats answered (here refused: a refusal is an answer).
+    const auto reply = client.call_while_alive(s.at(), {message_type::status, 0, 0, "slower"}, std::chrono::milliseconds(300));
+    CHECK(reply.payload == "echo:slower");
+    CHECK_THROWS_WITH(client.call(s.at(), {message_type::status, 0, 0, "slower"}, std::chrono::milliseconds(300)),
+                      Catch::Contains("timed out"));
+    // A stopped process: the kernel takes connections and bytes, nothing answers.
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::acceptor stopped(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+    const endpoint silent{"127.0.0.1", stopped.local_endpoint().port()};
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(client.call_while_alive(silent, {message_type::status, 0, 0, "x"}, std::chrono::milliseconds(300)),
+                      Catch::Contains("silent for 300 ms") && Catch::Contains(silent.text()));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
 }
 
 TEST_CASE("endpoints parse HOST:PORT and reject the rest") {

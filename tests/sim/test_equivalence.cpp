@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <mutex>
+#include <numeric>
 #include <random>
 
 using namespace dnnc;
@@ -128,7 +129,7 @@ TEST_CASE("send=nonzero gives the same results as send=always") {
     CHECK(distributed(net, scatter(300, 4, 5), 4, 200, inputs, nonzero) == expected);
 }
 
-TEST_CASE("window mode completes every tick and counts what it drops") {
+TEST_CASE("window mode completes every tick and counts what it drops, per peer") {
     const auto net = generated(R"(<population id="p" size="200" model="tanh"/>
         <projection from="p" to="p" kind="random" p="0.05" seed="4"/>)");
     auto node_of = scatter(200, 3, 1);
@@ -138,9 +139,15 @@ TEST_CASE("window mode completes every tick and counts what it drops") {
     exchange.run_until(299);
     std::int64_t ticks = 0, dropped = 0, missing = 0;
     for (std::size_t n = 0; n < 3; ++n) {
-        ticks += exchange.stats(n).ticks;
-        dropped += exchange.stats(n).values_dropped;
-        missing += exchange.stats(n).packets_missing;
+        const auto s = exchange.stats(n);
+        ticks += s.ticks;
+        dropped += s.values_dropped;
+        missing += s.packets_missing;
+        // The per-peer counts add up to the node's: a missing packet is one peer's, and a
+        // late one carries values.
+        CHECK(s.missing_from.size() == s.sent_to.size());
+        CHECK(std::accumulate(s.missing_from.begin(), s.missing_from.end(), std::int64_t{0}) == s.packets_missing);
+        CHECK((std::accumulate(s.late_from.begin(), s.late_from.end(), std::int64_t{0}) > 0) == (s.values_dropped > 0));
     }
     CHECK(ticks == 900);
     CHECK(missing >= 0);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -32,6 +34,13 @@ inline int pid_in(const std::string& up_output, const std::string& node) {
     const auto line = up_output.substr(up_output.find("node " + node + " up"));
     return std::stoi(line.substr(line.find("pid ") + 4));
 }
+
+// Lets a process the test stopped (SIGSTOP) go on when it goes out of scope, even when a
+// check fails: a stopped node would not come down with its cluster.
+struct continued_at_exit {
+    int pid;
+    ~continued_at_exit() { ::kill(pid, SIGCONT); }
+};
 
 // A loopback port for a test's cluster document. Tests run side by side in separate
 // processes, and a document names its ports before its nodes bind them, so a port is

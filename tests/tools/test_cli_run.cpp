@@ -263,6 +263,69 @@ TEST_CASE("window mode carries on without a dead node, its inputs reading 0") {
     CHECK(s["dead"] == json::array({"b"}));
 }
 
+TEST_CASE("a paced window run keeps its pace while a node is stopped, does not race when it goes on, and status counts the lost packets per link") {
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "p.xml", two_linked_nodes(ports, 200, "  <run sync=\"window\" probes=\"2\" tick-period=\"1\" heartbeat-timeout=\"500\"/>\n"));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const std::string lead = " --lead 127.0.0.1:" + std::to_string(ports[0]);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to 127.0.0.1:" + std::to_string(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " start" + lead).exit_code == 0);
+    // Over about `ms` milliseconds: the ticks the clock granted, the ticks completed, and the
+    // milliseconds it took.
+    struct span {
+        double granted, completed, ms;
+    };
+    auto measure = [&](int ms) {
+        const auto start = std::chrono::steady_clock::now();
+        const auto first = progress(ports[0]);
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        const auto last = progress(ports[0]);
+        return span{last["granted"].get<double>() - first["granted"].get<double>(),
+                    last["tick"].get<double>() - first["tick"].get<double>(),
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
+    };
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const int b = pid_in(cluster.up.out, "b");
+    REQUIRE(kill(b, SIGSTOP) == 0);
+    continued_at_exit resume{b};
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // b is reported dead after 500 ms
+    CHECK(progress(ports[0])["dead"] == json::array({"b"}));
+    // The clock keeps its pace of a tick per ms (a clock that waited for b granted none), and
+    // a goes on without b, as fast as this machine lets it (each of its ticks waits out a
+    // wait window for b's packets).
+    const auto stopped = measure(1500);
+    CHECK(stopped.granted >= 0.5 * stopped.ms);
+    CHECK(stopped.granted <= 1.1 * stopped.ms + 120);
+    CHECK(stopped.completed >= 50);
+    REQUIRE(kill(b, SIGCONT) == 0);
+    // The clock does not grant the ticks it was held up for at once (2,500 here: it makes up
+    // for 100 ms at most); the nodes compute what they lag behind it as fast as they can.
+    const auto after = measure(1000);
+    CHECK(after.granted <= 1.1 * after.ms + 120);
+    CHECK(after.granted >= 0.5 * after.ms);
+    // b is back, granted the clock's tick; a counted the packets b's ticks lacked while it was
+    // stopped, and those b sent for them on its way back came late.
+    json s = progress(ports[0]);
+    for (int i = 0; i < 50 && !(s["dead"].empty() && s["links"][0]["packets_late"].value("b", 0) > 0); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = progress(ports[0]);
+    }
+    CHECK(s["dead"].empty());
+    CHECK(s["sync"] == "window");
+    CHECK(s["tick"].get<std::int64_t>() <= s["granted"].get<std::int64_t>());
+    const auto& link = s["links"][0];
+    CHECK(link["packets_missing"]["b"].get<int>() > 0);
+    CHECK(link["packets_late"]["b"].get<int>() > 0);
+    CHECK(link["packets_late"].contains("a"));
+    const auto text = run_command(dnnc_binary() + " status" + lead);
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("packets late") && Catch::Contains("packets missing") && Catch::Contains("b>a:"));
+    REQUIRE(run_command(dnnc_binary() + " freeze" + lead).exit_code == 0);
+}
+
 TEST_CASE("window mode with injected link delays completes and reports what it dropped") {
     scratch_dir dir;
     std::vector<int> ports;

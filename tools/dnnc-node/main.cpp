@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     int port = 0, http_port = -1;
     std::string http_bind = "127.0.0.1";
     std::size_t threads = 1;
+    double silence_limit_s = 10;
     std::vector<std::string> delays, data_dirs;
     std::string device = "auto", memory_limit, output_memory, state_dir = dnnc::node_server::default_state_dir();
     app.add_option("--bind", bind, "Address to listen on (default 127.0.0.1)");
@@ -67,6 +69,11 @@ int main(int argc, char** argv) {
                    "Without --secret-file: a folder whose files submitted documents may name (spike source file=, "
                    "dense weights=); repeatable. Without one, such a node reads no file a document names")
         ->check(CLI::ExistingDirectory);
+    app.add_option("--silence-limit", silence_limit_s,
+                   "Seconds another node may stay silent (no answer to heartbeats) while this one waits for it to "
+                   "install, restore or capture a share; the work itself has no time limit")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_option("--output-memory", output_memory,
                    "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
     app.add_flag("--mpi", mpi, "Be one node of an MPI job (mpirun -np K dnnc-node --mpi ..., srun): rank 0 leads");
@@ -133,6 +140,7 @@ int main(int argc, char** argv) {
         if (!output_memory.empty()) options.output_memory = dnnc::node_server::parse_byte_size(output_memory);
         options.state_dir = state_dir;
         options.data_dirs = data_dirs;
+        options.silence_limit = std::chrono::milliseconds(static_cast<long>(std::ceil(silence_limit_s * 1000)));
         options.device = dnnc::sim::resolve_device(device == "cpu"    ? dnnc::sim::device_choice::cpu
                                                    : device == "cuda" ? dnnc::sim::device_choice::cuda
                                                                       : dnnc::sim::device_choice::auto_select);

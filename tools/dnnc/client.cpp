@@ -107,6 +107,10 @@ protocol::frame call_node(const client_options& o, const std::string& address, p
                           " a frame carries; a document this large must give its connectivity as rules and its dense "
                           "weights as files (weights=\"FILE\"), which the lead reads itself");
     }
+    // Installing a network and gathering a snapshot take as long as the network is large:
+    // they wait while the lead answers heartbeats, and --timeout bounds its silence instead.
+    const bool grows = request.type == protocol::message_type::submit || request.type == protocol::message_type::snapshot;
+    if (grows) return o.client_for(address)->call_while_alive(to, std::move(request), o.timeout());
     return o.client_for(address)->call(to, std::move(request), o.timeout());
 }
 

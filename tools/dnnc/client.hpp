@@ -24,7 +24,9 @@ struct client_options {
     void add_to(CLI::App* cmd) {
         cmd->add_option("--secret-file", secret_file, "Cluster secret: authenticate every frame");
         cmd->add_option("--tls-ca", tls_ca, "Speak TLS to nodes whose certificates this CA signed (PEM)");
-        cmd->add_option("--timeout", timeout_s, "Seconds to wait for the answer")->check(CLI::PositiveNumber);
+        cmd->add_option("--timeout", timeout_s,
+                        "Seconds to wait for the answer (for a submit or a snapshot: seconds the lead may stay silent while it works)")
+            ->check(CLI::PositiveNumber);
     }
     std::string secret() const { return secret_file.empty() ? std::string() : node_server::read_secret_file(secret_file); }
     // A client for talking to `address`, with --secret-file's secret and --tls-ca's CA, or
@@ -37,7 +39,8 @@ struct client_options {
 };
 
 // One request to a node and its reply. A node that cannot be reached is a runtime failure
-// (exit 1); its refusal (error_reply) is reported as it said it.
+// (exit 1); its refusal (error_reply) is reported as it said it. A submit or a snapshot
+// waits as long as the node answers heartbeats (peer_client::call_while_alive).
 protocol::frame call_node(const client_options& o, const std::string& address, protocol::frame request);
 
 // The dnnc-node executable, installed (and built) beside dnnc.

@@ -17,6 +17,7 @@ namespace {
 struct cluster_options {
     std::string file, log_level = "info", memory_limit, output_memory, tls_cert, tls_key, http_bind = "127.0.0.1";
     int http = -1;
+    double silence_limit_s = 0;  // 0: the nodes' default
     client_options client;
 };
 
@@ -36,6 +37,7 @@ int run_up(const cluster_options& o) {
     launch.memory_limit = o.memory_limit;
     if (!o.output_memory.empty()) node_server::parse_byte_size(o.output_memory);
     launch.output_memory = o.output_memory;
+    if (o.silence_limit_s > 0) launch.silence_limit = std::to_string(o.silence_limit_s);
     launch.http_port = o.http;
     launch.http_bind = o.http_bind;
     if (!o.client.secret_file.empty()) o.client.secret();  // fail early on an unreadable secret
@@ -75,6 +77,9 @@ void add_cluster(CLI::App& app, action& chosen) {
     up->add_option("--log-level", o->log_level, "The nodes' log level");
     up->add_option("--memory-limit", o->memory_limit, "The most memory each node's share may need, e.g. 8G");
     up->add_option("--output-memory", o->output_memory, "The most memory the lead's unread output rows may take, e.g. 64M");
+    up->add_option("--silence-limit", o->silence_limit_s,
+                   "Seconds a node may stay silent while another waits for it to install, restore or capture a share (default 10)")
+        ->check(CLI::PositiveNumber);
     up->add_option("--http", o->http, "Every node serves the live page: the lead on this port, the others on the next ones (0: free ones; dnnc status names the lead's)")
         ->check(CLI::Range(0, 65535));
     up->add_option("--http-bind", o->http_bind, "Address of the live page (default 127.0.0.1)");

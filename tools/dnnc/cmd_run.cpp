@@ -182,7 +182,7 @@ int run_run(const run_options& o) {
                 {"ticks_per_second", run_seconds > 0 ? static_cast<double>(ticks) / run_seconds : 0.0},
                 {"signals_sent", progress["signals_sent"]}, {"signals_dropped", progress["signals_dropped"]},
                 {"packets_missing", progress["packets_missing"]}, {"edge_cut", summary["edge_cut"]},
-                {"sync", progress["sync"]},
+                {"sync", progress["sync"]}, {"setup_seconds", summary["seconds"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     if (read_spikes) report["populations"] = populations;
     if (rows_missed > 0)

@@ -65,14 +65,31 @@ int run_status(const status_options& o) {
                     w["neurons_with_remote_inputs"].get<std::size_t>(), w["min_ms"].get<double>(),
                     w["median_ms"].get<double>(), w["max_ms"].get<double>());
     if (!s["dead"].empty()) std::cout << "dead nodes: " << s["dead"].dump() << '\n';
-    if (o.links) {
-        std::printf("%-12s %-12s %12s %14s  %s\n", "link", "", "latency ms", "round trip ms", "flags");
+    // Packets of a link that came late or not at all, each way ("a>b" counts what a sent).
+    auto each_way = [](const nlohmann::json& l, const char* key, std::int64_t& total) {
+        std::string text;
+        if (!l.contains(key)) return std::string("-");
+        for (const auto& [sender, count] : l[key].items()) {
+            const auto to = sender == l["from"].get<std::string>() ? l["to"] : l["from"];
+            text += (text.empty() ? "" : " ") + sender + ">" + to.get<std::string>() + ":" + std::to_string(count.get<std::int64_t>());
+            total += count.get<std::int64_t>();
+        }
+        return text;
+    };
+    std::int64_t lost = 0;
+    for (const auto& l : s["links"]) each_way(l, "packets_late", lost), each_way(l, "packets_missing", lost);
+    // Shown with --links, and whenever a link has lost packets.
+    if (o.links || lost > 0) {
+        std::printf("%-12s %-12s %12s %14s  %-20s %-20s %s\n", "link", "", "latency ms", "round trip ms", "packets late",
+                    "packets missing", "flags");
         for (const auto& l : s["links"]) {
             std::string flags = l["clamped"].get<bool>() ? "clamped " : "";
             if (l["noisy"].get<bool>()) flags += "noisy";
-            std::printf("%-12s %-12s %12.3f %14.3f  %s\n", l["from"].get<std::string>().c_str(),
-                        l["to"].get<std::string>().c_str(), l["latency_ms"].get<double>(),
-                        l["round_trip_ms"].get<double>(), flags.c_str());
+            std::int64_t ignored = 0;
+            std::printf("%-12s %-12s %12.3f %14.3f  %-20s %-20s %s\n", l["from"].get<std::string>().c_str(),
+                        l["to"].get<std::string>().c_str(), l["latency_ms"].get<double>(), l["round_trip_ms"].get<double>(),
+                        each_way(l, "packets_late", ignored).c_str(), each_way(l, "packets_missing", ignored).c_str(),
+                        flags.c_str());
         }
     }
     return 0;
@@ -85,7 +102,8 @@ void add_status(CLI::App& app, action& chosen) {
     auto* cmd = app.add_subcommand("status", "Show a cluster's nodes, links, wait windows and state");
     cmd->add_option("--lead", o->lead, "HOST:PORT of the lead (or of any node, for its own status)")->required();
     cmd->add_flag("--json", o->json, "Print the status as JSON");
-    cmd->add_flag("--links", o->links, "Also list the measured link latencies");
+    cmd->add_flag("--links", o->links,
+                  "Also list the links: measured latencies, and packets that came late or not at all (listed anyway when any did)");
     o->client.add_to(cmd);
     cmd->callback([o, &chosen] { chosen = [o] { return run_status(*o); }; });
 }

@@ -37,6 +37,7 @@ struct launch_options {
     std::string log_level = "info";
     std::string memory_limit;  // passed on to every node (dnnc-node --memory-limit), when set
     std::string output_memory;  // passed on to every node (dnnc-node --output-memory), when set
+    std::string silence_limit;  // passed on to every node (dnnc-node --silence-limit), when set
     tls_files tls;              // passed on to every node (dnnc-node --tls-*), when set
     // >= 0: every node serves the live page (dnnc-node --http, --http-bind): the lead on this
     // port, the other nodes on the ports after it in the document's order; 0: each a free one.

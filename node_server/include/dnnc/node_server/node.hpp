@@ -26,8 +26,12 @@ struct node_options {
     std::map<std::string, double> emulate_delay_ms;
     // Where dense projections run: "cpu", "cuda" or "auto" (see sim::resolve_device).
     std::string device = "cpu";
-    // How long a call to another node (a subtree's configure, a probe) may take.
-    std::chrono::milliseconds call_timeout{60000};
+    // How long another node may stay silent while this one waits for its answer to a call
+    // whose work grows with what it asks (a subtree's configure, a capture, states to
+    // restore, a replica): such a call waits as long as the other node answers heartbeats,
+    // and fails only after this much silence (peer_client::call_while_alive). Calls of
+    // fixed work (a probe, a status before a submit) take at most this long.
+    std::chrono::milliseconds silence_limit{10000};
     // The most memory (bytes) this node's share of a network may need; 0: what its machine
     // can give. The lead refuses a network whose share does not fit, before anything changes.
     std::uint64_t memory_limit = 0;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,10 +47,26 @@ public:
     // is then dropped), remote_error when it replies with error_reply.
     protocol::frame call(const endpoint& to, protocol::frame request, std::chrono::milliseconds timeout);
 
+    // A call whose work grows with what it asks (a share to install, states to restore or
+    // capture, a replica): no limit on how long the work takes. While it waits, the peer is
+    // sent a heartbeat every quarter of `silence` on a connection of its own; the call fails
+    // (io_error) only once the peer has answered none (not even with a refusal) for
+    // `silence`.
+    protocol::frame call_while_alive(const endpoint& to, protocol::frame request, std::chrono::milliseconds silence);
+
     // Drops the connection to `to`, if any.
     void forget(const endpoint& to);
 
 private:
+    // Until when a call waits for its reply, looked at again while it waits when it moves,
+    // and what a call that waited in vain says.
+    struct patience {
+        std::function<std::chrono::steady_clock::time_point()> deadline;
+        bool moves = false;
+        std::function<std::string()> why;
+    };
+    protocol::frame call_with(const endpoint& to, protocol::frame request, const patience& wait);
+
     struct connection;
     std::shared_ptr<connection> connection_to(const endpoint& to);
 
