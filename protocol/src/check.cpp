@@ -455,7 +455,8 @@ void check_connection_model(problems& out, const network& net, const std::unorde
     const std::string bound_name = model.info->weight_bound;
     const double bound = model.value(model.info->weight_bound);
     const std::string because = ": " + rule + " keeps its weights between 0 and " + bound_name + " " + text_of(bound);
-    const auto other_side = [&](double w) { return w != 0 && (w > 0) != (bound > 0); };
+    // A weight that is not finite has its own problem.
+    const auto other_side = [&](double w) { return std::isfinite(w) && w != 0 && (w > 0) != (bound > 0); };
     if (!c.drawn) {
         if (other_side(c.weight))
             out.add(c.where, c.what + ": weight " + text_of(c.weight) + " lies on the other side of 0" + because +
