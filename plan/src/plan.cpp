@@ -206,9 +206,9 @@ std::vector<double> wait_windows(const network_plan& plan, const topology& topo,
 }
 
 namespace {
-// The network as one node needs it: every projection but the dense ones (their rows travel
-// as dense rows) and, of the explicit synapses, those into the node's neurons, in order.
-// `synapse_node` is the node of each explicit synapse's target.
+// The network as one node needs it: the synapse models, every projection but the dense
+// ones (their rows travel as dense rows) and, of the explicit synapses, those into the
+// node's neurons, in order. `synapse_node` is the node of each explicit synapse's target.
 protocol::network share_of(const protocol::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v) {
     protocol::network share;
     share.name = net.name;
@@ -221,6 +221,7 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.outputs = net.outputs;
     share.poisson = net.poisson;  // each node draws for its own neurons
     share.dc = net.dc;
+    share.synapse_models = net.synapse_models;
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {
             if (synapse_node[ref.index] != v) continue;

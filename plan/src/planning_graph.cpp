@@ -97,6 +97,7 @@ protocol::synapse_rows rows_of(const protocol::network& net, const protocol::pro
     alone.dt = net.dt;
     alone.neurons = net.neurons;
     alone.populations = net.populations;
+    alone.synapse_models = net.synapse_models;  // the rows resolve the model p names
     alone.projections = {p};
     alone.connection_order = {{protocol::connection_ref::type::projection, 0}};
     return protocol::synapse_rows(alone);

@@ -1,6 +1,7 @@
 #include "dnnc/protocol/check.hpp"
 
 #include "dnnc/protocol/resolve.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -43,6 +44,29 @@ std::string text_of(double v) {
     return text.str();
 }
 
+// Ids unique among their kind: each repeat is a problem, located at the repeat.
+class id_register {
+public:
+    explicit id_register(problems& out) : out_(out) {}
+    // Whether `id` is new; `kind` names its kind in the message ("", "input ", ...).
+    bool add(const std::string& id, const source_location& where, const std::string& kind) {
+        const auto [it, fresh] = seen_.emplace(id, &where);
+        if (!fresh)
+            out_.add(where, "duplicate " + kind + "id " + quote(id) + " (first defined at line " +
+                                std::to_string(it->second->line) + ")");
+        return fresh;
+    }
+
+private:
+    problems& out_;
+    std::unordered_map<std::string_view, const source_location*> seen_;
+};
+
+std::string projection_name(const projection& p) {
+    return "projection " + (p.id.empty() ? "" : quote(p.id) + " ") + "from " + quote(p.from) + " to " + quote(p.to);
+}
+std::string synapse_name(const synapse& s) { return "synapse from " + quote(s.from) + " to " + quote(s.to); }
+
 void check_params(problems& out, const neuron_params& p, const source_location& where, const std::string& what) {
     auto positive = [&](double v, const char* name) {
         if (!(std::isfinite(v) && v > 0)) out.add(where, what + ": " + name + " must be a positive number");
@@ -59,6 +83,7 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
     positive(p.tau_e, "tau-e");
     positive(p.tau_i, "tau-i");
     positive(p.dt, "dt");
+    positive(p.tau_minus, "tau_minus");
     if (p.refractory < 0) out.add(where, what + ": refractory must be >= 0 ticks");
     if (is_nest_model(p.model)) {
         const iaf_params& n = p.iaf;
@@ -171,7 +196,7 @@ void check_degree(problems& out, const projection& p, const std::string& what, c
 }
 
 void check_projection(problems& out, const symbol_table& symbols, const projection& p, double dt, double& expected_synapses) {
-    const std::string what = std::string("projection from ") + quote(p.from) + " to " + quote(p.to);
+    const std::string what = projection_name(p);
     const auto from = symbols.group(p.from);
     const auto to = symbols.group(p.to);
     if (auto* why = std::get_if<std::string>(&from)) out.add(p.where, what + ": " + *why);
@@ -323,25 +348,173 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
     }
 }
 
+std::string synapse_model_names() {
+    std::string names;
+    for (const auto& m : synapse_model_catalog()) names += (names.empty() ? "" : ", ") + std::string(m.name);
+    return names;
+}
+
+// Why `value` lies outside parameter p's range, or nothing.
+std::optional<std::string> out_of_range(const synapse_parameter& p, double value) {
+    using range = synapse_parameter::range;
+    const std::string unit = std::string_view(p.unit) == "ms" ? " (ms)" : "";
+    if (!std::isfinite(value)) return std::string("must be a finite number");
+    switch (p.allowed) {
+    case range::any: break;
+    case range::positive:
+        if (!(value > 0)) return "must be > 0" + unit + ", not " + text_of(value);
+        break;
+    case range::non_negative:
+        if (!(value >= 0)) return "must be >= 0" + unit + ", not " + text_of(value);
+        break;
+    case range::unit_interval:
+        if (!(value >= 0 && value <= 1)) return "must lie in [0, 1], not " + text_of(value);
+        break;
+    case range::nonzero:
+        if (value == 0) return std::string("must not be 0 (it bounds the weights, which take its sign)");
+        break;
+    }
+    return std::nullopt;
+}
+
+// The <synapse-model>s: ids of their own, unique and not a model's name; known models; the
+// model's own parameters within their ranges. Returns the ids of those at fault, whose
+// connections are not checked against them.
+std::unordered_set<std::string_view> check_synapse_models(problems& out, const network& net) {
+    id_register ids(out);
+    std::unordered_set<std::string_view> faulty;
+    for (const auto& m : net.synapse_models) {
+        const std::string what = "synapse-model " + quote(m.id);
+        bool sound = ids.add(m.id, m.where, "synapse-model ");
+        if (find_synapse_model(m.id)) {
+            out.add(m.where, what + ": that is the name of a synapse model; give the <synapse-model> an id of its own");
+            sound = false;
+        }
+        const synapse_model_info* info = find_synapse_model(m.model);
+        if (!info) {
+            out.add(m.where, what + ": unknown synapse model " + quote(m.model) + " (the models are " + synapse_model_names() + ")");
+            faulty.insert(m.id);
+            continue;
+        }
+        const auto& parameters = info->parameters;
+        for (const auto& [name, value] : m.params) {
+            const auto p = std::find_if(parameters.begin(), parameters.end(), [&](const synapse_parameter& q) { return name == q.name; });
+            if (p == parameters.end()) {
+                std::string takes;
+                for (const auto& q : parameters) takes += (takes.empty() ? "" : ", ") + std::string(q.name);
+                out.add(m.where, what + ": " + info->name + " has no parameter " + quote(name) + " (it takes " +
+                                     (takes.empty() ? std::string("none") : takes) + ")");
+                sound = false;
+            } else if (const auto why = out_of_range(*p, value)) {
+                out.add(m.where, what + ": " + name + " " + *why);
+                sound = false;
+            }
+        }
+        if (!sound) faulty.insert(m.id);
+    }
+    return faulty;
+}
+
+// A connection element as its synapse model sees it.
+struct connection_view {
+    std::string what;
+    const std::string& model;  // the element's synapse-model
+    const source_location& where;
+    const std::string &from, &to;
+    double weight;
+    const distribution* drawn;  // the <weight> child, if any
+    bool dense;
+};
+
+// A connection's synapse model: a reference that resolves. A plastic model needs a sparse
+// connection from neurons that spike to neurons of a spiking model, and, when it bounds its
+// weights by Wmax, weights on Wmax's side of 0 (the rule keeps them between 0 and Wmax).
+void check_connection_model(problems& out, const network& net, const std::unordered_set<std::string_view>& faulty,
+                            const std::unordered_map<std::string_view, neuron_model>& model_of, const connection_view& c) {
+    if (c.model.empty() || faulty.count(c.model)) return;
+    const bool own = std::any_of(net.synapse_models.begin(), net.synapse_models.end(),
+                                 [&](const synapse_model& m) { return m.id == c.model; });
+    if (!own && !find_synapse_model(c.model))
+        return out.add(c.where, c.what + ": synapse-model " + quote(c.model) + " names no <synapse-model> and no synapse model (" +
+                                    synapse_model_names() + ")");
+    const auto model = resolve_synapse_model(net, c.model, c.where);
+    if (!model.info->plastic) return;
+    const std::string rule = own ? "synapse-model " + quote(c.model) + " (" + model.info->name + ")" : std::string(model.info->name);
+    if (c.dense)
+        return out.add(c.where, c.what + ": a dense projection's weights are one fixed matrix; it cannot use " + rule +
+                                    ", which is plastic");
+    for (const bool source : {true, false}) {
+        const std::string& end = source ? c.from : c.to;
+        const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
+        if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
+        out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_delta)" +
+                             (source ? " or a spike source" : ""));
+    }
+    if (!model.info->weight_bound) return;
+    const std::string bound_name = model.info->weight_bound;
+    const double bound = model.value(model.info->weight_bound);
+    const std::string because = ": " + rule + " keeps its weights between 0 and " + bound_name + " " + text_of(bound);
+    // A weight that is not finite has its own problem.
+    const auto other_side = [&](double w) { return std::isfinite(w) && w != 0 && (w > 0) != (bound > 0); };
+    if (!c.drawn) {
+        if (other_side(c.weight))
+            out.add(c.where, c.what + ": weight " + text_of(c.weight) + " lies on the other side of 0" + because +
+                                 "; give a weight of " + bound_name + "'s sign, or 0");
+        return;
+    }
+    const distribution& d = *c.drawn;
+    const std::string at = c.what + ": weight: " + to_string(d.kind) + " distribution";
+    switch (d.kind) {
+    case distribution_kind::constant:
+        if (d.value && other_side(*d.value))
+            out.add(d.where, at + ": value " + text_of(*d.value) + " lies on the other side of 0" + because);
+        break;
+    case distribution_kind::lognormal:
+        if (bound < 0) out.add(d.where, at + " draws positive weights" + because);
+        break;
+    case distribution_kind::normal:
+    case distribution_kind::uniform:
+        if (d.kind == distribution_kind::uniform && (!d.min || !d.max)) break;  // reported with the distribution
+        if (bound > 0 && !(d.min && *d.min >= 0))
+            out.add(d.where, at + " may draw weights below 0" + because + "; give min=\"0\" (or a min >= 0)");
+        if (bound < 0 && !(d.max && *d.max <= 0))
+            out.add(d.where, at + " may draw weights above 0" + because + "; give max=\"0\" (or a max <= 0)");
+        break;
+    }
+}
+
+// A plastic synapse needs every spike, in order, at the tick it is due (lockstep: window sync
+// drops late signals) and one state per synapse (batch 1: lanes would each learn their own):
+// the first plastic connection of a run with other settings is at fault.
+void check_plastic_run(const network& net, const run_settings& run) {
+    if (run.sync == sync_mode::lockstep && run.batch == 1) return;
+    for (const auto& ref : net.connection_order) {
+        const bool explicit_synapse = ref.kind == connection_ref::type::synapse;
+        const synapse* s = explicit_synapse ? &net.synapses[ref.index] : nullptr;
+        const projection* p = explicit_synapse ? nullptr : &net.projections[ref.index];
+        const source_location& where = s ? s->where : p->where;
+        const auto model = resolve_synapse_model(net, s ? s->synapse_model : p->synapse_model, where);
+        if (!model.info->plastic) continue;
+        const std::string setting = run.sync == sync_mode::window ? "sync=\"window\"" : "batch " + std::to_string(run.batch);
+        throw config_error(where, (s ? synapse_name(*s) : projection_name(*p)) + ": " + model.info->name + " is plastic, and the run has " +
+                                      setting + ": plasticity needs every spike in order, in lockstep, and one lane (sync=\"lockstep\", batch 1)");
+    }
+}
+
 }  // namespace
 
 void check_network(const network& net) {
     problems out;
-    std::unordered_map<std::string_view, const source_location*> ids;
-    auto unique = [&](const std::string& id, const source_location& where) {
-        auto [it, fresh] = ids.emplace(id, &where);
-        if (!fresh)
-            out.add(where, "duplicate id " + quote(id) + " (first defined at line " +
-                               std::to_string(it->second->line) + ")");
-    };
+    id_register ids(out);
     std::uint64_t total = 0;
     for (const auto& n : net.neurons) {
-        unique(n.id, n.where);
+        ids.add(n.id, n.where, "");
         check_params(out, n.params, n.where, "neuron " + quote(n.id));
         ++total;
     }
     for (const auto& p : net.populations) {
-        unique(p.id, p.where);
+        ids.add(p.id, p.where, "");
         const std::string what = (p.params.model == neuron_model::spike_source ? "spike source " : "population ") + quote(p.id);
         check_params(out, p.params, p.where, what);
         if (p.size < 1)
@@ -367,14 +540,14 @@ void check_network(const network& net) {
                 out.add(where, what + ": " + quote(ref) + " is a spike source, which takes no input");
         }
     };
-    for (const auto& s : net.synapses) no_spike_source({s.to}, s.where, "synapse from " + quote(s.from) + " to " + quote(s.to));
-    for (const auto& p : net.projections) no_spike_source({p.to}, p.where, "projection from " + quote(p.from) + " to " + quote(p.to));
+    for (const auto& s : net.synapses) no_spike_source({s.to}, s.where, synapse_name(s));
+    for (const auto& p : net.projections) no_spike_source({p.to}, p.where, projection_name(p));
     for (const auto& g : net.poisson) no_spike_source(g.to, g.where, "poisson generator");
     for (const auto& g : net.dc) no_spike_source(g.to, g.where, "dc generator");
     for (const auto& p : net.inputs) no_spike_source(p.neurons, p.where, "input " + quote(p.id));
     double expected_synapses = static_cast<double>(net.synapses.size());
     for (const auto& s : net.synapses) {
-        const std::string what = "synapse from " + quote(s.from) + " to " + quote(s.to);
+        const std::string what = synapse_name(s);
         for (const auto* end : {&s.from, &s.to}) {
             const auto r = symbols.single(*end);
             if (auto* why = std::get_if<std::string>(&r)) out.add(s.where, what + ": " + *why);
@@ -392,21 +565,29 @@ void check_network(const network& net) {
         check_projection(out, symbols, p, net.dt, expected_synapses);
         if (over_limit || expected_synapses <= max_synapses) continue;
         over_limit = true;
-        out.add(p.where, "projection from " + quote(p.from) + " to " + quote(p.to) + " brings the network to about " +
+        out.add(p.where, projection_name(p) + " brings the network to about " +
                              std::to_string(static_cast<std::uint64_t>(expected_synapses)) + " synapses; the limit is " +
                              std::to_string(static_cast<std::uint64_t>(max_synapses)));
     }
 
+    const auto faulty = check_synapse_models(out, net);
+    id_register projection_ids(out);
+    for (const auto& p : net.projections) {
+        if (!p.id.empty()) projection_ids.add(p.id, p.where, "projection ");
+        check_connection_model(out, net, faulty, model_of,
+                               {projection_name(p), p.synapse_model, p.where, p.from, p.to, p.weight,
+                                p.weight_distribution ? &*p.weight_distribution : nullptr, p.kind == projection_kind::dense});
+    }
+    for (const auto& s : net.synapses)
+        check_connection_model(out, net, faulty, model_of, {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false});
+
     check_generators(out, symbols, net);
 
-    std::unordered_map<std::string_view, const source_location*> port_ids;
+    id_register port_ids(out);
     for (const auto* ports : {&net.inputs, &net.outputs}) {
         const char* kind = ports == &net.inputs ? "input" : "output";
         for (const auto& p : *ports) {
-            auto [it, fresh] = port_ids.emplace(p.id, &p.where);
-            if (!fresh)
-                out.add(p.where, std::string("duplicate ") + kind + " id " + quote(p.id) + " (first defined at line " +
-                                     std::to_string(it->second->line) + ")");
+            port_ids.add(p.id, p.where, std::string(kind) + " ");
             check_port(out, symbols, p, kind);
         }
     }
@@ -525,6 +706,7 @@ void check_document(const document& doc) {
     if (doc.net) check_network(*doc.net);
     if (doc.clu) check_cluster(*doc.clu);
     if (doc.run) check_run(*doc.run, doc.clu ? &*doc.clu : nullptr);
+    if (doc.net && doc.run) check_plastic_run(*doc.net, *doc.run);
     if (doc.state) {
         if (!doc.net) throw config_error({doc.file, 0, 0}, "a <state> needs the <network> it belongs to");
         check_state(*doc.state, *doc.net);

@@ -294,6 +294,12 @@ protected:
             return *v == "true" || *v == "1";
         }
         std::vector<std::string> words(const char* name) const { return text::split_whitespace(text(name)); }
+        // The names of the attributes given, in document order.
+        std::vector<std::string> names() const {
+            std::vector<std::string> out;
+            for (XMLSize_t i = 0, n = attrs_.getLength(); i < n; ++i) out.push_back(utf8(attrs_.getLocalName(i)));
+            return out;
+        }
         std::vector<std::int64_t> integers(const char* name) const {
             std::vector<std::int64_t> values;
             for (const auto& w : words(name)) {
@@ -355,6 +361,7 @@ protected:
             {"I_e", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
             {"tau_syn_ex", psc_exp_only, "iaf_psc_exp"},
             {"tau_syn_in", psc_exp_only, "iaf_psc_exp"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_delta)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -397,6 +404,7 @@ protected:
         p.v_init = a.real("v-init");
         p.v_init_max = a.real("v-init-max");
         p.v_init_std = a.real("v-init-std");
+        p.tau_minus = a.real("tau_minus", p.tau_minus);
         return p;
     }
 
@@ -472,10 +480,16 @@ protected:
             p.spikes.push_back(spike_of(a.real("t-ms", 0.0), a.integer("index", 0), p, net.dt, a.where()));
         } else if (n == "synapse") {
             net.connection_order.push_back({connection_ref::type::synapse, net.synapses.size()});
-            net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0),
-                                    a.integer("delay", 1), a.where(), read_delay_ms(a)});
+            net.synapses.push_back({a.text("from"), a.text("to"), a.real("weight", 1.0), a.integer("delay", 1), a.where(),
+                                    read_delay_ms(a), a.text("synapse-model")});
+        } else if (n == "synapse-model") {
+            synapse_model m{a.text("id"), a.text("model"), {}, a.where()};
+            for (const auto& name : a.names())
+                if (name != "id" && name != "model") m.params.emplace_back(name, *a.real(name.c_str()));
+            net.synapse_models.push_back(std::move(m));
         } else if (n == "projection") {
             projection p;
+            p.id = a.text("id");
             p.from = a.text("from");
             p.to = a.text("to");
             const std::string kind = a.text("kind");
@@ -507,6 +521,7 @@ protected:
             p.cols = a.integer("cols");
             p.split_rows = a.text("split", "none") == "rows";
             p.where = a.where();
+            p.synapse_model = a.text("synapse-model");
             net.connection_order.push_back({connection_ref::type::projection, net.projections.size()});
             net.projections.push_back(std::move(p));
             given = {a.get("weight").has_value(), a.get("delay").has_value() || a.get("delay-ms").has_value()};

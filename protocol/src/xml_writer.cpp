@@ -135,6 +135,7 @@ void write_params(xml_out& x, const neuron_params& p) {
     x.attr_if("v-init", p.v_init);
     x.attr_if("v-init-max", p.v_init_max);
     x.attr_if("v-init-std", p.v_init_std);
+    x.attr_if("tau_minus", p.tau_minus, d.tau_minus);
 }
 
 void write_run(xml_out& x, const run_settings& r) {
@@ -189,7 +190,8 @@ void write_network(xml_out& x, const network& net) {
     x.open("network");
     x.attr("name", net.name);
     x.attr_if("dt", net.dt, 0.1);
-    // Neurons and populations first, then connections in their (canonical) order, then ports.
+    // Neurons and populations first, then synapse models, then connections in their
+    // (canonical) order, then ports.
     for (const auto& n : net.neurons) {
         x.open("neuron");
         x.attr("id", n.id);
@@ -208,6 +210,13 @@ void write_network(xml_out& x, const network& net) {
         write_params(x, p.params);
         x.close();
     }
+    for (const auto& m : net.synapse_models) {
+        x.open("synapse-model");
+        x.attr("id", m.id);
+        x.attr("model", m.model);
+        for (const auto& [name, value] : m.params) x.attr(name.c_str(), value);
+        x.close();
+    }
     for (const auto& ref : net.connection_order) {
         if (ref.kind == connection_ref::type::synapse) {
             const synapse& s = net.synapses[ref.index];
@@ -217,11 +226,13 @@ void write_network(xml_out& x, const network& net) {
             x.attr_if("weight", s.weight, 1.0);
             if (s.delay != 1) x.attr("delay", s.delay);
             x.attr_if("delay-ms", s.delay_ms);
+            x.attr_if("synapse-model", s.synapse_model);
             x.close();
             continue;
         }
         const projection& p = net.projections[ref.index];
         x.open("projection");
+        x.attr_if("id", p.id);
         x.attr("from", p.from);
         x.attr("to", p.to);
         x.attr("kind", to_string(p.kind));
@@ -241,6 +252,7 @@ void write_network(xml_out& x, const network& net) {
         x.attr_if("rows", p.rows);
         x.attr_if("cols", p.cols);
         if (p.split_rows) x.attr("split", std::string("rows"));
+        x.attr_if("synapse-model", p.synapse_model);
         if (p.weight_distribution) write_distribution(x, "weight", *p.weight_distribution);
         if (p.delay_distribution) write_distribution(x, "delay", *p.delay_distribution);
         x.close();

@@ -10,8 +10,8 @@ a simulation starts the same ``dnnc-node`` servers and talks to them as ``dnnc r
         sim.run(10000)
         t_ms, population, index = sim.spikes()
 
-Networks: :func:`load`, :class:`Network` (``population``, ``neuron``, ``connect``,
-``synapse``, ``input``, ``output``, ``record``, ``poisson``, ``dc``, ``cluster``,
+Networks: :func:`load`, :class:`Network` (``population``, ``neuron``, ``synapse_model``,
+``connect``, ``synapse``, ``input``, ``output``, ``record``, ``poisson``, ``dc``, ``cluster``,
 ``to_xml``, ``save``). Runs: :class:`Simulation` (``run``, ``freeze``, ``resume``,
 ``tick``, ``input``, ``outputs``, ``spikes``, ``rates``, ``snapshot``, ``status``) and
 :func:`restore`. Partitioning: :func:`partition`, :func:`generate`.
@@ -39,9 +39,21 @@ __all__ = [
 _NS = "urn:dnnc:1"
 
 
+# Parameters the document spells as NEST does, with underscores (docs/document.md).
+_NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e"}
+_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta")
+
+
 def _attribute_name(key):
-    """A keyword argument's name as the document spells it: ``tau_m`` -> ``tau-m``."""
-    return key.rstrip("_").replace("_", "-")
+    """A keyword argument's name as the document spells it: ``tau_m`` -> ``tau-m``, NEST's
+    names as they are (``tau_minus``, ``C_m``); a trailing ``_`` is dropped (``from_``)."""
+    key = key.rstrip("_")
+    return key if key in _NEST_NAMES else key.replace("_", "-")
+
+
+def _nest_name(key):
+    """A synapse model's parameter: NEST's name as it is (``lambda_`` -> ``lambda``)."""
+    return key.rstrip("_")
 
 
 def _attribute_value(value):
@@ -56,9 +68,10 @@ def _attribute_value(value):
     return str(value)
 
 
-def _element(tag, params):
+def _element(tag, params, name=_attribute_name):
     """(tag, attributes, children): keyword values that are dicts become child elements
-    (``weight=dict(distribution="normal", mean=1, std=0.1)`` -> ``<weight .../>``)."""
+    (``weight=dict(distribution="normal", mean=1, std=0.1)`` -> ``<weight .../>``);
+    ``name`` spells a keyword as an attribute."""
     attributes, children = {}, []
     for key, value in params.items():
         if value is None:
@@ -66,8 +79,15 @@ def _element(tag, params):
         if isinstance(value, dict):
             children.append(_element(_attribute_name(key), value))
         else:
-            attributes[_attribute_name(key)] = _attribute_value(value)
+            attributes[name(key)] = _attribute_value(value)
     return (tag, attributes, children)
+
+
+def _neuron_element(tag, params):
+    """A <neuron> or <population>: NEST's models take ``tau_m`` under NEST's name, ``lif``
+    takes it as ``tau-m``."""
+    nest = params.get("model") in _NEST_MODELS
+    return _element(tag, params, lambda key: key if nest and key == "tau_m" else _attribute_name(key))
 
 
 def _from_tree(node):
@@ -104,18 +124,27 @@ class Network:
         self._counts = None
 
     # --- building -------------------------------------------------------------------
-    def _add(self, tag, params):
-        self._elements.append(_element(tag, params))
+    def _add(self, tag, params, make=_element):
+        self._elements.append(make(tag, params))
         self._counts = None
         return self
 
     def population(self, id, size, model="lif", **params):
-        """Adds ``<population id size model ...>`` (``seed``, ``tau_m``, ``v_th``, ...)."""
-        return self._add("population", dict(id=id, size=size, model=model, **params))
+        """Adds ``<population id size model ...>`` (``seed``, ``tau_m``, ``v_th``, ...;
+        NEST's models take NEST's names: ``C_m``, ``tau_m``, ``V_th``, ...; the spiking
+        models take ``tau_minus``, the post-synaptic trace's time constant for STDP)."""
+        return self._add("population", dict(id=id, size=size, model=model, **params), _neuron_element)
 
     def neuron(self, id, model="linear", **params):
         """Adds ``<neuron id model ...>`` (``bias``, ``threshold``, ...)."""
-        return self._add("neuron", dict(id=id, model=model, **params))
+        return self._add("neuron", dict(id=id, model=model, **params), _neuron_element)
+
+    def synapse_model(self, id, model, **params):
+        """Adds ``<synapse-model id model ...>``: a NEST synapse model (``stdp_synapse``,
+        ``tsodyks2_synapse``, ``vogels_sprekeler_synapse``, ``static_synapse``) with
+        parameters under NEST's names (``tau_plus``, ``Wmax``, ``U``, ...; ``lambda_`` for
+        ``lambda``), which connections name by ``synapse_model=id``."""
+        return self._add("synapse-model", dict(id=id, model=model, **params), lambda tag, p: _element(tag, p, _nest_name))
 
     def connect(self, source, target, kind="all", **params):
         """Adds ``<projection from to kind ...>``: ``kind`` is ``all``, ``one-to-one``,
@@ -123,14 +152,16 @@ class Network:
         ``fixed-total-number``, ``dense`` (``init``, ``scale``, ``weights``, ...); ``weight``
         and ``delay`` are numbers, or dicts for distributions (``weight=dict(distribution=
         "normal", mean=1, std=0.1)``). ``source`` and ``target`` are references
-        (``"P"``, ``"P[0:3200]"``)."""
+        (``"P"``, ``"P[0:3200]"``). ``synapse_model``: the id of a :meth:`synapse_model`, or
+        a model's name for its defaults; ``id``: the projection's own, unique among them."""
         params = dict(params)
         if "from_" in params or "to" in params:
             raise UsageError("connect(source, target, ...): give the ends as source and target")
         return self._add("projection", {"from": source, "to": target, "kind": kind, **params})
 
     def synapse(self, source, target, weight=None, delay=None, **params):
-        """Adds ``<synapse from to weight delay>`` between two neurons (``"a"``, ``"P[3]"``)."""
+        """Adds ``<synapse from to weight delay>`` between two neurons (``"a"``, ``"P[3]"``);
+        ``synapse_model`` as for :meth:`connect`."""
         return self._add("synapse", {"from": source, "to": target, "weight": weight, "delay": delay, **params})
 
     def input(self, id, neurons):

@@ -181,3 +181,20 @@ TEST_CASE("a node's load follows from the rules: exact counts, expected ones for
         }
     }
 }
+
+// A node resolves the synapse models its connections name from its share alone.
+TEST_CASE("every node's share carries the network's synapse models") {
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/tree7/tree7.xml");
+    doc.net->synapse_models.push_back({"short", "tsodyks2_synapse", {{"U", 0.2}, {"tau_fac", 100}}, {}});
+    const auto plan = plan_network(doc);
+    const topology topo(*plan.doc.clu);
+    const std::vector<double> latency(topo.link_count(), 0.5);
+    const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
+    std::vector<const protocol::node_config*> all;
+    collect(root, all);
+    REQUIRE(all.size() > 1);
+    for (const auto* c : all) {
+        REQUIRE(c->share);
+        CHECK(c->share->synapse_models == doc.net->synapse_models);
+    }
+}

@@ -72,6 +72,15 @@ TEST_CASE("small random projections are drawn as the nodes draw them: the planni
     CHECK(plan::planning_graph_of(*doc.net, plan::physical_of(*doc.clu), options).chunk > 1);
 }
 
+TEST_CASE("drawn projections that name a synapse model are drawn as the nodes draw them") {
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
+    doc.net->synapse_models.push_back({"short", "tsodyks2_synapse", {{"U", 0.2}}, {}});
+    doc.net->projections[0].synapse_model = "short";
+    doc.net->projections[1].synapse_model = "tsodyks2_synapse";
+    protocol::check_document(doc);
+    check_is_neuron_graph(doc);
+}
+
 TEST_CASE("rule arithmetic: exact counts for all and one-to-one, expected counts for random") {
     // a = neurons 0..99, b = 100..199.
     const auto net = network_of(R"(<population id="a" size="100" model="linear"/>

@@ -113,6 +113,23 @@ const expectation corpus[] = {
     {"spike_source_negative_time.xml", 5, "spike source 's': a spike time must be a finite number of ms >= 0"},
     {"spike_source_missing_file.xml", 5, "spike source 's': cannot read the file"},
     {"spike_source_file_and_children.xml", 5, "lists spikes both in a file and as <spike> children"},
+    {"synapse_model_unknown.xml", 5, "synapse-model 'm': unknown synapse model 'stdp_synapse_hom' (the models are static_synapse, stdp_synapse,"},
+    {"synapse_model_foreign_parameter.xml", 5, "synapse-model 'm': stdp_synapse has no parameter 'U' (it takes tau_plus, lambda, alpha, mu_plus, mu_minus, Wmax)"},
+    {"synapse_model_negative_time_constant.xml", 5, "synapse-model 'm': tau_plus must be > 0 (ms), not -20"},
+    {"synapse_model_u_out_of_range.xml", 5, "synapse-model 'm': U must lie in [0, 1], not 1.5"},
+    {"synapse_model_wmax_zero.xml", 5, "synapse-model 'm': Wmax must not be 0"},
+    {"synapse_model_duplicate.xml", 6, "duplicate synapse-model id 'm' (first defined at line 5)"},
+    {"synapse_model_named_as_model.xml", 5, "that is the name of a synapse model; give the <synapse-model> an id of its own"},
+    {"synapse_model_dangling_reference.xml", 6, "synapse-model 'sdtp' names no <synapse-model> and no synapse model"},
+    {"projection_duplicate_id.xml", 6, "duplicate projection id 'p' (first defined at line 5)"},
+    {"plastic_dense.xml", 5, "a dense projection's weights are one fixed matrix; it cannot use stdp_synapse, which is plastic"},
+    {"plastic_rate_target.xml", 6, "stdp_synapse learns from spikes, and 'r' is a tanh neuron; its targets must be of a spiking model"},
+    {"plastic_weight_wrong_sign.xml", 6, "synapse from 'E[0]' to 'E[1]': weight -5 lies on the other side of 0: synapse-model 'stdp' (stdp_synapse) keeps its weights between 0 and Wmax 50"},
+    {"plastic_weight_unbounded.xml", 6, "weight: normal distribution may draw weights below 0: stdp_synapse keeps its weights between 0 and Wmax 100; give min=\"0\""},
+    {"plastic_window_sync.xml", 5, "stdp_synapse is plastic, and the run has sync=\"window\": plasticity needs every spike in order, in lockstep, and one lane"},
+    {"plastic_batch.xml", 6, "tsodyks2_synapse is plastic, and the run has batch 8"},
+    {"tau_minus_zero.xml", 4, "population 'E': tau_minus must be a positive number"},
+    {"tau_minus_on_rate_model.xml", 4, "attribute 'tau_minus' does not apply to model sigmoid; it belongs to the spiking models"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.
     // Found with fuzz_snapshot: the sizes' sum wrapped to 1 and passed the limit; expansion then
     // tried to number 2^63 neurons.

@@ -1,5 +1,7 @@
 // Parsing and writing the three DNNC documents: values read as written, defaults applied,
 // and parse(serialize(x)) == x.
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -171,13 +173,84 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(written.find("tau_syn_ex=\"0.5\"") != std::string::npos);
 }
 
+TEST_CASE("synapse models, projection ids and tau_minus are read as written, and round-trip") {
+    const char* const text = R"(<dnnc xmlns="urn:dnnc:1"><network name="plastic">
+    <population id="E" size="8" model="iaf_psc_exp" tau_minus="33.7"/>
+    <neuron id="s" model="lif"/>
+    <projection id="E_E" from="E" to="E" kind="all" weight="40" synapse-model="ee"/>
+    <synapse-model id="ee" model="stdp_synapse" Wmax="100.5" tau_plus="16.8" mu_plus="0" mu_minus="0"/>
+    <synapse-model id="short" model="tsodyks2_synapse" U="0.2" tau_fac="1500"/>
+    <synapse from="s" to="E[2]" weight="3" synapse-model="short"/>
+    <projection from="E" to="s" kind="all" synapse-model="vogels_sprekeler_synapse" weight="0.5" seed="1"/>
+    <synapse from="E[0]" to="s"/>
+  </network></dnnc>)";
+    const document doc = parse_document(text, "plastic.xml");
+    const network& net = *doc.net;
+    CHECK(net.populations[0].params.tau_minus == 33.7);
+    CHECK(net.neurons[0].params.tau_minus == 20);  // NEST's default
+    REQUIRE(net.synapse_models.size() == 2);
+    const synapse_model& ee = net.synapse_models[0];
+    CHECK(ee.id == "ee");
+    CHECK(ee.model == "stdp_synapse");
+    CHECK(ee.where.line == 5);
+    // In document order, not the catalogue's.
+    using params = std::vector<std::pair<std::string, double>>;
+    CHECK(ee.params == params{{"Wmax", 100.5}, {"tau_plus", 16.8}, {"mu_plus", 0}, {"mu_minus", 0}});
+    CHECK(net.synapse_models[1].params == params{{"U", 0.2}, {"tau_fac", 1500}});
+    CHECK(net.projections[0].id == "E_E");
+    CHECK(net.projections[0].synapse_model == "ee");
+    CHECK(net.projections[1].id.empty());
+    CHECK(net.projections[1].synapse_model == "vogels_sprekeler_synapse");
+    CHECK(net.synapses[0].synapse_model == "short");
+    CHECK(net.synapses[1].synapse_model.empty());
+    CHECK_NOTHROW(check_document(doc));
+
+    const std::string written = serialize(doc);
+    const document again = parse_document(written, "again.xml");
+    CHECK(again == doc);
+    CHECK(serialize(again) == written);
+    CHECK_THAT(written, Catch::Contains(R"(<synapse-model id="ee" model="stdp_synapse" Wmax="100.5" tau_plus="16.8" mu_plus="0" mu_minus="0"/>)"));
+    CHECK_THAT(written, Catch::Contains(R"(tau_minus="33.7")"));
+    CHECK_THAT(written, !Catch::Contains(R"(tau_minus="20")"));  // defaults are left out
+    CHECK_THAT(written, !Catch::Contains(R"(synapse-model="")"));
+
+    // A node receives its synapse models in its share, through the same writer and reader.
+    node_config config;
+    config.node = "n0";
+    config.network = "plastic";
+    config.lead = "n0";
+    config.port = 7100;
+    config.neurons.push_back({"E[0]", 0, 0, 0, false, false, net.populations[0].params});
+    config.share = net;
+    const node_config received = parse_node_config(serialize(config));
+    CHECK(received == config);
+    REQUIRE(received.share);
+    CHECK(received.share->synapse_models == net.synapse_models);
+    CHECK(received.neurons[0].params.tau_minus == 33.7);
+}
+
+TEST_CASE("every parameter of every synapse model in the catalogue is read, checked and written") {
+    for (const auto& model : synapse_model_catalog()) {
+        INFO(model.name);
+        std::string element = std::string(R"(<synapse-model id="m" model=")") + model.name + "\"";
+        for (const auto& p : model.parameters) element += std::string(" ") + p.name + "=\"" + std::to_string(p.fallback) + "\"";
+        const std::string text = R"(<dnnc xmlns="urn:dnnc:1"><network name="c"><population id="P" size="2" model="iaf_psc_delta"/>)" +
+                                 element + R"(/><projection from="P" to="P" kind="all" synapse-model="m"/></network></dnnc>)";
+        const document doc = parse_document(text, "c.xml");
+        REQUIRE(doc.net->synapse_models.size() == 1);
+        CHECK(doc.net->synapse_models[0].params.size() == model.parameters.size());
+        CHECK_NOTHROW(check_document(doc));
+        CHECK(parse_document(serialize(doc), "c2.xml") == doc);
+    }
+}
+
 TEST_CASE("numbers round-trip exactly, including extremes") {
     document doc;
     doc.net.emplace();
     doc.net->name = "n";
     for (double w : {0.1, 1.0 / 3.0, 1e-300, -2.5e300, std::numeric_limits<double>::denorm_min(), 123456789.123456789}) {
         doc.net->connection_order.push_back({connection_ref::type::synapse, doc.net->synapses.size()});
-        doc.net->synapses.push_back({"a", "a", w, 3, {}, {}});
+        doc.net->synapses.push_back({"a", "a", w, 3, {}, {}, {}});
     }
     doc.net->neurons.push_back({"a", {}, {}});
     doc.state = snapshot_state{42, {{"a", 0.7, {-60.25, 1e-7, 0, 3}, {1, 0.5, std::nan("")}, {}}}, {}};
