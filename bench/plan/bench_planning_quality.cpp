@@ -44,7 +44,7 @@ protocol::network explicit_graph(std::size_t n, double degree) {
         for (auto u = g.neighbors_begin(v); u != g.neighbors_end(v); ++u)
             if (*u > v) {
                 net.connection_order.push_back({protocol::connection_ref::type::synapse, net.synapses.size()});
-                net.synapses.push_back({"v" + std::to_string(v), "v" + std::to_string(*u), 1.0, 1, {}, {}});
+                net.synapses.push_back({"v" + std::to_string(v), "v" + std::to_string(*u), 1.0, 1, {}, {}, {}});
             }
     protocol::check_network(net);
     return net;

@@ -30,7 +30,7 @@ TEST_CASE("a node without a secret reads only files inside its data folders and 
     fs::create_symlink(outside / "secret.csv", data / "link.csv");
 
     node_options options;
-    options.call_timeout = std::chrono::seconds(2);
+    options.silence_limit = std::chrono::seconds(2);
     options.data_dirs = {data.string()};
     node n(options);
     n.start();

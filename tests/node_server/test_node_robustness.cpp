@@ -129,7 +129,7 @@ TEST_CASE("handshake frames and every other type, captured or forged, first or l
     const std::string secret = "cluster-key";
     node_options options;
     options.server.secret = secret;
-    options.call_timeout = std::chrono::seconds(2);
+    options.silence_limit = std::chrono::seconds(2);
     node n(options);
     n.start();
     const endpoint at{"127.0.0.1", n.port()};

@@ -219,9 +219,9 @@ TEST_CASE("vogels_sprekeler_synapse follows NEST's inhibitory rule weight by wei
     REQUIRE(std::abs(expected.back() + 1.0) > 0.1);
 }
 
-TEST_CASE("tsodyks2_synapse delivers each spike with NEST's weight w x u, with and without facilitation") {
+TEST_CASE("tsodyks2_synapse delivers each spike with NEST's weight w x u, then moves x and u on, with and without facilitation") {
     const double tau_fac = GENERATE(0.0, 50.0);
-    const double U = 0.2, tau_rec = 100, w = 3;
+    const double U = 0.2, tau_rec = 100, w = 3;  // u starts at U, x at 1
     const int delay = 3;
     const auto pre = spike_ticks(5, 40, 10, 6000, 2);
     const auto run = run_pair({"plastic", "tsodyks2_synapse", {{"U", U}, {"u", U}, {"x", 1}, {"tau_rec", tau_rec}, {"tau_fac", tau_fac}}, {}},
@@ -229,11 +229,11 @@ TEST_CASE("tsodyks2_synapse delivers each spike with NEST's weight w x u, with a
     double x = 1, u = U, t_last = 0;
     std::vector<double> expected;
     for (const double t : times_of(pre)) {
+        expected.push_back(x * u * w);
         const double h = t - t_last;
         x = 1 + (x - x * u - 1) * std::exp(-h / tau_rec);
         u = U + u * (1 - U) * (tau_fac < 1e-10 ? 0.0 : std::exp(-h / tau_fac));
         t_last = t;
-        expected.push_back(w * x * u);
     }
     require_close(run.output_after, expected);
     // The weight a user reads stays the synapse's own.

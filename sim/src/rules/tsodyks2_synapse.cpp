@@ -1,10 +1,11 @@
 // tsodyks2_synapse: short-term depression and facilitation (Tsodyks & Markram 1997; Fuhrmann
 // et al. 2002), after NEST's models/tsodyks2_synapse.h. Each synapse keeps its weight w, the
-// fraction of resources x and their use u; a source spike h ms after the previous one first
-// lets them recover,
+// fraction of resources x and their use u. A source spike is delivered with weight w x u;
+// then, h ms after the source's previous spike (the first: after time 0), x and u move on
+// for the next one, as NEST computes them:
 //   x = 1 + (x - x u - 1) exp(-h / tau_rec),  u = U + u (1 - U) exp(-h / tau_fac)
-// (no facilitation when tau_fac is 0), then is delivered with weight w x u. The store holds
-// that delivered weight; the rule keeps w, x and u (12 bytes a synapse).
+// (no facilitation when tau_fac is 0). The store holds the delivered weight; the rule keeps
+// w, x and u (12 bytes a synapse).
 #include "rules/synapse_rule.hpp"
 
 #include <cmath>
@@ -26,14 +27,12 @@ public:
     }
     void source_spike(std::size_t i, float& w, double, double since_ms) override {
         auto& s = state_[i];
+        const double x = s.x, u = s.u;
+        w = static_cast<float>(x * u * static_cast<double>(s.weight));
         const double x_decay = std::exp(-since_ms / tau_rec_);
         const double u_decay = tau_fac_ < 1.0e-10 ? 0.0 : std::exp(-since_ms / tau_fac_);
-        const double x_before = s.x, u_before = s.u;
-        const double x = 1.0 + (x_before - x_before * u_before - 1.0) * x_decay;
-        const double u = U_ + u_before * (1.0 - U_) * u_decay;
-        s.x = static_cast<float>(x);
-        s.u = static_cast<float>(u);
-        w = static_cast<float>(static_cast<double>(s.weight) * x * u);
+        s.x = static_cast<float>(1.0 + (x - x * u - 1.0) * x_decay);
+        s.u = static_cast<float>(U_ + u * (1.0 - U_) * u_decay);
     }
     float weight(std::size_t i, float) const override { return state_[i].weight; }
 
