@@ -283,7 +283,7 @@ json lead::weights(const json& request) {
     const json page{{"from", request.at("from").get<std::uint64_t>()},
                     {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}};
     const endpoint at{nodes[node].host, static_cast<std::uint16_t>(nodes[node].port)};
-    const json reply = parse_payload(calls_.call_while_alive(at, frame{message_type::weights, 0, 0, page.dump()}, options_.silence_limit).payload);
+    const json reply = parse_payload(calls_.call_while_alive(at, frame{message_type::weights_page, 0, 0, page.dump()}, options_.silence_limit).payload);
     json rows = json::array();
     for (const auto& row : reply.at("rows"))
         rows.push_back({label(row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),

@@ -51,7 +51,7 @@ worker::~worker() { shutdown(); }
 std::vector<message_type> worker::handles() const {
     // Signals come only over signal links, which leave the server (signal_inbox.hpp).
     return {message_type::configure, message_type::probe,   message_type::clock,
-            message_type::inputs,    message_type::capture, message_type::restore_state, message_type::weights};
+            message_type::inputs,    message_type::capture, message_type::restore_state, message_type::weights_page};
 }
 
 void worker::handle(const frame& request, responder respond) {
@@ -91,10 +91,10 @@ void worker::handle(const frame& request, responder respond) {
             respond_with(respond, [&] { return reply_of(message_type::capture_reply, protocol::encode_states(capture_subtree())); });
         });
         return;
-    case message_type::weights: {
+    case message_type::weights_page: {
         const json page = parse_payload(request.payload);
         const auto from = page.at("from").get<std::uint64_t>(), limit = page.at("limit").get<std::uint64_t>();
-        respond(reply_of(message_type::weights_reply, simulation()->weights(from, std::min(limit, max_weights_page)).dump()));
+        respond(reply_of(message_type::weights_page_reply, simulation()->weights(from, std::min(limit, max_weights_page)).dump()));
         return;
     }
     case message_type::restore_state:

@@ -99,13 +99,15 @@ const char* to_string(message_type t) {
     case message_type::replica_reply: return "replica-reply";
     case message_type::weights: return "weights";
     case message_type::weights_reply: return "weights-reply";
+    case message_type::weights_page: return "weights-page";
+    case message_type::weights_page_reply: return "weights-page-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::weights_reply);
+           type <= static_cast<std::uint8_t>(message_type::weights_page_reply);
 }
 
 bool is_one_way(message_type t) {

@@ -63,9 +63,11 @@ enum class message_type : std::uint8_t {
     hello_reply = 34,  // the server's 32-byte nonce; from here on both ends tag with the session key
     replica = 35,      // lead to its standby: u32 header length, JSON header, body (node_server/standby.hpp)
     replica_reply = 36,
-    weights = 37,      // client to lead: JSON {node, from, limit}; lead to that node: {from, limit};
-                       // reply JSON {total, rows}: a page of the node's plastic synapses' weights
+    weights = 37,      // client to lead: JSON {node, from, limit}; reply JSON {nodes, plastic, total, rows}:
+                       // a page of that node's plastic synapses' weights, named (lead.cpp)
     weights_reply = 38,
+    weights_page = 39,  // lead to node: JSON {from, limit}; reply JSON {total, rows} (node_simulation.hpp)
+    weights_page_reply = 40,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
