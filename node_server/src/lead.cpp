@@ -516,7 +516,8 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
         const json memory = status.value("memory", json::object());
         const auto needed = static_cast<double>(sim::bytes_needed(static_cast<std::uint64_t>(loads[v].synapses),
                                                                   loads[v].neurons, loads[v].dense_weights, batch,
-                                                                  loads[v].values_per_synapse));
+                                                                  loads[v].values_per_synapse)) +
+                            loads[v].rule_state_bytes;
         const auto limit = memory.value("limit", std::uint64_t{0});
         if (limit > 0 && needed > static_cast<double>(limit))
             throw usage_error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +

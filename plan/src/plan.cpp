@@ -4,6 +4,7 @@
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <algorithm>
@@ -137,13 +138,27 @@ std::vector<node_load> loads_of(const network_plan& plan) {
     std::vector<node_load> loads(plan.doc.clu->nodes.size());
     for (auto v : node_of) ++loads[v].neurons;
     const protocol::symbol_table symbols(net);
-    for (const auto& s : net.synapses) loads[node_of[symbols.range(s.to, s.where).first]].synapses += 1;
+    // A plastic synapse model anywhere gives every synapse its own weight and delay, and a
+    // rule's per-synapse state on top (protocol::synapse_model_info::state_bytes).
+    auto plastic = [&](const std::string& model, const source_location& where) {
+        const auto info = protocol::resolve_synapse_model(net, model, where).info;
+        if (info->plastic)
+            for (auto& load : loads) load.values_per_synapse = true;
+        return static_cast<double>(info->state_bytes);
+    };
+    for (const auto& s : net.synapses) {
+        auto& load = loads[node_of[symbols.range(s.to, s.where).first]];
+        load.synapses += 1;
+        load.rule_state_bytes += plastic(s.synapse_model, s.where);
+    }
     for (const auto& p : net.projections) {
         if (p.weight_distribution || p.delay_distribution)
             for (auto& load : loads) load.values_per_synapse = true;
+        const double state_bytes = plastic(p.synapse_model, p.where);
         const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
         for (auto t = to.first; t < to.first + to.size; ++t) {
             auto& load = loads[node_of[t]];
+            const double before = load.synapses;
             const bool self = !p.autapses && t >= from.first && t < from.first + from.size;
             switch (p.kind) {
             case protocol::projection_kind::all: load.synapses += static_cast<double>(from.size) - (self ? 1 : 0); break;
@@ -164,6 +179,7 @@ std::vector<node_load> loads_of(const network_plan& plan) {
                 break;
             case protocol::projection_kind::dense: load.dense_weights += from.size; break;
             }
+            load.rule_state_bytes += (load.synapses - before) * state_bytes;
         }
     }
     return loads;

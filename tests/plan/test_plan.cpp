@@ -198,3 +198,26 @@ TEST_CASE("every node's share carries the network's synapse models") {
         CHECK(c->share->synapse_models == doc.net->synapse_models);
     }
 }
+
+// The memory check counts what plastic synapses cost: their own weight and delay on every
+// node, and a rule's per-synapse state (tsodyks2_synapse: 12 bytes) on the targets' nodes.
+TEST_CASE("a node's load counts a plastic network's synapses as keeping their own values, and the rules' state") {
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/stdp/stdp.xml");
+    doc.clu = protocol::cluster{"a", {{"a", "127.0.0.1", 0, 1, {}}, {"b", "127.0.0.1", 0, 1, {}}}, {{"a", "b", 0.0, {}}}, {}};
+    const auto stdp_only = loads_of(plan_network(doc));
+    for (const auto& load : stdp_only) {
+        CHECK(load.values_per_synapse);  // no distribution in the network: only plasticity asks for it
+        CHECK(load.rule_state_bytes == 0);
+    }
+    doc.net->projections[1].synapse_model = "tsodyks2_synapse";  // E_I: 40 synapses into each of 100 I neurons
+    const auto plan = plan_network(doc);
+    const auto loads = loads_of(plan);
+    double state = 0;
+    for (std::size_t v = 0; v < loads.size(); ++v) {
+        std::uint64_t inhibitory = 0;
+        for (std::size_t i = 400; i < 500; ++i) inhibitory += plan.node_of_neuron[i] == v;
+        CHECK(loads[v].rule_state_bytes == 12.0 * 40 * static_cast<double>(inhibitory));
+        state += loads[v].rule_state_bytes;
+    }
+    CHECK(state == 12.0 * 4000);
+}

@@ -52,8 +52,11 @@ struct node_load {
     double synapses = 0;
     std::uint64_t dense_weights = 0;
     // Whether its synapses keep a weight and a delay each: some projection of the network
-    // draws them from a distribution (every node's share holds every projection).
+    // draws them from a distribution, or some connection is plastic (every node's share
+    // holds every projection).
     bool values_per_synapse = false;
+    // What synapse rules keep per synapse beyond the weight (tsodyks2_synapse: w, x, u).
+    double rule_state_bytes = 0;
 };
 std::vector<node_load> loads_of(const network_plan& plan);
 
