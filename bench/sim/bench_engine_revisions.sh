@@ -36,7 +36,7 @@ echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /p
 seconds() {  # dnnc document ticks
   "$1" run "$2" --nodes 1 --ticks "$3" --json | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["seconds"])'
 }
-for net in brunel:examples/brunel/brunel.xml:5000 microcircuit_scaled:examples/microcircuit/microcircuit_scaled.xml:5000; do
+for net in brunel:examples/brunel/brunel.xml:10000 microcircuit_scaled:examples/microcircuit/microcircuit_scaled.xml:10000; do
   IFS=: read -r name doc ticks <<< "$net"
   this=() based=()
   for ((r = 0; r < rounds; ++r)); do
