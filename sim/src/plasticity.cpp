@@ -31,6 +31,15 @@ double plasticity::spike_log::value_before(tick_t tick, double dt) const {
     return value * (by_inverse ? std::exp(elapsed * (1.0 / tau)) : std::exp(elapsed / tau));
 }
 
+double plasticity::trace_before(std::int32_t log, tick_t tick) {
+    const auto l = static_cast<std::size_t>(log);
+    if (asked_[l] != tick) {
+        asked_[l] = tick;
+        answer_[l] = logs_[l].value_before(tick, dt_);
+    }
+    return answer_[l];
+}
+
 std::uint32_t plasticity::log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse) {
     if (index[slot] < 0) {
         index[slot] = static_cast<std::int32_t>(logs_.size());
@@ -101,6 +110,8 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
         if (is_plastic_delay_[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
     if (plastic_delays_.empty()) return;
     horizon_ = 2 * tick_t{plastic_delays_.back()} + 1;
+    asked_.assign(logs_.size(), -1);
+    answer_.assign(logs_.size(), 0.0);
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
 }
 
@@ -120,7 +131,10 @@ void plasticity::update(tick_t t, const history_ring& history) {
         auto& spiked = spiked_[static_cast<std::size_t>(at % ring)];
         for (const auto slot : logged) {
             if (row[slot] == 0.0f) continue;
-            for (const auto log : logs_of_slot_[slot]) logs_[log].add(at, dt_, horizon_);
+            for (const auto log : logs_of_slot_[slot]) {
+                logs_[log].add(at, dt_, horizon_);
+                asked_[log] = -1;  // an answer given before may now have a later spike before it
+            }
             spiked.push_back(slot);
         }
     };
@@ -151,7 +165,7 @@ void plasticity::target_events(tick_t t) {
                 const auto& sources = source_log_[entry.source_log_kind];
                 for (; s < end; ++s) {
                     if (store_.own_delay(s) != d) continue;
-                    const double trace = logs_[static_cast<std::size_t>(sources[store_.source(s)])].value_before(t - d, dt_);
+                    const double trace = trace_before(sources[store_.source(s)], t - d);
                     entry.rule->target_spike(index_in_rule(entry, s), store_.own_weight(s), trace);
                 }
             }
@@ -183,9 +197,7 @@ void plasticity::source_events(tick_t t) {
                     for (auto w = first; w < last; w += 3) {
                         const std::uint64_t s = block[w];
                         const auto k = block[w + 1] >> 3;
-                        const double trace = entry.rule->reads_target_trace()
-                                                 ? logs_[static_cast<std::size_t>(target_log_[k])].value_before(at - d, dt_)
-                                                 : 0.0;
+                        const double trace = entry.rule->reads_target_trace() ? trace_before(target_log_[k], at - d) : 0.0;
                         entry.rule->source_spike(index_in_rule(entry, s), store_.own_weight(s), trace, since);
                     }
                 }

@@ -61,6 +61,9 @@ private:
         std::uint32_t source_log_kind = 0;                           // into source_taus_
     };
     std::size_t index_in_rule(const rule_entry& r, std::uint64_t s) const;
+    // logs_[log].value_before(tick), remembered: a tick's events ask for one neuron's trace at
+    // one time again and again, and these two compact arrays answer without reaching the log.
+    double trace_before(std::int32_t log, tick_t tick);
     std::uint32_t log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse);
     void target_events(tick_t t);
     void source_events(tick_t t);
@@ -77,6 +80,8 @@ private:
     std::uint64_t synapses_ = 0;  // 2 * the longest plastic delay + 1: how far back events look
 
     std::vector<spike_log> logs_;
+    std::vector<tick_t> asked_;    // per log: the tick trace_before last answered for (-1: none)
+    std::vector<double> answer_;   // per log: its answer
     std::vector<double> source_taus_;  // the distinct source trace kinds (tau 0: spike times)
     std::vector<std::vector<std::int32_t>> source_log_;  // per kind, per slot: into logs_, -1: none
     std::vector<std::int32_t> target_log_;               // per local neuron: into logs_, -1: none
