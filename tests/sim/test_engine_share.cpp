@@ -2,6 +2,8 @@
 // engines built from the listed rows (engine_spec::in), alone or split over two nodes whose
 // receives lists hold more than they read; a share that names a source no peer sends is a
 // protocol_error. Also the per-synapse weight and delay layout against a plain reference.
+#include "lockstep.hpp"
+
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -34,28 +36,19 @@ input_list random_inputs(std::size_t neurons, int ticks, unsigned seed) {
     return inputs;
 }
 
-// Engines joined in lockstep by hand: after each tick, every peer's packet is delivered.
+// Engines joined in lockstep by hand (lockstep.hpp).
 trace run(std::vector<engine>& engines, std::size_t neurons, int ticks, const input_list& inputs) {
     for (const auto& [n, t, v] : inputs)
         for (auto& e : engines)
             if (e.is_local(n)) e.add_input(n, t, v);
     trace out;
-    std::vector<float> values;
     for (int t = 0; t < ticks; ++t) {
         for (auto& e : engines) e.compute();
         std::vector<float> row(neurons);
         for (auto& e : engines)
             for (const auto& s : e.spec().neurons) row[static_cast<std::size_t>(s.index)] = e.output(s.index);
         out.push_back(row);
-        for (std::size_t from = 0; from < engines.size(); ++from)
-            for (std::size_t p = 0; p < engines[from].spec().peers.size(); ++p) {
-                auto& to = engines[std::stoul(engines[from].spec().peers[p].id)];
-                const auto& back = to.spec().peers;
-                std::size_t q = 0;
-                while (back[q].id != std::to_string(from)) ++q;
-                engines[from].outgoing(p, values);
-                to.deliver(q, t, values);
-            }
+        test::exchange(engines, t);
     }
     return out;
 }

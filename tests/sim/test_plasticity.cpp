@@ -2,6 +2,8 @@
 // the synapse, computed here in double from the spike trains the engine produced), weight by
 // weight after every source spike; and a recurrent network with all three rules giving the
 // same spikes and the same final weights, bit for bit, on 1, 2, 3 and 4 nodes.
+#include "lockstep.hpp"
+
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -40,17 +42,7 @@ public:
         for (auto& e : engines_) e.compute();
         for (auto& e : engines_)
             for (const auto& n : e.spec().neurons) out[static_cast<std::size_t>(n.index)] = e.output(n.index);
-        const tick_t t = engines_.front().next_tick() - 1;
-        std::vector<float> values;
-        for (std::size_t from = 0; from < engines_.size(); ++from)
-            for (std::size_t p = 0; p < engines_[from].spec().peers.size(); ++p) {
-                auto& to = engines_[std::stoul(engines_[from].spec().peers[p].id)];
-                const auto& back = to.spec().peers;
-                std::size_t q = 0;
-                while (back[q].id != std::to_string(from)) ++q;
-                engines_[from].outgoing(p, values);
-                to.deliver(q, t, values);
-            }
+        test::exchange(engines_, engines_.front().next_tick() - 1);
         return out;
     }
     // Every plastic synapse's weight, by target, each target's in canonical order.
