@@ -7,6 +7,7 @@
 #include "generate.hpp"
 #include "local_run.hpp"
 #include "spike_reader.hpp"
+#include "weights_reader.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/peer_client.hpp"
@@ -247,6 +248,25 @@ public:
         return json::parse(cli::call_node(client_, lead_, {protocol::message_type::status, 0, 0, {}}).payload);
     }
 
+    // The weights of plastic projection `projection` now (frozen): each synapse's source and
+    // target member index in its group (0 for a single neuron) and its weight.
+    py::tuple weights(const std::string& projection) {
+        open();
+        if (projection.empty()) throw usage_error("weights: name a plastic projection by its id");
+        std::vector<std::int64_t> sources, targets;
+        std::vector<float> values;
+        {
+            py::gil_scoped_release released;
+            cli::read_weights(client_, lead_, projection, [&](const cli::weight_row& r) {
+                sources.push_back(member_index(r.source));
+                targets.push_back(member_index(r.target));
+                values.push_back(r.weight);
+            });
+        }
+        const auto n = static_cast<py::ssize_t>(values.size());
+        return py::make_tuple(array_of(std::move(sources), {n}), array_of(std::move(targets), {n}), array_of(std::move(values), {n}));
+    }
+
     // Saves the frozen network (XML, or binary for .dnncs) and returns its tick.
     std::int64_t snapshot(const std::string& path) {
         open();
@@ -265,6 +285,11 @@ public:
 private:
     void open() const {
         if (closed_) throw usage_error("the simulation is closed");
+    }
+    // `pop[i]` -> i; a neuron's id -> 0.
+    static std::int64_t member_index(const std::string& reference) {
+        const auto bracket = reference.find('[');
+        return bracket == std::string::npos ? 0 : std::stoll(reference.substr(bracket + 1));
     }
 
     void read_through(std::int64_t last) {
@@ -553,6 +578,7 @@ PYBIND11_MODULE(_dnnc, m) {
             return to_python(st);
         })
         .def("snapshot", &simulation::snapshot, py::arg("path"), py::call_guard<py::gil_scoped_release>())
+        .def("weights", &simulation::weights, py::arg("projection"))
         .def("close", &simulation::close, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("lead", &simulation::lead)
         .def_property_readonly("pids", &simulation::pids)

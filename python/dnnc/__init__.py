@@ -468,6 +468,14 @@ class Simulation:
         """The lead's status as a dict, as ``dnnc status --json`` prints it."""
         return self._sim.status()
 
+    def weights(self, projection):
+        """The weights of the plastic projection ``projection`` (its ``id``) now, as NumPy
+        arrays ``(source, target, weight)``: each synapse's source and target index in its
+        population (0 for a single neuron, int64) and its weight (float32), node by node,
+        each target's synapses in canonical order: the rows of ``dnnc weights --projection``.
+        The network is paused between runs, as reading needs."""
+        return self._sim.weights(projection)
+
     def snapshot(self, path):
         """Saves the frozen network (freeze first) to ``path``: XML, or binary for ``.dnncs``.
         Returns the snapshot's tick. :func:`restore` continues it."""

@@ -209,3 +209,29 @@ def test_a_run_goes_on_when_its_lead_is_killed(tmp, monkeypatch):
         rows = ["%.10g,%s,%d" % r for r in zip(t_ms.tolist(), population.tolist(), index.tolist())]
         with open(spikes) as f:
             assert f.read().splitlines()[1:] == rows
+
+
+@pytest.mark.parametrize("nodes", [1, 3])
+def test_weights_of_a_plastic_projection_equal_dnnc_runs_csv(tmp, nodes):
+    stdp = example("stdp/stdp.xml")
+    path = tmp / "weights.csv"
+    cli("run", stdp, "--nodes", 1, "--ticks", 1000, "--weights", path)
+    expected = {}
+    with open(path) as f:
+        assert f.readline().strip() == "projection,source,target,weight"
+        for line in f:
+            projection, source, target, weight = line.strip().split(",")
+            if projection == "I_E":
+                expected.setdefault((int(source[2:-1]), int(target[2:-1])), []).append(np.float32(weight))
+    with dnnc.Simulation(dnnc.load(stdp), nodes=nodes) as sim:
+        sim.run(1000)
+        source, target, weight = sim.weights("I_E")
+        assert source.dtype == np.int64 and target.dtype == np.int64 and weight.dtype == np.float32
+        assert len(weight) == 4000
+        got = {}
+        for s, t, w in zip(source.tolist(), target.tolist(), weight.tolist()):
+            got.setdefault((s, t), []).append(np.float32(w))
+        assert got == expected  # bit for bit, parallel synapses in canonical order
+        assert np.all(weight < 0) and np.any(weight != np.float32(-4))
+        with pytest.raises(Exception, match="no plastic projection 'E_I'"):
+            sim.weights("E_I")

@@ -59,10 +59,6 @@ std::string fetch_snapshot_bytes(const client_options& o, const std::string& lea
 // the lead's checksum before anything is written; returns the snapshot.
 protocol::document save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path);
 
-// Writes the plastic synapses' weights of the frozen network the lead runs to `path` as CSV
-// (only those of `projection` unless empty); returns how many rows it wrote (cmd_weights.cpp).
-std::uint64_t save_weights(const client_options& o, const std::string& lead, const std::string& path, const std::string& projection);
-
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
 

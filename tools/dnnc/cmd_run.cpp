@@ -9,6 +9,7 @@
 #include "local_run.hpp"
 #include "report.hpp"
 #include "spike_reader.hpp"
+#include "weights_reader.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/check.hpp"

@@ -1,0 +1,28 @@
+#pragma once
+// The plastic synapses' weights of the frozen network a lead runs, page by page from one node
+// after another through the lead (lead.cpp): neither the lead nor the client ever holds a
+// projection's weights at once. What `dnnc weights`, `dnnc run --weights` and the Python
+// module's weights() read.
+#include "client.hpp"
+
+#include <functional>
+#include <string>
+
+namespace dnnc::cli {
+
+struct weight_row {
+    std::string projection, source, target;  // the projection's id (or projection[i], synapse[i]); neuron references
+    float weight = 0;
+};
+
+// f(row) for every plastic synapse (only those of `projection` unless it is empty), node by
+// node, each target's synapses in canonical order. Throws usage_error for a `projection`
+// that names no plastic projection, and the lead's refusal while the network runs.
+void read_weights(const client_options& o, const std::string& lead, const std::string& projection,
+                  const std::function<void(const weight_row&)>& f);
+
+// Writes them to `path` as CSV (header projection,source,target,weight; weights with 9
+// significant digits, which round-trip a float32); returns how many rows it wrote.
+std::uint64_t save_weights(const client_options& o, const std::string& lead, const std::string& path, const std::string& projection);
+
+}  // namespace dnnc::cli
