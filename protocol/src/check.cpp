@@ -398,7 +398,8 @@ std::unordered_set<std::string_view> check_synapse_models(problems& out, const n
         }
         const auto& parameters = info->parameters;
         for (const auto& [name, value] : m.params) {
-            const auto p = std::find_if(parameters.begin(), parameters.end(), [&](const synapse_parameter& q) { return name == q.name; });
+            const std::string& wanted = name;  // a lambda may not name a structured binding in C++17 (clang)
+            const auto p = std::find_if(parameters.begin(), parameters.end(), [&](const synapse_parameter& q) { return wanted == q.name; });
             if (p == parameters.end()) {
                 std::string takes;
                 for (const auto& q : parameters) takes += (takes.empty() ? "" : ", ") + std::string(q.name);

@@ -69,12 +69,13 @@ resolved_synapse_model resolve_synapse_model(const network& net, const std::stri
     out.id = name;
     for (const auto& p : out.info->parameters) out.values.push_back(p.fallback);
     if (own == net.synapse_models.end()) return out;
-    for (const auto& [key, value] : own->params) {
+    for (const auto& written : own->params) {
+        const auto& key = written.first;
         const auto& ps = out.info->parameters;
         const auto it = std::find_if(ps.begin(), ps.end(), [&](const synapse_parameter& p) { return key == p.name; });
         if (it == ps.end())
             throw config_error(own->where, std::string(out.info->name) + " has no parameter '" + key + "'");
-        out.values[static_cast<std::size_t>(it - ps.begin())] = value;
+        out.values[static_cast<std::size_t>(it - ps.begin())] = written.second;
     }
     return out;
 }
