@@ -69,12 +69,16 @@ void pound(const endpoint& at) {
         replica_payload(R"({"kind": "rows", "start": 0, "from": 0, "count": 1, "width": 1})", "abcd"),
         replica_payload(R"({"kind": "spikes", "forget_before": 0})", std::string(13, '\x01')),
         replica_payload(R"({"kind": "checkpoint", "tick": 5})", "x"), replica_payload(R"({"kind": "document", "lead": 3})"),
-        replica_payload(R"({"kind": "teleport"})")};
+        replica_payload(R"({"kind": "teleport"})"),
+        // Weights pages: nodes that do not exist, counts of the wrong type or sign.
+        R"({"node": -1, "from": 0, "limit": 5})", R"({"node": 99, "from": 0, "limit": 5})",
+        R"({"node": 0, "from": "x", "limit": 1})", R"({"node": 0, "from": 0, "limit": 1e30})", R"({"from": -2, "limit": 3})"};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,
                                      message_type::output,  message_type::snapshot,      message_type::capture,
                                      message_type::restore_state, message_type::status,   message_type::error_reply,
-                                     message_type::spikes, message_type::replica};
+                                     message_type::spikes, message_type::replica,  message_type::weights,
+                                     message_type::weights_page};
     for (auto type : requests)
         for (const auto& payload : payloads) {
             INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");
