@@ -3,6 +3,8 @@
 // scratch folder, brought up with `dnnc cluster up` and always taken down again.
 #include "run_command.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
@@ -10,6 +12,7 @@
 #include <stdexcept>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -111,6 +114,32 @@ inline std::string cluster_document(const std::vector<node_spec>& nodes, const s
 // The same on two linked nodes, a (the lead) and b.
 inline std::string two_linked_nodes(std::vector<int>& ports, int neurons, const std::string& run) {
     return cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, neurons, run);
+}
+
+// An example's network with a cluster of the given capacities on free ports (a chain).
+inline std::string with_cluster(const std::string& example, const std::vector<double>& capacities, std::vector<int>& ports) {
+    std::string text = slurp(source_path("examples/" + example));
+    text = std::regex_replace(text, std::regex("<cluster[\\s\\S]*</cluster>"), "");
+    text = std::regex_replace(text, std::regex("<run[^>]*/>"), "");
+    std::string cluster = "<cluster lead=\"n0\">\n";
+    ports.clear();
+    for (std::size_t i = 0; i < capacities.size(); ++i) {
+        ports.push_back(free_port());
+        cluster += "<node id=\"n" + std::to_string(i) + "\" port=\"" + std::to_string(ports.back()) + "\" capacity=\"" +
+                   std::to_string(capacities[i]) + "\"/>\n";
+        if (i > 0) cluster += "<link from=\"n" + std::to_string(i - 1) + "\" to=\"n" + std::to_string(i) + "\"/>\n";
+    }
+    cluster += "</cluster>\n<run probes=\"2\"/>\n";
+    return std::regex_replace(text, std::regex("</dnnc>"), cluster + "</dnnc>");
+}
+
+inline std::string lead_of(const std::vector<int>& ports) { return " --lead 127.0.0.1:" + std::to_string(ports[0]); }
+inline std::string to_of(const std::vector<int>& ports) { return " --to 127.0.0.1:" + std::to_string(ports[0]); }
+
+inline void must(const std::string& command) {
+    const auto r = run_command(command);
+    INFO(command << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
 }
 
 // Brings the document's nodes up (with node options `up_options`, such as a secret file)

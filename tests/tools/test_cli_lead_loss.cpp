@@ -17,12 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-void must(const std::string& command) {
-    const auto r = run_command(command);
-    INFO(command << "\n" << r.err);
-    REQUIRE(r.exit_code == 0);
-}
-
 std::string at(int port) { return " --lead 127.0.0.1:" + std::to_string(port); }
 
 json status_of(int port) {

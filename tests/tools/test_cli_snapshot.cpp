@@ -16,32 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-// An example's network with a cluster of the given capacities on free ports (a chain).
-std::string with_cluster(const std::string& example, const std::vector<double>& capacities, std::vector<int>& ports) {
-    std::string text = slurp(source_path("examples/" + example));
-    text = std::regex_replace(text, std::regex("<cluster[\\s\\S]*</cluster>"), "");
-    text = std::regex_replace(text, std::regex("<run[^>]*/>"), "");
-    std::string cluster = "<cluster lead=\"n0\">\n";
-    ports.clear();
-    for (std::size_t i = 0; i < capacities.size(); ++i) {
-        ports.push_back(free_port());
-        cluster += "<node id=\"n" + std::to_string(i) + "\" port=\"" + std::to_string(ports.back()) + "\" capacity=\"" +
-                   std::to_string(capacities[i]) + "\"/>\n";
-        if (i > 0) cluster += "<link from=\"n" + std::to_string(i - 1) + "\" to=\"n" + std::to_string(i) + "\"/>\n";
-    }
-    cluster += "</cluster>\n<run probes=\"2\"/>\n";
-    return std::regex_replace(text, std::regex("</dnnc>"), cluster + "</dnnc>");
-}
-
-std::string lead_of(const std::vector<int>& ports) { return " --lead 127.0.0.1:" + std::to_string(ports[0]); }
-std::string to_of(const std::vector<int>& ports) { return " --to 127.0.0.1:" + std::to_string(ports[0]); }
-
-void must(const std::string& command) {
-    const auto r = run_command(command);
-    INFO(command << "\n" << r.err);
-    REQUIRE(r.exit_code == 0);
-}
-
 // Submits `config` to its cluster's lead (ports[0]) and runs `ticks` ticks.
 void submit_and_step(const std::string& config, const std::vector<int>& ports, int ticks) {
     must(dnnc_binary() + " submit " + config + to_of(ports));
