@@ -245,9 +245,16 @@ std::string lead::capture_snapshot(std::int64_t tick) {
     for (auto& p : doc.net->populations) p.spike_file.clear();
     doc.state = protocol::snapshot_state{tick, {}, {}};
     doc.state->neurons.reserve(states.size());
-    for (const auto& s : states)
-        doc.state->neurons.push_back({net.neuron_name(static_cast<protocol::neuron_index>(s.index)), s.output,
-                                      {s.variables.begin(), s.variables.end()}, {s.history.begin(), s.history.end()}, {}});
+    for (auto& s : states) {
+        protocol::neuron_state n;
+        n.id = net.neuron_name(static_cast<protocol::neuron_index>(s.index));
+        n.output = s.output;
+        n.state.assign(s.variables.begin(), s.variables.end());
+        n.history.assign(s.history.begin(), s.history.end());
+        n.traces = std::move(s.traces);
+        n.synapses.assign(s.synapses.begin(), s.synapses.end());
+        doc.state->neurons.push_back(std::move(n));
+    }
     return protocol::encode_binary_snapshot(doc, net);
 }
 
@@ -291,7 +298,8 @@ json lead::weights(const json& request) {
     return {{"nodes", nodes.size()}, {"plastic", plastic}, {"total", reply.at("total")}, {"rows", rows}};
 }
 
-// Sends every node the states it needs: its own neurons and the remote ones it reads.
+// Sends every node the states it needs: its own neurons and the remote ones it reads
+// (their outputs and traces; the synapses they have are their own node's).
 void lead::distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
                              std::int64_t tick) {
     std::vector<const protocol::node_config*> all{&root};
@@ -300,10 +308,15 @@ void lead::distribute_states(const protocol::node_config& root, const std::vecto
     std::vector<std::future<void>> sent;
     for (const auto* c : all) {
         std::vector<protocol::indexed_state> part;
-        std::set<std::int64_t> wanted;
-        for (const auto& n : c->neurons) wanted.insert(n.index);
-        for (const auto& peer : c->peers) wanted.insert(peer.receives.begin(), peer.receives.end());
-        for (auto i : wanted) part.push_back(states[static_cast<std::size_t>(i)]);
+        std::set<std::int64_t> own, read;
+        for (const auto& n : c->neurons) own.insert(n.index);
+        for (const auto& peer : c->peers) read.insert(peer.receives.begin(), peer.receives.end());
+        for (auto i : own) part.push_back(states[static_cast<std::size_t>(i)]);
+        for (auto i : read) {
+            if (own.count(i)) continue;
+            part.push_back(states[static_cast<std::size_t>(i)]);
+            part.back().synapses.clear();
+        }
         if (c == &root) {
             own_.simulation()->restore(part, tick);
             continue;

@@ -110,7 +110,8 @@ node_simulation::~node_simulation() {
 std::vector<protocol::indexed_state> node_simulation::capture() const {
     std::vector<protocol::indexed_state> states;
     runner_->inspect_paused([&](const sim::engine& e) {
-        for (auto& s : e.capture()) states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history)});
+        for (auto& s : e.capture())
+            states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history), std::move(s.traces), std::move(s.synapses)});
     });
     return states;
 }
@@ -130,7 +131,7 @@ void node_simulation::restore(const std::vector<protocol::indexed_state>& states
     thread_.join();
     std::vector<sim::neuron_state> converted;
     converted.reserve(states.size());
-    for (const auto& s : states) converted.push_back({s.index, s.output, s.variables, s.history});
+    for (const auto& s : states) converted.push_back({s.index, s.output, s.variables, s.history, s.traces, s.synapses});
     try {
         engine_.restore(converted, next);
     } catch (...) {

@@ -691,8 +691,16 @@ void check_state(const snapshot_state& state, const network& net) {
     auto finite = [](double x) { return std::isfinite(x) && std::abs(x) <= static_cast<double>(std::numeric_limits<float>::max()); };
     for (const auto& n : state.neurons) {
         if (!finite(n.output) || !std::all_of(n.state.begin(), n.state.end(), finite) ||
-            !std::all_of(n.history.begin(), n.history.end(), finite))
+            !std::all_of(n.history.begin(), n.history.end(), finite) || !std::all_of(n.synapses.begin(), n.synapses.end(), finite))
             out.add(n.where, "state of " + quote(n.id) + ": every value must be a finite number (float32)");
+        for (const auto& t : n.traces) {
+            const bool ordered = std::is_sorted(t.ticks.begin(), t.ticks.end()) &&
+                                 (t.ticks.empty() || (t.ticks.front() >= 0 && t.ticks.back() < state.tick));
+            if (t.ticks.size() != t.values.size() || !ordered || !(std::isfinite(t.tau) && t.tau >= 0) ||
+                !std::all_of(t.values.begin(), t.values.end(), [](double v) { return std::isfinite(v); }))
+                out.add(n.where, "state of " + quote(n.id) + ": a trace needs a time constant >= 0 and as many finite values as "
+                                 "ticks, ascending and before the state's tick");
+        }
         const auto r = symbols.single(n.id);
         if (auto* why = std::get_if<std::string>(&r)) {
             out.add(n.where, "state of " + quote(n.id) + ": " + *why);

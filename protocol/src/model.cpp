@@ -158,9 +158,12 @@ bool operator==(const run_settings& a, const run_settings& b) {
     };
     return t(a) == t(b);
 }
+bool operator==(const spike_trace& a, const spike_trace& b) {
+    return std::tie(a.tau, a.post, a.ticks, a.values) == std::tie(b.tau, b.post, b.ticks, b.values);
+}
 bool operator==(const neuron_state& a, const neuron_state& b) {
-    return std::tie(a.id, a.output, a.state, a.history) ==
-           std::tie(b.id, b.output, b.state, b.history);
+    return std::tie(a.id, a.output, a.state, a.history, a.traces, a.synapses) ==
+           std::tie(b.id, b.output, b.state, b.history, b.traces, b.synapses);
 }
 bool operator==(const snapshot_state& a, const snapshot_state& b) {
     return a.tick == b.tick && a.neurons == b.neurons;

@@ -319,6 +319,15 @@ void write_state(xml_out& x, const snapshot_state& state) {
         x.attr("output", n.output);
         x.reals("state", n.state);
         x.reals("history", n.history);
+        x.reals("synapses", n.synapses);
+        for (const auto& t : n.traces) {
+            x.open("trace");
+            x.attr("tau", t.tau);
+            if (t.post) x.attr("post", std::string("true"));
+            x.integers("ticks", t.ticks);
+            x.reals("values", t.values);
+            x.close();
+        }
         x.close();
     }
     x.close();

@@ -293,7 +293,7 @@ struct engine::impl {
         if (batch == 1) sparse.emplace(history, store, fan_out, slots, remote_delay);
         if (!store.models().empty()) {
             if (batch > 1) throw usage_error("engine spec: plastic synapses run with one lane only (batch 1)");
-            plastic.emplace(store, fan_out, slots, s.neurons, s.dt, remote_delay);
+            plastic.emplace(store, fan_out, slots, s.neurons, s.dt, remote_delay, static_cast<tick_t>(history.rows()) - 1);
             if (plastic->empty()) plastic.reset();
         }
         const std::size_t values = local() * batch;
@@ -527,7 +527,6 @@ bool engine::is_local(global_index neuron) const { return impl_->slots.is_local(
 std::vector<neuron_state> engine::capture() const {
     const auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
-    if (m.plastic) throw usage_error("snapshots of a network with plastic synapses are not supported yet");
     std::vector<neuron_state> states(m.local());
     for (std::size_t k = 0; k < m.local(); ++k) {
         auto& s = states[k];
@@ -535,6 +534,7 @@ std::vector<neuron_state> engine::capture() const {
         s.output = m.history.row(m.next - 1)[k];
         s.variables = m.neurons.variables(k);
         for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.history.row(m.next - 1 - d)[k]);
+        if (m.plastic) m.plastic->capture(static_cast<std::uint32_t>(k), s.traces, s.synapses);
     }
     return states;
 }
@@ -542,7 +542,6 @@ std::vector<neuron_state> engine::capture() const {
 void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
-    if (m.plastic) throw usage_error("snapshots of a network with plastic synapses are not supported yet");
     if (next < 0) throw usage_error("cannot restore to a negative tick");
     std::vector<bool> seen(m.local(), false);
     m.history.clear_for_restore();
@@ -559,9 +558,11 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
         m.history.row(next - 1)[slot] = s.output;
         for (std::size_t d = 0; d < s.history.size() && d + 2 < m.history.rows() + 1; ++d)
             m.history.row(next - 2 - static_cast<tick_t>(d))[slot] = s.history[d];
+        if (m.plastic) m.plastic->restore(slot, s, next);
     }
     for (std::size_t k = 0; k < m.local(); ++k)
         if (!seen[k]) throw usage_error("restore: no state for neuron " + std::to_string(m.spec.neurons[k].index));
+    if (m.plastic) m.plastic->restored(next);
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
 }
 

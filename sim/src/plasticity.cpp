@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace dnnc::sim {
 
@@ -51,12 +53,17 @@ std::uint32_t plasticity::log_of(std::vector<std::int32_t>& index, std::uint32_t
 }
 
 plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots,
-                       const std::vector<neuron_spec>& neurons, double dt, tick_t remote_delay)
+                       const std::vector<neuron_spec>& neurons, double dt, tick_t remote_delay, tick_t history)
     : store_(store), fan_out_(fan_out), slots_(slots), dt_(dt), remote_delay_(remote_delay) {
     const auto& models = store.models();
     rules_.resize(models.size());
     for (std::size_t m = 0; m < models.size(); ++m)
-        if (models[m].info->plastic) rules_[m].rule = make_synapse_rule(models[m]);
+        if (models[m].info->plastic) {
+            rules_[m].rule = make_synapse_rule(models[m]);
+            // Snapshots are checked against the catalogue's count (protocol::states_of).
+            if (rules_[m].rule->state_size() * sizeof(float) != models[m].info->state_bytes)
+                throw std::logic_error(std::string("synapse rule ") + models[m].info->name + ": state size differs from the catalogue's");
+        }
     if (std::none_of(rules_.begin(), rules_.end(), [](const rule_entry& r) { return r.rule != nullptr; })) return;
     if (!fan_out.built())
         throw usage_error("engine: this node's plastic synapses need the fan-out index, which its share is too large for");
@@ -102,14 +109,20 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
             s = end;
         }
     }
+    for (std::size_t m = 1; m < rules_.size(); ++m) {
+        if (!rules_[m].rule) continue;
+        const auto [first, count] = store.sources_of(m);
+        for (std::size_t k = 0; k < local; ++k)
+            if (neurons[k].index >= first && static_cast<std::uint64_t>(neurons[k].index - first) < count)
+                log_of(source_log_[rules_[m].source_log_kind], static_cast<std::uint32_t>(k), rules_[m].rule->source_trace_tau(), false);
+    }
     for (std::size_t m = 0; m < rules_.size(); ++m) {
         if (rules_[m].rule) rules_[m].rule->add_synapses(weights[m]);
         synapses_ += weights[m].size();
     }
     for (std::size_t d = 0; d < is_plastic_delay_.size(); ++d)
         if (is_plastic_delay_[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
-    if (plastic_delays_.empty()) return;
-    horizon_ = 2 * tick_t{plastic_delays_.back()} + 1;
+    horizon_ = 2 * std::max<tick_t>(history, 1) + 1;
     asked_.assign(logs_.size(), -1);
     answer_.assign(logs_.size(), 0.0);
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
@@ -210,6 +223,77 @@ void plasticity::source_events(tick_t t) {
 float plasticity::weight(std::uint8_t cls, std::uint64_t s) const {
     const auto& entry = rules_[cls];
     return entry.rule ? entry.rule->weight(index_in_rule(entry, s), store_.own_weight(s)) : store_.own_weight(s);
+}
+
+void plasticity::capture(std::uint32_t k, std::vector<protocol::spike_trace>& traces, std::vector<float>& synapses) const {
+    for (const auto log : logs_of_slot_[k]) {
+        const auto& l = logs_[log];
+        protocol::spike_trace t{l.tau, l.by_inverse, {}, {}};
+        if (l.before.first >= 0) {
+            t.ticks.push_back(l.before.first);
+            t.values.push_back(l.before.second);
+        }
+        for (const auto& [tick, value] : l.spikes) {
+            t.ticks.push_back(tick);
+            t.values.push_back(value);
+        }
+        traces.push_back(std::move(t));
+    }
+    each_plastic_synapse(k, [&](std::uint64_t s, const rule_entry& entry) {
+        synapses.push_back(store_.own_weight(s));
+        const auto first = synapses.size();
+        synapses.resize(first + entry.rule->state_size());
+        if (entry.rule->has_synapse_state()) entry.rule->save_state(index_in_rule(entry, s), synapses.data() + first);
+    });
+}
+
+void plasticity::restore(std::uint32_t slot, const neuron_state& state, tick_t next) {
+    const std::string who = "restore: the state of neuron " + std::to_string(state.index);
+    const bool local = slot < slots_.local();
+    // The spikes update() has taken by tick next: local ones through next - 2, remote ones
+    // through next - 1 - remote_delay.
+    const tick_t taken = local ? next - 2 : next - 1 - remote_delay_;
+    for (const auto log : logs_of_slot_[slot]) {
+        auto& l = logs_[log];
+        const auto t = std::find_if(state.traces.begin(), state.traces.end(),
+                                    [&](const protocol::spike_trace& x) { return x.tau == l.tau && x.post == l.by_inverse; });
+        if (t == state.traces.end())
+            throw usage_error(who + " lacks its " + (l.by_inverse ? std::string("post-synaptic trace") : "trace of tau " + std::to_string(l.tau) + " ms") +
+                              " (the snapshot's synapse state does not match its network)");
+        l.spikes.clear();
+        l.before = {-1, 0.0};
+        for (std::size_t i = 0; i < t->ticks.size() && i < t->values.size() && t->ticks[i] <= taken; ++i)
+            l.spikes.emplace_back(t->ticks[i], t->values[i]);
+    }
+    if (!local) return;
+    std::size_t at = 0;
+    bool fits = true;
+    each_plastic_synapse(slot, [&](std::uint64_t s, const rule_entry& entry) {
+        const std::size_t values = 1 + entry.rule->state_size();
+        if (!fits || at + values > state.synapses.size()) {
+            fits = false;
+            return;
+        }
+        store_.own_weight(s) = state.synapses[at];
+        if (entry.rule->has_synapse_state()) entry.rule->load_state(index_in_rule(entry, s), state.synapses.data() + at + 1);
+        at += values;
+    });
+    if (!fits || at != state.synapses.size())
+        throw usage_error(who + " holds " + std::to_string(state.synapses.size()) +
+                          " synapse values, which do not fit its plastic synapses (the snapshot's synapse state does not match its network)");
+}
+
+void plasticity::restored(tick_t next) {
+    const auto ring = static_cast<tick_t>(spiked_.size());
+    for (auto& tick : spiked_) tick.clear();
+    std::fill(asked_.begin(), asked_.end(), tick_t{-1});
+    // Every log of a slot took the same spikes: its first one lists them. update(next) clears
+    // and fills the row of tick next - 1; the rows of the ticks before hold what they took.
+    for (std::uint32_t slot = 0; slot < logs_of_slot_.size(); ++slot) {
+        if (logs_of_slot_[slot].empty()) continue;
+        for (const auto& [tick, value] : logs_[logs_of_slot_[slot].front()].spikes)
+            if (tick > next - 1 - ring) spiked_[static_cast<std::size_t>(tick % ring)].push_back(slot);
+    }
 }
 
 }  // namespace dnnc::sim

@@ -9,10 +9,16 @@
 //
 // Spikes are read from the history: local neurons' of tick t - 1, remote ones' of tick
 // t - remote_delay, which are complete then. Each neuron a rule reads keeps a short log of
-// its recent spikes (the last 2 * longest plastic delay + 1 ticks, and the last one before)
-// with its traces' values after each: K+ = K+ e^(-Δ/tau) + 1 at a source spike (NEST's
-// synapses' Kplus_), K- at a target spike with the target's tau_minus (NEST's archiving
-// node). A trace read "just before" time T is the last logged value before T, decayed to T.
+// its recent spikes (the last 2 * the network's longest delay + 1 ticks, and the last one
+// before) with its traces' values after each: K+ = K+ e^(-Δ/tau) + 1 at a source spike
+// (NEST's synapses' Kplus_), K- at a target spike with the target's tau_minus (NEST's
+// archiving node). A trace read "just before" time T is the last logged value before T,
+// decayed to T.
+//
+// Snapshots take a neuron's logs from its own node, the only one whose logs of it are
+// complete: so a node logs every local neuron that is a source of a plastic projection or
+// synapse anywhere in the network, with that rule's source trace (whoever reads it, now or
+// after a restore onto other nodes). Which logs a neuron has depends on the network alone.
 #include "fan_out.hpp"
 #include "history.hpp"
 #include "rules/synapse_rule.hpp"
@@ -31,9 +37,10 @@ class plasticity {
 public:
     // The rules of `store`'s plastic classes; nothing to do when it has none. Throws usage_error
     // when there are plastic synapses but no fan-out index to find them by source.
+    // `history`: the network's longest delay.
     plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots, const std::vector<neuron_spec>& neurons,
-               double dt, tick_t remote_delay);
-    bool empty() const { return plastic_delays_.empty(); }
+               double dt, tick_t remote_delay, tick_t history);
+    bool empty() const { return logs_.empty(); }
     std::uint64_t synapse_count() const { return synapses_; }
 
     // The synapse dynamics of tick t, reading the spikes in `history`.
@@ -41,6 +48,16 @@ public:
 
     // The weight a user reads for synapse s of class `cls` (its rule's view of the stored weight).
     float weight(std::uint8_t cls, std::uint64_t s) const;
+
+    // Snapshots, between tick next - 1 and tick next. Local neuron k's traces (its logs,
+    // complete through tick next - 2: update(next) takes tick next - 1) and its plastic
+    // synapses' state.
+    void capture(std::uint32_t k, std::vector<protocol::spike_trace>& traces, std::vector<float>& synapses) const;
+    // Slot `slot`'s logs from `state` (taken on its own node), less the spikes update() has
+    // yet to take here; a local neuron's synapses too. Then restored(next) lists the recent
+    // spikes as update() would have. Throw usage_error when the state does not fit.
+    void restore(std::uint32_t slot, const neuron_state& state, tick_t next);
+    void restored(tick_t next);
 
 private:
     // A neuron's recent spikes, and a trace's value after each (tau 0: times only).
@@ -61,6 +78,18 @@ private:
         std::uint32_t source_log_kind = 0;                           // into source_taus_
     };
     std::size_t index_in_rule(const rule_entry& r, std::uint64_t s) const;
+    // f(s, rule) for each plastic synapse s of local neuron k, in row order.
+    template <class F>
+    void each_plastic_synapse(std::size_t k, F&& f) const {
+        auto s = store_.row_begin(k);
+        for (auto r = store_.run_begin(k); r < store_.run_begin(k + 1); ++r) {
+            const auto end = store_.row_begin(k) + store_.run(r).end;
+            const auto& c = store_.classes()[store_.run(r).cls];
+            if (c.varies & synapse_store::weight_changes)
+                for (; s < end; ++s) f(s, rules_[c.model]);
+            s = end;
+        }
+    }
     // logs_[log].value_before(tick), remembered: a tick's events ask for one neuron's trace at
     // one time again and again, and these two compact arrays answer without reaching the log.
     double trace_before(std::int32_t log, tick_t tick);

@@ -76,6 +76,9 @@ public:
     // each class after the first (which holds the static synapses).
     const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
     std::size_t element_of(std::size_t cls) const { return elements_[cls - 1]; }
+    // The source neurons of that element, (first index, count): every neuron any node's
+    // synapses of the class may read.
+    std::pair<protocol::neuron_index, std::uint64_t> sources_of(std::size_t cls) const { return sources_[cls - 1]; }
     std::uint32_t source(std::uint64_t s) const { return in_slot_[s]; }
     float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
     // The weight of synapse s of a class whose weights vary, which a rule may change.
@@ -142,6 +145,7 @@ private:
     std::vector<synapse_class> classes_;
     std::vector<protocol::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
+    std::vector<std::pair<protocol::neuron_index, std::uint64_t>> sources_;
     std::vector<float> weight_;         // per synapse, for a class whose weights vary
     std::vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
     std::vector<std::uint16_t> delays_;
@@ -184,6 +188,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     if (by_model) {
         models_ = rows.models();
         elements_ = rows.plastic_elements();
+        sources_ = rows.plastic_sources();
         if (models_.size() > 256) throw usage_error("engine: a node's synapses may use at most 256 synapse models");
         for (std::size_t m = 0; m < models_.size(); ++m)
             classes_.push_back({0.0f, 0, static_cast<std::uint8_t>(weight_varies | delay_varies | (models_[m].info->plastic ? weight_changes : 0)),

@@ -25,13 +25,44 @@ const char* const network_text = R"(<dnnc xmlns="urn:dnnc:1">
   <cluster lead="n0"><node id="n0" port="7000"/></cluster>
 </dnnc>)";
 
-document snapshot_doc() {
+// `plastic`: with a trace and synapse values, as a network with plastic synapses has.
+document snapshot_doc(bool plastic = true) {
     document doc = parse_document(network_text, "s.xml");
     doc.state = snapshot_state{12, {}, {}};
-    doc.state->neurons.push_back({"a", 0.5, {}, {0.25, -1}, {}});
+    doc.state->neurons.push_back({"a", 0.5, {}, {0.25, -1}, {}, {}, {}});
     for (int i = 0; i < 3; ++i)
-        doc.state->neurons.push_back({"p[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, {-60.5, 0.125, -0.75, 3}, {0, 1}, {}});
+        doc.state->neurons.push_back({"p[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, {-60.5, 0.125, -0.75, 3}, {0, 1}, {}, {}, {}});
+    if (plastic) {
+        doc.state->neurons[0].traces = {{20, false, {3, 9}, {1, 1.7408182206817179}}};
+        doc.state->neurons[1].traces = {{16.5, true, {}, {}}, {0, false, {11}, {1}}};
+        doc.state->neurons[1].synapses = {0.5, 0.1000000014901161193847656};
+    }
     return doc;
+}
+
+// A binary snapshot as format 2 wrote it (before synapses could learn): no traces, no
+// synapse values.
+std::string format2_snapshot(const document& doc) {
+    document without = doc;
+    without.state.reset();
+    const std::string xml = serialize(without);
+    std::string out("DNNCSNAP");
+    auto put = [&](auto value) { out.append(reinterpret_cast<const char*>(&value), sizeof value); };
+    put(std::uint32_t{2});
+    put(std::uint64_t{xml.size()});
+    out += xml;
+    put(std::int64_t{doc.state->tick});
+    put(std::uint64_t{doc.state->neurons.size()});
+    const auto net = expand_neurons(*doc.net);
+    for (const auto& n : doc.state->neurons) {
+        put(static_cast<std::uint32_t>(*net.find(n.id)));
+        put(static_cast<float>(n.output));
+        put(static_cast<std::uint8_t>(n.state.size()));
+        for (double v : n.state) put(static_cast<float>(v));
+        put(static_cast<std::uint16_t>(n.history.size()));
+        for (double v : n.history) put(static_cast<float>(v));
+    }
+    return out + sha256(out);
 }
 
 struct scratch {
@@ -50,12 +81,16 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 TEST_CASE("neuron states round-trip through their binary form") {
-    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}}, {7, 0, {-60, 1, 2, 4}, {}}};
+    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}, {{20, true, {4, 8}, {1, 1.25}}, {0, false, {}, {}}}, {0.5f, 0.25f}},
+                                            {7, 0, {-60, 1, 2, 4}, {}, {}, {}}};
     const auto back = decode_states(encode_states(states));
     REQUIRE(back.size() == 2);
     CHECK(back[1].index == 7);
     CHECK(back[1].variables == states[1].variables);
     CHECK(back[0].history == states[0].history);
+    CHECK(back[0].traces == states[0].traces);
+    CHECK(back[0].synapses == states[0].synapses);
+    CHECK(back[1].traces.empty());
     const auto bytes = encode_states(states);
     CHECK_THROWS_AS(decode_states(bytes.substr(0, bytes.size() - 1)), protocol_error);
 }
@@ -72,6 +107,28 @@ TEST_CASE("snapshots round-trip as XML and as binary") {
         const auto states = states_of(back, net);
         CHECK(states[2].output == 1.0f);
         CHECK(states[1].variables[0] == -60.5f);
+        CHECK(states[1].traces == doc.state->neurons[1].traces);
+        CHECK(states[1].synapses == std::vector<float>{0.5f, 0.1f});
+    }
+}
+
+TEST_CASE("a binary snapshot of format 2, written before synapses could learn, still loads") {
+    scratch s;
+    const document doc = snapshot_doc(false);
+    const std::string path = s.path("format2.dnncs");
+    std::ofstream(path, std::ios::binary) << format2_snapshot(doc);
+    const document back = load_snapshot(path);
+    CHECK(back.state == doc.state);
+    save_snapshot(back, s.path("again.dnncs"));
+    CHECK(load_snapshot(s.path("again.dnncs")).state == doc.state);
+}
+
+TEST_CASE("a trace must be ordered, before the state's tick, and as long in values as in ticks") {
+    for (const auto& bad : std::vector<spike_trace>{{20, false, {9, 3}, {1, 1}}, {20, false, {3, 12}, {1, 1}},
+                                                    {20, false, {3}, {}}, {-1, false, {}, {}}, {20, true, {-1}, {1}}}) {
+        document doc = snapshot_doc();
+        doc.state->neurons[2].traces = {bad};
+        CHECK_THROWS_WITH(check_document(doc), Catch::Contains("state of 'p[1]': a trace needs"));
     }
 }
 
@@ -144,7 +201,7 @@ TEST_CASE("a state that does not fit its network is a located error") {
     }
     {
         document d = base;
-        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}});
+        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}, {}, {}});
         CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("given twice"));
     }
     // Unknown neurons and missing ticks are caught when the document is read.
@@ -195,10 +252,10 @@ TEST_CASE("a NEST model's refractory count is bounded by t_ref in ticks, and sig
     auto states = [&](double refractory, double sigmoid, double tanh, double relu) {
         document d = doc;
         d.state = snapshot_state{0, {}, {}};
-        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}},
-                            {"s", sigmoid, {}, {}, {}},
-                            {"t", tanh, {}, {}, {}},
-                            {"r", relu, {}, {}, {}}};
+        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}, {}, {}},
+                            {"s", sigmoid, {}, {}, {}, {}, {}},
+                            {"t", tanh, {}, {}, {}, {}, {}},
+                            {"r", relu, {}, {}, {}, {}, {}}};
         return states_of(d, net);
     };
     CHECK(states(4, 1, -1, 7).size() == 4);

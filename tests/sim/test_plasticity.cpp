@@ -45,6 +45,25 @@ public:
         test::exchange(engines_, engines_.front().next_tick() - 1);
         return out;
     }
+    // Every neuron's state, by index, as a snapshot gathers it from the nodes.
+    std::vector<neuron_state> capture() const {
+        std::vector<neuron_state> states(expanded_.neuron_count());
+        for (const auto& e : engines_)
+            for (auto& s : e.capture()) states[static_cast<std::size_t>(s.index)] = std::move(s);
+        return states;
+    }
+    // As the lead sends them: each node its own neurons' states and, without their synapses,
+    // those of the neurons it reads.
+    void restore(const std::vector<neuron_state>& states, tick_t next) {
+        for (auto& e : engines_) {
+            std::vector<neuron_state> part;
+            for (const auto& s : states) {
+                part.push_back(s);
+                if (!e.is_local(s.index)) part.back().synapses.clear();
+            }
+            e.restore(part, next);
+        }
+    }
     // Every plastic synapse's weight, by target, each target's in canonical order.
     std::map<global_index, std::vector<synapse_weight>> weights() const {
         std::map<global_index, std::vector<synapse_weight>> by_target;
@@ -232,7 +251,10 @@ TEST_CASE("tsodyks2_synapse delivers each spike with NEST's weight w x u, then m
     REQUIRE(std::all_of(run.weight_after.begin(), run.weight_after.end(), [&](double v) { return v == w; }));
 }
 
-TEST_CASE("a recurrent network with plastic projections gives the same spikes and weights on 1, 2, 3 and 4 nodes") {
+namespace {
+// A recurrent network with all three rules: stdp on E->E (delay 5 ticks), tsodyks2 on E->I
+// (delays 2..15 ticks), vogels_sprekeler on I->E.
+protocol::network recurrent_plastic_network() {
     auto net = parse(R"(<population id="E" size="80" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-55"/>
         <population id="I" size="20" model="iaf_psc_delta" seed="2" v-init="-70" v-init-max="-55"/>
         <projection from="E" to="E" kind="fixed-indegree" indegree="10" weight="1.5" delay="5" seed="3"/>
@@ -248,6 +270,26 @@ TEST_CASE("a recurrent network with plastic projections gives the same spikes an
     net.projections[0].synapse_model = "ee";
     net.projections[1].synapse_model = "ei";
     net.projections[2].synapse_model = "ie";
+    return net;
+}
+
+void require_same_weights(const std::map<global_index, std::vector<synapse_weight>>& weights,
+                          const std::map<global_index, std::vector<synapse_weight>>& expected_weights) {
+    REQUIRE(weights.size() == expected_weights.size());
+    for (const auto& [target, list] : weights) {
+        const auto& expected = expected_weights.at(target);
+        REQUIRE(list.size() == expected.size());
+        for (std::size_t k = 0; k < list.size(); ++k) {
+            REQUIRE(list[k].element == expected[k].element);
+            REQUIRE(list[k].source == expected[k].source);
+            REQUIRE(list[k].weight == expected[k].weight);
+        }
+    }
+}
+}  // namespace
+
+TEST_CASE("a recurrent network with plastic projections gives the same spikes and weights on 1, 2, 3 and 4 nodes") {
+    const auto net = recurrent_plastic_network();
     const int ticks = 3000;
     std::vector<std::vector<float>> reference;
     std::map<global_index, std::vector<synapse_weight>> reference_weights;
@@ -270,15 +312,42 @@ TEST_CASE("a recurrent network with plastic projections gives the same spikes an
             continue;
         }
         REQUIRE(outputs == reference);
-        REQUIRE(weights.size() == reference_weights.size());
-        for (const auto& [target, list] : weights) {
-            const auto& expected = reference_weights.at(target);
-            REQUIRE(list.size() == expected.size());
-            for (std::size_t k = 0; k < list.size(); ++k) {
-                REQUIRE(list[k].element == expected[k].element);
-                REQUIRE(list[k].source == expected[k].source);
-                REQUIRE(list[k].weight == expected[k].weight);
-            }
-        }
+        require_same_weights(weights, reference_weights);
+    }
+}
+
+TEST_CASE("a plastic network captured on one partition and restored on another continues bit for bit as a straight run") {
+    const auto net = recurrent_plastic_network();
+    const int ticks = 1500, at = 700;
+    cluster straight(net, scatter(100, 1, 1), 1);
+    std::vector<std::vector<float>> reference;
+    for (int t = 0; t < ticks; ++t) reference.push_back(straight.tick());
+    const auto reference_weights = straight.weights();
+    for (const auto& [from, to] : std::vector<std::pair<std::size_t, std::size_t>>{{3, 2}, {1, 4}, {4, 1}, {2, 2}, {2, 3}}) {
+        INFO(from << " nodes, restored on " << to);
+        cluster before(net, scatter(100, from, static_cast<unsigned>(from)), from);
+        for (int t = 0; t < at; ++t) before.tick();
+        const auto states = before.capture();
+        REQUIRE(std::any_of(states.begin(), states.end(), [](const neuron_state& s) { return !s.synapses.empty(); }));
+        cluster after(net, scatter(100, to, static_cast<unsigned>(10 + to)), to);
+        after.restore(states, at);
+        for (int t = at; t < ticks; ++t) REQUIRE(after.tick() == reference[static_cast<std::size_t>(t)]);
+        require_same_weights(after.weights(), reference_weights);
+    }
+}
+
+TEST_CASE("a plastic state that does not fit its network is refused") {
+    const auto net = recurrent_plastic_network();
+    cluster c(net, scatter(100, 2, 2), 2);
+    for (int t = 0; t < 50; ++t) c.tick();
+    auto states = c.capture();
+    const auto target = std::find_if(states.begin(), states.end(), [](const neuron_state& s) { return !s.synapses.empty(); });
+    SECTION("a synapse value too few") {
+        target->synapses.pop_back();
+        REQUIRE_THROWS_WITH(c.restore(states, 50), Catch::Contains("do not fit its plastic synapses"));
+    }
+    SECTION("a trace missing") {
+        target->traces.clear();
+        REQUIRE_THROWS_WITH(c.restore(states, 50), Catch::Contains("does not match its network"));
     }
 }

@@ -2,13 +2,23 @@
 // spikes and the same learned weights (--weights) on 1, 2, 3 and 4 nodes; a cluster driven
 // by hand gives them too through dnnc weights --lead, for one projection or all; reading
 // weights while the network runs, naming a projection that is not plastic, or a plastic
-// network under window sync are refused with exit 2, and the cluster keeps running.
+// network under window sync are refused with exit 2, and the cluster keeps running. A
+// snapshot taken on 4 nodes (binary or XML) restored on 2 continues as a straight run, and
+// one whose synapse state does not fit its network is refused, leaving the cluster as it was;
+// recovery from a dead node restores the last checkpoint's learned state.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <regex>
 #include <sstream>
+#include <thread>
 
 using namespace dnnc::test;
 
@@ -112,4 +122,90 @@ TEST_CASE("a plastic network under window sync is refused with its location, exi
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("w.xml:") != std::string::npos);
     CHECK(r.err.find("lockstep") != std::string::npos);
+}
+
+TEST_CASE("a plastic network snapshotted on 4 nodes and restored on 2 learns on as a straight run") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    must(dnnc + " run " + example + " --nodes 1 --ticks 2000 --weights " + out("straight.csv"));
+    std::vector<int> four, two;
+    const auto first = dir.file("four.xml", with_cluster("stdp/stdp.xml", {1, 1, 1, 1}, four));
+    const auto second = dir.file("two.xml", with_cluster("stdp/stdp.xml", {2, 1}, two));
+    {
+        local_cluster_guard c(first);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " submit " + first + to_of(four));
+        must(dnnc + " step 1200" + lead_of(four));
+        must(dnnc + " snapshot -o " + out("k.dnncs") + lead_of(four));
+        must(dnnc + " snapshot -o " + out("k.xml") + lead_of(four));
+    }
+    const std::string xml = slurp(out("k.xml"));
+    CHECK(xml.find("<trace tau=\"20\"") != std::string::npos);
+    CHECK(xml.find(" synapses=\"") != std::string::npos);
+    local_cluster_guard c(second);
+    REQUIRE(c.up.exit_code == 0);
+    for (const char* snapshot : {"k.dnncs", "k.xml"}) {
+        INFO(snapshot);
+        must(dnnc + " restore " + out(snapshot) + " --replace --cluster " + second + to_of(two));
+        must(dnnc + " step 800" + lead_of(two));
+        must(dnnc + " weights -o " + out("restored.csv") + lead_of(two));
+        CHECK(sorted_csv(slurp(out("restored.csv"))) == sorted_csv(slurp(out("straight.csv"))));
+    }
+
+    // One synapse value short: refused with exit 2, and the cluster still holds what it ran.
+    const auto bad = dir.file("bad.xml", std::regex_replace(xml, std::regex(" synapses=\"([^\"]*) [^ \"]+\""), " synapses=\"$1\"",
+                                                             std::regex_constants::format_first_only));
+    REQUIRE(slurp(bad) != xml);
+    const auto refused = run_command(dnnc + " restore " + bad + " --replace --cluster " + second + to_of(two));
+    INFO(refused.err);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("does not match its network"));
+    const auto status = nlohmann::json::parse(run_command(dnnc + " status --json" + lead_of(two)).out);
+    CHECK(status["tick"] == 1999);
+    must(dnnc + " weights -o " + out("after.csv") + lead_of(two));
+    CHECK(sorted_csv(slurp(out("after.csv"))) == sorted_csv(slurp(out("straight.csv"))));
+}
+
+TEST_CASE("recovery of a plastic network from a dead node learns on as a run without the failure") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", std::regex_replace(with_cluster("stdp/stdp.xml", {1, 1, 1}, ports), std::regex("<run probes=\"2\"/>"),
+                                                               "<run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>"));
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);  // the nodes' state folders, where checkpoints go
+    const auto checkpoints = (dir.path / "dnnc" / "checkpoints").string();
+    const int total = 1000;
+    {
+        local_cluster_guard cluster(config);
+        REQUIRE(cluster.up.exit_code == 0);
+        must(dnnc + " submit " + config + to_of(ports));
+        must(dnnc + " start" + lead_of(ports));
+        auto checkpoint_files = [&] {
+            std::size_t files = 0;
+            if (std::filesystem::exists(checkpoints))
+                for (const auto& e : std::filesystem::recursive_directory_iterator(checkpoints)) files += e.is_regular_file();
+            return files;
+        };
+        for (int i = 0; i < 200 && checkpoint_files() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        REQUIRE(checkpoint_files() >= 2);
+        REQUIRE(kill(pid_in(cluster.up.out, "n2"), SIGKILL) == 0);
+        nlohmann::json s = nlohmann::json::object();
+        for (int i = 0; i < 50 && s.value("state", "") != "failed"; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            s = nlohmann::json::parse(run_command(dnnc + " status --json" + lead_of(ports)).out);
+        }
+        REQUIRE(s["state"] == "failed");
+        const auto recovered = run_command(dnnc + " recover --json" + lead_of(ports));
+        INFO(recovered.err);
+        REQUIRE(recovered.exit_code == 0);
+        const int tick = nlohmann::json::parse(recovered.out)["tick"].get<int>();
+        REQUIRE(tick > 0);
+        REQUIRE(tick < total);
+        must(dnnc + " step " + std::to_string(total - tick) + lead_of(ports));
+        must(dnnc + " weights -o " + (dir.path / "recovered.csv").string() + lead_of(ports));
+    }
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc + " run " + example + " --nodes 1 --ticks " + std::to_string(total) + " --weights " + straight);
+    CHECK(sorted_csv(slurp((dir.path / "recovered.csv").string())) == sorted_csv(slurp(straight)));
 }

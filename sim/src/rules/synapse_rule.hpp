@@ -30,7 +30,17 @@ public:
     // Its synapses, in the store's order: `weights` are their weights as built. The rule keeps
     // whatever else it holds per synapse (synapse i: the i-th of these).
     virtual void add_synapses(const std::vector<float>& weights) { (void)weights; }
-    virtual bool has_synapse_state() const { return false; }
+    // How many values it keeps per synapse (snapshots carry them), and synapse i's.
+    virtual std::size_t state_size() const { return 0; }
+    virtual void save_state(std::size_t i, float* values) const {
+        (void)i;
+        (void)values;
+    }
+    virtual void load_state(std::size_t i, const float* values) {
+        (void)i;
+        (void)values;
+    }
+    bool has_synapse_state() const { return state_size() != 0; }
 
     // A target spike reaches synapse i, of weight w; `source_trace`: K+ just before.
     virtual void target_spike(std::size_t i, float& w, double source_trace) const {

@@ -20,7 +20,13 @@ public:
 
     double source_trace_tau() const override { return 0; }
     bool reads_target_trace() const override { return false; }
-    bool has_synapse_state() const override { return true; }
+    std::size_t state_size() const override { return 3; }
+    void save_state(std::size_t i, float* values) const override {
+        values[0] = state_[i].weight;
+        values[1] = state_[i].x;
+        values[2] = state_[i].u;
+    }
+    void load_state(std::size_t i, const float* values) override { state_[i] = {values[0], values[1], values[2]}; }
 
     void add_synapses(const std::vector<float>& weights) override {
         for (const float w : weights) state_.push_back({w, static_cast<float>(x0_), static_cast<float>(u0_)});

@@ -276,12 +276,26 @@ struct run_settings {
     source_location where;
 };
 
+// A neuron's recent spikes as plastic synapses read them: the ticks of its last spikes, oldest
+// first, and a trace's value just after each. The trace is the neuron's K- (post, time
+// constant tau_minus) or a source trace K+ of time constant `tau` ms (0: spike times only).
+struct spike_trace {
+    double tau = 0;
+    bool post = false;
+    std::vector<std::int64_t> ticks;
+    std::vector<double> values;
+};
+
 struct neuron_state {
     std::string id;
     double output = 0;
     std::vector<double> state;
     std::vector<double> history;  // newest first
     source_location where;
+    // Networks with plastic synapses only: the neuron's traces, and the state of its incoming
+    // plastic synapses in canonical order, per synapse its stored weight, then its rule's values.
+    std::vector<spike_trace> traces;
+    std::vector<double> synapses;
 };
 
 // The latest tick a state may be at (check_state): beyond any run (2^53 ticks of 0.1 ms are
@@ -397,6 +411,7 @@ DNNC_DECLARE_EQ(cluster_node)
 DNNC_DECLARE_EQ(cluster_link)
 DNNC_DECLARE_EQ(cluster)
 DNNC_DECLARE_EQ(run_settings)
+DNNC_DECLARE_EQ(spike_trace)
 DNNC_DECLARE_EQ(neuron_state)
 DNNC_DECLARE_EQ(snapshot_state)
 DNNC_DECLARE_EQ(document)

@@ -93,6 +93,10 @@ public:
     // element's index into them.
     const std::vector<resolved_synapse_model>& synapse_models() const { return models_; }
     std::uint32_t synapse_model(std::size_t element) const { return elements_[element].model; }
+    // The element's source neurons: indices [first, first + size).
+    std::pair<neuron_index, std::uint64_t> sources(std::size_t element) const {
+        return {static_cast<neuron_index>(elements_[element].from_first), elements_[element].from_size};
+    }
     // Where the element stands in its document.
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 

@@ -5,10 +5,12 @@
 // was taken from, plus every neuron's state keyed by id (no node assignment). It is
 // written as XML (network.xsd) or, for large networks, in a compact binary form
 // (`.dnncs`):
-//   "DNNCSNAP" | u32 version (1) | u64 length + the document without its state, as XML |
+//   "DNNCSNAP" | u32 version (3) | u64 length + the document without its state, as XML |
 //   i64 tick | u64 count | per neuron: u32 index, f32 output, u8 n + n x f32 state,
-//   u16 m + m x f32 history | 32-byte SHA-256 of everything before it.
-// Little-endian. Indices refer to the expanded network of the embedded document.
+//   u16 m + m x f32 history, u8 t + t traces (f64 tau, u8 post, u32 k + k x (i64 tick,
+//   f64 value)), u64 s + s x f32 synapse values | 32-byte SHA-256 of everything before it.
+// Little-endian. Indices refer to the expanded network of the embedded document. Version 2
+// is the same without traces and synapse values (written before synapses could learn).
 #include "dnnc/core/files.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -27,6 +29,8 @@ struct indexed_state {
     float output = 0;
     std::vector<float> variables;
     std::vector<float> history;  // newest first
+    std::vector<spike_trace> traces;  // as neuron_state's
+    std::vector<float> synapses;
 };
 
 std::string encode_states(const std::vector<indexed_state>& states);
@@ -51,9 +55,10 @@ bool is_binary_snapshot(std::string_view bytes);
 // The state of a snapshot by global index, checked against the network: every neuron
 // present once, as many variables as its model has, history as long as the longest delay
 // minus one, outputs that its model produces (0 or 1 for spiking models and step, 0..1 for
-// sigmoid, ...) and a refractory count that is a whole number of ticks within the neuron's
-// refractory period. `net` needs only the neurons (expand_neurons). Throws config_error
-// located at the offending entry.
+// sigmoid, ...), a refractory count that is a whole number of ticks within the neuron's
+// refractory period, and as many synapse values as its plastic synapses keep (counted from
+// the rules, a block of targets at a time). `net` needs only the neurons (expand_neurons).
+// Throws config_error located at the offending entry.
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
 
 }  // namespace dnnc::protocol

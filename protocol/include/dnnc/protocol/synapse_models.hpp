@@ -25,7 +25,8 @@ struct synapse_model_info {
     // The parameter that bounds the weight and gives its sign (Wmax), if any.
     const char* weight_bound;
     // Bytes of state per synapse beyond the source, weight and delay the store keeps for
-    // every synapse with its own weight (docs/simulation.md).
+    // every synapse with its own weight (docs/simulation.md): float32 values, which
+    // snapshots carry after the weight.
     std::size_t state_bytes;
 };
 

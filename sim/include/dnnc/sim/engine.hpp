@@ -123,12 +123,17 @@ struct synapse_weight {
 };
 
 // Per-neuron state for snapshots: the model's variables, its last output and the outputs
-// of past ticks that delayed synapses still read (newest first).
+// of past ticks that delayed synapses still read (newest first). With plastic synapses also
+// the neuron's traces (every one any node's rules read, taken on its own node, complete
+// through the tick before its last output) and its incoming plastic synapses' state in row
+// order: per synapse its stored weight, then its rule's values.
 struct neuron_state {
     global_index index = 0;
     float output = 0;
     std::vector<float> variables;
     std::vector<float> history;
+    std::vector<protocol::spike_trace> traces;
+    std::vector<float> synapses;
 };
 
 class engine {
