@@ -16,19 +16,21 @@ The model is Brian2's examples/synapses/STDP.py with two changes, so that it is 
   conductance-based neuron): dv/dt = (E_L - v)/tau_m + I/C_m, dI/dt = -I/tau_syn_ex,
   integrated exactly; v >= V_th spikes and resets v; no refractory period;
 - the synapse follows NEST's stdp_synapse, whose whole delay d (one 0.1 ms tick here) is
-  dendritic: a source spike reaches the synapse at once (pathway "pre", no delay) and is
-  delivered d later with the weight it left ("deliver"); a target spike reaches the synapse
-  d later ("post"). The example delivers first and then depresses; NEST depresses first.
-- at one time step NEST takes the target's spike before the source's, and neither event of
-  a pair at zero lag sees the other: the target's facilitation reads K+ without the source's
-  spike of that time, the source's depression reads K- just before t - d, without the
-  target's spike at t - d. Brian2 runs a synapse's source pathways before its target
-  pathway, and a trace read there includes what the other pathway added in the same step.
-  So the pathways run deliver, post, pre (a delivery carries the weight of its sending
-  time), and a source spike's depression takes back the target's increment of the same step
-  (tpost == t). Without that, about 1.5 inputs spike in the tick after each output spike and
-  each gains 0.01 gmax that NEST's rule does not give, a steady bias of the drift that
-  alpha = 1.05 leaves.
+  dendritic: a source spike at t reaches the synapse at t, depresses it and is delivered at
+  t + d with the weight it left (the example delivers first, then depresses); a target
+  spike at t_post reaches it at t_post + d. Shifting every synapse event by the same d
+  keeps their order, so the source's pathway runs d after its spike (depress, deliver,
+  Apre) and the target's 2d after (Apost, facilitate). (Brian2 adds the current after
+  the step's integration, as iaf_psc_exp does, so a delivery d after the spike lands on
+  dnnc's tick);
+- at one time NEST takes the target's spike first, and neither event of a pair at zero lag
+  sees the other (the facilitation reads K+ without the source's spike of that time, the
+  depression K- just before t - d). Brian2 runs a synapse's source pathway before its
+  target pathway, and a trace read there includes what the other added in the same step.
+  So the target's pathway runs first here, and a depression takes back a target's
+  increment of the same step (tpost == t). Without that, an input spiking d after an
+  output spike's arrival gains dApre that NEST's rule does not give: about 1.5 inputs for
+  each output spike, a steady bias of the drift that alpha = 1.05 leaves.
 """
 import argparse
 import csv
@@ -81,14 +83,17 @@ def main():
                            tpost : second
                            dApre/dt = -Apre/taupre : amp (event-driven)
                            dApost/dt = -Apost/taupost : amp (event-driven)""",
-                        on_pre={"pre": "w = clip(w + Apost - dApost * int(tpost == t), 0*pA, gmax)\nApre += dApre",
-                                "deliver": "I_post += w"},
-                        on_post="Apost += dApost\ntpost = t\nw = clip(w + Apre, 0*pA, gmax)",
-                        delay={"pre": 0 * ms, "deliver": p["delay_ticks"] * dt, "post": p["delay_ticks"] * dt})
+                        on_pre="""w = clip(w + Apost - dApost * int(tpost == t), 0*pA, gmax)
+                                  I_post += w
+                                  Apre += dApre""",
+                        on_post="""Apost += dApost
+                                   tpost = t
+                                   w = clip(w + Apre, 0*pA, gmax)""",
+                        delay={"pre": p["delay_ticks"] * dt, "post": 2 * p["delay_ticks"] * dt})
     synapses.connect()  # i -> 0, in source order
     synapses.w = w0 * pA
     synapses.tpost = -1 * second
-    synapses.deliver.order, synapses.post.order, synapses.pre.order = -3, -2, -1
+    synapses.post.order = -2  # before the source pathway (-1) of the same step
     spikes = SpikeMonitor(neuron)
     Network(source, neuron, synapses, spikes).run(p["seconds"] * 1000 * ms, namespace=namespace)
 
