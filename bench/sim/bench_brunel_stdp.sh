@@ -36,7 +36,7 @@ sed -e 's#<network name="brunel" dt="0.1">#&\n    <synapse-model id="ee" model="
 grep -q 'synapse-model="ee"' "$work/plastic.xml"
 ticks=$("$python" -c "print(round($ms * 10))")
 
-echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git rev-parse --short HEAD), $ms ms ($ticks ticks), $rounds round(s)"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git rev-parse --short HEAD), load average $(cut -d" " -f1-3 /proc/loadavg), $ms ms ($ticks ticks), $rounds round(s)"
 for ((r = 0; r < rounds; ++r)); do
   build/tools/dnnc run "$work/plastic.xml" --nodes 1 --ticks "$ticks" --json --spikes "$work/dnnc.csv" > "$work/dnnc-$r.json"
   "$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("dnnc: %.2f s ticks, %.2f s set-up" % (d["seconds"], d["setup_seconds"]))' "$work/dnnc-$r.json"

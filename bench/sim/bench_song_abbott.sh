@@ -50,7 +50,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 ticks=$("$python" -c "print(round($seconds * 10000))")
-echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git rev-parse --short HEAD), $seconds s ($ticks ticks), gmax $gmax pA, seed $seed"
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git rev-parse --short HEAD), load average $(cut -d" " -f1-3 /proc/loadavg), $seconds s ($ticks ticks), gmax $gmax pA, seed $seed"
 "$python" bench/sim/song_abbott.py make --dir "$work" --seconds "$seconds" --gmax "$gmax" --seed "$seed"
 # The initial weights: tick 0 changes none (tick t takes the events of synapse time t - 1).
 build/tools/dnnc run "$work/song_abbott.xml" --nodes 1 --ticks 1 --weights "$work/weights0.csv" > /dev/null
