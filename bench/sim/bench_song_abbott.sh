@@ -25,7 +25,8 @@
 # rate (last 20 s and whole run), a text histogram of the weights (bimodal: both ends
 # populated, the middle sparse), PASS/MISS per figure (within 10% of each other), and the
 # wall times: dnnc's tick time (dnnc run --json "seconds") and Brian2's simulation loop
-# (C++ standalone; code generation and compilation not counted). Exits 1 on a MISS.
+# (C++ standalone; code generation and compilation not counted). Exits 1 on a MISS or a
+# weight distribution that is not bimodal.
 # The document has an idle neuron that nothing drives or records: while a network with a
 # spike source records every neuron of a spiking model, a node lists the sources' spikes
 # too, and dnnc run --spikes stops ("the lead sent a spike of neuron 0, which it does not

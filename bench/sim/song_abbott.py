@@ -19,7 +19,7 @@ after one tick (`dnnc run --ticks 1 --weights`) and hands to Brian2.
 DIR/brian_weights.csv and prints, for each simulator, the fraction of weights above gmax/2,
 the mean weight / gmax, the output rate over the last --rate-window seconds and over the
 whole run, a text histogram of the weights, PASS/MISS per figure (within 10% of each
-other), and both wall times. Exits 1 on a MISS.
+other), and both wall times. Exits 1 on a MISS or a distribution that is not bimodal.
 """
 import argparse
 import csv
@@ -148,7 +148,7 @@ def report(args):
     print(f"\n{p['inputs']} inputs at {p['rate_hz']:g} Hz, {p['input_spikes']} input spikes, {seconds:g} s simulated, "
           f"gmax {gmax:g} pA; initial weights: mean/gmax {np.mean(w0) / gmax:.3f}, "
           f"above gmax/2 {np.mean(w0 > gmax / 2):.3f}")
-    stats = {}
+    stats, unimodal = {}, False
     for name, (w, s) in sims.items():
         stats[name] = figures(w, s, gmax, seconds, window)
         ends = np.mean(w < 0.1 * gmax) + np.mean(w > 0.9 * gmax)
@@ -156,6 +156,7 @@ def report(args):
         print(f"\n== {name}: final weights / gmax ({w.size} synapses)")
         print("\n".join(histogram(w, gmax)))
         bimodal = np.mean(w < 0.1 * gmax) > 0.05 and np.mean(w > 0.9 * gmax) > 0.05 and middle < 0.25
+        unimodal |= not bimodal
         print(f"  below 0.1 gmax {np.mean(w < 0.1 * gmax):.3f}, above 0.9 gmax {np.mean(w > 0.9 * gmax):.3f}, "
               f"in [0.25, 0.75] gmax {middle:.3f}: {'bimodal' if bimodal else 'NOT bimodal'} "
               f"(both ends > 5%, middle half < 25%; {ends:.3f} at the ends)")
@@ -178,7 +179,7 @@ def report(args):
           f"Brian2 {brian['loop_s']:.2f} loop ({brian['binary_s']:.2f} the compiled binary in all; "
           f"code generation and compilation {brian['build_s']:.1f} not counted)")
     print(f"dnnc / Brian2 (ticks / loop): {dnnc_run['seconds'] / brian['loop_s']:.2f}")
-    return 1 if missed else 0
+    return 1 if missed or unimodal else 0
 
 
 def main():
