@@ -29,10 +29,12 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
                                          std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms))
                                    : std::make_unique<mpi_transport>(config, mpi, engine_)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
+    // Every neuron whose spikes the engine lists (spike sources too), against those recorded:
+    // when they are the same, the engine's list is passed on unfiltered.
     std::size_t spiking = 0;
     for (const auto& n : config.neurons) {
         if (n.report) reported_.push_back(n.index);
-        if (!protocol::is_spiking(n.params.model)) continue;
+        if (!protocol::emits_spikes(n.params.model)) continue;
         ++spiking;
         if (n.record) recorded_.push_back(n.index);
     }

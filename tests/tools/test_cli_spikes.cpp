@@ -222,3 +222,24 @@ TEST_CASE("a spike source read from a CSV beside the document drives the network
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains((dir.path / "in.csv").string() + ":3:5: index 20 is out of range; the spike source has 20 members"));
 }
+
+// Regression: with every spiking-model neuron recorded and a spike source that is not, the
+// node passed the source's spikes on too, and dnnc run failed ("a spike of neuron N, which
+// it does not record").
+TEST_CASE("recording every neuron but an unrecorded spike source records only those neurons") {
+    scratch_dir dir;
+    dir.file("in.csv", "t_ms,index\n0.5,0\n1.0,1\n3,2\n");
+    const auto doc = dir.file("t.xml", R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="t" dt="0.1">
+    <spike-source id="S" size="3" file="in.csv"/>
+    <population id="P" size="1" model="iaf_psc_exp" V_th="-69.9"/>
+    <projection from="S" to="P" kind="all" delay="1" weight="200"/>
+    <record neurons="P"/>
+  </network>
+  <run sync="lockstep" send="nonzero"/>
+</dnnc>
+)");
+    const auto spikes = dnnc_run(dir, doc, "--nodes 1 --ticks 60", "s.csv");
+    CHECK(spikes.find(",S,") == std::string::npos);
+    CHECK(spikes.find(",P,0") != std::string::npos);
+}
