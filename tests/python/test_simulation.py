@@ -235,3 +235,22 @@ def test_weights_of_a_plastic_projection_equal_dnnc_runs_csv(tmp, nodes):
         assert np.all(weight < 0) and np.any(weight != np.float32(-4))
         with pytest.raises(Exception, match="no plastic projection 'E_I'"):
             sim.weights("E_I")
+
+
+def test_a_plastic_network_snapshotted_on_4_nodes_learns_on_2_as_a_straight_run(tmp):
+    stdp = dnnc.load(example("stdp/stdp.xml"))
+    with dnnc.Simulation(stdp, nodes=1) as sim:
+        sim.run(1500)
+        straight = sim.weights("E_E")
+    with dnnc.Simulation(stdp, nodes=4) as sim:
+        sim.run(900)
+        sim.freeze()
+        assert sim.snapshot(tmp / "stdp.dnncs") == 900
+    with dnnc.restore(tmp / "stdp.dnncs", nodes=2) as sim:
+        sim.run(600)
+        source, target, weight = sim.weights("E_E")
+    order = np.lexsort((straight[0], straight[1]))
+    again = np.lexsort((source, target))
+    assert np.array_equal(source[again], straight[0][order]) and np.array_equal(target[again], straight[1][order])
+    assert weight[again].tobytes() == straight[2][order].tobytes()
+    assert np.any(weight != np.float32(1.5))

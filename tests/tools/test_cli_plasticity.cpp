@@ -5,7 +5,8 @@
 // network under window sync are refused with exit 2, and the cluster keeps running. A
 // snapshot taken on 4 nodes (binary or XML) restored on 2 continues as a straight run, and
 // one whose synapse state does not fit its network is refused, leaving the cluster as it was;
-// recovery from a dead node restores the last checkpoint's learned state.
+// recovery from a dead node restores the last checkpoint's learned state, and so does the
+// standby when the lead of a dnnc run is killed.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <future>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -208,4 +210,37 @@ TEST_CASE("recovery of a plastic network from a dead node learns on as a run wit
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc + " run " + example + " --nodes 1 --ticks " + std::to_string(total) + " --weights " + straight);
     CHECK(sorted_csv(slurp((dir.path / "recovered.csv").string())) == sorted_csv(slurp(straight)));
+}
+
+TEST_CASE("dnnc run of a plastic network goes on when its lead is killed, with the spikes and weights of a run without the failure") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", std::regex_replace(with_cluster("stdp/stdp.xml", {1, 1, 1}, ports), std::regex("<run probes=\"2\"/>"),
+                                                               "<run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"1000\"/>"));
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    const std::string ticks = " --ticks 12000";
+    must(dnnc + " run " + config + ticks + " --spikes " + out("straight-spikes.csv") + " --weights " + out("straight.csv"));
+    auto run = std::async(std::launch::async, [&] {
+        return run_command(dnnc + " run " + config + ticks + " --spikes " + out("failed-spikes.csv") + " --weights " + out("failed.csv"));
+    });
+    // Once the run is past a few checkpoints, its lead goes.
+    int pid = 0;
+    for (int i = 0; i < 1200 && pid == 0; ++i) {
+        const auto r = run_command(dnnc + " status --json" + lead_of(ports));
+        if (r.exit_code == 0) {
+            const auto s = nlohmann::json::parse(r.out);
+            if (s.value("tick", 0) > 3000) pid = s["pid"].get<int>();
+        }
+        if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    REQUIRE(pid > 0);
+    REQUIRE(kill(pid, SIGKILL) == 0);
+    const auto r = run.get();
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("took over the run"));
+    CHECK(slurp(out("failed-spikes.csv")) == slurp(out("straight-spikes.csv")));
+    CHECK(sorted_csv(slurp(out("failed.csv"))) == sorted_csv(slurp(out("straight.csv"))));
 }
