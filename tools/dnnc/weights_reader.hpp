@@ -25,4 +25,8 @@ void read_weights(const client_options& o, const std::string& lead, const std::s
 // significant digits, which round-trip a float32); returns how many rows it wrote.
 std::uint64_t save_weights(const client_options& o, const std::string& lead, const std::string& path, const std::string& projection);
 
+// Where `dnnc run --weights PATH --weights-every T` writes the weights after `tick` ticks:
+// beside PATH, its name with "-TICK" before the extension (w.csv: w-1000.csv).
+std::string weights_sample_path(const std::string& path, std::int64_t tick);
+
 }  // namespace dnnc::cli
