@@ -103,7 +103,7 @@ int run_run(const run_options& o) {
     launch.log_level = o.log_level;
     launch.http_port = o.http;
     launch.http_bind = o.http_bind;
-    json summary, progress, populations, final_status;
+    json summary, progress, populations, final_status, histograms;
     std::int64_t spikes_lost = 0, rows_missed = 0;
     std::uint64_t weights_written = 0;
     std::vector<std::string> weight_samples;
@@ -173,8 +173,10 @@ int run_run(const run_options& o) {
             if (done == o.ticks) break;
             weight_samples.push_back(weights_sample_path(o.weights, progress["completed"].get<std::int64_t>() + 1));
             save_weights(client, lead, weight_samples.back(), "");
+            read_weight_histograms(client, lead);  // for the live page
         }
         if (!o.weights.empty()) weights_written = save_weights(client, lead, o.weights, "");
+        histograms = read_weight_histograms(client, lead);
         if (took_over) {  // the summary names the nodes that ran to the end
             const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
             json nodes = json::array();
@@ -201,6 +203,7 @@ int run_run(const run_options& o) {
                 {"sync", progress["sync"]}, {"setup_seconds", summary["seconds"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     if (read_spikes) report["populations"] = populations;
+    if (!histograms["projections"].empty()) report["weight_histograms"] = histograms;
     if (rows_missed > 0)
         throw error("the lead dropped " + std::to_string(rows_missed) + " output rows that were not read in time");
     if (spikes_lost > 0)

@@ -46,6 +46,10 @@ std::uint64_t save_weights(const client_options& o, const std::string& lead, con
     return written;
 }
 
+json read_weight_histograms(const client_options& o, const std::string& lead) {
+    return json::parse(call_node(o, lead, {protocol::message_type::weight_histograms, 0, 0, {}}).payload);
+}
+
 std::string weights_sample_path(const std::string& path, std::int64_t tick) {
     const std::filesystem::path p(path);
     return (p.parent_path() / (p.stem().string() + "-" + std::to_string(tick) + p.extension().string())).string();
