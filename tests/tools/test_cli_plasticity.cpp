@@ -18,19 +18,6 @@ namespace {
 
 const std::string example = source_path("examples/stdp/stdp.xml");
 
-// The CSV's header, then its rows sorted (the rows come node by node).
-std::string sorted_csv(const std::string& text) {
-    std::istringstream in(text);
-    std::string header, line;
-    std::getline(in, header);
-    std::vector<std::string> rows;
-    while (std::getline(in, line)) rows.push_back(line);
-    std::sort(rows.begin(), rows.end());
-    std::string out = header + "\n";
-    for (const auto& r : rows) out += r + "\n";
-    return out;
-}
-
 std::size_t rows_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1; }
 
 }  // namespace
