@@ -269,7 +269,7 @@ void add_run(CLI::App& app, action& chosen) {
     auto* weights = cmd->add_option("--weights", o->weights,
                                     "Write the plastic synapses' final weights here as CSV (projection,source,target,weight)");
     cmd->add_option("--weights-every", o->weights_every,
-                    "Also write the weights after every T ticks, W.csv's after tick t into W-t.csv (the run freezes there)")
+                    "Also write the weights every T ticks, those after t ticks into W-t.csv beside W.csv (the run freezes there)")
         ->needs(weights)
         ->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
