@@ -56,8 +56,9 @@ std::vector<plastic_element> plastic_elements(const protocol::network& net) {
         const auto& where = synapse ? net.synapses[ref.index].where : net.projections[ref.index].where;
         const auto resolved = protocol::resolve_synapse_model(net, model, where);
         if (!resolved.info->plastic) continue;
+        const auto* bound = resolved.info->weight_bound;
         plastic.push_back({e, element_label(net, e), synapse, resolved.id, resolved.info->name,
-                           resolved.info->weight_bound ? std::optional<double>(resolved.value(resolved.info->weight_bound)) : std::nullopt});
+                           bound ? std::optional<double>(resolved.value(bound)) : std::nullopt});
     }
     return plastic;
 }
