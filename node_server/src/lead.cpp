@@ -9,6 +9,7 @@
 #include "dnnc/sim/memory.hpp"
 #include "node_messages.hpp"
 #include "probe_route.hpp"
+#include "weight_bins.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +25,45 @@ namespace dnnc::node_server {
 using json = nlohmann::json;
 using protocol::frame;
 using protocol::message_type;
+
+namespace {
+
+// A connection element whose synapses learn: how its weights are named (its projection's id,
+// or projection[i], synapse[i]), whether it is an explicit synapse, its synapse model as the
+// element names it and the model itself, and the bound of its weights (Wmax), if the model
+// has one.
+struct plastic_element {
+    std::size_t element;
+    std::string label;
+    bool synapse;
+    std::string reference, model;
+    std::optional<double> bound;
+};
+
+std::string element_label(const protocol::network& net, std::size_t element) {
+    const auto& ref = net.connection_order.at(element);
+    if (ref.kind == protocol::connection_ref::type::synapse) return "synapse[" + std::to_string(ref.index) + "]";
+    const auto& id = net.projections[ref.index].id;
+    return id.empty() ? "projection[" + std::to_string(ref.index) + "]" : id;
+}
+
+std::vector<plastic_element> plastic_elements(const protocol::network& net) {
+    std::vector<plastic_element> plastic;
+    for (std::size_t e = 0; e < net.connection_order.size(); ++e) {
+        const auto& ref = net.connection_order[e];
+        const bool synapse = ref.kind == protocol::connection_ref::type::synapse;
+        const auto& model = synapse ? net.synapses[ref.index].synapse_model : net.projections[ref.index].synapse_model;
+        const auto& where = synapse ? net.synapses[ref.index].where : net.projections[ref.index].where;
+        const auto resolved = protocol::resolve_synapse_model(net, model, where);
+        if (!resolved.info->plastic) continue;
+        const auto* bound = resolved.info->weight_bound;
+        plastic.push_back({e, element_label(net, e), synapse, resolved.id, resolved.info->name,
+                           bound ? std::optional<double>(resolved.value(bound)) : std::nullopt});
+    }
+    return plastic;
+}
+
+}  // namespace
 
 struct lead::lead_state {
     plan::network_plan plan;
@@ -41,6 +81,12 @@ struct lead::lead_state {
     json populations;  // how each population is spread over the nodes; made by the first describe
     std::vector<std::string> pages;  // where each node's live page is, as its heartbeat said
     std::uint64_t epoch = 0;         // of the configs this lead installed (node_config::epoch)
+    std::vector<plastic_element> plastic{};
+    // The plastic weights' histograms of the last freeze (weight_histograms), and the tick of
+    // the last histograms made or tried, so that statuses ask the nodes once per freeze.
+    json histograms{};
+    std::optional<std::int64_t> binned_tick{};
+    bool binning = false;
 };
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
@@ -50,7 +96,7 @@ lead::~lead() { shutdown(); }
 
 std::vector<message_type> lead::handles() const {
     return {message_type::submit, message_type::tick_report, message_type::control, message_type::output,
-            message_type::spikes, message_type::snapshot, message_type::weights};
+            message_type::spikes, message_type::snapshot, message_type::weights, message_type::weight_histograms};
 }
 
 void lead::handle(const frame& request, responder respond) {
@@ -87,6 +133,11 @@ void lead::handle(const frame& request, responder respond) {
     case message_type::weights:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] { return reply_of(message_type::weights_reply, weights(parse_payload(payload)).dump()); });
+        });
+        return;
+    case message_type::weight_histograms:
+        tasks_.run([this, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::weight_histograms_reply, weight_histograms().dump()); });
         });
         return;
     default: throw protocol_error("unexpected frame");
@@ -269,21 +320,8 @@ json lead::weights(const json& request) {
     }
     if (!state) throw error("this node is not the lead of a network");
     const auto& net = *state->plan.doc.net;
-    auto label = [&](std::size_t element) {
-        const auto& ref = net.connection_order.at(element);
-        if (ref.kind == protocol::connection_ref::type::synapse) return "synapse[" + std::to_string(ref.index) + "]";
-        const auto& id = net.projections[ref.index].id;
-        return id.empty() ? "projection[" + std::to_string(ref.index) + "]" : id;
-    };
     json plastic = json::array();
-    for (std::size_t e = 0; e < net.connection_order.size(); ++e) {
-        const auto& ref = net.connection_order[e];
-        const auto& model = ref.kind == protocol::connection_ref::type::synapse ? net.synapses[ref.index].synapse_model
-                                                                                : net.projections[ref.index].synapse_model;
-        const auto& where = ref.kind == protocol::connection_ref::type::synapse ? net.synapses[ref.index].where
-                                                                                : net.projections[ref.index].where;
-        if (protocol::resolve_synapse_model(net, model, where).info->plastic) plastic.push_back(label(e));
-    }
+    for (const auto& p : state->plastic) plastic.push_back(p.label);
     const auto& nodes = state->plan.doc.clu->nodes;
     const auto node = request.at("node").get<std::size_t>();
     if (node >= nodes.size()) throw usage_error("no node " + std::to_string(node) + " (the cluster has " + std::to_string(nodes.size()) + ")");
@@ -293,9 +331,91 @@ json lead::weights(const json& request) {
     const json reply = parse_payload(calls_.call_while_alive(at, frame{message_type::weights_page, 0, 0, page.dump()}, options_.silence_limit).payload);
     json rows = json::array();
     for (const auto& row : reply.at("rows"))
-        rows.push_back({label(row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
+        rows.push_back({element_label(net, row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
                         state->plan.net.neuron_name(row[2].get<protocol::neuron_index>()), row[3]});
     return {{"nodes", nodes.size()}, {"plastic", plastic}, {"total", reply.at("total")}, {"rows", rows}};
+}
+
+// A histogram per plastic projection, and one for the plastic explicit synapses of each
+// synapse model ("synapses (ID)"), so that their count never grows with the synapses. Every
+// node bins its own plastic synapses (a weight-bins frame) and the lead adds the bins: fixed
+// bins over [0, Wmax] (over [Wmax, 0] for a negative Wmax); for a model without a bound
+// (tsodyks2_synapse, whose w never changes) over [min(0, least w), max(0, greatest w)] of the
+// whole network, which a first round asks the nodes for. What the lead holds grows with the
+// histograms and their bins, never with the synapses.
+json lead::weight_histograms() {
+    std::shared_ptr<lead_state> state;
+    std::shared_ptr<lead_run> r;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state = state_;
+        r = run_;
+    }
+    if (!state || !r) throw error("this node is not the lead of a network");
+    if (!r->paused()) throw usage_error("the network is running; freeze it first");
+    const auto tick = r->next_tick() - 1;
+    // Each histogram's elements, and its first element, which gives its name, model and bound.
+    weight_groups all, unbounded;
+    std::vector<const plastic_element*> first_of;
+    std::map<std::string, std::size_t> synapses_of;  // the histogram of each synapse model's explicit synapses
+    for (const auto& p : state->plastic) {
+        auto k = first_of.size();
+        if (p.synapse) k = synapses_of.emplace(p.reference, k).first->second;
+        if (k == first_of.size()) {
+            first_of.push_back(&p);
+            all.elements.emplace_back();
+        }
+        all.elements[k].push_back(p.element);
+    }
+    for (std::size_t k = 0; k < first_of.size(); ++k)
+        if (!first_of[k]->bound) {
+            unbounded.histograms.emplace_back();
+            unbounded.elements.push_back(all.elements[k]);
+        }
+    auto bin_everywhere = [&](weight_groups& groups) {
+        const json request = weight_bins_request(groups);
+        for (const auto& n : state->plan.doc.clu->nodes) {
+            const endpoint at{n.host, static_cast<std::uint16_t>(n.port)};
+            add_weight_bins_reply(parse_payload(calls_.call_while_alive(at, frame{message_type::weight_bins, 0, 0, request.dump()},
+                                                                        options_.silence_limit).payload),
+                                  groups.histograms);
+        }
+    };
+    if (!unbounded.histograms.empty()) bin_everywhere(unbounded);
+    for (std::size_t k = 0, u = 0; k < first_of.size(); ++k) {
+        sim::weight_histogram h;
+        if (const auto& bound = first_of[k]->bound) {
+            h.lo = std::min(0.0, *bound);
+            h.hi = std::max(0.0, *bound);
+        } else if (const auto& seen = unbounded.histograms[u++]; seen.count > 0) {
+            h.lo = std::min(0.0, static_cast<double>(seen.min));
+            h.hi = std::max(0.0, static_cast<double>(seen.max));
+        }
+        h.bins.assign(weight_histogram_bins, 0);
+        all.histograms.push_back(std::move(h));
+    }
+    if (!first_of.empty()) bin_everywhere(all);
+    json projections = json::array();
+    for (std::size_t k = 0; k < first_of.size(); ++k) {
+        const auto& p = *first_of[k];
+        const auto& h = all.histograms[k];
+        json entry{{"projection", p.synapse ? "synapses (" + p.reference + ")" : p.label},
+                   {"model", p.model},
+                   {"lo", h.lo},
+                   {"hi", h.hi},
+                   {"synapses", h.count},
+                   {"bins", h.bins}};
+        if (h.count > 0) {
+            entry["min"] = h.min;
+            entry["max"] = h.max;
+        }
+        projections.push_back(std::move(entry));
+    }
+    json histograms{{"tick", tick}, {"bins", weight_histogram_bins}, {"projections", projections}};
+    std::lock_guard<std::mutex> lock(mutex_);
+    state->histograms = histograms;
+    state->binned_tick = tick;
+    return histograms;
 }
 
 // Sends every node the states it needs: its own neurons and the remote ones it reads
@@ -607,6 +727,7 @@ json lead::submit(const std::string& payload, bool replace) {
     plan::topology topo(*plan.doc.clu);
     auto state = std::make_shared<lead_state>(
         lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json(), {}});
+    state->plastic = plastic_elements(*state->plan.doc.net);
     state->times = measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
@@ -865,6 +986,24 @@ void lead::describe(json& s) {
     s["dt_ms"] = state_->plan.net.dt;
     s["edge_cut"] = state_->plan.quality.edge_cut;
     s["imbalance"] = state_->plan.quality.max_imbalance;
+    // The weights' histograms of the last freeze. Nodes read weights only while paused, so the
+    // first status that finds the network frozen (or not started) at a tick not binned yet
+    // has them made in the background, once per tick; the statuses after it show them.
+    if (!state_->histograms.is_null()) s["weight_histograms"] = state_->histograms;
+    const bool paused = r && (progress["state"] == "frozen" || progress["state"] == "idle");
+    if (paused && !state_->plastic.empty() && !state_->binning && state_->binned_tick != progress["completed"].get<std::int64_t>()) {
+        state_->binning = true;
+        state_->binned_tick = progress["completed"].get<std::int64_t>();
+        tasks_.run([this, state = state_] {
+            try {
+                weight_histograms();
+            } catch (const std::exception& e) {
+                DNNC_LOG(info, "weight histograms not made: " << e.what());
+            }
+            std::lock_guard<std::mutex> held(mutex_);
+            state->binning = false;
+        });
+    }
 }
 
 }  // namespace dnnc::node_server

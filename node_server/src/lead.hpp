@@ -6,7 +6,7 @@
 // node, watches the other nodes with heartbeats, and keeps its standby (standby.hpp) up to
 // date; on the standby's node it takes over when the lead is lost.
 //
-// Messages: submit, tick_report, control, output, spikes, snapshot.
+// Messages: submit, tick_report, control, output, spikes, snapshot, weights, weight_histograms.
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
@@ -78,6 +78,9 @@ private:
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
     std::string capture_snapshot(std::int64_t tick);
     nlohmann::json weights(const nlohmann::json& request);
+    // The frozen network's plastic weights binned per projection, as the weight-histograms
+    // frame answers them; kept for the status (the live page).
+    nlohmann::json weight_histograms();
     void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
                            std::int64_t tick);
     nlohmann::json recover();

@@ -1,6 +1,7 @@
 // The live page: one HTML document with its styles and script inline, served by
 // http_server. It reads /api/events (status, a few times a second) and polls /api/spikes for
-// the raster and the rates; its buttons post to /api/control. Nothing is fetched from
+// the raster and the rates; the status brings the plastic weights' histograms of the last
+// freeze; its buttons post to /api/control. Nothing is fetched from
 // elsewhere. The token, when the page was opened with ?token=, goes with every request.
 // On a node that does not lead, it shows that node's status and links to the lead's page;
 // when the lead stops answering, it moves to its standby's page (docs/live.md).
@@ -54,6 +55,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <section><h2>Partition</h2><table id="partition"><thead></thead><tbody></tbody></table><div id="cut" style="margin-top:6px;font-size:12px"></div></section>
 <section class="wide"><h2>Raster <span id="raster-note" style="font-weight:normal;font-size:12px"></span></h2><canvas id="raster" width="1200" height="300"></canvas></section>
 <section class="wide"><h2>Population rates (Hz)</h2><canvas id="rates" width="1200" height="200"></canvas><div id="rates-legend" style="font-size:12px"></div></section>
+<section class="wide" id="weights-section" hidden><h2>Weights <span id="weights-note" style="font-weight:normal;font-size:12px"></span></h2><div id="weights"></div></section>
 </main>
 <script>
 "use strict";
@@ -113,7 +115,7 @@ function showStatus(s){
     if (s.error && s.error !== last.error) logEvent("error: " + s.error);
     if (last.network !== s.network) logEvent("network " + s.network);
   } else logEvent("connected: " + (s.network || "no network") + ", state " + s.state);
-  measureLinks(s); showNodes(s); showGraph(s); showPartition(s);
+  measureLinks(s); showNodes(s); showGraph(s); showPartition(s); showWeights(s);
   last = s; lastAt = now;
 }
 
@@ -170,6 +172,29 @@ function showPartition(s){
   $("partition").tBodies[0].innerHTML = pops.map(p => "<tr><td>" + esc(p.id) + "</td><td>" + p.size + "</td>" +
     p.nodes.map(c => "<td>" + (c || "") + "</td>").join("") + "</tr>").join("");
   $("cut").textContent = s.edge_cut !== undefined ? "edge cut " + s.edge_cut + ", imbalance " + fmt(s.imbalance, 3) : "";
+}
+
+// The plastic weights' histograms, one per plastic projection: the nodes bin them while the
+// network is frozen, so they are those of the last freeze (or sample of dnnc run --weights-every).
+function showWeights(s){
+  const w = s.weight_histograms;
+  $("weights-section").hidden = !w;
+  if (!w) return;
+  $("weights-note").textContent = "(at tick " + w.tick + (w.tick !== s.tick ? ", the last freeze" : "") + "; " + w.bins + " bins per projection)";
+  $("weights").innerHTML = w.projections.map(histogram).join("");
+}
+function histogram(p){
+  const W = 360, H = 130, base = H - 18, high = base - 6, top = Math.max(1, ...p.bins), width = W / p.bins.length;
+  const edge = k => fmt(p.lo + k * (p.hi - p.lo) / p.bins.length, 3);
+  const bars = p.bins.map((c, k) => { const h = high * c / top;
+    return "<rect x=\"" + (k * width + 1) + "\" y=\"" + (base - h) + "\" width=\"" + (width - 2) + "\" height=\"" + h + "\" fill=\"#1f77b4\"><title>" +
+      edge(k) + " to " + edge(k + 1) + ": " + c + "</title></rect>"; }).join("");
+  return "<figure style=\"display:inline-block;margin:0 16px 8px 0\"><svg class=\"weights\" data-projection=\"" + esc(p.projection) + "\" data-synapses=\"" +
+    p.synapses + "\" viewBox=\"0 0 " + W + " " + H + "\" width=\"" + W + "\" height=\"" + H + "\" font-size=\"10\">" + bars +
+    "<line x1=\"0\" x2=\"" + W + "\" y1=\"" + base + "\" y2=\"" + base + "\" stroke=\"#889\"/><text x=\"0\" y=\"" + (H - 4) + "\">" + edge(0) +
+    "</text><text x=\"" + W + "\" y=\"" + (H - 4) + "\" text-anchor=\"end\">" + edge(p.bins.length) + "</text></svg><figcaption style=\"font-size:12px\">" +
+    esc(p.projection) + " (" + esc(p.model) + "): " + p.synapses + " synapses" + (p.synapses ? ", " + fmt(p.min, 3) + " to " + fmt(p.max, 3) : "") +
+    "</figcaption></figure>";
 }
 
 // Raster and rates: the spikes of the last `window` ticks of the lead's sample of each

@@ -1,6 +1,7 @@
 #include "node_simulation.hpp"
 
 #include "signal_transports.hpp"
+#include "weight_bins.hpp"
 
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/plan/plan.hpp"
@@ -125,6 +126,12 @@ nlohmann::json node_simulation::weights(std::uint64_t from, std::uint64_t limit)
         for (const auto& w : e.plastic_weights(from, limit)) out["rows"].push_back({w.element, w.source, w.target, w.weight});
     });
     return out;
+}
+
+nlohmann::json node_simulation::weight_bins(const nlohmann::json& request) const {
+    auto wanted = parse_weight_bins_request(request);
+    runner_->inspect_paused([&](const sim::engine& e) { sim::bin_plastic_weights(e, wanted.elements, wanted.histograms); });
+    return weight_bins_reply(wanted.histograms);
 }
 
 void node_simulation::restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next) {

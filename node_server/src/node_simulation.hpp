@@ -64,6 +64,8 @@ public:
     // A page of its plastic synapses' weights (sim::engine::plastic_weights), frozen:
     // {"total": N, "rows": [[element, source, target, weight], ...]}.
     nlohmann::json weights(std::uint64_t from, std::uint64_t limit) const;
+    // Its plastic synapses' weights binned as a weight-bins request asks (weight_bins.hpp), frozen.
+    nlohmann::json weight_bins(const nlohmann::json& request) const;
     // Installs states (local neurons and the remote ones it reads) so that the next tick is
     // `next`; the runner restarts paused there.
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);

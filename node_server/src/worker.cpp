@@ -51,7 +51,8 @@ worker::~worker() { shutdown(); }
 std::vector<message_type> worker::handles() const {
     // Signals come only over signal links, which leave the server (signal_inbox.hpp).
     return {message_type::configure, message_type::probe,   message_type::clock,
-            message_type::inputs,    message_type::capture, message_type::restore_state, message_type::weights_page};
+            message_type::inputs,    message_type::capture, message_type::restore_state, message_type::weights_page,
+            message_type::weight_bins};
 }
 
 void worker::handle(const frame& request, responder respond) {
@@ -97,6 +98,12 @@ void worker::handle(const frame& request, responder respond) {
         respond(reply_of(message_type::weights_page_reply, simulation()->weights(from, std::min(limit, max_weights_page)).dump()));
         return;
     }
+    case message_type::weight_bins:
+        // A pass over every plastic synapse of the node: off the server's thread.
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::weight_bins_reply, simulation()->weight_bins(parse_payload(payload)).dump()); });
+        });
+        return;
     case message_type::restore_state:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] {

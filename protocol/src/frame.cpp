@@ -101,13 +101,17 @@ const char* to_string(message_type t) {
     case message_type::weights_reply: return "weights-reply";
     case message_type::weights_page: return "weights-page";
     case message_type::weights_page_reply: return "weights-page-reply";
+    case message_type::weight_histograms: return "weight-histograms";
+    case message_type::weight_histograms_reply: return "weight-histograms-reply";
+    case message_type::weight_bins: return "weight-bins";
+    case message_type::weight_bins_reply: return "weight-bins-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::weights_page_reply);
+           type <= static_cast<std::uint8_t>(message_type::weight_bins_reply);
 }
 
 bool is_one_way(message_type t) {

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <fstream>
@@ -30,6 +31,19 @@ inline std::string slurp(const std::string& path) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// A CSV's header, then its rows sorted: weights CSVs list the synapses node by node.
+inline std::string sorted_csv(const std::string& text) {
+    std::istringstream in(text);
+    std::string header, line;
+    std::getline(in, header);
+    std::vector<std::string> rows;
+    while (std::getline(in, line)) rows.push_back(line);
+    std::sort(rows.begin(), rows.end());
+    std::string out = header + "\n";
+    for (const auto& r : rows) out += r + "\n";
+    return out;
 }
 
 // The pid `dnnc cluster up` printed for a node ("node ID up on HOST:PORT (pid N, ...").

@@ -1,5 +1,6 @@
 // Plastic synapses through the command line on real local clusters: dnnc run gives the same
-// spikes and the same learned weights (--weights) on 1, 2, 3 and 4 nodes; a cluster driven
+// spikes and the same learned weights (--weights) on 1, 2, 3 and 4 nodes, and with the weights
+// sampled along the way (--weights-every) the same as without; a cluster driven
 // by hand gives them too through dnnc weights --lead, for one projection or all; reading
 // weights while the network runs, naming a projection that is not plastic, or a plastic
 // network under window sync are refused with exit 2, and the cluster keeps running. A
@@ -27,19 +28,6 @@ using namespace dnnc::test;
 namespace {
 
 const std::string example = source_path("examples/stdp/stdp.xml");
-
-// The CSV's header, then its rows sorted (the rows come node by node).
-std::string sorted_csv(const std::string& text) {
-    std::istringstream in(text);
-    std::string header, line;
-    std::getline(in, header);
-    std::vector<std::string> rows;
-    while (std::getline(in, line)) rows.push_back(line);
-    std::sort(rows.begin(), rows.end());
-    std::string out = header + "\n";
-    for (const auto& r : rows) out += r + "\n";
-    return out;
-}
 
 std::size_t rows_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1; }
 
@@ -75,6 +63,34 @@ TEST_CASE("dnnc run gives the same spikes and learned weights of a plastic netwo
     while (std::getline(in, line))
         if (line.rfind("E_E,", 0) == 0 && line.substr(line.rfind(',') + 1) != "1.5") ++changed;
     CHECK(changed > 10000);
+}
+
+TEST_CASE("dnnc run --weights-every writes the weights after every T ticks and changes neither the spikes nor the final weights") {
+    scratch_dir dir;
+    auto run = [&](const std::string& name, int nodes, int ticks, const std::string& more) {
+        const auto r = run_command(dnnc_binary() + " run " + example + " --nodes " + std::to_string(nodes) + " --ticks " +
+                                   std::to_string(ticks) + " --spikes " + (dir.path / (name + ".csv")).string() + " --weights " +
+                                   (dir.path / ("w" + name + ".csv")).string() + more);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        return r.out;
+    };
+    run("straight", 1, 2500, "");
+    run("first", 1, 1000, "");
+    // Steps of 1,000, 1,000 and 500 ticks, the weights written after the first two.
+    const auto out = run("sampled", 3, 2500, " --weights-every 1000");
+    const auto sample = [&](int tick) { return (dir.path / ("wsampled-" + std::to_string(tick) + ".csv")).string(); };
+    CHECK(out.find("weights every 1000 ticks: " + sample(1000) + " ... " + sample(2000) + " (2 files)") != std::string::npos);
+    CHECK(slurp((dir.path / "sampled.csv").string()) == slurp((dir.path / "straight.csv").string()));
+    CHECK(sorted_csv(slurp((dir.path / "wsampled.csv").string())) == sorted_csv(slurp((dir.path / "wstraight.csv").string())));
+    CHECK(sorted_csv(slurp(sample(1000))) == sorted_csv(slurp((dir.path / "wfirst.csv").string())));
+    CHECK(rows_of(slurp(sample(2000))) == 20000);
+    CHECK(sorted_csv(slurp(sample(2000))) != sorted_csv(slurp(sample(1000))));
+    CHECK_FALSE(std::filesystem::exists(sample(2500)));
+
+    const auto alone = run_command(dnnc_binary() + " run " + example + " --nodes 1 --ticks 10 --weights-every 5");
+    CHECK(alone.exit_code == 2);
+    CHECK(alone.err.find("--weights") != std::string::npos);
 }
 
 TEST_CASE("dnnc weights reads a frozen cluster's learned weights, for one projection or all, and refuses what it cannot") {

@@ -1,6 +1,7 @@
 // dnnc-node --mpi under a real mpirun on this machine (--oversubscribe: more ranks than
 // cores): the batch form gives dnnc run's outputs bit for bit on 1 to 4 ranks, with the
-// cluster from the ranks or from the document; bad input is one line and exit 2 on every
+// cluster from the ranks or from the document, and a plastic network's spikes and learned
+// weights on 2 to 4; bad input is one line and exit 2 on every
 // rank; a rank killed mid-run ends the job with an error naming it.
 #include "cluster_fixture.hpp"
 
@@ -128,6 +129,30 @@ TEST_CASE("sparse packets, large packets ahead of their peers and window mode ov
     CHECK(summary["sync"] == "window");
     REQUIRE(summary["packets_missing"] == 0);
     CHECK(slurp(over_mpi) == slurp(straight));
+}
+
+TEST_CASE("a recurrent plastic network under mpirun gives dnnc run's spikes and learned weights bit for bit on 2 to 4 ranks") {
+    // The stdp example: E->E under stdp_synapse and I->E under vogels_sprekeler_synapse, with
+    // the weights also read every 1,000 ticks along the way.
+    scratch_dir dir;
+    const auto example = source_path("examples/stdp/stdp.xml");
+    const auto path = [&](const std::string& name) { return (dir.path / name).string(); };
+    const std::string files = " --ticks 2500 --weights-every 1000 --spikes ";
+    const auto straight = run_command(dnnc_binary() + " run " + example + " --nodes 1" + files + path("s.csv") + " --weights " + path("w.csv"));
+    INFO(straight.err);
+    REQUIRE(straight.exit_code == 0);
+    for (const auto& [transport, ranks] : {std::pair{"mpi", 2}, {"mpi", 3}, {"mpi", 4}, {"tcp", 3}}) {
+        const auto name = transport + std::to_string(ranks);
+        const auto r = run_command(mpirun + std::to_string(ranks) + " " + node_binary() + " --transport " + transport + " --mpi --run " +
+                                   example + files + path(name + ".csv") + " --weights " + path("w" + name + ".csv"));
+        INFO(ranks << " ranks over " << transport << "\n" << r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.out, Catch::Contains("weights: " + path("w" + name + ".csv") + " (20000 synapses)"));
+        CHECK(slurp(path(name + ".csv")) == slurp(path("s.csv")));
+        CHECK(sorted_csv(slurp(path("w" + name + ".csv"))) == sorted_csv(slurp(path("w.csv"))));
+        for (const std::string tick : {"-1000.csv", "-2000.csv"})
+            CHECK(sorted_csv(slurp(path("w" + name + tick))) == sorted_csv(slurp(path("w" + tick))));
+    }
 }
 
 TEST_CASE("signals over MPI allocate nothing per tick once warm") {

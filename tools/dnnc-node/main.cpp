@@ -87,6 +87,11 @@ int main(int argc, char** argv) {
     app.add_option("--input", job.input, "With --run: input CSV");
     app.add_option("--output", job.output, "With --run: write the outputs here as CSV");
     app.add_option("--spikes", job.spikes, "With --run: write the recorded spikes here as CSV");
+    auto* weights = app.add_option("--weights", job.weights, "With --run: write the plastic synapses' final weights here as CSV");
+    app.add_option("--weights-every", job.weights_every,
+                   "With --weights: also write them every T ticks, those after t ticks into W-t.csv beside W.csv")
+        ->needs(weights)
+        ->check(CLI::Range(std::int64_t{1}, dnnc::protocol::max_tick_count));
     app.add_flag("--json", job.json, "With --run: print the summary as JSON");
     app.add_option("--transport", transport, "How signals travel between nodes: mpi (the default with --mpi) or tcp")
         ->check(CLI::IsMember({"tcp", "mpi"}));

@@ -228,8 +228,9 @@ int run_batch(const mpi_job& job, const std::string& file, const protocol::docum
         if (!output.empty()) output = (work / "output.csv").string();
         if (!spikes.empty()) spikes = (work / "spikes.csv").string();
     }
-    for (const auto& [flag, value] : {std::pair{"--input", input}, {"--output", output}, {"--spikes", spikes}})
+    for (const auto& [flag, value] : {std::pair{"--input", input}, {"--output", output}, {"--spikes", spikes}, {"--weights", job.weights}})
         if (!value.empty()) run.insert(run.end(), {flag, value});
+    if (job.weights_every > 0) run.insert(run.end(), {"--weights-every", std::to_string(job.weights_every)});
     if (job.json) run.push_back("--json");
     run.insert(run.end(), access.begin(), access.end());
     const int code = run_dnnc(run);

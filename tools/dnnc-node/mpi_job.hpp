@@ -18,7 +18,8 @@ struct mpi_job {
     std::string serve_doc;  // the document --serve submits first, if any
     std::string lead_file;  // --serve: where the lead's address goes
     std::int64_t ticks = 1000;
-    std::string input, output, spikes;
+    std::string input, output, spikes, weights;
+    std::int64_t weights_every = 0;  // --weights-every; 0: the final weights only
     bool json = false;
     bool bind_given = false;  // --bind: every rank binds and is called there
     bool mpi_signals = false; // --transport mpi: signals between ranks over MPI, not TCP

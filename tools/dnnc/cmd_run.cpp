@@ -1,8 +1,9 @@
 // dnnc run CONFIG.xml [--cluster C.xml | --nodes K] [--ticks N] [--input IN.csv]
-// [--output OUT.csv] [--spikes SPIKES.csv]: the whole job on this machine. Brings up the
-// local cluster, submits, feeds the inputs, runs N ticks (reading the recorded spikes as
-// they come), writes the outputs, prints a summary, and takes the cluster down again — also
-// on an error or Ctrl-C. With --running-cluster the cluster's nodes are already up (as
+// [--output OUT.csv] [--spikes SPIKES.csv] [--weights W.csv [--weights-every T]]: the whole
+// job on this machine. Brings up the local cluster, submits, feeds the inputs, runs N ticks
+// (reading the recorded spikes as they come; in steps of T ticks, the weights written after
+// each, with --weights-every), writes the outputs, prints a summary, and takes the cluster
+// down again — also on an error or Ctrl-C. With --running-cluster the cluster's nodes are already up (as
 // dnnc-node --mpi starts them) and stay up: the same job, on them.
 #include "client.hpp"
 #include "commands.hpp"
@@ -40,6 +41,7 @@ struct run_options {
     int http = -1;             // the lead's live page
     bool running_cluster = false;
     std::int64_t ticks = 1000;
+    std::int64_t weights_every = 0;  // 0: the final weights only
     bool json = false;
     client_options client;
 };
@@ -101,11 +103,12 @@ int run_run(const run_options& o) {
     launch.log_level = o.log_level;
     launch.http_port = o.http;
     launch.http_bind = o.http_bind;
-    json summary, progress, populations, final_status;
+    json summary, progress, populations, final_status, histograms;
     std::int64_t spikes_lost = 0, rows_missed = 0;
     std::uint64_t weights_written = 0;
+    std::vector<std::string> weight_samples;
     const auto started = std::chrono::steady_clock::now();
-    double run_seconds = 0;
+    double run_seconds = 0;  // stepping, without the weights written between steps
     {
         std::optional<cluster_session> session;
         if (!o.running_cluster) session.emplace(planned, config, launch);
@@ -146,26 +149,40 @@ int run_run(const run_options& o) {
             if (!out_file) throw io_error("cannot write " + o.output);
             outputs.emplace(client, lead, summary["tick"].get<std::int64_t>(), out_file, /*raster=*/false);
         }
-        const auto run_start = std::chrono::steady_clock::now();
         auto watch = takeover_watch(doc);
         watch.spikes = spikes ? &*spikes : nullptr;
         watch.outputs = outputs ? &*outputs : nullptr;
         watch.interrupted = &interrupted;
-        const auto stepped = step_and_read(client, lead, o.ticks, watch);
-        progress = stepped.progress;
+        // With --weights-every the run goes in steps of that many ticks: after each but the
+        // last the network is frozen, and its weights are written (and binned for the live
+        // page) before the next step. Freezing changes nothing a run computes: the spikes
+        // and weights are those of one step.
+        bool took_over = false;
+        for (std::int64_t done = 0; done < o.ticks;) {
+            const auto step = o.weights_every > 0 ? std::min(o.weights_every, o.ticks - done) : o.ticks;
+            const auto step_start = std::chrono::steady_clock::now();
+            const auto stepped = step_and_read(client, lead, step, watch);
+            progress = stepped.progress;
+            took_over = took_over || stepped.took_over;
+            // The lead's own time for the step (from its grant to the last row), else ours,
+            // which is only as fine as our polling. After a takeover, ours: the new lead's
+            // step began at its checkpoint.
+            const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
+            run_seconds += stepped.took_over ? ours : progress.value("last_step_seconds", ours);
+            done += step;
+            if (done == o.ticks) break;
+            weight_samples.push_back(weights_sample_path(o.weights, progress["completed"].get<std::int64_t>() + 1));
+            save_weights(client, lead, weight_samples.back(), "");
+            read_weight_histograms(client, lead);  // for the live page
+        }
         if (!o.weights.empty()) weights_written = save_weights(client, lead, o.weights, "");
-        const bool took_over = stepped.took_over;
+        histograms = read_weight_histograms(client, lead);
         if (took_over) {  // the summary names the nodes that ran to the end
             const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
             json nodes = json::array();
             for (const auto& n : st["nodes"]) nodes.push_back({{"id", n["id"]}, {"neurons", n["neurons"]}});
             summary["nodes"] = nodes;
         }
-        // The lead's own time for the step (from its grant to the last row), else ours,
-        // which is only as fine as our polling.
-        // After a takeover, ours: the new lead's step began at its checkpoint.
-        const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
-        run_seconds = took_over ? ours : progress.value("last_step_seconds", ours);
         const auto last = progress["completed"].get<std::int64_t>();
         if (spikes) {
             populations = spikes->rates(last + 1 - summary["tick"].get<std::int64_t>());
@@ -186,6 +203,7 @@ int run_run(const run_options& o) {
                 {"sync", progress["sync"]}, {"setup_seconds", summary["seconds"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     if (read_spikes) report["populations"] = populations;
+    if (!histograms["projections"].empty()) report["weight_histograms"] = histograms;
     if (rows_missed > 0)
         throw error("the lead dropped " + std::to_string(rows_missed) + " output rows that were not read in time");
     if (spikes_lost > 0)
@@ -222,6 +240,9 @@ int run_run(const run_options& o) {
         std::printf("spikes: %s (%lld)\n", o.spikes.c_str(), static_cast<long long>(count));
     }
     if (!o.weights.empty()) std::printf("weights: %s (%llu synapses)\n", o.weights.c_str(), static_cast<unsigned long long>(weights_written));
+    if (!weight_samples.empty())
+        std::printf("weights every %lld ticks: %s ... %s (%zu files)\n", static_cast<long long>(o.weights_every),
+                    weight_samples.front().c_str(), weight_samples.back().c_str(), weight_samples.size());
     return 0;
 }
 
@@ -245,7 +266,12 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
-    cmd->add_option("--weights", o->weights, "Write the plastic synapses' final weights here as CSV (projection,source,target,weight)");
+    auto* weights = cmd->add_option("--weights", o->weights,
+                                    "Write the plastic synapses' final weights here as CSV (projection,source,target,weight)");
+    cmd->add_option("--weights-every", o->weights_every,
+                    "Also write the weights every T ticks, those after t ticks into W-t.csv beside W.csv (the run freezes there)")
+        ->needs(weights)
+        ->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
     cmd->add_option("--report", o->report, "Write one self-contained HTML report of the run here (docs/live.md)");
     cmd->add_option("--http", o->http, "The nodes serve the live page while the run lasts: the lead on this port, the others on the next ones (0: free ones)")

@@ -179,6 +179,27 @@ std::string cluster_svg(const json& status) {
     return svg.str();
 }
 
+// A plastic projection's weights as the nodes binned them (the lead's weight_histograms):
+// a bar per bin over [lo, hi], the range's ends below.
+std::string weights_svg(const json& projection) {
+    const auto bins = projection["bins"].get<std::vector<std::uint64_t>>();
+    const double W = 420, H = 150, base = H - 20, high = base - 8, width = W / static_cast<double>(std::max<std::size_t>(bins.size(), 1));
+    const double top = static_cast<double>(std::max<std::uint64_t>(1, bins.empty() ? 1 : *std::max_element(bins.begin(), bins.end())));
+    const double lo = projection["lo"].get<double>(), hi = projection["hi"].get<double>();
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << ' ' << H << "\" width=\"" << W << "\" height=\"" << H
+        << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+    for (std::size_t k = 0; k < bins.size(); ++k) {
+        const double h = high * static_cast<double>(bins[k]) / top;
+        svg << "<rect x=\"" << num(static_cast<double>(k) * width + 1, 1) << "\" y=\"" << num(base - h, 1) << "\" width=\""
+            << num(width - 2, 1) << "\" height=\"" << num(h, 1) << "\" fill=\"" << colors[0] << "\"/>";
+    }
+    svg << "\n<line x1=\"0\" x2=\"" << W << "\" y1=\"" << base << "\" y2=\"" << base << "\" stroke=\"#333\"/><text x=\"0\" y=\"" << H - 4
+        << "\">" << num(lo, 3) << "</text><text x=\"" << W << "\" y=\"" << H - 4 << "\" text-anchor=\"end\">" << num(hi, 3)
+        << "</text>\n</svg>\n";
+    return svg.str();
+}
+
 }  // namespace
 
 std::string report_html(const spike_table& spikes, const json& status, const json& summary) {
@@ -226,6 +247,21 @@ std::string report_html(const spike_table& spikes, const json& status, const jso
             h << "</table><p>edge cut " << status.value("edge_cut", 0.0) << ", imbalance " << num(status.value("imbalance", 0.0), 3)
               << "</p></section>\n";
         }
+    }
+    const json weights = summary.is_object() && summary.contains("weight_histograms") ? summary["weight_histograms"]
+                         : status.is_object() && status.contains("weight_histograms") ? status["weight_histograms"]
+                                                                                      : json();
+    if (weights.is_object()) {
+        h << "<section><h2>Weights</h2><p>The plastic synapses' weights after tick " << weights.value("tick", std::int64_t{0}) << ", "
+          << weights.value("bins", 0) << " bins per projection.</p>\n";
+        for (const auto& p : weights["projections"]) {
+            h << "<figure style=\"display:inline-block;margin:0 16px 8px 0\">" << weights_svg(p) << "<figcaption>"
+              << esc(p.value("projection", std::string())) << " (" << esc(p.value("model", std::string())) << "): " << p.value("synapses", 0)
+              << " synapses";
+            if (p.contains("min")) h << ", " << num(p["min"].get<double>(), 3) << " to " << num(p["max"].get<double>(), 3);
+            h << "</figcaption></figure>\n";
+        }
+        h << "</section>\n";
     }
     if (!spikes.populations.empty()) {
         h << "<section><h2>Raster</h2>" << raster_svg(spikes) << "</section>\n<section><h2>Population rates</h2>"

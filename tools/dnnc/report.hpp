@@ -1,7 +1,8 @@
 #pragma once
 // Pictures of a finished run (docs/live.md, "Reports and plots"): a raster and population
 // rates as SVG from a spikes CSV (t_ms,population,index), and one self-contained HTML report
-// with those and the cluster, the partition and the run's summary.
+// with those and the cluster, the partition, the run's summary and its plastic weights'
+// histograms.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -35,7 +36,8 @@ std::string raster_svg(const spike_table& spikes, int per_population = 100);
 std::string rates_svg(const spike_table& spikes, double bin_ms = 10);
 
 // The report: `spikes` may be empty (no recording); `status` is what dnnc status --json
-// prints of the lead (may be null), `summary` what dnnc run --json prints (may be null).
+// prints of the lead (may be null), `summary` what dnnc run --json prints (may be null). The
+// weights' histograms come from the summary, else from the status, when either has them.
 std::string report_html(const spike_table& spikes, const nlohmann::json& status, const nlohmann::json& summary);
 
 }  // namespace dnnc::cli

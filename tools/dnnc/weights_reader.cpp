@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 namespace dnnc::cli {
@@ -43,6 +44,15 @@ std::uint64_t save_weights(const client_options& o, const std::string& lead, con
     });
     if (!out.flush()) throw io_error("cannot write " + path);
     return written;
+}
+
+json read_weight_histograms(const client_options& o, const std::string& lead) {
+    return json::parse(call_node(o, lead, {protocol::message_type::weight_histograms, 0, 0, {}}).payload);
+}
+
+std::string weights_sample_path(const std::string& path, std::int64_t tick) {
+    const std::filesystem::path p(path);
+    return (p.parent_path() / (p.stem().string() + "-" + std::to_string(tick) + p.extension().string())).string();
 }
 
 }  // namespace dnnc::cli

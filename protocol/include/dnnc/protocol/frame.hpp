@@ -68,6 +68,11 @@ enum class message_type : std::uint8_t {
     weights_reply = 38,
     weights_page = 39,  // lead to node: JSON {from, limit}; reply JSON {total, rows} (node_simulation.hpp)
     weights_page_reply = 40,
+    weight_histograms = 41,  // client to lead, empty; reply JSON {tick, bins, projections}: the frozen
+                             // network's plastic weights binned per projection (lead.cpp)
+    weight_histograms_reply = 42,
+    weight_bins = 43,  // lead to node: JSON {bins, elements}; reply JSON {elements} (weight_bins.hpp)
+    weight_bins_reply = 44,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
