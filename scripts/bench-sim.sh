@@ -17,12 +17,8 @@ cases=${CASES:-"4000:0.02 40000:0.02 40000:0.002"}
 thread_counts=${THREADS:-"1 2"}
 python=/usr/bin/python3  # Debian's interpreter, the one python3-brian installs into
 
-if ! "$python" -c "import brian2" 2> /dev/null; then
-  echo "== installing python3-brian"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-brian > /dev/null
-fi
+source scripts/ensure_packages.sh
+ensure_packages python3-brian
 
 [ -f "$build/build.ninja" ] || [ -f "$build/Makefile" ] \
   || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null

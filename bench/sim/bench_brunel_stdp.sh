@@ -22,18 +22,12 @@ ms=${1:-300}
 rounds=${2:-1}
 python=/usr/bin/python3  # Debian's interpreter, the one python3-brian installs into
 
-if ! "$python" -c "import brian2" 2> /dev/null; then
-  echo "== installing python3-brian"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-brian > /dev/null
-fi
+source scripts/ensure_packages.sh
+ensure_packages python3-brian
 cmake --build build --target dnnc dnnc-node > /dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sed -e 's#<network name="brunel" dt="0.1">#&\n    <synapse-model id="ee" model="stdp_synapse" tau_plus="20" lambda="0.01" alpha="1" mu_plus="1" mu_minus="1" Wmax="0.1"/>#' \
-    -e 's#\(from="E" to="E" [^/]*\)/>#\1 synapse-model="ee"/>#' examples/brunel/brunel.xml > "$work/plastic.xml"
-grep -q 'synapse-model="ee"' "$work/plastic.xml"
+bench/sim/plastic_brunel.sh > "$work/plastic.xml"
 ticks=$("$python" -c "print(round($ms * 10))")
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git rev-parse --short HEAD), load average $(cut -d" " -f1-3 /proc/loadavg), $ms ms ($ticks ticks), $rounds round(s)"

@@ -13,9 +13,7 @@ ticks=${2:-2000}
 cmake --build build --target dnnc dnnc-node > /dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sed -e 's#<network name="brunel" dt="0.1">#&\n    <synapse-model id="ee" model="stdp_synapse" tau_plus="20" lambda="0.01" alpha="1" mu_plus="1" mu_minus="1" Wmax="0.1"/>#' \
-    -e 's#\(from="E" to="E" [^/]*\)/>#\1 synapse-model="ee"/>#' examples/brunel/brunel.xml > "$work/plastic.xml"
-grep -q 'synapse-model="ee"' "$work/plastic.xml"
+bench/sim/plastic_brunel.sh > "$work/plastic.xml"
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), commit $(git rev-parse --short HEAD), $ticks ticks"
 run() {  # document
   build/tools/dnnc run "$1" --nodes 1 --ticks "$ticks" --json --spikes "$work/s.csv" |

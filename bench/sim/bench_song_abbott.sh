@@ -40,12 +40,8 @@ gmax=${2:-25}
 seed=${3:-1}
 python=/usr/bin/python3  # Debian's interpreter, the one python3-brian installs into
 
-if ! "$python" -c "import brian2" 2> /dev/null; then
-  echo "== installing python3-brian"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq python3-brian > /dev/null
-fi
+source scripts/ensure_packages.sh
+ensure_packages python3-brian
 cmake --build build --target dnnc dnnc-node > /dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

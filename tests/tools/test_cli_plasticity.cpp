@@ -29,6 +29,14 @@ namespace {
 
 const std::string example = source_path("examples/stdp/stdp.xml");
 
+// The stdp example on three local nodes that fail over quickly, with the run settings
+// `settings`; the nodes' state folders (checkpoints, replicas) in `dir`.
+std::string on_three_nodes(const scratch_dir& dir, std::vector<int>& ports, const std::string& settings) {
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    return dir.file("net.xml", std::regex_replace(with_cluster("stdp/stdp.xml", {1, 1, 1}, ports), std::regex("<run probes=\"2\"/>"),
+                                                  "<run probes=\"2\" heartbeat-timeout=\"400\" " + settings + "/>"));
+}
+
 std::size_t rows_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1; }
 
 }  // namespace
@@ -189,9 +197,7 @@ TEST_CASE("recovery of a plastic network from a dead node learns on as a run wit
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     std::vector<int> ports;
-    const auto config = dir.file("net.xml", std::regex_replace(with_cluster("stdp/stdp.xml", {1, 1, 1}, ports), std::regex("<run probes=\"2\"/>"),
-                                                               "<run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>"));
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);  // the nodes' state folders, where checkpoints go
+    const auto config = on_three_nodes(dir, ports, "checkpoint-every=\"50\" tick-period=\"1\"");
     const auto checkpoints = (dir.path / "dnnc" / "checkpoints").string();
     const int total = 1000;
     {
@@ -232,9 +238,7 @@ TEST_CASE("dnnc run of a plastic network goes on when its lead is killed, with t
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     std::vector<int> ports;
-    const auto config = dir.file("net.xml", std::regex_replace(with_cluster("stdp/stdp.xml", {1, 1, 1}, ports), std::regex("<run probes=\"2\"/>"),
-                                                               "<run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"1000\"/>"));
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    const auto config = on_three_nodes(dir, ports, "checkpoint-every=\"1000\"");
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     const std::string ticks = " --ticks 12000";
     must(dnnc + " run " + config + ticks + " --spikes " + out("straight-spikes.csv") + " --weights " + out("straight.csv"));
