@@ -12,6 +12,8 @@
 // Options: --neurons N (4000) --p P (0.02) --threads T (0: all cores) --ticks K (10000)
 //          --document FILE (default: examples/cuba/cuba.xml for 4,000 neurons at p = 0.02,
 //          otherwise the same network generated for N and p into a temporary folder).
+// A document with synapse models (plastic synapses) is built as a node builds its share,
+// every neuron on the one node: whole_network() lists synapses without their models.
 // Prints one JSON object.
 #include "sim_bench.hpp"
 
@@ -38,8 +40,17 @@ int main(int argc, char** argv) try {
     }
 
     const auto setup_start = clock::now();
-    const auto net = dnnc::bench::load_network(document);
-    dnnc::sim::engine engine(dnnc::sim::whole_network(net));
+    const auto doc = dnnc::protocol::load_document(document);
+    if (!doc.net) throw std::invalid_argument(document + " has no network");
+    const bool by_share = !doc.net->synapse_models.empty();
+    const auto net = by_share ? dnnc::protocol::expand_neurons(*doc.net) : dnnc::protocol::expand(*doc.net, document);
+    dnnc::sim::engine engine = [&] {
+        auto spec = dnnc::sim::whole_network(net);
+        if (!by_share) return dnnc::sim::engine(spec);
+        spec.history = dnnc::protocol::longest_delay(*doc.net);
+        spec.in_begin.assign(spec.neurons.size() + 1, 0);
+        return dnnc::sim::engine(spec, *doc.net);
+    }();
     const double setup_s = dnnc::bench::seconds_since(setup_start);
 
     const auto n = static_cast<dnnc::sim::global_index>(engine.neuron_count());
@@ -58,7 +69,7 @@ int main(int argc, char** argv) try {
     std::printf(
         "{\"neurons\": %lld, \"synapses\": %zu, \"threads\": %d, \"ticks\": %ld, \"setup_s\": %.3f, "
         "\"compute_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"document\": \"%s\"}\n",
-        static_cast<long long>(n), net.synapse_count(), cap.threads(), ticks, setup_s, compute_s, count_s,
+        static_cast<long long>(n), static_cast<std::size_t>(engine.synapse_count()), cap.threads(), ticks, setup_s, compute_s, count_s,
         static_cast<double>(spikes) / static_cast<double>(n) / simulated_s, document.c_str());
     return 0;
 } catch (const std::exception& e) {
