@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dnnc::sim {
 
@@ -24,20 +25,46 @@ std::pair<tick_t, double> plasticity::spike_log::last_before(tick_t tick) const 
     return before.first < tick ? before : std::pair<tick_t, double>{-1, 0.0};
 }
 
+double plasticity::spike_log::decay(tick_t back, double dt) const {
+    const double elapsed = static_cast<double>(back) * dt;
+    return by_inverse ? std::exp(elapsed * (1.0 / tau)) : std::exp(elapsed / tau);
+}
+
 double plasticity::spike_log::value_before(tick_t tick, double dt) const {
     const auto [last, value] = last_before(tick);
     if (last < 0) return 0.0;
-    const double elapsed = static_cast<double>(last - tick) * dt;
-    return value * (by_inverse ? std::exp(elapsed * (1.0 / tau)) : std::exp(elapsed / tau));
+    return value * decay(last - tick, dt);
 }
 
-double plasticity::trace_before(std::int32_t log, tick_t tick) {
+void plasticity::refresh_head(std::size_t log) {
+    const auto& l = logs_[log];
+    auto& h = heads_[log];
+    const auto n = l.spikes.size();
+    const std::pair<tick_t, double> unknown{std::numeric_limits<tick_t>::max(), 0.0};
+    const auto latest = n > 0 ? l.spikes[n - 1] : l.before;
+    // Before `before` the log knows nothing, unless `before` is none itself.
+    const auto prior = n > 1 ? l.spikes[n - 2] : n == 1 ? l.before : l.before.first < 0 ? l.before : unknown;
+    h.tick[0] = latest.first;
+    h.value[0] = latest.second;
+    h.tick[1] = prior.first;
+    h.value[1] = prior.second;
+}
+
+double plasticity::trace_before(std::int32_t log, tick_t tick) const {
     const auto l = static_cast<std::size_t>(log);
-    if (asked_[l] != tick) {
-        asked_[l] = tick;
-        answer_[l] = logs_[l].value_before(tick, dt_);
-    }
-    return answer_[l];
+    const auto& h = heads_[l];
+    const int i = h.tick[0] < tick ? 0 : h.tick[1] < tick ? 1 : -1;
+    if (i >= 0 && h.tick[i] < 0) return 0.0;
+    if (i < 0 || h.decay == no_table || tick - h.tick[i] >= decay_ticks) return logs_[l].value_before(tick, dt_);
+    return h.value[i] * decays_[std::size_t{h.decay} * decay_ticks + static_cast<std::size_t>(tick - h.tick[i])];
+}
+
+tick_t plasticity::last_tick_before(std::int32_t log, tick_t tick) const {
+    const auto l = static_cast<std::size_t>(log);
+    const auto& h = heads_[l];
+    if (h.tick[0] < tick) return h.tick[0];
+    if (h.tick[1] < tick) return h.tick[1];
+    return logs_[l].last_before(tick).first;
 }
 
 std::uint32_t plasticity::log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse) {
@@ -110,8 +137,22 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
         if (is_plastic_delay_[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
     if (plastic_delays_.empty()) return;
     horizon_ = 2 * tick_t{plastic_delays_.back()} + 1;
-    asked_.assign(logs_.size(), -1);
-    answer_.assign(logs_.size(), 0.0);
+    // A decay table per kind of log whose trace is read.
+    std::vector<std::pair<double, bool>> kinds;
+    heads_.assign(logs_.size(), {});
+    for (std::size_t l = 0; l < logs_.size(); ++l) {
+        const auto& log = logs_[l];
+        heads_[l].decay = no_table;
+        if (log.tau > 0) {
+            const auto kind = std::find(kinds.begin(), kinds.end(), std::pair{log.tau, log.by_inverse});
+            heads_[l].decay = static_cast<std::uint32_t>(kind - kinds.begin());
+            if (kind == kinds.end()) {
+                kinds.emplace_back(log.tau, log.by_inverse);
+                for (tick_t n = 0; n < decay_ticks; ++n) decays_.push_back(log.decay(-n, dt));
+            }
+        }
+        refresh_head(l);
+    }
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
 }
 
@@ -133,7 +174,7 @@ void plasticity::update(tick_t t, const history_ring& history) {
             if (row[slot] == 0.0f) continue;
             for (const auto log : logs_of_slot_[slot]) {
                 logs_[log].add(at, dt_, horizon_);
-                asked_[log] = -1;  // an answer given before may now have a later spike before it
+                refresh_head(log);
             }
             spiked.push_back(slot);
         }
@@ -190,8 +231,7 @@ void plasticity::source_events(tick_t t) {
                 const std::uint32_t e = block[g + 2];
                 if (c.varies & synapse_store::weight_changes) {
                     auto& entry = rules_[c.model];
-                    const auto& source = logs_[static_cast<std::size_t>(source_log_[entry.source_log_kind][j])];
-                    const tick_t previous = source.last_before(at).first;
+                    const tick_t previous = last_tick_before(source_log_[entry.source_log_kind][j], at);
                     const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
                     const auto [first, last] = fan_out_.delay_range(o, block[g + 1], d);
                     for (auto w = first; w < last; w += 3) {

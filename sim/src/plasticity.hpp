@@ -54,16 +54,31 @@ private:
         // The last spike before `tick` and the trace's value after it ({-1, 0}: none).
         std::pair<tick_t, double> last_before(tick_t tick) const;
         double value_before(tick_t tick, double dt) const;
+        // The factor a value decays by from a spike `back` ticks (<= 0) before a time.
+        double decay(tick_t back, double dt) const;
     };
+    // A log's two latest spikes ((tick, value) after each, the latest first), kept beside the
+    // log so that a trace is read without reaching it: a tick reads a neuron's trace at a
+    // time after both in nearly every case. tick max: not known (the log holds fewer).
+    struct trace_head {
+        tick_t tick[2];
+        double value[2];
+        std::uint32_t decay;  // into decays_ (no_table: the log has none)
+    };
+    static constexpr std::uint32_t no_table = ~std::uint32_t{0};
+    static constexpr tick_t decay_ticks = 2048;  // a table's length: decays of 0 .. 2047 ticks
     struct rule_entry {
         std::unique_ptr<synapse_rule> rule;
         std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // (first synapse, index of it among the rule's)
         std::uint32_t source_log_kind = 0;                           // into source_taus_
     };
     std::size_t index_in_rule(const rule_entry& r, std::uint64_t s) const;
-    // logs_[log].value_before(tick), remembered: a tick's events ask for one neuron's trace at
-    // one time again and again, and these two compact arrays answer without reaching the log.
-    double trace_before(std::int32_t log, tick_t tick);
+    // logs_[log].value_before(tick), the same bits, from its head and its decay table.
+    double trace_before(std::int32_t log, tick_t tick) const;
+    // The tick of logs_[log]'s last spike before `tick` (-1: none).
+    tick_t last_tick_before(std::int32_t log, tick_t tick) const;
+    // heads_[log] from logs_[log]: after its spikes changed.
+    void refresh_head(std::size_t log);
     std::uint32_t log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse);
     void target_events(tick_t t);
     void source_events(tick_t t);
@@ -80,8 +95,10 @@ private:
     std::uint64_t synapses_ = 0;  // 2 * the longest plastic delay + 1: how far back events look
 
     std::vector<spike_log> logs_;
-    std::vector<tick_t> asked_;    // per log: the tick trace_before last answered for (-1: none)
-    std::vector<double> answer_;   // per log: its answer
+    // Derived from logs_ (refresh_head after a log changes): per log its head; per kind of
+    // decay (a tau and how it divides) the factors decay(-n) for n < decay_ticks.
+    std::vector<trace_head> heads_;
+    std::vector<double> decays_;
     std::vector<double> source_taus_;  // the distinct source trace kinds (tau 0: spike times)
     std::vector<std::vector<std::int32_t>> source_log_;  // per kind, per slot: into logs_, -1: none
     std::vector<std::int32_t> target_log_;               // per local neuron: into logs_, -1: none
