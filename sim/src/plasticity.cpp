@@ -97,6 +97,8 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
     target_log_.assign(local, -1);
     for (std::size_t m = 0; m < rules_.size(); ++m) {
         if (!rules_[m].rule) continue;
+        rules_[m].reads_target_trace = rules_[m].rule->reads_target_trace();
+        rules_[m].has_state = rules_[m].rule->has_synapse_state();
         const double tau = rules_[m].rule->source_trace_tau();
         const auto kind = std::find(source_taus_.begin(), source_taus_.end(), tau);
         rules_[m].source_log_kind = static_cast<std::uint32_t>(kind - source_taus_.begin());
@@ -105,7 +107,9 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
             source_log_.emplace_back(slots.size(), -1);
         }
     }
+    target_runs_begin_.assign(local + 1, 0);
     for (std::size_t k = 0; k < local; ++k) {
+        target_runs_begin_[k] = target_runs_.size();
         auto s = store.row_begin(k);
         for (auto r = store.run_begin(k); r < store.run_begin(k + 1); ++r) {
             const auto end = store.row_begin(k) + store.run(r).end;
@@ -114,6 +118,12 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
                 auto& entry = rules_[c.model];
                 entry.runs.emplace_back(s, weights[c.model].size());
                 const double tau = entry.rule->source_trace_tau();
+                if (tau > 0 && s < end) {
+                    target_run run{s, end, weights[c.model].size(), c.model, store.own_delay(s)};
+                    for (auto x = s; x < end; ++x)
+                        if (store.own_delay(x) != run.delay) run.delay = 0;
+                    target_runs_.push_back(run);
+                }
                 for (; s < end; ++s) {
                     weights[c.model].push_back(store.own_weight(s));
                     is_plastic_delay_[store.own_delay(s)] = true;
@@ -129,6 +139,7 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
             s = end;
         }
     }
+    target_runs_begin_[local] = target_runs_.size();
     for (std::size_t m = 0; m < rules_.size(); ++m) {
         if (rules_[m].rule) rules_[m].rule->add_synapses(weights[m]);
         synapses_ += weights[m].size();
@@ -157,7 +168,7 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
 }
 
 std::size_t plasticity::index_in_rule(const rule_entry& r, std::uint64_t s) const {
-    if (!r.rule->has_synapse_state()) return 0;
+    if (!r.has_state) return 0;
     const auto it = std::upper_bound(r.runs.begin(), r.runs.end(), s, [](std::uint64_t x, const auto& run) { return x < run.first; });
     return static_cast<std::size_t>(std::prev(it)->second + (s - std::prev(it)->first));
 }
@@ -189,26 +200,26 @@ void plasticity::update(tick_t t, const history_ring& history) {
 
 void plasticity::target_events(tick_t t) {
     const auto ring = static_cast<tick_t>(spiked_.size());
+    float* const weights = &store_.own_weight(0);
+    auto& b = batch_;
     for (const auto d : plastic_delays_) {
         const tick_t p = t - 2 * tick_t{d};
         if (p < 0) break;
         for (const auto k : spiked_[static_cast<std::size_t>(p % ring)]) {
             if (k >= is_target_.size() || !is_target_[k]) continue;
-            auto s = store_.row_begin(k);
-            for (auto r = store_.run_begin(k); r < store_.run_begin(k + 1); ++r) {
-                const auto end = store_.row_begin(k) + store_.run(r).end;
-                const auto& c = store_.classes()[store_.run(r).cls];
-                const auto& entry = rules_[c.model];
-                if (!(c.varies & synapse_store::weight_changes) || entry.rule->source_trace_tau() <= 0) {
-                    s = end;
-                    continue;
-                }
+            for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
+                const auto& run = target_runs_[r];
+                if (run.delay != 0 && run.delay != d) continue;
+                auto& entry = rules_[run.rule];
                 const auto& sources = source_log_[entry.source_log_kind];
-                for (; s < end; ++s) {
-                    if (store_.own_delay(s) != d) continue;
-                    const double trace = trace_before(sources[store_.source(s)], t - d);
-                    entry.rule->target_spike(index_in_rule(entry, s), store_.own_weight(s), trace);
+                b.clear();
+                for (auto s = run.first; s < run.end; ++s) {
+                    if (run.delay == 0 && store_.own_delay(s) != d) continue;
+                    b.synapses.push_back(static_cast<std::uint32_t>(s));
+                    b.traces.push_back(trace_before(sources[store_.source(s)], t - d));
+                    if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(run.index + (s - run.first)));
                 }
+                entry.rule->target_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), 0.0});
             }
         }
     }
@@ -218,6 +229,8 @@ void plasticity::source_events(tick_t t) {
     const auto ring = static_cast<tick_t>(spiked_.size());
     const std::uint32_t* const fan = fan_out_.data();
     const auto& classes = store_.classes();
+    float* const weights = &store_.own_weight(0);
+    auto& b = batch_;
     for (const auto d : plastic_delays_) {
         const tick_t at = t - d;
         if (at < 0) break;
@@ -234,12 +247,15 @@ void plasticity::source_events(tick_t t) {
                     const tick_t previous = last_tick_before(source_log_[entry.source_log_kind][j], at);
                     const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
                     const auto [first, last] = fan_out_.delay_range(o, block[g + 1], d);
+                    b.clear();
                     for (auto w = first; w < last; w += 3) {
-                        const std::uint64_t s = block[w];
-                        const auto k = block[w + 1] >> 3;
-                        const double trace = entry.rule->reads_target_trace() ? trace_before(target_log_[k], at - d) : 0.0;
-                        entry.rule->source_spike(index_in_rule(entry, s), store_.own_weight(s), trace, since);
+                        const std::uint32_t s = block[w];
+                        __builtin_prefetch(weights + s, 1);
+                        b.synapses.push_back(s);
+                        if (entry.reads_target_trace) b.traces.push_back(trace_before(target_log_[block[w + 1] >> 3], at - d));
+                        if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(index_in_rule(entry, s)));
                     }
+                    entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), since});
                 }
                 o = e;
             }

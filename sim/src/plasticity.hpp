@@ -71,6 +71,24 @@ private:
         std::unique_ptr<synapse_rule> rule;
         std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // (first synapse, index of it among the rule's)
         std::uint32_t source_log_kind = 0;                           // into source_taus_
+        bool reads_target_trace = false, has_state = false;          // the rule's answers, asked once
+    };
+    // A run of a target's plastic synapses that take its spikes (their rule reads K+).
+    struct target_run {
+        std::uint64_t first, end;  // synapses [first, end)
+        std::uint64_t index;       // first's index among its rule's synapses
+        std::uint32_t rule;        // into rules_
+        std::uint16_t delay;       // its synapses' one delay (0: several)
+    };
+    // A batch's events, gathered before its rule takes them.
+    struct event_batch {
+        std::vector<std::uint32_t> synapses, state;
+        std::vector<double> traces;
+        void clear() {
+            synapses.clear();
+            state.clear();
+            traces.clear();
+        }
     };
     std::size_t index_in_rule(const rule_entry& r, std::uint64_t s) const;
     // logs_[log].value_before(tick), the same bits, from its head and its decay table.
@@ -107,6 +125,9 @@ private:
     // The slots that spiked at tick x, at x mod spiked_.size(): sources and targets alike.
     std::vector<std::vector<std::uint32_t>> spiked_;
     std::vector<bool> is_source_, is_target_;  // per slot
+    std::vector<std::uint64_t> target_runs_begin_;  // per local neuron + 1: its runs in target_runs_
+    std::vector<target_run> target_runs_;
+    event_batch batch_;
 };
 
 }  // namespace dnnc::sim
