@@ -77,7 +77,7 @@ std::uint32_t plasticity::log_of(std::vector<std::int32_t>& index, std::uint32_t
     return static_cast<std::uint32_t>(index[slot]);
 }
 
-plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots,
+plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_layout& slots,
                        const std::vector<neuron_spec>& neurons, double dt, tick_t remote_delay)
     : store_(store), fan_out_(fan_out), slots_(slots), dt_(dt), remote_delay_(remote_delay) {
     const auto& models = store.models();
@@ -256,6 +256,9 @@ void plasticity::source_events(tick_t t) {
                         if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(index_in_rule(entry, s)));
                     }
                     entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), since});
+                    // The weight this tick's delivery reads (sparse_path.cpp).
+                    const auto base = fan_out_.begin(j);
+                    for (auto w = first; w < last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
                 }
                 o = e;
             }

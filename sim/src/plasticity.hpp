@@ -5,7 +5,9 @@
 // t - 2d, then its source's spike of tick t - d, whose delivery at tick t then reads the
 // weight the rule left. So a delivered spike carries the weight NEST's synapse would send it
 // with, and a weight changes only through events that already happened on this node: the
-// same bits on any partition.
+// same bits on any partition. A source event also writes that weight into the synapse's
+// fan-out entry, where the sparse path reads it in the same tick (the synapses a tick
+// delivers are those whose source events it just took), in the order of the fan-out.
 //
 // Spikes are read from the history: local neurons' of tick t - 1, remote ones' of tick
 // t - remote_delay, which are complete then. Each neuron a rule reads keeps a short log of
@@ -31,7 +33,7 @@ class plasticity {
 public:
     // The rules of `store`'s plastic classes; nothing to do when it has none. Throws usage_error
     // when there are plastic synapses but no fan-out index to find them by source.
-    plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots, const std::vector<neuron_spec>& neurons,
+    plasticity(synapse_store& store, fan_out_index& fan_out, const slot_layout& slots, const std::vector<neuron_spec>& neurons,
                double dt, tick_t remote_delay);
     bool empty() const { return plastic_delays_.empty(); }
     std::uint64_t synapse_count() const { return synapses_; }
@@ -102,7 +104,7 @@ private:
     void source_events(tick_t t);
 
     synapse_store& store_;
-    const fan_out_index& fan_out_;
+    fan_out_index& fan_out_;
     const slot_layout& slots_;
     double dt_;
     tick_t remote_delay_;
