@@ -2,6 +2,9 @@
 
 #include "dnnc/core/error.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -198,10 +201,26 @@ void plasticity::update(tick_t t, const history_ring& history) {
     source_events(t);
 }
 
+template <class F>
+void plasticity::for_each_batch(std::size_t n, std::uint64_t synapses, F&& f) {
+    // Batches touch disjoint synapses (a synapse has one delay, so it takes at most one
+    // target and one source event a tick) and read traces only: any order gives the same bits.
+    constexpr std::uint64_t parallel_synapses = 8192;
+    if (synapses < parallel_synapses || n < 2) {
+        auto& events = events_.local();
+        for (std::size_t i = 0; i < n; ++i) f(i, events);
+        return;
+    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        auto& events = events_.local();
+        for (auto i = r.begin(); i < r.end(); ++i) f(i, events);
+    });
+}
+
 void plasticity::target_events(tick_t t) {
     const auto ring = static_cast<tick_t>(spiked_.size());
-    float* const weights = &store_.own_weight(0);
-    auto& b = batch_;
+    target_batches_.clear();
+    std::uint64_t synapses = 0;
     for (const auto d : plastic_delays_) {
         const tick_t p = t - 2 * tick_t{d};
         if (p < 0) break;
@@ -210,27 +229,35 @@ void plasticity::target_events(tick_t t) {
             for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
                 const auto& run = target_runs_[r];
                 if (run.delay != 0 && run.delay != d) continue;
-                auto& entry = rules_[run.rule];
-                const auto& sources = source_log_[entry.source_log_kind];
-                b.clear();
-                for (auto s = run.first; s < run.end; ++s) {
-                    if (run.delay == 0 && store_.own_delay(s) != d) continue;
-                    b.synapses.push_back(static_cast<std::uint32_t>(s));
-                    b.traces.push_back(trace_before(sources[store_.source(s)], t - d));
-                    if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(run.index + (s - run.first)));
-                }
-                entry.rule->target_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), 0.0});
+                target_batches_.push_back({static_cast<std::uint32_t>(r), d});
+                synapses += run.end - run.first;
             }
         }
     }
+    for_each_batch(target_batches_.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, target_batches_[i], events); });
+}
+
+void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b) const {
+    const auto& run = target_runs_[batch.run];
+    const auto d = batch.delay;
+    const auto& entry = rules_[run.rule];
+    const auto& sources = source_log_[entry.source_log_kind];
+    b.clear();
+    for (auto s = run.first; s < run.end; ++s) {
+        if (run.delay == 0 && store_.own_delay(s) != d) continue;
+        b.synapses.push_back(static_cast<std::uint32_t>(s));
+        b.traces.push_back(trace_before(sources[store_.source(s)], t - d));
+        if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(run.index + (s - run.first)));
+    }
+    entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), 0.0});
 }
 
 void plasticity::source_events(tick_t t) {
     const auto ring = static_cast<tick_t>(spiked_.size());
     const std::uint32_t* const fan = fan_out_.data();
     const auto& classes = store_.classes();
-    float* const weights = &store_.own_weight(0);
-    auto& b = batch_;
+    source_batches_.clear();
+    std::uint64_t synapses = 0;
     for (const auto d : plastic_delays_) {
         const tick_t at = t - d;
         if (at < 0) break;
@@ -243,27 +270,38 @@ void plasticity::source_events(tick_t t) {
                 const auto& c = classes[block[g]];
                 const std::uint32_t e = block[g + 2];
                 if (c.varies & synapse_store::weight_changes) {
-                    auto& entry = rules_[c.model];
-                    const tick_t previous = last_tick_before(source_log_[entry.source_log_kind][j], at);
-                    const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
                     const auto [first, last] = fan_out_.delay_range(o, block[g + 1], d);
-                    b.clear();
-                    for (auto w = first; w < last; w += 3) {
-                        const std::uint32_t s = block[w];
-                        __builtin_prefetch(weights + s, 1);
-                        b.synapses.push_back(s);
-                        if (entry.reads_target_trace) b.traces.push_back(trace_before(target_log_[block[w + 1] >> 3], at - d));
-                        if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(index_in_rule(entry, s)));
+                    if (first < last) {
+                        const tick_t previous = last_tick_before(source_log_[rules_[c.model].source_log_kind][j], at);
+                        const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
+                        source_batches_.push_back({j, c.model, first, last, d, since});
+                        synapses += (last - first) / 3;
                     }
-                    entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), since});
-                    // The weight this tick's delivery reads (sparse_path.cpp).
-                    const auto base = fan_out_.begin(j);
-                    for (auto w = first; w < last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
                 }
                 o = e;
             }
         }
     }
+    for_each_batch(source_batches_.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
+}
+
+void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b) {
+    const auto base = fan_out_.begin(batch.slot);
+    const std::uint32_t* const block = fan_out_.data() + base;
+    float* const weights = &store_.own_weight(0);
+    auto& entry = rules_[batch.rule];
+    const tick_t before = t - 2 * tick_t{batch.delay};  // the source's spike's time less the delay
+    b.clear();
+    for (auto w = batch.first; w < batch.last; w += 3) {
+        const std::uint32_t s = block[w];
+        __builtin_prefetch(weights + s, 1);
+        b.synapses.push_back(s);
+        if (entry.reads_target_trace) b.traces.push_back(trace_before(target_log_[block[w + 1] >> 3], before));
+        if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(index_in_rule(entry, s)));
+    }
+    entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), batch.since_ms});
+    // The weight this tick's delivery reads (sparse_path.cpp).
+    for (auto w = batch.first; w < batch.last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
 }
 
 float plasticity::weight(std::uint8_t cls, std::uint64_t s) const {

@@ -21,6 +21,8 @@
 #include "slots.hpp"
 #include "synapse_store.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
+
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -82,6 +84,18 @@ private:
         std::uint32_t rule;        // into rules_
         std::uint16_t delay;       // its synapses' one delay (0: several)
     };
+    // A tick's batches: a target run's synapses of one delay, or a source's entries in one
+    // fan-out segment of one delay (the words [first, last) of its block).
+    struct target_batch {
+        std::uint32_t run;  // into target_runs_
+        std::uint16_t delay;
+    };
+    struct source_batch {
+        std::uint32_t slot, rule;
+        std::uint32_t first, last;
+        std::uint16_t delay;
+        double since_ms;
+    };
     // A batch's events, gathered before its rule takes them.
     struct event_batch {
         std::vector<std::uint32_t> synapses, state;
@@ -102,6 +116,11 @@ private:
     std::uint32_t log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse);
     void target_events(tick_t t);
     void source_events(tick_t t);
+    void take_batch(tick_t t, const target_batch& batch, event_batch& events) const;
+    void take_batch(tick_t t, const source_batch& batch, event_batch& events);
+    // f(i, events) for every i < n, on several threads when `synapses` (events in all) pays for it.
+    template <class F>
+    void for_each_batch(std::size_t n, std::uint64_t synapses, F&& f);
 
     synapse_store& store_;
     fan_out_index& fan_out_;
@@ -111,8 +130,8 @@ private:
     std::vector<rule_entry> rules_;  // per class of the store (null rule: static)
     std::vector<std::uint16_t> plastic_delays_;
     std::vector<bool> is_plastic_delay_;
-    tick_t horizon_ = 1;
-    std::uint64_t synapses_ = 0;  // 2 * the longest plastic delay + 1: how far back events look
+    tick_t horizon_ = 1;  // 2 * the longest plastic delay + 1: how far back events look
+    std::uint64_t synapses_ = 0;
 
     std::vector<spike_log> logs_;
     // Derived from logs_ (refresh_head after a log changes): per log its head; per kind of
@@ -129,7 +148,9 @@ private:
     std::vector<bool> is_source_, is_target_;  // per slot
     std::vector<std::uint64_t> target_runs_begin_;  // per local neuron + 1: its runs in target_runs_
     std::vector<target_run> target_runs_;
-    event_batch batch_;
+    std::vector<target_batch> target_batches_;
+    std::vector<source_batch> source_batches_;
+    tbb::enumerable_thread_specific<event_batch> events_;  // each thread's
 };
 
 }  // namespace dnnc::sim
