@@ -53,15 +53,6 @@ void plasticity::refresh_head(std::size_t log) {
     h.value[1] = prior.second;
 }
 
-double plasticity::trace_before(std::int32_t log, tick_t tick) const {
-    const auto l = static_cast<std::size_t>(log);
-    const auto& h = heads_[l];
-    const int i = h.tick[0] < tick ? 0 : h.tick[1] < tick ? 1 : -1;
-    if (i >= 0 && h.tick[i] < 0) return 0.0;
-    if (i < 0 || h.decay == no_table || tick - h.tick[i] >= decay_ticks) return logs_[l].value_before(tick, dt_);
-    return h.value[i] * decays_[std::size_t{h.decay} * decay_ticks + static_cast<std::size_t>(tick - h.tick[i])];
-}
-
 tick_t plasticity::last_tick_before(std::int32_t log, tick_t tick) const {
     const auto l = static_cast<std::size_t>(log);
     const auto& h = heads_[l];
@@ -241,15 +232,17 @@ void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b)
     const auto& run = target_runs_[batch.run];
     const auto d = batch.delay;
     const auto& entry = rules_[run.rule];
-    const auto& sources = source_log_[entry.source_log_kind];
-    b.clear();
+    const std::int32_t* const sources = source_log_[entry.source_log_kind].data();
+    b.make_room(run.end - run.first);
+    std::size_t n = 0;
     for (auto s = run.first; s < run.end; ++s) {
         if (run.delay == 0 && store_.own_delay(s) != d) continue;
-        b.synapses.push_back(static_cast<std::uint32_t>(s));
-        b.traces.push_back(trace_before(sources[store_.source(s)], t - d));
-        if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(run.index + (s - run.first)));
+        b.synapses[n] = static_cast<std::uint32_t>(s);
+        b.traces[n] = trace_before(sources[store_.source(s)], t - d);
+        if (entry.has_state) b.state[n] = static_cast<std::uint32_t>(run.index + (s - run.first));
+        ++n;
     }
-    entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), 0.0});
+    entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), n, 0.0});
 }
 
 void plasticity::source_events(tick_t t) {
@@ -291,15 +284,16 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
     float* const weights = &store_.own_weight(0);
     auto& entry = rules_[batch.rule];
     const tick_t before = t - 2 * tick_t{batch.delay};  // the source's spike's time less the delay
-    b.clear();
-    for (auto w = batch.first; w < batch.last; w += 3) {
-        const std::uint32_t s = block[w];
+    const std::size_t n = (batch.last - batch.first) / 3;
+    b.make_room(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t s = block[batch.first + 3 * i];
         __builtin_prefetch(weights + s, 1);
-        b.synapses.push_back(s);
-        if (entry.reads_target_trace) b.traces.push_back(trace_before(target_log_[block[w + 1] >> 3], before));
-        if (entry.has_state) b.state.push_back(static_cast<std::uint32_t>(index_in_rule(entry, s)));
+        b.synapses[i] = s;
+        if (entry.reads_target_trace) b.traces[i] = trace_before(target_log_[block[batch.first + 3 * i + 1] >> 3], before);
+        if (entry.has_state) b.state[i] = static_cast<std::uint32_t>(index_in_rule(entry, s));
     }
-    entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), b.synapses.size(), batch.since_ms});
+    entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), n, batch.since_ms});
     // The weight this tick's delivery reads (sparse_path.cpp).
     for (auto w = batch.first; w < batch.last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
 }

@@ -96,19 +96,27 @@ private:
         std::uint16_t delay;
         double since_ms;
     };
-    // A batch's events, gathered before its rule takes them.
+    // A batch's events, gathered before its rule takes them: room for n.
     struct event_batch {
         std::vector<std::uint32_t> synapses, state;
         std::vector<double> traces;
-        void clear() {
-            synapses.clear();
-            state.clear();
-            traces.clear();
+        void make_room(std::size_t n) {
+            if (synapses.size() >= n) return;
+            synapses.resize(n);
+            state.resize(n);
+            traces.resize(n);
         }
     };
     std::size_t index_in_rule(const rule_entry& r, std::uint64_t s) const;
     // logs_[log].value_before(tick), the same bits, from its head and its decay table.
-    double trace_before(std::int32_t log, tick_t tick) const;
+    double trace_before(std::int32_t log, tick_t tick) const {
+        const auto l = static_cast<std::size_t>(log);
+        const auto& h = heads_[l];
+        const int i = h.tick[0] < tick ? 0 : h.tick[1] < tick ? 1 : -1;
+        if (i >= 0 && h.tick[i] < 0) return 0.0;
+        if (i < 0 || h.decay == no_table || tick - h.tick[i] >= decay_ticks) return logs_[l].value_before(tick, dt_);
+        return h.value[i] * decays_[std::size_t{h.decay} * decay_ticks + static_cast<std::size_t>(tick - h.tick[i])];
+    }
     // The tick of logs_[log]'s last spike before `tick` (-1: none).
     tick_t last_tick_before(std::int32_t log, tick_t tick) const;
     // heads_[log] from logs_[log]: after its spikes changed.
