@@ -159,6 +159,8 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
         refresh_head(l);
     }
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
+    due_.assign(spiked_.size(), {});
+    count_of_delay_.assign(std::size_t{plastic_delays_.back()} + 1, 0);
 }
 
 std::size_t plasticity::index_in_rule(const rule_entry& r, std::uint64_t s) const {
@@ -182,6 +184,7 @@ void plasticity::update(tick_t t, const history_ring& history) {
                 refresh_head(log);
             }
             spiked.push_back(slot);
+            if (slot < is_target_.size() && is_target_[slot]) schedule_target_spike(slot, at);
         }
     };
     if (t >= 1) spiked_[static_cast<std::size_t>((t - 1) % ring)].clear();
@@ -208,24 +211,43 @@ void plasticity::for_each_batch(std::size_t n, std::uint64_t synapses, F&& f) {
     });
 }
 
-void plasticity::target_events(tick_t t) {
-    const auto ring = static_cast<tick_t>(spiked_.size());
-    target_batches_.clear();
-    std::uint64_t synapses = 0;
-    for (const auto d : plastic_delays_) {
-        const tick_t p = t - 2 * tick_t{d};
-        if (p < 0) break;
-        for (const auto k : spiked_[static_cast<std::size_t>(p % ring)]) {
-            if (k >= is_target_.size() || !is_target_[k]) continue;
-            for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
-                const auto& run = target_runs_[r];
-                if (run.delay != 0 && run.delay != d) continue;
-                target_batches_.push_back({static_cast<std::uint32_t>(r), d});
-                synapses += run.end - run.first;
-            }
+void plasticity::schedule_target_spike(std::uint32_t k, tick_t p) {
+    const auto ring = static_cast<tick_t>(due_.size());
+    auto due = [&](std::uint16_t d) -> due_batches& { return due_[static_cast<std::size_t>((p + 2 * tick_t{d}) % ring)]; };
+    for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
+        const auto& run = target_runs_[r];
+        const auto index = static_cast<std::uint32_t>(r);
+        if (run.delay != 0) {
+            due(run.delay).batches.push_back({index, run.delay, 0, 0});
+            continue;
         }
+        // By delay: count, place each delay's batch, then fill them in row order.
+        for (auto s = run.first; s < run.end; ++s) ++count_of_delay_[store_.own_delay(s)];
+        for (auto s = run.first; s < run.end; ++s) {
+            const auto d = store_.own_delay(s);
+            auto& count = count_of_delay_[d];
+            if (count == 0) continue;
+            auto& to = due(d);
+            to.batches.push_back({index, d, static_cast<std::uint32_t>(to.synapses.size()), count});
+            to.synapses.resize(to.synapses.size() + count);
+            count = 0;
+        }
+        for (auto s = run.first; s < run.end; ++s) {
+            auto& to = due(store_.own_delay(s));
+            const auto& batch = to.batches.back();
+            to.synapses[batch.first + count_of_delay_[batch.delay]++] = static_cast<std::uint32_t>(s);
+        }
+        for (auto s = run.first; s < run.end; ++s) count_of_delay_[store_.own_delay(s)] = 0;
     }
-    for_each_batch(target_batches_.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, target_batches_[i], events); });
+}
+
+void plasticity::target_events(tick_t t) {
+    auto& due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))];
+    std::uint64_t synapses = 0;
+    for (const auto& b : due.batches) synapses += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    for_each_batch(due.batches.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[i], events); });
+    due.batches.clear();
+    due.synapses.clear();
 }
 
 void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b) const {
@@ -233,14 +255,18 @@ void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b)
     const auto d = batch.delay;
     const auto& entry = rules_[run.rule];
     const std::int32_t* const sources = source_log_[entry.source_log_kind].data();
-    b.make_room(run.end - run.first);
-    std::size_t n = 0;
-    for (auto s = run.first; s < run.end; ++s) {
-        if (run.delay == 0 && store_.own_delay(s) != d) continue;
-        b.synapses[n] = static_cast<std::uint32_t>(s);
-        b.traces[n] = trace_before(sources[store_.source(s)], t - d);
-        if (entry.has_state) b.state[n] = static_cast<std::uint32_t>(run.index + (s - run.first));
-        ++n;
+    const std::size_t n = batch.size != 0 ? batch.size : run.end - run.first;
+    b.make_room(n);
+    if (batch.size != 0) {
+        const auto* const due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))].synapses.data() + batch.first;
+        std::copy_n(due, n, b.synapses.data());
+    } else {
+        for (std::size_t i = 0; i < n; ++i) b.synapses[i] = static_cast<std::uint32_t>(run.first + i);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto s = b.synapses[i];
+        b.traces[i] = trace_before(sources[store_.source(s)], t - d);
+        if (entry.has_state) b.state[i] = static_cast<std::uint32_t>(run.index + (s - run.first));
     }
     entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), n, 0.0});
 }

@@ -84,11 +84,20 @@ private:
         std::uint32_t rule;        // into rules_
         std::uint16_t delay;       // its synapses' one delay (0: several)
     };
-    // A tick's batches: a target run's synapses of one delay, or a source's entries in one
-    // fan-out segment of one delay (the words [first, last) of its block).
+    // A tick's batches: a target run's synapses of one delay (all of it, or `size` synapses
+    // from `first` in the synapses of its tick's due_), or a source's entries in one fan-out
+    // segment of one delay (the words [first, last) of its block).
     struct target_batch {
         std::uint32_t run;  // into target_runs_
         std::uint16_t delay;
+        std::uint32_t first, size;  // size 0: the whole run
+    };
+    // The target batches due at a tick: a target's spike of tick p reaches its synapses of
+    // delay d at tick p + 2d. A run whose synapses have several delays is sorted by delay
+    // once, when the spike is taken, into the synapses of the ticks each delay is due.
+    struct due_batches {
+        std::vector<target_batch> batches;
+        std::vector<std::uint32_t> synapses;
     };
     struct source_batch {
         std::uint32_t slot, rule;
@@ -122,6 +131,8 @@ private:
     // heads_[log] from logs_[log]: after its spikes changed.
     void refresh_head(std::size_t log);
     std::uint32_t log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse);
+    // Puts target k's spike of tick p into due_.
+    void schedule_target_spike(std::uint32_t k, tick_t p);
     void target_events(tick_t t);
     void source_events(tick_t t);
     void take_batch(tick_t t, const target_batch& batch, event_batch& events) const;
@@ -156,7 +167,10 @@ private:
     std::vector<bool> is_source_, is_target_;  // per slot
     std::vector<std::uint64_t> target_runs_begin_;  // per local neuron + 1: its runs in target_runs_
     std::vector<target_run> target_runs_;
-    std::vector<target_batch> target_batches_;
+    // Derived from spiked_: per tick mod spiked_.size(), the target batches due then
+    // (schedule_target_spike, as each local target's spike is taken).
+    std::vector<due_batches> due_;
+    std::vector<std::uint32_t> count_of_delay_;  // while scheduling: per delay
     std::vector<source_batch> source_batches_;
     tbb::enumerable_thread_specific<event_batch> events_;  // each thread's
 };
