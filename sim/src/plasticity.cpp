@@ -171,6 +171,7 @@ std::size_t plasticity::index_in_rule(const rule_entry& r, std::uint64_t s) cons
 
 void plasticity::update(tick_t t, const history_ring& history) {
     if (empty()) return;
+    tables_used_ = 0;
     const auto ring = static_cast<tick_t>(spiked_.size());
     // Local spikes of tick t - 1, remote ones of tick t - remote_delay: both complete now.
     auto take = [&](tick_t at, const std::vector<std::uint32_t>& logged) {
@@ -218,7 +219,7 @@ void plasticity::schedule_target_spike(std::uint32_t k, tick_t p) {
         const auto& run = target_runs_[r];
         const auto index = static_cast<std::uint32_t>(r);
         if (run.delay != 0) {
-            due(run.delay).batches.push_back({index, run.delay, 0, 0});
+            due(run.delay).batches.push_back({index, run.delay, 0, 0, nullptr});
             continue;
         }
         // By delay: count, place each delay's batch, then fill them in row order.
@@ -228,7 +229,7 @@ void plasticity::schedule_target_spike(std::uint32_t k, tick_t p) {
             auto& count = count_of_delay_[d];
             if (count == 0) continue;
             auto& to = due(d);
-            to.batches.push_back({index, d, static_cast<std::uint32_t>(to.synapses.size()), count});
+            to.batches.push_back({index, d, static_cast<std::uint32_t>(to.synapses.size()), count, nullptr});
             to.synapses.resize(to.synapses.size() + count);
             count = 0;
         }
@@ -241,10 +242,45 @@ void plasticity::schedule_target_spike(std::uint32_t k, tick_t p) {
     }
 }
 
+const double* plasticity::trace_table_of(const std::vector<std::int32_t>& logs, tick_t at, std::uint64_t reads) {
+    if (2 * reads < logs.size()) return nullptr;
+    for (std::size_t i = 0; i < tables_used_; ++i)
+        if (tables_[i].logs == &logs && tables_[i].at == at) return tables_[i].values.data();
+    if (tables_used_ == tables_.size()) tables_.emplace_back();
+    auto& table = tables_[tables_used_++];
+    table.logs = &logs;
+    table.at = at;
+    table.values.resize(logs.size());
+    auto fill = [&](std::size_t begin, std::size_t end) {
+        for (auto i = begin; i < end; ++i) table.values[i] = logs[i] < 0 ? 0.0 : trace_before(logs[i], at);
+    };
+    constexpr std::size_t grain = 4096;
+    if (logs.size() < 2 * grain)
+        fill(0, logs.size());
+    else
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, logs.size(), grain),
+                          [&](const tbb::blocked_range<std::size_t>& r) { fill(r.begin(), r.end()); });
+    return table.values.data();
+}
+
 void plasticity::target_events(tick_t t) {
     auto& due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))];
     std::uint64_t synapses = 0;
     for (const auto& b : due.batches) synapses += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    // The batches read the sources' traces of a kind at t - delay: a table for each pair
+    // read often enough.
+    auto group_of = [&](const target_batch& b) {
+        const auto& logs = source_log_[rules_[target_runs_[b.run].rule].source_log_kind];
+        const auto at = t - b.delay;
+        std::size_t g = 0;
+        while (g < groups_.size() && !(groups_[g].logs == &logs && groups_[g].at == at)) ++g;
+        if (g == groups_.size()) groups_.push_back({&logs, at, 0, nullptr});
+        return g;
+    };
+    groups_.clear();
+    for (const auto& b : due.batches) groups_[group_of(b)].reads += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    for (auto& g : groups_) g.table = trace_table_of(*g.logs, g.at, g.reads);
+    for (auto& b : due.batches) b.traces = groups_[group_of(b)].table;
     for_each_batch(due.batches.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[i], events); });
     due.batches.clear();
     due.synapses.clear();
@@ -263,11 +299,12 @@ void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b)
     } else {
         for (std::size_t i = 0; i < n; ++i) b.synapses[i] = static_cast<std::uint32_t>(run.first + i);
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto s = b.synapses[i];
-        b.traces[i] = trace_before(sources[store_.source(s)], t - d);
-        if (entry.has_state) b.state[i] = static_cast<std::uint32_t>(run.index + (s - run.first));
-    }
+    if (batch.traces)
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = batch.traces[store_.source(b.synapses[i])];
+    else
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = trace_before(sources[store_.source(b.synapses[i])], t - d);
+    if (entry.has_state)
+        for (std::size_t i = 0; i < n; ++i) b.state[i] = static_cast<std::uint32_t>(run.index + (b.synapses[i] - run.first));
     entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), n, 0.0});
 }
 
@@ -293,13 +330,25 @@ void plasticity::source_events(tick_t t) {
                     if (first < last) {
                         const tick_t previous = last_tick_before(source_log_[rules_[c.model].source_log_kind][j], at);
                         const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
-                        source_batches_.push_back({j, c.model, first, last, d, since});
+                        source_batches_.push_back({j, c.model, first, last, d, since, nullptr});
                         synapses += (last - first) / 3;
                     }
                 }
                 o = e;
             }
         }
+    }
+    // The targets' K- at t - 2 delay: a table for each delay read often enough.
+    for (std::size_t i = 0; i < source_batches_.size();) {
+        const auto d = source_batches_[i].delay;  // batches come by delay
+        auto end = i;
+        std::uint64_t reads = 0;
+        for (; end < source_batches_.size() && source_batches_[end].delay == d; ++end)
+            if (rules_[source_batches_[end].rule].reads_target_trace) reads += (source_batches_[end].last - source_batches_[end].first) / 3;
+        if (const double* const table = trace_table_of(target_log_, t - 2 * tick_t{d}, reads))
+            for (auto b = i; b < end; ++b)
+                if (rules_[source_batches_[b].rule].reads_target_trace) source_batches_[b].traces = table;
+        i = end;
     }
     for_each_batch(source_batches_.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
 }
@@ -312,13 +361,18 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
     const tick_t before = t - 2 * tick_t{batch.delay};  // the source's spike's time less the delay
     const std::size_t n = (batch.last - batch.first) / 3;
     b.make_room(n);
+    const std::uint32_t* const entries = block + batch.first;
     for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t s = block[batch.first + 3 * i];
+        const std::uint32_t s = entries[3 * i];
         __builtin_prefetch(weights + s, 1);
         b.synapses[i] = s;
-        if (entry.reads_target_trace) b.traces[i] = trace_before(target_log_[block[batch.first + 3 * i + 1] >> 3], before);
-        if (entry.has_state) b.state[i] = static_cast<std::uint32_t>(index_in_rule(entry, s));
     }
+    if (batch.traces)
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = batch.traces[entries[3 * i + 1] >> 3];
+    else if (entry.reads_target_trace)
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = trace_before(target_log_[entries[3 * i + 1] >> 3], before);
+    if (entry.has_state)
+        for (std::size_t i = 0; i < n; ++i) b.state[i] = static_cast<std::uint32_t>(index_in_rule(entry, b.synapses[i]));
     entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), n, batch.since_ms});
     // The weight this tick's delivery reads (sparse_path.cpp).
     for (auto w = batch.first; w < batch.last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);

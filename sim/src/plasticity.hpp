@@ -91,6 +91,7 @@ private:
         std::uint32_t run;  // into target_runs_
         std::uint16_t delay;
         std::uint32_t first, size;  // size 0: the whole run
+        const double* traces;       // its sources' K+ by slot (a trace_table), or null
     };
     // The target batches due at a tick: a target's spike of tick p reaches its synapses of
     // delay d at tick p + 2d. A run whose synapses have several delays is sorted by delay
@@ -104,6 +105,15 @@ private:
         std::uint32_t first, last;
         std::uint16_t delay;
         double since_ms;
+        const double* traces;  // its targets' K- by local neuron (a trace_table), or null
+    };
+    // A tick's traces of one kind at one time, for every neuron at once (by slot for source
+    // traces, by local neuron for K-): when a tick reads about as many as there are, one pass
+    // in order over the heads costs less than reaching a head per event.
+    struct trace_table {
+        const std::vector<std::int32_t>* logs;  // source_log_[kind] or target_log_
+        tick_t at;
+        std::vector<double> values;
     };
     // A batch's events, gathered before its rule takes them: room for n.
     struct event_batch {
@@ -135,6 +145,9 @@ private:
     void schedule_target_spike(std::uint32_t k, tick_t p);
     void target_events(tick_t t);
     void source_events(tick_t t);
+    // The traces of `logs` just before `at` as a table of this tick, when `reads` of them pay
+    // for one; null: read each one at its head.
+    const double* trace_table_of(const std::vector<std::int32_t>& logs, tick_t at, std::uint64_t reads);
     void take_batch(tick_t t, const target_batch& batch, event_batch& events) const;
     void take_batch(tick_t t, const source_batch& batch, event_batch& events);
     // f(i, events) for every i < n, on several threads when `synapses` (events in all) pays for it.
@@ -172,6 +185,15 @@ private:
     std::vector<due_batches> due_;
     std::vector<std::uint32_t> count_of_delay_;  // while scheduling: per delay
     std::vector<source_batch> source_batches_;
+    std::vector<trace_table> tables_;  // this tick's
+    std::size_t tables_used_ = 0;
+    struct trace_group {  // the batches that read the traces of `logs` at `at`
+        const std::vector<std::int32_t>* logs;
+        tick_t at;
+        std::uint64_t reads;
+        const double* table;
+    };
+    std::vector<trace_group> groups_;
     tbb::enumerable_thread_specific<event_batch> events_;  // each thread's
 };
 
