@@ -363,9 +363,7 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
     b.make_room(n);
     const std::uint32_t* const entries = block + batch.first;
     for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t s = entries[3 * i];
-        __builtin_prefetch(weights + s, 1);
-        b.synapses[i] = s;
+        b.synapses[i] = entries[3 * i];
     }
     if (batch.traces)
         for (std::size_t i = 0; i < n; ++i) b.traces[i] = batch.traces[entries[3 * i + 1] >> 3];

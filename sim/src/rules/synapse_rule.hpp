@@ -82,8 +82,13 @@ public:
     }
     void source_spikes(const synapse_events& e) final {
         auto& rule = static_cast<Rule&>(*this);
-        for (std::size_t j = 0; j < e.size; ++j)
+        // A source's synapses lie at random places in the store: ask for weights ahead.
+        constexpr std::size_t ahead = 32;
+        for (std::size_t j = 0; j < e.size && j < ahead; ++j) __builtin_prefetch(e.weights + e.synapses[j], 1);
+        for (std::size_t j = 0; j < e.size; ++j) {
+            if (j + ahead < e.size) __builtin_prefetch(e.weights + e.synapses[j + ahead], 1);
             rule.source_spike(index(e, j), e.weights[e.synapses[j]], Rule::uses_target_trace ? e.traces[j] : 0.0, e.since_ms);
+        }
     }
 
 private:
