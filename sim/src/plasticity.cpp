@@ -156,11 +156,25 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
                 for (tick_t n = 0; n < decay_ticks; ++n) decays_.push_back(log.decay(-n, dt));
             }
         }
-        refresh_head(l);
     }
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
     due_.assign(spiked_.size(), {});
     count_of_delay_.assign(std::size_t{plastic_delays_.back()} + 1, 0);
+    rebuild_derived(0);
+}
+
+void plasticity::rebuild_derived(tick_t next) {
+    for (std::size_t l = 0; l < logs_.size(); ++l) refresh_head(l);
+    for (auto& due : due_) {
+        due.batches.clear();
+        due.synapses.clear();
+    }
+    // A local target's spike of tick p (in spiked_ up to next - 2: update(next) takes those
+    // of next - 1) reaches its synapses of delay d at tick p + 2d.
+    const auto ring = static_cast<tick_t>(spiked_.size());
+    for (tick_t p = std::max<tick_t>(0, next - 2 * tick_t{plastic_delays_.back()}); p <= next - 2; ++p)
+        for (const auto k : spiked_[static_cast<std::size_t>(p % ring)])
+            if (k < is_target_.size() && is_target_[k]) schedule_target_spike(k, p, next);
 }
 
 std::size_t plasticity::index_in_rule(const rule_entry& r, std::uint64_t s) const {
@@ -185,7 +199,7 @@ void plasticity::update(tick_t t, const history_ring& history) {
                 refresh_head(log);
             }
             spiked.push_back(slot);
-            if (slot < is_target_.size() && is_target_[slot]) schedule_target_spike(slot, at);
+            if (slot < is_target_.size() && is_target_[slot]) schedule_target_spike(slot, at, at + 1);
         }
     };
     if (t >= 1) spiked_[static_cast<std::size_t>((t - 1) % ring)].clear();
@@ -212,18 +226,20 @@ void plasticity::for_each_batch(std::size_t n, std::uint64_t synapses, F&& f) {
     });
 }
 
-void plasticity::schedule_target_spike(std::uint32_t k, tick_t p) {
+void plasticity::schedule_target_spike(std::uint32_t k, tick_t p, tick_t from) {
     const auto ring = static_cast<tick_t>(due_.size());
     auto due = [&](std::uint16_t d) -> due_batches& { return due_[static_cast<std::size_t>((p + 2 * tick_t{d}) % ring)]; };
+    auto wanted = [&](std::uint16_t d) { return p + 2 * tick_t{d} >= from; };
     for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
         const auto& run = target_runs_[r];
         const auto index = static_cast<std::uint32_t>(r);
         if (run.delay != 0) {
-            due(run.delay).batches.push_back({index, run.delay, 0, 0, nullptr});
+            if (wanted(run.delay)) due(run.delay).batches.push_back({index, run.delay, 0, 0, nullptr});
             continue;
         }
         // By delay: count, place each delay's batch, then fill them in row order.
-        for (auto s = run.first; s < run.end; ++s) ++count_of_delay_[store_.own_delay(s)];
+        for (auto s = run.first; s < run.end; ++s)
+            if (wanted(store_.own_delay(s))) ++count_of_delay_[store_.own_delay(s)];
         for (auto s = run.first; s < run.end; ++s) {
             const auto d = store_.own_delay(s);
             auto& count = count_of_delay_[d];
@@ -234,6 +250,7 @@ void plasticity::schedule_target_spike(std::uint32_t k, tick_t p) {
             count = 0;
         }
         for (auto s = run.first; s < run.end; ++s) {
+            if (!wanted(store_.own_delay(s))) continue;
             auto& to = due(store_.own_delay(s));
             const auto& batch = to.batches.back();
             to.synapses[batch.first + count_of_delay_[batch.delay]++] = static_cast<std::uint32_t>(s);

@@ -141,8 +141,11 @@ private:
     // heads_[log] from logs_[log]: after its spikes changed.
     void refresh_head(std::size_t log);
     std::uint32_t log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse);
-    // Puts target k's spike of tick p into due_.
-    void schedule_target_spike(std::uint32_t k, tick_t p);
+    // Puts target k's spike of tick p into due_, for the ticks from `from` on.
+    void schedule_target_spike(std::uint32_t k, tick_t p, tick_t from);
+    // What is derived from logs_ and spiked_ (heads_, due_), anew for tick `next` (the next
+    // update): for whoever writes them other than update() does, as a restore would.
+    void rebuild_derived(tick_t next);
     void target_events(tick_t t);
     void source_events(tick_t t);
     // The traces of `logs` just before `at` as a table of this tick, when `reads` of them pay
