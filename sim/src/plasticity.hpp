@@ -8,6 +8,9 @@
 // same bits on any partition. A source event also writes that weight into the synapse's
 // fan-out entry, where the sparse path reads it in the same tick (the synapses a tick
 // delivers are those whose source events it just took), in the order of the fan-out.
+// A tick's events come in batches of one rule's synapses (a target run's synapses of one
+// delay, a source's fan-out entries of one delay), which touch disjoint synapses and only
+// read traces: a busy tick takes them on several threads, with the same bits.
 //
 // Spikes are read from the history: local neurons' of tick t - 1, remote ones' of tick
 // t - remote_delay, which are complete then. Each neuron a rule reads keeps a short log of
@@ -169,8 +172,9 @@ private:
     std::uint64_t synapses_ = 0;
 
     std::vector<spike_log> logs_;
-    // Derived from logs_ (refresh_head after a log changes): per log its head; per kind of
-    // decay (a tau and how it divides) the factors decay(-n) for n < decay_ticks.
+    // Derived from logs_ (refresh_head after a log changes, rebuild_derived after a restore):
+    // per log its head; per kind of decay (a tau and how it divides) the factors decay(-n)
+    // for n < decay_ticks.
     std::vector<trace_head> heads_;
     std::vector<double> decays_;
     std::vector<double> source_taus_;  // the distinct source trace kinds (tau 0: spike times)
@@ -184,7 +188,7 @@ private:
     std::vector<std::uint64_t> target_runs_begin_;  // per local neuron + 1: its runs in target_runs_
     std::vector<target_run> target_runs_;
     // Derived from spiked_: per tick mod spiked_.size(), the target batches due then
-    // (schedule_target_spike, as each local target's spike is taken).
+    // (schedule_target_spike, as each local target's spike is taken; rebuild_derived after a restore).
     std::vector<due_batches> due_;
     std::vector<std::uint32_t> count_of_delay_;  // while scheduling: per delay
     std::vector<source_batch> source_batches_;
