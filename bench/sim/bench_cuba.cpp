@@ -82,7 +82,8 @@ int main(int argc, char** argv) try {
     std::printf(
         "{\"neurons\": %lld, \"synapses\": %zu, \"threads\": %d, \"ticks\": %ld, \"setup_s\": %.3f, "
         "\"compute_s\": %.6f, \"compute_cpu_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"document\": \"%s\"}\n",
-        static_cast<long long>(n), static_cast<std::size_t>(engine.synapse_count()), cap.threads(), ticks, setup_s, compute_s, compute_cpu_s, count_s,
+        static_cast<long long>(n), static_cast<std::size_t>(engine.synapse_count()), cap.threads(), ticks, setup_s, compute_s,
+        compute_cpu_s, count_s,
         static_cast<double>(spikes) / static_cast<double>(n) / simulated_s, document.c_str());
     return 0;
 } catch (const std::exception& e) {

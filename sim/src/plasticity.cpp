@@ -295,10 +295,12 @@ void plasticity::target_events(tick_t t) {
         return g;
     };
     groups_.clear();
-    for (const auto& b : due.batches) groups_[group_of(b)].reads += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    for (const auto& b : due.batches)
+        groups_[group_of(b)].reads += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
     for (auto& g : groups_) g.table = trace_table_of(*g.logs, g.at, g.reads);
     for (auto& b : due.batches) b.traces = groups_[group_of(b)].table;
-    for_each_batch(due.batches.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[i], events); });
+    for_each_batch(due.batches.size(), synapses,
+                   [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[i], events); });
     due.batches.clear();
     due.synapses.clear();
 }
@@ -311,8 +313,8 @@ void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b)
     const std::size_t n = batch.size != 0 ? batch.size : run.end - run.first;
     b.make_room(n);
     if (batch.size != 0) {
-        const auto* const due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))].synapses.data() + batch.first;
-        std::copy_n(due, n, b.synapses.data());
+        const auto& due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))];
+        std::copy_n(due.synapses.data() + batch.first, n, b.synapses.data());
     } else {
         for (std::size_t i = 0; i < n; ++i) b.synapses[i] = static_cast<std::uint32_t>(run.first + i);
     }
@@ -361,13 +363,15 @@ void plasticity::source_events(tick_t t) {
         auto end = i;
         std::uint64_t reads = 0;
         for (; end < source_batches_.size() && source_batches_[end].delay == d; ++end)
-            if (rules_[source_batches_[end].rule].reads_target_trace) reads += (source_batches_[end].last - source_batches_[end].first) / 3;
+            if (rules_[source_batches_[end].rule].reads_target_trace)
+                reads += (source_batches_[end].last - source_batches_[end].first) / 3;
         if (const double* const table = trace_table_of(target_log_, t - 2 * tick_t{d}, reads))
             for (auto b = i; b < end; ++b)
                 if (rules_[source_batches_[b].rule].reads_target_trace) source_batches_[b].traces = table;
         i = end;
     }
-    for_each_batch(source_batches_.size(), synapses, [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
+    for_each_batch(source_batches_.size(), synapses,
+                   [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
 }
 
 void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b) {
@@ -379,9 +383,7 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
     const std::size_t n = (batch.last - batch.first) / 3;
     b.make_room(n);
     const std::uint32_t* const entries = block + batch.first;
-    for (std::size_t i = 0; i < n; ++i) {
-        b.synapses[i] = entries[3 * i];
-    }
+    for (std::size_t i = 0; i < n; ++i) b.synapses[i] = entries[3 * i];
     if (batch.traces)
         for (std::size_t i = 0; i < n; ++i) b.traces[i] = batch.traces[entries[3 * i + 1] >> 3];
     else if (entry.reads_target_trace)

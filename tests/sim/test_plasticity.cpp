@@ -218,7 +218,8 @@ TEST_CASE("stdp_synapse gives each synapse of a run the events of its own delay 
     for (int t = 0; t < 6100; ++t) {
         if (c.tick()[n] != 0.0f) post.push_back(t);
         for (std::size_t i = 0; i < delays.size(); ++i)
-            if (std::binary_search(pre.begin(), pre.end(), t - delays[i])) weight_after[i].push_back(c.weights().at(n).at(i).weight);
+            if (std::binary_search(pre.begin(), pre.end(), t - delays[i]))
+                weight_after[i].push_back(c.weights().at(n).at(i).weight);
     }
     REQUIRE(post.size() >= 30);
     post_history history{tau_minus, {}};
