@@ -159,7 +159,7 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
     }
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
     due_.assign(spiked_.size(), {});
-    count_of_delay_.assign(std::size_t{plastic_delays_.back()} + 1, 0);
+    count_of_delay_.assign(std::size_t{longest_plastic_delay()} + 1, 0);
     rebuild_derived(0);
 }
 
@@ -172,7 +172,7 @@ void plasticity::rebuild_derived(tick_t next) {
     // A local target's spike of tick p (in spiked_ up to next - 2: update(next) takes those
     // of next - 1) reaches its synapses of delay d at tick p + 2d.
     const auto ring = static_cast<tick_t>(spiked_.size());
-    for (tick_t p = std::max<tick_t>(0, next - 2 * tick_t{plastic_delays_.back()}); p <= next - 2; ++p)
+    for (tick_t p = std::max<tick_t>(0, next - 2 * tick_t{longest_plastic_delay()}); p <= next - 2; ++p)
         for (const auto k : spiked_[static_cast<std::size_t>(p % ring)])
             if (k < is_target_.size() && is_target_[k]) schedule_target_spike(k, p, next);
 }

@@ -149,6 +149,7 @@ private:
     // What is derived from logs_ and spiked_ (heads_, due_), anew for tick `next` (the next
     // update): for whoever writes them other than update() does, as a restore would.
     void rebuild_derived(tick_t next);
+    std::uint16_t longest_plastic_delay() const { return plastic_delays_.empty() ? 0 : plastic_delays_.back(); }
     void target_events(tick_t t);
     void source_events(tick_t t);
     // The traces of `logs` just before `at` as a table of this tick, when `reads` of them pay
