@@ -7,19 +7,32 @@
 // compiled program, and both exclude setup: here document reading, expansion and engine
 // construction; in Brian2 code generation, compilation and synapse creation (its own
 // simulation-loop timer). Spikes are counted after every tick by reading each neuron's
-// output; that reading is timed apart from compute() and reported separately.
+// output; that reading is timed apart from compute() and reported separately. compute_cpu_s
+// is the calling thread's CPU time in compute(): with --threads 1 all of it, and unlike the
+// wall time it does not grow while other programs take the cores.
 //
 // Options: --neurons N (4000) --p P (0.02) --threads T (0: all cores) --ticks K (10000)
 //          --document FILE (default: examples/cuba/cuba.xml for 4,000 neurons at p = 0.02,
 //          otherwise the same network generated for N and p into a temporary folder).
+// A document with synapse models (plastic synapses) is built as a node builds its share,
+// every neuron on the one node: whole_network() lists synapses without their models.
 // Prints one JSON object.
 #include "sim_bench.hpp"
 
 #include "dnnc/sim/engine.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <exception>
 #include <string>
+
+namespace {
+double thread_cpu_seconds() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+}  // namespace
 
 int main(int argc, char** argv) try {
     using clock = std::chrono::steady_clock;
@@ -38,17 +51,28 @@ int main(int argc, char** argv) try {
     }
 
     const auto setup_start = clock::now();
-    const auto net = dnnc::bench::load_network(document);
-    dnnc::sim::engine engine(dnnc::sim::whole_network(net));
+    const auto doc = dnnc::protocol::load_document(document);
+    if (!doc.net) throw std::invalid_argument(document + " has no network");
+    const bool by_share = !doc.net->synapse_models.empty();
+    const auto net = by_share ? dnnc::protocol::expand_neurons(*doc.net) : dnnc::protocol::expand(*doc.net, document);
+    dnnc::sim::engine engine = [&] {
+        auto spec = dnnc::sim::whole_network(net);
+        if (!by_share) return dnnc::sim::engine(spec);
+        spec.history = dnnc::protocol::longest_delay(*doc.net);
+        spec.in_begin.assign(spec.neurons.size() + 1, 0);
+        return dnnc::sim::engine(spec, *doc.net);
+    }();
     const double setup_s = dnnc::bench::seconds_since(setup_start);
 
     const auto n = static_cast<dnnc::sim::global_index>(engine.neuron_count());
-    double compute_s = 0, count_s = 0;
+    double compute_s = 0, count_s = 0, compute_cpu_s = 0;
     long long spikes = 0;
     for (long t = 0; t < ticks; ++t) {
+        const double cpu = thread_cpu_seconds();
         const auto a = clock::now();
         engine.compute();
         const auto b = clock::now();
+        compute_cpu_s += thread_cpu_seconds() - cpu;
         for (dnnc::sim::global_index i = 0; i < n; ++i) spikes += engine.output(i) > 0.5f;
         const auto c = clock::now();
         compute_s += std::chrono::duration<double>(b - a).count();
@@ -57,8 +81,9 @@ int main(int argc, char** argv) try {
     const double simulated_s = static_cast<double>(ticks) * net.params_of(0).dt / 1000.0;
     std::printf(
         "{\"neurons\": %lld, \"synapses\": %zu, \"threads\": %d, \"ticks\": %ld, \"setup_s\": %.3f, "
-        "\"compute_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"document\": \"%s\"}\n",
-        static_cast<long long>(n), net.synapse_count(), cap.threads(), ticks, setup_s, compute_s, count_s,
+        "\"compute_s\": %.6f, \"compute_cpu_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"document\": \"%s\"}\n",
+        static_cast<long long>(n), static_cast<std::size_t>(engine.synapse_count()), cap.threads(), ticks, setup_s, compute_s,
+        compute_cpu_s, count_s,
         static_cast<double>(spikes) / static_cast<double>(n) / simulated_s, document.c_str());
     return 0;
 } catch (const std::exception& e) {

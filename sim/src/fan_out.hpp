@@ -12,7 +12,9 @@
 // target word): the index is what sorts a sum's terms into canonical order. A class whose
 // weights vary has only three-word entries (synapse index, target word, the synapse's weight:
 // a copy of the store's, made when the index is built, so that the sparse path reads no
-// per-synapse array of the store); when its delays vary they are sorted by delay, and the
+// per-synapse array of the store; in a class a rule changes, the weight its source's last
+// spike was delivered with, written by that spike's event: plasticity.hpp, set_weight);
+// when its delays vary they are sorted by delay, and the
 // segment's `mid` word is where its directory starts in delay_dir. Built only for one lane
 // (batched ticks never take the sparse path).
 //
@@ -24,6 +26,7 @@
 #include "synapse_store.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -43,6 +46,8 @@ public:
     const std::uint32_t* data() const { return words_.data(); }
     std::uint64_t begin(std::size_t slot) const { return out_begin_[slot]; }
     std::uint64_t end(std::size_t slot) const { return out_begin_[slot + 1]; }
+    // The weight word of the three-word entry at `entry` (its first word).
+    void set_weight(std::uint64_t entry, float weight) { std::memcpy(&words_[entry + 2], &weight, sizeof weight); }
     // Per segment of a class whose delays vary, from the offset in its `mid` word: [n, (delay,
     // end) x n], the distinct delays of its entries, ascending, and where each one's entries
     // end (counted in words from the block's start).

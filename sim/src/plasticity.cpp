@@ -2,8 +2,12 @@
 
 #include "dnnc/core/error.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -26,20 +30,37 @@ std::pair<tick_t, double> plasticity::spike_log::last_before(tick_t tick) const 
     return before.first < tick ? before : std::pair<tick_t, double>{-1, 0.0};
 }
 
+double plasticity::spike_log::decay(tick_t back, double dt) const {
+    const double elapsed = static_cast<double>(back) * dt;
+    return by_inverse ? std::exp(elapsed * (1.0 / tau)) : std::exp(elapsed / tau);
+}
+
 double plasticity::spike_log::value_before(tick_t tick, double dt) const {
     const auto [last, value] = last_before(tick);
     if (last < 0) return 0.0;
-    const double elapsed = static_cast<double>(last - tick) * dt;
-    return value * (by_inverse ? std::exp(elapsed * (1.0 / tau)) : std::exp(elapsed / tau));
+    return value * decay(last - tick, dt);
 }
 
-double plasticity::trace_before(std::int32_t log, tick_t tick) {
+void plasticity::refresh_head(std::size_t log) {
+    const auto& l = logs_[log];
+    auto& h = heads_[log];
+    const auto n = l.spikes.size();
+    const std::pair<tick_t, double> unknown{std::numeric_limits<tick_t>::max(), 0.0};
+    const auto latest = n > 0 ? l.spikes[n - 1] : l.before;
+    // Before `before` the log knows nothing, unless `before` is none itself.
+    const auto prior = n > 1 ? l.spikes[n - 2] : n == 1 ? l.before : l.before.first < 0 ? l.before : unknown;
+    h.tick[0] = latest.first;
+    h.value[0] = latest.second;
+    h.tick[1] = prior.first;
+    h.value[1] = prior.second;
+}
+
+tick_t plasticity::last_tick_before(std::int32_t log, tick_t tick) const {
     const auto l = static_cast<std::size_t>(log);
-    if (asked_[l] != tick) {
-        asked_[l] = tick;
-        answer_[l] = logs_[l].value_before(tick, dt_);
-    }
-    return answer_[l];
+    const auto& h = heads_[l];
+    if (h.tick[0] < tick) return h.tick[0];
+    if (h.tick[1] < tick) return h.tick[1];
+    return logs_[l].last_before(tick).first;
 }
 
 std::uint32_t plasticity::log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse) {
@@ -52,7 +73,7 @@ std::uint32_t plasticity::log_of(std::vector<std::int32_t>& index, std::uint32_t
     return static_cast<std::uint32_t>(index[slot]);
 }
 
-plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots,
+plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_layout& slots,
                        const std::vector<neuron_spec>& neurons, double dt, tick_t remote_delay, tick_t history)
     : store_(store), fan_out_(fan_out), slots_(slots), dt_(dt), remote_delay_(remote_delay) {
     const auto& models = store.models();
@@ -77,6 +98,8 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
     target_log_.assign(local, -1);
     for (std::size_t m = 0; m < rules_.size(); ++m) {
         if (!rules_[m].rule) continue;
+        rules_[m].reads_target_trace = rules_[m].rule->reads_target_trace();
+        rules_[m].has_state = rules_[m].rule->has_synapse_state();
         const double tau = rules_[m].rule->source_trace_tau();
         const auto kind = std::find(source_taus_.begin(), source_taus_.end(), tau);
         rules_[m].source_log_kind = static_cast<std::uint32_t>(kind - source_taus_.begin());
@@ -85,7 +108,9 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
             source_log_.emplace_back(slots.size(), -1);
         }
     }
+    target_runs_begin_.assign(local + 1, 0);
     for (std::size_t k = 0; k < local; ++k) {
+        target_runs_begin_[k] = target_runs_.size();
         auto s = store.row_begin(k);
         for (auto r = store.run_begin(k); r < store.run_begin(k + 1); ++r) {
             const auto end = store.row_begin(k) + store.run(r).end;
@@ -94,6 +119,12 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
                 auto& entry = rules_[c.model];
                 entry.runs.emplace_back(s, weights[c.model].size());
                 const double tau = entry.rule->source_trace_tau();
+                if (tau > 0 && s < end) {
+                    target_run run{s, end, weights[c.model].size(), c.model, store.own_delay(s)};
+                    for (auto x = s; x < end; ++x)
+                        if (store.own_delay(x) != run.delay) run.delay = 0;
+                    target_runs_.push_back(run);
+                }
                 for (; s < end; ++s) {
                     weights[c.model].push_back(store.own_weight(s));
                     is_plastic_delay_[store.own_delay(s)] = true;
@@ -109,6 +140,7 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
             s = end;
         }
     }
+    target_runs_begin_[local] = target_runs_.size();
     for (std::size_t m = 1; m < rules_.size(); ++m) {
         if (!rules_[m].rule) continue;
         const auto [first, count] = store.sources_of(m);
@@ -123,19 +155,50 @@ plasticity::plasticity(synapse_store& store, const fan_out_index& fan_out, const
     for (std::size_t d = 0; d < is_plastic_delay_.size(); ++d)
         if (is_plastic_delay_[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
     horizon_ = 2 * std::max<tick_t>(history, 1) + 1;
-    asked_.assign(logs_.size(), -1);
-    answer_.assign(logs_.size(), 0.0);
+    // A decay table per kind of log whose trace is read.
+    std::vector<std::pair<double, bool>> kinds;
+    heads_.assign(logs_.size(), {});
+    for (std::size_t l = 0; l < logs_.size(); ++l) {
+        const auto& log = logs_[l];
+        heads_[l].decay = no_table;
+        if (log.tau > 0) {
+            const auto kind = std::find(kinds.begin(), kinds.end(), std::pair{log.tau, log.by_inverse});
+            heads_[l].decay = static_cast<std::uint32_t>(kind - kinds.begin());
+            if (kind == kinds.end()) {
+                kinds.emplace_back(log.tau, log.by_inverse);
+                for (tick_t n = 0; n < decay_ticks; ++n) decays_.push_back(log.decay(-n, dt));
+            }
+        }
+    }
     spiked_.assign(static_cast<std::size_t>(horizon_) + 1, {});
+    due_.assign(spiked_.size(), {});
+    count_of_delay_.assign(std::size_t{longest_plastic_delay()} + 1, 0);
+    rebuild_derived(0);
+}
+
+void plasticity::rebuild_derived(tick_t next) {
+    for (std::size_t l = 0; l < logs_.size(); ++l) refresh_head(l);
+    for (auto& due : due_) {
+        due.batches.clear();
+        due.synapses.clear();
+    }
+    // A local target's spike of tick p (in spiked_ up to next - 2: update(next) takes those
+    // of next - 1) reaches its synapses of delay d at tick p + 2d.
+    const auto ring = static_cast<tick_t>(spiked_.size());
+    for (tick_t p = std::max<tick_t>(0, next - 2 * tick_t{longest_plastic_delay()}); p <= next - 2; ++p)
+        for (const auto k : spiked_[static_cast<std::size_t>(p % ring)])
+            if (k < is_target_.size() && is_target_[k]) schedule_target_spike(k, p, next);
 }
 
 std::size_t plasticity::index_in_rule(const rule_entry& r, std::uint64_t s) const {
-    if (!r.rule->has_synapse_state()) return 0;
+    if (!r.has_state) return 0;
     const auto it = std::upper_bound(r.runs.begin(), r.runs.end(), s, [](std::uint64_t x, const auto& run) { return x < run.first; });
     return static_cast<std::size_t>(std::prev(it)->second + (s - std::prev(it)->first));
 }
 
 void plasticity::update(tick_t t, const history_ring& history) {
     if (empty()) return;
+    tables_used_ = 0;
     const auto ring = static_cast<tick_t>(spiked_.size());
     // Local spikes of tick t - 1, remote ones of tick t - remote_delay: both complete now.
     auto take = [&](tick_t at, const std::vector<std::uint32_t>& logged) {
@@ -146,9 +209,10 @@ void plasticity::update(tick_t t, const history_ring& history) {
             if (row[slot] == 0.0f) continue;
             for (const auto log : logs_of_slot_[slot]) {
                 logs_[log].add(at, dt_, horizon_);
-                asked_[log] = -1;  // an answer given before may now have a later spike before it
+                refresh_head(log);
             }
             spiked.push_back(slot);
+            if (slot < is_target_.size() && is_target_[slot]) schedule_target_spike(slot, at, at + 1);
         }
     };
     if (t >= 1) spiked_[static_cast<std::size_t>((t - 1) % ring)].clear();
@@ -159,37 +223,129 @@ void plasticity::update(tick_t t, const history_ring& history) {
     source_events(t);
 }
 
-void plasticity::target_events(tick_t t) {
-    const auto ring = static_cast<tick_t>(spiked_.size());
-    for (const auto d : plastic_delays_) {
-        const tick_t p = t - 2 * tick_t{d};
-        if (p < 0) break;
-        for (const auto k : spiked_[static_cast<std::size_t>(p % ring)]) {
-            if (k >= is_target_.size() || !is_target_[k]) continue;
-            auto s = store_.row_begin(k);
-            for (auto r = store_.run_begin(k); r < store_.run_begin(k + 1); ++r) {
-                const auto end = store_.row_begin(k) + store_.run(r).end;
-                const auto& c = store_.classes()[store_.run(r).cls];
-                const auto& entry = rules_[c.model];
-                if (!(c.varies & synapse_store::weight_changes) || entry.rule->source_trace_tau() <= 0) {
-                    s = end;
-                    continue;
-                }
-                const auto& sources = source_log_[entry.source_log_kind];
-                for (; s < end; ++s) {
-                    if (store_.own_delay(s) != d) continue;
-                    const double trace = trace_before(sources[store_.source(s)], t - d);
-                    entry.rule->target_spike(index_in_rule(entry, s), store_.own_weight(s), trace);
-                }
-            }
-        }
+template <class F>
+void plasticity::for_each_batch(std::size_t n, std::uint64_t synapses, F&& f) {
+    // Batches touch disjoint synapses (a synapse has one delay, so it takes at most one
+    // target and one source event a tick) and read traces only: any order gives the same bits.
+    constexpr std::uint64_t parallel_synapses = 8192;
+    if (synapses < parallel_synapses || n < 2) {
+        auto& events = events_.local();
+        for (std::size_t i = 0; i < n; ++i) f(i, events);
+        return;
     }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        auto& events = events_.local();
+        for (auto i = r.begin(); i < r.end(); ++i) f(i, events);
+    });
+}
+
+void plasticity::schedule_target_spike(std::uint32_t k, tick_t p, tick_t from) {
+    const auto ring = static_cast<tick_t>(due_.size());
+    auto due = [&](std::uint16_t d) -> due_batches& { return due_[static_cast<std::size_t>((p + 2 * tick_t{d}) % ring)]; };
+    auto wanted = [&](std::uint16_t d) { return p + 2 * tick_t{d} >= from; };
+    for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
+        const auto& run = target_runs_[r];
+        const auto index = static_cast<std::uint32_t>(r);
+        if (run.delay != 0) {
+            if (wanted(run.delay)) due(run.delay).batches.push_back({index, run.delay, 0, 0, nullptr});
+            continue;
+        }
+        // By delay: count, place each delay's batch, then fill them in row order.
+        for (auto s = run.first; s < run.end; ++s)
+            if (wanted(store_.own_delay(s))) ++count_of_delay_[store_.own_delay(s)];
+        for (auto s = run.first; s < run.end; ++s) {
+            const auto d = store_.own_delay(s);
+            auto& count = count_of_delay_[d];
+            if (count == 0) continue;
+            auto& to = due(d);
+            to.batches.push_back({index, d, static_cast<std::uint32_t>(to.synapses.size()), count, nullptr});
+            to.synapses.resize(to.synapses.size() + count);
+            count = 0;
+        }
+        for (auto s = run.first; s < run.end; ++s) {
+            if (!wanted(store_.own_delay(s))) continue;
+            auto& to = due(store_.own_delay(s));
+            const auto& batch = to.batches.back();
+            to.synapses[batch.first + count_of_delay_[batch.delay]++] = static_cast<std::uint32_t>(s);
+        }
+        for (auto s = run.first; s < run.end; ++s) count_of_delay_[store_.own_delay(s)] = 0;
+    }
+}
+
+const double* plasticity::trace_table_of(const std::vector<std::int32_t>& logs, tick_t at, std::uint64_t reads) {
+    if (2 * reads < logs.size()) return nullptr;
+    for (std::size_t i = 0; i < tables_used_; ++i)
+        if (tables_[i].logs == &logs && tables_[i].at == at) return tables_[i].values.data();
+    if (tables_used_ == tables_.size()) tables_.emplace_back();
+    auto& table = tables_[tables_used_++];
+    table.logs = &logs;
+    table.at = at;
+    table.values.resize(logs.size());
+    auto fill = [&](std::size_t begin, std::size_t end) {
+        for (auto i = begin; i < end; ++i) table.values[i] = logs[i] < 0 ? 0.0 : trace_before(logs[i], at);
+    };
+    constexpr std::size_t grain = 4096;
+    if (logs.size() < 2 * grain)
+        fill(0, logs.size());
+    else
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, logs.size(), grain),
+                          [&](const tbb::blocked_range<std::size_t>& r) { fill(r.begin(), r.end()); });
+    return table.values.data();
+}
+
+void plasticity::target_events(tick_t t) {
+    auto& due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))];
+    std::uint64_t synapses = 0;
+    for (const auto& b : due.batches) synapses += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    // The batches read the sources' traces of a kind at t - delay: a table for each pair
+    // read often enough.
+    auto group_of = [&](const target_batch& b) {
+        const auto& logs = source_log_[rules_[target_runs_[b.run].rule].source_log_kind];
+        const auto at = t - b.delay;
+        std::size_t g = 0;
+        while (g < groups_.size() && !(groups_[g].logs == &logs && groups_[g].at == at)) ++g;
+        if (g == groups_.size()) groups_.push_back({&logs, at, 0, nullptr});
+        return g;
+    };
+    groups_.clear();
+    for (const auto& b : due.batches)
+        groups_[group_of(b)].reads += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    for (auto& g : groups_) g.table = trace_table_of(*g.logs, g.at, g.reads);
+    for (auto& b : due.batches) b.traces = groups_[group_of(b)].table;
+    for_each_batch(due.batches.size(), synapses,
+                   [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[i], events); });
+    due.batches.clear();
+    due.synapses.clear();
+}
+
+void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b) const {
+    const auto& run = target_runs_[batch.run];
+    const auto d = batch.delay;
+    const auto& entry = rules_[run.rule];
+    const std::int32_t* const sources = source_log_[entry.source_log_kind].data();
+    const std::size_t n = batch.size != 0 ? batch.size : run.end - run.first;
+    b.make_room(n);
+    if (batch.size != 0) {
+        const auto& due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))];
+        std::copy_n(due.synapses.data() + batch.first, n, b.synapses.data());
+    } else {
+        for (std::size_t i = 0; i < n; ++i) b.synapses[i] = static_cast<std::uint32_t>(run.first + i);
+    }
+    if (batch.traces)
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = batch.traces[store_.source(b.synapses[i])];
+    else
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = trace_before(sources[store_.source(b.synapses[i])], t - d);
+    if (entry.has_state)
+        for (std::size_t i = 0; i < n; ++i) b.state[i] = static_cast<std::uint32_t>(run.index + (b.synapses[i] - run.first));
+    entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), n, 0.0});
 }
 
 void plasticity::source_events(tick_t t) {
     const auto ring = static_cast<tick_t>(spiked_.size());
     const std::uint32_t* const fan = fan_out_.data();
     const auto& classes = store_.classes();
+    source_batches_.clear();
+    std::uint64_t synapses = 0;
     for (const auto d : plastic_delays_) {
         const tick_t at = t - d;
         if (at < 0) break;
@@ -202,22 +358,54 @@ void plasticity::source_events(tick_t t) {
                 const auto& c = classes[block[g]];
                 const std::uint32_t e = block[g + 2];
                 if (c.varies & synapse_store::weight_changes) {
-                    auto& entry = rules_[c.model];
-                    const auto& source = logs_[static_cast<std::size_t>(source_log_[entry.source_log_kind][j])];
-                    const tick_t previous = source.last_before(at).first;
-                    const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
                     const auto [first, last] = fan_out_.delay_range(o, block[g + 1], d);
-                    for (auto w = first; w < last; w += 3) {
-                        const std::uint64_t s = block[w];
-                        const auto k = block[w + 1] >> 3;
-                        const double trace = entry.rule->reads_target_trace() ? trace_before(target_log_[k], at - d) : 0.0;
-                        entry.rule->source_spike(index_in_rule(entry, s), store_.own_weight(s), trace, since);
+                    if (first < last) {
+                        const tick_t previous = last_tick_before(source_log_[rules_[c.model].source_log_kind][j], at);
+                        const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
+                        source_batches_.push_back({j, c.model, first, last, d, since, nullptr});
+                        synapses += (last - first) / 3;
                     }
                 }
                 o = e;
             }
         }
     }
+    // The targets' K- at t - 2 delay: a table for each delay read often enough.
+    for (std::size_t i = 0; i < source_batches_.size();) {
+        const auto d = source_batches_[i].delay;  // batches come by delay
+        auto end = i;
+        std::uint64_t reads = 0;
+        for (; end < source_batches_.size() && source_batches_[end].delay == d; ++end)
+            if (rules_[source_batches_[end].rule].reads_target_trace)
+                reads += (source_batches_[end].last - source_batches_[end].first) / 3;
+        if (const double* const table = trace_table_of(target_log_, t - 2 * tick_t{d}, reads))
+            for (auto b = i; b < end; ++b)
+                if (rules_[source_batches_[b].rule].reads_target_trace) source_batches_[b].traces = table;
+        i = end;
+    }
+    for_each_batch(source_batches_.size(), synapses,
+                   [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
+}
+
+void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b) {
+    const auto base = fan_out_.begin(batch.slot);
+    const std::uint32_t* const block = fan_out_.data() + base;
+    float* const weights = &store_.own_weight(0);
+    auto& entry = rules_[batch.rule];
+    const tick_t before = t - 2 * tick_t{batch.delay};  // the source's spike's time less the delay
+    const std::size_t n = (batch.last - batch.first) / 3;
+    b.make_room(n);
+    const std::uint32_t* const entries = block + batch.first;
+    for (std::size_t i = 0; i < n; ++i) b.synapses[i] = entries[3 * i];
+    if (batch.traces)
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = batch.traces[entries[3 * i + 1] >> 3];
+    else if (entry.reads_target_trace)
+        for (std::size_t i = 0; i < n; ++i) b.traces[i] = trace_before(target_log_[entries[3 * i + 1] >> 3], before);
+    if (entry.has_state)
+        for (std::size_t i = 0; i < n; ++i) b.state[i] = static_cast<std::uint32_t>(index_in_rule(entry, b.synapses[i]));
+    entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), n, batch.since_ms});
+    // The weight this tick's delivery reads (sparse_path.cpp).
+    for (auto w = batch.first; w < batch.last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
 }
 
 float plasticity::weight(std::uint8_t cls, std::uint64_t s) const {
@@ -286,7 +474,6 @@ void plasticity::restore(std::uint32_t slot, const neuron_state& state, tick_t n
 void plasticity::restored(tick_t next) {
     const auto ring = static_cast<tick_t>(spiked_.size());
     for (auto& tick : spiked_) tick.clear();
-    std::fill(asked_.begin(), asked_.end(), tick_t{-1});
     // Every log of a slot took the same spikes: its first one lists them. update(next) clears
     // and fills the row of tick next - 1; the rows of the ticks before hold what they took.
     for (std::uint32_t slot = 0; slot < logs_of_slot_.size(); ++slot) {
@@ -294,6 +481,7 @@ void plasticity::restored(tick_t next) {
         for (const auto& [tick, value] : logs_[logs_of_slot_[slot].front()].spikes)
             if (tick > next - 1 - ring) spiked_[static_cast<std::size_t>(tick % ring)].push_back(slot);
     }
+    rebuild_derived(next);
 }
 
 }  // namespace dnnc::sim

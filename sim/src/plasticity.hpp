@@ -5,7 +5,12 @@
 // t - 2d, then its source's spike of tick t - d, whose delivery at tick t then reads the
 // weight the rule left. So a delivered spike carries the weight NEST's synapse would send it
 // with, and a weight changes only through events that already happened on this node: the
-// same bits on any partition.
+// same bits on any partition. A source event also writes that weight into the synapse's
+// fan-out entry, where the sparse path reads it in the same tick (the synapses a tick
+// delivers are those whose source events it just took), in the order of the fan-out.
+// A tick's events come in batches of one rule's synapses (a target run's synapses of one
+// delay, a source's fan-out entries of one delay), which touch disjoint synapses and only
+// read traces: a busy tick takes them on several threads, with the same bits.
 //
 // Spikes are read from the history: local neurons' of tick t - 1, remote ones' of tick
 // t - remote_delay, which are complete then. Each neuron a rule reads keeps a short log of
@@ -25,6 +30,8 @@
 #include "slots.hpp"
 #include "synapse_store.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
+
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -38,7 +45,7 @@ public:
     // The rules of `store`'s plastic classes; nothing to do when it has none. Throws usage_error
     // when there are plastic synapses but no fan-out index to find them by source.
     // `history`: the network's longest delay.
-    plasticity(synapse_store& store, const fan_out_index& fan_out, const slot_layout& slots, const std::vector<neuron_spec>& neurons,
+    plasticity(synapse_store& store, fan_out_index& fan_out, const slot_layout& slots, const std::vector<neuron_spec>& neurons,
                double dt, tick_t remote_delay, tick_t history);
     bool empty() const { return logs_.empty(); }
     std::uint64_t synapse_count() const { return synapses_; }
@@ -71,11 +78,73 @@ private:
         // The last spike before `tick` and the trace's value after it ({-1, 0}: none).
         std::pair<tick_t, double> last_before(tick_t tick) const;
         double value_before(tick_t tick, double dt) const;
+        // The factor a value decays by from a spike `back` ticks (<= 0) before a time.
+        double decay(tick_t back, double dt) const;
     };
+    // A log's two latest spikes ((tick, value) after each, the latest first), kept beside the
+    // log so that a trace is read without reaching it: a tick reads a neuron's trace at a
+    // time after both in nearly every case. tick max: not known (the log holds fewer).
+    struct trace_head {
+        tick_t tick[2];
+        double value[2];
+        std::uint32_t decay;  // into decays_ (no_table: the log has none)
+    };
+    static constexpr std::uint32_t no_table = ~std::uint32_t{0};
+    static constexpr tick_t decay_ticks = 2048;  // a table's length: decays of 0 .. 2047 ticks
     struct rule_entry {
         std::unique_ptr<synapse_rule> rule;
         std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // (first synapse, index of it among the rule's)
         std::uint32_t source_log_kind = 0;                           // into source_taus_
+        bool reads_target_trace = false, has_state = false;          // the rule's answers, asked once
+    };
+    // A run of a target's plastic synapses that take its spikes (their rule reads K+).
+    struct target_run {
+        std::uint64_t first, end;  // synapses [first, end)
+        std::uint64_t index;       // first's index among its rule's synapses
+        std::uint32_t rule;        // into rules_
+        std::uint16_t delay;       // its synapses' one delay (0: several)
+    };
+    // A tick's batches: a target run's synapses of one delay (all of it, or `size` synapses
+    // from `first` in the synapses of its tick's due_), or a source's entries in one fan-out
+    // segment of one delay (the words [first, last) of its block).
+    struct target_batch {
+        std::uint32_t run;  // into target_runs_
+        std::uint16_t delay;
+        std::uint32_t first, size;  // size 0: the whole run
+        const double* traces;       // its sources' K+ by slot (a trace_table), or null
+    };
+    // The target batches due at a tick: a target's spike of tick p reaches its synapses of
+    // delay d at tick p + 2d. A run whose synapses have several delays is sorted by delay
+    // once, when the spike is taken, into the synapses of the ticks each delay is due.
+    struct due_batches {
+        std::vector<target_batch> batches;
+        std::vector<std::uint32_t> synapses;
+    };
+    struct source_batch {
+        std::uint32_t slot, rule;
+        std::uint32_t first, last;
+        std::uint16_t delay;
+        double since_ms;
+        const double* traces;  // its targets' K- by local neuron (a trace_table), or null
+    };
+    // A tick's traces of one kind at one time, for every neuron at once (by slot for source
+    // traces, by local neuron for K-): when a tick reads about as many as there are, one pass
+    // in order over the heads costs less than reaching a head per event.
+    struct trace_table {
+        const std::vector<std::int32_t>* logs;  // source_log_[kind] or target_log_
+        tick_t at;
+        std::vector<double> values;
+    };
+    // A batch's events, gathered before its rule takes them: room for n.
+    struct event_batch {
+        std::vector<std::uint32_t> synapses, state;
+        std::vector<double> traces;
+        void make_room(std::size_t n) {
+            if (synapses.size() >= n) return;
+            synapses.resize(n);
+            state.resize(n);
+            traces.resize(n);
+        }
     };
     std::size_t index_in_rule(const rule_entry& r, std::uint64_t s) const;
     // f(s, rule) for each plastic synapse s of local neuron k, in row order.
@@ -90,27 +159,54 @@ private:
             s = end;
         }
     }
-    // logs_[log].value_before(tick), remembered: a tick's events ask for one neuron's trace at
-    // one time again and again, and these two compact arrays answer without reaching the log.
-    double trace_before(std::int32_t log, tick_t tick);
+    // logs_[log].value_before(tick), the same bits, from its head and its decay table.
+    double trace_before(std::int32_t log, tick_t tick) const {
+        const auto l = static_cast<std::size_t>(log);
+        const auto& h = heads_[l];
+        const int i = h.tick[0] < tick ? 0 : h.tick[1] < tick ? 1 : -1;
+        if (i >= 0 && h.tick[i] < 0) return 0.0;
+        if (i < 0 || h.decay == no_table || tick - h.tick[i] >= decay_ticks) return logs_[l].value_before(tick, dt_);
+        return h.value[i] * decays_[std::size_t{h.decay} * decay_ticks + static_cast<std::size_t>(tick - h.tick[i])];
+    }
+    // The tick of logs_[log]'s last spike before `tick` (-1: none).
+    tick_t last_tick_before(std::int32_t log, tick_t tick) const;
+    // heads_[log] from logs_[log]: after its spikes changed.
+    void refresh_head(std::size_t log);
     std::uint32_t log_of(std::vector<std::int32_t>& index, std::uint32_t slot, double tau, bool by_inverse);
+    // Puts target k's spike of tick p into due_, for the ticks from `from` on.
+    void schedule_target_spike(std::uint32_t k, tick_t p, tick_t from);
+    // What is derived from logs_ and spiked_ (heads_, due_), anew for tick `next` (the next
+    // update): for whoever writes them other than update() does, as a restore would.
+    void rebuild_derived(tick_t next);
+    std::uint16_t longest_plastic_delay() const { return plastic_delays_.empty() ? 0 : plastic_delays_.back(); }
     void target_events(tick_t t);
     void source_events(tick_t t);
+    // The traces of `logs` just before `at` as a table of this tick, when `reads` of them pay
+    // for one; null: read each one at its head.
+    const double* trace_table_of(const std::vector<std::int32_t>& logs, tick_t at, std::uint64_t reads);
+    void take_batch(tick_t t, const target_batch& batch, event_batch& events) const;
+    void take_batch(tick_t t, const source_batch& batch, event_batch& events);
+    // f(i, events) for every i < n, on several threads when `synapses` (events in all) pays for it.
+    template <class F>
+    void for_each_batch(std::size_t n, std::uint64_t synapses, F&& f);
 
     synapse_store& store_;
-    const fan_out_index& fan_out_;
+    fan_out_index& fan_out_;
     const slot_layout& slots_;
     double dt_;
     tick_t remote_delay_;
     std::vector<rule_entry> rules_;  // per class of the store (null rule: static)
     std::vector<std::uint16_t> plastic_delays_;
     std::vector<bool> is_plastic_delay_;
-    tick_t horizon_ = 1;
-    std::uint64_t synapses_ = 0;  // 2 * the longest plastic delay + 1: how far back events look
+    tick_t horizon_ = 1;  // 2 * the network's longest delay + 1: how far back events look
+    std::uint64_t synapses_ = 0;
 
     std::vector<spike_log> logs_;
-    std::vector<tick_t> asked_;    // per log: the tick trace_before last answered for (-1: none)
-    std::vector<double> answer_;   // per log: its answer
+    // Derived from logs_ (refresh_head after a log changes, rebuild_derived after a restore):
+    // per log its head; per kind of decay (a tau and how it divides) the factors decay(-n)
+    // for n < decay_ticks.
+    std::vector<trace_head> heads_;
+    std::vector<double> decays_;
     std::vector<double> source_taus_;  // the distinct source trace kinds (tau 0: spike times)
     std::vector<std::vector<std::int32_t>> source_log_;  // per kind, per slot: into logs_, -1: none
     std::vector<std::int32_t> target_log_;               // per local neuron: into logs_, -1: none
@@ -119,6 +215,23 @@ private:
     // The slots that spiked at tick x, at x mod spiked_.size(): sources and targets alike.
     std::vector<std::vector<std::uint32_t>> spiked_;
     std::vector<bool> is_source_, is_target_;  // per slot
+    std::vector<std::uint64_t> target_runs_begin_;  // per local neuron + 1: its runs in target_runs_
+    std::vector<target_run> target_runs_;
+    // Derived from spiked_: per tick mod spiked_.size(), the target batches due then
+    // (schedule_target_spike, as each local target's spike is taken; rebuild_derived after a restore).
+    std::vector<due_batches> due_;
+    std::vector<std::uint32_t> count_of_delay_;  // while scheduling: per delay
+    std::vector<source_batch> source_batches_;
+    std::vector<trace_table> tables_;  // this tick's
+    std::size_t tables_used_ = 0;
+    struct trace_group {  // the batches that read the traces of `logs` at `at`
+        const std::vector<std::int32_t>* logs;
+        tick_t at;
+        std::uint64_t reads;
+        const double* table;
+    };
+    std::vector<trace_group> groups_;
+    tbb::enumerable_thread_specific<event_batch> events_;  // each thread's
 };
 
 }  // namespace dnnc::sim

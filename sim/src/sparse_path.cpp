@@ -126,14 +126,12 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
         for (std::uint32_t g = 1; g < segments_end; g += 3) {
             const auto& c = kinds[block[g]];
             const std::uint32_t mid = block[g + 1], e = block[g + 2];
-            // Entries whose weight a rule changes read it from the store (4), else their copy (3).
-            const std::uint8_t own = c.varies & synapse_store::weight_changes ? 4 : 3;
             if (c.varies & synapse_store::delay_varies) {
                 const auto [first, last] = fan_out_.delay_range(o, mid, d);
-                if (first < last) reads_.push_back({base + first, base + last, 0, y, own});
+                if (first < last) reads_.push_back({base + first, base + last, 0, y, 3});
             } else if (c.delay == d) {
                 if (c.varies)
-                    reads_.push_back({base + o, base + e, 0, y, own});
+                    reads_.push_back({base + o, base + e, 0, y, 3});
                 else
                     reads_.push_back({base + o, base + e, base + mid, c.weight * y, 1});
             }
@@ -166,10 +164,6 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
                 std::memcpy(&w, fan + p + 2, sizeof w);
                 add_term(fan[p], fan[p + 1], w * r.value);
             }
-            continue;
-        }
-        if (r.words == 4) {
-            for (auto p = r.first; p < r.last; p += 3) add_term(fan[p], fan[p + 1], store_.own_weight(fan[p]) * r.value);
             continue;
         }
         auto p = r.first;

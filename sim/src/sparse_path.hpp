@@ -67,8 +67,8 @@ private:
     std::vector<row_sources> local_of_row_;    // per ring row
     // A range of fan-out words this tick reads: words 1: one-word entries [first, mid), then
     // two-word ones to last, each adding value; words 3: three-word entries whose weight
-    // times value they add; words 4: three-word entries whose weight in the store (a rule
-    // changes it) times value they add.
+    // times value they add (for a class a rule changes, the weight its synapse's source event
+    // of this tick left there: fan_out.hpp).
     struct fan_read {
         std::uint64_t first, last, mid;
         float value;

@@ -1,7 +1,8 @@
 // Plastic synapses in the engine: each rule against its closed form (NEST's algorithm for
 // the synapse, computed here in double from the spike trains the engine produced), weight by
-// weight after every source spike; and a recurrent network with all three rules giving the
-// same spikes and the same final weights, bit for bit, on 1, 2, 3 and 4 nodes.
+// weight after every source spike (stdp_synapse also on a row whose synapses have several
+// delays); a recurrent network with all three rules giving the same spikes and the same final
+// weights, bit for bit, on 1, 2, 3 and 4 nodes; and a busy one on 1 and 3 nodes.
 #include "lockstep.hpp"
 
 #include "dnnc/sim/engine.hpp"
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 using namespace dnnc;
 using namespace dnnc::sim;
@@ -207,6 +209,62 @@ TEST_CASE("stdp_synapse follows NEST's pair-based rule weight by weight, additiv
     REQUIRE(std::abs(expected.back() - 2.5) > 0.1);  // the rule did change the weight
 }
 
+TEST_CASE("stdp_synapse gives each synapse of a run the events of its own delay when the run's delays differ") {
+    // One source onto one target through a projection of four plastic synapses with drawn
+    // delays: one run of the row, whose target spikes reach each delay at its own tick.
+    const double tau_plus = 20, lambda = 0.1, alpha = 1.2, w_max = 5, tau_minus = 20;
+    const auto pre = spike_ticks(5, 40, 50, 6000, 3), drive = spike_ticks(6, 40, 0, 6000, 25);
+    auto net = parse(R"(<spike-source id="S" size="1">)" + spikes_of(pre) + R"(</spike-source>
+        <spike-source id="P" size="1">)" + spikes_of(drive) + R"(</spike-source>
+        <neuron id="N" model="iaf_psc_delta" tau_m="10" t_ref="2"/>
+        <projection from="S" to="N" kind="fixed-indegree" indegree="4" weight="2.5" seed="9">
+          <delay distribution="uniform" min="0.2" max="1.5"/></projection>
+        <synapse from="P[0]" to="N" weight="100" delay="1"/>)");
+    net.synapse_models.push_back({"plastic", "stdp_synapse", {{"tau_plus", tau_plus}, {"lambda", lambda}, {"alpha", alpha},
+                                                              {"mu_plus", 1.0}, {"mu_minus", 1.0}, {"Wmax", w_max}}, {}});
+    net.projections[0].synapse_model = "plastic";
+    cluster c(net, {0, 0, 0}, 1);
+    const auto n = c.neuron("N"), s = c.neuron("S[0]");
+    // The plastic synapses' delays, in the row's order (the order of the weights read).
+    std::vector<int> delays;
+    const auto& x = c.network();
+    for (auto k = x.in_begin[n]; k < x.in_begin[n + 1]; ++k)
+        if (x.in_source[k] == s) delays.push_back(x.in_delay[k]);
+    REQUIRE(delays.size() == 4);
+    REQUIRE(std::set<int>(delays.begin(), delays.end()).size() >= 3);
+    std::vector<int> post;
+    std::vector<std::vector<double>> weight_after(delays.size());  // per synapse, after each pre spike
+    for (int t = 0; t < 6100; ++t) {
+        if (c.tick()[n] != 0.0f) post.push_back(t);
+        for (std::size_t i = 0; i < delays.size(); ++i)
+            if (std::binary_search(pre.begin(), pre.end(), t - delays[i]))
+                weight_after[i].push_back(c.weights().at(n).at(i).weight);
+    }
+    REQUIRE(post.size() >= 30);
+    post_history history{tau_minus, {}};
+    for (const double t : times_of(post)) history.add(t);
+    for (std::size_t i = 0; i < delays.size(); ++i) {
+        INFO("delay " << delays[i]);
+        const double d = delays[i] * dt;
+        double w = 2.5, k_plus = 0, t_last = 0;
+        std::vector<double> expected;
+        for (const double t : times_of(pre)) {
+            nest_send(
+                w, k_plus, t_last, t, d, tau_plus, times_of(post),
+                [&](double v, double k) {
+                    const double norm = v / w_max + lambda * (1 - v / w_max) * k;
+                    return norm < 1 ? norm * w_max : w_max;
+                },
+                [&](double v) {
+                    const double norm = v / w_max - alpha * lambda * (v / w_max) * history.k_before(t - d);
+                    return norm > 0 ? norm * w_max : 0.0;
+                });
+            expected.push_back(w);
+        }
+        require_close(weight_after[i], expected);
+    }
+}
+
 TEST_CASE("vogels_sprekeler_synapse follows NEST's inhibitory rule weight by weight, keeping Wmax's sign") {
     const double tau = 20, eta = 0.1, alpha = 0.2, w_max = -5;
     const int delay = 4;
@@ -349,5 +407,42 @@ TEST_CASE("a plastic state that does not fit its network is refused") {
     SECTION("a trace missing") {
         target->traces.clear();
         REQUIRE_THROWS_WITH(c.restore(states, 50), Catch::Contains("does not match its network"));
+    }
+}
+
+TEST_CASE("a busy plastic network with drawn delays gives the same spikes and weights on one node as on three") {
+    // About 10,000 target and 10,000 source events a tick on one node: its batches run on
+    // several threads and read their traces from tables; three nodes share them out.
+    auto net = parse(R"(<population id="E" size="1000" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-55"/>
+        <projection from="E" to="E" kind="fixed-indegree" indegree="500" weight="0.1" seed="3">
+          <delay distribution="uniform" min="0.2" max="1.5"/></projection>
+        <poisson to="E" rate="3000" weight="1" seed="7"/>)");
+    net.populations[0].params.tau_minus = 15;
+    net.synapse_models = {{"ee", "stdp_synapse", {{"lambda", 0.02}, {"alpha", 1.1}, {"Wmax", 1}}, {}}};
+    net.projections[0].synapse_model = "ee";
+    const int ticks = 200;
+    std::vector<std::vector<float>> reference;
+    std::map<global_index, std::vector<synapse_weight>> reference_weights;
+    for (const std::size_t nodes : {std::size_t{1}, std::size_t{3}}) {
+        INFO(nodes << " nodes");
+        cluster c(net, scatter(1000, nodes, 5), nodes);
+        std::vector<std::vector<float>> outputs;
+        for (int t = 0; t < ticks; ++t) outputs.push_back(c.tick());
+        const auto weights = c.weights();
+        if (nodes == 1) {
+            reference = outputs;
+            reference_weights = weights;
+            std::size_t spikes = 0;
+            for (const auto& row : outputs) spikes += static_cast<std::size_t>(std::count(row.begin(), row.end(), 1.0f));
+            REQUIRE(spikes / ticks * 500 > 8192);  // enough events a tick for several threads
+            continue;
+        }
+        REQUIRE(outputs == reference);
+        auto same = [](const synapse_weight& a, const synapse_weight& b) { return a.source == b.source && a.weight == b.weight; };
+        REQUIRE(weights.size() == reference_weights.size());
+        for (const auto& [target, list] : weights) {
+            const auto& expected = reference_weights.at(target);
+            REQUIRE(std::equal(list.begin(), list.end(), expected.begin(), expected.end(), same));
+        }
     }
 }

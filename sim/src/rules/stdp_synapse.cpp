@@ -12,21 +12,21 @@
 namespace dnnc::sim {
 
 namespace {
-class stdp_synapse final : public synapse_rule {
+class stdp_synapse final : public synapse_rule_of<stdp_synapse> {
 public:
     explicit stdp_synapse(const protocol::resolved_synapse_model& m)
         : tau_plus_(m.value("tau_plus")), lambda_(m.value("lambda")), alpha_(m.value("alpha")), mu_plus_(m.value("mu_plus")),
           mu_minus_(m.value("mu_minus")), w_max_(m.value("Wmax")) {}
 
+    static constexpr bool uses_source_trace = true, uses_target_trace = true, keeps_state = false;
     double source_trace_tau() const override { return tau_plus_; }
-    bool reads_target_trace() const override { return true; }
 
-    void target_spike(std::size_t, float& w, double source_trace) const override {
+    void target_spike(std::size_t, float& w, double source_trace) const {
         const double relative = static_cast<double>(w) / w_max_;
         const double norm = relative + lambda_ * power(1.0 - relative, mu_plus_) * source_trace;
         w = static_cast<float>(norm < 1.0 ? norm * w_max_ : w_max_);
     }
-    void source_spike(std::size_t, float& w, double target_trace, double) override {
+    void source_spike(std::size_t, float& w, double target_trace, double) {
         const double relative = static_cast<double>(w) / w_max_;
         const double norm = relative - alpha_ * lambda_ * power(relative, mu_minus_) * target_trace;
         w = static_cast<float>(norm > 0.0 ? norm * w_max_ : std::copysign(0.0, w_max_));

@@ -8,14 +8,28 @@
 // Events in synapse time, as NEST's synapses see them with the whole delay dendritic: a
 // spike of the source at tick τ reaches the synapse at τ; a spike of the target at tick p
 // reaches it at p + delay. One synapse's events come in time order, and at one time the
-// target's spike before the source's. Times are ticks × dt, in ms.
+// target's spike before the source's. Times are ticks × dt, in ms. A rule keeps nothing but
+// per-synapse state, so events of different synapses may come in any order, and batches
+// of different synapses at once (from several threads).
 #include "dnnc/protocol/synapse_models.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 namespace dnnc::sim {
+
+// One kind of event (target spikes or source spikes) reaching a batch of one rule's
+// synapses: event j reaches synapse synapses[j], whose weight is weights[synapses[j]].
+struct synapse_events {
+    float* weights;                 // the store's weights, by synapse index
+    const std::uint32_t* synapses;  // the store's indices of the synapses
+    const std::uint32_t* state;     // their indices among the rule's synapses (rules with state; else null)
+    const double* traces;           // per event, the other neuron's trace just before (null: the rule reads none)
+    std::size_t size;
+    double since_ms;  // source spikes (of one source): the time since its previous spike (since 0 for its first)
+};
 
 class synapse_rule {
 public:
@@ -42,23 +56,56 @@ public:
     }
     bool has_synapse_state() const { return state_size() != 0; }
 
-    // A target spike reaches synapse i, of weight w; `source_trace`: K+ just before.
-    virtual void target_spike(std::size_t i, float& w, double source_trace) const {
-        (void)i;
-        (void)w;
-        (void)source_trace;
-    }
-    // A source spike reaches synapse i, of weight w. `target_trace`: K- of the target just
-    // before (the spike's time less the delay); `since_ms`: the time since the source's
-    // previous spike (since 0 for its first); `at_ms`: the spike's time. w becomes the weight
-    // this spike is delivered with.
-    virtual void source_spike(std::size_t i, float& w, double target_trace, double since_ms) = 0;
+    // Target spikes reach the synapses of `e`; traces: K+ of each one's source just before.
+    virtual void target_spikes(const synapse_events& e) const = 0;
+    // Source spikes reach the synapses of `e`: traces: K- of each one's target just before
+    // (the spike's time less the delay). Each weight becomes the one this spike is delivered
+    // with.
+    virtual void source_spikes(const synapse_events& e) = 0;
 
     // The weight a user reads for synapse i whose stored weight is w (a rule may store the
     // weight of the next delivery, as tsodyks2_synapse does).
     virtual float weight(std::size_t i, float w) const {
         (void)i;
         return w;
+    }
+};
+
+// The batches of a rule from its events one synapse at a time, in loops the compiler sees
+// whole. Rule says what it reads and keeps:
+//   static constexpr bool uses_source_trace, uses_target_trace, keeps_state;
+// and takes the events (i: the synapse's index among the rule's; 0 without state):
+//   void target_spike(std::size_t i, float& w, double source_trace) const;  (uses_source_trace)
+//   void source_spike(std::size_t i, float& w, double target_trace, double since_ms);
+template <class Rule>
+class synapse_rule_of : public synapse_rule {
+public:
+    bool reads_target_trace() const final { return Rule::uses_target_trace; }
+    void target_spikes(const synapse_events& e) const final {
+        if constexpr (Rule::uses_source_trace) {
+            const auto& rule = static_cast<const Rule&>(*this);
+            for (std::size_t j = 0; j < e.size; ++j) rule.target_spike(index(e, j), e.weights[e.synapses[j]], e.traces[j]);
+        } else {
+            (void)e;
+        }
+    }
+    void source_spikes(const synapse_events& e) final {
+        auto& rule = static_cast<Rule&>(*this);
+        // A source's synapses lie at random places in the store: ask for weights ahead.
+        constexpr std::size_t ahead = 32;
+        for (std::size_t j = 0; j < e.size && j < ahead; ++j) __builtin_prefetch(e.weights + e.synapses[j], 1);
+        for (std::size_t j = 0; j < e.size; ++j) {
+            if (j + ahead < e.size) __builtin_prefetch(e.weights + e.synapses[j + ahead], 1);
+            rule.source_spike(index(e, j), e.weights[e.synapses[j]], Rule::uses_target_trace ? e.traces[j] : 0.0, e.since_ms);
+        }
+    }
+
+private:
+    static std::size_t index(const synapse_events& e, std::size_t j) {
+        if constexpr (Rule::keeps_state) return e.state[j];
+        (void)e;
+        (void)j;
+        return 0;
     }
 };
 

@@ -13,13 +13,13 @@
 namespace dnnc::sim {
 
 namespace {
-class tsodyks2_synapse final : public synapse_rule {
+class tsodyks2_synapse final : public synapse_rule_of<tsodyks2_synapse> {
 public:
     explicit tsodyks2_synapse(const protocol::resolved_synapse_model& m)
         : U_(m.value("U")), u0_(m.value("u")), x0_(m.value("x")), tau_rec_(m.value("tau_rec")), tau_fac_(m.value("tau_fac")) {}
 
+    static constexpr bool uses_source_trace = false, uses_target_trace = false, keeps_state = true;
     double source_trace_tau() const override { return 0; }
-    bool reads_target_trace() const override { return false; }
     std::size_t state_size() const override { return 3; }
     void save_state(std::size_t i, float* values) const override {
         values[0] = state_[i].weight;
@@ -31,7 +31,7 @@ public:
     void add_synapses(const std::vector<float>& weights) override {
         for (const float w : weights) state_.push_back({w, static_cast<float>(x0_), static_cast<float>(u0_)});
     }
-    void source_spike(std::size_t i, float& w, double, double since_ms) override {
+    void source_spike(std::size_t i, float& w, double, double since_ms) {
         auto& s = state_[i];
         const double x = s.x, u = s.u;
         w = static_cast<float>(x * u * static_cast<double>(s.weight));

@@ -11,16 +11,16 @@
 namespace dnnc::sim {
 
 namespace {
-class vogels_sprekeler_synapse final : public synapse_rule {
+class vogels_sprekeler_synapse final : public synapse_rule_of<vogels_sprekeler_synapse> {
 public:
     explicit vogels_sprekeler_synapse(const protocol::resolved_synapse_model& m)
         : tau_(m.value("tau")), eta_(m.value("eta")), alpha_(m.value("alpha")), w_max_(m.value("Wmax")) {}
 
+    static constexpr bool uses_source_trace = true, uses_target_trace = true, keeps_state = false;
     double source_trace_tau() const override { return tau_; }
-    bool reads_target_trace() const override { return true; }
 
-    void target_spike(std::size_t, float& w, double source_trace) const override { w = static_cast<float>(facilitate(w, source_trace)); }
-    void source_spike(std::size_t, float& w, double target_trace, double) override {
+    void target_spike(std::size_t, float& w, double source_trace) const { w = static_cast<float>(facilitate(w, source_trace)); }
+    void source_spike(std::size_t, float& w, double target_trace, double) {
         w = static_cast<float>(depress(facilitate(w, target_trace)));
     }
 
