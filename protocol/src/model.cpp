@@ -16,6 +16,7 @@ const char* to_string(neuron_model m) {
     case neuron_model::lif: return "lif";
     case neuron_model::iaf_psc_exp: return "iaf_psc_exp";
     case neuron_model::iaf_psc_delta: return "iaf_psc_delta";
+    case neuron_model::iaf_psc_alpha: return "iaf_psc_alpha";
     case neuron_model::spike_source: return "spike-source";
     }
     return "?";
@@ -26,10 +27,12 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     static const std::vector<std::string> lif{"v", "ge", "gi", "refractory"};
     static const std::vector<std::string> psc_exp{"V_m", "i_syn_ex", "i_syn_in", "refractory"};
     static const std::vector<std::string> psc_delta{"V_m", "refractory"};
+    static const std::vector<std::string> psc_alpha{"V_m", "i_syn_ex", "i_syn_in", "di_syn_ex", "di_syn_in", "refractory"};
     switch (m) {
     case neuron_model::lif: return lif;
     case neuron_model::iaf_psc_exp: return psc_exp;
     case neuron_model::iaf_psc_delta: return psc_delta;
+    case neuron_model::iaf_psc_alpha: return psc_alpha;
     default: return none;
     }
 }

@@ -334,7 +334,6 @@ protected:
     // Attributes that belong to some models only; naming one on another model is an error
     // at the element (see docs/document.md, "Model parameters").
     static bool not_nest(neuron_model m) { return !is_nest_model(m); }
-    static bool psc_exp_only(neuron_model m) { return m == neuron_model::iaf_psc_exp; }
     static void check_model_attributes(const attributes& a, neuron_model model) {
         struct owned {
             const char* name;
@@ -352,16 +351,16 @@ protected:
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
             {"v-init-std", is_spiking, "the spiking models"},
-            {"C_m", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"tau_m", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"t_ref", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"E_L", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"V_th", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"V_reset", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"I_e", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"tau_syn_ex", psc_exp_only, "iaf_psc_exp"},
-            {"tau_syn_in", psc_exp_only, "iaf_psc_exp"},
-            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_delta)"},
+            {"C_m", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"tau_m", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"t_ref", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"E_L", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"V_th", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"V_reset", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"I_e", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp and iaf_psc_alpha"},
+            {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp and iaf_psc_alpha"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -377,6 +376,7 @@ protected:
             {"sigmoid", neuron_model::sigmoid}, {"tanh", neuron_model::tanh},
             {"relu", neuron_model::relu}, {"lif", neuron_model::lif},
             {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
+            {"iaf_psc_alpha", neuron_model::iaf_psc_alpha},
             {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;

@@ -25,10 +25,16 @@ struct model_coefficients {
     // NEST's models keep V_m in absolute mV (v_reset too, so that a snapshot holds V_m exactly)
     // and integrate V_m - E_L; theta = V_th - E_L; refractory_ticks = round(t_ref / dt).
     float e_l = 0, theta = 0, p20 = 0, i_e = 0, refractory_ticks = 0;
+    // iaf_psc_alpha: a_e, a_i = P11 = P22 (e^{-h/tau_syn}), c_e, c_i = P32 (as P21 of
+    // iaf_psc_exp), d_e, d_i = P31, q_e, q_i = P21 = h P11, s_e, s_i = e / tau_syn (the
+    // jump of dI per pA of weight, so that I peaks at the weight).
+    float d_e = 0, d_i = 0, q_e = 0, q_i = 0, s_e = 0, s_i = 0;
 };
 
+// v, ge, gi and the refractory count as each model names them (variables_of); xe and xi
+// hold a second excitatory and inhibitory variable (iaf_psc_alpha: dI_ex, dI_in).
 struct model_state {
-    float v = 0, ge = 0, gi = 0;
+    float v = 0, ge = 0, gi = 0, xe = 0, xi = 0;
     std::int32_t refractory_left = 0;
 };
 
@@ -52,6 +58,7 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::relu: return u > 0.0f ? u : 0.0f;
     case protocol::neuron_model::lif:
     case protocol::neuron_model::iaf_psc_exp:
+    case protocol::neuron_model::iaf_psc_alpha:
     case protocol::neuron_model::iaf_psc_delta: break;
     }
     return 0.0f;
@@ -62,19 +69,25 @@ inline float step_rate(const model_coefficients& c, float u) {
 // refractory count is kept as a float (whole numbers, exact) so that every lane of that
 // loop compares and selects floats.
 struct model_states {
-    std::vector<float> v, ge, gi, refractory_left;
+    std::vector<float> v, ge, gi, xe, xi, refractory_left;
 
     void resize(std::size_t n) {
         v.resize(n);
         ge.resize(n);
         gi.resize(n);
+        xe.resize(n);
+        xi.resize(n);
         refractory_left.resize(n);
     }
-    model_state get(std::size_t i) const { return {v[i], ge[i], gi[i], static_cast<std::int32_t>(refractory_left[i])}; }
+    model_state get(std::size_t i) const {
+        return {v[i], ge[i], gi[i], xe[i], xi[i], static_cast<std::int32_t>(refractory_left[i])};
+    }
     void set(std::size_t i, const model_state& s) {
         v[i] = s.v;
         ge[i] = s.ge;
         gi[i] = s.gi;
+        xe[i] = s.xe;
+        xi[i] = s.xi;
         refractory_left[i] = static_cast<float>(s.refractory_left);
     }
 };
@@ -86,8 +99,8 @@ struct model_states {
 // Every value is computed and then selected, each select on one condition, so that a loop
 // over it has no branches and vectorises; each value is computed as a branching form would,
 // so the bits are those of one.
-inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, float& refractory_left, float input,
-                      float excitatory, float inhibitory) {
+inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, float& /*xe*/, float& /*xi*/,
+                      float& refractory_left, float input, float excitatory, float inhibitory) {
     const float excitatory_with_input = excitatory + input;
     const float inhibitory_with_input = inhibitory + input;
     const bool positive = input >= 0;
@@ -128,8 +141,8 @@ inline float settle_iaf(const model_coefficients& c, float& v, float& refractory
 // to E_L) integrates with the currents as they were; the currents decay and take this tick's
 // synaptic sums; V >= theta spikes, resets V and starts round(t_ref / dt) refractory ticks.
 // `input` is the external current I_ext in pA (bias + ext). Branch-free, as step_lif.
-inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& refractory_left,
-                              float input, float excitatory, float inhibitory) {
+inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& /*xe*/,
+                              float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = relative * c.a_m + i_ex * c.c_e + i_in * c.c_i + (c.i_e + input) * c.p20;
     i_ex = i_ex * c.a_e + excitatory;
@@ -140,22 +153,41 @@ inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex
 // One tick of NEST's iaf_psc_delta (iaf_psc_delta.cpp): unless refractory, V (relative to
 // E_L) decays, integrates I_e + I_ext and jumps by this tick's synaptic sums (mV); input that
 // arrives while refractory is dropped. i_ex and i_in are not used.
-inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/,
-                                float& refractory_left, float input, float excitatory, float inhibitory) {
+inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/, float& /*xe*/,
+                                float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = c.p20 * (c.i_e + input) + c.a_m * relative + (excitatory + inhibitory);
     return settle_iaf(c, v, refractory_left, integrated);
 }
 
+// One tick of NEST's iaf_psc_alpha (iaf_psc_alpha.cpp, NEST 3): unless refractory, V
+// (relative to E_L) integrates with the currents I and their derivatives dI as they were;
+// then I <- P21 dI + P22 I, dI <- P11 dI + (e / tau_syn) * this tick's synaptic sum (a
+// weight of w pA gives a current that peaks at w, tau_syn after the spike); V >= theta
+// spikes as iaf_psc_exp. Branch-free, as step_lif.
+inline float step_iaf_psc_alpha(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& di_ex,
+                                float& di_in, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const float relative = v - c.e_l;
+    const float integrated = (c.i_e + input) * c.p20 + di_ex * c.d_e + i_ex * c.c_e + di_in * c.d_i + i_in * c.c_i +
+                             relative * c.a_m;
+    i_ex = di_ex * c.q_e + i_ex * c.a_e;
+    di_ex = di_ex * c.a_e + excitatory * c.s_e;
+    i_in = di_in * c.q_i + i_in * c.a_i;
+    di_in = di_in * c.a_i + inhibitory * c.s_i;
+    return settle_iaf(c, v, refractory_left, integrated);
+}
+
 // One tick of the spiking model c.model (protocol::is_spiking).
-inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& refractory_left, float input,
-                          float excitatory, float inhibitory) {
+inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
+                          float& refractory_left, float input, float excitatory, float inhibitory) {
     switch (c.model) {
     case protocol::neuron_model::iaf_psc_exp:
-        return step_iaf_psc_exp(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_psc_alpha:
+        return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_psc_delta:
-        return step_iaf_psc_delta(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
-    default: return step_lif(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_delta(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    default: return step_lif(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     }
 }
 
@@ -167,12 +199,14 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
 // count of 0) changes nothing: a sum that starts at +0 is never -0. One loop per model,
 // which vectorises: the restrict parameters promise that no array overlaps another.
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
-                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
+                      float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out);
 
 // Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
-// left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
+// left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
+// i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
 // refractory ticks left]; rate models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);

@@ -130,6 +130,7 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <population id="e" size="4" model="iaf_psc_exp" C_m="200" tau_m="15" tau_syn_ex="0.5" tau_syn_in="3" t_ref="1.5"
                 E_L="-65" V_th="-50" V_reset="-68" I_e="12.5" v-init="-58" v-init-std="10" seed="3"/>
     <neuron id="d" model="iaf_psc_delta" tau_m="20" bias="1"/>
+    <population id="a" size="2" model="iaf_psc_alpha" C_m="120" tau_syn_ex="0.8" tau_syn_in="4" V_reset="-60" I_e="5"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
@@ -156,6 +157,14 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(d.iaf.v_th == -55);
     CHECK(d.iaf.t_ref == 2);
     CHECK(d.tau_m == 20);  // lif's tau-m keeps its own default, unused here
+    const auto& a = doc.net->populations[1].params;
+    CHECK(a.model == neuron_model::iaf_psc_alpha);
+    CHECK(a.iaf.c_m == 120);
+    CHECK(a.iaf.tau_syn_ex == 0.8);
+    CHECK(a.iaf.tau_syn_in == 4);
+    CHECK(a.iaf.v_reset == -60);
+    CHECK(a.iaf.i_e == 5);
+    CHECK(a.iaf.tau_m == 10);
     REQUIRE(doc.net->poisson.size() == 2);
     CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
     CHECK(doc.net->poisson[0].rate == 8000);

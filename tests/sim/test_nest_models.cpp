@@ -1,5 +1,5 @@
-// NEST's iaf_psc_exp and iaf_psc_delta: spike times and membrane traces against their closed
-// forms (computed here in double), refractoriness, initial potentials and snapshots.
+// NEST's iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta: spike times and membrane traces against
+// their closed forms (computed here in double), refractoriness, initial potentials and snapshots.
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -42,6 +42,16 @@ double psp(double tau, double w, double c_m, double tau_m, double tau_s) {
     return w / c_m * tau_s * tau_m / (tau_m - tau_s) * (std::exp(-tau / tau_m) - std::exp(-tau / tau_s));
 }
 
+// iaf_psc_alpha: the current tau after a spike of weight w pA, w e/tau_s tau e^{-tau/tau_s}
+// (it peaks at w when tau = tau_s), and the potential it brings,
+// 1/C_m int_0^tau e^{-(tau-s)/tau_m} I(s) ds.
+double alpha_current(double tau, double w, double tau_s) { return w * std::exp(1.0) / tau_s * tau * std::exp(-tau / tau_s); }
+double alpha_psp(double tau, double w, double c_m, double tau_m, double tau_s) {
+    const double r = 1 / tau_s - 1 / tau_m;
+    if (r == 0) return w * std::exp(1.0) / (tau_s * c_m) * std::exp(-tau / tau_m) * tau * tau / 2;
+    return w * std::exp(1.0) / (tau_s * c_m) * std::exp(-tau / tau_m) * (1 - std::exp(-r * tau) * (1 + r * tau)) / (r * r);
+}
+
 float membrane(const engine& e, global_index neuron) {
     for (const auto& s : e.capture())
         if (s.index == neuron) return s.variables.front();
@@ -51,7 +61,7 @@ float membrane(const engine& e, global_index neuron) {
 }  // namespace
 
 TEST_CASE("a neuron driven by a constant I_e fires when the closed form crosses V_th, then every t_ref + rise") {
-    for (const char* model : {"iaf_psc_exp", "iaf_psc_delta"}) {
+    for (const char* model : {"iaf_psc_exp", "iaf_psc_alpha", "iaf_psc_delta"}) {
         for (const double h : {0.1, 0.25}) {
             INFO(model << ", dt " << h);
             const double c_m = 200, tau_m = 12, i_e = 420, theta = 15, v_reset = 3, t_ref = 2.5;
@@ -115,6 +125,47 @@ TEST_CASE("iaf_psc_exp: inhibitory weights feed i_syn_in with its own time const
     CHECK(s[1] == 0.0f);
     CHECK(s[2] == Approx(-80 * std::exp(-10 * 0.1 / 5)).epsilon(1e-5));
     CHECK(s[0] - -70.0f == Approx(psp(1.0, -80, 250, 10, 5)).margin(1e-4));
+}
+
+TEST_CASE("iaf_psc_alpha: one input spike's current and potential match the closed forms") {
+    for (const double tau_s : {2.0, 0.5, 10.0}) {  // the last equal to tau_m: the propagators' limit
+        INFO("tau_syn_ex " << tau_s);
+        const double h = 0.1, c_m = 250, tau_m = 10, w = 300;
+        const auto net = network_of("<neuron id=\"src\"/><neuron id=\"n\" model=\"iaf_psc_alpha\" tau_syn_ex=\"" +
+                                    std::to_string(tau_s) + "\"/><synapse from=\"src\" to=\"n\" weight=\"300\"/>");
+        const double tau = std::stod(std::to_string(tau_s));  // as the document holds it
+        engine e(whole_network(net));
+        e.add_input(0, 0, 1.0f);  // arrives at n at tick 1
+        e.compute();
+        e.compute();
+        CHECK(membrane(e, 1) == -70.0f);  // dI jumps after this tick's V update
+        double peak = 0;
+        for (int k = 1; k <= 300; ++k) {  // after tick 1 + k the current has acted for k steps
+            e.compute();
+            const auto s = e.capture()[1].variables;  // V_m, i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory
+            REQUIRE(s.size() == 6);
+            CHECK(double{s[1]} == Approx(alpha_current(k * h, w, tau)).margin(1e-3));
+            CHECK(s[2] == 0.0f);
+            CHECK(s[4] == 0.0f);
+            CHECK(double{s[0]} + 70.0 == Approx(alpha_psp(k * h, w, c_m, tau_m, tau)).margin(1e-4));
+            if (std::abs(k * h - tau) < 1e-9) CHECK(double{s[1]} == Approx(w).epsilon(1e-5));  // the peak
+            peak = std::max(peak, double{s[1]});
+        }
+        if (tau <= 30 * h) CHECK(peak == Approx(w).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("iaf_psc_alpha: inhibitory weights feed i_syn_in with tau_syn_in") {
+    const auto net = network_of(R"(<neuron id="src"/><neuron id="n" model="iaf_psc_alpha" tau_syn_in="5" C_m="100"/>
+        <synapse from="src" to="n" weight="-80"/>)");
+    engine e(whole_network(net));
+    e.add_input(0, 0, 1.0f);
+    for (int t = 0; t < 32; ++t) e.compute();  // the current has acted for 30 steps
+    const auto s = e.capture()[1].variables;
+    CHECK(s[1] == 0.0f);
+    CHECK(s[3] == 0.0f);
+    CHECK(double{s[2]} == Approx(alpha_current(3.0, -80, 5)).epsilon(1e-5));
+    CHECK(double{s[0]} + 70.0 == Approx(alpha_psp(3.0, -80, 100, 10, 5)).margin(1e-4));
 }
 
 TEST_CASE("iaf_psc_delta: an input spike moves V_m by exactly its weight") {
@@ -194,6 +245,37 @@ TEST_CASE("NEST models capture and restore bit for bit, V_m in absolute mV") {
         CHECK(s.variables[0] > -80.0f);
         CHECK(s.variables[0] < -55.0f);
     }
+    for (int t = 300; t < 600; ++t) straight.compute();
+    engine resumed(whole_network(net));
+    resumed.restore(middle, 300);
+    for (int t = 300; t < 600; ++t) resumed.compute();
+    const auto a = straight.capture(), b = resumed.capture();
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].output == b[i].output);
+        CHECK(a[i].variables == b[i].variables);
+    }
+}
+
+TEST_CASE("iaf_psc_alpha captures and restores bit for bit, both currents and their derivatives") {
+    const auto net = network_of(R"(<population id="a" size="100" model="iaf_psc_alpha" I_e="380" seed="1" v-init="-65" v-init-std="5"
+                                     tau_syn_ex="0.5" tau_syn_in="3"/>
+        <projection from="a[0:80]" to="a" kind="random" p="0.2" weight="60" seed="3"/>
+        <projection from="a[80:100]" to="a" kind="random" p="0.2" weight="-200" seed="4" delay="2"/>)");
+    engine straight(whole_network(net));
+    int spikes = 0;
+    for (int t = 0; t < 300; ++t) {
+        straight.compute();
+        for (global_index i = 0; i < 100; ++i) spikes += straight.output(i) == 1.0f;
+    }
+    CHECK(spikes > 0);
+    const auto middle = straight.capture();
+    bool currents = false;
+    for (const auto& s : middle) {
+        REQUIRE(s.variables.size() == 6u);
+        currents = currents || (s.variables[3] != 0.0f && s.variables[4] != 0.0f);
+    }
+    CHECK(currents);
     for (int t = 300; t < 600; ++t) straight.compute();
     engine resumed(whole_network(net));
     resumed.restore(middle, 300);

@@ -12,7 +12,7 @@
 
 namespace dnnc::protocol {
 
-enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, spike_source };
+enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -27,7 +27,11 @@ const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
 
 // NEST's models, named and parameterised as NEST names them.
-inline bool is_nest_model(neuron_model m) { return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta; }
+inline bool is_nest_model(neuron_model m) {
+    return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta || m == neuron_model::iaf_psc_alpha;
+}
+// NEST's models with synaptic currents of time constants tau_syn_ex and tau_syn_in.
+inline bool has_synaptic_currents(neuron_model m) { return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_alpha; }
 // Models whose output is a spike (1) or nothing (0), with a membrane potential that
 // v-init, v-init-max and v-init-std set and synaptic input split by the weight's sign
 // into an excitatory and an inhibitory sum.
@@ -38,9 +42,10 @@ inline bool emits_spikes(neuron_model m) { return is_spiking(m) || m == neuron_m
 // The names of a model's snapshot variables, in order (none for rate models).
 const std::vector<std::string>& state_variable_names(neuron_model m);
 
-// The parameters of NEST's iaf_psc_exp and iaf_psc_delta, with NEST's names and defaults
-// (the document spells them C_m, tau_m, ...). Times in ms, potentials in mV, currents in pA,
-// capacitance in pF. tau_syn_ex and tau_syn_in apply to iaf_psc_exp only.
+// The parameters of NEST's iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta, with NEST's names
+// and defaults (the document spells them C_m, tau_m, ...). Times in ms, potentials in mV,
+// currents in pA, capacitance in pF. tau_syn_ex and tau_syn_in apply to iaf_psc_exp and
+// iaf_psc_alpha only.
 struct iaf_params {
     double c_m = 250;
     double tau_m = 10;
@@ -68,7 +73,7 @@ struct neuron_params {
     double tau_e = 5;
     double tau_i = 10;
     double dt = 0.1;
-    iaf_params iaf;  // iaf_psc_exp, iaf_psc_delta (integrated with the network's dt)
+    iaf_params iaf;  // iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta (integrated with the network's dt)
     // Initial membrane potential of a spiking model: v_init (default: its resting
     // potential), or uniform in [v_init, v_init_max) when v_init_max is set, or normal with
     // mean v_init and standard deviation v_init_std; drawn from (population seed, index).

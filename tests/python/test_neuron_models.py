@@ -1,0 +1,35 @@
+# NEST's neuron models built in Python: NEST's parameter names as the document spells them,
+# and the same spikes on one node as on three.
+import numpy as np
+
+import dnnc
+
+
+def alpha_network():
+    net = dnnc.Network("alpha")
+    net.population("A", 60, model="iaf_psc_alpha", seed=4, C_m=200, tau_m=15, tau_syn_ex=0.5, tau_syn_in=3,
+                   t_ref=1.5, V_th=-54, I_e=300, v_init=-65, v_init_std=5)
+    net.connect("A[0:48]", "A", kind="random", p=0.2, weight=60, seed=1)
+    net.connect("A[48:60]", "A", kind="random", p=0.2, weight=-200, delay=2, seed=2)
+    net.record("A")
+    return net
+
+
+def spikes_on(net, nodes, ticks=400):
+    with dnnc.Simulation(net, nodes=nodes) as sim:
+        sim.run(ticks)
+        return sim.spikes()
+
+
+def test_iaf_psc_alpha_takes_nest_names():
+    text = alpha_network().to_xml()
+    for attribute in ('model="iaf_psc_alpha"', 'C_m="200"', 'tau_m="15"', 'tau_syn_ex="0.5"', 't_ref="1.5"', 'V_th="-54"'):
+        assert attribute in text
+    assert "tau-m" not in text
+
+
+def test_iaf_psc_alpha_spikes_alike_on_one_and_three_nodes():
+    one, three = spikes_on(alpha_network(), 1), spikes_on(alpha_network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)
