@@ -17,6 +17,7 @@ const char* to_string(neuron_model m) {
     case neuron_model::iaf_psc_exp: return "iaf_psc_exp";
     case neuron_model::iaf_psc_delta: return "iaf_psc_delta";
     case neuron_model::iaf_psc_alpha: return "iaf_psc_alpha";
+    case neuron_model::izhikevich: return "izhikevich";
     case neuron_model::spike_source: return "spike-source";
     }
     return "?";
@@ -27,12 +28,14 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     static const std::vector<std::string> lif{"v", "ge", "gi", "refractory"};
     static const std::vector<std::string> psc_exp{"V_m", "i_syn_ex", "i_syn_in", "refractory"};
     static const std::vector<std::string> psc_delta{"V_m", "refractory"};
+    static const std::vector<std::string> izhikevich{"V_m", "U_m"};
     static const std::vector<std::string> psc_alpha{"V_m", "i_syn_ex", "i_syn_in", "di_syn_ex", "di_syn_in", "refractory"};
     switch (m) {
     case neuron_model::lif: return lif;
     case neuron_model::iaf_psc_exp: return psc_exp;
     case neuron_model::iaf_psc_delta: return psc_delta;
     case neuron_model::iaf_psc_alpha: return psc_alpha;
+    case neuron_model::izhikevich: return izhikevich;
     default: return none;
     }
 }
@@ -90,10 +93,14 @@ bool operator==(const iaf_params& a, const iaf_params& b) {
     };
     return t(a) == t(b);
 }
+bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
+    auto t = [](const izhikevich_params& p) { return std::tie(p.a, p.b, p.c, p.d, p.v_th, p.v_min, p.consistent_integration); };
+    return t(a) == t(b);
+}
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
     };
     return t(a) == t(b);
 }

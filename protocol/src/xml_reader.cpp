@@ -334,6 +334,7 @@ protected:
     // Attributes that belong to some models only; naming one on another model is an error
     // at the element (see docs/document.md, "Model parameters").
     static bool not_nest(neuron_model m) { return !is_nest_model(m); }
+    static bool is_izhikevich(neuron_model m) { return m == neuron_model::izhikevich; }
     static void check_model_attributes(const attributes& a, neuron_model model) {
         struct owned {
             const char* name;
@@ -351,16 +352,22 @@ protected:
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
             {"v-init-std", is_spiking, "the spiking models"},
-            {"C_m", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"tau_m", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"t_ref", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"E_L", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"V_th", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"V_reset", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"I_e", is_nest_model, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"tau_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"V_th", is_nest_model, "NEST's models"},
+            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"I_e", is_nest_model, "NEST's models"},
             {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp and iaf_psc_alpha"},
             {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp and iaf_psc_alpha"},
-            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta)"},
+            {"a", is_izhikevich, "izhikevich"},
+            {"b", is_izhikevich, "izhikevich"},
+            {"c", is_izhikevich, "izhikevich"},
+            {"d", is_izhikevich, "izhikevich"},
+            {"V_min", is_izhikevich, "izhikevich"},
+            {"consistent_integration", is_izhikevich, "izhikevich"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -376,7 +383,7 @@ protected:
             {"sigmoid", neuron_model::sigmoid}, {"tanh", neuron_model::tanh},
             {"relu", neuron_model::relu}, {"lif", neuron_model::lif},
             {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
-            {"iaf_psc_alpha", neuron_model::iaf_psc_alpha},
+            {"iaf_psc_alpha", neuron_model::iaf_psc_alpha}, {"izhikevich", neuron_model::izhikevich},
             {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
@@ -398,7 +405,15 @@ protected:
         n.tau_syn_in = a.real("tau_syn_in", n.tau_syn_in);
         n.t_ref = a.real("t_ref", n.t_ref);
         n.e_l = a.real("E_L", n.e_l);
-        n.v_th = a.real("V_th", n.v_th);
+        izhikevich_params& z = p.izhikevich;
+        if (p.model == neuron_model::izhikevich) z.v_th = a.real("V_th", z.v_th);
+        else n.v_th = a.real("V_th", n.v_th);
+        z.a = a.real("a", z.a);
+        z.b = a.real("b", z.b);
+        z.c = a.real("c", z.c);
+        z.d = a.real("d", z.d);
+        z.v_min = a.real("V_min", z.v_min);
+        z.consistent_integration = a.boolean("consistent_integration", z.consistent_integration);
         n.v_reset = a.real("V_reset", n.v_reset);
         n.i_e = a.real("I_e", n.i_e);
         p.v_init = a.real("v-init");

@@ -52,7 +52,18 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.c_e = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_e));
         c.c_i = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_i));
         c.hold = static_cast<float>(std::max(p.refractory - 1, 0));
-    } else if (protocol::is_nest_model(p.model)) {
+    } else if (p.model == protocol::neuron_model::izhikevich) {
+        const auto& z = p.izhikevich;
+        c.h = static_cast<float>(dt);
+        c.ha = static_cast<float>(dt * z.a);
+        c.b = static_cast<float>(z.b);
+        c.d = static_cast<float>(z.d);
+        c.v_th = static_cast<float>(z.v_th);
+        c.v_min = static_cast<float>(z.v_min);
+        c.v_reset = static_cast<float>(z.c);
+        c.i_e = static_cast<float>(p.iaf.i_e);
+        c.published = !z.consistent_integration;
+    } else if (protocol::is_iaf(p.model)) {
         const auto& n = p.iaf;
         c.e_l = static_cast<float>(n.e_l);
         c.theta = static_cast<float>(n.v_th - n.e_l);
@@ -83,7 +94,10 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
 model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index) {
     model_state s;
     if (!protocol::is_spiking(p.model)) return s;
-    const double rest = p.model == protocol::neuron_model::lif ? p.v_rest : p.iaf.e_l;
+    // NEST's izhikevich starts at V_m = -65 mV, U_m = 0.
+    const double rest = p.model == protocol::neuron_model::lif          ? p.v_rest
+                        : p.model == protocol::neuron_model::izhikevich ? -65.0
+                                                                        : p.iaf.e_l;
     double v = p.v_init.value_or(rest);
     // Keyed by (seed, index): the same initial value wherever the neuron runs.
     auto draws = splitmix64::at(seed, static_cast<std::uint64_t>(index));
@@ -162,6 +176,12 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
     case protocol::neuron_model::iaf_psc_delta:
         return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::izhikevich:
+        if (k.published)
+            return step_each<step_izhikevich_published>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+                                                        inhibitory, poisson_excitatory, poisson_inhibitory, out);
+        return step_each<step_izhikevich>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+                                          poisson_excitatory, poisson_inhibitory, out);
     default:
         return step_each<step_lif>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                    poisson_excitatory, poisson_inhibitory, out);
@@ -175,6 +195,7 @@ std::vector<float> variables_of(const model_coefficients& c, const model_state& 
     case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
     case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
     case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
+    case protocol::neuron_model::izhikevich: return {s.v, s.ge};
     default: return {};
     }
 }
@@ -191,7 +212,8 @@ model_state state_from(const model_coefficients& c, const std::vector<float>& va
     model_state s;
     if (names.empty()) return s;
     s.v = variables.front();
-    s.refractory_left = static_cast<std::int32_t>(variables.back());
+    if (names.back() == "refractory") s.refractory_left = static_cast<std::int32_t>(variables.back());
+    if (c.model == protocol::neuron_model::izhikevich) s.ge = variables[1];
     if (names.size() >= 4) {
         s.ge = variables[1];
         s.gi = variables[2];

@@ -29,10 +29,15 @@ struct model_coefficients {
     // iaf_psc_exp), d_e, d_i = P31, q_e, q_i = P21 = h P11, s_e, s_i = e / tau_syn (the
     // jump of dI per pA of weight, so that I peaks at the weight).
     float d_e = 0, d_i = 0, q_e = 0, q_i = 0, s_e = 0, s_i = 0;
+    // izhikevich: h = dt, ha = h a, b, d, v_min; v_th = V_th, v_reset = c, i_e = I_e;
+    // published: NEST's consistent_integration = false.
+    float h = 0, ha = 0, b = 0, d = 0, v_min = 0;
+    bool published = false;
 };
 
 // v, ge, gi and the refractory count as each model names them (variables_of); xe and xi
 // hold a second excitatory and inhibitory variable (iaf_psc_alpha: dI_ex, dI_in).
+// izhikevich keeps U_m in ge.
 struct model_state {
     float v = 0, ge = 0, gi = 0, xe = 0, xi = 0;
     std::int32_t refractory_left = 0;
@@ -59,7 +64,8 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::lif:
     case protocol::neuron_model::iaf_psc_exp:
     case protocol::neuron_model::iaf_psc_alpha:
-    case protocol::neuron_model::iaf_psc_delta: break;
+    case protocol::neuron_model::iaf_psc_delta:
+    case protocol::neuron_model::izhikevich: break;
     }
     return 0.0f;
 }
@@ -177,6 +183,43 @@ inline float step_iaf_psc_alpha(const model_coefficients& c, float& v, float& i_
     return settle_iaf(c, v, refractory_left, integrated);
 }
 
+// The end of an izhikevich tick (izhikevich.cpp): V_m below V_min is raised to it; V_m >=
+// V_th spikes, V_m <- c, U_m <- U_m + d. No refractory period.
+inline float settle_izhikevich(const model_coefficients& c, float& v, float& u, float v_new, float u_new) {
+    const float bounded = v_new < c.v_min ? c.v_min : v_new;
+    const bool spike = bounded >= c.v_th;
+    v = spike ? c.v_reset : bounded;
+    const float kicked = u_new + c.d;
+    u = spike ? kicked : u_new;
+    return spike ? 1.0f : 0.0f;
+}
+
+// One tick of NEST's izhikevich with consistent_integration (its default): one forward Euler
+// step of dV/dt = 0.04 V^2 + 5 V + 140 - U + I_ext + I_e, dU/dt = a (b V - U), both from the
+// values before the step; this tick's synaptic sums (mV) join V. Branch-free, as step_lif.
+inline float step_izhikevich(const model_coefficients& c, float& v, float& u, float& /*gi*/, float& /*xe*/, float& /*xi*/,
+                             float& /*refractory_left*/, float input, float excitatory, float inhibitory) {
+    const float v0 = v, u0 = u;
+    const float drive = 0.04f * v0 * v0 + 5.0f * v0 + 140.0f - u0 + input + c.i_e;
+    const float v_new = v0 + (c.h * drive + (excitatory + inhibitory));
+    const float u_new = u0 + c.ha * (c.b * v0 - u0);
+    return settle_izhikevich(c, v, u, v_new, u_new);
+}
+
+// izhikevich with consistent_integration = false, the numerics of Izhikevich (2003): two half
+// steps of V, the synaptic sums inside the drive, then U from the new V.
+inline float step_izhikevich_published(const model_coefficients& c, float& v, float& u, float& /*gi*/, float& /*xe*/,
+                                       float& /*xi*/, float& /*refractory_left*/, float input, float excitatory,
+                                       float inhibitory) {
+    const float spikes = excitatory + inhibitory, half = c.h * 0.5f;
+    const float u0 = u;
+    float w = v;
+    w = w + half * (0.04f * w * w + 5.0f * w + 140.0f - u0 + input + c.i_e + spikes);
+    w = w + half * (0.04f * w * w + 5.0f * w + 140.0f - u0 + input + c.i_e + spikes);
+    const float u_new = u0 + c.ha * (c.b * w - u0);
+    return settle_izhikevich(c, v, u, w, u_new);
+}
+
 // One tick of the spiking model c.model (protocol::is_spiking).
 inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
                           float& refractory_left, float input, float excitatory, float inhibitory) {
@@ -187,6 +230,9 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
         return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_psc_delta:
         return step_iaf_psc_delta(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::izhikevich:
+        return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory)
+                           : step_izhikevich(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     default: return step_lif(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     }
 }
@@ -207,7 +253,7 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
 // Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
 // left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
 // i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
-// refractory ticks left]; rate models none.
+// refractory ticks left]; izhikevich [V_m, U_m]; rate models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

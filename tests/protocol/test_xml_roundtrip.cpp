@@ -131,6 +131,9 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
                 E_L="-65" V_th="-50" V_reset="-68" I_e="12.5" v-init="-58" v-init-std="10" seed="3"/>
     <neuron id="d" model="iaf_psc_delta" tau_m="20" bias="1"/>
     <population id="a" size="2" model="iaf_psc_alpha" C_m="120" tau_syn_ex="0.8" tau_syn_in="4" V_reset="-60" I_e="5"/>
+    <population id="z" size="2" model="izhikevich" a="0.1" b="0.25" c="-55" d="0.05" V_th="25" V_min="-90" I_e="4"
+                consistent_integration="false" v-init="-70"/>
+    <neuron id="zd" model="izhikevich"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
@@ -165,6 +168,25 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(a.iaf.v_reset == -60);
     CHECK(a.iaf.i_e == 5);
     CHECK(a.iaf.tau_m == 10);
+    const auto& z = doc.net->populations[2].params;
+    CHECK(z.model == neuron_model::izhikevich);
+    CHECK(z.izhikevich.a == 0.1);
+    CHECK(z.izhikevich.b == 0.25);
+    CHECK(z.izhikevich.c == -55);
+    CHECK(z.izhikevich.d == 0.05);
+    CHECK(z.izhikevich.v_th == 25);
+    CHECK(z.iaf.v_th == -55);  // V_th is izhikevich's own
+    CHECK(z.izhikevich.v_min == -90);
+    CHECK(z.iaf.i_e == 4);
+    CHECK_FALSE(z.izhikevich.consistent_integration);
+    const auto& zd = doc.net->neurons[1].params.izhikevich;  // NEST's defaults
+    CHECK(zd.a == 0.02);
+    CHECK(zd.b == 0.2);
+    CHECK(zd.c == -65);
+    CHECK(zd.d == 8);
+    CHECK(zd.v_th == 30);
+    CHECK(zd.v_min == -HUGE_VAL);
+    CHECK(zd.consistent_integration);
     REQUIRE(doc.net->poisson.size() == 2);
     CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
     CHECK(doc.net->poisson[0].rate == 8000);

@@ -33,3 +33,27 @@ def test_iaf_psc_alpha_spikes_alike_on_one_and_three_nodes():
     assert len(one[0]) > 0
     for a, b in zip(one, three):
         assert np.array_equal(a, b)
+
+
+def izhikevich_network():
+    net = dnnc.Network("izhikevich")
+    net.population("Z", 40, model="izhikevich", seed=1, I_e=20, V_min=-90, v_init=-70, v_init_std=5)
+    net.population("F", 10, model="izhikevich", a=0.1, d=2, I_e=15, consistent_integration=False)
+    net.connect("Z", "Z", kind="random", p=0.1, weight=2, seed=1)
+    net.connect("F", "Z", kind="random", p=0.2, weight=-4, delay=2, seed=2)
+    net.connect("Z", "F", kind="random", p=0.1, weight=3, seed=3)
+    net.record("Z")
+    return net
+
+
+def test_izhikevich_takes_nest_names():
+    text = izhikevich_network().to_xml()
+    for attribute in ('model="izhikevich"', 'V_min="-90"', 'a="0.1"', 'd="2"', 'consistent_integration="false"', 'I_e="20"'):
+        assert attribute in text
+
+
+def test_izhikevich_spikes_alike_on_one_and_three_nodes():
+    one, three = spikes_on(izhikevich_network(), 1), spikes_on(izhikevich_network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)

@@ -4,6 +4,7 @@
 // Equality ignores locations: parse(serialize(doc)) == doc.
 #include "dnnc/core/error.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +13,7 @@
 
 namespace dnnc::protocol {
 
-enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, spike_source };
+enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -26,10 +27,12 @@ const char* to_string(distribution_kind d);
 const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
 
-// NEST's models, named and parameterised as NEST names them.
-inline bool is_nest_model(neuron_model m) {
+// NEST's integrate-and-fire models (iaf_params).
+inline bool is_iaf(neuron_model m) {
     return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta || m == neuron_model::iaf_psc_alpha;
 }
+// NEST's models, named and parameterised as NEST names them.
+inline bool is_nest_model(neuron_model m) { return is_iaf(m) || m == neuron_model::izhikevich; }
 // NEST's models with synaptic currents of time constants tau_syn_ex and tau_syn_in.
 inline bool has_synaptic_currents(neuron_model m) { return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_alpha; }
 // Models whose output is a spike (1) or nothing (0), with a membrane potential that
@@ -59,6 +62,20 @@ struct iaf_params {
 };
 bool operator==(const iaf_params& a, const iaf_params& b);
 
+// The parameters of NEST's izhikevich, with NEST's names and defaults: a (1/ms), b (1/ms),
+// c (mV), d (mV/ms), V_th (mV), V_min (mV; -inf: no lower bound), consistent_integration.
+// Its I_e is iaf_params::i_e (the document's I_e).
+struct izhikevich_params {
+    double a = 0.02;
+    double b = 0.2;
+    double c = -65;
+    double d = 8;
+    double v_th = 30;
+    double v_min = -HUGE_VAL;
+    bool consistent_integration = true;
+};
+bool operator==(const izhikevich_params& a, const izhikevich_params& b);
+
 // Model parameters. Defaults are those of the CUBA benchmark for `lif`; models ignore
 // parameters they do not use. Times in ms, potentials in mV, refractory in ticks.
 struct neuron_params {
@@ -74,6 +91,7 @@ struct neuron_params {
     double tau_i = 10;
     double dt = 0.1;
     iaf_params iaf;  // iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta (integrated with the network's dt)
+    izhikevich_params izhikevich;  // izhikevich (I_e in iaf.i_e)
     // Initial membrane potential of a spiking model: v_init (default: its resting
     // potential), or uniform in [v_init, v_init_max) when v_init_max is set, or normal with
     // mean v_init and standard deviation v_init_std; drawn from (population seed, index).
