@@ -88,7 +88,12 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
     if (is_iaf(p.model)) {
         const iaf_params& n = p.iaf;
         positive(n.c_m, "C_m");
-        positive(n.tau_m, "tau_m");
+        if (is_psc(p.model)) positive(n.tau_m, "tau_m");
+        if (is_cond(p.model)) {
+            positive(n.g_l, "g_L");
+            finite(n.e_ex, "E_ex");
+            finite(n.e_in, "E_in");
+        }
         if (has_synaptic_currents(p.model)) {
             positive(n.tau_syn_ex, "tau_syn_ex");
             positive(n.tau_syn_in, "tau_syn_in");
@@ -355,7 +360,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
         if (model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich) and spike sources spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp) and spike sources spike");
     }
 }
 
@@ -460,7 +465,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
         const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
-                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich)" +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp)" +
                              (source ? " or a spike source" : ""));
     }
     if (!model.info->weight_bound) return;

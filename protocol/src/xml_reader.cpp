@@ -352,22 +352,25 @@ protected:
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
             {"v-init-std", is_spiking, "the spiking models"},
-            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"tau_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and iaf_cond_exp"},
+            {"tau_m", is_psc, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and iaf_cond_exp"},
+            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and iaf_cond_exp"},
             {"V_th", is_nest_model, "NEST's models"},
-            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and iaf_cond_exp"},
             {"I_e", is_nest_model, "NEST's models"},
-            {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp and iaf_psc_alpha"},
-            {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp and iaf_psc_alpha"},
+            {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha and iaf_cond_exp"},
+            {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha and iaf_cond_exp"},
+            {"g_L", is_cond, "iaf_cond_exp"},
+            {"E_ex", is_cond, "iaf_cond_exp"},
+            {"E_in", is_cond, "iaf_cond_exp"},
             {"a", is_izhikevich, "izhikevich"},
             {"b", is_izhikevich, "izhikevich"},
             {"c", is_izhikevich, "izhikevich"},
             {"d", is_izhikevich, "izhikevich"},
             {"V_min", is_izhikevich, "izhikevich"},
             {"consistent_integration", is_izhikevich, "izhikevich"},
-            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich)"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -384,6 +387,7 @@ protected:
             {"relu", neuron_model::relu}, {"lif", neuron_model::lif},
             {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
             {"iaf_psc_alpha", neuron_model::iaf_psc_alpha}, {"izhikevich", neuron_model::izhikevich},
+            {"iaf_cond_exp", neuron_model::iaf_cond_exp},
             {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
@@ -399,6 +403,7 @@ protected:
         p.tau_i = a.real("tau-i", p.tau_i);
         p.dt = a.real("dt", p.dt);
         iaf_params& n = p.iaf;
+        n = iaf_defaults(p.model);
         n.c_m = a.real("C_m", n.c_m);
         n.tau_m = a.real("tau_m", n.tau_m);
         n.tau_syn_ex = a.real("tau_syn_ex", n.tau_syn_ex);
@@ -416,6 +421,9 @@ protected:
         z.consistent_integration = a.boolean("consistent_integration", z.consistent_integration);
         n.v_reset = a.real("V_reset", n.v_reset);
         n.i_e = a.real("I_e", n.i_e);
+        n.g_l = a.real("g_L", n.g_l);
+        n.e_ex = a.real("E_ex", n.e_ex);
+        n.e_in = a.real("E_in", n.e_in);
         p.v_init = a.real("v-init");
         p.v_init_max = a.real("v-init-max");
         p.v_init_std = a.real("v-init-std");

@@ -37,6 +37,8 @@ double alpha_gain(double h, double c_m, double tau_m, double tau_x) {
 }
 }  // namespace
 
+int cond_substeps(double dt) { return std::max(1, static_cast<int>(std::ceil(dt / max_cond_substep_ms - 1e-9))); }
+
 model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) {
     model_coefficients c;
     c.model = p.model;
@@ -63,7 +65,25 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.v_reset = static_cast<float>(z.c);
         c.i_e = static_cast<float>(p.iaf.i_e);
         c.published = !z.consistent_integration;
-    } else if (protocol::is_iaf(p.model)) {
+    } else if (protocol::is_cond(p.model)) {
+        const auto& n = p.iaf;
+        auto& k = c.cond;
+        k.g_l = n.g_l;
+        k.e_l = n.e_l;
+        k.e_ex = n.e_ex;
+        k.e_in = n.e_in;
+        k.inv_c_m = 1.0 / n.c_m;
+        k.inv_tau_ex = 1.0 / n.tau_syn_ex;
+        k.inv_tau_in = 1.0 / n.tau_syn_in;
+        k.i_e = n.i_e;
+        k.v_th = n.v_th;
+        k.v_reset = n.v_reset;
+        k.substeps = cond_substeps(dt);
+        k.sub_h = dt / k.substeps;
+        c.theta = static_cast<float>(n.v_th);
+        c.v_reset = static_cast<float>(n.v_reset);
+        c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
+    } else if (protocol::is_psc(p.model)) {
         const auto& n = p.iaf;
         c.e_l = static_cast<float>(n.e_l);
         c.theta = static_cast<float>(n.v_th - n.e_l);
@@ -176,6 +196,9 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
     case protocol::neuron_model::iaf_psc_delta:
         return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::iaf_cond_exp:
+        return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+                                            poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::izhikevich:
         if (k.published)
             return step_each<step_izhikevich_published>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
@@ -192,6 +215,7 @@ std::vector<float> variables_of(const model_coefficients& c, const model_state& 
     const auto refractory = static_cast<float>(s.refractory_left);
     switch (c.model) {
     case protocol::neuron_model::lif:
+    case protocol::neuron_model::iaf_cond_exp:
     case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
     case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
     case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};

@@ -33,6 +33,13 @@ struct model_coefficients {
     // published: NEST's consistent_integration = false.
     float h = 0, ha = 0, b = 0, d = 0, v_min = 0;
     bool published = false;
+    // iaf_cond_exp: fixed-step RK4 in double, `substeps` steps of `sub_h` ms per tick; V_m in
+    // absolute mV (v_th, v_reset, theta = V_th, refractory_ticks as NEST's models above).
+    struct conductances {
+        double g_l = 0, e_l = 0, e_ex = 0, e_in = 0, inv_c_m = 0, inv_tau_ex = 0, inv_tau_in = 0, i_e = 0;
+        double v_th = 0, v_reset = 0, sub_h = 0;
+        int substeps = 0;
+    } cond;
 };
 
 // v, ge, gi and the refractory count as each model names them (variables_of); xe and xi
@@ -42,6 +49,11 @@ struct model_state {
     float v = 0, ge = 0, gi = 0, xe = 0, xi = 0;
     std::int32_t refractory_left = 0;
 };
+
+// The conductance models' RK4 step: at most max_cond_substep_ms, cond_substeps(dt) equal
+// steps per tick (4 at dt = 0.1 ms).
+constexpr double max_cond_substep_ms = 0.025;
+int cond_substeps(double dt);
 
 // `dt`: the network's tick in ms, the integration step of NEST's models (lif has its own).
 model_coefficients coefficients_of(const protocol::neuron_params& p, double dt);
@@ -65,7 +77,8 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::iaf_psc_exp:
     case protocol::neuron_model::iaf_psc_alpha:
     case protocol::neuron_model::iaf_psc_delta:
-    case protocol::neuron_model::izhikevich: break;
+    case protocol::neuron_model::izhikevich:
+    case protocol::neuron_model::iaf_cond_exp: break;
     }
     return 0.0f;
 }
@@ -220,6 +233,51 @@ inline float step_izhikevich_published(const model_coefficients& c, float& v, fl
     return settle_izhikevich(c, v, u, w, u_new);
 }
 
+// The derivative of NEST's iaf_cond_exp (iaf_cond_exp_dynamics): V (clamped to V_reset while
+// refractory, else bounded by V_th) under leak, I, and the conductances g_ex, g_in (nS, both
+// >= 0) towards E_ex and E_in; the conductances decay. dV = 0 while refractory.
+struct cond_exp_rates {
+    double v, g_ex, g_in;
+};
+inline cond_exp_rates cond_exp_derivative(const model_coefficients::conductances& k, bool refractory, double i, double v,
+                                          double g_ex, double g_in) {
+    const double bounded = v < k.v_th ? v : k.v_th;
+    const double at = refractory ? k.v_reset : bounded;
+    const double leak = k.g_l * (at - k.e_l), i_ex = g_ex * (at - k.e_ex), i_in = g_in * (at - k.e_in);
+    const double dv = (-leak + i - i_ex - i_in) * k.inv_c_m;
+    return {refractory ? 0.0 : dv, -g_ex * k.inv_tau_ex, -g_in * k.inv_tau_in};
+}
+
+// One tick of NEST's iaf_cond_exp (iaf_cond_exp.cpp): the tick's RK4 substeps from the state
+// as it was (I = I_ext + I_e); then the conductances take this tick's synaptic sums (nS;
+// g_in the inhibitory sum's magnitude); while refractory the count runs down and V_m = V_reset,
+// else V_m >= V_th spikes, V_m <- V_reset, the count starts. The state is float between ticks.
+inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& /*xe*/,
+                               float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const auto& k = c.cond;
+    const bool refractory = refractory_left > 0;
+    const double i = double{input} + k.i_e, h = k.sub_h, half = 0.5 * h, sixth = h / 6.0;
+    double y0 = v, y1 = g_ex, y2 = g_in;
+    for (int s = 0; s < k.substeps; ++s) {
+        const auto a = cond_exp_derivative(k, refractory, i, y0, y1, y2);
+        const auto b = cond_exp_derivative(k, refractory, i, y0 + half * a.v, y1 + half * a.g_ex, y2 + half * a.g_in);
+        const auto m = cond_exp_derivative(k, refractory, i, y0 + half * b.v, y1 + half * b.g_ex, y2 + half * b.g_in);
+        const auto e = cond_exp_derivative(k, refractory, i, y0 + h * m.v, y1 + h * m.g_ex, y2 + h * m.g_in);
+        y0 = y0 + sixth * (a.v + 2.0 * b.v + 2.0 * m.v + e.v);
+        y1 = y1 + sixth * (a.g_ex + 2.0 * b.g_ex + 2.0 * m.g_ex + e.g_ex);
+        y2 = y2 + sixth * (a.g_in + 2.0 * b.g_in + 2.0 * m.g_in + e.g_in);
+    }
+    g_ex = static_cast<float>(y1 + double{excitatory});
+    g_in = static_cast<float>(y2 - double{inhibitory});
+    const float left = refractory_left;
+    const float integrated = static_cast<float>(y0);
+    const bool spike = !refractory && integrated >= c.theta;
+    v = refractory || spike ? c.v_reset : integrated;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
+
 // One tick of the spiking model c.model (protocol::is_spiking).
 inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
                           float& refractory_left, float input, float excitatory, float inhibitory) {
@@ -230,6 +288,8 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
         return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_psc_delta:
         return step_iaf_psc_delta(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_cond_exp:
+        return step_iaf_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::izhikevich:
         return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory)
                            : step_izhikevich(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
@@ -253,7 +313,8 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
 // Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
 // left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
 // i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
-// refractory ticks left]; izhikevich [V_m, U_m]; rate models none.
+// refractory ticks left]; izhikevich [V_m, U_m]; iaf_cond_exp [V_m, g_ex, g_in, refractory
+// ticks left]; rate models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

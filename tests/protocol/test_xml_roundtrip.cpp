@@ -134,6 +134,8 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <population id="z" size="2" model="izhikevich" a="0.1" b="0.25" c="-55" d="0.05" V_th="25" V_min="-90" I_e="4"
                 consistent_integration="false" v-init="-70"/>
     <neuron id="zd" model="izhikevich"/>
+    <population id="g" size="2" model="iaf_cond_exp" g_L="20" E_ex="5" E_in="-80" C_m="200" tau_syn_in="5" V_th="-50"/>
+    <neuron id="gd" model="iaf_cond_exp"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
@@ -187,6 +189,22 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(zd.v_th == 30);
     CHECK(zd.v_min == -HUGE_VAL);
     CHECK(zd.consistent_integration);
+    const auto& g = doc.net->populations[3].params.iaf;
+    CHECK(doc.net->populations[3].params.model == neuron_model::iaf_cond_exp);
+    CHECK(g.g_l == 20);
+    CHECK(g.e_ex == 5);
+    CHECK(g.e_in == -80);
+    CHECK(g.c_m == 200);
+    CHECK(g.tau_syn_in == 5);
+    CHECK(g.v_th == -50);
+    const auto& gd = doc.net->neurons[2].params.iaf;  // NEST's defaults for iaf_cond_exp
+    CHECK(gd.g_l == 16.6667);
+    CHECK(gd.e_ex == 0);
+    CHECK(gd.e_in == -85);
+    CHECK(gd.v_reset == -60);
+    CHECK(gd.tau_syn_ex == 0.2);
+    CHECK(gd.tau_syn_in == 2);
+    CHECK(gd.c_m == 250);
     REQUIRE(doc.net->poisson.size() == 2);
     CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
     CHECK(doc.net->poisson[0].rate == 8000);
@@ -201,6 +219,7 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     const std::string written = serialize(doc);
     CHECK(parse_document(written, "again.xml") == doc);
     CHECK(written.find("tau-m") == std::string::npos);
+    CHECK(written.find("<neuron id=\"gd\" model=\"iaf_cond_exp\"/>") != std::string::npos);  // defaults left out
     CHECK(written.find("tau_syn_ex=\"0.5\"") != std::string::npos);
 }
 

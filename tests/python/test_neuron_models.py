@@ -57,3 +57,26 @@ def test_izhikevich_spikes_alike_on_one_and_three_nodes():
     assert len(one[0]) > 0
     for a, b in zip(one, three):
         assert np.array_equal(a, b)
+
+
+def cond_exp_network():
+    net = dnnc.Network("cond")
+    net.population("C", 60, model="iaf_cond_exp", seed=4, g_L=20, E_ex=5, E_in=-80, tau_syn_in=3, I_e=350,
+                   v_init=-65, v_init_std=5)
+    net.connect("C[0:48]", "C", kind="random", p=0.2, weight=2, seed=1)
+    net.connect("C[48:60]", "C", kind="random", p=0.2, weight=-8, delay=2, seed=2)
+    net.record("C")
+    return net
+
+
+def test_iaf_cond_exp_takes_nest_names():
+    text = cond_exp_network().to_xml()
+    for attribute in ('model="iaf_cond_exp"', 'g_L="20"', 'E_ex="5"', 'E_in="-80"', 'tau_syn_in="3"', 'I_e="350"'):
+        assert attribute in text
+
+
+def test_iaf_cond_exp_spikes_alike_on_one_and_three_nodes():
+    one, three = spikes_on(cond_exp_network(), 1), spikes_on(cond_exp_network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)
