@@ -360,7 +360,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
         if (model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp) and spike sources spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha) and spike sources spike");
     }
 }
 
@@ -465,7 +465,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
         const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
-                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp)" +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha)" +
                              (source ? " or a spike source" : ""));
     }
     if (!model.info->weight_bound) return;

@@ -19,6 +19,7 @@ const char* to_string(neuron_model m) {
     case neuron_model::iaf_psc_alpha: return "iaf_psc_alpha";
     case neuron_model::izhikevich: return "izhikevich";
     case neuron_model::iaf_cond_exp: return "iaf_cond_exp";
+    case neuron_model::iaf_cond_alpha: return "iaf_cond_alpha";
     case neuron_model::spike_source: return "spike-source";
     }
     return "?";
@@ -31,6 +32,7 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     static const std::vector<std::string> psc_delta{"V_m", "refractory"};
     static const std::vector<std::string> izhikevich{"V_m", "U_m"};
     static const std::vector<std::string> cond_exp{"V_m", "g_ex", "g_in", "refractory"};
+    static const std::vector<std::string> cond_alpha{"V_m", "g_ex", "g_in", "dg_ex", "dg_in", "refractory"};
     static const std::vector<std::string> psc_alpha{"V_m", "i_syn_ex", "i_syn_in", "di_syn_ex", "di_syn_in", "refractory"};
     switch (m) {
     case neuron_model::lif: return lif;
@@ -39,6 +41,7 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     case neuron_model::iaf_psc_alpha: return psc_alpha;
     case neuron_model::izhikevich: return izhikevich;
     case neuron_model::iaf_cond_exp: return cond_exp;
+    case neuron_model::iaf_cond_alpha: return cond_alpha;
     default: return none;
     }
 }

@@ -80,6 +80,8 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         k.v_reset = n.v_reset;
         k.substeps = cond_substeps(dt);
         k.sub_h = dt / k.substeps;
+        k.jump_ex = std::exp(1.0) / n.tau_syn_ex;
+        k.jump_in = std::exp(1.0) / n.tau_syn_in;
         c.theta = static_cast<float>(n.v_th);
         c.v_reset = static_cast<float>(n.v_reset);
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
@@ -196,6 +198,9 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
     case protocol::neuron_model::iaf_psc_delta:
         return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::iaf_cond_alpha:
+        return step_each<step_iaf_cond_alpha>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+                                              inhibitory, poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_cond_exp:
         return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                             poisson_excitatory, poisson_inhibitory, out);
@@ -217,6 +222,7 @@ std::vector<float> variables_of(const model_coefficients& c, const model_state& 
     case protocol::neuron_model::lif:
     case protocol::neuron_model::iaf_cond_exp:
     case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
+    case protocol::neuron_model::iaf_cond_alpha:
     case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
     case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
     case protocol::neuron_model::izhikevich: return {s.v, s.ge};

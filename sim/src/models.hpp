@@ -38,6 +38,7 @@ struct model_coefficients {
     struct conductances {
         double g_l = 0, e_l = 0, e_ex = 0, e_in = 0, inv_c_m = 0, inv_tau_ex = 0, inv_tau_in = 0, i_e = 0;
         double v_th = 0, v_reset = 0, sub_h = 0;
+        double jump_ex = 0, jump_in = 0;  // iaf_cond_alpha: e / tau_syn, dg's jump per nS of weight
         int substeps = 0;
     } cond;
 };
@@ -78,7 +79,8 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::iaf_psc_alpha:
     case protocol::neuron_model::iaf_psc_delta:
     case protocol::neuron_model::izhikevich:
-    case protocol::neuron_model::iaf_cond_exp: break;
+    case protocol::neuron_model::iaf_cond_exp:
+    case protocol::neuron_model::iaf_cond_alpha: break;
     }
     return 0.0f;
 }
@@ -278,6 +280,58 @@ inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_e
     return spike ? 1.0f : 0.0f;
 }
 
+// The end of a conductance model's tick, as NEST's: while refractory the count runs down and
+// V_m = V_reset, else V_m >= V_th spikes, V_m <- V_reset, the count starts.
+inline float settle_cond(const model_coefficients& c, float& v, float& refractory_left, double integrated_v) {
+    const bool refractory = refractory_left > 0;
+    const float left = refractory_left;
+    const float integrated = static_cast<float>(integrated_v);
+    const bool spike = !refractory && integrated >= c.theta;
+    v = refractory || spike ? c.v_reset : integrated;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
+
+// One tick of NEST's iaf_cond_alpha (iaf_cond_alpha.cpp): as iaf_cond_exp, with alpha-shaped
+// conductances, dg_x/dt = -dg_x / tau_syn_x, dg/dt = dg_x - g_x / tau_syn_x; the synaptic
+// sums join dg_x scaled by e / tau_syn_x, so that a weight of w nS peaks at w, tau_syn_x
+// after the spike. The same RK4 steps per tick.
+inline float step_iaf_cond_alpha(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& dg_ex,
+                                 float& dg_in, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const auto& k = c.cond;
+    const bool refractory = refractory_left > 0;
+    const double i = double{input} + k.i_e, h = k.sub_h, half = 0.5 * h, sixth = h / 6.0;
+    double y[5] = {v, g_ex, g_in, dg_ex, dg_in};
+    auto f = [&](const double* x, double* out) {
+        const double bounded = x[0] < k.v_th ? x[0] : k.v_th;
+        const double at = refractory ? k.v_reset : bounded;
+        const double leak = k.g_l * (at - k.e_l), i_ex = x[1] * (at - k.e_ex), i_in = x[2] * (at - k.e_in);
+        const double dv = (-leak + i - i_ex - i_in) * k.inv_c_m;
+        out[0] = refractory ? 0.0 : dv;
+        out[1] = x[3] - x[1] * k.inv_tau_ex;
+        out[2] = x[4] - x[2] * k.inv_tau_in;
+        out[3] = -x[3] * k.inv_tau_ex;
+        out[4] = -x[4] * k.inv_tau_in;
+    };
+    for (int s = 0; s < k.substeps; ++s) {
+        double a[5], b[5], m[5], e[5], t[5];
+        f(y, a);
+        for (int j = 0; j < 5; ++j) t[j] = y[j] + half * a[j];
+        f(t, b);
+        for (int j = 0; j < 5; ++j) t[j] = y[j] + half * b[j];
+        f(t, m);
+        for (int j = 0; j < 5; ++j) t[j] = y[j] + h * m[j];
+        f(t, e);
+        for (int j = 0; j < 5; ++j) y[j] = y[j] + sixth * (a[j] + 2.0 * b[j] + 2.0 * m[j] + e[j]);
+    }
+    g_ex = static_cast<float>(y[1]);
+    g_in = static_cast<float>(y[2]);
+    dg_ex = static_cast<float>(y[3] + double{excitatory} * k.jump_ex);
+    dg_in = static_cast<float>(y[4] - double{inhibitory} * k.jump_in);
+    return settle_cond(c, v, refractory_left, y[0]);
+}
+
 // One tick of the spiking model c.model (protocol::is_spiking).
 inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
                           float& refractory_left, float input, float excitatory, float inhibitory) {
@@ -290,6 +344,8 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
         return step_iaf_psc_delta(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_cond_exp:
         return step_iaf_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_cond_alpha:
+        return step_iaf_cond_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::izhikevich:
         return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory)
                            : step_izhikevich(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
@@ -314,7 +370,8 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
 // left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
 // i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
 // refractory ticks left]; izhikevich [V_m, U_m]; iaf_cond_exp [V_m, g_ex, g_in, refractory
-// ticks left]; rate models none.
+// ticks left]; iaf_cond_alpha [V_m, g_ex, g_in, dg_ex, dg_in, refractory ticks left]; rate
+// models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

@@ -136,6 +136,7 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <neuron id="zd" model="izhikevich"/>
     <population id="g" size="2" model="iaf_cond_exp" g_L="20" E_ex="5" E_in="-80" C_m="200" tau_syn_in="5" V_th="-50"/>
     <neuron id="gd" model="iaf_cond_exp"/>
+    <neuron id="ga" model="iaf_cond_alpha" E_in="-75" tau_syn_ex="0.5"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
@@ -205,6 +206,11 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(gd.tau_syn_ex == 0.2);
     CHECK(gd.tau_syn_in == 2);
     CHECK(gd.c_m == 250);
+    const auto& ga = doc.net->neurons[3].params;
+    CHECK(ga.model == neuron_model::iaf_cond_alpha);
+    CHECK(ga.iaf.e_in == -75);
+    CHECK(ga.iaf.tau_syn_ex == 0.5);
+    CHECK(ga.iaf.v_reset == -60);
     REQUIRE(doc.net->poisson.size() == 2);
     CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
     CHECK(doc.net->poisson[0].rate == 8000);

@@ -80,3 +80,18 @@ def test_iaf_cond_exp_spikes_alike_on_one_and_three_nodes():
     assert len(one[0]) > 0
     for a, b in zip(one, three):
         assert np.array_equal(a, b)
+
+
+def test_iaf_cond_alpha_spikes_alike_on_one_and_three_nodes():
+    def network():
+        net = dnnc.Network("cond_alpha")
+        net.population("C", 60, model="iaf_cond_alpha", seed=4, E_in=-80, tau_syn_ex=0.5, I_e=350, v_init=-65, v_init_std=5)
+        net.connect("C[0:48]", "C", kind="random", p=0.2, weight=1, seed=1)
+        net.connect("C[48:60]", "C", kind="random", p=0.2, weight=-4, delay=2, seed=2)
+        net.record("C")
+        return net
+    assert 'model="iaf_cond_alpha"' in network().to_xml() and 'E_in="-80"' in network().to_xml()
+    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)

@@ -14,7 +14,7 @@
 namespace dnnc::protocol {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, iaf_cond_exp,
-                          spike_source };
+                          iaf_cond_alpha, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -33,7 +33,7 @@ inline bool is_psc(neuron_model m) {
     return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta || m == neuron_model::iaf_psc_alpha;
 }
 // NEST's conductance-based integrate-and-fire models, integrated numerically (g_L, E_ex, E_in).
-inline bool is_cond(neuron_model m) { return m == neuron_model::iaf_cond_exp; }
+inline bool is_cond(neuron_model m) { return m == neuron_model::iaf_cond_exp || m == neuron_model::iaf_cond_alpha; }
 // NEST's integrate-and-fire models (iaf_params).
 inline bool is_iaf(neuron_model m) { return is_psc(m) || is_cond(m); }
 // NEST's models, named and parameterised as NEST names them.
@@ -52,7 +52,7 @@ inline bool emits_spikes(neuron_model m) { return is_spiking(m) || m == neuron_m
 // The names of a model's snapshot variables, in order (none for rate models).
 const std::vector<std::string>& state_variable_names(neuron_model m);
 
-// The parameters of NEST's iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and iaf_cond_exp, with
+// The parameters of NEST's iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha, with
 // NEST's names and defaults (the document spells them C_m, tau_m, ...; iaf_defaults gives a
 // model's). Times in ms, potentials in mV, currents in pA, capacitance in pF, conductance in
 // nS. tau_syn_ex and tau_syn_in apply to iaf_psc_exp, iaf_psc_alpha and the conductance
