@@ -85,11 +85,16 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
     positive(p.dt, "dt");
     positive(p.tau_minus, "tau_minus");
     if (p.refractory < 0) out.add(where, what + ": refractory must be >= 0 ticks");
-    if (is_nest_model(p.model)) {
+    if (is_iaf(p.model)) {
         const iaf_params& n = p.iaf;
         positive(n.c_m, "C_m");
-        positive(n.tau_m, "tau_m");
-        if (p.model == neuron_model::iaf_psc_exp) {
+        if (is_psc(p.model)) positive(n.tau_m, "tau_m");
+        if (is_cond(p.model)) {
+            positive(n.g_l, "g_L");
+            finite(n.e_ex, "E_ex");
+            finite(n.e_in, "E_in");
+        }
+        if (has_synaptic_currents(p.model)) {
             positive(n.tau_syn_ex, "tau_syn_ex");
             positive(n.tau_syn_in, "tau_syn_in");
         }
@@ -100,6 +105,17 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
         finite(n.i_e, "I_e");
         if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
             out.add(where, what + ": V_reset must lie below V_th");
+    }
+    if (p.model == neuron_model::izhikevich) {
+        const izhikevich_params& z = p.izhikevich;
+        finite(z.a, "a");
+        finite(z.b, "b");
+        finite(z.c, "c");
+        finite(z.d, "d");
+        finite(z.v_th, "V_th");
+        finite(p.iaf.i_e, "I_e");
+        if (std::isnan(z.v_min) || z.v_min == HUGE_VAL) out.add(where, what + ": V_min must be a number or -INF");
+        else if (std::isfinite(z.v_th) && !(z.v_min < z.v_th)) out.add(where, what + ": V_min must lie below V_th");
     }
     if (p.v_init) finite(*p.v_init, "v-init");
     if (p.v_init_std) {
@@ -344,7 +360,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
         if (model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_delta) and spike sources spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha) and spike sources spike");
     }
 }
 
@@ -449,7 +465,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
         const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
-                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_delta)" +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha)" +
                              (source ? " or a spike source" : ""));
     }
     if (!model.info->weight_bound) return;

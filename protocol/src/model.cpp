@@ -16,6 +16,10 @@ const char* to_string(neuron_model m) {
     case neuron_model::lif: return "lif";
     case neuron_model::iaf_psc_exp: return "iaf_psc_exp";
     case neuron_model::iaf_psc_delta: return "iaf_psc_delta";
+    case neuron_model::iaf_psc_alpha: return "iaf_psc_alpha";
+    case neuron_model::izhikevich: return "izhikevich";
+    case neuron_model::iaf_cond_exp: return "iaf_cond_exp";
+    case neuron_model::iaf_cond_alpha: return "iaf_cond_alpha";
     case neuron_model::spike_source: return "spike-source";
     }
     return "?";
@@ -26,10 +30,18 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     static const std::vector<std::string> lif{"v", "ge", "gi", "refractory"};
     static const std::vector<std::string> psc_exp{"V_m", "i_syn_ex", "i_syn_in", "refractory"};
     static const std::vector<std::string> psc_delta{"V_m", "refractory"};
+    static const std::vector<std::string> izhikevich{"V_m", "U_m"};
+    static const std::vector<std::string> cond_exp{"V_m", "g_ex", "g_in", "refractory"};
+    static const std::vector<std::string> cond_alpha{"V_m", "g_ex", "g_in", "dg_ex", "dg_in", "refractory"};
+    static const std::vector<std::string> psc_alpha{"V_m", "i_syn_ex", "i_syn_in", "di_syn_ex", "di_syn_in", "refractory"};
     switch (m) {
     case neuron_model::lif: return lif;
     case neuron_model::iaf_psc_exp: return psc_exp;
     case neuron_model::iaf_psc_delta: return psc_delta;
+    case neuron_model::iaf_psc_alpha: return psc_alpha;
+    case neuron_model::izhikevich: return izhikevich;
+    case neuron_model::iaf_cond_exp: return cond_exp;
+    case neuron_model::iaf_cond_alpha: return cond_alpha;
     default: return none;
     }
 }
@@ -83,14 +95,27 @@ const char* to_string(send_mode s) { return s == send_mode::always ? "always" : 
 // document's meaning.
 bool operator==(const iaf_params& a, const iaf_params& b) {
     auto t = [](const iaf_params& p) {
-        return std::tie(p.c_m, p.tau_m, p.tau_syn_ex, p.tau_syn_in, p.t_ref, p.e_l, p.v_th, p.v_reset, p.i_e);
+        return std::tie(p.c_m, p.tau_m, p.tau_syn_ex, p.tau_syn_in, p.t_ref, p.e_l, p.v_th, p.v_reset, p.i_e, p.g_l, p.e_ex,
+                        p.e_in);
     };
+    return t(a) == t(b);
+}
+iaf_params iaf_defaults(neuron_model m) {
+    iaf_params p;
+    if (is_cond(m)) {
+        p.v_reset = -60;
+        p.tau_syn_ex = 0.2;
+    }
+    return p;
+}
+bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
+    auto t = [](const izhikevich_params& p) { return std::tie(p.a, p.b, p.c, p.d, p.v_th, p.v_min, p.consistent_integration); };
     return t(a) == t(b);
 }
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
     };
     return t(a) == t(b);
 }

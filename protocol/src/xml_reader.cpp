@@ -334,7 +334,7 @@ protected:
     // Attributes that belong to some models only; naming one on another model is an error
     // at the element (see docs/document.md, "Model parameters").
     static bool not_nest(neuron_model m) { return !is_nest_model(m); }
-    static bool psc_exp_only(neuron_model m) { return m == neuron_model::iaf_psc_exp; }
+    static bool is_izhikevich(neuron_model m) { return m == neuron_model::izhikevich; }
     static void check_model_attributes(const attributes& a, neuron_model model) {
         struct owned {
             const char* name;
@@ -352,16 +352,25 @@ protected:
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
             {"v-init-std", is_spiking, "the spiking models"},
-            {"C_m", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"tau_m", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"t_ref", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"E_L", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"V_th", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"V_reset", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"I_e", is_nest_model, "iaf_psc_exp and iaf_psc_delta"},
-            {"tau_syn_ex", psc_exp_only, "iaf_psc_exp"},
-            {"tau_syn_in", psc_exp_only, "iaf_psc_exp"},
-            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_delta)"},
+            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"tau_m", is_psc, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
+            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"V_th", is_nest_model, "NEST's models"},
+            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"I_e", is_nest_model, "NEST's models"},
+            {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha, iaf_cond_exp and iaf_cond_alpha"},
+            {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha, iaf_cond_exp and iaf_cond_alpha"},
+            {"g_L", is_cond, "iaf_cond_exp and iaf_cond_alpha"},
+            {"E_ex", is_cond, "iaf_cond_exp and iaf_cond_alpha"},
+            {"E_in", is_cond, "iaf_cond_exp and iaf_cond_alpha"},
+            {"a", is_izhikevich, "izhikevich"},
+            {"b", is_izhikevich, "izhikevich"},
+            {"c", is_izhikevich, "izhikevich"},
+            {"d", is_izhikevich, "izhikevich"},
+            {"V_min", is_izhikevich, "izhikevich"},
+            {"consistent_integration", is_izhikevich, "izhikevich"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -377,6 +386,8 @@ protected:
             {"sigmoid", neuron_model::sigmoid}, {"tanh", neuron_model::tanh},
             {"relu", neuron_model::relu}, {"lif", neuron_model::lif},
             {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
+            {"iaf_psc_alpha", neuron_model::iaf_psc_alpha}, {"izhikevich", neuron_model::izhikevich},
+            {"iaf_cond_exp", neuron_model::iaf_cond_exp}, {"iaf_cond_alpha", neuron_model::iaf_cond_alpha},
             {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
@@ -392,15 +403,27 @@ protected:
         p.tau_i = a.real("tau-i", p.tau_i);
         p.dt = a.real("dt", p.dt);
         iaf_params& n = p.iaf;
+        n = iaf_defaults(p.model);
         n.c_m = a.real("C_m", n.c_m);
         n.tau_m = a.real("tau_m", n.tau_m);
         n.tau_syn_ex = a.real("tau_syn_ex", n.tau_syn_ex);
         n.tau_syn_in = a.real("tau_syn_in", n.tau_syn_in);
         n.t_ref = a.real("t_ref", n.t_ref);
         n.e_l = a.real("E_L", n.e_l);
-        n.v_th = a.real("V_th", n.v_th);
+        izhikevich_params& z = p.izhikevich;
+        if (p.model == neuron_model::izhikevich) z.v_th = a.real("V_th", z.v_th);
+        else n.v_th = a.real("V_th", n.v_th);
+        z.a = a.real("a", z.a);
+        z.b = a.real("b", z.b);
+        z.c = a.real("c", z.c);
+        z.d = a.real("d", z.d);
+        z.v_min = a.real("V_min", z.v_min);
+        z.consistent_integration = a.boolean("consistent_integration", z.consistent_integration);
         n.v_reset = a.real("V_reset", n.v_reset);
         n.i_e = a.real("I_e", n.i_e);
+        n.g_l = a.real("g_L", n.g_l);
+        n.e_ex = a.real("E_ex", n.e_ex);
+        n.e_in = a.real("E_in", n.e_in);
         p.v_init = a.real("v-init");
         p.v_init_max = a.real("v-init-max");
         p.v_init_std = a.real("v-init-std");

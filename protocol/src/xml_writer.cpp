@@ -111,7 +111,8 @@ private:
 };
 
 void write_params(xml_out& x, const neuron_params& p) {
-    const neuron_params d;
+    neuron_params d;
+    d.iaf = iaf_defaults(p.model);
     x.attr("model", to_string(p.model));
     x.attr_if("bias", p.bias, d.bias);
     x.attr_if("threshold", p.threshold, d.threshold);
@@ -132,6 +133,16 @@ void write_params(xml_out& x, const neuron_params& p) {
     x.attr_if("V_th", p.iaf.v_th, d.iaf.v_th);
     x.attr_if("V_reset", p.iaf.v_reset, d.iaf.v_reset);
     x.attr_if("I_e", p.iaf.i_e, d.iaf.i_e);
+    x.attr_if("g_L", p.iaf.g_l, d.iaf.g_l);
+    x.attr_if("E_ex", p.iaf.e_ex, d.iaf.e_ex);
+    x.attr_if("E_in", p.iaf.e_in, d.iaf.e_in);
+    x.attr_if("a", p.izhikevich.a, d.izhikevich.a);
+    x.attr_if("b", p.izhikevich.b, d.izhikevich.b);
+    x.attr_if("c", p.izhikevich.c, d.izhikevich.c);
+    x.attr_if("d", p.izhikevich.d, d.izhikevich.d);
+    x.attr_if("V_th", p.izhikevich.v_th, d.izhikevich.v_th);
+    x.attr_if("V_min", p.izhikevich.v_min, d.izhikevich.v_min);
+    if (!p.izhikevich.consistent_integration) x.attr("consistent_integration", std::string("false"));
     x.attr_if("v-init", p.v_init);
     x.attr_if("v-init-max", p.v_init_max);
     x.attr_if("v-init-std", p.v_init_std);

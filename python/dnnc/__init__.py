@@ -40,8 +40,9 @@ _NS = "urn:dnnc:1"
 
 
 # Parameters the document spells as NEST does, with underscores (docs/document.md).
-_NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e"}
-_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta")
+_NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e", "V_min",
+               "consistent_integration", "g_L", "E_ex", "E_in"}
+_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta", "iaf_psc_alpha", "izhikevich", "iaf_cond_exp", "iaf_cond_alpha")
 
 
 def _attribute_name(key):

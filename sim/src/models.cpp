@@ -23,7 +23,21 @@ double psc_gain(double h, double c_m, double tau_m, double tau_x) {
     if (rate_gap == 0) return h / c_m * std::exp(-h / tau_m);
     return -std::exp(-h / tau_m) * std::expm1(-h * rate_gap) / (c_m * rate_gap);
 }
+
+// NEST's P31 of iaf_psc_alpha, the potential after h that a unit dI (I = 0) brings:
+// 1/C_m int_0^h e^{-(h-s)/tau_m} s e^{-s/tau_x} ds = h^2/C_m e^{-h/tau_m} (1 - e^{-x} (1 + x)) / x^2
+// with x = h (1/tau_x - 1/tau_m); a series where x is small, so that it stays accurate as
+// tau_x nears tau_m.
+double alpha_gain(double h, double c_m, double tau_m, double tau_x) {
+    const double x = h * (1.0 / tau_x - 1.0 / tau_m);
+    // (1 - e^{-x} (1 + x)) / x^2, which tends to 1/2 as x -> 0
+    const double shape = std::abs(x) < 1e-3 ? 0.5 - x * (1.0 / 3 - x * (1.0 / 8 - x / 30))
+                                            : (-std::expm1(-x) - x * std::exp(-x)) / (x * x);
+    return h * h / c_m * std::exp(-h / tau_m) * shape;
+}
 }  // namespace
+
+int cond_substeps(double dt) { return std::max(1, static_cast<int>(std::ceil(dt / max_cond_substep_ms - 1e-9))); }
 
 model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) {
     model_coefficients c;
@@ -40,7 +54,38 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.c_e = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_e));
         c.c_i = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_i));
         c.hold = static_cast<float>(std::max(p.refractory - 1, 0));
-    } else if (protocol::is_nest_model(p.model)) {
+    } else if (p.model == protocol::neuron_model::izhikevich) {
+        const auto& z = p.izhikevich;
+        c.h = static_cast<float>(dt);
+        c.ha = static_cast<float>(dt * z.a);
+        c.b = static_cast<float>(z.b);
+        c.d = static_cast<float>(z.d);
+        c.v_th = static_cast<float>(z.v_th);
+        c.v_min = static_cast<float>(z.v_min);
+        c.v_reset = static_cast<float>(z.c);
+        c.i_e = static_cast<float>(p.iaf.i_e);
+        c.published = !z.consistent_integration;
+    } else if (protocol::is_cond(p.model)) {
+        const auto& n = p.iaf;
+        auto& k = c.cond;
+        k.g_l = n.g_l;
+        k.e_l = n.e_l;
+        k.e_ex = n.e_ex;
+        k.e_in = n.e_in;
+        k.inv_c_m = 1.0 / n.c_m;
+        k.inv_tau_ex = 1.0 / n.tau_syn_ex;
+        k.inv_tau_in = 1.0 / n.tau_syn_in;
+        k.i_e = n.i_e;
+        k.v_th = n.v_th;
+        k.v_reset = n.v_reset;
+        k.substeps = cond_substeps(dt);
+        k.sub_h = dt / k.substeps;
+        k.jump_ex = std::exp(1.0) / n.tau_syn_ex;
+        k.jump_in = std::exp(1.0) / n.tau_syn_in;
+        c.theta = static_cast<float>(n.v_th);
+        c.v_reset = static_cast<float>(n.v_reset);
+        c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
+    } else if (protocol::is_psc(p.model)) {
         const auto& n = p.iaf;
         c.e_l = static_cast<float>(n.e_l);
         c.theta = static_cast<float>(n.v_th - n.e_l);
@@ -49,11 +94,20 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
         c.a_m = static_cast<float>(std::exp(-dt / n.tau_m));
         c.p20 = static_cast<float>(-n.tau_m / n.c_m * std::expm1(-dt / n.tau_m));
-        if (p.model == protocol::neuron_model::iaf_psc_exp) {
+        if (protocol::has_synaptic_currents(p.model)) {
             c.a_e = static_cast<float>(std::exp(-dt / n.tau_syn_ex));
             c.a_i = static_cast<float>(std::exp(-dt / n.tau_syn_in));
             c.c_e = static_cast<float>(psc_gain(dt, n.c_m, n.tau_m, n.tau_syn_ex));
             c.c_i = static_cast<float>(psc_gain(dt, n.c_m, n.tau_m, n.tau_syn_in));
+        }
+        if (p.model == protocol::neuron_model::iaf_psc_alpha) {
+            c.d_e = static_cast<float>(alpha_gain(dt, n.c_m, n.tau_m, n.tau_syn_ex));
+            c.d_i = static_cast<float>(alpha_gain(dt, n.c_m, n.tau_m, n.tau_syn_in));
+            c.q_e = static_cast<float>(dt * std::exp(-dt / n.tau_syn_ex));
+            c.q_i = static_cast<float>(dt * std::exp(-dt / n.tau_syn_in));
+            const double e = std::exp(1.0);
+            c.s_e = static_cast<float>(e / n.tau_syn_ex);
+            c.s_i = static_cast<float>(e / n.tau_syn_in);
         }
     }
     return c;
@@ -62,7 +116,10 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
 model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index) {
     model_state s;
     if (!protocol::is_spiking(p.model)) return s;
-    const double rest = p.model == protocol::neuron_model::lif ? p.v_rest : p.iaf.e_l;
+    // NEST's izhikevich starts at V_m = -65 mV, U_m = 0.
+    const double rest = p.model == protocol::neuron_model::lif          ? p.v_rest
+                        : p.model == protocol::neuron_model::izhikevich ? -65.0
+                                                                        : p.iaf.e_l;
     double v = p.v_init.value_or(rest);
     // Keyed by (seed, index): the same initial value wherever the neuron runs.
     auto draws = splitmix64::at(seed, static_cast<std::uint64_t>(index));
@@ -73,12 +130,14 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
 }
 
 namespace {
-using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float, float, float);
+using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float&, float&, float, float,
+                                float);
 
 // Inlined into each clone of step_spiking_run, so that each is compiled for its vector width.
 template <step_function step, bool external, bool poisson>
 __attribute__((always_inline)) inline void step_loop(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
-                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
+                      float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const float no_input = k.bias + 0.0f;  // what bias + ext gives for ext = +0
@@ -94,27 +153,28 @@ __attribute__((always_inline)) inline void step_loop(const model_coefficients& k
         inhibitory[i] = 0.0f;
         float input = no_input;
         if constexpr (external) input = k.bias + ext[i];
-        out[i] = step(k, v[i], ge[i], gi[i], refractory_left[i], input, e, h);
+        out[i] = step(k, v[i], ge[i], gi[i], xe[i], xi[i], refractory_left[i], input, e, h);
     }
 }
 
 template <step_function step>
 __attribute__((always_inline)) inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
-                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
+                      float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const bool external = ext != nullptr, poisson = poisson_excitatory != nullptr;
     if (external && poisson)
-        step_loop<step, true, true>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+        step_loop<step, true, true>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                     poisson_excitatory, poisson_inhibitory, out);
     else if (external)
-        step_loop<step, true, false>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, nullptr,
+        step_loop<step, true, false>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory, nullptr,
                                      nullptr, out);
     else if (poisson)
-        step_loop<step, false, true>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+        step_loop<step, false, true>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                      poisson_excitatory, poisson_inhibitory, out);
     else
-        step_loop<step, false, false>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory, nullptr,
+        step_loop<step, false, false>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory, nullptr,
                                       nullptr, out);
 }
 }  // namespace
@@ -123,19 +183,35 @@ __attribute__((always_inline)) inline void step_each(const model_coefficients& k
 // and every operation is elementwise).
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
-                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
+                      float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const model_coefficients k = c;  // a copy: the stores below cannot change it
     switch (k.model) {
     case protocol::neuron_model::iaf_psc_exp:
-        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                            poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::iaf_psc_alpha:
+        return step_each<step_iaf_psc_alpha>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+                                             inhibitory, poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_psc_delta:
-        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::iaf_cond_alpha:
+        return step_each<step_iaf_cond_alpha>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+                                              inhibitory, poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::iaf_cond_exp:
+        return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+                                            poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::izhikevich:
+        if (k.published)
+            return step_each<step_izhikevich_published>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+                                                        inhibitory, poisson_excitatory, poisson_inhibitory, out);
+        return step_each<step_izhikevich>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+                                          poisson_excitatory, poisson_inhibitory, out);
     default:
-        return step_each<step_lif>(k, first, last, v, ge, gi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_lif>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                    poisson_excitatory, poisson_inhibitory, out);
     }
 }
@@ -144,8 +220,12 @@ std::vector<float> variables_of(const model_coefficients& c, const model_state& 
     const auto refractory = static_cast<float>(s.refractory_left);
     switch (c.model) {
     case protocol::neuron_model::lif:
+    case protocol::neuron_model::iaf_cond_exp:
     case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
+    case protocol::neuron_model::iaf_cond_alpha:
+    case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
     case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
+    case protocol::neuron_model::izhikevich: return {s.v, s.ge};
     default: return {};
     }
 }
@@ -162,10 +242,15 @@ model_state state_from(const model_coefficients& c, const std::vector<float>& va
     model_state s;
     if (names.empty()) return s;
     s.v = variables.front();
-    s.refractory_left = static_cast<std::int32_t>(variables.back());
-    if (names.size() == 4) {
+    if (names.back() == "refractory") s.refractory_left = static_cast<std::int32_t>(variables.back());
+    if (c.model == protocol::neuron_model::izhikevich) s.ge = variables[1];
+    if (names.size() >= 4) {
         s.ge = variables[1];
         s.gi = variables[2];
+    }
+    if (names.size() == 6) {
+        s.xe = variables[3];
+        s.xi = variables[4];
     }
     return s;
 }

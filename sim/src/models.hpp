@@ -25,12 +25,36 @@ struct model_coefficients {
     // NEST's models keep V_m in absolute mV (v_reset too, so that a snapshot holds V_m exactly)
     // and integrate V_m - E_L; theta = V_th - E_L; refractory_ticks = round(t_ref / dt).
     float e_l = 0, theta = 0, p20 = 0, i_e = 0, refractory_ticks = 0;
+    // iaf_psc_alpha: a_e, a_i = P11 = P22 (e^{-h/tau_syn}), c_e, c_i = P32 (as P21 of
+    // iaf_psc_exp), d_e, d_i = P31, q_e, q_i = P21 = h P11, s_e, s_i = e / tau_syn (the
+    // jump of dI per pA of weight, so that I peaks at the weight).
+    float d_e = 0, d_i = 0, q_e = 0, q_i = 0, s_e = 0, s_i = 0;
+    // izhikevich: h = dt, ha = h a, b, d, v_min; v_th = V_th, v_reset = c, i_e = I_e;
+    // published: NEST's consistent_integration = false.
+    float h = 0, ha = 0, b = 0, d = 0, v_min = 0;
+    bool published = false;
+    // iaf_cond_exp: fixed-step RK4 in double, `substeps` steps of `sub_h` ms per tick; V_m in
+    // absolute mV (v_th, v_reset, theta = V_th, refractory_ticks as NEST's models above).
+    struct conductances {
+        double g_l = 0, e_l = 0, e_ex = 0, e_in = 0, inv_c_m = 0, inv_tau_ex = 0, inv_tau_in = 0, i_e = 0;
+        double v_th = 0, v_reset = 0, sub_h = 0;
+        double jump_ex = 0, jump_in = 0;  // iaf_cond_alpha: e / tau_syn, dg's jump per nS of weight
+        int substeps = 0;
+    } cond;
 };
 
+// v, ge, gi and the refractory count as each model names them (variables_of); xe and xi
+// hold a second excitatory and inhibitory variable (iaf_psc_alpha: dI_ex, dI_in).
+// izhikevich keeps U_m in ge.
 struct model_state {
-    float v = 0, ge = 0, gi = 0;
+    float v = 0, ge = 0, gi = 0, xe = 0, xi = 0;
     std::int32_t refractory_left = 0;
 };
+
+// The conductance models' RK4 step: at most max_cond_substep_ms, cond_substeps(dt) equal
+// steps per tick (4 at dt = 0.1 ms).
+constexpr double max_cond_substep_ms = 0.025;
+int cond_substeps(double dt);
 
 // `dt`: the network's tick in ms, the integration step of NEST's models (lif has its own).
 model_coefficients coefficients_of(const protocol::neuron_params& p, double dt);
@@ -52,7 +76,11 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::relu: return u > 0.0f ? u : 0.0f;
     case protocol::neuron_model::lif:
     case protocol::neuron_model::iaf_psc_exp:
-    case protocol::neuron_model::iaf_psc_delta: break;
+    case protocol::neuron_model::iaf_psc_alpha:
+    case protocol::neuron_model::iaf_psc_delta:
+    case protocol::neuron_model::izhikevich:
+    case protocol::neuron_model::iaf_cond_exp:
+    case protocol::neuron_model::iaf_cond_alpha: break;
     }
     return 0.0f;
 }
@@ -62,19 +90,25 @@ inline float step_rate(const model_coefficients& c, float u) {
 // refractory count is kept as a float (whole numbers, exact) so that every lane of that
 // loop compares and selects floats.
 struct model_states {
-    std::vector<float> v, ge, gi, refractory_left;
+    std::vector<float> v, ge, gi, xe, xi, refractory_left;
 
     void resize(std::size_t n) {
         v.resize(n);
         ge.resize(n);
         gi.resize(n);
+        xe.resize(n);
+        xi.resize(n);
         refractory_left.resize(n);
     }
-    model_state get(std::size_t i) const { return {v[i], ge[i], gi[i], static_cast<std::int32_t>(refractory_left[i])}; }
+    model_state get(std::size_t i) const {
+        return {v[i], ge[i], gi[i], xe[i], xi[i], static_cast<std::int32_t>(refractory_left[i])};
+    }
     void set(std::size_t i, const model_state& s) {
         v[i] = s.v;
         ge[i] = s.ge;
         gi[i] = s.gi;
+        xe[i] = s.xe;
+        xi[i] = s.xi;
         refractory_left[i] = static_cast<float>(s.refractory_left);
     }
 };
@@ -86,8 +120,8 @@ struct model_states {
 // Every value is computed and then selected, each select on one condition, so that a loop
 // over it has no branches and vectorises; each value is computed as a branching form would,
 // so the bits are those of one.
-inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, float& refractory_left, float input,
-                      float excitatory, float inhibitory) {
+inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, float& /*xe*/, float& /*xi*/,
+                      float& refractory_left, float input, float excitatory, float inhibitory) {
     const float excitatory_with_input = excitatory + input;
     const float inhibitory_with_input = inhibitory + input;
     const bool positive = input >= 0;
@@ -128,8 +162,8 @@ inline float settle_iaf(const model_coefficients& c, float& v, float& refractory
 // to E_L) integrates with the currents as they were; the currents decay and take this tick's
 // synaptic sums; V >= theta spikes, resets V and starts round(t_ref / dt) refractory ticks.
 // `input` is the external current I_ext in pA (bias + ext). Branch-free, as step_lif.
-inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& refractory_left,
-                              float input, float excitatory, float inhibitory) {
+inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& /*xe*/,
+                              float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = relative * c.a_m + i_ex * c.c_e + i_in * c.c_i + (c.i_e + input) * c.p20;
     i_ex = i_ex * c.a_e + excitatory;
@@ -140,22 +174,182 @@ inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex
 // One tick of NEST's iaf_psc_delta (iaf_psc_delta.cpp): unless refractory, V (relative to
 // E_L) decays, integrates I_e + I_ext and jumps by this tick's synaptic sums (mV); input that
 // arrives while refractory is dropped. i_ex and i_in are not used.
-inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/,
-                                float& refractory_left, float input, float excitatory, float inhibitory) {
+inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/, float& /*xe*/,
+                                float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = c.p20 * (c.i_e + input) + c.a_m * relative + (excitatory + inhibitory);
     return settle_iaf(c, v, refractory_left, integrated);
 }
 
+// One tick of NEST's iaf_psc_alpha (iaf_psc_alpha.cpp, NEST 3): unless refractory, V
+// (relative to E_L) integrates with the currents I and their derivatives dI as they were;
+// then I <- P21 dI + P22 I, dI <- P11 dI + (e / tau_syn) * this tick's synaptic sum (a
+// weight of w pA gives a current that peaks at w, tau_syn after the spike); V >= theta
+// spikes as iaf_psc_exp. Branch-free, as step_lif.
+inline float step_iaf_psc_alpha(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& di_ex,
+                                float& di_in, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const float relative = v - c.e_l;
+    const float integrated = (c.i_e + input) * c.p20 + di_ex * c.d_e + i_ex * c.c_e + di_in * c.d_i + i_in * c.c_i +
+                             relative * c.a_m;
+    i_ex = di_ex * c.q_e + i_ex * c.a_e;
+    di_ex = di_ex * c.a_e + excitatory * c.s_e;
+    i_in = di_in * c.q_i + i_in * c.a_i;
+    di_in = di_in * c.a_i + inhibitory * c.s_i;
+    return settle_iaf(c, v, refractory_left, integrated);
+}
+
+// The end of an izhikevich tick (izhikevich.cpp): V_m below V_min is raised to it; V_m >=
+// V_th spikes, V_m <- c, U_m <- U_m + d. No refractory period.
+inline float settle_izhikevich(const model_coefficients& c, float& v, float& u, float v_new, float u_new) {
+    const float bounded = v_new < c.v_min ? c.v_min : v_new;
+    const bool spike = bounded >= c.v_th;
+    v = spike ? c.v_reset : bounded;
+    const float kicked = u_new + c.d;
+    u = spike ? kicked : u_new;
+    return spike ? 1.0f : 0.0f;
+}
+
+// One tick of NEST's izhikevich with consistent_integration (its default): one forward Euler
+// step of dV/dt = 0.04 V^2 + 5 V + 140 - U + I_ext + I_e, dU/dt = a (b V - U), both from the
+// values before the step; this tick's synaptic sums (mV) join V. Branch-free, as step_lif.
+inline float step_izhikevich(const model_coefficients& c, float& v, float& u, float& /*gi*/, float& /*xe*/, float& /*xi*/,
+                             float& /*refractory_left*/, float input, float excitatory, float inhibitory) {
+    const float v0 = v, u0 = u;
+    const float drive = 0.04f * v0 * v0 + 5.0f * v0 + 140.0f - u0 + input + c.i_e;
+    const float v_new = v0 + (c.h * drive + (excitatory + inhibitory));
+    const float u_new = u0 + c.ha * (c.b * v0 - u0);
+    return settle_izhikevich(c, v, u, v_new, u_new);
+}
+
+// izhikevich with consistent_integration = false, the numerics of Izhikevich (2003): two half
+// steps of V, the synaptic sums inside the drive, then U from the new V.
+inline float step_izhikevich_published(const model_coefficients& c, float& v, float& u, float& /*gi*/, float& /*xe*/,
+                                       float& /*xi*/, float& /*refractory_left*/, float input, float excitatory,
+                                       float inhibitory) {
+    const float spikes = excitatory + inhibitory, half = c.h * 0.5f;
+    const float u0 = u;
+    float w = v;
+    w = w + half * (0.04f * w * w + 5.0f * w + 140.0f - u0 + input + c.i_e + spikes);
+    w = w + half * (0.04f * w * w + 5.0f * w + 140.0f - u0 + input + c.i_e + spikes);
+    const float u_new = u0 + c.ha * (c.b * w - u0);
+    return settle_izhikevich(c, v, u, w, u_new);
+}
+
+// The derivative of NEST's iaf_cond_exp (iaf_cond_exp_dynamics): V (clamped to V_reset while
+// refractory, else bounded by V_th) under leak, I, and the conductances g_ex, g_in (nS, both
+// >= 0) towards E_ex and E_in; the conductances decay. dV = 0 while refractory.
+struct cond_exp_rates {
+    double v, g_ex, g_in;
+};
+inline cond_exp_rates cond_exp_derivative(const model_coefficients::conductances& k, bool refractory, double i, double v,
+                                          double g_ex, double g_in) {
+    const double bounded = v < k.v_th ? v : k.v_th;
+    const double at = refractory ? k.v_reset : bounded;
+    const double leak = k.g_l * (at - k.e_l), i_ex = g_ex * (at - k.e_ex), i_in = g_in * (at - k.e_in);
+    const double dv = (-leak + i - i_ex - i_in) * k.inv_c_m;
+    return {refractory ? 0.0 : dv, -g_ex * k.inv_tau_ex, -g_in * k.inv_tau_in};
+}
+
+// One tick of NEST's iaf_cond_exp (iaf_cond_exp.cpp): the tick's RK4 substeps from the state
+// as it was (I = I_ext + I_e); then the conductances take this tick's synaptic sums (nS;
+// g_in the inhibitory sum's magnitude); while refractory the count runs down and V_m = V_reset,
+// else V_m >= V_th spikes, V_m <- V_reset, the count starts. The state is float between ticks.
+inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& /*xe*/,
+                               float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const auto& k = c.cond;
+    const bool refractory = refractory_left > 0;
+    const double i = double{input} + k.i_e, h = k.sub_h, half = 0.5 * h, sixth = h / 6.0;
+    double y0 = v, y1 = g_ex, y2 = g_in;
+    for (int s = 0; s < k.substeps; ++s) {
+        const auto a = cond_exp_derivative(k, refractory, i, y0, y1, y2);
+        const auto b = cond_exp_derivative(k, refractory, i, y0 + half * a.v, y1 + half * a.g_ex, y2 + half * a.g_in);
+        const auto m = cond_exp_derivative(k, refractory, i, y0 + half * b.v, y1 + half * b.g_ex, y2 + half * b.g_in);
+        const auto e = cond_exp_derivative(k, refractory, i, y0 + h * m.v, y1 + h * m.g_ex, y2 + h * m.g_in);
+        y0 = y0 + sixth * (a.v + 2.0 * b.v + 2.0 * m.v + e.v);
+        y1 = y1 + sixth * (a.g_ex + 2.0 * b.g_ex + 2.0 * m.g_ex + e.g_ex);
+        y2 = y2 + sixth * (a.g_in + 2.0 * b.g_in + 2.0 * m.g_in + e.g_in);
+    }
+    g_ex = static_cast<float>(y1 + double{excitatory});
+    g_in = static_cast<float>(y2 - double{inhibitory});
+    const float left = refractory_left;
+    const float integrated = static_cast<float>(y0);
+    const bool spike = !refractory && integrated >= c.theta;
+    v = refractory || spike ? c.v_reset : integrated;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
+
+// The end of a conductance model's tick, as NEST's: while refractory the count runs down and
+// V_m = V_reset, else V_m >= V_th spikes, V_m <- V_reset, the count starts.
+inline float settle_cond(const model_coefficients& c, float& v, float& refractory_left, double integrated_v) {
+    const bool refractory = refractory_left > 0;
+    const float left = refractory_left;
+    const float integrated = static_cast<float>(integrated_v);
+    const bool spike = !refractory && integrated >= c.theta;
+    v = refractory || spike ? c.v_reset : integrated;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
+
+// One tick of NEST's iaf_cond_alpha (iaf_cond_alpha.cpp): as iaf_cond_exp, with alpha-shaped
+// conductances, dg_x/dt = -dg_x / tau_syn_x, dg/dt = dg_x - g_x / tau_syn_x; the synaptic
+// sums join dg_x scaled by e / tau_syn_x, so that a weight of w nS peaks at w, tau_syn_x
+// after the spike. The same RK4 steps per tick.
+inline float step_iaf_cond_alpha(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& dg_ex,
+                                 float& dg_in, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const auto& k = c.cond;
+    const bool refractory = refractory_left > 0;
+    const double i = double{input} + k.i_e, h = k.sub_h, half = 0.5 * h, sixth = h / 6.0;
+    double y[5] = {v, g_ex, g_in, dg_ex, dg_in};
+    auto f = [&](const double* x, double* out) {
+        const double bounded = x[0] < k.v_th ? x[0] : k.v_th;
+        const double at = refractory ? k.v_reset : bounded;
+        const double leak = k.g_l * (at - k.e_l), i_ex = x[1] * (at - k.e_ex), i_in = x[2] * (at - k.e_in);
+        const double dv = (-leak + i - i_ex - i_in) * k.inv_c_m;
+        out[0] = refractory ? 0.0 : dv;
+        out[1] = x[3] - x[1] * k.inv_tau_ex;
+        out[2] = x[4] - x[2] * k.inv_tau_in;
+        out[3] = -x[3] * k.inv_tau_ex;
+        out[4] = -x[4] * k.inv_tau_in;
+    };
+    for (int s = 0; s < k.substeps; ++s) {
+        double a[5], b[5], m[5], e[5], t[5];
+        f(y, a);
+        for (int j = 0; j < 5; ++j) t[j] = y[j] + half * a[j];
+        f(t, b);
+        for (int j = 0; j < 5; ++j) t[j] = y[j] + half * b[j];
+        f(t, m);
+        for (int j = 0; j < 5; ++j) t[j] = y[j] + h * m[j];
+        f(t, e);
+        for (int j = 0; j < 5; ++j) y[j] = y[j] + sixth * (a[j] + 2.0 * b[j] + 2.0 * m[j] + e[j]);
+    }
+    g_ex = static_cast<float>(y[1]);
+    g_in = static_cast<float>(y[2]);
+    dg_ex = static_cast<float>(y[3] + double{excitatory} * k.jump_ex);
+    dg_in = static_cast<float>(y[4] - double{inhibitory} * k.jump_in);
+    return settle_cond(c, v, refractory_left, y[0]);
+}
+
 // One tick of the spiking model c.model (protocol::is_spiking).
-inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& refractory_left, float input,
-                          float excitatory, float inhibitory) {
+inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
+                          float& refractory_left, float input, float excitatory, float inhibitory) {
     switch (c.model) {
     case protocol::neuron_model::iaf_psc_exp:
-        return step_iaf_psc_exp(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_psc_alpha:
+        return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_psc_delta:
-        return step_iaf_psc_delta(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
-    default: return step_lif(c, v, ge, gi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_delta(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_cond_exp:
+        return step_iaf_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::iaf_cond_alpha:
+        return step_iaf_cond_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::izhikevich:
+        return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory)
+                           : step_izhikevich(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    default: return step_lif(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     }
 }
 
@@ -167,13 +361,17 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
 // count of 0) changes nothing: a sum that starts at +0 is never -0. One loop per model,
 // which vectorises: the restrict parameters promise that no array overlaps another.
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
-                      float* __restrict ge, float* __restrict gi, float* __restrict refractory_left,
+                      float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
+                      float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out);
 
 // Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
-// left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
-// refractory ticks left]; rate models none.
+// left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
+// i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
+// refractory ticks left]; izhikevich [V_m, U_m]; iaf_cond_exp [V_m, g_ex, g_in, refractory
+// ticks left]; iaf_cond_alpha [V_m, g_ex, g_in, dg_ex, dg_in, refractory ticks left]; rate
+// models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

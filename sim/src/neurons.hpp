@@ -61,7 +61,8 @@ public:
             const std::size_t first = std::max(begin, r->begin) * batch_, last = std::min(end, r->end) * batch_;
             const auto& c = coefficients(std::max(begin, r->begin));
             if (protocol::is_spiking(c.model))
-                step_spiking_run(c, first, last, state_.v.data(), state_.ge.data(), state_.gi.data(),
+                step_spiking_run(c, first, last, state_.v.data(), state_.ge.data(), state_.gi.data(), state_.xe.data(),
+                                 state_.xi.data(),
                                  state_.refractory_left.data(), ext, sums.excitatory.data(), sums.inhibitory.data(), poisson_e,
                                  poisson_i, out);
             else

@@ -130,6 +130,13 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <population id="e" size="4" model="iaf_psc_exp" C_m="200" tau_m="15" tau_syn_ex="0.5" tau_syn_in="3" t_ref="1.5"
                 E_L="-65" V_th="-50" V_reset="-68" I_e="12.5" v-init="-58" v-init-std="10" seed="3"/>
     <neuron id="d" model="iaf_psc_delta" tau_m="20" bias="1"/>
+    <population id="a" size="2" model="iaf_psc_alpha" C_m="120" tau_syn_ex="0.8" tau_syn_in="4" V_reset="-60" I_e="5"/>
+    <population id="z" size="2" model="izhikevich" a="0.1" b="0.25" c="-55" d="0.05" V_th="25" V_min="-90" I_e="4"
+                consistent_integration="false" v-init="-70"/>
+    <neuron id="zd" model="izhikevich"/>
+    <population id="g" size="2" model="iaf_cond_exp" g_L="20" E_ex="5" E_in="-80" C_m="200" tau_syn_in="5" V_th="-50"/>
+    <neuron id="gd" model="iaf_cond_exp"/>
+    <neuron id="ga" model="iaf_cond_alpha" E_in="-75" tau_syn_ex="0.5"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
@@ -156,6 +163,54 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(d.iaf.v_th == -55);
     CHECK(d.iaf.t_ref == 2);
     CHECK(d.tau_m == 20);  // lif's tau-m keeps its own default, unused here
+    const auto& a = doc.net->populations[1].params;
+    CHECK(a.model == neuron_model::iaf_psc_alpha);
+    CHECK(a.iaf.c_m == 120);
+    CHECK(a.iaf.tau_syn_ex == 0.8);
+    CHECK(a.iaf.tau_syn_in == 4);
+    CHECK(a.iaf.v_reset == -60);
+    CHECK(a.iaf.i_e == 5);
+    CHECK(a.iaf.tau_m == 10);
+    const auto& z = doc.net->populations[2].params;
+    CHECK(z.model == neuron_model::izhikevich);
+    CHECK(z.izhikevich.a == 0.1);
+    CHECK(z.izhikevich.b == 0.25);
+    CHECK(z.izhikevich.c == -55);
+    CHECK(z.izhikevich.d == 0.05);
+    CHECK(z.izhikevich.v_th == 25);
+    CHECK(z.iaf.v_th == -55);  // V_th is izhikevich's own
+    CHECK(z.izhikevich.v_min == -90);
+    CHECK(z.iaf.i_e == 4);
+    CHECK_FALSE(z.izhikevich.consistent_integration);
+    const auto& zd = doc.net->neurons[1].params.izhikevich;  // NEST's defaults
+    CHECK(zd.a == 0.02);
+    CHECK(zd.b == 0.2);
+    CHECK(zd.c == -65);
+    CHECK(zd.d == 8);
+    CHECK(zd.v_th == 30);
+    CHECK(zd.v_min == -HUGE_VAL);
+    CHECK(zd.consistent_integration);
+    const auto& g = doc.net->populations[3].params.iaf;
+    CHECK(doc.net->populations[3].params.model == neuron_model::iaf_cond_exp);
+    CHECK(g.g_l == 20);
+    CHECK(g.e_ex == 5);
+    CHECK(g.e_in == -80);
+    CHECK(g.c_m == 200);
+    CHECK(g.tau_syn_in == 5);
+    CHECK(g.v_th == -50);
+    const auto& gd = doc.net->neurons[2].params.iaf;  // NEST's defaults for iaf_cond_exp
+    CHECK(gd.g_l == 16.6667);
+    CHECK(gd.e_ex == 0);
+    CHECK(gd.e_in == -85);
+    CHECK(gd.v_reset == -60);
+    CHECK(gd.tau_syn_ex == 0.2);
+    CHECK(gd.tau_syn_in == 2);
+    CHECK(gd.c_m == 250);
+    const auto& ga = doc.net->neurons[3].params;
+    CHECK(ga.model == neuron_model::iaf_cond_alpha);
+    CHECK(ga.iaf.e_in == -75);
+    CHECK(ga.iaf.tau_syn_ex == 0.5);
+    CHECK(ga.iaf.v_reset == -60);
     REQUIRE(doc.net->poisson.size() == 2);
     CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
     CHECK(doc.net->poisson[0].rate == 8000);
@@ -170,6 +225,7 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     const std::string written = serialize(doc);
     CHECK(parse_document(written, "again.xml") == doc);
     CHECK(written.find("tau-m") == std::string::npos);
+    CHECK(written.find("<neuron id=\"gd\" model=\"iaf_cond_exp\"/>") != std::string::npos);  // defaults left out
     CHECK(written.find("tau_syn_ex=\"0.5\"") != std::string::npos);
 }
 

@@ -97,6 +97,24 @@ TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes")
         <projection from="D" to="E" kind="random" p="0.1" weight="-120" seed="2" delay="2"/>
         <projection from="E" to="D" kind="random" p="0.1" weight="0.3" seed="3"/>
         <projection from="D" to="D" kind="random" p="0.1" weight="-0.8" seed="6" delay="3"/>)"), 400});
+    networks.push_back({"iaf_psc_alpha, recurrent", generated(R"(
+        <population id="A" size="300" model="iaf_psc_alpha" seed="4" I_e="380" v-init="-65" v-init-std="5" tau_syn_ex="0.5" tau_syn_in="3"/>
+        <projection from="A[0:240]" to="A" kind="random" p="0.1" weight="60" seed="1"/>
+        <projection from="A[240:300]" to="A" kind="random" p="0.1" weight="-200" seed="2" delay="2"/>)"), 400});
+    networks.push_back({"izhikevich, regular spiking and fast spiking", generated(R"(
+        <population id="Z" size="240" model="izhikevich" seed="4" I_e="20" v-init="-70" v-init-std="5"/>
+        <population id="F" size="60" model="izhikevich" a="0.1" d="2" I_e="15" seed="5"/>
+        <projection from="Z" to="Z" kind="random" p="0.1" weight="2" seed="1"/>
+        <projection from="F" to="Z" kind="random" p="0.1" weight="-4" seed="2" delay="2"/>
+        <projection from="Z" to="F" kind="random" p="0.1" weight="3" seed="3"/>)"), 400});
+    networks.push_back({"iaf_cond_exp, recurrent", generated(R"(
+        <population id="C" size="300" model="iaf_cond_exp" seed="4" I_e="300" v-init="-65" v-init-std="5"/>
+        <projection from="C[0:240]" to="C" kind="random" p="0.1" weight="2" seed="1"/>
+        <projection from="C[240:300]" to="C" kind="random" p="0.1" weight="-8" seed="2" delay="2"/>)"), 400});
+    networks.push_back({"iaf_cond_alpha, recurrent", generated(R"(
+        <population id="C" size="300" model="iaf_cond_alpha" seed="4" I_e="300" v-init="-65" v-init-std="5"/>
+        <projection from="C[0:240]" to="C" kind="random" p="0.1" weight="1" seed="1"/>
+        <projection from="C[240:300]" to="C" kind="random" p="0.1" weight="-4" seed="2" delay="2"/>)"), 400});
     networks.push_back({"feed-forward", generated(R"(<population id="a" size="50"/><population id="b" size="40" model="relu"/>
         <population id="c" size="10" model="sigmoid"/>
         <projection from="a" to="b" kind="all" weight="0.01"/><projection from="b" to="c" kind="random" p="0.5" seed="8"/>)"), 10});

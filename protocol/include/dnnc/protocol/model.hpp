@@ -4,6 +4,7 @@
 // Equality ignores locations: parse(serialize(doc)) == doc.
 #include "dnnc/core/error.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +13,8 @@
 
 namespace dnnc::protocol {
 
-enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, spike_source };
+enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, iaf_cond_exp,
+                          iaf_cond_alpha, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -26,8 +28,20 @@ const char* to_string(distribution_kind d);
 const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
 
+// NEST's current-based integrate-and-fire models, integrated exactly.
+inline bool is_psc(neuron_model m) {
+    return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta || m == neuron_model::iaf_psc_alpha;
+}
+// NEST's conductance-based integrate-and-fire models, integrated numerically (g_L, E_ex, E_in).
+inline bool is_cond(neuron_model m) { return m == neuron_model::iaf_cond_exp || m == neuron_model::iaf_cond_alpha; }
+// NEST's integrate-and-fire models (iaf_params).
+inline bool is_iaf(neuron_model m) { return is_psc(m) || is_cond(m); }
 // NEST's models, named and parameterised as NEST names them.
-inline bool is_nest_model(neuron_model m) { return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta; }
+inline bool is_nest_model(neuron_model m) { return is_iaf(m) || m == neuron_model::izhikevich; }
+// NEST's models with synaptic currents or conductances of time constants tau_syn_ex and tau_syn_in.
+inline bool has_synaptic_currents(neuron_model m) {
+    return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_alpha || is_cond(m);
+}
 // Models whose output is a spike (1) or nothing (0), with a membrane potential that
 // v-init, v-init-max and v-init-std set and synaptic input split by the weight's sign
 // into an excitatory and an inhibitory sum.
@@ -38,9 +52,11 @@ inline bool emits_spikes(neuron_model m) { return is_spiking(m) || m == neuron_m
 // The names of a model's snapshot variables, in order (none for rate models).
 const std::vector<std::string>& state_variable_names(neuron_model m);
 
-// The parameters of NEST's iaf_psc_exp and iaf_psc_delta, with NEST's names and defaults
-// (the document spells them C_m, tau_m, ...). Times in ms, potentials in mV, currents in pA,
-// capacitance in pF. tau_syn_ex and tau_syn_in apply to iaf_psc_exp only.
+// The parameters of NEST's iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha, with
+// NEST's names and defaults (the document spells them C_m, tau_m, ...; iaf_defaults gives a
+// model's). Times in ms, potentials in mV, currents in pA, capacitance in pF, conductance in
+// nS. tau_syn_ex and tau_syn_in apply to iaf_psc_exp, iaf_psc_alpha and the conductance
+// models; tau_m to the current-based ones; g_L, E_ex and E_in to the conductance models.
 struct iaf_params {
     double c_m = 250;
     double tau_m = 10;
@@ -51,8 +67,28 @@ struct iaf_params {
     double v_th = -55;
     double v_reset = -70;
     double i_e = 0;
+    double g_l = 16.6667;
+    double e_ex = 0;
+    double e_in = -85;
 };
 bool operator==(const iaf_params& a, const iaf_params& b);
+// NEST's defaults for model m: those above, but V_reset -60 mV and tau_syn_ex 0.2 ms for the
+// conductance models.
+iaf_params iaf_defaults(neuron_model m);
+
+// The parameters of NEST's izhikevich, with NEST's names and defaults: a (1/ms), b (1/ms),
+// c (mV), d (mV/ms), V_th (mV), V_min (mV; -inf: no lower bound), consistent_integration.
+// Its I_e is iaf_params::i_e (the document's I_e).
+struct izhikevich_params {
+    double a = 0.02;
+    double b = 0.2;
+    double c = -65;
+    double d = 8;
+    double v_th = 30;
+    double v_min = -HUGE_VAL;
+    bool consistent_integration = true;
+};
+bool operator==(const izhikevich_params& a, const izhikevich_params& b);
 
 // Model parameters. Defaults are those of the CUBA benchmark for `lif`; models ignore
 // parameters they do not use. Times in ms, potentials in mV, refractory in ticks.
@@ -68,7 +104,8 @@ struct neuron_params {
     double tau_e = 5;
     double tau_i = 10;
     double dt = 0.1;
-    iaf_params iaf;  // iaf_psc_exp, iaf_psc_delta (integrated with the network's dt)
+    iaf_params iaf;  // iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta (integrated with the network's dt)
+    izhikevich_params izhikevich;  // izhikevich (I_e in iaf.i_e)
     // Initial membrane potential of a spiking model: v_init (default: its resting
     // potential), or uniform in [v_init, v_init_max) when v_init_max is set, or normal with
     // mean v_init and standard deviation v_init_std; drawn from (population seed, index).
