@@ -2,6 +2,8 @@
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include "restore_check.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -124,20 +126,7 @@ TEST_CASE("initial potentials are drawn per neuron, independent of partition, wi
 TEST_CASE("capture and restore continue bit for bit") {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
     const auto net = protocol::expand(*doc.net, doc.file);
-    engine straight(whole_network(net));
-    for (int t = 0; t < 300; ++t) straight.compute();
-    const auto middle = straight.capture();
-    for (int t = 300; t < 600; ++t) straight.compute();
-
-    engine resumed(whole_network(net));
-    resumed.restore(middle, 300);
-    for (int t = 300; t < 600; ++t) resumed.compute();
-    const auto a = straight.capture(), b = resumed.capture();
-    REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        CHECK(a[i].output == b[i].output);
-        CHECK(a[i].variables == b[i].variables);
-    }
+    CHECK(test::check_restore_continues(net) > 0);
 }
 
 TEST_CASE("an engine restored to the tick it is at takes the restored outputs, not those it computed") {
