@@ -250,6 +250,19 @@ inline cond_exp_rates cond_exp_derivative(const model_coefficients::conductances
     return {refractory ? 0.0 : dv, -g_ex * k.inv_tau_ex, -g_in * k.inv_tau_in};
 }
 
+// The end of a conductance model's tick, as NEST's: while refractory the count runs down and
+// V_m = V_reset, else V_m >= V_th spikes, V_m <- V_reset, the count starts.
+inline float settle_cond(const model_coefficients& c, float& v, float& refractory_left, double integrated_v) {
+    const bool refractory = refractory_left > 0;
+    const float left = refractory_left;
+    const float integrated = static_cast<float>(integrated_v);
+    const bool spike = !refractory && integrated >= c.theta;
+    v = refractory || spike ? c.v_reset : integrated;
+    const float counted = refractory ? left - 1.0f : left;
+    refractory_left = spike ? c.refractory_ticks : counted;
+    return spike ? 1.0f : 0.0f;
+}
+
 // One tick of NEST's iaf_cond_exp (iaf_cond_exp.cpp): the tick's RK4 substeps from the state
 // as it was (I = I_ext + I_e); then the conductances take this tick's synaptic sums (nS;
 // g_in the inhibitory sum's magnitude); while refractory the count runs down and V_m = V_reset,
@@ -271,27 +284,9 @@ inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_e
     }
     g_ex = static_cast<float>(y1 + double{excitatory});
     g_in = static_cast<float>(y2 - double{inhibitory});
-    const float left = refractory_left;
-    const float integrated = static_cast<float>(y0);
-    const bool spike = !refractory && integrated >= c.theta;
-    v = refractory || spike ? c.v_reset : integrated;
-    const float counted = refractory ? left - 1.0f : left;
-    refractory_left = spike ? c.refractory_ticks : counted;
-    return spike ? 1.0f : 0.0f;
+    return settle_cond(c, v, refractory_left, y0);
 }
 
-// The end of a conductance model's tick, as NEST's: while refractory the count runs down and
-// V_m = V_reset, else V_m >= V_th spikes, V_m <- V_reset, the count starts.
-inline float settle_cond(const model_coefficients& c, float& v, float& refractory_left, double integrated_v) {
-    const bool refractory = refractory_left > 0;
-    const float left = refractory_left;
-    const float integrated = static_cast<float>(integrated_v);
-    const bool spike = !refractory && integrated >= c.theta;
-    v = refractory || spike ? c.v_reset : integrated;
-    const float counted = refractory ? left - 1.0f : left;
-    refractory_left = spike ? c.refractory_ticks : counted;
-    return spike ? 1.0f : 0.0f;
-}
 
 // One tick of NEST's iaf_cond_alpha (iaf_cond_alpha.cpp): as iaf_cond_exp, with alpha-shaped
 // conductances, dg_x/dt = -dg_x / tau_syn_x, dg/dt = dg_x - g_x / tau_syn_x; the synaptic
