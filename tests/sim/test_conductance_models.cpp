@@ -4,6 +4,7 @@
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include "network_of.hpp"
 #include "restore_check.hpp"
 
 #include <catch2/catch.hpp>
@@ -14,13 +15,9 @@
 
 using namespace dnnc;
 using namespace dnnc::sim;
+using dnnc::test::network_of;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body, double dt = 0.1) {
-    const auto doc = protocol::parse_document(
-        "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\" dt=\"" + std::to_string(dt) + "\">" + body + "</network></dnnc>", "t.xml");
-    return protocol::expand(*doc.net, "t.xml");
-}
 
 // iaf_cond_exp (NEST's iaf_cond_exp_dynamics and update) with RK4 steps of h / substeps, in
 // double; NEST's defaults unless set.

@@ -4,6 +4,7 @@
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include "network_of.hpp"
 #include "restore_check.hpp"
 
 #include <catch2/catch.hpp>
@@ -13,13 +14,9 @@
 
 using namespace dnnc;
 using namespace dnnc::sim;
+using dnnc::test::network_of;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body, double dt = 0.1) {
-    const auto doc = protocol::parse_document(
-        "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\" dt=\"" + std::to_string(dt) + "\">" + body + "</network></dnnc>", "t.xml");
-    return protocol::expand(*doc.net, "t.xml");
-}
 
 // The membrane potential (relative to E_L) n steps of h after it stood at v0, under a
 // constant current i (pA): the exact solution of tau_m dV/dt = -V + tau_m / C_m * i.
