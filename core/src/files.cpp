@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -50,32 +51,49 @@ std::string read_file(const std::string& path, std::uint64_t limit) {
     }
 }
 
-void write_atomically(const std::string& path, std::string_view bytes) {
-    namespace fs = std::filesystem;
-    const fs::path target = fs::absolute(path);
-    const fs::path temporary = target.string() + ".tmp-" + std::to_string(getpid());
-    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) throw io_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
+atomic_file::atomic_file(const std::string& path)
+    : target_(std::filesystem::absolute(path).string()), temporary_(target_ + ".tmp-" + std::to_string(getpid())) {
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw io_error("cannot write " + temporary_ + ": " + std::strerror(errno));
+}
+
+atomic_file::~atomic_file() {
+    if (fd_ < 0) return;
+    ::close(fd_);
+    std::error_code ignored;
+    std::filesystem::remove(temporary_, ignored);
+}
+
+void atomic_file::append(std::string_view bytes) {
+    if (fd_ < 0) throw io_error("cannot write " + temporary_ + ": already committed");
     std::size_t written = 0;
     while (written < bytes.size()) {
-        const auto n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n < 0) {
-            ::close(fd);
-            fs::remove(temporary);
-            throw io_error("cannot write " + temporary.string() + ": " + std::strerror(errno));
-        }
+        const auto n = ::write(fd_, bytes.data() + written, bytes.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw io_error("cannot write " + temporary_ + ": " + std::strerror(errno));
         written += static_cast<std::size_t>(n);
     }
+}
+
+void atomic_file::commit() {
+    const int fd = std::exchange(fd_, -1);
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        fs::remove(temporary);
-        throw io_error("cannot flush " + temporary.string());
+        std::error_code ignored;
+        std::filesystem::remove(temporary_, ignored);
+        throw io_error("cannot flush " + temporary_);
     }
-    fs::rename(temporary, target);
-    const int dir = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
+    std::filesystem::rename(temporary_, target_);
+    const int dir = ::open(std::filesystem::path(target_).parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         ::fsync(dir);
         ::close(dir);
     }
+}
+
+void write_atomically(const std::string& path, std::string_view bytes) {
+    atomic_file file(path);
+    file.append(bytes);
+    file.commit();
 }
 
 }  // namespace dnnc

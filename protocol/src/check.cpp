@@ -695,6 +695,23 @@ void check_run(const run_settings& run, const cluster* clu) {
     out.throw_if_any();
 }
 
+void check_state_values(const neuron_state& n, std::int64_t tick, std::vector<diagnostic>& problems) {
+    // Values are float32 in the engine: one that is not a finite float32 would poison every
+    // tick after it.
+    auto finite = [](double x) { return std::isfinite(x) && std::abs(x) <= static_cast<double>(std::numeric_limits<float>::max()); };
+    if (!finite(n.output) || !std::all_of(n.state.begin(), n.state.end(), finite) ||
+        !std::all_of(n.history.begin(), n.history.end(), finite) || !std::all_of(n.synapses.begin(), n.synapses.end(), finite))
+        problems.push_back({n.where, "state of " + quote(n.id) + ": every value must be a finite number (float32)"});
+    for (const auto& t : n.traces) {
+        const bool ordered = std::is_sorted(t.ticks.begin(), t.ticks.end()) &&
+                             (t.ticks.empty() || (t.ticks.front() >= 0 && t.ticks.back() < tick));
+        if (t.ticks.size() != t.values.size() || !ordered || !(std::isfinite(t.tau) && t.tau >= 0) ||
+            !std::all_of(t.values.begin(), t.values.end(), [](double v) { return std::isfinite(v); }))
+            problems.push_back({n.where, "state of " + quote(n.id) + ": a trace needs a time constant >= 0 and as many finite values as "
+                                         "ticks, ascending and before the state's tick"});
+    }
+}
+
 void check_state(const snapshot_state& state, const network& net) {
     problems out;
     if (state.tick < 0 || state.tick > max_state_tick)
@@ -702,21 +719,10 @@ void check_state(const snapshot_state& state, const network& net) {
                                  std::to_string(max_state_tick));
     const symbol_table symbols(net);
     std::unordered_set<std::uint64_t> seen;
-    // Values are float32 in the engine: one that is not a finite float32 would poison every
-    // tick after it.
-    auto finite = [](double x) { return std::isfinite(x) && std::abs(x) <= static_cast<double>(std::numeric_limits<float>::max()); };
     for (const auto& n : state.neurons) {
-        if (!finite(n.output) || !std::all_of(n.state.begin(), n.state.end(), finite) ||
-            !std::all_of(n.history.begin(), n.history.end(), finite) || !std::all_of(n.synapses.begin(), n.synapses.end(), finite))
-            out.add(n.where, "state of " + quote(n.id) + ": every value must be a finite number (float32)");
-        for (const auto& t : n.traces) {
-            const bool ordered = std::is_sorted(t.ticks.begin(), t.ticks.end()) &&
-                                 (t.ticks.empty() || (t.ticks.front() >= 0 && t.ticks.back() < state.tick));
-            if (t.ticks.size() != t.values.size() || !ordered || !(std::isfinite(t.tau) && t.tau >= 0) ||
-                !std::all_of(t.values.begin(), t.values.end(), [](double v) { return std::isfinite(v); }))
-                out.add(n.where, "state of " + quote(n.id) + ": a trace needs a time constant >= 0 and as many finite values as "
-                                 "ticks, ascending and before the state's tick");
-        }
+        std::vector<diagnostic> found;
+        check_state_values(n, state.tick, found);
+        for (auto& d : found) out.add(d.where, std::move(d.message));
         const auto r = symbols.single(n.id);
         if (auto* why = std::get_if<std::string>(&r)) {
             out.add(n.where, "state of " + quote(n.id) + ": " + *why);

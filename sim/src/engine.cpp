@@ -525,18 +525,22 @@ float engine::output(global_index neuron, std::uint32_t lane) const {
 bool engine::is_local(global_index neuron) const { return impl_->slots.is_local(neuron); }
 
 std::vector<neuron_state> engine::capture() const {
+    std::vector<neuron_state> states;
+    states.reserve(impl_->local());
+    for (std::size_t k = 0; k < impl_->local(); ++k) states.push_back(capture(k));
+    return states;
+}
+
+neuron_state engine::capture(std::size_t k) const {
     const auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
-    std::vector<neuron_state> states(m.local());
-    for (std::size_t k = 0; k < m.local(); ++k) {
-        auto& s = states[k];
-        s.index = m.spec.neurons[k].index;
-        s.output = m.history.row(m.next - 1)[k];
-        s.variables = m.neurons.variables(k);
-        for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.history.row(m.next - 1 - d)[k]);
-        if (m.plastic) m.plastic->capture(static_cast<std::uint32_t>(k), s.traces, s.synapses);
-    }
-    return states;
+    neuron_state s;
+    s.index = m.spec.neurons[k].index;
+    s.output = m.history.row(m.next - 1)[k];
+    s.variables = m.neurons.variables(k);
+    for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.history.row(m.next - 1 - d)[k]);
+    if (m.plastic) m.plastic->capture(static_cast<std::uint32_t>(k), s.traces, s.synapses);
+    return s;
 }
 
 void engine::restore(const std::vector<neuron_state>& states, tick_t next) {

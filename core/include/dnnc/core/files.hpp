@@ -16,8 +16,24 @@ inline constexpr std::uint64_t max_file_bytes = std::uint64_t{1} << 30;
 // at the file when it cannot be opened or read, and at that byte's offset when it is too long.
 std::string read_file(const std::string& path, std::uint64_t limit = max_file_bytes);
 
-// Writes atomically: a temporary file beside `path`, fsync, rename, fsync of the folder; a
-// crash leaves either the old file or the new one, never a part. Throws io_error.
+// A file written atomically in pieces: a temporary file beside `path` takes the bytes,
+// commit() flushes it (fsync), renames it to `path` and flushes the folder; a crash, or a
+// writer destroyed uncommitted, leaves the old file (or none), never a part. Throws io_error.
+class atomic_file {
+public:
+    explicit atomic_file(const std::string& path);
+    ~atomic_file();
+    atomic_file(const atomic_file&) = delete;
+    atomic_file& operator=(const atomic_file&) = delete;
+    void append(std::string_view bytes);
+    void commit();
+
+private:
+    std::string target_, temporary_;
+    int fd_ = -1;
+};
+
+// Writes `bytes` atomically (atomic_file).
 void write_atomically(const std::string& path, std::string_view bytes);
 
 }  // namespace dnnc

@@ -51,9 +51,9 @@ enum class message_type : std::uint8_t {
     output_reply = 23,
     snapshot = 24,     // client to lead (frozen network); reply: a binary snapshot (snapshot.hpp)
     snapshot_reply = 25,
-    capture = 26,      // lead down the tree; reply: the subtree's neuron states (encode_states)
+    capture = 26,      // lead to node: JSON {from, bytes}; reply: a piece of its neuron states (node_server/state_stream.hpp)
     capture_reply = 27,
-    restore_state = 28,  // lead to node: i64 tick + neuron states to install
+    restore_state = 28,  // lead to node: i64 tick, u8 last, a piece of the neuron states to install
     restore_reply = 29,
     signal_link = 30,  // one-way, node to node, empty: the connection carries only signals frames from here
                        // on, and the receiving node's runner reads them itself (signal_inbox.hpp)

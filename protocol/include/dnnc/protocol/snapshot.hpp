@@ -17,6 +17,7 @@
 #include "dnnc/protocol/xml.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ struct indexed_state {
 std::string encode_states(const std::vector<indexed_state>& states);
 // Throws protocol_error for truncated or malformed bytes.
 std::vector<indexed_state> decode_states(std::string_view bytes);
+
+// `s` as a document's entry: named by the network, located at `file`. Throws protocol_error
+// for an index the network lacks.
+neuron_state named_state(indexed_state s, const expanded_network& net, const std::string& file);
 
 std::string encode_binary_snapshot(const document& doc, const expanded_network& net);
 // Verifies the checksum, parses the embedded document (reading only the files `access`
@@ -60,5 +65,30 @@ bool is_binary_snapshot(std::string_view bytes);
 // the rules, a block of targets at a time). `net` needs only the neurons (expand_neurons).
 // Throws config_error located at the offending entry.
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
+
+// states_of's checks one entry at a time, for states read from a file piece by piece: it
+// keeps per neuron whether it was given and how many synapse values it had, never the
+// states. `snapshot` (its network) and `net` must outlive it.
+class state_check {
+public:
+    state_check(const document& snapshot, const expanded_network& net);
+    // Checks one entry; its global index, or none when the network lacks the neuron.
+    std::optional<neuron_index> add(const neuron_state& n);
+    // The checks across entries (every neuron given, its synapse values against its plastic
+    // synapses) and the tick; throws config_error with every problem found. `state` holds the
+    // tick, where it was read, and the entries when they were kept (in the order added).
+    void finish(const snapshot_state& state);
+
+private:
+    void check_synapse_values(const snapshot_state& state);
+    static constexpr std::uint64_t absent = ~std::uint64_t{0};
+    const document& snapshot_;
+    const expanded_network& net_;
+    std::size_t history_;
+    std::vector<std::uint64_t> values_;  // synapse values per neuron as given; `absent` if not
+    std::vector<std::size_t> entry_;     // which entry gave it
+    std::size_t entries_ = 0;
+    std::vector<diagnostic> problems_;
+};
 
 }  // namespace dnnc::protocol

@@ -206,6 +206,8 @@ public:
     // Every local neuron's state; history holds the outputs of ticks next-2 ... next-history.
     // Throws usage_error for a batched engine (snapshots hold one lane).
     std::vector<neuron_state> capture() const;
+    // The state of local neuron `k` (spec().neurons[k]), as capture() gives it.
+    neuron_state capture(std::size_t k) const;
     // Restores captured states so that the next tick computed is `next`: every local neuron
     // must be present; entries for remote neurons this engine reads fill in their past
     // outputs; others are ignored.
