@@ -4,18 +4,19 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/memory.hpp"
 #include "node_messages.hpp"
 #include "probe_route.hpp"
+#include "state_stream.hpp"
 #include "weight_bins.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -240,7 +241,7 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
         else
             call(v, message_type::inputs, inputs);
     };
-    l.capture = [this](std::int64_t tick) { return capture_snapshot(tick); };
+    l.capture = [this](std::int64_t tick, const std::string& file) { capture_snapshot(tick, file); };
     l.waiting = [this, state](std::size_t v) {
         if (v == state->topo.lead()) return own_.simulation()->waiting();
         std::lock_guard<std::mutex> lock(mutex_);
@@ -272,10 +273,10 @@ std::string lead::snapshot() {
     return current_run()->snapshot();
 }
 
-// A binary snapshot at `tick`; every node's runner must be paused there. Called from a run's
-// ticker thread for checkpoints, so it holds no reference to a run: were the run replaced
-// meanwhile, that reference could be the last, ending the run on its own thread.
-std::string lead::capture_snapshot(std::int64_t tick) {
+// A binary snapshot at `tick` into `file`; every node's runner must be paused there. Called
+// from a run's ticker thread for checkpoints, so it holds no reference to a run: were the run
+// replaced meanwhile, that reference could be the last, ending the run on its own thread.
+void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
     std::shared_ptr<lead_state> state;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -285,28 +286,21 @@ std::string lead::capture_snapshot(std::int64_t tick) {
     if (const auto& settings = state->plan.doc.run; settings && settings->batch > 1)
         throw usage_error("this run has batch " + std::to_string(settings->batch) +
                           ": snapshots hold one lane, so batched runs cannot be snapshotted");
-    auto states = own_.capture_subtree();
-    std::sort(states.begin(), states.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-    const auto& net = state->plan.net;
-    if (states.size() != net.neuron_count())
-        throw error("the nodes returned " + std::to_string(states.size()) + " neuron states for " +
-                    std::to_string(net.neuron_count()) + " neurons");
     protocol::document doc = state->plan.doc;
     // A snapshot carries its spike sources' spikes itself, needing no file to restore.
     for (auto& p : doc.net->populations) p.spike_file.clear();
-    doc.state = protocol::snapshot_state{tick, {}, {}};
-    doc.state->neurons.reserve(states.size());
-    for (auto& s : states) {
-        protocol::neuron_state n;
-        n.id = net.neuron_name(static_cast<protocol::neuron_index>(s.index));
-        n.output = s.output;
-        n.state.assign(s.variables.begin(), s.variables.end());
-        n.history.assign(s.history.begin(), s.history.end());
-        n.traces = std::move(s.traces);
-        n.synapses.assign(s.synapses.begin(), s.synapses.end());
-        doc.state->neurons.push_back(std::move(n));
-    }
-    return protocol::encode_binary_snapshot(doc, net);
+    const auto count = state->plan.net.neuron_count();
+    protocol::snapshot_writer out(file, doc, tick, count);
+    const auto& nodes = doc.clu->nodes;
+    const auto held = merge_states(nodes.size(), count, [&](std::size_t v, std::int64_t from) {
+        if (v == state->topo.lead()) return own_.simulation()->capture(from, state_piece_bytes);
+        const json piece{{"from", from}, {"bytes", state_piece_bytes}};
+        const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
+        return decode_state_piece(calls_.call_while_alive(at, frame{message_type::capture, 0, 0, piece.dump()}, options_.silence_limit).payload);
+    }, [&](const protocol::indexed_state& s) { out.add(s); });
+    out.commit();
+    DNNC_LOG(info, "snapshot at tick " << tick << " written to " << file << ": " << out.bytes() << " bytes, at most " << held
+                                       << " bytes of states held at once");
 }
 
 // A page of node `node`'s plastic weights, named: its connection element's projection id (or
@@ -418,43 +412,25 @@ json lead::weight_histograms() {
     return histograms;
 }
 
-// Sends every node the states it needs: its own neurons and the remote ones it reads
-// (their outputs and traces; the synapses they have are their own node's).
-void lead::distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
-                             std::int64_t tick) {
-    std::vector<const protocol::node_config*> all{&root};
-    for (std::size_t k = 0; k < all.size(); ++k)
-        for (const auto& child : all[k]->children) all.push_back(&child);
-    std::vector<std::future<void>> sent;
-    for (const auto* c : all) {
-        std::vector<protocol::indexed_state> part;
-        std::set<std::int64_t> own, read;
-        for (const auto& n : c->neurons) own.insert(n.index);
-        for (const auto& peer : c->peers) read.insert(peer.receives.begin(), peer.receives.end());
-        for (auto i : own) part.push_back(states[static_cast<std::size_t>(i)]);
-        for (auto i : read) {
-            if (own.count(i)) continue;
-            part.push_back(states[static_cast<std::size_t>(i)]);
-            part.back().synapses.clear();
-        }
-        if (c == &root) {
-            own_.simulation()->restore(part, tick);
-            continue;
-        }
+// Sends every node the states it needs, a piece at a time (state_sender): its own neurons'
+// and the remote ones' it reads; each node installs them with its last piece.
+void lead::send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick) {
+    state_sender sender(root, neurons, [&](const protocol::node_config& c, const std::string& piece, bool last) {
         std::string payload(sizeof tick, '\0');
         std::memcpy(payload.data(), &tick, sizeof tick);
-        payload += protocol::encode_states(part);
-        const endpoint at{c->host, static_cast<std::uint16_t>(c->port)};
-        const std::string id = c->node;
-        sent.push_back(std::async(std::launch::async, [this, at, id, payload = std::move(payload)] {
-            try {
-                calls_.call_while_alive(at, frame{message_type::restore_state, 0, 0, payload}, options_.silence_limit);
-            } catch (const std::exception& e) {
-                throw error("node '" + id + "' did not take its state: " + e.what());
-            }
-        }));
-    }
-    for (auto& f : sent) f.get();
+        payload += static_cast<char>(last ? 1 : 0);
+        payload += piece;
+        if (&c == &root) return own_.restore_state(payload);
+        try {
+            calls_.call_while_alive({c.host, static_cast<std::uint16_t>(c.port)}, frame{message_type::restore_state, 0, 0, payload},
+                                    options_.silence_limit);
+        } catch (const std::exception& e) {
+            throw error("node '" + c.node + "' did not take its state: " + e.what());
+        }
+    });
+    states([&](const protocol::indexed_state& s) { sender.add(s); });
+    sender.finish();
+    DNNC_LOG(info, "states sent, at most " << sender.peak_bytes() << " bytes of them held at once");
 }
 
 // Restores the last checkpoint onto the nodes still alive and keeps the outputs before it,
@@ -468,7 +444,8 @@ json lead::recover() {
     }
     const std::string file = old_run->last_checkpoint();
     if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
-    protocol::document doc = protocol::load_snapshot(file);
+    // Read through and checked once before anything changes; sent in a second pass.
+    protocol::document doc = protocol::check_snapshot_file(file, file_access());
     // Silent to the heartbeats: dead (the others are asked again).
     const auto alive = run_links(state).alive;
     std::set<std::string> dead;
@@ -476,13 +453,14 @@ json lead::recover() {
         if (!alive(v)) dead.insert(state->topo.id(v));
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), dead,
-                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json()});
+                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json()}, file);
     summary["recovered_from"] = file;
     DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << summary["removed"].dump());
     return summary;
 }
 
-json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier) {
+json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
+                                const std::string& state_file) {
     const auto self = doc.clu->nodes[find_self(*doc.clu)].id;
     // Dead: named so, or not answering a heartbeat now.
     for (const auto& n : doc.clu->nodes) {
@@ -515,7 +493,9 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
     if (doc.run) doc.run->clock.clear();
     doc.clu->lead = self;
     protocol::check_cluster(*doc.clu);
-    json summary = submit(protocol::serialize(doc), true);
+    std::string replica_body;
+    if (state_file.empty()) replica_body = protocol::serialize(doc);
+    json summary = install(std::move(doc), true, state_file, replica_body);
     const auto fresh = current_run();
     fresh->adopt_rows(earlier.rows);
     fresh->adopt_spikes(earlier.spikes);
@@ -531,14 +511,14 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
 }
 
 void lead::take_over(const replica& r) {
-    const bool from_checkpoint = !r.checkpoint.empty();
-    const std::string& bytes = from_checkpoint ? r.checkpoint : r.document;
-    protocol::document doc = protocol::is_binary_snapshot(bytes)
-                                 ? protocol::decode_binary_snapshot(bytes, "replicated checkpoint", file_access())
-                                 : protocol::parse_document(bytes, "replicated document", file_access());
+    const bool from_checkpoint = !r.checkpoint_file.empty();
+    protocol::document doc = from_checkpoint ? protocol::check_snapshot_file(r.checkpoint_file, file_access())
+                             : protocol::is_binary_snapshot(r.document)
+                                 ? protocol::decode_binary_snapshot(r.document, "replicated document", file_access())
+                                 : protocol::parse_document(r.document, "replicated document", file_access());
     const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
-    const json summary =
-        restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json())});
+    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json())},
+                                              from_checkpoint ? r.checkpoint_file : std::string());
     // Carry on with what the clock was doing.
     const auto run = current_run();
     const auto was = r.intent.value("state", std::string());
@@ -689,10 +669,13 @@ std::string acks_hash(const json& acks, const std::string& node) {
 }  // namespace
 
 json lead::submit(const std::string& payload, bool replace) {
+    return install(protocol::is_binary_snapshot(payload) ? protocol::decode_binary_snapshot(payload, "submitted snapshot", file_access())
+                                                         : protocol::parse_document(payload, "submitted document", file_access()),
+                   replace, {}, payload);
+}
+
+json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body) {
     const auto started = clock_type::now();
-    protocol::document doc = protocol::is_binary_snapshot(payload)
-                                 ? protocol::decode_binary_snapshot(payload, "submitted snapshot", file_access())
-                                 : protocol::parse_document(payload, "submitted document", file_access());
     protocol::check_document(doc);
     if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
     if (const auto serving = own_.network(); serving && !replace)
@@ -712,8 +695,9 @@ json lead::submit(const std::string& payload, bool replace) {
     }
     check_memory(plan, replace);
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
-    // A snapshot's state is checked before anything changes on the cluster.
-    const auto states = plan.doc.state ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
+    // A snapshot's state is checked before anything changes on the cluster (a file's, by
+    // check_snapshot_file, before it came here).
+    const auto states = plan.doc.state && state_file.empty() ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
     {
         // The run being replaced stops its clock first, released without the lock.
         std::shared_ptr<lead_run> previous;
@@ -760,7 +744,8 @@ json lead::submit(const std::string& payload, bool replace) {
     if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
 
     DNNC_LOG(info, "configs installed after " << elapsed_ms(started) << " ms");
-    if (!states.empty()) distribute_states(root, states, first_tick);
+    if (!state_file.empty()) send_states(root, state->plan.net.neuron_count(), states_in_file(state_file, file_access()), first_tick);
+    if (!states.empty()) send_states(root, state->plan.net.neuron_count(), states_in(states), first_tick);
 
     state->since = clock_type::now();
     state->last_seen.assign(state->topo.node_count(), state->since);
@@ -788,7 +773,9 @@ json lead::submit(const std::string& payload, bool replace) {
                                                                   : protocol::run_settings{}.heartbeat_timeout_ms},
                      {"tick", first_tick},
                      {"width", row_width}},
-                    payload);
+                    replica_body);
+    // Restored from a file: the standby holds it as its checkpoint.
+    if (!state_file.empty()) replicate_checkpoint(links.replicate, first_tick, state_file);
 
     json nodes = json::array();
     for (std::size_t v = 0; v < state->topo.node_count(); ++v)

@@ -15,6 +15,7 @@
 #include "dnnc/protocol/xml.hpp"
 #include "lead_run.hpp"
 #include "standby.hpp"
+#include "state_stream.hpp"
 #include "tasks.hpp"
 #include "worker.hpp"
 
@@ -69,6 +70,11 @@ private:
     struct lead_state;
 
     nlohmann::json submit(const std::string& payload, bool replace);
+    // Plans `doc`, installs it on its cluster and hands the standby `replica_body` as the
+    // document the run begins from. A snapshot's states come from its <state>, or, when
+    // `state_file` is given, from that binary snapshot, checked already
+    // (protocol::check_snapshot_file), whose state holds only the tick.
+    nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body);
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
@@ -76,13 +82,12 @@ private:
     std::shared_ptr<lead_run> current_run();
     nlohmann::json control(const nlohmann::json& command, const std::shared_ptr<lead_run>& r);
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
-    std::string capture_snapshot(std::int64_t tick);
+    void capture_snapshot(std::int64_t tick, const std::string& file);
     nlohmann::json weights(const nlohmann::json& request);
     // The frozen network's plastic weights binned per projection, as the weight-histograms
     // frame answers them; kept for the status (the live page).
     nlohmann::json weight_histograms();
-    void distribute_states(const protocol::node_config& root, const std::vector<protocol::indexed_state>& states,
-                           std::int64_t tick);
+    void send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick);
     nlohmann::json recover();
     // What a run restarted from a checkpoint keeps of the run before: the output rows and
     // the unread recorded spikes of the ticks before it, and the checkpoint settings.
@@ -93,8 +98,10 @@ private:
     };
     // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
     // cluster that answer and are still linked to this one, leaving out `dead`, with this
-    // node as the lead; frozen at its tick.
-    nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier);
+    // node as the lead; frozen at its tick. With `state_file`, the states come from that
+    // checkpoint (install).
+    nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
+                                        const std::string& state_file = {});
     double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path);
     std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
     void start_heartbeats(const std::shared_ptr<lead_state>& state);

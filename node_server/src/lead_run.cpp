@@ -1,6 +1,7 @@
 #include "lead_run.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 
 #include "dnnc/protocol/snapshot.hpp"
 #include "standby.hpp"
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <unistd.h>
 
 namespace dnnc::node_server {
 
@@ -384,20 +386,30 @@ void lead_run::drive_to(std::int64_t last) {
 std::string lead_run::snapshot() {
     std::lock_guard<std::mutex> capturing(capture_mutex_);
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
-    return links_.capture(next_tick());
+    // Written like a checkpoint, then handed whole to the client in one frame.
+    namespace fs = std::filesystem;
+    fs::create_directories(checkpoint_root_);
+    const auto file = (fs::path(checkpoint_root_) / ("snapshot-" + std::to_string(::getpid()) + ".dnncs")).string();
+    links_.capture(next_tick(), file);
+    struct remover {
+        std::string file;
+        ~remover() {
+            std::error_code ignored;
+            fs::remove(file, ignored);
+        }
+    } removing{file};
+    return read_file(file);
 }
 
 void lead_run::write_checkpoint(std::int64_t tick) {
-    std::string bytes;
-    {
-        std::lock_guard<std::mutex> capturing(capture_mutex_);
-        bytes = links_.capture(tick);
-    }
     namespace fs = std::filesystem;
     const auto settings = checkpoints();
     fs::create_directories(settings.dir);
     const std::string file = (fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
-    write_atomically(file, bytes);
+    {
+        std::lock_guard<std::mutex> capturing(capture_mutex_);
+        links_.capture(tick, file);
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         checkpoint_files_.push_back(file);
@@ -411,7 +423,7 @@ void lead_run::write_checkpoint(std::int64_t tick) {
     // The rows first: a standby holding a checkpoint also holds every row before it.
     replicate_rows(tick);
     replicate_spikes(tick);
-    links_.replicate(json{{"kind", "checkpoint"}, {"tick", tick}}, bytes);
+    replicate_checkpoint(links_.replicate, tick, file);
 }
 
 void lead_run::replicate_spikes(std::int64_t before) {

@@ -41,10 +41,10 @@ public:
         // What node v's tick in progress waits for (node_simulation::waiting), as of its
         // last heartbeat; null when nothing.
         std::function<nlohmann::json(std::size_t node)> waiting;
-        // A binary snapshot of the network at `tick` (the next to compute), taken while every
-        // node is paused there. It must not take a reference to this run: a run may not end
-        // on its own ticker thread.
-        std::function<std::string(std::int64_t tick)> capture;
+        // Writes a binary snapshot of the network at `tick` (the next to compute) into `file`,
+        // taken while every node is paused there. It must not take a reference to this run: a
+        // run may not end on its own ticker thread.
+        std::function<void(std::int64_t tick, const std::string& file)> capture;
         // Sends a replica message (standby.hpp) to the standby; may be empty (no standby).
         // Called without the run's lock; a standby that cannot be reached is not an error.
         std::function<void(const nlohmann::json& header, const std::string& body)> replicate;

@@ -41,6 +41,10 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     }
     std::sort(reported_.begin(), reported_.end());
     std::sort(recorded_.begin(), recorded_.end());
+    const auto& local = engine_.spec().neurons;
+    by_index_.resize(local.size());
+    for (std::size_t k = 0; k < local.size(); ++k) by_index_[k] = k;
+    std::sort(by_index_.begin(), by_index_.end(), [&](std::size_t a, std::size_t b) { return local[a].index < local[b].index; });
     records_every_spike_ = !recorded_.empty() && recorded_.size() == spiking;
     options_ = {config.run.sync, config.run.send};
     report_ = std::move(report);
@@ -110,13 +114,19 @@ node_simulation::~node_simulation() {
     thread_.join();
 }
 
-std::vector<protocol::indexed_state> node_simulation::capture() const {
-    std::vector<protocol::indexed_state> states;
+state_piece node_simulation::capture(std::int64_t from, std::size_t bytes) const {
+    state_piece piece;
     runner_->inspect_paused([&](const sim::engine& e) {
-        for (auto& s : e.capture())
-            states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history), std::move(s.traces), std::move(s.synapses)});
+        const auto& neurons = e.spec().neurons;
+        auto k = std::partition_point(by_index_.begin(), by_index_.end(), [&](std::size_t slot) { return neurons[slot].index < from; });
+        for (std::size_t held = 0; k != by_index_.end() && (piece.states.empty() || held < bytes); ++k) {
+            auto s = e.capture(*k);
+            piece.states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history), std::move(s.traces), std::move(s.synapses)});
+            held += encoded_size(piece.states.back());
+        }
+        piece.next = k == by_index_.end() ? state_piece::done : neurons[*k].index;
     });
-    return states;
+    return piece;
 }
 
 nlohmann::json node_simulation::weights(std::uint64_t from, std::uint64_t limit) const {

@@ -17,6 +17,7 @@
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "state_stream.hpp"
 #include "dnnc/sim/runner.hpp"
 
 #include <nlohmann/json.hpp>
@@ -59,8 +60,9 @@ public:
     nlohmann::json waiting() const;
     // What the engine holds per synapse, in all (docs/simulation.md, memory layout).
     std::size_t synapse_bytes() const { return engine_.synapse_bytes(); }
-    // This node's neuron states; the runner must be paused (frozen).
-    std::vector<protocol::indexed_state> capture() const;
+    // This node's neuron states from global index `from` on, ascending, about `bytes` of them
+    // (state_stream.hpp); the runner must be paused (frozen).
+    state_piece capture(std::int64_t from, std::size_t bytes) const;
     // A page of its plastic synapses' weights (sim::engine::plastic_weights), frozen:
     // {"total": N, "rows": [[element, source, target, weight], ...]}.
     nlohmann::json weights(std::uint64_t from, std::uint64_t limit) const;
@@ -85,6 +87,7 @@ private:
     std::unique_ptr<sim::transport> transport_;
     std::unique_ptr<sim::runner> runner_;
     std::vector<std::string> peer_ids_;  // by the runner's peer index
+    std::vector<std::size_t> by_index_;  // the engine's local neurons by ascending global index
     std::vector<sim::global_index> reported_;
     std::vector<sim::global_index> recorded_;  // ascending; spiking neurons only
     bool records_every_spike_ = false;         // recorded_ holds every local spiking neuron

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 namespace dnnc::node_server {
 
@@ -23,6 +24,22 @@ std::string encode_replica(const json& header, std::string_view body) {
     payload += text;
     payload += body;
     return payload;
+}
+
+void replicate_checkpoint(const std::function<void(const json&, const std::string&)>& replicate, std::int64_t tick,
+                          const std::string& file) {
+    if (!replicate) return;
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw io_error("cannot read " + file);
+    std::string piece(replica_piece_bytes, '\0');
+    for (std::uint64_t offset = 0;;) {
+        in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+        const auto got = static_cast<std::size_t>(in.gcount());
+        const bool last = got < piece.size() || in.peek() == std::char_traits<char>::eof();
+        replicate(json{{"kind", "checkpoint"}, {"tick", tick}, {"offset", offset}, {"last", last}}, piece.substr(0, got));
+        offset += got;
+        if (last) return;
+    }
 }
 
 namespace {
@@ -143,16 +160,30 @@ void standby::receive(const json& header, std::string body) {
     }
     if (kind == "checkpoint") {
         const auto tick = header.at("tick").get<std::int64_t>();
-        // Kept on disk as well, in this node's own state folder: the newest only.
+        const auto offset = header.at("offset").get<std::uint64_t>();
+        // Kept on disk, in this node's own state folder: the newest only.
         namespace fs = std::filesystem;
         const auto dir = fs::path(options_.state_dir) / "replicas" / folder_name_of(r.network);
-        fs::create_directories(dir);
-        write_atomically((dir / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string(), body);
+        const auto file = [&](std::int64_t t) { return (dir / ("checkpoint-" + std::to_string(t) + ".dnncs")).string(); };
+        if (offset == 0) {
+            fs::create_directories(dir);
+            r.incoming = std::make_shared<atomic_file>(file(tick));
+            r.incoming_bytes = 0;
+            r.incoming_tick = tick;
+        } else if (!r.incoming || tick != r.incoming_tick || offset != r.incoming_bytes) {
+            throw protocol_error("replica checkpoint piece out of order");
+        }
+        if (body.size() > replica_piece_bytes) throw protocol_error("replica checkpoint piece too large");
+        r.incoming->append(body);
+        r.incoming_bytes += body.size();
+        if (!header.at("last").get<bool>()) return;
+        r.incoming->commit();
+        r.incoming.reset();
         if (r.checkpoint_tick >= 0 && r.checkpoint_tick != tick) {
             std::error_code ignored;
-            fs::remove(dir / ("checkpoint-" + std::to_string(r.checkpoint_tick) + ".dnncs"), ignored);
+            fs::remove(file(r.checkpoint_tick), ignored);
         }
-        r.checkpoint = std::move(body);
+        r.checkpoint_file = file(tick);
         r.checkpoint_tick = tick;
         return;
     }

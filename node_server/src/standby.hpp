@@ -17,9 +17,12 @@
 //                                                `width` floats each
 //   {"kind": "spikes", "forget_before"}          body: recorded spikes (append_spikes) no client
 //                                                has read; those of ticks before forget_before were
-//   {"kind": "checkpoint", "tick"}               body: a binary snapshot at `tick`
+//   {"kind": "checkpoint", "tick", "offset", "last"}  body: the bytes of a binary snapshot at
+//                                                `tick` from `offset` on, in pieces of at most
+//                                                replica_piece_bytes; `last` closes it
 //   {"kind": "intent", "state", "target": the tick it steps to or is frozen at,
 //    "checkpoints": {"every", "keep", "dir"}}
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
@@ -31,6 +34,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,8 +50,13 @@ struct replica {
     double heartbeat_timeout_ms = 0;
     std::string document;  // what was submitted: the run began at its tick
     std::int64_t first_tick = 0;
-    std::string checkpoint;  // the newest checkpoint (a binary snapshot); empty: none yet
+    // The newest checkpoint, in this node's state folder (replicas/NETWORK/); empty: none yet.
+    std::string checkpoint_file;
     std::int64_t checkpoint_tick = -1;
+    // The one arriving, until its last piece.
+    std::shared_ptr<atomic_file> incoming;
+    std::uint64_t incoming_bytes = 0;
+    std::int64_t incoming_tick = -1;
     output_rows rows{0, 0, 0};
     std::deque<tick_spikes> spikes;  // recorded, not read by any client yet
     nlohmann::json intent = nlohmann::json::object();
@@ -56,6 +65,9 @@ struct replica {
 std::string encode_replica(const nlohmann::json& header, std::string_view body);
 // A "rows" piece holds about this many bytes of rows, and at most this many rows.
 constexpr std::size_t replica_piece_bytes = std::size_t{8} << 20;
+// Sends the binary snapshot `file` at `tick` as checkpoint replicas, a piece at a time.
+void replicate_checkpoint(const std::function<void(const nlohmann::json&, const std::string&)>& replicate, std::int64_t tick,
+                          const std::string& file);
 // A tick's spikes in a replica body: i64 tick, u32 count, count u32 neurons (little-endian).
 void append_spikes(std::string& body, const tick_spikes& s);
 std::vector<tick_spikes> decode_spikes(std::string_view body);

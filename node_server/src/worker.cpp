@@ -5,6 +5,7 @@
 #include "dnnc/protocol/xml.hpp"
 #include "node_messages.hpp"
 #include "probe_route.hpp"
+#include "state_stream.hpp"
 
 #include <cstring>
 #include <fstream>
@@ -88,8 +89,12 @@ void worker::handle(const frame& request, responder respond) {
         respond(reply_of(message_type::inputs_reply));
         return;
     case message_type::capture:
-        tasks_.run([this, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::capture_reply, protocol::encode_states(capture_subtree())); });
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                const json piece = parse_payload(payload);
+                const auto bytes = std::min(piece.at("bytes").get<std::size_t>(), max_state_piece_bytes);
+                return reply_of(message_type::capture_reply, encode_state_piece(simulation()->capture(piece.at("from").get<std::int64_t>(), bytes)));
+            });
         });
         return;
     case message_type::weights_page: {
@@ -154,10 +159,6 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
     std::exception_ptr own_failure;
     try {
         install(own);
-        std::lock_guard<std::mutex> lock(mutex_);
-        tree_children_.clear();
-        for (const auto& child : subtree.children)
-            tree_children_.push_back({child.node, {child.host, static_cast<std::uint16_t>(child.port)}});
     } catch (...) {
         own_failure = std::current_exception();
     }
@@ -205,6 +206,7 @@ void worker::install(const protocol::node_config& own) {
     config_ = own;
     config_hash_ = plan::config_hash(own);
     simulation_ = std::move(fresh);
+    restoring_.clear();
 }
 
 std::shared_ptr<node_simulation> worker::simulation() {
@@ -213,36 +215,22 @@ std::shared_ptr<node_simulation> worker::simulation() {
     return simulation_;
 }
 
-std::vector<protocol::indexed_state> worker::capture_subtree() {
-    const doing capturing(*this, "capturing the states of its subtree");
-    auto states = simulation()->capture();
-    std::vector<std::pair<std::string, endpoint>> children;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        children = tree_children_;
-    }
-    std::vector<std::future<std::string>> replies;
-    for (const auto& [id, at] : children)
-        replies.push_back(std::async(std::launch::async, [this, id = id, at = at] {
-            try {
-                return calls_.call_while_alive(at, frame{message_type::capture, 0, 0, {}}, options_.silence_limit).payload;
-            } catch (const remote_error&) {
-                throw;
-            } catch (const std::exception& e) {
-                throw remote_error("node '" + id + "' (" + at.text() + "): " + e.what());
-            }
-        }));
-    for (auto& r : replies)
-        for (auto& s : protocol::decode_states(r.get())) states.push_back(std::move(s));
-    return states;
-}
-
 void worker::restore_state(const std::string& payload) {
     std::int64_t tick = 0;
-    if (payload.size() < sizeof tick) throw protocol_error("restore payload is truncated");
+    if (payload.size() < sizeof tick + 1) throw protocol_error("restore payload is truncated");
     std::memcpy(&tick, payload.data(), sizeof tick);
+    const bool last = payload[sizeof tick] != 0;
+    auto piece = protocol::decode_states(std::string_view(payload).substr(sizeof tick + 1));
+    std::vector<protocol::indexed_state> states;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!simulation_) throw error("this node serves no network");
+        for (auto& s : piece) restoring_.push_back(std::move(s));
+        if (!last) return;
+        states.swap(restoring_);
+    }
     const doing restoring(*this, "restoring states at tick " + std::to_string(tick));
-    simulation()->restore(protocol::decode_states(std::string_view(payload).substr(sizeof tick)), tick);
+    simulation()->restore(states, tick);
 }
 
 double worker::extra_delay_to(const std::string& peer) const {

@@ -5,7 +5,8 @@
 // reaches its own simulation through this class.
 //
 // Messages: configure (install this node's config, forward the subtrees, gather the acks),
-// probe, clock, inputs, capture (this subtree's states), restore_state.
+// probe, clock, inputs, capture (a piece of this node's states) and restore_state
+// (state_stream.hpp).
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/peer_client.hpp"
@@ -51,8 +52,9 @@ public:
     nlohmann::json configure_subtree(const protocol::node_config& subtree, bool replace);
     // Throws when this node serves no network.
     std::shared_ptr<node_simulation> simulation();
-    // This node's states and those of its subtree, gathered along the broadcast tree.
-    std::vector<protocol::indexed_state> capture_subtree();
+    // A restore_state payload (state_stream.hpp): i64 tick, u8 last, states. The pieces are
+    // kept until the last, which installs them all so that the next tick is `tick`.
+    void restore_state(const std::string& payload);
     // Whether a network is installed here, and its name.
     std::optional<std::string> network() const;
     // status fields of this node: state, role, memory {available: what its machine can still
@@ -75,7 +77,6 @@ private:
     // lead this node no longer follows: refused (error).
     void check_installation(const nlohmann::json& command) const;
     void forward_probe(const std::string& payload);
-    void restore_state(const std::string& payload);
     double extra_delay_to(const std::string& peer) const;
     class doing;  // lists a task in work_ for as long as it lives
     nlohmann::json work() const;  // work_ as heartbeats say it; the caller holds mutex_
@@ -91,7 +92,7 @@ private:
     std::optional<protocol::node_config> config_;  // its own, without the subtree
     std::string config_hash_;
     std::shared_ptr<node_simulation> simulation_;
-    std::vector<std::pair<std::string, endpoint>> tree_children_;  // where it forwarded configs
+    std::vector<protocol::indexed_state> restoring_;  // pieces of states until the last (restore_state)
     struct task_under_way {
         std::string what;
         std::chrono::steady_clock::time_point since;

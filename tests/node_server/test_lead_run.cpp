@@ -4,6 +4,7 @@
 #include "lead_run.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -64,7 +65,7 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             return nodes_[v].alive && !nodes_[v].paused;
         };
-        l.capture = [](std::int64_t tick) { return "state before tick " + std::to_string(tick); };
+        l.capture = [](std::int64_t tick, const std::string& file) { write_atomically(file, "state before tick " + std::to_string(tick)); };
         l.waiting = [this](std::size_t v) {
             std::lock_guard<std::mutex> lock(mutex_);
             return nodes_[v].waiting;

@@ -4,6 +4,7 @@
 #include "standby.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/files.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -93,8 +94,11 @@ TEST_CASE("a standby keeps the lead's replica and takes over with it once the le
             return b;
         }());
         send(s, {{"kind", "spikes"}, {"forget_before", 3}});  // a client read the spikes of ticks 0..2
-        send(s, {{"kind", "checkpoint"}, {"tick", 4}}, "first");
-        send(s, {{"kind", "checkpoint"}, {"tick", 6}}, "second");
+        send(s, {{"kind", "checkpoint"}, {"tick", 4}, {"offset", 0}, {"last", true}}, "first");
+        // In pieces, each following the last: one that does not is refused.
+        send(s, {{"kind", "checkpoint"}, {"tick", 6}, {"offset", 0}, {"last", false}}, "sec");
+        CHECK(refuses(s, {{"kind", "checkpoint"}, {"tick", 6}, {"offset", 2}, {"last", true}}, "ond"));
+        send(s, {{"kind", "checkpoint"}, {"tick", 6}, {"offset", 3}, {"last", true}}, "ond");
         send(s, {{"kind", "intent"}, {"state", "stepping"}, {"target", 99}});
         const auto dir = std::filesystem::path(options.state_dir) / "replicas" / "net_1";
         CHECK(std::filesystem::exists(dir / "checkpoint-6.dnncs"));
@@ -109,7 +113,7 @@ TEST_CASE("a standby keeps the lead's replica and takes over with it once the le
     REQUIRE(taken);
     CHECK(taken->lead == "a");
     CHECK(taken->document == "<dnnc/>");
-    CHECK(taken->checkpoint == "second");
+    CHECK(read_file(taken->checkpoint_file) == "second");
     CHECK(taken->checkpoint_tick == 6);
     CHECK(taken->rows.first() == 0);
     CHECK(taken->rows.end() == 6);
