@@ -31,12 +31,13 @@ void replicate_checkpoint(const std::function<void(const json&, const std::strin
     if (!replicate) return;
     std::ifstream in(file, std::ios::binary);
     if (!in) throw io_error("cannot read " + file);
-    std::string piece(replica_piece_bytes, '\0');
+    std::string piece(checkpoint_piece_bytes, '\0');
     for (std::uint64_t offset = 0;;) {
         in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
         const auto got = static_cast<std::size_t>(in.gcount());
         const bool last = got < piece.size() || in.peek() == std::char_traits<char>::eof();
-        replicate(json{{"kind", "checkpoint"}, {"tick", tick}, {"offset", offset}, {"last", last}}, piece.substr(0, got));
+        piece.resize(got);
+        replicate(json{{"kind", "checkpoint"}, {"tick", tick}, {"offset", offset}, {"last", last}}, piece);
         offset += got;
         if (last) return;
     }

@@ -19,7 +19,8 @@
 //                                                has read; those of ticks before forget_before were
 //   {"kind": "checkpoint", "tick", "offset", "last"}  body: the bytes of a binary snapshot at
 //                                                `tick` from `offset` on, in pieces of at most
-//                                                replica_piece_bytes; `last` closes it
+//                                                replica_piece_bytes (checkpoint_piece_bytes
+//                                                as the lead sends them); `last` closes it
 //   {"kind": "intent", "state", "target": the tick it steps to or is frozen at,
 //    "checkpoints": {"every", "keep", "dir"}}
 #include "dnnc/core/files.hpp"
@@ -65,7 +66,9 @@ struct replica {
 std::string encode_replica(const nlohmann::json& header, std::string_view body);
 // A "rows" piece holds about this many bytes of rows, and at most this many rows.
 constexpr std::size_t replica_piece_bytes = std::size_t{8} << 20;
-// Sends the binary snapshot `file` at `tick` as checkpoint replicas, a piece at a time.
+// Sends the binary snapshot `file` at `tick` as checkpoint replicas, a piece of this many
+// bytes at a time.
+constexpr std::size_t checkpoint_piece_bytes = std::size_t{1} << 20;
 void replicate_checkpoint(const std::function<void(const nlohmann::json&, const std::string&)>& replicate, std::int64_t tick,
                           const std::string& file);
 // A tick's spikes in a replica body: i64 tick, u32 count, count u32 neurons (little-endian).

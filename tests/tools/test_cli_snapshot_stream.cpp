@@ -1,0 +1,114 @@
+// What a snapshot costs the lead: with 20 million plastic synapse values (80 MB of state) on
+// three local nodes whose lead holds a small share, the lead's peak memory grows by far less
+// than the state while it writes a checkpoint (pulled from the nodes in pieces, written as
+// they arrive, replicated to its standby in pieces), and recovering from it after a node dies
+// (read in two passes, checked, then sent in pieces) costs it about what installing the
+// network did (planning, its own share), not that plus the state. The peak is the lead's
+// VmHWM, reset (/proc/PID/clear_refs) before each step measured.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace dnnc::test;
+
+namespace {
+
+// 5,000 neurons with 1,000 tsodyks2 synapses each: 5M synapses of 4 values (w, x, u and the
+// weight stored), 20M values. The lead, n0, holds about 2% of the neurons.
+std::string plastic_cluster(std::vector<int>& ports, const std::string& state_dir) {
+    setenv("XDG_STATE_HOME", state_dir.c_str(), 1);
+    std::string doc = R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="big" dt="0.1">
+    <synapse-model id="d" model="tsodyks2_synapse" U="0.5" tau_rec="800" tau_fac="20"/>
+    <population id="E" size="5000" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-56"/>
+    <projection id="E_E" from="E" to="E" kind="fixed-indegree" indegree="1000" weight="0.05" delay-ms="1.5" seed="3" synapse-model="d"/>
+    <poisson to="E" rate="1500" weight="1" seed="7"/>
+  </network>
+  <cluster lead="n0">
+)";
+    ports.clear();
+    const double capacity[] = {0.04, 1, 1};
+    for (int i = 0; i < 3; ++i) {
+        ports.push_back(free_port());
+        doc += "    <node id=\"n" + std::to_string(i) + "\" port=\"" + std::to_string(ports.back()) + "\" capacity=\"" +
+               std::to_string(capacity[i]) + "\"/>\n";
+    }
+    doc += R"(    <link from="n0" to="n1"/><link from="n0" to="n2"/><link from="n1" to="n2"/>
+  </cluster>
+  <run probes="2" checkpoint-every="10"/>
+</dnnc>
+)";
+    return doc;
+}
+
+// A /proc/PID/status field in bytes.
+long long status_bytes(int pid, const std::string& field) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1)) * 1024;
+    FAIL("no " << field << " for process " << pid);
+    return 0;
+}
+
+// How far the peak memory of process `pid` rises above what it holds now while `work` runs.
+template <typename Work>
+long long peak_growth(int pid, Work work) {
+    std::ofstream("/proc/" + std::to_string(pid) + "/clear_refs") << "5";  // VmHWM := VmRSS
+    const auto before = status_bytes(pid, "VmRSS");
+    work();
+    return status_bytes(pid, "VmHWM") - before;
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint of 80 MB of plastic state, and recovery from it, grow the lead's peak memory by far less than the state") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file("big.xml", plastic_cluster(ports, dir.path.string()));
+    local_cluster_guard cluster(config);
+    REQUIRE(cluster.up.exit_code == 0);
+    const int lead = pid_in(cluster.up.out, "n0");
+    const auto installed = peak_growth(lead, [&] { must(dnnc + " submit " + config + to_of(ports)); });
+    must(dnnc + " step 5" + lead_of(ports));
+
+    // Step 5 ends on tick 10, a multiple of checkpoint-every: its checkpoint is written, then
+    // replicated to the standby, n1, which writes it as it comes.
+    const auto file = dir.path / "dnnc" / "checkpoints" / "big" / "checkpoint-10.dnncs";
+    const auto replica = dir.path / "dnnc" / "replicas" / "big" / "checkpoint-10.dnncs";
+    const auto written = peak_growth(lead, [&] {
+        must(dnnc + " step 5" + lead_of(ports));
+        for (int i = 0; i < 600 && !std::filesystem::exists(replica); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    });
+    REQUIRE(std::filesystem::exists(file));
+    const auto state = static_cast<long long>(std::filesystem::file_size(file));
+    REQUIRE(state > 80'000'000);
+    REQUIRE(std::filesystem::exists(replica));
+    const bool same = slurp(replica.string()) == slurp(file.string());
+    CHECK(same);
+    INFO("state " << state << " bytes; the lead's peak grew by " << written << " bytes writing it");
+    CHECK(written < state / 8);
+
+    REQUIRE(kill(pid_in(cluster.up.out, "n2"), SIGKILL) == 0);
+    nlohmann::json summary;
+    const auto recovered = peak_growth(lead, [&] {
+        const auto r = run_command(dnnc + " recover --json" + lead_of(ports));
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        summary = nlohmann::json::parse(r.out);
+    });
+    INFO("state " << state << " bytes; the lead's peak grew by " << recovered << " bytes recovering from it, by " << installed
+                   << " installing the network");
+    CHECK(summary["tick"] == 10);
+    CHECK(summary["removed"] == nlohmann::json::array({"n2"}));
+    CHECK(recovered < installed + state / 8);
+    must(dnnc + " step 2" + lead_of(ports));
+}
