@@ -67,6 +67,24 @@ std::string projection_name(const projection& p) {
 }
 std::string synapse_name(const synapse& s) { return "synapse from " + quote(s.from) + " to " + quote(s.to); }
 
+// aeif_cond_exp's adaptation and spike parameters, as NEST's aeif_cond_exp checks them:
+// V_peak >= V_th, V_reset < V_peak, Delta_T >= 0, and an exponential term that cannot
+// overflow a double at V_peak (with NEST's margin of 1e20).
+void check_adex(problems& out, const iaf_params& n, const adex_params& x, const source_location& where, const std::string& what) {
+    if (!(std::isfinite(x.tau_w) && x.tau_w > 0)) out.add(where, what + ": tau_w must be a positive number");
+    if (!std::isfinite(x.a)) out.add(where, what + ": a must be a finite number");
+    if (!std::isfinite(x.b)) out.add(where, what + ": b must be a finite number");
+    if (!std::isfinite(x.v_peak)) out.add(where, what + ": V_peak must be a finite number");
+    if (!(std::isfinite(x.delta_t) && x.delta_t >= 0)) out.add(where, what + ": Delta_T must be a number >= 0 (mV)");
+    if (!std::isfinite(x.v_peak) || !std::isfinite(n.v_th) || !std::isfinite(n.v_reset) || !std::isfinite(x.delta_t)) return;
+    if (!(x.v_peak >= n.v_th)) out.add(where, what + ": V_peak must not lie below V_th");
+    if (!(n.v_reset < x.v_peak)) out.add(where, what + ": V_reset must lie below V_peak");
+    const double largest_exponent = std::log(std::numeric_limits<double>::max() / 1e20);
+    if (x.delta_t > 0 && (x.v_peak - n.v_th) / x.delta_t >= largest_exponent)
+        out.add(where, what + ": (V_peak - V_th) / Delta_T must stay below ln(DBL_MAX / 1e20) = 663.7, or the exponential "
+                           "term overflows at V_peak");
+}
+
 void check_params(problems& out, const neuron_params& p, const source_location& where, const std::string& what) {
     auto positive = [&](double v, const char* name) {
         if (!(std::isfinite(v) && v > 0)) out.add(where, what + ": " + name + " must be a positive number");
@@ -103,7 +121,8 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
         finite(n.v_th, "V_th");
         finite(n.v_reset, "V_reset");
         finite(n.i_e, "I_e");
-        if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
+        if (p.model == neuron_model::aeif_cond_exp) check_adex(out, n, p.adex, where, what);
+        else if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
             out.add(where, what + ": V_reset must lie below V_th");
     }
     if (p.model == neuron_model::izhikevich) {
@@ -360,7 +379,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
         if (model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha) and spike sources spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp) and spike sources spike");
     }
 }
 
@@ -465,7 +484,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
         const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
-                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha)" +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp)" +
                              (source ? " or a spike source" : ""));
     }
     if (!model.info->weight_bound) return;

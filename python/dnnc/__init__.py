@@ -41,8 +41,9 @@ _NS = "urn:dnnc:1"
 
 # Parameters the document spells as NEST does, with underscores (docs/document.md).
 _NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e", "V_min",
-               "consistent_integration", "g_L", "E_ex", "E_in"}
-_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta", "iaf_psc_alpha", "izhikevich", "iaf_cond_exp", "iaf_cond_alpha")
+               "consistent_integration", "g_L", "E_ex", "E_in", "Delta_T", "tau_w", "V_peak"}
+_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta", "iaf_psc_alpha", "izhikevich", "iaf_cond_exp", "iaf_cond_alpha",
+                "aeif_cond_exp")
 
 
 def _attribute_name(key):
