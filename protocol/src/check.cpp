@@ -364,10 +364,35 @@ void check_generators(problems& out, const symbol_table& symbols, const network&
     }
 }
 
+// A sampling <record>: every variable one each named neuron's model records, an interval of
+// at least one tick.
+void check_sampling(problems& out, const recording& r, const std::unordered_map<std::string_view, neuron_model>& model_of,
+                    double dt) {
+    if (r.interval_ms && !(std::isfinite(*r.interval_ms) && ticks_of_ms(*r.interval_ms, dt) >= 1))
+        out.add(r.where, "record: interval-ms must be a finite number of ms, at least one tick (the network's dt)");
+    std::vector<std::pair<std::string, neuron_model>> named;
+    if (r.neurons)
+        for (const auto& ref : *r.neurons) {
+            const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+            if (model != model_of.end()) named.emplace_back(ref, model->second);
+        }
+    for (const auto& ref_model : named) {
+        const auto& known = recordable_variables(ref_model.second);
+        std::string list;
+        for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+        for (const auto& v : r.variables)
+            if (std::find(known.begin(), known.end(), v) == known.end())
+                out.add(r.where, "record: " + quote(ref_model.first) + " is a " + to_string(ref_model.second) + " neuron, which has no variable " +
+                                     quote(v) + (list.empty() ? std::string(" (it records none)") : " (it records " + list + ")"));
+    }
+}
+
 // A <record>'s references: groups that exist, of spiking models or spike sources (only
-// their spikes are recorded). `model_of` maps a neuron or population id to its model.
+// their spikes are recorded) unless it samples variables. `model_of` maps a neuron or population id to its model.
 void check_record(problems& out, const symbol_table& symbols, const recording& r,
                   const std::unordered_map<std::string_view, neuron_model>& model_of) {
+    if (r.variables.empty() && r.interval_ms) out.add(r.where, "record: interval-ms needs variables (it samples them)");
+    if (!r.variables.empty() && !r.neurons) out.add(r.where, "record: variables need neurons (the ones to sample)");
     if (!r.neurons) return;
     if (r.neurons->empty()) out.add(r.where, "record: names no neurons");
     for (const auto& ref : *r.neurons) {
@@ -377,7 +402,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
             continue;
         }
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
-        if (model != model_of.end() && !emits_spikes(model->second))
+        if (r.variables.empty() && model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
                                  " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp) and spike sources spike");
     }
@@ -627,7 +652,10 @@ void check_network(const network& net) {
             check_port(out, symbols, p, kind);
         }
     }
-    for (const auto& r : net.records) check_record(out, symbols, r, model_of);
+    for (const auto& r : net.records) {
+        check_record(out, symbols, r, model_of);
+        if (!r.variables.empty()) check_sampling(out, r, model_of, net.dt);
+    }
     out.throw_if_any();
 }
 

@@ -49,6 +49,27 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     }
 }
 
+const std::vector<std::string>& recordable_variables(neuron_model m) {
+    static const std::vector<std::string> none;
+    static const std::vector<std::string> lif{"v", "ge", "gi"};
+    static const std::vector<std::string> psc{"V_m", "I_syn_ex", "I_syn_in"};
+    static const std::vector<std::string> psc_delta{"V_m"};
+    static const std::vector<std::string> izhikevich{"V_m", "U_m"};
+    static const std::vector<std::string> cond{"V_m", "g_ex", "g_in"};
+    static const std::vector<std::string> aeif{"V_m", "g_ex", "g_in", "w"};
+    switch (m) {
+    case neuron_model::lif: return lif;
+    case neuron_model::iaf_psc_exp:
+    case neuron_model::iaf_psc_alpha: return psc;
+    case neuron_model::iaf_psc_delta: return psc_delta;
+    case neuron_model::izhikevich: return izhikevich;
+    case neuron_model::iaf_cond_exp:
+    case neuron_model::iaf_cond_alpha: return cond;
+    case neuron_model::aeif_cond_exp: return aeif;
+    default: return none;
+    }
+}
+
 const char* to_string(projection_kind k) {
     switch (k) {
     case projection_kind::all: return "all";
@@ -169,7 +190,9 @@ bool operator==(const poisson_generator& a, const poisson_generator& b) {
 bool operator==(const dc_generator& a, const dc_generator& b) {
     return std::tie(a.to, a.amplitude, a.start, a.stop) == std::tie(b.to, b.amplitude, b.start, b.stop);
 }
-bool operator==(const recording& a, const recording& b) { return a.neurons == b.neurons; }
+bool operator==(const recording& a, const recording& b) {
+    return std::tie(a.neurons, a.variables, a.interval_ms) == std::tie(b.neurons, b.variables, b.interval_ms);
+}
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }

@@ -595,6 +595,8 @@ protected:
             recording r;
             if (a.get("neurons")) r.neurons = a.words("neurons");
             r.where = a.where();
+            r.variables = a.words("variables");
+            r.interval_ms = a.real("interval-ms");
             net.records.push_back(std::move(r));
         }
     }

@@ -300,6 +300,8 @@ void write_network(xml_out& x, const network& net) {
     for (const auto& r : net.records) {
         x.open("record");
         if (r.neurons) x.words("neurons", *r.neurons);
+        if (!r.variables.empty()) x.words("variables", r.variables);
+        x.attr_if("interval-ms", r.interval_ms);
         x.close();
     }
     x.close();

@@ -54,6 +54,9 @@ inline bool is_spiking(neuron_model m) { return m == neuron_model::lif || is_nes
 inline bool emits_spikes(neuron_model m) { return is_spiking(m) || m == neuron_model::spike_source; }
 // The names of a model's snapshot variables, in order (none for rate models).
 const std::vector<std::string>& state_variable_names(neuron_model m);
+// The variables a <record variables="..."> may sample, under NEST's recordable names (lif:
+// v, ge, gi): the first ones of state_variable_names, in that order.
+const std::vector<std::string>& recordable_variables(neuron_model m);
 
 // The parameters of NEST's iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha, with
 // NEST's names and defaults (the document spells them C_m, tau_m, ...; iaf_defaults gives a
@@ -255,6 +258,10 @@ struct dc_generator {
 struct recording {
     std::optional<std::vector<std::string>> neurons;  // group references: `a`, `pop`, `pop[i:j]`
     source_location where;
+    // State recording: with `variables` (recordable_variables of each neuron's model), these
+    // are sampled every interval_ms (default: every tick) instead of the spikes.
+    std::vector<std::string> variables;
+    std::optional<double> interval_ms;
 };
 
 // A synapse or projection, in document order (the canonical summation order).
