@@ -64,12 +64,10 @@ int run_run(const run_options& o) {
         doc.run->batch = o.batch;
     }
     const auto& records = doc.net->records;
-    const bool samples_variables =
-        std::any_of(records.begin(), records.end(), [](const protocol::recording& r) { return !r.variables.empty(); });
-    if (!o.record_file.empty() && !samples_variables)
+    if (!o.record_file.empty() && std::all_of(records.begin(), records.end(), [](const protocol::recording& r) { return r.variables.empty(); }))
         throw usage_error(o.file + ": --record-file: the network samples no variables (add <record neurons=\"...\" variables=\"...\"/>)");
     // --spikes without a <record> of spikes records every spiking neuron.
-    if (!o.spikes.empty() && std::all_of(records.begin(), records.end(), [](const protocol::recording& r) { return !r.variables.empty(); })) {
+    if (!o.spikes.empty() && !protocol::records_spikes(records)) {
         auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
         if (std::none_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) &&
             std::none_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))

@@ -264,6 +264,13 @@ struct recording {
     std::optional<double> interval_ms;
 };
 
+// Whether a <record> of the network records spikes (one without variables).
+inline bool records_spikes(const std::vector<recording>& records) {
+    for (const auto& r : records)
+        if (r.variables.empty()) return true;
+    return false;
+}
+
 // A synapse or projection, in document order (the canonical summation order).
 struct connection_ref {
     enum class type { synapse, projection } kind;
