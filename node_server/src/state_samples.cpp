@@ -3,6 +3,7 @@
 #include "dnnc/core/error.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace dnnc::node_server {
 
@@ -43,7 +44,10 @@ void state_samples::complete(std::int64_t tick) {
         if (tick % s.every != 0) continue;
         const auto& part = it->second[s.node];
         auto& at = cursor[s.node];
-        if (at + s.variables > part.size()) throw protocol_error("a node did not report its samples of tick " + std::to_string(tick));
+        if (part.empty()) {  // a node the lead stopped waiting for (window mode)
+            values.insert(values.end(), s.variables, std::numeric_limits<float>::quiet_NaN());
+            continue;
+        }
         values.insert(values.end(), part.begin() + static_cast<std::ptrdiff_t>(at),
                       part.begin() + static_cast<std::ptrdiff_t>(at + s.variables));
         at += s.variables;

@@ -25,12 +25,13 @@ public:
     // Node v's values of tick t (its due neurons ascending, their variables in order);
     // protocol_error when their count is not what the samplings make.
     void add(std::size_t v, std::int64_t tick, const nlohmann::json& values);
-    // Tick t is complete: its values, in canonical order, join those held. Beyond
+    // Tick t is complete: its values, in canonical order, join those held (NaN for those of a
+    // node that did not report the tick: one a window-mode run stopped waiting for). Beyond
     // max_values_held the oldest ticks are dropped and counted in lost().
     void complete(std::int64_t tick);
     // Forgets the ticks before `from` (a client has them).
     void forget_before(std::int64_t from);
-    // [[tick, [value...]]...] of the held ticks from..through, at most about `budget` values;
+    // [[tick, [value...]]...] of the held ticks from..through (NaN as null), at most about `budget` values;
     // lowers `through` to the last tick answered when the budget ends it first.
     nlohmann::json answer(std::int64_t from, std::int64_t& through, std::size_t budget) const;
     // [{"variables": [...], "every": ticks, "neurons": [[global index, group id, index in

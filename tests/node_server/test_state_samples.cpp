@@ -54,6 +54,11 @@ TEST_CASE("samples from several nodes come out by tick, then neuron, then the re
     through = 5;
     CHECK(s.answer(0, through, 100) == json::parse("[[1, [61, -61, 71, -71]]]"));
     CHECK(s.lost() == 0);
+    // A node the lead stopped waiting for (window mode): NaN for its neurons, null in JSON.
+    s.add(0, 2, json::array({2, 72, -72}));
+    s.complete(2);
+    through = 5;
+    CHECK(s.answer(2, through, 100).dump() == "[[2,[2.0,null,null,null,72.0,-72.0]]]");
 }
 
 TEST_CASE("a network that samples nothing has no samples") {

@@ -3,6 +3,7 @@
 #include "dnnc/protocol/csv.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace dnnc::cli {
 
@@ -100,7 +101,8 @@ void spike_reader::read_samples(const json& ticks) {
             if (tick % n.every != 0) continue;
             for (const auto v : n.variables) {
                 if (k >= values.size()) throw protocol_error("the lead sent too few samples of tick " + std::to_string(tick));
-                const auto value = values[k++].get<float>();
+                const auto& sampled = values[k++];  // null: NaN, a node the lead did not wait for
+                const float value = sampled.is_null() ? std::numeric_limits<float>::quiet_NaN() : sampled.get<float>();
                 if (samples_csv_)
                     rows += protocol::sample_csv_row(tick, dt_, sample_populations_[static_cast<std::size_t>(n.population)], n.index,
                                                      sample_variables_[static_cast<std::size_t>(v)], value);

@@ -28,8 +28,6 @@ public:
     // Also keeps every spike read from here on in `to` (null: none).
     void collect(columns* to) { columns_ = to; }
 
-    // Whether the network samples variables (<record variables>).
-    bool sampling() const { return !sampled_.empty(); }
     // The samples read from here on go to `csv` (header first; by tick, then neuron, then
     // the record's variables in order) and, column by column, to `to` (either may be null).
     struct sample_columns {
