@@ -102,7 +102,7 @@ public:
             if (!doc.run) doc.run.emplace();
             doc.run->batch = o.batch;
         }
-        if (o.spikes && doc.net->records.empty()) {
+        if (o.spikes && !protocol::records_spikes(doc.net->records)) {
             auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
             if (std::any_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) ||
                 std::any_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))
@@ -146,6 +146,7 @@ public:
         if (!doc.net->records.empty()) {
             spikes_.emplace(client_, lead_, start_, nullptr);
             spikes_->collect(&spike_columns_);
+            spikes_->record_samples(nullptr, &sample_columns_);
         }
         if (o.outputs) outputs_.emplace(client_, lead_, start_, [this](const json& reply, bool) { return take_rows(reply); });
     }
@@ -238,6 +239,23 @@ public:
                               array_of(std::vector<std::int64_t>(spike_columns_.index), {n}), names);
     }
 
+    // (t_ms, population code, index, variable code, value) of the samples of <record
+    // variables>, and the population and variable names the codes index.
+    py::tuple recorded() {
+        const auto& c = sample_columns_;
+        const auto n = static_cast<py::ssize_t>(c.tick.size());
+        std::vector<double> t_ms(c.tick.size());
+        for (std::size_t i = 0; i < t_ms.size(); ++i) t_ms[i] = static_cast<double>(c.tick[i]) * (spikes_ ? spikes_->dt() : 0.1);
+        std::vector<std::string> populations, variables;
+        if (spikes_) {
+            populations = spikes_->sample_populations();
+            variables = spikes_->sample_variables();
+        }
+        return py::make_tuple(array_of(std::move(t_ms), {n}), array_of(std::vector<std::int32_t>(c.population), {n}),
+                              array_of(std::vector<std::int64_t>(c.index), {n}), array_of(std::vector<std::int32_t>(c.variable), {n}),
+                              array_of(std::vector<float>(c.value), {n}), populations, variables);
+    }
+
     json rates() const {
         if (!spikes_) return json::array();
         return spikes_->rates(completed_ + 1 - start_);
@@ -299,6 +317,8 @@ private:
             throw error("the lead dropped " + std::to_string(outputs_->missed()) + " output rows that were not read in time");
         if (spikes_ && spikes_->lost() > 0)
             throw error("the lead dropped " + std::to_string(spikes_->lost()) + " recorded spikes that were not read in time");
+        if (spikes_ && spikes_->samples_lost() > 0)
+            throw error("the lead dropped " + std::to_string(spikes_->samples_lost()) + " sampled values that were not read in time");
         completed_ = std::max(completed_, last);
     }
 
@@ -325,6 +345,7 @@ private:
     std::vector<std::string> input_ids_;
     std::optional<cli::spike_reader> spikes_;
     cli::spike_reader::columns spike_columns_;
+    cli::spike_reader::sample_columns sample_columns_;
     std::optional<cli::output_reader> outputs_;
     std::vector<std::string> columns_;
     std::vector<std::int64_t> ticks_;
@@ -568,6 +589,7 @@ PYBIND11_MODULE(_dnnc, m) {
         .def("output_ticks", &simulation::output_ticks)
         .def_property_readonly("output_columns", &simulation::output_columns)
         .def("spikes", &simulation::spikes)
+        .def("recorded", &simulation::recorded)
         .def("rates", [](const simulation& s) { return to_python(s.rates()); })
         .def("status", [](simulation& s) {
             json st;

@@ -66,7 +66,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
                    std::int64_t first_tick, const storage& where)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
       config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
-      checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick) {
+      checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
+      samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
     if (first_tick > 0) state_ = state::frozen;
     granted_ = first_tick - 1;
     checkpoints_.every = run_.checkpoint_every;
@@ -179,6 +180,7 @@ void lead_run::on_report(const json& report) {
                 for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
         if (entry.size() > 2 && recording_ && !row.reported[v])
             for (const auto& i : entry.at(2)) row.spikes.push_back(i.get<std::uint32_t>());
+        if (entry.size() > 3 && !row.reported[v]) samples_.add(v, tick, entry.at(3));
         row.reported[v] = true;
         p.completed = std::max(p.completed, tick);
     }
@@ -206,6 +208,7 @@ void lead_run::complete_rows() {
         if (!complete) break;
         rows_.push(std::move(it->second.values));
         if (!it->second.spikes.empty()) keep_spikes(it->first, std::move(it->second.spikes));
+        samples_.complete(it->first);
         partial_.erase(it);
     }
     if (state_ == state::stepping && completed() >= target_) {
@@ -796,9 +799,16 @@ json lead_run::spikes(const json& request) {
         ticks.push_back(json::array({s.tick, s.neurons}));
         count += s.neurons.size();
     }
+    samples_.forget_before(from);
+    json samples = answer ? samples_.answer(from, through, max_spikes_per_reply - std::min(count, max_spikes_per_reply)) : json::array();
+    while (!ticks.empty() && ticks.back().at(0).get<std::int64_t>() > through) ticks.erase(ticks.size() - 1);
     json reply{{"recording", recording_}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
-               {"completed", completed()}, {"lost", spikes_lost_}, {"state", name(state_)}, {"dt", plan_.net.dt}};
-    if (request.value("groups", false)) reply["groups"] = recorded_groups_;
+               {"completed", completed()}, {"lost", spikes_lost_}, {"state", name(state_)}, {"dt", plan_.net.dt},
+               {"sampling", samples_.sampling()}, {"samples", std::move(samples)}, {"samples_lost", samples_.lost()}};
+    if (request.value("groups", false)) {
+        reply["groups"] = recorded_groups_;
+        reply["samplings"] = samples_.layout();
+    }
     return reply;
 }
 

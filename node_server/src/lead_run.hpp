@@ -6,6 +6,7 @@
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
 #include "output_rows.hpp"
+#include "state_samples.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -122,14 +123,16 @@ public:
     // Recorded spikes (<record>), read and drained by a client:
     //   {"from": T(, "groups": true)(, "acknowledge": true)} -> {"recording": bool, "spikes": [[tick, [neuron...]], ...],
     //   "through": L, "completed": C, "lost": N, "state": S, "dt": ms per tick(, "groups": [{"id",
-    //   "first", "size", "recorded"}...])}.
+    //   "first", "size", "recorded"}...]), "samples": [[tick, [value...]]...], "samples_lost": N
+    //   (, "samplings": state_samples::layout())}.
     // The lead first forgets the spikes of ticks before T (the client has them), then answers
     // those of ticks T..L in tick order, each tick's neurons ascending (global indices; ticks
     // without spikes left out); the next request asks from L + 1. A reply holds at most about
     // max_spikes_per_reply spikes; none with "acknowledge" (a client that stops reading says
     // what it has, so that the lead forgets it). The lead holds at most max_spikes_held spikes not yet read:
     // beyond that it drops the oldest ticks' spikes and counts them in "lost" (since the run
-    // began). "groups" lists the groups with recorded neurons (recorded_groups_).
+    // began). "groups" lists the groups with recorded neurons (recorded_groups_). The samples
+    // of <record variables> (state_samples) travel the same way, in the same ticks T..L.
     static constexpr std::size_t max_spikes_per_reply = 1000000;
     static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
     nlohmann::json spikes(const nlohmann::json& request);
@@ -243,6 +246,9 @@ private:
     std::vector<std::string> checkpoint_files_;  // oldest first
     std::int64_t replicated_end_;                 // the standby holds the rows of ticks before this
     std::int64_t spikes_replicated_end_;          // and the unread spikes of ticks before this
+    // The samples of <record variables>, read with the spikes (spikes()); a standby does not
+    // get them.
+    state_samples samples_;
 
     std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
     std::thread ticker_;

@@ -46,6 +46,20 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     for (std::size_t k = 0; k < local.size(); ++k) by_index_[k] = k;
     std::sort(by_index_.begin(), by_index_.end(), [&](std::size_t a, std::size_t b) { return local[a].index < local[b].index; });
     records_every_spike_ = !recorded_.empty() && recorded_.size() == spiking;
+    if (config.share)
+        for (const auto& s : protocol::samplings_of(*config.share))
+            for (const auto i : s.neurons) {
+                // config.neurons: this node's neurons, ascending
+                const auto local = std::lower_bound(config.neurons.begin(), config.neurons.end(), static_cast<std::int64_t>(i),
+                                                    [](const protocol::local_neuron& n, std::int64_t k) { return n.index < k; });
+                if (local == config.neurons.end() || local->index != static_cast<std::int64_t>(i)) continue;
+                const auto& names = protocol::recordable_variables(local->params.model);
+                sampled_neuron n{static_cast<sim::global_index>(i), s.every, {}};
+                for (const auto& v : s.variables)
+                    n.which.push_back(static_cast<std::size_t>(std::find(names.begin(), names.end(), v) - names.begin()));
+                sampled_.push_back(std::move(n));
+            }
+    std::sort(sampled_.begin(), sampled_.end(), [](const sampled_neuron& a, const sampled_neuron& b) { return a.neuron < b.neuron; });
     options_ = {config.run.sync, config.run.send};
     report_ = std::move(report);
     start_runner();
@@ -62,6 +76,11 @@ void node_simulation::start_runner() {
             auto spikes = recorded_spikes(e);
             count += spikes.size();
             if (!spikes.empty()) entry.push_back(std::move(spikes));
+        }
+        if (auto sampled = samples(t, e); !sampled.empty()) {
+            count += sampled.size();
+            if (entry.size() == 2) entry.push_back(json::array());
+            entry.push_back(std::move(sampled));
         }
         const auto now = std::chrono::steady_clock::now();
         bool due;
@@ -85,6 +104,16 @@ json node_simulation::recorded_spikes(const sim::engine& e) const {
     for (const auto i : e.spiked())
         if (records_every_spike_ || std::binary_search(recorded_.begin(), recorded_.end(), i)) spikes.push_back(i);
     return spikes;
+}
+
+json node_simulation::samples(sim::tick_t t, const sim::engine& e) const {
+    json values = json::array();
+    for (const auto& n : sampled_) {
+        if (t % n.every != 0) continue;
+        const auto state = e.variables(n.neuron);
+        for (const auto k : n.which) values.push_back(state[k]);
+    }
+    return values;
 }
 
 void node_simulation::flush_reports() {

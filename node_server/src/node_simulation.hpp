@@ -7,7 +7,9 @@
 // Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...](, [spikes...])], ...],
 // "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
 // index order, lanes within each neuron, and spikes the recorded neurons that spiked in the
-// tick (lane 0), ascending, when any did (a <record> names them). A batch is
+// tick (lane 0), ascending, when any did (a <record> names them), then (after an empty
+// spike list when none spiked) the values of the neurons a <record variables> samples at the
+// tick (state_samples.hpp), when any is due. A batch is
 // sent when the runner computes the last tick granted, when it holds `report_batch` ticks
 // or `report_values` values and spikes or its oldest tick is `report_delay` old, and when
 // the clock holds (so that a freeze sees every tick computed).
@@ -91,6 +93,16 @@ private:
     std::vector<sim::global_index> reported_;
     std::vector<sim::global_index> recorded_;  // ascending; spiking neurons only
     bool records_every_spike_ = false;         // recorded_ holds every local spiking neuron
+    // The local neurons a <record variables> samples, ascending: its interval in ticks and
+    // its variables' positions in the neuron's state (engine::variables).
+    struct sampled_neuron {
+        sim::global_index neuron;
+        std::int64_t every;
+        std::vector<std::size_t> which;
+    };
+    std::vector<sampled_neuron> sampled_;
+    // The sampled values of tick t: its due neurons ascending, their variables in order.
+    nlohmann::json samples(sim::tick_t t, const sim::engine& e) const;
     sim::runner_options options_;
     reporter report_;
     std::mutex report_mutex_;

@@ -237,6 +237,7 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.outputs = net.outputs;
     share.poisson = net.poisson;  // each node draws for its own neurons
     share.dc = net.dc;
+    share.records = net.records;  // a node samples its own neurons' variables (samplings_of)
     share.synapse_models = net.synapse_models;
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {

@@ -67,6 +67,24 @@ std::string projection_name(const projection& p) {
 }
 std::string synapse_name(const synapse& s) { return "synapse from " + quote(s.from) + " to " + quote(s.to); }
 
+// aeif_cond_exp's adaptation and spike parameters, as NEST's aeif_cond_exp checks them:
+// V_peak >= V_th, V_reset < V_peak, Delta_T >= 0, and an exponential term that cannot
+// overflow a double at V_peak (with NEST's margin of 1e20).
+void check_adex(problems& out, const iaf_params& n, const adex_params& x, const source_location& where, const std::string& what) {
+    if (!(std::isfinite(x.tau_w) && x.tau_w > 0)) out.add(where, what + ": tau_w must be a positive number");
+    if (!std::isfinite(x.a)) out.add(where, what + ": a must be a finite number");
+    if (!std::isfinite(x.b)) out.add(where, what + ": b must be a finite number");
+    if (!std::isfinite(x.v_peak)) out.add(where, what + ": V_peak must be a finite number");
+    if (!(std::isfinite(x.delta_t) && x.delta_t >= 0)) out.add(where, what + ": Delta_T must be a number >= 0 (mV)");
+    if (!std::isfinite(x.v_peak) || !std::isfinite(n.v_th) || !std::isfinite(n.v_reset) || !std::isfinite(x.delta_t)) return;
+    if (!(x.v_peak >= n.v_th)) out.add(where, what + ": V_peak must not lie below V_th");
+    if (!(n.v_reset < x.v_peak)) out.add(where, what + ": V_reset must lie below V_peak");
+    const double largest_exponent = std::log(std::numeric_limits<double>::max() / 1e20);
+    if (x.delta_t > 0 && (x.v_peak - n.v_th) / x.delta_t >= largest_exponent)
+        out.add(where, what + ": (V_peak - V_th) / Delta_T must stay below ln(DBL_MAX / 1e20) = 663.7, or the exponential "
+                           "term overflows at V_peak");
+}
+
 void check_params(problems& out, const neuron_params& p, const source_location& where, const std::string& what) {
     auto positive = [&](double v, const char* name) {
         if (!(std::isfinite(v) && v > 0)) out.add(where, what + ": " + name + " must be a positive number");
@@ -103,7 +121,8 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
         finite(n.v_th, "V_th");
         finite(n.v_reset, "V_reset");
         finite(n.i_e, "I_e");
-        if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
+        if (p.model == neuron_model::aeif_cond_exp) check_adex(out, n, p.adex, where, what);
+        else if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
             out.add(where, what + ": V_reset must lie below V_th");
     }
     if (p.model == neuron_model::izhikevich) {
@@ -345,10 +364,35 @@ void check_generators(problems& out, const symbol_table& symbols, const network&
     }
 }
 
+// A sampling <record>: every variable one each named neuron's model records, an interval of
+// at least one tick.
+void check_sampling(problems& out, const recording& r, const std::unordered_map<std::string_view, neuron_model>& model_of,
+                    double dt) {
+    if (r.interval_ms && !(std::isfinite(*r.interval_ms) && ticks_of_ms(*r.interval_ms, dt) >= 1))
+        out.add(r.where, "record: interval-ms must be a finite number of ms, at least one tick (the network's dt)");
+    std::vector<std::pair<std::string, neuron_model>> named;
+    if (r.neurons)
+        for (const auto& ref : *r.neurons) {
+            const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+            if (model != model_of.end()) named.emplace_back(ref, model->second);
+        }
+    for (const auto& ref_model : named) {
+        const auto& known = recordable_variables(ref_model.second);
+        std::string list;
+        for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+        for (const auto& v : r.variables)
+            if (std::find(known.begin(), known.end(), v) == known.end())
+                out.add(r.where, "record: " + quote(ref_model.first) + " is a " + to_string(ref_model.second) + " neuron, which has no variable " +
+                                     quote(v) + (list.empty() ? std::string(" (it records none)") : " (it records " + list + ")"));
+    }
+}
+
 // A <record>'s references: groups that exist, of spiking models or spike sources (only
-// their spikes are recorded). `model_of` maps a neuron or population id to its model.
+// their spikes are recorded) unless it samples variables. `model_of` maps a neuron or population id to its model.
 void check_record(problems& out, const symbol_table& symbols, const recording& r,
                   const std::unordered_map<std::string_view, neuron_model>& model_of) {
+    if (r.variables.empty() && r.interval_ms) out.add(r.where, "record: interval-ms needs variables (it samples them)");
+    if (!r.variables.empty() && !r.neurons) out.add(r.where, "record: variables need neurons (the ones to sample)");
     if (!r.neurons) return;
     if (r.neurons->empty()) out.add(r.where, "record: names no neurons");
     for (const auto& ref : *r.neurons) {
@@ -358,9 +402,9 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
             continue;
         }
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
-        if (model != model_of.end() && !emits_spikes(model->second))
+        if (r.variables.empty() && model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha) and spike sources spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp) and spike sources spike");
     }
 }
 
@@ -465,7 +509,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
         const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
-                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha)" +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp)" +
                              (source ? " or a spike source" : ""));
     }
     if (!model.info->weight_bound) return;
@@ -608,7 +652,10 @@ void check_network(const network& net) {
             check_port(out, symbols, p, kind);
         }
     }
-    for (const auto& r : net.records) check_record(out, symbols, r, model_of);
+    for (const auto& r : net.records) {
+        check_record(out, symbols, r, model_of);
+        if (!r.variables.empty()) check_sampling(out, r, model_of, net.dt);
+    }
     out.throw_if_any();
 }
 

@@ -193,10 +193,25 @@ std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, 
 
 std::string spike_csv_header() { return "t_ms,population,index\n"; }
 
-std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index) {
+namespace {
+std::string ms_of_tick(std::int64_t tick, double dt_ms) {
     char t_ms[32];
     std::snprintf(t_ms, sizeof t_ms, "%.10g", static_cast<double>(tick) * dt_ms);
-    return std::string(t_ms) + "," + population + "," + std::to_string(index) + "\n";
+    return t_ms;
+}
+}  // namespace
+
+std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index) {
+    return ms_of_tick(tick, dt_ms) + "," + population + "," + std::to_string(index) + "\n";
+}
+
+std::string sample_csv_header() { return "t_ms,population,index,variable,value\n"; }
+
+std::string sample_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::int64_t index,
+                           const std::string& variable, float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
+    return ms_of_tick(tick, dt_ms) + "," + population + "," + std::to_string(index) + "," + variable + "," + text + "\n";
 }
 
 }  // namespace dnnc::protocol

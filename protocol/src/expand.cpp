@@ -77,11 +77,39 @@ namespace {
 // Which connections an expansion makes.
 enum class connections { all, into_local_neurons, none };
 
+}  // namespace
+
+std::vector<sampling> samplings_of(const network& net) {
+    std::vector<sampling> out;
+    const symbol_table symbols(net);
+    std::vector<bool> sampled;
+    for (const auto& r : net.records) {
+        if (r.variables.empty() || !r.neurons) continue;
+        sampling s{{}, r.variables, r.interval_ms ? ticks_of_ms(*r.interval_ms, net.dt) : 1};
+        for (const auto& ref : *r.neurons) {
+            const neuron_range g = symbols.range(ref, r.where);
+            if (sampled.size() < g.first + g.size) sampled.resize(g.first + g.size, false);
+            for (std::uint64_t i = g.first; i < g.first + g.size; ++i) {
+                if (sampled[i]) throw config_error(r.where, "record: neuron " + std::to_string(i) + " (in " + ref + ") is sampled twice (by one or two <record variables>)");
+                sampled[i] = true;
+                s.neurons.push_back(static_cast<neuron_index>(i));
+            }
+        }
+        std::sort(s.neurons.begin(), s.neurons.end());
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+namespace {
+
 // The inputs, the outputs and the recorded neurons, neuron by neuron.
 expanded_network finish_ports(const network& net, const symbol_table& symbols, expanded_network out) {
     out.drive = resolve_generators(net);
     std::vector<bool> recorded(net.records.empty() ? 0 : out.neuron_count(), false);
+    out.samplings = samplings_of(net);
     for (const auto& r : net.records) {
+        if (!r.variables.empty()) continue;
         if (!r.neurons) {
             for (neuron_index i = 0; i < out.neuron_count(); ++i) recorded[i] = recorded[i] || is_spiking(out.params_of(i).model);
             continue;

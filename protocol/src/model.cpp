@@ -20,6 +20,7 @@ const char* to_string(neuron_model m) {
     case neuron_model::izhikevich: return "izhikevich";
     case neuron_model::iaf_cond_exp: return "iaf_cond_exp";
     case neuron_model::iaf_cond_alpha: return "iaf_cond_alpha";
+    case neuron_model::aeif_cond_exp: return "aeif_cond_exp";
     case neuron_model::spike_source: return "spike-source";
     }
     return "?";
@@ -33,6 +34,7 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     static const std::vector<std::string> izhikevich{"V_m", "U_m"};
     static const std::vector<std::string> cond_exp{"V_m", "g_ex", "g_in", "refractory"};
     static const std::vector<std::string> cond_alpha{"V_m", "g_ex", "g_in", "dg_ex", "dg_in", "refractory"};
+    static const std::vector<std::string> aeif{"V_m", "g_ex", "g_in", "w", "refractory"};
     static const std::vector<std::string> psc_alpha{"V_m", "i_syn_ex", "i_syn_in", "di_syn_ex", "di_syn_in", "refractory"};
     switch (m) {
     case neuron_model::lif: return lif;
@@ -42,6 +44,28 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     case neuron_model::izhikevich: return izhikevich;
     case neuron_model::iaf_cond_exp: return cond_exp;
     case neuron_model::iaf_cond_alpha: return cond_alpha;
+    case neuron_model::aeif_cond_exp: return aeif;
+    default: return none;
+    }
+}
+
+const std::vector<std::string>& recordable_variables(neuron_model m) {
+    static const std::vector<std::string> none;
+    static const std::vector<std::string> lif{"v", "ge", "gi"};
+    static const std::vector<std::string> psc{"V_m", "I_syn_ex", "I_syn_in"};
+    static const std::vector<std::string> psc_delta{"V_m"};
+    static const std::vector<std::string> izhikevich{"V_m", "U_m"};
+    static const std::vector<std::string> cond{"V_m", "g_ex", "g_in"};
+    static const std::vector<std::string> aeif{"V_m", "g_ex", "g_in", "w"};
+    switch (m) {
+    case neuron_model::lif: return lif;
+    case neuron_model::iaf_psc_exp:
+    case neuron_model::iaf_psc_alpha: return psc;
+    case neuron_model::iaf_psc_delta: return psc_delta;
+    case neuron_model::izhikevich: return izhikevich;
+    case neuron_model::iaf_cond_exp:
+    case neuron_model::iaf_cond_alpha: return cond;
+    case neuron_model::aeif_cond_exp: return aeif;
     default: return none;
     }
 }
@@ -106,7 +130,18 @@ iaf_params iaf_defaults(neuron_model m) {
         p.v_reset = -60;
         p.tau_syn_ex = 0.2;
     }
+    if (m == neuron_model::aeif_cond_exp) {
+        p.c_m = 281;
+        p.g_l = 30;
+        p.e_l = -70.6;
+        p.v_th = -50.4;
+        p.t_ref = 0;
+    }
     return p;
+}
+bool operator==(const adex_params& a, const adex_params& b) {
+    auto t = [](const adex_params& p) { return std::tie(p.delta_t, p.tau_w, p.a, p.b, p.v_peak); };
+    return t(a) == t(b);
 }
 bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
     auto t = [](const izhikevich_params& p) { return std::tie(p.a, p.b, p.c, p.d, p.v_th, p.v_min, p.consistent_integration); };
@@ -115,7 +150,7 @@ bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.adex, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
     };
     return t(a) == t(b);
 }
@@ -155,7 +190,9 @@ bool operator==(const poisson_generator& a, const poisson_generator& b) {
 bool operator==(const dc_generator& a, const dc_generator& b) {
     return std::tie(a.to, a.amplitude, a.start, a.stop) == std::tie(b.to, b.amplitude, b.start, b.stop);
 }
-bool operator==(const recording& a, const recording& b) { return a.neurons == b.neurons; }
+bool operator==(const recording& a, const recording& b) {
+    return std::tie(a.neurons, a.variables, a.interval_ms) == std::tie(b.neurons, b.variables, b.interval_ms);
+}
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }

@@ -40,8 +40,9 @@ const char* output_problem(neuron_model m, double value) {
 }
 
 // What is wrong with the values of `n`, a neuron with parameters `p`, against its model:
-// every output in the model's range, the refractory count a whole number of ticks within
-// the neuron's refractory period. (Finite float32 values are check_state's.)
+// every output in the model's range, conductances >= 0, an adaptation current w within
+// NEST's bound, the refractory count a whole number of ticks within the neuron's refractory
+// period. (Finite float32 values are check_state's.)
 void check_against_model(const neuron_state& n, const neuron_params& p, double dt, std::vector<diagnostic>& problems) {
     for (std::size_t k = 0; k <= n.history.size(); ++k) {
         const double y = k == 0 ? n.output : n.history[k - 1];
@@ -52,7 +53,16 @@ void check_against_model(const neuron_state& n, const neuron_params& p, double d
         }
     }
     const auto& names = state_variable_names(p.model);
-    if (names.empty() || names.back() != "refractory" || n.state.size() != names.size()) return;
+    if (n.state.size() != names.size()) return;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        const double value = n.state[k];
+        const char* why = (names[k] == "g_ex" || names[k] == "g_in") && !(value >= 0) ? "must be >= 0 (nS)"
+                          : names[k] == "w" && !(std::abs(value) <= 1e6)
+                              ? "must lie in -1e6..1e6 pA (where NEST's aeif_cond_exp stops as numerically unstable)"
+                              : nullptr;
+        if (why) problems.push_back({n.where, "state of '" + n.id + "': " + names[k] + " " + text::from_double(value) + " " + why});
+    }
+    if (names.empty() || names.back() != "refractory") return;
     const double left = n.state.back(), most = refractory_period(p, dt);
     if (!(left >= 0 && left <= most && left == std::floor(left)))
         problems.push_back({n.where, "state of '" + n.id + "': refractory " + text::from_double(left) +

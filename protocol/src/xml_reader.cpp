@@ -335,6 +335,8 @@ protected:
     // at the element (see docs/document.md, "Model parameters").
     static bool not_nest(neuron_model m) { return !is_nest_model(m); }
     static bool is_izhikevich(neuron_model m) { return m == neuron_model::izhikevich; }
+    static bool is_adex(neuron_model m) { return m == neuron_model::aeif_cond_exp; }
+    static bool takes_a_and_b(neuron_model m) { return is_izhikevich(m) || is_adex(m); }
     static void check_model_attributes(const attributes& a, neuron_model model) {
         struct owned {
             const char* name;
@@ -352,25 +354,28 @@ protected:
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
             {"v-init-std", is_spiking, "the spiking models"},
-            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
             {"tau_m", is_psc, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
-            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
+            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
             {"V_th", is_nest_model, "NEST's models"},
-            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha"},
+            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
             {"I_e", is_nest_model, "NEST's models"},
-            {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha, iaf_cond_exp and iaf_cond_alpha"},
-            {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha, iaf_cond_exp and iaf_cond_alpha"},
-            {"g_L", is_cond, "iaf_cond_exp and iaf_cond_alpha"},
-            {"E_ex", is_cond, "iaf_cond_exp and iaf_cond_alpha"},
-            {"E_in", is_cond, "iaf_cond_exp and iaf_cond_alpha"},
-            {"a", is_izhikevich, "izhikevich"},
-            {"b", is_izhikevich, "izhikevich"},
+            {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha and NEST's conductance-based models"},
+            {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha and NEST's conductance-based models"},
+            {"g_L", is_cond, "iaf_cond_exp, iaf_cond_alpha and aeif_cond_exp"},
+            {"E_ex", is_cond, "iaf_cond_exp, iaf_cond_alpha and aeif_cond_exp"},
+            {"E_in", is_cond, "iaf_cond_exp, iaf_cond_alpha and aeif_cond_exp"},
+            {"a", takes_a_and_b, "izhikevich and aeif_cond_exp"},
+            {"b", takes_a_and_b, "izhikevich and aeif_cond_exp"},
+            {"Delta_T", is_adex, "aeif_cond_exp"},
+            {"tau_w", is_adex, "aeif_cond_exp"},
+            {"V_peak", is_adex, "aeif_cond_exp"},
             {"c", is_izhikevich, "izhikevich"},
             {"d", is_izhikevich, "izhikevich"},
             {"V_min", is_izhikevich, "izhikevich"},
             {"consistent_integration", is_izhikevich, "izhikevich"},
-            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha)"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -388,6 +393,7 @@ protected:
             {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
             {"iaf_psc_alpha", neuron_model::iaf_psc_alpha}, {"izhikevich", neuron_model::izhikevich},
             {"iaf_cond_exp", neuron_model::iaf_cond_exp}, {"iaf_cond_alpha", neuron_model::iaf_cond_alpha},
+            {"aeif_cond_exp", neuron_model::aeif_cond_exp},
             {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
@@ -413,8 +419,17 @@ protected:
         izhikevich_params& z = p.izhikevich;
         if (p.model == neuron_model::izhikevich) z.v_th = a.real("V_th", z.v_th);
         else n.v_th = a.real("V_th", n.v_th);
-        z.a = a.real("a", z.a);
-        z.b = a.real("b", z.b);
+        adex_params& x = p.adex;
+        if (is_adex(p.model)) {
+            x.a = a.real("a", x.a);
+            x.b = a.real("b", x.b);
+        } else {
+            z.a = a.real("a", z.a);
+            z.b = a.real("b", z.b);
+        }
+        x.delta_t = a.real("Delta_T", x.delta_t);
+        x.tau_w = a.real("tau_w", x.tau_w);
+        x.v_peak = a.real("V_peak", x.v_peak);
         z.c = a.real("c", z.c);
         z.d = a.real("d", z.d);
         z.v_min = a.real("V_min", z.v_min);
@@ -580,6 +595,8 @@ protected:
             recording r;
             if (a.get("neurons")) r.neurons = a.words("neurons");
             r.where = a.where();
+            r.variables = a.words("variables");
+            r.interval_ms = a.real("interval-ms");
             net.records.push_back(std::move(r));
         }
     }

@@ -143,6 +143,11 @@ void write_params(xml_out& x, const neuron_params& p) {
     x.attr_if("V_th", p.izhikevich.v_th, d.izhikevich.v_th);
     x.attr_if("V_min", p.izhikevich.v_min, d.izhikevich.v_min);
     if (!p.izhikevich.consistent_integration) x.attr("consistent_integration", std::string("false"));
+    x.attr_if("Delta_T", p.adex.delta_t, d.adex.delta_t);
+    x.attr_if("tau_w", p.adex.tau_w, d.adex.tau_w);
+    x.attr_if("a", p.adex.a, d.adex.a);
+    x.attr_if("b", p.adex.b, d.adex.b);
+    x.attr_if("V_peak", p.adex.v_peak, d.adex.v_peak);
     x.attr_if("v-init", p.v_init);
     x.attr_if("v-init-max", p.v_init_max);
     x.attr_if("v-init-std", p.v_init_std);
@@ -295,6 +300,8 @@ void write_network(xml_out& x, const network& net) {
     for (const auto& r : net.records) {
         x.open("record");
         if (r.neurons) x.words("neurons", *r.neurons);
+        if (!r.variables.empty()) x.words("variables", r.variables);
+        x.attr_if("interval-ms", r.interval_ms);
         x.close();
     }
     x.close();

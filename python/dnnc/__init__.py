@@ -41,8 +41,9 @@ _NS = "urn:dnnc:1"
 
 # Parameters the document spells as NEST does, with underscores (docs/document.md).
 _NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e", "V_min",
-               "consistent_integration", "g_L", "E_ex", "E_in"}
-_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta", "iaf_psc_alpha", "izhikevich", "iaf_cond_exp", "iaf_cond_alpha")
+               "consistent_integration", "g_L", "E_ex", "E_in", "Delta_T", "tau_w", "V_peak"}
+_NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta", "iaf_psc_alpha", "izhikevich", "iaf_cond_exp", "iaf_cond_alpha",
+                "aeif_cond_exp")
 
 
 def _attribute_name(key):
@@ -173,9 +174,12 @@ class Network:
         """Adds ``<output id neurons>``; its neurons are the columns of :meth:`Simulation.outputs`."""
         return self._add("output", dict(id=id, neurons=neurons))
 
-    def record(self, neurons=None):
-        """Adds ``<record>``: whose spikes a run records (default: every spiking neuron)."""
-        return self._add("record", dict(neurons=neurons))
+    def record(self, neurons=None, variables=None, interval_ms=None):
+        """Adds ``<record>``: whose spikes a run records (default: every spiking neuron); with
+        ``variables`` (a list of NEST's names, e.g. ``["V_m", "g_ex"]``) the neurons' state is
+        sampled instead, every ``interval_ms`` (default: every tick): read with
+        :meth:`Simulation.recorded`."""
+        return self._add("record", dict(neurons=neurons, variables=variables, interval_ms=interval_ms))
 
     def poisson(self, to, **params):
         """Adds a ``<poisson to ...>`` generator (``rate``, ``weight``, ``seed``, ...)."""
@@ -459,6 +463,18 @@ class Simulation:
         t_ms, codes, index, names = self._sim.spikes()
         population = np.asarray(names if names else [""], dtype=str)[codes]
         return t_ms, population, index
+
+    def recorded(self):
+        """The variables that ``record(..., variables=...)`` samples, so far, as a dict of NumPy
+        arrays of one row per value: ``t_ms`` (float64, the start of the sampled tick),
+        ``population`` (str, population or neuron id), ``index`` (int64, in the population),
+        ``variable`` (str, NEST's name: ``V_m``, ``g_ex``, ...) and ``value`` (float32, in
+        the variable's unit: mV, nS, pA). Rows by tick, then neuron, then the record's
+        variables in order: the rows of ``dnnc run --record-file``; the same on any partition."""
+        self._sim.catch_up()
+        t_ms, populations, index, variables, value, population_names, variable_names = self._sim.recorded()
+        return {"t_ms": t_ms, "population": np.asarray(population_names or [""], dtype=str)[populations], "index": index,
+                "variable": np.asarray(variable_names or [""], dtype=str)[variables], "value": value}
 
     def rates(self):
         """{population id: mean firing rate in Hz} of the recorded neurons, over the ticks run."""

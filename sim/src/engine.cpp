@@ -524,6 +524,10 @@ float engine::output(global_index neuron, std::uint32_t lane) const {
 
 bool engine::is_local(global_index neuron) const { return impl_->slots.is_local(neuron); }
 
+std::vector<float> engine::variables(global_index neuron) const {
+    return impl_->neurons.variables(impl_->slots.local_slot(neuron));
+}
+
 std::vector<neuron_state> engine::capture() const {
     std::vector<neuron_state> states;
     states.reserve(impl_->local());

@@ -85,6 +85,18 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.theta = static_cast<float>(n.v_th);
         c.v_reset = static_cast<float>(n.v_reset);
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
+        if (p.model == protocol::neuron_model::aeif_cond_exp) {
+            const auto& x = p.adex;
+            auto& z = c.adex;
+            z.a = x.a;
+            z.b = x.b;
+            z.inv_tau_w = 1.0 / x.tau_w;
+            z.delta_t = x.delta_t;
+            z.v_peak = x.v_peak;
+            z.spike_at = x.delta_t > 0 ? x.v_peak : n.v_th;
+            z.stiff_ms = 0.25 * n.c_m / n.g_l;
+            z.shortest_ms = k.sub_h / 1024;
+        }
     } else if (protocol::is_psc(p.model)) {
         const auto& n = p.iaf;
         c.e_l = static_cast<float>(n.e_l);
@@ -201,6 +213,9 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
     case protocol::neuron_model::iaf_cond_alpha:
         return step_each<step_iaf_cond_alpha>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
                                               inhibitory, poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::aeif_cond_exp:
+        return step_each<step_aeif_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+                                             poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_cond_exp:
         return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
                                             poisson_excitatory, poisson_inhibitory, out);
@@ -224,6 +239,7 @@ std::vector<float> variables_of(const model_coefficients& c, const model_state& 
     case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
     case protocol::neuron_model::iaf_cond_alpha:
     case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
+    case protocol::neuron_model::aeif_cond_exp: return {s.v, s.ge, s.gi, s.xe, refractory};
     case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
     case protocol::neuron_model::izhikevich: return {s.v, s.ge};
     default: return {};
@@ -248,6 +264,7 @@ model_state state_from(const model_coefficients& c, const std::vector<float>& va
         s.ge = variables[1];
         s.gi = variables[2];
     }
+    if (c.model == protocol::neuron_model::aeif_cond_exp) s.xe = variables[3];
     if (names.size() == 6) {
         s.xe = variables[3];
         s.xi = variables[4];

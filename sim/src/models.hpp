@@ -41,11 +41,19 @@ struct model_coefficients {
         double jump_ex = 0, jump_in = 0;  // iaf_cond_alpha: e / tau_syn, dg's jump per nS of weight
         int substeps = 0;
     } cond;
+    // aeif_cond_exp, beside cond: the adaptation (a nS, b pA, 1/tau_w), the exponential term
+    // (Delta_T, V_peak where it is clamped) and spike_at, where a spike is detected (V_peak,
+    // or V_th when Delta_T = 0, as NEST). A step above V_th is at most stiff_ms e^{-(V -
+    // V_th) / Delta_T} (a quarter of the exponential term's time constant) and at least
+    // shortest_ms (sub_h / 1024), so that a substep takes at most 1024 steps.
+    struct adaptation {
+        double a = 0, b = 0, inv_tau_w = 0, delta_t = 0, v_peak = 0, spike_at = 0, stiff_ms = 0, shortest_ms = 0;
+    } adex;
 };
 
 // v, ge, gi and the refractory count as each model names them (variables_of); xe and xi
 // hold a second excitatory and inhibitory variable (iaf_psc_alpha: dI_ex, dI_in).
-// izhikevich keeps U_m in ge.
+// izhikevich keeps U_m in ge; aeif_cond_exp keeps w in xe.
 struct model_state {
     float v = 0, ge = 0, gi = 0, xe = 0, xi = 0;
     std::int32_t refractory_left = 0;
@@ -80,7 +88,8 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::iaf_psc_delta:
     case protocol::neuron_model::izhikevich:
     case protocol::neuron_model::iaf_cond_exp:
-    case protocol::neuron_model::iaf_cond_alpha: break;
+    case protocol::neuron_model::iaf_cond_alpha:
+    case protocol::neuron_model::aeif_cond_exp: break;
     }
     return 0.0f;
 }
@@ -288,6 +297,21 @@ inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_e
 }
 
 
+// One classical RK4 step of length h from y (N variables) of dy/dt = f(y) into out.
+template <int N, typename F>
+inline void rk4_step(const double* y, double h, const F& f, double* out) {
+    const double half = 0.5 * h, sixth = h / 6.0;
+    double a[N], b[N], m[N], e[N], t[N];
+    f(y, a);
+    for (int j = 0; j < N; ++j) t[j] = y[j] + half * a[j];
+    f(t, b);
+    for (int j = 0; j < N; ++j) t[j] = y[j] + half * b[j];
+    f(t, m);
+    for (int j = 0; j < N; ++j) t[j] = y[j] + h * m[j];
+    f(t, e);
+    for (int j = 0; j < N; ++j) out[j] = y[j] + sixth * (a[j] + 2.0 * b[j] + 2.0 * m[j] + e[j]);
+}
+
 // One tick of NEST's iaf_cond_alpha (iaf_cond_alpha.cpp): as iaf_cond_exp, with alpha-shaped
 // conductances, dg_x/dt = -dg_x / tau_syn_x, dg/dt = dg_x - g_x / tau_syn_x; the synaptic
 // sums join dg_x scaled by e / tau_syn_x, so that a weight of w nS peaks at w, tau_syn_x
@@ -296,7 +320,7 @@ inline float step_iaf_cond_alpha(const model_coefficients& c, float& v, float& g
                                  float& dg_in, float& refractory_left, float input, float excitatory, float inhibitory) {
     const auto& k = c.cond;
     const bool refractory = refractory_left > 0;
-    const double i = double{input} + k.i_e, h = k.sub_h, half = 0.5 * h, sixth = h / 6.0;
+    const double i = double{input} + k.i_e;
     double y[5] = {v, g_ex, g_in, dg_ex, dg_in};
     auto f = [&](const double* x, double* out) {
         const double bounded = x[0] < k.v_th ? x[0] : k.v_th;
@@ -309,22 +333,84 @@ inline float step_iaf_cond_alpha(const model_coefficients& c, float& v, float& g
         out[3] = -x[3] * k.inv_tau_ex;
         out[4] = -x[4] * k.inv_tau_in;
     };
-    for (int s = 0; s < k.substeps; ++s) {
-        double a[5], b[5], m[5], e[5], t[5];
-        f(y, a);
-        for (int j = 0; j < 5; ++j) t[j] = y[j] + half * a[j];
-        f(t, b);
-        for (int j = 0; j < 5; ++j) t[j] = y[j] + half * b[j];
-        f(t, m);
-        for (int j = 0; j < 5; ++j) t[j] = y[j] + h * m[j];
-        f(t, e);
-        for (int j = 0; j < 5; ++j) y[j] = y[j] + sixth * (a[j] + 2.0 * b[j] + 2.0 * m[j] + e[j]);
-    }
+    for (int s = 0; s < k.substeps; ++s) rk4_step<5>(y, k.sub_h, f, y);
     g_ex = static_cast<float>(y[1]);
     g_in = static_cast<float>(y[2]);
     dg_ex = static_cast<float>(y[3] + double{excitatory} * k.jump_ex);
     dg_in = static_cast<float>(y[4] - double{inhibitory} * k.jump_in);
     return settle_cond(c, v, refractory_left, y[0]);
+}
+
+// The derivative of NEST's aeif_cond_exp (aeif_cond_exp_dynamics) at x = {V_m, g_ex, g_in, w}:
+// V (V_reset while refractory, else clamped to V_peak) under leak, the exponential term
+// g_L Delta_T e^{(V - V_th) / Delta_T} (none when Delta_T = 0), the conductances, the
+// adaptation current w and I; dV = 0 while refractory; dw/dt = (a (V - E_L) - w) / tau_w.
+inline void aeif_derivative(const model_coefficients& c, bool refractory, double i, const double* x, double* out) {
+    const auto& k = c.cond;
+    const auto& z = c.adex;
+    const double bounded = x[0] < z.v_peak ? x[0] : z.v_peak;
+    const double at = refractory ? k.v_reset : bounded;
+    const double spike_current = z.delta_t == 0 ? 0.0 : k.g_l * z.delta_t * std::exp((at - k.v_th) / z.delta_t);
+    const double leak = k.g_l * (at - k.e_l), i_ex = x[1] * (at - k.e_ex), i_in = x[2] * (at - k.e_in);
+    out[0] = refractory ? 0.0 : (-leak + spike_current - i_ex - i_in - x[3] + i) * k.inv_c_m;
+    out[1] = -x[1] * k.inv_tau_ex;
+    out[2] = -x[2] * k.inv_tau_in;
+    out[3] = (z.a * (at - k.e_l) - x[3]) * z.inv_tau_w;
+}
+
+// One tick of NEST's aeif_cond_exp (aeif_cond_exp.cpp) from the state as it was (I = I_ext +
+// I_e), in the substeps of the conductance models, each cut into shorter RK4 steps where the
+// exponential term is steep (adaptation). As in NEST, a spike is found within the tick: a step
+// that ends at or above spike_at spikes at the time its V reaches it (bisection of the step's
+// length, 24 halvings), then V <- V_reset, w <- w + b, and the rest of the tick runs with V held
+// at V_reset if t_ref gives refractory ticks (else on from V_reset; a second spike in one tick
+// resets again, but the tick's output stays 1). Then the conductances take this tick's synaptic
+// sums, and a refractory count runs down, or starts after a spike (refractory ticks after this
+// one). The state is float between ticks.
+inline float step_aeif_cond_exp(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& w,
+                                float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const auto& k = c.cond;
+    const auto& z = c.adex;
+    const bool refractory_before = refractory_left > 0;
+    bool refractory = refractory_before, spiked = false;
+    const double i = double{input} + k.i_e;
+    const auto f = [&](const double* x, double* out) { aeif_derivative(c, refractory, i, x, out); };
+    double y[4] = {v, g_ex, g_in, w}, next[4];
+    for (int s = 0; s < k.substeps; ++s) {
+        for (double left = k.sub_h; left > 0;) {
+            double h = left;
+            if (!refractory && z.delta_t > 0) {
+                const double bounded = y[0] < z.v_peak ? y[0] : z.v_peak;
+                h = std::min(left, std::max(z.stiff_ms * std::exp((k.v_th - bounded) / z.delta_t), z.shortest_ms));
+            }
+            rk4_step<4>(y, h, f, next);
+            if (refractory) {
+                next[0] = k.v_reset;
+            } else if (next[0] >= z.spike_at) {
+                double before = 0, after = h, probe[4];
+                for (int n = 0; n < 24; ++n) {
+                    const double middle = 0.5 * (before + after);
+                    rk4_step<4>(y, middle, f, probe);
+                    (probe[0] < z.spike_at ? before : after) = middle;
+                }
+                h = std::max(after, std::min(z.shortest_ms, h));
+                rk4_step<4>(y, h, f, next);
+                next[0] = k.v_reset;
+                next[3] += z.b;
+                spiked = true;
+                refractory = c.refractory_ticks > 0;
+            }
+            std::copy(next, next + 4, y);
+            left -= h;
+        }
+    }
+    v = static_cast<float>(y[0]);
+    g_ex = static_cast<float>(y[1] + double{excitatory});
+    g_in = static_cast<float>(y[2] - double{inhibitory});
+    w = static_cast<float>(y[3]);
+    const float left = refractory_left;
+    refractory_left = spiked ? c.refractory_ticks : refractory_before ? left - 1.0f : left;
+    return spiked ? 1.0f : 0.0f;
 }
 
 // One tick of the spiking model c.model (protocol::is_spiking).
@@ -341,6 +427,8 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
         return step_iaf_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_cond_alpha:
         return step_iaf_cond_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::aeif_cond_exp:
+        return step_aeif_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::izhikevich:
         return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory)
                            : step_izhikevich(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
@@ -365,8 +453,8 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
 // left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
 // i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
 // refractory ticks left]; izhikevich [V_m, U_m]; iaf_cond_exp [V_m, g_ex, g_in, refractory
-// ticks left]; iaf_cond_alpha [V_m, g_ex, g_in, dg_ex, dg_in, refractory ticks left]; rate
-// models none.
+// ticks left]; iaf_cond_alpha [V_m, g_ex, g_in, dg_ex, dg_in, refractory ticks left];
+// aeif_cond_exp [V_m, g_ex, g_in, w, refractory ticks left]; rate models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

@@ -203,6 +203,45 @@ TEST_CASE("a NEST model's refractory count is bounded by t_ref in ticks, and sig
     CHECK_THROWS_WITH(states(0, 0, 0, -0.5), Catch::Contains("must be >= 0 (relu)"));
 }
 
+TEST_CASE("aeif_cond_exp's state: conductances >= 0, w within NEST's bound, refractory within t_ref in ticks") {
+    const document doc = parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s" dt="0.5"><neuron id="a" model="aeif_cond_exp" t_ref="1"/></network>
+</dnnc>)",
+                                        "a.xml");
+    const auto net = expand(*doc.net, doc.file);
+    auto states = [&](double g_ex, double g_in, double w, double refractory) {
+        document d = doc;
+        d.state = snapshot_state{0, {{"a", 0, {-65, g_ex, g_in, w, refractory}, {}, {}, {}, {}}}, {}};
+        return states_of(d, net);
+    };
+    CHECK(states(3, 0, -1e6, 2).size() == 1);
+    CHECK(states(0, 1, 1e6, 0).size() == 1);
+    CHECK_THROWS_WITH(states(-0.5, 0, 0, 0), Catch::Contains("state of 'a': g_ex -0.5 must be >= 0 (nS)"));
+    CHECK_THROWS_WITH(states(0, -2, 0, 0), Catch::Contains("state of 'a': g_in -2 must be >= 0 (nS)"));
+    CHECK_THROWS_WITH(states(0, 0, 2e6, 0), Catch::Contains("state of 'a': w 2e+06 must lie in -1e6..1e6 pA"));
+    CHECK_THROWS_WITH(states(0, 0, 0, 3), Catch::Contains("refractory 3 must be a whole number of ticks in 0..2"));
+    CHECK_THROWS_WITH(states(0, 0, 0, 0.5), Catch::Contains("refractory 0.5 must be a whole number"));
+}
+
+TEST_CASE("aeif_cond_exp's state, w included, round-trips as XML and as binary") {
+    scratch s;
+    document doc = parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s"><population id="A" size="2" model="aeif_cond_exp" t_ref="0.5"/></network>
+</dnnc>)",
+                                  "a.xml");
+    doc.state = snapshot_state{7, {{"A[0]", 1, {-60, 2.5, 0.75, 161.25, 5}, {}, {}, {}, {}},
+                                   {"A[1]", 0, {-52.125, 0, 3, -12.5, 0}, {}, {}, {}, {}}}, {}};
+    for (const char* name : {"adex.xml", "adex.dnncs"}) {
+        INFO(name);
+        save_snapshot(doc, s.path(name));
+        const document back = load_snapshot(s.path(name));
+        CHECK(back == doc);
+        const auto states = states_of(back, expand(*back.net, back.file));
+        CHECK(states[0].variables == std::vector<float>{-60, 2.5f, 0.75f, 161.25f, 5});
+        CHECK(states[1].variables[3] == -12.5f);
+    }
+}
+
 TEST_CASE("a snapshot or document file longer than the bound is refused before it is read") {
     scratch s;
     for (const auto* name : {"big.dnncs", "big.xml"}) {

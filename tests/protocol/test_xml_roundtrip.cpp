@@ -137,6 +137,8 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <population id="g" size="2" model="iaf_cond_exp" g_L="20" E_ex="5" E_in="-80" C_m="200" tau_syn_in="5" V_th="-50"/>
     <neuron id="gd" model="iaf_cond_exp"/>
     <neuron id="ga" model="iaf_cond_alpha" E_in="-75" tau_syn_ex="0.5"/>
+    <neuron id="ad" model="aeif_cond_exp" a="2" b="60" Delta_T="0" tau_w="100" V_peak="20" E_L="-65"/>
+    <record neurons="ad g[1]" variables="V_m g_ex" interval-ms="0.5"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
@@ -211,6 +213,17 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(ga.iaf.e_in == -75);
     CHECK(ga.iaf.tau_syn_ex == 0.5);
     CHECK(ga.iaf.v_reset == -60);
+    const auto& ad = doc.net->neurons[4].params;
+    CHECK(ad.model == neuron_model::aeif_cond_exp);
+    CHECK(ad.adex == adex_params{0, 100, 2, 60, 20});
+    CHECK(ad.iaf.e_l == -65);
+    CHECK(ad.iaf.c_m == 281);
+    CHECK(ad.iaf.g_l == 30);
+    CHECK(ad.iaf.t_ref == 0);
+    CHECK(ad.izhikevich == izhikevich_params{});
+    REQUIRE(doc.net->records.size() == 1);
+    CHECK(doc.net->records[0].variables == std::vector<std::string>{"V_m", "g_ex"});
+    CHECK(doc.net->records[0].interval_ms == 0.5);
     REQUIRE(doc.net->poisson.size() == 2);
     CHECK(doc.net->poisson[0].to == std::vector<std::string>{"e", "d"});
     CHECK(doc.net->poisson[0].rate == 8000);

@@ -95,3 +95,20 @@ def test_iaf_cond_alpha_spikes_alike_on_one_and_three_nodes():
     assert len(one[0]) > 0
     for a, b in zip(one, three):
         assert np.array_equal(a, b)
+
+
+def test_aeif_cond_exp_spikes_alike_on_one_and_three_nodes():
+    def network():
+        net = dnnc.Network("adex")
+        net.population("A", 60, model="aeif_cond_exp", seed=4, I_e=700, tau_w=100, Delta_T=2.5, V_peak=10, t_ref=1,
+                       v_init=-65, v_init_std=5)
+        net.connect("A[0:48]", "A", kind="random", p=0.2, weight=2, seed=1)
+        net.connect("A[48:60]", "A", kind="random", p=0.2, weight=-8, delay=2, seed=2)
+        net.record("A")
+        return net
+    xml = network().to_xml()
+    assert 'model="aeif_cond_exp"' in xml and 'Delta_T="2.5"' in xml and 'tau_w="100"' in xml and 'V_peak="10"' in xml
+    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)

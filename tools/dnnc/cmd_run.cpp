@@ -1,5 +1,5 @@
 // dnnc run CONFIG.xml [--cluster C.xml | --nodes K] [--ticks N] [--input IN.csv]
-// [--output OUT.csv] [--spikes SPIKES.csv] [--weights W.csv [--weights-every T]]: the whole
+// [--output OUT.csv] [--spikes SPIKES.csv] [--record-file VARS.csv] [--weights W.csv [--weights-every T]]: the whole
 // job on this machine. Brings up the local cluster, submits, feeds the inputs, runs N ticks
 // (reading the recorded spikes as they come; in steps of T ticks, the weights written after
 // each, with --weights-every), writes the outputs, prints a summary, and takes the cluster
@@ -36,7 +36,7 @@ volatile bool interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
-    std::string file, cluster_file, input, output, spikes, weights, report, log_level = "warn", http_bind = "127.0.0.1";
+    std::string file, cluster_file, input, output, spikes, record_file, weights, report, log_level = "warn", http_bind = "127.0.0.1";
     int nodes = 0, batch = 0;  // batch 0: as the document says
     int http = -1;             // the lead's live page
     bool running_cluster = false;
@@ -63,8 +63,11 @@ int run_run(const run_options& o) {
         if (!doc.run) doc.run.emplace();
         doc.run->batch = o.batch;
     }
-    // --spikes without a <record> records every spiking neuron.
-    if (!o.spikes.empty() && doc.net->records.empty()) {
+    const auto& records = doc.net->records;
+    if (!o.record_file.empty() && std::all_of(records.begin(), records.end(), [](const protocol::recording& r) { return r.variables.empty(); }))
+        throw usage_error(o.file + ": --record-file: the network samples no variables (add <record neurons=\"...\" variables=\"...\"/>)");
+    // --spikes without a <record> of spikes records every spiking neuron.
+    if (!o.spikes.empty() && !protocol::records_spikes(records)) {
         auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
         if (std::none_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) &&
             std::none_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))
@@ -77,7 +80,7 @@ int run_run(const run_options& o) {
         !o.spikes.empty() || o.report.empty() || doc.net->records.empty()
             ? o.spikes
             : (fs::temp_directory_path() / ("dnnc-report-spikes-" + std::to_string(getpid()) + ".csv")).string();
-    const bool read_spikes = !doc.net->records.empty() && (!spikes_path.empty() || o.json);
+    const bool read_spikes = (!doc.net->records.empty() && (!spikes_path.empty() || o.json)) || !o.record_file.empty();
     protocol::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
     protocol::check_input_lanes(inputs, doc.run ? doc.run->batch : 1);
@@ -104,7 +107,7 @@ int run_run(const run_options& o) {
     launch.http_port = o.http;
     launch.http_bind = o.http_bind;
     json summary, progress, populations, final_status, histograms;
-    std::int64_t spikes_lost = 0, rows_missed = 0;
+    std::int64_t spikes_lost = 0, samples_lost = 0, rows_missed = 0;
     std::uint64_t weights_written = 0;
     std::vector<std::string> weight_samples;
     const auto started = std::chrono::steady_clock::now();
@@ -139,9 +142,16 @@ int run_run(const run_options& o) {
             spikes_file.open(spikes_path);
             if (!spikes_file) throw io_error("cannot write " + spikes_path);
         }
+        std::ofstream samples_file;
+        if (!o.record_file.empty()) {
+            samples_file.open(o.record_file);
+            if (!samples_file) throw io_error("cannot write " + o.record_file);
+        }
         std::optional<spike_reader> spikes;
-        if (read_spikes)
+        if (read_spikes) {
             spikes.emplace(client, lead, summary["tick"].get<std::int64_t>(), spikes_path.empty() ? nullptr : &spikes_file);
+            if (!o.record_file.empty()) spikes->record_samples(&samples_file, nullptr);
+        }
         std::ofstream out_file;
         std::optional<output_reader> outputs;
         if (!o.output.empty()) {
@@ -187,6 +197,7 @@ int run_run(const run_options& o) {
         if (spikes) {
             populations = spikes->rates(last + 1 - summary["tick"].get<std::int64_t>());
             spikes_lost = spikes->lost();
+            samples_lost = spikes->samples_lost();
         }
         if (outputs) rows_missed = outputs->missed();
         if (!o.report.empty())
@@ -208,6 +219,8 @@ int run_run(const run_options& o) {
         throw error("the lead dropped " + std::to_string(rows_missed) + " output rows that were not read in time");
     if (spikes_lost > 0)
         throw error("the lead dropped " + std::to_string(spikes_lost) + " recorded spikes that were not read in time");
+    if (samples_lost > 0)
+        throw error("the lead dropped " + std::to_string(samples_lost) + " sampled values that were not read in time");
     if (!o.report.empty()) {
         spike_table recorded;
         if (!spikes_path.empty()) {
@@ -239,6 +252,7 @@ int run_run(const run_options& o) {
         for (const auto& p : populations) count += p["spikes"].get<std::int64_t>();
         std::printf("spikes: %s (%lld)\n", o.spikes.c_str(), static_cast<long long>(count));
     }
+    if (!o.record_file.empty()) std::printf("recorded variables: %s\n", o.record_file.c_str());
     if (!o.weights.empty()) std::printf("weights: %s (%llu synapses)\n", o.weights.c_str(), static_cast<unsigned long long>(weights_written));
     if (!weight_samples.empty())
         std::printf("weights every %lld ticks: %s ... %s (%zu files)\n", static_cast<long long>(o.weights_every),
@@ -266,6 +280,8 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
+    cmd->add_option("--record-file", o->record_file,
+                    "Write the variables that <record variables> sample here as CSV (t_ms,population,index,variable,value)");
     auto* weights = cmd->add_option("--weights", o->weights,
                                     "Write the plastic synapses' final weights here as CSV (projection,source,target,weight)");
     cmd->add_option("--weights-every", o->weights_every,

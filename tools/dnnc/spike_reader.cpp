@@ -3,6 +3,7 @@
 #include "dnnc/protocol/csv.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace dnnc::cli {
 
@@ -11,8 +12,23 @@ using json = nlohmann::json;
 spike_reader::spike_reader(const client_options& o, std::string lead, std::int64_t from, std::ostream* csv)
     : options_(o), lead_(std::move(lead)), csv_(csv), from_(from) {
     const auto reply = request({{"groups", true}});
-    if (!reply.value("recording", false))
+    if (!reply.value("recording", false) && !reply.value("sampling", false))
         throw usage_error("the network at " + lead_ + " records no spikes: add <record neurons=\"...\"/> to its <network>");
+    // Names as codes: each population and variable once, in the order they first appear.
+    auto code_of = [](std::vector<std::string>& names, const std::string& name) {
+        const auto it = std::find(names.begin(), names.end(), name);
+        if (it != names.end()) return static_cast<std::int32_t>(it - names.begin());
+        names.push_back(name);
+        return static_cast<std::int32_t>(names.size() - 1);
+    };
+    for (const auto& s : reply.value("samplings", json::array())) {
+        std::vector<std::int32_t> variables;
+        for (const auto& v : s.at("variables")) variables.push_back(code_of(sample_variables_, v.get<std::string>()));
+        for (const auto& n : s.at("neurons"))
+            sampled_.push_back({n.at(0).get<std::uint64_t>(), code_of(sample_populations_, n.at(1).get<std::string>()),
+                                n.at(2).get<std::int64_t>(), s.at("every").get<std::int64_t>(), variables});
+    }
+    std::sort(sampled_.begin(), sampled_.end(), [](const sampled_neuron& a, const sampled_neuron& b) { return a.neuron < b.neuron; });
     dt_ = reply.at("dt").get<double>();
     for (const auto& g : reply.at("groups"))
         groups_.push_back({g.at("id").get<std::string>(), g.at("first").get<std::uint64_t>(), g.at("size").get<std::uint64_t>(),
@@ -59,12 +75,52 @@ std::int64_t spike_reader::read() {
         *csv_ << rows;
         if (!*csv_) throw io_error("cannot write the spikes");
     }
+    read_samples(reply.value("samples", json::array()));
+    samples_lost_ = reply.value("samples_lost", std::int64_t{0});
     lost_ = reply.at("lost").get<std::int64_t>();
     completed_ = reply.at("completed").get<std::int64_t>();
     state_ = reply.at("state").get<std::string>();
     const auto through = reply.at("through").get<std::int64_t>();
     from_ = std::max(from_, through + 1);
     return through;
+}
+
+void spike_reader::record_samples(std::ostream* csv, sample_columns* to) {
+    samples_csv_ = csv;
+    sample_columns_ = to;
+    if (csv) *csv << protocol::sample_csv_header();
+}
+
+void spike_reader::read_samples(const json& ticks) {
+    std::string rows;
+    for (const auto& entry : ticks) {
+        const auto tick = entry.at(0).get<std::int64_t>();
+        const auto& values = entry.at(1);
+        std::size_t k = 0;
+        for (const auto& n : sampled_) {
+            if (tick % n.every != 0) continue;
+            for (const auto v : n.variables) {
+                if (k >= values.size()) throw protocol_error("the lead sent too few samples of tick " + std::to_string(tick));
+                const auto& sampled = values[k++];  // null: NaN, a node the lead did not wait for
+                const float value = sampled.is_null() ? std::numeric_limits<float>::quiet_NaN() : sampled.get<float>();
+                if (samples_csv_)
+                    rows += protocol::sample_csv_row(tick, dt_, sample_populations_[static_cast<std::size_t>(n.population)], n.index,
+                                                     sample_variables_[static_cast<std::size_t>(v)], value);
+                if (sample_columns_) {
+                    sample_columns_->tick.push_back(tick);
+                    sample_columns_->population.push_back(n.population);
+                    sample_columns_->index.push_back(n.index);
+                    sample_columns_->variable.push_back(v);
+                    sample_columns_->value.push_back(value);
+                }
+            }
+        }
+        if (k != values.size()) throw protocol_error("the lead sent too many samples of tick " + std::to_string(tick));
+    }
+    if (samples_csv_) {
+        *samples_csv_ << rows;
+        if (!*samples_csv_) throw io_error("cannot write the samples");
+    }
 }
 
 void spike_reader::read_through(std::int64_t last) {

@@ -1,6 +1,7 @@
 #pragma once
 // Reads the spikes a lead records (<record>) as it holds them — the lead forgets what was
-// read — and writes them as CSV (t_ms,population,index), counting them per recorded group.
+// read — and writes them as CSV (t_ms,population,index), counting them per recorded group;
+// with them the samples of <record variables> (t_ms,population,index,variable,value).
 #include "client.hpp"
 
 #include <nlohmann/json.hpp>
@@ -15,7 +16,7 @@ namespace dnnc::cli {
 class spike_reader {
 public:
     // `csv`: where the rows go (header first), or null to count only. Throws usage_error
-    // when the lead's network records no spikes.
+    // when the lead's network records no spikes and samples no variables.
     spike_reader(const client_options& o, std::string lead, std::int64_t from, std::ostream* csv);
 
     // The spikes read, column by column: tick, group (an index into groups()), index in it.
@@ -26,6 +27,20 @@ public:
     };
     // Also keeps every spike read from here on in `to` (null: none).
     void collect(columns* to) { columns_ = to; }
+
+    // The samples read from here on go to `csv` (header first; by tick, then neuron, then
+    // the record's variables in order) and, column by column, to `to` (either may be null).
+    struct sample_columns {
+        std::vector<std::int64_t> tick;
+        std::vector<std::int32_t> population;  // into sample_populations()
+        std::vector<std::int64_t> index;
+        std::vector<std::int32_t> variable;  // into sample_variables()
+        std::vector<float> value;
+    };
+    void record_samples(std::ostream* csv, sample_columns* to);
+    const std::vector<std::string>& sample_populations() const { return sample_populations_; }
+    const std::vector<std::string>& sample_variables() const { return sample_variables_; }
+    std::int64_t samples_lost() const { return samples_lost_; }
 
     // One request: writes what the lead has and returns the last tick it covered.
     std::int64_t read();
@@ -65,6 +80,19 @@ private:
     double dt_ = 0.1;
     std::vector<group> groups_;  // ascending first
     std::size_t latest_ = 0;     // the group of the last spike (rows come in index order)
+
+    void read_samples(const nlohmann::json& ticks);
+    struct sampled_neuron {
+        std::uint64_t neuron;
+        std::int32_t population;  // into sample_populations_
+        std::int64_t index, every;
+        std::vector<std::int32_t> variables;  // into sample_variables_
+    };
+    std::vector<sampled_neuron> sampled_;  // ascending neuron
+    std::vector<std::string> sample_populations_, sample_variables_;
+    std::ostream* samples_csv_ = nullptr;
+    sample_columns* sample_columns_ = nullptr;
+    std::int64_t samples_lost_ = 0;
 };
 
 }  // namespace dnnc::cli

@@ -75,6 +75,18 @@ struct named_neurons {
     std::vector<neuron_index> neurons;
 };
 
+// A <record variables="..."> resolved: its neurons (ascending, each once), the variables
+// sampled (recordable_variables of their models) and the sampling interval in ticks. The
+// state after tick t is sampled when t is a multiple of `every`.
+struct sampling {
+    std::vector<neuron_index> neurons;
+    std::vector<std::string> variables;
+    std::int64_t every = 1;
+};
+// The samplings of a checked network; config_error at the second <record> that samples a
+// neuron another one samples already.
+std::vector<sampling> samplings_of(const network& net);
+
 struct expanded_network {
     std::string name;
     double dt = 0.1;  // ms per tick
@@ -94,6 +106,8 @@ struct expanded_network {
     // The neurons whose spikes are recorded (<record>), ascending, each once; empty when the
     // network records none.
     std::vector<neuron_index> recorded;
+    // The <record variables> elements, in document order (samplings_of).
+    std::vector<sampling> samplings;
 
     std::size_t neuron_count() const { return group_of.size(); }
     std::size_t synapse_count() const { return in_source.size(); }

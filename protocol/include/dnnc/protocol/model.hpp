@@ -14,7 +14,7 @@
 namespace dnnc::protocol {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, iaf_cond_exp,
-                          iaf_cond_alpha, spike_source };
+                          iaf_cond_alpha, aeif_cond_exp, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -32,8 +32,11 @@ const char* to_string(send_mode s);
 inline bool is_psc(neuron_model m) {
     return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta || m == neuron_model::iaf_psc_alpha;
 }
-// NEST's conductance-based integrate-and-fire models, integrated numerically (g_L, E_ex, E_in).
-inline bool is_cond(neuron_model m) { return m == neuron_model::iaf_cond_exp || m == neuron_model::iaf_cond_alpha; }
+// NEST's conductance-based integrate-and-fire models, integrated numerically (g_L, E_ex, E_in);
+// aeif_cond_exp among them, with its adaptation (adex_params).
+inline bool is_cond(neuron_model m) {
+    return m == neuron_model::iaf_cond_exp || m == neuron_model::iaf_cond_alpha || m == neuron_model::aeif_cond_exp;
+}
 // NEST's integrate-and-fire models (iaf_params).
 inline bool is_iaf(neuron_model m) { return is_psc(m) || is_cond(m); }
 // NEST's models, named and parameterised as NEST names them.
@@ -51,6 +54,9 @@ inline bool is_spiking(neuron_model m) { return m == neuron_model::lif || is_nes
 inline bool emits_spikes(neuron_model m) { return is_spiking(m) || m == neuron_model::spike_source; }
 // The names of a model's snapshot variables, in order (none for rate models).
 const std::vector<std::string>& state_variable_names(neuron_model m);
+// The variables a <record variables="..."> may sample, under NEST's recordable names (lif:
+// v, ge, gi): the first ones of state_variable_names, in that order.
+const std::vector<std::string>& recordable_variables(neuron_model m);
 
 // The parameters of NEST's iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, iaf_cond_exp and iaf_cond_alpha, with
 // NEST's names and defaults (the document spells them C_m, tau_m, ...; iaf_defaults gives a
@@ -73,8 +79,21 @@ struct iaf_params {
 };
 bool operator==(const iaf_params& a, const iaf_params& b);
 // NEST's defaults for model m: those above, but V_reset -60 mV and tau_syn_ex 0.2 ms for the
-// conductance models.
+// conductance models, and aeif_cond_exp's own (C_m 281 pF, g_L 30 nS, E_L -70.6 mV, V_th
+// -50.4 mV, t_ref 0 ms).
 iaf_params iaf_defaults(neuron_model m);
+
+// The adaptation and spike parameters of NEST's aeif_cond_exp (Brette & Gerstner 2005), with
+// NEST's names and defaults: Delta_T (mV; 0: no exponential term, spikes at V_th), tau_w
+// (ms), a (nS), b (pA), V_peak (mV). Its other parameters are iaf_params'.
+struct adex_params {
+    double delta_t = 2;
+    double tau_w = 144;
+    double a = 4;
+    double b = 80.5;
+    double v_peak = 0;
+};
+bool operator==(const adex_params& a, const adex_params& b);
 
 // The parameters of NEST's izhikevich, with NEST's names and defaults: a (1/ms), b (1/ms),
 // c (mV), d (mV/ms), V_th (mV), V_min (mV; -inf: no lower bound), consistent_integration.
@@ -106,6 +125,7 @@ struct neuron_params {
     double dt = 0.1;
     iaf_params iaf;  // iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta (integrated with the network's dt)
     izhikevich_params izhikevich;  // izhikevich (I_e in iaf.i_e)
+    adex_params adex;              // aeif_cond_exp, beside iaf
     // Initial membrane potential of a spiking model: v_init (default: its resting
     // potential), or uniform in [v_init, v_init_max) when v_init_max is set, or normal with
     // mean v_init and standard deviation v_init_std; drawn from (population seed, index).
@@ -238,7 +258,18 @@ struct dc_generator {
 struct recording {
     std::optional<std::vector<std::string>> neurons;  // group references: `a`, `pop`, `pop[i:j]`
     source_location where;
+    // State recording: with `variables` (recordable_variables of each neuron's model), these
+    // are sampled every interval_ms (default: every tick) instead of the spikes.
+    std::vector<std::string> variables;
+    std::optional<double> interval_ms;
 };
+
+// Whether a <record> of the network records spikes (one without variables).
+inline bool records_spikes(const std::vector<recording>& records) {
+    for (const auto& r : records)
+        if (r.variables.empty()) return true;
+    return false;
+}
 
 // A synapse or projection, in document order (the canonical summation order).
 struct connection_ref {

@@ -202,6 +202,9 @@ public:
     // Output of a local neuron in one lane at the tick just computed (0 before the first tick).
     float output(global_index neuron, std::uint32_t lane = 0) const;
     bool is_local(global_index neuron) const;
+    // A local neuron's model variables now, in lane 0, in their snapshot order
+    // (protocol::state_variable_names): what state recording samples.
+    std::vector<float> variables(global_index neuron) const;
 
     // Every local neuron's state; history holds the outputs of ticks next-2 ... next-history.
     // Throws usage_error for a batched engine (snapshots hold one lane).
