@@ -185,9 +185,18 @@ class Network:
         """Adds a ``<dc to amplitude [start] [stop]>`` current."""
         return self._add("dc", dict(to=to, amplitude=amplitude, **params))
 
-    def spike_source(self, id, **params):
-        """Adds a ``<spike-source id size file>`` replaying spike times from a CSV."""
-        return self._add("spike-source", dict(id=id, **params))
+    def spike_source(self, id, spikes=None, **params):
+        """Adds a ``<spike-source id size ...>``: replaying spike times from a CSV (``file``),
+        or given as ``spikes=(t_ms, index)`` (two sequences, one ``<spike>`` child each),
+        or Poisson trains (``rate``, ``start``, ``stop``, ``seed``)."""
+        element = _element("spike-source", dict(id=id, **params))
+        if spikes is not None:
+            t_ms, index = spikes
+            element[2].extend(("spike", {"t-ms": _attribute_value(float(t)), "index": str(int(i))}, [])
+                              for t, i in zip(t_ms, index))
+        self._elements.append(element)
+        self._counts = None
+        return self
 
     def element(self, tag, **params):
         """Adds any other element the schema allows in ``<network>``."""
@@ -259,6 +268,18 @@ class Network:
     def synapses(self):
         """The number of synapses (exact: random rules are drawn, none is stored)."""
         return self._count()["synapses"]
+
+    def connection_count(self, projection):
+        """The exact number of synapses of the projection with id ``projection`` (random
+        rules draw their skips only; nothing is stored)."""
+        return _dnnc.connection_count(self._text(), self._file, projection)
+
+    def connections(self, projection):
+        """The synapses of the projection with id ``projection``, drawn as the nodes draw
+        them: NumPy arrays ``(source, target, weight, delay)``, neurons by their number in
+        the network (explicit neurons first, then each group's members, in document
+        order), delays in ticks, each target's synapses in canonical order."""
+        return _dnnc.connections(self._text(), self._file, projection)
 
     @property
     def populations(self):
