@@ -131,10 +131,10 @@ class Population(common.Population):
         state.populations.append(self)
 
     @property
-    def spike_time_offset(self):
+    def spike_at_tick_end(self):
         """A neuron's spike in tick t is at the tick's end, (t + 1)·dt, as in NEST; a spike
         source's at its own time, t·dt."""
-        return simulator.state.dt if self.celltype.injectable else 0.0
+        return 1 if self.celltype.injectable else 0
 
     def _parameter_values(self, name):
         return self._parameters[name]

@@ -105,12 +105,12 @@ class State(common.control.BaseState):
         t_ms, population, index = self.simulation.spikes()
         ticks = np.rint(np.asarray(t_ms) / self.dt).astype(np.int64)
         numbers = np.zeros(len(index), dtype=np.int64)
-        times = ticks * self.dt
+        ends = np.zeros(len(index), dtype=np.int64)
         for p in self.populations:
             mine = population == p.dnnc_id
             numbers[mine] = index[mine] + int(p.first_id)
-            times[mine] += p.spike_time_offset
-        return numbers, times, ticks
+            ends[mine] = p.spike_at_tick_end
+        return numbers, (ticks + ends) * self.dt, ticks
 
     def close(self):
         if self.simulation is not None:
