@@ -17,6 +17,7 @@ from pyNN.common.control import DEFAULT_MAX_DELAY, DEFAULT_MIN_DELAY, DEFAULT_TI
 from pyNN.connectors import *  # noqa: F401,F403 (a connector dnnc cannot draw raises at Projection)
 from pyNN.random import NumpyRNG, RandomDistribution  # noqa: F401
 from pyNN.recording import get_io
+from pyNN import space  # noqa: F401 (sim.space.Grid2D, ...)
 from pyNN.space import Space  # noqa: F401
 
 from . import simulator

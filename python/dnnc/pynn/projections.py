@@ -66,7 +66,7 @@ def _native_value(value):
 def _rule(connector):
     """(kind, attributes) of the dnnc projection rule that draws `connector`'s connections."""
     kind = _NATIVE[type(connector)]
-    autapses = connector.allow_self_connections
+    autapses = getattr(connector, "allow_self_connections", True)
     if not isinstance(autapses, (bool, np.bool_)):
         raise NotImplementedError("pyNN.dnnc: allow_self_connections=%r" % (autapses,))
     attributes = {"autapses": bool(autapses)}
