@@ -110,8 +110,9 @@ class Population(common.Population):
     _assembly_class = Assembly
 
     def _create_cells(self):
-        simulator.not_between_runs("creating a Population")
         state = simulator.state
+        state.recorders.discard(self.recorder)  # until the population exists (a refused one has no data)
+        simulator.not_between_runs("creating a Population")
         if not isinstance(self.celltype, StandardCellType) or not hasattr(self.celltype, "population_element"):
             raise NotImplementedError("pyNN.dnnc: the cell type %s" % type(self.celltype).__name__)
         self.all_cells = np.array([simulator.ID(i) for i in range(state.id_counter, state.id_counter + self.size)],
@@ -129,6 +130,7 @@ class Population(common.Population):
         self._parameters = {}
         self._set_values(parameter_space.as_dict())
         state.populations.append(self)
+        state.recorders.add(self.recorder)
 
     @property
     def spike_at_tick_end(self):

@@ -209,9 +209,22 @@ class Projection(common.Projection):
         columns = []
         for k, (source, target) in enumerate(self._pieces):
             numbers_from, numbers_to, weights, delays = net.connections("%s_%d" % (self.dnnc_id, k))
+            if self.synapse_type.dnnc_model != "static_synapse" and simulator.state.simulation is not None:
+                weights = self._weights_now("%s_%d" % (self.dnnc_id, k), source[0], numbers_from)
             columns.append((positions(self.pre, numbers_from), positions(self.post, numbers_to),
                             weights.astype(float) / self._scale(target[0]), delays * simulator.state.dt))
         return tuple(np.concatenate(column) for column in zip(*columns))
+
+    @staticmethod
+    def _weights_now(piece, source_population, numbers_from):
+        """The weights of a plastic piece on the cluster now, in the order of
+        Network.connections(): dnnc reports them node by node, each target's synapses in
+        canonical order, so a stable sort by target restores the document's order."""
+        source, target, weights = simulator.state.simulation.weights(piece)
+        order = np.argsort(target, kind="stable")
+        if not np.array_equal(source[order] + int(source_population.first_id), numbers_from):
+            raise RuntimeError("pyNN.dnnc: the weights of %s do not match its synapses" % piece)
+        return weights[order]
 
     def __len__(self):
         if self._rule is None:
