@@ -243,6 +243,7 @@ class _CurrentSource(StandardCurrentSource):
 
     def set_native_parameters(self, parameters):
         simulator.not_between_runs("changing a current source")
+        parameters.shape = (1,)
         parameters.evaluate(simplify=True)
         native = dict(self._native or {})
         native.update(parameters.items())
