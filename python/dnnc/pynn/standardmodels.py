@@ -34,18 +34,25 @@ class _Neuron:
                        **parameters, **initial)
 
 
-class IF_curr_exp(_Neuron, cells.IF_curr_exp):
-    __doc__ = cells.IF_curr_exp.__doc__
+class _CurrentBased(_Neuron):
     translations = build_translations(*_CURRENT_BASED, *_SYNAPTIC_TAU)
-    dnnc_model = "iaf_psc_exp"
     fixed_initial_values = {"isyn_exc": 0.0, "isyn_inh": 0.0}
 
 
-class IF_curr_alpha(_Neuron, cells.IF_curr_alpha):
-    __doc__ = cells.IF_curr_alpha.__doc__
-    translations = build_translations(*_CURRENT_BASED, *_SYNAPTIC_TAU)
-    dnnc_model = "iaf_psc_alpha"
-    fixed_initial_values = {"isyn_exc": 0.0, "isyn_inh": 0.0}
+class _ConductanceBased(_Neuron):
+    translations = build_translations(*_CONDUCTANCE_BASED)
+    fixed_initial_values = {"gsyn_exc": 0.0, "gsyn_inh": 0.0}
+
+
+def _cell_type(base, kind, model):
+    """PyNN's cell type `base` as dnnc's `model`, translated as `kind` is."""
+    return type(base.__name__, (kind, base), {"__doc__": base.__doc__, "dnnc_model": model})
+
+
+IF_curr_exp = _cell_type(cells.IF_curr_exp, _CurrentBased, "iaf_psc_exp")
+IF_curr_alpha = _cell_type(cells.IF_curr_alpha, _CurrentBased, "iaf_psc_alpha")
+IF_cond_exp = _cell_type(cells.IF_cond_exp, _ConductanceBased, "iaf_cond_exp")
+IF_cond_alpha = _cell_type(cells.IF_cond_alpha, _ConductanceBased, "iaf_cond_alpha")
 
 
 class IF_curr_delta(_Neuron, cells.IF_curr_delta):
@@ -53,20 +60,6 @@ class IF_curr_delta(_Neuron, cells.IF_curr_delta):
     translations = build_translations(*_CURRENT_BASED)
     dnnc_model = "iaf_psc_delta"
     weight_scale = 1.0  # the weight is the jump of V_m in mV
-
-
-class IF_cond_exp(_Neuron, cells.IF_cond_exp):
-    __doc__ = cells.IF_cond_exp.__doc__
-    translations = build_translations(*_CONDUCTANCE_BASED)
-    dnnc_model = "iaf_cond_exp"
-    fixed_initial_values = {"gsyn_exc": 0.0, "gsyn_inh": 0.0}
-
-
-class IF_cond_alpha(_Neuron, cells.IF_cond_alpha):
-    __doc__ = cells.IF_cond_alpha.__doc__
-    translations = build_translations(*_CONDUCTANCE_BASED)
-    dnnc_model = "iaf_cond_alpha"
-    fixed_initial_values = {"gsyn_exc": 0.0, "gsyn_inh": 0.0}
 
 
 class EIF_cond_exp_isfa_ista(_Neuron, cells.EIF_cond_exp_isfa_ista):
