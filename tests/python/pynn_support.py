@@ -27,4 +27,29 @@ def dnnc_spike_times(net, ticks, nodes=1):
     return {key: np.rint(np.asarray(times) / dt + 1) * dt for key, times in result.items()}
 
 
-__all__ = ["sim", "spike_times", "dnnc_spike_times"]
+def records_state():
+    """Whether pyNN.dnnc records state variables (v), which dnnc is growing."""
+    sim.setup(timestep=0.1, nodes=1)
+    try:
+        sim.Population(1, sim.IF_curr_exp()).record("v")
+        return True
+    except NotImplementedError:
+        return False
+    finally:
+        sim.end()
+
+
+def has_poisson_spike_sources():
+    """Whether this dnnc reads <spike-source rate=...> (Poisson spike sources, being added)."""
+    net = dnnc.Network("probe")
+    net.spike_source("s", size=1, rate=1.0)
+    try:
+        net.validate()
+    except dnnc.DocumentError as e:
+        if "attribute 'rate' is not declared" in str(e):
+            return False
+        raise
+    return True
+
+
+__all__ = ["sim", "spike_times", "dnnc_spike_times", "records_state", "has_poisson_spike_sources"]

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import BINARY, SOURCE
-from pynn_support import sim
+from pynn_support import records_state
 
 EXAMPLES = os.environ.get("DNNC_PYNN_EXAMPLES", os.path.join(SOURCE, "..", "shared", "pynn", "examples"))
 SCRIPT = os.path.join(EXAMPLES, "VAbenchmarks.py")
@@ -34,23 +34,11 @@ def run_example(simulator, benchmark, cwd):
     return rates, result.stdout
 
 
-def records_membrane_potential():
-    """The example records v from two cells; pyNN.dnnc records it once dnnc records state."""
-    sim.setup(timestep=0.1, nodes=1)
-    try:
-        sim.Population(1, sim.IF_curr_exp()).record("v")
-        return True
-    except NotImplementedError:
-        return False
-    finally:
-        sim.end()
-
-
 @pytest.mark.parametrize("benchmark", ["CUBA", "COBA"])
 def test_vabenchmarks_rates_match_brian2(benchmark, tmp_path):
     if not os.path.exists(SCRIPT):
         pytest.skip("PyNN's examples are not at %s" % EXAMPLES)
-    if not records_membrane_potential():
+    if not records_state():
         pytest.skip("VAbenchmarks.py records v, which pyNN.dnnc does not record yet")
     (excitatory, inhibitory), out = run_example("dnnc", benchmark, str(tmp_path))
     assert "Number of Neurons      : 4000" in out

@@ -59,7 +59,7 @@ def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, max_delay=DEFA
     state = simulator.state
     state.clear()
     state.dt = timestep
-    state.min_delay = timestep if min_delay == "auto" else min_delay
+    state.min_delay = min_delay
     state.max_delay = 65535 * timestep if max_delay == "auto" else max_delay
     state.cluster = {"cluster": cluster} if cluster is not None else {"nodes": 4 if nodes is None else int(nodes)}
     return rank()

@@ -149,6 +149,7 @@ class Population(common.Population):
         members unless the cell type takes it per neuron."""
         simulator.not_between_runs("set()")
         for name, value in values.items():
+            self.celltype.check(name, value)
             if name not in self.celltype.per_neuron:
                 _uniform_value(name, value)
         self._parameters.update(values)

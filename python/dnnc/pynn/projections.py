@@ -12,7 +12,7 @@ from pyNN.standardmodels import check_weights
 
 from . import simulator
 from .populations import positions, reference, runs
-from .standardmodels import STDPMechanism, StaticSynapse
+from .standardmodels import STDPMechanism, StaticSynapse, homogeneous
 
 # Connectors dnnc draws itself, by their projection kind.
 _NATIVE = {
@@ -119,6 +119,7 @@ class Projection(common.Projection):
         simulator.not_between_runs("creating a Projection")
         if not hasattr(self.synapse_type, "dnnc_model"):
             raise NotImplementedError("pyNN.dnnc: the synapse type %s" % type(self.synapse_type).__name__)
+        self.synapse_type.dnnc_parameters(1.0)  # refuses what dnnc's synapse model cannot take, now
         state = simulator.state
         self.dnnc_id = "c%d" % len(state.projections)
         rng = getattr(connector, "rng", None)
@@ -145,7 +146,7 @@ class Projection(common.Projection):
     def _convergent_connect(self, presynaptic_indices, postsynaptic_index, **connection_parameters):
         n = len(presynaptic_indices)
         self._explicit.append((np.asarray(presynaptic_indices, dtype=np.int64), np.full(n, postsynaptic_index),
-                               *(np.broadcast_to(np.asarray(connection_parameters[name], dtype=float), (n,))
+                               *(np.array(np.broadcast_to(np.asarray(connection_parameters[name], dtype=float), (n,)))
                                  for name in ("weight", "delay"))))
 
     def _explicit_columns(self):
@@ -226,6 +227,28 @@ class Projection(common.Projection):
             raise RuntimeError("pyNN.dnnc: the weights of %s do not match its synapses" % piece)
         return weights[order]
 
+    def shortest_delay(self):
+        """The shortest delay in ms (None: no connection); a drawn delay counts as one tick,
+        the least dnnc gives it."""
+        if self._rule is None:
+            delays = self._explicit_columns()[3]
+            return float(delays.min()) if len(delays) else None
+        delay = _native_value(self._values["delay"])
+        return simulator.state.dt if isinstance(delay, RandomDistribution) else delay
+
+    @property
+    def connections(self):
+        """The connections, as PyNN's Connection objects."""
+        pre, post, _, _ = self._columns()
+        return [Connection(self, k, i, j) for k, (i, j) in enumerate(zip(pre.tolist(), post.tolist()))]
+
+    def _set_connection(self, k, name, value):
+        """Sets the weight or delay of connection k (the connections become explicit)."""
+        simulator.not_between_runs("setting a connection's %s" % name)
+        self._expand()
+        self._explicit_columns()[2 if name == "weight" else 3][k] = value
+        simulator.state.changed()
+
     def __len__(self):
         if self._rule is None:
             return len(self._explicit_columns()[0])
@@ -240,9 +263,7 @@ class Projection(common.Projection):
             if name in known:
                 columns.append(known[name])
             else:
-                value = self.synapse_type.native_parameters[name]
-                value.shape = (1,)
-                columns.append(np.full(len(pre), float(value.evaluate(simplify=True))))
+                columns.append(np.full(len(pre), homogeneous(self.synapse_type.native_parameters, (name,))[name]))
         return columns
 
     def _get_attributes_as_list(self, names):
@@ -286,6 +307,26 @@ class Projection(common.Projection):
         if self._rule is not None:
             self._explicit = [self._columns()]
             self._rule = self._pieces = None
+
+
+class Connection(common.Connection):
+    """Connection k of a projection: its indices, and its weight and delay in PyNN's units,
+    read from the projection and written back to it."""
+
+    def __init__(self, projection, k, presynaptic_index, postsynaptic_index):
+        self.projection, self.k = projection, k
+        self.presynaptic_index, self.postsynaptic_index = presynaptic_index, postsynaptic_index
+
+    def _column(self, name):
+        return float(self.projection._columns()[2 if name == "weight" else 3][self.k])
+
+    weight = property(lambda self: self._column("weight"),
+                      lambda self, value: self.projection._set_connection(self.k, "weight", value))
+    delay = property(lambda self: self._column("delay"),
+                     lambda self, value: self.projection._set_connection(self.k, "delay", value))
+
+    def as_tuple(self, *attribute_names):
+        return tuple(getattr(self, name) for name in attribute_names)
 
 
 def write_synapses(net, projection):

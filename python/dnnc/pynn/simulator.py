@@ -36,11 +36,24 @@ class State(common.control.BaseState):
         self.mpi_rank = 0
         self.num_processes = 1
         self.dt = 0.1
-        self.min_delay = 0.1
+        self.min_delay = "auto"
         self.max_delay = 6553.5
         self.cluster = {"nodes": 4}
         self.simulation = None
         self.clear()
+
+    @property
+    def min_delay(self):
+        """setup()'s min_delay; for 'auto', one tick until the first run, then the shortest
+        delay of the network's projections."""
+        if self._min_delay != "auto":
+            return self._min_delay
+        shortest = [p.shortest_delay() for p in self.projections] if self.simulation is not None else []
+        return min([d for d in shortest if d is not None], default=self.dt)
+
+    @min_delay.setter
+    def min_delay(self, value):
+        self._min_delay = value
 
     # --- the network ---------------------------------------------------------------------
     def clear(self):

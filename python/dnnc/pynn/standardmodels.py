@@ -5,7 +5,7 @@ pF, pA, nS and mV on dnnc's side; nF, nA, µS and mV on PyNN's."""
 import numpy as np
 
 from pyNN import errors
-from pyNN.parameters import ParameterSpace
+from pyNN.parameters import ParameterSpace, Sequence
 from pyNN.standardmodels import StandardCurrentSource, build_translations, cells, electrodes, synapses
 
 from . import simulator
@@ -28,6 +28,9 @@ class _Neuron:
     # Initial values of dnnc's state other than the membrane potential: another value
     # cannot be given.
     fixed_initial_values = {}
+
+    def check(self, name, values):
+        """Raises PyNN's error for values of native parameter `name` PyNN refuses."""
 
     def population_element(self, net, population, parameters, initial):
         net.population(population.dnnc_id, population.size, model=self.dnnc_model, seed=population.seed,
@@ -83,6 +86,10 @@ class SpikeSourceArray(_Neuron, cells.SpikeSourceArray):
     translations = build_translations(('spike_times', 'spike_times'))
     per_neuron = ("spike_times",)
 
+    def check(self, name, values):
+        if name == "spike_times" and any(np.any(np.diff(np.asarray(s.value)) < 0) for s in values):
+            raise errors.InvalidParameterValueError("SpikeSourceArray: spike times must be in order")
+
     def population_element(self, net, population, parameters, initial):
         trains = [np.asarray(sequence.value, dtype=float) for sequence in population.per_neuron_values("spike_times")]
         index = np.repeat(np.arange(population.size), [len(t) for t in trains])
@@ -124,7 +131,7 @@ class StaticSynapse(_Synapse, synapses.StaticSynapse):
     dnnc_model = "static_synapse"
 
 
-def _homogeneous(parameters, names):
+def homogeneous(parameters, names):
     """{name: value} of native parameters that a dnnc synapse model takes as one value."""
     values = {}
     for name in names:
@@ -143,7 +150,7 @@ class TsodyksMarkramSynapse(_Synapse, synapses.TsodyksMarkramSynapse):
     dnnc_model = "tsodyks2_synapse"
 
     def dnnc_parameters(self, weight_scale):
-        values = _homogeneous(self.native_parameters, ("U", "tau_rec", "tau_fac"))
+        values = homogeneous(self.native_parameters, ("U", "tau_rec", "tau_fac"))
         values["u"] = values["U"]  # the first spike uses U, as in Tsodyks & Markram's model
         return values
 
@@ -165,13 +172,13 @@ class STDPMechanism(_Synapse, synapses.STDPMechanism):
                                         dendritic_delay_fraction, weight, delay)
 
     def dnnc_parameters(self, weight_scale):
-        values = _homogeneous(self.native_parameters, ("tau_plus", "lambda", "alpha", "mu_plus", "mu_minus", "Wmax"))
+        values = homogeneous(self.native_parameters, ("tau_plus", "lambda", "alpha", "mu_plus", "mu_minus", "Wmax"))
         values["Wmax"] *= weight_scale
         values["lambda_"] = values.pop("lambda")
         return values
 
     def tau_minus(self):
-        return _homogeneous(self.native_parameters, ("tau_minus",))["tau_minus"]
+        return homogeneous(self.native_parameters, ("tau_minus",))["tau_minus"]
 
 
 def _translate_A_minus_forwards(**parameters):
@@ -240,14 +247,26 @@ class _CurrentSource(StandardCurrentSource):
         parameters.evaluate(simplify=True)
         native = dict(self._native or {})
         native.update(parameters.items())
-        object.__setattr__(self, "_native", native)
+        object.__setattr__(self, "_native", self._adjusted(native))
         simulator.state.changed()
 
     def get_native_parameters(self):
         return ParameterSpace(dict(self._native), shape=(1,))
 
-    def _get_data(self):
+    def get_parameters(self):
+        """{name: value} in PyNN's units (arrays for the step times and amplitudes)."""
+        parameters = self.reverse_translate(self.get_native_parameters())
+        parameters.evaluate(simplify=True)
+        return {name: value.value if isinstance(value, Sequence) else value for name, value in parameters.items()}
+
+    def _adjusted(self, native):
+        """The native parameters as dnnc takes them (checked)."""
+        return native
+
+    def record(self):
         raise NotImplementedError("pyNN.dnnc: recording a current source")
+
+    _get_data = record
 
     def _write(self, net):
         from .populations import references  # populations import this module
@@ -276,14 +295,24 @@ class StepCurrentSource(_CurrentSource, electrodes.StepCurrentSource):
     __doc__ = electrodes.StepCurrentSource.__doc__
     translations = build_translations(('amplitudes', 'amplitudes', 1000.0), ('times', 'times'))
 
+    def _adjusted(self, native):
+        """Times rounded to ticks; of steps that land on one tick the last one stays (as
+        PyNN's other backends keep them)."""
+        times = np.asarray(native["times"].value, dtype=float)
+        amplitudes = np.asarray(native["amplitudes"].value, dtype=float)
+        if len(times) != len(amplitudes):
+            raise ValueError("StepCurrentSource: %d times for %d amplitudes" % (len(times), len(amplitudes)))
+        if times.size and times.min() < 0:
+            raise ValueError("StepCurrentSource: times must not be negative")
+        if np.any(np.diff(times) <= 0):
+            raise ValueError("StepCurrentSource: times must increase")
+        ticks = np.rint(times / simulator.state.dt)
+        last = np.r_[ticks[1:] != ticks[:-1], True]
+        return dict(native, times=Sequence(ticks[last] * simulator.state.dt), amplitudes=Sequence(amplitudes[last]))
+
     def _elements(self, to):
         times = list(np.asarray(self._native["times"].value, dtype=float))
         amplitudes = list(np.asarray(self._native["amplitudes"].value, dtype=float))
-        if len(times) != len(amplitudes):
-            raise errors.InvalidParameterValueError("StepCurrentSource: %d times for %d amplitudes"
-                                                    % (len(times), len(amplitudes)))
-        if times and (times[0] < 0 or np.any(np.diff(times) <= 0)):
-            raise errors.InvalidParameterValueError("StepCurrentSource: times must be >= 0 and increasing")
         stops = times[1:] + [None]
         return [("dc", dict(to=to, amplitude=a, start=t, stop=stop))
                 for t, stop, a in zip(times, stops, amplitudes) if a != 0]
