@@ -16,7 +16,8 @@ SCRIPT = os.path.join(EXAMPLES, "VAbenchmarks.py")
 
 # pyNN.brian2 (Debian's brian2, numpy target) on the same script, measured on the machine
 # that wrote this test: `python3 VAbenchmarks.py brian2 CUBA|COBA` (excitatory, inhibitory
-# Hz; 6-7 minutes each, most of it PyNN's connection loop in Python). DNNC_PYNN_BRIAN2=1 runs
+# Hz; 6-7 minutes each, most of it PyNN's connection loop in Python; measured with its
+# record('v') line left out, which records two cells and changes no spike). DNNC_PYNN_BRIAN2=1 runs
 # brian2 in the test instead.
 BRIAN2_RATES = {"CUBA": (5.79625, 5.74375), "COBA": (16.1516, 15.76)}
 
