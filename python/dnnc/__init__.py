@@ -122,12 +122,17 @@ class Network:
         self._elements = []  # the <network>'s children, in order
         self._sections = {}   # "cluster", "run", "state": (tag, attributes, children)
         self._file = "Network(%r)" % (name,)
-        self._counts = None
+        self._changed()
 
     # --- building -------------------------------------------------------------------
+    def _changed(self):
+        """Forgets what was derived from the document (its text and counts)."""
+        self._counts = None
+        self._cached_text = None
+
     def _add(self, tag, params, make=_element):
         self._elements.append(make(tag, params))
-        self._counts = None
+        self._changed()
         return self
 
     def population(self, id, size, model="lif", **params):
@@ -189,14 +194,15 @@ class Network:
         """Adds a ``<spike-source id size ...>``: replaying spike times from a CSV (``file``),
         or given as ``spikes=(t_ms, index)`` (two sequences, one ``<spike>`` child each),
         or Poisson trains (``rate``, ``start``, ``stop``, ``seed``)."""
-        element = _element("spike-source", dict(id=id, **params))
-        if spikes is not None:
-            t_ms, index = spikes
-            element[2].extend(("spike", {"t-ms": _attribute_value(float(t)), "index": str(int(i))}, [])
-                              for t, i in zip(t_ms, index))
-        self._elements.append(element)
-        self._counts = None
-        return self
+        def make(tag, params):
+            element = _element(tag, params)
+            if spikes is not None:
+                t_ms, index = spikes
+                element[2].extend(("spike", {"t-ms": _attribute_value(float(t)), "index": str(int(i))}, [])
+                                  for t, i in zip(t_ms, index))
+            return element
+
+        return self._add("spike-source", dict(id=id, **params), make)
 
     def element(self, tag, **params):
         """Adds any other element the schema allows in ``<network>``."""
@@ -217,15 +223,22 @@ class Network:
             links = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
         children = rows + [_element("link", {"from": a, "to": b}) for a, b in links]
         self._sections["cluster"] = ("cluster", {"lead": lead or ids[0]}, children)
+        self._changed()
         return self
 
     def run_settings(self, **params):
         """Sets ``<run ...>`` (``sync``, ``send``, ``batch``, ``tick_period``, ...)."""
         self._sections["run"] = _element("run", params)
+        self._changed()
         return self
 
     # --- the document ---------------------------------------------------------------
     def _text(self):
+        if self._cached_text is None:
+            self._cached_text = self._write_text()
+        return self._cached_text
+
+    def _write_text(self):
         root = _ET.Element("dnnc", {"xmlns": _NS})
         attributes = {"name": self.name}
         if self.dt is not None:

@@ -135,10 +135,8 @@ class Projection(common.Projection):
                 raise NotImplementedError("pyNN.dnnc: the connector %s" % type(connector).__name__)
             self._rule = None
             connector.connect(self)
-        else:
-            for name, value in self._values.items():
-                if name == "weight" and not isinstance(_native_value(value), RandomDistribution):
-                    check_weights(_native_value(value), self)
+        elif not isinstance(_native_value(self._values["weight"]), RandomDistribution):
+            check_weights(_native_value(self._values["weight"]), self)  # PyNN's check, as its connectors make it
         state.projections.append(self)
         state.changed()
 
