@@ -1,6 +1,7 @@
 # pyNN.dnnc's simulation control: setup, runs in pieces on one cluster, reset, end, the
 # state queries, get/set of parameters, recording into Neo and its files.
 import pickle
+import socket
 
 import numpy as np
 import pytest
@@ -115,3 +116,22 @@ def test_setup_takes_nodes_or_a_cluster():
         sim.setup(nodes=2, cluster="c.xml")
     with pytest.raises(Exception, match="min_delay"):
         sim.setup(timestep=0.1, min_delay=0.05)
+
+
+def test_a_cluster_document(tmp_path):
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    cluster = tmp_path / "cluster.xml"
+    cluster.write_text('<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="%d"/><node id="b" port="%d"/>'
+                       '<link from="a" to="b"/></cluster></dnnc>' % tuple(ports))
+    sim.setup(timestep=0.1, cluster=str(cluster))
+    cells = sim.Population(20, sim.IF_curr_exp(i_offset=1.0))
+    cells.record("spikes")
+    sim.run(50.0)
+    assert [n["id"] for n in sim.simulator.state.simulation.summary["nodes"]] == ["a", "b"]
+    assert sim.simulator.state.simulation.lead == "127.0.0.1:%d" % ports[0]
+    assert cells.mean_spike_count() == 1.0  # each first spikes at 27.8 ms
+    sim.end()
