@@ -84,3 +84,19 @@ def test_synapse_types_dnnc_lacks_raise_naming_them():
     with pytest.raises(NotImplementedError, match="dendritic_delay_fraction"):
         sim.STDPMechanism(timing_dependence=sim.SpikePairRule(), weight_dependence=sim.AdditiveWeightDependence(),
                           dendritic_delay_fraction=0.5)
+
+
+def test_a_synapse_models_parameters_are_set_per_projection():
+    sim.setup(timestep=0.1, nodes=1)
+    a, b = sim.Population(3, sim.IF_curr_exp()), sim.Population(3, sim.IF_curr_exp())
+    synapse = sim.TsodyksMarkramSynapse(U=0.5, tau_rec=100.0, weight=0.2)
+    first = sim.Projection(a, b, sim.AllToAllConnector(), synapse)
+    second = sim.Projection(a, b, sim.OneToOneConnector(), synapse)
+    first.set(U=0.25, tau_facil=20.0)
+    assert {u for _, _, u in first.get("U", format="list")} == {0.25}
+    assert {u for _, _, u in second.get("U", format="list")} == {0.5}
+    text = sim.simulator.state.network().to_xml()
+    assert 'U="0.25"' in text and 'tau_fac="20"' in text and 'U="0.5"' in text
+    with pytest.raises(NotImplementedError, match="'U'"):
+        first.set(U=np.full((3, 3), 0.3) + np.eye(3) * 0.1)
+    sim.end()

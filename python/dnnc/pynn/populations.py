@@ -185,8 +185,8 @@ class Population(common.Population):
         """Adds this population to dnnc.Network `net`."""
         parameters = {name: _uniform_value(name, values) for name, values in self._parameters.items()
                       if name not in self.celltype.per_neuron}
-        tau_minus = {p.synapse_type.tau_minus() for p in simulator.state.projections
-                     if p.plastic_tau_minus() and self in p.target_populations()}
+        tau_minus = {p.tau_minus() for p in simulator.state.projections
+                     if p.tau_minus() is not None and self in p.target_populations()}
         if len(tau_minus) > 1:
             raise NotImplementedError("pyNN.dnnc: STDP projections into %s with different tau_minus %s (a neuron "
                                       "parameter in dnnc, as in NEST)" % (self.label, sorted(tau_minus)))

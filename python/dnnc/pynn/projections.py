@@ -119,12 +119,13 @@ class Projection(common.Projection):
         simulator.not_between_runs("creating a Projection")
         if not hasattr(self.synapse_type, "dnnc_model"):
             raise NotImplementedError("pyNN.dnnc: the synapse type %s" % type(self.synapse_type).__name__)
-        self.synapse_type.dnnc_parameters(1.0)  # refuses what dnnc's synapse model cannot take, now
+        self._native = dict(self.synapse_type.native_parameters.items())  # this projection's own values
+        self.synapse_type.dnnc_parameters(1.0, self._native)  # refuses what dnnc's synapse model cannot take, now
         state = simulator.state
         self.dnnc_id = "c%d" % len(state.projections)
         rng = getattr(connector, "rng", None)
         self._seed = (int(getattr(rng, "seed", None) or 0) * 1000003 + len(state.projections) + 1) % 2**63
-        self._values = {name: self.synapse_type.native_parameters[name] for name in ("weight", "delay")}
+        self._values = {name: self._native[name] for name in ("weight", "delay")}
         self._rule = self._pieces = None
         self._explicit = []  # (pre positions, post positions, weights, delays) chunks
         if type(connector) in _NATIVE and all(_native_value(v) is not None for v in self._values.values()):
@@ -159,8 +160,12 @@ class Projection(common.Projection):
     def target_populations(self):
         return {population for population, _, _, _ in runs(self.post)}
 
-    def plastic_tau_minus(self):
-        return isinstance(self.synapse_type, STDPMechanism)
+    def tau_minus(self):
+        """STDP's time constant of the target's trace (a neuron parameter in dnnc, as in
+        NEST); None for the other synapse types."""
+        if not isinstance(self.synapse_type, STDPMechanism):
+            return None
+        return homogeneous(self._native, ("tau_minus",))["tau_minus"]
 
     def _scale(self, population):
         """A weight into `population`, in its dnnc unit, per PyNN unit: NEST's models take
@@ -177,7 +182,7 @@ class Projection(common.Projection):
             return None
         if scale not in models:
             models[scale] = "%s_m%d" % (self.dnnc_id, len(models))
-            net.synapse_model(models[scale], model, **self.synapse_type.dnnc_parameters(scale))
+            net.synapse_model(models[scale], model, **self.synapse_type.dnnc_parameters(scale, self._native))
         return models[scale]
 
     def _write(self, net):
@@ -261,7 +266,7 @@ class Projection(common.Projection):
             if name in known:
                 columns.append(known[name])
             else:
-                columns.append(np.full(len(pre), homogeneous(self.synapse_type.native_parameters, (name,))[name]))
+                columns.append(np.full(len(pre), homogeneous(self._native, (name,))[name]))
         return columns
 
     def _get_attributes_as_list(self, names):
@@ -288,8 +293,10 @@ class Projection(common.Projection):
         simulator.not_between_runs("Projection.set()")
         for name, value in parameter_space.items():
             if name not in self._values:
-                raise NotImplementedError("pyNN.dnnc: Projection.set() of '%s' (a synapse model's parameters are "
-                                          "set on its synapse type)" % name)
+                homogeneous({name: value}, (name,))  # a synapse model's parameter: one value per projection
+                self._native[name] = value
+                self.synapse_type.dnnc_parameters(1.0, self._native)
+                continue
             if self._rule is not None and _native_value(value) is not None:
                 self._values[name] = value
                 continue

@@ -115,13 +115,14 @@ class SpikeSourcePoisson(_Neuron, cells.SpikeSourcePoisson):
 # to its target's unit (_Neuron.weight_scale).
 
 class _Synapse:
-    """`dnnc_model`: dnnc's synapse model; `dnnc_parameters()`: its parameters (NEST's
-    names and units, less those that scale with the weight)."""
+    """`dnnc_model`: dnnc's synapse model; `dnnc_parameters(weight_scale, native)`: its
+    parameters (NEST's names and units) from the native ones ({name: LazyArray}) that a
+    projection has."""
 
     def _get_minimum_delay(self):
         return simulator.state.min_delay
 
-    def dnnc_parameters(self, weight_scale):
+    def dnnc_parameters(self, weight_scale, native):
         return {}
 
 
@@ -149,8 +150,8 @@ class TsodyksMarkramSynapse(_Synapse, synapses.TsodyksMarkramSynapse):
                                       ('tau_facil', 'tau_fac'))
     dnnc_model = "tsodyks2_synapse"
 
-    def dnnc_parameters(self, weight_scale):
-        values = homogeneous(self.native_parameters, ("U", "tau_rec", "tau_fac"))
+    def dnnc_parameters(self, weight_scale, native):
+        values = homogeneous(native, ("U", "tau_rec", "tau_fac"))
         values["u"] = values["U"]  # the first spike uses U, as in Tsodyks & Markram's model
         return values
 
@@ -171,14 +172,11 @@ class STDPMechanism(_Synapse, synapses.STDPMechanism):
         synapses.STDPMechanism.__init__(self, timing_dependence, weight_dependence, voltage_dependence,
                                         dendritic_delay_fraction, weight, delay)
 
-    def dnnc_parameters(self, weight_scale):
-        values = homogeneous(self.native_parameters, ("tau_plus", "lambda", "alpha", "mu_plus", "mu_minus", "Wmax"))
+    def dnnc_parameters(self, weight_scale, native):
+        values = homogeneous(native, ("tau_plus", "lambda", "alpha", "mu_plus", "mu_minus", "Wmax"))
         values["Wmax"] *= weight_scale
         values["lambda_"] = values.pop("lambda")
         return values
-
-    def tau_minus(self):
-        return homogeneous(self.native_parameters, ("tau_minus",))["tau_minus"]
 
 
 def _translate_A_minus_forwards(**parameters):
