@@ -101,7 +101,8 @@ def test_ac_and_noise_sources_translate_to_dnnc_generators():
     sim.NoisyCurrentSource(mean=0.3, stdev=0.05, dt=1.0, start=0.0, stop=60.0).inject_into(cell[1:3])
     text = sim.simulator.state.network()._text()
     sim.end()
-    assert '<ac to="p0" amplitude="200.0" offset="100.0" frequency="20.0" phase="90.0" start="5.0" stop="50.0"' in text
+    # PyNN's phase is at start, dnnc's (NEST's) at t = 0: 90° - 360°·20 Hz·5 ms.
+    assert '<ac to="p0" amplitude="200.0" offset="100.0" frequency="20.0" phase="54.0" start="5.0" stop="50.0"' in text
     assert '<noise to="p0[1:3]" mean="300.0" std="50.0" dt-ms="1.0" seed="2" start="0.0" stop="60.0"' in text
 
 
@@ -113,7 +114,7 @@ def test_ac_and_noise_sources_run_as_dnnc_runs_them(tag):
         times = pynn_run(lambda cell: sim.ACSource(amplitude=0.4, offset=0.3, frequency=25.0, phase=30.0,
                                                    start=5.0, stop=120.0).inject_into(cell))
         expected = by_hand(lambda net: net.element("ac", to="n", amplitude=400.0, offset=300.0, frequency=25.0,
-                                                   phase=30.0, start=5.0, stop=120.0))
+                                                   phase=30.0 - 360.0 * 25.0 * 5.0 / 1000.0, start=5.0, stop=120.0))
     else:
         times = pynn_run(lambda cell: sim.NoisyCurrentSource(mean=0.5, stdev=0.2, dt=1.0, start=0.0,
                                                              stop=150.0).inject_into(cell))

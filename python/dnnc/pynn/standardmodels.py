@@ -323,9 +323,12 @@ class ACSource(_CurrentSource, electrodes.ACSource):
                                       ('stop', 'stop'))
 
     def _elements(self, to):
+        """PyNN's sine has `phase` at `start`; NEST's ac_generator, as dnnc's <ac>, at t = 0
+        (PyNN's NEST backend shifts the phase so)."""
         n = self._native
+        phase = n["phase"] - 360.0 * n["frequency"] * n["start"] / 1000.0
         return [("ac", dict(to=to, amplitude=n["amplitude"], offset=n["offset"], frequency=n["frequency"],
-                            phase=n["phase"], **_window(n)))]
+                            phase=phase, **_window(n)))]
 
 
 class NoisyCurrentSource(_CurrentSource, electrodes.NoisyCurrentSource):
