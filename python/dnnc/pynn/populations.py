@@ -81,14 +81,14 @@ class PopulationView(common.PopulationView):
     _simulator = simulator
 
     def _get_parameters(self, *names):
-        return ParameterSpace({name: simplify(self.parent._parameter_values(name)[self.mask]) for name in names},
+        return ParameterSpace({name: simplify(self.parent.parameter_values(name)[self.mask]) for name in names},
                               shape=(self.size,))
 
     def _set_parameters(self, parameter_space):
         parameter_space.evaluate(simplify=False)
         updated = {}
         for name, value in parameter_space.items():
-            values = np.array(self.parent._parameter_values(name), copy=True)
+            values = np.array(self.parent.parameter_values(name), copy=True)
             values[self.mask] = value
             updated[name] = values
         self.parent._set_values(updated)
@@ -138,10 +138,8 @@ class Population(common.Population):
         source's at its own time, t·dt."""
         return 1 if self.celltype.injectable else 0
 
-    def _parameter_values(self, name):
-        return self._parameters[name]
-
-    def per_neuron_values(self, name):
+    def parameter_values(self, name):
+        """A native parameter's values, one per member."""
         return self._parameters[name]
 
     def _set_values(self, values):
@@ -174,7 +172,7 @@ class Population(common.Population):
             if _uniform_value("initial " + variable, initial_values.evaluate(simplify=True)) != fixed:
                 raise NotImplementedError("pyNN.dnnc: initial %s other than %g (%s starts from it)"
                                           % (variable, fixed, self.celltype.dnnc_model))
-        elif variable in self.celltype.default_initial_values:
+        else:
             raise NotImplementedError("pyNN.dnnc: initial values of %s for %s" % (variable, type(self.celltype).__name__))
         simulator.state.changed()
 

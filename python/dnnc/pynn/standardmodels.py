@@ -91,7 +91,7 @@ class SpikeSourceArray(_Neuron, cells.SpikeSourceArray):
             raise errors.InvalidParameterValueError("SpikeSourceArray: spike times must be in order")
 
     def population_element(self, net, population, parameters, initial):
-        trains = [np.asarray(sequence.value, dtype=float) for sequence in population.per_neuron_values("spike_times")]
+        trains = [np.asarray(sequence.value, dtype=float) for sequence in population.parameter_values("spike_times")]
         index = np.repeat(np.arange(population.size), [len(t) for t in trains])
         net.spike_source(population.dnnc_id, size=population.size,
                          spikes=(np.concatenate(trains) if trains else np.zeros(0), index))
@@ -104,7 +104,7 @@ class SpikeSourcePoisson(_Neuron, cells.SpikeSourcePoisson):
     per_neuron = ("rate",)
 
     def population_element(self, net, population, parameters, initial):
-        rates = population.per_neuron_values("rate")
+        rates = population.parameter_values("rate")
         rate = float(rates[0]) if np.all(rates == rates[0]) else [float(r) for r in rates]
         net.spike_source(population.dnnc_id, size=population.size, rate=rate, start=parameters["start"],
                          stop=parameters["stop"], seed=population.seed)
