@@ -122,16 +122,38 @@ def _dnnc_models():
         return set()
 
 
-def test_per_neuron_parameters_are_refused_by_name():
-    sim.setup(timestep=0.1, nodes=1)
-    with pytest.raises(NotImplementedError, match="tau_m"):
-        sim.Population(5, sim.IF_curr_exp(tau_m=sim.RandomDistribution("uniform", low=10.0, high=20.0)))
-    cells = sim.Population(4, sim.IF_curr_exp())
-    with pytest.raises(NotImplementedError, match="E_L"):
-        cells[0:2].set(v_rest=-60.0)
-    cells.set(v_rest=-60.0)
-    assert cells.get("v_rest") == -60.0
+def test_per_neuron_parameters_split_a_population_into_groups():
+    # Members with equal parameters form a group, one dnnc population each, in order: the
+    # neurons keep their numbers and each spikes as the same neuron written by hand.
+    sim.setup(timestep=0.1, nodes=2)
+    cells = sim.Population(5, sim.IF_curr_exp(i_offset=[0.4, 0.4, 0.8, 0.8, 0.0], tau_refrac=2.0))
+    cells[4:5].set(i_offset=1.2)
+    cells.initialize(v=[-65.0, -65.0, -60.0, -60.0, -60.0])
+    cells.record("spikes")
+    source = sim.Population(2, sim.SpikeSourceArray(spike_times=[[1.0], [2.0]]))
+    sim.Projection(source, cells, sim.AllToAllConnector(), sim.StaticSynapse(weight=0.01))
+    recurrent = sim.Projection(cells, cells, sim.FixedNumberPostConnector(2), sim.StaticSynapse(weight=0.0))
+    text = sim.simulator.state.network().to_xml()
+    # fixed-outdegree over a target of several groups: PyNN draws it, as explicit synapses.
+    assert len(recurrent) == 10 and text.count("<synapse ") == 10 and text.count('kind="all"') == 3
+    sim.run(100.0)
+    times = spike_times(cells)
+    assert cells.get("i_offset") == pytest.approx([0.4, 0.4, 0.8, 0.8, 1.2])
     sim.end()
+    assert [g in text for g in ('id="p0_0" size="2"', 'id="p0_1" size="2"', 'id="p0_2" size="1"')] == [True] * 3
+    net = dnnc.Network("by_hand", dt=0.1)
+    for name, size, current, v in (("a", 2, 400, -65), ("b", 2, 800, -60), ("c", 1, 1200, -60)):
+        net.population(name, size, model="iaf_psc_exp", C_m=1000, tau_m=20, tau_syn_ex=5, tau_syn_in=5, t_ref=2,
+                       E_L=-65, V_th=-50, V_reset=-65, I_e=current, v_init=v)
+    net.spike_source("s", size=2, spikes=([1.0, 2.0], [0, 1]))
+    net.connect("s", "a", kind="all", weight=10.0, delay_ms=0.1)
+    net.connect("s", "b", kind="all", weight=10.0, delay_ms=0.1)
+    net.connect("s", "c", kind="all", weight=10.0, delay_ms=0.1)
+    net.record()
+    expected = dnnc_spike_times(net, 1000)
+    assert sum(len(t) for t in times.values()) >= 6
+    for i, key in enumerate([("a", 0), ("a", 1), ("b", 0), ("b", 1), ("c", 0)]):
+        np.testing.assert_allclose(times.get(i, []), expected.get(key, []), atol=1e-9)
 
 
 def test_initial_values_dnnc_cannot_start_from_are_refused():

@@ -11,7 +11,7 @@ from pyNN.space import Space
 from pyNN.standardmodels import check_weights
 
 from . import simulator
-from .populations import positions, reference, runs
+from .populations import neuron_references, positions, reference, runs
 from .standardmodels import STDPMechanism, StaticSynapse, homogeneous
 
 # Connectors dnnc draws itself, by their projection kind.
@@ -126,18 +126,17 @@ class Projection(common.Projection):
         rng = getattr(connector, "rng", None)
         self._seed = (int(getattr(rng, "seed", None) or 0) * 1000003 + len(state.projections) + 1) % 2**63
         self._values = {name: self._native[name] for name in ("weight", "delay")}
-        self._rule = self._pieces = None
+        self._rule = None
         self._explicit = []  # (pre positions, post positions, weights, delays) chunks
         if type(connector) in _NATIVE and all(_native_value(v) is not None for v in self._values.values()):
             self._rule = _rule(connector)
-            self._pieces = _pieces(self._rule[0], self.pre, self.post)
-        if self._pieces is None:
-            if type(connector) not in _NATIVE and not isinstance(connector, _EXPANDED):
-                raise NotImplementedError("pyNN.dnnc: the connector %s" % type(connector).__name__)
-            self._rule = None
+            if not isinstance(_native_value(self._values["weight"]), RandomDistribution):
+                check_weights(_native_value(self._values["weight"]), self)  # PyNN's check, as its connectors make it
+        elif type(connector) in _NATIVE or isinstance(connector, _EXPANDED):
             connector.connect(self)
-        elif not isinstance(_native_value(self._values["weight"]), RandomDistribution):
-            check_weights(_native_value(self._values["weight"]), self)  # PyNN's check, as its connectors make it
+        else:
+            raise NotImplementedError("pyNN.dnnc: the connector %s" % type(connector).__name__)
+        self._split()
         state.projections.append(self)
         state.changed()
 
@@ -158,7 +157,7 @@ class Projection(common.Projection):
 
     # --- the document --------------------------------------------------------------------
     def target_populations(self):
-        return {population for population, _, _, _ in runs(self.post)}
+        return {group.population for group, _, _, _ in runs(self.post)}
 
     def tau_minus(self):
         """STDP's time constant of the target's trace (a neuron parameter in dnnc, as in
@@ -185,14 +184,28 @@ class Projection(common.Projection):
             net.synapse_model(models[scale], model, **self.synapse_type.dnnc_parameters(scale, self._native))
         return models[scale]
 
-    def _write(self, net):
+    def _split(self):
+        """The rule as pieces over the groups that pre and post span now (their members'
+        parameters may have split a population since); None when the connections are
+        explicit: when dnnc cannot draw the rule over those groups, PyNN's connector draws
+        them now, once."""
         if self._rule is None:
+            return None
+        pieces = _pieces(self._rule[0], self.pre, self.post)
+        if pieces is None:
+            self._rule = None
+            self._connector.connect(self)
+        return pieces
+
+    def _write(self, net):
+        pieces = self._split()
+        if pieces is None:
             write_synapses(net, self)
             return
         kind, attributes = self._rule
         models = {}
-        for k, (source, target) in enumerate(self._pieces):
-            scale = self._scale(target[0])
+        for k, (source, target) in enumerate(pieces):
+            scale = self._scale(target[0].population)
             weight, delay = (_native_value(self._values[name]) for name in ("weight", "delay"))
             values = {
                 "weight": distribution(weight, scale, "weights") if isinstance(weight, RandomDistribution)
@@ -207,26 +220,27 @@ class Projection(common.Projection):
     # --- connections as PyNN reads them -------------------------------------------------------
     def _columns(self):
         """(pre positions, post positions, weights, delays in ms) of every connection."""
-        if self._rule is None:
+        pieces = self._split()
+        if pieces is None:
             return self._explicit_columns()
         net = simulator.state.network()
         columns = []
-        for k, (source, target) in enumerate(self._pieces):
+        for k, (source, target) in enumerate(pieces):
             numbers_from, numbers_to, weights, delays = net.connections("%s_%d" % (self.dnnc_id, k))
             if self.synapse_type.dnnc_model != "static_synapse" and simulator.state.simulation is not None:
                 weights = self._weights_now("%s_%d" % (self.dnnc_id, k), source[0], numbers_from)
             columns.append((positions(self.pre, numbers_from), positions(self.post, numbers_to),
-                            weights.astype(float) / self._scale(target[0]), delays * simulator.state.dt))
+                            weights.astype(float) / self._scale(target[0].population), delays * simulator.state.dt))
         return tuple(np.concatenate(column) for column in zip(*columns))
 
     @staticmethod
-    def _weights_now(piece, source_population, numbers_from):
+    def _weights_now(piece, source_group, numbers_from):
         """The weights of a plastic piece on the cluster now, in the order of
         Network.connections(): dnnc reports them node by node, each target's synapses in
         canonical order, so a stable sort by target restores the document's order."""
         source, target, weights = simulator.state.simulation.weights(piece)
         order = np.argsort(target, kind="stable")
-        if not np.array_equal(source[order] + int(source_population.first_id), numbers_from):
+        if not np.array_equal(source[order] + source_group.first_number, numbers_from):
             raise RuntimeError("pyNN.dnnc: the weights of %s do not match its synapses" % piece)
         return weights[order]
 
@@ -253,10 +267,11 @@ class Projection(common.Projection):
         simulator.state.changed()
 
     def __len__(self):
-        if self._rule is None:
+        pieces = self._split()
+        if pieces is None:
             return len(self._explicit_columns()[0])
         net = simulator.state.network()
-        return sum(net.connection_count("%s_%d" % (self.dnnc_id, k)) for k in range(len(self._pieces)))
+        return sum(net.connection_count("%s_%d" % (self.dnnc_id, k)) for k in range(len(pieces)))
 
     def _attribute_columns(self, names):
         pre, post, weight, delay = self._columns()
@@ -309,9 +324,9 @@ class Projection(common.Projection):
 
     def _expand(self):
         """Makes the connections dnnc draws explicit (for values given per connection)."""
-        if self._rule is not None:
+        if self._split() is not None:
             self._explicit = [self._columns()]
-            self._rule = self._pieces = None
+            self._rule = None
 
 
 class Connection(common.Connection):
@@ -341,12 +356,10 @@ def write_synapses(net, projection):
     sources = np.asarray(projection.pre.all_cells, dtype=np.int64)[pre]
     targets = np.asarray(projection.post.all_cells, dtype=np.int64)[post]
     populations = simulator.state.populations
-    source_owner, target_owner = simulator.state.population_of(sources), simulator.state.population_of(targets)
     models = {}
-    for source, target, s, t, weight, delay in zip(sources.tolist(), targets.tolist(), source_owner.tolist(),
-                                                   target_owner.tolist(), weights.tolist(), delays.tolist()):
-        into = populations[t]
-        scale = projection._scale(into)
-        net.synapse("%s[%d]" % (populations[s].dnnc_id, source - int(populations[s].first_id)),
-                    "%s[%d]" % (into.dnnc_id, target - int(into.first_id)), weight=weight * scale,
-                    delay_ms=delay, synapse_model=projection._synapse_model(net, scale, models))
+    for source, target, owner, weight, delay in zip(neuron_references(sources), neuron_references(targets),
+                                                    simulator.state.population_of(targets).tolist(), weights.tolist(),
+                                                    delays.tolist()):
+        scale = projection._scale(populations[owner])
+        net.synapse(source, target, weight=weight * scale, delay_ms=delay,
+                    synapse_model=projection._synapse_model(net, scale, models))

@@ -120,9 +120,10 @@ class State(common.control.BaseState):
         numbers = np.zeros(len(index), dtype=np.int64)
         ends = np.zeros(len(index), dtype=np.int64)
         for p in self.populations:
-            mine = population == p.dnnc_id
-            numbers[mine] = index[mine] + int(p.first_id)
-            ends[mine] = p.spike_at_tick_end
+            for group in p.groups():
+                mine = population == group.dnnc_id
+                numbers[mine] = index[mine] + group.first_number
+                ends[mine] = p.spike_at_tick_end
         return numbers, (ticks + ends) * self.dt, ticks
 
     def close(self):

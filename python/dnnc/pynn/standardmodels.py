@@ -22,7 +22,8 @@ _CONDUCTANCE_BASED = _IAF + _SYNAPTIC_TAU + (('tau_m', 'g_L', "cm/tau_m*1000.0",
 class _Neuron:
     """What a dnnc population of this type is: `dnnc_model` with the translated parameters.
     `weight_scale`: a synapse's weight in dnnc's unit (pA, nS or mV) per PyNN unit (nA or µS);
-    `per_neuron`: the parameters that may differ between the members of a population."""
+    `per_neuron`: the parameters the dnnc element takes per member (the others split a
+    population into groups of equal values)."""
     weight_scale = 1000.0
     per_neuron = ()
     # Initial values of dnnc's state other than the membrane potential: another value
@@ -32,9 +33,9 @@ class _Neuron:
     def check(self, name, values):
         """Raises PyNN's error for values of native parameter `name` PyNN refuses."""
 
-    def population_element(self, net, population, parameters, initial):
-        net.population(population.dnnc_id, population.size, model=self.dnnc_model, seed=population.seed,
-                       **parameters, **initial)
+    def population_element(self, net, group, parameters):
+        """Adds `group` (populations.Group) to `net`, with its translated `parameters`."""
+        net.population(group.dnnc_id, group.size, model=self.dnnc_model, seed=group.seed, **parameters)
 
 
 class _CurrentBased(_Neuron):
@@ -90,11 +91,10 @@ class SpikeSourceArray(_Neuron, cells.SpikeSourceArray):
         if name == "spike_times" and any(np.any(np.diff(np.asarray(s.value)) < 0) for s in values):
             raise errors.InvalidParameterValueError("SpikeSourceArray: spike times must be in order")
 
-    def population_element(self, net, population, parameters, initial):
-        trains = [np.asarray(sequence.value, dtype=float) for sequence in population.parameter_values("spike_times")]
-        index = np.repeat(np.arange(population.size), [len(t) for t in trains])
-        net.spike_source(population.dnnc_id, size=population.size,
-                         spikes=(np.concatenate(trains) if trains else np.zeros(0), index))
+    def population_element(self, net, group, parameters):
+        trains = [np.asarray(sequence.value, dtype=float) for sequence in group.parameter_values("spike_times")]
+        index = np.repeat(np.arange(group.size), [len(t) for t in trains])
+        net.spike_source(group.dnnc_id, size=group.size, spikes=(np.concatenate(trains) if trains else np.zeros(0), index))
 
 
 class SpikeSourcePoisson(_Neuron, cells.SpikeSourcePoisson):
@@ -103,11 +103,11 @@ class SpikeSourcePoisson(_Neuron, cells.SpikeSourcePoisson):
                                       ('duration', 'stop', "start+duration", "stop-start"))
     per_neuron = ("rate",)
 
-    def population_element(self, net, population, parameters, initial):
-        rates = population.parameter_values("rate")
+    def population_element(self, net, group, parameters):
+        rates = group.parameter_values("rate")
         rate = float(rates[0]) if np.all(rates == rates[0]) else [float(r) for r in rates]
-        net.spike_source(population.dnnc_id, size=population.size, rate=rate, start=parameters["start"],
-                         stop=parameters["stop"], seed=population.seed)
+        net.spike_source(group.dnnc_id, size=group.size, rate=rate, start=parameters["start"], stop=parameters["stop"],
+                         seed=group.seed)
 
 
 # --- synapse types ---------------------------------------------------------------------
