@@ -21,10 +21,7 @@ PYNN_TESTS = os.environ.get("DNNC_PYNN_TESTS", os.path.join(SOURCE, "..", "share
 # test_SpikeSourceGamma, test_SpikeSourcePoissonRefractory and test_simple_stochastic_synapse
 # for pyNN.brian2.
 SKIPPED = {
-    "test_reset_recording": "per-neuron i_offset",
-    "issue321": "per-neuron i_offset",
     "scenario4": "per-neuron initial w",
-    "issue241": "per-neuron start of Poisson sources",
     "all_to_all_tsodyksmarkram": "a TsodyksMarkramSynapse U per connection",
     "fixed_number_pre_with_replacement_heterogeneous_parameters": "a TsodyksMarkramSynapse U per connection",
     "fixed_number_post_with_replacement_heterogeneous_parameters": "a TsodyksMarkramSynapse U per connection",
@@ -48,6 +45,7 @@ NEEDS_STATE_RECORDING = {
     "test_reset_with_spikes", "test_setup", "test_record_vm_and_gsyn_from_assembly", "test_sampling_interval",
     "test_mix_procedural_and_oo", "test_record_with_filename", "issue499", "issue367", "test_changing_electrode",
     "ticket226", "issue165", "issue437", "issue442", "issue451", "issue483", "issue487", "ticket195",
+    "test_reset_recording", "issue321",
 }
 NEEDS_POISSON_SPIKE_SOURCES = {"scenario3", "test_SpikeSourcePoisson"}
 
