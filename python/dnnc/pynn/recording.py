@@ -8,7 +8,10 @@ from . import simulator
 
 
 def record_state(recorder, variable, ids, sampling_interval):
-    """Where the recording of a state variable (v, gsyn_exc, gsyn_inh, ...) joins dnnc's."""
+    """Where the recording of a state variable (v, gsyn_exc, gsyn_inh, ...) joins dnnc's:
+    called when it is asked for (ids: the cells, sampling_interval: ms) and when it is read
+    (sampling_interval None: return PyNN's (signal array, times) for ids). dnnc records
+    spikes only so far."""
     raise NotImplementedError("pyNN.dnnc: recording '%s' (dnnc records spikes only, for now)" % variable)
 
 
@@ -39,8 +42,7 @@ class Recorder(recording.Recorder):
         return numbers[keep], times[keep]
 
     def _get_spiketimes(self, ids, clear=False):
-        numbers, times = self._spikes(ids)
-        return numbers, times
+        return self._spikes(ids)
 
     def _get_all_signals(self, variable, ids, clear=False):
         return record_state(self, variable, ids, None)
