@@ -19,6 +19,7 @@
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -60,6 +61,17 @@ protocol::document parse_checked(const std::string& text, const std::string& fil
     auto doc = protocol::parse_document(text, file);
     protocol::check_document(doc);
     return doc;
+}
+
+// The connection element (index into network::connection_order) of the projection `id`.
+std::size_t projection_element(const protocol::document& doc, const std::string& id) {
+    if (doc.net) {
+        const auto& order = doc.net->connection_order;
+        for (std::size_t e = 0; e < order.size(); ++e) {
+            if (order[e].kind == protocol::connection_ref::type::projection && doc.net->projections[order[e].index].id == id) return e;
+        }
+    }
+    throw usage_error("no projection with id '" + id + "'");
 }
 
 // The dnnc-node this module starts: the one built beside the module (its path is known at
@@ -499,6 +511,47 @@ PYBIND11_MODULE(_dnnc, m) {
         d["dense_weights"] = size.dense_weights;
         return d;
     }, py::arg("text"), py::arg("file"), "Exact neuron and synapse counts of a document's network (no synapse stored).");
+
+    m.def("connections", [](const std::string& text, const std::string& file, const std::string& projection) {
+        // The synapses of one projection, drawn by the rules the nodes draw them by (rows.hpp).
+        const auto doc = parse_checked(text, file);
+        const auto& net = *doc.net;
+        const auto element = projection_element(doc, projection);
+        std::vector<std::int64_t> sources, targets;
+        std::vector<float> weights;
+        std::vector<std::int64_t> delays;
+        {
+            py::gil_scoped_release released;
+            const protocol::synapse_rows rows(net);
+            for (protocol::neuron_index target = 0; target < rows.neuron_count(); ++target) {
+                rows.for_each(target, [&](protocol::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
+                    if (e != element) return;
+                    sources.push_back(source);
+                    targets.push_back(target);
+                    weights.push_back(weight);
+                    delays.push_back(delay);
+                });
+            }
+        }
+        const auto n = static_cast<py::ssize_t>(weights.size());
+        return py::make_tuple(array_of(std::move(sources), {n}), array_of(std::move(targets), {n}), array_of(std::move(weights), {n}),
+                              array_of(std::move(delays), {n}));
+    }, py::arg("text"), py::arg("file"), py::arg("projection"),
+       "The synapses of the projection with id `projection`: (source, target, weight, delay in ticks) arrays, neurons by "
+       "their number in the network (explicit neurons first, then each group's members in document order), each "
+       "target's synapses in canonical order.");
+
+    m.def("connection_count", [](const std::string& text, const std::string& file, const std::string& projection) {
+        const auto doc = parse_checked(text, file);
+        const auto element = projection_element(doc, projection);
+        py::gil_scoped_release released;
+        const protocol::synapse_rows rows(*doc.net, {});
+        // Built for no target, a fixed-outdegree projection draws nothing: its count is K per source.
+        std::uint64_t n = rows.outdegree_synapses(element);
+        for (protocol::neuron_index target = 0; target < rows.neuron_count(); ++target) n += rows.count(target, element);
+        return n;
+    }, py::arg("text"), py::arg("file"), py::arg("projection"),
+       "The exact number of synapses of the projection with id `projection` (random rules draw their skips only).");
 
     m.def("read_input_csv", [](const std::string& path) {
         std::vector<py::tuple> rows;

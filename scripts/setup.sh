@@ -11,6 +11,7 @@ packages=(
   libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libopenblas0-pthread libtbb-dev catch2
   nlohmann-json3-dev libcli11-dev libssl-dev openssl libopenmpi-dev openmpi-bin slurm-wlm
   python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib
+  python3-pynn  # PyNN 0.10.1, for its backend pyNN.dnnc (docs/pynn.md)
   chromium libpng-dev  # the live page's browser test (tests/tools/test_cli_live.cpp) and its screenshots
 )
 
@@ -26,14 +27,18 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${extra[@]}" > build-co
 rm -f build-configure.log
 cmake --build build -j "$(nproc)"
 
-# `import dnnc` with no environment variables: a .pth file in the system Python's
-# site-packages names build/python, where the build assembles the package (docs/python.md).
+# `import dnnc` and `import pyNN.dnnc` with no environment variables: a .pth file in the
+# system Python's site-packages names build/python, where the build assembles the package,
+# and imports the hook that makes pyNN.dnnc load dnnc/pynn/ from there (docs/python.md,
+# docs/pynn.md).
 site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
 pth="${site}/dnnc.pth"
-if [ "$(cat "${pth}" 2>/dev/null)" != "$(pwd)/build/python" ]; then
-  echo "== making 'import dnnc' find $(pwd)/build/python (${pth})"
+lines="$(pwd)/build/python
+import dnnc_pynn_hook"
+if [ "$(cat "${pth}" 2>/dev/null)" != "${lines}" ]; then
+  echo "== making 'import dnnc' and 'import pyNN.dnnc' find $(pwd)/build/python (${pth})"
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" mkdir -p "${site}"
-  echo "$(pwd)/build/python" | "${sudo_cmd[@]}" tee "${pth}" > /dev/null
+  echo "${lines}" | "${sudo_cmd[@]}" tee "${pth}" > /dev/null
 fi

@@ -123,12 +123,17 @@ class Network:
         self._elements = []  # the <network>'s children, in order
         self._sections = {}   # "cluster", "run", "state": (tag, attributes, children)
         self._file = "Network(%r)" % (name,)
-        self._counts = None
+        self._changed()
 
     # --- building -------------------------------------------------------------------
+    def _changed(self):
+        """Forgets what was derived from the document (its text and counts)."""
+        self._counts = None
+        self._cached_text = None
+
     def _add(self, tag, params, make=_element):
         self._elements.append(make(tag, params))
-        self._counts = None
+        self._changed()
         return self
 
     def population(self, id, size, model="lif", **params):
@@ -189,9 +194,19 @@ class Network:
         """Adds a ``<dc to amplitude [start] [stop]>`` current."""
         return self._add("dc", dict(to=to, amplitude=amplitude, **params))
 
-    def spike_source(self, id, **params):
-        """Adds a ``<spike-source id size file>`` replaying spike times from a CSV."""
-        return self._add("spike-source", dict(id=id, **params))
+    def spike_source(self, id, spikes=None, **params):
+        """Adds a ``<spike-source id size ...>``: replaying spike times from a CSV (``file``),
+        or given as ``spikes=(t_ms, index)`` (two sequences, one ``<spike>`` child each),
+        or Poisson trains (``rate``, ``start``, ``stop``, ``seed``)."""
+        def make(tag, params):
+            element = _element(tag, params)
+            if spikes is not None:
+                t_ms, index = spikes
+                element[2].extend(("spike", {"t-ms": _attribute_value(float(t)), "index": str(int(i))}, [])
+                                  for t, i in zip(t_ms, index))
+            return element
+
+        return self._add("spike-source", dict(id=id, **params), make)
 
     def element(self, tag, **params):
         """Adds any other element the schema allows in ``<network>``."""
@@ -212,15 +227,22 @@ class Network:
             links = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
         children = rows + [_element("link", {"from": a, "to": b}) for a, b in links]
         self._sections["cluster"] = ("cluster", {"lead": lead or ids[0]}, children)
+        self._changed()
         return self
 
     def run_settings(self, **params):
         """Sets ``<run ...>`` (``sync``, ``send``, ``batch``, ``tick_period``, ...)."""
         self._sections["run"] = _element("run", params)
+        self._changed()
         return self
 
     # --- the document ---------------------------------------------------------------
     def _text(self):
+        if self._cached_text is None:
+            self._cached_text = self._write_text()
+        return self._cached_text
+
+    def _write_text(self):
         root = _ET.Element("dnnc", {"xmlns": _NS})
         attributes = {"name": self.name}
         if self.dt is not None:
@@ -263,6 +285,18 @@ class Network:
     def synapses(self):
         """The number of synapses (exact: random rules are drawn, none is stored)."""
         return self._count()["synapses"]
+
+    def connection_count(self, projection):
+        """The exact number of synapses of the projection with id ``projection`` (random
+        rules draw their skips only; nothing is stored)."""
+        return _dnnc.connection_count(self._text(), self._file, projection)
+
+    def connections(self, projection):
+        """The synapses of the projection with id ``projection``, drawn as the nodes draw
+        them: NumPy arrays ``(source, target, weight, delay)``, neurons by their number in
+        the network (explicit neurons first, then each group's members, in document
+        order), delays in ticks, each target's synapses in canonical order."""
+        return _dnnc.connections(self._text(), self._file, projection)
 
     @property
     def populations(self):

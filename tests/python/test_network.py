@@ -1,6 +1,8 @@
 # A network built in Python is the document the command line reads, checked by the same code.
 import json
 
+import pytest
+
 import dnnc
 from conftest import cli, example
 
@@ -59,3 +61,21 @@ def test_distributions_become_child_elements():
                 weight=dict(distribution="normal", mean=1.0, std=0.1))
     assert "<weight" in net.to_xml()
     assert net.synapses == 30
+
+
+def test_connections_are_the_synapses_the_nodes_draw():
+    net = dnnc.Network("rows", dt=0.1)
+    net.population("A", 6, model="iaf_psc_exp")
+    net.population("B", 4, model="iaf_psc_exp")
+    net.connect("A[2:5]", "B", kind="all", weight=2.5, delay_ms=0.3, id="ab")
+    net.connect("A", "A", kind="fixed-indegree", indegree=3, multapses=False, autapses=False, seed=4, id="aa")
+    source, target, weight, delay = net.connections("ab")
+    assert sorted(zip(source.tolist(), target.tolist())) == [(s, t) for s in (2, 3, 4) for t in (6, 7, 8, 9)]
+    assert set(weight.tolist()) == {2.5} and set(delay.tolist()) == {3}
+    source, target, _, _ = net.connections("aa")
+    assert net.connection_count("aa") == len(source) == 18
+    assert all(sorted(set(source[target == t])) == sorted(source[target == t]) and t not in source[target == t]
+               for t in range(6))
+    assert net.synapses == 12 + 18
+    with pytest.raises(dnnc.UsageError, match="no projection with id 'zz'"):
+        net.connections("zz")

@@ -1,0 +1,143 @@
+"""The state of a pyNN.dnnc simulation: the network built so far, and the dnnc cluster
+that runs it from the first run() on (docs/pynn.md).
+
+PyNN's IDs are the dnnc neuron numbers: populations are written into the document in the
+order they were created and dnnc numbers a network's members group by group in document
+order, so the member i of the population whose first ID is f is neuron f + i.
+"""
+
+import numpy as np
+
+import dnnc
+from pyNN import common
+
+name = "dnnc"
+
+
+class ID(int, common.IDMixin):
+
+    def __init__(self, n):
+        int.__init__(n)
+        common.IDMixin.__init__(self)
+
+
+def not_between_runs(what):
+    """Raises NotImplementedError when the network is already on its cluster: it is
+    built once, at the first run, and not changed while it runs."""
+    if state.simulation is not None:
+        raise NotImplementedError("pyNN.dnnc: %s after the first run() (the network on the cluster is not changed "
+                                  "while it runs; call reset() first)" % what)
+
+
+class State(common.control.BaseState):
+
+    def __init__(self):
+        common.control.BaseState.__init__(self)
+        self.mpi_rank = 0
+        self.num_processes = 1
+        self.dt = 0.1
+        self.min_delay = "auto"
+        self.max_delay = 6553.5
+        self.cluster = {"nodes": 4}
+        self.simulation = None
+        self.clear()
+
+    @property
+    def min_delay(self):
+        """setup()'s min_delay; for 'auto', one tick until the first run, then the shortest
+        delay of the network's projections."""
+        if self._min_delay != "auto":
+            return self._min_delay
+        shortest = [p.shortest_delay() for p in self.projections] if self.simulation is not None else []
+        return min([d for d in shortest if d is not None], default=self.dt)
+
+    @min_delay.setter
+    def min_delay(self, value):
+        self._min_delay = value
+
+    # --- the network ---------------------------------------------------------------------
+    def clear(self):
+        self.close()
+        self.populations = []
+        self.projections = []
+        self.current_sources = []
+        self.recorders = set()
+        self.id_counter = 0
+        self.segment_counter = -1
+        self.write_on_end = []
+        self._network = None
+        self.reset()
+
+    def changed(self):
+        """Forgets the document built so far: something in the network changed."""
+        self._network = None
+
+    def network(self):
+        """The dnnc.Network of everything created so far, written in one pass (cached)."""
+        if self._network is None:
+            net = dnnc.Network("pyNN", dt=self.dt)
+            for population in self.populations:
+                population._write(net)
+            for projection in self.projections:
+                projection._write(net)
+            for source in self.current_sources:
+                source._write(net)
+            recorded = [ref for population in self.populations for ref in population.recorder._spike_references()]
+            if recorded:
+                net.record(recorded)
+            self._network = net
+        return self._network
+
+    def population_of(self, ids):
+        """The population of each neuron number in `ids` (an array), as indices into
+        self.populations."""
+        firsts = np.array([int(p.first_id) for p in self.populations])
+        return np.searchsorted(firsts, ids, side="right") - 1
+
+    # --- the clock -------------------------------------------------------------------------
+    @property
+    def tick(self):
+        return int(round(self.t / self.dt))
+
+    def run(self, simtime):
+        self.run_until(self.t + simtime)
+
+    def run_until(self, tstop):
+        if self.simulation is None:
+            self.simulation = dnnc.Simulation(self.network(), spikes=False, outputs=False, **self.cluster)
+        ticks = int(round(tstop / self.dt)) - self.simulation.tick
+        if ticks > 0:
+            self.simulation.run(ticks)
+        self.t = self.simulation.tick * self.dt
+        self.running = True
+
+    def spikes(self):
+        """The spikes recorded since t = 0: neuron numbers, times in ms and ticks (arrays)."""
+        if self.simulation is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+        t_ms, population, index = self.simulation.spikes()
+        ticks = np.rint(np.asarray(t_ms) / self.dt).astype(np.int64)
+        numbers = np.zeros(len(index), dtype=np.int64)
+        ends = np.zeros(len(index), dtype=np.int64)
+        for p in self.populations:
+            for group in p.groups():
+                mine = population == group.dnnc_id
+                numbers[mine] = index[mine] + group.first_number
+                ends[mine] = p.spike_at_tick_end
+        return numbers, (ticks + ends) * self.dt, ticks
+
+    def close(self):
+        if self.simulation is not None:
+            self.simulation.close()
+            self.simulation = None
+
+    def reset(self):
+        """Back to t = 0: the next run submits the network anew."""
+        self.close()
+        self.running = False
+        self.t = 0
+        self.t_start = 0
+        self.segment_counter += 1
+
+
+state = State()

@@ -1,0 +1,137 @@
+# pyNN.dnnc's simulation control: setup, runs in pieces on one cluster, reset, end, the
+# state queries, get/set of parameters, recording into Neo and its files.
+import pickle
+import socket
+
+import numpy as np
+import pytest
+
+from pyNN import errors
+from pynn_support import sim, spike_times
+
+
+def network(nodes=2):
+    sim.setup(timestep=0.1, min_delay=0.2, max_delay=5.0, nodes=nodes)
+    cells = sim.Population(40, sim.IF_curr_exp(i_offset=1.0, tau_refrac=2.0), label="cells")
+    cells.initialize(v=sim.RandomDistribution("normal", mu=-60.0, sigma=4.0, rng=sim.NumpyRNG(seed=2)))
+    sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.2, rng=sim.NumpyRNG(seed=7)),
+                   sim.StaticSynapse(weight=-0.05, delay=0.5), receptor_type="inhibitory")
+    cells.record("spikes")
+    return cells
+
+
+def test_state_queries():
+    assert sim.setup(timestep=0.05, min_delay=0.1, nodes=1) == 0
+    assert (sim.get_time_step(), sim.get_min_delay(), sim.num_processes(), sim.rank()) == (0.05, 0.1, 1, 0)
+    assert sim.get_current_time() == 0.0
+    sim.end()
+
+
+def test_runs_in_pieces_continue_the_same_cluster():
+    cells = network()
+    sim.run(60.0)
+    pids = sim.simulator.state.simulation.pids
+    assert sim.run_until(150.0) == pytest.approx(150.0)
+    assert sim.simulator.state.simulation.pids == pids
+    pieces = spike_times(cells)
+    sim.end()
+    cells = network()
+    sim.run(150.0)
+    whole = spike_times(cells)
+    sim.end()
+    assert sum(len(t) for t in whole.values()) > 40
+    assert pieces.keys() == whole.keys()
+    for i in whole:
+        np.testing.assert_array_equal(pieces[i], whole[i])
+
+
+def test_reset_starts_the_same_network_again_in_a_new_segment():
+    cells = network()
+    sim.run(100.0)
+    first = spike_times(cells)
+    sim.reset()
+    assert sim.get_current_time() == 0.0
+    sim.run(100.0)
+    block = cells.get_data()
+    assert len(block.segments) == 2
+    second = spike_times(cells)
+    for i in first:
+        np.testing.assert_array_equal(first[i], second[i])
+    sim.end()
+
+
+def test_spike_counts_and_files(tmp_path):
+    cells = network(nodes=1)
+    sim.run(200.0)
+    counts = cells.get_spike_counts()
+    times = spike_times(cells)
+    assert counts == {int(cells[i]): len(times.get(i, [])) for i in range(40)}
+    assert cells.mean_spike_count() == pytest.approx(np.mean(list(counts.values())))
+    path = tmp_path / "cells.pkl"
+    cells.write_data(str(path))
+    with open(path, "rb") as f:
+        block = pickle.load(f)
+    assert sum(len(st) for st in block.segments[0].spiketrains) == sum(counts.values())
+    cleared = cells.get_data(clear=True)
+    assert sum(len(st) for st in cleared.segments[0].spiketrains) == sum(counts.values())
+    sim.run(50.0)
+    after = cells.get_data().segments[0].spiketrains
+    assert all(st.magnitude.min() > 200.0 for st in after if len(st))
+    sim.end()
+
+
+def test_get_and_set_of_cell_parameters():
+    sim.setup(timestep=0.1, nodes=1)
+    cells = sim.Population(3, sim.IF_cond_exp(tau_m=15.0, cm=0.3))
+    assert cells.get("tau_m") == pytest.approx(15.0)
+    cells.set(tau_m=25.0, i_offset=0.2)
+    assert cells.get(["tau_m", "i_offset"]) == pytest.approx([25.0, 0.2])
+    text = sim.simulator.state.network().to_xml()
+    assert 'g_L="12"' in text and 'I_e="200"' in text  # 0.3 nF / 25 ms = 12 nS
+    with pytest.raises(errors.NonExistentParameterError):
+        cells.set(tau_q=2.0)
+    sim.run(10.0)
+    with pytest.raises(NotImplementedError, match="after the first run"):
+        cells.set(tau_m=30.0)
+    with pytest.raises(NotImplementedError, match="after the first run"):
+        sim.Population(1, sim.IF_curr_exp())
+    sim.reset()
+    cells.set(tau_m=30.0)  # reset: the next run submits the network anew
+    sim.run(10.0)
+    sim.end()
+
+
+def test_recording_state_variables_is_not_there_yet():
+    sim.setup(timestep=0.1, nodes=1)
+    cells = sim.Population(2, sim.IF_curr_exp())
+    with pytest.raises(NotImplementedError, match="'v'"):
+        cells.record("v")
+    with pytest.raises(errors.RecordingError):
+        cells.record("w")
+    sim.end()
+
+
+def test_setup_takes_nodes_or_a_cluster():
+    with pytest.raises(ValueError, match="not both"):
+        sim.setup(nodes=2, cluster="c.xml")
+    with pytest.raises(Exception, match="min_delay"):
+        sim.setup(timestep=0.1, min_delay=0.05)
+
+
+def test_a_cluster_document(tmp_path):
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    cluster = tmp_path / "cluster.xml"
+    cluster.write_text('<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="%d"/><node id="b" port="%d"/>'
+                       '<link from="a" to="b"/></cluster></dnnc>' % tuple(ports))
+    sim.setup(timestep=0.1, cluster=str(cluster))
+    cells = sim.Population(20, sim.IF_curr_exp(i_offset=1.0))
+    cells.record("spikes")
+    sim.run(50.0)
+    assert [n["id"] for n in sim.simulator.state.simulation.summary["nodes"]] == ["a", "b"]
+    assert sim.simulator.state.simulation.lead == "127.0.0.1:%d" % ports[0]
+    assert cells.mean_spike_count() == 1.0  # each first spikes at 27.8 ms
+    sim.end()

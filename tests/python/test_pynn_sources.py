@@ -1,0 +1,143 @@
+# pyNN.dnnc's inputs: current sources (amplitudes nA -> pA) and spike sources, each checked
+# against the same input written by hand as a dnnc network.
+import numpy as np
+import pytest
+
+import dnnc
+from pynn_support import dnnc_spike_times, has_poisson_spike_sources, sim, spike_times
+
+CELL = dict(cm=0.25, tau_m=10.0, tau_refrac=2.0, v_rest=-70.0, v_reset=-70.0, v_thresh=-55.0)
+NEST_CELL = dict(model="iaf_psc_exp", C_m=250, tau_m=10, t_ref=2, E_L=-70, V_reset=-70, V_th=-55, tau_syn_ex=5,
+                 tau_syn_in=5, v_init=-70)
+
+
+def pynn_run(inject, ms=150.0):
+    """Spike times of one IF_curr_exp neuron given `inject(cell)`."""
+    sim.setup(timestep=0.1, nodes=1)
+    cell = sim.Population(1, sim.IF_curr_exp(**CELL), initial_values={"v": -70.0})
+    inject(cell)
+    cell.record("spikes")
+    sim.run(ms)
+    times = spike_times(cell)[0]
+    sim.end()
+    return times
+
+
+def by_hand(add, ms=150.0):
+    net = dnnc.Network("by_hand", dt=0.1)
+    net.population("n", 1, **NEST_CELL)
+    add(net)
+    net.record("n")
+    return dnnc_spike_times(net, int(ms / 0.1)).get(("n", 0), np.zeros(0))
+
+
+def reads(tag):
+    """Whether this dnnc reads the generator element `tag` (dnnc grows them)."""
+    net = dnnc.Network("probe")
+    net.population("n", 1, model="iaf_psc_exp")
+    net.element(tag, to="n", amplitude=1.0, mean=0.0, std=1.0)
+    try:
+        net.validate()
+    except dnnc.DocumentError as e:
+        return "no declaration found for element '%s'" % tag not in str(e)
+    return True
+
+
+def test_dc_source():
+    times = pynn_run(lambda cell: sim.DCSource(amplitude=0.5, start=20.0, stop=80.0).inject_into(cell))
+    expected = by_hand(lambda net: net.dc("n", 500.0, start=20.0, stop=80.0))
+    assert len(times) >= 2 and times.min() > 20.0 and times.max() < 82.0
+    np.testing.assert_allclose(times, expected, atol=1e-9)
+
+
+def test_step_current_source_is_consecutive_dc_segments():
+    source = lambda: sim.StepCurrentSource(times=[10.0, 50.0, 90.0], amplitudes=[0.4, 0.8, 0.0])
+    times = pynn_run(lambda cell: source().inject_into(cell))
+    expected = by_hand(lambda net: (net.dc("n", 400.0, start=10.0, stop=50.0), net.dc("n", 800.0, start=50.0, stop=90.0)))
+    assert len(times) >= 3
+    np.testing.assert_allclose(times, expected, atol=1e-9)
+
+
+def test_current_into_a_spike_source_is_refused():
+    sim.setup(timestep=0.1, nodes=1)
+    source = sim.Population(1, sim.SpikeSourceArray(spike_times=[1.0]))
+    with pytest.raises(TypeError):
+        sim.DCSource(amplitude=1.0).inject_into(source)
+    sim.end()
+
+
+def test_spike_source_array_drives_a_neuron_as_dnnc_does():
+    given = [[5.0, 12.3, 40.0], [41.0, 41.5]]
+
+    def inject(cell):
+        source = sim.Population(2, sim.SpikeSourceArray(spike_times=given))
+        source.record("spikes")
+        sim.Projection(source, cell, sim.AllToAllConnector(), sim.StaticSynapse(weight=1.5, delay=1.0))
+        inject.source = source
+
+    sim.setup(timestep=0.1, nodes=1)
+    cell = sim.Population(1, sim.IF_curr_exp(**CELL), initial_values={"v": -70.0})
+    inject(cell)
+    cell.record("spikes")
+    sim.run(100.0)
+    times, sources = spike_times(cell)[0], spike_times(inject.source)
+    sim.end()
+    np.testing.assert_allclose(sources[0], given[0])
+    np.testing.assert_allclose(sources[1], given[1])
+
+    def add(net):
+        net.spike_source("s", size=2, spikes=([5.0, 12.3, 40.0, 41.0, 41.5], [0, 0, 0, 1, 1]))
+        net.connect("s", "n", kind="all", weight=1500.0, delay_ms=1.0)
+
+    expected = by_hand(add, ms=100.0)
+    assert len(times) >= 1
+    np.testing.assert_allclose(times, expected, atol=1e-9)
+
+
+def test_ac_and_noise_sources_translate_to_dnnc_generators():
+    sim.setup(timestep=0.1, nodes=1)
+    cell = sim.Population(3, sim.IF_curr_exp())
+    sim.ACSource(amplitude=0.2, offset=0.1, frequency=20.0, phase=90.0, start=5.0, stop=50.0).inject_into(cell)
+    sim.NoisyCurrentSource(mean=0.3, stdev=0.05, dt=1.0, start=0.0, stop=60.0).inject_into(cell[1:3])
+    text = sim.simulator.state.network()._text()
+    sim.end()
+    # PyNN's phase is at start, dnnc's (NEST's) at t = 0: 90° - 360°·20 Hz·5 ms.
+    assert '<ac to="p0" amplitude="200.0" offset="100.0" frequency="20.0" phase="54.0" start="5.0" stop="50.0"' in text
+    assert '<noise to="p0[1:3]" mean="300.0" std="50.0" dt-ms="1.0" seed="2" start="0.0" stop="60.0"' in text
+
+
+@pytest.mark.parametrize("tag", ["ac", "noise"])
+def test_ac_and_noise_sources_run_as_dnnc_runs_them(tag):
+    if not reads(tag):
+        pytest.skip("this dnnc has no <%s> generator yet" % tag)
+    if tag == "ac":
+        times = pynn_run(lambda cell: sim.ACSource(amplitude=0.4, offset=0.3, frequency=25.0, phase=30.0,
+                                                   start=5.0, stop=120.0).inject_into(cell))
+        expected = by_hand(lambda net: net.element("ac", to="n", amplitude=400.0, offset=300.0, frequency=25.0,
+                                                   phase=30.0 - 360.0 * 25.0 * 5.0 / 1000.0, start=5.0, stop=120.0))
+    else:
+        times = pynn_run(lambda cell: sim.NoisyCurrentSource(mean=0.5, stdev=0.2, dt=1.0, start=0.0,
+                                                             stop=150.0).inject_into(cell))
+        expected = by_hand(lambda net: net.element("noise", to="n", mean=500.0, std=200.0, dt_ms=1.0, seed=1,
+                                                   start=0.0, stop=150.0))
+    assert len(times) >= 2
+    np.testing.assert_allclose(times, expected, atol=1e-9)
+
+
+def test_spike_source_poisson_is_a_poisson_spike_source():
+    sim.setup(timestep=0.1, nodes=1)
+    poisson = sim.Population(4, sim.SpikeSourcePoisson(rate=[10.0, 20.0, 30.0, 40.0], start=10.0, duration=500.0))
+    text = sim.simulator.state.network()._text()
+    assert '<spike-source id="p0" size="4" rate="10.0 20.0 30.0 40.0" start="10.0" stop="510.0" seed="1"' in text
+    if not has_poisson_spike_sources():
+        sim.end()
+        pytest.skip("this dnnc has no Poisson spike sources yet")
+    poisson.record("spikes")
+    sim.run(1000.0)
+    counts = poisson.get_spike_counts()
+    times = spike_times(poisson)
+    sim.end()
+    for i, rate in enumerate([10.0, 20.0, 30.0, 40.0]):
+        expected = rate * 0.5
+        assert abs(counts[int(poisson[i])] - expected) < 5 * expected ** 0.5
+        assert times[i].min() >= 10.0 and times[i].max() < 510.0

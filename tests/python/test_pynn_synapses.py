@@ -1,0 +1,102 @@
+# pyNN.dnnc's synapse types: TsodyksMarkramSynapse as NEST's tsodyks2_synapse, STDPMechanism
+# as stdp_synapse, each against the same synapse model written by hand as a dnnc network.
+import numpy as np
+import pytest
+
+import dnnc
+from pynn_support import dnnc_spike_times, sim, spike_times
+
+PRE = [10.0, 30.0, 50.0, 70.0, 90.0, 110.0]
+
+
+def pynn_pair(synapse, ms=150.0):
+    """A spike source firing at PRE into an IF_curr_exp neuron driven just below threshold:
+    the neuron's spike times and the projection's weights after the run."""
+    sim.setup(timestep=0.1, nodes=2)
+    source = sim.Population(1, sim.SpikeSourceArray(spike_times=PRE))
+    cell = sim.Population(1, sim.IF_curr_exp(i_offset=0.7, tau_refrac=2.0))
+    prj = sim.Projection(source, cell, sim.AllToAllConnector(), synapse)
+    cell.record("spikes")
+    sim.run(ms)
+    result = spike_times(cell).get(0, np.zeros(0)), prj.get("weight", format="list")
+    sim.end()
+    return result
+
+
+def by_hand_pair(model, ms=150.0, weight=0.0, **params):
+    net = dnnc.Network("by_hand", dt=0.1)
+    net.spike_source("s", size=1, spikes=(PRE, [0] * len(PRE)))
+    net.population("n", 1, model="iaf_psc_exp", C_m=1000, tau_m=20, tau_syn_ex=5, tau_syn_in=5, t_ref=2, E_L=-65,
+                   V_th=-50, V_reset=-65, I_e=700, v_init=-65, **params.pop("neuron", {}))
+    net.synapse_model("m", model, **params)
+    net.connect("s", "n", kind="all", weight=weight, delay_ms=1.0, synapse_model="m", id="p")
+    net.record("n")
+    with dnnc.Simulation(net, nodes=2) as run:
+        run.run(int(ms / 0.1))
+        _, _, weights = run.weights("p")
+    return dnnc_spike_times(net, int(ms / 0.1)).get(("n", 0), np.zeros(0)), weights
+
+
+def test_tsodyks_markram_is_tsodyks2_synapse():
+    synapse = sim.TsodyksMarkramSynapse(U=0.4, tau_rec=200.0, tau_facil=50.0, weight=4.0, delay=1.0)
+    times, weights = pynn_pair(synapse)
+    expected, _ = by_hand_pair("tsodyks2_synapse", weight=4000.0, U=0.4, u=0.4, tau_rec=200.0, tau_fac=50.0)
+    assert len(times) >= 2
+    np.testing.assert_allclose(times, expected, atol=1e-9)
+    assert [w for _, _, w in weights] == [4.0]  # w itself never changes
+
+
+def test_stdp_mechanism_is_stdp_synapse():
+    synapse = sim.STDPMechanism(timing_dependence=sim.SpikePairRule(tau_plus=16.0, tau_minus=30.0, A_plus=0.05,
+                                                                    A_minus=0.06),
+                                weight_dependence=sim.AdditiveWeightDependence(w_min=0.0, w_max=6.0),
+                                weight=3.0, delay=1.0)
+    times, weights = pynn_pair(synapse)
+    expected, expected_weights = by_hand_pair("stdp_synapse", weight=3000.0, tau_plus=16.0, lambda_=0.05,
+                                              alpha=1.2, mu_plus=0.0, mu_minus=0.0, Wmax=6000.0,
+                                              neuron={"tau_minus": 30.0})
+    assert len(times) >= 2
+    np.testing.assert_allclose(times, expected, atol=1e-9)
+    (_, _, w), = weights
+    assert w != pytest.approx(3.0)  # it learned
+    assert w == pytest.approx(float(expected_weights[0]) / 1000.0, rel=1e-6)
+
+
+def test_multiplicative_weight_dependence_and_the_bounds_stdp_synapse_has():
+    rule = sim.SpikePairRule(tau_plus=20.0, tau_minus=20.0, A_plus=0.01, A_minus=0.012)
+    synapse = sim.STDPMechanism(timing_dependence=rule,
+                                weight_dependence=sim.MultiplicativeWeightDependence(w_max=2.0), weight=1.0)
+    sim.setup(timestep=0.1, nodes=1)
+    a, b = sim.Population(2, sim.IF_curr_exp()), sim.Population(2, sim.IF_cond_exp())
+    sim.Projection(a, b, sim.OneToOneConnector(), synapse, receptor_type="inhibitory")
+    text = sim.simulator.state.network().to_xml()
+    for attribute in ('model="stdp_synapse"', 'Wmax="-2000"', 'lambda="0.01"', 'alpha="1.2', 'weight="-1000"',
+                      'mu_plus="1"', 'mu_minus="1"'):
+        assert attribute in text
+    with pytest.raises(NotImplementedError, match="w_min"):
+        sim.AdditiveWeightDependence(w_min=0.1, w_max=1.0)
+    sim.end()
+
+
+def test_synapse_types_dnnc_lacks_raise_naming_them():
+    with pytest.raises(NotImplementedError, match="GutigWeightDependence"):
+        sim.GutigWeightDependence()
+    with pytest.raises(NotImplementedError, match="dendritic_delay_fraction"):
+        sim.STDPMechanism(timing_dependence=sim.SpikePairRule(), weight_dependence=sim.AdditiveWeightDependence(),
+                          dendritic_delay_fraction=0.5)
+
+
+def test_a_synapse_models_parameters_are_set_per_projection():
+    sim.setup(timestep=0.1, nodes=1)
+    a, b = sim.Population(3, sim.IF_curr_exp()), sim.Population(3, sim.IF_curr_exp())
+    synapse = sim.TsodyksMarkramSynapse(U=0.5, tau_rec=100.0, weight=0.2)
+    first = sim.Projection(a, b, sim.AllToAllConnector(), synapse)
+    second = sim.Projection(a, b, sim.OneToOneConnector(), synapse)
+    first.set(U=0.25, tau_facil=20.0)
+    assert {u for _, _, u in first.get("U", format="list")} == {0.25}
+    assert {u for _, _, u in second.get("U", format="list")} == {0.5}
+    text = sim.simulator.state.network().to_xml()
+    assert 'U="0.25"' in text and 'tau_fac="20"' in text and 'U="0.5"' in text
+    with pytest.raises(NotImplementedError, match="'U'"):
+        first.set(U=np.full((3, 3), 0.3) + np.eye(3) * 0.1)
+    sim.end()
