@@ -232,11 +232,12 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.where = net.where;
     share.neurons = net.neurons;
     // Spike sources without their spikes: build_configs gives each node its own.
-    for (const auto& p : net.populations) share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}});
+    for (const auto& p : net.populations)
+        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop});
     share.inputs = net.inputs;
     share.outputs = net.outputs;
     share.poisson = net.poisson;  // each node draws for its own neurons
-    share.dc = net.dc;
+    share.currents = net.currents;
     share.records = net.records;  // a node samples its own neurons' variables (samplings_of)
     share.synapse_models = net.synapse_models;
     for (const auto& ref : net.connection_order) {

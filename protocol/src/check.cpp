@@ -2,6 +2,7 @@
 
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
+#include "text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -347,6 +348,35 @@ void check_targets(problems& out, const symbol_table& symbols, const std::vector
     }
 }
 
+// A generator's window in ms: start <= t * dt < stop.
+void check_window(problems& out, double start, const std::optional<double>& stop, const source_location& where,
+                  const std::string& what) {
+    if (!(std::isfinite(start) && start >= 0)) out.add(where, what + ": start must be a finite number >= 0 (ms)");
+    if (stop && !(std::isfinite(*stop) && *stop >= start)) out.add(where, what + ": stop must be a finite number >= start (ms)");
+}
+
+// Is `ms` a positive whole number of ticks of `dt` (to a relative 1e-9)?
+bool whole_ticks(double ms, double dt) {
+    if (!(std::isfinite(ms) && ms > 0)) return false;
+    const double ticks = ms / dt;
+    return ticks >= 1 - 1e-9 && std::abs(ticks - std::round(ticks)) <= 1e-9 * ticks;
+}
+
+// A Poisson spike source: one rate, or one per member, each finite and >= 0 (Hz); no listed spikes.
+void check_poisson_source(problems& out, const population& p, const std::string& what) {
+    if (p.rates.size() != 1 && p.rates.size() != static_cast<std::uint64_t>(std::max<std::int64_t>(p.size, 0)))
+        out.add(p.where, what + ": rate must be one value or one per member (" + std::to_string(p.size) + "), got " +
+                             std::to_string(p.rates.size()));
+    for (const double r : p.rates)
+        if (!(std::isfinite(r) && r >= 0)) {
+            out.add(p.where, what + ": rate must be finite numbers >= 0 (Hz)");
+            break;
+        }
+    if (!p.spike_file.empty() || !p.spikes.empty())
+        out.add(p.where, what + ": a Poisson spike source (rate) lists no spikes (no file, no <spike> children)");
+    check_window(out, p.start, p.stop, p.where, what);
+}
+
 void check_generators(problems& out, const symbol_table& symbols, const network& net) {
     for (const auto& g : net.poisson) {
         const std::string what = "poisson generator";
@@ -354,13 +384,22 @@ void check_generators(problems& out, const symbol_table& symbols, const network&
         if (!(std::isfinite(g.rate) && g.rate >= 0)) out.add(g.where, what + ": rate must be a finite number >= 0 (Hz)");
         if (!std::isfinite(g.weight)) out.add(g.where, what + ": weight must be a finite number");
     }
-    for (const auto& g : net.dc) {
-        const std::string what = "dc generator";
+    for (const auto& g : net.currents) {
+        const std::string what = std::string(element_name(g.shape)) + " generator";
         check_targets(out, symbols, g.to, g.where, what);
-        if (!std::isfinite(g.amplitude)) out.add(g.where, what + ": amplitude must be a finite number");
-        if (!(std::isfinite(g.start) && g.start >= 0)) out.add(g.where, what + ": start must be a finite number >= 0 (ms)");
-        if (g.stop && !(std::isfinite(*g.stop) && *g.stop >= g.start))
-            out.add(g.where, what + ": stop must be a finite number >= start (ms)");
+        auto finite = [&](double value, const char* name, const char* unit = "") {
+            if (!std::isfinite(value)) out.add(g.where, what + ": " + name + " must be a finite number" + unit);
+        };
+        finite(g.amplitude, "amplitude");
+        finite(g.offset, "offset");
+        finite(g.phase, "phase", " (degrees)");
+        finite(g.mean, "mean");
+        if (!(std::isfinite(g.frequency) && g.frequency >= 0)) out.add(g.where, what + ": frequency must be a finite number >= 0 (Hz)");
+        if (!(std::isfinite(g.std) && g.std >= 0)) out.add(g.where, what + ": std must be a finite number >= 0");
+        if (g.interval_ms && !whole_ticks(*g.interval_ms, net.dt))
+            out.add(g.where, what + ": dt-ms must be a positive whole number of ticks of " + text::from_double(net.dt) + " ms (got " +
+                                 text::from_double(*g.interval_ms) + ")");
+        check_window(out, g.start, g.stop, g.where, what);
     }
 }
 
@@ -578,6 +617,7 @@ void check_network(const network& net) {
         ids.add(p.id, p.where, "");
         const std::string what = (p.params.model == neuron_model::spike_source ? "spike source " : "population ") + quote(p.id);
         check_params(out, p.params, p.where, what);
+        if (!p.rates.empty()) check_poisson_source(out, p, what);
         if (p.size < 1)
             out.add(p.where, what + ": size must be at least 1 (got " + std::to_string(p.size) + ")");
         else  // saturating: sizes up to 2^63 - 1 would wrap the sum past the limit check
@@ -604,7 +644,7 @@ void check_network(const network& net) {
     for (const auto& s : net.synapses) no_spike_source({s.to}, s.where, synapse_name(s));
     for (const auto& p : net.projections) no_spike_source({p.to}, p.where, projection_name(p));
     for (const auto& g : net.poisson) no_spike_source(g.to, g.where, "poisson generator");
-    for (const auto& g : net.dc) no_spike_source(g.to, g.where, "dc generator");
+    for (const auto& g : net.currents) no_spike_source(g.to, g.where, std::string(element_name(g.shape)) + " generator");
     for (const auto& p : net.inputs) no_spike_source(p.neurons, p.where, "input " + quote(p.id));
     double expected_synapses = static_cast<double>(net.synapses.size());
     for (const auto& s : net.synapses) {

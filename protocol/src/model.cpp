@@ -159,8 +159,8 @@ bool operator==(const neuron& a, const neuron& b) {
 }
 bool operator==(const spike_time& a, const spike_time& b) { return a.index == b.index && a.tick == b.tick; }
 bool operator==(const population& a, const population& b) {
-    return std::tie(a.id, a.size, a.seed, a.params, a.spike_file, a.spikes) ==
-           std::tie(b.id, b.size, b.seed, b.params, b.spike_file, b.spikes);
+    auto t = [](const population& p) { return std::tie(p.id, p.size, p.seed, p.params, p.spike_file, p.spikes, p.rates, p.start, p.stop); };
+    return t(a) == t(b);
 }
 bool operator==(const synapse& a, const synapse& b) {
     return std::tie(a.from, a.to, a.weight, a.delay, a.delay_ms, a.synapse_model) ==
@@ -187,8 +187,20 @@ bool operator==(const port& a, const port& b) {
 bool operator==(const poisson_generator& a, const poisson_generator& b) {
     return std::tie(a.to, a.rate, a.weight, a.seed) == std::tie(b.to, b.rate, b.weight, b.seed);
 }
-bool operator==(const dc_generator& a, const dc_generator& b) {
-    return std::tie(a.to, a.amplitude, a.start, a.stop) == std::tie(b.to, b.amplitude, b.start, b.stop);
+const char* element_name(current_shape shape) {
+    switch (shape) {
+        case current_shape::dc: return "dc";
+        case current_shape::ac: return "ac";
+        case current_shape::noise: return "noise";
+    }
+    return "dc";
+}
+bool operator==(const current_generator& a, const current_generator& b) {
+    auto t = [](const current_generator& g) {
+        return std::tie(g.shape, g.to, g.amplitude, g.offset, g.frequency, g.phase, g.mean, g.std, g.interval_ms, g.seed, g.start,
+                        g.stop);
+    };
+    return t(a) == t(b);
 }
 bool operator==(const recording& a, const recording& b) {
     return std::tie(a.neurons, a.variables, a.interval_ms) == std::tie(b.neurons, b.variables, b.interval_ms);
@@ -199,7 +211,7 @@ bool operator==(const connection_ref& a, const connection_ref& b) {
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapse_models, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs, n.poisson, n.dc, n.records);
+                        n.connection_order, n.inputs, n.outputs, n.poisson, n.currents, n.records);
     };
     return t(a) == t(b);
 }

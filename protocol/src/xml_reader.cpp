@@ -509,6 +509,10 @@ protected:
             p.size = a.integer("size", 0);
             p.params.model = neuron_model::spike_source;
             p.spike_file = a.text("file");
+            if (a.get("rate")) p.rates = a.reals("rate");
+            p.seed = a.uinteger("seed", 0);
+            p.start = a.real("start", 0.0);
+            p.stop = a.real("stop");
             p.where = a.where();
             net.populations.push_back(std::move(p));
         } else if (n == "spike") {
@@ -589,8 +593,22 @@ protected:
             ports.push_back({a.text("id"), a.words("neurons"), a.where()});
         } else if (n == "poisson") {
             net.poisson.push_back({a.words("to"), a.real("rate", 0.0), a.real("weight", 1.0), a.uinteger("seed", 0), a.where()});
-        } else if (n == "dc") {
-            net.dc.push_back({a.words("to"), a.real("amplitude", 0.0), a.real("start", 0.0), a.real("stop"), a.where()});
+        } else if (n == "dc" || n == "ac" || n == "noise") {
+            current_generator g;
+            g.shape = n == "dc" ? current_shape::dc : n == "ac" ? current_shape::ac : current_shape::noise;
+            g.to = a.words("to");
+            g.amplitude = a.real("amplitude", 0.0);
+            g.offset = a.real("offset", 0.0);
+            g.frequency = a.real("frequency", 0.0);
+            g.phase = a.real("phase", 0.0);
+            g.mean = a.real("mean", 0.0);
+            g.std = a.real("std", 0.0);
+            g.interval_ms = a.real("dt-ms");
+            g.seed = a.uinteger("seed", 0);
+            g.start = a.real("start", 0.0);
+            g.stop = a.real("stop");
+            g.where = a.where();
+            net.currents.push_back(std::move(g));
         } else if (n == "record") {
             recording r;
             if (a.get("neurons")) r.neurons = a.words("neurons");

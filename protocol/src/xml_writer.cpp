@@ -192,6 +192,12 @@ void write_spike_source(xml_out& x, const population& p, double dt) {
     x.attr("id", p.id);
     x.attr("size", p.size);
     x.attr_if("file", p.spike_file);
+    if (!p.rates.empty()) {
+        x.reals("rate", p.rates);
+        if (p.seed != 0) x.attr("seed", p.seed);
+        x.attr_if("start", p.start, 0.0);
+        x.attr_if("stop", p.stop);
+    }
     if (p.spike_file.empty())
         for (const auto& s : p.spikes) {
             x.open("spike");
@@ -281,10 +287,24 @@ void write_network(xml_out& x, const network& net) {
         if (g.seed != 0) x.attr("seed", g.seed);
         x.close();
     }
-    for (const auto& g : net.dc) {
-        x.open("dc");
+    for (const auto& g : net.currents) {
+        x.open(element_name(g.shape));
         x.words("to", g.to);
-        x.attr("amplitude", g.amplitude);
+        switch (g.shape) {
+            case current_shape::dc: x.attr("amplitude", g.amplitude); break;
+            case current_shape::ac:
+                x.attr("amplitude", g.amplitude);
+                x.attr("frequency", g.frequency);
+                x.attr_if("phase", g.phase, 0.0);
+                x.attr_if("offset", g.offset, 0.0);
+                break;
+            case current_shape::noise:
+                x.attr_if("mean", g.mean, 0.0);
+                x.attr("std", g.std);
+                x.attr_if("dt-ms", g.interval_ms);
+                if (g.seed != 0) x.attr("seed", g.seed);
+                break;
+        }
         x.attr_if("start", g.start, 0.0);
         x.attr_if("stop", g.stop);
         x.close();

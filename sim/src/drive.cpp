@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace dnnc::sim {
 
@@ -68,22 +69,29 @@ void add_counts(const std::uint64_t* __restrict keys, std::size_t n, std::uint64
 }
 }  // namespace
 
+namespace {
+// Appends neuron (slot, index) to runs, extending the last run when both continue it.
+template <typename Run>
+void append(std::vector<Run>& runs, std::uint32_t slot, std::int64_t index) {
+    if (!runs.empty() && runs.back().slot + runs.back().count == slot && runs.back().index + runs.back().count == index)
+        ++runs.back().count;
+    else
+        runs.push_back({slot, index, 1});
+}
+}  // namespace
+
 drive::drive(const protocol::generators& generators, const std::function<std::int64_t(std::int64_t)>& local_slot,
              std::size_t local, double dt)
     : dt_(dt), is_driven_(local, 0) {
     auto runs_of = [&](const std::vector<protocol::neuron_span>& targets) {
         std::vector<run> runs;
         for (const auto& span : targets)
-            for (std::int64_t g = span.first; g < std::int64_t{span.first} + span.size; ++g) {
-                const auto slot = local_slot(g);
-                if (slot < 0) continue;
-                if (!runs.empty() && runs.back().slot + runs.back().count == slot &&
-                    runs.back().index + runs.back().count == g)
-                    ++runs.back().count;
-                else
-                    runs.push_back({static_cast<std::uint32_t>(slot), g, 1});
-            }
+            for (std::int64_t g = span.first; g < std::int64_t{span.first} + span.size; ++g)
+                if (const auto slot = local_slot(g); slot >= 0) append(runs, static_cast<std::uint32_t>(slot), g);
         return runs;
+    };
+    auto window_of = [](double start, const std::optional<double>& stop) {
+        return window{start, stop.value_or(std::numeric_limits<double>::infinity())};
     };
     for (const auto& p : generators.poisson) {
         auto runs = runs_of(p.targets);
@@ -96,11 +104,40 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
         }
         poisson_.push_back({std::move(runs), poisson_sampler(p.rate * dt / 1000.0), static_cast<float>(p.weight), std::move(keys)});
     }
-    for (const auto& d : generators.dc) {
-        auto runs = runs_of(d.targets);
+    for (const auto& resolved : generators.currents) {
+        auto runs = runs_of(resolved.targets);
         if (runs.empty()) continue;
-        dc_.push_back({std::move(runs), static_cast<float>(d.amplitude), d.start,
-                       d.stop.value_or(std::numeric_limits<double>::infinity())});
+        const auto& g = resolved.spec;
+        current_source c{std::move(runs), g.shape, window_of(g.start, g.stop)};
+        c.amplitude = g.amplitude;
+        c.offset = g.offset;
+        c.radians_per_tick = 2 * M_PI * g.frequency * dt / 1000.0;
+        c.phase = g.phase * M_PI / 180.0;
+        c.mean = g.mean;
+        c.std = g.std;
+        if (g.shape == protocol::current_shape::noise) {
+            if (g.interval_ms) c.interval = std::max<std::int64_t>(1, std::llround(*g.interval_ms / dt));
+            for (const auto& r : c.runs)
+                for (std::int64_t i = r.index; i < r.index + r.count; ++i)
+                    c.keys.push_back(splitmix64::at(g.seed, static_cast<std::uint64_t>(i)).next());
+            c.values.resize(c.keys.size());
+        }
+        currents_.push_back(std::move(c));
+    }
+    for (const auto& train : generators.trains) {
+        // The local members, grouped by rate (one group when every member has the same).
+        std::map<double, std::vector<run>> by_rate;
+        for (std::int64_t k = 0; k < train.members.size; ++k)
+            if (const auto slot = local_slot(train.members.first + k); slot >= 0)
+                append(by_rate[train.rates.size() == 1 ? train.rates[0] : train.rates[static_cast<std::size_t>(k)]],
+                       static_cast<std::uint32_t>(slot), train.members.first + k);
+        for (auto& [rate, runs] : by_rate) {
+            std::vector<std::uint64_t> keys;
+            for (const auto& r : runs)
+                for (std::int64_t g = r.index; g < r.index + r.count; ++g)
+                    keys.push_back(splitmix64::at(train.seed, static_cast<std::uint64_t>(g - train.members.first)).next());
+            trains_.push_back({std::move(runs), poisson_sampler(rate * dt / 1000.0), window_of(train.start, train.stop), std::move(keys)});
+        }
     }
     for (const auto& spike : generators.spikes)
         if (const auto slot = local_slot(spike.neuron); slot >= 0) spikes_.push_back({spike.tick, static_cast<std::uint32_t>(slot)});
@@ -140,9 +177,9 @@ void drive::clear_poisson() {
     for (const auto k : driven_) excitatory_[k] = inhibitory_[k] = 0.0f;
 }
 
-bool drive::active(const dc_source& d, std::int64_t t) const {
-    const double time = static_cast<double>(t) * dt_;
-    return d.start <= time && time < d.stop;
+bool drive::window::holds(std::int64_t t, double dt) const {
+    const double time = static_cast<double>(t) * dt;
+    return start <= time && time < stop;
 }
 
 std::pair<std::vector<drive::local_spike>::const_iterator, std::vector<drive::local_spike>::const_iterator> drive::spikes_at(
@@ -151,17 +188,58 @@ std::pair<std::vector<drive::local_spike>::const_iterator, std::vector<drive::lo
                             [](const local_spike& a, const local_spike& b) { return a.tick < b.tick; });
 }
 
-bool drive::add_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const {
+void drive::add_current(std::int64_t t, current_source& c, std::vector<float>& ext, std::size_t lanes) {
+    auto add = [&](const run& r, std::uint32_t k, float value) {
+        for (std::size_t v = std::size_t{r.slot + k} * lanes; v < (std::size_t{r.slot + k} + 1) * lanes; ++v) ext[v] += value;
+    };
+    if (c.shape == protocol::current_shape::noise) {
+        // A fresh draw per neuron at each interval: mean + std * N(0, 1) from the neuron's
+        // stream at the interval's two steps.
+        const std::int64_t interval = t / c.interval;
+        if (interval != c.drawn) {
+            for (std::size_t j = 0; j < c.keys.size(); ++j) {
+                splitmix64 stream(c.keys[j] + golden * 2 * static_cast<std::uint64_t>(interval));
+                c.values[j] = static_cast<float>(c.mean + c.std * stream.normal());
+            }
+            c.drawn = interval;
+        }
+        std::size_t j = 0;
+        for (const auto& r : c.runs)
+            for (std::uint32_t k = 0; k < r.count; ++k) add(r, k, c.values[j++]);
+        return;
+    }
+    const float value = c.shape == protocol::current_shape::dc
+                            ? static_cast<float>(c.amplitude)
+                            : static_cast<float>(c.offset + c.amplitude * std::sin(c.radians_per_tick * static_cast<double>(t) + c.phase));
+    for (const auto& r : c.runs)
+        for (std::uint32_t k = 0; k < r.count; ++k) add(r, k, value);
+}
+
+bool drive::add_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) {
     bool any = false;
-    for (const auto& d : dc_) {
-        if (!active(d, t)) continue;
+    for (auto& c : currents_) {
+        if (!c.active.holds(t, dt_)) continue;
         any = true;
-        for (const auto& r : d.runs)
-            for (std::size_t v = std::size_t{r.slot} * lanes; v < (std::size_t{r.slot} + r.count) * lanes; ++v) ext[v] += d.amplitude;
+        add_current(t, c, ext, lanes);
     }
     const auto [first, last] = spikes_at(t);
     for (auto s = first; s != last; ++s)
         for (std::size_t v = std::size_t{s->slot} * lanes; v < (std::size_t{s->slot} + 1) * lanes; ++v) ext[v] += 1.0f;
+    const std::uint64_t state = golden * (static_cast<std::uint64_t>(t) + 1);  // as draw's
+    for (const auto& train : trains_) {
+        if (!train.active.holds(t, dt_)) continue;
+        any = true;
+        std::size_t key = 0;
+        for (const auto& r : train.runs) {
+            counts_.assign(r.count, 0.0f);
+            const auto& at_least = train.sample.at_least();
+            add_counts(train.keys.data() + key, r.count, state, train.sample.parts(), at_least.data(), at_least.size(), 1.0f,
+                       counts_.data());
+            for (std::uint32_t k = 0; k < r.count; ++k)
+                for (std::size_t v = std::size_t{r.slot + k} * lanes; v < (std::size_t{r.slot + k} + 1) * lanes; ++v) ext[v] += counts_[k];
+            key += r.count;
+        }
+    }
     return any || first != last;
 }
 
@@ -170,9 +248,12 @@ void drive::clear_external(std::int64_t t, std::vector<float>& ext, std::size_t 
         std::fill(ext.begin() + static_cast<std::ptrdiff_t>(slot * lanes), ext.begin() + static_cast<std::ptrdiff_t>((slot + count) * lanes),
                   0.0f);
     };
-    for (const auto& d : dc_)
-        if (active(d, t))
-            for (const auto& r : d.runs) clear(r.slot, r.count);
+    for (const auto& c : currents_)
+        if (c.active.holds(t, dt_))
+            for (const auto& r : c.runs) clear(r.slot, r.count);
+    for (const auto& train : trains_)
+        if (train.active.holds(t, dt_))
+            for (const auto& r : train.runs) clear(r.slot, r.count);
     const auto [first, last] = spikes_at(t);
     for (auto s = first; s != last; ++s) clear(s->slot, 1);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The generators' input to a node's neurons (private to dnnc_sim): Poisson spike trains,
-// DC currents and the spikes listed for spike sources. Every value is a function of (generator, neuron, tick) alone, so each
-// node computes for its own neurons what a single process computes for them.
+// currents (dc, ac, noise) and the spikes of spike sources, listed or drawn. Every value is
+// a function of (generator, neuron, tick) alone, so each node computes for its own neurons
+// what a single process computes for them.
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/expand.hpp"
 
@@ -53,11 +54,11 @@ public:
     // Sets excitatory() and inhibitory() back to zero after a tick.
     void clear_poisson();
 
-    // Adds to ext (`lanes` values per local neuron) the DC amplitudes active at tick t, in
-    // document order, then one per spike listed for tick t (a spike source's output is its
-    // external input); returns whether it added anything. clear_external zeroes what
-    // add_external touched.
-    bool add_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const;
+    // Adds to ext (`lanes` values per local neuron) tick t's currents (dc, ac, noise) in
+    // document order, then one per spike of a spike source at tick t, listed or drawn (a
+    // spike source's output is its external input); returns whether it added anything.
+    // clear_external zeroes what add_external touched.
+    bool add_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes);
     void clear_external(std::int64_t t, std::vector<float>& ext, std::size_t lanes) const;
 
 private:
@@ -76,12 +77,34 @@ private:
         // that key at tick t, step p + 1.
         std::vector<std::uint64_t> keys;
     };
-    struct dc_source {
-        std::vector<run> runs;
-        float amplitude;
-        double start, stop;  // ms
+    // A window of ms: start <= t * dt < stop.
+    struct window {
+        double start, stop;
+        bool holds(std::int64_t t, double dt) const;
     };
-    bool active(const dc_source& d, std::int64_t t) const;
+    struct current_source {
+        std::vector<run> runs;
+        protocol::current_shape shape;
+        window active;
+        double amplitude = 0, offset = 0;  // dc, ac
+        double radians_per_tick = 0;       // ac
+        double phase = 0;                  // ac, radians
+        double mean = 0, std = 0;          // noise
+        std::int64_t interval = 1;         // noise: ticks per draw
+        // noise, per neuron of the runs: its stream's key, splitmix64::at(seed, index).next(),
+        // and its draw for interval `drawn` (-1: none yet).
+        std::vector<std::uint64_t> keys;
+        std::vector<float> values;
+        std::int64_t drawn = -1;
+    };
+    void add_current(std::int64_t t, current_source& c, std::vector<float>& ext, std::size_t lanes);
+    // Spikes drawn for the local members of a Poisson spike source that share a rate.
+    struct train_source {
+        std::vector<run> runs;
+        poisson_sampler sample;
+        window active;
+        std::vector<std::uint64_t> keys;  // as poisson_source's, keyed by (seed, member)
+    };
     struct local_spike {
         std::int64_t tick;
         std::uint32_t slot;
@@ -91,7 +114,9 @@ private:
 
     double dt_;
     std::vector<poisson_source> poisson_;
-    std::vector<dc_source> dc_;
+    std::vector<current_source> currents_;
+    std::vector<train_source> trains_;
+    std::vector<float> counts_;  // scratch: the spikes drawn for one run of a train
     std::vector<local_spike> spikes_;  // of local spike sources, by tick
     std::vector<float> excitatory_, inhibitory_;
     std::vector<std::uint32_t> driven_;

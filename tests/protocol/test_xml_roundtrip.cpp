@@ -230,11 +230,11 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(doc.net->poisson[0].weight == 87.8);
     CHECK(doc.net->poisson[0].seed == 12);
     CHECK(doc.net->poisson[1].weight == 1);
-    REQUIRE(doc.net->dc.size() == 2);
-    CHECK(doc.net->dc[0].start == 10);
-    CHECK(doc.net->dc[0].stop == 20.5);
-    CHECK(doc.net->dc[1].start == 0);
-    CHECK_FALSE(doc.net->dc[1].stop);
+    REQUIRE(doc.net->currents.size() == 2);
+    CHECK(doc.net->currents[0].start == 10);
+    CHECK(doc.net->currents[0].stop == 20.5);
+    CHECK(doc.net->currents[1].start == 0);
+    CHECK_FALSE(doc.net->currents[1].stop);
     const std::string written = serialize(doc);
     CHECK(parse_document(written, "again.xml") == doc);
     CHECK(written.find("tau-m") == std::string::npos);

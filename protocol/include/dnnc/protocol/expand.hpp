@@ -44,16 +44,23 @@ struct neuron_span {
     neuron_index size = 0;
 };
 
-// The <poisson> and <dc> elements with their targets resolved, in document order.
+// The <poisson>, <dc>, <ac> and <noise> elements with their targets resolved, in document order.
 struct resolved_poisson {
     std::vector<neuron_span> targets;
     double rate = 0;  // Hz
     double weight = 1;
     std::uint64_t seed = 0;
 };
-struct resolved_dc {
+struct resolved_current {
     std::vector<neuron_span> targets;
-    double amplitude = 0;
+    current_generator spec;  // its shape and parameters
+};
+// A Poisson spike source's members: member k (neuron members.first + k) draws at rate
+// rates[k] (rates[0] for all when it holds one), keyed by (seed, k, tick).
+struct poisson_train {
+    neuron_span members;
+    std::vector<double> rates;  // Hz
+    std::uint64_t seed = 0;
     double start = 0;            // ms
     std::optional<double> stop;  // ms; none: forever
 };
@@ -64,8 +71,9 @@ struct listed_spike {
 };
 struct generators {
     std::vector<resolved_poisson> poisson;
-    std::vector<resolved_dc> dc;
+    std::vector<resolved_current> currents;
     std::vector<listed_spike> spikes;  // of every spike source, by tick
+    std::vector<poisson_train> trains;
 };
 // Throws config_error (located) for a target that does not resolve.
 generators resolve_generators(const network& net);

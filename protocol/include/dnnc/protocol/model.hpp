@@ -164,6 +164,12 @@ struct population {
     // tick, then index; a spike listed twice counts twice.
     std::string spike_file;
     std::vector<spike_time> spikes;
+    // A Poisson spike source instead (`rate` given): member i spikes k ~ Poisson(rate_i dt /
+    // 1000) times at each tick t with start <= t * dt < stop (ms), drawn from a stream keyed
+    // by (seed, i, t). `rates` holds one rate for every member or one per member (Hz).
+    std::vector<double> rates;
+    double start = 0;
+    std::optional<double> stop;
 };
 
 struct synapse {
@@ -243,15 +249,29 @@ struct poisson_generator {
     source_location where;
 };
 
-// <dc>: a constant current `amplitude` added to the external input of every neuron of `to`
-// during the ticks t with start <= t * dt < stop (ms).
-struct dc_generator {
+// A current generator, added to the external input of every neuron of `to` during the ticks
+// t with start <= t * dt < stop (ms), in the unit of the target model's current (pA for
+// NEST's models; the unit of u for the others):
+// - <dc>: `amplitude`;
+// - <ac>: offset + amplitude * sin(2 pi frequency t dt / 1000 + phase pi / 180), NEST's
+//   ac_generator (frequency in Hz, phase in degrees);
+// - <noise>: mean + std * N(0, 1), drawn afresh for each neuron every `interval_ms` (a whole
+//   number of ticks, counted from tick 0; every tick without it) from a stream keyed by (seed, neuron, interval):
+//   NEST's noise_generator, each target its own draws.
+enum class current_shape { dc, ac, noise };
+struct current_generator {
+    current_shape shape = current_shape::dc;
     std::vector<std::string> to;  // group references
-    double amplitude = 0;         // pA for NEST's models; the unit of u for the others
+    double amplitude = 0;         // dc, ac
+    double offset = 0, frequency = 0, phase = 0;   // ac
+    double mean = 0, std = 0;                      // noise
+    std::optional<double> interval_ms;             // noise; none: every tick
+    std::uint64_t seed = 0;                        // noise
     double start = 0;
     std::optional<double> stop;  // none: forever
     source_location where;
 };
+const char* element_name(current_shape shape);  // "dc", "ac", "noise"
 
 // A <record> element: the neurons whose spikes a run records. Without `neurons`, every
 // neuron of a spiking model (is_spiking).
@@ -290,7 +310,7 @@ struct network {
     std::vector<connection_ref> connection_order;
     std::vector<port> inputs, outputs;
     std::vector<poisson_generator> poisson;  // in document order: the order they add in
-    std::vector<dc_generator> dc;
+    std::vector<current_generator> currents;  // <dc>, <ac> and <noise>, in document order
     std::vector<recording> records;
     source_location where;
 };
@@ -471,7 +491,7 @@ DNNC_DECLARE_EQ(distribution)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
 DNNC_DECLARE_EQ(poisson_generator)
-DNNC_DECLARE_EQ(dc_generator)
+DNNC_DECLARE_EQ(current_generator)
 DNNC_DECLARE_EQ(recording)
 DNNC_DECLARE_EQ(connection_ref)
 DNNC_DECLARE_EQ(network)
