@@ -1,6 +1,6 @@
 // The ac and noise current generators and Poisson spike sources: values that are functions
 // of (generator, neuron, tick) alone, so every partition computes the same bits.
-#include "dnnc/sim/runner.hpp"
+#include "partitioned_outputs.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/core/error.hpp"
@@ -9,7 +9,6 @@
 
 #include <array>
 #include <cmath>
-#include <mutex>
 
 using namespace dnnc;
 using namespace dnnc::sim;
@@ -20,20 +19,8 @@ protocol::expanded_network network_of(const std::string& body) {
     return protocol::expand(*doc.net, "g.xml");
 }
 
-// Every neuron's output at every tick, on `nodes` engines (neurons dealt round the nodes).
 std::vector<std::vector<float>> outputs(const protocol::expanded_network& net, int ticks, std::size_t nodes = 1) {
-    std::vector<std::uint32_t> node_of(net.neuron_count());
-    for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>((i * 7 + i / 13) % nodes);
-    local_exchange exchange(partition_specs(net, node_of, nodes));
-    std::vector<std::vector<float>> got(static_cast<std::size_t>(ticks), std::vector<float>(net.neuron_count()));
-    std::mutex m;
-    for (std::size_t n = 0; n < nodes; ++n)
-        exchange.observe(n, [&](tick_t t, const engine& e) {
-            std::lock_guard<std::mutex> lock(m);
-            for (const auto& s : e.spec().neurons) got[static_cast<std::size_t>(t)][static_cast<std::size_t>(s.index)] = e.output(s.index);
-        });
-    exchange.run_until(ticks - 1);
-    return got;
+    return testing::partitioned_outputs(net, ticks, nodes);
 }
 }  // namespace
 

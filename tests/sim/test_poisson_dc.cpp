@@ -1,14 +1,13 @@
 // Poisson and DC generators: counts with the right mean and variance, drawn per (seed,
 // neuron, tick) so that generators add up and every partition draws the same spikes; DC
 // current on during [start, stop) only.
-#include "dnnc/sim/runner.hpp"
+#include "partitioned_outputs.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/core/splitmix64.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <mutex>
 
 using namespace dnnc;
 using namespace dnnc::sim;
@@ -190,17 +189,6 @@ TEST_CASE("generators give the same spikes on 1, 2 and 3 nodes, on every path") 
     CHECK(spikes > 100);
     for (std::size_t nodes : {1u, 2u, 3u}) {
         INFO(nodes << " nodes");
-        std::vector<std::uint32_t> node_of(net.neuron_count());
-        for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>((i * 7 + i / 13) % nodes);
-        local_exchange exchange(partition_specs(net, node_of, nodes));
-        std::vector<std::vector<float>> got(ticks, std::vector<float>(net.neuron_count()));
-        std::mutex m;
-        for (std::size_t n = 0; n < nodes; ++n)
-            exchange.observe(n, [&](tick_t t, const engine& e) {
-                std::lock_guard<std::mutex> lock(m);
-                for (const auto& s : e.spec().neurons) got[static_cast<std::size_t>(t)][static_cast<std::size_t>(s.index)] = e.output(s.index);
-            });
-        exchange.run_until(ticks - 1);
-        CHECK(got == expected);
+        CHECK(testing::partitioned_outputs(net, ticks, nodes) == expected);
     }
 }
