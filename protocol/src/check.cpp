@@ -2,7 +2,6 @@
 
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
-#include "text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -396,9 +395,11 @@ void check_generators(problems& out, const symbol_table& symbols, const network&
         finite(g.mean, "mean");
         if (!(std::isfinite(g.frequency) && g.frequency >= 0)) out.add(g.where, what + ": frequency must be a finite number >= 0 (Hz)");
         if (!(std::isfinite(g.std) && g.std >= 0)) out.add(g.where, what + ": std must be a finite number >= 0");
-        if (g.interval_ms && !whole_ticks(*g.interval_ms, net.dt))
-            out.add(g.where, what + ": dt-ms must be a positive whole number of ticks of " + text::from_double(net.dt) + " ms (got " +
-                                 text::from_double(*g.interval_ms) + ")");
+        if (g.interval_ms && !whole_ticks(*g.interval_ms, net.dt)) {
+            std::ostringstream message;
+            message << what << ": dt-ms must be a positive whole number of ticks of " << net.dt << " ms (got " << *g.interval_ms << ")";
+            out.add(g.where, message.str());
+        }
         check_window(out, g.start, g.stop, g.where, what);
     }
 }
