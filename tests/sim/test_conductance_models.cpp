@@ -397,7 +397,7 @@ TEST_CASE("aeif_cond_exp: 1 s traces with input spikes stay within 1e-3 mV of th
     }
 }
 
-TEST_CASE("aeif_cond_exp: a spike resets V_m to V_reset and adds b to w; the conductances are in nS") {
+TEST_CASE("aeif_cond_exp: a spike resets V_m to V_reset and adds b to w, and the conductances are in nS") {
     const auto net = network_of(R"(<neuron id="src"/><neuron id="n" model="aeif_cond_exp" I_e="2000" b="50" a="0"/>
         <synapse from="src" to="n" weight="7"/><synapse from="src" to="n" weight="-3"/>)");
     engine e(whole_network(net));
