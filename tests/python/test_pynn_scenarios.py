@@ -45,7 +45,7 @@ NEEDS_STATE_RECORDING = {
     "test_reset_with_spikes", "test_setup", "test_record_vm_and_gsyn_from_assembly", "test_sampling_interval",
     "test_mix_procedural_and_oo", "test_record_with_filename", "issue499", "issue367", "test_changing_electrode",
     "ticket226", "issue165", "issue437", "issue442", "issue451", "issue483", "issue487", "ticket195",
-    "test_reset_recording", "issue321",
+    "test_reset_recording", "issue321", "scenario3",
 }
 NEEDS_POISSON_SPIKE_SOURCES = {"scenario3", "test_SpikeSourcePoisson"}
 
