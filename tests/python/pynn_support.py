@@ -39,17 +39,4 @@ def records_state():
         sim.end()
 
 
-def has_poisson_spike_sources():
-    """Whether this dnnc reads <spike-source rate=...> (Poisson spike sources, being added)."""
-    net = dnnc.Network("probe")
-    net.spike_source("s", size=1, rate=1.0)
-    try:
-        net.validate()
-    except dnnc.DocumentError as e:
-        if "attribute 'rate' is not declared" in str(e):
-            return False
-        raise
-    return True
-
-
-__all__ = ["sim", "spike_times", "dnnc_spike_times", "records_state", "has_poisson_spike_sources"]
+__all__ = ["sim", "spike_times", "dnnc_spike_times", "records_state"]

@@ -12,7 +12,7 @@ import unittest
 import pytest
 
 from conftest import SOURCE
-from pynn_support import has_poisson_spike_sources, records_state, sim
+from pynn_support import records_state, sim
 
 PYNN_TESTS = os.environ.get("DNNC_PYNN_TESTS", os.path.join(SOURCE, "..", "shared", "pynn"))
 
@@ -47,7 +47,6 @@ NEEDS_STATE_RECORDING = {
     "ticket226", "issue165", "issue437", "issue442", "issue451", "issue483", "issue487", "ticket195",
     "test_reset_recording", "issue321", "scenario3",
 }
-NEEDS_POISSON_SPIKE_SOURCES = {"scenario3", "test_SpikeSourcePoisson"}
 
 
 def _install_nose_modules():
@@ -94,8 +93,6 @@ def test_scenario(scenario):
         pytest.skip("pyNN.dnnc: " + SKIPPED[name])
     if name in NEEDS_STATE_RECORDING and not records_state():
         pytest.skip("pyNN.dnnc does not record v or gsyn yet")
-    if name in NEEDS_POISSON_SPIKE_SOURCES and not has_poisson_spike_sources():
-        pytest.skip("this dnnc has no Poisson spike sources yet")
     try:
         scenario(sim)
     finally:

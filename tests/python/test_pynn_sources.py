@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import dnnc
-from pynn_support import dnnc_spike_times, has_poisson_spike_sources, sim, spike_times
+from pynn_support import dnnc_spike_times, sim, spike_times
 
 CELL = dict(cm=0.25, tau_m=10.0, tau_refrac=2.0, v_rest=-70.0, v_reset=-70.0, v_thresh=-55.0)
 NEST_CELL = dict(model="iaf_psc_exp", C_m=250, tau_m=10, t_ref=2, E_L=-70, V_reset=-70, V_th=-55, tau_syn_ex=5,
@@ -129,9 +129,6 @@ def test_spike_source_poisson_is_a_poisson_spike_source():
     poisson = sim.Population(4, sim.SpikeSourcePoisson(rate=[10.0, 20.0, 30.0, 40.0], start=10.0, duration=500.0))
     text = sim.simulator.state.network()._text()
     assert '<spike-source id="p0" size="4" rate="10.0 20.0 30.0 40.0" start="10.0" stop="510.0" seed="1"' in text
-    if not has_poisson_spike_sources():
-        sim.end()
-        pytest.skip("this dnnc has no Poisson spike sources yet")
     poisson.record("spikes")
     sim.run(1000.0)
     counts = poisson.get_spike_counts()
