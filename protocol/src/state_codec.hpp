@@ -60,7 +60,9 @@ indexed_state get_state(Reader& r, bool plastic) {
     s.traces.resize(r.template get<std::uint8_t>());
     for (auto& t : s.traces) {
         t.tau = r.template get<double>();
-        t.post = r.template get<std::uint8_t>() != 0;
+        const auto post = r.template get<std::uint8_t>();
+        if (post > 1) throw protocol_error("trace side must be 0 (pre) or 1 (post)");
+        t.post = post == 1;
         const auto n = count_within<std::uint32_t>(r, 16);
         t.ticks.resize(n);
         t.values.resize(n);

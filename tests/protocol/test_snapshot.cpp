@@ -33,6 +33,16 @@ TEST_CASE("neuron states round-trip through their binary form") {
     CHECK_THROWS_AS(decode_states(bytes.substr(0, bytes.size() - 1)), protocol_error);
 }
 
+TEST_CASE("a trace's side byte other than 0 or 1 is damage, not a post trace (decoding stays the inverse of encoding)") {
+    const std::vector<indexed_state> states{{0, 0, {}, {}, {{20, true, {4}, {1}}}, {}}};
+    std::string bytes = encode_states(states);
+    // count, index, output, variable count, history count, trace count, tau: then the side.
+    const std::size_t side = 8 + 4 + 4 + 1 + 2 + 1 + 8;
+    REQUIRE(bytes[side] == 1);
+    bytes[side] = 2;
+    CHECK_THROWS_WITH(decode_states(bytes), Catch::Contains("trace side"));
+}
+
 TEST_CASE("snapshots round-trip as XML and as binary") {
     scratch s;
     const document doc = snapshot_doc();
