@@ -255,9 +255,9 @@ public:
     // variables>, and the population and variable names the codes index.
     py::tuple recorded() {
         const auto& c = sample_columns_;
-        const auto n = static_cast<py::ssize_t>(c.tick.size());
-        std::vector<double> t_ms(c.tick.size());
-        for (std::size_t i = 0; i < t_ms.size(); ++i) t_ms[i] = static_cast<double>(c.tick[i]) * (spikes_ ? spikes_->dt() : 0.1);
+        const auto n = static_cast<py::ssize_t>(c.m.size());
+        std::vector<double> t_ms(c.m.size());
+        for (std::size_t i = 0; i < t_ms.size(); ++i) t_ms[i] = static_cast<double>(c.m[i]) * (spikes_ ? spikes_->dt() : 0.1);
         std::vector<std::string> populations, variables;
         if (spikes_) {
             populations = spikes_->sample_populations();

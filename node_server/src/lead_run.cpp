@@ -167,6 +167,7 @@ void lead_run::on_report(const json& report) {
     for (const auto& entry : report.at("ticks")) {
         const auto tick = entry.at(0).get<std::int64_t>();
         if (tick <= completed()) continue;  // a late repeat
+        if (tick == std::numeric_limits<std::int64_t>::max()) throw protocol_error("tick report of an impossible tick");
         const auto& values = entry.at(1);
         if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
         auto& row = partial_[tick];
@@ -180,7 +181,8 @@ void lead_run::on_report(const json& report) {
                 for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
         if (entry.size() > 2 && recording_ && !row.reported[v])
             for (const auto& i : entry.at(2)) row.spikes.push_back(i.get<std::uint32_t>());
-        if (entry.size() > 3 && !row.reported[v]) samples_.add(v, tick, entry.at(3));
+        if (entry.size() > 3 && !row.reported[v]) samples_.add(v, tick + 1, entry.at(3));
+        if (entry.size() > 4 && !row.reported[v] && tick == 0) samples_.add(v, 0, entry.at(4));
         row.reported[v] = true;
         p.completed = std::max(p.completed, tick);
     }

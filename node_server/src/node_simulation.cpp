@@ -50,10 +50,10 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
         for (const auto& s : protocol::samplings_of(*config.share))
             for (const auto i : s.neurons) {
                 // config.neurons: this node's neurons, ascending
-                const auto local = std::lower_bound(config.neurons.begin(), config.neurons.end(), static_cast<std::int64_t>(i),
-                                                    [](const protocol::local_neuron& n, std::int64_t k) { return n.index < k; });
-                if (local == config.neurons.end() || local->index != static_cast<std::int64_t>(i)) continue;
-                const auto& names = protocol::recordable_variables(local->params.model);
+                const auto mine = std::lower_bound(config.neurons.begin(), config.neurons.end(), static_cast<std::int64_t>(i),
+                                                   [](const protocol::local_neuron& n, std::int64_t k) { return n.index < k; });
+                if (mine == config.neurons.end() || mine->index != static_cast<std::int64_t>(i)) continue;
+                const auto& names = protocol::recordable_variables(mine->params.model);
                 sampled_neuron n{static_cast<sim::global_index>(i), s.every, {}};
                 for (const auto& v : s.variables)
                     n.which.push_back(static_cast<std::size_t>(std::find(names.begin(), names.end(), v) - names.begin()));
@@ -66,7 +66,9 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
 }
 
 void node_simulation::start_runner() {
-    runner_ = std::make_unique<sim::runner>(engine_, *transport_, options_, [this](sim::tick_t t, const sim::engine& e) {
+    // A network that starts at tick 0 also samples its initial state (m = 0), reported with tick 0.
+    json initial = engine_.next_tick() == 0 ? samples(0, engine_) : json::array();
+    runner_ = std::make_unique<sim::runner>(engine_, *transport_, options_, [this, initial = std::move(initial)](sim::tick_t t, const sim::engine& e) {
         json values = json::array();
         for (auto i : reported_)
             for (std::uint32_t lane = 0; lane < e.batch(); ++lane) values.push_back(e.output(i, lane));
@@ -77,10 +79,15 @@ void node_simulation::start_runner() {
             count += spikes.size();
             if (!spikes.empty()) entry.push_back(std::move(spikes));
         }
-        if (auto sampled = samples(t, e); !sampled.empty()) {
+        auto sampled = samples(t + 1, e);  // the state at time (t + 1)·dt
+        if (!sampled.empty() || (t == 0 && !initial.empty())) {
             count += sampled.size();
             if (entry.size() == 2) entry.push_back(json::array());
             entry.push_back(std::move(sampled));
+            if (t == 0 && !initial.empty()) {
+                count += initial.size();
+                entry.push_back(initial);
+            }
         }
         const auto now = std::chrono::steady_clock::now();
         bool due;
@@ -106,10 +113,10 @@ json node_simulation::recorded_spikes(const sim::engine& e) const {
     return spikes;
 }
 
-json node_simulation::samples(sim::tick_t t, const sim::engine& e) const {
+json node_simulation::samples(std::int64_t m, const sim::engine& e) const {
     json values = json::array();
     for (const auto& n : sampled_) {
-        if (t % n.every != 0) continue;
+        if (m % n.every != 0) continue;
         const auto state = e.variables(n.neuron);
         for (const auto k : n.which) values.push_back(state[k]);
     }

@@ -8,8 +8,9 @@
 // "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
 // index order, lanes within each neuron, and spikes the recorded neurons that spiked in the
 // tick (lane 0), ascending, when any did (a <record> names them), then (after an empty
-// spike list when none spiked) the values of the neurons a <record variables> samples at the
-// tick (state_samples.hpp), when any is due. A batch is
+// spike list when none spiked) the values of the neurons a <record variables> samples after
+// the tick (sample t + 1, state_samples.hpp), when any is due, and at tick 0 (after an empty
+// list when none is due) those of the initial state (sample 0). A batch is
 // sent when the runner computes the last tick granted, when it holds `report_batch` ticks
 // or `report_values` values and spikes or its oldest tick is `report_delay` old, and when
 // the clock holds (so that a freeze sees every tick computed).
@@ -101,8 +102,9 @@ private:
         std::vector<std::size_t> which;
     };
     std::vector<sampled_neuron> sampled_;
-    // The sampled values of tick t: its due neurons ascending, their variables in order.
-    nlohmann::json samples(sim::tick_t t, const sim::engine& e) const;
+    // The values of sample m (the state at time m·dt, state_samples.hpp) as `e` holds them
+    // now: its due neurons ascending, their variables in order.
+    nlohmann::json samples(std::int64_t m, const sim::engine& e) const;
     sim::runner_options options_;
     reporter report_;
     std::mutex report_mutex_;

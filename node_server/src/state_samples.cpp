@@ -25,23 +25,28 @@ state_samples::state_samples(const protocol::expanded_network& net, const std::v
     for (std::size_t k = 0; k < order_.size(); ++k) of_node_[order_[k].node].push_back(k);
 }
 
-void state_samples::add(std::size_t v, std::int64_t tick, const json& values) {
+void state_samples::add(std::size_t v, std::int64_t m, const json& values) {
     std::size_t expected = 0;
     for (auto k : of_node_[v])
-        if (tick % order_[k].every == 0) expected += order_[k].variables;
+        if (m % order_[k].every == 0) expected += order_[k].variables;
     if (values.size() != expected) throw protocol_error("tick report with the wrong number of samples");
-    auto& parts = partial_[tick];
+    auto& parts = partial_[m];
     parts.resize(of_node_.size());
     parts[v] = values.get<std::vector<float>>();
 }
 
 void state_samples::complete(std::int64_t tick) {
-    const auto it = partial_.find(tick);
+    if (tick == 0) complete_sample(tick, 0);
+    complete_sample(tick, tick + 1);
+}
+
+void state_samples::complete_sample(std::int64_t tick, std::int64_t m) {
+    const auto it = partial_.find(m);
     if (it == partial_.end()) return;  // nothing was due
     std::vector<std::size_t> cursor(of_node_.size(), 0);
     std::vector<float> values;
     for (const auto& s : order_) {
-        if (tick % s.every != 0) continue;
+        if (m % s.every != 0) continue;
         const auto& part = it->second[s.node];
         auto& at = cursor[s.node];
         if (part.empty()) {  // a node the lead stopped waiting for (window mode)
@@ -54,7 +59,7 @@ void state_samples::complete(std::int64_t tick) {
     }
     partial_.erase(it);
     values_held_ += values.size();
-    held_.push_back({tick, std::move(values)});
+    held_.push_back({tick, m, std::move(values)});
     while (values_held_ > max_values_held) {
         values_held_ -= held_.front().values.size();
         lost_ += static_cast<std::int64_t>(held_.front().values.size());
@@ -70,19 +75,21 @@ void state_samples::forget_before(std::int64_t from) {
 }
 
 json state_samples::answer(std::int64_t from, std::int64_t& through, std::size_t budget) const {
-    json ticks = json::array();
+    json samples = json::array();
     std::size_t count = 0;
-    for (const auto& t : held_) {
-        if (t.tick < from) continue;
-        if (t.tick > through) break;
-        if (count > 0 && count + t.values.size() > budget) {
-            through = t.tick - 1;
+    std::int64_t last_tick = from - 1;
+    for (const auto& s : held_) {
+        if (s.tick < from) continue;
+        if (s.tick > through) break;
+        if (count > 0 && s.tick != last_tick && count + s.values.size() > budget) {
+            through = s.tick - 1;
             break;
         }
-        ticks.push_back(json::array({t.tick, t.values}));
-        count += t.values.size();
+        samples.push_back(json::array({s.m, s.values}));
+        count += s.values.size();
+        last_tick = s.tick;
     }
-    return ticks;
+    return samples;
 }
 
 json state_samples::layout() const { return layout_; }

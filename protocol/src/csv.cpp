@@ -207,11 +207,11 @@ std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& po
 
 std::string sample_csv_header() { return "t_ms,population,index,variable,value\n"; }
 
-std::string sample_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::int64_t index,
+std::string sample_csv_row(std::int64_t m, double dt_ms, const std::string& population, std::int64_t index,
                            const std::string& variable, float value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
-    return ms_of_tick(tick, dt_ms) + "," + population + "," + std::to_string(index) + "," + variable + "," + text + "\n";
+    return ms_of_tick(m, dt_ms) + "," + population + "," + std::to_string(index) + "," + variable + "," + text + "\n";
 }
 
 }  // namespace dnnc::protocol

@@ -500,11 +500,12 @@ class Simulation:
 
     def recorded(self):
         """The variables that ``record(..., variables=...)`` samples, so far, as a dict of NumPy
-        arrays of one row per value: ``t_ms`` (float64, the start of the sampled tick),
-        ``population`` (str, population or neuron id), ``index`` (int64, in the population),
-        ``variable`` (str, NEST's name: ``V_m``, ``g_ex``, ...) and ``value`` (float32, in
-        the variable's unit: mV, nS, pA). Rows by tick, then neuron, then the record's
-        variables in order: the rows of ``dnnc run --record-file``; the same on any partition."""
+        arrays of one row per value: ``t_ms`` (float64, the sample's time: the state at t_ms,
+        from 0, the initial state, on), ``population`` (str, population or neuron id),
+        ``index`` (int64, in the population), ``variable`` (str, NEST's name: ``V_m``,
+        ``g_ex``, ...) and ``value`` (float32, in the variable's unit: mV, nS, pA). Rows by
+        time, then neuron, then the record's variables in order: the rows of ``dnnc run
+        --record-file``; the same on any partition."""
         self._sim.catch_up()
         t_ms, populations, index, variables, value, population_names, variable_names = self._sim.recorded()
         return {"t_ms": t_ms, "population": np.asarray(population_names or [""], dtype=str)[populations], "index": index,

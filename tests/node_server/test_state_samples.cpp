@@ -26,7 +26,7 @@ protocol::expanded_network sampled_network() {
 
 }  // namespace
 
-TEST_CASE("samples from several nodes come out by tick, then neuron, then the record's variables") {
+TEST_CASE("samples from several nodes come out by time, then neuron, then the record's variables") {
     const auto net = sampled_network();
     // E[0] (0) and A[1] (7) on node 0; E[3] (3) and A[0] (6) on node 1
     const std::vector<std::uint32_t> node_of{0, 0, 0, 1, 1, 1, 1, 0};
@@ -35,30 +35,34 @@ TEST_CASE("samples from several nodes come out by tick, then neuron, then the re
     CHECK(s.layout().size() == 2);
     CHECK(s.layout()[1]["neurons"] == json::parse(R"([[0, "E", 0], [3, "E", 3]])"));
     CHECK(s.layout()[1]["every"] == 2);
-    // tick 0: every record is due; node 0 sends E[0] V_m, A[1] w V_m; node 1 E[3] V_m, A[0] w V_m
+    // Tick 0 reports sample 0 (the initial state: every record is due; node 0 sends E[0] V_m,
+    // A[1] w V_m; node 1 E[3] V_m, A[0] w V_m) and sample 1 (the state after it: only A).
     s.add(1, 0, json::array({30, 60, -60}));
     s.add(0, 0, json::array({0, 70, -70}));
-    s.complete(0);
-    // tick 1: only A
     CHECK_THROWS_AS(s.add(0, 1, json::array({0, 71, -71})), protocol_error);
     s.add(0, 1, json::array({71, -71}));
     s.add(1, 1, json::array({61, -61}));
+    s.complete(0);
+    // Tick 1 reports sample 2: every record is due.
+    s.add(0, 2, json::array({2, 72, -72}));
+    s.add(1, 2, json::array({32, 62, -62}));
     s.complete(1);
     std::int64_t through = 5;
-    CHECK(s.answer(0, through, 100) == json::parse("[[0, [0, 30, 60, -60, 70, -70]], [1, [61, -61, 71, -71]]]"));
+    CHECK(s.answer(0, through, 100) ==
+          json::parse("[[0, [0, 30, 60, -60, 70, -70]], [1, [61, -61, 71, -71]], [2, [2, 32, 62, -62, 72, -72]]]"));
     CHECK(through == 5);
-    // A budget of 6 values ends the answer after tick 0.
-    CHECK(s.answer(0, through, 6) == json::parse("[[0, [0, 30, 60, -60, 70, -70]]]"));
+    // A budget of 6 values ends the answer after tick 0, whose two samples go together.
+    CHECK(s.answer(0, through, 6) == json::parse("[[0, [0, 30, 60, -60, 70, -70]], [1, [61, -61, 71, -71]]]"));
     CHECK(through == 0);
     s.forget_before(1);
     through = 5;
-    CHECK(s.answer(0, through, 100) == json::parse("[[1, [61, -61, 71, -71]]]"));
+    CHECK(s.answer(0, through, 100) == json::parse("[[2, [2, 32, 62, -62, 72, -72]]]"));
     CHECK(s.lost() == 0);
     // A node the lead stopped waiting for (window mode): NaN for its neurons, null in JSON.
-    s.add(0, 2, json::array({2, 72, -72}));
-    s.complete(2);
+    s.add(0, 4, json::array({4, 74, -74}));
+    s.complete(3);
     through = 5;
-    CHECK(s.answer(2, through, 100).dump() == "[[2,[2.0,null,null,null,72.0,-72.0]]]");
+    CHECK(s.answer(3, through, 100).dump() == "[[4,[4.0,null,null,null,74.0,-74.0]]]");
 }
 
 TEST_CASE("a network that samples nothing has no samples") {

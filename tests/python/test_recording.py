@@ -29,12 +29,15 @@ def test_recorded_variables_alike_on_one_and_three_nodes_in_order():
     (one, spikes_one), (three, spikes_three) = recorded_on(1), recorded_on(3)
     assert 'variables="g_ex V_m" interval-ms="1"' in network().to_xml()
     assert sorted(one) == ["index", "population", "t_ms", "value", "variable"]
-    # 2 A neurons x 2 variables every tick, 3 E neurons x 2 every 10th tick
-    assert len(one["value"]) == 200 * 4 + 20 * 6
+    # samples 0..200 (the state at t_ms 0, 0.1, ..., 20): 2 A neurons x 2 variables every
+    # tick, 3 E neurons x 2 every 10th tick
+    assert len(one["value"]) == 201 * 4 + 21 * 6
     for key in one:
         assert np.array_equal(one[key], three[key]), key
     assert one["value"].dtype == np.float32 and one["t_ms"].dtype == np.float64
-    # tick 0: E[0], E[1], E[2] (g_ex, V_m each), then A[2], A[3] (V_m, w each)
+    # t_ms 0, the initial state: E[0], E[1], E[2] (g_ex, V_m each), then A[2], A[3] (V_m, w each)
+    assert np.all(one["t_ms"][:10] == 0) and one["t_ms"][10] == 0.1
+    assert list(one["value"][[0, 2, 4, 7, 9]]) == [0] * 5  # g_ex and w start at 0
     assert list(one["population"][:10]) == ["E"] * 6 + ["A"] * 4
     assert list(one["index"][:10]) == [0, 0, 1, 1, 2, 2, 2, 2, 3, 3]
     assert list(one["variable"][:6]) == ["g_ex", "V_m"] * 3

@@ -31,7 +31,7 @@ const char* const network = R"(<dnnc xmlns="urn:dnnc:1">
 </dnnc>
 )";
 
-// The rows a single engine gives for `ticks` ticks, in the documented order: by tick, then
+// The rows a single engine gives for `ticks` ticks, in the documented order: by time, then
 // neuron (ascending), then each record's variables in its order.
 std::string expected_rows(int ticks) {
     const auto doc = dnnc::protocol::parse_document(network, "rec.xml");
@@ -46,16 +46,17 @@ std::string expected_rows(int ticks) {
         for (auto i : s.neurons) order.push_back({static_cast<std::int64_t>(i), s.every, &s.variables});
     std::sort(order.begin(), order.end(), [](const sampled& a, const sampled& b) { return a.neuron < b.neuron; });
     std::string rows = dnnc::protocol::sample_csv_header();
-    for (int t = 0; t < ticks; ++t) {
-        e.compute();
+    // Sample m: the state at time m·dt, m = 0 the initial one.
+    for (int m = 0; m <= ticks; ++m) {
+        if (m > 0) e.compute();
         for (const auto& s : order) {
-            if (t % s.every != 0) continue;
+            if (m % s.every != 0) continue;
             const auto& g = net.groups[net.group_of[static_cast<std::size_t>(s.neuron)]];
             const auto values = e.variables(s.neuron);
             const auto& names = dnnc::protocol::recordable_variables(g.params.model);
             for (const auto& v : *s.variables) {
                 const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), v) - names.begin());
-                rows += dnnc::protocol::sample_csv_row(t, 0.1, g.id, s.neuron - static_cast<std::int64_t>(g.first), v, values[k]);
+                rows += dnnc::protocol::sample_csv_row(m, 0.1, g.id, s.neuron - static_cast<std::int64_t>(g.first), v, values[k]);
             }
         }
     }
@@ -68,8 +69,8 @@ TEST_CASE("dnnc run --record-file writes the sampled variables alike on 1 and 3 
     scratch_dir dir;
     const auto doc = dir.file("rec.xml", network);
     const std::string expected = expected_rows(300);
-    // 3 A neurons x 2 every tick, 11 E x 3 every 10th tick, 2 Z x 2 every 5th tick
-    CHECK(std::count(expected.begin(), expected.end(), '\n') == 1 + 300 * 6 + 30 * 33 + 60 * 4);
+    // Samples 0..300: 3 A neurons x 2 every tick, 11 E x 3 every 10th tick, 2 Z x 2 every 5th tick
+    CHECK(std::count(expected.begin(), expected.end(), '\n') == 1 + 301 * 6 + 31 * 33 + 61 * 4);
     for (const int nodes : {1, 3}) {
         INFO(nodes << " nodes");
         const auto out = (dir.path / ("rec" + std::to_string(nodes) + ".csv")).string();

@@ -91,23 +91,23 @@ void spike_reader::record_samples(std::ostream* csv, sample_columns* to) {
     if (csv) *csv << protocol::sample_csv_header();
 }
 
-void spike_reader::read_samples(const json& ticks) {
+void spike_reader::read_samples(const json& samples) {
     std::string rows;
-    for (const auto& entry : ticks) {
-        const auto tick = entry.at(0).get<std::int64_t>();
+    for (const auto& entry : samples) {
+        const auto m = entry.at(0).get<std::int64_t>();  // the state at time m·dt
         const auto& values = entry.at(1);
         std::size_t k = 0;
         for (const auto& n : sampled_) {
-            if (tick % n.every != 0) continue;
+            if (m % n.every != 0) continue;
             for (const auto v : n.variables) {
-                if (k >= values.size()) throw protocol_error("the lead sent too few samples of tick " + std::to_string(tick));
+                if (k >= values.size()) throw protocol_error("the lead sent too few values of sample " + std::to_string(m));
                 const auto& sampled = values[k++];  // null: NaN, a node the lead did not wait for
                 const float value = sampled.is_null() ? std::numeric_limits<float>::quiet_NaN() : sampled.get<float>();
                 if (samples_csv_)
-                    rows += protocol::sample_csv_row(tick, dt_, sample_populations_[static_cast<std::size_t>(n.population)], n.index,
+                    rows += protocol::sample_csv_row(m, dt_, sample_populations_[static_cast<std::size_t>(n.population)], n.index,
                                                      sample_variables_[static_cast<std::size_t>(v)], value);
                 if (sample_columns_) {
-                    sample_columns_->tick.push_back(tick);
+                    sample_columns_->m.push_back(m);
                     sample_columns_->population.push_back(n.population);
                     sample_columns_->index.push_back(n.index);
                     sample_columns_->variable.push_back(v);
@@ -115,7 +115,7 @@ void spike_reader::read_samples(const json& ticks) {
                 }
             }
         }
-        if (k != values.size()) throw protocol_error("the lead sent too many samples of tick " + std::to_string(tick));
+        if (k != values.size()) throw protocol_error("the lead sent too many values of sample " + std::to_string(m));
     }
     if (samples_csv_) {
         *samples_csv_ << rows;

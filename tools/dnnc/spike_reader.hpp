@@ -28,10 +28,10 @@ public:
     // Also keeps every spike read from here on in `to` (null: none).
     void collect(columns* to) { columns_ = to; }
 
-    // The samples read from here on go to `csv` (header first; by tick, then neuron, then
+    // The samples read from here on go to `csv` (header first; by time, then neuron, then
     // the record's variables in order) and, column by column, to `to` (either may be null).
     struct sample_columns {
-        std::vector<std::int64_t> tick;
+        std::vector<std::int64_t> m;  // the sample: the state at time m·dt
         std::vector<std::int32_t> population;  // into sample_populations()
         std::vector<std::int64_t> index;
         std::vector<std::int32_t> variable;  // into sample_variables()
@@ -81,7 +81,7 @@ private:
     std::vector<group> groups_;  // ascending first
     std::size_t latest_ = 0;     // the group of the last spike (rows come in index order)
 
-    void read_samples(const nlohmann::json& ticks);
+    void read_samples(const nlohmann::json& samples);
     struct sampled_neuron {
         std::uint64_t neuron;
         std::int32_t population;  // into sample_populations_

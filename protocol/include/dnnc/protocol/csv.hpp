@@ -62,11 +62,11 @@ void sort_spikes(std::vector<spike_time>& spikes);
 std::string spike_csv_header();
 std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index);
 // Recorded variables (<record variables>, dnnc run --record-file): header
-// `t_ms,population,index,variable,value`, one row per value sampled: the tick's start in ms,
-// the neuron's population (or neuron id) and index in it, the variable's name, its value
-// (float32, written so that it reads back exactly: %.9g).
+// `t_ms,population,index,variable,value`, one row per value sampled: the sample's time m·dt
+// in ms, the neuron's population (or neuron id) and index in it, the variable's name, its
+// value (float32, written so that it reads back exactly: %.9g).
 std::string sample_csv_header();
-std::string sample_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::int64_t index,
+std::string sample_csv_row(std::int64_t m, double dt_ms, const std::string& population, std::int64_t index,
                            const std::string& variable, float value);
 
 }  // namespace dnnc::protocol
