@@ -27,16 +27,4 @@ def dnnc_spike_times(net, ticks, nodes=1):
     return {key: np.rint(np.asarray(times) / dt + 1) * dt for key, times in result.items()}
 
 
-def records_state():
-    """Whether pyNN.dnnc records state variables (v), which dnnc is growing."""
-    sim.setup(timestep=0.1, nodes=1)
-    try:
-        sim.Population(1, sim.IF_curr_exp()).record("v")
-        return True
-    except NotImplementedError:
-        return False
-    finally:
-        sim.end()
-
-
-__all__ = ["sim", "spike_times", "dnnc_spike_times", "records_state"]
+__all__ = ["sim", "spike_times", "dnnc_spike_times"]

@@ -12,7 +12,7 @@ import unittest
 import pytest
 
 from conftest import SOURCE
-from pynn_support import records_state, sim
+from pynn_support import sim
 
 PYNN_TESTS = os.environ.get("DNNC_PYNN_TESTS", os.path.join(SOURCE, "..", "shared", "pynn"))
 
@@ -28,6 +28,9 @@ SKIPPED = {
     "test_set_synaptic_parameters_fully_connected": "Projection.set() of a synapse model's parameter per connection",
     "test_set_synaptic_parameters_partially_connected": "Projection.set() of a synapse model's parameter per connection",
     "test_update_SpikeSourceArray": "set() between runs",
+    "ticket166": "set() between runs",
+    "test_changing_electrode": "set() between runs",
+    "issue451": "set() between runs",
     "issue259": "spike times off the tick grid (spike_precision='off_grid')",
     "issue445": "recording a current source",
     "issue_465_474_630": "recording a current source",
@@ -39,16 +42,6 @@ SKIPPED = {
     "test_SpikeSourcePoissonRefractory": "no Poisson source with dead time in dnnc",
     "test_simple_stochastic_synapse": "no stochastic synapse in dnnc",
 }
-# Skipped only until dnnc has what they need.
-NEEDS_STATE_RECORDING = {
-    "scenario1", "scenario1a", "scenario2", "ticket166", "test_reset", "test_reset_with_clear",
-    "test_reset_with_spikes", "test_setup", "test_record_vm_and_gsyn_from_assembly", "test_sampling_interval",
-    "test_mix_procedural_and_oo", "test_record_with_filename", "issue499", "issue367", "test_changing_electrode",
-    "ticket226", "issue165", "issue437", "issue442", "issue451", "issue483", "issue487", "ticket195",
-    "test_reset_recording", "issue321", "scenario3",
-}
-
-
 def _install_nose_modules():
     """testconfig (nose-testconfig's `config`, empty: every scenario), nose.tools (the
     pep8-named asserts of unittest.TestCase, as nose makes them) and nose.plugins.skip."""
@@ -91,8 +84,6 @@ def test_scenario(scenario):
     name = scenario.__name__
     if name in SKIPPED:
         pytest.skip("pyNN.dnnc: " + SKIPPED[name])
-    if name in NEEDS_STATE_RECORDING and not records_state():
-        pytest.skip("pyNN.dnnc does not record v or gsyn yet")
     try:
         scenario(sim)
     finally:

@@ -9,7 +9,6 @@ import sys
 import pytest
 
 from conftest import BINARY, SOURCE
-from pynn_support import records_state
 
 EXAMPLES = os.environ.get("DNNC_PYNN_EXAMPLES", os.path.join(SOURCE, "..", "shared", "pynn", "examples"))
 SCRIPT = os.path.join(EXAMPLES, "VAbenchmarks.py")
@@ -40,8 +39,6 @@ def run_example(simulator, benchmark, cwd):
 def test_vabenchmarks_rates_match_brian2(benchmark, tmp_path):
     if not os.path.exists(SCRIPT):
         pytest.skip("PyNN's examples are not at %s" % EXAMPLES)
-    if not records_state():
-        pytest.skip("VAbenchmarks.py records v, which pyNN.dnnc does not record yet")
     (excitatory, inhibitory), out = run_example("dnnc", benchmark, str(tmp_path))
     assert "Number of Neurons      : 4000" in out
     assert os.path.exists(tmp_path / "Results")

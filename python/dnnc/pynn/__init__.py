@@ -58,7 +58,7 @@ def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, max_delay=DEFA
         raise ValueError("setup(): give nodes= or cluster=, not both")
     state = simulator.state
     state.clear()
-    state.dt = timestep
+    state.dt = float(timestep)
     state.min_delay = min_delay
     state.max_delay = 65535 * timestep if max_delay == "auto" else max_delay
     state.cluster = {"cluster": cluster} if cluster is not None else {"nodes": 4 if nodes is None else int(nodes)}
@@ -66,11 +66,12 @@ def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, max_delay=DEFA
 
 
 def end(compatible_output=True):
-    """Writes the data asked for by record(..., filename) and stops the cluster."""
+    """Writes the data asked for by record(..., filename) and stops the cluster (what it
+    recorded stays readable until the next setup() or reset())."""
     for population, variables, filename in simulator.state.write_on_end:
         population.write_data(get_io(filename), variables)
     simulator.state.write_on_end = []
-    simulator.state.close()
+    simulator.state.end()
 
 
 run, run_until = common.build_run(simulator)

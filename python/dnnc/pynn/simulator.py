@@ -40,6 +40,7 @@ class State(common.control.BaseState):
         self.max_delay = 6553.5
         self.cluster = {"nodes": 4}
         self.simulation = None
+        self._read = None
         self.clear()
 
     @property
@@ -85,6 +86,9 @@ class State(common.control.BaseState):
             recorded = [ref for population in self.populations for ref in population.recorder._spike_references()]
             if recorded:
                 net.record(recorded)
+            for population in self.populations:
+                for references, variables, interval in population.recorder._state_records():
+                    net.record(references, variables=variables, interval_ms=interval)
             self._network = net
         return self._network
 
@@ -104,6 +108,7 @@ class State(common.control.BaseState):
 
     def run_until(self, tstop):
         if self.simulation is None:
+            self._read = None
             self.simulation = dnnc.Simulation(self.network(), spikes=False, outputs=False, **self.cluster)
         ticks = int(round(tstop / self.dt)) - self.simulation.tick
         if ticks > 0:
@@ -111,25 +116,55 @@ class State(common.control.BaseState):
         self.t = self.simulation.tick * self.dt
         self.running = True
 
-    def spikes(self):
-        """The spikes recorded since t = 0: neuron numbers, times in ms and ticks (arrays)."""
-        if self.simulation is None:
-            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
-        t_ms, population, index = self.simulation.spikes()
-        ticks = np.rint(np.asarray(t_ms) / self.dt).astype(np.int64)
+    def _results(self):
+        """The spikes and samples recorded since t = 0 (Simulation.spikes() and recorded()),
+        read once per tick reached; kept by end()."""
+        if self.simulation is not None and (self._read is None or self._read[0] != self.simulation.tick):
+            self._read = (self.simulation.tick, self.simulation.spikes(), self.simulation.recorded())
+        return self._read
+
+    def _numbers(self, population, index):
+        """PyNN's IDs of dnnc's (population, index) pairs (arrays), and each one's population."""
         numbers = np.zeros(len(index), dtype=np.int64)
-        ends = np.zeros(len(index), dtype=np.int64)
-        for p in self.populations:
+        owners = np.zeros(len(index), dtype=np.int64)
+        for k, p in enumerate(self.populations):
             for group in p.groups():
                 mine = population == group.dnnc_id
                 numbers[mine] = index[mine] + group.first_number
-                ends[mine] = p.spike_at_tick_end
+                owners[mine] = k
+        return numbers, owners
+
+    def spikes(self):
+        """The spikes recorded since t = 0: neuron numbers, times in ms and ticks (arrays)."""
+        if self._results() is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64)
+        t_ms, population, index = self._results()[1]
+        ticks = np.rint(np.asarray(t_ms) / self.dt).astype(np.int64)
+        numbers, owners = self._numbers(population, index)
+        ends = np.array([p.spike_at_tick_end for p in self.populations], dtype=np.int64)[owners]
         return numbers, (ticks + ends) * self.dt, ticks
 
-    def close(self):
+    def samples(self, variable):
+        """The samples of NEST's `variable` since t = 0: neuron numbers, the sample's tick m
+        (the state at m·dt) and the values in NEST's unit (arrays)."""
+        if self._results() is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        r = self._results()[2]
+        mine = r["variable"] == variable
+        numbers, _ = self._numbers(r["population"][mine], r["index"][mine])
+        return numbers, np.rint(r["t_ms"][mine] / self.dt).astype(np.int64), r["value"][mine].astype(float)
+
+    def end(self):
+        """Stops the cluster, keeping what it recorded (PyNN reads it after end())."""
+        self._results()
+        self.close(keep_results=True)
+
+    def close(self, keep_results=False):
         if self.simulation is not None:
             self.simulation.close()
             self.simulation = None
+        if not keep_results:
+            self._read = None
 
     def reset(self):
         """Back to t = 0: the next run submits the network anew."""

@@ -29,6 +29,8 @@ class _Neuron:
     # Initial values of dnnc's state other than the membrane potential: another value
     # cannot be given.
     fixed_initial_values = {}
+    # PyNN's recordable state variables: (NEST's name, PyNN's unit per NEST's).
+    state_variables = {"v": ("V_m", 1.0)}
 
     def check(self, name, values):
         """Raises PyNN's error for values of native parameter `name` PyNN refuses."""
@@ -43,9 +45,13 @@ class _CurrentBased(_Neuron):
     fixed_initial_values = {"isyn_exc": 0.0, "isyn_inh": 0.0}
 
 
+_CONDUCTANCES = {"gsyn_exc": ("g_ex", 0.001), "gsyn_inh": ("g_in", 0.001)}  # µS per nS
+
+
 class _ConductanceBased(_Neuron):
     translations = build_translations(*_CONDUCTANCE_BASED)
     fixed_initial_values = {"gsyn_exc": 0.0, "gsyn_inh": 0.0}
+    state_variables = {"v": ("V_m", 1.0), **_CONDUCTANCES}
 
 
 def _cell_type(base, kind, model):
@@ -72,6 +78,7 @@ class EIF_cond_exp_isfa_ista(_Neuron, cells.EIF_cond_exp_isfa_ista):
                                       ('delta_T', 'Delta_T'), ('tau_w', 'tau_w'))
     dnnc_model = "aeif_cond_exp"
     fixed_initial_values = {"w": 0.0, "gsyn_exc": 0.0, "gsyn_inh": 0.0}
+    state_variables = {"v": ("V_m", 1.0), "w": ("w", 0.001), **_CONDUCTANCES}  # nA per pA
 
 
 class Izhikevich(_Neuron, cells.Izhikevich):
@@ -80,6 +87,7 @@ class Izhikevich(_Neuron, cells.Izhikevich):
     dnnc_model = "izhikevich"
     weight_scale = 1.0  # the weight is the jump of V_m in mV
     fixed_initial_values = {"u": 0.0}
+    state_variables = {"v": ("V_m", 1.0), "u": ("U_m", 1.0)}
 
 
 class SpikeSourceArray(_Neuron, cells.SpikeSourceArray):
