@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -74,16 +75,24 @@ std::size_t projection_element(const protocol::document& doc, const std::string&
     throw usage_error("no projection with id '" + id + "'");
 }
 
-// The dnnc-node this module starts: the one built beside the module (its path is known at
-// build time), or else one on the PATH.
+// The dnnc-node this module starts: one in the module's own folder (where a pip install puts
+// the copy it takes from the build, docs/python.md), else the one built with the module (its
+// path is known at build time), else one in /usr/local/bin or /usr/bin.
 std::string node_binary() {
-    const fs::path built = DNNC_NODE_BINARY;
-    if (fs::exists(built)) return built.string();
-    for (const char* dir : {"/usr/local/bin", "/usr/bin"}) {
-        const auto p = fs::path(dir) / "dnnc-node";
-        if (fs::exists(p)) return p.string();
+    std::vector<fs::path> candidates;
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&node_binary), &self) != 0 && self.dli_fname != nullptr) {
+        candidates.push_back(fs::path(self.dli_fname).parent_path() / "dnnc-node");
     }
-    throw io_error("cannot find dnnc-node (looked for " + built.string() + ")");
+    candidates.emplace_back(DNNC_NODE_BINARY);
+    candidates.emplace_back("/usr/local/bin/dnnc-node");
+    candidates.emplace_back("/usr/bin/dnnc-node");
+    std::string looked;
+    for (const auto& p : candidates) {
+        if (fs::exists(p)) return p.string();
+        looked += (looked.empty() ? "" : ", ") + p.string();
+    }
+    throw io_error("cannot find dnnc-node (looked for " + looked + ")");
 }
 
 // One network on a cluster: started here (local nodes) or at a lead given by address.

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libssl-dev openssl libopenmpi-dev openmpi-bin slurm-wlm
   python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib
   python3-pynn  # PyNN 0.10.1, for its backend pyNN.dnnc (docs/pynn.md)
+  python3-venv python3-wheel  # pip install --no-build-isolation ./python into a venv (docs/python.md)
   chromium libpng-dev  # the live page's browser test (tests/tools/test_cli_live.cpp) and its screenshots
 )
 
