@@ -547,6 +547,27 @@ neuron_state engine::capture(std::size_t k) const {
     return s;
 }
 
+void engine::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators) {
+    auto& m = *impl_;
+    if (params.size() != m.local())
+        throw usage_error("new parameters for " + std::to_string(params.size()) + " neurons; this engine has " + std::to_string(m.local()));
+    auto neurons = m.spec.neurons;
+    for (std::size_t k = 0; k < neurons.size(); ++k) {
+        const auto& before = neurons[k].params;
+        if (params[k].model != before.model || params[k].tau_minus != before.tau_minus)
+            throw usage_error("neuron " + std::to_string(neurons[k].index) + ": new parameters may not change its model or tau_minus");
+        neurons[k].params = params[k];
+    }
+    drive generated(generators, [&](std::int64_t g) -> std::int64_t {
+        const auto slot = m.slots.find(g);
+        return slot < m.local() ? std::int64_t{slot} : -1;
+    }, m.local(), m.spec.dt);
+    m.neurons.set_parameters(neurons, m.spec.dt);
+    m.spec.neurons = std::move(neurons);
+    m.spec.generators = generators;
+    m.generated = std::move(generated);
+}
+
 void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");

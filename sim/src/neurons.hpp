@@ -28,7 +28,21 @@ public:
     // Runs of consecutive neurons that share their parameters (a population's members) share
     // one entry of a small table of coefficients, which keeps the per-tick memory traffic low.
     neuron_block(const std::vector<neuron_spec>& neurons, double dt, std::size_t batch) : batch_(batch) {
+        set_parameters(neurons, dt);
         state_.resize(neurons.size() * batch);
+        for (std::size_t k = 0; k < neurons.size(); ++k) {
+            const auto initial = initial_state(neurons[k].params, neurons[k].seed, neurons[k].index);
+            for (std::size_t lane = 0; lane < batch; ++lane) state_.set(k * batch + lane, initial);
+        }
+    }
+
+    // The coefficients of `neurons`' parameters (the same neurons, each of the same model as
+    // before): a state is the model's variables as they are, whatever the parameters, so
+    // every state carries over unchanged.
+    void set_parameters(const std::vector<neuron_spec>& neurons, double dt) {
+        table_.clear();
+        runs_.clear();
+        coefficient_of_.clear();
         for (std::size_t k = 0; k < neurons.size(); ++k) {
             const auto& params = neurons[k].params;
             if (k == 0 || !(params == neurons[k - 1].params)) {
@@ -37,8 +51,6 @@ public:
             }
             ++runs_.back().end;
             coefficient_of_.push_back(static_cast<std::uint32_t>(table_.size() - 1));
-            const auto initial = initial_state(params, neurons[k].seed, neurons[k].index);
-            for (std::size_t lane = 0; lane < batch; ++lane) state_.set(k * batch + lane, initial);
         }
     }
 

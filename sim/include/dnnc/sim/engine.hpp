@@ -215,6 +215,12 @@ public:
     // must be present; entries for remote neurons this engine reads fill in their past
     // outputs; others are ignored.
     void restore(const std::vector<neuron_state>& states, tick_t next);
+    // New parameters for the local neurons (params[k] for spec().neurons[k]) and new
+    // generators, between two ticks: states, synapses, history and the clock carry over, so
+    // the next tick runs as a network that had these parameters from here on. A neuron keeps
+    // its model and tau_minus (its plastic synapses' traces were computed with it); else
+    // usage_error, and nothing changes.
+    void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators);
 
 private:
     struct impl;
