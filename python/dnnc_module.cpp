@@ -21,6 +21,7 @@
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <pybind11/numpy.h>
@@ -123,12 +124,9 @@ public:
             if (!doc.run) doc.run.emplace();
             doc.run->batch = o.batch;
         }
-        if (o.spikes && !protocol::records_spikes(doc.net->records)) {
-            auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
-            if (std::any_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) ||
-                std::any_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))
-                doc.net->records.emplace_back();
-        }
+        record_spikes_ = o.spikes;
+        add_spike_record(*doc.net);
+        running_ = *doc.net;
         for (const auto& p : doc.net->inputs) input_ids_.push_back(p.id);
         protocol::check_document(doc);
         batch_ = doc.run ? doc.run->batch : 1;
@@ -208,6 +206,19 @@ public:
         const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         last_step_seconds_ = stepped.took_over ? ours : stepped.progress.value("last_step_seconds", ours);
         read_through(stepped.progress["completed"].get<std::int64_t>());
+    }
+
+    // The frozen network takes the parameters of `doc`, a version of it that differs in
+    // parameters only (protocol/update.hpp).
+    json update(protocol::document doc) {
+        open();
+        if (!doc.net) throw usage_error(doc.file + ": the document has no <network>");
+        add_spike_record(*doc.net);
+        // Refused here, located in the caller's document, before anything is sent.
+        protocol::check_update(running_, *doc.net);
+        auto reply = cli::update_network(client_, lead_, doc);
+        running_ = std::move(*doc.net);
+        return reply;
     }
 
     json command(const std::string& name) {
@@ -322,6 +333,14 @@ public:
     std::int64_t batch() const { return batch_; }
 
 private:
+    // With spikes=True, a network that records no spikes records every spiking neuron's.
+    void add_spike_record(protocol::network& net) const {
+        if (!record_spikes_ || protocol::records_spikes(net.records)) return;
+        auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
+        if (std::any_of(net.neurons.begin(), net.neurons.end(), spiking) || std::any_of(net.populations.begin(), net.populations.end(), spiking))
+            net.records.emplace_back();
+    }
+
     void open() const {
         if (closed_) throw usage_error("the simulation is closed");
     }
@@ -363,6 +382,8 @@ private:
     py::ssize_t batch_ = 1;
     double last_step_seconds_ = 0;
     bool closed_ = false;
+    bool record_spikes_ = true;  // options::spikes
+    protocol::network running_;  // as submitted, with the updates since
     std::vector<std::string> input_ids_;
     std::optional<cli::spike_reader> spikes_;
     cli::spike_reader::columns spike_columns_;
@@ -661,6 +682,15 @@ PYBIND11_MODULE(_dnnc, m) {
             }
             return to_python(st);
         })
+        .def("update", [](simulation& s, const std::string& text, const std::string& file) {
+            protocol::document doc = parse_checked(text, file);
+            json reply;
+            {
+                py::gil_scoped_release release;
+                reply = s.update(std::move(doc));
+            }
+            return to_python(reply);
+        }, py::arg("text"), py::arg("file"))
         .def("snapshot", &simulation::snapshot, py::arg("path"), py::call_guard<py::gil_scoped_release>())
         .def("weights", &simulation::weights, py::arg("projection"))
         .def("close", &simulation::close, py::call_guard<py::gil_scoped_release>())

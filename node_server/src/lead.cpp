@@ -6,6 +6,7 @@
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/memory.hpp"
 #include "node_messages.hpp"
@@ -97,7 +98,8 @@ lead::~lead() { shutdown(); }
 
 std::vector<message_type> lead::handles() const {
     return {message_type::submit, message_type::tick_report, message_type::control, message_type::output,
-            message_type::spikes, message_type::snapshot, message_type::weights, message_type::weight_histograms};
+            message_type::spikes, message_type::snapshot, message_type::weights, message_type::weight_histograms,
+            message_type::update};
 }
 
 void lead::handle(const frame& request, responder respond) {
@@ -134,6 +136,11 @@ void lead::handle(const frame& request, responder respond) {
     case message_type::weights:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] { return reply_of(message_type::weights_reply, weights(parse_payload(payload)).dump()); });
+        });
+        return;
+    case message_type::update:
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::update_reply, update(payload).dump()); });
         });
         return;
     case message_type::weight_histograms:
@@ -278,15 +285,16 @@ std::string lead::snapshot() {
 // replaced meanwhile, that reference could be the last, ending the run on its own thread.
 void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
     std::shared_ptr<lead_state> state;
+    protocol::document doc;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         state = state_;
+        if (state) doc = state->plan.doc;  // an update changes it under the lock
     }
     if (!state) throw error("this node is not the lead of a network");
     if (const auto& settings = state->plan.doc.run; settings && settings->batch > 1)
         throw usage_error("this run has batch " + std::to_string(settings->batch) +
                           ": snapshots hold one lane, so batched runs cannot be snapshotted");
-    protocol::document doc = state->plan.doc;
     // A snapshot carries its spike sources' spikes itself, needing no file to restore.
     for (auto& p : doc.net->populations) p.spike_file.clear();
     const auto count = state->plan.net.neuron_count();
@@ -301,6 +309,51 @@ void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
     out.commit();
     DNNC_LOG(info, "snapshot at tick " << tick << " written to " << file << ": " << out.bytes() << " bytes, at most " << held
                                        << " bytes of states held at once");
+}
+
+// The nodes take the parameters first, each checking them against its share; only then does
+// the lead's document change. The run is frozen throughout (lead_run::update_parameters).
+json lead::update(const std::string& payload) {
+    std::shared_ptr<lead_state> state;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state = state_;
+    }
+    if (!state) throw error("this node is not the lead of a network");
+    protocol::document doc = protocol::parse_document(payload, "update", file_access());
+    if (!doc.net) throw usage_error("an update needs a <network>");
+    protocol::check_network(*doc.net);
+    protocol::check_update(*state->plan.doc.net, *doc.net);
+    protocol::document parameters;
+    parameters.net = protocol::parameters_of(*doc.net);
+    const std::string body = protocol::serialize(parameters);
+    auto r = current_run();
+    r->update_parameters([&] {
+        const auto& nodes = state->plan.doc.clu->nodes;
+        for (std::size_t v = 0; v < nodes.size(); ++v) {
+            if (v == state->topo.lead()) {
+                own_.set_parameters(body);
+                continue;
+            }
+            try {
+                calls_.call_while_alive({nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)},
+                                        frame{message_type::parameters, 0, 0, body}, options_.silence_limit);
+            } catch (const std::exception& e) {
+                throw error("node '" + nodes[v].id + "' did not take the update: " + e.what());
+            }
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto& net = *state->plan.doc.net;
+        net.neurons = doc.net->neurons;
+        net.populations = doc.net->populations;
+        net.poisson = doc.net->poisson;
+        net.currents = doc.net->currents;
+        for (const auto& n : net.neurons) state->plan.net.groups[state->plan.net.group_index.at(n.id)].params = n.params;
+        for (const auto& p : net.populations) state->plan.net.groups[state->plan.net.group_index.at(p.id)].params = p.params;
+        state->plan.net.drive = protocol::resolve_generators(net);
+    });
+    DNNC_LOG(info, "network '" << state->plan.net.name << "' updated before tick " << r->next_tick());
+    return {{"tick", r->next_tick()}, {"nodes", state->plan.doc.clu->nodes.size()}};
 }
 
 // A page of node `node`'s plastic weights, named: its connection element's projection id (or

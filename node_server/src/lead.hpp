@@ -84,6 +84,10 @@ private:
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
     void capture_snapshot(std::int64_t tick, const std::string& file);
     nlohmann::json weights(const nlohmann::json& request);
+    // An update's document (protocol/update.hpp) applied to the frozen network: checked
+    // against the running network, then sent to every node, then the lead's document takes
+    // it (snapshots and checkpoints hold it). {"tick": the next tick, "nodes": count}.
+    nlohmann::json update(const std::string& payload);
     // The frozen network's plastic weights binned per projection, as the weight-histograms
     // frame answers them; kept for the status (the live page).
     nlohmann::json weight_histograms();

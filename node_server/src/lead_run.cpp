@@ -406,6 +406,15 @@ std::string lead_run::snapshot() {
     return read_file(file);
 }
 
+void lead_run::update_parameters(const std::function<void()>& apply) {
+    {
+        std::lock_guard<std::mutex> capturing(capture_mutex_);
+        if (!paused()) throw usage_error("the network must be frozen for an update (dnnc freeze): it applies between two ticks");
+        apply();
+    }
+    if (checkpoints().every > 0) write_checkpoint(next_tick());
+}
+
 void lead_run::write_checkpoint(std::int64_t tick) {
     namespace fs = std::filesystem;
     const auto settings = checkpoints();

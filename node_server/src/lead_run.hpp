@@ -92,6 +92,10 @@ public:
     // at the same time as a checkpoint.
     std::string snapshot();
     std::int64_t next_tick() const;
+    // Runs `apply` (an update of the frozen network's parameters) with no snapshot or
+    // checkpoint under way, usage_error unless frozen; then, with checkpoints on, writes one
+    // at once, so that a standby's latest checkpoint holds the update.
+    void update_parameters(const std::function<void()>& apply);
 
     // Periodic checkpoints, however the clock is driven (start/resume or step): the clock
     // stops at every multiple of `every` ticks, the network is snapshotted into `dir`

@@ -2,11 +2,13 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/plan/plan.hpp"
+#include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "node_messages.hpp"
 #include "probe_route.hpp"
 #include "state_stream.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -53,7 +55,7 @@ std::vector<message_type> worker::handles() const {
     // Signals come only over signal links, which leave the server (signal_inbox.hpp).
     return {message_type::configure, message_type::probe,   message_type::clock,
             message_type::inputs,    message_type::capture, message_type::restore_state, message_type::weights_page,
-            message_type::weight_bins};
+            message_type::weight_bins, message_type::parameters};
 }
 
 void worker::handle(const frame& request, responder respond) {
@@ -109,6 +111,14 @@ void worker::handle(const frame& request, responder respond) {
             respond_with(respond, [&] { return reply_of(message_type::weight_bins_reply, simulation()->weight_bins(parse_payload(payload)).dump()); });
         });
         return;
+    case message_type::parameters:
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                set_parameters(payload);
+                return reply_of(message_type::parameters_reply);
+            });
+        });
+        return;
     case message_type::restore_state:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] {
@@ -119,6 +129,40 @@ void worker::handle(const frame& request, responder respond) {
         return;
     default: throw protocol_error("unexpected frame");
     }
+}
+
+void worker::set_parameters(const std::string& payload) {
+    const auto update = protocol::parse_document(payload, "parameters");
+    if (!update.net) throw protocol_error("parameters without a network");
+    protocol::network share;
+    std::vector<protocol::local_neuron> neurons;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!config_ || !config_->share) throw error("this node serves no network");
+        share = *config_->share;
+        neurons = config_->neurons;
+    }
+    auto updated = protocol::with_parameters(std::move(share), *update.net);
+    const auto net = protocol::expand(updated, "parameters");
+    // Of the spike sources' spikes, those of this node's neurons (config neurons ascend).
+    std::vector<std::int64_t> mine;
+    for (const auto& n : neurons) mine.push_back(n.index);
+    for (auto& p : updated.populations) {
+        const std::int64_t first = net.groups[net.group_index.at(p.id)].first;
+        p.spikes.erase(std::remove_if(p.spikes.begin(), p.spikes.end(),
+                                      [&](const protocol::spike_time& s) { return !std::binary_search(mine.begin(), mine.end(), first + s.index); }),
+                       p.spikes.end());
+    }
+    std::vector<protocol::neuron_params> params;
+    for (auto& n : neurons) {
+        if (n.index < 0 || static_cast<std::size_t>(n.index) >= net.neuron_count()) throw protocol_error("parameters for another network");
+        n.params = net.params_of(static_cast<protocol::neuron_index>(n.index));
+        params.push_back(n.params);
+    }
+    simulation()->set_parameters(params, protocol::resolve_generators(updated));
+    std::lock_guard<std::mutex> lock(mutex_);
+    config_->share = std::move(updated);
+    config_->neurons = std::move(neurons);
 }
 
 json worker::configure_subtree(const protocol::node_config& subtree, bool replace) {

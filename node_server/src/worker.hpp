@@ -55,6 +55,10 @@ public:
     // A restore_state payload (state_stream.hpp): i64 tick, u8 last, states. The pieces are
     // kept until the last, which installs them all so that the next tick is `tick`.
     void restore_state(const std::string& payload);
+    // A parameters payload (an update's parameters_of, protocol/update.hpp): the frozen
+    // network's neurons and generators take them, this node keeping the spikes of its own
+    // spike-source neurons; config_error when they do not fit the share.
+    void set_parameters(const std::string& payload);
     // Whether a network is installed here, and its name.
     std::optional<std::string> network() const;
     // status fields of this node: state, role, memory {available: what its machine can still

@@ -105,13 +105,17 @@ const char* to_string(message_type t) {
     case message_type::weight_histograms_reply: return "weight-histograms-reply";
     case message_type::weight_bins: return "weight-bins";
     case message_type::weight_bins_reply: return "weight-bins-reply";
+    case message_type::update: return "update";
+    case message_type::update_reply: return "update-reply";
+    case message_type::parameters: return "parameters";
+    case message_type::parameters_reply: return "parameters-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::weight_bins_reply);
+           type <= static_cast<std::uint8_t>(message_type::parameters_reply);
 }
 
 bool is_one_way(message_type t) {

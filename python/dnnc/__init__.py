@@ -528,6 +528,17 @@ class Simulation:
         The network is paused between runs, as reading needs."""
         return self._sim.weights(projection)
 
+    def update(self, network):
+        """Gives the running network the parameters of ``network`` (a :class:`Network`), a
+        version of it that differs in parameters only: neurons' and populations' model
+        parameters, spike sources' spikes and rates, generators' amplitudes, rates and
+        windows (docs/simulation.md). Applied between two runs: the next tick computes with
+        them, states and synapses carried over, on every node alike. A structural change
+        raises :class:`DocumentError`. Returns the tick from which they hold."""
+        if not isinstance(network, Network):
+            raise UsageError("update(network): a dnnc.Network")
+        return self._sim.update(network._text(), network._file)["tick"]
+
     def snapshot(self, path):
         """Saves the frozen network (freeze first) to ``path``: XML, or binary for ``.dnncs``.
         Returns the snapshot's tick. :func:`restore` continues it."""

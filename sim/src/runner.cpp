@@ -131,6 +131,10 @@ void runner::inspect_paused(const std::function<void(const engine&)>& inspect) c
     inspect(engine_);
 }
 
+void runner::modify_paused(const std::function<void(engine&)>& modify) {
+    inspect_paused([&](const engine&) { modify(engine_); });
+}
+
 runner_stats runner::stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return stats_;

@@ -91,21 +91,60 @@ def test_get_and_set_of_cell_parameters():
     with pytest.raises(errors.NonExistentParameterError):
         cells.set(tau_q=2.0)
     sim.run(10.0)
-    with pytest.raises(NotImplementedError, match="after the first run"):
-        cells.set(tau_m=30.0)
+    cells.set(tau_m=30.0)  # between runs: the frozen cluster takes it
+    assert 'g_L="10"' in sim.simulator.state.network().to_xml()
+    with pytest.raises(NotImplementedError, match="after the first run.*changes more than parameters"):
+        cells[0:1].set(tau_m=40.0)  # one member apart would split its dnnc population
+    assert cells.get("tau_m") == pytest.approx(30.0)  # undone
     with pytest.raises(NotImplementedError, match="after the first run"):
         sim.Population(1, sim.IF_curr_exp())
+    sim.run(10.0)
     sim.reset()
-    cells.set(tau_m=30.0)  # reset: the next run submits the network anew
+    cells[0:1].set(tau_m=40.0)  # reset: the next run submits the network anew
     sim.run(10.0)
     sim.end()
 
 
-def test_recording_state_variables_is_not_there_yet():
+def spikes_with_a_current_that_changes(nodes, between_runs):
+    """Spike times of 20 cells whose DC current goes from 0.5 to 0.9 nA at 30 ms: set
+    between two runs, or written as two sources from the start."""
+    sim.setup(timestep=0.1, nodes=nodes)
+    cells = sim.Population(20, sim.IF_cond_exp(tau_refrac=2.0))
+    cells.initialize(v=sim.RandomDistribution("uniform", low=-70.0, high=-55.0, rng=sim.NumpyRNG(seed=3)))
+    sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
+                   sim.StaticSynapse(weight=0.002, delay=0.5))
+    cells.record(["spikes", "v"])
+    if between_runs:
+        source = sim.DCSource(amplitude=0.5)
+        source.inject_into(cells)
+        sim.run(30.0)
+        source.amplitude = 0.9
+        sim.run(70.0)
+    else:
+        sim.DCSource(amplitude=0.5, stop=30.0).inject_into(cells)
+        sim.DCSource(amplitude=0.9, start=30.0).inject_into(cells)
+        sim.run(100.0)
+    times = spike_times(cells)
+    v = np.asarray(cells.get_data().segments[0].filter(name="v")[0])
+    sim.end()
+    return times, v
+
+
+def test_set_between_runs_gives_the_bits_of_a_network_written_with_the_change():
+    expected, v = spikes_with_a_current_that_changes(1, between_runs=False)
+    assert sum(len(t) for t in expected.values()) > 20
+    for nodes in (1, 3):
+        got, v_got = spikes_with_a_current_that_changes(nodes, between_runs=True)
+        assert got.keys() == expected.keys()
+        for k in expected:
+            np.testing.assert_array_equal(got[k], expected[k])
+        np.testing.assert_array_equal(v_got, v)
+
+
+def test_state_variables_a_cell_type_lacks_are_pynn_recording_errors():
     sim.setup(timestep=0.1, nodes=1)
     cells = sim.Population(2, sim.IF_curr_exp())
-    with pytest.raises(NotImplementedError, match="'v'"):
-        cells.record("v")
+    cells.record("v")
     with pytest.raises(errors.RecordingError):
         cells.record("w")
     sim.end()

@@ -133,6 +133,11 @@ std::string submission_of(protocol::document doc) {
     return protocol::serialize(doc);
 }
 
+nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc) {
+    if (!doc.net) throw usage_error(doc.file + ": an update needs a <network>");
+    return nlohmann::json::parse(call_node(o, lead, {protocol::message_type::update, 0, 0, submission_of(doc)}).payload);
+}
+
 std::string fetch_snapshot_bytes(const client_options& o, const std::string& lead) {
     return call_node(o, lead, {protocol::message_type::snapshot, 0, 0, {}}).payload;
 }

@@ -59,6 +59,10 @@ std::string fetch_snapshot_bytes(const client_options& o, const std::string& lea
 // the lead's checksum before anything is written; returns the snapshot.
 protocol::document save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path);
 
+// Updates the frozen network the lead runs to `doc`'s parameters (protocol/update.hpp);
+// returns the lead's reply {"tick", "nodes"}.
+nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc);
+
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
 

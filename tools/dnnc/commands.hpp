@@ -21,6 +21,7 @@ void add_run(CLI::App& app, action& chosen);
 void add_export(CLI::App& app, action& chosen);
 void add_snapshot(CLI::App& app, action& chosen);
 void add_weights(CLI::App& app, action& chosen);
+void add_update(CLI::App& app, action& chosen);
 void add_report(CLI::App& app, action& chosen);  // report and plot
 
 }  // namespace dnnc::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     dnnc::cli::add_export(app, chosen);
     dnnc::cli::add_snapshot(app, chosen);
     dnnc::cli::add_weights(app, chosen);
+    dnnc::cli::add_update(app, chosen);
     dnnc::cli::add_report(app, chosen);
     try {
         app.parse(argc, argv);

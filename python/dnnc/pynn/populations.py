@@ -171,12 +171,13 @@ class Population(common.Population):
         return self._parameters[name]
 
     def _set_values(self, values):
-        """Sets native parameters ({name: array over the members})."""
-        simulator.not_between_runs("set()")
+        """Sets native parameters ({name: array over the members}), on the cluster too
+        between runs."""
         for name, value in values.items():
             self.celltype.check(name, value)
-        self._parameters.update(values)
-        simulator.state.changed()
+        before = dict(self._parameters)
+        simulator.update_between_runs("set()", lambda: self._parameters.update(values),
+                                      lambda: setattr(self, "_parameters", before))
 
     def _columns(self):
         """{name: values over the members} that a dnnc population takes one of."""

@@ -21,6 +21,24 @@ class ID(int, common.IDMixin):
         common.IDMixin.__init__(self)
 
 
+def update_between_runs(what, change, undo):
+    """Makes `change` (a function) to the network's parameters: before the first run it
+    rewrites the document; between runs the frozen cluster takes the new parameters
+    (dnnc.Simulation.update), and a change that would alter more than parameters is undone
+    (`undo`) and raises NotImplementedError."""
+    change()
+    state.changed()
+    if state.simulation is None:
+        return
+    try:
+        state.simulation.update(state.network())
+    except dnnc.DocumentError as e:
+        undo()
+        state.changed()
+        raise NotImplementedError("pyNN.dnnc: %s after the first run() that changes more than parameters (%s); call reset() "
+                                  "first" % (what, e)) from None
+
+
 def not_between_runs(what):
     """Raises NotImplementedError when the network is already on its cluster: it is
     built once, at the first run, and not changed while it runs."""

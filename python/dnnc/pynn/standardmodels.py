@@ -248,13 +248,14 @@ class _CurrentSource(StandardCurrentSource):
         simulator.state.changed()
 
     def set_native_parameters(self, parameters):
-        simulator.not_between_runs("changing a current source")
         parameters.shape = (1,)
         parameters.evaluate(simplify=True)
-        native = dict(self._native or {})
+        before = self._native
+        native = dict(before or {})
         native.update(parameters.items())
-        object.__setattr__(self, "_native", self._adjusted(native))
-        simulator.state.changed()
+        native = self._adjusted(native)
+        simulator.update_between_runs("changing a current source", lambda: object.__setattr__(self, "_native", native),
+                                      lambda: object.__setattr__(self, "_native", before))
 
     def get_native_parameters(self):
         return ParameterSpace(dict(self._native), shape=(1,))

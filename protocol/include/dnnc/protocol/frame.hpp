@@ -73,6 +73,11 @@ enum class message_type : std::uint8_t {
     weight_histograms_reply = 42,
     weight_bins = 43,  // lead to node: JSON {bins, elements}; reply JSON {elements} (weight_bins.hpp)
     weight_bins_reply = 44,
+    update = 45,  // client to lead (frozen network): a DNNC document whose network differs from the
+                  // running one in parameters only (protocol/update.hpp); reply JSON {tick, nodes}
+    update_reply = 46,
+    parameters = 47,  // lead to node: the update's parameters (parameters_of, a DNNC document); reply empty
+    parameters_reply = 48,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);

@@ -111,6 +111,8 @@ public:
     // Runs `inspect` on the engine while no tick is in progress and none may start;
     // throws usage_error unless the runner is paused at its horizon (frozen).
     void inspect_paused(const std::function<void(const engine&)>& inspect) const;
+    // The same for a change to the engine between two ticks (engine::set_parameters).
+    void modify_paused(const std::function<void(engine&)>& modify);
 
     runner_stats stats() const;
 

@@ -1,0 +1,24 @@
+#pragma once
+// Updates of a running network's parameters (docs/simulation.md, "Updating parameters"): a
+// new version of the network that differs from the running one only in what a neuron, a
+// generator or a spike source may change between two ticks. Everything that places, wires
+// or numbers neurons, and what their initial state was drawn from, stays.
+#include "dnnc/protocol/model.hpp"
+
+namespace dnnc::protocol {
+
+// config_error located at the first element of `updated` that differs from `running` in
+// more than its parameters, saying what differs. May change: a population's or neuron's
+// model parameters (not its model, tau_minus or v-init*), a spike source's spikes, rates,
+// start and stop, a <poisson>'s rate and weight, a current generator's amplitude, offset,
+// frequency, phase, mean, std, start and stop.
+void check_update(const network& running, const network& updated);
+
+// What an update sends the nodes: `net`'s name, dt, neurons, populations and generators,
+// none of its wiring.
+network parameters_of(const network& net);
+// `share` (a node's share of the running network) with the parameters of `parameters`
+// (parameters_of an update); config_error when they do not fit it (check_update).
+network with_parameters(network share, const network& parameters);
+
+}  // namespace dnnc::protocol

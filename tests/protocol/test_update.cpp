@@ -1,0 +1,69 @@
+// Updates of a running network (protocol/update.hpp): parameters may change, anything that
+// places, wires or numbers neurons may not, each refusal located at the element.
+#include "dnnc/core/error.hpp"
+#include "dnnc/protocol/update.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace dnnc;
+using namespace dnnc::protocol;
+
+namespace {
+network network_of(const std::string& body) {
+    return *parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"u\" dt=\"0.1\">\n" + body + "</network></dnnc>", "u.xml").net;
+}
+
+const std::string running_body = R"(<population id="E" size="10" model="iaf_cond_exp" seed="2" I_e="100" v-init="-65"/>
+<spike-source id="S" size="2"><spike index="0" t-ms="1"/></spike-source>
+<neuron id="a" model="iaf_psc_exp" V_th="-50"/>
+<projection from="S" to="E" kind="all" weight="2"/>
+<dc to="E" amplitude="5" start="1"/>
+<poisson to="E" rate="10" weight="1" seed="3"/>
+)";
+
+std::string replaced(std::string body, const std::string& from, const std::string& to) {
+    const auto at = body.find(from);
+    REQUIRE(at != std::string::npos);
+    return body.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST_CASE("an update may change neurons' parameters, spikes, and generators' amplitudes, rates and windows") {
+    const auto running = network_of(running_body);
+    auto body = replaced(running_body, R"(I_e="100")", R"(I_e="300" V_th="-52")");
+    body = replaced(body, R"(t-ms="1")", R"(t-ms="7")");
+    body = replaced(body, R"(V_th="-50")", R"(V_th="-45")");
+    body = replaced(body, R"(amplitude="5" start="1")", R"(amplitude="9" start="3" stop="8")");
+    body = replaced(body, R"(rate="10")", R"(rate="40")");
+    const auto updated = network_of(body);
+    CHECK_NOTHROW(check_update(running, updated));
+    const auto parameters = parameters_of(updated);
+    CHECK(parameters.projections.empty());
+    const auto share = with_parameters(running, parameters);
+    CHECK(share.populations[0].params.iaf.i_e == 300);
+    CHECK(share.currents[0].amplitude == 9);
+    CHECK(share.projections == running.projections);
+}
+
+TEST_CASE("an update that changes more than parameters is refused, located at the element") {
+    const auto running = network_of(running_body);
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> refused{
+        {{R"(size="10")", R"(size="11")"}, "u.xml:2:1: population 'E' is not the running network's 'E' of the same size"},
+        {{R"(model="iaf_cond_exp")", R"(model="iaf_cond_alpha")"}, "u.xml:2:1: population 'E'"},
+        {{R"(v-init="-65")", R"(v-init="-60")"}, "u.xml:2:1: population 'E'"},
+        {{R"(model="iaf_psc_exp")", R"(model="iaf_psc_alpha")"}, "u.xml:4:1: neuron 'a'"},
+        {{R"(weight="2")", R"(weight="3")"}, "its synapses, projections"},
+        {{R"(to="E" amplitude)", R"(to="E[0:5]" amplitude)"}, "u.xml:6:1: <dc> 1"},
+        {{R"(seed="3")", R"(seed="4")"}, "u.xml:7:1: <poisson> 1 changes its targets or seed"},
+    };
+    for (const auto& [change, message] : refused) {
+        INFO(change.second);
+        CHECK_THROWS_WITH(check_update(running, network_of(replaced(running_body, change.first, change.second))),
+                          Catch::Contains(message) && Catch::Contains("an update changes parameters only"));
+    }
+    CHECK_THROWS_WITH(check_update(running, network_of(running_body + R"(<dc to="a" amplitude="1"/>)" + "\n")),
+                      Catch::Contains("the network has 2 current generators, the running one 1"));
+    CHECK_THROWS_AS(with_parameters(running, parameters_of(network_of(replaced(running_body, R"(size="10")", R"(size="9")")))),
+                    config_error);
+}

@@ -1,0 +1,58 @@
+// dnnc update on real clusters: a frozen network takes new parameters between two steps and
+// goes on exactly as a network written with the change from the start (a dc that stops
+// there beside one that starts there), on 3 nodes as on 1; an update that changes more
+// than parameters, or one of a running network, is refused (exit 2) and changes nothing.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+using namespace dnnc::test;
+
+namespace {
+// The CUBA example on `capacities` with `generators` added to its network.
+std::string cuba_with(const std::string& generators, const std::vector<double>& capacities, std::vector<int>& ports) {
+    return std::regex_replace(with_cluster("cuba/cuba.xml", capacities, ports), std::regex("</network>"), generators + "</network>");
+}
+}  // namespace
+
+TEST_CASE("dnnc update between two steps equals the change written from the start, on 3 nodes as on 1") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    std::vector<int> ref_ports, ports;
+    const auto reference = dir.file("reference.xml", cuba_with(R"(<dc to="P" amplitude="0.5" stop="20"/><dc to="P" amplitude="-1" start="20"/>)", {1}, ref_ports));
+    {
+        local_cluster_guard c(reference);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " submit " + reference + to_of(ref_ports));
+        must(dnnc + " step 400" + lead_of(ref_ports));
+        must(dnnc + " output -o " + out("reference.csv") + lead_of(ref_ports));
+    }
+    for (const std::vector<double>& capacities : {std::vector<double>{1}, std::vector<double>{2, 1, 1}}) {
+        INFO(capacities.size() << " nodes");
+        const auto text = cuba_with(R"(<dc to="P" amplitude="0.5"/>)", capacities, ports);
+        const auto before = dir.file("before.xml", text);
+        const auto after = dir.file("after.xml", std::regex_replace(text, std::regex("amplitude=\"0.5\""), "amplitude=\"-1\""));
+        const auto rewired = dir.file("rewired.xml", std::regex_replace(text, std::regex("to=\"P\" amplitude"), "to=\"P[0:10]\" amplitude"));
+        local_cluster_guard c(before);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " submit " + before + to_of(ports));
+        must(dnnc + " step 200" + lead_of(ports));
+        const auto refused = run_command(dnnc + " update " + rewired + lead_of(ports));
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find("<dc> 1 is not the running network's of the same kind, targets") != std::string::npos);
+        const auto updated = run_command(dnnc + " update " + after + lead_of(ports));
+        INFO(updated.err);
+        REQUIRE(updated.exit_code == 0);
+        CHECK(updated.out.find("its parameters hold from tick 200") != std::string::npos);
+        must(dnnc + " step 200" + lead_of(ports));
+        must(dnnc + " output -o " + out("updated.csv") + lead_of(ports));
+        CHECK(slurp(out("updated.csv")) == slurp(out("reference.csv")));
+        must(dnnc + " start" + lead_of(ports));
+        const auto running = run_command(dnnc + " update " + after + lead_of(ports));
+        CHECK(running.exit_code == 2);
+        CHECK(running.err.find("must be frozen for an update") != std::string::npos);
+    }
+}
