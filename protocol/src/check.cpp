@@ -137,6 +137,7 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
         else if (std::isfinite(z.v_th) && !(z.v_min < z.v_th)) out.add(where, what + ": V_min must lie below V_th");
     }
     if (p.v_init) finite(*p.v_init, "v-init");
+    if (p.u_init) finite(*p.u_init, "u-init");
     if (p.v_init_std) {
         if (!(std::isfinite(*p.v_init_std) && *p.v_init_std >= 0))
             out.add(where, what + ": v-init-std must be a number >= 0");

@@ -150,7 +150,7 @@ bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.adex, p.v_init, p.v_init_max, p.v_init_std, p.tau_minus);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.adex, p.v_init, p.v_init_max, p.v_init_std, p.u_init, p.tau_minus);
     };
     return t(a) == t(b);
 }

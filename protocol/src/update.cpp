@@ -16,7 +16,7 @@ namespace {
 // traces came from.
 bool same_kind(const neuron_params& a, const neuron_params& b) {
     return a.model == b.model && a.tau_minus == b.tau_minus && a.v_init == b.v_init && a.v_init_max == b.v_init_max &&
-           a.v_init_std == b.v_init_std;
+           a.v_init_std == b.v_init_std && a.u_init == b.u_init;
 }
 
 template <typename T>

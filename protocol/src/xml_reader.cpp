@@ -374,6 +374,7 @@ protected:
             {"c", is_izhikevich, "izhikevich"},
             {"d", is_izhikevich, "izhikevich"},
             {"V_min", is_izhikevich, "izhikevich"},
+            {"u-init", is_izhikevich, "izhikevich"},
             {"consistent_integration", is_izhikevich, "izhikevich"},
             {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp)"},
         };
@@ -442,6 +443,7 @@ protected:
         p.v_init = a.real("v-init");
         p.v_init_max = a.real("v-init-max");
         p.v_init_std = a.real("v-init-std");
+        p.u_init = a.real("u-init");
         p.tau_minus = a.real("tau_minus", p.tau_minus);
         return p;
     }

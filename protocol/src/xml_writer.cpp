@@ -151,6 +151,7 @@ void write_params(xml_out& x, const neuron_params& p) {
     x.attr_if("v-init", p.v_init);
     x.attr_if("v-init-max", p.v_init_max);
     x.attr_if("v-init-std", p.v_init_std);
+    x.attr_if("u-init", p.u_init);
     x.attr_if("tau_minus", p.tau_minus, d.tau_minus);
 }
 

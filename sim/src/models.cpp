@@ -128,7 +128,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
 model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index) {
     model_state s;
     if (!protocol::is_spiking(p.model)) return s;
-    // NEST's izhikevich starts at V_m = -65 mV, U_m = 0.
+    // NEST's izhikevich starts at V_m = -65 mV, U_m = 0 (u-init; kept in ge).
     const double rest = p.model == protocol::neuron_model::lif          ? p.v_rest
                         : p.model == protocol::neuron_model::izhikevich ? -65.0
                                                                         : p.iaf.e_l;
@@ -138,6 +138,7 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
     if (p.v_init && p.v_init_max) v = *p.v_init + (*p.v_init_max - *p.v_init) * draws.uniform();
     if (p.v_init_std) v += *p.v_init_std * draws.normal();
     s.v = static_cast<float>(v);
+    if (p.model == protocol::neuron_model::izhikevich) s.ge = static_cast<float>(p.u_init.value_or(0.0));
     return s;
 }
 

@@ -112,6 +112,7 @@ const expectation corpus[] = {
     {"izhikevich_v_min_above_v_th.xml", 4, "population 'rs': V_min must lie below V_th"},
     {"izhikevich_iaf_attribute.xml", 5, "attribute 'C_m' does not apply to model izhikevich; it belongs to iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
     {"izhikevich_attribute_on_iaf.xml", 4, "attribute 'd' does not apply to model iaf_psc_exp; it belongs to izhikevich"},
+    {"izhikevich_u_init_on_iaf.xml", 5, "attribute 'u-init' does not apply to model iaf_psc_exp; it belongs to izhikevich"},
     {"v_init_std_negative.xml", 4, "v-init-std must be a number >= 0"},
     {"v_init_std_on_rate_model.xml", 4, "attribute 'v-init-std' does not apply to model tanh"},
     {"poisson_negative_rate.xml", 5, "poisson generator: rate must be a finite number >= 0 (Hz)"},

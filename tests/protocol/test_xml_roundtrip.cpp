@@ -132,7 +132,7 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <neuron id="d" model="iaf_psc_delta" tau_m="20" bias="1"/>
     <population id="a" size="2" model="iaf_psc_alpha" C_m="120" tau_syn_ex="0.8" tau_syn_in="4" V_reset="-60" I_e="5"/>
     <population id="z" size="2" model="izhikevich" a="0.1" b="0.25" c="-55" d="0.05" V_th="25" V_min="-90" I_e="4"
-                consistent_integration="false" v-init="-70"/>
+                consistent_integration="false" v-init="-70" u-init="-14"/>
     <neuron id="zd" model="izhikevich"/>
     <population id="g" size="2" model="iaf_cond_exp" g_L="20" E_ex="5" E_in="-80" C_m="200" tau_syn_in="5" V_th="-50"/>
     <neuron id="gd" model="iaf_cond_exp"/>
@@ -184,6 +184,8 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(z.izhikevich.v_min == -90);
     CHECK(z.iaf.i_e == 4);
     CHECK_FALSE(z.izhikevich.consistent_integration);
+    CHECK(z.u_init == -14);
+    CHECK_FALSE(doc.net->neurons[1].params.u_init);
     const auto& zd = doc.net->neurons[1].params.izhikevich;  // NEST's defaults
     CHECK(zd.a == 0.02);
     CHECK(zd.b == 0.2);

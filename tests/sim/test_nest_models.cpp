@@ -282,6 +282,21 @@ struct izhikevich_reference {
 };
 }  // namespace
 
+TEST_CASE("izhikevich starts from v-init and u-init, and from -65 mV and 0 without them, as NEST") {
+    const auto net = network_of(R"(<neuron id="n" model="izhikevich" v-init="-70" u-init="-14"/><neuron id="d" model="izhikevich"/>)");
+    engine e(whole_network(net));
+    CHECK(e.variables(0) == std::vector<float>{-70, -14});
+    CHECK(e.variables(1) == std::vector<float>{-65, 0});
+    izhikevich_reference r;
+    r.v = -70;
+    r.u = -14;
+    for (int t = 0; t < 100; ++t) {
+        e.compute();
+        r.step(0, 0);
+    }
+    CHECK(e.variables(0)[1] == Approx(r.u).margin(1e-4));
+}
+
 TEST_CASE("izhikevich: a regular spiking neuron under I_e follows NEST's update for 1 s, spike for spike") {
     // RS (a 0.02, b 0.2, c -65, d 8) and chattering (c -50, d 2) cells, as Izhikevich (2003).
     for (const auto& [c, d] : {std::pair{-65.0, 8.0}, std::pair{-50.0, 2.0}}) {

@@ -150,7 +150,7 @@ class Population(common.Population):
         state.id_counter += self.size
         self.dnnc_id = "p%d" % len(state.populations)
         self.seed = len(state.populations) + 1
-        self._initial = {}  # dnnc's attributes for a drawn initial v
+        self._initial = {}  # dnnc's initial-state attributes: a drawn v, izhikevich's u_init
         self._initial_v = None  # or the initial v of each member
         parameter_space = self.celltype.native_parameters
         parameter_space.shape = (self.size,)
@@ -209,7 +209,10 @@ class Population(common.Population):
             initial, seed = _initial_potential(initial_values, self.size)
             if seed is not None:
                 self.seed = int(seed) * 1000003 + len(simulator.state.populations) + 1
-            self._initial, self._initial_v = (initial, None) if isinstance(initial, dict) else ({}, initial)
+            kept = {k: v for k, v in self._initial.items() if not k.startswith("v_init")}
+            self._initial, self._initial_v = ({**kept, **initial}, None) if isinstance(initial, dict) else (kept, initial)
+        elif variable == "u" and self.celltype.dnnc_model == "izhikevich":
+            self._initial["u_init"] = _uniform_value("initial u", initial_values.evaluate(simplify=True))
         elif variable in self.celltype.fixed_initial_values:
             fixed = self.celltype.fixed_initial_values[variable]
             if _uniform_value("initial " + variable, initial_values.evaluate(simplify=True)) != fixed:

@@ -86,7 +86,6 @@ class Izhikevich(_Neuron, cells.Izhikevich):
     translations = build_translations(('a', 'a'), ('b', 'b'), ('c', 'c'), ('d', 'd'), ('i_offset', 'I_e', 1000.0))
     dnnc_model = "izhikevich"
     weight_scale = 1.0  # the weight is the jump of V_m in mV
-    fixed_initial_values = {"u": 0.0}
     state_variables = {"v": ("V_m", 1.0), "u": ("U_m", 1.0)}
 
 

@@ -132,6 +132,8 @@ struct neuron_params {
     std::optional<double> v_init;
     std::optional<double> v_init_max;
     std::optional<double> v_init_std;
+    // izhikevich: the initial recovery variable U_m (default 0, as NEST starts it).
+    std::optional<double> u_init;
     // The time constant (ms) of the post-synaptic trace that stdp_synapse reads, a neuron
     // parameter as in NEST (its archiving node's tau_minus); spiking models only.
     double tau_minus = 20;

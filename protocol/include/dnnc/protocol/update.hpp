@@ -9,7 +9,7 @@ namespace dnnc::protocol {
 
 // config_error located at the first element of `updated` that differs from `running` in
 // more than its parameters, saying what differs. May change: a population's or neuron's
-// model parameters (not its model, tau_minus or v-init*), a spike source's spikes, rates,
+// model parameters (not its model, tau_minus, v-init* or u-init), a spike source's spikes, rates,
 // start and stop, a <poisson>'s rate and weight, a current generator's amplitude, offset,
 // frequency, phase, mean, std, start and stop.
 void check_update(const network& running, const network& updated);
