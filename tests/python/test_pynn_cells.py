@@ -165,8 +165,10 @@ def test_initial_values_dnnc_cannot_start_from_are_refused():
         cells.initialize(gsyn_exc=0.01)
     with pytest.raises(NotImplementedError, match="part of a population"):
         cells[0:1].initialize(v=-60.0)
-    with pytest.raises(NotImplementedError, match="Izhikevich|u other than"):
-        sim.Population(2, sim.Izhikevich())  # PyNN starts u at -14 mV/ms; dnnc's izhikevich at 0
+    izhikevich = sim.Population(2, sim.Izhikevich())  # PyNN starts u at -14 mV/ms: dnnc's u-init
+    assert 'u-init="-14"' in sim.simulator.state.network().to_xml()
+    with pytest.raises(NotImplementedError, match="per-neuron values of 'initial u'"):
+        izhikevich.initialize(u=[-14.0, -10.0])
     sim.end()
 
 
