@@ -88,6 +88,10 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
                 r.degree = count(p.total);
                 break;
             case projection_kind::dense: r.kind = rule::dense; break;
+            case projection_kind::list:
+                r.kind = rule::list;
+                r.list = &p.connections;
+                break;
             }
         }
         elements_.push_back(r);
@@ -166,6 +170,10 @@ std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) con
     }
     case rule::fixed_total_number: return total_number_count(r, target);
     case rule::dense: return 0;
+    case rule::list: {
+        const auto [first, last] = listed_row(r, target);
+        return last - first;
+    }
     }
     return 0;
 }
@@ -329,7 +337,7 @@ std::uint64_t synapse_rows::outdegree_synapses(std::size_t element) const {
 
 std::optional<uniform_synapse> synapse_rows::uniform(std::size_t element) const {
     const auto& r = elements_.at(element);
-    if (r.kind == rule::dense || r.weight_draw || r.delay_draw) return std::nullopt;
+    if (r.kind == rule::dense || r.kind == rule::list || r.weight_draw || r.delay_draw) return std::nullopt;
     return uniform_synapse{r.weight, r.delay};
 }
 
