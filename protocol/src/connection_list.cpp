@@ -18,24 +18,27 @@ namespace {
 constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 std::string base64(std::string_view bytes) {
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::string out((bytes.size() + 2) / 3 * 4, '=');
+    const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+    char* at = out.data();
     std::size_t i = 0;
-    const auto byte = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k])); };
-    for (; i + 3 <= bytes.size(); i += 3) {
-        const std::uint32_t v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
-        for (int shift = 18; shift >= 0; shift -= 6) out += alphabet[(v >> shift) & 63];
+    for (; i + 3 <= bytes.size(); i += 3, at += 4) {
+        const std::uint32_t v = std::uint32_t{in[i]} << 16 | std::uint32_t{in[i + 1]} << 8 | in[i + 2];
+        at[0] = alphabet[v >> 18];
+        at[1] = alphabet[(v >> 12) & 63];
+        at[2] = alphabet[(v >> 6) & 63];
+        at[3] = alphabet[v & 63];
     }
-    if (const auto left = bytes.size() - i) {
-        const std::uint32_t v = byte(i) << 16 | (left == 2 ? byte(i + 1) << 8 : 0);
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        out += left == 2 ? alphabet[(v >> 6) & 63] : '=';
-        out += '=';
+    if (const auto left = bytes.size() - i) {  // the last 1 or 2 bytes, padded with '='
+        const std::uint32_t v = std::uint32_t{in[i]} << 16 | (left == 2 ? std::uint32_t{in[i + 1]} << 8 : 0);
+        at[0] = alphabet[v >> 18];
+        at[1] = alphabet[(v >> 12) & 63];
+        if (left == 2) at[2] = alphabet[(v >> 6) & 63];
     }
     return out;
 }
 
+// Base64 text to bytes; whitespace between the characters is skipped.
 std::string unbase64(std::string_view text, const source_location& where) {
     static const auto values = [] {
         std::array<std::int8_t, 256> v{};
@@ -43,27 +46,33 @@ std::string unbase64(std::string_view text, const source_location& where) {
         for (int k = 0; k < 64; ++k) v[static_cast<unsigned char>(alphabet[k])] = static_cast<std::int8_t>(k);
         return v;
     }();
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
+    const auto bad = [&](const char* why) { throw config_error(where, std::string("<connections>: ") + why); };
+    std::string out(text.size() / 4 * 3, '\0');
+    char* at = out.data();
     std::uint32_t v = 0;
     int have = 0, padding = 0;
     for (const char c : text) {
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-        if (c == '=' && have >= 2) {
+        const auto k = values[static_cast<unsigned char>(c)];
+        if (k >= 0 && padding == 0) {
+            v = v << 6 | static_cast<std::uint32_t>(k);
+        } else if (c == '=' && have >= 2) {
             ++padding;
             v <<= 6;
-            if (++have < 4) continue;
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            continue;
         } else {
-            const auto k = values[static_cast<unsigned char>(c)];
-            if (k < 0 || padding > 0) throw config_error(where, "<connections>: not base64 text");
-            v = v << 6 | static_cast<std::uint32_t>(k);
-            if (++have < 4) continue;
+            bad("not base64 text");
         }
-        for (int b = 0; b < 3 - padding; ++b) out += static_cast<char>((v >> (16 - 8 * b)) & 0xFF);
+        if (++have < 4) continue;
+        at[0] = static_cast<char>(v >> 16);
+        at[1] = static_cast<char>(v >> 8);
+        at[2] = static_cast<char>(v);
+        at += 3 - padding;
         v = 0;
         have = 0;
     }
-    if (have != 0) throw config_error(where, "<connections>: base64 text of a length that is not a multiple of 4");
+    if (have != 0) bad("base64 text of a length that is not a multiple of 4");
+    out.resize(static_cast<std::size_t>(at - out.data()));
     return out;
 }
 

@@ -477,10 +477,14 @@ protected:
     // The text of an open <connections> element (base64: ASCII), the only element with text.
     void characters(const XMLCh* const chars, const XMLSize_t length) override {
         if (!collecting_) return;
+        const std::size_t at = text_.size();
+        text_.resize(at + length);
+        XMLCh seen = 0;
         for (XMLSize_t i = 0; i < length; ++i) {
-            if (chars[i] > 127) fail(here(), "<connections>: not base64 text");
-            text_ += static_cast<char>(chars[i]);
+            seen |= chars[i];
+            text_[at + i] = static_cast<char>(chars[i]);
         }
+        if (seen > 127) fail(here(), "<connections>: not base64 text");
     }
     // Starts collecting text when a <connections> element opened.
     void collect_connections(const attributes_given& given) { collecting_ = given.listing != nullptr; }

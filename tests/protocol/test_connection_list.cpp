@@ -23,13 +23,17 @@ struct row {
     double source, target, weight, delay_ms;
 };
 
+// A folder for this run's files, removed at exit.
 std::filesystem::path scratch() {
-    static const auto dir = [] {
-        auto d = std::filesystem::temp_directory_path() / ("dnnc-lists-" + std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(d);
-        return d;
-    }();
-    return dir;
+    static const struct folder {
+        std::filesystem::path path = std::filesystem::temp_directory_path() / ("dnnc-lists-" + std::to_string(std::random_device{}()));
+        folder() { std::filesystem::create_directories(path); }
+        ~folder() {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } dir;
+    return dir.path;
 }
 
 // A .npy file as NumPy writes it: `descr` '<f8' or '<f4', shape (rows, columns).
