@@ -167,9 +167,10 @@ class Network:
         own, unique among them.
 
         ``kind="list"``: ``connections`` is an array of one row per connection, (source
-        position in ``source``, target position in ``target``, weight, delay in ms), or the
-        path of a ``.npy`` file of such rows. An array is written to a ``.npy`` file the
-        network keeps (float64), which :meth:`save` copies beside the document."""
+        position in ``source``, target position in ``target``, weight, delay in ms), a tuple
+        of those four columns, or the path of a ``.npy`` file of such rows. An array is
+        written to a ``.npy`` file the network keeps (float64), which :meth:`save` copies
+        beside the document."""
         params = dict(params)
         if "from_" in params or "to" in params:
             raise UsageError("connect(source, target, ...): give the ends as source and target")
@@ -181,17 +182,32 @@ class Network:
         return self._add("projection", {"from": source, "to": target, "kind": kind, **params})
 
     def _list_file(self, connections):
-        """Writes a connection list to a new .npy file in the network's own folder (removed
-        with the network) and returns its path."""
-        rows = np.ascontiguousarray(connections, dtype="<f8")
-        if rows.ndim != 2 or rows.shape[1] != 4:
-            raise UsageError("connect(kind=\"list\"): connections must be rows of (source, target, weight, delay in ms), "
-                             "an array of shape (n, 4), not %s" % (rows.shape,))
+        """Writes a connection list (rows, or four columns) to a new float64 .npy file in the
+        network's own folder (removed with the network) and returns its path."""
+        if isinstance(connections, tuple) and len(connections) == 4:
+            columns = [np.asarray(c, dtype="<f8") for c in connections]
+            if any(c.ndim != 1 or len(c) != len(columns[0]) for c in columns):
+                raise UsageError("connect(kind=\"list\"): the four columns must be sequences of one length")
+        else:
+            rows = np.asarray(connections, dtype="<f8")
+            if rows.ndim != 2 or rows.shape[1] != 4:
+                raise UsageError("connect(kind=\"list\"): connections must be rows of (source, target, weight, delay "
+                                 "in ms), an array of shape (n, 4), or four columns, not %s" % (rows.shape,))
+            columns = rows.T
         if self._lists is None:
             self._lists = tempfile.mkdtemp(prefix="dnnc-lists-")
             weakref.finalize(self, shutil.rmtree, self._lists, True)
         path = os.path.join(self._lists, "connections-%d.npy" % len(os.listdir(self._lists)))
-        np.save(path, rows)
+        n = len(columns[0])
+        with open(path, "wb") as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f8", "fortran_order": False, "shape": (n, 4)})
+            step = 1 << 16  # rows interleaved a block at a time: no second copy of the list
+            block = np.empty((min(n, step), 4))
+            for first in range(0, n, step):
+                last = min(n, first + step)
+                for k in range(4):
+                    block[:last - first, k] = columns[k][first:last]
+                block[:last - first].tofile(f)
         return path
 
     def synapse(self, source, target, weight=None, delay=None, **params):
