@@ -98,3 +98,31 @@ def test_network_connect_takes_an_array_and_save_writes_it_beside(tmp_path):
         net.connect("p", "q", kind="list", connections=rows[:, :3])
     with pytest.raises(dnnc.DocumentError, match="row 0: delay 0.01 ms is below one tick"):
         dnnc.Network("bad").population("p", 2).connect("p", "p", kind="list", connections=[[0, 1, 1.0, 0.01]]).validate()
+
+
+def test_a_plastic_list_snapshotted_on_2_nodes_and_restored_on_3_learns_on_as_a_straight_run(tmp_path):
+    # A snapshot holds the list inline (it names no file), in XML and in binary.
+    net = dnnc.Network("snap", dt=0.1)
+    net.spike_source("s", size=20, rate=50.0, seed=3)
+    net.population("q", 10, model="iaf_psc_exp")
+    rng = np.random.default_rng(2)
+    rows = np.column_stack((rng.integers(0, 20, 300), rng.integers(0, 10, 300), rng.uniform(100, 400, 300),
+                            rng.choice([0.5, 1.0], 300)))
+    net.synapse_model("m", "stdp_synapse", Wmax=1000.0)
+    net.connect("s", "q", kind="list", connections=rows, id="sq", synapse_model="m")
+    net.record("q")
+    late = lambda spikes: sorted((round(t, 6), str(p), int(i)) for t, p, i in zip(*spikes) if t >= 50.0)
+    by_target = lambda w: sorted(zip(w[1].tolist(), w[0].tolist(), w[2].tolist()))
+    with dnnc.Simulation(net, nodes=2) as run:
+        run.run(500)
+        run.freeze()
+        for name in ("s.xml", "s.dnncs"):
+            run.snapshot(tmp_path / name)
+        run.run(500)
+        spikes, weights = late(run.spikes()), by_target(run.weights("sq"))
+    assert "<connections>" in (tmp_path / "s.xml").read_text() and len(spikes) > 20
+    for name in ("s.xml", "s.dnncs"):
+        with dnnc.restore(tmp_path / name, nodes=3) as again:
+            again.run(500)
+            assert late(again.spikes()) == spikes
+            assert by_target(again.weights("sq")) == weights
