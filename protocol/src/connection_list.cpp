@@ -76,7 +76,7 @@ std::string unbase64(std::string_view text, const source_location& where) {
     return out;
 }
 
-// Connection k's fields, however the list was given, checked and stored in `out` (unsorted).
+// Checks a file's rows and appends them to a list (unsorted), naming the row at fault.
 struct row_checker {
     const std::string& path;
     double dt;
@@ -141,6 +141,7 @@ void read_rows(std::ifstream& in, std::uint64_t rows, const row_checker& check, 
 }  // namespace
 
 connection_list read_connections_file(const std::string& path, double dt, const source_location& where) {
+    static_assert(max_listed_connections < (std::uint64_t{1} << 32));
     std::ifstream in(path, std::ios::binary);
     if (!in || !std::filesystem::is_regular_file(path)) throw config_error(where, "cannot open connections file '" + path + "'");
     const auto bad = [&](const std::string& why) { throw config_error(where, "connections file '" + path + "': " + why); };
@@ -150,6 +151,10 @@ connection_list read_connections_file(const std::string& path, double dt, const 
     if (header.shape.size() != 2 || header.shape[1] != 4)
         bad("must hold a 2-D array of 4 columns (source, target, weight, delay in ms), one row per connection");
     const std::uint64_t rows = header.shape[0];
+    // No more connections than a network may have synapses (which also keeps row numbers
+    // within the 32 bits sort_by_target counts in).
+    if (rows > max_listed_connections)
+        bad(std::to_string(rows) + " rows; a list may hold at most " + std::to_string(max_listed_connections) + " connections");
     const std::uint64_t row_bytes = 4 * (header.descr == "<f8" ? 8 : 4);
     // The data must be exactly the rows the header declares: checked before anything is
     // allocated, so that a header cannot claim more than the file holds.

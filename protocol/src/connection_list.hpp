@@ -3,12 +3,17 @@
 // two forms: a NumPy file the user writes, and the binary <connections> child the writer
 // emits when there is no file (a node's share of the list travels so). Private to
 // dnnc_protocol.
+#include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace dnnc::protocol {
+
+// The most connections a list may hold: as many as a network may have synapses.
+inline constexpr std::uint64_t max_listed_connections = expand_limits{}.max_synapses;
 
 // Reads a connections file: a .npy 2-D array of n rows (source, target, weight, delay in ms),
 // dtype '<f8' or '<f4', C order. Sources and targets are whole numbers >= 0 (positions in

@@ -36,11 +36,12 @@ std::filesystem::path scratch() {
     return dir.path;
 }
 
-// A .npy file as NumPy writes it: `descr` '<f8' or '<f4', shape (rows, columns).
+// A .npy file as NumPy writes it: `descr` '<f8' or '<f4', shape (rows, columns); the header
+// declares `declared` rows instead when given.
 std::string write_npy(const std::string& name, const std::vector<double>& values, std::size_t columns,
-                      const std::string& descr = "<f8") {
+                      const std::string& descr = "<f8", std::uint64_t declared = 0) {
     std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
-                         std::to_string(values.size() / columns) + ", " + std::to_string(columns) + "), }";
+                         std::to_string(declared ? declared : values.size() / columns) + ", " + std::to_string(columns) + "), }";
     while ((10 + header.size() + 1) % 64 != 0) header += ' ';
     header += '\n';
     const auto path = (scratch() / name).string();
@@ -208,6 +209,11 @@ TEST_CASE("bad list files are refused at the projection, naming the file and the
         const auto path = write_list("cut.npy", {{0, 0, 1, 1}, {1, 1, 1, 1}});
         std::filesystem::resize_file(path, std::filesystem::file_size(path) - 8);
         CHECK_THAT(refused(path), Catch::Contains("holds 56 bytes of data for the 2 rows its header declares"));
+    }
+    {
+        // A header may claim any number of rows: more than a list may hold is refused unread.
+        const auto path = write_npy("huge.npy", {0, 0, 1, 1}, 4, "<f8", 3'000'000'000);
+        CHECK_THAT(refused(path), Catch::Contains("3000000000 rows; a list may hold at most 2000000000 connections"));
     }
     {
         const auto path = (scratch() / "text.npy").string();
