@@ -91,6 +91,7 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             case projection_kind::list:
                 r.kind = rule::list;
                 r.list = &p.connections;
+                check_list(p, from.size, to.size);
                 break;
             }
         }
@@ -130,6 +131,20 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
     cover_begin_ = per;
     cover_.resize(per.back());
     projections([&](std::size_t i, std::size_t e) { cover_[per[i]++] = static_cast<std::uint32_t>(e); });
+}
+
+// A node builds rows from the list its share holds, on which check_network has not run (the
+// lead ran it on the whole list): its positions must lie inside the groups. The rest (one
+// length for every column, targets ascending, delays of at least a tick) the file reader
+// and the <connections> decoder guarantee.
+void synapse_rows::check_list(const projection& p, std::uint64_t sources, std::uint64_t targets) {
+    const connection_list& l = p.connections;
+    if (l.size() == 0) return;
+    const auto source = *std::max_element(l.sources.begin(), l.sources.end());
+    if (source >= sources || l.targets.back() >= targets)
+        throw config_error(p.where, "list projection: a connection from source " + std::to_string(source) + " or to target " +
+                                        std::to_string(l.targets.back()) + " lies outside its groups (" + std::to_string(sources) +
+                                        " and " + std::to_string(targets) + " neurons)");
 }
 
 std::pair<const std::uint32_t*, const std::uint32_t*> synapse_rows::covering(neuron_index target) const {

@@ -262,3 +262,21 @@ TEST_CASE("the inline form survives any text: refused with a located error or re
         }
     }
 }
+
+TEST_CASE("a node refuses a share whose list names neurons outside its groups") {
+    // check_network runs on the lead; the rows check a share's positions anyway.
+    const auto doc = read(R"(<projection from="p" to="q" kind="list" connections=")" + write_list("node.npy", example) + "\"/>");
+    const auto refused = [&](auto&& spoil) {
+        network share = *doc.net;
+        spoil(share.projections[0].connections);
+        try {
+            expand_share(share, {4, 5, 6});
+        } catch (const config_error& e) {
+            return std::string(e.what());
+        }
+        FAIL("accepted");
+        return std::string();
+    };
+    CHECK_THAT(refused([](connection_list& l) { l.sources[0] = 4; }), Catch::Contains("lies outside its groups (4 and 3 neurons)"));
+    CHECK_THAT(refused([](connection_list& l) { l.targets.back() = 3; }), Catch::Contains("lies outside its groups"));
+}

@@ -142,6 +142,9 @@ private:
     };
 
     void compile(const network& net, const std::vector<neuron_index>* targets);
+    // Throws config_error (located) for a list its rows cannot be read from, between groups
+    // of `sources` and `targets` neurons.
+    static void check_list(const projection& p, std::uint64_t sources, std::uint64_t targets);
     void draw_outdegree_rows(compiled& r, const std::vector<neuron_index>* targets);
 
     // g(element) for every element with `target` in its target range, in element order:
