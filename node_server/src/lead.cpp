@@ -295,8 +295,10 @@ void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
     if (const auto& settings = state->plan.doc.run; settings && settings->batch > 1)
         throw usage_error("this run has batch " + std::to_string(settings->batch) +
                           ": snapshots hold one lane, so batched runs cannot be snapshotted");
-    // A snapshot carries its spike sources' spikes itself, needing no file to restore.
+    // A snapshot carries its spike sources' spikes and its connection lists itself, needing
+    // no file to restore.
     for (auto& p : doc.net->populations) p.spike_file.clear();
+    for (auto& p : doc.net->projections) p.connections_file.clear();
     const auto count = state->plan.net.neuron_count();
     protocol::snapshot_writer out(file, doc, tick, count);
     const auto& nodes = doc.clu->nodes;

@@ -78,6 +78,9 @@ public:
     // `next`; the runner restarts paused there.
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);
 
+    // SHA-256 of the config it runs (plan::config_hash).
+    const std::string& config_hash() const { return hash_; }
+
 private:
     void start_runner();
     void flush_reports();

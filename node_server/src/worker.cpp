@@ -248,7 +248,7 @@ void worker::install(const protocol::node_config& own) {
                                                    options_.emulate_delay_ms, options_.device, options_.mpi);
     std::lock_guard<std::mutex> lock(mutex_);
     config_ = own;
-    config_hash_ = plan::config_hash(own);
+    config_hash_ = fresh->config_hash();  // hashed once: a share's lists make it long
     simulation_ = std::move(fresh);
     restoring_.clear();
 }

@@ -152,10 +152,19 @@ std::vector<node_load> loads_of(const network_plan& plan) {
         load.rule_state_bytes += plastic(s.synapse_model, s.where);
     }
     for (const auto& p : net.projections) {
-        if (p.weight_distribution || p.delay_distribution)
+        if (p.weight_distribution || p.delay_distribution || p.kind == protocol::projection_kind::list)
             for (auto& load : loads) load.values_per_synapse = true;
         const double state_bytes = plastic(p.synapse_model, p.where);
         const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
+        if (p.kind == protocol::projection_kind::list) {
+            // Exact: the lead holds the list.
+            for (const auto t : p.connections.targets) {
+                auto& load = loads[node_of[to.first + t]];
+                load.synapses += 1;
+                load.rule_state_bytes += state_bytes;
+            }
+            continue;
+        }
         for (auto t = to.first; t < to.first + to.size; ++t) {
             auto& load = loads[node_of[t]];
             const double before = load.synapses;
@@ -178,6 +187,7 @@ std::vector<node_load> loads_of(const network_plan& plan) {
                 load.synapses += static_cast<double>(p.total.value_or(0)) / static_cast<double>(to.size);
                 break;
             case protocol::projection_kind::dense: load.dense_weights += from.size; break;
+            case protocol::projection_kind::list: break;  // counted above
             }
             load.rule_state_bytes += (load.synapses - before) * state_bytes;
         }
@@ -222,10 +232,36 @@ std::vector<double> wait_windows(const network_plan& plan, const topology& topo,
 }
 
 namespace {
+// Each list projection's connections split by the node of their target: lists[k][v] holds
+// node v's part of net.projections[k] (empty for other kinds), in the list's order.
+std::vector<std::vector<protocol::connection_list>> split_lists(const network_plan& plan, std::size_t nodes) {
+    const auto& net = *plan.doc.net;
+    const protocol::symbol_table symbols(net);
+    std::vector<std::vector<protocol::connection_list>> lists(net.projections.size());
+    for (std::size_t k = 0; k < net.projections.size(); ++k) {
+        const auto& p = net.projections[k];
+        if (p.kind != protocol::projection_kind::list) continue;
+        const auto first = symbols.range(p.to, p.where).first;
+        auto& parts = lists[k];
+        parts.resize(nodes);
+        const auto& l = p.connections;
+        for (std::size_t c = 0; c < l.size(); ++c) {
+            auto& part = parts[plan.node_of_neuron[first + l.targets[c]]];
+            part.sources.push_back(l.sources[c]);
+            part.targets.push_back(l.targets[c]);
+            part.weights.push_back(l.weights[c]);
+            part.delays.push_back(l.delays[c]);
+        }
+    }
+    return lists;
+}
+
 // The network as one node needs it: the synapse models, every projection but the dense
-// ones (their rows travel as dense rows) and, of the explicit synapses, those into the
+// ones (their rows travel as dense rows), each list projection with the connections into
+// the node's neurons only (`lists`, taken from) and, of the explicit synapses, those into the
 // node's neurons, in order. `synapse_node` is the node of each explicit synapse's target.
-protocol::network share_of(const protocol::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v) {
+protocol::network share_of(const protocol::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v,
+                           std::vector<std::vector<protocol::connection_list>>& lists) {
     protocol::network share;
     share.name = net.name;
     share.dt = net.dt;
@@ -248,6 +284,11 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
         } else if (net.projections[ref.index].kind != protocol::projection_kind::dense) {
             share.connection_order.push_back({ref.kind, share.projections.size()});
             share.projections.push_back(net.projections[ref.index]);
+            if (share.projections.back().kind == protocol::projection_kind::list) {
+                // The node gets its part inline, not the file.
+                share.projections.back().connections_file.clear();
+                share.projections.back().connections = std::move(lists[ref.index][v]);
+            }
         }
     }
     return share;
@@ -282,6 +323,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
     for (auto i : net.recorded) recorded[i] = true;
 
     std::vector<protocol::node_config> configs(n);
+    auto lists = split_lists(plan, n);
     const auto history = protocol::longest_delay(*doc.net);
     for (std::size_t v = 0; v < n; ++v) {
         const auto& node = doc.clu->nodes[v];
@@ -296,7 +338,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
         c.history = history;
         c.epoch = epoch;
         c.run = run;
-        c.share = share_of(*doc.net, synapse_node, static_cast<std::uint32_t>(v));
+        c.share = share_of(*doc.net, synapse_node, static_cast<std::uint32_t>(v), lists);
     }
     // Each node gets the listed spikes of its own spike-source neurons, inline.
     for (std::size_t k = 0; k < doc.net->populations.size(); ++k) {

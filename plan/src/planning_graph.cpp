@@ -40,7 +40,8 @@ std::vector<resolved_projection> resolve_projections(const protocol::network& ne
 
 // The chance that a given source reaches a given target: 1 for `all`, p for `random`,
 // indegree / sources for `fixed-indegree`, outdegree / targets for `fixed-outdegree`,
-// n / pairs for `fixed-total-number`.
+// n / pairs for `fixed-total-number` and connections / pairs for `list` (whose connections
+// the graph spreads evenly over its ranges: it holds no list).
 double connection_probability(const resolved_projection& r) {
     const auto share = [](const std::optional<std::int64_t>& k, double of) {
         return of <= 0 ? 0.0 : std::min(1.0, static_cast<double>(std::max<std::int64_t>(0, k.value_or(0))) / of);
@@ -51,6 +52,7 @@ double connection_probability(const resolved_projection& r) {
     case protocol::projection_kind::fixed_indegree: return share(r.p->indegree, from);
     case protocol::projection_kind::fixed_outdegree: return share(r.p->outdegree, to);
     case protocol::projection_kind::fixed_total_number: return share(r.p->total, from * to);
+    case protocol::projection_kind::list: return share(static_cast<std::int64_t>(r.p->connections.size()), from * to);
     default: return 1.0;
     }
 }
@@ -121,6 +123,7 @@ std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resol
             case protocol::projection_kind::fixed_indegree:
             case protocol::projection_kind::fixed_outdegree:
             case protocol::projection_kind::fixed_total_number:
+            case protocol::projection_kind::list:
                 edges += r.drawn ? expected_synapses(r) : spans(r.from.size) * spans(r.to.size);
                 break;
             case protocol::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
@@ -270,7 +273,8 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
                 break;
             }
             [[fallthrough]];
-        case protocol::projection_kind::all: {
+        case protocol::projection_kind::all:
+        case protocol::projection_kind::list: {
             const double prob = connection_probability(r);
             if (prob <= 0) break;
             for (auto b = t0; b < t1; ++b)

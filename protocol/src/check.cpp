@@ -266,6 +266,12 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
     }
     if (!dense && (p.init != dense_init::none || p.scale || !p.weights_file.empty() || p.rows || p.cols || p.split_rows))
         out.add(p.where, what + ": init, scale, weights, rows, cols and split apply only to kind 'dense'");
+    const bool list = p.kind == projection_kind::list;
+    if (!list && (!p.connections_file.empty() || p.connections.size() > 0))
+        out.add(p.where, what + ": connections apply only to kind 'list'");
+    if (list && (p.weight != 1 || p.delay != 1 || p.delay_ms || p.weight_distribution || p.delay_distribution))
+        out.add(p.where, what + ": a list projection takes each connection's weight and delay from its list: no weight, delay, "
+                                "delay-ms, <weight> or <delay>");
     if (dense) {
         if ((p.init != dense_init::none) == !p.weights_file.empty())
             out.add(p.where, what + ": a dense projection needs exactly one of init=\"...\" and weights=\"FILE\"");
@@ -284,6 +290,22 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
         return;
     }
     switch (p.kind) {
+    case projection_kind::list: {
+        // Positions past the groups' ends: the first such connection, in canonical order.
+        const connection_list& l = p.connections;
+        for (std::size_t k = 0; k < l.size(); ++k)
+            if (l.sources[k] >= a || l.targets[k] >= b) {
+                const bool source = l.sources[k] >= a;
+                out.add(p.where, what + ": the connection from source " + std::to_string(l.sources[k]) + " to target " +
+                                     std::to_string(l.targets[k]) + (p.connections_file.empty() ? "" : " (in " + quote(p.connections_file) + ")") +
+                                     ": " + (source ? "source " : "target ") + std::to_string(source ? l.sources[k] : l.targets[k]) +
+                                     " lies outside " + quote(source ? p.from : p.to) + ", which has " + std::to_string(source ? a : b) +
+                                     " neurons");
+                break;
+            }
+        expected_synapses += static_cast<double>(l.size());
+        break;
+    }
     case projection_kind::one_to_one:
         if (a != b)
             out.add(p.where, what + ": one-to-one needs groups of equal size (" + std::to_string(a) + " and " +
@@ -526,6 +548,7 @@ struct connection_view {
     double weight;
     const distribution* drawn;  // the <weight> child, if any
     bool dense;
+    const connection_list* listed;  // a list projection's connections, else null
 };
 
 // A connection's synapse model: a reference that resolves. A plastic model needs a sparse
@@ -559,6 +582,16 @@ void check_connection_model(problems& out, const network& net, const std::unorde
     const std::string because = ": " + rule + " keeps its weights between 0 and " + bound_name + " " + text_of(bound);
     // A weight that is not finite has its own problem.
     const auto other_side = [&](double w) { return std::isfinite(w) && w != 0 && (w > 0) != (bound > 0); };
+    if (c.listed) {
+        const connection_list& l = *c.listed;
+        const auto k = static_cast<std::size_t>(
+            std::find_if(l.weights.begin(), l.weights.end(), [&](float w) { return other_side(w); }) - l.weights.begin());
+        if (k < l.size())
+            out.add(c.where, c.what + ": the connection from source " + std::to_string(l.sources[k]) + " to target " +
+                                 std::to_string(l.targets[k]) + " has weight " + text_of(l.weights[k]) +
+                                 ", on the other side of 0" + because + "; give weights of " + bound_name + "'s sign, or 0");
+        return;
+    }
     if (!c.drawn) {
         if (other_side(c.weight))
             out.add(c.where, c.what + ": weight " + text_of(c.weight) + " lies on the other side of 0" + because +
@@ -679,10 +712,12 @@ void check_network(const network& net) {
         if (!p.id.empty()) projection_ids.add(p.id, p.where, "projection ");
         check_connection_model(out, net, faulty, model_of,
                                {projection_name(p), p.synapse_model, p.where, p.from, p.to, p.weight,
-                                p.weight_distribution ? &*p.weight_distribution : nullptr, p.kind == projection_kind::dense});
+                                p.weight_distribution ? &*p.weight_distribution : nullptr, p.kind == projection_kind::dense,
+                                p.kind == projection_kind::list ? &p.connections : nullptr});
     }
     for (const auto& s : net.synapses)
-        check_connection_model(out, net, faulty, model_of, {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false});
+        check_connection_model(out, net, faulty, model_of,
+                               {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false, nullptr});
 
     check_generators(out, symbols, net);
 

@@ -216,6 +216,10 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             expected += static_cast<double>(synapses);
             break;
         }
+        case projection_kind::list:
+            most += p.connections.size();
+            expected += static_cast<double>(p.connections.size());
+            break;
         case projection_kind::dense:
             if (which == connections::into_local_neurons)
                 throw config_error(p.where, "a node's share of a network carries no dense projections");
@@ -308,8 +312,10 @@ expanded_network expand_neurons(const network& net, const expand_limits& limits)
 std::uint16_t longest_delay(const network& net) {
     std::int64_t longest = 1;
     for (const auto& s : net.synapses) longest = std::max(longest, delay_ticks(s, net.dt));
-    for (const auto& p : net.projections)
+    for (const auto& p : net.projections) {
         longest = std::max<std::int64_t>(longest, p.delay_distribution ? delay_cap(*p.delay_distribution, net.dt) : delay_ticks(p, net.dt));
+        for (const auto d : p.connections.delays) longest = std::max<std::int64_t>(longest, d);
+    }
     return static_cast<std::uint16_t>(std::min<std::int64_t>(longest, 65535));
 }
 

@@ -79,6 +79,7 @@ const char* to_string(projection_kind k) {
     case projection_kind::fixed_outdegree: return "fixed-outdegree";
     case projection_kind::fixed_total_number: return "fixed-total-number";
     case projection_kind::dense: return "dense";
+    case projection_kind::list: return "list";
     }
     return "?";
 }
@@ -177,9 +178,12 @@ bool operator==(const projection& a, const projection& b) {
     auto t = [](const projection& p) {
         return std::tie(p.id, p.from, p.to, p.kind, p.weight, p.delay, p.p, p.seed, p.autapses, p.indegree, p.multapses, p.outdegree,
                         p.total, p.delay_ms, p.weight_distribution, p.delay_distribution, p.init,
-                        p.scale, p.weights_file, p.rows, p.cols, p.split_rows, p.synapse_model);
+                        p.scale, p.weights_file, p.rows, p.cols, p.split_rows, p.connections_file, p.connections, p.synapse_model);
     };
     return t(a) == t(b);
+}
+bool operator==(const connection_list& a, const connection_list& b) {
+    return std::tie(a.sources, a.targets, a.weights, a.delays) == std::tie(b.sources, b.targets, b.weights, b.delays);
 }
 bool operator==(const port& a, const port& b) {
     return a.id == b.id && a.neurons == b.neurons;

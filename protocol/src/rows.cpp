@@ -88,6 +88,11 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
                 r.degree = count(p.total);
                 break;
             case projection_kind::dense: r.kind = rule::dense; break;
+            case projection_kind::list:
+                r.kind = rule::list;
+                r.list = &p.connections;
+                check_list(p, from.size, to.size);
+                break;
             }
         }
         elements_.push_back(r);
@@ -128,6 +133,20 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
     projections([&](std::size_t i, std::size_t e) { cover_[per[i]++] = static_cast<std::uint32_t>(e); });
 }
 
+// A node builds rows from the list its share holds, on which check_network has not run (the
+// lead ran it on the whole list): its positions must lie inside the groups. The rest (one
+// length for every column, targets ascending, delays of at least a tick) the file reader
+// and the <connections> decoder guarantee.
+void synapse_rows::check_list(const projection& p, std::uint64_t sources, std::uint64_t targets) {
+    const connection_list& l = p.connections;
+    if (l.size() == 0) return;
+    const auto source = *std::max_element(l.sources.begin(), l.sources.end());
+    if (source >= sources || l.targets.back() >= targets)
+        throw config_error(p.where, "list projection: a connection from source " + std::to_string(source) + " or to target " +
+                                        std::to_string(l.targets.back()) + " lies outside its groups (" + std::to_string(sources) +
+                                        " and " + std::to_string(targets) + " neurons)");
+}
+
 std::pair<const std::uint32_t*, const std::uint32_t*> synapse_rows::covering(neuron_index target) const {
     const auto at = std::upper_bound(bounds_.begin(), bounds_.end(), std::uint64_t{target});
     if (at == bounds_.begin() || at == bounds_.end()) return {nullptr, nullptr};
@@ -166,6 +185,10 @@ std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) con
     }
     case rule::fixed_total_number: return total_number_count(r, target);
     case rule::dense: return 0;
+    case rule::list: {
+        const auto [first, last] = listed_row(r, target);
+        return last - first;
+    }
     }
     return 0;
 }
@@ -329,7 +352,7 @@ std::uint64_t synapse_rows::outdegree_synapses(std::size_t element) const {
 
 std::optional<uniform_synapse> synapse_rows::uniform(std::size_t element) const {
     const auto& r = elements_.at(element);
-    if (r.kind == rule::dense || r.weight_draw || r.delay_draw) return std::nullopt;
+    if (r.kind == rule::dense || r.kind == rule::list || r.weight_draw || r.delay_draw) return std::nullopt;
     return uniform_synapse{r.weight, r.delay};
 }
 

@@ -10,6 +10,7 @@
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/expand.hpp"
+#include "connection_list.hpp"
 #include "text.hpp"
 
 #include <xercesc/framework/MemBufInputSource.hpp>
@@ -470,7 +471,33 @@ protected:
     // a <weight> or <delay> child contradicts it.
     struct attributes_given {
         bool weight = false, delay = false;
+        // The list projection whose <connections> child is open, and where that began.
+        projection* listing = nullptr;
+        source_location listing_at;
     };
+
+    // The text of an open <connections> element (base64: ASCII), the only element with text.
+    void characters(const XMLCh* const chars, const XMLSize_t length) override {
+        if (!collecting_) return;
+        const std::size_t at = text_.size();
+        text_.resize(at + length);
+        XMLCh seen = 0;
+        for (XMLSize_t i = 0; i < length; ++i) {
+            seen |= chars[i];
+            text_[at + i] = static_cast<char>(chars[i]);
+        }
+        if (seen > 127) fail(here(), "<connections>: not base64 text");
+    }
+    // Starts collecting text when a <connections> element opened.
+    void collect_connections(const attributes_given& given) { collecting_ = given.listing != nullptr; }
+    // At </connections>: the collected text becomes the projection's list.
+    void end_connections(const std::string& n, attributes_given& given) {
+        if (n != "connections" || !given.listing) return;
+        given.listing->connections = decode_connections(text_, given.listing_at);
+        given.listing = nullptr;
+        collecting_ = false;
+        std::string().swap(text_);
+    }
 
     // delay-ms, refused next to delay.
     static std::optional<double> read_delay_ms(const attributes& a) {
@@ -543,7 +570,8 @@ protected:
                      : kind == "fixed-indegree" ? projection_kind::fixed_indegree
                      : kind == "fixed-outdegree" ? projection_kind::fixed_outdegree
                      : kind == "fixed-total-number" ? projection_kind::fixed_total_number
-                                            : projection_kind::dense;
+                     : kind == "list"               ? projection_kind::list
+                                                    : projection_kind::dense;
             p.weight = a.real("weight", 1.0);
             p.delay = a.integer("delay", 1);
             p.delay_ms = read_delay_ms(a);
@@ -564,11 +592,21 @@ protected:
             p.rows = a.integer("rows");
             p.cols = a.integer("cols");
             p.split_rows = a.text("split", "none") == "rows";
+            p.connections_file = a.text("connections");
             p.where = a.where();
             p.synapse_model = a.text("synapse-model");
             net.connection_order.push_back({connection_ref::type::projection, net.projections.size()});
             net.projections.push_back(std::move(p));
-            given = {a.get("weight").has_value(), a.get("delay").has_value() || a.get("delay-ms").has_value()};
+            given.weight = a.get("weight").has_value();
+            given.delay = a.get("delay").has_value() || a.get("delay-ms").has_value();
+        } else if (n == "connections") {
+            // A child of the projection just read: its text is collected until its end tag.
+            projection& p = net.projections.back();
+            if (!p.connections_file.empty())
+                a.fail("projection from '" + p.from + "' to '" + p.to +
+                       "': connections given both as a file and as a <connections> child");
+            given.listing = &p;
+            given.listing_at = a.where();
         } else if (n == "weight" || n == "delay") {
             // A child of the projection just read (the schema allows them nowhere else).
             projection& p = net.projections.back();
@@ -667,6 +705,8 @@ private:
 
     const xc::Locator* locator_ = nullptr;
     std::optional<position_mapper> positions_;
+    bool collecting_ = false;
+    std::string text_;
     std::string name_;
     int depth_ = 0;
     // Per open element, where its last child of each name began.
@@ -709,14 +749,18 @@ private:
             return;
         }
         switch (section_) {
-        case section::network: read_network_child(*result.net, n, a, given_); break;
+        case section::network:
+            read_network_child(*result.net, n, a, given_);
+            collect_connections(given_);
+            break;
         case section::cluster: start_cluster_child(n, a); break;
         case section::state: start_state_child(n, a); break;
         case section::none: break;
         }
     }
 
-    void end(const std::string&, int depth) override {
+    void end(const std::string& n, int depth) override {
+        end_connections(n, given_);
         if (depth == 2) section_ = section::none;
     }
 
@@ -772,6 +816,7 @@ private:
         // document is refused at that end tag; meanwhile nothing may touch a share absent.
         if (share_depth_ != 0 && depth > share_depth_ && c.share) {
             read_network_child(*c.share, n, a, given_);
+            collect_connections(given_);
         } else if (n == "run") {
             c.run = read_run(a);
         } else if (n == "peer") {
@@ -802,6 +847,7 @@ private:
     }
 
     void end(const std::string& n, int depth) override {
+        end_connections(n, given_);
         if (n == "network" && depth == share_depth_) share_depth_ = 0;
         if (n != "node-config") return;
         node_config done = std::move(open_.back());
@@ -944,7 +990,10 @@ void check_file_access(const network& net, const std::string& document_file, con
                                       (listed.empty() ? std::string("none") : listed) + ") are");
     };
     for (const auto& p : net.populations) check(p.spike_file, p.where, "spike source '" + p.id + "'");
-    for (const auto& p : net.projections) check(p.weights_file, p.where, "dense projection from '" + p.from + "' to '" + p.to + "'");
+    for (const auto& p : net.projections) {
+        check(p.weights_file, p.where, "dense projection from '" + p.from + "' to '" + p.to + "'");
+        check(p.connections_file, p.where, "list projection from '" + p.from + "' to '" + p.to + "'");
+    }
 }
 
 document parse_document(std::string_view xml, const std::string& file, const file_access& access) {
@@ -953,6 +1002,7 @@ document parse_document(std::string_view xml, const std::string& file, const fil
     if (handler.result.net) {
         check_file_access(*handler.result.net, file, access);
         load_spike_files(*handler.result.net, file);
+        load_connection_files(*handler.result.net, file);
     }
     return std::move(handler.result);
 }
@@ -967,6 +1017,12 @@ void load_spike_files(network& net, const std::string& document_file) {
         }
         sort_spikes(p.spikes);
     }
+}
+
+void load_connection_files(network& net, const std::string& document_file) {
+    for (auto& p : net.projections)
+        if (p.kind == projection_kind::list && !p.connections_file.empty())
+            p.connections = read_connections_file(file_named_by(document_file, p.connections_file).string(), net.dt, p.where);
 }
 
 node_config parse_node_config(std::string_view xml, const std::string& file) {

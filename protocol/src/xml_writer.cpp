@@ -4,6 +4,7 @@
 // parse(serialize(x)) == x. The round-trip tests validate the output against the schemas.
 #include "dnnc/protocol/xml.hpp"
 
+#include "connection_list.hpp"
 #include "text.hpp"
 
 namespace dnnc::protocol {
@@ -78,6 +79,18 @@ public:
         std::string joined;
         for (double d : items) joined += (joined.empty() ? "" : " ") + text::from_double(d);
         attr(name, joined);
+    }
+    // An element holding only `text`, which needs no escaping (base64).
+    void text_element(const char* name, const std::string& text) {
+        close_start_tag();
+        indent();
+        out_ += '<';
+        out_ += name;
+        out_ += '>';
+        out_ += text;
+        out_ += "</";
+        out_ += name;
+        out_ += ">\n";
     }
 
 private:
@@ -275,9 +288,13 @@ void write_network(xml_out& x, const network& net) {
         x.attr_if("rows", p.rows);
         x.attr_if("cols", p.cols);
         if (p.split_rows) x.attr("split", std::string("rows"));
+        x.attr_if("connections", p.connections_file);
         x.attr_if("synapse-model", p.synapse_model);
         if (p.weight_distribution) write_distribution(x, "weight", *p.weight_distribution);
         if (p.delay_distribution) write_distribution(x, "delay", *p.delay_distribution);
+        // A list read from no file (a node's share of one, a snapshot's) is written inline.
+        if (p.kind == projection_kind::list && p.connections_file.empty())
+            x.text_element("connections", encode_connections(p.connections));
         x.close();
     }
     for (const auto& g : net.poisson) {

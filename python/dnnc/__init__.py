@@ -23,7 +23,9 @@ Errors: :class:`DocumentError` (a ``ValueError``; its message is the command lin
 """
 
 import os
+import shutil
 import tempfile
+import weakref
 from xml.etree import ElementTree as _ET
 
 import numpy as np
@@ -123,6 +125,7 @@ class Network:
         self._elements = []  # the <network>'s children, in order
         self._sections = {}   # "cluster", "run", "state": (tag, attributes, children)
         self._file = "Network(%r)" % (name,)
+        self._lists = None  # the folder of the connection lists given as arrays (connect)
         self._changed()
 
     # --- building -------------------------------------------------------------------
@@ -156,15 +159,56 @@ class Network:
     def connect(self, source, target, kind="all", **params):
         """Adds ``<projection from to kind ...>``: ``kind`` is ``all``, ``one-to-one``,
         ``random`` (``p``, ``seed``), ``fixed-indegree``, ``fixed-outdegree``,
-        ``fixed-total-number``, ``dense`` (``init``, ``scale``, ``weights``, ...); ``weight``
-        and ``delay`` are numbers, or dicts for distributions (``weight=dict(distribution=
-        "normal", mean=1, std=0.1)``). ``source`` and ``target`` are references
-        (``"P"``, ``"P[0:3200]"``). ``synapse_model``: the id of a :meth:`synapse_model`, or
-        a model's name for its defaults; ``id``: the projection's own, unique among them."""
+        ``fixed-total-number``, ``dense`` (``init``, ``scale``, ``weights``, ...), ``list``
+        (``connections``); ``weight`` and ``delay`` are numbers, or dicts for distributions
+        (``weight=dict(distribution="normal", mean=1, std=0.1)``). ``source`` and ``target``
+        are references (``"P"``, ``"P[0:3200]"``). ``synapse_model``: the id of a
+        :meth:`synapse_model`, or a model's name for its defaults; ``id``: the projection's
+        own, unique among them.
+
+        ``kind="list"``: ``connections`` is an array of one row per connection, (source
+        position in ``source``, target position in ``target``, weight, delay in ms), a tuple
+        of those four columns, or the path of a ``.npy`` file of such rows. An array is
+        written to a ``.npy`` file the network keeps (float64), which :meth:`save` copies
+        beside the document."""
         params = dict(params)
         if "from_" in params or "to" in params:
             raise UsageError("connect(source, target, ...): give the ends as source and target")
+        connections = params.get("connections")
+        if connections is not None and not isinstance(connections, (str, os.PathLike)):
+            params["connections"] = self._list_file(connections)
+        elif connections is not None:
+            params["connections"] = os.fspath(connections)
         return self._add("projection", {"from": source, "to": target, "kind": kind, **params})
+
+    def _list_file(self, connections):
+        """Writes a connection list (rows, or four columns) to a new float64 .npy file in the
+        network's own folder (removed with the network) and returns its path."""
+        if isinstance(connections, tuple) and len(connections) == 4:
+            columns = [np.asarray(c, dtype="<f8") for c in connections]
+            if any(c.ndim != 1 or len(c) != len(columns[0]) for c in columns):
+                raise UsageError("connect(kind=\"list\"): the four columns must be sequences of one length")
+        else:
+            rows = np.asarray(connections, dtype="<f8")
+            if rows.ndim != 2 or rows.shape[1] != 4:
+                raise UsageError("connect(kind=\"list\"): connections must be rows of (source, target, weight, delay "
+                                 "in ms), an array of shape (n, 4), or four columns, not %s" % (rows.shape,))
+            columns = rows.T
+        if self._lists is None:
+            self._lists = tempfile.mkdtemp(prefix="dnnc-lists-")
+            weakref.finalize(self, shutil.rmtree, self._lists, True)
+        path = os.path.join(self._lists, "connections-%d.npy" % len(os.listdir(self._lists)))
+        n = len(columns[0])
+        with open(path, "wb") as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f8", "fortran_order": False, "shape": (n, 4)})
+            step = 1 << 16  # rows interleaved a block at a time: no second copy of the list
+            block = np.empty((min(n, step), 4))
+            for first in range(0, n, step):
+                last = min(n, first + step)
+                for k in range(4):
+                    block[:last - first, k] = columns[k][first:last]
+                block[:last - first].tofile(f)
+        return path
 
     def synapse(self, source, target, weight=None, delay=None, **params):
         """Adds ``<synapse from to weight delay>`` between two neurons (``"a"``, ``"P[3]"``);
@@ -242,14 +286,17 @@ class Network:
             self._cached_text = self._write_text()
         return self._cached_text
 
-    def _write_text(self):
+    def _write_text(self, renamed=None):
+        """The document's text; ``renamed`` maps connection files to the names to write."""
         root = _ET.Element("dnnc", {"xmlns": _NS})
         attributes = {"name": self.name}
         if self.dt is not None:
             attributes["dt"] = _attribute_value(self.dt)
         net = _ET.SubElement(root, "network", attributes)
-        for element in self._elements:
-            _to_tree(net, element)
+        for tag, element_attributes, children in self._elements:
+            if renamed and element_attributes.get("connections") in renamed:
+                element_attributes = dict(element_attributes, connections=renamed[element_attributes["connections"]])
+            _to_tree(net, (tag, element_attributes, children))
         for section in ("cluster", "run", "state"):
             if section in self._sections:
                 _to_tree(root, self._sections[section])
@@ -261,8 +308,18 @@ class Network:
         return _dnnc.canonical(self._text(), self._file)
 
     def save(self, path):
-        """Writes :meth:`to_xml` to ``path``; ``dnnc run path`` reads the same network."""
-        text = self.to_xml()
+        """Writes :meth:`to_xml` to ``path``; ``dnnc run path`` reads the same network. The
+        connection lists given as arrays are copied beside it, as ``NAME.connections-K.npy``
+        for a document ``NAME.xml``, and named relative to it."""
+        path = os.fspath(path)
+        folder, stem = os.path.dirname(os.path.abspath(path)), os.path.splitext(os.path.basename(path))[0]
+        renamed = {}
+        for _, attributes, _ in self._elements:
+            own = attributes.get("connections")
+            if own and self._lists and os.path.dirname(own) == self._lists and own not in renamed:
+                renamed[own] = "%s.%s" % (stem, os.path.basename(own))
+                shutil.copyfile(own, os.path.join(folder, renamed[own]))
+        text = _dnnc.canonical(self._write_text(renamed), path) if renamed else self.to_xml()
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
 

@@ -109,6 +109,14 @@ void xml(const fs::path& dir) {
     c.peers.push_back({"n1", "127.0.0.1", 7001, {"n1"}, 0.25, 0, {0}, {2}});
     c.neurons.push_back({"a", 0, 0.5, 0, true, false, doc.net->neurons[0].params});
     c.share = *doc.net;
+    // A list projection's share travels inline, in binary (base64).
+    projection listed;
+    listed.from = "p";
+    listed.to = "p";
+    listed.kind = projection_kind::list;
+    listed.connections = {{2, 0, 1}, {0, 1, 1}, {0.5f, -1.5f, 2}, {1, 3, 2}};
+    c.share->connection_order.push_back({connection_ref::type::projection, c.share->projections.size()});
+    c.share->projections.push_back(listed);
     c.dense.push_back({{0}, {1, 2}, 1, {0.5f, -0.5f}, {0, 1}, 2});
     c.children.push_back(child);
     write(dir, "generated-node-config.xml", serialize(c));

@@ -127,7 +127,10 @@ std::string submission_of(protocol::document doc) {
         if (!file.empty() && std::filesystem::path(file).is_relative()) file = (base / file).lexically_normal().string();
     };
     if (doc.net) {
-        for (auto& p : doc.net->projections) anchor(p.weights_file);
+        for (auto& p : doc.net->projections) {
+            anchor(p.weights_file);
+            anchor(p.connections_file);
+        }
         for (auto& p : doc.net->populations) anchor(p.spike_file);
     }
     return protocol::serialize(doc);

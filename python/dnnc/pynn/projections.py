@@ -1,5 +1,6 @@
 """Projection: a connector dnnc draws natively becomes <projection> rules (nothing drawn or
-stored here); the others are drawn by PyNN and become explicit <synapse>s."""
+stored here); the others are drawn by PyNN (a FromListConnector read as it is) and become
+list projections, their connections in binary files beside the document."""
 
 import math
 
@@ -132,6 +133,8 @@ class Projection(common.Projection):
             self._rule = _rule(connector)
             if not isinstance(_native_value(self._values["weight"]), RandomDistribution):
                 check_weights(_native_value(self._values["weight"]), self)  # PyNN's check, as its connectors make it
+        elif type(connector) is connectors.FromListConnector and self._read_list(connector):
+            pass
         elif type(connector) in _NATIVE or isinstance(connector, _EXPANDED):
             connector.connect(self)
         else:
@@ -141,6 +144,35 @@ class Projection(common.Projection):
         state.changed()
 
     # --- connections drawn by PyNN ---------------------------------------------------------
+    def _read_list(self, connector):
+        """Takes a FromListConnector's connections as FromListConnector.connect() would give
+        them, in its order (sorted by target with NumPy's default sort), without its loop
+        over the targets; False (nothing taken) when a weight or delay is neither a column
+        of the list nor one number."""
+        names = connector.column_names
+        known = self.synapse_type.get_parameter_names()
+        for name in names:
+            if name not in known:
+                raise ValueError("%s is not a valid parameter for %s" % (name, self.synapse_type.__class__.__name__))
+        defaults = {name: _native_value(self._values[name]) for name in ("weight", "delay") if name not in names}
+        if not set(names) <= {"weight", "delay"} or any(not isinstance(v, float) for v in defaults.values()):
+            return False
+        rows = np.asarray(connector.conn_list, dtype=float)
+        if rows.size == 0:
+            return True
+        if np.any(rows[:, 0] >= self.pre.size):
+            raise errors.ConnectionError("source index out of range")
+        rows = np.take(rows, np.argsort(rows[:, 1]), axis=0)  # np.take: rows[order], 4x as fast
+        targets = rows[:, 1].astype(int)
+        kept = (targets >= 0) & (targets < self.post.size)  # FromListConnector skips the others
+        if not kept.all():
+            rows, targets = rows[kept], targets[kept]
+        n = len(rows)
+        column = {name: rows[:, k] for k, name in enumerate(names, 2)}
+        self._explicit = [(rows[:, 0].astype(np.int64), targets,
+                           *(column[name] if name in column else np.full(n, defaults[name]) for name in ("weight", "delay")))]
+        return True
+
     def _convergent_connect(self, presynaptic_indices, postsynaptic_index, **connection_parameters):
         n = len(presynaptic_indices)
         self._explicit.append((np.asarray(presynaptic_indices, dtype=np.int64), np.full(n, postsynaptic_index),
@@ -350,16 +382,36 @@ class Connection(common.Connection):
 
 
 def write_synapses(net, projection):
-    """Adds a projection's explicit connections to `net`, one <synapse> each; weights
-    scaled to each target's unit, delays in ms."""
+    """Adds a projection's explicit connections to `net` as list projections, one per (source
+    group, target group) in the order the pairs first occur, each listing its connections in
+    the projection's order (a target's connections from one source group keep their order);
+    weights scaled to each target's unit, delays in ms."""
     pre, post, weights, delays = projection._explicit_columns()
+    if len(pre) == 0:
+        return
     sources = np.asarray(projection.pre.all_cells, dtype=np.int64)[pre]
     targets = np.asarray(projection.post.all_cells, dtype=np.int64)[post]
-    populations = simulator.state.populations
+    groups = [group for population in simulator.state.populations for group in population.groups()]
+    firsts = np.array([group.first_number for group in groups])
+
+    def group_of(numbers):
+        """The group of each neuron number, or of all of them when they share one."""
+        lowest, highest = np.searchsorted(firsts, [numbers.min(), numbers.max()], side="right") - 1
+        return lowest if lowest == highest else np.searchsorted(firsts, numbers, side="right") - 1
+
+    pair = group_of(sources) * len(groups) + group_of(targets)
+    # Mostly one pair (populations of one group): then no sort and no copy per pair.
+    if np.ndim(pair) == 0:
+        pairs, chosen = [int(pair)], [slice(None)]
+    else:
+        pairs, first_at, which = np.unique(pair, return_index=True, return_inverse=True)
+        order = np.argsort(first_at, kind="stable")
+        pairs, chosen = pairs[order].tolist(), [which == k for k in order]
     models = {}
-    for source, target, owner, weight, delay in zip(neuron_references(sources), neuron_references(targets),
-                                                    simulator.state.population_of(targets).tolist(), weights.tolist(),
-                                                    delays.tolist()):
-        scale = projection._scale(populations[owner])
-        net.synapse(source, target, weight=weight * scale, delay_ms=delay,
+    for k, (key, mine) in enumerate(zip(pairs, chosen)):
+        source, target = groups[key // len(groups)], groups[key % len(groups)]
+        scale = projection._scale(target.population)
+        columns = (sources[mine] - source.first_number, targets[mine] - target.first_number, weights[mine] * scale,
+                   delays[mine])
+        net.connect(source.dnnc_id, target.dnnc_id, kind="list", connections=columns, id="%s_l%d" % (projection.dnnc_id, k),
                     synapse_model=projection._synapse_model(net, scale, models))

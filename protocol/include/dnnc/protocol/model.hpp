@@ -15,7 +15,7 @@ namespace dnnc::protocol {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, iaf_cond_exp,
                           iaf_cond_alpha, aeif_cond_exp, spike_source };
-enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
+enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense, list };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
 enum class sync_mode { lockstep, window };
@@ -205,6 +205,18 @@ struct distribution {
     source_location where;
 };
 
+// The connections of a kind="list" projection, one entry per connection: source and target
+// as positions in the projection's `from` and `to`, the weight, the delay in ticks. Sorted by
+// target, stably: a target's connections keep the order the list gives them, which is their
+// canonical order (as if each were a <synapse> element, in that order).
+struct connection_list {
+    std::vector<std::uint32_t> sources, targets;
+    std::vector<float> weights;
+    std::vector<std::uint16_t> delays;
+    std::size_t size() const { return sources.size(); }
+};
+bool operator==(const connection_list& a, const connection_list& b);
+
 struct projection {
     std::string id;        // optional, unique among projections: how weights are asked for
     std::string from, to;  // group references: `a`, `pop`, `pop[i]`, `pop[i:j]`
@@ -229,6 +241,11 @@ struct projection {
     std::string weights_file;  // relative to the document
     std::optional<std::int64_t> rows, cols;
     bool split_rows = false;
+    // list only: `connections_file` names a .npy file (relative to the document) that the
+    // reader loads into `connections`; without it the connections are an inline
+    // <connections> child.
+    std::string connections_file;
+    connection_list connections;
     source_location where;
     std::string synapse_model;  // as synapse::synapse_model
 };

@@ -14,7 +14,9 @@
 // of target ranges (a binomial draw per tree node, keyed by the node), so a row finds its
 // count with O(log n) draws and then draws its sources as fixed-indegree does.
 // Weights and delays drawn from a distribution come from a stream per (projection, row),
-// consumed along the row in canonical order.
+// consumed along the row in canonical order. A list projection's rows are its list's entries
+// for the target, which the list holds sorted by target (model.hpp, connection_list); the
+// object refers to the network's lists, which must outlive it.
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -84,8 +86,8 @@ public:
 
     // The weight and delay of every synapse of connection element `element`, when they are
     // the same for all (an explicit synapse is an element of one synapse); nullopt for
-    // projections with a weight or delay distribution, and for dense projections (which give
-    // no synapses here).
+    // projections with a weight or delay distribution, for list projections, and for dense
+    // projections (which give no synapses here).
     std::optional<uniform_synapse> uniform(std::size_t element) const;
     // Whether the element is a dense projection.
     bool is_dense(std::size_t element) const { return elements_[element].kind == rule::dense; }
@@ -101,7 +103,7 @@ public:
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 
 private:
-    enum class rule : std::uint8_t { synapse, all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense };
+    enum class rule : std::uint8_t { synapse, all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense, list };
     static constexpr std::uint32_t none = ~std::uint32_t{0};
     struct compiled {
         rule kind = rule::synapse;
@@ -119,7 +121,16 @@ private:
         std::uint16_t delay_cap = 1;  // the longest drawn delay
         const source_location* where = nullptr;
         std::uint32_t model = 0;  // into models_
+        const connection_list* list = nullptr;  // list: the projection's connections
     };
+
+    // A list projection's connections into `target`: [first, last) of its list.
+    static std::pair<std::size_t, std::size_t> listed_row(const compiled& r, neuron_index target) {
+        const auto& targets = r.list->targets;
+        const auto position = static_cast<std::uint32_t>(target - r.to_first);
+        const auto [first, last] = std::equal_range(targets.begin(), targets.end(), position);
+        return {static_cast<std::size_t>(first - targets.begin()), static_cast<std::size_t>(last - targets.begin())};
+    }
 
     // The rows of a fixed-outdegree projection for the targets asked for: CSR over them.
     struct drawn_rows {
@@ -131,6 +142,9 @@ private:
     };
 
     void compile(const network& net, const std::vector<neuron_index>* targets);
+    // Throws config_error (located) for a list its rows cannot be read from, between groups
+    // of `sources` and `targets` neurons.
+    static void check_list(const projection& p, std::uint64_t sources, std::uint64_t targets);
     void draw_outdegree_rows(compiled& r, const std::vector<neuron_index>* targets);
 
     // g(element) for every element with `target` in its target range, in element order:
@@ -214,6 +228,12 @@ private:
 
     template <class F>
     void each_of(const compiled& r, neuron_index target, std::size_t e, F& f) const {
+        if (r.kind == rule::list) {
+            const auto [first, last] = listed_row(r, target);
+            for (auto k = first; k < last; ++k)
+                f(static_cast<neuron_index>(r.from_first + r.list->sources[k]), r.list->weights[k], r.list->delays[k], e);
+            return;
+        }
         if (!r.weight_draw && !r.delay_draw) {
             each_source(r, target, [&](neuron_index source) { f(source, r.weight, r.delay, e); });
             return;
@@ -256,7 +276,8 @@ private:
             for (auto k = first; k != last; ++k) g(static_cast<neuron_index>(r.from_first + *k));
             break;
         }
-        case rule::dense: break;
+        case rule::dense:
+        case rule::list: break;  // each_of reads a list's rows itself
         }
     }
 

@@ -28,12 +28,16 @@ void check_file_access(const network& net, const std::string& document_file, con
 
 // Parses and validates a DNNC document (structure only; see check.hpp for the rest).
 // `file` names the source in messages; the files it names are checked against `access`
-// and then the spike files of its spike sources are loaded (load_spike_files).
+// and then the spike files of its spike sources and the connection files of its list
+// projections are loaded (load_spike_files, load_connection_files).
 document parse_document(std::string_view xml, const std::string& file, const file_access& access = {});
 // Reads the CSV each spike source names (file_named_by) into its spikes, and sorts every
 // spike source's spikes by tick, then index. Errors are located in the CSV
 // (file:line:column), or at the element when the file cannot be read.
 void load_spike_files(network& net, const std::string& document_file);
+// Reads the .npy file each list projection names (file_named_by) into its connections.
+// Errors are located at the projection and name the file (and the row at fault).
+void load_connection_files(network& net, const std::string& document_file);
 node_config parse_node_config(std::string_view xml, const std::string& file = "node-config");
 signal_packet parse_signal_packet(std::string_view xml, const std::string& file = "signals");
 
