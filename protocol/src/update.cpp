@@ -56,10 +56,15 @@ void check_update(const network& running, const network& updated) {
             refuse(b.where, std::string("<") + element_name(b.shape) + "> " + std::to_string(k + 1) +
                                 " is not the running network's of the same kind, targets, seed and interval");
     }
-    auto wiring = [](const network& n) {
-        return std::tie(n.synapse_models, n.synapses, n.projections, n.connection_order, n.inputs, n.outputs, n.records);
+    // A connection list counts by its connections, not by the file they were read from.
+    auto projections = [](std::vector<projection> list) {
+        for (auto& p : list) p.connections_file.clear();
+        return list;
     };
-    if (wiring(updated) != wiring(running))
+    auto wiring = [](const network& n) {
+        return std::tie(n.synapse_models, n.synapses, n.connection_order, n.inputs, n.outputs, n.records);
+    };
+    if (wiring(updated) != wiring(running) || projections(updated.projections) != projections(running.projections))
         refuse(updated.where, "its synapses, projections, synapse models, inputs, outputs or records differ from the running network's");
 }
 

@@ -174,3 +174,17 @@ def test_a_cluster_document(tmp_path):
     assert sim.simulator.state.simulation.lead == "127.0.0.1:%d" % ports[0]
     assert cells.mean_spike_count() == 1.0  # each first spikes at 27.8 ms
     sim.end()
+
+
+def test_set_between_runs_of_a_network_with_a_connection_list():
+    # The list is written to a new file each time the network is written: an update still
+    # counts it by its connections.
+    sim.setup(timestep=0.1, nodes=2)
+    cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
+    sim.Projection(cells, cells, sim.FromListConnector([(0, 1, 0.1, 1.0), (2, 3, 0.2, 1.5), (9, 0, 0.1, 0.5)]))
+    cells.record("spikes")
+    sim.run(20.0)
+    cells.set(i_offset=1.5)
+    sim.run(20.0)
+    assert cells.get_spike_counts()[cells[0]] > 0
+    sim.end()
