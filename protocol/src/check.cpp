@@ -619,6 +619,26 @@ void check_connection_model(problems& out, const network& net, const std::unorde
     }
 }
 
+// An engine keeps each plastic connection element (a <projection> or <synapse> with a
+// plastic synapse model) as a class of its own, at most max_plastic_elements of them.
+void check_plastic_element_count(problems& out, const network& net, const std::unordered_set<std::string_view>& faulty) {
+    std::size_t plastic = 0;
+    for (const auto& ref : net.connection_order) {
+        const bool synapse = ref.kind == connection_ref::type::synapse;
+        const std::string& model = synapse ? net.synapses[ref.index].synapse_model : net.projections[ref.index].synapse_model;
+        if (model.empty() || faulty.count(model)) continue;
+        const bool own = std::any_of(net.synapse_models.begin(), net.synapse_models.end(), [&](const synapse_model& m) { return m.id == model; });
+        const auto* info = own ? nullptr : find_synapse_model(model);
+        if (!own && !info) continue;  // reported with the connection
+        const source_location& where = synapse ? net.synapses[ref.index].where : net.projections[ref.index].where;
+        if (!resolve_synapse_model(net, model, where).info->plastic || ++plastic <= max_plastic_elements) continue;
+        return out.add(where, (synapse ? synapse_name(net.synapses[ref.index]) : projection_name(net.projections[ref.index])) +
+                                  ": the network's plastic connection elements (<projection>s and <synapse>s with a plastic "
+                                  "synapse model) exceed " + std::to_string(max_plastic_elements) +
+                                  ", the most a node runs; give many plastic synapses as one kind=\"list\" projection");
+    }
+}
+
 // A plastic synapse needs every spike, in order, at the tick it is due (lockstep: window sync
 // drops late signals) and one state per synapse (batch 1: lanes would each learn their own):
 // the first plastic connection of a run with other settings is at fault.
@@ -718,6 +738,7 @@ void check_network(const network& net) {
     for (const auto& s : net.synapses)
         check_connection_model(out, net, faulty, model_of,
                                {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false, nullptr});
+    check_plastic_element_count(out, net, faulty);
 
     check_generators(out, symbols, net);
 

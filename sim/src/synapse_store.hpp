@@ -189,7 +189,9 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         models_ = rows.models();
         elements_ = rows.plastic_elements();
         sources_ = rows.plastic_sources();
-        if (models_.size() > 256) throw usage_error("engine: a node's synapses may use at most 256 synapse models");
+        if (models_.size() > protocol::max_plastic_elements + 1)
+            throw usage_error("engine: a node's synapses come from more than " + std::to_string(protocol::max_plastic_elements) +
+                              " plastic connection elements");
         for (std::size_t m = 0; m < models_.size(); ++m)
             classes_.push_back({0.0f, 0, static_cast<std::uint8_t>(weight_varies | delay_varies | (models_[m].info->plastic ? weight_changes : 0)),
                                 static_cast<std::uint8_t>(m)});

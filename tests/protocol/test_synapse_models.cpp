@@ -123,3 +123,20 @@ TEST_CASE("each problem of a synapse model is reported once, and connections nam
         CHECK_THAT(e.problems()[2].message, Catch::Contains("Wmax must not be 0"));
     }
 }
+
+TEST_CASE("more plastic connection elements than an engine's classes hold are refused at the first beyond them") {
+    std::string within;
+    for (std::size_t k = 0; k < max_plastic_elements; ++k)
+        within += R"(<synapse from="E[0]" to="I[1]" synapse-model="stdp_synapse"/>)" "\n";
+    within += R"(<synapse from="E[1]" to="I[0]"/>)" "\n";  // static: no class of its own
+    CHECK(first_problem(plastic_document(within)).empty());
+    const auto beyond = plastic_document(within + R"(<synapse from="E[2]" to="I[0]" synapse-model="stdp_synapse"/>)");
+    CHECK(first_problem(beyond) == "synapse from 'E[2]' to 'I[0]': the network's plastic connection elements (<projection>s and "
+                                   "<synapse>s with a plastic synapse model) exceed 255, the most a node runs; give many plastic "
+                                   "synapses as one kind=\"list\" projection");
+    try {
+        check_document(beyond);
+    } catch (const config_error& e) {
+        CHECK(e.problems().front().where.line == 4 + max_plastic_elements + 1);
+    }
+}

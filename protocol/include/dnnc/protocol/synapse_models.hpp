@@ -18,6 +18,11 @@ struct synapse_parameter {
     const char* unit;
 };
 
+// The most plastic connection elements (a <projection> or <synapse> with a plastic synapse
+// model) a network has: an engine keeps each as a synapse class of its own, numbered in a
+// byte beside the static synapses' class (check_network refuses more, located).
+inline constexpr std::size_t max_plastic_elements = 255;
+
 struct synapse_model_info {
     const char* name;
     bool plastic;  // whether its weights change during a run (then one lane, lockstep only)
