@@ -181,3 +181,23 @@ def test_cell_types_dnnc_lacks_raise_naming_them():
     with pytest.raises(errors.InvalidParameterValueError):
         sim.IF_curr_exp(tau_m="fast")
     sim.end()
+
+
+def test_parameter_values_dnnc_refuses_are_pynn_errors_that_change_nothing():
+    sim.setup(timestep=0.1, nodes=1)
+    with pytest.raises(errors.InvalidParameterValueError, match="tau_m must be a positive number"):
+        sim.Population(2, sim.IF_curr_exp(tau_m=-1.0))
+    with pytest.raises(errors.InvalidParameterValueError, match="V_reset must lie below V_th"):
+        sim.Population(2, sim.IF_cond_exp(v_reset=-40.0, v_thresh=-50.0))
+    with pytest.raises(errors.InvalidParameterValueError, match="rate must be finite numbers >= 0"):
+        sim.Population(2, sim.SpikeSourcePoisson(rate=-5.0))
+    cells = sim.Population(2, sim.IF_curr_exp(tau_refrac=1.0))
+    with pytest.raises(errors.InvalidParameterValueError, match="t_ref must be a number >= 0"):
+        cells.set(tau_refrac=-1.0)
+    assert cells.get("tau_refrac") == pytest.approx(1.0)
+    sim.run(1.0)
+    with pytest.raises(errors.InvalidParameterValueError, match="t_ref"):
+        cells.set(tau_refrac=-2.0)  # between runs: refused before the cluster hears of it
+    assert cells.get("tau_refrac") == pytest.approx(1.0)
+    sim.end()
+

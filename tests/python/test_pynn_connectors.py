@@ -176,3 +176,14 @@ def test_set_before_the_first_run_and_not_between_runs(populations):
     sim.run(1.0)
     with pytest.raises(NotImplementedError, match="between runs|after the first run"):
         prj.set(weight=0.05)
+
+
+def test_a_delay_dnnc_cannot_round_to_ticks_is_a_pynn_connection_error():
+    sim.setup(timestep=0.1, nodes=1)
+    pre, post = sim.Population(2, sim.IF_curr_exp()), sim.Population(2, sim.IF_curr_exp())
+    with pytest.raises(errors.ConnectionError, match=r"Delay \(0.01\) is out of range"):
+        sim.Projection(pre, post, sim.AllToAllConnector(), sim.StaticSynapse(delay=0.01))
+    with pytest.raises(errors.ConnectionError, match="out of range"):
+        sim.Projection(pre, post, sim.AllToAllConnector(), sim.StaticSynapse(delay=7000.0))
+    sim.end()
+

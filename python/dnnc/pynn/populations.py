@@ -5,7 +5,8 @@ population of its own, in order, so that dnnc's neuron numbers stay PyNN's IDs."
 
 import numpy as np
 
-from pyNN import common
+import dnnc
+from pyNN import common, errors
 from pyNN.parameters import ParameterSpace, simplify
 from pyNN.random import RandomDistribution
 from pyNN.standardmodels import StandardCellType
@@ -144,6 +145,7 @@ class Population(common.Population):
             raise NotImplementedError("pyNN.dnnc: the cell type %s" % type(self.celltype).__name__)
         self.all_cells = np.array([simulator.ID(i) for i in range(state.id_counter, state.id_counter + self.size)],
                                   dtype=simulator.ID)
+        self.first_id = self.all_cells[0]  # as PyNN sets it after this; the groups number from it
         self._mask_local = np.ones(self.size, dtype=bool)
         for id in self.all_cells:
             id.parent = self
@@ -172,12 +174,34 @@ class Population(common.Population):
 
     def _set_values(self, values):
         """Sets native parameters ({name: array over the members}), on the cluster too
-        between runs."""
+        between runs; values dnnc refuses raise InvalidParameterValueError and change
+        nothing."""
         for name, value in values.items():
             self.celltype.check(name, value)
         before = dict(self._parameters)
-        simulator.update_between_runs("set()", lambda: self._parameters.update(values),
-                                      lambda: setattr(self, "_parameters", before))
+
+        def change():
+            self._parameters.update(values)
+            try:
+                self._check_parameters()
+            except errors.InvalidParameterValueError:
+                self._parameters = before
+                raise
+
+        simulator.update_between_runs("set()", change, lambda: setattr(self, "_parameters", before))
+
+    def _check_parameters(self):
+        """PyNN's InvalidParameterValueError, with dnnc's message, for parameter values dnnc's
+        checks refuse (its groups written alone into a network and checked)."""
+        net = dnnc.Network("parameters", dt=simulator.state.dt)
+        for group in self.groups():
+            parameters = {name: float(values[group.first]) for name, values in self._columns().items()}
+            self.celltype.population_element(net, group, dict(parameters, **self._initial))
+        try:
+            net.validate()
+        except dnnc.DocumentError as e:
+            raise errors.InvalidParameterValueError("%s (%s): %s" % (self.label, type(self.celltype).__name__,
+                                                                     str(e).split(": ", 1)[-1])) from None
 
     def _columns(self):
         """{name: values over the members} that a dnnc population takes one of."""

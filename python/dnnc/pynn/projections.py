@@ -127,6 +127,10 @@ class Projection(common.Projection):
         rng = getattr(connector, "rng", None)
         self._seed = (int(getattr(rng, "seed", None) or 0) * 1000003 + len(state.projections) + 1) % 2**63
         self._values = {name: self._native[name] for name in ("weight", "delay")}
+        delay = _native_value(self._values["delay"])
+        if isinstance(delay, float) and not (delay >= state.dt / 2 and delay <= 65535 * state.dt):
+            # PyNN's message (standardmodels.check_delays): dnnc rounds a delay to whole ticks, 1..65,535.
+            raise errors.ConnectionError("Delay (%s) is out of range [%s, %s]" % (delay, state.dt, 65535 * state.dt))
         self._rule = None
         self._explicit = []  # (pre positions, post positions, weights, delays) chunks
         if type(connector) in _NATIVE and all(_native_value(v) is not None for v in self._values.values()):
