@@ -21,6 +21,7 @@
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -522,6 +523,17 @@ PYBIND11_MODULE(_dnnc, m) {
         }
     });
 
+    // What a <noise> generator adds to `neuron` at ticks 0..ticks-1, its window aside: the
+    // engine's own draws (protocol::noise_normal), for recording a noise source (pyNN.dnnc).
+    m.def("noise_current", [](std::uint64_t seed, std::uint64_t neuron, double mean, double std, std::int64_t interval,
+                              std::int64_t ticks) {
+        if (interval < 1 || ticks < 0) throw usage_error("noise_current: interval >= 1 and ticks >= 0");
+        const auto key = protocol::noise_key(seed, neuron);
+        std::vector<float> values(static_cast<std::size_t>(ticks));
+        for (std::int64_t t = 0; t < ticks; ++t)
+            values[static_cast<std::size_t>(t)] = static_cast<float>(mean + std * protocol::noise_normal(key, t / interval));
+        return array_of(std::move(values), {static_cast<py::ssize_t>(ticks)});
+    });
     m.def("canonical", [](const std::string& text, const std::string& file) {
         return protocol::serialize(parse_checked(text, file));
     }, py::arg("text"), py::arg("file"), "Parses, validates and checks a document; returns its text as the writer writes it.");

@@ -1,5 +1,7 @@
 #include "drive.hpp"
 
+#include "dnnc/protocol/draws.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -119,7 +121,7 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
             if (g.interval_ms) c.interval = std::max<std::int64_t>(1, std::llround(*g.interval_ms / dt));
             for (const auto& r : c.runs)
                 for (std::int64_t i = r.index; i < r.index + r.count; ++i)
-                    c.keys.push_back(splitmix64::at(g.seed, static_cast<std::uint64_t>(i)).next());
+                    c.keys.push_back(protocol::noise_key(g.seed, static_cast<std::uint64_t>(i)));
             c.values.resize(c.keys.size());
         }
         currents_.push_back(std::move(c));
@@ -197,10 +199,7 @@ void drive::add_current(std::int64_t t, current_source& c, std::vector<float>& e
         // stream at the interval's two steps.
         const std::int64_t interval = t / c.interval;
         if (interval != c.drawn) {
-            for (std::size_t j = 0; j < c.keys.size(); ++j) {
-                splitmix64 stream(c.keys[j] + golden * 2 * static_cast<std::uint64_t>(interval));
-                c.values[j] = static_cast<float>(c.mean + c.std * stream.normal());
-            }
+            for (std::size_t j = 0; j < c.keys.size(); ++j) c.values[j] = static_cast<float>(c.mean + c.std * protocol::noise_normal(c.keys[j], interval));
             c.drawn = interval;
         }
         std::size_t j = 0;

@@ -8,6 +8,8 @@ from pyNN import errors
 from pyNN.parameters import ParameterSpace, Sequence
 from pyNN.standardmodels import StandardCurrentSource, build_translations, cells, electrodes, synapses
 
+from dnnc import _dnnc
+
 from . import simulator
 
 # Parameters shared by the integrate-and-fire models, as PyNN's NEST backend translates them.
@@ -270,9 +272,30 @@ class _CurrentSource(StandardCurrentSource):
         return native
 
     def record(self):
-        raise NotImplementedError("pyNN.dnnc: recording a current source")
+        """The current needs no recording: _get_data computes it (as pyNN.brian2 does)."""
 
-    _get_data = record
+    def _get_data(self):
+        """(times in ms, current in nA) at every tick from 0 to now: what the source's
+        generator elements add in each tick, by dnnc's formulas and windows (start <= t·dt <
+        stop); a noise source's draws are the engine's own for its first target neuron (each
+        target draws its own, as NEST's noise_generator)."""
+        state = simulator.state
+        ticks = np.arange(state.tick + 1)
+        time = ticks * state.dt
+        current = np.zeros(ticks.size, dtype=np.float32)
+        first = next((int(cells[0]) for cells in self._targets if len(cells)), 0)
+        for tag, p in self._elements(""):
+            on = (p.get("start", 0.0) <= time) & (time < (np.inf if p.get("stop") is None else p["stop"]))
+            if tag == "dc":
+                values = np.full(ticks.size, p["amplitude"], dtype=np.float32)
+            elif tag == "ac":
+                radians = 2 * np.pi * p["frequency"] * state.dt / 1000.0
+                values = (p["offset"] + p["amplitude"] * np.sin(radians * ticks + p["phase"] * np.pi / 180.0)).astype(np.float32)
+            else:
+                interval = max(1, int(round(p["dt_ms"] / state.dt)))
+                values = _dnnc.noise_current(int(p["seed"]), first, p["mean"], p["std"], interval, ticks.size)
+            current += np.where(on, values, np.float32(0))
+        return time, current / 1000.0  # pA -> nA
 
     def _write(self, net):
         from .populations import references  # populations import this module

@@ -19,6 +19,14 @@ std::uint64_t binomial(splitmix64& rng, std::uint64_t n, double p);
 // error is then below about 1% of a standard deviation).
 std::uint64_t hypergeometric(splitmix64& rng, std::uint64_t draws, std::uint64_t marked, std::uint64_t others);
 
+// A <noise> generator's N(0, 1) draw for one target neuron in interval k (its intervals
+// counted from tick 0), keyed by (seed, neuron, k): the same in every process that draws it.
+// noise_key(seed, neuron) is the neuron's key, which a caller may keep.
+inline std::uint64_t noise_key(std::uint64_t seed, std::uint64_t neuron) { return splitmix64::at(seed, neuron).next(); }
+inline double noise_normal(std::uint64_t key, std::int64_t interval) {
+    return splitmix64::at(key, 2 * static_cast<std::uint64_t>(interval)).normal();
+}
+
 // The most redraws of a bounded normal or lognormal value before it is clipped to its bounds.
 inline constexpr int max_redraws = 1000;
 
