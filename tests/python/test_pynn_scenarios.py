@@ -22,11 +22,6 @@ PYNN_TESTS = os.environ.get("DNNC_PYNN_TESTS", os.path.join(SOURCE, "..", "share
 # for pyNN.brian2.
 SKIPPED = {
     "scenario4": "per-neuron initial w",
-    "all_to_all_tsodyksmarkram": "a TsodyksMarkramSynapse U per connection",
-    "fixed_number_pre_with_replacement_heterogeneous_parameters": "a TsodyksMarkramSynapse U per connection",
-    "fixed_number_post_with_replacement_heterogeneous_parameters": "a TsodyksMarkramSynapse U per connection",
-    "test_set_synaptic_parameters_fully_connected": "Projection.set() of a synapse model's parameter per connection",
-    "test_set_synaptic_parameters_partially_connected": "Projection.set() of a synapse model's parameter per connection",
     "issue259": "spike times off the tick grid (spike_precision='off_grid')",
     "test_EIF_cond_alpha_isfa_ista": "no aeif_cond_alpha model in dnnc",
     "test_HH_cond_exp": "no Hodgkin-Huxley model in dnnc",

@@ -97,6 +97,37 @@ def test_a_synapse_models_parameters_are_set_per_projection():
     assert {u for _, _, u in second.get("U", format="list")} == {0.5}
     text = sim.simulator.state.network().to_xml()
     assert 'U="0.25"' in text and 'tau_fac="20"' in text and 'U="0.5"' in text
-    with pytest.raises(NotImplementedError, match="'U'"):
-        first.set(U=np.full((3, 3), 0.3) + np.eye(3) * 0.1)
     sim.end()
+
+
+def spikes_with_a_u_per_connection(nodes, per_connection):
+    """Spike times of 4 cells driven through depressing synapses whose U is 0.2 + 0.1·(i + j):
+    given per connection, or written as one projection per value of U."""
+    sim.setup(timestep=0.1, nodes=nodes)
+    inputs = sim.Population(3, sim.SpikeSourceArray(spike_times=[[5.0, 15.0, 25.0, 35.0]] * 3))
+    cells = sim.Population(4, sim.IF_curr_exp(tau_refrac=2.0, v_thresh=-60.0))
+    u = lambda i, j: 0.2 + 0.1 * (i + j)
+    if per_connection:
+        prj = sim.Projection(inputs, cells, sim.AllToAllConnector(),
+                             sim.TsodyksMarkramSynapse(U=np.fromfunction(u, (3, 4)), tau_rec=200.0, weight=1.5))
+        assert prj.get("U", format="array") == pytest.approx(np.fromfunction(u, (3, 4)))
+    else:
+        for i in range(3):
+            for j in range(4):
+                sim.Projection(inputs[i:i + 1], cells[j:j + 1], sim.AllToAllConnector(),
+                               sim.TsodyksMarkramSynapse(U=u(i, j), tau_rec=200.0, weight=1.5))
+    cells.record("spikes")
+    sim.run(50.0)
+    times = spike_times(cells)
+    sim.end()
+    return times
+
+
+def test_a_synapse_models_parameter_given_per_connection_runs_as_one_projection_per_value():
+    expected = spikes_with_a_u_per_connection(1, per_connection=False)
+    assert sum(len(t) for t in expected.values()) >= 4
+    for nodes in (1, 2):
+        got = spikes_with_a_u_per_connection(nodes, per_connection=True)
+        assert got.keys() == expected.keys()
+        for k in expected:
+            np.testing.assert_array_equal(got[k], expected[k])

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from pyNN import common, connectors, errors
+from pyNN.parameters import LazyArray
 from pyNN.random import RandomDistribution
 from pyNN.space import Space
 from pyNN.standardmodels import check_weights
@@ -121,7 +122,12 @@ class Projection(common.Projection):
         if not hasattr(self.synapse_type, "dnnc_model"):
             raise NotImplementedError("pyNN.dnnc: the synapse type %s" % type(self.synapse_type).__name__)
         self._native = dict(self.synapse_type.native_parameters.items())  # this projection's own values
-        self.synapse_type.dnnc_parameters(1.0, self._native)  # refuses what dnnc's synapse model cannot take, now
+        # A synapse model's parameters given per connection (U as a function of distance, ...):
+        # the connections are explicit, these values a column each beside them.
+        self._varying = {name: [] for name, value in self._native.items()
+                         if name not in ("weight", "delay") and not value.is_homogeneous}
+        if not self._varying:
+            self.synapse_type.dnnc_parameters(1.0, self._native)  # refuses what dnnc's synapse model cannot take, now
         state = simulator.state
         self.dnnc_id = "c%d" % len(state.projections)
         rng = getattr(connector, "rng", None)
@@ -133,11 +139,11 @@ class Projection(common.Projection):
             raise errors.ConnectionError("Delay (%s) is out of range [%s, %s]" % (delay, state.dt, 65535 * state.dt))
         self._rule = None
         self._explicit = []  # (pre positions, post positions, weights, delays) chunks
-        if type(connector) in _NATIVE and all(_native_value(v) is not None for v in self._values.values()):
+        if type(connector) in _NATIVE and all(_native_value(v) is not None for v in self._values.values()) and not self._varying:
             self._rule = _rule(connector)
             if not isinstance(_native_value(self._values["weight"]), RandomDistribution):
                 check_weights(_native_value(self._values["weight"]), self)  # PyNN's check, as its connectors make it
-        elif type(connector) is connectors.FromListConnector and self._read_list(connector):
+        elif type(connector) is connectors.FromListConnector and not self._varying and self._read_list(connector):
             pass
         elif type(connector) in _NATIVE or isinstance(connector, _EXPANDED):
             connector.connect(self)
@@ -179,9 +185,20 @@ class Projection(common.Projection):
 
     def _convergent_connect(self, presynaptic_indices, postsynaptic_index, **connection_parameters):
         n = len(presynaptic_indices)
+        column = {name: np.array(np.broadcast_to(np.asarray(connection_parameters[name], dtype=float), (n,)))
+                  for name in ("weight", "delay", *self._varying)}
         self._explicit.append((np.asarray(presynaptic_indices, dtype=np.int64), np.full(n, postsynaptic_index),
-                               *(np.array(np.broadcast_to(np.asarray(connection_parameters[name], dtype=float), (n,)))
-                                 for name in ("weight", "delay"))))
+                               column["weight"], column["delay"]))
+        for name, chunks in self._varying.items():
+            chunks.append(column[name])
+
+    def _varying_columns(self):
+        """{name: value per explicit connection} of the synapse model's parameters given per
+        connection, in the order of _explicit_columns()."""
+        for name, chunks in self._varying.items():
+            if len(chunks) > 1:
+                chunks[:] = [np.concatenate(chunks)]
+        return {name: chunks[0] if chunks else np.zeros(0) for name, chunks in self._varying.items()}
 
     def _explicit_columns(self):
         """(pre positions, post positions, weights, delays) of the explicit connections."""
@@ -209,16 +226,19 @@ class Projection(common.Projection):
         sign = -1.0 if self.receptor_type == "inhibitory" and celltype.conductance_based else 1.0
         return sign * celltype.weight_scale
 
-    def _synapse_model(self, net, scale, models):
+    def _synapse_model(self, net, scale, models, values=()):
         """The id of the <synapse-model> this projection's synapses into a target of weight
-        scale `scale` name (None: static), added to `net` once ({scale: id} in `models`)."""
+        scale `scale` name (None: static), with `values` ((name, value) pairs) for its
+        parameters given per connection, added to `net` once ({key: id} in `models`)."""
         model = self.synapse_type.dnnc_model
         if model == "static_synapse":
             return None
-        if scale not in models:
-            models[scale] = "%s_m%d" % (self.dnnc_id, len(models))
-            net.synapse_model(models[scale], model, **self.synapse_type.dnnc_parameters(scale, self._native))
-        return models[scale]
+        key = (scale, tuple(values))
+        if key not in models:
+            models[key] = "%s_m%d" % (self.dnnc_id, len(models))
+            native = dict(self._native, **{name: LazyArray(value, shape=(1,)) for name, value in values})
+            net.synapse_model(models[key], model, **self.synapse_type.dnnc_parameters(scale, native))
+        return models[key]
 
     def _split(self):
         """The rule as pieces over the groups that pre and post span now (their members'
@@ -316,6 +336,8 @@ class Projection(common.Projection):
         for name in names:
             if name in known:
                 columns.append(known[name])
+            elif name in self._varying:
+                columns.append(self._varying_columns()[name])
             else:
                 columns.append(np.full(len(pre), homogeneous(self._native, (name,))[name]))
         return columns
@@ -343,10 +365,15 @@ class Projection(common.Projection):
     def _set_attributes(self, parameter_space):
         simulator.not_between_runs("Projection.set()")
         for name, value in parameter_space.items():
-            if name not in self._values:
-                homogeneous({name: value}, (name,))  # a synapse model's parameter: one value per projection
+            if name not in self._values and value.is_homogeneous and name not in self._varying:
                 self._native[name] = value
-                self.synapse_type.dnnc_parameters(1.0, self._native)
+                self.synapse_type.dnnc_parameters(1.0, self._native)  # a synapse model's parameter for the projection
+                continue
+            if name not in self._values:  # per connection: a column beside the explicit connections
+                self._expand()
+                value.shape = (self.pre.size, self.post.size)
+                pre, post, _, _ = self._explicit_columns()
+                self._varying[name] = [np.asarray(value.evaluate(simplify=False), dtype=float)[pre, post]]
                 continue
             if self._rule is not None and _native_value(value) is not None:
                 self._values[name] = value
@@ -404,6 +431,13 @@ def write_synapses(net, projection):
         return lowest if lowest == highest else np.searchsorted(firsts, numbers, side="right") - 1
 
     pair = group_of(sources) * len(groups) + group_of(targets)
+    # Parameters given per connection: one synapse model (and list) per set of their values.
+    varying = projection._varying_columns()
+    value_sets, value_set = [()], 0
+    if varying:
+        rows, value_set = np.unique(np.column_stack(list(varying.values())), axis=0, return_inverse=True)
+        value_sets = [tuple(zip(varying, map(float, row))) for row in rows]
+        pair = pair * len(value_sets) + value_set.ravel()
     # Mostly one pair (populations of one group): then no sort and no copy per pair.
     if np.ndim(pair) == 0:
         pairs, chosen = [int(pair)], [slice(None)]
@@ -413,9 +447,10 @@ def write_synapses(net, projection):
         pairs, chosen = pairs[order].tolist(), [which == k for k in order]
     models = {}
     for k, (key, mine) in enumerate(zip(pairs, chosen)):
+        key, values = divmod(key, len(value_sets))
         source, target = groups[key // len(groups)], groups[key % len(groups)]
         scale = projection._scale(target.population)
         columns = (sources[mine] - source.first_number, targets[mine] - target.first_number, weights[mine] * scale,
                    delays[mine])
         net.connect(source.dnnc_id, target.dnnc_id, kind="list", connections=columns, id="%s_l%d" % (projection.dnnc_id, k),
-                    synapse_model=projection._synapse_model(net, scale, models))
+                    synapse_model=projection._synapse_model(net, scale, models, value_sets[values]))
