@@ -76,13 +76,17 @@ void pound(const endpoint& at) {
         // Weight bins: too many bins, ranges upside down or not numbers, elements that are not.
         R"({"bins": 1e12, "groups": []})", R"({"bins": -3, "groups": []})", R"({"bins": 600000, "groups": [[0, 1, [0]], [0, 1, [1]]]})",
         R"({"bins": 4, "groups": [[5, 1, [0]]]})", R"({"bins": 4, "groups": [["a", 1, [0]]]})", R"({"bins": 4, "groups": [[0, 1, [-1, "x"]]]})",
-        R"({"bins": 4, "groups": {"a": 1}})"};
+        R"({"bins": 4, "groups": {"a": 1}})",
+        // Updates and parameters: another network, other sizes, no network at all.
+        R"(<dnnc xmlns="urn:dnnc:1"><network name="x"><population id="p" size="999" model="lif"/></network></dnnc>)",
+        R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="1"/></cluster></dnnc>)"};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,
                                      message_type::output,  message_type::snapshot,      message_type::capture,
                                      message_type::restore_state, message_type::status,   message_type::error_reply,
                                      message_type::spikes, message_type::replica,  message_type::weights,
-                                     message_type::weights_page, message_type::weight_histograms, message_type::weight_bins};
+                                     message_type::weights_page, message_type::weight_histograms, message_type::weight_bins,
+                                     message_type::update, message_type::parameters};
     for (auto type : requests)
         for (const auto& payload : payloads) {
             INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");
