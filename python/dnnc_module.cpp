@@ -321,7 +321,7 @@ public:
     // Saves the frozen network (XML, or binary for .dnncs) and returns its tick.
     std::int64_t snapshot(const std::string& path) {
         open();
-        return cli::save_snapshot_of(client_, lead_, path).state->tick;
+        return cli::save_snapshot_of(client_, lead_, path).tick;
     }
 
     const std::string& lead() const { return lead_; }

@@ -131,7 +131,18 @@ void lead::handle(const frame& request, responder respond) {
         respond(reply_of(message_type::spikes_reply, current_run()->spikes(parse_payload(request.payload)).dump()));
         return;
     case message_type::snapshot:
-        tasks_.run([this, respond] { respond_with(respond, [&] { return reply_of(message_type::snapshot_reply, snapshot()); }); });
+        // Empty: the whole snapshot in one frame; {"from", "bytes"}: a piece (lead_run::snapshot_piece_at).
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                if (payload.empty()) return reply_of(message_type::snapshot_reply, snapshot());
+                const json request = parse_payload(payload);
+                const auto piece = current_run()->snapshot_piece_at(request.at("from").get<std::uint64_t>(), request.at("bytes").get<std::size_t>());
+                std::string reply(16, '\0');
+                std::memcpy(reply.data(), &piece.total, 8);
+                std::memcpy(reply.data() + 8, &piece.tick, 8);
+                return reply_of(message_type::snapshot_reply, reply + piece.bytes);
+            });
+        });
         return;
     case message_type::weights:
         tasks_.run([this, payload = request.payload, respond] {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <set>
 #include <unistd.h>
@@ -113,6 +114,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
 lead_run::~lead_run() {
     stop_ticker();
     stop_grant_senders();
+    std::error_code ignored;
+    if (!piece_file_.empty()) std::filesystem::remove(piece_file_, ignored);  // a client that stopped reading
 }
 
 void lead_run::stop_grant_senders() {
@@ -404,6 +407,34 @@ std::string lead_run::snapshot() {
         }
     } removing{file};
     return read_file(file);
+}
+
+lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::size_t count) {
+    namespace fs = std::filesystem;
+    std::lock_guard<std::mutex> capturing(capture_mutex_);
+    if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+    if (from == 0) {
+        fs::create_directories(checkpoint_root_);
+        piece_file_ = (fs::path(checkpoint_root_) / ("snapshot-pieces-" + std::to_string(::getpid()) + ".dnncs")).string();
+        piece_tick_ = next_tick();
+        links_.capture(piece_tick_, piece_file_);
+    }
+    if (piece_file_.empty() || piece_tick_ != next_tick())
+        throw usage_error("no snapshot of tick " + std::to_string(next_tick()) + " is being read: ask from byte 0");
+    snapshot_piece piece;
+    piece.tick = piece_tick_;
+    piece.total = fs::file_size(piece_file_);
+    if (from > piece.total) throw usage_error("the snapshot has " + std::to_string(piece.total) + " bytes");
+    piece.bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(std::min(count, max_snapshot_piece), piece.total - from)));
+    std::ifstream in(piece_file_, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(from));
+    if (!in.read(piece.bytes.data(), static_cast<std::streamsize>(piece.bytes.size()))) throw io_error("cannot read " + piece_file_);
+    if (from + piece.bytes.size() == piece.total) {
+        std::error_code ignored;
+        fs::remove(piece_file_, ignored);
+        piece_file_.clear();
+    }
+    return piece;
 }
 
 void lead_run::update_parameters(const std::function<void()>& apply) {

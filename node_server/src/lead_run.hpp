@@ -91,6 +91,17 @@ public:
     // A binary snapshot of the frozen network (usage_error when it is not frozen); never
     // at the same time as a checkpoint.
     std::string snapshot();
+    // A piece of a binary snapshot of the frozen network, for a client that writes it to a
+    // file of any size: `from` 0 writes the snapshot (usage_error unless frozen) into a file
+    // the lead keeps; later pieces read on from it while the network stays at that tick
+    // (usage_error otherwise). The file goes once its last byte has been read.
+    struct snapshot_piece {
+        std::uint64_t total = 0;  // the snapshot's bytes
+        std::int64_t tick = 0;
+        std::string bytes;  // [from, from + count)
+    };
+    snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count);
+    static constexpr std::size_t max_snapshot_piece = 4u << 20;
     std::int64_t next_tick() const;
     // Runs `apply` (an update of the frozen network's parameters) with no snapshot or
     // checkpoint under way, usage_error unless frozen; then, with checkpoints on, writes one
@@ -255,6 +266,9 @@ private:
     state_samples samples_;
 
     std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
+    // The snapshot that snapshot_piece_at serves (empty: none), at its tick; under capture_mutex_.
+    std::string piece_file_;
+    std::int64_t piece_tick_ = 0;
     std::thread ticker_;
     bool ticker_stop_ = false;
 

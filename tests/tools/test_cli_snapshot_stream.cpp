@@ -3,8 +3,9 @@
 // than the state while it writes a checkpoint (pulled from the nodes in pieces, written as
 // they arrive, replicated to its standby in pieces), and recovering from it after a node dies
 // (read in two passes, checked, then sent in pieces) costs it about what installing the
-// network did (planning, its own share), not that plus the state. The peak is the lead's
-// VmHWM, reset (/proc/PID/clear_refs) before each step measured.
+// network did (planning, its own share), not that plus the state; `dnnc snapshot` of it
+// (more than a frame holds) travels in pieces. The peak is the lead's VmHWM, reset
+// (/proc/PID/clear_refs) before each step measured, and the client's maximum RSS.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -96,6 +97,24 @@ TEST_CASE("a checkpoint of 80 MB of plastic state, and recovery from it, grow th
     CHECK(same);
     INFO("state " << state << " bytes; the lead's peak grew by " << written << " bytes writing it");
     CHECK(written < state / 8);
+
+    // dnnc snapshot of the frozen network (more than a frame holds) reads it piece by piece:
+    // the bytes of the checkpoint of the same tick, the client's and the lead's peaks far
+    // below the state.
+    const auto out = (dir.path / "big.dnncs").string();
+    command_result saved;
+    const auto served = peak_growth(lead, [&] { saved = run_command("/usr/bin/time -f 'peak %M KiB' " + dnnc + " snapshot -o " + out + lead_of(ports)); });
+    INFO(saved.err);
+    REQUIRE(saved.exit_code == 0);
+    CHECK(saved.out.find("snapshot of 'big' at tick 10: 5000 neurons") != std::string::npos);
+    const bool as_checkpoint = slurp(out) == slurp(file.string());
+    CHECK(as_checkpoint);
+    auto peak_of = [](const command_result& r) { return std::stoll(r.err.substr(r.err.rfind("peak ") + 5)) * 1024; };
+    const auto idle = peak_of(run_command("/usr/bin/time -f 'peak %M KiB' " + dnnc + " status" + lead_of(ports)));
+    const auto client_peak = peak_of(saved);
+    INFO("the client's peak " << client_peak << " bytes (" << idle << " asking for the status); the lead's grew by " << served);
+    CHECK(client_peak - idle < state / 8);
+    CHECK(served < state / 6);  // the capture, as writing the checkpoint, and a piece
 
     REQUIRE(kill(pid_in(cluster.up.out, "n2"), SIGKILL) == 0);
     nlohmann::json summary;

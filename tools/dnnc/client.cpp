@@ -3,10 +3,13 @@
 #include "dnnc/core/files.hpp"
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <cstdio>
 #include <thread>
@@ -141,23 +144,61 @@ nlohmann::json update_network(const client_options& o, const std::string& lead, 
     return nlohmann::json::parse(call_node(o, lead, {protocol::message_type::update, 0, 0, submission_of(doc)}).payload);
 }
 
-std::string fetch_snapshot_bytes(const client_options& o, const std::string& lead) {
-    return call_node(o, lead, {protocol::message_type::snapshot, 0, 0, {}}).payload;
+namespace {
+// Removes a file when it goes out of scope, unless kept.
+struct scratch_file {
+    std::string path;
+    bool keep = false;
+    ~scratch_file() {
+        std::error_code ignored;
+        if (!keep) std::filesystem::remove(path, ignored);
+    }
+};
+std::string scratch_name(const std::string& beside) { return beside + ".part-" + std::to_string(::getpid()); }
+}  // namespace
+
+protocol::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path) {
+    constexpr std::size_t piece_bytes = 1u << 20;  // as the nodes' state pieces
+    scratch_file part{scratch_name(path)};
+    {
+        std::ofstream out(part.path, std::ios::binary | std::ios::trunc);
+        if (!out) throw io_error("cannot write " + part.path);
+        std::uint64_t from = 0, total = 0;
+        do {
+            const json request{{"from", from}, {"bytes", piece_bytes}};
+            const auto reply = call_node(o, lead, {protocol::message_type::snapshot, 0, 0, request.dump()}).payload;
+            if (reply.size() < 16) throw protocol_error("a snapshot piece without its header");
+            std::memcpy(&total, reply.data(), 8);
+            const auto bytes = reply.size() - 16;
+            if ((bytes == 0 && from < total) || from + bytes > total) throw protocol_error("a snapshot piece that does not fit the snapshot");
+            out.write(reply.data() + 16, static_cast<std::streamsize>(bytes));
+            from += bytes;
+        } while (from < total);
+        if (!out.flush()) throw io_error("cannot write " + part.path);
+    }
+    auto doc = protocol::check_snapshot_file(part.path);
+    std::filesystem::rename(part.path, path);
+    part.keep = true;
+    return doc;
 }
 
 protocol::document fetch_snapshot(const client_options& o, const std::string& lead) {
-    return protocol::decode_binary_snapshot(fetch_snapshot_bytes(o, lead), "snapshot from " + lead);
+    const auto path = (std::filesystem::temp_directory_path() / ("dnnc-snapshot-" + std::to_string(::getpid()) + ".dnncs")).string();
+    scratch_file file{path};
+    download_snapshot(o, lead, path);
+    return protocol::load_snapshot(path);
 }
 
-protocol::document save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path) {
-    const std::string bytes = fetch_snapshot_bytes(o, lead);
-    // Decoding checks the lead's checksum before anything is written.
-    auto doc = protocol::decode_binary_snapshot(bytes, "snapshot from " + lead);
-    if (protocol::is_binary_snapshot_path(path))
-        write_atomically(path, bytes);
-    else
-        protocol::save_snapshot(doc, path);
-    return doc;
+saved_snapshot save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path) {
+    if (protocol::is_binary_snapshot_path(path)) {
+        const auto doc = download_snapshot(o, lead, path);
+        return {doc.net->name, doc.state->tick, protocol::snapshot_reader(path).count()};
+    }
+    scratch_file binary{scratch_name(path) + ".dnncs"};
+    download_snapshot(o, lead, binary.path);
+    const auto doc = protocol::load_snapshot(binary.path);
+    protocol::save_snapshot(doc, path);
+    return {doc.net->name, doc.state->tick, doc.state->neurons.size()};
 }
 
 json control(const client_options& o, const std::string& lead, const json& command) {

@@ -50,14 +50,23 @@ std::string node_binary();
 // absolute, since the lead reads them.
 std::string submission_of(protocol::document doc);
 
+// The frozen network's binary snapshot, read from the lead piece by piece into `path`,
+// which takes the name only once its checksum and states have been checked: the client
+// holds one piece, whatever the snapshot's size. Returns its document (checked; its state
+// holds the tick).
+protocol::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path);
+
 // A snapshot of the frozen network the lead runs: its document with a <state>.
 protocol::document fetch_snapshot(const client_options& o, const std::string& lead);
-// The raw binary snapshot (.dnncs bytes) as the lead sent it.
-std::string fetch_snapshot_bytes(const client_options& o, const std::string& lead);
 
-// Saves the frozen network the lead runs to `path` (binary for .dnncs, else XML), checking
-// the lead's checksum before anything is written; returns the snapshot.
-protocol::document save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path);
+// Saves the frozen network the lead runs to `path` (binary for .dnncs, else XML, which holds
+// the whole state at once), checked before anything takes the name.
+struct saved_snapshot {
+    std::string network;
+    std::int64_t tick = 0;
+    std::uint64_t neurons = 0;
+};
+saved_snapshot save_snapshot_of(const client_options& o, const std::string& lead, const std::string& path);
 
 // Updates the frozen network the lead runs to `doc`'s parameters (protocol/update.hpp);
 // returns the lead's reply {"tick", "nodes"}.

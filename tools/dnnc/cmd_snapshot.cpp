@@ -27,9 +27,8 @@ struct restore_options {
 };
 
 int run_snapshot(const snapshot_options& o) {
-    const auto doc = save_snapshot_of(o.client, o.lead, o.out);
-    std::cout << "snapshot of '" << doc.net->name << "' at tick " << doc.state->tick << ": " << doc.state->neurons.size()
-              << " neurons -> " << o.out << '\n';
+    const auto saved = save_snapshot_of(o.client, o.lead, o.out);
+    std::cout << "snapshot of '" << saved.network << "' at tick " << saved.tick << ": " << saved.neurons << " neurons -> " << o.out << '\n';
     return 0;
 }
 

@@ -49,7 +49,8 @@ enum class message_type : std::uint8_t {
     control_reply = 21,
     output = 22,       // client to lead: JSON {from: tick}; reply JSON {columns, rows, completed}
     output_reply = 23,
-    snapshot = 24,     // client to lead (frozen network); reply: a binary snapshot (snapshot.hpp)
+    snapshot = 24,     // client to lead (frozen network); reply: a binary snapshot (snapshot.hpp); with
+                       // JSON {from, bytes}: u64 total, i64 tick, then that piece of it (lead_run.hpp)
     snapshot_reply = 25,
     capture = 26,      // lead to node: JSON {from, bytes}; reply: a piece of its neuron states (node_server/state_stream.hpp)
     capture_reply = 27,
