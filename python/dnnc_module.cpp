@@ -22,6 +22,7 @@
 #include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/draws.hpp"
+#include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -103,6 +104,7 @@ public:
     struct options {
         int nodes = 0;
         std::string cluster_file, lead, secret_file, log_level = "warn";
+        std::string binary_snapshot;  // the .dnncs file `doc` (its document, no states) was read from
         int batch = 0;
         bool spikes = true, outputs = true;
         double timeout_s = 120;
@@ -160,7 +162,10 @@ public:
             lead_ = lead_node.host + ":" + std::to_string(lead_node.port);
         }
         watch_ = cli::takeover_watch(doc);
-        summary_ = json::parse(cli::call_node(client_, lead_, {protocol::message_type::submit, 0, 0, text}).payload);
+        // A binary snapshot travels as a file in pieces, its document as prepared here.
+        summary_ = o.binary_snapshot.empty()
+                       ? json::parse(cli::call_node(client_, lead_, {protocol::message_type::submit, 0, 0, text}).payload)
+                       : cli::restore_binary_snapshot(client_, lead_, o.binary_snapshot, false, [&](protocol::document& d) { d = doc; });
         start_ = summary_["tick"].get<std::int64_t>();
         completed_ = start_ - 1;
         if (!doc.net->records.empty()) {
@@ -651,7 +656,14 @@ PYBIND11_MODULE(_dnnc, m) {
                  o.outputs = outputs;
                  o.log_level = log_level;
                  o.timeout_s = timeout;
-                 protocol::document doc = !snapshot.empty() ? protocol::load_snapshot(snapshot) : parse_checked(text, file);
+                 protocol::document doc;
+                 if (protocol::is_binary_snapshot_path(snapshot)) {
+                     protocol::check_snapshot_file(snapshot);  // every state read and checked before anything is sent
+                     doc = protocol::snapshot_reader(snapshot).doc();
+                     o.binary_snapshot = snapshot;
+                 } else {
+                     doc = !snapshot.empty() ? protocol::load_snapshot(snapshot) : parse_checked(text, file);
+                 }
                  py::gil_scoped_release release;
                  return std::make_unique<simulation>(std::move(doc), o);
              }),

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -99,7 +100,7 @@ lead::~lead() { shutdown(); }
 std::vector<message_type> lead::handles() const {
     return {message_type::submit, message_type::tick_report, message_type::control, message_type::output,
             message_type::spikes, message_type::snapshot, message_type::weights, message_type::weight_histograms,
-            message_type::update};
+            message_type::update, message_type::upload};
 }
 
 void lead::handle(const frame& request, responder respond) {
@@ -147,6 +148,14 @@ void lead::handle(const frame& request, responder respond) {
     case message_type::weights:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] { return reply_of(message_type::weights_reply, weights(parse_payload(payload)).dump()); });
+        });
+        return;
+    case message_type::upload:
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] {
+                receive_upload(payload);
+                return reply_of(message_type::upload_reply);
+            });
         });
         return;
     case message_type::update:
@@ -734,7 +743,42 @@ std::string acks_hash(const json& acks, const std::string& node) {
 }
 }  // namespace
 
+std::string lead::upload_path(const std::string& name) const {
+    if (name.empty() || name.size() > 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos)
+        throw usage_error("an upload's name is 1 to 64 lowercase hex digits");
+    return (std::filesystem::path(options_.state_dir) / "uploads" / (name + ".dnncs")).string();
+}
+
+void lead::receive_upload(const std::string& payload) {
+    if (payload.empty() || payload.size() < 1u + static_cast<std::uint8_t>(payload[0]) + 8u) throw protocol_error("a short upload frame");
+    const auto length = static_cast<std::uint8_t>(payload[0]);
+    const auto path = upload_path(payload.substr(1, length));
+    std::uint64_t offset = 0;
+    std::memcpy(&offset, payload.data() + 1 + length, 8);
+    const std::string_view bytes = std::string_view(payload).substr(1 + length + 8);
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::error_code missing;
+    const auto size = offset == 0 ? 0 : std::filesystem::file_size(path, missing);
+    if (missing || offset != size)
+        throw usage_error("an upload continues at its end (" + std::to_string(missing ? 0 : size) + " bytes), not at " + std::to_string(offset));
+    if (offset + bytes.size() > max_upload_bytes) throw usage_error("an upload holds at most " + std::to_string(max_upload_bytes) + " bytes");
+    std::ofstream out(path, std::ios::binary | (offset == 0 ? std::ios::trunc : std::ios::app));
+    if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !out.flush()) throw io_error("cannot write " + path);
+}
+
 json lead::submit(const std::string& payload, bool replace) {
+    if (!payload.empty() && payload.front() == '{') {
+        const auto path = upload_path(parse_payload(payload).at("uploaded").get<std::string>());
+        struct remover {
+            std::string path;
+            ~remover() {
+                std::error_code ignored;
+                std::filesystem::remove(path, ignored);
+            }
+        } done{path};
+        if (!std::filesystem::exists(path)) throw usage_error("no upload of that name on this node");
+        return install(protocol::check_snapshot_file(path, file_access()), replace, path, {});
+    }
     return install(protocol::is_binary_snapshot(payload) ? protocol::decode_binary_snapshot(payload, "submitted snapshot", file_access())
                                                          : protocol::parse_document(payload, "submitted document", file_access()),
                    replace, {}, payload);

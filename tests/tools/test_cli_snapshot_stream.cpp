@@ -4,7 +4,7 @@
 // they arrive, replicated to its standby in pieces), and recovering from it after a node dies
 // (read in two passes, checked, then sent in pieces) costs it about what installing the
 // network did (planning, its own share), not that plus the state; `dnnc snapshot` of it
-// (more than a frame holds) travels in pieces. The peak is the lead's VmHWM, reset
+// (more than a frame holds) travels in pieces, and so does `dnnc restore` of that file. The peak is the lead's VmHWM, reset
 // (/proc/PID/clear_refs) before each step measured, and the client's maximum RSS.
 #include "cluster_fixture.hpp"
 
@@ -130,4 +130,22 @@ TEST_CASE("a checkpoint of 80 MB of plastic state, and recovery from it, grow th
     CHECK(summary["removed"] == nlohmann::json::array({"n2"}));
     CHECK(recovered < installed + state / 8);
     must(dnnc + " step 2" + lead_of(ports));
+
+    // dnnc restore of the snapshot onto the two survivors (its document rewritten with their
+    // cluster, a state at a time) uploads it in pieces: the client holds a piece and a state.
+    const auto two = dir.file("two.xml", R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="n0">
+    <node id="n0" port=")" + std::to_string(ports[0]) + R"(" capacity="0.04"/><node id="n1" port=")" + std::to_string(ports[1]) +
+                                             R"("/><link from="n0" to="n1"/></cluster></dnnc>)");
+    command_result restored;
+    const auto taken = peak_growth(lead, [&] {
+        restored = run_command("/usr/bin/time -f 'peak %M KiB' " + dnnc + " restore " + out + " --cluster " + two + " --replace" + to_of(ports));
+    });
+    INFO(restored.err);
+    REQUIRE(restored.exit_code == 0);
+    CHECK(restored.out.find("restored on 2 nodes, frozen at tick 10") != std::string::npos);
+    INFO("the client's peak " << peak_of(restored) << " bytes restoring; the lead's grew by " << taken);
+    CHECK(peak_of(restored) - idle < state / 8);
+    CHECK(taken < installed + state / 8);
+    must(dnnc + " step 2" + lead_of(ports));
+    CHECK(std::filesystem::is_empty(dir.path / "dnnc" / "uploads"));  // the upload went once installed
 }

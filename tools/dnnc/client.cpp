@@ -124,26 +124,6 @@ std::string node_binary() {
     return beside.string();
 }
 
-std::string submission_of(protocol::document doc) {
-    const auto base = std::filesystem::absolute(doc.file).parent_path();
-    auto anchor = [&](std::string& file) {
-        if (!file.empty() && std::filesystem::path(file).is_relative()) file = (base / file).lexically_normal().string();
-    };
-    if (doc.net) {
-        for (auto& p : doc.net->projections) {
-            anchor(p.weights_file);
-            anchor(p.connections_file);
-        }
-        for (auto& p : doc.net->populations) anchor(p.spike_file);
-    }
-    return protocol::serialize(doc);
-}
-
-nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc) {
-    if (!doc.net) throw usage_error(doc.file + ": an update needs a <network>");
-    return nlohmann::json::parse(call_node(o, lead, {protocol::message_type::update, 0, 0, submission_of(doc)}).payload);
-}
-
 namespace {
 // Removes a file when it goes out of scope, unless kept.
 struct scratch_file {
@@ -155,7 +135,70 @@ struct scratch_file {
     }
 };
 std::string scratch_name(const std::string& beside) { return beside + ".part-" + std::to_string(::getpid()); }
+
+// Files named relative to the document, made absolute: the lead reads them.
+void anchor_files(protocol::document& doc) {
+    const auto base = std::filesystem::absolute(doc.file).parent_path();
+    auto anchor = [&](std::string& file) {
+        if (!file.empty() && std::filesystem::path(file).is_relative()) file = (base / file).lexically_normal().string();
+    };
+    if (doc.net) {
+        for (auto& p : doc.net->projections) {
+            anchor(p.weights_file);
+            anchor(p.connections_file);
+        }
+        for (auto& p : doc.net->populations) anchor(p.spike_file);
+    }
+}
 }  // namespace
+
+std::string submission_of(protocol::document doc) {
+    anchor_files(doc);
+    return protocol::serialize(doc);
+}
+
+json restore_binary_snapshot(const client_options& o, const std::string& to, const std::string& path, bool replace,
+                             const std::function<void(protocol::document&)>& adjust) {
+    protocol::snapshot_reader reader(path);
+    protocol::document doc = reader.doc();
+    doc.file = path;
+    const auto as_written = protocol::serialize(doc);
+    adjust(doc);
+    anchor_files(doc);
+    // A snapshot whose document changes is rewritten beside it, a state at a time.
+    scratch_file rewritten{scratch_name(path)};
+    std::string sent = path;
+    if (protocol::serialize(doc) != as_written) {
+        protocol::snapshot_writer out(rewritten.path, doc, doc.state->tick, reader.count());
+        for (protocol::indexed_state s; reader.next(s);) out.add(s);
+        out.commit();
+        sent = rewritten.path;
+    }
+    char name[40];
+    std::snprintf(name, sizeof name, "%x%llx", static_cast<unsigned>(::getpid()),
+                  static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    std::ifstream in(sent, std::ios::binary);
+    if (!in) throw io_error("cannot read " + sent);
+    std::string piece(1u << 20, '\0');
+    std::uint64_t offset = 0;
+    do {
+        in.read(piece.data(), static_cast<std::streamsize>(piece.size()));
+        const auto got = static_cast<std::size_t>(in.gcount());
+        std::string payload(1, static_cast<char>(std::strlen(name)));
+        payload += name;
+        payload.append(reinterpret_cast<const char*>(&offset), 8);
+        payload.append(piece.data(), got);
+        call_node(o, to, {protocol::message_type::upload, 0, 0, std::move(payload)});
+        offset += got;
+    } while (in);
+    const json submit{{"uploaded", name}};
+    return json::parse(call_node(o, to, {protocol::message_type::submit, replace ? protocol::replace_flag : std::uint16_t{0}, 0, submit.dump()}).payload);
+}
+
+nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc) {
+    if (!doc.net) throw usage_error(doc.file + ": an update needs a <network>");
+    return nlohmann::json::parse(call_node(o, lead, {protocol::message_type::update, 0, 0, submission_of(doc)}).payload);
+}
 
 protocol::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path) {
     constexpr std::size_t piece_bytes = 1u << 20;  // as the nodes' state pieces

@@ -50,6 +50,14 @@ std::string node_binary();
 // absolute, since the lead reads them.
 std::string submission_of(protocol::document doc);
 
+// Installs the binary snapshot `path` on the cluster of the node `to` (which becomes the lead),
+// its document as `adjust` leaves it (another cluster, ...): uploaded in 1 MiB pieces,
+// rewritten a state at a time first when its document changes, and installed by name, so
+// that neither the client nor the lead holds more than a piece and a state. Returns the
+// lead's summary.
+nlohmann::json restore_binary_snapshot(const client_options& o, const std::string& to, const std::string& path, bool replace,
+                                       const std::function<void(protocol::document&)>& adjust);
+
 // The frozen network's binary snapshot, read from the lead piece by piece into `path`,
 // which takes the name only once its checksum and states have been checked: the client
 // holds one piece, whatever the snapshot's size. Returns its document (checked; its state

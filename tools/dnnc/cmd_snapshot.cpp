@@ -6,11 +6,11 @@
 
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/xml.hpp"
 
-#include <algorithm>
-#include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace dnnc::cli {
 namespace {
@@ -33,27 +33,34 @@ int run_snapshot(const snapshot_options& o) {
 }
 
 int run_restore(const restore_options& o) {
-    protocol::document doc = protocol::load_snapshot(o.file);
+    std::optional<protocol::cluster> other;
     if (!o.cluster.empty()) {
-        const auto other = protocol::load_document(o.cluster);
-        if (!other.clu) throw usage_error(o.cluster + ": the document has no <cluster>");
-        doc.clu = other.clu;
-        if (doc.run) doc.run->clock.clear();
+        other = protocol::load_document(o.cluster).clu;
+        if (!other) throw usage_error(o.cluster + ": the document has no <cluster>");
     }
-    if (!doc.clu) throw usage_error(o.file + ": no <cluster>; give --cluster OTHER.xml");
-    protocol::check_document(doc);
-    // Every state entry must fit the network; nothing is sent otherwise.
-    protocol::states_of(doc, protocol::expand_neurons(*doc.net));
-    // A binary snapshot as it is travels smaller and decodes faster than its XML, unless
-    // the cluster changes or a weights file must be found relative to the snapshot.
-    const bool relative_weights = std::any_of(doc.net->projections.begin(), doc.net->projections.end(), [](const auto& p) {
-        return !p.weights_file.empty() && std::filesystem::path(p.weights_file).is_relative();
-    });
-    const bool as_is = protocol::is_binary_snapshot_path(o.file) && o.cluster.empty() && !relative_weights;
-    const auto reply = call_node(o.client, o.to,
-                                 {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0,
-                                  as_is ? read_file(o.file) : submission_of(doc)});
-    const auto summary = nlohmann::json::parse(reply.payload);
+    // The snapshot's own cluster, or the other one, whose clock the lead then is.
+    auto on_its_cluster = [&](protocol::document& doc) {
+        if (other) {
+            doc.clu = other;
+            if (doc.run) doc.run->clock.clear();
+        }
+        if (!doc.clu) throw usage_error(o.file + ": no <cluster>; give --cluster OTHER.xml");
+        protocol::check_document(doc);
+    };
+    nlohmann::json summary;
+    if (protocol::is_binary_snapshot_path(o.file)) {
+        // Every state entry must fit the network: read through and checked before anything
+        // is sent, then uploaded in pieces (rewritten first when the cluster changes).
+        protocol::check_snapshot_file(o.file);
+        summary = restore_binary_snapshot(o.client, o.to, o.file, o.replace, on_its_cluster);
+    } else {
+        protocol::document doc = protocol::load_snapshot(o.file);
+        on_its_cluster(doc);
+        protocol::states_of(doc, protocol::expand_neurons(*doc.net));
+        summary = nlohmann::json::parse(
+            call_node(o.client, o.to, {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0, submission_of(doc)})
+                .payload);
+    }
     std::cout << "network '" << summary["network"].get<std::string>() << "' restored on " << summary["nodes"].size()
               << " nodes, frozen at tick " << summary["tick"] << " (dnnc resume or dnnc step to go on)\n";
     return 0;

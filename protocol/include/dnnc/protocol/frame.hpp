@@ -79,6 +79,9 @@ enum class message_type : std::uint8_t {
     update_reply = 46,
     parameters = 47,  // lead to node: the update's parameters (parameters_of, a DNNC document); reply empty
     parameters_reply = 48,
+    upload = 49,  // client to a node: u8 name length, the name (hex), u64 offset, then bytes of a binary
+                  // snapshot appended to the upload of that name; a submit {"uploaded": name} installs it (lead.hpp)
+    upload_reply = 50,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
