@@ -79,14 +79,19 @@ void pound(const endpoint& at) {
         R"({"bins": 4, "groups": {"a": 1}})",
         // Updates and parameters: another network, other sizes, no network at all.
         R"(<dnnc xmlns="urn:dnnc:1"><network name="x"><population id="p" size="999" model="lif"/></network></dnnc>)",
-        R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="1"/></cluster></dnnc>)"};
+        R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="1"/></cluster></dnnc>)",
+        // Uploads: names that climb out or are not hex, offsets past the end, submits of
+        // uploads that are not there.
+        std::string("\x05../ab", 6) + std::string(8, '\0') + "x", std::string("\x02zz", 3) + std::string(8, '\0'),
+        std::string("\x02ab", 3) + std::string("\x10\0\0\0\0\0\0\0", 8) + "late", R"({"uploaded": "abc"})",
+        R"({"uploaded": "../../etc"})"};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,
                                      message_type::output,  message_type::snapshot,      message_type::capture,
                                      message_type::restore_state, message_type::status,   message_type::error_reply,
                                      message_type::spikes, message_type::replica,  message_type::weights,
                                      message_type::weights_page, message_type::weight_histograms, message_type::weight_bins,
-                                     message_type::update, message_type::parameters};
+                                     message_type::update, message_type::parameters, message_type::upload};
     for (auto type : requests)
         for (const auto& payload : payloads) {
             INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");
