@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <regex>
 
 using namespace dnnc::test;
@@ -19,6 +21,7 @@ std::string cuba_with(const std::string& generators, const std::vector<double>& 
 
 TEST_CASE("dnnc update between two steps equals the change written from the start, on 3 nodes as on 1") {
     scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);  // the nodes' checkpoints
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     std::vector<int> ref_ports, ports;
@@ -32,6 +35,7 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
     }
     for (const std::vector<double>& capacities : {std::vector<double>{1}, std::vector<double>{2, 1, 1}}) {
         INFO(capacities.size() << " nodes");
+        std::filesystem::remove_all(dir.path / "dnnc" / "checkpoints");
         const auto text = cuba_with(R"(<dc to="P" amplitude="0.5"/>)", capacities, ports);
         const auto before = dir.file("before.xml", text);
         const auto after = dir.file("after.xml", std::regex_replace(text, std::regex("amplitude=\"0.5\""), "amplitude=\"-1\""));
@@ -40,6 +44,7 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
         REQUIRE(c.up.exit_code == 0);
         must(dnnc + " submit " + before + to_of(ports));
         must(dnnc + " step 200" + lead_of(ports));
+        must(dnnc + " checkpoint --every 1000" + lead_of(ports));
         const auto refused = run_command(dnnc + " update " + rewired + lead_of(ports));
         CHECK(refused.exit_code == 2);
         CHECK(refused.err.find("<dc> 1 is not the running network's of the same kind, targets") != std::string::npos);
@@ -47,6 +52,10 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
         INFO(updated.err);
         REQUIRE(updated.exit_code == 0);
         CHECK(updated.out.find("its parameters hold from tick 200") != std::string::npos);
+        // With checkpoints on, the lead writes one at once: it holds the update.
+        const auto checkpoint = dir.path / "dnnc" / "checkpoints" / "cuba" / "checkpoint-200.dnncs";
+        REQUIRE(std::filesystem::exists(checkpoint));
+        CHECK(slurp(checkpoint.string()).find(R"(<dc to="P" amplitude="-1"/>)") != std::string::npos);
         must(dnnc + " step 200" + lead_of(ports));
         must(dnnc + " output -o " + out("updated.csv") + lead_of(ports));
         CHECK(slurp(out("updated.csv")) == slurp(out("reference.csv")));
