@@ -144,11 +144,11 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file,
         byte_reader r(body.substr(sizeof snapshot_magic), "snapshot");
         auto head = read_snapshot_head(r, file, access);
         document& doc = head.doc;
-        const auto net = expand_neurons(*doc.net);
         snapshot_state state;
         state.tick = r.get<std::int64_t>();
         const auto count = r.get<std::uint64_t>();
-        if (count > body.size()) throw damaged("impossible neuron count");
+        check_state_count(count, r.left(), head.version >= 3);
+        const auto net = expand_neurons(*doc.net);
         for (std::uint64_t k = 0; k < count; ++k) {
             state.neurons.push_back(named_state(get_state(r, head.version >= 3), net, file));
         }

@@ -171,7 +171,7 @@ snapshot_reader::snapshot_reader(const std::string& path, const file_access& acc
         m.doc = std::move(head.doc);
         const auto tick = m.get<std::int64_t>();
         m.count = m.get<std::uint64_t>();
-        if (m.count > m.left()) throw protocol_error("impossible neuron count");
+        check_state_count(m.count, m.left(), m.version >= 3);
         m.doc.state = snapshot_state{tick, {}, {path, 0, 0}};
     } catch (const protocol_error& e) {
         throw damaged(e.what());

@@ -7,6 +7,7 @@
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -74,6 +75,12 @@ indexed_state get_state(Reader& r, bool plastic) {
     s.synapses.resize(count_within<std::uint64_t>(r, 4));
     for (auto& v : s.synapses) v = r.template get<float>();
     return s;
+}
+
+// A state takes at least 11 bytes (index, output, the counts of variables and history; 20
+// with the plastic part's counts): a count of states the bytes left cannot hold is damage.
+inline void check_state_count(std::uint64_t count, std::uint64_t left, bool plastic) {
+    if (count > left / (plastic ? 20 : 11)) throw protocol_error("impossible neuron count");
 }
 
 inline constexpr char snapshot_magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};
