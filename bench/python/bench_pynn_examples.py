@@ -197,10 +197,11 @@ def run_one(example, simulator, args):
                                     timeout=args.timeout)
             output = result.stdout
             failed = result.returncode != 0
+            timed_out = False
         except subprocess.TimeoutExpired as timeout:
             output = timeout.stdout.decode() if isinstance(timeout.stdout, bytes) else (timeout.stdout or "")
             output += "\ntimed out after %d s\n" % args.timeout
-            failed = True
+            failed = timed_out = True
         log.write(output)
     shutil.rmtree(folder, ignore_errors=True)
     lines = [line for line in output.splitlines() if line.strip()]
@@ -208,7 +209,7 @@ def run_one(example, simulator, args):
     if failed or not found:
         errors = [line for line in lines if re.match(r"[\w.]*(Error|Exception)\b", line) or line.startswith("timed out")]
         error = (errors or lines or ["no output"])[-1]
-        return {"error": error, "seconds": time.perf_counter() - began, "log": log_path}
+        return {"error": error, "timed_out": timed_out, "seconds": time.perf_counter() - began, "log": log_path}
     figures = json.loads(found[-1])
     figures["log"] = log_path
     return figures
@@ -230,6 +231,8 @@ def worst_difference(dnnc, brian2, index):
 def seconds(figures):
     if figures is None:
         return "not run", "", ""
+    if figures.get("timed_out"):
+        return "timed out", "", "> %.0f" % figures["seconds"]
     if "error" in figures:
         return "FAILED", "", ""
     total = figures["setup"] + figures["run"] + figures["other"]
@@ -283,7 +286,11 @@ def main():
         known = [f for f in (dnnc, brian2) if f and "error" not in f]
         neurons = known[0]["neurons"] if known else None
         ratio, rate, cv = "-", "-", "-"
-        if total(dnnc) is not None and total(brian2) is not None:
+        if total(dnnc) is not None and brian2 and brian2.get("timed_out"):
+            value = total(dnnc) / brian2["seconds"]  # brian2's total is longer than its timeout
+            target = "" if neurons <= LARGE else (" met" if value <= TARGET else " MISSED")
+            ratio = "< %.3f%s" % (value, target)
+        elif total(dnnc) is not None and total(brian2) is not None:
             value = total(dnnc) / total(brian2)
             target = "" if neurons <= LARGE else (" met" if value <= TARGET else " MISSED")
             ratio = "%.2f%s" % (value, target)
