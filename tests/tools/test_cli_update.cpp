@@ -45,6 +45,10 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
         must(dnnc + " submit " + before + to_of(ports));
         must(dnnc + " step 200" + lead_of(ports));
         must(dnnc + " checkpoint --every 1000" + lead_of(ports));
+        const auto no_network = run_command(dnnc + " update " + dir.file("cluster_only.xml", R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="1"/></cluster></dnnc>)") + lead_of(ports));
+        CHECK(no_network.exit_code == 2);
+        CHECK(no_network.err.find("the document has no <network>") != std::string::npos);
+        CHECK(run_command(dnnc + " update " + out("missing.xml") + lead_of(ports)).exit_code == 2);
         const auto refused = run_command(dnnc + " update " + rewired + lead_of(ports));
         CHECK(refused.exit_code == 2);
         CHECK(refused.err.find("<dc> 1 is not the running network's of the same kind, targets") != std::string::npos);
