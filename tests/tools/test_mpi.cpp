@@ -225,7 +225,7 @@ TEST_CASE("a rank killed mid-run ends every rank of the job non-zero, the lost r
     CHECK_THAT(r.err, Catch::Contains("rank 2") || Catch::Contains("'r2'"));
 }
 
-TEST_CASE("SIGTERM to an MPI job leaves a checkpoint that the requeued job continues to the same outputs") {
+TEST_CASE("SIGTERM to an MPI job's ranks, as Slurm stops a job, leaves a checkpoint that the requeued job continues to the same outputs") {
     scratch_dir dir;
     const auto doc = dir.file("net.xml", network);
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[100],-1\n190000,p[7],1\n");
@@ -238,23 +238,22 @@ TEST_CASE("SIGTERM to an MPI job leaves a checkpoint that the requeued job conti
     const std::string job = "XDG_STATE_HOME=" + dir.path.string() + " SLURM_JOB_ID=4242 " + mpirun + "3 " + node_binary() + " --mpi --run " +
                             doc + ticks + " --input " + inputs + " --output " + out;
     auto first = std::async(std::launch::async, [&] { return run_command(job); });
-    int launcher = 0;
-    for (int i = 0; i < 200 && launcher == 0; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-            const auto cmdline = slurp((entry.path() / "cmdline").string());
-            if (cmdline.rfind("mpirun", 0) == 0 && cmdline.find(doc) != std::string::npos)
-                launcher = std::stoi(entry.path().filename().string());
-        }
-    }
-    REQUIRE(launcher != 0);
     // Stopped once the first rows are written: well into the run, far from its end.
     for (int i = 0; i < 400; ++i) {
         const auto written = slurp(out);
         if (std::count(written.begin(), written.end(), '\n') >= 2) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     }
-    REQUIRE(kill(launcher, SIGTERM) == 0);
+    // Slurm signals every task of the step at once. (SIGTERM to mpirun itself is Open MPI's
+    // kill sequence, SIGCONT, 1 s, SIGTERM, 1 s, SIGKILL: no time to checkpoint; docs/mpi.md.)
+    std::vector<int> ranks;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto cmdline = slurp((entry.path() / "cmdline").string());
+        if (cmdline.rfind(node_binary(), 0) == 0 && cmdline.find(doc) != std::string::npos)
+            ranks.push_back(std::stoi(entry.path().filename().string()));
+    }
+    REQUIRE(ranks.size() == 3);
+    for (const int rank : ranks) REQUIRE(kill(rank, SIGTERM) == 0);
     const auto stopped = first.get();
     INFO(stopped.err);
     CHECK(stopped.exit_code != 0);
