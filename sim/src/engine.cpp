@@ -329,26 +329,34 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>(spec)) {
     m.finish(spec);
 }
 
+namespace {
+// The rows of `neurons` drawn from `share` into `store` (sources found in `slots`).
+void build_from_share(synapse_store& store, const protocol::network& share, const std::vector<neuron_spec>& neurons,
+                      const slot_layout& slots, const std::string& node) {
+    for (const auto& n : neurons)
+        if (n.index < 0 || n.index > std::numeric_limits<protocol::neuron_index>::max())
+            throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
+    std::vector<protocol::neuron_index> targets;
+    targets.reserve(neurons.size());
+    for (const auto& n : neurons) targets.push_back(static_cast<protocol::neuron_index>(n.index));
+    // Only this node's rows are drawn (fixed-outdegree rows come from every source's draws).
+    const protocol::synapse_rows rows(share, std::move(targets));
+    for (std::size_t e = 0; e < rows.element_count(); ++e)
+        if (rows.is_dense(e))
+            throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));
+    for (const auto& n : neurons)
+        if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
+            throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
+                                 std::to_string(rows.neuron_count()) + " neurons");
+    store.build(share_rows(rows, neurons), neurons, slots, node);
+}
+}  // namespace
+
 engine::engine(const engine_spec& spec, const protocol::network& share) : impl_(std::make_unique<impl>(spec)) {
     auto& m = *impl_;
     if (!spec.in.empty()) throw usage_error("engine spec: the synapses come from the share; `in` must be empty");
     try {
-        for (const auto& n : spec.neurons)
-            if (n.index < 0 || n.index > std::numeric_limits<protocol::neuron_index>::max())
-                throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
-        std::vector<protocol::neuron_index> targets;
-        targets.reserve(spec.neurons.size());
-        for (const auto& n : spec.neurons) targets.push_back(static_cast<protocol::neuron_index>(n.index));
-        // Only this node's rows are drawn (fixed-outdegree rows come from every source's draws).
-        const protocol::synapse_rows rows(share, std::move(targets));
-        for (std::size_t e = 0; e < rows.element_count(); ++e)
-            if (rows.is_dense(e))
-                throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));
-        for (const auto& n : spec.neurons)
-            if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
-                throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
-                                     std::to_string(rows.neuron_count()) + " neurons");
-        m.store.build(share_rows(rows, spec.neurons), spec.neurons, m.slots, spec.node);
+        build_from_share(m.store, share, spec.neurons, m.slots, spec.node);
         m.finish(spec);
     } catch (const std::bad_alloc&) {
         throw allocation_error(spec.node, m.store.planned());
@@ -566,6 +574,35 @@ void engine::set_parameters(const std::vector<protocol::neuron_params>& params, 
     m.spec.neurons = std::move(neurons);
     m.spec.generators = generators;
     m.generated = std::move(generated);
+}
+
+void engine::set_weights(const protocol::network& share) {
+    auto& m = *impl_;
+    synapse_store fresh;
+    try {
+        build_from_share(fresh, share, m.spec.neurons, m.slots, m.spec.node);
+    } catch (const std::bad_alloc&) {
+        throw allocation_error(m.spec.node, fresh.planned());
+    }
+    if (!m.store.same_wiring(fresh))
+        throw usage_error("new weights: the synapses differ from this engine's in their sources, delays or synapse models");
+    // Learned weights are the plastic synapses' state: they stay.
+    for (std::size_t k = 0; k < m.local(); ++k) {
+        auto s = m.store.row_begin(k);
+        for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1); ++r) {
+            const auto end = m.store.row_begin(k) + m.store.run(r).end;
+            if (m.store.classes()[m.store.run(r).cls].varies & synapse_store::weight_changes)
+                for (; s < end; ++s) fresh.own_weight(s) = m.store.own_weight(s);
+            s = end;
+        }
+    }
+    m.store = std::move(fresh);
+    // The fan-out index copies weights; a plastic class's copies are written before each
+    // delivery reads them (plasticity.hpp), so a rebuilt index serves as a restore's does.
+    if (m.use_sparse) {
+        m.fan_out.build(m.store, m.neurons, m.slots);
+        m.sparse->forget_rows();
+    }
 }
 
 void engine::restore(const std::vector<neuron_state>& states, tick_t next) {

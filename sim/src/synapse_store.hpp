@@ -88,6 +88,10 @@ public:
     // The delay of synapse s of a class whose delays vary.
     std::uint16_t own_delay(std::uint64_t s) const { return delay_[s]; }
 
+    // Whether `other` holds the same synapses as this store, row by row in canonical order:
+    // the same sources, delays and synapse models, so that only their weights may differ.
+    bool same_wiring(const synapse_store& other) const;
+
     // f(source slot, weight, delay) for each synapse of neuron k, in canonical order.
     template <class F>
     void for_each(std::size_t k, F&& f) const {
@@ -151,6 +155,29 @@ private:
     std::vector<std::uint16_t> delays_;
     std::uint32_t remote_delay_ = 65536;
 };
+
+inline bool synapse_store::same_wiring(const synapse_store& other) const {
+    if (in_begin_ != other.in_begin_ || in_slot_ != other.in_slot_ || elements_ != other.elements_ || models_.size() != other.models_.size())
+        return false;
+    for (std::size_t m = 0; m < models_.size(); ++m)
+        if (models_[m].info != other.models_[m].info || models_[m].values != other.models_[m].values) return false;
+    // Per synapse (its delay, its class's model), as each store's runs give them.
+    auto row = [](const synapse_store& store, std::size_t k, std::vector<std::pair<std::uint16_t, std::uint8_t>>& out) {
+        out.clear();
+        auto s = store.in_begin_[k];
+        for (auto r = store.run_begin_[k]; r < store.run_begin_[k + 1]; ++r) {
+            const auto& c = store.classes_[store.runs_[r].cls];
+            for (; s < store.in_begin_[k] + store.runs_[r].end; ++s) out.emplace_back(store.delay(c, s), c.model);
+        }
+    };
+    std::vector<std::pair<std::uint16_t, std::uint8_t>> mine, theirs;
+    for (std::size_t k = 0; k + 1 < in_begin_.size(); ++k) {
+        row(*this, k, mine);
+        row(other, k, theirs);
+        if (mine != theirs) return false;
+    }
+    return true;
+}
 
 template <class Rows>
 void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots,
