@@ -333,6 +333,32 @@ void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
                                        << " bytes of states held at once");
 }
 
+namespace {
+// Each node's share of `net`, an update of `plan`'s network that changes weights, as an
+// install gives it (plan::build_configs): the wiring with the new weights, lists cut to the
+// node's neurons; by node id.
+std::map<std::string, std::string> updated_shares(const plan::network_plan& plan, const plan::topology& topo,
+                                                  const std::vector<plan::link_time>& times, const std::vector<double>& windows,
+                                                  std::uint64_t epoch, const protocol::network& net) {
+    const plan::network_plan updated{{plan.doc.file, net, plan.doc.clu, plan.doc.run, {}}, plan.net, plan.node_of_neuron,
+                                     plan.quality, plan.neurons_per_node};
+    std::vector<double> latency(topo.link_count(), 0.0);
+    for (const auto& t : times) latency[t.link] = t.latency_ms;
+    const auto root = plan::build_configs(updated, topo, latency, windows, epoch);
+    std::map<std::string, std::string> shares;
+    std::vector<const protocol::node_config*> stack{&root};
+    while (!stack.empty()) {
+        const auto* c = stack.back();
+        stack.pop_back();
+        protocol::document share;
+        share.net = *c->share;
+        shares[c->node] = protocol::serialize(share);
+        for (const auto& child : c->children) stack.push_back(&child);
+    }
+    return shares;
+}
+}  // namespace
+
 // The nodes take the parameters first, each checking them against its share; only then does
 // the lead's document change. The run is frozen throughout (lead_run::update_parameters).
 json lead::update(const std::string& payload) {
@@ -349,17 +375,21 @@ json lead::update(const std::string& payload) {
     protocol::document parameters;
     parameters.net = protocol::parameters_of(*doc.net);
     const std::string body = protocol::serialize(parameters);
+    const bool reweighted = protocol::weights_differ(*state->plan.doc.net, *doc.net);
+    const auto shares = reweighted ? updated_shares(state->plan, state->topo, state->times, state->windows, state->epoch, *doc.net)
+                                   : std::map<std::string, std::string>{};
     auto r = current_run();
     r->update_parameters([&] {
         const auto& nodes = state->plan.doc.clu->nodes;
         for (std::size_t v = 0; v < nodes.size(); ++v) {
+            const auto& own_body = reweighted ? shares.at(nodes[v].id) : body;
             if (v == state->topo.lead()) {
-                own_.set_parameters(body);
+                own_.set_parameters(own_body);
                 continue;
             }
             try {
                 calls_.call_while_alive({nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)},
-                                        frame{message_type::parameters, 0, 0, body}, options_.silence_limit);
+                                        frame{message_type::parameters, 0, 0, own_body}, options_.silence_limit);
             } catch (const std::exception& e) {
                 throw error("node '" + nodes[v].id + "' did not take the update: " + e.what());
             }
@@ -370,6 +400,10 @@ json lead::update(const std::string& payload) {
         net.populations = doc.net->populations;
         net.poisson = doc.net->poisson;
         net.currents = doc.net->currents;
+        if (reweighted) {
+            net.projections = std::move(doc.net->projections);
+            net.synapses = std::move(doc.net->synapses);
+        }
         for (const auto& n : net.neurons) state->plan.net.groups[state->plan.net.group_index.at(n.id)].params = n.params;
         for (const auto& p : net.populations) state->plan.net.groups[state->plan.net.group_index.at(p.id)].params = p.params;
         state->plan.net.drive = protocol::resolve_generators(net);

@@ -180,8 +180,12 @@ nlohmann::json node_simulation::weight_bins(const nlohmann::json& request) const
     return weight_bins_reply(wanted.histograms);
 }
 
-void node_simulation::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators) {
-    runner_->modify_paused([&](sim::engine& e) { e.set_parameters(params, generators); });
+void node_simulation::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
+                                     const protocol::network* weights) {
+    runner_->modify_paused([&](sim::engine& e) {
+        if (weights) e.set_weights(*weights);
+        e.set_parameters(params, generators);
+    });
 }
 
 void node_simulation::restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next) {

@@ -71,9 +71,12 @@ public:
     nlohmann::json weights(std::uint64_t from, std::uint64_t limit) const;
     // Its plastic synapses' weights binned as a weight-bins request asks (weight_bins.hpp), frozen.
     nlohmann::json weight_bins(const nlohmann::json& request) const;
-    // New parameters for the local neurons (in the config's order) and new generators, frozen
-    // between two ticks (engine::set_parameters); usage_error while running.
-    void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators);
+    // New parameters for the local neurons (in the config's order) and new generators, and
+    // with `weights` (the node's updated share; null: none change) new weights of its static
+    // synapses, frozen between two ticks (engine::set_weights, engine::set_parameters);
+    // usage_error while running.
+    void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
+                        const protocol::network* weights = nullptr);
     // Installs states (local neurons and the remote ones it reads) so that the next tick is
     // `next`; the runner restarts paused there.
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);

@@ -142,7 +142,7 @@ void worker::set_parameters(const std::string& payload) {
         share = *config_->share;
         neurons = config_->neurons;
     }
-    auto updated = protocol::with_parameters(std::move(share), *update.net);
+    auto updated = protocol::with_parameters(share, *update.net);
     const auto net = protocol::expand(updated, "parameters");
     // Of the spike sources' spikes, those of this node's neurons (config neurons ascend).
     std::vector<std::int64_t> mine;
@@ -159,7 +159,8 @@ void worker::set_parameters(const std::string& payload) {
         n.params = net.params_of(static_cast<protocol::neuron_index>(n.index));
         params.push_back(n.params);
     }
-    simulation()->set_parameters(params, protocol::resolve_generators(updated));
+    const bool reweighted = protocol::weights_differ(share, updated);
+    simulation()->set_parameters(params, protocol::resolve_generators(updated), reweighted ? &updated : nullptr);
     std::lock_guard<std::mutex> lock(mutex_);
     config_->share = std::move(updated);
     config_->neurons = std::move(neurons);

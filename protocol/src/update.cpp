@@ -1,6 +1,7 @@
 #include "dnnc/protocol/update.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 
 #include <string>
 #include <tuple>
@@ -24,6 +25,30 @@ void same_count(const std::vector<T>& running, const std::vector<T>& updated, co
     if (running.size() != updated.size())
         refuse(where, std::string("the network has ") + std::to_string(updated.size()) + " " + elements + ", the running one " +
                           std::to_string(running.size()));
+}
+
+// A projection's weights: its weight, its weight's distribution, a list's weights.
+bool same_weights(const projection& a, const projection& b) {
+    return a.weight == b.weight && a.weight_distribution == b.weight_distribution && a.connections.weights == b.connections.weights;
+}
+
+// Whether `b` is `a` but for its weights (a connection list counts by its connections, not
+// by the file they were read from).
+bool same_but_weights(const projection& a, projection b) {
+    b.weight = a.weight;
+    b.weight_distribution = a.weight_distribution;
+    b.connections.weights = a.connections.weights;
+    b.connections_file = a.connections_file;
+    b.where = a.where;
+    return b == a;
+}
+
+std::string name_of(const projection& p, std::size_t k) {
+    return p.id.empty() ? std::to_string(k + 1) + " (from '" + p.from + "' to '" + p.to + "')" : "'" + p.id + "'";
+}
+
+bool is_plastic(const network& net, const std::string& synapse_model, const source_location& where) {
+    return resolve_synapse_model(net, synapse_model, where).info->plastic;
 }
 
 }  // namespace
@@ -56,16 +81,37 @@ void check_update(const network& running, const network& updated) {
             refuse(b.where, std::string("<") + element_name(b.shape) + "> " + std::to_string(k + 1) +
                                 " is not the running network's of the same kind, targets, seed and interval");
     }
-    // A connection list counts by its connections, not by the file they were read from.
-    auto projections = [](std::vector<projection> list) {
-        for (auto& p : list) p.connections_file.clear();
-        return list;
-    };
-    auto wiring = [](const network& n) {
-        return std::tie(n.synapse_models, n.synapses, n.connection_order, n.inputs, n.outputs, n.records);
-    };
-    if (wiring(updated) != wiring(running) || projections(updated.projections) != projections(running.projections))
-        refuse(updated.where, "its synapses, projections, synapse models, inputs, outputs or records differ from the running network's");
+    if (std::tie(updated.synapse_models, updated.connection_order, updated.inputs, updated.outputs, updated.records) !=
+        std::tie(running.synapse_models, running.connection_order, running.inputs, running.outputs, running.records))
+        refuse(updated.where, "its synapse models, inputs, outputs, records or the order of its connections differ from the running network's");
+    same_count(running.projections, updated.projections, updated.where, "projections");
+    for (std::size_t k = 0; k < updated.projections.size(); ++k) {
+        const auto &a = running.projections[k], &b = updated.projections[k];
+        if (!same_but_weights(a, b))
+            refuse(b.where, "projection " + name_of(b, k) + " is not the running network's of the same kind, ends, rule and delays" +
+                                " (a static projection's weights may change)");
+        if (!same_weights(a, b) && (a.kind == projection_kind::dense || is_plastic(running, a.synapse_model, a.where)))
+            refuse(b.where, "projection " + name_of(b, k) + " changes the weights of " +
+                                (a.kind == projection_kind::dense ? "a dense projection" : "plastic synapses, which are their state"));
+    }
+    same_count(running.synapses, updated.synapses, updated.where, "synapses");
+    for (std::size_t k = 0; k < updated.synapses.size(); ++k) {
+        const auto &a = running.synapses[k], &b = updated.synapses[k];
+        if (std::tie(a.from, a.to, a.delay, a.delay_ms, a.synapse_model) !=
+            std::tie(b.from, b.to, b.delay, b.delay_ms, b.synapse_model))
+            refuse(b.where, "synapse " + std::to_string(k + 1) + " is not the running network's of the same ends, delay and model");
+        if (a.weight != b.weight && is_plastic(running, a.synapse_model, a.where))
+            refuse(b.where, "synapse " + std::to_string(k + 1) + " changes the weight of a plastic synapse, which is its state");
+    }
+}
+
+bool weights_differ(const network& running, const network& updated) {
+    if (running.projections.size() != updated.projections.size() || running.synapses.size() != updated.synapses.size()) return true;
+    for (std::size_t k = 0; k < running.projections.size(); ++k)
+        if (!same_weights(running.projections[k], updated.projections[k])) return true;
+    for (std::size_t k = 0; k < running.synapses.size(); ++k)
+        if (running.synapses[k].weight != updated.synapses[k].weight) return true;
+    return false;
 }
 
 network parameters_of(const network& net) {
@@ -86,6 +132,10 @@ network with_parameters(network share, const network& parameters) {
     updated.populations = parameters.populations;
     updated.poisson = parameters.poisson;
     updated.currents = parameters.currents;
+    if (!parameters.connection_order.empty()) {
+        updated.projections = parameters.projections;
+        updated.synapses = parameters.synapses;
+    }
     check_update(share, updated);
     return updated;
 }

@@ -1,5 +1,6 @@
-// Updates of a running network (protocol/update.hpp): parameters may change, anything that
-// places, wires or numbers neurons may not, each refusal located at the element.
+// Updates of a running network (protocol/update.hpp): parameters and static weights may
+// change, anything that places, wires or numbers neurons may not, nor a synapse's delay or a
+// plastic synapse's weight, each refusal located at the element.
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -53,7 +54,8 @@ TEST_CASE("an update that changes more than parameters is refused, located at th
         {{R"(model="iaf_cond_exp")", R"(model="iaf_cond_alpha")"}, "u.xml:2:1: population 'E'"},
         {{R"(v-init="-65")", R"(v-init="-60")"}, "u.xml:2:1: population 'E'"},
         {{R"(model="iaf_psc_exp")", R"(model="iaf_psc_alpha")"}, "u.xml:4:1: neuron 'a'"},
-        {{R"(weight="2")", R"(weight="3")"}, "its synapses, projections"},
+        {{R"(kind="all" weight="2")", R"(kind="one-to-one" weight="2")"}, "u.xml:5:1: projection 1 (from 'S' to 'E') is not the running network's"},
+        {{R"(weight="2")", R"(weight="2" delay="3")"}, "same kind, ends, rule and delays"},
         {{R"(to="E" amplitude)", R"(to="E[0:5]" amplitude)"}, "u.xml:6:1: <dc> 1"},
         {{R"(seed="3")", R"(seed="4")"}, "u.xml:7:1: <poisson> 1 changes its targets or seed"},
     };
@@ -66,4 +68,31 @@ TEST_CASE("an update that changes more than parameters is refused, located at th
                       Catch::Contains("the network has 2 current generators, the running one 1"));
     CHECK_THROWS_AS(with_parameters(running, parameters_of(network_of(replaced(running_body, R"(size="10")", R"(size="9")")))),
                     config_error);
+}
+
+TEST_CASE("an update may change static weights: a projection's, its distribution's, a synapse's; a node takes them with its share") {
+    const std::string body = R"(<synapse-model id="ee" model="stdp_synapse"/>
+<population id="E" size="10" model="iaf_psc_exp" seed="2"/>
+<projection from="E" to="E" kind="random" p="0.5" seed="1"><weight distribution="normal" mean="3" std="1"/></projection>
+<projection id="plastic" from="E" to="E" kind="random" p="0.1" seed="2" weight="4" synapse-model="ee"/>
+<synapse from="E[0]" to="E[1]" weight="2"/>
+<synapse from="E[1]" to="E[2]" weight="2" synapse-model="ee"/>
+)";
+    const auto running = network_of(body);
+    auto changed = replaced(body, R"(mean="3")", R"(mean="-5")");
+    changed = replaced(changed, R"(to="E[1]" weight="2")", R"(to="E[1]" weight="7")");
+    const auto updated = network_of(changed);
+    CHECK_NOTHROW(check_update(running, updated));
+    CHECK(weights_differ(running, updated));
+    CHECK_FALSE(weights_differ(running, network_of(body)));
+    CHECK(with_parameters(running, parameters_of(updated)).projections == running.projections);  // parameters only
+    const auto share = with_parameters(running, updated);  // a node's updated share: its wiring too
+    CHECK(share.projections[0].weight_distribution->mean == -5);
+    CHECK(share.synapses[0].weight == 7);
+    CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, R"(weight="4")", R"(weight="5")"))),
+                      Catch::Contains("u.xml:5:1: projection 'plastic' changes the weights of plastic synapses, which are their state"));
+    CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, R"(to="E[2]" weight="2")", R"(to="E[2]" weight="3")"))),
+                      Catch::Contains("u.xml:7:1: synapse 2 changes the weight of a plastic synapse"));
+    CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, R"(to="E[1]" weight="2")", R"(to="E[1]" weight="2" delay="4")"))),
+                      Catch::Contains("u.xml:6:1: synapse 1 is not the running network's of the same ends, delay and model"));
 }

@@ -188,3 +188,59 @@ def test_set_between_runs_of_a_network_with_a_connection_list():
     sim.run(20.0)
     assert cells.get_spike_counts()[cells[0]] > 0
     sim.end()
+
+
+def spikes_with_weights_set_between_runs(nodes, change=True):
+    """Spike times of 30 cells whose projections' weights are set between two runs: a
+    drawn projection's to one value, a list's per connection, one connection's alone."""
+    sim.setup(timestep=0.1, nodes=nodes)
+    cells = sim.Population(30, sim.IF_curr_exp(i_offset=0.8, tau_refrac=2.0))
+    cells.initialize(v=sim.RandomDistribution("uniform", low=-65.0, high=-52.0, rng=sim.NumpyRNG(seed=4)))
+    drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.2, rng=sim.NumpyRNG(seed=5)),
+                           sim.StaticSynapse(weight=0.3, delay=0.5))
+    listed = sim.Projection(cells, cells, sim.FromListConnector([(k, (k * 7 + 3) % 30, 0.5, 1.0) for k in range(30)]),
+                            sim.StaticSynapse(), receptor_type="inhibitory")
+    cells.record("spikes")
+    sim.run(30.0)
+    one = listed.connections[4]
+    if change:
+        drawn.set(weight=0.6)
+        listed.set(weight=np.linspace(0.1, 2.0, 30 * 30).reshape(30, 30))
+        one.weight = 3.5
+    sim.run(50.0)
+    weights = (drawn.get("weight", format="list"), listed.get("weight", format="array"),
+               (one.presynaptic_index, one.postsynaptic_index))
+    times = spike_times(cells)
+    sim.end()
+    return times, weights
+
+
+def test_projection_weights_set_between_runs_give_the_same_spikes_on_1_and_3_nodes():
+    expected, (drawn, listed, one) = spikes_with_weights_set_between_runs(1)
+    assert sum(len(t) for t in expected.values()) > 50
+    assert {w for _, _, w in drawn} == {0.6}
+    assert listed[one] == 3.5
+    pre = 5 if one[0] != 5 else 6
+    assert listed[pre, (pre * 7 + 3) % 30] == pytest.approx(0.1 + 1.9 * (pre * 30 + (pre * 7 + 3) % 30) / 899)
+    unchanged, _ = spikes_with_weights_set_between_runs(1, change=False)
+    assert any(not np.array_equal(unchanged[k], expected[k]) for k in expected)
+    got, _ = spikes_with_weights_set_between_runs(3)
+    assert got.keys() == expected.keys()
+    for k in expected:
+        np.testing.assert_array_equal(got[k], expected[k])
+
+
+def test_projection_changes_other_than_static_weights_between_runs_are_refused_and_undone():
+    sim.setup(timestep=0.1, nodes=2)
+    cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
+    drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
+                           sim.StaticSynapse(weight=0.3, delay=0.5))
+    sim.run(10.0)
+    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*delays"):
+        drawn.set(delay=1.0)
+    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run"):
+        drawn.set(weight=np.full((10, 10), 0.2))  # per connection: dnnc's drawn projection becomes a list
+    assert {d for _, _, d in drawn.get("delay", format="list")} == {0.5}
+    assert {w for _, _, w in drawn.get("weight", format="list")} == {0.3}
+    sim.run(10.0)
+    sim.end()

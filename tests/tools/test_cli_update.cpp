@@ -69,3 +69,45 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
         CHECK(running.err.find("must be frozen for an update") != std::string::npos);
     }
 }
+
+TEST_CASE("dnnc update of static weights between two steps gives the same outputs on 3 nodes as on 1; a changed delay is refused") {
+    scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    std::vector<int> ports;
+    std::string unchanged;
+    for (const std::vector<double>& capacities : {std::vector<double>{1}, std::vector<double>{2, 1, 1}}) {
+        INFO(capacities.size() << " nodes");
+        const auto text = with_cluster("cuba/cuba.xml", capacities, ports);
+        const auto before = dir.file("before.xml", text);
+        const auto after = dir.file("after.xml", std::regex_replace(std::regex_replace(text, std::regex("weight=\"1.62\""), "weight=\"2.2\""),
+                                                                    std::regex("weight=\"-9\""), "weight=\"-12\""));
+        const auto delayed = dir.file("delayed.xml", std::regex_replace(text, std::regex("weight=\"1.62\" delay=\"1\""), "weight=\"2.2\" delay=\"2\""));
+        local_cluster_guard c(before);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " submit " + before + to_of(ports));
+        must(dnnc + " step 200" + lead_of(ports));
+        const auto refused = run_command(dnnc + " update " + delayed + lead_of(ports));
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find("projection 1 (from 'P[0:3200]' to 'P') is not the running network's of the same kind, ends, rule and delays") !=
+              std::string::npos);
+        const auto updated = run_command(dnnc + " update " + after + lead_of(ports));
+        INFO(updated.err);
+        REQUIRE(updated.exit_code == 0);
+        must(dnnc + " step 200" + lead_of(ports));
+        const auto name = "updated-" + std::to_string(capacities.size()) + ".csv";
+        must(dnnc + " output -o " + out(name) + lead_of(ports));
+        if (capacities.size() > 1) CHECK(slurp(out(name)) == slurp(out("updated-1.csv")));
+        // The lead's document holds the new weights: a snapshot written now has them.
+        must(dnnc + " snapshot -o " + out("now.xml") + lead_of(ports));
+        CHECK(slurp(out("now.xml")).find("weight=\"2.2\"") != std::string::npos);
+        if (capacities.size() == 1) {
+            must(dnnc + " submit --replace " + before + to_of(ports));
+            must(dnnc + " step 400" + lead_of(ports));
+            must(dnnc + " output -o " + out("unchanged.csv") + lead_of(ports));
+            unchanged = slurp(out("unchanged.csv"));
+        }
+    }
+    CHECK(unchanged != slurp(out("updated-1.csv")));  // the weights made a difference
+}

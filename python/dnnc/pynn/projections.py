@@ -316,11 +316,16 @@ class Projection(common.Projection):
         return [Connection(self, k, i, j) for k, (i, j) in enumerate(zip(pre.tolist(), post.tolist()))]
 
     def _set_connection(self, k, name, value):
-        """Sets the weight or delay of connection k (the connections become explicit)."""
-        simulator.not_between_runs("setting a connection's %s" % name)
-        self._expand()
-        self._explicit_columns()[2 if name == "weight" else 3][k] = value
-        simulator.state.changed()
+        """Sets the weight or delay of connection k (the connections become explicit);
+        between runs, on the running cluster (a static synapse's weight only)."""
+        before = self._saved()
+
+        def change():
+            self._expand()
+            self._explicit = [tuple(np.array(column) for column in self._explicit_columns())]  # not the saved arrays
+            self._explicit[0][2 if name == "weight" else 3][k] = value
+
+        simulator.update_between_runs("setting a connection's %s" % name, change, lambda: self._restore(before))
 
     def __len__(self):
         pieces = self._split()
@@ -362,8 +367,22 @@ class Projection(common.Projection):
             arrays.append(array)
         return arrays
 
+    def _saved(self):
+        """What set() may change, to undo it (_restore)."""
+        return (dict(self._values), dict(self._native), {name: list(chunks) for name, chunks in self._varying.items()},
+                self._rule, list(self._explicit))
+
+    def _restore(self, saved):
+        values, native, varying, self._rule, self._explicit = saved
+        self._values, self._native, self._varying = dict(values), dict(native), varying
+
     def _set_attributes(self, parameter_space):
-        simulator.not_between_runs("Projection.set()")
+        """Sets weights, delays or synapse parameters; between runs, on the running cluster,
+        where only static synapses' weights may change (docs/pynn.md)."""
+        before = self._saved()
+        simulator.update_between_runs("Projection.set()", lambda: self._assign(parameter_space), lambda: self._restore(before))
+
+    def _assign(self, parameter_space):
         for name, value in parameter_space.items():
             if name not in self._values and value.is_homogeneous and name not in self._varying:
                 self._native[name] = value
@@ -383,7 +402,6 @@ class Projection(common.Projection):
             pre, post, weight, delay = self._explicit_columns()
             new = value.evaluate(simplify=False)[pre, post]
             self._explicit = [(pre, post, new, delay) if name == "weight" else (pre, post, weight, new)]
-        simulator.state.changed()
 
     def _expand(self):
         """Makes the connections dnnc draws explicit (for values given per connection)."""

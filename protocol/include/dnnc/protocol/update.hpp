@@ -1,8 +1,9 @@
 #pragma once
 // Updates of a running network's parameters (docs/simulation.md, "Updating parameters"): a
 // new version of the network that differs from the running one only in what a neuron, a
-// generator or a spike source may change between two ticks. Everything that places, wires
-// or numbers neurons, and what their initial state was drawn from, stays.
+// generator, a spike source or a static synapse may change between two ticks. Everything
+// that places, wires or numbers neurons, what their initial state was drawn from, and every
+// synapse's ends and delay stay.
 #include "dnnc/protocol/model.hpp"
 
 namespace dnnc::protocol {
@@ -11,14 +12,19 @@ namespace dnnc::protocol {
 // more than its parameters, saying what differs. May change: a population's or neuron's
 // model parameters (not its model, tau_minus, v-init* or u-init), a spike source's spikes, rates,
 // start and stop, a <poisson>'s rate and weight, a current generator's amplitude, offset,
-// frequency, phase, mean, std, start and stop.
+// frequency, phase, mean, std, start and stop; the weights of static synapses (a projection's
+// weight or its weight distribution's parameters, a list's weights, a <synapse>'s weight).
 void check_update(const network& running, const network& updated);
+// Whether `updated` (which passed check_update against `running`) changes any weight.
+bool weights_differ(const network& running, const network& updated);
 
-// What an update sends the nodes: `net`'s name, dt, neurons, populations and generators,
-// none of its wiring.
+// What an update that changes no weight sends the nodes: `net`'s name, dt, neurons,
+// populations and generators, none of its wiring. (One that changes weights sends each node
+// its share of the updated network, wiring included.)
 network parameters_of(const network& net);
 // `share` (a node's share of the running network) with the parameters of `parameters`
-// (parameters_of an update); config_error when they do not fit it (check_update).
+// (parameters_of an update, or the node's updated share: then with its wiring too);
+// config_error when they do not fit it (check_update).
 network with_parameters(network share, const network& parameters);
 
 }  // namespace dnnc::protocol
