@@ -10,8 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <cstdio>
+#include <iostream>
 #include <thread>
 #include <unistd.h>
 
@@ -54,6 +54,13 @@ std::string client_options::secret_for(const std::string& address) const {
     if (!secret_file.empty()) return secret();
     const auto recorded = node_server::recorded_cluster_at(node_server::parse_endpoint(address));
     return recorded && !recorded->secret_file.empty() ? node_server::read_secret_file(recorded->secret_file) : std::string();
+}
+
+node_server::peer_client& client_options::kept_client_for(const std::string& address) const {
+    std::lock_guard<std::mutex> lock(kept_->mutex);
+    auto& kept = kept_->by_address[address];
+    if (!kept) kept = client_for(address);
+    return *kept;
 }
 
 std::unique_ptr<node_server::peer_client> client_options::client_for(const std::string& address) const {
@@ -113,8 +120,8 @@ protocol::frame call_node(const client_options& o, const std::string& address, p
     // Installing a network and gathering a snapshot take as long as the network is large:
     // they wait while the lead answers heartbeats, and --timeout bounds its silence instead.
     const bool grows = request.type == protocol::message_type::submit || request.type == protocol::message_type::snapshot;
-    if (grows) return o.client_for(address)->call_while_alive(to, std::move(request), o.timeout());
-    return o.client_for(address)->call(to, std::move(request), o.timeout());
+    if (grows) return o.kept_client_for(address).call_while_alive(to, std::move(request), o.timeout());
+    return o.kept_client_for(address).call(to, std::move(request), o.timeout());
 }
 
 std::string node_binary() {
@@ -274,11 +281,15 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
     const bool bar = with_bar && isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     const auto to = node_server::parse_endpoint(lead);
-    const auto client = o.client_for(lead);
+    auto& client = o.kept_client_for(lead);
     std::int64_t first = -2;
+    // Short steps (a PyNN script's many run(1 ms)) end within a millisecond or two: the
+    // polls start close together and spread out to the usual pace.
+    auto pause = std::chrono::microseconds(250);
+    const auto slowest = std::chrono::microseconds(bar ? 100'000 : 20'000);
     while (true) {
         const auto p = json::parse(
-            client->call(to, {protocol::message_type::control, 0, 0, json{{"command", "progress"}}.dump()}, o.timeout()).payload);
+            client.call(to, {protocol::message_type::control, 0, 0, json{{"command", "progress"}}.dump()}, o.timeout()).payload);
         if (p.contains("error")) {
             if (bar) std::fputc('\n', stderr);
             throw error(p["error"].get<std::string>());
@@ -303,7 +314,8 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
             if (bar) std::fputc('\n', stderr);
             throw error("interrupted");
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(bar ? 100 : 20));
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, slowest);
     }
 }
 

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,7 +37,18 @@ struct client_options {
     std::unique_ptr<node_server::peer_client> client_for(const std::string& address) const;
     // The secret client_for uses for `address`; empty when none.
     std::string secret_for(const std::string& address) const;
+    // The client of `address` that call_node uses: made by client_for at the first call and
+    // kept, with its connection, by these options and their copies (a script's many short
+    // runs pay for a connection once).
+    node_server::peer_client& kept_client_for(const std::string& address) const;
     std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)); }
+
+private:
+    struct kept_clients {
+        std::mutex mutex;
+        std::map<std::string, std::unique_ptr<node_server::peer_client>> by_address;
+    };
+    std::shared_ptr<kept_clients> kept_ = std::make_shared<kept_clients>();
 };
 
 // One request to a node and its reply. A node that cannot be reached is a runtime failure
