@@ -70,7 +70,7 @@ TEST_CASE("an update that changes more than parameters is refused, located at th
                     config_error);
 }
 
-TEST_CASE("an update may change static weights: a projection's, its distribution's, a synapse's; a node takes them with its share") {
+TEST_CASE("an update may change static weights: a projection's, its distribution's, a synapse's, and a node takes them with its share") {
     const std::string body = R"(<synapse-model id="ee" model="stdp_synapse"/>
 <population id="E" size="10" model="iaf_psc_exp" seed="2"/>
 <projection from="E" to="E" kind="random" p="0.5" seed="1"><weight distribution="normal" mean="3" std="1"/></projection>

@@ -70,7 +70,7 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
     }
 }
 
-TEST_CASE("dnnc update of static weights between two steps gives the same outputs on 3 nodes as on 1; a changed delay is refused") {
+TEST_CASE("dnnc update of static weights between two steps gives the same outputs on 3 nodes as on 1, and a changed delay is refused") {
     scratch_dir dir;
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
     const auto dnnc = dnnc_binary();
