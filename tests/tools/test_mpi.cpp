@@ -165,9 +165,10 @@ TEST_CASE("signals over MPI allocate nothing per tick once warm") {
     const auto lagging = dir.file("lagging.xml", std::regex_replace(lagging_network, std::regex("  <run"), "  " + two_nodes));
     // Once warm, buffers grow only when more packets are in flight than ever before (a
     // peer further ahead) or a sparse packet is larger than any before: a handful of times
-    // in 2,000 ticks, often none. The old transport allocated several times every tick.
+    // in 2,000 ticks, often none, a few dozen on a machine loaded enough for one rank to run
+    // far ahead. The old transport allocated several times every tick.
     for (const auto& doc : {dense, window, sparse, lagging}) {
-        const auto r = run_command(mpirun + "2 " + check + doc + " 200 2000 10");
+        const auto r = run_command(mpirun + "2 " + check + doc + " 200 2000 50");
         INFO(doc << "\n" << r.out << r.err);
         CHECK(r.exit_code == 0);
         CHECK(count_of(r.out, "allocations in the last 2000") == 2);
