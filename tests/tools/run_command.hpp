@@ -16,6 +16,7 @@ struct command_result {
 };
 
 inline std::string dnnc_binary() { return std::string(DNNC_BINARY_DIR) + "/tools/dnnc"; }
+inline std::string node_binary() { return std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node"; }
 inline std::string source_path(const std::string& relative) { return std::string(DNNC_SOURCE_DIR) + "/" + relative; }
 
 inline command_result run_command(const std::string& command) {

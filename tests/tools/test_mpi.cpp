@@ -22,8 +22,6 @@ namespace {
 // Root may run mpirun only when it says so (CI machines run tests as root).
 const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 mpirun -np ";
 
-std::string node_binary() { return std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node"; }
-
 std::size_t count_of(const std::string& text, const std::string& word) {
     std::size_t n = 0;
     for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;

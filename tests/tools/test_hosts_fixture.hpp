@@ -1,0 +1,94 @@
+#pragma once
+// Test hosts for integration tests (scripts/test_hosts.sh): N network namespaces joined by
+// a bridge, host K at 10.99.0.K, with a dnnc node each on port 7000 and a cluster secret.
+// Commands run on a host; everything is taken down when the fixture goes, also when a
+// check fails. Needs root (CI runs as root).
+#include "cluster_fixture.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace dnnc::test {
+
+inline bool can_make_test_hosts() { return ::geteuid() == 0; }
+
+class test_hosts {
+public:
+    static constexpr int port = 7000;
+
+    // Hosts 1..n named after this process (tests run side by side), and a secret in `dir`.
+    test_hosts(const scratch_dir& dir, int n) : dir_(dir.path), name_("t" + std::to_string(::getpid() % 10000000)) {
+        remove_sets_of_gone_tests();
+        secret_ = dir.file("secret", "6f1d3c0a9b8e7d6c5b4a392817f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c\n");
+        ::chmod(secret_.c_str(), 0600);
+        must(script() + " up " + name_ + " " + std::to_string(n));
+        for (int k = 1; k <= n; ++k) nodes_.push_back(start_node(k));
+        for (int k = 1; k <= n; ++k) wait_until_listening(k);
+    }
+    ~test_hosts() {
+        for (const int pid : nodes_) ::kill(pid, SIGKILL);
+        for (const int pid : nodes_) ::waitpid(pid, nullptr, 0);
+        run_command(script() + " down " + name_);
+    }
+    test_hosts(const test_hosts&) = delete;
+    test_hosts& operator=(const test_hosts&) = delete;
+
+    static std::string address(int k) { return "10.99.0." + std::to_string(k); }
+    static std::string endpoint(int k) { return address(k) + ":" + std::to_string(port); }
+    // `command` (a dnnc binary's arguments follow it) as run on host k.
+    std::string on(int k) const { return script() + " exec " + name_ + " " + std::to_string(k) + " "; }
+    // dnnc on host k with the cluster's secret: append the subcommand and its arguments.
+    std::string dnnc_on(int k, const std::string& subcommand) const {
+        return on(k) + dnnc_binary() + " " + subcommand + " --secret-file " + secret_;
+    }
+    void link(int k, bool up) const { must(script() + " link " + name_ + " " + std::to_string(k) + (up ? " up" : " down")); }
+    void shape(int k, const std::string& rate) const { must(script() + " shape " + name_ + " " + std::to_string(k) + " " + rate); }
+
+private:
+    static std::string script() { return source_path("scripts/test_hosts.sh"); }
+
+    // Sets whose test process was killed before it could take them down.
+    static void remove_sets_of_gone_tests() {
+        std::istringstream sets(run_command("ip netns list").out);
+        const std::regex switch_of_test("^t([0-9]+)-sw\\b.*");
+        std::smatch m;
+        for (std::string line; std::getline(sets, line);)
+            if (std::regex_match(line, m, switch_of_test) && ::kill(std::stoi(m[1]), 0) != 0 && errno == ESRCH)
+                run_command(script() + " down t" + m[1].str());
+    }
+
+    int start_node(int k) const {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const auto log = (dir_ / ("node" + std::to_string(k) + ".log")).string();
+            const auto state = (dir_ / ("state" + std::to_string(k))).string();
+            const std::string command = "exec " + on(k) + node_binary() + " --bind " + address(k) + " --port " + std::to_string(port) +
+                                        " --secret-file " + secret_ + " --state-dir " + state + " --log-level warn > " + log + " 2>&1";
+            ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        return pid;
+    }
+    void wait_until_listening(int k) const {
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            if (run_command(dnnc_on(k, "status --lead " + endpoint(k))).exit_code == 0) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        FAIL("the node on test host " << k << " did not come up: " << slurp((dir_ / ("node" + std::to_string(k) + ".log")).string()));
+    }
+
+    std::filesystem::path dir_;
+    std::string name_, secret_;
+    std::vector<int> nodes_;
+};
+
+}  // namespace dnnc::test
