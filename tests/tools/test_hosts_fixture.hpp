@@ -50,6 +50,8 @@ public:
     std::string dnnc_on(int k, const std::string& subcommand) const {
         return on(k) + dnnc_binary() + " " + subcommand + " --secret-file " + secret_;
     }
+    // Host k's node's state folder (checkpoints go under its checkpoints/).
+    std::filesystem::path state_dir(int k) const { return dir_ / ("state" + std::to_string(k)); }
     void link(int k, bool up) const { must(script() + " link " + name_ + " " + std::to_string(k) + (up ? " up" : " down")); }
     void shape(int k, const std::string& rate) const { must(script() + " shape " + name_ + " " + std::to_string(k) + " " + rate); }
 
@@ -70,7 +72,7 @@ private:
         const pid_t pid = ::fork();
         if (pid == 0) {
             const auto log = (dir_ / ("node" + std::to_string(k) + ".log")).string();
-            const auto state = (dir_ / ("state" + std::to_string(k))).string();
+            const auto state = state_dir(k).string();
             const std::string command = "exec " + on(k) + node_binary() + " --bind " + address(k) + " --port " + std::to_string(port) +
                                         " --secret-file " + secret_ + " --state-dir " + state + " --log-level warn > " + log + " 2>&1";
             ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));

@@ -1,14 +1,18 @@
 // Clusters on test hosts (scripts/test_hosts.sh): each node in a network namespace of its
 // own with its own address, on real (veth) links. A network run there gives the outputs of
 // one local node; a link taken down for 2 s and brought back mid-run changes nothing in
-// them; a link shaped to 10 Mbit/s changes nothing either.
+// them; a link shaped to 10 Mbit/s changes nothing either; a host cut off for good is found
+// dead, and recovery on the other two goes on to the outputs of a run without the failure.
 #include "test_hosts_fixture.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <future>
 
 using namespace dnnc::test;
+using json = nlohmann::json;
 
 namespace {
 // A random recurrent network on the three test hosts (a chain of links), or on one local node.
@@ -78,4 +82,50 @@ TEST_CASE("a network on three test hosts gives the outputs of one local node, th
     CHECK(seconds > 2);  // the outage held the run up: it came mid-run
     hosts.shape(2, "10mbit");
     CHECK(step_and_read("slow.csv", [] {}) == expected);
+}
+
+TEST_CASE("a test host cut off from the others is found dead, and recovery on the two left equals a run without the failure") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    test_hosts hosts(dir, 3);
+    std::string cluster = three_hosts();
+    cluster.replace(cluster.find("</cluster>"), 0, "<link from=\"h1\" to=\"h3\"/>");
+    const auto doc = dir.file("hosts.xml", network_on(cluster, "<run probes=\"2\" heartbeat-timeout=\"400\" tick-period=\"1\"/>"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
+    const std::string lead = " --lead " + test_hosts::endpoint(1);
+    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    must(hosts.dnnc_on(1, "input " + inputs + lead));
+    must(hosts.dnnc_on(1, "checkpoint --every 50 --keep 2 --dir cut" + lead));
+    must(hosts.dnnc_on(1, "start" + lead));
+    const auto checkpoints = hosts.state_dir(1) / "checkpoints" / "cut";
+    for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::size_t files = 0;
+        if (std::filesystem::exists(checkpoints))
+            for (const auto& e : std::filesystem::directory_iterator(checkpoints)) (void)e, ++files;
+        if (files >= 2) break;
+    }
+    hosts.link(3, false);  // for good: its node runs on, out of reach
+    json s;
+    for (int i = 0; i < 50; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+        if (s["state"] == "failed") break;
+    }
+    REQUIRE(s["state"] == "failed");
+    const auto recovered = run_command(hosts.dnnc_on(1, "recover --json" + lead));
+    INFO(recovered.err);
+    REQUIRE(recovered.exit_code == 0);
+    CHECK(json::parse(recovered.out)["removed"] == json::array({"h3"}));
+    must(hosts.dnnc_on(1, "step 60" + lead));
+    must(hosts.dnnc_on(1, "output -o " + (dir.path / "out.csv").string() + lead));
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
+    CHECK(rows == slurp(straight));
 }
