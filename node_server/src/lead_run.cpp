@@ -409,7 +409,7 @@ std::string lead_run::snapshot() {
     return read_file(file);
 }
 
-lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::size_t count) {
+lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer) {
     namespace fs = std::filesystem;
     std::lock_guard<std::mutex> capturing(capture_mutex_);
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
@@ -425,6 +425,7 @@ lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::si
     piece.tick = piece_tick_;
     piece.total = fs::file_size(piece_file_);
     if (from > piece.total) throw usage_error("the snapshot has " + std::to_string(piece.total) + " bytes");
+    piece.bytes = std::move(buffer);
     piece.bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(std::min(count, max_snapshot_piece), piece.total - from)));
     std::ifstream in(piece_file_, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(from));

@@ -94,13 +94,15 @@ public:
     // A piece of a binary snapshot of the frozen network, for a client that writes it to a
     // file of any size: `from` 0 writes the snapshot (usage_error unless frozen) into a file
     // the lead keeps; later pieces read on from it while the network stays at that tick
-    // (usage_error otherwise). The file goes once its last byte has been read.
+    // (usage_error otherwise). The file goes once its last byte has been read. `buffer`
+    // becomes the piece's bytes: a client's previous piece, so that a download, however
+    // long, allocates its piece once (on the threads that read each piece).
     struct snapshot_piece {
         std::uint64_t total = 0;  // the snapshot's bytes
         std::int64_t tick = 0;
         std::string bytes;  // [from, from + count)
     };
-    snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count);
+    snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer = {});
     static constexpr std::size_t max_snapshot_piece = 4u << 20;
     std::int64_t next_tick() const;
     // Runs `apply` (an update of the frozen network's parameters) with no snapshot or
