@@ -244,9 +244,10 @@ private:
     // neither the lead nor this server holds more than a piece, whatever the snapshot's size
     // (and a piece read on a new thread each time allocates nothing there), and each write has
     // the request timeout, not the whole download. An error before the first byte is a JSON
-    // answer; one after it (the network unfrozen, or on to another tick) ends the connection
-    // without the last chunk, so that the client sees a broken download, never a complete
-    // file mixing two states.
+    // answer; one after it (the network unfrozen, or on to another tick), or a piece of
+    // another capture (another client's, after an update), ends the connection without the
+    // last chunk, so that the client sees a broken download, never a complete file mixing
+    // two states.
     void snapshot(unsigned v, bool close_after) {
         if (v < 11) {  // HTTP/1.0 has no chunks: its client would take their framing for the file
             send(reply(http::status::http_version_not_supported, {{"error", "the snapshot streams in chunks: ask with HTTP/1.1"}}, v),
@@ -271,9 +272,12 @@ private:
             send(reply(static_cast<http::status>(piece.http_status), {{"error", piece.error}}, v), close_after);
             return;
         }
-        if (piece.http_status != 200 || piece.bytes.empty()) {
-            DNNC_LOG(warn, "live page: snapshot download ended after " << from << " of " << piece.total << " bytes: "
-                                                                       << (piece.error.empty() ? "an empty piece" : piece.error));
+        if (from == 0) capture_ = piece.capture;
+        if (piece.http_status != 200 || piece.bytes.empty() || piece.capture != capture_) {
+            const std::string why = !piece.error.empty()       ? piece.error
+                                    : piece.capture != capture_ ? "the snapshot was taken again meanwhile"
+                                                                : "an empty piece";
+            DNNC_LOG(warn, "live page: snapshot download ended after " << from << " of " << piece.total << " bytes: " << why);
             close();
             return;
         }
@@ -368,6 +372,7 @@ private:
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
     bool streaming_ = false, writing_ = false, closed_ = false, proven_ = false;
+    std::uint64_t capture_ = 0;  // of the snapshot being sent
     std::chrono::steady_clock::time_point write_started_;
 };
 

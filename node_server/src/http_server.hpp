@@ -59,7 +59,8 @@ struct http_handlers {
     // bytes. `done` is called once, from any thread.
     struct snapshot_piece {
         int http_status = 200;  // else `error` says why
-        std::uint64_t total = 0;  // the snapshot's bytes
+        std::uint64_t total = 0;    // the snapshot's bytes
+        std::uint64_t capture = 0;  // which capture of the lead's they are of (lead_run::snapshot_piece)
         std::string bytes, error;
     };
     using done_piece = std::function<void(snapshot_piece)>;

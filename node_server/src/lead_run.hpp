@@ -100,6 +100,10 @@ public:
     struct snapshot_piece {
         std::uint64_t total = 0;  // the snapshot's bytes
         std::int64_t tick = 0;
+        // Which capture the bytes are of (unique in this process): each `from` 0 makes a new
+        // one into the same file, so a client reading on whose capture has changed would mix
+        // two (an update between).
+        std::uint64_t capture = 0;
         std::string bytes;  // [from, from + count)
     };
     snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer = {});
@@ -271,6 +275,7 @@ private:
     // The snapshot that snapshot_piece_at serves (empty: none), at its tick; under capture_mutex_.
     std::string piece_file_;
     std::int64_t piece_tick_ = 0;
+    std::uint64_t piece_capture_ = 0;
     std::thread ticker_;
     bool ticker_stop_ = false;
 

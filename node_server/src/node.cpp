@@ -126,11 +126,14 @@ struct node::impl {
                 try {
                     auto piece = leader->snapshot_piece_at(from, count, std::move(buffer));
                     answer.total = piece.total;
+                    answer.capture = piece.capture;
                     answer.bytes = std::move(piece.bytes);
                 } catch (const dnnc::error& e) {
-                    answer = {409, 0, {}, e.what()};
+                    answer.http_status = 409;
+                    answer.error = e.what();
                 } catch (const std::exception& e) {
-                    answer = {500, 0, {}, e.what()};
+                    answer.http_status = 500;
+                    answer.error = e.what();
                 }
                 done(std::move(answer));
             });

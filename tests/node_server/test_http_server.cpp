@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -70,19 +71,24 @@ int get_status(std::uint16_t port, const std::string& token) {
 }
 
 // A snapshot of `size` bytes (byte i is i % 251) in the pieces the page asks for; from
-// `refuse_from` on, each piece is refused, as the lead refuses them once the network runs.
+// `refuse_from` on, each piece is refused, as the lead refuses them once the network runs,
+// and from `recapture_from` on, the pieces are of another capture (another client's).
 // `largest` is the largest piece asked for.
 struct fake_snapshot {
-    std::uint64_t size, refuse_from;
+    std::uint64_t size, refuse_from, recapture_from = std::numeric_limits<std::uint64_t>::max();
     std::shared_ptr<std::size_t> largest = std::make_shared<std::size_t>(0);
     void operator()(std::uint64_t from, std::size_t count, std::string buffer, const http_handlers::done_piece& done) const {
         *largest = std::max(*largest, count);
         if (from >= refuse_from) {
-            done({409, 0, {}, "the network must be frozen before a snapshot"});
+            http_handlers::snapshot_piece refused;
+            refused.http_status = 409;
+            refused.error = "the network must be frozen before a snapshot";
+            done(std::move(refused));
             return;
         }
         http_handlers::snapshot_piece piece;
         piece.total = size;
+        piece.capture = from >= recapture_from ? 2 : 1;
         piece.bytes = std::move(buffer);
         piece.bytes.clear();
         for (auto i = from; i < std::min<std::uint64_t>(size, from + count); ++i) piece.bytes.push_back(static_cast<char>(i % 251));
@@ -166,7 +172,7 @@ TEST_CASE("a snapshot streams as the chunks of one response, a piece at a time")
     std::filesystem::remove(file);
 }
 
-TEST_CASE("a snapshot refused mid-way (the network unfrozen) breaks the download, and refused at once is a 409") {
+TEST_CASE("a snapshot refused mid-way (the network unfrozen) or taken again breaks the download, and refused at once is a 409") {
     set_log_level(log_level::error);
     const std::string token(64, 'a');
     const std::uint64_t size = 5u << 20;
@@ -177,6 +183,11 @@ TEST_CASE("a snapshot refused mid-way (the network unfrozen) breaks the download
     CHECK(broken.error == boost::beast::http::error::partial_message);  // no last chunk
     CHECK(broken.bytes == 2u << 20);
     CHECK_FALSE(broken.complete());
+
+    page taken_again(token, fake_snapshot{size, size, 3u << 20});
+    const auto mixed = dnnc::test::http_download(taken_again.server->port(), "/api/snapshot", token, file);
+    CHECK(mixed.error == boost::beast::http::error::partial_message);
+    CHECK(mixed.bytes == 3u << 20);
 
     page frozen_never(token, fake_snapshot{size, 0});
     const auto refused = dnnc::test::http_download(frozen_never.server->port(), "/api/snapshot", token, file);
