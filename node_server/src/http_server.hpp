@@ -58,7 +58,7 @@ struct http_handlers {
     // the network stays at its tick; `buffer` (the previous piece) is reused for the piece's
     // bytes. `done` is called once, from any thread.
     struct snapshot_piece {
-        int http_status = 200;  // else `error` says why
+        int http_status = 200;      // else `error` says why
         std::uint64_t total = 0;    // the snapshot's bytes
         std::uint64_t capture = 0;  // which capture of the lead's they are of (lead_run::snapshot_piece)
         std::string bytes, error;
