@@ -82,6 +82,9 @@ namespace {
 
 using response = http::response<http::string_body>;
 
+// The snapshot travels in pieces of this size, as `dnnc snapshot` reads it.
+constexpr std::size_t snapshot_piece_bytes = 1u << 20;
+
 // One connection: requests in turn (keep-alive), or, after GET /api/events, a stream of
 // events written by the server's ticker. One write in flight at a time.
 class session : public std::enable_shared_from_this<session> {
@@ -236,17 +239,95 @@ private:
         });
     }
 
+    // GET /api/snapshot streams the lead's snapshot pieces as the chunks of one response,
+    // asking for the next piece only once the last is written, into the last one's storage:
+    // neither the lead nor this server holds more than a piece, whatever the snapshot's size
+    // (and a piece read on a new thread each time allocates nothing there), and each write has
+    // the request timeout, not the whole download. An error before the first byte is a JSON
+    // answer; one after it (the network unfrozen, or on to another tick), or a piece of
+    // another capture (another client's, after an update), ends the connection without the
+    // last chunk, so that the client sees a broken download, never a complete file mixing
+    // two states.
     void snapshot(unsigned v, bool close_after) {
-        srv_.handlers.snapshot([self = shared_from_this(), v, close_after](int status, std::string body, std::string type) {
-            asio::post(self->srv_.io, [self, v, close_after, status, body = std::move(body), type = std::move(type)]() mutable {
-                response res{static_cast<http::status>(status), v};
-                res.set(http::field::content_type, type);
-                res.set(http::field::cache_control, "no-store");
-                if (status == 200) res.set(http::field::content_disposition, "attachment; filename=\"snapshot.dnncs\"");
-                res.body() = std::move(body);
-                self->send(std::move(res), close_after);
+        if (v < 11) {  // HTTP/1.0 has no chunks: its client would take their framing for the file
+            send(reply(http::status::http_version_not_supported, {{"error", "the snapshot streams in chunks: ask with HTTP/1.1"}}, v),
+                 true);
+            return;
+        }
+        next_piece(0, {}, v, close_after);
+    }
+
+    void next_piece(std::uint64_t from, std::string buffer, unsigned v, bool close_after) {
+        auto then = [self = shared_from_this(), from, v, close_after](http_handlers::snapshot_piece piece) {
+            asio::post(self->srv_.io, [self, from, v, close_after, piece = std::move(piece)]() mutable {
+                self->write_piece(from, v, close_after, std::move(piece));
             });
-        });
+        };
+        srv_.handlers.snapshot(from, snapshot_piece_bytes, std::move(buffer), std::move(then));
+    }
+
+    void write_piece(std::uint64_t from, unsigned v, bool close_after, http_handlers::snapshot_piece piece) {
+        if (closed_) return;
+        if (piece.http_status != 200 && from == 0) {
+            send(reply(static_cast<http::status>(piece.http_status), {{"error", piece.error}}, v), close_after);
+            return;
+        }
+        if (from == 0) capture_ = piece.capture;
+        if (piece.http_status != 200 || piece.bytes.empty() || piece.capture != capture_) {
+            const std::string why = !piece.error.empty()       ? piece.error
+                                    : piece.capture != capture_ ? "the snapshot was taken again meanwhile"
+                                                                : "an empty piece";
+            DNNC_LOG(warn, "live page: snapshot download ended after " << from << " of " << piece.total << " bytes: " << why);
+            close();
+            return;
+        }
+        auto bytes = std::make_shared<std::string>(std::move(piece.bytes));
+        const auto next = from + bytes->size();
+        if (from > 0) {
+            write_chunk(bytes, next, piece.total, v, close_after);
+            return;
+        }
+        // The first piece: the head, then the piece as the first chunk.
+        auto head = std::make_shared<http::response<http::empty_body>>(http::status::ok, v);
+        head->set(http::field::content_type, "application/octet-stream");
+        head->set(http::field::cache_control, "no-store");
+        head->set(http::field::content_disposition, "attachment; filename=\"snapshot.dnncs\"");
+        head->keep_alive(!close_after);
+        head->chunked(true);
+        auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*head);
+        stream_.expires_after(srv_.options.request_timeout);
+        http::async_write_header(stream_, *serializer,
+                                 [self = shared_from_this(), head, serializer, bytes, next, total = piece.total, v, close_after](
+                                     beast::error_code ec, std::size_t) {
+                                     if (ec) {
+                                         self->close();
+                                         return;
+                                     }
+                                     self->write_chunk(bytes, next, total, v, close_after);
+                                 });
+    }
+
+    // A piece as a chunk, then the next piece, or after the last one, the last chunk.
+    void write_chunk(const std::shared_ptr<std::string>& bytes, std::uint64_t next, std::uint64_t total, unsigned v, bool close_after) {
+        stream_.expires_after(srv_.options.request_timeout);
+        asio::async_write(stream_, http::make_chunk(asio::buffer(*bytes)),
+                          [self = shared_from_this(), bytes, next, total, v, close_after](beast::error_code ec, std::size_t) {
+                              if (ec) {
+                                  self->close();
+                              } else if (next < total) {
+                                  self->next_piece(next, std::move(*bytes), v, close_after);  // written: its storage serves again
+                              } else {
+                                  self->stream_.expires_after(self->srv_.options.request_timeout);
+                                  asio::async_write(self->stream_, http::make_chunk_last(),
+                                                    [self, close_after](beast::error_code last_ec, std::size_t) {
+                                                        if (last_ec || close_after) {
+                                                            self->close();
+                                                            return;
+                                                        }
+                                                        self->read();
+                                                    });
+                              }
+                          });
     }
 
     void send(response res, bool close_after) {
@@ -291,6 +372,7 @@ private:
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
     bool streaming_ = false, writing_ = false, closed_ = false, proven_ = false;
+    std::uint64_t capture_ = 0;  // of the snapshot being sent
     std::chrono::steady_clock::time_point write_started_;
 };
 

@@ -4,7 +4,8 @@
 // server, so that a browser never shares a thread with the cluster's frames and a slow
 // browser cannot delay a tick. It serves the page built into the binary, the node's status
 // as JSON, a stream of status (server-sent events, at most one event per period for all
-// readers together), a peek at the recorded spikes the lead holds, and the clock's commands.
+// readers together), a peek at the recorded spikes the lead holds, the clock's commands, and
+// a snapshot of the frozen network, streamed a piece at a time (a chunked response).
 //
 // Everything it holds is bounded before the client is known: request header and body
 // sizes, the number of connections, how long a connection may take to send a request.
@@ -52,9 +53,18 @@ struct http_handlers {
     std::function<nlohmann::json(const nlohmann::json& request)> spikes;
     using done = std::function<void(int http_status, nlohmann::json reply)>;
     std::function<void(const nlohmann::json& command, done)> control;
-    // A binary snapshot of the frozen network (.dnncs), or the error as JSON.
-    using done_file = std::function<void(int http_status, std::string body, std::string content_type)>;
-    std::function<void(done_file)> snapshot;
+    // A piece of the binary snapshot of the frozen network (.dnncs), as the lead serves it
+    // (lead_run::snapshot_piece_at): `from` 0 takes the snapshot, later pieces read on while
+    // the network stays at its tick; `buffer` (the previous piece) is reused for the piece's
+    // bytes. `done` is called once, from any thread.
+    struct snapshot_piece {
+        int http_status = 200;      // else `error` says why
+        std::uint64_t total = 0;    // the snapshot's bytes
+        std::uint64_t capture = 0;  // which capture of the lead's they are of (lead_run::snapshot_piece)
+        std::string bytes, error;
+    };
+    using done_piece = std::function<void(snapshot_piece)>;
+    std::function<void(std::uint64_t from, std::size_t count, std::string buffer, done_piece)> snapshot;
 };
 
 class http_server {

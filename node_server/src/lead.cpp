@@ -137,7 +137,7 @@ void lead::handle(const frame& request, responder respond) {
             respond_with(respond, [&] {
                 if (payload.empty()) return reply_of(message_type::snapshot_reply, snapshot());
                 const json request = parse_payload(payload);
-                const auto piece = current_run()->snapshot_piece_at(request.at("from").get<std::uint64_t>(), request.at("bytes").get<std::size_t>());
+                const auto piece = snapshot_piece_at(request.at("from").get<std::uint64_t>(), request.at("bytes").get<std::size_t>());
                 std::string reply(16, '\0');
                 std::memcpy(reply.data(), &piece.total, 8);
                 std::memcpy(reply.data() + 8, &piece.tick, 8);
@@ -298,6 +298,10 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
 
 std::string lead::snapshot() {
     return current_run()->snapshot();
+}
+
+lead_run::snapshot_piece lead::snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer) {
+    return current_run()->snapshot_piece_at(from, count, std::move(buffer));
 }
 
 // A binary snapshot at `tick` into `file`; every node's runner must be paused there. Called

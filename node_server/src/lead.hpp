@@ -53,6 +53,9 @@ public:
     // A binary snapshot of the frozen network (usage_error when it is not frozen); it waits
     // for the nodes.
     std::string snapshot();
+    // A piece of it, for a client that streams it to a file of any size
+    // (lead_run::snapshot_piece_at).
+    lead_run::snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer = {});
     // The recorded spikes the lead holds, without forgetting them (lead_run::peek_spikes).
     nlohmann::json peek_spikes(const nlohmann::json& request);
     // status fields of the lead: the run's state and tick, the cluster, links and windows.

@@ -7,6 +7,7 @@
 #include "standby.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -24,6 +25,8 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 constexpr std::int64_t forever = std::int64_t{1} << 60;
 constexpr std::chrono::milliseconds max_catch_up{100};
+// Snapshot captures served in pieces, numbered across runs (snapshot_piece::capture).
+std::atomic<std::uint64_t> piece_captures{0};
 
 // The whole number in first..last that a request gives as `what`; anything else (a fraction,
 // a number beyond int64, a string) is refused, never converted.
@@ -409,7 +412,7 @@ std::string lead_run::snapshot() {
     return read_file(file);
 }
 
-lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::size_t count) {
+lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer) {
     namespace fs = std::filesystem;
     std::lock_guard<std::mutex> capturing(capture_mutex_);
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
@@ -417,14 +420,17 @@ lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::si
         fs::create_directories(checkpoint_root_);
         piece_file_ = (fs::path(checkpoint_root_) / ("snapshot-pieces-" + std::to_string(::getpid()) + ".dnncs")).string();
         piece_tick_ = next_tick();
+        piece_capture_ = ++piece_captures;
         links_.capture(piece_tick_, piece_file_);
     }
     if (piece_file_.empty() || piece_tick_ != next_tick())
         throw usage_error("no snapshot of tick " + std::to_string(next_tick()) + " is being read: ask from byte 0");
     snapshot_piece piece;
     piece.tick = piece_tick_;
+    piece.capture = piece_capture_;
     piece.total = fs::file_size(piece_file_);
     if (from > piece.total) throw usage_error("the snapshot has " + std::to_string(piece.total) + " bytes");
+    piece.bytes = std::move(buffer);
     piece.bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(std::min(count, max_snapshot_piece), piece.total - from)));
     std::ifstream in(piece_file_, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(from));

@@ -94,13 +94,19 @@ public:
     // A piece of a binary snapshot of the frozen network, for a client that writes it to a
     // file of any size: `from` 0 writes the snapshot (usage_error unless frozen) into a file
     // the lead keeps; later pieces read on from it while the network stays at that tick
-    // (usage_error otherwise). The file goes once its last byte has been read.
+    // (usage_error otherwise). The file goes once its last byte has been read. `buffer`
+    // becomes the piece's bytes: a client's previous piece, so that a download, however
+    // long, allocates its piece once (on the threads that read each piece).
     struct snapshot_piece {
         std::uint64_t total = 0;  // the snapshot's bytes
         std::int64_t tick = 0;
+        // Which capture the bytes are of (unique in this process): each `from` 0 makes a new
+        // one into the same file, so a client reading on whose capture has changed would mix
+        // two (an update between).
+        std::uint64_t capture = 0;
         std::string bytes;  // [from, from + count)
     };
-    snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count);
+    snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer = {});
     static constexpr std::size_t max_snapshot_piece = 4u << 20;
     std::int64_t next_tick() const;
     // Runs `apply` (an update of the frozen network's parameters) with no snapshot or
@@ -269,6 +275,7 @@ private:
     // The snapshot that snapshot_piece_at serves (empty: none), at its tick; under capture_mutex_.
     std::string piece_file_;
     std::int64_t piece_tick_ = 0;
+    std::uint64_t piece_capture_ = 0;
     std::thread ticker_;
     bool ticker_stop_ = false;
 

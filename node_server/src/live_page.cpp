@@ -273,7 +273,8 @@ $("b-freeze").onclick = () => control({command: "freeze"});
 $("b-step").onclick = () => control({command: "step", ticks: 1});
 $("b-step100").onclick = () => control({command: "step", ticks: 100});
 $("b-checkpoint").onclick = () => control({command: "checkpoint"});
-// The snapshot comes back as a file (.dnncs, for dnnc restore).
+// The snapshot comes back as a file (.dnncs, for dnnc restore), streamed; a download the
+// node breaks off (the network ran on meanwhile) fails in r.blob(), never saved incomplete.
 $("b-snapshot").onclick = async () => {
   try {
     const r = await fetch("/api/snapshot" + (q ? "?" + q : ""), {headers: auth});
@@ -282,7 +283,7 @@ $("b-snapshot").onclick = async () => {
     a.href = URL.createObjectURL(await r.blob());
     a.download = (last && last.network ? last.network : "network") + "-" + (last ? last.tick + 1 : 0) + ".dnncs";
     a.click(); logEvent("snapshot saved");
-  } catch (e) { $("control-answer").textContent = String(e); }
+  } catch (e) { $("control-answer").textContent = "snapshot: " + e; logEvent("snapshot failed: " + e); }
 };
 // ?click=ID presses a button once the page has loaded (scripted checks, kiosks).
 const pressed = new URLSearchParams(location.search).get("click");

@@ -120,15 +120,22 @@ struct node::impl {
                 }
             });
         };
-        h.snapshot = [this](http_handlers::done_file done) {
-            tasks.run([this, done = std::move(done)] {
+        h.snapshot = [this](std::uint64_t from, std::size_t count, std::string buffer, http_handlers::done_piece done) {
+            tasks.run([this, from, count, buffer = std::move(buffer), done = std::move(done)]() mutable {
+                http_handlers::snapshot_piece answer;
                 try {
-                    done(200, leader->snapshot(), "application/octet-stream");
+                    auto piece = leader->snapshot_piece_at(from, count, std::move(buffer));
+                    answer.total = piece.total;
+                    answer.capture = piece.capture;
+                    answer.bytes = std::move(piece.bytes);
                 } catch (const dnnc::error& e) {
-                    done(409, json{{"error", e.what()}}.dump(), "application/json");
+                    answer.http_status = 409;
+                    answer.error = e.what();
                 } catch (const std::exception& e) {
-                    done(500, json{{"error", e.what()}}.dump(), "application/json");
+                    answer.http_status = 500;
+                    answer.error = e.what();
                 }
+                done(std::move(answer));
             });
         };
         return h;

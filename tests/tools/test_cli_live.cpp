@@ -1,10 +1,12 @@
 // The live page on a real local cluster (`dnnc cluster up --http 0`): /api/status is what
 // `dnnc status --json` prints, nothing is served without the token, the page's commands drive
-// the clock, the event stream is throttled, the spikes can be watched without draining them,
+// the clock, its snapshot (streamed) is what `dnnc snapshot` writes, the event stream is
+// throttled, the spikes can be watched without draining them,
 // and malformed or oversized requests, unknown paths and idle connections get a 4xx or a
 // closed connection while the node and its run go on; the plastic weights' histograms of the
 // last freeze are those of the weights. With Chromium installed, a headless browser loads
 // the page and shows the cluster, a moving tick and the histograms.
+#include "../http_download.hpp"
 #include "cluster_fixture.hpp"
 #include "png_image.hpp"
 
@@ -241,10 +243,16 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     REQUIRE(answer.status == 200);
     CHECK(json::parse(answer.body)["state"] == "frozen");
     const auto frozen = tick_of(http, bearer);
-    const auto snapshot = http_get(http, "/api/snapshot", bearer);
+    // The page's snapshot (streamed in chunks) is what `dnnc snapshot` writes of the same tick.
+    const auto from_page = dir.path / "page.dnncs", from_cli = dir.path / "cli.dnncs";
+    const auto snapshot = http_download(http, "/api/snapshot", token, from_page.string());
+    CHECK(snapshot.complete());
     CHECK(snapshot.status == 200);
-    CHECK_THAT(snapshot.head, Catch::Contains("application/octet-stream"));
-    CHECK(snapshot.body.size() > 1000);
+    CHECK(snapshot.content_type == "application/octet-stream");
+    CHECK(snapshot.disposition == "attachment; filename=\"snapshot.dnncs\"");
+    must(dnnc_binary() + " snapshot -o " + from_cli.string() + " --lead " + at(ports[0]));
+    const bool same_snapshot = slurp(from_page.string()) == slurp(from_cli.string());
+    CHECK(same_snapshot);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     CHECK(tick_of(http, bearer) == frozen);
     REQUIRE(http_post(http, "/api/control", R"({"command":"step","ticks":5})", bearer).status == 200);
@@ -358,6 +366,11 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     // The page's buttons drive the clock.
     run_command(chromium + "--dump-dom 'http://" + address + "/?poll&click=freeze&token=" + token + "'");
     CHECK(status_of(ports[0])["state"] == "frozen");
+    const auto saved = run_command(chromium + "--dump-dom 'http://" + address + "/?poll&click=snapshot&token=" + token + "'");
+    const auto events_at = saved.out.find("<div id=\"events\">");
+    REQUIRE(events_at != std::string::npos);
+    const auto events = saved.out.substr(events_at, saved.out.find("</div>", events_at) - events_at);
+    CHECK_THAT(events, Catch::Contains("snapshot saved"));  // the streamed download came whole
     run_command(chromium + "--dump-dom 'http://" + address + "/?poll&click=resume&token=" + token + "'");
     CHECK(status_of(ports[0])["state"] == "running");
     const auto refused = run_command(chromium + "--dump-dom 'http://" + address + "/'");
