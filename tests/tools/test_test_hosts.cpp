@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <future>
+#include <regex>
 
 using namespace dnnc::test;
 using json = nlohmann::json;
@@ -128,4 +129,26 @@ TEST_CASE("a test host cut off from the others is found dead, and recovery on th
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
     CHECK(rows == slurp(straight));
+}
+
+TEST_CASE("link latencies measured between test hosts track the delays the links emulate") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    test_hosts hosts(dir, 3);
+    std::string cluster = three_hosts();
+    cluster = std::regex_replace(cluster, std::regex("to=\"h2\"/>"), "to=\"h2\" emulate-delay=\"4\"/>");
+    cluster = std::regex_replace(cluster, std::regex("to=\"h3\"/>"), "to=\"h3\" emulate-delay=\"8\"/>");
+    const auto doc = dir.file("hosts.xml", network_on(cluster, "<run probes=\"16\"/>"));
+    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    const auto s = json::parse(run_command(hosts.dnnc_on(1, "status --json --lead " + test_hosts::endpoint(1))).out);
+    REQUIRE(s["links"].size() == 2);
+    for (const auto& l : s["links"]) {
+        const double injected = l["to"] == "h2" ? 4.0 : 8.0;
+        const double measured = l["latency_ms"].get<double>();
+        INFO("link " << l["from"] << "-" << l["to"] << " measured " << measured << " ms, injected " << injected);
+        CHECK(std::abs(measured - injected) <= std::max(0.2 * injected, 0.3));
+    }
 }
