@@ -490,6 +490,9 @@ inline float step_aeif_cond_alpha(const model_coefficients& c, float& v, float& 
     return settle_aeif(c, refractory_left, refractory_before, spiked);
 }
 
+// x / (e^{x/k} - 1), with its limit k at x = 0, where NEST's form is 0/0.
+inline double hh_ratio(double x, double k) { return x == 0.0 ? k : x / std::expm1(x / k); }
+
 // Traub's rate functions as NEST's hh_cond_exp_traub writes them, at u = V_m - V_T (mV):
 // alpha and beta (1/ms) of the gates m, h and n. (NEST's initial state evaluates them at V_m
 // itself, without V_T: see initial_state.)
@@ -497,9 +500,9 @@ struct hh_rates {
     double alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
 };
 inline hh_rates hh_rates_at(double u) {
-    return {0.32 * (13.0 - u) / (std::exp((13.0 - u) / 4.0) - 1.0), 0.28 * (u - 40.0) / (std::exp((u - 40.0) / 5.0) - 1.0),
-            0.128 * std::exp((17.0 - u) / 18.0),                      4.0 / (1.0 + std::exp((40.0 - u) / 5.0)),
-            0.032 * (15.0 - u) / (std::exp((15.0 - u) / 5.0) - 1.0), 0.5 * std::exp((10.0 - u) / 40.0)};
+    return {0.32 * hh_ratio(13.0 - u, 4.0),         0.28 * hh_ratio(u - 40.0, 5.0),
+            0.128 * std::exp((17.0 - u) / 18.0),    4.0 / (1.0 + std::exp((40.0 - u) / 5.0)),
+            0.032 * hh_ratio(15.0 - u, 5.0),        0.5 * std::exp((10.0 - u) / 40.0)};
 }
 
 // The derivative of NEST's hh_cond_exp_traub (hh_cond_exp_traub_dynamics) at x = {V_m, g_ex,

@@ -181,6 +181,18 @@ TEST_CASE("hh_cond_exp_traub: the gates start at NEST's rest values, conductance
     CHECK(s[6] == 20.0f);   // t_ref 2 ms
 }
 
+TEST_CASE("hh_cond_exp_traub: where NEST's rate functions are 0/0, their limits hold") {
+    // V_m = V_T + 13 (alpha_m), V_T + 15 (alpha_n) and V_T + 40 (beta_m) in the dynamics; 13
+    // and 15 mV in the initial gates, which NEST evaluates at V_m itself.
+    for (const char* v : {"-50", "-48", "-23", "13", "15"}) {
+        INFO("v-init " << v);
+        const auto net = network_of(std::string("<neuron id=\"n\" model=\"hh_cond_exp_traub\" v-init=\"") + v + "\"/>");
+        engine e(whole_network(net));
+        for (int t = 0; t < 20; ++t) e.compute();
+        for (const float x : e.capture()[0].variables) CHECK(std::isfinite(x));
+    }
+}
+
 TEST_CASE("hh_cond_exp_traub captures and restores bit for bit") {
     const auto net = network_of(R"(<population id="c" size="100" model="hh_cond_exp_traub" I_e="600" seed="1" v-init="-65" v-init-std="5"/>
         <projection from="c[0:80]" to="c" kind="random" p="0.2" weight="2" seed="3"/>
