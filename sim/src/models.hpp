@@ -41,11 +41,11 @@ struct model_coefficients {
         double jump_ex = 0, jump_in = 0;  // iaf_cond_alpha: e / tau_syn, dg's jump per nS of weight
         int substeps = 0;
     } cond;
-    // aeif_cond_exp, beside cond: the adaptation (a nS, b pA, 1/tau_w), the exponential term
-    // (Delta_T, V_peak where it is clamped) and spike_at, where a spike is detected (V_peak,
-    // or V_th when Delta_T = 0, as NEST). A step above V_th is at most stiff_ms e^{-(V -
-    // V_th) / Delta_T} (a quarter of the exponential term's time constant) and at least
-    // shortest_ms (sub_h / 1024), so that a substep takes at most 1024 steps.
+    // aeif_cond_exp and aeif_cond_alpha, beside cond: the adaptation (a nS, b pA, 1/tau_w),
+    // the exponential term (Delta_T, V_peak where it is clamped) and spike_at, where a spike is
+    // detected (V_peak, or V_th when Delta_T = 0, as NEST). A step above V_th is at most
+    // stiff_ms e^{-(V - V_th) / Delta_T} (a quarter of the exponential term's time constant)
+    // and at least shortest_ms (sub_h / 1024), so that a substep takes at most 1024 steps.
     struct adaptation {
         double a = 0, b = 0, inv_tau_w = 0, delta_t = 0, v_peak = 0, spike_at = 0, stiff_ms = 0, shortest_ms = 0;
     } adex;
