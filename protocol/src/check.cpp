@@ -67,7 +67,7 @@ std::string projection_name(const projection& p) {
 }
 std::string synapse_name(const synapse& s) { return "synapse from " + quote(s.from) + " to " + quote(s.to); }
 
-// aeif_cond_exp's adaptation and spike parameters, as NEST's aeif_cond_exp checks them:
+// The aeif models' adaptation and spike parameters, as NEST's aeif_cond_exp checks them:
 // V_peak >= V_th, V_reset < V_peak, Delta_T >= 0, and an exponential term that cannot
 // overflow a double at V_peak (with NEST's margin of 1e20).
 void check_adex(problems& out, const iaf_params& n, const adex_params& x, const source_location& where, const std::string& what) {
@@ -103,11 +103,11 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
     positive(p.dt, "dt");
     positive(p.tau_minus, "tau_minus");
     if (p.refractory < 0) out.add(where, what + ": refractory must be >= 0 ticks");
-    if (is_iaf(p.model)) {
+    if (is_iaf(p.model) || is_hh(p.model)) {
         const iaf_params& n = p.iaf;
         positive(n.c_m, "C_m");
         if (is_psc(p.model)) positive(n.tau_m, "tau_m");
-        if (is_cond(p.model)) {
+        if (has_conductances(p.model)) {
             positive(n.g_l, "g_L");
             finite(n.e_ex, "E_ex");
             finite(n.e_in, "E_in");
@@ -118,12 +118,23 @@ void check_params(problems& out, const neuron_params& p, const source_location& 
         }
         if (!(std::isfinite(n.t_ref) && n.t_ref >= 0)) out.add(where, what + ": t_ref must be a number >= 0 (ms)");
         finite(n.e_l, "E_L");
+        finite(n.i_e, "I_e");
+    }
+    if (is_iaf(p.model)) {
+        const iaf_params& n = p.iaf;
         finite(n.v_th, "V_th");
         finite(n.v_reset, "V_reset");
-        finite(n.i_e, "I_e");
-        if (p.model == neuron_model::aeif_cond_exp) check_adex(out, n, p.adex, where, what);
+        if (is_adex(p.model)) check_adex(out, n, p.adex, where, what);
         else if (std::isfinite(n.v_th) && std::isfinite(n.v_reset) && !(n.v_reset < n.v_th))
             out.add(where, what + ": V_reset must lie below V_th");
+    }
+    if (is_hh(p.model)) {
+        const hh_params& h = p.hh;
+        if (!(std::isfinite(h.g_na) && h.g_na >= 0)) out.add(where, what + ": g_Na must be a number >= 0 (nS)");
+        if (!(std::isfinite(h.g_k) && h.g_k >= 0)) out.add(where, what + ": g_K must be a number >= 0 (nS)");
+        finite(h.e_na, "E_Na");
+        finite(h.e_k, "E_K");
+        finite(h.v_t, "V_T");
     }
     if (p.model == neuron_model::izhikevich) {
         const izhikevich_params& z = p.izhikevich;
@@ -467,7 +478,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
         const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
         if (r.variables.empty() && model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
-                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp) and spike sources spike");
+                                 " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub) and spike sources spike");
     }
 }
 
@@ -573,7 +584,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
         const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
-                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp)" +
+                             " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub)" +
                              (source ? " or a spike source" : ""));
     }
     if (!model.info->weight_bound) return;

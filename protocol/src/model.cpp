@@ -21,6 +21,8 @@ const char* to_string(neuron_model m) {
     case neuron_model::iaf_cond_exp: return "iaf_cond_exp";
     case neuron_model::iaf_cond_alpha: return "iaf_cond_alpha";
     case neuron_model::aeif_cond_exp: return "aeif_cond_exp";
+    case neuron_model::aeif_cond_alpha: return "aeif_cond_alpha";
+    case neuron_model::hh_cond_exp_traub: return "hh_cond_exp_traub";
     case neuron_model::spike_source: return "spike-source";
     }
     return "?";
@@ -35,6 +37,8 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     static const std::vector<std::string> cond_exp{"V_m", "g_ex", "g_in", "refractory"};
     static const std::vector<std::string> cond_alpha{"V_m", "g_ex", "g_in", "dg_ex", "dg_in", "refractory"};
     static const std::vector<std::string> aeif{"V_m", "g_ex", "g_in", "w", "refractory"};
+    static const std::vector<std::string> aeif_alpha{"V_m", "g_ex", "g_in", "w", "dg_ex", "dg_in", "refractory"};
+    static const std::vector<std::string> hh{"V_m", "g_ex", "g_in", "Act_m", "Inact_h", "Act_n", "refractory"};
     static const std::vector<std::string> psc_alpha{"V_m", "i_syn_ex", "i_syn_in", "di_syn_ex", "di_syn_in", "refractory"};
     switch (m) {
     case neuron_model::lif: return lif;
@@ -45,6 +49,8 @@ const std::vector<std::string>& state_variable_names(neuron_model m) {
     case neuron_model::iaf_cond_exp: return cond_exp;
     case neuron_model::iaf_cond_alpha: return cond_alpha;
     case neuron_model::aeif_cond_exp: return aeif;
+    case neuron_model::aeif_cond_alpha: return aeif_alpha;
+    case neuron_model::hh_cond_exp_traub: return hh;
     default: return none;
     }
 }
@@ -57,6 +63,7 @@ const std::vector<std::string>& recordable_variables(neuron_model m) {
     static const std::vector<std::string> izhikevich{"V_m", "U_m"};
     static const std::vector<std::string> cond{"V_m", "g_ex", "g_in"};
     static const std::vector<std::string> aeif{"V_m", "g_ex", "g_in", "w"};
+    static const std::vector<std::string> hh{"V_m", "g_ex", "g_in", "Act_m", "Inact_h", "Act_n"};
     switch (m) {
     case neuron_model::lif: return lif;
     case neuron_model::iaf_psc_exp:
@@ -65,7 +72,9 @@ const std::vector<std::string>& recordable_variables(neuron_model m) {
     case neuron_model::izhikevich: return izhikevich;
     case neuron_model::iaf_cond_exp:
     case neuron_model::iaf_cond_alpha: return cond;
-    case neuron_model::aeif_cond_exp: return aeif;
+    case neuron_model::aeif_cond_exp:
+    case neuron_model::aeif_cond_alpha: return aeif;
+    case neuron_model::hh_cond_exp_traub: return hh;
     default: return none;
     }
 }
@@ -131,17 +140,29 @@ iaf_params iaf_defaults(neuron_model m) {
         p.v_reset = -60;
         p.tau_syn_ex = 0.2;
     }
-    if (m == neuron_model::aeif_cond_exp) {
+    if (is_adex(m)) {
         p.c_m = 281;
         p.g_l = 30;
         p.e_l = -70.6;
         p.v_th = -50.4;
         p.t_ref = 0;
     }
+    if (is_hh(m)) {
+        p.c_m = 200;
+        p.g_l = 10;
+        p.e_l = -60;
+        p.e_in = -80;
+        p.tau_syn_ex = 5;
+        p.tau_syn_in = 10;
+    }
     return p;
 }
 bool operator==(const adex_params& a, const adex_params& b) {
     auto t = [](const adex_params& p) { return std::tie(p.delta_t, p.tau_w, p.a, p.b, p.v_peak); };
+    return t(a) == t(b);
+}
+bool operator==(const hh_params& a, const hh_params& b) {
+    auto t = [](const hh_params& p) { return std::tie(p.g_na, p.g_k, p.e_na, p.e_k, p.v_t); };
     return t(a) == t(b);
 }
 bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
@@ -151,7 +172,7 @@ bool operator==(const izhikevich_params& a, const izhikevich_params& b) {
 bool operator==(const neuron_params& a, const neuron_params& b) {
     auto t = [](const neuron_params& p) {
         return std::tie(p.model, p.bias, p.threshold, p.tau_m, p.v_rest, p.v_reset, p.v_th,
-                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.adex, p.v_init, p.v_init_max, p.v_init_std, p.u_init, p.tau_minus);
+                        p.refractory, p.tau_e, p.tau_i, p.dt, p.iaf, p.izhikevich, p.adex, p.hh, p.v_init, p.v_init_max, p.v_init_std, p.u_init, p.tau_minus);
     };
     return t(a) == t(b);
 }

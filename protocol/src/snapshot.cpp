@@ -41,8 +41,8 @@ const char* output_problem(neuron_model m, double value) {
 
 // What is wrong with the values of `n`, a neuron with parameters `p`, against its model:
 // every output in the model's range, conductances >= 0, an adaptation current w within
-// NEST's bound, the refractory count a whole number of ticks within the neuron's refractory
-// period. (Finite float32 values are check_state's.)
+// NEST's bound, (in)activation variables >= 0, the refractory count a whole number of ticks
+// within the neuron's refractory period. (Finite float32 values are check_state's.)
 void check_against_model(const neuron_state& n, const neuron_params& p, double dt, std::vector<diagnostic>& problems) {
     for (std::size_t k = 0; k <= n.history.size(); ++k) {
         const double y = k == 0 ? n.output : n.history[k - 1];
@@ -58,7 +58,9 @@ void check_against_model(const neuron_state& n, const neuron_params& p, double d
         const double value = n.state[k];
         const char* why = (names[k] == "g_ex" || names[k] == "g_in") && !(value >= 0) ? "must be >= 0 (nS)"
                           : names[k] == "w" && !(std::abs(value) <= 1e6)
-                              ? "must lie in -1e6..1e6 pA (where NEST's aeif_cond_exp stops as numerically unstable)"
+                              ? "must lie in -1e6..1e6 pA (where NEST's aeif models stop as numerically unstable)"
+                          : (names[k] == "Act_m" || names[k] == "Inact_h" || names[k] == "Act_n") && !(value >= 0)
+                              ? "must be >= 0 (as NEST's hh_cond_exp_traub requires)"
                               : nullptr;
         if (why) problems.push_back({n.where, "state of '" + n.id + "': " + names[k] + " " + text::from_double(value) + " " + why});
     }

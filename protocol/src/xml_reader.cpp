@@ -336,8 +336,9 @@ protected:
     // at the element (see docs/document.md, "Model parameters").
     static bool not_nest(neuron_model m) { return !is_nest_model(m); }
     static bool is_izhikevich(neuron_model m) { return m == neuron_model::izhikevich; }
-    static bool is_adex(neuron_model m) { return m == neuron_model::aeif_cond_exp; }
     static bool takes_a_and_b(neuron_model m) { return is_izhikevich(m) || is_adex(m); }
+    static bool takes_membrane(neuron_model m) { return is_iaf(m) || is_hh(m); }
+    static bool has_threshold(neuron_model m) { return is_nest_model(m) && !is_hh(m); }
     static void check_model_attributes(const attributes& a, neuron_model model) {
         struct owned {
             const char* name;
@@ -355,29 +356,34 @@ protected:
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
             {"v-init-std", is_spiking, "the spiking models"},
-            {"C_m", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
+            {"C_m", takes_membrane, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
             {"tau_m", is_psc, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
-            {"t_ref", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
-            {"E_L", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
-            {"V_th", is_nest_model, "NEST's models"},
-            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
+            {"t_ref", takes_membrane, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
+            {"E_L", takes_membrane, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
+            {"V_th", has_threshold, "NEST's models but hh_cond_exp_traub (which takes V_T)"},
+            {"V_reset", is_iaf, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based integrate-and-fire models"},
             {"I_e", is_nest_model, "NEST's models"},
             {"tau_syn_ex", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha and NEST's conductance-based models"},
             {"tau_syn_in", has_synaptic_currents, "iaf_psc_exp, iaf_psc_alpha and NEST's conductance-based models"},
-            {"g_L", is_cond, "iaf_cond_exp, iaf_cond_alpha and aeif_cond_exp"},
-            {"E_ex", is_cond, "iaf_cond_exp, iaf_cond_alpha and aeif_cond_exp"},
-            {"E_in", is_cond, "iaf_cond_exp, iaf_cond_alpha and aeif_cond_exp"},
-            {"a", takes_a_and_b, "izhikevich and aeif_cond_exp"},
-            {"b", takes_a_and_b, "izhikevich and aeif_cond_exp"},
-            {"Delta_T", is_adex, "aeif_cond_exp"},
-            {"tau_w", is_adex, "aeif_cond_exp"},
-            {"V_peak", is_adex, "aeif_cond_exp"},
+            {"g_L", has_conductances, "NEST's conductance-based models"},
+            {"E_ex", has_conductances, "NEST's conductance-based models"},
+            {"E_in", has_conductances, "NEST's conductance-based models"},
+            {"a", takes_a_and_b, "izhikevich, aeif_cond_exp and aeif_cond_alpha"},
+            {"b", takes_a_and_b, "izhikevich, aeif_cond_exp and aeif_cond_alpha"},
+            {"Delta_T", is_adex, "aeif_cond_exp and aeif_cond_alpha"},
+            {"tau_w", is_adex, "aeif_cond_exp and aeif_cond_alpha"},
+            {"V_peak", is_adex, "aeif_cond_exp and aeif_cond_alpha"},
+            {"g_Na", is_hh, "hh_cond_exp_traub"},
+            {"g_K", is_hh, "hh_cond_exp_traub"},
+            {"E_Na", is_hh, "hh_cond_exp_traub"},
+            {"E_K", is_hh, "hh_cond_exp_traub"},
+            {"V_T", is_hh, "hh_cond_exp_traub"},
             {"c", is_izhikevich, "izhikevich"},
             {"d", is_izhikevich, "izhikevich"},
             {"V_min", is_izhikevich, "izhikevich"},
             {"u-init", is_izhikevich, "izhikevich"},
             {"consistent_integration", is_izhikevich, "izhikevich"},
-            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp)"},
+            {"tau_minus", is_spiking, "the spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub)"},
         };
         for (const auto& o : attributes_of)
             if (a.get(o.name) && !o.applies(model))
@@ -395,7 +401,8 @@ protected:
             {"iaf_psc_exp", neuron_model::iaf_psc_exp}, {"iaf_psc_delta", neuron_model::iaf_psc_delta},
             {"iaf_psc_alpha", neuron_model::iaf_psc_alpha}, {"izhikevich", neuron_model::izhikevich},
             {"iaf_cond_exp", neuron_model::iaf_cond_exp}, {"iaf_cond_alpha", neuron_model::iaf_cond_alpha},
-            {"aeif_cond_exp", neuron_model::aeif_cond_exp},
+            {"aeif_cond_exp", neuron_model::aeif_cond_exp}, {"aeif_cond_alpha", neuron_model::aeif_cond_alpha},
+            {"hh_cond_exp_traub", neuron_model::hh_cond_exp_traub},
             {"spike-source", neuron_model::spike_source}};
         for (const auto& [name, value] : models)
             if (model == name) p.model = value;
@@ -441,6 +448,12 @@ protected:
         n.g_l = a.real("g_L", n.g_l);
         n.e_ex = a.real("E_ex", n.e_ex);
         n.e_in = a.real("E_in", n.e_in);
+        hh_params& h = p.hh;
+        h.g_na = a.real("g_Na", h.g_na);
+        h.g_k = a.real("g_K", h.g_k);
+        h.e_na = a.real("E_Na", h.e_na);
+        h.e_k = a.real("E_K", h.e_k);
+        h.v_t = a.real("V_T", h.v_t);
         p.v_init = a.real("v-init");
         p.v_init_max = a.real("v-init-max");
         p.v_init_std = a.real("v-init-std");

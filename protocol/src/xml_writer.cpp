@@ -161,6 +161,11 @@ void write_params(xml_out& x, const neuron_params& p) {
     x.attr_if("a", p.adex.a, d.adex.a);
     x.attr_if("b", p.adex.b, d.adex.b);
     x.attr_if("V_peak", p.adex.v_peak, d.adex.v_peak);
+    x.attr_if("g_Na", p.hh.g_na, d.hh.g_na);
+    x.attr_if("g_K", p.hh.g_k, d.hh.g_k);
+    x.attr_if("E_Na", p.hh.e_na, d.hh.e_na);
+    x.attr_if("E_K", p.hh.e_k, d.hh.e_k);
+    x.attr_if("V_T", p.hh.v_t, d.hh.v_t);
     x.attr_if("v-init", p.v_init);
     x.attr_if("v-init-max", p.v_init_max);
     x.attr_if("v-init-std", p.v_init_std);

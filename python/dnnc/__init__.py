@@ -43,9 +43,10 @@ _NS = "urn:dnnc:1"
 
 # Parameters the document spells as NEST does, with underscores (docs/document.md).
 _NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e", "V_min",
-               "consistent_integration", "g_L", "E_ex", "E_in", "Delta_T", "tau_w", "V_peak"}
+               "consistent_integration", "g_L", "E_ex", "E_in", "Delta_T", "tau_w", "V_peak", "g_Na", "g_K", "E_Na",
+               "E_K", "V_T"}
 _NEST_MODELS = ("iaf_psc_exp", "iaf_psc_delta", "iaf_psc_alpha", "izhikevich", "iaf_cond_exp", "iaf_cond_alpha",
-                "aeif_cond_exp")
+                "aeif_cond_exp", "aeif_cond_alpha", "hh_cond_exp_traub")
 
 
 def _attribute_name(key):

@@ -37,7 +37,9 @@ double alpha_gain(double h, double c_m, double tau_m, double tau_x) {
 }
 }  // namespace
 
-int cond_substeps(double dt) { return std::max(1, static_cast<int>(std::ceil(dt / max_cond_substep_ms - 1e-9))); }
+int substeps_of(double dt, double longest_ms) {
+    return std::max(1, static_cast<int>(std::ceil(dt / longest_ms - 1e-9)));
+}
 
 model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) {
     model_coefficients c;
@@ -65,7 +67,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.v_reset = static_cast<float>(z.c);
         c.i_e = static_cast<float>(p.iaf.i_e);
         c.published = !z.consistent_integration;
-    } else if (protocol::is_cond(p.model)) {
+    } else if (protocol::has_conductances(p.model)) {
         const auto& n = p.iaf;
         auto& k = c.cond;
         k.g_l = n.g_l;
@@ -78,14 +80,19 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         k.i_e = n.i_e;
         k.v_th = n.v_th;
         k.v_reset = n.v_reset;
-        k.substeps = cond_substeps(dt);
+        k.substeps = substeps_of(dt, protocol::is_hh(p.model) ? max_hh_substep_ms : max_cond_substep_ms);
         k.sub_h = dt / k.substeps;
         k.jump_ex = std::exp(1.0) / n.tau_syn_ex;
         k.jump_in = std::exp(1.0) / n.tau_syn_in;
         c.theta = static_cast<float>(n.v_th);
         c.v_reset = static_cast<float>(n.v_reset);
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
-        if (p.model == protocol::neuron_model::aeif_cond_exp) {
+        if (protocol::is_hh(p.model)) {
+            const auto& x = p.hh;
+            c.hh = {x.g_na, x.g_k, x.e_na, x.e_k, x.v_t, hh_step_mv, k.sub_h / 1024};
+            c.theta = static_cast<float>(x.v_t + 30);
+        }
+        if (protocol::is_adex(p.model)) {
             const auto& x = p.adex;
             auto& z = c.adex;
             z.a = x.a;
@@ -139,18 +146,26 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
     if (p.v_init_std) v += *p.v_init_std * draws.normal();
     s.v = static_cast<float>(v);
     if (p.model == protocol::neuron_model::izhikevich) s.ge = static_cast<float>(p.u_init.value_or(0.0));
+    if (protocol::is_hh(p.model)) {
+        // The gates at rest, as NEST's hh_cond_exp_traub sets them: its State_ evaluates the
+        // rates at V_m itself, not at V_m - V_T as the dynamics do.
+        const auto r = hh_rates_at(v);
+        s.xe = static_cast<float>(r.alpha_m / (r.alpha_m + r.beta_m));
+        s.xi = static_cast<float>(r.alpha_h / (r.alpha_h + r.beta_h));
+        s.extra = static_cast<float>(r.alpha_n / (r.alpha_n + r.beta_n));
+    }
     return s;
 }
 
 namespace {
-using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float&, float&, float, float,
-                                float);
+using step_function = float (*)(const model_coefficients&, float&, float&, float&, float&, float&, float&, float&, float,
+                                float, float);
 
 // Inlined into each clone of step_spiking_run, so that each is compiled for its vector width.
 template <step_function step, bool external, bool poisson>
 __attribute__((always_inline)) inline void step_loop(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
-                      float* __restrict refractory_left,
+                      float* __restrict extra, float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const float no_input = k.bias + 0.0f;  // what bias + ext gives for ext = +0
@@ -166,28 +181,28 @@ __attribute__((always_inline)) inline void step_loop(const model_coefficients& k
         inhibitory[i] = 0.0f;
         float input = no_input;
         if constexpr (external) input = k.bias + ext[i];
-        out[i] = step(k, v[i], ge[i], gi[i], xe[i], xi[i], refractory_left[i], input, e, h);
+        out[i] = step(k, v[i], ge[i], gi[i], xe[i], xi[i], extra[i], refractory_left[i], input, e, h);
     }
 }
 
 template <step_function step>
 __attribute__((always_inline)) inline void step_each(const model_coefficients& k, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
-                      float* __restrict refractory_left,
+                      float* __restrict extra, float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const bool external = ext != nullptr, poisson = poisson_excitatory != nullptr;
     if (external && poisson)
-        step_loop<step, true, true>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        step_loop<step, true, true>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                     poisson_excitatory, poisson_inhibitory, out);
     else if (external)
-        step_loop<step, true, false>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory, nullptr,
+        step_loop<step, true, false>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory, nullptr,
                                      nullptr, out);
     else if (poisson)
-        step_loop<step, false, true>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        step_loop<step, false, true>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                      poisson_excitatory, poisson_inhibitory, out);
     else
-        step_loop<step, false, false>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory, nullptr,
+        step_loop<step, false, false>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory, nullptr,
                                       nullptr, out);
 }
 }  // namespace
@@ -197,37 +212,43 @@ __attribute__((always_inline)) inline void step_each(const model_coefficients& k
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
-                      float* __restrict refractory_left,
+                      float* __restrict extra, float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const model_coefficients k = c;  // a copy: the stores below cannot change it
     switch (k.model) {
     case protocol::neuron_model::iaf_psc_exp:
-        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                            poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_psc_alpha:
-        return step_each<step_iaf_psc_alpha>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+        return step_each<step_iaf_psc_alpha>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                              inhibitory, poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_psc_delta:
-        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_cond_alpha:
-        return step_each<step_iaf_cond_alpha>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+        return step_each<step_iaf_cond_alpha>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                               inhibitory, poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::aeif_cond_alpha:
+        return step_each<step_aeif_cond_alpha>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
+                                               inhibitory, poisson_excitatory, poisson_inhibitory, out);
+    case protocol::neuron_model::hh_cond_exp_traub:
+        return step_each<step_hh_cond_exp_traub>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
+                                                 inhibitory, poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::aeif_cond_exp:
-        return step_each<step_aeif_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_aeif_cond_exp>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::iaf_cond_exp:
-        return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                             poisson_excitatory, poisson_inhibitory, out);
     case protocol::neuron_model::izhikevich:
         if (k.published)
-            return step_each<step_izhikevich_published>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory,
+            return step_each<step_izhikevich_published>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                                         inhibitory, poisson_excitatory, poisson_inhibitory, out);
-        return step_each<step_izhikevich>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_izhikevich>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                           poisson_excitatory, poisson_inhibitory, out);
     default:
-        return step_each<step_lif>(k, first, last, v, ge, gi, xe, xi, refractory_left, ext, excitatory, inhibitory,
+        return step_each<step_lif>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                    poisson_excitatory, poisson_inhibitory, out);
     }
 }
@@ -241,6 +262,8 @@ std::vector<float> variables_of(const model_coefficients& c, const model_state& 
     case protocol::neuron_model::iaf_cond_alpha:
     case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
     case protocol::neuron_model::aeif_cond_exp: return {s.v, s.ge, s.gi, s.xe, refractory};
+    case protocol::neuron_model::aeif_cond_alpha: return {s.v, s.ge, s.gi, s.extra, s.xe, s.xi, refractory};
+    case protocol::neuron_model::hh_cond_exp_traub: return {s.v, s.ge, s.gi, s.xe, s.xi, s.extra, refractory};
     case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
     case protocol::neuron_model::izhikevich: return {s.v, s.ge};
     default: return {};
@@ -269,6 +292,16 @@ model_state state_from(const model_coefficients& c, const std::vector<float>& va
     if (names.size() == 6) {
         s.xe = variables[3];
         s.xi = variables[4];
+    }
+    if (c.model == protocol::neuron_model::aeif_cond_alpha) {
+        s.extra = variables[3];
+        s.xe = variables[4];
+        s.xi = variables[5];
+    }
+    if (c.model == protocol::neuron_model::hh_cond_exp_traub) {
+        s.xe = variables[3];
+        s.xi = variables[4];
+        s.extra = variables[5];
     }
     return s;
 }

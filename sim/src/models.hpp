@@ -41,28 +41,40 @@ struct model_coefficients {
         double jump_ex = 0, jump_in = 0;  // iaf_cond_alpha: e / tau_syn, dg's jump per nS of weight
         int substeps = 0;
     } cond;
-    // aeif_cond_exp, beside cond: the adaptation (a nS, b pA, 1/tau_w), the exponential term
-    // (Delta_T, V_peak where it is clamped) and spike_at, where a spike is detected (V_peak,
-    // or V_th when Delta_T = 0, as NEST). A step above V_th is at most stiff_ms e^{-(V -
-    // V_th) / Delta_T} (a quarter of the exponential term's time constant) and at least
-    // shortest_ms (sub_h / 1024), so that a substep takes at most 1024 steps.
+    // aeif_cond_exp and aeif_cond_alpha, beside cond: the adaptation (a nS, b pA, 1/tau_w),
+    // the exponential term (Delta_T, V_peak where it is clamped) and spike_at, where a spike is
+    // detected (V_peak, or V_th when Delta_T = 0, as NEST). A step above V_th is at most
+    // stiff_ms e^{-(V - V_th) / Delta_T} (a quarter of the exponential term's time constant)
+    // and at least shortest_ms (sub_h / 1024), so that a substep takes at most 1024 steps.
     struct adaptation {
         double a = 0, b = 0, inv_tau_w = 0, delta_t = 0, v_peak = 0, spike_at = 0, stiff_ms = 0, shortest_ms = 0;
     } adex;
+    // hh_cond_exp_traub, beside cond (g_l, e_l, e_ex, e_in, inv_c_m, inv_tau_ex, inv_tau_in,
+    // i_e, sub_h, substeps): the channels; theta = V_T + 30 mV, refractory_ticks as above.
+    // A step moves V_m by about step_mv at most (its length from dV_m/dt where it starts), and
+    // is at least shortest_ms (sub_h / 1024).
+    struct channels {
+        double g_na = 0, g_k = 0, e_na = 0, e_k = 0, v_t = 0, step_mv = 0, shortest_ms = 0;
+    } hh;
 };
 
 // v, ge, gi and the refractory count as each model names them (variables_of); xe and xi
-// hold a second excitatory and inhibitory variable (iaf_psc_alpha: dI_ex, dI_in).
-// izhikevich keeps U_m in ge; aeif_cond_exp keeps w in xe.
+// hold a second excitatory and inhibitory variable (iaf_psc_alpha: dI_ex, dI_in), `extra`
+// a sixth variable for the models that need one. izhikevich keeps U_m in ge; aeif_cond_exp
+// keeps w in xe; aeif_cond_alpha keeps dg_ex, dg_in in xe, xi and w in extra;
+// hh_cond_exp_traub keeps Act_m, Inact_h, Act_n in xe, xi, extra.
 struct model_state {
-    float v = 0, ge = 0, gi = 0, xe = 0, xi = 0;
+    float v = 0, ge = 0, gi = 0, xe = 0, xi = 0, extra = 0;
     std::int32_t refractory_left = 0;
 };
 
-// The conductance models' RK4 step: at most max_cond_substep_ms, cond_substeps(dt) equal
-// steps per tick (4 at dt = 0.1 ms).
+// The conductance models' RK4 step: at most max_cond_substep_ms, substeps_of(dt,
+// max_cond_substep_ms) equal steps per tick (4 at dt = 0.1 ms); hh_cond_exp_traub's at most
+// max_hh_substep_ms, for its fast sodium current (see docs/simulation.md).
 constexpr double max_cond_substep_ms = 0.025;
-int cond_substeps(double dt);
+constexpr double max_hh_substep_ms = 0.01;
+constexpr double hh_step_mv = 0.03;
+int substeps_of(double dt, double longest_ms);
 
 // `dt`: the network's tick in ms, the integration step of NEST's models (lif has its own).
 model_coefficients coefficients_of(const protocol::neuron_params& p, double dt);
@@ -89,7 +101,9 @@ inline float step_rate(const model_coefficients& c, float u) {
     case protocol::neuron_model::izhikevich:
     case protocol::neuron_model::iaf_cond_exp:
     case protocol::neuron_model::iaf_cond_alpha:
-    case protocol::neuron_model::aeif_cond_exp: break;
+    case protocol::neuron_model::aeif_cond_exp:
+    case protocol::neuron_model::aeif_cond_alpha:
+    case protocol::neuron_model::hh_cond_exp_traub: break;
     }
     return 0.0f;
 }
@@ -99,7 +113,7 @@ inline float step_rate(const model_coefficients& c, float u) {
 // refractory count is kept as a float (whole numbers, exact) so that every lane of that
 // loop compares and selects floats.
 struct model_states {
-    std::vector<float> v, ge, gi, xe, xi, refractory_left;
+    std::vector<float> v, ge, gi, xe, xi, extra, refractory_left;
 
     void resize(std::size_t n) {
         v.resize(n);
@@ -107,10 +121,11 @@ struct model_states {
         gi.resize(n);
         xe.resize(n);
         xi.resize(n);
+        extra.resize(n);
         refractory_left.resize(n);
     }
     model_state get(std::size_t i) const {
-        return {v[i], ge[i], gi[i], xe[i], xi[i], static_cast<std::int32_t>(refractory_left[i])};
+        return {v[i], ge[i], gi[i], xe[i], xi[i], extra[i], static_cast<std::int32_t>(refractory_left[i])};
     }
     void set(std::size_t i, const model_state& s) {
         v[i] = s.v;
@@ -118,6 +133,7 @@ struct model_states {
         gi[i] = s.gi;
         xe[i] = s.xe;
         xi[i] = s.xi;
+        extra[i] = s.extra;
         refractory_left[i] = static_cast<float>(s.refractory_left);
     }
 };
@@ -130,7 +146,7 @@ struct model_states {
 // over it has no branches and vectorises; each value is computed as a branching form would,
 // so the bits are those of one.
 inline float step_lif(const model_coefficients& c, float& v, float& ge, float& gi, float& /*xe*/, float& /*xi*/,
-                      float& refractory_left, float input, float excitatory, float inhibitory) {
+                      float& /*extra*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float excitatory_with_input = excitatory + input;
     const float inhibitory_with_input = inhibitory + input;
     const bool positive = input >= 0;
@@ -172,7 +188,7 @@ inline float settle_iaf(const model_coefficients& c, float& v, float& refractory
 // synaptic sums; V >= theta spikes, resets V and starts round(t_ref / dt) refractory ticks.
 // `input` is the external current I_ext in pA (bias + ext). Branch-free, as step_lif.
 inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& /*xe*/,
-                              float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+                              float& /*xi*/, float& /*extra*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = relative * c.a_m + i_ex * c.c_e + i_in * c.c_i + (c.i_e + input) * c.p20;
     i_ex = i_ex * c.a_e + excitatory;
@@ -184,7 +200,7 @@ inline float step_iaf_psc_exp(const model_coefficients& c, float& v, float& i_ex
 // E_L) decays, integrates I_e + I_ext and jumps by this tick's synaptic sums (mV); input that
 // arrives while refractory is dropped. i_ex and i_in are not used.
 inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*i_ex*/, float& /*i_in*/, float& /*xe*/,
-                                float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+                                float& /*xi*/, float& /*extra*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = c.p20 * (c.i_e + input) + c.a_m * relative + (excitatory + inhibitory);
     return settle_iaf(c, v, refractory_left, integrated);
@@ -196,7 +212,7 @@ inline float step_iaf_psc_delta(const model_coefficients& c, float& v, float& /*
 // weight of w pA gives a current that peaks at w, tau_syn after the spike); V >= theta
 // spikes as iaf_psc_exp. Branch-free, as step_lif.
 inline float step_iaf_psc_alpha(const model_coefficients& c, float& v, float& i_ex, float& i_in, float& di_ex,
-                                float& di_in, float& refractory_left, float input, float excitatory, float inhibitory) {
+                                float& di_in, float& /*extra*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const float relative = v - c.e_l;
     const float integrated = (c.i_e + input) * c.p20 + di_ex * c.d_e + i_ex * c.c_e + di_in * c.d_i + i_in * c.c_i +
                              relative * c.a_m;
@@ -222,7 +238,7 @@ inline float settle_izhikevich(const model_coefficients& c, float& v, float& u, 
 // step of dV/dt = 0.04 V^2 + 5 V + 140 - U + I_ext + I_e, dU/dt = a (b V - U), both from the
 // values before the step; this tick's synaptic sums (mV) join V. Branch-free, as step_lif.
 inline float step_izhikevich(const model_coefficients& c, float& v, float& u, float& /*gi*/, float& /*xe*/, float& /*xi*/,
-                             float& /*refractory_left*/, float input, float excitatory, float inhibitory) {
+                             float& /*extra*/, float& /*refractory_left*/, float input, float excitatory, float inhibitory) {
     const float v0 = v, u0 = u;
     const float drive = 0.04f * v0 * v0 + 5.0f * v0 + 140.0f - u0 + input + c.i_e;
     const float v_new = v0 + (c.h * drive + (excitatory + inhibitory));
@@ -233,7 +249,7 @@ inline float step_izhikevich(const model_coefficients& c, float& v, float& u, fl
 // izhikevich with consistent_integration = false, the numerics of Izhikevich (2003): two half
 // steps of V, the synaptic sums inside the drive, then U from the new V.
 inline float step_izhikevich_published(const model_coefficients& c, float& v, float& u, float& /*gi*/, float& /*xe*/,
-                                       float& /*xi*/, float& /*refractory_left*/, float input, float excitatory,
+                                       float& /*xi*/, float& /*extra*/, float& /*refractory_left*/, float input, float excitatory,
                                        float inhibitory) {
     const float spikes = excitatory + inhibitory, half = c.h * 0.5f;
     const float u0 = u;
@@ -277,7 +293,7 @@ inline float settle_cond(const model_coefficients& c, float& v, float& refractor
 // g_in the inhibitory sum's magnitude); while refractory the count runs down and V_m = V_reset,
 // else V_m >= V_th spikes, V_m <- V_reset, the count starts. The state is float between ticks.
 inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& /*xe*/,
-                               float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+                               float& /*xi*/, float& /*extra*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const auto& k = c.cond;
     const bool refractory = refractory_left > 0;
     const double i = double{input} + k.i_e, h = k.sub_h, half = 0.5 * h, sixth = h / 6.0;
@@ -297,12 +313,12 @@ inline float step_iaf_cond_exp(const model_coefficients& c, float& v, float& g_e
 }
 
 
-// One classical RK4 step of length h from y (N variables) of dy/dt = f(y) into out.
+// One classical RK4 step of length h from y (N variables) of dy/dt = f(y) into out, given
+// a = f(y).
 template <int N, typename F>
-inline void rk4_step(const double* y, double h, const F& f, double* out) {
+inline void rk4_step_from(const double* y, const double* a, double h, const F& f, double* out) {
     const double half = 0.5 * h, sixth = h / 6.0;
-    double a[N], b[N], m[N], e[N], t[N];
-    f(y, a);
+    double b[N], m[N], e[N], t[N];
     for (int j = 0; j < N; ++j) t[j] = y[j] + half * a[j];
     f(t, b);
     for (int j = 0; j < N; ++j) t[j] = y[j] + half * b[j];
@@ -312,12 +328,20 @@ inline void rk4_step(const double* y, double h, const F& f, double* out) {
     for (int j = 0; j < N; ++j) out[j] = y[j] + sixth * (a[j] + 2.0 * b[j] + 2.0 * m[j] + e[j]);
 }
 
+// One classical RK4 step of length h from y (N variables) of dy/dt = f(y) into out.
+template <int N, typename F>
+inline void rk4_step(const double* y, double h, const F& f, double* out) {
+    double a[N];
+    f(y, a);
+    rk4_step_from<N>(y, a, h, f, out);
+}
+
 // One tick of NEST's iaf_cond_alpha (iaf_cond_alpha.cpp): as iaf_cond_exp, with alpha-shaped
 // conductances, dg_x/dt = -dg_x / tau_syn_x, dg/dt = dg_x - g_x / tau_syn_x; the synaptic
 // sums join dg_x scaled by e / tau_syn_x, so that a weight of w nS peaks at w, tau_syn_x
 // after the spike. The same RK4 steps per tick.
 inline float step_iaf_cond_alpha(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& dg_ex,
-                                 float& dg_in, float& refractory_left, float input, float excitatory, float inhibitory) {
+                                 float& dg_in, float& /*extra*/, float& refractory_left, float input, float excitatory, float inhibitory) {
     const auto& k = c.cond;
     const bool refractory = refractory_left > 0;
     const double i = double{input} + k.i_e;
@@ -358,24 +382,33 @@ inline void aeif_derivative(const model_coefficients& c, bool refractory, double
     out[3] = (z.a * (at - k.e_l) - x[3]) * z.inv_tau_w;
 }
 
-// One tick of NEST's aeif_cond_exp (aeif_cond_exp.cpp) from the state as it was (I = I_ext +
-// I_e), in the substeps of the conductance models, each cut into shorter RK4 steps where the
-// exponential term is steep (adaptation). As in NEST, a spike is found within the tick: a step
-// that ends at or above spike_at spikes at the time its V reaches it (bisection of the step's
-// length, 24 halvings), then V <- V_reset, w <- w + b, and the rest of the tick runs with V held
-// at V_reset if t_ref gives refractory ticks (else on from V_reset; a second spike in one tick
-// resets again, but the tick's output stays 1). Then the conductances take this tick's synaptic
-// sums, and a refractory count runs down, or starts after a spike (refractory ticks after this
-// one). The state is float between ticks.
-inline float step_aeif_cond_exp(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& w,
-                                float& /*xi*/, float& refractory_left, float input, float excitatory, float inhibitory) {
+// The derivative of NEST's aeif_cond_alpha (aeif_cond_alpha_dynamics) at x = {V_m, g_ex,
+// g_in, w, dg_ex, dg_in}: aeif_derivative's, with alpha-shaped conductances as
+// iaf_cond_alpha's (dg/dt = dg_x - g / tau_syn, ddg_x/dt = -dg_x / tau_syn).
+inline void aeif_alpha_derivative(const model_coefficients& c, bool refractory, double i, const double* x, double* out) {
+    const auto& k = c.cond;
+    aeif_derivative(c, refractory, i, x, out);
+    out[1] += x[4];
+    out[2] += x[5];
+    out[4] = -x[4] * k.inv_tau_ex;
+    out[5] = -x[5] * k.inv_tau_in;
+}
+
+// One tick of the aeif models' integration from y = {V_m, g_ex, g_in, w, ...} (N variables,
+// derivative(refractory, x, out) their rates), as NEST's aeif_cond_exp.cpp and
+// aeif_cond_alpha.cpp: in the substeps of the conductance models, each cut into shorter RK4
+// steps where the exponential term is steep (adaptation). A spike is found within the tick: a
+// step that ends at or above spike_at spikes at the time its V reaches it (bisection of the
+// step's length, 24 halvings), then V <- V_reset, w <- w + b, and the rest of the tick runs
+// with V held at V_reset if t_ref gives refractory ticks (else on from V_reset; a second spike
+// in one tick resets again, but the tick spikes once). True if it spiked.
+template <int N, typename Derivative>
+inline bool integrate_aeif_tick(const model_coefficients& c, bool refractory, const Derivative& derivative, double* y) {
     const auto& k = c.cond;
     const auto& z = c.adex;
-    const bool refractory_before = refractory_left > 0;
-    bool refractory = refractory_before, spiked = false;
-    const double i = double{input} + k.i_e;
-    const auto f = [&](const double* x, double* out) { aeif_derivative(c, refractory, i, x, out); };
-    double y[4] = {v, g_ex, g_in, w}, next[4];
+    bool spiked = false;
+    const auto f = [&](const double* x, double* out) { derivative(refractory, x, out); };
+    double next[N];
     for (int s = 0; s < k.substeps; ++s) {
         for (double left = k.sub_h; left > 0;) {
             double h = left;
@@ -383,56 +416,173 @@ inline float step_aeif_cond_exp(const model_coefficients& c, float& v, float& g_
                 const double bounded = y[0] < z.v_peak ? y[0] : z.v_peak;
                 h = std::min(left, std::max(z.stiff_ms * std::exp((k.v_th - bounded) / z.delta_t), z.shortest_ms));
             }
-            rk4_step<4>(y, h, f, next);
+            rk4_step<N>(y, h, f, next);
             if (refractory) {
                 next[0] = k.v_reset;
             } else if (next[0] >= z.spike_at) {
-                double before = 0, after = h, probe[4];
+                double before = 0, after = h, probe[N];
                 for (int n = 0; n < 24; ++n) {
                     const double middle = 0.5 * (before + after);
-                    rk4_step<4>(y, middle, f, probe);
+                    rk4_step<N>(y, middle, f, probe);
                     (probe[0] < z.spike_at ? before : after) = middle;
                 }
                 h = std::max(after, std::min(z.shortest_ms, h));
-                rk4_step<4>(y, h, f, next);
+                rk4_step<N>(y, h, f, next);
                 next[0] = k.v_reset;
                 next[3] += z.b;
                 spiked = true;
                 refractory = c.refractory_ticks > 0;
             }
-            std::copy(next, next + 4, y);
+            std::copy(next, next + N, y);
             left -= h;
         }
     }
-    v = static_cast<float>(y[0]);
-    g_ex = static_cast<float>(y[1] + double{excitatory});
-    g_in = static_cast<float>(y[2] - double{inhibitory});
-    w = static_cast<float>(y[3]);
+    return spiked;
+}
+
+// The refractory count at the end of an aeif tick: it starts after a spike (refractory ticks
+// after this one), else runs down if the tick began refractory.
+inline float settle_aeif(const model_coefficients& c, float& refractory_left, bool refractory_before, bool spiked) {
     const float left = refractory_left;
     refractory_left = spiked ? c.refractory_ticks : refractory_before ? left - 1.0f : left;
     return spiked ? 1.0f : 0.0f;
 }
 
+// One tick of NEST's aeif_cond_exp (aeif_cond_exp.cpp) from the state as it was (I = I_ext +
+// I_e), integrate_aeif_tick; then the conductances take this tick's synaptic sums, and the
+// refractory count settles. The state is float between ticks.
+inline float step_aeif_cond_exp(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& w,
+                                float& /*xi*/, float& /*extra*/, float& refractory_left, float input, float excitatory,
+                                float inhibitory) {
+    const bool refractory_before = refractory_left > 0;
+    const double i = double{input} + c.cond.i_e;
+    const auto derivative = [&](bool refractory, const double* x, double* out) {
+        aeif_derivative(c, refractory, i, x, out);
+    };
+    double y[4] = {v, g_ex, g_in, w};
+    const bool spiked = integrate_aeif_tick<4>(c, refractory_before, derivative, y);
+    v = static_cast<float>(y[0]);
+    g_ex = static_cast<float>(y[1] + double{excitatory});
+    g_in = static_cast<float>(y[2] - double{inhibitory});
+    w = static_cast<float>(y[3]);
+    return settle_aeif(c, refractory_left, refractory_before, spiked);
+}
+
+// One tick of NEST's aeif_cond_alpha (aeif_cond_alpha.cpp): as aeif_cond_exp with alpha-shaped
+// conductances; the synaptic sums join dg_x scaled by e / tau_syn_x, as iaf_cond_alpha's.
+inline float step_aeif_cond_alpha(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& dg_ex,
+                                  float& dg_in, float& w, float& refractory_left, float input, float excitatory,
+                                  float inhibitory) {
+    const auto& k = c.cond;
+    const bool refractory_before = refractory_left > 0;
+    const double i = double{input} + k.i_e;
+    const auto derivative = [&](bool refractory, const double* x, double* out) {
+        aeif_alpha_derivative(c, refractory, i, x, out);
+    };
+    double y[6] = {v, g_ex, g_in, w, dg_ex, dg_in};
+    const bool spiked = integrate_aeif_tick<6>(c, refractory_before, derivative, y);
+    v = static_cast<float>(y[0]);
+    g_ex = static_cast<float>(y[1]);
+    g_in = static_cast<float>(y[2]);
+    w = static_cast<float>(y[3]);
+    dg_ex = static_cast<float>(y[4] + double{excitatory} * k.jump_ex);
+    dg_in = static_cast<float>(y[5] - double{inhibitory} * k.jump_in);
+    return settle_aeif(c, refractory_left, refractory_before, spiked);
+}
+
+// x / (e^{x/k} - 1), with its limit k at x = 0, where NEST's form is 0/0.
+inline double hh_ratio(double x, double k) { return x == 0.0 ? k : x / std::expm1(x / k); }
+
+// Traub's rate functions as NEST's hh_cond_exp_traub writes them, at u = V_m - V_T (mV):
+// alpha and beta (1/ms) of the gates m, h and n. (NEST's initial state evaluates them at V_m
+// itself, without V_T: see initial_state.)
+struct hh_rates {
+    double alpha_m, beta_m, alpha_h, beta_h, alpha_n, beta_n;
+};
+inline hh_rates hh_rates_at(double u) {
+    return {0.32 * hh_ratio(13.0 - u, 4.0),         0.28 * hh_ratio(u - 40.0, 5.0),
+            0.128 * std::exp((17.0 - u) / 18.0),    4.0 / (1.0 + std::exp((40.0 - u) / 5.0)),
+            0.032 * hh_ratio(15.0 - u, 5.0),        0.5 * std::exp((10.0 - u) / 40.0)};
+}
+
+// The derivative of NEST's hh_cond_exp_traub (hh_cond_exp_traub_dynamics) at x = {V_m, g_ex,
+// g_in, m, h, n}: the sodium (g_Na m^3 h), potassium (g_K n^4) and leak currents, the
+// conductances towards E_ex and E_in, and I; the gates relax at Traub's rates; the
+// conductances decay. No clamp: V_m runs freely through a spike, as NEST's.
+inline void hh_derivative(const model_coefficients& c, double i, const double* x, double* out) {
+    const auto& k = c.cond;
+    const auto& g = c.hh;
+    const double v = x[0], m = x[3], h = x[4], n = x[5];
+    const double i_na = g.g_na * m * m * m * h * (v - g.e_na), i_k = g.g_k * n * n * n * n * (v - g.e_k);
+    const double leak = k.g_l * (v - k.e_l), i_ex = x[1] * (v - k.e_ex), i_in = x[2] * (v - k.e_in);
+    out[0] = (-i_na - i_k - leak - i_ex - i_in + i) * k.inv_c_m;
+    out[1] = -x[1] * k.inv_tau_ex;
+    out[2] = -x[2] * k.inv_tau_in;
+    const auto r = hh_rates_at(v - g.v_t);
+    out[3] = r.alpha_m - (r.alpha_m + r.beta_m) * m;
+    out[4] = r.alpha_h - (r.alpha_h + r.beta_h) * h;
+    out[5] = r.alpha_n - (r.alpha_n + r.beta_n) * n;
+}
+
+// One tick of NEST's hh_cond_exp_traub (hh_cond_exp_traub.cpp): `substeps` RK4 steps of
+// sub_h from the state as it was (I = I_ext + I_e); the conductances take this tick's
+// synaptic sums (nS; g_in the inhibitory sum's magnitude). While refractory the count runs
+// down; else a V_m at or above theta = V_T + 30 mV that has fallen since the last tick (a
+// maximum just passed) spikes and starts the count. No reset: the channels repolarise.
+inline float step_hh_cond_exp_traub(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& m, float& h,
+                                    float& n, float& refractory_left, float input, float excitatory, float inhibitory) {
+    const auto& k = c.cond;
+    const double i = double{input} + k.i_e;
+    const auto& g = c.hh;
+    const auto f = [&](const double* x, double* out) { hh_derivative(c, i, x, out); };
+    double y[6] = {v, g_ex, g_in, m, h, n}, rate[6];
+    for (int s = 0; s < k.substeps; ++s) {
+        for (double left = k.sub_h; left > 0;) {
+            f(y, rate);
+            const double fastest = g.step_mv / std::abs(rate[0]);  // +inf where V_m stands still
+            const double step = std::min(left, std::max(std::min(fastest, k.sub_h), g.shortest_ms));
+            rk4_step_from<6>(y, rate, step, f, y);
+            left -= step;
+        }
+    }
+    const float before = v;
+    v = static_cast<float>(y[0]);
+    g_ex = static_cast<float>(y[1] + double{excitatory});
+    g_in = static_cast<float>(y[2] - double{inhibitory});
+    m = static_cast<float>(y[3]);
+    h = static_cast<float>(y[4]);
+    n = static_cast<float>(y[5]);
+    const float left = refractory_left;
+    const bool refractory = left > 0;
+    const bool spike = !refractory && v >= c.theta && before > v;
+    refractory_left = spike ? c.refractory_ticks : refractory ? left - 1.0f : left;
+    return spike ? 1.0f : 0.0f;
+}
+
 // One tick of the spiking model c.model (protocol::is_spiking).
 inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
-                          float& refractory_left, float input, float excitatory, float inhibitory) {
+                          float& extra, float& refractory_left, float input, float excitatory, float inhibitory) {
     switch (c.model) {
     case protocol::neuron_model::iaf_psc_exp:
-        return step_iaf_psc_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_exp(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_psc_alpha:
-        return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_psc_delta:
-        return step_iaf_psc_delta(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_psc_delta(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_cond_exp:
-        return step_iaf_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_cond_exp(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::iaf_cond_alpha:
-        return step_iaf_cond_alpha(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return step_iaf_cond_alpha(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::aeif_cond_exp:
-        return step_aeif_cond_exp(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return step_aeif_cond_exp(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::aeif_cond_alpha:
+        return step_aeif_cond_alpha(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
+    case protocol::neuron_model::hh_cond_exp_traub:
+        return step_hh_cond_exp_traub(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     case protocol::neuron_model::izhikevich:
-        return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory)
-                           : step_izhikevich(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
-    default: return step_lif(c, v, ge, gi, xe, xi, refractory_left, input, excitatory, inhibitory);
+        return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory)
+                           : step_izhikevich(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
+    default: return step_lif(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     }
 }
 
@@ -445,7 +595,7 @@ inline float step_spiking(const model_coefficients& c, float& v, float& ge, floa
 // which vectorises: the restrict parameters promise that no array overlaps another.
 void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_t last, float* __restrict v,
                       float* __restrict ge, float* __restrict gi, float* __restrict xe, float* __restrict xi,
-                      float* __restrict refractory_left,
+                      float* __restrict extra, float* __restrict refractory_left,
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out);
 
@@ -454,7 +604,9 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
 // i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
 // refractory ticks left]; izhikevich [V_m, U_m]; iaf_cond_exp [V_m, g_ex, g_in, refractory
 // ticks left]; iaf_cond_alpha [V_m, g_ex, g_in, dg_ex, dg_in, refractory ticks left];
-// aeif_cond_exp [V_m, g_ex, g_in, w, refractory ticks left]; rate models none.
+// aeif_cond_exp [V_m, g_ex, g_in, w, refractory ticks left]; aeif_cond_alpha [V_m, g_ex, g_in,
+// w, dg_ex, dg_in, refractory ticks left]; hh_cond_exp_traub [V_m, g_ex, g_in, Act_m,
+// Inact_h, Act_n, refractory ticks left]; rate models none.
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s);
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables);
 

@@ -74,8 +74,7 @@ public:
             const auto& c = coefficients(std::max(begin, r->begin));
             if (protocol::is_spiking(c.model))
                 step_spiking_run(c, first, last, state_.v.data(), state_.ge.data(), state_.gi.data(), state_.xe.data(),
-                                 state_.xi.data(),
-                                 state_.refractory_left.data(), ext, sums.excitatory.data(), sums.inhibitory.data(), poisson_e,
+                                 state_.xi.data(), state_.extra.data(), state_.refractory_left.data(), ext, sums.excitatory.data(), sums.inhibitory.data(), poisson_e,
                                  poisson_i, out);
             else
                 for (std::size_t j = first; j < last; ++j) out[j] = step_rate(c, sums.u[j]);

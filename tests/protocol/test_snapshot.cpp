@@ -252,6 +252,46 @@ TEST_CASE("aeif_cond_exp's state, w included, round-trips as XML and as binary")
     }
 }
 
+TEST_CASE("hh_cond_exp_traub's state: seven variables, gates >= 0, refractory within t_ref in ticks") {
+    const document doc = parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s" dt="0.5"><neuron id="h" model="hh_cond_exp_traub" t_ref="1"/></network>
+</dnnc>)",
+                                        "h.xml");
+    const auto net = expand(*doc.net, doc.file);
+    auto states = [&](std::vector<double> variables) {
+        document d = doc;
+        d.state = snapshot_state{0, {{"h", 0, std::move(variables), {}, {}, {}, {}}}, {}};
+        return states_of(d, net);
+    };
+    CHECK(states({-65, 1, 2, 0.05, 0.6, 0.3, 2}).size() == 1);
+    CHECK_THROWS_WITH(states({-65, 1, 2, 0.05, 0.6, 0.3}),
+                      Catch::Contains("state of 'h': a hh_cond_exp_traub neuron has 7 state variables (V_m g_ex g_in Act_m "
+                                      "Inact_h Act_n refractory), found 6"));
+    CHECK_THROWS_WITH(states({-65, 1, 2, -0.05, 0.6, 0.3, 0}), Catch::Contains("state of 'h': Act_m -0.05 must be >= 0"));
+    CHECK_THROWS_WITH(states({-65, 1, 2, 0.05, 0.6, -1, 0}), Catch::Contains("state of 'h': Act_n -1 must be >= 0"));
+    CHECK_THROWS_WITH(states({-65, -1, 2, 0.05, 0.6, 0.3, 0}), Catch::Contains("state of 'h': g_ex -1 must be >= 0 (nS)"));
+    CHECK_THROWS_WITH(states({-65, 1, 2, 0.05, 0.6, 0.3, 3}), Catch::Contains("refractory 3 must be a whole number of ticks in 0..2"));
+}
+
+TEST_CASE("aeif_cond_alpha's and hh_cond_exp_traub's states round-trip as XML and as binary") {
+    scratch s;
+    document doc = parse_document(R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="s"><neuron id="a" model="aeif_cond_alpha" t_ref="0.5"/><neuron id="h" model="hh_cond_exp_traub"/></network>
+</dnnc>)",
+                                  "ah.xml");
+    doc.state = snapshot_state{7, {{"a", 1, {-60, 2.5, 0.75, 161.25, 1.5, 0.25, 5}, {}, {}, {}, {}},
+                                   {"h", 0, {-52.125, 0, 3, 0.0625, 0.5, 0.375, 20}, {}, {}, {}, {}}}, {}};
+    for (const char* name : {"ah.xml", "ah.dnncs"}) {
+        INFO(name);
+        save_snapshot(doc, s.path(name));
+        const document back = load_snapshot(s.path(name));
+        CHECK(back == doc);
+        const auto states = states_of(back, expand(*back.net, back.file));
+        CHECK(states[0].variables == std::vector<float>{-60, 2.5f, 0.75f, 161.25f, 1.5f, 0.25f, 5});
+        CHECK(states[1].variables == std::vector<float>{-52.125f, 0, 3, 0.0625f, 0.5f, 0.375f, 20});
+    }
+}
+
 TEST_CASE("a snapshot or document file longer than the bound is refused before it is read") {
     scratch s;
     for (const auto* name : {"big.dnncs", "big.xml"}) {

@@ -82,7 +82,7 @@ TEST_CASE("drawn plastic weights that may cross zero are refused at the <weight>
 
 TEST_CASE("a plastic connection's source must spike, and its target be of a spiking model") {
     CHECK_THAT(first_problem(plastic_document(R"(<neuron id="r" model="relu"/><synapse from="r" to="E[0]" synapse-model="tsodyks2_synapse"/>)")),
-               Catch::Contains("its sources must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp) or a spike source"));
+               Catch::Contains("its sources must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub) or a spike source"));
     // Static synapses between any models stay as they were.
     CHECK(first_problem(plastic_document(R"(<neuron id="r" model="relu"/><synapse from="r" to="E[0]" synapse-model="static_synapse"/>)")).empty());
 }

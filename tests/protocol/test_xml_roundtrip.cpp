@@ -140,6 +140,9 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <neuron id="ad" model="aeif_cond_exp" a="2" b="60" Delta_T="0" tau_w="100" V_peak="20" E_L="-65"/>
     <record neurons="ad g[1]" variables="V_m g_ex" interval-ms="0.5"/>
     <neuron id="l" model="lif" v-init="-60" v-init-std="2"/>
+    <neuron id="aa" model="aeif_cond_alpha" a="1" b="40" tau_syn_ex="1" V_peak="-30"/>
+    <neuron id="hh" model="hh_cond_exp_traub" g_Na="18000" g_K="5000" E_Na="55" E_K="-85" V_T="-60" E_L="-65" t_ref="1"/>
+    <neuron id="hd" model="hh_cond_exp_traub"/>
     <poisson to="e d" rate="8000" weight="87.8" seed="12"/>
     <poisson to="e[1:3]" rate="0.5"/>
     <dc to="l" amplitude="-2.5" start="10" stop="20.5"/>
@@ -223,6 +226,26 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(ad.iaf.g_l == 30);
     CHECK(ad.iaf.t_ref == 0);
     CHECK(ad.izhikevich == izhikevich_params{});
+    const auto& aa = doc.net->neurons[6].params;
+    CHECK(aa.model == neuron_model::aeif_cond_alpha);
+    CHECK(aa.adex == adex_params{2, 144, 1, 40, -30});
+    CHECK(aa.iaf.c_m == 281);
+    CHECK(aa.iaf.tau_syn_ex == 1);
+    CHECK(aa.iaf.tau_syn_in == 2);
+    const auto& hh = doc.net->neurons[7].params;
+    CHECK(hh.model == neuron_model::hh_cond_exp_traub);
+    CHECK(hh.hh == hh_params{18000, 5000, 55, -85, -60});
+    CHECK(hh.iaf.e_l == -65);
+    CHECK(hh.iaf.t_ref == 1);
+    const auto& hd = doc.net->neurons[8].params;  // NEST's defaults for hh_cond_exp_traub
+    CHECK(hd.hh == hh_params{});
+    CHECK(hd.iaf.c_m == 200);
+    CHECK(hd.iaf.g_l == 10);
+    CHECK(hd.iaf.e_l == -60);
+    CHECK(hd.iaf.e_in == -80);
+    CHECK(hd.iaf.tau_syn_ex == 5);
+    CHECK(hd.iaf.tau_syn_in == 10);
+    CHECK(hd.iaf.t_ref == 2);
     REQUIRE(doc.net->records.size() == 1);
     CHECK(doc.net->records[0].variables == std::vector<std::string>{"V_m", "g_ex"});
     CHECK(doc.net->records[0].interval_ms == 0.5);
@@ -241,6 +264,7 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(parse_document(written, "again.xml") == doc);
     CHECK(written.find("tau-m") == std::string::npos);
     CHECK(written.find("<neuron id=\"gd\" model=\"iaf_cond_exp\"/>") != std::string::npos);  // defaults left out
+    CHECK(written.find("<neuron id=\"hd\" model=\"hh_cond_exp_traub\"/>") != std::string::npos);
     CHECK(written.find("tau_syn_ex=\"0.5\"") != std::string::npos);
 }
 

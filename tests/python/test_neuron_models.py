@@ -112,3 +112,37 @@ def test_aeif_cond_exp_spikes_alike_on_one_and_three_nodes():
     assert len(one[0]) > 0
     for a, b in zip(one, three):
         assert np.array_equal(a, b)
+
+
+def test_aeif_cond_alpha_spikes_alike_on_one_and_three_nodes():
+    def network():
+        net = dnnc.Network("adex_alpha")
+        net.population("A", 60, model="aeif_cond_alpha", seed=4, I_e=700, tau_w=100, tau_syn_ex=1, t_ref=1,
+                       v_init=-65, v_init_std=5)
+        net.connect("A[0:48]", "A", kind="random", p=0.2, weight=1, seed=1)
+        net.connect("A[48:60]", "A", kind="random", p=0.2, weight=-4, delay=2, seed=2)
+        net.record("A")
+        return net
+    xml = network().to_xml()
+    assert 'model="aeif_cond_alpha"' in xml and 'tau_syn_ex="1"' in xml and 'tau_w="100"' in xml
+    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)
+
+
+def test_hh_cond_exp_traub_spikes_alike_on_one_and_three_nodes():
+    def network():
+        net = dnnc.Network("hh")
+        net.population("H", 60, model="hh_cond_exp_traub", seed=4, I_e=600, g_K=5500, V_T=-62, E_L=-65,
+                       v_init=-65, v_init_std=5)
+        net.connect("H[0:48]", "H", kind="random", p=0.2, weight=2, seed=1)
+        net.connect("H[48:60]", "H", kind="random", p=0.2, weight=-8, delay=2, seed=2)
+        net.record("H")
+        return net
+    xml = network().to_xml()
+    assert 'model="hh_cond_exp_traub"' in xml and 'g_K="5500"' in xml and 'V_T="-62"' in xml
+    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
+    assert len(one[0]) > 0
+    for a, b in zip(one, three):
+        assert np.array_equal(a, b)

@@ -44,8 +44,17 @@ CASES = {
                                                 v_thresh=-55.0, i_offset=0.4),
                       dict(model="iaf_cond_alpha", C_m=250, g_L=20, t_ref=2, E_L=-70, V_reset=-68, V_th=-55, I_e=400,
                            E_ex=0, E_in=-70, tau_syn_ex=0.3, tau_syn_in=0.5)),
+    # PyNN's defaults otherwise, translated as PyNN's NEST backend does (cm·1000, cm/tau_m·1000, ...).
+    "EIF_cond_alpha_isfa_ista": (lambda: sim.EIF_cond_alpha_isfa_ista(i_offset=1.0, tau_refrac=2.0, v_spike=-40.0),
+                                 dict(model="aeif_cond_alpha", C_m=0.281 * 1000.0, g_L=0.281 / 9.3667 * 1000.0, t_ref=2,
+                                      V_peak=-40, V_reset=-70.6, E_L=-70.6, I_e=1000, a=4, b=0.0805 * 1000.0, Delta_T=2,
+                                      tau_w=144, V_th=-50.4, E_ex=0, E_in=-80, tau_syn_ex=5, tau_syn_in=5, v_init=-70.6)),
+    "HH_cond_exp": (lambda: sim.HH_cond_exp(i_offset=1.0),
+                    dict(model="hh_cond_exp_traub", g_Na=20.0 * 1000.0, g_K=6.0 * 1000.0, g_L=0.01 * 1000.0,
+                         C_m=0.2 * 1000.0, V_T=-63, E_Na=50, E_K=-90, E_L=-65, E_ex=0, E_in=-80, tau_syn_ex=0.2,
+                         tau_syn_in=2, I_e=1000)),
     "Izhikevich": (lambda: sim.Izhikevich(a=0.02, b=0.2, c=-65.0, d=6.0, i_offset=0.014),
-                   dict(model="izhikevich", a=0.02, b=0.2, c=-65, d=6, I_e=14)),
+                   dict(model="izhikevich", a=0.02, b=0.2, c=-65, d=6, I_e=14, v_init=-70)),
 }
 
 
@@ -55,7 +64,7 @@ def test_cell_type_spikes_as_the_same_nest_model_in_dnnc(name):
     initial = {"u": 0.0} if name == "Izhikevich" else {}
     times = driven(make(), **initial)
     net = dnnc.Network("by_hand", dt=0.1)
-    net.population("n", 1, v_init=-70 if name == "Izhikevich" else -65, **population)
+    net.population("n", 1, **{"v_init": -65, **population})
     net.record()
     expected = dnnc_spike_times(net, TICKS)[("n", 0)]
     assert len(times) >= 3
@@ -174,8 +183,8 @@ def test_initial_values_dnnc_cannot_start_from_are_refused():
 
 def test_cell_types_dnnc_lacks_raise_naming_them():
     sim.setup(timestep=0.1, nodes=1)
-    with pytest.raises(NotImplementedError, match="HH_cond_exp"):
-        sim.Population(1, sim.HH_cond_exp())
+    with pytest.raises(NotImplementedError, match="IF_cond_exp_gsfa_grr"):
+        sim.Population(1, sim.IF_cond_exp_gsfa_grr())
     with pytest.raises(errors.NonExistentParameterError):
         sim.IF_curr_exp(tau_mm=3.0)
     with pytest.raises(errors.InvalidParameterValueError):

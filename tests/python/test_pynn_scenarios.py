@@ -23,8 +23,6 @@ PYNN_TESTS = os.environ.get("DNNC_PYNN_TESTS", os.path.join(SOURCE, "..", "share
 SKIPPED = {
     "scenario4": "per-neuron initial w",
     "issue259": "spike times off the tick grid (spike_precision='off_grid')",
-    "test_EIF_cond_alpha_isfa_ista": "no aeif_cond_alpha model in dnnc",
-    "test_HH_cond_exp": "no Hodgkin-Huxley model in dnnc",
     "test_SpikeSourceGamma": "no gamma spike source in dnnc",
     "test_SpikeSourcePoissonRefractory": "no Poisson source with dead time in dnnc",
     "test_simple_stochastic_synapse": "no stochastic synapse in dnnc",

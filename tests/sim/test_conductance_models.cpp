@@ -1,22 +1,23 @@
 // NEST's conductance-based models (iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp), integrated
-// with RK4 (cond_substeps per tick): membrane traces and spike times against a reference
+// with RK4 (substeps_of(dt, max_cond_substep_ms) per tick): membrane traces and spike times against a reference
 // solution of the same equations and tick semantics with far finer steps in double, and
 // snapshots.
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include "input_spikes.hpp"
 #include "network_of.hpp"
 #include "restore_check.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <random>
 #include <string>
 
 using namespace dnnc;
 using namespace dnnc::sim;
 using dnnc::test::network_of;
+using dnnc::test::spike_trains;
 
 namespace {
 
@@ -62,17 +63,6 @@ struct cond_exp_reference {
         return true;
     }
 };
-
-// Input spike trains: source 0 excitatory, source 1 inhibitory, at random ticks.
-std::vector<std::pair<int, int>> spike_trains(int ticks, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::vector<std::pair<int, int>> out;  // (source, tick)
-    for (int t = 0; t < ticks; ++t) {
-        if (gen() % 20 == 0) out.emplace_back(0, t);
-        if (gen() % 40 == 0) out.emplace_back(1, t);
-    }
-    return out;
-}
 
 struct trace_result {
     double worst = 0;  // mV, over the ticks neither is at a spike or refractory

@@ -119,6 +119,14 @@ TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes")
         <population id="C" size="300" model="aeif_cond_exp" seed="4" I_e="700" t_ref="1" v-init="-65" v-init-std="5"/>
         <projection from="C[0:240]" to="C" kind="random" p="0.1" weight="2" seed="1"/>
         <projection from="C[240:300]" to="C" kind="random" p="0.1" weight="-8" seed="2" delay="2"/>)"), 400});
+    networks.push_back({"aeif_cond_alpha, recurrent", generated(R"(
+        <population id="C" size="300" model="aeif_cond_alpha" seed="4" I_e="700" t_ref="1" v-init="-65" v-init-std="5"/>
+        <projection from="C[0:240]" to="C" kind="random" p="0.1" weight="1" seed="1"/>
+        <projection from="C[240:300]" to="C" kind="random" p="0.1" weight="-4" seed="2" delay="2"/>)"), 400});
+    networks.push_back({"hh_cond_exp_traub, recurrent", generated(R"(
+        <population id="C" size="200" model="hh_cond_exp_traub" seed="4" I_e="600" v-init="-65" v-init-std="5"/>
+        <projection from="C[0:160]" to="C" kind="random" p="0.1" weight="2" seed="1"/>
+        <projection from="C[160:200]" to="C" kind="random" p="0.1" weight="-8" seed="2" delay="2"/>)"), 300});
     networks.push_back({"feed-forward", generated(R"(<population id="a" size="50"/><population id="b" size="40" model="relu"/>
         <population id="c" size="10" model="sigmoid"/>
         <projection from="a" to="b" kind="all" weight="0.01"/><projection from="b" to="c" kind="random" p="0.5" seed="8"/>)"), 10});

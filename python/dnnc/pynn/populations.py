@@ -3,6 +3,8 @@ several when its members' parameters differ (dnnc's populations take one value p
 parameter): each run of members with equal parameters is a group, written as a dnnc
 population of its own, in order, so that dnnc's neuron numbers stay PyNN's IDs."""
 
+import logging
+
 import numpy as np
 
 import dnnc
@@ -13,6 +15,8 @@ from pyNN.standardmodels import StandardCellType
 
 from . import simulator
 from .recording import Recorder
+
+logger = logging.getLogger("PyNN")
 
 
 class Group:
@@ -237,6 +241,8 @@ class Population(common.Population):
             self._initial, self._initial_v = ({**kept, **initial}, None) if isinstance(initial, dict) else (kept, initial)
         elif variable == "u" and self.celltype.dnnc_model == "izhikevich":
             self._initial["u_init"] = _uniform_value("initial u", initial_values.evaluate(simplify=True))
+        elif variable in self.celltype.ignored_initial_values:
+            logger.warning("pyNN.dnnc: %s takes no initial %s; the value is ignored", self.celltype.dnnc_model, variable)
         elif variable in self.celltype.fixed_initial_values:
             fixed = self.celltype.fixed_initial_values[variable]
             if _uniform_value("initial " + variable, initial_values.evaluate(simplify=True)) != fixed:

@@ -31,6 +31,8 @@ class _Neuron:
     # Initial values of dnnc's state other than the membrane potential: another value
     # cannot be given.
     fixed_initial_values = {}
+    # Initial values PyNN's cell type has but the model does not take (a warning).
+    ignored_initial_values = ()
     # PyNN's recordable state variables: (NEST's name, PyNN's unit per NEST's).
     state_variables = {"v": ("V_m", 1.0)}
 
@@ -74,13 +76,30 @@ class IF_curr_delta(_Neuron, cells.IF_curr_delta):
     weight_scale = 1.0  # the weight is the jump of V_m in mV
 
 
-class EIF_cond_exp_isfa_ista(_Neuron, cells.EIF_cond_exp_isfa_ista):
-    __doc__ = cells.EIF_cond_exp_isfa_ista.__doc__
+class _Adaptive(_Neuron):
     translations = build_translations(*_CONDUCTANCE_BASED, ('v_spike', 'V_peak'), ('a', 'a'), ('b', 'b', 1000.0),
                                       ('delta_T', 'Delta_T'), ('tau_w', 'tau_w'))
-    dnnc_model = "aeif_cond_exp"
     fixed_initial_values = {"w": 0.0, "gsyn_exc": 0.0, "gsyn_inh": 0.0}
     state_variables = {"v": ("V_m", 1.0), "w": ("w", 0.001), **_CONDUCTANCES}  # nA per pA
+
+
+EIF_cond_exp_isfa_ista = _cell_type(cells.EIF_cond_exp_isfa_ista, _Adaptive, "aeif_cond_exp")
+EIF_cond_alpha_isfa_ista = _cell_type(cells.EIF_cond_alpha_isfa_ista, _Adaptive, "aeif_cond_alpha")
+
+
+class HH_cond_exp(_Neuron, cells.HH_cond_exp):
+    __doc__ = cells.HH_cond_exp.__doc__
+    translations = build_translations(('gbar_Na', 'g_Na', 1000.0), ('gbar_K', 'g_K', 1000.0), ('g_leak', 'g_L', 1000.0),
+                                      ('cm', 'C_m', 1000.0), ('v_offset', 'V_T'), ('e_rev_Na', 'E_Na'),
+                                      ('e_rev_K', 'E_K'), ('e_rev_leak', 'E_L'), ('e_rev_E', 'E_ex'),
+                                      ('e_rev_I', 'E_in'), *_SYNAPTIC_TAU, ('i_offset', 'I_e', 1000.0))
+    dnnc_model = "hh_cond_exp_traub"
+    fixed_initial_values = {"gsyn_exc": 0.0, "gsyn_inh": 0.0}
+    # hh_cond_exp_traub starts its gates at rest for the initial V_m, as NEST does; PyNN's
+    # initial m, h and n are ignored with a warning, as pyNN.nest's are (NEST has no such
+    # initial values).
+    ignored_initial_values = ("m", "h", "n")
+    state_variables = {"v": ("V_m", 1.0), **_CONDUCTANCES}
 
 
 class Izhikevich(_Neuron, cells.Izhikevich):

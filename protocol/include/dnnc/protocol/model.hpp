@@ -14,7 +14,7 @@
 namespace dnnc::protocol {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, iaf_cond_exp,
-                          iaf_cond_alpha, aeif_cond_exp, spike_source };
+                          iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub, spike_source };
 enum class projection_kind { all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense, list };
 enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
@@ -32,18 +32,25 @@ const char* to_string(send_mode s);
 inline bool is_psc(neuron_model m) {
     return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_delta || m == neuron_model::iaf_psc_alpha;
 }
+// NEST's adaptive exponential integrate-and-fire models (adex_params beside iaf_params).
+inline bool is_adex(neuron_model m) { return m == neuron_model::aeif_cond_exp || m == neuron_model::aeif_cond_alpha; }
 // NEST's conductance-based integrate-and-fire models, integrated numerically (g_L, E_ex, E_in);
-// aeif_cond_exp among them, with its adaptation (adex_params).
+// the aeif models among them, with their adaptation (adex_params).
 inline bool is_cond(neuron_model m) {
-    return m == neuron_model::iaf_cond_exp || m == neuron_model::iaf_cond_alpha || m == neuron_model::aeif_cond_exp;
+    return m == neuron_model::iaf_cond_exp || m == neuron_model::iaf_cond_alpha || is_adex(m);
 }
 // NEST's integrate-and-fire models (iaf_params).
 inline bool is_iaf(neuron_model m) { return is_psc(m) || is_cond(m); }
+// NEST's Hodgkin-Huxley model with Traub's rate functions (hh_params beside iaf_params' C_m,
+// t_ref, E_L, I_e, g_L, E_ex, E_in, tau_syn_ex and tau_syn_in); no V_th, V_reset or tau_m.
+inline bool is_hh(neuron_model m) { return m == neuron_model::hh_cond_exp_traub; }
+// NEST's models with conductances towards E_ex and E_in and a leak g_L.
+inline bool has_conductances(neuron_model m) { return is_cond(m) || is_hh(m); }
 // NEST's models, named and parameterised as NEST names them.
-inline bool is_nest_model(neuron_model m) { return is_iaf(m) || m == neuron_model::izhikevich; }
+inline bool is_nest_model(neuron_model m) { return is_iaf(m) || is_hh(m) || m == neuron_model::izhikevich; }
 // NEST's models with synaptic currents or conductances of time constants tau_syn_ex and tau_syn_in.
 inline bool has_synaptic_currents(neuron_model m) {
-    return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_alpha || is_cond(m);
+    return m == neuron_model::iaf_psc_exp || m == neuron_model::iaf_psc_alpha || has_conductances(m);
 }
 // Models whose output is a spike (1) or nothing (0), with a membrane potential that
 // v-init, v-init-max and v-init-std set and synaptic input split by the weight's sign
@@ -79,11 +86,13 @@ struct iaf_params {
 };
 bool operator==(const iaf_params& a, const iaf_params& b);
 // NEST's defaults for model m: those above, but V_reset -60 mV and tau_syn_ex 0.2 ms for the
-// conductance models, and aeif_cond_exp's own (C_m 281 pF, g_L 30 nS, E_L -70.6 mV, V_th
-// -50.4 mV, t_ref 0 ms).
+// conductance models, the aeif models' own (C_m 281 pF, g_L 30 nS, E_L -70.6 mV, V_th
+// -50.4 mV, t_ref 0 ms), and hh_cond_exp_traub's (C_m 200 pF, g_L 10 nS, E_L -60 mV, E_in
+// -80 mV, tau_syn_ex 5 ms, tau_syn_in 10 ms).
 iaf_params iaf_defaults(neuron_model m);
 
-// The adaptation and spike parameters of NEST's aeif_cond_exp (Brette & Gerstner 2005), with
+// The adaptation and spike parameters of NEST's aeif_cond_exp and aeif_cond_alpha (Brette &
+// Gerstner 2005), with
 // NEST's names and defaults: Delta_T (mV; 0: no exponential term, spikes at V_th), tau_w
 // (ms), a (nS), b (pA), V_peak (mV). Its other parameters are iaf_params'.
 struct adex_params {
@@ -94,6 +103,18 @@ struct adex_params {
     double v_peak = 0;
 };
 bool operator==(const adex_params& a, const adex_params& b);
+
+// The channels of NEST's hh_cond_exp_traub (Traub & Miles 1991), with NEST's names and
+// defaults: g_Na, g_K (nS), E_Na, E_K (mV), and V_T (mV), which shifts the rate functions
+// (a spike is a maximum of V_m at or above V_T + 30 mV). Its other parameters are iaf_params'.
+struct hh_params {
+    double g_na = 20000;
+    double g_k = 6000;
+    double e_na = 50;
+    double e_k = -90;
+    double v_t = -63;
+};
+bool operator==(const hh_params& a, const hh_params& b);
 
 // The parameters of NEST's izhikevich, with NEST's names and defaults: a (1/ms), b (1/ms),
 // c (mV), d (mV/ms), V_th (mV), V_min (mV; -inf: no lower bound), consistent_integration.
@@ -125,7 +146,8 @@ struct neuron_params {
     double dt = 0.1;
     iaf_params iaf;  // iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta (integrated with the network's dt)
     izhikevich_params izhikevich;  // izhikevich (I_e in iaf.i_e)
-    adex_params adex;              // aeif_cond_exp, beside iaf
+    adex_params adex;              // aeif_cond_exp, aeif_cond_alpha, beside iaf
+    hh_params hh;                  // hh_cond_exp_traub, beside iaf
     // Initial membrane potential of a spiking model: v_init (default: its resting
     // potential), or uniform in [v_init, v_init_max) when v_init_max is set, or normal with
     // mean v_init and standard deviation v_init_std; drawn from (population seed, index).
