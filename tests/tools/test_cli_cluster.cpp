@@ -3,6 +3,8 @@
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include <csignal>
@@ -86,25 +88,31 @@ TEST_CASE("a local cluster comes up, takes a submitted network, reports status a
 }
 
 TEST_CASE("measured link latencies track emulated delays") {
+    // A link that emulates 1 ms measures, beside its delay, what holding back costs on this
+    // machine (a loaded one wakes the holding thread late, by a millisecond or more each
+    // way): the other links are compared with it. All at the lead: a relayed probe also
+    // pays for waking the relay, which a loaded machine makes late too (the subtraction for
+    // links beyond the first is checked in tests/plan).
     scratch_dir dir;
     std::vector<int> ports;
-    const auto config = dir.file(
-        "delays.xml",
-        cluster_document({{"a"}, {"b"}, {"c"}},
-                         {R"(<link from="a" to="b" emulate-delay="4"/>)", R"(<link from="b" to="c" emulate-delay="8"/>)"},
-                         ports, 100, "  <run probes=\"16\"/>\n"));
+    const auto config = dir.file("delays.xml", cluster_document({{"a"}, {"b"}, {"c"}, {"d"}},
+                                                                {R"(<link from="a" to="b" emulate-delay="1"/>)",
+                                                                 R"(<link from="a" to="c" emulate-delay="4"/>)",
+                                                                 R"(<link from="a" to="d" emulate-delay="8"/>)"},
+                                                                ports, 100, "  <run probes=\"16\"/>\n"));
     local_cluster_guard cluster(config);
     REQUIRE(cluster.up.exit_code == 0);
     const auto submit = run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0]));
     INFO(submit.err);
     REQUIRE(submit.exit_code == 0);
     const auto s = status_of(ports[0]);
-    REQUIRE(s["links"].size() == 2);
-    for (const auto& l : s["links"]) {
-        const double injected = l["to"] == "b" ? 4.0 : 8.0;
-        const double measured = l["latency_ms"].get<double>();
-        INFO("link " << l["from"] << "-" << l["to"] << " measured " << measured << " ms, injected " << injected);
-        CHECK(std::abs(measured - injected) <= std::max(0.2 * injected, 0.3));
+    REQUIRE(s["links"].size() == 3);
+    std::map<std::string, double> measured;
+    for (const auto& l : s["links"]) measured[l["to"].get<std::string>()] = l["latency_ms"].get<double>();
+    for (const auto& [to, injected] : {std::pair<std::string, double>{"c", 4.0}, {"d", 8.0}}) {
+        const double beyond = measured[to] - measured["b"];  // injected - 1 ms
+        INFO("link to " << to << " measured " << measured[to] << " ms, the 1 ms link " << measured["b"] << " ms, injected " << injected);
+        CHECK(std::abs(beyond - (injected - 1)) <= 0.2 * (injected - 1) + 0.5);
     }
 }
 
