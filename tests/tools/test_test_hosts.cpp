@@ -10,8 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include <future>
-#include <map>
-#include <regex>
 
 using namespace dnnc::test;
 using json = nlohmann::json;
@@ -130,30 +128,4 @@ TEST_CASE("a test host cut off from the others is found dead, and recovery on th
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
     CHECK(rows == slurp(straight));
-}
-
-TEST_CASE("link latencies measured between test hosts track the delays the links emulate") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
-    // As on loopback (test_cli_cluster.cpp): links at the lead, compared with one of 1 ms.
-    scratch_dir dir;
-    test_hosts hosts(dir, 4);
-    std::string cluster = "<cluster lead=\"h1\">";
-    for (int k = 1; k <= 4; ++k)
-        cluster += "<node id=\"h" + std::to_string(k) + "\" host=\"" + test_hosts::address(k) + "\" port=\"" + std::to_string(test_hosts::port) + "\"/>";
-    cluster += "<link from=\"h1\" to=\"h2\" emulate-delay=\"1\"/><link from=\"h1\" to=\"h3\" emulate-delay=\"4\"/>"
-               "<link from=\"h1\" to=\"h4\" emulate-delay=\"8\"/></cluster>";
-    const auto doc = dir.file("hosts.xml", network_on(cluster, "<run probes=\"16\"/>"));
-    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
-    const auto s = json::parse(run_command(hosts.dnnc_on(1, "status --json --lead " + test_hosts::endpoint(1))).out);
-    REQUIRE(s["links"].size() == 3);
-    std::map<std::string, double> measured;
-    for (const auto& l : s["links"]) measured[l["to"].get<std::string>()] = l["latency_ms"].get<double>();
-    for (const auto& [to, injected] : {std::pair<std::string, double>{"h3", 4.0}, {"h4", 8.0}}) {
-        const double beyond = measured[to] - measured["h2"];  // injected - 1 ms
-        INFO("link to " << to << " measured " << measured[to] << " ms, the 1 ms link " << measured["h2"] << " ms, injected " << injected);
-        CHECK(std::abs(beyond - (injected - 1)) <= 0.2 * (injected - 1) + 0.5);
-    }
 }
