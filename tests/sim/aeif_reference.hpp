@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dnnc::test {
@@ -130,6 +131,56 @@ aeif_result run_aeif_against(const std::string& params, aeif_reference<alpha> r,
         CHECK(s.back() == static_cast<float>(r.r));
     }
     return out;
+}
+
+// The runs both aeif models are checked by (within 1e-3 mV below V_th, spike for spike; the
+// upswing of a spike moves V at up to 10^10 mV/ms, where no two integrations agree to 1e-3 mV):
+// subthreshold, firing and adapting, refractory with another adaptation (and, with `slower`,
+// these synaptic time constants), Delta_T = 0; `weights` gives each its (w_ex, w_in).
+template <bool alpha>
+void check_aeif_traces(const std::vector<std::pair<double, double>>& weights, const std::string& slower = "") {
+    REQUIRE(weights.size() == 4);
+    auto firing = [](const aeif_result& out, std::size_t at_least) {
+        CHECK(out.expected.size() > at_least);
+        CHECK(out.spikes == out.expected);
+        CHECK(out.worst_v < 1e-3);
+        CHECK(out.worst_w < 1e-2);
+    };
+    SECTION("subthreshold, NEST's defaults") {
+        aeif_reference<alpha> r;
+        r.i_e = 300;
+        const auto out = run_aeif_against("I_e=\"300\"", r, weights[0].first, weights[0].second);
+        CHECK(out.expected.empty());
+        CHECK(out.spikes.empty());
+        CHECK(out.worst_v < 1e-3);
+        CHECK(out.worst_w < 1e-3);
+    }
+    SECTION("firing and adapting, NEST's defaults (t_ref 0)") {
+        aeif_reference<alpha> r;
+        r.i_e = 900;
+        firing(run_aeif_against("I_e=\"900\"", r, weights[1].first, weights[1].second), 10);
+    }
+    SECTION("t_ref 2 ms, a = 2 nS, b = 60 pA, tau_w = 100 ms " + slower) {
+        aeif_reference<alpha> r;
+        r.i_e = 1200;
+        r.refractory_ticks = 20;
+        r.a = 2;
+        r.b = 60;
+        r.tau_w = 100;
+        if (!slower.empty()) {
+            r.tau_ex = 1;
+            r.tau_in = 3;
+        }
+        const std::string synapses = slower.empty() ? "" : " tau_syn_ex=\"1\" tau_syn_in=\"3\"";
+        firing(run_aeif_against("I_e=\"1200\" t_ref=\"2\" a=\"2\" b=\"60\" tau_w=\"100\"" + synapses, r, weights[2].first, weights[2].second), 20);
+    }
+    SECTION("Delta_T = 0: a plain integrate-and-fire threshold at V_th") {
+        aeif_reference<alpha> r;
+        r.i_e = 900;
+        r.delta_t = 0;
+        r.refractory_ticks = 20;
+        firing(run_aeif_against("I_e=\"900\" Delta_T=\"0\" t_ref=\"2\"", r, weights[3].first, weights[3].second), 10);
+    }
 }
 
 }  // namespace dnnc::test

@@ -18,55 +18,8 @@ using namespace dnnc;
 using namespace dnnc::sim;
 using dnnc::test::network_of;
 
-
-// Within the upswing of a spike (V above V_th) V moves at up to 10^10 mV/ms, where no two
-// integrations agree to 1e-3 mV; there the test asks for the same spike tick instead.
 TEST_CASE("aeif_cond_alpha: 1 s traces with input spikes stay within 1e-3 mV of the reference below V_th, spike for spike") {
-    SECTION("subthreshold, NEST's defaults") {
-        test::aeif_reference<true> r;
-        r.i_e = 300;
-        const auto out = test::run_aeif_against("I_e=\"300\"", r, 2, -4);
-        CHECK(out.expected.empty());
-        CHECK(out.spikes.empty());
-        CHECK(out.worst_v < 1e-3);
-        CHECK(out.worst_w < 1e-3);
-    }
-    SECTION("firing and adapting, NEST's defaults (t_ref 0)") {
-        test::aeif_reference<true> r;
-        r.i_e = 900;
-        const auto out = test::run_aeif_against("I_e=\"900\"", r, 2, -4);
-        CHECK(out.expected.size() > 10);
-        CHECK(out.spikes == out.expected);
-        CHECK(out.worst_v < 1e-3);
-        CHECK(out.worst_w < 1e-2);
-    }
-    SECTION("t_ref 2 ms, a = 2 nS, b = 60 pA, tau_w = 100 ms, slower synapses") {
-        test::aeif_reference<true> r;
-        r.i_e = 1200;
-        r.refractory_ticks = 20;
-        r.a = 2;
-        r.b = 60;
-        r.tau_w = 100;
-        r.tau_ex = 1;
-        r.tau_in = 3;
-        const auto out = test::run_aeif_against("I_e=\"1200\" t_ref=\"2\" a=\"2\" b=\"60\" tau_w=\"100\" tau_syn_ex=\"1\" tau_syn_in=\"3\"",
-                                     r, 1, -2);
-        CHECK(out.expected.size() > 20);
-        CHECK(out.spikes == out.expected);
-        CHECK(out.worst_v < 1e-3);
-        CHECK(out.worst_w < 1e-2);
-    }
-    SECTION("Delta_T = 0: a plain integrate-and-fire threshold at V_th") {
-        test::aeif_reference<true> r;
-        r.i_e = 900;
-        r.delta_t = 0;
-        r.refractory_ticks = 20;
-        const auto out = test::run_aeif_against("I_e=\"900\" Delta_T=\"0\" t_ref=\"2\"", r, 2, -4);
-        CHECK(out.expected.size() > 10);
-        CHECK(out.spikes == out.expected);
-        CHECK(out.worst_v < 1e-3);
-        CHECK(out.worst_w < 1e-2);
-    }
+    test::check_aeif_traces<true>({{2, -4}, {2, -4}, {1, -2}, {2, -4}}, "and slower synapses");
 }
 
 TEST_CASE("aeif_cond_alpha: a weight of w nS gives a conductance that peaks at w, tau_syn after the spike") {
