@@ -1,6 +1,7 @@
 # NEST's neuron models built in Python: NEST's parameter names as the document spells them,
 # and the same spikes on one node as on three.
 import numpy as np
+import pytest
 
 import dnnc
 
@@ -82,67 +83,32 @@ def test_iaf_cond_exp_spikes_alike_on_one_and_three_nodes():
         assert np.array_equal(a, b)
 
 
-def test_iaf_cond_alpha_spikes_alike_on_one_and_three_nodes():
-    def network():
-        net = dnnc.Network("cond_alpha")
-        net.population("C", 60, model="iaf_cond_alpha", seed=4, E_in=-80, tau_syn_ex=0.5, I_e=350, v_init=-65, v_init_std=5)
-        net.connect("C[0:48]", "C", kind="random", p=0.2, weight=1, seed=1)
-        net.connect("C[48:60]", "C", kind="random", p=0.2, weight=-4, delay=2, seed=2)
-        net.record("C")
-        return net
-    assert 'model="iaf_cond_alpha"' in network().to_xml() and 'E_in="-80"' in network().to_xml()
-    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
-    assert len(one[0]) > 0
-    for a, b in zip(one, three):
-        assert np.array_equal(a, b)
+def recurrent(model, excitatory, inhibitory, **params):
+    """60 neurons of `model` (the first 48 excitatory) with random recurrent synapses, all recorded."""
+    net = dnnc.Network(model)
+    net.population("N", 60, model=model, seed=4, v_init=-65, v_init_std=5, **params)
+    net.connect("N[0:48]", "N", kind="random", p=0.2, weight=excitatory, seed=1)
+    net.connect("N[48:60]", "N", kind="random", p=0.2, weight=inhibitory, delay=2, seed=2)
+    net.record("N")
+    return net
 
 
-def test_aeif_cond_exp_spikes_alike_on_one_and_three_nodes():
-    def network():
-        net = dnnc.Network("adex")
-        net.population("A", 60, model="aeif_cond_exp", seed=4, I_e=700, tau_w=100, Delta_T=2.5, V_peak=10, t_ref=1,
-                       v_init=-65, v_init_std=5)
-        net.connect("A[0:48]", "A", kind="random", p=0.2, weight=2, seed=1)
-        net.connect("A[48:60]", "A", kind="random", p=0.2, weight=-8, delay=2, seed=2)
-        net.record("A")
-        return net
-    xml = network().to_xml()
-    assert 'model="aeif_cond_exp"' in xml and 'Delta_T="2.5"' in xml and 'tau_w="100"' in xml and 'V_peak="10"' in xml
-    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
-    assert len(one[0]) > 0
-    for a, b in zip(one, three):
-        assert np.array_equal(a, b)
+CONDUCTANCE_MODELS = [
+    ("iaf_cond_alpha", 1, -4, dict(E_in=-80, tau_syn_ex=0.5, I_e=350), ('E_in="-80"',)),
+    ("aeif_cond_exp", 2, -8, dict(I_e=700, tau_w=100, Delta_T=2.5, V_peak=10, t_ref=1),
+     ('Delta_T="2.5"', 'tau_w="100"', 'V_peak="10"')),
+    ("aeif_cond_alpha", 1, -4, dict(I_e=700, tau_w=100, tau_syn_ex=1, t_ref=1), ('tau_syn_ex="1"', 'tau_w="100"')),
+    ("hh_cond_exp_traub", 2, -8, dict(I_e=600, g_K=5500, V_T=-62, E_L=-65), ('g_K="5500"', 'V_T="-62"')),
+]
 
 
-def test_aeif_cond_alpha_spikes_alike_on_one_and_three_nodes():
-    def network():
-        net = dnnc.Network("adex_alpha")
-        net.population("A", 60, model="aeif_cond_alpha", seed=4, I_e=700, tau_w=100, tau_syn_ex=1, t_ref=1,
-                       v_init=-65, v_init_std=5)
-        net.connect("A[0:48]", "A", kind="random", p=0.2, weight=1, seed=1)
-        net.connect("A[48:60]", "A", kind="random", p=0.2, weight=-4, delay=2, seed=2)
-        net.record("A")
-        return net
-    xml = network().to_xml()
-    assert 'model="aeif_cond_alpha"' in xml and 'tau_syn_ex="1"' in xml and 'tau_w="100"' in xml
-    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
-    assert len(one[0]) > 0
-    for a, b in zip(one, three):
-        assert np.array_equal(a, b)
-
-
-def test_hh_cond_exp_traub_spikes_alike_on_one_and_three_nodes():
-    def network():
-        net = dnnc.Network("hh")
-        net.population("H", 60, model="hh_cond_exp_traub", seed=4, I_e=600, g_K=5500, V_T=-62, E_L=-65,
-                       v_init=-65, v_init_std=5)
-        net.connect("H[0:48]", "H", kind="random", p=0.2, weight=2, seed=1)
-        net.connect("H[48:60]", "H", kind="random", p=0.2, weight=-8, delay=2, seed=2)
-        net.record("H")
-        return net
-    xml = network().to_xml()
-    assert 'model="hh_cond_exp_traub"' in xml and 'g_K="5500"' in xml and 'V_T="-62"' in xml
-    one, three = spikes_on(network(), 1), spikes_on(network(), 3)
+@pytest.mark.parametrize("model, excitatory, inhibitory, params, written", CONDUCTANCE_MODELS,
+                         ids=[m[0] for m in CONDUCTANCE_MODELS])
+def test_a_model_takes_nest_names_and_spikes_alike_on_one_and_three_nodes(model, excitatory, inhibitory, params, written):
+    xml = recurrent(model, excitatory, inhibitory, **params).to_xml()
+    assert all(attribute in xml for attribute in ('model="%s"' % model, *written))
+    one = spikes_on(recurrent(model, excitatory, inhibitory, **params), 1)
+    three = spikes_on(recurrent(model, excitatory, inhibitory, **params), 3)
     assert len(one[0]) > 0
     for a, b in zip(one, three):
         assert np.array_equal(a, b)
