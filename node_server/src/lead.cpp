@@ -379,7 +379,7 @@ json lead::update(const std::string& payload) {
     protocol::document parameters;
     parameters.net = protocol::parameters_of(*doc.net);
     const std::string body = protocol::serialize(parameters);
-    const bool reweighted = protocol::weights_differ(*state->plan.doc.net, *doc.net);
+    const bool reweighted = !protocol::reweighted_elements(*state->plan.doc.net, *doc.net).empty();
     const auto shares = reweighted ? updated_shares(state->plan, state->topo, state->times, state->windows, state->epoch, *doc.net)
                                    : std::map<std::string, std::string>{};
     auto r = current_run();

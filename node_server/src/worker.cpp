@@ -159,8 +159,8 @@ void worker::set_parameters(const std::string& payload) {
         n.params = net.params_of(static_cast<protocol::neuron_index>(n.index));
         params.push_back(n.params);
     }
-    const bool reweighted = protocol::weights_differ(share, updated);
-    simulation()->set_parameters(params, protocol::resolve_generators(updated), reweighted ? &updated : nullptr);
+    const auto reweighted = protocol::reweighted_elements(share, updated);
+    simulation()->set_parameters(params, protocol::resolve_generators(updated), reweighted.empty() ? nullptr : &updated, reweighted);
     std::lock_guard<std::mutex> lock(mutex_);
     config_->share = std::move(updated);
     config_->neurons = std::move(neurons);

@@ -1,9 +1,9 @@
 #include "dnnc/protocol/update.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
 
 #include <string>
+#include <vector>
 #include <tuple>
 
 namespace dnnc::protocol {
@@ -47,9 +47,6 @@ std::string name_of(const projection& p, std::size_t k) {
     return p.id.empty() ? std::to_string(k + 1) + " (from '" + p.from + "' to '" + p.to + "')" : "'" + p.id + "'";
 }
 
-bool is_plastic(const network& net, const std::string& synapse_model, const source_location& where) {
-    return resolve_synapse_model(net, synapse_model, where).info->plastic;
-}
 
 }  // namespace
 
@@ -90,9 +87,8 @@ void check_update(const network& running, const network& updated) {
         if (!same_but_weights(a, b))
             refuse(b.where, "projection " + name_of(b, k) + " is not the running network's of the same kind, ends, rule and delays" +
                                 " (a static projection's weights may change)");
-        if (!same_weights(a, b) && (a.kind == projection_kind::dense || is_plastic(running, a.synapse_model, a.where)))
-            refuse(b.where, "projection " + name_of(b, k) + " changes the weights of " +
-                                (a.kind == projection_kind::dense ? "a dense projection" : "plastic synapses, which are their state"));
+        if (!same_weights(a, b) && a.kind == projection_kind::dense)
+            refuse(b.where, "projection " + name_of(b, k) + " changes the weights of a dense projection");
     }
     same_count(running.synapses, updated.synapses, updated.where, "synapses");
     for (std::size_t k = 0; k < updated.synapses.size(); ++k) {
@@ -100,18 +96,19 @@ void check_update(const network& running, const network& updated) {
         if (std::tie(a.from, a.to, a.delay, a.delay_ms, a.synapse_model) !=
             std::tie(b.from, b.to, b.delay, b.delay_ms, b.synapse_model))
             refuse(b.where, "synapse " + std::to_string(k + 1) + " is not the running network's of the same ends, delay and model");
-        if (a.weight != b.weight && is_plastic(running, a.synapse_model, a.where))
-            refuse(b.where, "synapse " + std::to_string(k + 1) + " changes the weight of a plastic synapse, which is its state");
     }
 }
 
-bool weights_differ(const network& running, const network& updated) {
-    if (running.projections.size() != updated.projections.size() || running.synapses.size() != updated.synapses.size()) return true;
-    for (std::size_t k = 0; k < running.projections.size(); ++k)
-        if (!same_weights(running.projections[k], updated.projections[k])) return true;
-    for (std::size_t k = 0; k < running.synapses.size(); ++k)
-        if (running.synapses[k].weight != updated.synapses[k].weight) return true;
-    return false;
+std::vector<std::size_t> reweighted_elements(const network& running, const network& updated) {
+    std::vector<std::size_t> changed;
+    for (std::size_t e = 0; e < running.connection_order.size() && e < updated.connection_order.size(); ++e) {
+        const auto& ref = running.connection_order[e];
+        const bool differs = ref.kind == connection_ref::type::synapse
+                                 ? running.synapses.at(ref.index).weight != updated.synapses.at(ref.index).weight
+                                 : !same_weights(running.projections.at(ref.index), updated.projections.at(ref.index));
+        if (differs) changed.push_back(e);
+    }
+    return changed;
 }
 
 network parameters_of(const network& net) {

@@ -590,7 +590,7 @@ class Simulation:
         """Gives the running network the parameters of ``network`` (a :class:`Network`), a
         version of it that differs in parameters only: neurons' and populations' model
         parameters, spike sources' spikes and rates, generators' amplitudes, rates and
-        windows, static synapses' weights (docs/simulation.md). Applied between two runs: the next tick computes with
+        windows, synapses' weights (docs/simulation.md). Applied between two runs: the next tick computes with
         them, states and synapses carried over, on every node alike. A structural change
         raises :class:`DocumentError`. Returns the tick from which they hold."""
         if not isinstance(network, Network):

@@ -576,7 +576,7 @@ void engine::set_parameters(const std::vector<protocol::neuron_params>& params, 
     m.generated = std::move(generated);
 }
 
-void engine::set_weights(const protocol::network& share) {
+void engine::set_weights(const protocol::network& share, const std::vector<std::size_t>& reweighted) {
     auto& m = *impl_;
     synapse_store fresh;
     try {
@@ -586,12 +586,16 @@ void engine::set_weights(const protocol::network& share) {
     }
     if (!m.store.same_wiring(fresh))
         throw usage_error("new weights: the synapses differ from this engine's in their sources, delays or synapse models");
-    // Learned weights are the plastic synapses' state: they stay.
+    // Learned weights stay, but where the update sets them.
+    auto learned = [&](std::uint32_t cls) {
+        return (m.store.classes()[cls].varies & synapse_store::weight_changes) &&
+               std::find(reweighted.begin(), reweighted.end(), m.store.element_of(cls)) == reweighted.end();
+    };
     for (std::size_t k = 0; k < m.local(); ++k) {
         auto s = m.store.row_begin(k);
         for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1); ++r) {
             const auto end = m.store.row_begin(k) + m.store.run(r).end;
-            if (m.store.classes()[m.store.run(r).cls].varies & synapse_store::weight_changes)
+            if (learned(m.store.run(r).cls))
                 for (; s < end; ++s) fresh.own_weight(s) = m.store.own_weight(s);
             s = end;
         }

@@ -131,3 +131,32 @@ def test_a_synapse_models_parameter_given_per_connection_runs_as_one_projection_
         assert got.keys() == expected.keys()
         for k in expected:
             np.testing.assert_array_equal(got[k], expected[k])
+
+
+def stdp_weights_set_between_runs(nodes):
+    """20 sources firing regularly into 5 cells through STDP synapses of weight 1 whose
+    weights are set to 2.5 after 60 ms: the weights right after the set, and after 60 ms more."""
+    sim.setup(timestep=0.1, nodes=nodes)
+    times = [[5.0 + 7.0 * k + 0.3 * i for k in range(17)] for i in range(20)]
+    sources = sim.Population(20, sim.SpikeSourceArray(spike_times=times))
+    cells = sim.Population(5, sim.IF_curr_exp(i_offset=0.5, tau_refrac=2.0))
+    synapse = sim.STDPMechanism(timing_dependence=sim.SpikePairRule(tau_plus=16.0, tau_minus=30.0, A_plus=0.05,
+                                                                    A_minus=0.06),
+                                weight_dependence=sim.AdditiveWeightDependence(w_min=0.0, w_max=6.0),
+                                weight=1.0, delay=1.0)
+    prj = sim.Projection(sources, cells, sim.AllToAllConnector(), synapse)
+    sim.run(60.0)
+    prj.set(weight=2.5)
+    right_after = np.array([w for _, _, w in prj.get("weight", format="list")])
+    sim.run(60.0)
+    learned = np.array([w for _, _, w in prj.get("weight", format="list")])
+    sim.end()
+    return right_after, learned
+
+
+def test_stdp_weights_set_between_runs_are_the_cluster_s_and_learn_on_alike_on_1_and_3_nodes():
+    right_after, learned = stdp_weights_set_between_runs(1)
+    np.testing.assert_allclose(right_after, 2.5, rtol=1e-6)
+    assert np.any(np.abs(learned - 2.5) > 1e-3)  # it learned on from there
+    _, learned_on_3 = stdp_weights_set_between_runs(3)
+    np.testing.assert_array_equal(learned, learned_on_3)

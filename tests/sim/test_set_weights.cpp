@@ -1,10 +1,11 @@
-// New weights between ticks (engine::set_weights): engines whose static weights change at
-// tick T run on as an engine of the new weights restored from their states at T (snapshots
-// are exact), on one engine and on three in lockstep; plastic synapses keep what they
-// learned; a share wired otherwise is refused and changes nothing.
+// New weights between ticks (engine::set_weights): engines whose weights change at tick T run
+// on as an engine of the new weights restored from their states at T (snapshots are exact),
+// on one engine and on three in lockstep; plastic synapses keep what they learned unless
+// their weights are the ones set; a share wired otherwise is refused and changes nothing.
 #include "lockstep.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/engine.hpp"
 
@@ -59,7 +60,9 @@ void step(std::vector<engine>& engines) {
 }
 
 // The outputs of `before`'s network on `nodes` engines, with `after`'s weights from tick
-// `at` on, against one engine of `after`'s network restored from their states at `at`.
+// `at` on, against one engine of `after`'s network restored from their states at `at`, its
+// plastic synapses' weights those `after` gives them where `after` sets them (its STDP
+// synapses keep no other state).
 void check_reweighted(const protocol::network& before, const protocol::network& after, std::size_t nodes, tick_t at, tick_t ticks) {
     auto engines = engines_of(before, nodes);
     const auto neurons = protocol::expand(before, "w.xml").neuron_count();
@@ -67,8 +70,13 @@ void check_reweighted(const protocol::network& before, const protocol::network& 
     std::vector<neuron_state> states;
     for (const auto& e : engines)
         for (auto& s : e.capture()) states.push_back(std::move(s));
-    for (auto& e : engines) e.set_weights(after);
+    const auto reweighted = protocol::reweighted_elements(before, after);
+    for (auto& e : engines) e.set_weights(after, reweighted);
     auto reference = engines_of(after, 1);
+    if (!reweighted.empty() && reweighted.back() == 2) {  // the plastic projection's
+        const auto set = reference.front().capture();
+        for (auto& s : states) s.synapses = set[static_cast<std::size_t>(s.index)].synapses;
+    }
     reference.front().restore(states, at);
     std::size_t spikes = 0;
     for (tick_t t = at; t < ticks; ++t) {
@@ -99,6 +107,15 @@ TEST_CASE("new static weights leave plastic synapses their learned weights, on 1
     }
 }
 
+TEST_CASE("a plastic projection's weights set at tick T learn on from there, on 1 and 3 engines") {
+    for (const std::size_t nodes : {1, 3}) {
+        INFO(nodes << " engines");
+        auto before = network_of("60", "-10", true), after = before;
+        after.projections[2].weight = 45;
+        check_reweighted(before, after, nodes, 250, 600);
+    }
+}
+
 TEST_CASE("weights from a share wired otherwise are refused, and the engine runs on unchanged") {
     const auto net = network_of("60", "-10", false);
     auto engines = engines_of(net, 1), untouched = engines_of(net, 1);
@@ -107,9 +124,9 @@ TEST_CASE("weights from a share wired otherwise are refused, and the engine runs
         step(untouched);
     }
     const auto rewired = *protocol::parse_document(std::regex_replace(network_text("60", "-10", false), std::regex("delay=\"7\""), "delay=\"8\""), "w.xml").net;
-    CHECK_THROWS_WITH(engines.front().set_weights(rewired), Catch::Contains("differ from this engine's in their sources, delays or synapse models"));
+    CHECK_THROWS_WITH(engines.front().set_weights(rewired, {}), Catch::Contains("differ from this engine's in their sources, delays or synapse models"));
     const auto reseeded = *protocol::parse_document(std::regex_replace(network_text("60", "-10", false), std::regex("seed=\"5\""), "seed=\"6\""), "w.xml").net;
-    CHECK_THROWS_AS(engines.front().set_weights(reseeded), usage_error);
+    CHECK_THROWS_AS(engines.front().set_weights(reseeded, {}), usage_error);
     for (int t = 0; t < 300; ++t) {
         step(engines);
         step(untouched);

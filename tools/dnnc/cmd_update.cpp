@@ -1,5 +1,5 @@
 // dnnc update --lead HOST:PORT FILE: the frozen network takes the parameters of FILE, a
-// version of the running network that differs in parameters or static weights only (protocol/update.hpp).
+// version of the running network that differs in parameters or weights only (protocol/update.hpp).
 #include "client.hpp"
 #include "commands.hpp"
 
@@ -30,7 +30,7 @@ int run_update(const update_options& o) {
 
 void add_update(CLI::App& app, action& chosen) {
     auto o = std::make_shared<update_options>();
-    auto* cmd = app.add_subcommand("update", "Give the frozen network new parameters (neurons, spike sources, generators) or static weights");
+    auto* cmd = app.add_subcommand("update", "Give the frozen network new parameters (neurons, spike sources, generators) or weights");
     cmd->add_option("file", o->file, "The network with its new parameters (DNNC document)")->required();
     cmd->add_option("--lead", o->lead, "HOST:PORT of the lead")->required();
     o->client.add_to(cmd);

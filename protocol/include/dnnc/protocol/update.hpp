@@ -1,10 +1,13 @@
 #pragma once
 // Updates of a running network's parameters (docs/simulation.md, "Updating parameters"): a
 // new version of the network that differs from the running one only in what a neuron, a
-// generator, a spike source or a static synapse may change between two ticks. Everything
+// generator, a spike source or a synapse's weight may change between two ticks. Everything
 // that places, wires or numbers neurons, what their initial state was drawn from, and every
-// synapse's ends and delay stay.
+// synapse's ends, delay and model stay.
 #include "dnnc/protocol/model.hpp"
+
+#include <cstddef>
+#include <vector>
 
 namespace dnnc::protocol {
 
@@ -12,11 +15,12 @@ namespace dnnc::protocol {
 // more than its parameters, saying what differs. May change: a population's or neuron's
 // model parameters (not its model, tau_minus, v-init* or u-init), a spike source's spikes, rates,
 // start and stop, a <poisson>'s rate and weight, a current generator's amplitude, offset,
-// frequency, phase, mean, std, start and stop; the weights of static synapses (a projection's
-// weight or its weight distribution's parameters, a list's weights, a <synapse>'s weight).
+// frequency, phase, mean, std, start and stop; weights (a projection's weight or its weight
+// distribution's parameters, a list's weights, a <synapse>'s weight; not a dense projection's).
 void check_update(const network& running, const network& updated);
-// Whether `updated` (which passed check_update against `running`) changes any weight.
-bool weights_differ(const network& running, const network& updated);
+// The connection elements (positions in connection_order) whose weights `updated` (which
+// passed check_update against `running`) changes.
+std::vector<std::size_t> reweighted_elements(const network& running, const network& updated);
 
 // What an update that changes no weight sends the nodes: `net`'s name, dt, neurons,
 // populations and generators, none of its wiring. (One that changes weights sends each node

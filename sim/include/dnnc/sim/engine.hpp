@@ -221,11 +221,13 @@ public:
     // its model and tau_minus (its plastic synapses' traces were computed with it); else
     // usage_error, and nothing changes.
     void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators);
-    // New weights for the static synapses, from `share` (as the node's constructor takes it):
-    // between two ticks, the synapses must be the same ones, with the same sources, delays and
-    // synapse models in canonical order (else usage_error, and nothing changes). Plastic
-    // synapses keep their weights and state; neuron states, history and the clock carry over.
-    void set_weights(const protocol::network& share);
+    // New weights from `share` (as the node's constructor takes it), between two ticks: the
+    // synapses must be the same ones, with the same sources, delays and synapse models in
+    // canonical order (else usage_error, and nothing changes). A plastic synapse keeps its
+    // learned weight unless its connection element (position in the share's
+    // connection_order) is in `reweighted`, where it takes the new one as NEST's SetStatus
+    // would; its rule's state, neuron states, history and the clock carry over.
+    void set_weights(const protocol::network& share, const std::vector<std::size_t>& reweighted);
 
 private:
     struct impl;
