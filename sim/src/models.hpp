@@ -52,7 +52,7 @@ struct model_coefficients {
     // hh_cond_exp_traub, beside cond (g_l, e_l, e_ex, e_in, inv_c_m, inv_tau_ex, inv_tau_in,
     // i_e; sub_h = the tick, substeps = 1): the channels; theta = V_T + 30 mV, refractory_ticks
     // as above. The adaptive steps' tolerance on a variable x is rtol |x| + its absolute
-    // tolerance (atol for V_m, Act_h, Act_n; atol_g for the conductances; atol_m for Act_m);
+    // tolerance (atol for V_m, Inact_h, Act_n; atol_g for the conductances; atol_m for Act_m);
     // first_mv: the first step's move of V_m (its length from dV_m/dt where the tick starts);
     // shortest_ms: sub_h / 4096, a step taken whatever its error.
     struct channels {
