@@ -80,7 +80,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         k.i_e = n.i_e;
         k.v_th = n.v_th;
         k.v_reset = n.v_reset;
-        k.substeps = substeps_of(dt, protocol::is_hh(p.model) ? max_hh_substep_ms : max_cond_substep_ms);
+        k.substeps = protocol::is_hh(p.model) ? 1 : substeps_of(dt, max_cond_substep_ms);
         k.sub_h = dt / k.substeps;
         k.jump_ex = std::exp(1.0) / n.tau_syn_ex;
         k.jump_in = std::exp(1.0) / n.tau_syn_in;
@@ -89,7 +89,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
         if (protocol::is_hh(p.model)) {
             const auto& x = p.hh;
-            c.hh = {x.g_na, x.g_k, x.e_na, x.e_k, x.v_t, hh_step_mv, k.sub_h / 1024};
+            c.hh = {x.g_na, x.g_k, x.e_na, x.e_k, x.v_t, hh_rtol, hh_atol, hh_atol_g_ns, hh_atol_m, hh_first_mv, k.sub_h / 4096};
             c.theta = static_cast<float>(x.v_t + 30);
         }
         if (protocol::is_adex(p.model)) {

@@ -50,11 +50,14 @@ struct model_coefficients {
         double a = 0, b = 0, inv_tau_w = 0, delta_t = 0, v_peak = 0, spike_at = 0, stiff_ms = 0, shortest_ms = 0;
     } adex;
     // hh_cond_exp_traub, beside cond (g_l, e_l, e_ex, e_in, inv_c_m, inv_tau_ex, inv_tau_in,
-    // i_e, sub_h, substeps): the channels; theta = V_T + 30 mV, refractory_ticks as above.
-    // A step moves V_m by about step_mv at most (its length from dV_m/dt where it starts), and
-    // is at least shortest_ms (sub_h / 1024).
+    // i_e; sub_h = the tick, substeps = 1): the channels; theta = V_T + 30 mV, refractory_ticks
+    // as above. The adaptive steps' tolerance on a variable x is rtol |x| + its absolute
+    // tolerance (atol for V_m, Inact_h, Act_n; atol_g for the conductances; atol_m for Act_m);
+    // first_mv: the first step's move of V_m (its length from dV_m/dt where the tick starts);
+    // shortest_ms: sub_h / 4096, a step taken whatever its error.
     struct channels {
-        double g_na = 0, g_k = 0, e_na = 0, e_k = 0, v_t = 0, step_mv = 0, shortest_ms = 0;
+        double g_na = 0, g_k = 0, e_na = 0, e_k = 0, v_t = 0;
+        double rtol = 0, atol = 0, atol_g = 0, atol_m = 0, first_mv = 0, shortest_ms = 0;
     } hh;
 };
 
@@ -69,11 +72,10 @@ struct model_state {
 };
 
 // The conductance models' RK4 step: at most max_cond_substep_ms, substeps_of(dt,
-// max_cond_substep_ms) equal steps per tick (4 at dt = 0.1 ms); hh_cond_exp_traub's at most
-// max_hh_substep_ms, for its fast sodium current (see docs/simulation.md).
+// max_cond_substep_ms) equal steps per tick (4 at dt = 0.1 ms). hh_cond_exp_traub steps
+// adaptively (Dormand-Prince 5(4)) with these tolerances (see docs/simulation.md).
 constexpr double max_cond_substep_ms = 0.025;
-constexpr double max_hh_substep_ms = 0.01;
-constexpr double hh_step_mv = 0.03;
+constexpr double hh_rtol = 3e-10, hh_atol = 1e-12, hh_atol_g_ns = 1e-8, hh_atol_m = 1e-8, hh_first_mv = 0.1;
 int substeps_of(double dt, double longest_ms);
 
 // `dt`: the network's tick in ms, the integration step of NEST's models (lif has its own).
@@ -336,6 +338,36 @@ inline void rk4_step(const double* y, double h, const F& f, double* out) {
     rk4_step_from<N>(y, a, h, f, out);
 }
 
+// One Dormand-Prince 5(4) step of length h from y (N variables) of dy/dt = f(y), given
+// k1 = f(y): the fifth-order solution into out, f(out) into k7 (the next step's k1: the
+// last stage is the first of the next step) and the fifth- less the embedded fourth-order
+// solution into err.
+template <int N, typename F>
+inline void dopri54_step(const double* y, const double* k1, double h, const F& f, double* out, double* k7,
+                         double* err) {
+    double k2[N], k3[N], k4[N], k5[N], k6[N], t[N];
+    for (int j = 0; j < N; ++j) t[j] = y[j] + h * (0.2 * k1[j]);
+    f(t, k2);
+    for (int j = 0; j < N; ++j) t[j] = y[j] + h * (3.0 / 40 * k1[j] + 9.0 / 40 * k2[j]);
+    f(t, k3);
+    for (int j = 0; j < N; ++j) t[j] = y[j] + h * (44.0 / 45 * k1[j] - 56.0 / 15 * k2[j] + 32.0 / 9 * k3[j]);
+    f(t, k4);
+    for (int j = 0; j < N; ++j)
+        t[j] = y[j] + h * (19372.0 / 6561 * k1[j] - 25360.0 / 2187 * k2[j] + 64448.0 / 6561 * k3[j] - 212.0 / 729 * k4[j]);
+    f(t, k5);
+    for (int j = 0; j < N; ++j)
+        t[j] = y[j] + h * (9017.0 / 3168 * k1[j] - 355.0 / 33 * k2[j] + 46732.0 / 5247 * k3[j] + 49.0 / 176 * k4[j] -
+                           5103.0 / 18656 * k5[j]);
+    f(t, k6);
+    for (int j = 0; j < N; ++j)
+        out[j] = y[j] + h * (35.0 / 384 * k1[j] + 500.0 / 1113 * k3[j] + 125.0 / 192 * k4[j] - 2187.0 / 6784 * k5[j] +
+                             11.0 / 84 * k6[j]);
+    f(out, k7);
+    for (int j = 0; j < N; ++j)
+        err[j] = h * (71.0 / 57600 * k1[j] - 71.0 / 16695 * k3[j] + 71.0 / 1920 * k4[j] - 17253.0 / 339200 * k5[j] +
+                      22.0 / 525 * k6[j] - 1.0 / 40 * k7[j]);
+}
+
 // One tick of NEST's iaf_cond_alpha (iaf_cond_alpha.cpp): as iaf_cond_exp, with alpha-shaped
 // conductances, dg_x/dt = -dg_x / tau_syn_x, dg/dt = dg_x - g_x / tau_syn_x; the synaptic
 // sums join dg_x scaled by e / tau_syn_x, so that a weight of w nS peaks at w, tau_syn_x
@@ -524,26 +556,52 @@ inline void hh_derivative(const model_coefficients& c, double i, const double* x
     out[5] = r.alpha_n - (r.alpha_n + r.beta_n) * n;
 }
 
-// One tick of NEST's hh_cond_exp_traub (hh_cond_exp_traub.cpp): `substeps` RK4 steps of
-// sub_h from the state as it was (I = I_ext + I_e); the conductances take this tick's
-// synaptic sums (nS; g_in the inhibitory sum's magnitude). While refractory the count runs
-// down; else a V_m at or above theta = V_T + 30 mV that has fallen since the last tick (a
-// maximum just passed) spikes and starts the count. No reset: the channels repolarise.
+// The error of a Dormand-Prince step of hh_cond_exp_traub from y against the tolerances: at
+// most 1 where every variable is within its own. Act_m, fast and tied to V_m, takes a looser
+// absolute tolerance than V_m and the slow gates, whose errors outlive the step.
+inline double hh_step_error(const model_coefficients::channels& g, const double* y, const double* err) {
+    const auto over = [&](int j, double atol) { return std::abs(err[j]) / (atol + g.rtol * std::abs(y[j])); };
+    return std::max({over(0, g.atol), over(1, g.atol_g), over(2, g.atol_g), over(3, g.atol_m), over(4, g.atol),
+                     over(5, g.atol)});
+}
+
+// One tick of NEST's hh_cond_exp_traub (hh_cond_exp_traub.cpp) from the state as it was (I =
+// I_ext + I_e): Dormand-Prince 5(4) steps with a PI step-size controller across the tick; the
+// conductances take this tick's synaptic sums (nS; g_in the inhibitory sum's magnitude). While
+// refractory the count runs down; else a V_m at or above theta = V_T + 30 mV that has fallen
+// since the last tick (a maximum just passed) spikes and starts the count. No reset: the
+// channels repolarise.
 inline float step_hh_cond_exp_traub(const model_coefficients& c, float& v, float& g_ex, float& g_in, float& m, float& h,
                                     float& n, float& refractory_left, float input, float excitatory, float inhibitory) {
     const auto& k = c.cond;
     const double i = double{input} + k.i_e;
     const auto& g = c.hh;
     const auto f = [&](const double* x, double* out) { hh_derivative(c, i, x, out); };
-    double y[6] = {v, g_ex, g_in, m, h, n}, rate[6];
-    for (int s = 0; s < k.substeps; ++s) {
-        for (double left = k.sub_h; left > 0;) {
-            f(y, rate);
-            const double fastest = g.step_mv / std::abs(rate[0]);  // +inf where V_m stands still
-            const double step = std::min(left, std::max(std::min(fastest, k.sub_h), g.shortest_ms));
-            rk4_step_from<6>(y, rate, step, f, y);
+    double y[6] = {v, g_ex, g_in, m, h, n}, rate[6], next[6], next_rate[6], err[6];
+    f(y, rate);
+    // Every step is a function of the tick's starting state alone, so the bits do not depend on
+    // the partition or on a restore. The first step moves V_m by about first_mv; a step at
+    // shortest_ms is taken whatever its error (a NaN too). Invariant: y is the state at
+    // sub_h - left and rate = f(y).
+    const double first = g.first_mv / std::abs(rate[0]);  // +inf where V_m stands still
+    double length = first < k.sub_h ? std::max(first, g.shortest_ms) : k.sub_h, last_error = 1e-4;
+    for (double left = k.sub_h; left > 0;) {
+        const double step = left <= 1.1 * length ? left : length;  // no sliver left at the tick's end
+        dopri54_step<6>(y, rate, step, f, next, next_rate, err);
+        const double error = hh_step_error(g, y, err);
+        double factor;  // the next step's length over this one's: PI control after an accepted step
+        if (error <= 1.0 || step <= g.shortest_ms) {
+            std::copy(next, next + 6, y);
+            std::copy(next_rate, next_rate + 6, rate);
             left -= step;
+            factor = 0.9 * std::pow(error, -0.17) * std::pow(last_error, 0.04);
+            last_error = error > 1e-4 ? error : 1e-4;
+        } else {
+            factor = 0.9 * std::pow(error, -0.2);
         }
+        // Within [0.2, 5], 0.2 for a NaN error; never below shortest_ms, so that the tick ends.
+        factor = factor > 5.0 ? 5.0 : factor;
+        length = std::max(step * (factor > 0.2 ? factor : 0.2), g.shortest_ms);
     }
     const float before = v;
     v = static_cast<float>(y[0]);

@@ -1,6 +1,6 @@
-// NEST's hh_cond_exp_traub, integrated with fixed RK4 substeps: membrane traces, gates and
-// spike times against a reference solution of the same equations with far finer steps in
-// double; NEST's spike rule and initial gates; snapshots.
+// NEST's hh_cond_exp_traub, integrated with adaptive Dormand-Prince steps: membrane traces,
+// gates and spike times against a reference solution of the same equations with far finer
+// steps in double; NEST's spike rule and initial gates; snapshots.
 #include "dnnc/sim/engine.hpp"
 
 #include "input_spikes.hpp"
