@@ -11,6 +11,7 @@
 
 #include "input_spikes.hpp"
 #include "network_of.hpp"
+#include "reference_rk4.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -45,15 +46,7 @@ struct aeif_reference {
         }
     }
     void rk4(const double* from, double s, double* to) const {
-        double k1[n], k2[n], k3[n], k4[n], t[n];
-        derivative(from, k1);
-        for (int j = 0; j < n; ++j) t[j] = from[j] + s / 2 * k1[j];
-        derivative(t, k2);
-        for (int j = 0; j < n; ++j) t[j] = from[j] + s / 2 * k2[j];
-        derivative(t, k3);
-        for (int j = 0; j < n; ++j) t[j] = from[j] + s * k3[j];
-        derivative(t, k4);
-        for (int j = 0; j < n; ++j) to[j] = from[j] + s / 6 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
+        rk4_step<n>(from, s, to, [this](const double* x, double* f) { derivative(x, f); });
     }
     // One tick with synaptic sums (nS, the inhibitory one negative); true on a spike.
     bool step(double excitatory, double inhibitory) {

@@ -5,6 +5,7 @@
 #include "dnnc/sim/engine.hpp"
 
 #include "aeif_reference.hpp"
+#include "conductance_checks.hpp"
 #include "network_of.hpp"
 #include "restore_check.hpp"
 
@@ -23,16 +24,7 @@ TEST_CASE("aeif_cond_alpha: 1 s traces with input spikes stay within 1e-3 mV of 
 }
 
 TEST_CASE("aeif_cond_alpha: a weight of w nS gives a conductance that peaks at w, tau_syn after the spike") {
-    const auto net = network_of(R"(<neuron id="src"/><neuron id="n" model="aeif_cond_alpha" tau_syn_ex="1" tau_syn_in="2"/>
-        <synapse from="src" to="n" weight="6"/><synapse from="src" to="n" weight="-3"/>)");
-    engine e(whole_network(net));
-    e.add_input(0, 0, 1.0f);
-    for (int t = 0; t < 12; ++t) e.compute();  // the conductances have grown for 10 steps (1 ms)
-    auto s = e.capture()[1].variables;
-    CHECK(double{s[1]} == Approx(6).epsilon(1e-4));
-    for (int t = 0; t < 10; ++t) e.compute();
-    s = e.capture()[1].variables;
-    CHECK(double{s[2]} == Approx(3).epsilon(1e-4));
+    test::check_alpha_conductance_peaks("aeif_cond_alpha");
 }
 
 TEST_CASE("aeif_cond_alpha: a spike resets V_m to V_reset and adds b to w") {

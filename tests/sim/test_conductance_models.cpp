@@ -6,7 +6,9 @@
 #include "dnnc/protocol/xml.hpp"
 
 #include "aeif_reference.hpp"
+#include "reference_rk4.hpp"
 #include "input_spikes.hpp"
+#include "conductance_checks.hpp"
 #include "network_of.hpp"
 #include "restore_check.hpp"
 
@@ -38,18 +40,8 @@ struct cond_exp_reference {
     }
     // One tick with synaptic sums (nS, the inhibitory one negative); true on a spike.
     bool step(double excitatory, double inhibitory) {
-        double y[3] = {v, g_ex, g_in}, k1[3], k2[3], k3[3], k4[3], t[3];
-        const double s = h / substeps;
-        for (int n = 0; n < substeps; ++n) {
-            derivative(y, k1);
-            for (int j = 0; j < 3; ++j) t[j] = y[j] + s / 2 * k1[j];
-            derivative(t, k2);
-            for (int j = 0; j < 3; ++j) t[j] = y[j] + s / 2 * k2[j];
-            derivative(t, k3);
-            for (int j = 0; j < 3; ++j) t[j] = y[j] + s * k3[j];
-            derivative(t, k4);
-            for (int j = 0; j < 3; ++j) y[j] += s / 6 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-        }
+        double y[3] = {v, g_ex, g_in};
+        for (int n = 0; n < substeps; ++n) test::rk4_step<3>(y, h / substeps, y, [&](const double* x, double* f) { derivative(x, f); });
         v = y[0];
         g_ex = y[1] + excitatory;
         g_in = y[2] - inhibitory;
@@ -155,18 +147,7 @@ struct cond_alpha_reference {
         f[4] = -x[4] / tau_in;
     }
     bool step(double excitatory, double inhibitory) {
-        double k1[5], k2[5], k3[5], k4[5], t[5];
-        const double s = h / substeps;
-        for (int n = 0; n < substeps; ++n) {
-            derivative(y, k1);
-            for (int j = 0; j < 5; ++j) t[j] = y[j] + s / 2 * k1[j];
-            derivative(t, k2);
-            for (int j = 0; j < 5; ++j) t[j] = y[j] + s / 2 * k2[j];
-            derivative(t, k3);
-            for (int j = 0; j < 5; ++j) t[j] = y[j] + s * k3[j];
-            derivative(t, k4);
-            for (int j = 0; j < 5; ++j) y[j] += s / 6 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-        }
+        for (int n = 0; n < substeps; ++n) test::rk4_step<5>(y, h / substeps, y, [&](const double* x, double* f) { derivative(x, f); });
         y[3] += excitatory * std::exp(1.0) / tau_ex;
         y[4] -= inhibitory * std::exp(1.0) / tau_in;
         if (r > 0) {
@@ -217,16 +198,7 @@ TEST_CASE("iaf_cond_alpha: 1 s traces with input spikes stay within 1e-3 mV of t
 }
 
 TEST_CASE("iaf_cond_alpha: a weight of w nS gives a conductance that peaks at w, tau_syn after the spike") {
-    const auto net = network_of(R"(<neuron id="src"/><neuron id="n" model="iaf_cond_alpha" tau_syn_ex="1" tau_syn_in="2"/>
-        <synapse from="src" to="n" weight="6"/><synapse from="src" to="n" weight="-3"/>)");
-    engine e(whole_network(net));
-    e.add_input(0, 0, 1.0f);
-    for (int t = 0; t < 12; ++t) e.compute();  // the conductances have grown for 10 steps (1 ms)
-    auto s = e.capture()[1].variables;
-    CHECK(double{s[1]} == Approx(6).epsilon(1e-4));
-    for (int t = 0; t < 10; ++t) e.compute();
-    s = e.capture()[1].variables;
-    CHECK(double{s[2]} == Approx(3).epsilon(1e-4));
+    test::check_alpha_conductance_peaks("iaf_cond_alpha");
 }
 
 TEST_CASE("iaf_cond_alpha captures and restores bit for bit") {

@@ -4,6 +4,7 @@
 #include "dnnc/sim/engine.hpp"
 
 #include "input_spikes.hpp"
+#include "reference_rk4.hpp"
 #include "network_of.hpp"
 #include "restore_check.hpp"
 
@@ -63,18 +64,8 @@ struct reference {
     }
     // One tick with synaptic sums (nS, the inhibitory one negative); true on a spike.
     bool step(double excitatory, double inhibitory) {
-        const double before = y[0], s = h / substeps;
-        double k1[6], k2[6], k3[6], k4[6], t[6];
-        for (int n = 0; n < substeps; ++n) {
-            derivative(y, k1);
-            for (int j = 0; j < 6; ++j) t[j] = y[j] + s / 2 * k1[j];
-            derivative(t, k2);
-            for (int j = 0; j < 6; ++j) t[j] = y[j] + s / 2 * k2[j];
-            derivative(t, k3);
-            for (int j = 0; j < 6; ++j) t[j] = y[j] + s * k3[j];
-            derivative(t, k4);
-            for (int j = 0; j < 6; ++j) y[j] += s / 6 * (k1[j] + 2 * k2[j] + 2 * k3[j] + k4[j]);
-        }
+        const double before = y[0];
+        for (int n = 0; n < substeps; ++n) test::rk4_step<6>(y, h / substeps, y, [&](const double* x, double* f) { derivative(x, f); });
         y[1] += excitatory;
         y[2] -= inhibitory;
         for (double& x : y) x = static_cast<float>(x);  // float32 between ticks, as the model's state
