@@ -214,7 +214,7 @@ TEST_CASE("physical_of maps a DNNC cluster and locates unknown nodes") {
     dnnc::protocol::cluster model;
     model.lead = "a";
     model.nodes = {{"a", "127.0.0.1", 1, 2.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}};
-    model.links = {{"a", "b", 0, {}}};
+    model.links = {{"a", "b", 0, std::nullopt, {}}};
     const auto c = plan::physical_of(model);
     CHECK(c.names == std::vector<std::string>{"a", "b"});
     CHECK(c.capacity == std::vector<double>{2.0, 1.0});
