@@ -3,6 +3,7 @@
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/rate.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
@@ -651,41 +652,60 @@ void lead::take_over(const replica& r) {
 
 // ---- probes ----
 
-// One round trip from the lead along `path` (node indices), in ms.
-double lead::probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path) {
-    std::vector<probe_hop> route;
+// One round trip from the lead along `path` (node indices), in ms, with `load` bytes carried
+// across its last link.
+double lead::probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path, std::size_t load) {
+    probe p{{}, 1, load};
     for (std::size_t k = 0; k < path.size(); ++k) {
         const auto& node = plan.doc.clu->nodes[path[k]];
         const double delay = k > 0 ? plan::emulate_delay(plan.doc.clu->links, plan.doc.clu->nodes[path[k - 1]].id, node.id) : 0.0;
-        route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
+        p.route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
     }
-    const auto extra = options_.emulate_delay_ms.find(route[1].id);
+    const auto extra = options_.emulate_delay_ms.find(p.route[1].id);
     const auto start = clock_type::now();
-    hold_back(route[1].link_delay_ms + (extra == options_.emulate_delay_ms.end() ? 0.0 : extra->second));
+    hold_back(p.route[1].link_delay_ms + (extra == options_.emulate_delay_ms.end() ? 0.0 : extra->second));
     try {
-        calls_.call(route[1].at, frame{message_type::probe, 0, 0, route_to_json(route, 1).dump()}, options_.silence_limit);
+        calls_.call(p.route[1].at, frame{message_type::probe, 0, 0, probe_payload(p)}, options_.silence_limit);
     } catch (const std::exception& e) {
         std::string names;
-        for (const auto& h : route) names += (names.empty() ? "" : " -> ") + h.id;
-        throw error("latency probe along " + names + " failed: " + e.what());
+        for (const auto& h : p.route) names += (names.empty() ? "" : " -> ") + h.id;
+        throw error(std::string(load > 0 ? "throughput" : "latency") + " probe along " + names + " failed: " + e.what());
     }
     return elapsed_ms(start);
 }
 
+// Latencies first (link_times), then each link's throughput: `throughput-probes` probes
+// each way that carry throughput_probe_load bytes across the link, each after an unloaded
+// one along the same route (plan::link_throughput).
 std::vector<plan::link_time> lead::measure_links(const plan::network_plan& plan, const plan::topology& topo) {
     const auto paths = plan::plan_probes(topo);
-    const int rounds = plan.doc.run ? plan.doc.run->probes : protocol::run_settings{}.probes;
+    const auto run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
     std::vector<std::vector<double>> samples(paths.size());
     for (std::size_t p = 0; p < paths.size(); ++p) {
         probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
-        for (int r = 0; r < rounds; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
+        for (int r = 0; r < run.probes; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
     }
     auto times = plan::link_times(paths, samples);
+    for (std::size_t p = 0; p < paths.size() && run.throughput_probes > 0; ++p) {
+        auto back = paths[p].route;  // over the link and back to its near end
+        back.push_back(back[back.size() - 2]);
+        // What a load adds to the round trip of an unloaded probe sent just before it.
+        auto added = [&](const std::vector<std::size_t>& route) {
+            const double unloaded = probe_once(plan, route);
+            return probe_once(plan, route, throughput_probe_load) - unloaded;
+        };
+        std::vector<double> there, and_back;
+        for (int r = 0; r < run.throughput_probes; ++r) {
+            there.push_back(added(paths[p].route));
+            and_back.push_back(added(back));
+        }
+        times[p].throughput_bps = plan::link_throughput(throughput_probe_load, there, and_back);
+    }
     for (const auto& t : times) {
         const auto [a, b] = topo.link(t.link);
         DNNC_LOG(info, "link " << topo.id(a) << " - " << topo.id(b) << ": " << t.latency_ms << " ms (round trip "
                                << t.round_trip_ms << " ms" << (t.clamped ? ", clamped" : "") << (t.noisy ? ", noisy" : "")
-                               << ")");
+                               << "), " << (t.throughput_bps > 0 ? protocol::rate_human(t.throughput_bps) : "throughput not measured"));
     }
     return times;
 }
@@ -1086,6 +1106,9 @@ void lead::describe(json& s) {
         const auto [a, b] = topo.link(t.link);
         json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
                    {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
+        if (t.throughput_bps > 0) link["throughput_bps"] = t.throughput_bps;
+        if (const auto declared = plan::declared_bandwidth(state_->plan.doc.clu->links, topo.id(a), topo.id(b)))
+            link["bandwidth_bps"] = *declared;
         // Values sent over the link, both ways, since the run began, and the packets that
         // crossed it too late or not at all (window mode), each way (the tick reports say).
         if (r && a < progress["nodes"].size() && b < progress["nodes"].size()) {

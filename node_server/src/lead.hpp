@@ -32,6 +32,10 @@
 
 namespace dnnc::node_server {
 
+// The bytes a throughput probe carries across a link (lead::measure_links); with a run's
+// `throughput-probes` T, a link costs 2 × T × this much traffic at each submit.
+inline constexpr std::size_t throughput_probe_load = std::size_t{256} << 10;
+
 class lead final : public module {
 public:
     lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own);
@@ -118,7 +122,7 @@ private:
     // checkpoint (install).
     nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
                                         const std::string& state_file = {});
-    double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path);
+    double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path, std::size_t load = 0);
     std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
     void start_heartbeats(const std::shared_ptr<lead_state>& state);
 

@@ -5,7 +5,6 @@
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "node_messages.hpp"
-#include "probe_route.hpp"
 #include "state_stream.hpp"
 
 #include <algorithm>
@@ -70,16 +69,17 @@ void worker::handle(const frame& request, responder respond) {
         });
         return;
     }
-    case message_type::probe:
-        route_from_json(request.payload);  // a malformed route is refused here, on the server's thread
+    case message_type::probe: {
+        auto p = read_probe(request.payload);  // a malformed probe is refused here, on the server's thread
         // Forwarding waits for the rest of the route: off the server's thread.
-        tasks_.run([this, payload = request.payload, respond] {
+        tasks_.run([this, p = std::move(p), respond] {
             respond_with(respond, [&] {
-                forward_probe(payload);
+                forward_probe(p);
                 return reply_of(message_type::probe_reply);
             });
         });
         return;
+    }
     case message_type::clock: {
         const json command = parse_payload(request.payload);
         check_installation(command);
@@ -285,14 +285,13 @@ double worker::extra_delay_to(const std::string& peer) const {
 
 // Forwards a probe one hop further, or answers it at the far end; both directions hold back
 // the link's emulated delay.
-void worker::forward_probe(const std::string& payload) {
-    const auto [route, hop] = route_from_json(payload);
-    if (hop + 1 < route.size()) {
-        const auto& next = route[hop + 1];
+void worker::forward_probe(const probe& p) {
+    if (p.hop + 1 < p.route.size()) {
+        const auto& next = p.route[p.hop + 1];
         hold_back(next.link_delay_ms + extra_delay_to(next.id));
-        calls_.call(next.at, frame{message_type::probe, 0, 0, route_to_json(route, hop + 1).dump()}, options_.silence_limit);
+        calls_.call(next.at, frame{message_type::probe, 0, 0, probe_payload({p.route, p.hop + 1, p.load})}, options_.silence_limit);
     }
-    hold_back(route[hop].link_delay_ms + extra_delay_to(route[hop - 1].id));
+    hold_back(p.route[p.hop].link_delay_ms + extra_delay_to(p.route[p.hop - 1].id));
 }
 
 std::optional<std::string> worker::network() const {

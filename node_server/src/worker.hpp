@@ -15,6 +15,7 @@
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "node_simulation.hpp"
+#include "probe_route.hpp"
 #include "tasks.hpp"
 
 #include <nlohmann/json.hpp>
@@ -80,7 +81,7 @@ private:
     // A clock command stamped with an epoch other than the installed config's comes from a
     // lead this node no longer follows: refused (error).
     void check_installation(const nlohmann::json& command) const;
-    void forward_probe(const std::string& payload);
+    void forward_probe(const probe& p);
     double extra_delay_to(const std::string& peer) const;
     class doing;  // lists a task in work_ for as long as it lives
     nlohmann::json work() const;  // work_ as heartbeats say it; the caller holds mutex_

@@ -202,6 +202,12 @@ double emulate_delay(const std::vector<protocol::cluster_link>& links, const std
     return delay;
 }
 
+std::optional<double> declared_bandwidth(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b) {
+    for (const auto& l : links)
+        if (l.bandwidth_bps && ((l.from == a && l.to == b) || (l.from == b && l.to == a))) return l.bandwidth_bps;
+    return std::nullopt;
+}
+
 std::vector<double> wait_windows(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms) {
     const std::size_t n = topo.node_count();
     const auto latency = path_latencies(topo, link_latency_ms);

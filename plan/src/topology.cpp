@@ -116,4 +116,10 @@ std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std
     return times;
 }
 
+double link_throughput(std::size_t load_bytes, const std::vector<double>& there_ms, const std::vector<double>& back_ms) {
+    const double added = std::max(median(there_ms), median(back_ms));
+    if (!(added > 0)) return 0;
+    return 8.0 * static_cast<double>(load_bytes) / (added / 1000);
+}
+
 }  // namespace dnnc::plan

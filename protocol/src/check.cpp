@@ -798,6 +798,8 @@ void check_cluster(const cluster& clu) {
         if (l.from == l.to) out.add(l.where, what + ": a link must join two different nodes");
         if (!(std::isfinite(l.emulate_delay_ms) && l.emulate_delay_ms >= 0))
             out.add(l.where, what + ": emulate-delay must be a number >= 0 (ms)");
+        if (l.bandwidth_bps && !(std::isfinite(*l.bandwidth_bps) && *l.bandwidth_bps > 0))
+            out.add(l.where, what + ": bandwidth must be a finite rate > 0");
         if (a != index.end() && b != index.end()) {
             adjacent[a->second].push_back(b->second);
             adjacent[b->second].push_back(a->second);
@@ -842,6 +844,7 @@ void check_run(const run_settings& run, const cluster* clu) {
     if (run.batch > 1 && run.checkpoint_every > 0)
         out.add(w, "run: checkpoint-every needs batch 1 (snapshots of a batched run are not supported)");
     if (run.probes < 1 || run.probes > 10000) out.add(w, "run: probes must lie in 1..10000");
+    if (run.throughput_probes < 0 || run.throughput_probes > 100) out.add(w, "run: throughput-probes must lie in 0..100");
     if (!(run.window_factor >= 1 && run.window_factor <= max_window_factor))
         out.add(w, "run: window-factor must lie in 1.." + up_to(max_window_factor));
     if (!(run.window_margin_ms >= 0 && run.window_margin_ms <= max_setting_ms))

@@ -244,7 +244,7 @@ bool operator==(const cluster_node& a, const cluster_node& b) {
     return std::tie(a.id, a.host, a.port, a.capacity) == std::tie(b.id, b.host, b.port, b.capacity);
 }
 bool operator==(const cluster_link& a, const cluster_link& b) {
-    return std::tie(a.from, a.to, a.emulate_delay_ms) == std::tie(b.from, b.to, b.emulate_delay_ms);
+    return std::tie(a.from, a.to, a.emulate_delay_ms, a.bandwidth_bps) == std::tie(b.from, b.to, b.emulate_delay_ms, b.bandwidth_bps);
 }
 bool operator==(const cluster& a, const cluster& b) {
     return std::tie(a.lead, a.nodes, a.links) == std::tie(b.lead, b.nodes, b.links);
@@ -252,7 +252,7 @@ bool operator==(const cluster& a, const cluster& b) {
 bool operator==(const run_settings& a, const run_settings& b) {
     auto t = [](const run_settings& r) {
         return std::tie(r.sync, r.send, r.clock, r.tick_period_ms, r.checkpoint_every,
-                        r.checkpoint_keep, r.fan_out, r.batch, r.probes, r.window_factor,
+                        r.checkpoint_keep, r.fan_out, r.batch, r.probes, r.throughput_probes, r.window_factor,
                         r.window_margin_ms, r.heartbeat_timeout_ms);
     };
     return t(a) == t(b);

@@ -10,6 +10,7 @@
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/rate.hpp"
 #include "connection_list.hpp"
 #include "text.hpp"
 
@@ -266,6 +267,16 @@ protected:
             return d;
         }
         double real(const char* name, double fallback) const { return real(name).value_or(fallback); }
+        // Bits per second (rate.hpp).
+        std::optional<double> rate(const char* name) const {
+            auto v = get(name);
+            if (!v) return std::nullopt;
+            auto r = parse_rate(*v);
+            if (!r)
+                handler_.fail(where_, std::string("attribute '") + name + "': not a rate: '" + *v +
+                                          "' (a number and a unit: 100kbit, 10Mbit, 2.5Gbit, 50MB/s)");
+            return r;
+        }
         std::optional<std::int64_t> integer(const char* name) const {
             auto v = get(name);
             if (!v) return std::nullopt;
@@ -473,6 +484,7 @@ protected:
         r.fan_out = a.int32("fan-out", r.fan_out);
         r.batch = a.int32("batch", r.batch);
         r.probes = a.int32("probes", r.probes);
+        r.throughput_probes = a.int32("throughput-probes", r.throughput_probes);
         r.window_factor = a.real("window-factor", r.window_factor);
         r.window_margin_ms = a.real("window-margin", r.window_margin_ms);
         r.heartbeat_timeout_ms = a.real("heartbeat-timeout", r.heartbeat_timeout_ms);
@@ -783,7 +795,7 @@ private:
             clu.nodes.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0),
                                  a.real("capacity", 1.0), a.where()});
         } else if (n == "link") {
-            clu.links.push_back({a.text("from"), a.text("to"), a.real("emulate-delay", 0.0), a.where()});
+            clu.links.push_back({a.text("from"), a.text("to"), a.real("emulate-delay", 0.0), a.rate("bandwidth"), a.where()});
         }
     }
 

@@ -3,6 +3,7 @@
 // schema default are left out; numbers are written in their shortest exact form, so that
 // parse(serialize(x)) == x. The round-trip tests validate the output against the schemas.
 #include "dnnc/protocol/xml.hpp"
+#include "dnnc/protocol/rate.hpp"
 
 #include "connection_list.hpp"
 #include "text.hpp"
@@ -185,6 +186,7 @@ void write_run(xml_out& x, const run_settings& r) {
     if (r.fan_out != d.fan_out) x.attr("fan-out", r.fan_out);
     if (r.batch != d.batch) x.attr("batch", r.batch);
     if (r.probes != d.probes) x.attr("probes", r.probes);
+    if (r.throughput_probes != d.throughput_probes) x.attr("throughput-probes", r.throughput_probes);
     x.attr_if("window-factor", r.window_factor, d.window_factor);
     x.attr_if("window-margin", r.window_margin_ms, d.window_margin_ms);
     x.attr_if("heartbeat-timeout", r.heartbeat_timeout_ms, d.heartbeat_timeout_ms);
@@ -366,6 +368,7 @@ void write_cluster(xml_out& x, const cluster& clu) {
         x.attr("from", l.from);
         x.attr("to", l.to);
         x.attr_if("emulate-delay", l.emulate_delay_ms, 0.0);
+        if (l.bandwidth_bps) x.attr("bandwidth", rate_text(*l.bandwidth_bps));
         x.close();
     }
     x.close();

@@ -141,7 +141,7 @@ TEST_CASE("a lead reuses its last partition only for the same network on the sam
 TEST_CASE("a dense layer that fits on a node stays whole, a larger one is split into row blocks") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/mlp/mlp.xml");
     doc.clu->nodes.resize(2);  // two nodes of equal capacity
-    doc.clu->links = {{doc.clu->nodes[0].id, doc.clu->nodes[1].id, 0.0, {}}};
+    doc.clu->links = {{doc.clu->nodes[0].id, doc.clu->nodes[1].id, 0.0, std::nullopt, {}}};
     doc.clu->lead = doc.clu->nodes[0].id;
     const auto plan = plan_network(doc);
     auto nodes_of = [&](const std::string& population) {
@@ -203,7 +203,7 @@ TEST_CASE("every node's share carries the network's synapse models") {
 // node, and a rule's per-synapse state (tsodyks2_synapse: 12 bytes) on the targets' nodes.
 TEST_CASE("a node's load counts a plastic network's synapses as keeping their own values, and the rules' state") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/stdp/stdp.xml");
-    doc.clu = protocol::cluster{"a", {{"a", "127.0.0.1", 0, 1, {}}, {"b", "127.0.0.1", 0, 1, {}}}, {{"a", "b", 0.0, {}}}, {}};
+    doc.clu = protocol::cluster{"a", {{"a", "127.0.0.1", 0, 1, {}}, {"b", "127.0.0.1", 0, 1, {}}}, {{"a", "b", 0.0, std::nullopt, {}}}, {}};
     const auto stdp_only = loads_of(plan_network(doc));
     for (const auto& load : stdp_only) {
         CHECK(load.values_per_synapse);  // no distribution in the network: only plasticity asks for it

@@ -214,12 +214,12 @@ TEST_CASE("physical_of maps a DNNC cluster and locates unknown nodes") {
     dnnc::protocol::cluster model;
     model.lead = "a";
     model.nodes = {{"a", "127.0.0.1", 1, 2.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}};
-    model.links = {{"a", "b", 0, {}}};
+    model.links = {{"a", "b", 0, std::nullopt, {}}};
     const auto c = plan::physical_of(model);
     CHECK(c.names == std::vector<std::string>{"a", "b"});
     CHECK(c.capacity == std::vector<double>{2.0, 1.0});
     REQUIRE(c.links.size() == 1);
-    model.links.push_back({"a", "zz", 0, {"c.xml", 7, 3}});
+    model.links.push_back({"a", "zz", 0, std::nullopt, {"c.xml", 7, 3}});
     try {
         plan::physical_of(model);
         FAIL("no error");

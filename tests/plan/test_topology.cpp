@@ -13,7 +13,7 @@ protocol::cluster make_cluster(const std::string& lead, std::vector<std::string>
     c.lead = lead;
     int port = 7000;
     for (auto& id : ids) c.nodes.push_back({id, "127.0.0.1", port++, 1, {}});
-    for (auto& [a, b] : links) c.links.push_back({a, b, 0, {}});
+    for (auto& [a, b] : links) c.links.push_back({a, b, 0, std::nullopt, {}});
     return c;
 }
 }  // namespace
@@ -58,6 +58,14 @@ TEST_CASE("link times follow t(1,i) = T/2 and t(k,j) = (T(1,j) - T(1,k))/2, clam
     CHECK(times[1].clamped);
     times = link_times(plan, {{1, 1, 20, 40}, {50}});
     CHECK(times[0].noisy);
+}
+
+TEST_CASE("a link's throughput is the load over the median time it added, the slower way") {
+    // 1 MB in 8 ms more one way (1 Gbit/s), 16 ms more the other (0.5 Gbit/s).
+    CHECK(link_throughput(1'000'000, {8, 7, 9}, {16, 40, 16}) == Approx(0.5e9));
+    CHECK(link_throughput(1'000'000, {16}, {8}) == Approx(0.5e9));
+    CHECK(link_throughput(1'000'000, {8, 8}, {-0.1, 0.1}) == Approx(1e9));  // too fast to tell back
+    CHECK(link_throughput(1'000'000, {-0.1}, {0}) == 0);                    // both ways
 }
 
 TEST_CASE("median of even and odd samples") {

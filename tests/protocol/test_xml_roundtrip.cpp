@@ -43,9 +43,9 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
   <cluster lead="n0">
     <node id="n0" host="127.0.0.1" port="7100" capacity="2"/>
     <node id="n1" port="7101"/>
-    <link from="n0" to="n1" emulate-delay="1.5"/>
+    <link from="n0" to="n1" emulate-delay="1.5" bandwidth="2.5 Gbit/s"/>
   </cluster>
-  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100"/>
+  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0"/>
 </dnnc>
 )";
 }  // namespace
@@ -110,11 +110,14 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(doc.clu->nodes[1].host == "127.0.0.1");
     CHECK(doc.clu->nodes[1].capacity == 1);
     CHECK(doc.clu->links[0].emulate_delay_ms == 1.5);
+    CHECK(doc.clu->links[0].bandwidth_bps == 2.5e9);
     REQUIRE(doc.run);
     CHECK(doc.run->sync == sync_mode::window);
     CHECK(doc.run->send == send_mode::nonzero);
     CHECK(doc.run->clock == "n1");
     CHECK(doc.run->fan_out == 3);
+    CHECK(doc.run->probes == 16);
+    CHECK(doc.run->throughput_probes == 0);
 }
 
 TEST_CASE("a DNNC document round-trips through serialize") {

@@ -98,7 +98,7 @@ protocol::cluster cluster_of(const protocol::document& doc, const std::vector<st
     } else {
         for (std::size_t r = 0; r < ranks; ++r) {
             clu.nodes.push_back({"r" + std::to_string(r), {}, 0, capacities[r], {}});
-            for (std::size_t q = 0; q < r; ++q) clu.links.push_back({clu.nodes[q].id, clu.nodes[r].id, 0.0, {}});
+            for (std::size_t q = 0; q < r; ++q) clu.links.push_back({clu.nodes[q].id, clu.nodes[r].id, 0.0, std::nullopt, {}});
         }
     }
     for (std::size_t r = 0; r < ranks; ++r) {

@@ -1,6 +1,7 @@
 // dnnc status --lead HOST:PORT [--json] [--links]
 #include "client.hpp"
 #include "commands.hpp"
+#include "dnnc/protocol/rate.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -80,14 +81,19 @@ int run_status(const status_options& o) {
     for (const auto& l : s["links"]) each_way(l, "packets_late", lost), each_way(l, "packets_missing", lost);
     // Shown with --links, and whenever a link has lost packets.
     if (o.links || lost > 0) {
-        std::printf("%-12s %-12s %12s %14s  %-20s %-20s %s\n", "link", "", "latency ms", "round trip ms", "packets late",
-                    "packets missing", "flags");
+        // Throughput as measured at submit, bandwidth as the document declares it.
+        auto rate = [](const nlohmann::json& l, const char* key) {
+            return l.contains(key) ? protocol::rate_human(l[key].get<double>()) : std::string("-");
+        };
+        std::printf("%-12s %-12s %12s %14s %14s %14s  %-20s %-20s %s\n", "link", "", "latency ms", "round trip ms",
+                    "throughput", "bandwidth", "packets late", "packets missing", "flags");
         for (const auto& l : s["links"]) {
             std::string flags = l["clamped"].get<bool>() ? "clamped " : "";
             if (l["noisy"].get<bool>()) flags += "noisy";
             std::int64_t ignored = 0;
-            std::printf("%-12s %-12s %12.3f %14.3f  %-20s %-20s %s\n", l["from"].get<std::string>().c_str(),
+            std::printf("%-12s %-12s %12.3f %14.3f %14s %14s  %-20s %-20s %s\n", l["from"].get<std::string>().c_str(),
                         l["to"].get<std::string>().c_str(), l["latency_ms"].get<double>(), l["round_trip_ms"].get<double>(),
+                        rate(l, "throughput_bps").c_str(), rate(l, "bandwidth_bps").c_str(),
                         each_way(l, "packets_late", ignored).c_str(), each_way(l, "packets_missing", ignored).c_str(),
                         flags.c_str());
         }
@@ -103,7 +109,7 @@ void add_status(CLI::App& app, action& chosen) {
     cmd->add_option("--lead", o->lead, "HOST:PORT of the lead (or of any node, for its own status)")->required();
     cmd->add_flag("--json", o->json, "Print the status as JSON");
     cmd->add_flag("--links", o->links,
-                  "Also list the links: measured latencies, and packets that came late or not at all (listed anyway when any did)");
+                  "Also list the links: measured latencies and throughputs, declared bandwidths, and packets that came late or not at all (listed anyway when any did)");
     o->client.add_to(cmd);
     cmd->callback([o, &chosen] { chosen = [o] { return run_status(*o); }; });
 }

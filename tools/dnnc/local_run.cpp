@@ -13,7 +13,7 @@ protocol::cluster local_cluster_of(int k) {
     c.lead = "n0";
     for (int i = 0; i < k; ++i) c.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", 0, 1.0, {}});
     for (int i = 0; i < k; ++i)
-        for (int j = i + 1; j < k; ++j) c.links.push_back({c.nodes[i].id, c.nodes[j].id, 0.0, {}});
+        for (int j = i + 1; j < k; ++j) c.links.push_back({c.nodes[i].id, c.nodes[j].id, 0.0, std::nullopt, {}});
     return c;
 }
 

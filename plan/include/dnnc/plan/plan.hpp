@@ -11,6 +11,7 @@
 #include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,8 @@ std::vector<node_load> loads_of(const network_plan& plan);
 
 // The emulated delay of the link between nodes a and b (0 when there is none).
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
+// The bandwidth (bits/s) the first <link> between nodes a and b that declares one declares.
+std::optional<double> declared_bandwidth(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
 
 // Wait window of each neuron (ms): window-factor x the largest path latency among the nodes
 // its inputs may come from + window-margin; 0 for a neuron whose inputs are all local. For

@@ -52,11 +52,19 @@ struct link_time {
     double latency_ms = 0;     // one-way time of the link alone
     bool clamped = false;      // the estimate came out negative and was set to 0
     bool noisy = false;        // probes spread widely (interquartile range > half the median + 0.2 ms)
+    double throughput_bps = 0;  // bits per second, the slower direction (link_throughput); 0: not measured
 };
 
 // t(1,i) = T(1,i)/2 for links at the lead, t(k,j) = (T(1,j) - T(1,k))/2 for a link j reached
 // through link k. `samples_ms[p]` holds the round trips measured for plan[p].
 std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std::vector<std::vector<double>>& samples_ms);
+
+// A link's throughput, in bits per second, from probes that carry `load_bytes` across it,
+// each paired with an unloaded probe along the same route: `there_ms` and `back_ms` hold the
+// time each load added to its pair's round trip, across the link one way and the other. A
+// direction's rate is 8 × load over its median added time; the link's throughput is the
+// slower direction's; 0 when neither load added time (too fast to tell with it).
+double link_throughput(std::size_t load_bytes, const std::vector<double>& there_ms, const std::vector<double>& back_ms);
 
 double median(std::vector<double> values);
 

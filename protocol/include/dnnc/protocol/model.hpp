@@ -374,6 +374,7 @@ struct cluster_node {
 struct cluster_link {
     std::string from, to;
     double emulate_delay_ms = 0;
+    std::optional<double> bandwidth_bps;  // declared capacity, bits per second (rate.hpp)
     source_location where;
 };
 
@@ -399,6 +400,8 @@ struct run_settings {
     // each; dense projections run them as one matrix-matrix product.
     std::int32_t batch = 1;
     std::int32_t probes = 16;
+    // Loaded probes per link and direction for its throughput (lead.hpp); 0: not measured.
+    std::int32_t throughput_probes = 3;
     double window_factor = 1.5;
     double window_margin_ms = 0.5;
     double heartbeat_timeout_ms = 2000;

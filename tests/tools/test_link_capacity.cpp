@@ -1,0 +1,59 @@
+// Link throughput on test hosts (scripts/test_hosts.sh): host 3's link shaped to 10 Mbit/s
+// each way, the others left at the speed of a veth. The lead's throughput probes at submit
+// find the links to host 3 near 10 Mbit/s and the other link far faster, and status shows
+// both with the bandwidth the document declares.
+#include "test_hosts_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+using namespace dnnc::test;
+using json = nlohmann::json;
+
+TEST_CASE("throughputs measured at submit find the test host whose link is shaped to 10 Mbit/s") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    test_hosts hosts(dir, 3);
+    hosts.shape(3, "10mbit");
+    // A triangle: h1-h3 is probed from the lead, h2-h3 through h1-h2.
+    std::string cluster = "<cluster lead=\"h1\">";
+    for (int k = 1; k <= 3; ++k)
+        cluster += "<node id=\"h" + std::to_string(k) + "\" host=\"" + test_hosts::address(k) + "\" port=\"" + std::to_string(test_hosts::port) + "\"/>";
+    cluster += "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\" bandwidth=\"10Mbit\"/><link from=\"h1\" to=\"h3\"/></cluster>";
+    const auto doc = dir.file("hosts.xml", "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"capacity\">"
+                                           "<population id=\"p\" size=\"60\" model=\"tanh\"/>"
+                                           "<projection from=\"p\" to=\"p\" kind=\"random\" p=\"0.1\" seed=\"5\"/>"
+                                           "<output id=\"y\" neurons=\"p[0:3]\"/></network>" +
+                                               cluster + "<run probes=\"4\" throughput-probes=\"3\"/></dnnc>\n");
+    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    const std::string lead = " --lead " + test_hosts::endpoint(1);
+    const auto s = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+    INFO(s["links"].dump());
+    REQUIRE(s["links"].size() == 3);
+    for (const auto& l : s["links"]) {
+        const bool shaped = l["to"] == "h3";
+        REQUIRE(l.contains("throughput_bps"));
+        const double measured = l["throughput_bps"].get<double>();
+        INFO("link " << l["from"] << "-" << l["to"] << " measured " << measured / 1e6 << " Mbit/s");
+        if (shaped)
+            CHECK(std::abs(measured - 10e6) <= 0.35 * 10e6);
+        else
+            CHECK(measured > 50e6);
+        if (l["from"] == "h2") {
+            CHECK(l["bandwidth_bps"] == 10e6);
+        } else {
+            CHECK_FALSE(l.contains("bandwidth_bps"));
+        }
+    }
+    // The text lists each link's throughput and, on h2-h3, the declared 10 Mbit/s.
+    const auto text = run_command(hosts.dnnc_on(1, "status --links" + lead)).out;
+    INFO(text);
+    CHECK(std::regex_search(text, std::regex("\nh2 +h3 +[0-9.]+ +[0-9.]+ +[0-9.]+ [kMG]?bit/s +10\\.0 Mbit/s")));
+    CHECK(std::regex_search(text, std::regex("\nh1 +h2 +[0-9.]+ +[0-9.]+ +[0-9.]+ [MG]bit/s +- ")));
+}
