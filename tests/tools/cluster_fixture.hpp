@@ -9,6 +9,7 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <csignal>
@@ -149,6 +151,17 @@ inline std::string with_cluster(const std::string& example, const std::vector<do
 
 inline std::string lead_of(const std::vector<int>& ports) { return " --lead 127.0.0.1:" + std::to_string(ports[0]); }
 inline std::string to_of(const std::vector<int>& ports) { return " --to 127.0.0.1:" + std::to_string(ports[0]); }
+
+// Waits up to 5 s until `dir` holds at least `n` entries (checkpoints a run writes).
+inline void wait_for_entries(const std::filesystem::path& dir, std::size_t n) {
+    for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::size_t entries = 0;
+        if (std::filesystem::exists(dir))
+            for (const auto& e : std::filesystem::directory_iterator(dir)) (void)e, ++entries;
+        if (entries >= n) return;
+    }
+}
 
 inline void must(const std::string& command) {
     const auto r = run_command(command);

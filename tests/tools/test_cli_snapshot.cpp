@@ -153,13 +153,7 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
         must(dnnc + " checkpoint --every 50 --keep 2 --dir ckpt" + lead_of(ports));
         must(dnnc + " start" + lead_of(ports));
         // Wait for at least two checkpoints, then kill c behind the lead's back.
-        for (int i = 0; i < 100; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            std::size_t files = 0;
-            if (std::filesystem::exists(checkpoints))
-                for (const auto& e : std::filesystem::directory_iterator(checkpoints)) (void)e, ++files;
-            if (files >= 2) break;
-        }
+        wait_for_entries(checkpoints, 2);
         REQUIRE(kill(pid_in(cluster.up.out, "c"), SIGKILL) == 0);
         json s;
         for (int i = 0; i < 50; ++i) {
