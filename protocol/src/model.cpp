@@ -121,6 +121,7 @@ std::int64_t ticks_of_ms(double ms, double dt) {
 }
 std::int64_t delay_ticks(const synapse& s, double dt) { return s.delay_ms ? ticks_of_ms(*s.delay_ms, dt) : s.delay; }
 std::int64_t delay_ticks(const projection& p, double dt) { return p.delay_ms ? ticks_of_ms(*p.delay_ms, dt) : p.delay; }
+std::int64_t delay_ticks(const structural_synapse& s, double dt) { return s.delay_ms ? ticks_of_ms(*s.delay_ms, dt) : s.delay; }
 
 const char* to_string(sync_mode s) { return s == sync_mode::lockstep ? "lockstep" : "window"; }
 const char* to_string(send_mode s) { return s == send_mode::always ? "always" : "nonzero"; }
@@ -181,8 +182,25 @@ bool operator==(const neuron& a, const neuron& b) {
 }
 bool operator==(const spike_time& a, const spike_time& b) { return a.index == b.index && a.tick == b.tick; }
 bool operator==(const population& a, const population& b) {
-    auto t = [](const population& p) { return std::tie(p.id, p.size, p.seed, p.params, p.spike_file, p.spikes, p.rates, p.start, p.stop); };
+    auto t = [](const population& p) {
+        return std::tie(p.id, p.size, p.seed, p.params, p.spike_file, p.spikes, p.rates, p.start, p.stop, p.synaptic_elements,
+                        p.tau_ca, p.beta_ca);
+    };
     return t(a) == t(b);
+}
+bool operator==(const growth_curve& a, const growth_curve& b) {
+    auto t = [](const growth_curve& c) { return std::tie(c.growth_rate, c.eta, c.eps, c.continuous, c.tau_vacant, c.z); };
+    return t(a) == t(b);
+}
+bool operator==(const synaptic_element& a, const synaptic_element& b) { return a.name == b.name && a.curve == b.curve; }
+bool operator==(const structural_synapse& a, const structural_synapse& b) {
+    auto t = [](const structural_synapse& s) {
+        return std::tie(s.id, s.pre_element, s.post_element, s.synapse_model, s.weight, s.delay, s.delay_ms);
+    };
+    return t(a) == t(b);
+}
+bool operator==(const structural_plasticity& a, const structural_plasticity& b) {
+    return std::tie(a.update_interval_ms, a.seed, a.synapses) == std::tie(b.update_interval_ms, b.seed, b.synapses);
 }
 bool operator==(const synapse& a, const synapse& b) {
     return std::tie(a.from, a.to, a.weight, a.delay, a.delay_ms, a.synapse_model) ==
@@ -236,7 +254,7 @@ bool operator==(const connection_ref& a, const connection_ref& b) {
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapse_models, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs, n.poisson, n.currents, n.records);
+                        n.connection_order, n.inputs, n.outputs, n.poisson, n.currents, n.records, n.structural);
     };
     return t(a) == t(b);
 }

@@ -175,6 +175,56 @@ struct spike_time {
 };
 bool operator==(const spike_time& a, const spike_time& b);
 
+// NEST's Gaussian growth curve of a synaptic element (growth_curve="gaussian", NEST's names
+// and defaults): dz/dt = growth_rate * (2 exp(-((Ca - xi) / zeta)^2) - 1), xi = (eta + eps) / 2,
+// zeta = (eta - eps) / (2 sqrt(ln 2)); z stays >= 0. growth_rate in elements per ms; eta and
+// eps are calcium levels (eps: the set point, where growth stops). At each structural update
+// a fraction tau_vacant of the vacant elements (floor(z) - connected, when > 0) is lost.
+// `continuous`: z is reported as it is (true) or rounded down (false); both pair floor(z).
+struct growth_curve {
+    double growth_rate = 0.0001;
+    double eta = 0.1;
+    double eps = 0.7;
+    bool continuous = true;
+    double tau_vacant = 0.1;
+    double z = 0;  // the elements each member starts with
+};
+bool operator==(const growth_curve& a, const growth_curve& b);
+
+// A <synaptic-element> of a population: a kind of connection point (an axonal bouton or a
+// dendritic spine, named by the user: Axon_ex, Den_in, ...) whose count per member follows
+// its growth curve driven by the member's calcium.
+struct synaptic_element {
+    std::string name;
+    growth_curve curve;
+    source_location where;
+};
+
+// A <structural-synapse>: synapses may form between a vacant `pre_element` of one neuron and a
+// vacant `post_element` of another (or the same), NEST's structural_plasticity_synapses entry;
+// they have this weight and delay (a static synapse: synapse_model empty or a static one).
+struct structural_synapse {
+    std::string id;
+    std::string pre_element, post_element;
+    std::string synapse_model;
+    double weight = 1;
+    std::int64_t delay = 1;  // ticks; unused when delay_ms is set
+    std::optional<double> delay_ms;
+    source_location where;
+};
+
+// <structural-plasticity>: NEST's homeostatic structural plasticity (Butz & van Ooyen 2013).
+// Every update_interval_ms (a whole number of ticks, from tick 0) synaptic elements are
+// brought up to date, vacant ones paired at random into synapses and surplus connected ones
+// deleted with their synapses, spec by spec in document order; draws from streams keyed by
+// (seed, update, spec), so every partition makes the same synapses.
+struct structural_plasticity {
+    double update_interval_ms = 10000;
+    std::uint64_t seed = 0;
+    std::vector<structural_synapse> synapses;
+    source_location where;
+};
+
 // A <population>, or a <spike-source> (params.model == spike_source): `size` members that
 // take no input and put out, at each tick, the number of their spikes listed for it.
 struct population {
@@ -194,6 +244,11 @@ struct population {
     std::vector<double> rates;
     double start = 0;
     std::optional<double> stop;
+    // Structural plasticity: the members' synaptic elements, and their calcium (NEST's tau_Ca
+    // in ms and beta_Ca, the jump per spike), which decays between spikes.
+    std::vector<synaptic_element> synaptic_elements;
+    double tau_ca = 10000;
+    double beta_ca = 0.001;
 };
 
 struct synapse {
@@ -353,6 +408,7 @@ struct network {
     std::vector<poisson_generator> poisson;  // in document order: the order they add in
     std::vector<current_generator> currents;  // <dc>, <ac> and <noise>, in document order
     std::vector<recording> records;
+    std::optional<structural_plasticity> structural;
     source_location where;
 };
 
@@ -362,6 +418,7 @@ std::int64_t ticks_of_ms(double ms, double dt);
 // The delay in ticks of an explicit synapse or of a projection with a constant delay.
 std::int64_t delay_ticks(const synapse& s, double dt);
 std::int64_t delay_ticks(const projection& p, double dt);
+std::int64_t delay_ticks(const structural_synapse& s, double dt);
 
 struct cluster_node {
     std::string id;
@@ -534,6 +591,9 @@ DNNC_DECLARE_EQ(synapse_model)
 DNNC_DECLARE_EQ(distribution)
 DNNC_DECLARE_EQ(projection)
 DNNC_DECLARE_EQ(port)
+DNNC_DECLARE_EQ(synaptic_element)
+DNNC_DECLARE_EQ(structural_synapse)
+DNNC_DECLARE_EQ(structural_plasticity)
 DNNC_DECLARE_EQ(poisson_generator)
 DNNC_DECLARE_EQ(current_generator)
 DNNC_DECLARE_EQ(recording)
