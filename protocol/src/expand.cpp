@@ -108,6 +108,7 @@ expanded_network finish_ports(const network& net, const symbol_table& symbols, e
     out.drive = resolve_generators(net);
     std::vector<bool> recorded(net.records.empty() ? 0 : out.neuron_count(), false);
     out.samplings = samplings_of(net);
+    out.structure = resolve_structure(net);
     for (const auto& r : net.records) {
         if (!r.variables.empty()) continue;
         if (!r.neurons) {
@@ -316,6 +317,7 @@ std::uint16_t longest_delay(const network& net) {
         longest = std::max<std::int64_t>(longest, p.delay_distribution ? delay_cap(*p.delay_distribution, net.dt) : delay_ticks(p, net.dt));
         for (const auto d : p.connections.delays) longest = std::max<std::int64_t>(longest, d);
     }
+    if (const auto structure = resolve_structure(net)) longest = std::max<std::int64_t>(longest, structure->longest_delay());
     return static_cast<std::uint16_t>(std::min<std::int64_t>(longest, 65535));
 }
 
@@ -323,6 +325,7 @@ std::uint16_t longest_delay(const expanded_network& net) {
     std::uint16_t longest = 1;
     for (auto d : net.in_delay) longest = std::max(longest, d);
     for (const auto& b : net.dense) longest = std::max(longest, b.delay);
+    if (net.structure) longest = std::max(longest, net.structure->longest_delay());
     return longest;
 }
 

@@ -9,6 +9,7 @@
 #include "row_sources.hpp"
 #include "slots.hpp"
 #include "sparse_path.hpp"
+#include "structural_plasticity.hpp"
 #include "synapse_store.hpp"
 
 #include "dnnc/protocol/check.hpp"
@@ -53,6 +54,7 @@ struct engine::impl {
     std::optional<sparse_path> sparse;  // with one lane; its row caches also serve spike listing
     bool use_sparse = false;            // whether the fan-out index was built
     std::optional<plasticity> plastic;  // with plastic synapses
+    std::optional<structural_plasticity> structure;  // with synaptic elements
     neuron_sums sums;
     std::optional<drive> generated;
     tick_t remote_delay = 1;
@@ -93,6 +95,7 @@ struct engine::impl {
         copy.device = s.device;
         copy.batch = s.batch;
         copy.list_spikes = s.list_spikes;
+        copy.structure = s.structure;
         return copy;
     }
     static std::size_t checked_batch(const engine_spec& s) {
@@ -156,6 +159,7 @@ struct engine::impl {
             u += ext[i];
             store.add_terms<true>(i, split, history, t, 1, &u, &e, &h);
             add_after_synapses(i, split, u, e, h);
+            if (structure) structure->add_terms(i, t, history, e, h);
             sums.u[i] = u;
             sums.excitatory[i] = e;
             sums.inhibitory[i] = h;
@@ -176,6 +180,9 @@ struct engine::impl {
                 for (std::size_t i = r.begin; i < r.end; ++i)
                     add_after_synapses(i, split, sums.u[i], sums.excitatory[i], sums.inhibitory[i]);
         }
+        // Grown synapses last, as sum_rows adds them.
+        if (structure)
+            for (const auto k : structure->targets()) structure->add_terms(k, t, history, sums.excitatory[k], sums.inhibitory[k]);
         return true;
     }
 
@@ -290,6 +297,12 @@ struct engine::impl {
         history.reset(ring, local(), slots.size(), batch);
         use_sparse = batch == 1 && fan_out.build(store, neurons, slots);
         remote_delay = dense->remote_delay(local(), std::min<tick_t>(static_cast<tick_t>(ring) - 1, store.remote_delay()));
+        if (s.structure) {
+            if (batch > 1) throw usage_error("engine spec: structural plasticity runs with one lane only (batch 1)");
+            structure.emplace(*s.structure, slots, s.node);
+            // Peers' outputs of tick t - lag must be in before tick t starts.
+            if (slots.size() > local()) remote_delay = std::min(remote_delay, structure->lag());
+        }
         if (batch == 1) sparse.emplace(history, store, fan_out, slots, remote_delay);
         if (!store.models().empty()) {
             if (batch > 1) throw usage_error("engine spec: plastic synapses run with one lane only (batch 1)");
@@ -464,6 +477,7 @@ void engine::compute() {
     auto& m = *impl_;
     const tick_t t = m.next;
     const auto listed = m.gather_inputs(t);
+    if (m.structure) m.structure->before(t, m.history);
     if (m.plastic) m.plastic->update(t, m.history);
     float* out = m.history.row(t);
     m.dense->compute(t, m.history);
@@ -636,6 +650,19 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
 }
 
+std::vector<structure_record> engine::take_structure_records() {
+    return impl_->structure ? impl_->structure->take_records() : std::vector<structure_record>{};
+}
+
+std::vector<std::pair<global_index, global_index>> engine::grown_connections() const {
+    return impl_->structure ? impl_->structure->connections() : std::vector<std::pair<global_index, global_index>>{};
+}
+
+double engine::calcium(global_index neuron) const {
+    if (!impl_->structure) throw usage_error("this network has no structural plasticity");
+    return impl_->structure->calcium(neuron);
+}
+
 engine_spec whole_network(const protocol::expanded_network& net) {
     engine_spec spec;
     spec.dt = net.dt;
@@ -648,6 +675,7 @@ engine_spec whole_network(const protocol::expanded_network& net) {
         spec.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
     }
     spec.generators = net.drive;
+    spec.structure = net.structure;
     spec.in_begin = net.in_begin;
     spec.in.reserve(net.synapse_count());
     for (std::size_t s = 0; s < net.synapse_count(); ++s)
@@ -661,6 +689,7 @@ engine_spec from_node_config(const protocol::node_config& config) {
     if (config.share) {
         spec.dt = config.share->dt;
         spec.generators = protocol::resolve_generators(*config.share);
+        spec.structure = protocol::resolve_structure(*config.share);
     }
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
     spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));

@@ -19,6 +19,7 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
         s.history = protocol::longest_delay(net);
         s.dt = net.dt;
         s.generators = net.drive;
+        s.structure = net.structure;
     }
     // (from node, to node) -> the sources whose outputs travel that way, each once: a source
     // is added the first time node `to` is seen to read it.
@@ -66,6 +67,17 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
                 if (node_of_neuron[source] != n) flow(source, n);
             specs[n].dense.push_back(std::move(part));
         }
+    }
+    // Structural plasticity: every node with neurons that have synaptic elements reads all
+    // such neurons (structural_plasticity.hpp).
+    if (net.structure) {
+        std::vector<bool> hosts(nodes, false);
+        for (const auto& g : net.structure->groups)
+            for (auto i = g.first; i < g.first + g.size; ++i) hosts[node_of_neuron[i]] = true;
+        for (const auto& g : net.structure->groups)
+            for (auto i = g.first; i < g.first + g.size; ++i)
+                for (std::uint32_t n = 0; n < nodes; ++n)
+                    if (hosts[n] && n != node_of_neuron[i]) flow(i, n);
     }
     for (auto& [direction, sources] : flows) std::sort(sources.begin(), sources.end());
     for (std::uint32_t a = 0; a < nodes; ++a)

@@ -3,7 +3,7 @@
 // weight after every source spike (stdp_synapse also on a row whose synapses have several
 // delays); a recurrent network with all three rules giving the same spikes and the same final
 // weights, bit for bit, on 1, 2, 3 and 4 nodes; and a busy one on 1 and 3 nodes.
-#include "lockstep.hpp"
+#include "share_cluster.hpp"
 
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/protocol/expand.hpp"
@@ -19,6 +19,8 @@
 
 using namespace dnnc;
 using namespace dnnc::sim;
+using dnnc::test::cluster;
+using dnnc::test::scatter;
 
 namespace {
 
@@ -26,64 +28,6 @@ constexpr double dt = 0.1;
 
 protocol::network parse(const std::string& body) {
     return *protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"p\">" + body + "</network></dnnc>", "p.xml").net;
-}
-
-// Engines for `net` with neuron i on node node_of[i], joined in lockstep by hand.
-class cluster {
-public:
-    cluster(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes)
-        : expanded_(protocol::expand(net, "p.xml")) {
-        for (auto& spec : partition_specs(expanded_, node_of, nodes, {}, with_synapses::no)) engines_.emplace_back(spec, net);
-    }
-    const protocol::expanded_network& network() const { return expanded_; }
-    std::size_t neuron(const std::string& reference) const { return static_cast<std::size_t>(*expanded_.find(reference)); }
-
-    // One tick everywhere; every neuron's output.
-    std::vector<float> tick() {
-        std::vector<float> out(expanded_.neuron_count());
-        for (auto& e : engines_) e.compute();
-        for (auto& e : engines_)
-            for (const auto& n : e.spec().neurons) out[static_cast<std::size_t>(n.index)] = e.output(n.index);
-        test::exchange(engines_, engines_.front().next_tick() - 1);
-        return out;
-    }
-    // Every neuron's state, by index, as a snapshot gathers it from the nodes.
-    std::vector<neuron_state> capture() const {
-        std::vector<neuron_state> states(expanded_.neuron_count());
-        for (const auto& e : engines_)
-            for (auto& s : e.capture()) states[static_cast<std::size_t>(s.index)] = std::move(s);
-        return states;
-    }
-    // As the lead sends them: each node its own neurons' states and, without their synapses,
-    // those of the neurons it reads.
-    void restore(const std::vector<neuron_state>& states, tick_t next) {
-        for (auto& e : engines_) {
-            std::vector<neuron_state> part;
-            for (const auto& s : states) {
-                part.push_back(s);
-                if (!e.is_local(s.index)) part.back().synapses.clear();
-            }
-            e.restore(part, next);
-        }
-    }
-    // Every plastic synapse's weight, by target, each target's in canonical order.
-    std::map<global_index, std::vector<synapse_weight>> weights() const {
-        std::map<global_index, std::vector<synapse_weight>> by_target;
-        for (const auto& e : engines_)
-            for (const auto& w : e.plastic_weights()) by_target[w.target].push_back(w);
-        return by_target;
-    }
-
-private:
-    protocol::expanded_network expanded_;
-    std::vector<engine> engines_;
-};
-
-std::vector<std::uint32_t> scatter(std::size_t neurons, std::size_t nodes, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::vector<std::uint32_t> node_of(neurons);
-    for (auto& n : node_of) n = static_cast<std::uint32_t>(gen() % nodes);
-    return node_of;
 }
 
 // `count` distinct ticks in [first, last) at least `gap` apart, as <spike> elements of member 0.

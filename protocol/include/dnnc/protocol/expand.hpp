@@ -5,6 +5,7 @@
 // index within a projection). Dense projections stay matrices. Expansion is a pure
 // function of the document: the same seeds give the same network.
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/structure.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -116,6 +117,8 @@ struct expanded_network {
     std::vector<neuron_index> recorded;
     // The <record variables> elements, in document order (samplings_of).
     std::vector<sampling> samplings;
+    // Structural plasticity (structure.hpp), when the network has it.
+    std::optional<resolved_structure> structure;
 
     std::size_t neuron_count() const { return group_of.size(); }
     std::size_t synapse_count() const { return in_source.size(); }

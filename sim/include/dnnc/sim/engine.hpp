@@ -16,9 +16,11 @@
 // neuron by neuron, lane by lane (position k * B + lane).
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/structure.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +86,20 @@ struct engine_spec {
     // Whether compute() lists the neurons that spiked (spiked()); a node that records none
     // leaves it off and saves the scan.
     bool list_spikes = true;
+    // Structural plasticity (one lane only): every member of its groups must be local or
+    // received from a peer.
+    std::optional<protocol::resolved_structure> structure;
+};
+
+// What one structural update did to one group's neurons (a population with synaptic
+// elements), the same on every node: its members' mean calcium at the update, the grown
+// synapses onto them after it, and those it created and deleted onto them.
+struct structure_record {
+    tick_t tick = 0;
+    std::uint32_t group = 0;  // into resolved_structure::groups
+    double mean_ca = 0;
+    std::uint64_t connections = 0;
+    std::uint64_t created = 0, deleted = 0;
 };
 
 // The whole network in one engine: the single-process reference.
@@ -228,6 +244,13 @@ public:
     // connection_order) is in `reweighted`, where it takes the new one as NEST's SetStatus
     // would; its rule's state, neuron states, history and the clock carry over.
     void set_weights(const protocol::network& share, const std::vector<std::size_t>& reweighted);
+
+    // Structural plasticity (engine_spec::structure): the records of the updates since the
+    // last call; every grown synapse now as (source, target), by target, then age; a
+    // member's calcium as of its last spike or update. Empty or usage_error without it.
+    std::vector<structure_record> take_structure_records();
+    std::vector<std::pair<global_index, global_index>> grown_connections() const;
+    double calcium(global_index neuron) const;
 
 private:
     struct impl;

@@ -1,0 +1,47 @@
+#pragma once
+// Structural plasticity resolved against the neuron numbering (model.hpp's
+// <structural-plasticity>, <synaptic-element>): what every node's engine needs to keep the
+// same picture of every neuron's calcium, synaptic elements and grown synapses.
+#include "dnnc/protocol/model.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dnnc::protocol {
+
+// A population with synaptic elements: its members, their calcium parameters, and one
+// growth curve per element kind it has (kinds index resolved_structure::element_names).
+struct structure_group {
+    std::uint32_t first = 0, size = 0;  // its members' neuron indices
+    double tau_ca = 10000, beta_ca = 0.001;
+    std::vector<std::uint32_t> kinds;
+    std::vector<growth_curve> curves;  // one per kind
+};
+
+// A <structural-synapse>: pairs vacant `pre` with vacant `post` elements (kinds) into
+// synapses of this weight and delay (ticks).
+struct structure_pairing {
+    std::uint32_t pre = 0, post = 0;
+    float weight = 1;
+    std::uint16_t delay = 1;
+};
+
+struct resolved_structure {
+    std::vector<std::string> element_names;  // in order of first declaration
+    std::vector<structure_group> groups;     // in document order, so ascending by members
+    std::vector<structure_pairing> pairings;  // in document order
+    std::int64_t interval = 1;  // ticks between structural updates, from tick 0
+    std::uint64_t seed = 0;
+    double dt = 0.1;
+    // The shortest and the longest delay of a grown synapse.
+    std::uint16_t shortest_delay() const;
+    std::uint16_t longest_delay() const;
+};
+
+// The structural plasticity of a checked network (check.hpp); none without
+// <structural-plasticity>.
+std::optional<resolved_structure> resolve_structure(const network& net);
+
+}  // namespace dnnc::protocol

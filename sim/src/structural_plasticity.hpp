@@ -1,0 +1,108 @@
+#pragma once
+// Structural plasticity (private to dnnc_sim): NEST's homeostatic rule (Butz & van Ooyen
+// 2013; NEST's sp_manager) on a node, with synapses that grow and vanish while the network
+// runs (docs/simulation.md, "Structural plasticity").
+//
+// Every node keeps the same picture of every neuron with synaptic elements: its calcium, its
+// elements and every grown synapse's two ends. It can, because every such neuron's outputs
+// reach every node that has one (the planner adds them to the peers' lists), and because the
+// picture changes only through those outputs and draws keyed by (seed, update, pairing). So
+// the synapses an update creates or deletes are the same on every node and every partition,
+// without a message of their own; a node keeps the rows of the grown synapses into its own
+// neurons beside the rule rows of the synapse store.
+//
+// Timing. The rule's time T is the start of tick T. An update at T takes the spikes of ticks
+// before T (a spike of tick s counts at (s + 1) dt, as in NEST). A grown synapse carries the
+// spikes emitted at ticks >= its birth, a deleted one those before its death: synapse (b, d)
+// adds w y_pre(t - delay) to tick t when b <= t - delay < d. A node learns all outputs of tick
+// s before it computes tick s + lag (lag: the shortest delay of a grown synapse, which the
+// peers' lockstep honours), so it takes tick s's spikes then and runs the update at T when
+// it computes tick T - 1 + lag: before any tick that a synapse born at T feeds.
+#include "history.hpp"
+#include "neurons.hpp"
+#include "slots.hpp"
+
+#include "dnnc/protocol/structure.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace dnnc::sim {
+
+class structural_plasticity {
+public:
+    // `slots` must give every member of every group a slot (local or received); else
+    // protocol_error naming `node`.
+    structural_plasticity(const protocol::resolved_structure& structure, const slot_layout& slots, const std::string& node);
+
+    // The ticks between an output and the moment it counts (see above).
+    tick_t lag() const { return lag_; }
+
+    // Before tick t is computed: takes the spikes of tick t - lag from `history` and runs the
+    // update due at t - lag + 1, if one is.
+    void before(tick_t t, const history_ring& history);
+
+    // The grown synapses' terms into local neuron k at tick t, in the order they were made.
+    void add_terms(std::size_t k, tick_t t, const history_ring& history, float& excitatory, float& inhibitory) const;
+    // Local neurons with grown synapses, ascending.
+    const std::vector<std::uint32_t>& targets() const { return targets_; }
+
+    // What the updates so far did; take_records() hands over those not taken yet.
+    std::vector<structure_record> take_records();
+    // The live grown synapses: (source, target) global indices, by target then age.
+    std::vector<std::pair<global_index, global_index>> connections() const;
+    // The calcium of a neuron with synaptic elements as of the last spike or update.
+    double calcium(global_index neuron) const;
+    std::uint64_t synapse_count() const { return live_; }
+
+private:
+    struct member {
+        global_index index;
+        std::uint32_t slot;
+        std::uint32_t group;
+        double ca = 0;
+        tick_t ca_tick = 0;          // when ca was last brought up to date
+        std::uint32_t elements = 0;  // its elements in z_, connected_: [elements, elements + the group's kinds)
+    };
+    // The elements of one group with the same growth curve shape share its integral.
+    struct curve_family {
+        double xi, zeta;
+        std::vector<std::uint32_t> positions;  // into the group's kinds
+    };
+    struct grown {
+        std::uint32_t pre, post;  // members
+        std::uint32_t pairing;
+        std::uint64_t seq;  // creation order
+    };
+    struct row_synapse {
+        std::uint32_t slot;
+        float weight;
+        std::uint16_t delay;
+        tick_t born, dies;
+        std::uint64_t seq;
+    };
+
+    void bring_up_to_date(member& m, tick_t t);
+    void update(tick_t t);
+    // floor(z) - connected of member m's element kind `kind` (0 when it has none).
+    std::int64_t vacant(std::uint32_t m, std::uint32_t kind) const;
+    std::int32_t* connected(std::uint32_t m, std::uint32_t kind);
+    void remove(std::size_t position, tick_t t, std::vector<structure_record>& records);
+    void create(std::uint32_t pre, std::uint32_t post, std::uint32_t pairing, tick_t t, std::vector<structure_record>& records);
+
+    protocol::resolved_structure structure_;
+    std::vector<std::vector<curve_family>> families_;  // per group
+    std::vector<std::vector<std::int32_t>> position_of_kind_;  // per group, per kind: its position or -1
+    std::vector<member> members_;  // ascending by index
+    std::vector<double> z_;
+    std::vector<std::int32_t> connected_;
+    std::size_t local_ = 0;
+    tick_t lag_ = 1;
+    std::vector<grown> grown_;  // live, in creation order
+    std::uint64_t next_seq_ = 0, live_ = 0;
+    std::vector<std::vector<row_synapse>> rows_;  // per local neuron
+    std::vector<std::uint32_t> targets_;
+    std::vector<structure_record> records_;
+};
+
+}  // namespace dnnc::sim

@@ -1,0 +1,112 @@
+// Structural plasticity in the engine: NEST's homeostatic rule grows synapses into a network
+// that starts without any, prunes them when activity overshoots, and every node keeps the
+// same picture: the same spikes, calcium, records and grown synapses on 1, 2, 3 and 4 nodes.
+#include "share_cluster.hpp"
+
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+using dnnc::test::cluster;
+using dnnc::test::scatter;
+
+namespace {
+
+protocol::growth_curve curve(double growth_rate, double eps) {
+    protocol::growth_curve c;
+    c.growth_rate = growth_rate;
+    c.eta = 0;
+    c.eps = eps;
+    c.continuous = false;
+    return c;
+}
+
+// NEST's structural_plasticity.py at a tenth of its size, grown 100 times faster: 80
+// excitatory and 20 inhibitory iaf_psc_alpha neurons without synapses, Poisson background.
+protocol::network growing_network() {
+    auto net = *protocol::parse_document(
+                    "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"sp\">"
+                    "<population id=\"E\" size=\"80\" model=\"iaf_psc_alpha\" seed=\"1\"/>"
+                    "<population id=\"I\" size=\"20\" model=\"iaf_psc_alpha\" seed=\"2\"/>"
+                    "<poisson to=\"E I\" rate=\"10000\" weight=\"6.2\" seed=\"3\"/>"
+                    "</network></dnnc>",
+                    "sp.xml")
+                    .net;
+    auto& e = net.populations[0];
+    auto& i = net.populations[1];
+    for (auto* p : {&e, &i}) {
+        p->tau_ca = 1000;
+        p->beta_ca = 0.01;
+    }
+    e.synaptic_elements = {{"Den_ex", curve(0.01, 0.05), {}}, {"Den_in", curve(0.01, 0.05), {}}, {"Axon_ex", curve(0.01, 0.05), {}}};
+    i.synaptic_elements = {{"Den_ex", curve(0.04, 0.2), {}}, {"Den_in", curve(0.01, 0.2), {}}, {"Axon_in", curve(0.01, 0.2), {}}};
+    protocol::structural_plasticity sp;
+    sp.update_interval_ms = 100;
+    sp.seed = 7;
+    sp.synapses = {{"synapse_ex", "Axon_ex", "Den_ex", "", 585, 1, 1.0, {}}, {"synapse_in", "Axon_in", "Den_in", "", -585, 1, 1.0, {}}};
+    net.structural = sp;
+    return net;
+}
+
+struct observed {
+    std::vector<std::vector<float>> outputs;
+    std::vector<structure_record> records;  // node 0's
+    std::vector<std::pair<global_index, global_index>> connections;  // node 0's
+};
+
+observed run(cluster& c, int ticks) {
+    observed o;
+    for (int t = 0; t < ticks; ++t) o.outputs.push_back(c.tick());
+    o.records = c.engines().front().take_structure_records();
+    o.connections = c.engines().front().grown_connections();
+    // Every node keeps the same picture.
+    for (auto& e : c.engines()) {
+        if (&e == &c.engines().front()) continue;
+        REQUIRE(e.grown_connections() == o.connections);
+        const auto records = e.take_structure_records();
+        REQUIRE(records.size() == o.records.size());
+        for (std::size_t k = 0; k < records.size(); ++k) {
+            REQUIRE(records[k].mean_ca == o.records[k].mean_ca);
+            REQUIRE(records[k].created == o.records[k].created);
+            REQUIRE(records[k].deleted == o.records[k].deleted);
+            REQUIRE(records[k].connections == o.records[k].connections);
+        }
+    }
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("structural plasticity grows and prunes the same synapses, spikes and calcium on 1, 2, 3 and 4 nodes") {
+    const auto net = growing_network();
+    const int ticks = 30000;  // 3 s: 30 updates
+    observed reference;
+    for (std::size_t nodes = 1; nodes <= 4; ++nodes) {
+        INFO(nodes << " nodes");
+        cluster c(net, scatter(100, nodes, static_cast<unsigned>(nodes)), nodes);
+        auto o = run(c, ticks);
+        if (nodes == 1) {
+            reference = std::move(o);
+            std::uint64_t created = 0, deleted = 0;
+            for (const auto& r : reference.records) {
+                created += r.created;
+                deleted += r.deleted;
+            }
+            INFO("created " << created << ", deleted " << deleted << ", live " << reference.connections.size());
+            REQUIRE(reference.records.size() == 2 * 30);
+            REQUIRE(created > 100);
+            REQUIRE(deleted > 0);
+            REQUIRE(reference.connections.size() == created - deleted);
+            REQUIRE(reference.records.back().mean_ca > 0);
+            continue;
+        }
+        REQUIRE(o.outputs == reference.outputs);
+        REQUIRE(o.connections == reference.connections);
+        REQUIRE(o.records.size() == reference.records.size());
+        for (std::size_t k = 0; k < o.records.size(); ++k) REQUIRE(o.records[k].mean_ca == reference.records[k].mean_ca);
+    }
+}
