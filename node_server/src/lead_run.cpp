@@ -73,6 +73,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
       checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
       samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
     if (first_tick > 0) state_ = state::frozen;
+    if (plan.net.structure) structure_ = structure_log(*plan.net.structure);
     granted_ = first_tick - 1;
     checkpoints_.every = run_.checkpoint_every;
     checkpoints_.keep = run_.checkpoint_keep;
@@ -170,6 +171,7 @@ void lead_run::on_report(const json& report) {
     if (report.value("hash", std::string()) != config_hashes_.at(v)) return;
     const std::size_t lanes = static_cast<std::size_t>(run_.batch), width = columns_.size();
     auto& p = nodes_[v];
+    if (const auto it = report.find("structure"); it != report.end()) structure_.add(*it);
     for (const auto& entry : report.at("ticks")) {
         const auto tick = entry.at(0).get<std::int64_t>();
         if (tick <= completed()) continue;  // a late repeat
@@ -740,6 +742,10 @@ json lead_run::control(const json& request) {
     const auto command = request.at("command").get<std::string>();
     if (command == "progress") return progress();
     if (command == "input") return input(request.at("rows"));
+    if (command == "structure") {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return structure_.read(whole_number(request.value("from", json(0)), "structure: from", 0, std::numeric_limits<std::int64_t>::max()));
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         check_nodes();

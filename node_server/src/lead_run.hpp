@@ -7,6 +7,7 @@
 #include "dnnc/plan/topology.hpp"
 #include "output_rows.hpp"
 #include "state_samples.hpp"
+#include "structure_log.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -78,7 +79,8 @@ public:
     static void check_outputs(const plan::network_plan& plan);
 
     void on_report(const nlohmann::json& report);
-    // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint", ...};
+    // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint"|"structure", ...}
+    // ("structure": structure_log::read);
     // progress says "granted", the last tick the clock has granted, unless it grants
     // without a bound (free-running).
     // {"command": "checkpoint", "now": true(, "dir": D)} writes one of the frozen network at
@@ -224,6 +226,7 @@ private:
     };
     std::vector<node_progress> nodes_;
 
+    structure_log structure_;  // with structural plasticity
     // Recorded spikes of complete ticks that no client has read yet, oldest first.
     bool recording_ = false;  // the network records spikes
     std::deque<tick_spikes> spikes_;

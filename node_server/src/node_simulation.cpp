@@ -8,6 +8,7 @@
 #include "dnnc/protocol/frame.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <optional>
 
 #include <unistd.h>
@@ -41,6 +42,8 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     }
     std::sort(reported_.begin(), reported_.end());
     std::sort(recorded_.begin(), recorded_.end());
+    if (const auto& structure = engine_.spec().structure; structure && !structure->groups.empty())
+        reports_structure_ = engine_.is_local(structure->groups.front().first);
     const auto& local = engine_.spec().neurons;
     by_index_.resize(local.size());
     for (std::size_t k = 0; k < local.size(); ++k) by_index_[k] = k;
@@ -93,6 +96,9 @@ void node_simulation::start_runner() {
         bool due;
         {
             std::lock_guard<std::mutex> lock(report_mutex_);
+            if (reports_structure_)
+                for (const auto& r : engine_.take_structure_records())
+                    pending_structure_.push_back({r.tick, r.group, r.mean_ca, r.connections, r.created, r.deleted});
             if (pending_ticks_.empty()) oldest_pending_ = now;
             pending_values_ += count;
             pending_ticks_.push_back(std::move(entry));
@@ -139,6 +145,7 @@ void node_simulation::flush_reports() {
         report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
                       {"sent_to", by_peer(s.sent_to, true)}, {"dropped", s.values_dropped}, {"missing", s.packets_missing},
                       {"late_from", by_peer(s.late_from, false)}, {"missing_from", by_peer(s.missing_from, false)}};
+        if (!pending_structure_.empty()) report["structure"] = std::exchange(pending_structure_, json::array());
         pending_ticks_ = json::array();
         pending_values_ = 0;
     }

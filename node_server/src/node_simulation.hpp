@@ -118,6 +118,10 @@ private:
     reporter report_;
     std::mutex report_mutex_;
     nlohmann::json pending_ticks_ = nlohmann::json::array();  // not yet reported
+    // Structural updates' records (structure_log.hpp), from the node that runs the first
+    // neuron with synaptic elements only: every node holds the same.
+    bool reports_structure_ = false;
+    nlohmann::json pending_structure_ = nlohmann::json::array();
     std::size_t pending_values_ = 0;
     std::chrono::steady_clock::time_point oldest_pending_;
     std::thread thread_;

@@ -97,6 +97,13 @@ std::vector<connection_piece> pieces_of(const protocol::network& net) {
         if (paired && !p.autapses && from.first == to.first) continue;  // no synapse at all
         pieces.push_back({from, to, paired});
     }
+    // Structural plasticity may join any two neurons with synaptic elements, and every node
+    // with such neurons keeps track of all of them (sim's structural_plasticity.hpp).
+    std::vector<protocol::neuron_range> growing;
+    for (const auto& p : net.populations)
+        if (!p.synaptic_elements.empty()) growing.push_back(symbols.range(p.id, p.where));
+    for (const auto& from : growing)
+        for (const auto& to : growing) pieces.push_back({from, to, false});
     return pieces;
 }
 
@@ -275,13 +282,14 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.neurons = net.neurons;
     // Spike sources without their spikes: build_configs gives each node its own.
     for (const auto& p : net.populations)
-        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop});
+        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop, p.synaptic_elements, p.tau_ca, p.beta_ca});
     share.inputs = net.inputs;
     share.outputs = net.outputs;
     share.poisson = net.poisson;  // each node draws for its own neurons
     share.currents = net.currents;
     share.records = net.records;  // a node samples its own neurons' variables (samplings_of)
     share.synapse_models = net.synapse_models;
+    share.structural = net.structural;
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {
             if (synapse_node[ref.index] != v) continue;

@@ -33,6 +33,7 @@ std::optional<resolved_structure> resolve_structure(const network& net) {
     for (const auto& p : net.populations) {
         if (!p.synaptic_elements.empty()) {
             structure_group g;
+            g.population = p.id;
             g.first = first;
             g.size = static_cast<std::uint32_t>(p.size);
             g.tau_ca = p.tau_ca;

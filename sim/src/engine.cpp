@@ -270,6 +270,15 @@ struct engine::impl {
 
     // ---- Building ---------------------------------------------------------------------
 
+    // Whether some local neuron has synaptic elements: only then does this node keep the
+    // picture of structural plasticity (and receive every such neuron).
+    bool hosts_member_of(const protocol::resolved_structure& structure) const {
+        for (const auto& g : structure.groups)
+            for (auto i = g.first; i < g.first + g.size; ++i)
+                if (slots.is_local(i)) return true;
+        return false;
+    }
+
     // Dense blocks, peers, the history and the sparse path's fan-out index; then the generators.
     void finish(const engine_spec& s) {
         slots.rank_slots();
@@ -297,7 +306,7 @@ struct engine::impl {
         history.reset(ring, local(), slots.size(), batch);
         use_sparse = batch == 1 && fan_out.build(store, neurons, slots);
         remote_delay = dense->remote_delay(local(), std::min<tick_t>(static_cast<tick_t>(ring) - 1, store.remote_delay()));
-        if (s.structure) {
+        if (s.structure && hosts_member_of(*s.structure)) {
             if (batch > 1) throw usage_error("engine spec: structural plasticity runs with one lane only (batch 1)");
             structure.emplace(*s.structure, slots, s.node);
             // Peers' outputs of tick t - lag must be in before tick t starts.

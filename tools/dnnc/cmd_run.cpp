@@ -36,7 +36,7 @@ volatile bool interrupted = false;
 extern "C" void on_interrupt(int) { interrupted = true; }
 
 struct run_options {
-    std::string file, cluster_file, input, output, spikes, record_file, weights, report, log_level = "warn", http_bind = "127.0.0.1";
+    std::string file, cluster_file, input, output, spikes, record_file, weights, report, structure, log_level = "warn", http_bind = "127.0.0.1";
     int nodes = 0, batch = 0;  // batch 0: as the document says
     int http = -1;             // the lead's live page
     bool running_cluster = false;
@@ -45,6 +45,31 @@ struct run_options {
     bool json = false;
     client_options client;
 };
+
+// The lead's structure rows (structure_log.hpp) as CSV into `path`; how many.
+std::uint64_t save_structure(const client_options& client, const std::string& lead, const std::string& path) {
+    std::ofstream out(path);
+    if (!out) throw io_error("cannot write " + path);
+    out << "t_ms,population,mean_ca,connections_in,created,deleted\n";
+    std::uint64_t from = 0, written = 0;
+    while (true) {
+        const auto reply = control(client, lead, {{"command", "structure"}, {"from", from}});
+        if (reply.value("lost", 0) > 0) throw error("the lead dropped " + reply["lost"].dump() + " structure rows");
+        if (reply["rows"].empty()) break;
+        for (const auto& r : reply["rows"]) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%.10g,%s,%.17g,%llu,%llu,%llu\n", r["t_ms"].get<double>(),
+                          r["population"].get<std::string>().c_str(), r["mean_ca"].get<double>(),
+                          r["connections_in"].get<unsigned long long>(), r["created"].get<unsigned long long>(),
+                          r["deleted"].get<unsigned long long>());
+            out << line;
+            ++written;
+        }
+        from = reply["next"].get<std::uint64_t>();
+    }
+    if (!out) throw io_error("cannot write " + path);
+    return written;
+}
 
 int run_run(const run_options& o) {
     protocol::document doc =
@@ -58,6 +83,8 @@ int run_run(const run_options& o) {
         doc.clu.reset();  // chosen below, once its nodes have picked their ports
     }
     if (!doc.clu && o.nodes == 0) throw usage_error(o.file + ": no <cluster>; give --cluster C.xml or --nodes K");
+    if (!o.structure.empty() && !doc.net->structural)
+        throw usage_error(o.file + ": --structure: the network has no <structural-plasticity>");
     if (doc.run) doc.run->clock.clear();  // the clock is the lead of this cluster
     if (o.batch > 0) {
         if (!doc.run) doc.run.emplace();
@@ -108,7 +135,7 @@ int run_run(const run_options& o) {
     launch.http_bind = o.http_bind;
     json summary, progress, populations, final_status, histograms;
     std::int64_t spikes_lost = 0, samples_lost = 0, rows_missed = 0;
-    std::uint64_t weights_written = 0;
+    std::uint64_t weights_written = 0, structure_rows = 0;
     std::vector<std::string> weight_samples;
     const auto started = std::chrono::steady_clock::now();
     double run_seconds = 0;  // stepping, without the weights written between steps
@@ -186,6 +213,7 @@ int run_run(const run_options& o) {
             read_weight_histograms(client, lead);  // for the live page
         }
         if (!o.weights.empty()) weights_written = save_weights(client, lead, o.weights, "");
+        if (!o.structure.empty()) structure_rows = save_structure(client, lead, o.structure);
         histograms = read_weight_histograms(client, lead);
         if (took_over) {  // the summary names the nodes that ran to the end
             const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
@@ -253,6 +281,7 @@ int run_run(const run_options& o) {
         std::printf("spikes: %s (%lld)\n", o.spikes.c_str(), static_cast<long long>(count));
     }
     if (!o.record_file.empty()) std::printf("recorded variables: %s\n", o.record_file.c_str());
+    if (!o.structure.empty()) std::printf("structure: %s (%llu rows)\n", o.structure.c_str(), static_cast<unsigned long long>(structure_rows));
     if (!o.weights.empty()) std::printf("weights: %s (%llu synapses)\n", o.weights.c_str(), static_cast<unsigned long long>(weights_written));
     if (!weight_samples.empty())
         std::printf("weights every %lld ticks: %s ... %s (%zu files)\n", static_cast<long long>(o.weights_every),
@@ -288,6 +317,9 @@ void add_run(CLI::App& app, action& chosen) {
                     "Also write the weights every T ticks, those after t ticks into W-t.csv beside W.csv (the run freezes there)")
         ->needs(weights)
         ->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
+    cmd->add_option("--structure", o->structure,
+                    "Write a row per population at every structural update here as CSV "
+                    "(t_ms,population,mean_ca,connections_in,created,deleted)");
     cmd->add_option("--log-level", o->log_level, "The nodes' log level (default warn)");
     cmd->add_option("--report", o->report, "Write one self-contained HTML report of the run here (docs/live.md)");
     cmd->add_option("--http", o->http, "The nodes serve the live page while the run lasts: the lead on this port, the others on the next ones (0: free ones)")

@@ -14,6 +14,7 @@ namespace dnnc::protocol {
 // A population with synaptic elements: its members, their calcium parameters, and one
 // growth curve per element kind it has (kinds index resolved_structure::element_names).
 struct structure_group {
+    std::string population;
     std::uint32_t first = 0, size = 0;  // its members' neuron indices
     double tau_ca = 10000, beta_ca = 0.001;
     std::vector<std::uint32_t> kinds;
