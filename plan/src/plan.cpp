@@ -282,14 +282,15 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.neurons = net.neurons;
     // Spike sources without their spikes: build_configs gives each node its own.
     for (const auto& p : net.populations)
-        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop, p.synaptic_elements, p.tau_ca, p.beta_ca});
+        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop,
+                                     p.synaptic_elements, p.tau_ca, p.beta_ca});
     share.inputs = net.inputs;
     share.outputs = net.outputs;
     share.poisson = net.poisson;  // each node draws for its own neurons
     share.currents = net.currents;
     share.records = net.records;  // a node samples its own neurons' variables (samplings_of)
     share.synapse_models = net.synapse_models;
-    share.structural = net.structural;
+    share.structural = net.structural;  // with the populations' synaptic elements: every node rewires alike
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {
             if (synapse_node[ref.index] != v) continue;

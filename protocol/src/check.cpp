@@ -668,6 +668,103 @@ void check_plastic_run(const network& net, const run_settings& run) {
     }
 }
 
+// NEST's Gaussian growth curve: finite values, a curve of nonzero width (eta != eps), a
+// fraction of vacant elements lost per update in (0, 1], and a start of z >= 0 elements.
+void check_growth_curve(problems& out, const growth_curve& c, const source_location& where, const std::string& what) {
+    const std::pair<const char*, double> values[] = {
+        {"growth_rate", c.growth_rate}, {"eta", c.eta}, {"eps", c.eps}, {"tau_vacant", c.tau_vacant}, {"z", c.z}};
+    bool finite = true;
+    for (const auto& [name, value] : values)
+        if (!std::isfinite(value)) {
+            out.add(where, what + ": " + name + " must be a finite number");
+            finite = false;
+        }
+    if (!finite) return;
+    if (c.eta == c.eps)
+        out.add(where, what + ": eta and eps must differ (the growth curve's width zeta = (eta - eps) / (2 sqrt(ln 2)) would be 0)");
+    if (!(c.tau_vacant > 0 && c.tau_vacant <= 1)) out.add(where, what + ": tau_vacant must lie in (0, 1], not " + text_of(c.tau_vacant));
+    if (!(c.z >= 0)) out.add(where, what + ": z must be >= 0, not " + text_of(c.z));
+}
+
+// Structural plasticity: the populations' calcium and synaptic elements, and the
+// <structural-plasticity> that pairs them. Elements and <structural-plasticity> come
+// together; every element is named by some <structural-synapse> and every name a
+// <structural-synapse> gives is some population's element.
+void check_structural(problems& out, const network& net, const std::unordered_set<std::string_view>& faulty) {
+    std::unordered_set<std::string_view> declared;
+    for (const auto& p : net.populations) {
+        const std::string what = (p.params.model == neuron_model::spike_source ? "spike source " : "population ") + quote(p.id);
+        if (!(std::isfinite(p.tau_ca) && p.tau_ca > 0)) out.add(p.where, what + ": tau_Ca must be a positive number (ms)");
+        if (!(std::isfinite(p.beta_ca) && p.beta_ca > 0)) out.add(p.where, what + ": beta_Ca must be a positive number");
+        if (p.synaptic_elements.empty()) continue;
+        if (!is_spiking(p.params.model))
+            out.add(p.synaptic_elements.front().where,
+                    what + " is of model " + to_string(p.params.model) +
+                        "; only populations of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, "
+                        "iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub) have synaptic elements");
+        if (!net.structural)
+            out.add(p.synaptic_elements.front().where,
+                    what + " has synaptic elements, and the network has no <structural-plasticity> to grow synapses from them");
+        std::unordered_map<std::string_view, const source_location*> names;
+        for (const auto& e : p.synaptic_elements) {
+            const std::string element = what + ": synaptic element " + quote(e.name);
+            const auto [first, fresh] = names.emplace(e.name, &e.where);
+            if (!fresh)
+                out.add(e.where, element + " is declared twice (first at line " + std::to_string(first->second->line) + ")");
+            check_growth_curve(out, e.curve, e.where, element);
+            declared.insert(e.name);
+        }
+    }
+    if (!net.structural) return;
+    const structural_plasticity& sp = *net.structural;
+    if (declared.empty())
+        out.add(sp.where, "structural-plasticity: no population has a <synaptic-element> to grow synapses from");
+    if (!whole_ticks(sp.update_interval_ms, net.dt)) {
+        std::ostringstream message;
+        message << "structural-plasticity: structural_plasticity_update_interval must be a positive whole number of ticks of "
+                << net.dt << " ms (got " << sp.update_interval_ms << ")";
+        out.add(sp.where, message.str());
+    }
+    id_register ids(out);
+    std::unordered_set<std::string_view> used;
+    for (const auto& s : sp.synapses) {
+        const std::string what = "structural-synapse " + quote(s.id);
+        ids.add(s.id, s.where, "structural-synapse ");
+        for (const auto& [attribute, element] : {std::pair<const char*, const std::string*>{"pre_synaptic_element", &s.pre_element},
+                                                 {"post_synaptic_element", &s.post_element}}) {
+            used.insert(*element);
+            if (!declared.count(*element))
+                out.add(s.where, what + ": " + attribute + " " + quote(*element) + " is declared by no population (no <synaptic-element name=\"" +
+                                     *element + "\">)");
+        }
+        if (!std::isfinite(s.weight)) out.add(s.where, what + ": weight must be a finite number");
+        check_delay(out, s.delay, s.delay_ms, net.dt, s.where, what);
+        if (s.synapse_model.empty() || faulty.count(s.synapse_model)) continue;
+        const bool own = std::any_of(net.synapse_models.begin(), net.synapse_models.end(),
+                                     [&](const synapse_model& m) { return m.id == s.synapse_model; });
+        if (!own && !find_synapse_model(s.synapse_model)) {
+            out.add(s.where, what + ": synapse-model " + quote(s.synapse_model) + " names no <synapse-model> and no synapse model (" +
+                                 synapse_model_names() + ")");
+            continue;
+        }
+        const auto model = resolve_synapse_model(net, s.synapse_model, s.where);
+        if (model.info->plastic)
+            out.add(s.where, what + ": synapse-model " + quote(s.synapse_model) + " (" + model.info->name +
+                                 ") is plastic; structural synapses are static for now (static_synapse)");
+    }
+    for (const auto& p : net.populations)
+        for (const auto& e : p.synaptic_elements)
+            if (!used.count(e.name))
+                out.add(e.where, "element " + quote(e.name) + " of population " + quote(p.id) + " is used by no <structural-synapse>");
+}
+
+// Structural plasticity rewires the one network a run holds: lanes would each need their own.
+void check_structural_run(const network& net, const run_settings& run) {
+    if (!net.structural || run.batch == 1) return;
+    throw config_error(net.structural->where, "structural-plasticity: the run has batch " + std::to_string(run.batch) +
+                                                  "; structural plasticity rewires one network, so it runs with batch 1");
+}
+
 }  // namespace
 
 void check_network(const network& net) {
@@ -750,6 +847,7 @@ void check_network(const network& net) {
         check_connection_model(out, net, faulty, model_of,
                                {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false, nullptr});
     check_plastic_element_count(out, net, faulty);
+    check_structural(out, net, faulty);
 
     check_generators(out, symbols, net);
 
@@ -896,7 +994,10 @@ void check_document(const document& doc) {
     if (doc.net) check_network(*doc.net);
     if (doc.clu) check_cluster(*doc.clu);
     if (doc.run) check_run(*doc.run, doc.clu ? &*doc.clu : nullptr);
-    if (doc.net && doc.run) check_plastic_run(*doc.net, *doc.run);
+    if (doc.net && doc.run) {
+        check_plastic_run(*doc.net, *doc.run);
+        check_structural_run(*doc.net, *doc.run);
+    }
     if (doc.state) {
         if (!doc.net) throw config_error({doc.file, 0, 0}, "a <state> needs the <network> it belongs to");
         check_state(*doc.state, *doc.net);

@@ -66,7 +66,12 @@ void check_update(const network& running, const network& updated) {
             refuse(b.where, "population '" + b.id + "' is not the running network's '" + a.id +
                                 "' of the same size, seed, model, tau_minus and v-init");
         if (a.rates.empty() != b.rates.empty()) refuse(b.where, "spike source '" + b.id + "' changes between listed spikes and rates");
+        if (a.synaptic_elements != b.synaptic_elements || a.tau_ca != b.tau_ca || a.beta_ca != b.beta_ca)
+            refuse(b.where, "population '" + b.id + "' changes its synaptic elements, tau_Ca or beta_Ca (structural plasticity)");
     }
+    if (updated.structural != running.structural)
+        refuse(updated.structural ? updated.structural->where : updated.where,
+               "its <structural-plasticity> differs from the running network's");
     same_count(running.poisson, updated.poisson, updated.where, "<poisson> generators");
     for (std::size_t k = 0; k < updated.poisson.size(); ++k)
         if (updated.poisson[k].to != running.poisson[k].to || updated.poisson[k].seed != running.poisson[k].seed)

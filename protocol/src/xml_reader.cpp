@@ -556,7 +556,43 @@ protected:
             p.seed = a.uinteger("seed", 0);
             p.params = read_network_params(a);
             p.where = a.where();
+            p.tau_ca = a.real("tau_Ca", p.tau_ca);
+            p.beta_ca = a.real("beta_Ca", p.beta_ca);
             net.populations.push_back(std::move(p));
+        } else if (n == "synaptic-element") {
+            // A child of the population just read (the schema allows it nowhere else); the
+            // schema admits only growth_curve="gaussian", the one growth_curve holds.
+            growth_curve c;
+            c.growth_rate = a.real("growth_rate", c.growth_rate);
+            c.eta = a.real("eta", c.eta);
+            c.eps = a.real("eps", c.eps);
+            c.continuous = a.boolean("continuous", c.continuous);
+            c.tau_vacant = a.real("tau_vacant", c.tau_vacant);
+            c.z = a.real("z", c.z);
+            if (net.populations.empty()) a.fail("<synaptic-element> belongs inside a <population>");
+            net.populations.back().synaptic_elements.push_back({a.text("name"), c, a.where()});
+        } else if (n == "structural-plasticity") {
+            if (net.structural)
+                a.fail("a network has at most one <structural-plasticity> (the first is at line " +
+                       std::to_string(net.structural->where.line) + ")");
+            structural_plasticity sp;
+            sp.update_interval_ms = a.real("structural_plasticity_update_interval", sp.update_interval_ms);
+            sp.seed = a.uinteger("seed", 0);
+            sp.where = a.where();
+            net.structural = std::move(sp);
+        } else if (n == "structural-synapse") {
+            // A child of the <structural-plasticity> just read.
+            if (!net.structural) a.fail("<structural-synapse> belongs inside a <structural-plasticity>");
+            structural_synapse s;
+            s.id = a.text("id");
+            s.pre_element = a.text("pre_synaptic_element");
+            s.post_element = a.text("post_synaptic_element");
+            s.synapse_model = a.text("synapse-model");
+            s.weight = a.real("weight", s.weight);
+            s.delay = a.integer("delay", s.delay);
+            s.delay_ms = read_delay_ms(a);
+            s.where = a.where();
+            net.structural->synapses.push_back(std::move(s));
         } else if (n == "spike-source") {
             population p;
             p.id = a.text("id");

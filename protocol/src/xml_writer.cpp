@@ -229,6 +229,38 @@ void write_spike_source(xml_out& x, const population& p, double dt) {
     x.close();
 }
 
+void write_synaptic_element(xml_out& x, const synaptic_element& e) {
+    const growth_curve d;
+    x.open("synaptic-element");
+    x.attr("name", e.name);
+    x.attr_if("growth_rate", e.curve.growth_rate, d.growth_rate);
+    x.attr_if("eta", e.curve.eta, d.eta);
+    x.attr_if("eps", e.curve.eps, d.eps);
+    if (e.curve.continuous != d.continuous) x.attr("continuous", std::string(e.curve.continuous ? "true" : "false"));
+    x.attr_if("tau_vacant", e.curve.tau_vacant, d.tau_vacant);
+    x.attr_if("z", e.curve.z, d.z);
+    x.close();
+}
+
+void write_structural_plasticity(xml_out& x, const structural_plasticity& sp) {
+    const structural_plasticity d;
+    x.open("structural-plasticity");
+    x.attr_if("structural_plasticity_update_interval", sp.update_interval_ms, d.update_interval_ms);
+    if (sp.seed != 0) x.attr("seed", sp.seed);
+    for (const auto& s : sp.synapses) {
+        x.open("structural-synapse");
+        x.attr("id", s.id);
+        x.attr("pre_synaptic_element", s.pre_element);
+        x.attr("post_synaptic_element", s.post_element);
+        x.attr_if("weight", s.weight, 1.0);
+        if (s.delay != 1) x.attr("delay", s.delay);
+        x.attr_if("delay-ms", s.delay_ms);
+        x.attr_if("synapse-model", s.synapse_model);
+        x.close();
+    }
+    x.close();
+}
+
 void write_network(xml_out& x, const network& net) {
     x.open("network");
     x.attr("name", net.name);
@@ -251,6 +283,10 @@ void write_network(xml_out& x, const network& net) {
         x.attr("size", p.size);
         if (p.seed != 0) x.attr("seed", p.seed);
         write_params(x, p.params);
+        const population defaults;
+        x.attr_if("tau_Ca", p.tau_ca, defaults.tau_ca);
+        x.attr_if("beta_Ca", p.beta_ca, defaults.beta_ca);
+        for (const auto& e : p.synaptic_elements) write_synaptic_element(x, e);
         x.close();
     }
     for (const auto& m : net.synapse_models) {
@@ -349,6 +385,7 @@ void write_network(xml_out& x, const network& net) {
         x.attr_if("interval-ms", r.interval_ms);
         x.close();
     }
+    if (net.structural) write_structural_plasticity(x, *net.structural);
     x.close();
 }
 

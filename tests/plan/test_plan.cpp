@@ -199,6 +199,34 @@ TEST_CASE("every node's share carries the network's synapse models") {
     }
 }
 
+// A node rewires its own neurons' synapses from its share alone: the populations' calcium and
+// synaptic elements and the <structural-plasticity> travel with it.
+TEST_CASE("every node's share carries the network's structural plasticity") {
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/tree7/tree7.xml");
+    protocol::population& l1 = doc.net->populations.at(1);
+    l1.synaptic_elements.push_back({"Axon", {0.25, 0, 0.05, false, 0.5, 2}, {}});
+    l1.synaptic_elements.push_back({"Den", {}, {}});
+    l1.tau_ca = 500;
+    l1.beta_ca = 0.01;
+    protocol::structural_plasticity sp;
+    sp.update_interval_ms = 100;
+    sp.seed = 3;
+    sp.synapses.push_back({"s", "Axon", "Den", "", 2.5, 1, 1.0, {}});
+    doc.net->structural = sp;
+    const auto plan = plan_network(doc);
+    const topology topo(*plan.doc.clu);
+    const std::vector<double> latency(topo.link_count(), 0.5);
+    const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
+    std::vector<const protocol::node_config*> all;
+    collect(root, all);
+    REQUIRE(all.size() > 1);
+    for (const auto* c : all) {
+        REQUIRE(c->share);
+        CHECK(c->share->structural == doc.net->structural);
+        CHECK(c->share->populations.at(1) == l1);
+    }
+}
+
 // The memory check counts what plastic synapses cost: their own weight and delay on every
 // node, and a rule's per-synapse state (tsodyks2_synapse: 12 bytes) on the targets' nodes.
 TEST_CASE("a node's load counts a plastic network's synapses as keeping their own values, and the rules' state") {

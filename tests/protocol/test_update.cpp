@@ -70,6 +70,32 @@ TEST_CASE("an update that changes more than parameters is refused, located at th
                     config_error);
 }
 
+TEST_CASE("an update may not change structural plasticity") {
+    const std::string body = R"(<population id="E" size="10" model="iaf_psc_alpha">
+<synaptic-element name="Axon"/><synaptic-element name="Den" eps="0.05"/>
+</population>
+<structural-plasticity seed="1">
+<structural-synapse id="s" pre_synaptic_element="Axon" post_synaptic_element="Den" weight="2"/>
+</structural-plasticity>
+)";
+    const auto running = network_of(body);
+    CHECK_NOTHROW(check_update(running, network_of(body)));
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> refused{
+        {{R"(eps="0.05")", R"(eps="0.1")"}, "u.xml:2:1: population 'E' changes its synaptic elements, tau_Ca or beta_Ca"},
+        {{R"(model="iaf_psc_alpha")", R"(model="iaf_psc_alpha" tau_Ca="500")"}, "u.xml:2:1: population 'E' changes its synaptic elements"},
+        {{R"(seed="1")", R"(seed="2")"}, "u.xml:5:1: its <structural-plasticity> differs from the running network's"},
+        {{R"(weight="2")", R"(weight="3")"}, "u.xml:5:1: its <structural-plasticity> differs"},
+    };
+    for (const auto& [change, message] : refused) {
+        INFO(change.second);
+        CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, change.first, change.second))),
+                          Catch::Contains(message) && Catch::Contains("an update changes parameters only"));
+    }
+    CHECK_THROWS_WITH(check_update(network_of("<population id=\"E\" size=\"10\" model=\"iaf_psc_alpha\"/>\n"),
+                                   network_of("<population id=\"E\" size=\"10\" model=\"iaf_psc_alpha\" beta_Ca=\"0.01\"/>\n")),
+                      Catch::Contains("u.xml:2:1: population 'E' changes its synaptic elements, tau_Ca or beta_Ca"));
+}
+
 TEST_CASE("an update may change weights: a projection's, its distribution's, a synapse's, plastic ones too, and a node takes them with its share") {
     const std::string body = R"(<synapse-model id="ee" model="stdp_synapse"/>
 <population id="E" size="10" model="iaf_psc_exp" seed="2"/>

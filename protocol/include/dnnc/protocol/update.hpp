@@ -2,8 +2,9 @@
 // Updates of a running network's parameters (docs/simulation.md, "Updating parameters"): a
 // new version of the network that differs from the running one only in what a neuron, a
 // generator, a spike source or a synapse's weight may change between two ticks. Everything
-// that places, wires or numbers neurons, what their initial state was drawn from, and every
-// synapse's ends, delay and model stay.
+// that places, wires or numbers neurons, what their initial state was drawn from, every
+// synapse's ends, delay and model, and structural plasticity (synaptic elements, calcium,
+// <structural-plasticity>) stay.
 #include "dnnc/protocol/model.hpp"
 
 #include <cstddef>
