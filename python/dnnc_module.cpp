@@ -7,6 +7,7 @@
 #include "generate.hpp"
 #include "local_run.hpp"
 #include "spike_reader.hpp"
+#include "structure_reader.hpp"
 #include "weights_reader.hpp"
 
 #include "dnnc/core/error.hpp"
@@ -321,6 +322,33 @@ public:
         }
         const auto n = static_cast<py::ssize_t>(values.size());
         return py::make_tuple(array_of(std::move(sources), {n}), array_of(std::move(targets), {n}), array_of(std::move(values), {n}));
+    }
+
+    // The lead's structure rows so far (structure_reader.hpp): (t_ms, population code,
+    // mean_ca, connections_in, created, deleted) and the population names the codes index.
+    py::tuple structure() {
+        open();
+        std::vector<double> t_ms, mean_ca;
+        std::vector<std::int32_t> code;
+        std::vector<std::int64_t> connections, created, deleted;
+        std::vector<std::string> names;
+        {
+            py::gil_scoped_release released;
+            cli::read_structure(client_, lead_, [&](const cli::structure_row& r) {
+                auto at = std::find(names.begin(), names.end(), r.population);
+                if (at == names.end()) at = names.insert(names.end(), r.population);
+                t_ms.push_back(r.t_ms);
+                code.push_back(static_cast<std::int32_t>(at - names.begin()));
+                mean_ca.push_back(r.mean_ca);
+                connections.push_back(static_cast<std::int64_t>(r.connections_in));
+                created.push_back(static_cast<std::int64_t>(r.created));
+                deleted.push_back(static_cast<std::int64_t>(r.deleted));
+            });
+        }
+        const auto n = static_cast<py::ssize_t>(t_ms.size());
+        return py::make_tuple(array_of(std::move(t_ms), {n}), array_of(std::move(code), {n}), array_of(std::move(mean_ca), {n}),
+                              array_of(std::move(connections), {n}), array_of(std::move(created), {n}),
+                              array_of(std::move(deleted), {n}), names);
     }
 
     // Saves the frozen network (XML, or binary for .dnncs) and returns its tick.
@@ -717,6 +745,7 @@ PYBIND11_MODULE(_dnnc, m) {
         }, py::arg("text"), py::arg("file"))
         .def("snapshot", &simulation::snapshot, py::arg("path"), py::call_guard<py::gil_scoped_release>())
         .def("weights", &simulation::weights, py::arg("projection"))
+        .def("structure", &simulation::structure)
         .def("close", &simulation::close, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("lead", &simulation::lead)
         .def_property_readonly("pids", &simulation::pids)

@@ -34,7 +34,8 @@ json structure_log::read(std::uint64_t from) const {
     json rows = json::array();
     const auto start = std::max(from, first_);
     for (auto k = start; k < first_ + rows_.size() && rows.size() < 100000; ++k) rows.push_back(rows_[k - first_]);
-    return {{"rows", std::move(rows)}, {"next", start + rows.size()}, {"first", first_}, {"lost", from < first_ ? first_ - from : 0}};
+    const auto next = start + rows.size();
+    return {{"rows", std::move(rows)}, {"next", next}, {"first", first_}, {"lost", from < first_ ? first_ - from : 0}};
 }
 
 }  // namespace dnnc::node_server

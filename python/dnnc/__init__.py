@@ -586,6 +586,18 @@ class Simulation:
         The network is paused between runs, as reading needs."""
         return self._sim.weights(projection)
 
+    def structure(self):
+        """Structural plasticity so far, one row per population with synaptic elements at every
+        structural update, as a dict of NumPy arrays: ``t_ms`` (float64, the update's time),
+        ``population`` (str), ``mean_ca`` (float64, its members' mean calcium),
+        ``connections_in`` (int64, the grown synapses onto its members after the update),
+        ``created`` and ``deleted`` (int64, by the update): the rows of ``dnnc run --structure``."""
+        self._sim.catch_up()
+        t_ms, codes, mean_ca, connections, created, deleted, names = self._sim.structure()
+        population = np.asarray(names if names else [""], dtype=str)[codes]
+        return {"t_ms": t_ms, "population": population, "mean_ca": mean_ca, "connections_in": connections,
+                "created": created, "deleted": deleted}
+
     def update(self, network):
         """Gives the running network the parameters of ``network`` (a :class:`Network`), a
         version of it that differs in parameters only: neurons' and populations' model

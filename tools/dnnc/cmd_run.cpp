@@ -10,6 +10,7 @@
 #include "local_run.hpp"
 #include "report.hpp"
 #include "spike_reader.hpp"
+#include "structure_reader.hpp"
 #include "weights_reader.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
@@ -45,31 +46,6 @@ struct run_options {
     bool json = false;
     client_options client;
 };
-
-// The lead's structure rows (structure_log.hpp) as CSV into `path`; how many.
-std::uint64_t save_structure(const client_options& client, const std::string& lead, const std::string& path) {
-    std::ofstream out(path);
-    if (!out) throw io_error("cannot write " + path);
-    out << "t_ms,population,mean_ca,connections_in,created,deleted\n";
-    std::uint64_t from = 0, written = 0;
-    while (true) {
-        const auto reply = control(client, lead, {{"command", "structure"}, {"from", from}});
-        if (reply.value("lost", 0) > 0) throw error("the lead dropped " + reply["lost"].dump() + " structure rows");
-        if (reply["rows"].empty()) break;
-        for (const auto& r : reply["rows"]) {
-            char line[256];
-            std::snprintf(line, sizeof line, "%.10g,%s,%.17g,%llu,%llu,%llu\n", r["t_ms"].get<double>(),
-                          r["population"].get<std::string>().c_str(), r["mean_ca"].get<double>(),
-                          r["connections_in"].get<unsigned long long>(), r["created"].get<unsigned long long>(),
-                          r["deleted"].get<unsigned long long>());
-            out << line;
-            ++written;
-        }
-        from = reply["next"].get<std::uint64_t>();
-    }
-    if (!out) throw io_error("cannot write " + path);
-    return written;
-}
 
 int run_run(const run_options& o) {
     protocol::document doc =
