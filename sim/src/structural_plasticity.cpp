@@ -84,19 +84,14 @@ std::int64_t structural_plasticity::vacant(std::uint32_t m, std::uint32_t kind) 
 
 // NEST's update_synaptic_elements: each element's z follows its Gaussian growth curve by
 // forward Euler at the resolution from the last update to t, on a calcium that decays from
-// its last value; then the calcium decays exactly.
+// its last value (gaussian_growth_sum); then the calcium decays exactly.
 void structural_plasticity::bring_up_to_date(member& m, tick_t t) {
     const tick_t steps = t - m.ca_tick;
     if (steps <= 0) return;
     const auto& group = structure_.groups[m.group];
     const double h = structure_.dt, tau = group.tau_ca;
     for (const auto& f : families_[m.group]) {
-        double ca = m.ca, sum = 0;
-        for (tick_t s = 0; s < steps; ++s) {
-            ca -= ca / tau * h;
-            const double x = (ca - f.xi) / f.zeta;
-            sum += 2.0 * std::exp(-x * x) - 1.0;
-        }
+        const double sum = protocol::gaussian_growth_sum(group.curves[f.positions.front()], m.ca, steps, h, tau);
         for (const auto p : f.positions) {
             double& z = z_[m.elements + p];
             z = std::max(z + h * group.curves[p].growth_rate * sum, 0.0);
