@@ -159,7 +159,7 @@ struct engine::impl {
             u += ext[i];
             store.add_terms<true>(i, split, history, t, 1, &u, &e, &h);
             add_after_synapses(i, split, u, e, h);
-            if (structure) structure->add_terms(i, t, history, e, h);
+            if (structure) structure->add_terms(i, e, h);
             sums.u[i] = u;
             sums.excitatory[i] = e;
             sums.inhibitory[i] = h;
@@ -182,7 +182,7 @@ struct engine::impl {
         }
         // Grown synapses last, as sum_rows adds them.
         if (structure)
-            for (const auto k : structure->targets()) structure->add_terms(k, t, history, sums.excitatory[k], sums.inhibitory[k]);
+            for (const auto k : structure->touched()) structure->add_terms(k, sums.excitatory[k], sums.inhibitory[k]);
         return true;
     }
 
@@ -656,6 +656,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     for (std::size_t k = 0; k < m.local(); ++k)
         if (!seen[k]) throw usage_error("restore: no state for neuron " + std::to_string(m.spec.neurons[k].index));
     if (m.plastic) m.plastic->restored(next);
+    if (m.structure) m.structure->restored(next, m.history);
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
 }
 

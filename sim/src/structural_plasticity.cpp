@@ -68,6 +68,19 @@ structural_plasticity::structural_plasticity(const protocol::resolved_structure&
         }
     }
     rows_.resize(local_);
+    out_.resize(members_.size());
+    std::uint32_t slots_needed = 0;
+    for (const auto& m : members_) slots_needed = std::max(slots_needed, m.slot + 1);
+    member_of_slot_.assign(slots_needed, -1);
+    for (std::uint32_t m = 0; m < members_.size(); ++m) member_of_slot_[members_[m].slot] = static_cast<std::int32_t>(m);
+    for (const auto& p : structure_.pairings) delays_.push_back(p.delay);
+    std::sort(delays_.begin(), delays_.end());
+    delays_.erase(std::unique(delays_.begin(), delays_.end()), delays_.end());
+    spiked_.resize(static_cast<std::size_t>(structure_.longest_delay()) + 1);
+    spiked_tick_.assign(spiked_.size(), -1);
+    excitatory_.assign(local_, 0.0f);
+    inhibitory_.assign(local_, 0.0f);
+    touched_.assign(local_, false);
 }
 
 std::int32_t* structural_plasticity::connected(std::uint32_t m, std::uint32_t kind) {
@@ -101,23 +114,70 @@ void structural_plasticity::bring_up_to_date(member& m, tick_t t) {
     m.ca_tick = t;
 }
 
+void structural_plasticity::take_spikes(tick_t s, const history_ring& history) {
+    auto& spiked = spiked_[static_cast<std::size_t>(s) % spiked_.size()];
+    spiked_tick_[static_cast<std::size_t>(s) % spiked_.size()] = s;
+    spiked.clear();
+    const float* row = history.row(s);
+    for (std::uint32_t m = 0; m < members_.size(); ++m)
+        if (row[members_[m].slot] != 0.0f) spiked.push_back(m);
+}
+
 void structural_plasticity::before(tick_t t, const history_ring& history) {
     const tick_t s = t - lag_;  // the tick whose spikes count now
     if (s >= 0) {
-        const float* row = history.row(s);
-        for (auto& m : members_)
-            if (row[m.slot] != 0.0f) {
-                bring_up_to_date(m, s + 1);
-                m.ca += structure_.groups[m.group].beta_ca;
-            }
+        take_spikes(s, history);
+        for (const auto m : spiked_[static_cast<std::size_t>(s) % spiked_.size()]) {
+            bring_up_to_date(members_[m], s + 1);
+            members_[m].ca += structure_.groups[members_[m].group].beta_ca;
+        }
     }
     if (s + 1 >= 0 && (s + 1) % structure_.interval == 0) update(s + 1);
+    deliver(t, history);
+}
+
+void structural_plasticity::restored(tick_t next, const history_ring& history) {
+    std::fill(spiked_tick_.begin(), spiked_tick_.end(), -1);
+    for (tick_t s = std::max<tick_t>(0, next - static_cast<tick_t>(spiked_.size()) + 1); s <= next - 1 - lag_; ++s) take_spikes(s, history);
+    rows_changed_ = true;
+}
+
+void structural_plasticity::index_rows() {
+    for (auto& out : out_) out.clear();
+    for (std::uint32_t k = 0; k < local_; ++k)
+        for (const auto& r : rows_[k])
+            out_[static_cast<std::size_t>(member_of_slot_[r.slot])].push_back({k, r.weight, r.delay, r.born, r.dies});
+    rows_changed_ = false;
+}
+
+void structural_plasticity::deliver(tick_t t, const history_ring& history) {
+    if (rows_changed_) index_rows();
+    touched_list_.clear();
+    for (const auto d : delays_) {
+        const tick_t s = t - d;
+        if (s < 0) break;
+        const auto at = static_cast<std::size_t>(s) % spiked_.size();
+        if (spiked_tick_[at] != s) continue;
+        const float* row = history.row(s);
+        for (const auto m : spiked_[at]) {
+            const float y = row[members_[m].slot];
+            for (const auto& o : out_[m]) {
+                if (o.delay != d || s < o.born || s >= o.dies) continue;
+                (o.weight >= 0 ? excitatory_ : inhibitory_)[o.target] += o.weight * y;
+                if (!touched_[o.target]) {
+                    touched_[o.target] = true;
+                    touched_list_.push_back(o.target);
+                }
+            }
+        }
+    }
 }
 
 void structural_plasticity::update(tick_t t) {
     for (auto& m : members_) bring_up_to_date(m, t);
     // Row synapses no tick from here on reads.
     const tick_t computing = t - 1 + lag_;
+    rows_changed_ = true;
     for (auto& row : rows_)
         row.erase(std::remove_if(row.begin(), row.end(), [&](const row_synapse& r) { return r.dies != never && r.dies + r.delay <= computing; }),
                   row.end());
@@ -189,6 +249,7 @@ void structural_plasticity::remove(std::size_t position, tick_t t, std::vector<s
     if (slot < local_)
         for (auto& r : rows_[slot])
             if (r.seq == g.seq) r.dies = t;
+    rows_changed_ = true;
 }
 
 void structural_plasticity::create(std::uint32_t pre, std::uint32_t post, std::uint32_t pairing, tick_t t,
@@ -202,19 +263,8 @@ void structural_plasticity::create(std::uint32_t pre, std::uint32_t post, std::u
     ++live_;
     const auto slot = members_[post].slot;
     if (slot >= local_) return;
-    if (rows_[slot].empty()) targets_.insert(std::lower_bound(targets_.begin(), targets_.end(), slot), slot);
     rows_[slot].push_back({members_[pre].slot, spec.weight, spec.delay, t, never, seq});
-}
-
-void structural_plasticity::add_terms(std::size_t k, tick_t t, const history_ring& history, float& excitatory,
-                                      float& inhibitory) const {
-    for (const auto& r : rows_[k]) {
-        const tick_t s = t - r.delay;
-        if (s < r.born || s >= r.dies) continue;
-        const float y = history.row(s)[r.slot];
-        if (y == 0.0f) continue;
-        (r.weight >= 0 ? excitatory : inhibitory) += r.weight * y;
-    }
+    rows_changed_ = true;
 }
 
 std::vector<structure_record> structural_plasticity::take_records() {

@@ -39,13 +39,23 @@ public:
     tick_t lag() const { return lag_; }
 
     // Before tick t is computed: takes the spikes of tick t - lag from `history` and runs the
-    // update due at t - lag + 1, if one is.
+    // update due at t - lag + 1, if one is; then sums the grown synapses' terms of tick t,
+    // spike by spike: per target, by delay, then source, then the target's row order.
     void before(tick_t t, const history_ring& history);
+    // After a restore to tick `next`: the spikes of the ticks before it that grown synapses
+    // may still deliver, from `history`.
+    void restored(tick_t next, const history_ring& history);
 
-    // The grown synapses' terms into local neuron k at tick t, in the order they were made.
-    void add_terms(std::size_t k, tick_t t, const history_ring& history, float& excitatory, float& inhibitory) const;
-    // Local neurons with grown synapses, ascending.
-    const std::vector<std::uint32_t>& targets() const { return targets_; }
+    // Adds the grown synapses' terms that before() summed for local neuron k, once.
+    void add_terms(std::size_t k, float& excitatory, float& inhibitory) {
+        if (!touched_[k]) return;
+        excitatory += excitatory_[k];
+        inhibitory += inhibitory_[k];
+        excitatory_[k] = inhibitory_[k] = 0.0f;
+        touched_[k] = false;
+    }
+    // The local neurons that add_terms has terms for this tick, in the order they got them.
+    const std::vector<std::uint32_t>& touched() const { return touched_list_; }
 
     // What the updates so far did; take_records() hands over those not taken yet.
     std::vector<structure_record> take_records();
@@ -82,7 +92,18 @@ private:
         std::uint64_t seq;
     };
 
+    // A grown synapse into a local neuron, as the spikes of its source reach it.
+    struct out_synapse {
+        std::uint32_t target;  // local neuron
+        float weight;
+        std::uint16_t delay;
+        tick_t born, dies;
+    };
+
     void bring_up_to_date(member& m, tick_t t);
+    void take_spikes(tick_t s, const history_ring& history);
+    void deliver(tick_t t, const history_ring& history);
+    void index_rows();
     void update(tick_t t);
     // floor(z) - connected of member m's element kind `kind` (0 when it has none).
     std::int64_t vacant(std::uint32_t m, std::uint32_t kind) const;
@@ -101,7 +122,19 @@ private:
     std::vector<grown> grown_;  // live, in creation order
     std::uint64_t next_seq_ = 0, live_ = 0;
     std::vector<std::vector<row_synapse>> rows_;  // per local neuron
-    std::vector<std::uint32_t> targets_;
+    // Derived from rows_ (index_rows, when rows_changed_): per member, its grown synapses into
+    // local neurons, by target, each target's in row order.
+    std::vector<std::vector<out_synapse>> out_;
+    std::vector<std::int32_t> member_of_slot_;  // -1: no member
+    bool rows_changed_ = true;
+    std::vector<std::uint16_t> delays_;  // of the pairings, ascending, each once
+    // The members that spiked at tick spiked_tick_[s % size], by member; kept for the longest delay.
+    std::vector<std::vector<std::uint32_t>> spiked_;
+    std::vector<tick_t> spiked_tick_;
+    // This tick's sums per local neuron, and which have some.
+    std::vector<float> excitatory_, inhibitory_;
+    std::vector<bool> touched_;
+    std::vector<std::uint32_t> touched_list_;
     std::vector<structure_record> records_;
 };
 
