@@ -673,6 +673,8 @@ double engine::calcium(global_index neuron) const {
     return impl_->structure->calcium(neuron);
 }
 
+double engine::structure_update_seconds() const { return impl_->structure ? impl_->structure->update_seconds() : 0.0; }
+
 engine_spec whole_network(const protocol::expanded_network& net) {
     engine_spec spec;
     spec.dt = net.dt;

@@ -3,6 +3,7 @@
 #include "dnnc/core/splitmix64.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -174,6 +175,7 @@ void structural_plasticity::deliver(tick_t t, const history_ring& history) {
 }
 
 void structural_plasticity::update(tick_t t) {
+    const auto started = std::chrono::steady_clock::now();
     for (auto& m : members_) bring_up_to_date(m, t);
     // Row synapses no tick from here on reads.
     const tick_t computing = t - 1 + lag_;
@@ -235,6 +237,7 @@ void structural_plasticity::update(tick_t t) {
     for (const auto& g : grown_) ++records[members_[g.post].group].connections;
     for (auto& r : records) r.mean_ca = ca_sum[r.group] / std::max<std::uint32_t>(1, structure_.groups[r.group].size);
     records_.insert(records_.end(), records.begin(), records.end());
+    update_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 void structural_plasticity::remove(std::size_t position, tick_t t, std::vector<structure_record>& records) {

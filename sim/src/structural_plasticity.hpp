@@ -64,6 +64,8 @@ public:
     // The calcium of a neuron with synaptic elements as of the last spike or update.
     double calcium(global_index neuron) const;
     std::uint64_t synapse_count() const { return live_; }
+    // Wall seconds spent in structural updates (pairing, deletion, decay of vacant elements).
+    double update_seconds() const { return update_seconds_; }
 
 private:
     struct member {
@@ -136,6 +138,7 @@ private:
     std::vector<bool> touched_;
     std::vector<std::uint32_t> touched_list_;
     std::vector<structure_record> records_;
+    double update_seconds_ = 0;
 };
 
 }  // namespace dnnc::sim

@@ -251,6 +251,8 @@ public:
     std::vector<structure_record> take_structure_records();
     std::vector<std::pair<global_index, global_index>> grown_connections() const;
     double calcium(global_index neuron) const;
+    // Wall seconds this engine has spent in structural updates (0 without them).
+    double structure_update_seconds() const;
 
 private:
     struct impl;
