@@ -254,3 +254,28 @@ def test_a_plastic_network_snapshotted_on_4_nodes_learns_on_2_as_a_straight_run(
     assert np.array_equal(source[again], straight[0][order]) and np.array_equal(target[again], straight[1][order])
     assert weight[again].tobytes() == straight[2][order].tobytes()
     assert np.any(weight != np.float32(1.5))
+
+
+def test_structure_of_a_growing_network_equals_dnnc_runs_csv(tmp):
+    growing = tmp / "grow.xml"
+    text = open(example("structural_plasticity/structural_plasticity.xml")).read()
+    # A tenth of NEST's example, growing 100 times faster: updates every 100 ms.
+    for old, new in (('size="800"', 'size="80"'), ('size="200"', 'size="20"'), ('interval="1000"', 'interval="100"'),
+                     ('growth_rate="0.0001"', 'growth_rate="0.01"'), ('growth_rate="0.0004"', 'growth_rate="0.04"')):
+        text = text.replace(old, new)
+    growing.write_text(text)
+    path = tmp / "structure.csv"
+    cli("run", growing, "--nodes", 1, "--ticks", 20000, "--structure", path)
+    with open(path) as f:
+        assert f.readline().strip() == "t_ms,population,mean_ca,connections_in,created,deleted"
+        expected = [line.strip().split(",") for line in f]
+    with dnnc.Simulation(dnnc.load(str(growing)), nodes=2) as sim:
+        sim.run(20000)
+        s = sim.structure()
+        assert s["t_ms"].dtype == np.float64 and s["mean_ca"].dtype == np.float64 and s["created"].dtype == np.int64
+        assert len(s["t_ms"]) == len(expected) == 40
+        for k, row in enumerate(expected):
+            assert (s["t_ms"][k], s["population"][k]) == (float(row[0]), row[1])
+            assert s["mean_ca"][k] == float(row[2])  # bit for bit: 17 digits round-trip a double
+            assert (s["connections_in"][k], s["created"][k], s["deleted"][k]) == tuple(int(v) for v in row[3:])
+        assert s["created"].sum() > 100
