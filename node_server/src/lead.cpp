@@ -1048,12 +1048,16 @@ json spread_of(const plan::network_plan& plan) {
 
 void lead::describe(json& s) {
     std::shared_ptr<lead_run> r;
+    bool growing = false;  // the network has structural plasticity
     {
         std::lock_guard<std::mutex> lock(mutex_);
         r = run_;
+        growing = state_ && state_->plan.net.structure.has_value();
     }
     // Asked without the lock: the run takes it to see which nodes are alive.
     const json progress = r ? r->control(json{{"command", "progress"}}) : json();
+    // The newest structural updates, for the live page's chart.
+    const json structure = r && growing ? r->control(json{{"command", "structure"}, {"recent", 400}}) : json();
     std::lock_guard<std::mutex> lock(mutex_);
     if (r) {
         s["state"] = progress["state"];
@@ -1143,6 +1147,7 @@ void lead::describe(json& s) {
     s["populations"] = state_->populations;
     s["dt_ms"] = state_->plan.net.dt;
     s["edge_cut"] = state_->plan.quality.edge_cut;
+    if (!structure.is_null()) s["structure"] = structure;
     s["imbalance"] = state_->plan.quality.max_imbalance;
     // The weights' histograms of the last freeze. Nodes read weights only while paused, so the
     // first status that finds the network frozen (or not started) at a tick not binned yet

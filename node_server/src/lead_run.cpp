@@ -744,6 +744,8 @@ json lead_run::control(const json& request) {
     if (command == "input") return input(request.at("rows"));
     if (command == "structure") {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (request.contains("recent"))
+            return structure_.recent(static_cast<std::size_t>(whole_number(request["recent"], "structure: recent", 0, 100000)));
         return structure_.read(whole_number(request.value("from", json(0)), "structure: from", 0, std::numeric_limits<std::int64_t>::max()));
     }
     {

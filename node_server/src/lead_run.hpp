@@ -80,7 +80,7 @@ public:
 
     void on_report(const nlohmann::json& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint"|"structure", ...}
-    // ("structure": structure_log::read);
+    // ("structure": structure_log::read, or with "recent": N its newest N rows);
     // progress says "granted", the last tick the clock has granted, unless it grants
     // without a bound (free-running).
     // {"command": "checkpoint", "now": true(, "dir": D)} writes one of the frozen network at

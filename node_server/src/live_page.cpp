@@ -55,6 +55,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <section><h2>Partition</h2><table id="partition"><thead></thead><tbody></tbody></table><div id="cut" style="margin-top:6px;font-size:12px"></div></section>
 <section class="wide"><h2>Raster <span id="raster-note" style="font-weight:normal;font-size:12px"></span></h2><canvas id="raster" width="1200" height="300"></canvas></section>
 <section class="wide"><h2>Population rates (Hz)</h2><canvas id="rates" width="1200" height="200"></canvas><div id="rates-legend" style="font-size:12px"></div></section>
+<section class="wide" id="structure-section" hidden><h2>Structure <span id="structure-note" style="font-weight:normal;font-size:12px"></span></h2><div id="structure"></div></section>
 <section class="wide" id="weights-section" hidden><h2>Weights <span id="weights-note" style="font-weight:normal;font-size:12px"></span></h2><div id="weights"></div></section>
 </main>
 <script>
@@ -115,7 +116,7 @@ function showStatus(s){
     if (s.error && s.error !== last.error) logEvent("error: " + s.error);
     if (last.network !== s.network) logEvent("network " + s.network);
   } else logEvent("connected: " + (s.network || "no network") + ", state " + s.state);
-  measureLinks(s); showNodes(s); showGraph(s); showPartition(s); showWeights(s);
+  measureLinks(s); showNodes(s); showGraph(s); showPartition(s); showWeights(s); showStructure(s);
   last = s; lastAt = now;
 }
 
@@ -195,6 +196,28 @@ function histogram(p){
     "</text><text x=\"" + W + "\" y=\"" + (H - 4) + "\" text-anchor=\"end\">" + edge(p.bins.length) + "</text></svg><figcaption style=\"font-size:12px\">" +
     esc(p.projection) + " (" + esc(p.model) + "): " + p.synapses + " synapses" + (p.synapses ? ", " + fmt(p.min, 3) + " to " + fmt(p.max, 3) : "") +
     "</figcaption></figure>";
+}
+
+// Structural plasticity: the grown synapses onto each population and its mean calcium at the
+// lead's newest structural updates (one row per population and update).
+function showStructure(s){
+  const rows = s.structure;
+  $("structure-section").hidden = !rows || !rows.length;
+  if (!rows || !rows.length) return;
+  const W = 1200, H = 200, pad = 30, t0 = rows[0].t_ms, t1 = Math.max(t0 + 1, rows[rows.length - 1].t_ms);
+  const top = Math.max(1, ...rows.map(r => r.connections_in));
+  const by = {};
+  for (const r of rows) (by[r.population] = by[r.population] || []).push(r);
+  const x = t => pad + (W - 2 * pad) * (t - t0) / (t1 - t0), y = c => H - pad - (H - 2 * pad) * c / top;
+  const lines = Object.keys(by).map((p, k) => { const list = by[p], newest = list[list.length - 1];
+    return "<polyline fill=\"none\" stroke=\"" + colors[k % colors.length] + "\" stroke-width=\"2\" data-population=\"" + esc(p) +
+      "\" data-connections=\"" + newest.connections_in + "\" points=\"" + list.map(r => x(r.t_ms) + "," + y(r.connections_in)).join(" ") + "\"/>" +
+      "<text x=\"" + (W - pad) + "\" y=\"" + (14 + 14 * k) + "\" text-anchor=\"end\" fill=\"" + colors[k % colors.length] + "\">" + esc(p) + ": " +
+      newest.connections_in + " grown synapses, mean Ca " + fmt(newest.mean_ca, 4) + "</text>"; }).join("");
+  $("structure-note").textContent = "(grown synapses onto each population, " + fmt(t0 / 1000, 1) + " to " + fmt(t1 / 1000, 1) + " s)";
+  $("structure").innerHTML = "<svg id=\"structure-chart\" viewBox=\"0 0 " + W + " " + H + "\" width=\"100%\" height=\"" + H + "\" font-size=\"12\">" +
+    "<line x1=\"" + pad + "\" x2=\"" + (W - pad) + "\" y1=\"" + (H - pad) + "\" y2=\"" + (H - pad) + "\" stroke=\"#889\"/>" +
+    "<text x=\"" + pad + "\" y=\"" + (H - 10) + "\">0 to " + top + " synapses</text>" + lines + "</svg>";
 }
 
 // Raster and rates: the spikes of the last `window` ticks of the lead's sample of each

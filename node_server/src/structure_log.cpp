@@ -38,4 +38,10 @@ json structure_log::read(std::uint64_t from) const {
     return {{"rows", std::move(rows)}, {"next", next}, {"first", first_}, {"lost", from < first_ ? first_ - from : 0}};
 }
 
+json structure_log::recent(std::size_t count) const {
+    json rows = json::array();
+    for (auto k = rows_.size() - std::min(count, rows_.size()); k < rows_.size(); ++k) rows.push_back(rows_[k]);
+    return rows;
+}
+
 }  // namespace dnnc::node_server

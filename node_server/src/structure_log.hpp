@@ -27,6 +27,9 @@ public:
     // "deleted"}...], "next": the index after the last row, "first": the oldest row kept,
     // "lost": rows dropped before they were read}.
     nlohmann::json read(std::uint64_t from) const;
+    // The newest `count` rows, oldest first (the live page's chart).
+    nlohmann::json recent(std::size_t count) const;
+    bool empty() const { return rows_.empty(); }
 
 private:
     double dt_ = 0.1;

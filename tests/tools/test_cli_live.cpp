@@ -24,6 +24,7 @@
 #include <future>
 #include <map>
 #include <sstream>
+#include <regex>
 #include <thread>
 
 #include <sys/socket.h>
@@ -654,4 +655,44 @@ TEST_CASE("dnnc run --report writes one self-contained HTML report, and dnnc rep
     CHECK(opened.exit_code == 0);
     CHECK_THAT(opened.out, Catch::Contains("<svg"));
     CHECK_THAT(opened.err, !Catch::Contains("CONSOLE") && !Catch::Contains("Uncaught"));
+}
+
+TEST_CASE("the live page charts the grown synapses onto each population at every structural update") {
+    scratch_dir dir;
+    // NEST's structural plasticity example at a tenth of its size, growing 100 times faster.
+    std::string doc = slurp(source_path("examples/structural_plasticity/structural_plasticity.xml"));
+    for (const auto& [from, to] : {std::pair{"size=\"800\"", "size=\"80\""}, {"size=\"200\"", "size=\"20\""},
+                                   {"interval=\"1000\"", "interval=\"100\""}, {"growth_rate=\"0.0001\"", "growth_rate=\"0.01\""},
+                                   {"growth_rate=\"0.0004\"", "growth_rate=\"0.04\""}})
+        doc = std::regex_replace(doc, std::regex(from), to);
+    const std::vector<int> ports{free_port(), free_port()};
+    doc.insert(doc.find("  <run"), "  <cluster lead=\"a\">\n    <node id=\"a\" port=\"" + std::to_string(ports[0]) + "\"/>\n    <node id=\"b\" port=\"" +
+                                       std::to_string(ports[1]) + "\"/>\n    <link from=\"a\" to=\"b\"/>\n  </cluster>\n");
+    const auto config = dir.file("grow.xml", doc);
+    local_cluster_guard cluster(config, "--http 0");
+    INFO(cluster.up.err);
+    REQUIRE(cluster.up.exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0])).exit_code == 0);
+    REQUIRE(run_command(dnnc_binary() + " step 20000 --lead " + at(ports[0])).exit_code == 0);
+    const auto s = status_of(ports[0]);
+    REQUIRE(s.contains("structure"));
+    const auto& rows = s["structure"];
+    REQUIRE(rows.size() == 40);  // 2 populations, updates at 0, 100, ..., 1900 ms
+    CHECK(rows[0] == json{{"t_ms", 0.0}, {"population", "E"}, {"mean_ca", 0.0}, {"connections_in", 0}, {"created", 0}, {"deleted", 0}});
+    CHECK(rows[39]["t_ms"] == 1900.0);
+    CHECK(rows[39]["population"] == "I");
+    std::int64_t created = 0;
+    for (const auto& r : rows) created += r["created"].get<std::int64_t>();
+    CHECK(created > 100);
+    if (has_chromium()) {
+        const auto text = run_command(dnnc_binary() + " status --lead " + at(ports[0])).out;
+        const auto token = text.substr(text.find("token=") + 6, 64);
+        const auto address = s["http"]["address"].get<std::string>();
+        const auto dom = run_command(chromium + "--dump-dom 'http://" + address + "/?poll&token=" + token + "'");
+        INFO(dom.err);
+        CHECK_THAT(dom.out, Catch::Contains("data-population=\"E\" data-connections=\"" + rows[38]["connections_in"].dump() + "\"") &&
+                                Catch::Contains("data-population=\"I\" data-connections=\"" + rows[39]["connections_in"].dump() + "\""));
+    } else {
+        WARN("SKIP: chromium is not installed (scripts/setup.sh installs it); the page was not opened in a browser");
+    }
 }
