@@ -351,6 +351,35 @@ public:
                               array_of(std::move(deleted), {n}), names);
     }
 
+    // The live grown synapses of the frozen network (structure_reader.hpp's read_grown), in
+    // the order they were made: (synapse code, source population code, source index, target
+    // population code, target index), the structural synapse ids and the population ids.
+    py::tuple connections() {
+        open();
+        std::vector<std::int32_t> synapse, source_group, target_group;
+        std::vector<std::int64_t> source, target;
+        std::vector<std::string> synapses, groups;
+        auto code = [](std::vector<std::string>& names, const std::string& name) {
+            auto at = std::find(names.begin(), names.end(), name);
+            if (at == names.end()) at = names.insert(names.end(), name);
+            return static_cast<std::int32_t>(at - names.begin());
+        };
+        auto group_of = [](const std::string& reference) { return reference.substr(0, reference.find('[')); };
+        {
+            py::gil_scoped_release released;
+            cli::read_grown(client_, lead_, [&](const std::string& id, const std::string& from, const std::string& to) {
+                synapse.push_back(code(synapses, id));
+                source_group.push_back(code(groups, group_of(from)));
+                source.push_back(member_index(from));
+                target_group.push_back(code(groups, group_of(to)));
+                target.push_back(member_index(to));
+            });
+        }
+        const auto n = static_cast<py::ssize_t>(synapse.size());
+        return py::make_tuple(array_of(std::move(synapse), {n}), array_of(std::move(source_group), {n}), array_of(std::move(source), {n}),
+                              array_of(std::move(target_group), {n}), array_of(std::move(target), {n}), synapses, groups);
+    }
+
     // Saves the frozen network (XML, or binary for .dnncs) and returns its tick.
     std::int64_t snapshot(const std::string& path) {
         open();
@@ -746,6 +775,7 @@ PYBIND11_MODULE(_dnnc, m) {
         .def("snapshot", &simulation::snapshot, py::arg("path"), py::call_guard<py::gil_scoped_release>())
         .def("weights", &simulation::weights, py::arg("projection"))
         .def("structure", &simulation::structure)
+        .def("connections", &simulation::connections)
         .def("close", &simulation::close, py::call_guard<py::gil_scoped_release>())
         .def_property_readonly("lead", &simulation::lead)
         .def_property_readonly("pids", &simulation::pids)

@@ -431,13 +431,23 @@ json lead::weights(const json& request) {
     json plastic = json::array();
     for (const auto& p : state->plastic) plastic.push_back(p.label);
     const auto& nodes = state->plan.doc.clu->nodes;
-    const auto node = request.at("node").get<std::size_t>();
+    const bool grown = request.value("grown", false);
+    const auto& structure = state->plan.net.structure;
+    if (grown && !structure) throw usage_error("the network has no structural plasticity");
+    // Grown synapses: every node with members lists them all; the one running the first.
+    const auto node = grown ? std::size_t{state->plan.node_of_neuron.at(structure->groups.front().first)} : request.at("node").get<std::size_t>();
     if (node >= nodes.size()) throw usage_error("no node " + std::to_string(node) + " (the cluster has " + std::to_string(nodes.size()) + ")");
     const json page{{"from", request.at("from").get<std::uint64_t>()},
-                    {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}};
+                    {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}, {"grown", grown}};
     const endpoint at{nodes[node].host, static_cast<std::uint16_t>(nodes[node].port)};
     const json reply = parse_payload(calls_.call_while_alive(at, frame{message_type::weights_page, 0, 0, page.dump()}, options_.silence_limit).payload);
     json rows = json::array();
+    if (grown) {
+        for (const auto& row : reply.at("rows"))
+            rows.push_back({structure->pairings.at(row[2].get<std::size_t>()).id, state->plan.net.neuron_name(row[0].get<protocol::neuron_index>()),
+                            state->plan.net.neuron_name(row[1].get<protocol::neuron_index>())});
+        return {{"total", reply.at("total")}, {"rows", rows}};
+    }
     for (const auto& row : reply.at("rows"))
         rows.push_back({element_label(net, row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
                         state->plan.net.neuron_name(row[2].get<protocol::neuron_index>()), row[3]});

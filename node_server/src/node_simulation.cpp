@@ -181,6 +181,15 @@ nlohmann::json node_simulation::weights(std::uint64_t from, std::uint64_t limit)
     return out;
 }
 
+nlohmann::json node_simulation::grown(std::uint64_t from, std::uint64_t limit) const {
+    nlohmann::json out{{"total", 0}, {"rows", nlohmann::json::array()}};
+    runner_->inspect_paused([&](const sim::engine& e) {
+        out["total"] = e.grown_synapse_count();
+        for (const auto& g : e.grown_synapses(from, limit)) out["rows"].push_back({g.source, g.target, g.pairing});
+    });
+    return out;
+}
+
 nlohmann::json node_simulation::weight_bins(const nlohmann::json& request) const {
     auto wanted = parse_weight_bins_request(request);
     runner_->inspect_paused([&](const sim::engine& e) { sim::bin_plastic_weights(e, wanted.elements, wanted.histograms); });

@@ -69,6 +69,9 @@ public:
     // A page of its plastic synapses' weights (sim::engine::plastic_weights), frozen:
     // {"total": N, "rows": [[element, source, target, weight], ...]}.
     nlohmann::json weights(std::uint64_t from, std::uint64_t limit) const;
+    // A page of the grown synapses (sim::engine::grown_synapses), frozen:
+    // {"total": N, "rows": [[source, target, pairing], ...]}.
+    nlohmann::json grown(std::uint64_t from, std::uint64_t limit) const;
     // Its plastic synapses' weights binned as a weight-bins request asks (weight_bins.hpp), frozen.
     nlohmann::json weight_bins(const nlohmann::json& request) const;
     // New parameters for the local neurons (in the config's order) and new generators, and

@@ -102,7 +102,10 @@ void worker::handle(const frame& request, responder respond) {
     case message_type::weights_page: {
         const json page = parse_payload(request.payload);
         const auto from = page.at("from").get<std::uint64_t>(), limit = page.at("limit").get<std::uint64_t>();
-        respond(reply_of(message_type::weights_page_reply, simulation()->weights(from, std::min(limit, max_weights_page)).dump()));
+        const auto page_limit = std::min(limit, max_weights_page);
+        respond(reply_of(message_type::weights_page_reply, (page.value("grown", false) ? simulation()->grown(from, page_limit)
+                                                                                        : simulation()->weights(from, page_limit))
+                                                               .dump()));
         return;
     }
     case message_type::weight_bins:

@@ -88,7 +88,7 @@ std::optional<resolved_structure> resolve_structure(const network& net) {
         first += static_cast<std::uint32_t>(p.size);
     }
     for (const auto& s : net.structural->synapses)
-        out.pairings.push_back({kind_of(s.pre_element), kind_of(s.post_element), static_cast<float>(s.weight),
+        out.pairings.push_back({s.id, kind_of(s.pre_element), kind_of(s.post_element), static_cast<float>(s.weight),
                                 static_cast<std::uint16_t>(std::clamp<std::int64_t>(delay_ticks(s, net.dt), 1, 65535))});
     return out;
 }

@@ -598,6 +598,18 @@ class Simulation:
         return {"t_ms": t_ms, "population": population, "mean_ca": mean_ca, "connections_in": connections,
                 "created": created, "deleted": deleted}
 
+    def connections(self):
+        """The synapses structural plasticity has grown and not deleted, now, in the order they
+        were made, as a dict of NumPy arrays: ``synapse`` (str, its <structural-synapse> id),
+        ``source_population`` and ``target_population`` (str), ``source`` and ``target`` (int64,
+        the member's index in its population). The network is paused between runs, as reading
+        needs; every node with synaptic elements holds the same list, so one node's is read."""
+        synapse, source_group, source, target_group, target, synapses, groups = self._sim.connections()
+        names = np.asarray(groups if groups else [""], dtype=str)
+        return {"synapse": np.asarray(synapses if synapses else [""], dtype=str)[synapse],
+                "source_population": names[source_group], "source": source,
+                "target_population": names[target_group], "target": target}
+
     def update(self, network):
         """Gives the running network the parameters of ``network`` (a :class:`Network`), a
         version of it that differs in parameters only: neurons' and populations' model

@@ -668,6 +668,17 @@ std::vector<std::pair<global_index, global_index>> engine::grown_connections() c
     return impl_->structure ? impl_->structure->connections() : std::vector<std::pair<global_index, global_index>>{};
 }
 
+std::vector<engine::grown_synapse> engine::grown_synapses(std::uint64_t from, std::uint64_t limit) const {
+    std::vector<grown_synapse> out;
+    if (impl_->structure)
+        impl_->structure->for_each_grown(from, limit, [&](global_index source, global_index target, std::uint32_t pairing) {
+            out.push_back({source, target, pairing});
+        });
+    return out;
+}
+
+std::uint64_t engine::grown_synapse_count() const { return impl_->structure ? impl_->structure->synapse_count() : 0; }
+
 double engine::calcium(global_index neuron) const {
     if (!impl_->structure) throw usage_error("this network has no structural plasticity");
     return impl_->structure->calcium(neuron);

@@ -61,6 +61,13 @@ public:
     std::vector<structure_record> take_records();
     // The live grown synapses: (source, target) global indices, by target then age.
     std::vector<std::pair<global_index, global_index>> connections() const;
+    // f(source, target, pairing) for `limit` live grown synapses from the `from`-th on, in the
+    // order they were made.
+    template <class F>
+    void for_each_grown(std::uint64_t from, std::uint64_t limit, F&& f) const {
+        for (auto k = from; k < grown_.size() && k - from < limit; ++k)
+            f(members_[grown_[k].pre].index, members_[grown_[k].post].index, grown_[k].pairing);
+    }
     // The calcium of a neuron with synaptic elements as of the last spike or update.
     double calcium(global_index neuron) const;
     std::uint64_t synapse_count() const { return live_; }

@@ -256,7 +256,7 @@ def test_a_plastic_network_snapshotted_on_4_nodes_learns_on_2_as_a_straight_run(
     assert np.any(weight != np.float32(1.5))
 
 
-def test_structure_of_a_growing_network_equals_dnnc_runs_csv(tmp):
+def test_structure_and_grown_connections_of_a_growing_network_equal_dnnc_run_and_1_node(tmp):
     growing = tmp / "grow.xml"
     text = open(example("structural_plasticity/structural_plasticity.xml")).read()
     # A tenth of NEST's example, growing 100 times faster: updates every 100 ms.
@@ -279,3 +279,15 @@ def test_structure_of_a_growing_network_equals_dnnc_runs_csv(tmp):
             assert s["mean_ca"][k] == float(row[2])  # bit for bit: 17 digits round-trip a double
             assert (s["connections_in"][k], s["created"][k], s["deleted"][k]) == tuple(int(v) for v in row[3:])
         assert s["created"].sum() > 100
+        c = sim.connections()
+        assert c["source"].dtype == np.int64 and c["target"].dtype == np.int64
+        # The grown synapses now: as many as the last update left onto E and I.
+        assert len(c["synapse"]) == int(s["connections_in"][-2] + s["connections_in"][-1])
+        excitatory = c["synapse"] == "synapse_ex"
+        assert np.all(c["source_population"][excitatory] == "E") and np.all(c["source_population"][~excitatory] == "I")
+        assert np.all(c["target"][c["target_population"] == "E"] < 80) and np.all(c["target"][c["target_population"] == "I"] < 20)
+        with dnnc.Simulation(dnnc.load(str(growing)), nodes=1) as single:
+            single.run(20000)
+            one = single.connections()
+            for key in c:
+                assert np.array_equal(one[key], c[key])  # the same synapses on 1 node as on 2

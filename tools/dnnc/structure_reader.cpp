@@ -22,6 +22,17 @@ void read_structure(const client_options& o, const std::string& lead, const std:
     }
 }
 
+void read_grown(const client_options& o, const std::string& lead,
+                const std::function<void(const std::string& synapse, const std::string& source, const std::string& target)>& f) {
+    constexpr std::uint64_t page = 100000;
+    for (std::uint64_t from = 0, total = 1; from < total; from += page) {
+        const json request{{"grown", true}, {"from", from}, {"limit", page}};
+        const auto reply = json::parse(call_node(o, lead, {protocol::message_type::weights, 0, 0, request.dump()}).payload);
+        total = reply.at("total").get<std::uint64_t>();
+        for (const auto& row : reply.at("rows")) f(row.at(0).get<std::string>(), row.at(1).get<std::string>(), row.at(2).get<std::string>());
+    }
+}
+
 std::uint64_t save_structure(const client_options& o, const std::string& lead, const std::string& path) {
     std::ofstream out(path);
     if (!out) throw io_error("cannot write " + path);

@@ -20,6 +20,12 @@ struct structure_row {
 // f(row) for every row the lead holds, oldest first; error when the lead dropped some.
 void read_structure(const client_options& o, const std::string& lead, const std::function<void(const structure_row&)>& f);
 
+// f(structural synapse id, source, target) for every live grown synapse of the frozen network,
+// in the order they were made, page by page from the node that runs the first neuron with
+// synaptic elements (every such node lists them all).
+void read_grown(const client_options& o, const std::string& lead,
+                const std::function<void(const std::string& synapse, const std::string& source, const std::string& target)>& f);
+
 // Writes them to `path` as CSV (header t_ms,population,mean_ca,connections_in,created,deleted;
 // the calcium with 17 significant digits, which round-trip a double); returns how many rows.
 std::uint64_t save_structure(const client_options& o, const std::string& lead, const std::string& path);

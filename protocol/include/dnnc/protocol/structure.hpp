@@ -24,6 +24,7 @@ struct structure_group {
 // A <structural-synapse>: pairs vacant `pre` with vacant `post` elements (kinds) into
 // synapses of this weight and delay (ticks).
 struct structure_pairing {
+    std::string id;
     std::uint32_t pre = 0, post = 0;
     float weight = 1;
     std::uint16_t delay = 1;

@@ -250,6 +250,14 @@ public:
     // member's calcium as of its last spike or update. Empty or usage_error without it.
     std::vector<structure_record> take_structure_records();
     std::vector<std::pair<global_index, global_index>> grown_connections() const;
+    // The live grown synapses in the order they were made (every node that keeps the picture
+    // lists the same): `limit` of them from the `from`-th on, and how many there are.
+    struct grown_synapse {
+        global_index source = 0, target = 0;
+        std::uint32_t pairing = 0;  // into resolved_structure::pairings
+    };
+    std::vector<grown_synapse> grown_synapses(std::uint64_t from, std::uint64_t limit) const;
+    std::uint64_t grown_synapse_count() const;
     double calcium(global_index neuron) const;
     // Wall seconds this engine has spent in structural updates (0 without them).
     double structure_update_seconds() const;
