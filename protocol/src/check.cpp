@@ -760,9 +760,15 @@ void check_structural(problems& out, const network& net, const std::unordered_se
 
 // Structural plasticity rewires the one network a run holds: lanes would each need their own.
 void check_structural_run(const network& net, const run_settings& run) {
-    if (!net.structural || run.batch == 1) return;
-    throw config_error(net.structural->where, "structural-plasticity: the run has batch " + std::to_string(run.batch) +
-                                                  "; structural plasticity rewires one network, so it runs with batch 1");
+    if (!net.structural) return;
+    if (run.batch != 1)
+        throw config_error(net.structural->where, "structural-plasticity: the run has batch " + std::to_string(run.batch) +
+                                                      "; structural plasticity rewires one network, so it runs with batch 1");
+    // Every node keeps the same picture of the grown synapses from the outputs it sees: a
+    // window that closes without a packet would make nodes disagree.
+    if (run.sync != sync_mode::lockstep)
+        throw config_error(net.structural->where, "structural-plasticity: the run has sync=\"" + std::string(to_string(run.sync)) +
+                                                      "\"; structural plasticity runs in lockstep, where every node sees every output");
 }
 
 }  // namespace

@@ -274,6 +274,8 @@ TEST_CASE("every unsound piece of structural plasticity is refused with a locate
         {"batch", axon_and_dendrite + "\n" + axon_to_dendrite, 8,
          "structural-plasticity: the run has batch 4; structural plasticity rewires one network, so it runs with batch 1",
          "\n<run batch=\"4\"/>"},
+        {"window sync", axon_and_dendrite + "\n" + axon_to_dendrite, 8,
+         "structural-plasticity: the run has sync=\"window\"; structural plasticity runs in lockstep", "\n<run sync=\"window\"/>"},
     };
     for (const auto& c : cases) {
         INFO(c.name);
