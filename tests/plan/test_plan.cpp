@@ -22,6 +22,19 @@ void collect(const protocol::node_config& c, std::vector<const protocol::node_co
     out.push_back(&c);
     for (const auto& child : c.children) collect(child, out);
 }
+
+// Every node's config for `doc` (links of 0.5 ms), the lead's first.
+std::vector<protocol::node_config> node_configs(const protocol::document& doc) {
+    const auto plan = plan_network(doc);
+    const topology topo(*plan.doc.clu);
+    const std::vector<double> latency(topo.link_count(), 0.5);
+    const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
+    std::vector<const protocol::node_config*> all;
+    collect(root, all);
+    std::vector<protocol::node_config> configs;
+    for (const auto* c : all) configs.push_back(*c);
+    return configs;
+}
 }  // namespace
 
 TEST_CASE("every neuron lands on exactly one node, whose share expands to its incoming synapses in order") {
@@ -186,14 +199,10 @@ TEST_CASE("a node's load follows from the rules: exact counts, expected ones for
 TEST_CASE("every node's share carries the network's synapse models") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/tree7/tree7.xml");
     doc.net->synapse_models.push_back({"short", "tsodyks2_synapse", {{"U", 0.2}, {"tau_fac", 100}}, {}});
-    const auto plan = plan_network(doc);
-    const topology topo(*plan.doc.clu);
-    const std::vector<double> latency(topo.link_count(), 0.5);
-    const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
-    std::vector<const protocol::node_config*> all;
-    collect(root, all);
+    const auto all = node_configs(doc);
     REQUIRE(all.size() > 1);
-    for (const auto* c : all) {
+    for (const auto& config : all) {
+        const auto* c = &config;
         REQUIRE(c->share);
         CHECK(c->share->synapse_models == doc.net->synapse_models);
     }
@@ -213,14 +222,10 @@ TEST_CASE("every node's share carries the network's structural plasticity") {
     sp.seed = 3;
     sp.synapses.push_back({"s", "Axon", "Den", "", 2.5, 1, 1.0, {}});
     doc.net->structural = sp;
-    const auto plan = plan_network(doc);
-    const topology topo(*plan.doc.clu);
-    const std::vector<double> latency(topo.link_count(), 0.5);
-    const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
-    std::vector<const protocol::node_config*> all;
-    collect(root, all);
+    const auto all = node_configs(doc);
     REQUIRE(all.size() > 1);
-    for (const auto* c : all) {
+    for (const auto& config : all) {
+        const auto* c = &config;
         REQUIRE(c->share);
         CHECK(c->share->structural == doc.net->structural);
         CHECK(c->share->populations.at(1) == l1);

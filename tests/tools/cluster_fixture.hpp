@@ -132,9 +132,8 @@ inline std::string two_linked_nodes(std::vector<int>& ports, int neurons, const 
     return cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, neurons, run);
 }
 
-// An example's network with a cluster of the given capacities on free ports (a chain).
-inline std::string with_cluster(const std::string& example, const std::vector<double>& capacities, std::vector<int>& ports) {
-    std::string text = slurp(source_path("examples/" + example));
+// A document's network with a cluster of the given capacities on free ports (a chain).
+inline std::string with_cluster_of(std::string text, const std::vector<double>& capacities, std::vector<int>& ports) {
     text = std::regex_replace(text, std::regex("<cluster[\\s\\S]*</cluster>"), "");
     text = std::regex_replace(text, std::regex("<run[^>]*/>"), "");
     std::string cluster = "<cluster lead=\"n0\">\n";
@@ -147,6 +146,22 @@ inline std::string with_cluster(const std::string& example, const std::vector<do
     }
     cluster += "</cluster>\n<run probes=\"2\"/>\n";
     return std::regex_replace(text, std::regex("</dnnc>"), cluster + "</dnnc>");
+}
+
+// An example's network (a path under examples/) with such a cluster.
+inline std::string with_cluster(const std::string& example, const std::vector<double>& capacities, std::vector<int>& ports) {
+    return with_cluster_of(slurp(source_path("examples/" + example)), capacities, ports);
+}
+
+// NEST's structural plasticity example (examples/structural_plasticity) at a tenth of its size
+// and growing 100 times faster: 80 + 20 neurons, an update every 100 ms.
+inline std::string small_growing_network() {
+    std::string doc = slurp(source_path("examples/structural_plasticity/structural_plasticity.xml"));
+    for (const auto& [from, to] : {std::pair{"size=\"800\"", "size=\"80\""}, {"size=\"200\"", "size=\"20\""},
+                                   {"interval=\"1000\"", "interval=\"100\""}, {"growth_rate=\"0.0001\"", "growth_rate=\"0.01\""},
+                                   {"growth_rate=\"0.0004\"", "growth_rate=\"0.04\""}})
+        doc = std::regex_replace(doc, std::regex(from), to);
+    return doc;
 }
 
 inline std::string lead_of(const std::vector<int>& ports) { return " --lead 127.0.0.1:" + std::to_string(ports[0]); }

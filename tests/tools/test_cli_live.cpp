@@ -659,15 +659,8 @@ TEST_CASE("dnnc run --report writes one self-contained HTML report, and dnnc rep
 
 TEST_CASE("the live page charts the grown synapses onto each population at every structural update") {
     scratch_dir dir;
-    // NEST's structural plasticity example at a tenth of its size, growing 100 times faster.
-    std::string doc = slurp(source_path("examples/structural_plasticity/structural_plasticity.xml"));
-    for (const auto& [from, to] : {std::pair{"size=\"800\"", "size=\"80\""}, {"size=\"200\"", "size=\"20\""},
-                                   {"interval=\"1000\"", "interval=\"100\""}, {"growth_rate=\"0.0001\"", "growth_rate=\"0.01\""},
-                                   {"growth_rate=\"0.0004\"", "growth_rate=\"0.04\""}})
-        doc = std::regex_replace(doc, std::regex(from), to);
-    const std::vector<int> ports{free_port(), free_port()};
-    doc.insert(doc.find("  <run"), "  <cluster lead=\"a\">\n    <node id=\"a\" port=\"" + std::to_string(ports[0]) + "\"/>\n    <node id=\"b\" port=\"" +
-                                       std::to_string(ports[1]) + "\"/>\n    <link from=\"a\" to=\"b\"/>\n  </cluster>\n");
+    std::vector<int> ports;
+    const auto doc = with_cluster_of(small_growing_network(), {1, 1}, ports);
     const auto config = dir.file("grow.xml", doc);
     local_cluster_guard cluster(config, "--http 0");
     INFO(cluster.up.err);

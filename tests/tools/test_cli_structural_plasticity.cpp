@@ -14,26 +14,6 @@ using namespace dnnc::test;
 
 namespace {
 
-// NEST's structural_plasticity.py at a tenth of its size, growing 100 times faster.
-const std::string growing = R"(<dnnc xmlns="urn:dnnc:1"><network name="grow" dt="0.1">
-  <population id="E" size="80" model="iaf_psc_alpha" seed="1" tau_Ca="1000" beta_Ca="0.01">
-    <synaptic-element name="Den_ex" growth_rate="0.01" eta="0" eps="0.05" continuous="false"/>
-    <synaptic-element name="Den_in" growth_rate="0.01" eta="0" eps="0.05" continuous="false"/>
-    <synaptic-element name="Axon_ex" growth_rate="0.01" eta="0" eps="0.05" continuous="false"/>
-  </population>
-  <population id="I" size="20" model="iaf_psc_alpha" seed="2" tau_Ca="1000" beta_Ca="0.01">
-    <synaptic-element name="Den_ex" growth_rate="0.04" eta="0" eps="0.2" continuous="false"/>
-    <synaptic-element name="Den_in" growth_rate="0.01" eta="0" eps="0.2" continuous="false"/>
-    <synaptic-element name="Axon_in" growth_rate="0.01" eta="0" eps="0.2" continuous="false"/>
-  </population>
-  <poisson to="E I" rate="10000" weight="6.2" seed="3"/>
-  <structural-plasticity structural_plasticity_update_interval="100" seed="7">
-    <structural-synapse id="synapse_ex" pre_synaptic_element="Axon_ex" post_synaptic_element="Den_ex" weight="585" delay-ms="1"/>
-    <structural-synapse id="synapse_in" pre_synaptic_element="Axon_in" post_synaptic_element="Den_in" weight="-585" delay-ms="1"/>
-  </structural-plasticity>
-</network><run sync="lockstep" send="nonzero"/></dnnc>
-)";
-
 // The created and deleted synapses the rows of a --structure CSV count.
 std::pair<long, long> turnover(const std::string& csv) {
     std::istringstream in(csv);
@@ -55,7 +35,7 @@ std::pair<long, long> turnover(const std::string& csv) {
 
 TEST_CASE("dnnc run gives the same structure rows and spikes of a growing network on 1, 2 and 3 nodes") {
     scratch_dir dir;
-    const auto doc = dir.file("grow.xml", growing);
+    const auto doc = dir.file("grow.xml", small_growing_network());
     std::string structure, spikes;
     for (int nodes = 1; nodes <= 3; ++nodes) {
         INFO(nodes << " nodes");
@@ -86,11 +66,11 @@ TEST_CASE("dnnc run refuses --structure for a network without structural plastic
                                    (dir.path / "s.csv").string());
     CHECK(plain.exit_code == 2);
     CHECK(plain.err.find("--structure: the network has no <structural-plasticity>") != std::string::npos);
-    const auto unused = dir.file("unused.xml", std::regex_replace(growing, std::regex("name=\"Den_in\" growth_rate=\"0.01\""),
+    const auto unused = dir.file("unused.xml", std::regex_replace(small_growing_network(), std::regex("name=\"Den_in\" growth_rate=\"0.01\""),
                                                                   "name=\"Den_x\" growth_rate=\"0.01\""));
     const auto r = run_command(dnnc_binary() + " run " + unused + " --nodes 1 --ticks 10");
     CHECK(r.exit_code == 2);
     INFO(r.err);
-    CHECK(r.err.find("unused.xml:4:") != std::string::npos);
+    CHECK(r.err.find("unused.xml:14:") != std::string::npos);
     CHECK(r.err.find("Den_x") != std::string::npos);
 }
