@@ -242,6 +242,15 @@ void write_synaptic_element(xml_out& x, const synaptic_element& e) {
     x.close();
 }
 
+// The weight, delay and synapse model of a <synapse> or a <structural-synapse>, where not the defaults.
+template <class S>
+void write_synapse_attributes(xml_out& x, const S& s) {
+    x.attr_if("weight", s.weight, 1.0);
+    if (s.delay != 1) x.attr("delay", s.delay);
+    x.attr_if("delay-ms", s.delay_ms);
+    x.attr_if("synapse-model", s.synapse_model);
+}
+
 void write_structural_plasticity(xml_out& x, const structural_plasticity& sp) {
     const structural_plasticity d;
     x.open("structural-plasticity");
@@ -252,10 +261,7 @@ void write_structural_plasticity(xml_out& x, const structural_plasticity& sp) {
         x.attr("id", s.id);
         x.attr("pre_synaptic_element", s.pre_element);
         x.attr("post_synaptic_element", s.post_element);
-        x.attr_if("weight", s.weight, 1.0);
-        if (s.delay != 1) x.attr("delay", s.delay);
-        x.attr_if("delay-ms", s.delay_ms);
-        x.attr_if("synapse-model", s.synapse_model);
+        write_synapse_attributes(x, s);
         x.close();
     }
     x.close();
@@ -302,10 +308,7 @@ void write_network(xml_out& x, const network& net) {
             x.open("synapse");
             x.attr("from", s.from);
             x.attr("to", s.to);
-            x.attr_if("weight", s.weight, 1.0);
-            if (s.delay != 1) x.attr("delay", s.delay);
-            x.attr_if("delay-ms", s.delay_ms);
-            x.attr_if("synapse-model", s.synapse_model);
+            write_synapse_attributes(x, s);
             x.close();
             continue;
         }
