@@ -55,6 +55,27 @@ public:
     double calcium(global_index neuron) const;
     std::uint64_t synapse_count() const { return live_; }
 
+    // Snapshots (engine.hpp, neuron_state::growth): member `neuron`'s growth vector
+    //   [ca, ca_tick, next_seq, z_0..z_{E-1}, connected_0..connected_{E-1}, n,
+    //    n x (source global index, pairing, seq, born, dies)]
+    // E: its group's element kinds in group order; the n entries: the grown synapses into it
+    // as its rows hold them (live and dying, in row order), dies -1 for never. Called where
+    // the member is local (its rows are there); usage_error for a neuron that is not a local
+    // member.
+    std::vector<double> capture(global_index neuron) const;
+    // Whether `neuron` has synaptic elements; its position among the members, or -1.
+    std::int64_t member_position(global_index neuron) const;
+    std::size_t member_count() const { return members_.size(); }
+    // What restore() installs, checked: build it with prepare(), before anything changes.
+    struct restored;
+    // Every member's growth vector (by member position, none missing), checked against each
+    // other: the layout, sane values, sources that are members, connected counts that the
+    // live grown synapses imply, one next_seq. Throws usage_error naming the neuron; nothing
+    // changes.
+    restored prepare(const std::vector<const std::vector<double>*>& growth, tick_t next) const;
+    // Installs it: calcium, elements, grown synapses, the rows of the local targets; no records.
+    void restore(restored&& state);
+
 private:
     struct member {
         global_index index;
@@ -80,6 +101,7 @@ private:
         std::uint16_t delay;
         tick_t born, dies;
         std::uint64_t seq;
+        std::uint32_t pairing;
     };
 
     void bring_up_to_date(member& m, tick_t t);
@@ -103,6 +125,19 @@ private:
     std::vector<std::vector<row_synapse>> rows_;  // per local neuron
     std::vector<std::uint32_t> targets_;
     std::vector<structure_record> records_;
+    std::vector<std::int64_t> member_of_slot_;  // per slot: its member, or -1
+
+public:
+    struct restored {
+        std::vector<double> ca;
+        std::vector<tick_t> ca_tick;
+        std::vector<double> z;
+        std::vector<std::int32_t> connected;
+        std::vector<grown> grown_synapses;
+        std::uint64_t next_seq = 0;
+        std::vector<std::vector<row_synapse>> rows;
+        std::vector<std::uint32_t> targets;
+    };
 };
 
 }  // namespace dnnc::sim
