@@ -205,6 +205,7 @@ const structure_group* state_check::group_of(double neuron) const {
 // state's tick: the engine's restore checks the rest (connected counts against the grown
 // synapses of all neurons together).
 void state_check::check_growth(const neuron_state& n, neuron_index i) {
+    if (problems_.size() >= 20) return;  // enough to see what is wrong
     const auto& g = n.growth;
     const auto* group = group_of(static_cast<double>(i));
     auto say = [&](const std::string& why) { problems_.push_back({n.where, "state of '" + n.id + "': growth " + why}); };
