@@ -25,9 +25,9 @@ inline const char* const network_text = R"(<dnnc xmlns="urn:dnnc:1">
 inline document snapshot_doc(bool plastic = true) {
     document doc = parse_document(network_text, "s.xml");
     doc.state = snapshot_state{12, {}, {}};
-    doc.state->neurons.push_back({"a", 0.5, {}, {0.25, -1}, {}, {}, {}});
+    doc.state->neurons.push_back({"a", 0.5, {}, {0.25, -1}, {}, {}, {}, {}});
     for (int i = 0; i < 3; ++i)
-        doc.state->neurons.push_back({"p[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, {-60.5, 0.125, -0.75, 3}, {0, 1}, {}, {}, {}});
+        doc.state->neurons.push_back({"p[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, {-60.5, 0.125, -0.75, 3}, {0, 1}, {}, {}, {}, {}});
     if (plastic) {
         doc.state->neurons[0].traces = {{20, false, {3, 9}, {1, 1.7408182206817179}}};
         doc.state->neurons[1].traces = {{16.5, true, {}, {}}, {0, false, {11}, {1}}};

@@ -20,8 +20,8 @@ using namespace dnnc::protocol::test;
 
 
 TEST_CASE("neuron states round-trip through their binary form") {
-    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}, {{20, true, {4, 8}, {1, 1.25}}, {0, false, {}, {}}}, {0.5f, 0.25f}},
-                                            {7, 0, {-60, 1, 2, 4}, {}, {}, {}}};
+    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}, {{20, true, {4, 8}, {1, 1.25}}, {0, false, {}, {}}}, {0.5f, 0.25f}, {}},
+                                            {7, 0, {-60, 1, 2, 4}, {}, {}, {}, {}}};
     const auto back = decode_states(encode_states(states));
     REQUIRE(back.size() == 2);
     CHECK(back[1].index == 7);
@@ -35,7 +35,7 @@ TEST_CASE("neuron states round-trip through their binary form") {
 }
 
 TEST_CASE("a trace's side byte other than 0 or 1 is damage, not a post trace (decoding stays the inverse of encoding)") {
-    const std::vector<indexed_state> states{{0, 0, {}, {}, {{20, true, {4}, {1}}}, {}}};
+    const std::vector<indexed_state> states{{0, 0, {}, {}, {{20, true, {4}, {1}}}, {}, {}}};
     std::string bytes = encode_states(states);
     // count, index, output, variable count, history count, trace count, tau: then the side.
     const std::size_t side = 8 + 4 + 4 + 1 + 2 + 1 + 8;
@@ -150,7 +150,7 @@ TEST_CASE("a state that does not fit its network is a located error") {
     }
     {
         document d = base;
-        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}, {}, {}});
+        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}, {}, {}, {}});
         CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("given twice"));
     }
     // Unknown neurons and missing ticks are caught when the document is read.
@@ -201,10 +201,10 @@ TEST_CASE("a NEST model's refractory count is bounded by t_ref in ticks, and sig
     auto states = [&](double refractory, double sigmoid, double tanh, double relu) {
         document d = doc;
         d.state = snapshot_state{0, {}, {}};
-        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}, {}, {}},
-                            {"s", sigmoid, {}, {}, {}, {}, {}},
-                            {"t", tanh, {}, {}, {}, {}, {}},
-                            {"r", relu, {}, {}, {}, {}, {}}};
+        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}, {}, {}, {}},
+                            {"s", sigmoid, {}, {}, {}, {}, {}, {}},
+                            {"t", tanh, {}, {}, {}, {}, {}, {}},
+                            {"r", relu, {}, {}, {}, {}, {}, {}}};
         return states_of(d, net);
     };
     CHECK(states(4, 1, -1, 7).size() == 4);
@@ -222,7 +222,7 @@ TEST_CASE("aeif_cond_exp's state: conductances >= 0, w within NEST's bound, refr
     const auto net = expand(*doc.net, doc.file);
     auto states = [&](double g_ex, double g_in, double w, double refractory) {
         document d = doc;
-        d.state = snapshot_state{0, {{"a", 0, {-65, g_ex, g_in, w, refractory}, {}, {}, {}, {}}}, {}};
+        d.state = snapshot_state{0, {{"a", 0, {-65, g_ex, g_in, w, refractory}, {}, {}, {}, {}, {}}}, {}};
         return states_of(d, net);
     };
     CHECK(states(3, 0, -1e6, 2).size() == 1);
@@ -240,8 +240,8 @@ TEST_CASE("aeif_cond_exp's state, w included, round-trips as XML and as binary")
   <network name="s"><population id="A" size="2" model="aeif_cond_exp" t_ref="0.5"/></network>
 </dnnc>)",
                                   "a.xml");
-    doc.state = snapshot_state{7, {{"A[0]", 1, {-60, 2.5, 0.75, 161.25, 5}, {}, {}, {}, {}},
-                                   {"A[1]", 0, {-52.125, 0, 3, -12.5, 0}, {}, {}, {}, {}}}, {}};
+    doc.state = snapshot_state{7, {{"A[0]", 1, {-60, 2.5, 0.75, 161.25, 5}, {}, {}, {}, {}, {}},
+                                   {"A[1]", 0, {-52.125, 0, 3, -12.5, 0}, {}, {}, {}, {}, {}}}, {}};
     for (const char* name : {"adex.xml", "adex.dnncs"}) {
         INFO(name);
         save_snapshot(doc, s.path(name));
@@ -261,7 +261,7 @@ TEST_CASE("hh_cond_exp_traub's state: seven variables, gates >= 0, refractory wi
     const auto net = expand(*doc.net, doc.file);
     auto states = [&](std::vector<double> variables) {
         document d = doc;
-        d.state = snapshot_state{0, {{"h", 0, std::move(variables), {}, {}, {}, {}}}, {}};
+        d.state = snapshot_state{0, {{"h", 0, std::move(variables), {}, {}, {}, {}, {}}}, {}};
         return states_of(d, net);
     };
     CHECK(states({-65, 1, 2, 0.05, 0.6, 0.3, 2}).size() == 1);
@@ -280,8 +280,8 @@ TEST_CASE("aeif_cond_alpha's and hh_cond_exp_traub's states round-trip as XML an
   <network name="s"><neuron id="a" model="aeif_cond_alpha" t_ref="0.5"/><neuron id="h" model="hh_cond_exp_traub"/></network>
 </dnnc>)",
                                   "ah.xml");
-    doc.state = snapshot_state{7, {{"a", 1, {-60, 2.5, 0.75, 161.25, 1.5, 0.25, 5}, {}, {}, {}, {}},
-                                   {"h", 0, {-52.125, 0, 3, 0.0625, 0.5, 0.375, 20}, {}, {}, {}, {}}}, {}};
+    doc.state = snapshot_state{7, {{"a", 1, {-60, 2.5, 0.75, 161.25, 1.5, 0.25, 5}, {}, {}, {}, {}, {}},
+                                   {"h", 0, {-52.125, 0, 3, 0.0625, 0.5, 0.375, 20}, {}, {}, {}, {}, {}}}, {}};
     for (const char* name : {"ah.xml", "ah.dnncs"}) {
         INFO(name);
         save_snapshot(doc, s.path(name));
