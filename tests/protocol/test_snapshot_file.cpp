@@ -78,7 +78,7 @@ TEST_CASE("a format 2 snapshot reads a state at a time, without traces or synaps
     CHECK(check_snapshot_file(path).state->tick == 12);
 }
 
-TEST_CASE("a format 3 snapshot reads a state at a time, without growth; a snapshot with growth reads it back") {
+TEST_CASE("a format 3 snapshot reads a state at a time, without growth, and one with growth reads it back") {
     scratch s;
     {
         const document doc = snapshot_doc();
