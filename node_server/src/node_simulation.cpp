@@ -164,7 +164,8 @@ state_piece node_simulation::capture(std::int64_t from, std::size_t bytes) const
         auto k = std::partition_point(by_index_.begin(), by_index_.end(), [&](std::size_t slot) { return neurons[slot].index < from; });
         for (std::size_t held = 0; k != by_index_.end() && (piece.states.empty() || held < bytes); ++k) {
             auto s = e.capture(*k);
-            piece.states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history), std::move(s.traces), std::move(s.synapses)});
+            piece.states.push_back({s.index, s.output, std::move(s.variables), std::move(s.history), std::move(s.traces), std::move(s.synapses),
+                                    std::move(s.growth)});
             held += encoded_size(piece.states.back());
         }
         piece.next = k == by_index_.end() ? state_piece::done : neurons[*k].index;
@@ -210,7 +211,7 @@ void node_simulation::restore(const std::vector<protocol::indexed_state>& states
     thread_.join();
     std::vector<sim::neuron_state> converted;
     converted.reserve(states.size());
-    for (const auto& s : states) converted.push_back({s.index, s.output, s.variables, s.history, s.traces, s.synapses});
+    for (const auto& s : states) converted.push_back({s.index, s.output, s.variables, s.history, s.traces, s.synapses, s.growth});
     try {
         engine_.restore(converted, next);
     } catch (...) {

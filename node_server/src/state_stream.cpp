@@ -23,7 +23,7 @@ state_piece decode_state_piece(std::string_view bytes) {
 }
 
 std::size_t encoded_size(const protocol::indexed_state& s) {
-    std::size_t bytes = 4 + 4 + 1 + 2 + 1 + 8 + 4 * (s.variables.size() + s.history.size() + s.synapses.size());
+    std::size_t bytes = 4 + 4 + 1 + 2 + 1 + 8 + 4 + 4 * (s.variables.size() + s.history.size() + s.synapses.size()) + 8 * s.growth.size();
     for (const auto& t : s.traces) bytes += 8 + 1 + 4 + 16 * t.ticks.size();
     return bytes;
 }

@@ -55,8 +55,9 @@ state_source states_in(const std::vector<protocol::indexed_state>& states);
 state_source states_in_file(const std::string& path, const protocol::file_access& access);
 
 // Hands each node of a config tree the states it restores, a piece at a time: those of its
-// own neurons, and the output, history and traces of the remote ones it reads (their
-// synapses are their own node's). send(node, encoded states, last) delivers one piece; every
+// own neurons, and the output, history, traces and growth of the remote ones it reads (their
+// synapses are their own node's; every node with a neuron with synaptic elements reads every
+// such neuron and rebuilds the grown synapses from their growth). send(node, encoded states, last) delivers one piece; every
 // node gets a last one, possibly empty, from finish().
 class state_sender {
 public:

@@ -965,6 +965,8 @@ void check_state_values(const neuron_state& n, std::int64_t tick, std::vector<di
     if (!finite(n.output) || !std::all_of(n.state.begin(), n.state.end(), finite) ||
         !std::all_of(n.history.begin(), n.history.end(), finite) || !std::all_of(n.synapses.begin(), n.synapses.end(), finite))
         problems.push_back({n.where, "state of " + quote(n.id) + ": every value must be a finite number (float32)"});
+    if (!std::all_of(n.growth.begin(), n.growth.end(), [](double v) { return std::isfinite(v); }))
+        problems.push_back({n.where, "state of " + quote(n.id) + ": every growth value must be a finite number"});
     for (const auto& t : n.traces) {
         const bool ordered = std::is_sorted(t.ticks.begin(), t.ticks.end()) &&
                              (t.ticks.empty() || (t.ticks.front() >= 0 && t.ticks.back() < tick));

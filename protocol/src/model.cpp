@@ -279,8 +279,8 @@ bool operator==(const spike_trace& a, const spike_trace& b) {
     return std::tie(a.tau, a.post, a.ticks, a.values) == std::tie(b.tau, b.post, b.ticks, b.values);
 }
 bool operator==(const neuron_state& a, const neuron_state& b) {
-    return std::tie(a.id, a.output, a.state, a.history, a.traces, a.synapses) ==
-           std::tie(b.id, b.output, b.state, b.history, b.traces, b.synapses);
+    return std::tie(a.id, a.output, a.state, a.history, a.traces, a.synapses, a.growth) ==
+           std::tie(b.id, b.output, b.state, b.history, b.traces, b.synapses, b.growth);
 }
 bool operator==(const snapshot_state& a, const snapshot_state& b) {
     return a.tick == b.tick && a.neurons == b.neurons;

@@ -89,7 +89,7 @@ std::vector<indexed_state> decode_states(std::string_view bytes) {
         if (count > bytes.size()) throw protocol_error("impossible count");
         std::vector<indexed_state> states;
         states.reserve(count);
-        for (std::uint64_t i = 0; i < count; ++i) states.push_back(get_state(r, true));
+        for (std::uint64_t i = 0; i < count; ++i) states.push_back(get_state(r, snapshot_format));
         if (!r.done()) throw protocol_error("trailing bytes");
         return states;
     } catch (const protocol_error& e) {
@@ -108,6 +108,7 @@ neuron_state named_state(indexed_state s, const expanded_network& net, const std
     n.where = {file, 0, 0};
     n.traces = std::move(s.traces);
     n.synapses.assign(s.synapses.begin(), s.synapses.end());
+    n.growth = std::move(s.growth);
     return n;
 }
 
@@ -125,7 +126,7 @@ std::string encode_binary_snapshot(const document& doc, const expanded_network& 
     for (const auto& n : doc.state->neurons) {
         const auto i = net.find(n.id);
         if (!i) throw usage_error("state for '" + n.id + "', which the network lacks");
-        indexed_state s{*i, static_cast<float>(n.output), {}, {}, n.traces, {}};
+        indexed_state s{*i, static_cast<float>(n.output), {}, {}, n.traces, {}, n.growth};
         for (double v : n.state) s.variables.push_back(static_cast<float>(v));
         for (double v : n.history) s.history.push_back(static_cast<float>(v));
         for (double v : n.synapses) s.synapses.push_back(static_cast<float>(v));
@@ -149,10 +150,10 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file,
         snapshot_state state;
         state.tick = r.get<std::int64_t>();
         const auto count = r.get<std::uint64_t>();
-        check_state_count(count, r.left(), head.version >= 3);
+        check_state_count(count, r.left(), head.version);
         const auto net = expand_neurons(*doc.net);
         for (std::uint64_t k = 0; k < count; ++k) {
-            state.neurons.push_back(named_state(get_state(r, head.version >= 3), net, file));
+            state.neurons.push_back(named_state(get_state(r, head.version), net, file));
         }
         if (!r.done()) throw damaged("trailing bytes");
         doc.state = std::move(state);
@@ -190,8 +191,63 @@ void save_snapshot(const document& doc, const std::string& path) {
 }
 
 state_check::state_check(const document& snapshot, const expanded_network& net)
-    : snapshot_(snapshot), net_(net), history_(longest_delay(*snapshot.net) - 1u), values_(net.neuron_count(), absent),
-      entry_(net.neuron_count(), 0) {}
+    : snapshot_(snapshot), net_(net), history_(longest_delay(*snapshot.net) - 1u),
+      structure_(resolve_structure(*snapshot.net)), values_(net.neuron_count(), absent), entry_(net.neuron_count(), 0) {}
+
+const structure_group* state_check::group_of(double neuron) const {
+    if (!structure_ || !(neuron >= 0) || neuron != std::floor(neuron)) return nullptr;
+    for (const auto& g : structure_->groups)
+        if (neuron >= g.first && neuron < static_cast<double>(g.first) + g.size) return &g;
+    return nullptr;
+}
+
+// A neuron's growth (structural plasticity) against its group's element kinds and the
+// state's tick: the engine's restore checks the rest (connected counts against the grown
+// synapses of all neurons together).
+void state_check::check_growth(const neuron_state& n, neuron_index i) {
+    if (problems_.size() >= 20) return;  // enough to see what is wrong
+    const auto& g = n.growth;
+    const auto* group = group_of(static_cast<double>(i));
+    auto say = [&](const std::string& why) { problems_.push_back({n.where, "state of '" + n.id + "': growth " + why}); };
+    if (!group) {
+        if (!g.empty()) say("given, but the neuron has no synaptic elements");
+        return;
+    }
+    const auto kinds = group->kinds.size();
+    const std::size_t head = 4 + 2 * kinds;
+    if (g.size() < head) {
+        say(g.empty() ? "missing: a neuron with synaptic elements needs its calcium, elements and grown synapses"
+                      : "must hold at least " + std::to_string(head) + " values (ca, ca_tick, next_seq, " + std::to_string(kinds) +
+                            " z, " + std::to_string(kinds) + " connected, n), found " + std::to_string(g.size()));
+        return;
+    }
+    if (!std::all_of(g.begin(), g.end(), [](double v) { return std::isfinite(v); })) return say("values must be finite numbers");
+    constexpr double most = 9007199254740992.0;  // 2^53: whole numbers beyond are not exact
+    auto whole = [](double v, double low, double high) { return v >= low && v <= high && v == std::floor(v); };
+    const double tick = snapshot_.state ? static_cast<double>(snapshot_.state->tick) : most;
+    const double count = g[head - 1];
+    if (!whole(count, 0, most) || static_cast<double>(g.size() - head) != 5 * count)
+        return say("counts " + text::from_double(count) + " grown synapses, so it must hold " + std::to_string(head) +
+                   " + 5 x that values, found " + std::to_string(g.size()));
+    if (!(g[0] >= 0)) return say("calcium " + text::from_double(g[0]) + " must be >= 0");
+    if (!whole(g[1], 0, tick)) return say("ca_tick " + text::from_double(g[1]) + " must be a whole tick in 0..the state's tick");
+    if (!whole(g[2], 0, most)) return say("next_seq " + text::from_double(g[2]) + " must be a whole number >= 0");
+    for (std::size_t e = 0; e < kinds; ++e) {
+        if (!(g[3 + e] >= 0)) return say("z " + text::from_double(g[3 + e]) + " must be >= 0");
+        if (!whole(g[3 + kinds + e], 0, 2147483647)) return say("connected " + text::from_double(g[3 + kinds + e]) + " must be a whole number >= 0");
+    }
+    const auto pairings = static_cast<double>(structure_->pairings.size());
+    for (std::size_t k = 0; k < static_cast<std::size_t>(count); ++k) {
+        const double* v = g.data() + head + 5 * k;
+        const std::string which = "synapse " + std::to_string(k + 1) + ": ";
+        if (!group_of(v[0])) return say(which + "source " + text::from_double(v[0]) + " is no neuron with synaptic elements");
+        if (!whole(v[1], 0, pairings - 1)) return say(which + "pairing " + text::from_double(v[1]) + " must lie in 0.." + text::from_double(pairings - 1));
+        if (!whole(v[2], 0, g[2] - 1)) return say(which + "seq " + text::from_double(v[2]) + " must be a whole number below next_seq");
+        if (!whole(v[3], 0, tick)) return say(which + "born " + text::from_double(v[3]) + " must be a whole tick in 0..the state's tick");
+        if (!(v[4] == -1 || whole(v[4], v[3], tick)))
+            return say(which + "dies " + text::from_double(v[4]) + " must be -1 (never) or a whole tick in born..the state's tick");
+    }
+}
 
 std::optional<neuron_index> state_check::add(const neuron_state& n) {
     const auto i = net_.find(n.id);
@@ -216,6 +272,7 @@ std::optional<neuron_index> state_check::add(const neuron_state& n) {
         problems_.push_back({n.where, "state of '" + n.id + "': history must hold " + std::to_string(history_) +
                                           " past outputs (the longest delay minus one), found " + std::to_string(n.history.size())});
     check_against_model(n, net_.params_of(*i), net_.dt, problems_);
+    check_growth(n, *i);
     return i;
 }
 
@@ -277,6 +334,7 @@ std::vector<indexed_state> states_of(const document& snapshot, const expanded_ne
         s.history.assign(n.history.begin(), n.history.end());
         s.traces = n.traces;
         s.synapses.assign(n.synapses.begin(), n.synapses.end());
+        s.growth = n.growth;
     }
     check.finish(*snapshot.state);
     return states;

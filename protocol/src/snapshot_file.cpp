@@ -171,7 +171,7 @@ snapshot_reader::snapshot_reader(const std::string& path, const file_access& acc
         m.doc = std::move(head.doc);
         const auto tick = m.get<std::int64_t>();
         m.count = m.get<std::uint64_t>();
-        check_state_count(m.count, m.left(), m.version >= 3);
+        check_state_count(m.count, m.left(), m.version);
         m.doc.state = snapshot_state{tick, {}, {path, 0, 0}};
     } catch (const protocol_error& e) {
         throw damaged(e.what());
@@ -188,7 +188,7 @@ bool snapshot_reader::next(indexed_state& s) {
     auto& m = *impl_;
     try {
         if (m.read < m.count) {
-            s = get_state(m, m.version >= 3);
+            s = get_state(m, m.version);
             ++m.read;
             return true;
         }

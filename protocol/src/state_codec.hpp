@@ -36,6 +36,9 @@ inline void put_state(std::string& out, const indexed_state& s) {
     }
     put<std::uint64_t>(out, s.synapses.size());
     for (float v : s.synapses) put<float>(out, v);
+    if (s.growth.size() > std::numeric_limits<std::uint32_t>::max()) throw protocol_error("neuron state too large");
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(s.growth.size()));
+    for (double v : s.growth) put<double>(out, v);
 }
 
 // A count of items of `bytes` bytes each that the rest of `r` cannot hold is damage: refused
@@ -47,9 +50,10 @@ std::size_t count_within(Reader& r, std::size_t bytes) {
     return static_cast<std::size_t>(n);
 }
 
-// `plastic`: whether the state holds traces and synapse values (format 3 and the wire).
+// `format`: the snapshot format the state was written in (snapshot_format on the wire):
+// traces and synapse values from format 3 on, growth from format 4 on.
 template <typename Reader>
-indexed_state get_state(Reader& r, bool plastic) {
+indexed_state get_state(Reader& r, std::uint32_t format) {
     indexed_state s;
     s.index = r.template get<std::uint32_t>();
     s.output = r.template get<float>();
@@ -57,7 +61,7 @@ indexed_state get_state(Reader& r, bool plastic) {
     for (auto& v : s.variables) v = r.template get<float>();
     s.history.resize(r.template get<std::uint16_t>());
     for (auto& v : s.history) v = r.template get<float>();
-    if (!plastic) return s;
+    if (format < 3) return s;
     s.traces.resize(r.template get<std::uint8_t>());
     for (auto& t : s.traces) {
         t.tau = r.template get<double>();
@@ -74,20 +78,25 @@ indexed_state get_state(Reader& r, bool plastic) {
     }
     s.synapses.resize(count_within<std::uint64_t>(r, 4));
     for (auto& v : s.synapses) v = r.template get<float>();
+    if (format < 4) return s;
+    s.growth.resize(count_within<std::uint32_t>(r, 8));
+    for (auto& v : s.growth) v = r.template get<double>();
     return s;
 }
 
 // A state takes at least 11 bytes (index, output, the counts of variables and history; 20
-// with the plastic part's counts): a count of states the bytes left cannot hold is damage.
-inline void check_state_count(std::uint64_t count, std::uint64_t left, bool plastic) {
-    if (count > left / (plastic ? 20 : 11)) throw protocol_error("impossible neuron count");
+// with the plastic part's counts from format 3 on, 24 with growth's from format 4 on): a
+// count of states the bytes left cannot hold is damage.
+inline void check_state_count(std::uint64_t count, std::uint64_t left, std::uint32_t format) {
+    if (count > left / (format >= 4 ? 24 : format >= 3 ? 20 : 11)) throw protocol_error("impossible neuron count");
 }
 
 inline constexpr char snapshot_magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};
 // Format 2: random projections draw one stream per target row. A format-1 snapshot's
 // network would expand to other synapses than those its states were computed with.
 // Format 3: a neuron's state also holds its traces and its plastic synapses' state.
-inline constexpr std::uint32_t snapshot_format = 3;
+// Format 4: and its growth (structural plasticity).
+inline constexpr std::uint32_t snapshot_format = 4;
 
 struct snapshot_head {
     std::uint32_t version;
@@ -102,7 +111,7 @@ snapshot_head read_snapshot_head(Reader& r, const std::string& file, const file_
     if (version == 1)
         throw config_error({file, 0, 0}, "snapshot format 1, written before random projections drew one stream per "
                                          "target: its network would expand to other synapses; it cannot be restored");
-    if (version != 2 && version != snapshot_format) throw protocol_error("unsupported format " + std::to_string(version));
+    if (version < 2 || version > snapshot_format) throw protocol_error("unsupported format " + std::to_string(version));
     const auto length = r.template get<std::uint64_t>();
     if (length > r.left()) throw protocol_error("impossible document length");
     document doc = parse_document(r.take(static_cast<std::size_t>(length)), file, access);

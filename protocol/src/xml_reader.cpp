@@ -838,7 +838,8 @@ private:
     void start_state_child(const std::string& n, const attributes& a) {
         if (n == "neuron") {
             result.state->neurons.push_back(
-                {a.text("id"), a.real("output", 0.0), a.reals("state"), a.reals("history"), a.where(), {}, a.reals("synapses")});
+                {a.text("id"), a.real("output", 0.0), a.reals("state"), a.reals("history"), a.where(), {}, a.reals("synapses"),
+                 a.reals("growth")});
         } else if (n == "trace" && !result.state->neurons.empty()) {
             result.state->neurons.back().traces.push_back(
                 {a.real("tau", 0.0), a.boolean("post", false), a.integers("ticks"), a.reals("values")});

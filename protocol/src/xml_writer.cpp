@@ -424,6 +424,7 @@ void write_state(xml_out& x, const snapshot_state& state) {
         x.reals("state", n.state);
         x.reals("history", n.history);
         x.reals("synapses", n.synapses);
+        x.reals("growth", n.growth);
         for (const auto& t : n.traces) {
             x.open("trace");
             x.attr("tau", t.tau);

@@ -575,6 +575,7 @@ neuron_state engine::capture(std::size_t k) const {
     s.variables = m.neurons.variables(k);
     for (tick_t d = 1; d < m.spec.history; ++d) s.history.push_back(m.history.row(m.next - 1 - d)[k]);
     if (m.plastic) m.plastic->capture(static_cast<std::uint32_t>(k), s.traces, s.synapses);
+    if (m.structure && m.structure->member_position(s.index) >= 0) s.growth = m.structure->capture(s.index);
     return s;
 }
 
@@ -636,6 +637,16 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
     if (next < 0) throw usage_error("cannot restore to a negative tick");
+    // Grown synapses, checked before anything changes.
+    std::optional<structural_plasticity::restore_state> grown;
+    if (m.structure) {
+        std::vector<const std::vector<double>*> growth(m.structure->member_count(), nullptr);
+        for (const auto& s : states) {
+            const auto p = m.structure->member_position(s.index);
+            if (p >= 0 && !s.growth.empty()) growth[static_cast<std::size_t>(p)] = &s.growth;
+        }
+        grown = m.structure->prepare(growth, next);
+    }
     std::vector<bool> seen(m.local(), false);
     m.history.clear_for_restore();
     m.next = next;
@@ -656,6 +667,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     for (std::size_t k = 0; k < m.local(); ++k)
         if (!seen[k]) throw usage_error("restore: no state for neuron " + std::to_string(m.spec.neurons[k].index));
     if (m.plastic) m.plastic->restored(next);
+    if (grown) m.structure->restore(std::move(*grown));
     if (m.structure) m.structure->restored(next, m.history);
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
 }

@@ -139,6 +139,11 @@ void structural_plasticity::before(tick_t t, const history_ring& history) {
 
 void structural_plasticity::restored(tick_t next, const history_ring& history) {
     std::fill(spiked_tick_.begin(), spiked_tick_.end(), -1);
+    for (const auto k : touched_list_) {
+        excitatory_[k] = inhibitory_[k] = 0.0f;
+        touched_[k] = false;
+    }
+    touched_list_.clear();
     for (tick_t s = std::max<tick_t>(0, next - static_cast<tick_t>(spiked_.size()) + 1); s <= next - 1 - lag_; ++s) take_spikes(s, history);
     rows_changed_ = true;
 }
@@ -266,7 +271,7 @@ void structural_plasticity::create(std::uint32_t pre, std::uint32_t post, std::u
     ++live_;
     const auto slot = members_[post].slot;
     if (slot >= local_) return;
-    rows_[slot].push_back({members_[pre].slot, spec.weight, spec.delay, t, never, seq});
+    rows_[slot].push_back({members_[pre].slot, spec.weight, spec.delay, t, never, seq, pairing});
     rows_changed_ = true;
 }
 
@@ -288,6 +293,146 @@ double structural_plasticity::calcium(global_index neuron) const {
     const auto at = std::lower_bound(members_.begin(), members_.end(), neuron, [](const member& m, global_index i) { return m.index < i; });
     if (at == members_.end() || at->index != neuron) throw usage_error("neuron " + std::to_string(neuron) + " has no synaptic elements");
     return at->ca;
+}
+
+std::int64_t structural_plasticity::member_position(global_index neuron) const {
+    const auto at = std::lower_bound(members_.begin(), members_.end(), neuron, [](const member& m, global_index i) { return m.index < i; });
+    return at == members_.end() || at->index != neuron ? -1 : at - members_.begin();
+}
+
+std::vector<double> structural_plasticity::capture(global_index neuron) const {
+    const auto position = member_position(neuron);
+    if (position < 0) throw usage_error("neuron " + std::to_string(neuron) + " has no synaptic elements");
+    const auto& m = members_[static_cast<std::size_t>(position)];
+    if (m.slot >= local_) throw usage_error("neuron " + std::to_string(neuron) + " is not local: its grown synapses are another node's");
+    const auto kinds = structure_.groups[m.group].kinds.size();
+    const auto& row = rows_[m.slot];
+    std::vector<double> out;
+    out.reserve(4 + 2 * kinds + 5 * row.size());
+    out.push_back(m.ca);
+    out.push_back(static_cast<double>(m.ca_tick));
+    out.push_back(static_cast<double>(next_seq_));
+    for (std::size_t e = 0; e < kinds; ++e) out.push_back(z_[m.elements + e]);
+    for (std::size_t e = 0; e < kinds; ++e) out.push_back(connected_[m.elements + e]);
+    out.push_back(static_cast<double>(row.size()));
+    for (const auto& r : row) {
+        out.push_back(static_cast<double>(members_[static_cast<std::size_t>(member_of_slot_[r.slot])].index));
+        out.push_back(r.pairing);
+        out.push_back(static_cast<double>(r.seq));
+        out.push_back(static_cast<double>(r.born));
+        out.push_back(r.dies == never ? -1.0 : static_cast<double>(r.dies));
+    }
+    return out;
+}
+
+namespace {
+// A whole number in [low, high] (exact in a double up to 2^53), or why not.
+bool whole(double v, double low, double high) { return v >= low && v <= high && v == std::floor(v); }
+constexpr double most_exact = 9007199254740992.0;  // 2^53
+}  // namespace
+
+structural_plasticity::restore_state structural_plasticity::prepare(const std::vector<const std::vector<double>*>& growth, tick_t next) const {
+    if (growth.size() != members_.size()) throw usage_error("restore: growth for " + std::to_string(growth.size()) + " of " +
+                                                            std::to_string(members_.size()) + " neurons with synaptic elements");
+    restore_state out;
+    out.ca.resize(members_.size());
+    out.ca_tick.resize(members_.size());
+    out.z = z_;
+    out.connected.assign(connected_.size(), 0);
+    out.rows.resize(local_);
+    std::vector<std::int32_t> implied(connected_.size(), 0);
+    bool seq_known = false;
+    for (std::uint32_t p = 0; p < members_.size(); ++p) {
+        const auto& m = members_[p];
+        const auto fail = [&](const std::string& why) {
+            return usage_error("restore: the growth of neuron " + std::to_string(m.index) + " " + why);
+        };
+        if (!growth[p]) throw fail("is missing (it has synaptic elements)");
+        const auto& g = *growth[p];
+        const auto kinds = structure_.groups[m.group].kinds.size();
+        const std::size_t head = 3 + 2 * kinds + 1;
+        if (g.size() < head || !whole(g[head - 1], 0, most_exact) ||
+            g.size() != head + 5 * static_cast<std::size_t>(g[head - 1]))
+            throw fail("holds " + std::to_string(g.size()) + " values, which do not fit its " + std::to_string(kinds) +
+                       " element kinds and the synapses it counts");
+        if (!(std::isfinite(g[0]) && g[0] >= 0)) throw fail("has a calcium that is not a finite number >= 0");
+        if (!whole(g[1], 0, static_cast<double>(next))) throw fail("has a calcium tick that is not a whole number in 0..the restored tick");
+        if (!whole(g[2], 0, most_exact)) throw fail("has a synapse count (next_seq) that is not a whole number >= 0");
+        const auto seq = static_cast<std::uint64_t>(g[2]);
+        if (seq_known && seq != out.next_seq) throw fail("counts " + std::to_string(seq) + " synapses made, others " + std::to_string(out.next_seq));
+        out.next_seq = seq;
+        seq_known = true;
+        out.ca[p] = g[0];
+        out.ca_tick[p] = static_cast<tick_t>(g[1]);
+        for (std::size_t e = 0; e < kinds; ++e) {
+            const double z = g[3 + e], c = g[3 + kinds + e];
+            if (!(std::isfinite(z) && z >= 0)) throw fail("has an element count z that is not a finite number >= 0");
+            if (!whole(c, 0, std::numeric_limits<std::int32_t>::max())) throw fail("has a connected count that is not a whole number >= 0");
+            out.z[m.elements + e] = z;
+            out.connected[m.elements + e] = static_cast<std::int32_t>(c);
+        }
+    }
+    // The synapses: the live ones from every member, the rows of the local ones.
+    for (std::uint32_t p = 0; p < members_.size(); ++p) {
+        const auto& m = members_[p];
+        const auto fail = [&](const std::string& why) {
+            return usage_error("restore: the growth of neuron " + std::to_string(m.index) + " " + why);
+        };
+        const auto& g = *growth[p];
+        const auto kinds = structure_.groups[m.group].kinds.size();
+        const std::size_t n = static_cast<std::size_t>(g[3 + 2 * kinds]);
+        for (std::size_t k = 0; k < n; ++k) {
+            const double* v = g.data() + 4 + 2 * kinds + 5 * k;
+            const auto source = whole(v[0], 0, most_exact) ? member_position(static_cast<global_index>(v[0])) : -1;
+            if (source < 0) throw fail("names a source of a grown synapse that has no synaptic elements");
+            if (!whole(v[1], 0, static_cast<double>(structure_.pairings.size()) - 1)) throw fail("names a pairing out of range");
+            const auto pairing = static_cast<std::uint32_t>(v[1]);
+            if (!whole(v[2], 0, static_cast<double>(out.next_seq) - 1)) throw fail("has a grown synapse numbered beyond the synapses made");
+            if (!whole(v[3], 0, static_cast<double>(next))) throw fail("has a grown synapse born after the restored tick");
+            if (!(v[4] == -1 || whole(v[4], v[3], static_cast<double>(next)))) throw fail("has a grown synapse that dies before it is born or after the restored tick");
+            const auto& spec = structure_.pairings[pairing];
+            const auto pre = static_cast<std::uint32_t>(source);
+            if (position_of_kind_[members_[pre].group][spec.pre] < 0 || position_of_kind_[m.group][spec.post] < 0)
+                throw fail("has a grown synapse whose pairing its ends' elements do not allow");
+            const auto seq = static_cast<std::uint64_t>(v[2]);
+            const tick_t born = static_cast<tick_t>(v[3]), dies = v[4] == -1 ? never : static_cast<tick_t>(v[4]);
+            if (dies == never) {
+                out.grown_synapses.push_back({pre, p, pairing, seq});
+                ++implied[members_[pre].elements + static_cast<std::uint32_t>(position_of_kind_[members_[pre].group][spec.pre])];
+                ++implied[m.elements + static_cast<std::uint32_t>(position_of_kind_[m.group][spec.post])];
+            }
+            if (m.slot < local_) out.rows[m.slot].push_back({members_[pre].slot, spec.weight, spec.delay, born, dies, seq, pairing});
+        }
+    }
+    for (std::uint32_t p = 0; p < members_.size(); ++p) {
+        const auto& m = members_[p];
+        for (std::size_t e = 0; e < structure_.groups[m.group].kinds.size(); ++e)
+            if (out.connected[m.elements + e] != implied[m.elements + e])
+                throw usage_error("restore: the growth of neuron " + std::to_string(m.index) + " counts " +
+                                  std::to_string(out.connected[m.elements + e]) + " connected '" +
+                                  structure_.element_names[structure_.groups[m.group].kinds[e]] + "' elements; its live grown synapses make " +
+                                  std::to_string(implied[m.elements + e]));
+    }
+    std::sort(out.grown_synapses.begin(), out.grown_synapses.end(), [](const grown& a, const grown& b) { return a.seq < b.seq; });
+    for (std::size_t k = 1; k < out.grown_synapses.size(); ++k)
+        if (out.grown_synapses[k].seq == out.grown_synapses[k - 1].seq)
+            throw usage_error("restore: two live grown synapses carry number " + std::to_string(out.grown_synapses[k].seq));
+    return out;
+}
+
+void structural_plasticity::restore(restore_state&& state) {
+    for (std::size_t p = 0; p < members_.size(); ++p) {
+        members_[p].ca = state.ca[p];
+        members_[p].ca_tick = state.ca_tick[p];
+    }
+    z_ = std::move(state.z);
+    connected_ = std::move(state.connected);
+    grown_ = std::move(state.grown_synapses);
+    live_ = grown_.size();
+    next_seq_ = state.next_seq;
+    rows_ = std::move(state.rows);
+    rows_changed_ = true;
+    records_.clear();
 }
 
 }  // namespace dnnc::sim

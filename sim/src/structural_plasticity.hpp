@@ -74,6 +74,27 @@ public:
     // Wall seconds spent in structural updates (pairing, deletion, decay of vacant elements).
     double update_seconds() const { return update_seconds_; }
 
+    // Snapshots (engine.hpp, neuron_state::growth): member `neuron`'s growth vector
+    //   [ca, ca_tick, next_seq, z_0..z_{E-1}, connected_0..connected_{E-1}, n,
+    //    n x (source global index, pairing, seq, born, dies)]
+    // E: its group's element kinds in group order; the n entries: the grown synapses into it
+    // as its rows hold them (live and dying, in row order), dies -1 for never. Called where
+    // the member is local (its rows are there); usage_error for a neuron that is not a local
+    // member.
+    std::vector<double> capture(global_index neuron) const;
+    // Whether `neuron` has synaptic elements; its position among the members, or -1.
+    std::int64_t member_position(global_index neuron) const;
+    std::size_t member_count() const { return members_.size(); }
+    // What restore() installs, checked: build it with prepare(), before anything changes.
+    struct restore_state;
+    // Every member's growth vector (by member position, none missing), checked against each
+    // other: the layout, sane values, sources that are members, connected counts that the
+    // live grown synapses imply, one next_seq. Throws usage_error naming the neuron; nothing
+    // changes.
+    restore_state prepare(const std::vector<const std::vector<double>*>& growth, tick_t next) const;
+    // Installs it: calcium, elements, grown synapses, the rows of the local targets; no records.
+    void restore(restore_state&& state);
+
 private:
     struct member {
         global_index index;
@@ -99,6 +120,7 @@ private:
         std::uint16_t delay;
         tick_t born, dies;
         std::uint64_t seq;
+        std::uint32_t pairing;
     };
 
     // A grown synapse into a local neuron, as the spikes of its source reach it.
@@ -146,6 +168,17 @@ private:
     std::vector<std::uint32_t> touched_list_;
     std::vector<structure_record> records_;
     double update_seconds_ = 0;
+
+public:
+    struct restore_state {
+        std::vector<double> ca;
+        std::vector<tick_t> ca_tick;
+        std::vector<double> z;
+        std::vector<std::int32_t> connected;
+        std::vector<grown> grown_synapses;
+        std::uint64_t next_seq = 0;
+        std::vector<std::vector<row_synapse>> rows;
+    };
 };
 
 }  // namespace dnnc::sim

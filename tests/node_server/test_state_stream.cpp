@@ -21,7 +21,7 @@ namespace {
 // Neuron i's state: its synapse values grow with i % 7, and neuron 500 alone is larger than a piece.
 indexed_state state_of(std::int64_t i) {
     const std::size_t values = i == 500 ? state_piece_bytes / 2 : static_cast<std::size_t>(i % 7) * 5000;
-    return {i, static_cast<float>(i), {-70, 0, 0, 0}, {0, 1}, {}, std::vector<float>(values, static_cast<float>(i))};
+    return {i, static_cast<float>(i), {-70, 0, 0, 0}, {0, 1}, {}, std::vector<float>(values, static_cast<float>(i)), {}};
 }
 
 // A node's answer to a capture request, as node_simulation::capture gives it.

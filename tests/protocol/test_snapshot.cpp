@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -19,8 +20,8 @@ using namespace dnnc::protocol::test;
 
 
 TEST_CASE("neuron states round-trip through their binary form") {
-    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}, {{20, true, {4, 8}, {1, 1.25}}, {0, false, {}, {}}}, {0.5f, 0.25f}},
-                                            {7, 0, {-60, 1, 2, 4}, {}, {}, {}}};
+    const std::vector<indexed_state> states{{0, 1.5f, {}, {2, 3}, {{20, true, {4, 8}, {1, 1.25}}, {0, false, {}, {}}}, {0.5f, 0.25f}, {}},
+                                            {7, 0, {-60, 1, 2, 4}, {}, {}, {}, {}}};
     const auto back = decode_states(encode_states(states));
     REQUIRE(back.size() == 2);
     CHECK(back[1].index == 7);
@@ -34,7 +35,7 @@ TEST_CASE("neuron states round-trip through their binary form") {
 }
 
 TEST_CASE("a trace's side byte other than 0 or 1 is damage, not a post trace (decoding stays the inverse of encoding)") {
-    const std::vector<indexed_state> states{{0, 0, {}, {}, {{20, true, {4}, {1}}}, {}}};
+    const std::vector<indexed_state> states{{0, 0, {}, {}, {{20, true, {4}, {1}}}, {}, {}}};
     std::string bytes = encode_states(states);
     // count, index, output, variable count, history count, trace count, tau: then the side.
     const std::size_t side = 8 + 4 + 4 + 1 + 2 + 1 + 8;
@@ -149,7 +150,7 @@ TEST_CASE("a state that does not fit its network is a located error") {
     }
     {
         document d = base;
-        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}, {}, {}});
+        d.state->neurons.push_back({"p[0]", 0, {0, 0, 0, 0}, {0, 0}, {}, {}, {}, {}});
         CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("given twice"));
     }
     // Unknown neurons and missing ticks are caught when the document is read.
@@ -200,10 +201,10 @@ TEST_CASE("a NEST model's refractory count is bounded by t_ref in ticks, and sig
     auto states = [&](double refractory, double sigmoid, double tanh, double relu) {
         document d = doc;
         d.state = snapshot_state{0, {}, {}};
-        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}, {}, {}},
-                            {"s", sigmoid, {}, {}, {}, {}, {}},
-                            {"t", tanh, {}, {}, {}, {}, {}},
-                            {"r", relu, {}, {}, {}, {}, {}}};
+        d.state->neurons = {{"e", 0, {-70, 0, 0, refractory}, {}, {}, {}, {}, {}},
+                            {"s", sigmoid, {}, {}, {}, {}, {}, {}},
+                            {"t", tanh, {}, {}, {}, {}, {}, {}},
+                            {"r", relu, {}, {}, {}, {}, {}, {}}};
         return states_of(d, net);
     };
     CHECK(states(4, 1, -1, 7).size() == 4);
@@ -221,7 +222,7 @@ TEST_CASE("aeif_cond_exp's state: conductances >= 0, w within NEST's bound, refr
     const auto net = expand(*doc.net, doc.file);
     auto states = [&](double g_ex, double g_in, double w, double refractory) {
         document d = doc;
-        d.state = snapshot_state{0, {{"a", 0, {-65, g_ex, g_in, w, refractory}, {}, {}, {}, {}}}, {}};
+        d.state = snapshot_state{0, {{"a", 0, {-65, g_ex, g_in, w, refractory}, {}, {}, {}, {}, {}}}, {}};
         return states_of(d, net);
     };
     CHECK(states(3, 0, -1e6, 2).size() == 1);
@@ -239,8 +240,8 @@ TEST_CASE("aeif_cond_exp's state, w included, round-trips as XML and as binary")
   <network name="s"><population id="A" size="2" model="aeif_cond_exp" t_ref="0.5"/></network>
 </dnnc>)",
                                   "a.xml");
-    doc.state = snapshot_state{7, {{"A[0]", 1, {-60, 2.5, 0.75, 161.25, 5}, {}, {}, {}, {}},
-                                   {"A[1]", 0, {-52.125, 0, 3, -12.5, 0}, {}, {}, {}, {}}}, {}};
+    doc.state = snapshot_state{7, {{"A[0]", 1, {-60, 2.5, 0.75, 161.25, 5}, {}, {}, {}, {}, {}},
+                                   {"A[1]", 0, {-52.125, 0, 3, -12.5, 0}, {}, {}, {}, {}, {}}}, {}};
     for (const char* name : {"adex.xml", "adex.dnncs"}) {
         INFO(name);
         save_snapshot(doc, s.path(name));
@@ -260,7 +261,7 @@ TEST_CASE("hh_cond_exp_traub's state: seven variables, gates >= 0, refractory wi
     const auto net = expand(*doc.net, doc.file);
     auto states = [&](std::vector<double> variables) {
         document d = doc;
-        d.state = snapshot_state{0, {{"h", 0, std::move(variables), {}, {}, {}, {}}}, {}};
+        d.state = snapshot_state{0, {{"h", 0, std::move(variables), {}, {}, {}, {}, {}}}, {}};
         return states_of(d, net);
     };
     CHECK(states({-65, 1, 2, 0.05, 0.6, 0.3, 2}).size() == 1);
@@ -279,8 +280,8 @@ TEST_CASE("aeif_cond_alpha's and hh_cond_exp_traub's states round-trip as XML an
   <network name="s"><neuron id="a" model="aeif_cond_alpha" t_ref="0.5"/><neuron id="h" model="hh_cond_exp_traub"/></network>
 </dnnc>)",
                                   "ah.xml");
-    doc.state = snapshot_state{7, {{"a", 1, {-60, 2.5, 0.75, 161.25, 1.5, 0.25, 5}, {}, {}, {}, {}},
-                                   {"h", 0, {-52.125, 0, 3, 0.0625, 0.5, 0.375, 20}, {}, {}, {}, {}}}, {}};
+    doc.state = snapshot_state{7, {{"a", 1, {-60, 2.5, 0.75, 161.25, 1.5, 0.25, 5}, {}, {}, {}, {}, {}},
+                                   {"h", 0, {-52.125, 0, 3, 0.0625, 0.5, 0.375, 20}, {}, {}, {}, {}, {}}}, {}};
     for (const char* name : {"ah.xml", "ah.dnncs"}) {
         INFO(name);
         save_snapshot(doc, s.path(name));
@@ -312,4 +313,94 @@ TEST_CASE("an atomic write replaces the file whole and leaves no temporary behin
     for (const auto& e : std::filesystem::directory_iterator(s.dir)) (void)e, ++files;
     CHECK(files == 1);
     CHECK_THROWS_AS(write_atomically(s.path("missing-dir/x.xml"), "x"), io_error);
+}
+
+TEST_CASE("a neuron's growth round-trips through the states' binary form") {
+    const std::vector<indexed_state> states{{0, 1, {}, {}, {}, {}, {0.125, 290, 2, 1.5, 2.25, 0, 1, 0}},
+                                            {3, 0, {-60}, {}, {}, {0.5f}, {}}};
+    const auto bytes = encode_states(states);
+    const auto back = decode_states(bytes);
+    REQUIRE(back.size() == 2);
+    CHECK(back[0].growth == states[0].growth);
+    CHECK(back[1].growth.empty());
+    CHECK(back[1].synapses == states[1].synapses);
+    CHECK_THROWS_AS(decode_states(bytes.substr(0, bytes.size() - 1)), protocol_error);
+}
+
+TEST_CASE("snapshots with growth round-trip as XML and as binary, bit for bit") {
+    scratch s;
+    document doc = growing_doc();
+    doc.state->neurons[1].growth[0] = 0.1 + 0.2;  // no short decimal
+    doc.state->neurons[2].growth[3] = 1.0 / 3.0;
+    for (const char* name : {"grow.xml", "grow.dnncs"}) {
+        INFO(name);
+        save_snapshot(doc, s.path(name));
+        const document back = load_snapshot(s.path(name));
+        CHECK(back == doc);
+        const auto net = expand(*back.net, back.file);
+        const auto states = states_of(back, net);
+        CHECK(states[0].growth.empty());
+        for (std::size_t i = 1; i < 4; ++i) CHECK(states[i].growth == doc.state->neurons[i].growth);
+    }
+    // Growth is part of a state's equality.
+    document other = doc;
+    other.state->neurons[2].growth.back() = 199;
+    CHECK_FALSE(other == doc);
+    CHECK(serialize(doc).find("growth=\"0.125 290 2 3.5 0.5 1 0 2 1 0 0 100 -1 3 0 1 100 200\"") == std::string::npos);
+    CHECK(serialize(growing_doc()).find("growth=\"0.125 290 2 3.5 0.5 1 0 2 1 0 0 100 -1 3 0 1 100 200\"") != std::string::npos);
+}
+
+TEST_CASE("a binary snapshot of format 3, written before synapses could grow, still loads, its growth empty") {
+    scratch s;
+    const document doc = snapshot_doc();
+    const std::string path = s.path("format3.dnncs");
+    std::ofstream(path, std::ios::binary) << format3_snapshot(doc);
+    const document back = load_snapshot(path);
+    CHECK(back.state == doc.state);
+    CHECK(states_of(back, expand(*back.net, back.file))[1].synapses == std::vector<float>{0.5f, 0.1f});
+    save_snapshot(back, s.path("again.dnncs"));
+    CHECK(load_snapshot(s.path("again.dnncs")).state == doc.state);
+    // A format beyond this build's is refused, not misread.
+    std::string future = slurp(s.path("again.dnncs"));
+    future = future.substr(0, future.size() - 32);
+    future[8] = 5;
+    future += sha256(future);
+    std::ofstream(s.path("future.dnncs"), std::ios::binary) << future;
+    CHECK_THROWS_WITH(load_snapshot(s.path("future.dnncs")), Catch::Contains("unsupported format 5"));
+}
+
+TEST_CASE("growth that does not fit its neuron or its network is a located error") {
+    const document base = growing_doc();
+    const auto net = expand(*base.net, base.file);
+    REQUIRE(states_of(base, net).size() == 4);
+    auto refused = [&](auto change, const std::string& why) {
+        INFO(why);
+        document d = base;
+        change(d.state->neurons);
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains(why));
+    };
+    refused([](auto& n) { n[0].growth = {0}; }, "state of 'a': growth given, but the neuron has no synaptic elements");
+    refused([](auto& n) { n[2].growth.clear(); }, "state of 'E[1]': growth missing");
+    refused([](auto& n) { n[1].growth.pop_back(); }, "state of 'E[0]': growth must hold at least 8 values");
+    refused([](auto& n) { n[2].growth.pop_back(); }, "state of 'E[1]': growth counts 2 grown synapses, so it must hold 8 + 5 x that values, found 17");
+    refused([](auto& n) { n[2].growth[7] = 1.5; }, "state of 'E[1]': growth counts 1.5 grown synapses");
+    refused([](auto& n) { n[1].growth[0] = -0.25; }, "state of 'E[0]': growth calcium -0.25 must be >= 0");
+    refused([](auto& n) { n[1].growth[1] = 301; }, "state of 'E[0]': growth ca_tick 301 must be a whole tick in 0..the state's tick");
+    refused([](auto& n) { n[1].growth[2] = -1; }, "next_seq -1 must be a whole number >= 0");
+    refused([](auto& n) { n[1].growth[4] = -1; }, "growth z -1 must be >= 0");
+    refused([](auto& n) { n[1].growth[6] = 0.5; }, "growth connected 0.5 must be a whole number >= 0");
+    refused([](auto& n) { n[2].growth[8] = 0; }, "state of 'E[1]': growth synapse 1: source 0 is no neuron with synaptic elements");
+    refused([](auto& n) { n[2].growth[14] = 1; }, "synapse 2: pairing 1 must lie in 0..0");
+    refused([](auto& n) { n[2].growth[10] = 2; }, "synapse 1: seq 2 must be a whole number below next_seq");
+    refused([](auto& n) { n[2].growth[11] = 301; }, "synapse 1: born 301 must be a whole tick");
+    refused([](auto& n) { n[2].growth[17] = 99; }, "synapse 2: dies 99 must be -1 (never) or a whole tick in born..the state's tick");
+    refused([](auto& n) { n[2].growth[0] = NAN; }, "growth values must be finite numbers");
+    // Located: an entry read from a file names its line.
+    document located = parse_document(serialize(base), "g.xml");
+    located.state->neurons[3].growth[0] = -1;
+    CHECK_THROWS_WITH(states_of(located, net), Catch::Contains("g.xml:") && Catch::Contains("state of 'E[2]': growth calcium -1"));
+    // check_document refuses values that are not finite.
+    document infinite = base;
+    infinite.state->neurons[1].growth[3] = INFINITY;
+    CHECK_THROWS_WITH(check_document(infinite), Catch::Contains("state of 'E[0]': every growth value must be a finite number"));
 }

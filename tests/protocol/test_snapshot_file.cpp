@@ -1,6 +1,6 @@
 // Binary snapshot files a state at a time: the writer gives the bytes the whole-document
 // encoder gives, the reader gives back the states in order and checks the checksum after the
-// last, format 2 still reads, a writer that does not finish leaves no file, and a file's
+// last, formats 2 and 3 still read, growth reads back, a writer that does not finish leaves no file, and a file's
 // states are checked as states_of checks a document's.
 #include "dnnc/protocol/snapshot_file.hpp"
 
@@ -24,7 +24,7 @@ void write_streamed(const document& doc, const std::string& path) {
     const auto net = expand_neurons(*doc.net);
     snapshot_writer out(path, doc, doc.state->tick, doc.state->neurons.size());
     for (const auto& n : doc.state->neurons) {
-        indexed_state s{*net.find(n.id), static_cast<float>(n.output), {}, {}, n.traces, {}};
+        indexed_state s{*net.find(n.id), static_cast<float>(n.output), {}, {}, n.traces, {}, n.growth};
         s.variables.assign(n.state.begin(), n.state.end());
         s.history.assign(n.history.begin(), n.history.end());
         s.synapses.assign(n.synapses.begin(), n.synapses.end());
@@ -78,6 +78,34 @@ TEST_CASE("a format 2 snapshot reads a state at a time, without traces or synaps
     CHECK(check_snapshot_file(path).state->tick == 12);
 }
 
+TEST_CASE("a format 3 snapshot reads a state at a time, without growth, and one with growth reads it back") {
+    scratch s;
+    {
+        const document doc = snapshot_doc();
+        const auto path = s.path("format3.dnncs");
+        std::ofstream(path, std::ios::binary) << format3_snapshot(doc);
+        const auto states = read_all(path);
+        REQUIRE(states.size() == 4);
+        CHECK(states[1].traces == doc.state->neurons[1].traces);
+        CHECK(states[1].synapses == std::vector<float>{0.5f, 0.1f});
+        CHECK(states[1].growth.empty());
+        CHECK(check_snapshot_file(path).state->tick == 12);
+    }
+    const document doc = growing_doc();
+    const auto path = s.path("growing.dnncs");
+    write_streamed(doc, path);
+    CHECK(slurp(path) == encode_binary_snapshot(doc, expand_neurons(*doc.net)));
+    const auto states = read_all(path);
+    REQUIRE(states.size() == 4);
+    CHECK(states[0].growth.empty());
+    for (std::size_t i = 1; i < 4; ++i) CHECK(states[i].growth == doc.state->neurons[i].growth);
+    CHECK(check_snapshot_file(path).state->tick == 300);
+    document bad = doc;
+    bad.state->neurons[2].growth[17] = 301;
+    write_streamed(bad, s.path("bad.dnncs"));
+    CHECK_THROWS_WITH(check_snapshot_file(s.path("bad.dnncs")), Catch::Contains("state of 'E[1]': growth synapse 2: dies 301"));
+}
+
 TEST_CASE("a damaged snapshot file is refused by the time its last state is read, and an unfinished writer leaves no file") {
     scratch s;
     const document doc = snapshot_doc();
@@ -89,7 +117,7 @@ TEST_CASE("a damaged snapshot file is refused by the time its last state is read
         return s.path(name);
     };
     std::string flipped = bytes;
-    flipped[bytes.size() - 45] ^= 0x20;  // a history value of the last state: it decodes, the checksum does not match
+    flipped[bytes.size() - 49] ^= 0x20;  // a history value of the last state: it decodes, the checksum does not match
     CHECK_THROWS_WITH(read_all(write("flipped.dnncs", flipped)), Catch::Contains("checksum mismatch"));
     CHECK_THROWS_WITH(check_snapshot_file(s.path("flipped.dnncs")), Catch::Contains("checksum mismatch"));
     CHECK_THROWS_WITH(read_all(write("short.dnncs", bytes.substr(0, bytes.size() - 10))), Catch::Contains("damaged snapshot"));

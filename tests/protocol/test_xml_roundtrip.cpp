@@ -351,7 +351,7 @@ TEST_CASE("numbers round-trip exactly, including extremes") {
         doc.net->synapses.push_back({"a", "a", w, 3, {}, {}, {}});
     }
     doc.net->neurons.push_back({"a", {}, {}});
-    doc.state = snapshot_state{42, {{"a", 0.7, {-60.25, 1e-7, 0, 3}, {1, 0.5, std::nan("")}, {}, {}, {}}}, {}};
+    doc.state = snapshot_state{42, {{"a", 0.7, {-60.25, 1e-7, 0, 3}, {1, 0.5, std::nan("")}, {}, {}, {}, {}}}, {}};
     const document again = parse_document(serialize(doc), "n.xml");
     CHECK(again.net == doc.net);
     REQUIRE(again.state);

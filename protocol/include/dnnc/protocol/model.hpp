@@ -485,6 +485,9 @@ struct neuron_state {
     // plastic synapses in canonical order, per synapse its stored weight, then its rule's values.
     std::vector<spike_trace> traces;
     std::vector<double> synapses;
+    // Neurons with synaptic elements (structural plasticity) only: their growth, laid out as
+    // sim::neuron_state's (docs/snapshots.md): calcium, elements and the grown synapses into it.
+    std::vector<double> growth;
 };
 
 // The latest tick a state may be at (check_state): beyond any run (2^53 ticks of 0.1 ms are

@@ -5,15 +5,19 @@
 // was taken from, plus every neuron's state keyed by id (no node assignment). It is
 // written as XML (network.xsd) or, for large networks, in a compact binary form
 // (`.dnncs`):
-//   "DNNCSNAP" | u32 version (3) | u64 length + the document without its state, as XML |
+//   "DNNCSNAP" | u32 version (4) | u64 length + the document without its state, as XML |
 //   i64 tick | u64 count | per neuron: u32 index, f32 output, u8 n + n x f32 state,
 //   u16 m + m x f32 history, u8 t + t traces (f64 tau, u8 post, u32 k + k x (i64 tick,
-//   f64 value)), u64 s + s x f32 synapse values | 32-byte SHA-256 of everything before it.
-// Little-endian. Indices refer to the expanded network of the embedded document. Version 2
-// is the same without traces and synapse values (written before synapses could learn).
+//   f64 value)), u64 s + s x f32 synapse values, u32 g + g x f64 growth | 32-byte SHA-256
+//   of everything before it.
+// Little-endian. Indices refer to the expanded network of the embedded document. Version 3
+// is the same without growth (written before synapses could grow), version 2 also without
+// traces and synapse values (written before synapses could learn); both still load, their
+// growth empty.
 #include "dnnc/core/files.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/structure.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <cstdint>
@@ -32,6 +36,7 @@ struct indexed_state {
     std::vector<float> history;  // newest first
     std::vector<spike_trace> traces;  // as neuron_state's
     std::vector<float> synapses;
+    std::vector<double> growth;  // as neuron_state's
 };
 
 std::string encode_states(const std::vector<indexed_state>& states);
@@ -61,8 +66,11 @@ bool is_binary_snapshot(std::string_view bytes);
 // present once, as many variables as its model has, history as long as the longest delay
 // minus one, outputs that its model produces (0 or 1 for spiking models and step, 0..1 for
 // sigmoid, ...), a refractory count that is a whole number of ticks within the neuron's
-// refractory period, and as many synapse values as its plastic synapses keep (counted from
-// the rules, a block of targets at a time). `net` needs only the neurons (expand_neurons).
+// refractory period, as many synapse values as its plastic synapses keep (counted from
+// the rules, a block of targets at a time), and growth for exactly the neurons with
+// synaptic elements, laid out for their element kinds with sane values (finite; calcium and
+// z >= 0; whole numbers where whole; ticks not after the state's; sources with synaptic
+// elements; pairings in range). `net` needs only the neurons (expand_neurons).
 // Throws config_error located at the offending entry.
 std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
 
@@ -81,10 +89,14 @@ public:
 
 private:
     void check_synapse_values(const snapshot_state& state);
+    void check_growth(const neuron_state& n, neuron_index i);
+    // The group of a neuron with synaptic elements; null for any other.
+    const structure_group* group_of(double neuron) const;
     static constexpr std::uint64_t absent = ~std::uint64_t{0};
     const document& snapshot_;
     const expanded_network& net_;
     std::size_t history_;
+    std::optional<resolved_structure> structure_;
     std::vector<std::uint64_t> values_;  // synapse values per neuron as given; `absent` if not
     std::vector<std::size_t> entry_;     // which entry gave it
     std::size_t entries_ = 0;

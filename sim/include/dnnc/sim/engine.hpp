@@ -142,7 +142,14 @@ struct synapse_weight {
 // of past ticks that delayed synapses still read (newest first). With plastic synapses also
 // the neuron's traces (every one any node's rules read, taken on its own node, complete
 // through the tick before its last output) and its incoming plastic synapses' state in row
-// order: per synapse its stored weight, then its rule's values.
+// order: per synapse its stored weight, then its rule's values. With structural plasticity a
+// neuron with synaptic elements also has its growth (empty for every other neuron):
+//   [ca, ca_tick, next_seq, z_0..z_{E-1}, connected_0..connected_{E-1}, n,
+//    n x (source global index, pairing, seq, born, dies)]
+// its calcium and the tick it was last brought up to, the count of grown synapses made so
+// far, its E element kinds' counts z and connected (its group's kinds in order), and the
+// grown synapses into it that its node's rows hold (live and dying, in row order; dies -1
+// for a live one). Every value but ca and z is a whole number.
 struct neuron_state {
     global_index index = 0;
     float output = 0;
@@ -150,6 +157,7 @@ struct neuron_state {
     std::vector<float> history;
     std::vector<protocol::spike_trace> traces;
     std::vector<float> synapses;
+    std::vector<double> growth;
 };
 
 class engine {
@@ -229,7 +237,10 @@ public:
     neuron_state capture(std::size_t k) const;
     // Restores captured states so that the next tick computed is `next`: every local neuron
     // must be present; entries for remote neurons this engine reads fill in their past
-    // outputs; others are ignored.
+    // outputs; others are ignored. With structural plasticity every neuron with synaptic
+    // elements that this engine runs or reads must come with its growth, consistent with the
+    // others' (usage_error before anything changes): its grown synapses, calcium and elements
+    // are restored from them (the records start empty).
     void restore(const std::vector<neuron_state>& states, tick_t next);
     // New parameters for the local neurons (params[k] for spec().neurons[k]) and new
     // generators, between two ticks: states, synapses, history and the clock carry over, so
