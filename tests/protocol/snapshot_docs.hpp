@@ -126,9 +126,15 @@ inline document growing_doc() {
         {0.25, 290, 2, 1.5, 2.25, 0, 1, 0},
         {0.125, 290, 2, 3.5, 0.5, 1, 0, 2, 1, 0, 0, 100, -1, 3, 0, 1, 100, 200},
         {0.0625, 290, 2, 0.75, 1.0, 0, 0, 0}};
-    for (int i = 0; i < 3; ++i)
-        doc.state->neurons.push_back({"E[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, std::vector<double>(variables, 0),
-                                      std::vector<double>(history, 0), {}, {}, {}, growth[static_cast<std::size_t>(i)]});
+    for (int i = 0; i < 3; ++i) {
+        neuron_state n;
+        n.id = "E[" + std::to_string(i) + "]";
+        n.output = i == 1 ? 1.0 : 0.0;
+        n.state.assign(variables, 0);
+        n.history.assign(history, 0);
+        n.growth = growth[static_cast<std::size_t>(i)];
+        doc.state->neurons.push_back(std::move(n));
+    }
     return doc;
 }
 
