@@ -596,10 +596,10 @@ void check_connection_model(problems& out, const network& net, const std::unorde
     if (c.listed) {
         const connection_list& l = *c.listed;
         const auto k = static_cast<std::size_t>(
-            std::find_if(l.weights.begin(), l.weights.end(), [&](float w) { return other_side(w); }) - l.weights.begin());
+            std::find_if(l.weights.begin(), l.weights.end(), [&](float w) { return other_side(static_cast<double>(w)); }) - l.weights.begin());
         if (k < l.size())
             out.add(c.where, c.what + ": the connection from source " + std::to_string(l.sources[k]) + " to target " +
-                                 std::to_string(l.targets[k]) + " has weight " + text_of(l.weights[k]) +
+                                 std::to_string(l.targets[k]) + " has weight " + text_of(static_cast<double>(l.weights[k])) +
                                  ", on the other side of 0" + because + "; give weights of " + bound_name + "'s sign, or 0");
         return;
     }

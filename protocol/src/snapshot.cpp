@@ -102,7 +102,7 @@ neuron_state named_state(indexed_state s, const expanded_network& net, const std
         throw protocol_error("state for neuron index " + std::to_string(s.index) + ", which the network lacks");
     neuron_state n;
     n.id = net.neuron_name(static_cast<neuron_index>(s.index));
-    n.output = s.output;
+    n.output = static_cast<double>(s.output);
     n.state.assign(s.variables.begin(), s.variables.end());
     n.history.assign(s.history.begin(), s.history.end());
     n.where = {file, 0, 0};
