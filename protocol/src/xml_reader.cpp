@@ -606,7 +606,9 @@ protected:
             p.where = a.where();
             net.populations.push_back(std::move(p));
         } else if (n == "spike") {
-            // A child of the spike source just read (the schema allows it nowhere else).
+            // A child of the spike source just read (the schema allows it nowhere else, but an
+            // invalid document reaches here before the schema's verdict).
+            if (net.populations.empty()) a.fail("<spike> belongs inside a <spike-source>");
             population& p = net.populations.back();
             if (!p.spike_file.empty()) a.fail("spike source '" + p.id + "' lists spikes both in a file and as <spike> children");
             p.spikes.push_back(spike_of(a.real("t-ms", 0.0), a.integer("index", 0), p, net.dt, a.where()));
@@ -662,6 +664,7 @@ protected:
             given.delay = a.get("delay").has_value() || a.get("delay-ms").has_value();
         } else if (n == "connections") {
             // A child of the projection just read: its text is collected until its end tag.
+            if (net.projections.empty()) a.fail("<connections> belongs inside a <projection>");
             projection& p = net.projections.back();
             if (!p.connections_file.empty())
                 a.fail("projection from '" + p.from + "' to '" + p.to +
@@ -669,7 +672,9 @@ protected:
             given.listing = &p;
             given.listing_at = a.where();
         } else if (n == "weight" || n == "delay") {
-            // A child of the projection just read (the schema allows them nowhere else).
+            // A child of the projection just read (the schema allows them nowhere else, but an
+            // invalid document reaches here before the schema's verdict).
+            if (net.projections.empty()) a.fail("<" + n + "> belongs inside a <projection>");
             projection& p = net.projections.back();
             if (n == "weight" ? given.weight : given.delay)
                 a.fail(std::string("projection from '") + p.from + "' to '" + p.to + "': " + n +

@@ -305,6 +305,27 @@ TEST_CASE("a node config nested inside a share is refused, not read into a share
     }
 }
 
+// Found by fuzzing (tests/fuzz/corpus/xml/crash-connections-outside-projection.xml): inside
+// the text of a list projection's <connections>, a node config of no namespace opened with a
+// network of its own, whose <connections> was then read into that network's last projection
+// before it had one (back() of an empty vector); <weight>, <delay> and <spike> could do the same.
+TEST_CASE("children of a projection or spike source outside one are refused, not read into one that does not exist") {
+    for (const std::string child : {"<connections>AAAA</connections>", "<weight value=\"1\"/>", "<delay value=\"1\"/>",
+                                    "<spike t-ms=\"1\"/>"}) {
+        INFO(child);
+        const std::string text = R"(<node-config xmlns="urn:dnnc:1" node="n" network="s" lead="n" port="0"><network name="s">)"
+                                 R"(<projection from="p" to="p" kind="list"><connections><node-config xmlns=""><network>)" "\n" +
+                                 child + "</network></node-config></connections></projection></network></node-config>";
+        try {
+            protocol::parse_node_config(text, "stray");
+            FAIL("accepted");
+        } catch (const config_error& e) {
+            CHECK(e.problems().front().where.line == 2);
+            CHECK_THAT(e.problems().front().message, Catch::Contains("belongs inside a <"));
+        }
+    }
+}
+
 TEST_CASE("malformed node configs and signal packets are rejected with a location") {
     CHECK_THROWS_AS(protocol::parse_node_config("<node-config xmlns=\"urn:dnnc:1\" node=\"a\"/>"), config_error);
     CHECK_THROWS_AS(protocol::parse_signal_packet("<signals xmlns=\"urn:dnnc:1\" from=\"a\" to=\"b\" tick=\"x\"/>"),
