@@ -36,15 +36,15 @@ inline document snapshot_doc(bool plastic = true) {
     return doc;
 }
 
-// A binary snapshot as format 2 wrote it (before synapses could learn): no traces, no
-// synapse values.
-inline std::string format2_snapshot(const document& doc) {
+// A binary snapshot as an older format wrote it: format 2 (before synapses could learn: no
+// traces, no synapse values) or 3 (before synapses could grow: no growth).
+inline std::string legacy_snapshot(const document& doc, std::uint32_t format) {
     document without = doc;
     without.state.reset();
     const std::string xml = serialize(without);
     std::string out("DNNCSNAP");
     auto put = [&](auto value) { out.append(reinterpret_cast<const char*>(&value), sizeof value); };
-    put(std::uint32_t{2});
+    put(format);
     put(std::uint64_t{xml.size()});
     out += xml;
     put(std::int64_t{doc.state->tick});
@@ -57,31 +57,7 @@ inline std::string format2_snapshot(const document& doc) {
         for (double v : n.state) put(static_cast<float>(v));
         put(static_cast<std::uint16_t>(n.history.size()));
         for (double v : n.history) put(static_cast<float>(v));
-    }
-    return out + sha256(out);
-}
-
-// A binary snapshot as format 3 wrote it (before synapses could grow): traces and synapse
-// values, no growth.
-inline std::string format3_snapshot(const document& doc) {
-    document without = doc;
-    without.state.reset();
-    const std::string xml = serialize(without);
-    std::string out("DNNCSNAP");
-    auto put = [&](auto value) { out.append(reinterpret_cast<const char*>(&value), sizeof value); };
-    put(std::uint32_t{3});
-    put(std::uint64_t{xml.size()});
-    out += xml;
-    put(std::int64_t{doc.state->tick});
-    put(std::uint64_t{doc.state->neurons.size()});
-    const auto net = expand_neurons(*doc.net);
-    for (const auto& n : doc.state->neurons) {
-        put(static_cast<std::uint32_t>(*net.find(n.id)));
-        put(static_cast<float>(n.output));
-        put(static_cast<std::uint8_t>(n.state.size()));
-        for (double v : n.state) put(static_cast<float>(v));
-        put(static_cast<std::uint16_t>(n.history.size()));
-        for (double v : n.history) put(static_cast<float>(v));
+        if (format < 3) continue;
         put(static_cast<std::uint8_t>(n.traces.size()));
         for (const auto& t : n.traces) {
             put(t.tau);

@@ -65,7 +65,7 @@ TEST_CASE("a binary snapshot of format 2, written before synapses could learn, s
     scratch s;
     const document doc = snapshot_doc(false);
     const std::string path = s.path("format2.dnncs");
-    std::ofstream(path, std::ios::binary) << format2_snapshot(doc);
+    std::ofstream(path, std::ios::binary) << legacy_snapshot(doc, 2);
     const document back = load_snapshot(path);
     CHECK(back.state == doc.state);
     save_snapshot(back, s.path("again.dnncs"));
@@ -354,7 +354,7 @@ TEST_CASE("a binary snapshot of format 3, written before synapses could grow, st
     scratch s;
     const document doc = snapshot_doc();
     const std::string path = s.path("format3.dnncs");
-    std::ofstream(path, std::ios::binary) << format3_snapshot(doc);
+    std::ofstream(path, std::ios::binary) << legacy_snapshot(doc, 3);
     const document back = load_snapshot(path);
     CHECK(back.state == doc.state);
     CHECK(states_of(back, expand(*back.net, back.file))[1].synapses == std::vector<float>{0.5f, 0.1f});

@@ -70,7 +70,7 @@ TEST_CASE("a format 2 snapshot reads a state at a time, without traces or synaps
     scratch s;
     const document doc = snapshot_doc(false);
     const auto path = s.path("format2.dnncs");
-    std::ofstream(path, std::ios::binary) << format2_snapshot(doc);
+    std::ofstream(path, std::ios::binary) << legacy_snapshot(doc, 2);
     const auto states = read_all(path);
     REQUIRE(states.size() == 4);
     CHECK(states[1].variables == std::vector<float>{-60.5f, 0.125f, -0.75f, 3});
@@ -83,7 +83,7 @@ TEST_CASE("a format 3 snapshot reads a state at a time, without growth, and one 
     {
         const document doc = snapshot_doc();
         const auto path = s.path("format3.dnncs");
-        std::ofstream(path, std::ios::binary) << format3_snapshot(doc);
+        std::ofstream(path, std::ios::binary) << legacy_snapshot(doc, 3);
         const auto states = read_all(path);
         REQUIRE(states.size() == 4);
         CHECK(states[1].traces == doc.state->neurons[1].traces);

@@ -154,12 +154,14 @@ inline std::string with_cluster(const std::string& example, const std::vector<do
 }
 
 // NEST's structural plasticity example (examples/structural_plasticity) at a tenth of its size
-// and growing 100 times faster: 80 + 20 neurons, an update every 100 ms.
+// and growing 100 times faster: 80 + 20 neurons, an update every 100 ms, calcium of
+// tau_Ca 1 s that rises 0.01 a spike.
 inline std::string small_growing_network() {
     std::string doc = slurp(source_path("examples/structural_plasticity/structural_plasticity.xml"));
     for (const auto& [from, to] : {std::pair{"size=\"800\"", "size=\"80\""}, {"size=\"200\"", "size=\"20\""},
                                    {"interval=\"1000\"", "interval=\"100\""}, {"growth_rate=\"0.0001\"", "growth_rate=\"0.01\""},
-                                   {"growth_rate=\"0.0004\"", "growth_rate=\"0.04\""}})
+                                   {"growth_rate=\"0.0004\"", "growth_rate=\"0.04\""},
+                                   {"seed=\"([12])\">", "seed=\"$1\" tau_Ca=\"1000\" beta_Ca=\"0.01\">"}})
         doc = std::regex_replace(doc, std::regex(from), to);
     return doc;
 }

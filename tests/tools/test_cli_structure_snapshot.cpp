@@ -17,40 +17,6 @@ using namespace dnnc::test;
 
 namespace {
 
-const char* const growing = R"(<dnnc xmlns="urn:dnnc:1">
-  <network name="sp" dt="0.1">
-    <population id="E" size="80" model="iaf_psc_alpha" seed="1" tau_Ca="1000" beta_Ca="0.01">
-      <synaptic-element name="Den_ex" growth_rate="0.01" eta="0" eps="0.05" continuous="false"/>
-      <synaptic-element name="Den_in" growth_rate="0.01" eta="0" eps="0.05" continuous="false"/>
-      <synaptic-element name="Axon_ex" growth_rate="0.01" eta="0" eps="0.05" continuous="false"/>
-    </population>
-    <population id="I" size="20" model="iaf_psc_alpha" seed="2" tau_Ca="1000" beta_Ca="0.01">
-      <synaptic-element name="Den_ex" growth_rate="0.04" eta="0" eps="0.2" continuous="false"/>
-      <synaptic-element name="Den_in" growth_rate="0.01" eta="0" eps="0.2" continuous="false"/>
-      <synaptic-element name="Axon_in" growth_rate="0.01" eta="0" eps="0.2" continuous="false"/>
-    </population>
-    <poisson to="E I" rate="10000" weight="6.2" seed="3"/>
-    <structural-plasticity structural_plasticity_update_interval="100" seed="7">
-      <structural-synapse id="synapse_ex" pre_synaptic_element="Axon_ex" post_synaptic_element="Den_ex" weight="585" delay-ms="1"/>
-      <structural-synapse id="synapse_in" pre_synaptic_element="Axon_in" post_synaptic_element="Den_in" weight="-585" delay-ms="1"/>
-    </structural-plasticity>
-  </network>
-  <run sync="lockstep" send="nonzero"/>
-</dnnc>
-)";
-
-// The document with a cluster of `nodes` local nodes on free ports (a chain).
-std::string on_nodes(std::size_t nodes, std::vector<int>& ports) {
-    std::string cluster = "<cluster lead=\"n0\">\n";
-    ports.clear();
-    for (std::size_t i = 0; i < nodes; ++i) {
-        ports.push_back(free_port());
-        cluster += "<node id=\"n" + std::to_string(i) + "\" port=\"" + std::to_string(ports.back()) + "\"/>\n";
-        if (i > 0) cluster += "<link from=\"n" + std::to_string(i - 1) + "\" to=\"n" + std::to_string(i) + "\"/>\n";
-    }
-    cluster += "</cluster>\n";
-    return std::regex_replace(std::string(growing), std::regex("  <run"), cluster + "  <run");
-}
 
 // The CSV's header and the rows whose first field (a tick or a time) is at least `from`.
 std::string rows_from(const std::string& csv, double from) {
@@ -71,7 +37,7 @@ TEST_CASE("a growing network snapshotted on 2 nodes runs on from the snapshot on
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
-    const auto network = dir.file("sp.xml", growing);
+    const auto network = dir.file("sp.xml", small_growing_network());
     // Updates every 1,000 ticks from tick 0: 4 before the snapshot, 4 after.
     const int ticks = 8000, taken = 3500;
     must(dnnc + " run " + network + " --nodes 1 --ticks " + std::to_string(ticks) + " --spikes " + out("straight.csv") +
@@ -80,7 +46,7 @@ TEST_CASE("a growing network snapshotted on 2 nodes runs on from the snapshot on
     REQUIRE(rows_of(structure) == 2 * 8);
 
     std::vector<int> two;
-    const auto first = dir.file("two.xml", on_nodes(2, two));
+    const auto first = dir.file("two.xml", with_cluster_of(small_growing_network(), {1, 1}, two));
     {
         local_cluster_guard c(first);
         REQUIRE(c.up.exit_code == 0);
