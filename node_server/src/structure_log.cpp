@@ -13,16 +13,20 @@ structure_log::structure_log(const protocol::resolved_structure& structure) : dt
 }
 
 void structure_log::add(const json& records) {
+    // Checked whole before any row is kept: a bad report changes nothing.
+    auto sound = [&](const json& r) {
+        return r.is_array() && r.size() == 6 && r[0].is_number_integer() && r[1].is_number_unsigned() &&
+               r[1].get<std::uint64_t>() < populations_.size() && r[2].is_number() && r[3].is_number_unsigned() &&
+               r[4].is_number_unsigned() && r[5].is_number_unsigned();
+    };
+    if (!records.is_array() || !std::all_of(records.begin(), records.end(), sound)) throw protocol_error("malformed structure record");
     for (const auto& r : records) {
-        if (!r.is_array() || r.size() != 6 || r.at(1).get<std::size_t>() >= populations_.size())
-            throw protocol_error("malformed structure record");
-        const auto group = r.at(1).get<std::size_t>();
-        rows_.push_back({{"t_ms", static_cast<double>(r.at(0).get<std::int64_t>()) * dt_},
-                         {"population", populations_[group]},
-                         {"mean_ca", r.at(2).get<double>()},
-                         {"connections_in", r.at(3).get<std::uint64_t>()},
-                         {"created", r.at(4).get<std::uint64_t>()},
-                         {"deleted", r.at(5).get<std::uint64_t>()}});
+        rows_.push_back({{"t_ms", static_cast<double>(r[0].get<std::int64_t>()) * dt_},
+                         {"population", populations_[r[1].get<std::size_t>()]},
+                         {"mean_ca", r[2].get<double>()},
+                         {"connections_in", r[3].get<std::uint64_t>()},
+                         {"created", r[4].get<std::uint64_t>()},
+                         {"deleted", r[5].get<std::uint64_t>()}});
         if (rows_.size() > max_rows) {
             rows_.pop_front();
             ++first_;

@@ -677,6 +677,21 @@ TEST_CASE("the live page charts the grown synapses onto each population at every
     std::int64_t created = 0;
     for (const auto& r : rows) created += r["created"].get<std::int64_t>();
     CHECK(created > 100);
+    // The page's control takes no structure requests (the clients' control frames do): refused, and the lead answers on.
+    {
+        const auto text = run_command(dnnc_binary() + " status --lead " + at(ports[0])).out;
+        const std::string bearer = "Authorization: Bearer " + text.substr(text.find("token=") + 6, 64) + "\r\n";
+        const int http = std::stoi(s["http"]["address"].get<std::string>().substr(s["http"]["address"].get<std::string>().rfind(':') + 1));
+        for (const char* bad : {R"({"command":"structure","from":-1})", R"({"command":"structure","from":"x"})",
+                                R"({"command":"structure","recent":1e9})", R"({"command":"structure","recent":[1]})"}) {
+            INFO(bad);
+            const auto answer = http_post(http, "/api/control", bad, bearer);
+            CHECK(answer.status == 400);
+            CHECK_THAT(answer.body, Catch::Contains("command must be one of"));
+        }
+        const json page = json::parse(run_command(dnnc_binary() + " status --json --lead " + at(ports[0])).out);
+        CHECK(page["structure"].size() == 40);
+    }
     if (has_chromium()) {
         const auto text = run_command(dnnc_binary() + " status --lead " + at(ports[0])).out;
         const auto token = text.substr(text.find("token=") + 6, 64);
