@@ -676,10 +676,6 @@ std::vector<structure_record> engine::take_structure_records() {
     return impl_->structure ? impl_->structure->take_records() : std::vector<structure_record>{};
 }
 
-std::vector<std::pair<global_index, global_index>> engine::grown_connections() const {
-    return impl_->structure ? impl_->structure->connections() : std::vector<std::pair<global_index, global_index>>{};
-}
-
 std::vector<engine::grown_synapse> engine::grown_synapses(std::uint64_t from, std::uint64_t limit) const {
     std::vector<grown_synapse> out;
     if (impl_->structure)

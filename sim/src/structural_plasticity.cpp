@@ -281,14 +281,6 @@ std::vector<structure_record> structural_plasticity::take_records() {
     return out;
 }
 
-std::vector<std::pair<global_index, global_index>> structural_plasticity::connections() const {
-    std::vector<std::pair<global_index, global_index>> out;
-    out.reserve(grown_.size());
-    for (const auto& g : grown_) out.emplace_back(members_[g.pre].index, members_[g.post].index);
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    return out;
-}
-
 double structural_plasticity::calcium(global_index neuron) const {
     const auto at = std::lower_bound(members_.begin(), members_.end(), neuron, [](const member& m, global_index i) { return m.index < i; });
     if (at == members_.end() || at->index != neuron) throw usage_error("neuron " + std::to_string(neuron) + " has no synaptic elements");

@@ -59,8 +59,6 @@ public:
 
     // What the updates so far did; take_records() hands over those not taken yet.
     std::vector<structure_record> take_records();
-    // The live grown synapses: (source, target) global indices, by target then age.
-    std::vector<std::pair<global_index, global_index>> connections() const;
     // f(source, target, pairing) for `limit` live grown synapses from the `from`-th on, in the
     // order they were made.
     template <class F>

@@ -55,18 +55,18 @@ protocol::network growing_network() {
 struct observed {
     std::vector<std::vector<float>> outputs;
     std::vector<structure_record> records;  // node 0's
-    std::vector<std::pair<global_index, global_index>> connections;  // node 0's
+    std::vector<engine::grown_synapse> connections;  // node 0's
 };
 
 observed run(cluster& c, int ticks) {
     observed o;
     for (int t = 0; t < ticks; ++t) o.outputs.push_back(c.tick());
     o.records = c.engines().front().take_structure_records();
-    o.connections = c.engines().front().grown_connections();
+    o.connections = c.engines().front().grown_synapses(0, ~std::uint64_t{0});
     // Every node keeps the same picture.
     for (auto& e : c.engines()) {
         if (&e == &c.engines().front()) continue;
-        REQUIRE(e.grown_connections() == o.connections);
+        REQUIRE(e.grown_synapses(0, ~std::uint64_t{0}) == o.connections);
         const auto records = e.take_structure_records();
         REQUIRE(records.size() == o.records.size());
         for (std::size_t k = 0; k < records.size(); ++k) {
@@ -159,7 +159,7 @@ TEST_CASE("a snapshot carries the grown synapses, calcium and elements onto any 
         (void)straight.engines().front().take_structure_records();
         for (auto& e : straight.engines()) (void)e.take_structure_records();
         const auto states = straight.capture();
-        const auto grown_then = straight.engines().front().grown_connections();
+        const auto grown_then = straight.engines().front().grown_synapses(0, ~std::uint64_t{0});
         REQUIRE(!grown_then.empty());
         // Every neuron has synaptic elements here: each carries its growth, laid out as documented.
         for (const auto& s : states) {
@@ -175,7 +175,7 @@ TEST_CASE("a snapshot carries the grown synapses, calcium and elements onto any 
 
         cluster restored(net, scatter(100, onto, 23), onto);
         restored.restore(states, half);
-        REQUIRE(restored.engines().front().grown_connections() == grown_then);
+        REQUIRE(restored.engines().front().grown_synapses(0, ~std::uint64_t{0}) == grown_then);
         for (auto& e : restored.engines()) REQUIRE(e.take_structure_records().empty());
         for (const auto& s : states) REQUIRE(restored.engines().front().calcium(s.index) == s.growth[0]);
         require_same(run_on(restored, ticks - half), reference);
@@ -187,7 +187,7 @@ TEST_CASE("a restore refuses growth that is missing, of the wrong length or inco
     cluster c(net, scatter(100, 2, 5), 2);
     for (int t = 0; t < 12000; ++t) c.tick();
     const auto states = c.capture();
-    const auto grown = c.engines().front().grown_connections();
+    const auto grown = c.engines().front().grown_synapses(0, ~std::uint64_t{0});
     // A member with a grown synapse into it, and its source.
     const auto into = std::find_if(states.begin(), states.end(), [](const neuron_state& s) { return s.growth[3 + 2 * 3] > 0; });
     REQUIRE(into != states.end());
@@ -202,7 +202,7 @@ TEST_CASE("a restore refuses growth that is missing, of the wrong length or inco
                 if (!e.is_local(s.index)) part.back().synapses.clear();
             }
             REQUIRE_THROWS_AS(e.restore(part, 12000), usage_error);
-            REQUIRE(e.grown_connections().empty());
+            REQUIRE(e.grown_synapses(0, ~std::uint64_t{0}).empty());
             REQUIRE(e.next_tick() == 0);
         }
     };
@@ -244,5 +244,5 @@ TEST_CASE("a restore refuses growth that is missing, of the wrong length or inco
     // The states as captured restore.
     cluster other(net, scatter(100, 3, 9), 3);
     other.restore(states, 12000);
-    REQUIRE(other.engines().back().grown_connections() == grown);
+    REQUIRE(other.engines().back().grown_synapses(0, ~std::uint64_t{0}) == grown);
 }

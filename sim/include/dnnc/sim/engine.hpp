@@ -257,15 +257,15 @@ public:
     void set_weights(const protocol::network& share, const std::vector<std::size_t>& reweighted);
 
     // Structural plasticity (engine_spec::structure): the records of the updates since the
-    // last call; every grown synapse now as (source, target), by target, then age; a
-    // member's calcium as of its last spike or update. Empty or usage_error without it.
+    // last call; the grown synapses; a member's calcium as of its last spike or update.
+    // Empty or usage_error without it.
     std::vector<structure_record> take_structure_records();
-    std::vector<std::pair<global_index, global_index>> grown_connections() const;
     // The live grown synapses in the order they were made (every node that keeps the picture
     // lists the same): `limit` of them from the `from`-th on, and how many there are.
     struct grown_synapse {
         global_index source = 0, target = 0;
         std::uint32_t pairing = 0;  // into resolved_structure::pairings
+        bool operator==(const grown_synapse& o) const { return source == o.source && target == o.target && pairing == o.pairing; }
     };
     std::vector<grown_synapse> grown_synapses(std::uint64_t from, std::uint64_t limit) const;
     std::uint64_t grown_synapse_count() const;
