@@ -169,15 +169,18 @@ inline std::string small_growing_network() {
 inline std::string lead_of(const std::vector<int>& ports) { return " --lead 127.0.0.1:" + std::to_string(ports[0]); }
 inline std::string to_of(const std::vector<int>& ports) { return " --to 127.0.0.1:" + std::to_string(ports[0]); }
 
-// Waits up to 5 s until `dir` holds at least `n` entries (checkpoints a run writes).
-inline void wait_for_entries(const std::filesystem::path& dir, std::size_t n) {
-    for (int i = 0; i < 100; ++i) {
+// Waits up to 20 s until `dir` holds at least `n` finished checkpoints (checkpoint-T.dnncs; a
+// checkpoint being written is a .tmp file beside them, which a failure may still remove).
+inline void wait_for_checkpoints(const std::filesystem::path& dir, std::size_t n) {
+    std::size_t finished = 0;
+    for (int i = 0; i < 400 && finished < n; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        std::size_t entries = 0;
+        finished = 0;
         if (std::filesystem::exists(dir))
-            for (const auto& e : std::filesystem::directory_iterator(dir)) (void)e, ++entries;
-        if (entries >= n) return;
+            for (const auto& e : std::filesystem::directory_iterator(dir))
+                if (e.path().extension() == ".dnncs") ++finished;
     }
+    REQUIRE(finished >= n);
 }
 
 inline void must(const std::string& command) {

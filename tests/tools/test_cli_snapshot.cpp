@@ -153,7 +153,7 @@ TEST_CASE("periodic checkpoints, and recovery from a dead node equals a run with
         must(dnnc + " checkpoint --every 50 --keep 2 --dir ckpt" + lead_of(ports));
         must(dnnc + " start" + lead_of(ports));
         // Wait for at least two checkpoints, then kill c behind the lead's back.
-        wait_for_entries(checkpoints, 2);
+        wait_for_checkpoints(checkpoints, 2);
         REQUIRE(kill(pid_in(cluster.up.out, "c"), SIGKILL) == 0);
         json s;
         for (int i = 0; i < 50; ++i) {

@@ -102,7 +102,7 @@ TEST_CASE("a test host cut off from the others is found dead, and recovery on th
     must(hosts.dnnc_on(1, "checkpoint --every 50 --keep 2 --dir cut" + lead));
     must(hosts.dnnc_on(1, "start" + lead));
     const auto checkpoints = hosts.state_dir(1) / "checkpoints" / "cut";
-    wait_for_entries(checkpoints, 2);
+    wait_for_checkpoints(checkpoints, 2);
     hosts.link(3, false);  // for good: its node runs on, out of reach
     json s;
     for (int i = 0; i < 50; ++i) {
