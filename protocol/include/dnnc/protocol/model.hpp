@@ -393,6 +393,20 @@ struct connection_ref {
     std::size_t index;  // into network::synapses or network::projections
 };
 
+// A <grow>: `add` new members join population `population` at `at_ms` (tick
+// round(at_ms / dt)). An applied one is part of the network: its members are numbered after
+// every neuron the network had before it (after the populations, then earlier grows, in
+// document order), so no existing neuron's index changes, and the population's rules reach
+// them (docs/simulation.md, "Growing populations"). The lead applies a scheduled one
+// (applied false) when its tick comes, marking it applied in the document it keeps.
+struct population_growth {
+    std::string population;
+    std::int64_t add = 0;
+    double at_ms = 0;
+    bool applied = false;
+    source_location where;
+};
+
 struct network {
     std::string name;
     // The length of a tick in ms: what delays given in ms, spike times, rates and the
@@ -409,6 +423,9 @@ struct network {
     std::vector<current_generator> currents;  // <dc>, <ac> and <noise>, in document order
     std::vector<recording> records;
     std::optional<structural_plasticity> structural;
+    // In document order, which is the order of their ticks (at_ms never decreases), the
+    // applied ones first.
+    std::vector<population_growth> grows;
     source_location where;
 };
 
