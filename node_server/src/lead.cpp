@@ -435,7 +435,7 @@ json lead::weights(const json& request) {
     const auto& structure = state->plan.net.structure;
     if (grown && !structure) throw usage_error("the network has no structural plasticity");
     // Grown synapses: every node with members lists them all; the one running the first.
-    const auto node = grown ? std::size_t{state->plan.node_of_neuron.at(structure->groups.front().first)} : request.at("node").get<std::size_t>();
+    const auto node = grown ? std::size_t{state->plan.node_of_neuron.at(structure->groups.front().first_member())} : request.at("node").get<std::size_t>();
     if (node >= nodes.size()) throw usage_error("no node " + std::to_string(node) + " (the cluster has " + std::to_string(nodes.size()) + ")");
     const json page{{"from", request.at("from").get<std::uint64_t>()},
                     {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}, {"grown", grown}};

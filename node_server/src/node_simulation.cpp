@@ -43,7 +43,7 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     std::sort(reported_.begin(), reported_.end());
     std::sort(recorded_.begin(), recorded_.end());
     if (const auto& structure = engine_.spec().structure; structure && !structure->groups.empty())
-        reports_structure_ = engine_.is_local(structure->groups.front().first);
+        reports_structure_ = engine_.is_local(structure->groups.front().first_member());
     const auto& local = engine_.spec().neurons;
     by_index_.resize(local.size());
     for (std::size_t k = 0; k < local.size(); ++k) by_index_[k] = k;

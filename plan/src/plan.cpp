@@ -93,15 +93,22 @@ std::vector<connection_piece> pieces_of(const protocol::network& net) {
         }
         const auto& p = net.projections[ref.index];
         const bool paired = p.kind == protocol::projection_kind::one_to_one;
-        const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
-        if (paired && !p.autapses && from.first == to.first) continue;  // no synapse at all
-        pieces.push_back({from, to, paired});
+        const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
+        if (paired && !p.autapses && from.front().first == to.front().first) continue;  // no synapse at all
+        // A grown group's extents pair with every extent of the other end (a superset of the
+        // rows' sources), but the first extents of one-to-one ends, which align.
+        for (const auto& f : from)
+            for (const auto& t : to) {
+                const bool aligned = paired && f.born == 0 && t.born == 0;
+                pieces.push_back({{f.first, f.size}, {t.first, t.size}, aligned});
+            }
     }
     // Structural plasticity may join any two neurons with synaptic elements, and every node
     // with such neurons keeps track of all of them (sim's structural_plasticity.hpp).
     std::vector<protocol::neuron_range> growing;
     for (const auto& p : net.populations)
-        if (!p.synaptic_elements.empty()) growing.push_back(symbols.range(p.id, p.where));
+        if (!p.synaptic_elements.empty())
+            for (const auto& x : symbols.extents(p.id, p.where)) growing.push_back({x.first, x.size});
     for (const auto& from : growing)
         for (const auto& to : growing) pieces.push_back({from, to, false});
     return pieces;
@@ -162,42 +169,43 @@ std::vector<node_load> loads_of(const network_plan& plan) {
         if (p.weight_distribution || p.delay_distribution || p.kind == protocol::projection_kind::list)
             for (auto& load : loads) load.values_per_synapse = true;
         const double state_bytes = plastic(p.synapse_model, p.where);
-        const auto from = symbols.range(p.from, p.where), to = symbols.range(p.to, p.where);
+        // Grown groups count all their members as sources (an upper bound for fixed
+        // in-degree rows, which draw from the sources there were when their target came).
+        const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
+        const auto sources = static_cast<double>(protocol::members_in(from)), targets = static_cast<double>(protocol::members_in(to));
         if (p.kind == protocol::projection_kind::list) {
             // Exact: the lead holds the list.
             for (const auto t : p.connections.targets) {
-                auto& load = loads[node_of[to.first + t]];
+                auto& load = loads[node_of[protocol::neuron_at(to, t)]];
                 load.synapses += 1;
                 load.rule_state_bytes += state_bytes;
             }
             continue;
         }
-        for (auto t = to.first; t < to.first + to.size; ++t) {
-            auto& load = loads[node_of[t]];
-            const double before = load.synapses;
-            const bool self = !p.autapses && t >= from.first && t < from.first + from.size;
-            switch (p.kind) {
-            case protocol::projection_kind::all: load.synapses += static_cast<double>(from.size) - (self ? 1 : 0); break;
-            case protocol::projection_kind::random:
-                load.synapses += p.p.value_or(0) * (static_cast<double>(from.size) - (self ? 1 : 0));
-                break;
-            case protocol::projection_kind::one_to_one: load.synapses += p.autapses || from.first != to.first ? 1 : 0; break;
-            case protocol::projection_kind::fixed_indegree:
-                load.synapses += static_cast<double>(p.indegree.value_or(0));
-                break;
-            // Expected per target: every source's K spread over the targets; n over the targets.
-            case protocol::projection_kind::fixed_outdegree:
-                load.synapses += static_cast<double>(p.outdegree.value_or(0)) * static_cast<double>(from.size) /
-                                 static_cast<double>(to.size);
-                break;
-            case protocol::projection_kind::fixed_total_number:
-                load.synapses += static_cast<double>(p.total.value_or(0)) / static_cast<double>(to.size);
-                break;
-            case protocol::projection_kind::dense: load.dense_weights += from.size; break;
-            case protocol::projection_kind::list: break;  // counted above
+        for (const auto& x : to)
+            for (auto t = x.first; t < x.first + x.size; ++t) {
+                auto& load = loads[node_of[t]];
+                const double before = load.synapses;
+                const double others = sources - (!p.autapses && protocol::holds(from, t) ? 1 : 0);
+                switch (p.kind) {
+                case protocol::projection_kind::all: load.synapses += others; break;
+                case protocol::projection_kind::random: load.synapses += p.p.value_or(0) * others; break;
+                case protocol::projection_kind::one_to_one:
+                    load.synapses += p.autapses || from.front().first != to.front().first ? 1 : 0;
+                    break;
+                case protocol::projection_kind::fixed_indegree: load.synapses += static_cast<double>(p.indegree.value_or(0)); break;
+                // Expected per target: every source's K spread over the targets; n over the targets.
+                case protocol::projection_kind::fixed_outdegree:
+                    load.synapses += static_cast<double>(p.outdegree.value_or(0)) * sources / targets;
+                    break;
+                case protocol::projection_kind::fixed_total_number:
+                    load.synapses += static_cast<double>(p.total.value_or(0)) / targets;
+                    break;
+                case protocol::projection_kind::dense: load.dense_weights += sources; break;
+                case protocol::projection_kind::list: break;  // counted above
+                }
+                load.rule_state_bytes += (load.synapses - before) * state_bytes;
             }
-            load.rule_state_bytes += (load.synapses - before) * state_bytes;
-        }
     }
     return loads;
 }
@@ -254,12 +262,12 @@ std::vector<std::vector<protocol::connection_list>> split_lists(const network_pl
     for (std::size_t k = 0; k < net.projections.size(); ++k) {
         const auto& p = net.projections[k];
         if (p.kind != protocol::projection_kind::list) continue;
-        const auto first = symbols.range(p.to, p.where).first;
+        const auto to = symbols.extents(p.to, p.where);
         auto& parts = lists[k];
         parts.resize(nodes);
         const auto& l = p.connections;
         for (std::size_t c = 0; c < l.size(); ++c) {
-            auto& part = parts[plan.node_of_neuron[first + l.targets[c]]];
+            auto& part = parts[plan.node_of_neuron[protocol::neuron_at(to, l.targets[c])]];
             part.sources.push_back(l.sources[c]);
             part.targets.push_back(l.targets[c]);
             part.weights.push_back(l.weights[c]);

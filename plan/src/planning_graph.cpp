@@ -26,15 +26,35 @@ struct resolved_projection {
     const protocol::projection* p;
     neuron_range from, to;
     bool drawn = false;  // a small random projection whose synapses the graph holds one by one
+    bool grown = false;  // one pair of extents of a projection between grown groups
 };
 
+// A projection per pair of its groups' extents (resolve.hpp): one pair unless a group grew.
+// The graph estimates a grown projection's pairs as if each were a projection of its own
+// (never drawn), and a one-to-one one by its first extents only: an estimate for the
+// partitioner, not the wiring (plan.cpp's pieces cover every pair).
 std::vector<resolved_projection> resolve_projections(const protocol::network& net, const protocol::symbol_table& symbols) {
     std::vector<resolved_projection> out;
     for (const auto& ref : net.connection_order)
         if (ref.kind == protocol::connection_ref::type::projection) {
             const auto& p = net.projections[ref.index];
-            out.push_back({&p, symbols.range(p.from, p.where), symbols.range(p.to, p.where), false});
+            const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
+            const bool grown = from.size() > 1 || to.size() > 1;
+            for (const auto& f : from)
+                for (const auto& t : to) {
+                    if (grown && p.kind == protocol::projection_kind::one_to_one && (f.born > 0 || t.born > 0)) continue;
+                    out.push_back({&p, {f.first, f.size}, {t.first, t.size}, false, grown});
+                }
         }
+    return out;
+}
+
+// Every population's extents, in index order.
+std::vector<neuron_range> population_extents(const protocol::network& net, const protocol::symbol_table& symbols) {
+    std::vector<neuron_range> out;
+    for (const auto& p : net.populations)
+        for (const auto& x : symbols.extents(p.id, p.where)) out.push_back({x.first, x.size});
+    std::sort(out.begin(), out.end(), [](const neuron_range& a, const neuron_range& b) { return a.first < b.first; });
     return out;
 }
 
@@ -80,7 +100,7 @@ double expected_synapses(const resolved_projection& r) {
 void choose_drawn(std::vector<resolved_projection>& projections, std::size_t max_drawn) {
     std::vector<resolved_projection*> random;
     for (auto& r : projections)
-        if (drawable(r)) random.push_back(&r);
+        if (drawable(r) && !r.grown) random.push_back(&r);
     std::stable_sort(random.begin(), random.end(),
                      [](const auto* a, const auto* b) { return expected_synapses(*a) < expected_synapses(*b); });
     double drawn = 0;
@@ -109,12 +129,12 @@ protocol::synapse_rows rows_of(const protocol::network& net, const protocol::pro
 // of n members spans about n / chunk + 1 segments; every pair of segments of an `all` or
 // `random` projection may get an edge, a one-to-one projection pairs them along its range,
 // and a dense projection joins each source segment to the few units that hold its rows.
-std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resolved_projection>& projections,
+std::uint64_t choose_chunk(const std::vector<neuron_range>& populations, const std::vector<resolved_projection>& projections,
                            const planning_options& options) {
     for (std::uint64_t chunk = 1;; chunk *= 2) {
         auto spans = [&](std::uint64_t n) { return static_cast<double>((n + chunk - 1) / chunk + 1); };
         double vertices = 0, edges = 0;
-        for (const auto& p : net.populations) vertices += spans(static_cast<std::uint64_t>(p.size)) - 1;
+        for (const auto& p : populations) vertices += spans(p.size) - 1;
         for (const auto& r : projections) {
             vertices += 2;
             switch (r.p->kind) {
@@ -138,16 +158,13 @@ std::uint64_t choose_chunk(const protocol::network& net, const std::vector<resol
 
 // Segment boundaries: every explicit neuron, population chunks, projection range ends, and
 // the boundaries inside one-to-one ranges mirrored between source and target.
-std::vector<neuron_index> cut_points(const protocol::network& net, const std::vector<resolved_projection>& projections,
-                                     std::uint64_t chunk, std::size_t max_cuts) {
+std::vector<neuron_index> cut_points(const protocol::network& net, const std::vector<neuron_range>& populations,
+                                     const std::vector<resolved_projection>& projections, std::uint64_t chunk, std::size_t max_cuts) {
     std::vector<std::uint64_t> cuts;
     for (std::uint64_t i = 0; i <= net.neurons.size(); ++i) cuts.push_back(i);
-    std::uint64_t first = net.neurons.size();
-    for (const auto& p : net.populations) {
-        const auto end = first + static_cast<std::uint64_t>(p.size);
-        for (auto x = first; x < end; x += chunk) cuts.push_back(x);
-        cuts.push_back(end);
-        first = end;
+    for (const auto& p : populations) {
+        for (auto x = p.first; x < p.first + p.size; x += chunk) cuts.push_back(x);
+        cuts.push_back(p.first + p.size);
     }
     for (const auto& r : projections)
         for (const auto& range : {r.from, r.to}) {
@@ -233,10 +250,11 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
     const protocol::symbol_table symbols(net);
     auto projections = resolve_projections(net, symbols);
     choose_drawn(projections, options.max_drawn);
+    const auto populations = population_extents(net, symbols);
 
     planning_graph out;
-    out.chunk = choose_chunk(net, projections, options);
-    out.segment_first = cut_points(net, projections, out.chunk, options.max_vertices);
+    out.chunk = choose_chunk(populations, projections, options);
+    out.segment_first = cut_points(net, populations, projections, out.chunk, options.max_vertices);
     const std::size_t segments = out.segment_first.size() - 1;
     auto size_of = [&](std::size_t k) { return static_cast<double>(out.segment_first[k + 1] - out.segment_first[k]); };
     // The segments that tile a range (its ends are cut points).

@@ -289,8 +289,14 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
         if (p.scale && !(std::isfinite(*p.scale) && *p.scale >= 0))
             out.add(p.where, what + ": scale must be a finite number >= 0");
     }
-    if (!std::holds_alternative<neuron_range>(from) || !std::holds_alternative<neuron_range>(to)) return;
-    const auto a = std::get<neuron_range>(from).size, b = std::get<neuron_range>(to).size;
+    using extents = std::vector<member_extent>;
+    if (!std::holds_alternative<extents>(from) || !std::holds_alternative<extents>(to)) return;
+    // The rules are checked on the members written (the first extent): members a <grow> adds
+    // only widen a pool (a target draws from the sources there are when it is added).
+    const neuron_range f{std::get<extents>(from).front().first, std::get<extents>(from).front().size};
+    const neuron_range t{std::get<extents>(to).front().first, std::get<extents>(to).front().size};
+    const auto a = f.size, b = t.size;
+    const auto members = [](const extents& x) { return x.back().member + x.back().size - x.front().member; };
     if (dense) {
         if (p.rows && static_cast<std::uint64_t>(*p.rows) != b)
             out.add(p.where, what + ": rows=" + std::to_string(*p.rows) + " but " + quote(p.to) + " has " +
@@ -304,13 +310,14 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
     case projection_kind::list: {
         // Positions past the groups' ends: the first such connection, in canonical order.
         const connection_list& l = p.connections;
+        const auto sources = members(std::get<extents>(from)), targets = members(std::get<extents>(to));
         for (std::size_t k = 0; k < l.size(); ++k)
-            if (l.sources[k] >= a || l.targets[k] >= b) {
-                const bool source = l.sources[k] >= a;
+            if (l.sources[k] >= sources || l.targets[k] >= targets) {
+                const bool source = l.sources[k] >= sources;
                 out.add(p.where, what + ": the connection from source " + std::to_string(l.sources[k]) + " to target " +
                                      std::to_string(l.targets[k]) + (p.connections_file.empty() ? "" : " (in " + quote(p.connections_file) + ")") +
                                      ": " + (source ? "source " : "target ") + std::to_string(source ? l.sources[k] : l.targets[k]) +
-                                     " lies outside " + quote(source ? p.from : p.to) + ", which has " + std::to_string(source ? a : b) +
+                                     " lies outside " + quote(source ? p.from : p.to) + ", which has " + std::to_string(source ? sources : targets) +
                                      " neurons");
                 break;
             }
@@ -330,8 +337,6 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
     case projection_kind::fixed_indegree: {
         const auto k = static_cast<std::uint64_t>(std::max<std::int64_t>(0, p.indegree.value_or(0)));
         // Without autapses a target inside the source group draws from the others.
-        const auto& f = std::get<neuron_range>(from);
-        const auto& t = std::get<neuron_range>(to);
         const bool overlap = f.first < t.first + t.size && t.first < f.first + f.size;
         const std::uint64_t pool = a - (!p.autapses && overlap ? 1 : 0);
         if (!p.multapses && k > pool)
@@ -344,8 +349,6 @@ void check_projection(problems& out, const symbol_table& symbols, const projecti
     }
     case projection_kind::fixed_outdegree:
     case projection_kind::fixed_total_number: {
-        const auto& f = std::get<neuron_range>(from);
-        const auto& t = std::get<neuron_range>(to);
         const std::uint64_t overlap = p.autapses ? 0
                                                  : std::max(f.first, t.first) < std::min(f.first + f.size, t.first + t.size)
                                                        ? std::min(f.first + f.size, t.first + t.size) - std::max(f.first, t.first)

@@ -51,7 +51,7 @@ std::filesystem::path file_named_by(const std::string& document_file, const std:
 std::string expanded_network::neuron_name(neuron_index i) const {
     const neuron_group& g = groups[group_of[i]];
     if (!g.is_population) return g.id;
-    return g.id + "[" + std::to_string(i - g.first) + "]";
+    return g.id + "[" + std::to_string(g.member + (i - g.first)) + "]";
 }
 
 std::optional<neuron_index> expanded_network::find(std::string_view ref) const {
@@ -68,8 +68,14 @@ std::optional<neuron_index> expanded_network::find(std::string_view ref) const {
     const char* first = ref.data() + open + 1;
     const char* last = ref.data() + ref.size() - 1;
     const auto [end, ec] = std::from_chars(first, last, index);
-    if (ec != std::errc() || end != last || first == last || index >= g.size) return std::nullopt;
-    return static_cast<neuron_index>(g.first + index);
+    if (ec != std::errc() || end != last || first == last) return std::nullopt;
+    // A grown population's later extents follow every population's first (expand_marked).
+    for (auto k = it->second; k < groups.size(); ++k) {
+        const neuron_group& x = groups[k];
+        if (x.id == g.id && x.member <= index && index < std::uint64_t{x.member} + x.size)
+            return static_cast<neuron_index>(x.first + (index - x.member));
+    }
+    return std::nullopt;
 }
 
 namespace {
@@ -86,15 +92,15 @@ std::vector<sampling> samplings_of(const network& net) {
     for (const auto& r : net.records) {
         if (r.variables.empty() || !r.neurons) continue;
         sampling s{{}, r.variables, r.interval_ms ? ticks_of_ms(*r.interval_ms, net.dt) : 1};
-        for (const auto& ref : *r.neurons) {
-            const neuron_range g = symbols.range(ref, r.where);
-            if (sampled.size() < g.first + g.size) sampled.resize(g.first + g.size, false);
-            for (std::uint64_t i = g.first; i < g.first + g.size; ++i) {
-                if (sampled[i]) throw config_error(r.where, "record: neuron " + std::to_string(i) + " (in " + ref + ") is sampled twice (by one or two <record variables>)");
-                sampled[i] = true;
-                s.neurons.push_back(static_cast<neuron_index>(i));
+        for (const auto& ref : *r.neurons)
+            for (const auto& g : symbols.extents(ref, r.where)) {
+                if (sampled.size() < g.first + g.size) sampled.resize(g.first + g.size, false);
+                for (std::uint64_t i = g.first; i < g.first + g.size; ++i) {
+                    if (sampled[i]) throw config_error(r.where, "record: neuron " + std::to_string(i) + " (in " + ref + ") is sampled twice (by one or two <record variables>)");
+                    sampled[i] = true;
+                    s.neurons.push_back(static_cast<neuron_index>(i));
+                }
             }
-        }
         std::sort(s.neurons.begin(), s.neurons.end());
         out.push_back(std::move(s));
     }
@@ -115,11 +121,10 @@ expanded_network finish_ports(const network& net, const symbol_table& symbols, e
             for (neuron_index i = 0; i < out.neuron_count(); ++i) recorded[i] = recorded[i] || is_spiking(out.params_of(i).model);
             continue;
         }
-        for (const auto& ref : *r.neurons) {
-            const neuron_range g = symbols.range(ref, r.where);
-            std::fill(recorded.begin() + static_cast<std::ptrdiff_t>(g.first),
-                      recorded.begin() + static_cast<std::ptrdiff_t>(g.first + g.size), true);
-        }
+        for (const auto& ref : *r.neurons)
+            for (const auto& g : symbols.extents(ref, r.where))
+                std::fill(recorded.begin() + static_cast<std::ptrdiff_t>(g.first),
+                          recorded.begin() + static_cast<std::ptrdiff_t>(g.first + g.size), true);
     }
     for (neuron_index i = 0; i < recorded.size(); ++i)
         if (recorded[i]) out.recorded.push_back(i);
@@ -127,10 +132,9 @@ expanded_network finish_ports(const network& net, const symbol_table& symbols, e
         auto& named = ports == &net.inputs ? out.inputs : out.outputs;
         for (const auto& p : *ports) {
             named_neurons nn{p.id, {}};
-            for (const auto& r : p.neurons) {
-                const neuron_range g = symbols.range(r, p.where);
-                for (std::uint64_t i = 0; i < g.size; ++i) nn.neurons.push_back(static_cast<neuron_index>(g.first + i));
-            }
+            for (const auto& r : p.neurons)
+                for (const auto& g : symbols.extents(r, p.where))
+                    for (std::uint64_t i = 0; i < g.size; ++i) nn.neurons.push_back(static_cast<neuron_index>(g.first + i));
             named.push_back(std::move(nn));
         }
     }
@@ -165,34 +169,44 @@ expanded_network expand_marked(const network& net, const std::string& document_f
     const auto n = static_cast<neuron_index>(symbols.neuron_count());
     out.group_of.reserve(n);
     auto add_group = [&](const std::string& id, std::uint64_t size, bool is_population, std::uint64_t seed,
-                         const neuron_params& params) {
+                         const neuron_params& params, std::uint64_t member) {
         const auto first = static_cast<neuron_index>(out.group_of.size());
-        out.group_index.emplace(id, static_cast<std::uint32_t>(out.groups.size()));
+        out.group_index.emplace(id, static_cast<std::uint32_t>(out.groups.size()));  // its first extent
         out.group_of.insert(out.group_of.end(), size, static_cast<std::uint32_t>(out.groups.size()));
-        out.groups.push_back({id, first, static_cast<neuron_index>(size), is_population, seed, params});
+        out.groups.push_back({id, first, static_cast<neuron_index>(size), is_population, seed, params, static_cast<neuron_index>(member)});
     };
-    for (const auto& nr : net.neurons) add_group(nr.id, 1, false, 0, nr.params);
-    for (const auto& p : net.populations) add_group(p.id, static_cast<std::uint64_t>(p.size), true, p.seed, p.params);
+    for (const auto& nr : net.neurons) add_group(nr.id, 1, false, 0, nr.params, 0);
+    for (const auto& p : net.populations) add_group(p.id, static_cast<std::uint64_t>(p.size), true, p.seed, p.params, 0);
+    // The extents applied grows added, in their numbering order.
+    for (const auto& g : net.grows) {
+        if (!g.applied) continue;
+        const auto& p = *std::find_if(net.populations.begin(), net.populations.end(), [&](const population& q) { return q.id == g.population; });
+        const auto extents = symbols.extents(p.id, g.where);
+        const auto& x = *std::find_if(extents.begin(), extents.end(), [&](const member_extent& e) { return e.first == out.group_of.size(); });
+        add_group(p.id, x.size, true, p.seed, p.params, x.member);
+    }
     out.in_begin.assign(static_cast<std::size_t>(n) + 1, 0);
     if (which == connections::none) return finish_ports(net, symbols, std::move(out));
 
     const synapse_rows rows = local.empty() ? synapse_rows(net) : synapse_rows(net, local_targets(*local_neurons));
     // Dense projections stay matrices; every element's target range, for the limit check.
-    std::vector<neuron_range> targets(net.connection_order.size());
+    std::vector<std::vector<member_extent>> targets(net.connection_order.size());
     std::uint64_t most = 0;  // an upper bound of the synapse count
     double expected = 0;
     for (std::size_t element = 0; element < net.connection_order.size(); ++element) {
         const connection_ref& ref = net.connection_order[element];
         if (ref.kind == connection_ref::type::synapse) {
-            targets[element] = {symbols.range(net.synapses[ref.index].to, net.synapses[ref.index].where).first, 1};
+            targets[element] = symbols.extents(net.synapses[ref.index].to, net.synapses[ref.index].where);
             ++most;
             ++expected;
             continue;
         }
         const projection& p = net.projections[ref.index];
-        const neuron_range from = symbols.range(p.from, p.where);
-        const neuron_range to = symbols.range(p.to, p.where);
-        targets[element] = to;
+        // Sizes with grown members (bounds: a grown target draws from what was there at its growth).
+        const auto from_extents = symbols.extents(p.from, p.where);
+        targets[element] = symbols.extents(p.to, p.where);
+        const neuron_range from{from_extents.front().first, members_in(from_extents)};
+        const neuron_range to{targets[element].front().first, members_in(targets[element])};
         switch (p.kind) {
         case projection_kind::one_to_one:
             most += to.size;
@@ -241,16 +255,16 @@ expanded_network expand_marked(const network& net, const std::string& document_f
             const auto kind = ref.kind == connection_ref::type::synapse ? projection_kind::one_to_one
                                                                         : net.projections[ref.index].kind;
             if (kind == projection_kind::dense) continue;
-            const neuron_range to = targets[element];
             if (kind == projection_kind::all &&
-                made + symbols.range(net.projections[ref.index].from, rows.where(element)).size * to.size >
+                made + members_in(symbols.extents(net.projections[ref.index].from, rows.where(element))) * members_in(targets[element]) >
                     limits.max_synapses)
                 throw over(element);
-            for (std::uint64_t t = to.first; t < to.first + to.size; ++t) {
-                if (!keeps(t)) continue;
-                made += rows.count(static_cast<neuron_index>(t), element);
-                if (kind != projection_kind::all && made > limits.max_synapses) throw over(element);
-            }
+            for (const auto& to : targets[element])
+                for (std::uint64_t t = to.first; t < to.first + to.size; ++t) {
+                    if (!keeps(t)) continue;
+                    made += rows.count(static_cast<neuron_index>(t), element);
+                    if (kind != projection_kind::all && made > limits.max_synapses) throw over(element);
+                }
         }
     }
 
@@ -278,10 +292,9 @@ generators resolve_generators(const network& net) {
     const symbol_table symbols(net);
     auto spans = [&](const std::vector<std::string>& to, const source_location& where) {
         std::vector<neuron_span> out;
-        for (const auto& ref : to) {
-            const neuron_range r = symbols.range(ref, where);
-            out.push_back({static_cast<neuron_index>(r.first), static_cast<neuron_index>(r.size)});
-        }
+        for (const auto& ref : to)
+            for (const auto& r : symbols.extents(ref, where))
+                out.push_back({static_cast<neuron_index>(r.first), static_cast<neuron_index>(r.size)});
         return out;
     };
     generators g;

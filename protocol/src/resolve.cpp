@@ -1,5 +1,6 @@
 #include "dnnc/protocol/resolve.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace dnnc::protocol {
@@ -33,31 +34,51 @@ bool parse_ref(std::string_view ref, parsed_ref& out) {
 
 symbol_table::symbol_table(const network& net) {
     for (const auto& n : net.neurons)
-        if (names_.emplace(n.id, entry{total_, 1, false}).second) ++total_;
+        if (names_.emplace(n.id, entry{false, {{total_, 1, 0, 0}}}).second) ++total_;
     for (const auto& p : net.populations) {
         const auto size = p.size > 0 ? static_cast<std::uint64_t>(p.size) : 0;
-        if (names_.emplace(p.id, entry{total_, size, true}).second) total_ += size;
+        if (names_.emplace(p.id, entry{true, {{total_, size, 0, 0}}}).second) total_ += size;
+    }
+    std::uint32_t born = 0;
+    for (const auto& g : net.grows) {
+        if (!g.applied) continue;
+        ++born;
+        const auto it = names_.find(g.population);
+        if (it == names_.end() || !it->second.is_population || g.add <= 0) continue;  // the checker says why
+        auto& e = it->second;
+        const auto add = static_cast<std::uint64_t>(g.add);
+        e.extents.push_back({total_, add, e.size(), born});
+        total_ += add;
     }
 }
 
-std::variant<neuron_range, std::string> symbol_table::group(std::string_view ref) const {
+std::vector<member_extent> symbol_table::members(const entry& e, std::uint64_t lo, std::uint64_t hi) {
+    std::vector<member_extent> out;
+    for (const auto& x : e.extents) {
+        const auto from = std::max(lo, x.member), to = std::min(hi, x.member + x.size);
+        if (from < to) out.push_back({x.first + (from - x.member), to - from, from, x.born});
+    }
+    return out;
+}
+
+std::variant<std::vector<member_extent>, std::string> symbol_table::group(std::string_view ref) const {
     parsed_ref r;
     if (!parse_ref(ref, r)) return "malformed reference '" + std::string(ref) + "'";
     const auto it = names_.find(r.name);
     if (it == names_.end()) return "no neuron or population '" + std::string(r.name) + "'";
     const entry& e = it->second;
-    if (!r.indexed) return neuron_range{e.first, e.size};
+    if (!r.indexed) return e.extents;
     if (!e.is_population) return "'" + std::string(r.name) + "' is a neuron, not a population; it takes no index";
     if (!r.slice) {
-        if (r.lo >= e.size)
+        if (r.lo >= e.size())
             return "index " + std::to_string(r.lo) + " is out of range: population '" + std::string(r.name) +
-                   "' has " + std::to_string(e.size) + " neurons";
-        return neuron_range{e.first + r.lo, 1};
+                   "' has " + std::to_string(e.size()) + " neurons";
+        return members(e, r.lo, r.lo + 1);
     }
-    if (r.lo >= r.hi || r.hi > e.size)
+    if (r.lo >= r.hi || r.hi > e.size())
         return "slice [" + std::to_string(r.lo) + ":" + std::to_string(r.hi) + "] is out of range: population '" +
-               std::string(r.name) + "' has " + std::to_string(e.size) + " neurons";
-    return neuron_range{e.first + r.lo, r.hi - r.lo};
+               std::string(r.name) + "' has " + std::to_string(e.size()) + " neurons";
+    return members(e, r.lo, r.hi);
 }
 
 std::variant<std::uint64_t, std::string> symbol_table::single(std::string_view ref) const {
@@ -70,13 +91,21 @@ std::variant<std::uint64_t, std::string> symbol_table::single(std::string_view r
         return "'" + std::string(ref) + "' is a population; name one member, e.g. '" + std::string(ref) + "[0]'";
     auto g = group(ref);
     if (auto* why = std::get_if<std::string>(&g)) return *why;
-    return std::get<neuron_range>(g).first;
+    return std::get<std::vector<member_extent>>(g).front().first;
+}
+
+std::vector<member_extent> symbol_table::extents(std::string_view ref, const source_location& where) const {
+    auto g = group(ref);
+    if (auto* why = std::get_if<std::string>(&g)) throw config_error(where, *why);
+    return std::move(std::get<std::vector<member_extent>>(g));
 }
 
 neuron_range symbol_table::range(std::string_view ref, const source_location& where) const {
-    auto g = group(ref);
-    if (auto* why = std::get_if<std::string>(&g)) throw config_error(where, *why);
-    return std::get<neuron_range>(g);
+    const auto parts = extents(ref, where);
+    if (parts.size() > 1)
+        throw config_error(where, "'" + std::string(ref) + "' spans a grown population's members added at " +
+                                      std::to_string(parts.size() - 1) + " grows: not supported here");
+    return {parts.front().first, parts.front().size};
 }
 
 }  // namespace dnnc::protocol

@@ -37,6 +37,8 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             r.to_first = symbols.range(s.to, s.where).first;
             r.from_first = symbols.range(s.from, s.where).first;
             r.from_size = r.to_size = 1;
+            r.from_x = {{r.from_first, 1, 0, 0}};
+            r.to_x = {{r.to_first, 1, 0, 0}};
             r.weight = static_cast<float>(s.weight);
             r.delay = static_cast<std::uint16_t>(delay_ticks(s, net.dt));
             r.where = &s.where;
@@ -44,12 +46,15 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             explicit_.push_back({static_cast<neuron_index>(r.to_first), static_cast<std::uint32_t>(e)});
         } else {
             const projection& p = net.projections[ref.index];
-            const neuron_range from = symbols.range(p.from, p.where);
-            const neuron_range to = symbols.range(p.to, p.where);
-            r.from_first = from.first;
-            r.from_size = from.size;
-            r.to_first = to.first;
-            r.to_size = to.size;
+            r.from_x = symbols.extents(p.from, p.where);
+            r.to_x = symbols.extents(p.to, p.where);
+            if ((r.from_x.size() > 1 || r.to_x.size() > 1) &&
+                (p.kind == projection_kind::dense || p.kind == projection_kind::fixed_total_number))
+                throw config_error(p.where, "a dense or fixed-total-number projection takes no grown population");
+            r.from_first = r.from_x.front().first;
+            r.from_size = members_by(r.from_x, ~std::uint32_t{0});
+            r.to_first = r.to_x.front().first;
+            r.to_size = members_by(r.to_x, ~std::uint32_t{0});
             r.weight = static_cast<float>(p.weight);
             r.delay = static_cast<std::uint16_t>(delay_ticks(p, net.dt));
             r.autapses = p.autapses;
@@ -91,7 +96,7 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             case projection_kind::list:
                 r.kind = rule::list;
                 r.list = &p.connections;
-                check_list(p, from.size, to.size);
+                check_list(p, r.from_size, r.to_size);
                 break;
             }
         }
@@ -104,26 +109,31 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
     // Cut the neurons at every projection's target range ends; each interval lists the
     // projections that cover it.
     for (const auto& r : elements_)
-        if (r.kind != rule::synapse && r.kind != rule::dense && r.to_size > 0) {
-            bounds_.push_back(r.to_first);
-            bounds_.push_back(r.to_first + r.to_size);
-        }
+        if (r.kind != rule::synapse && r.kind != rule::dense)
+            for (const auto& x : r.to_x)
+                if (x.size > 0) {
+                    bounds_.push_back(x.first);
+                    bounds_.push_back(x.first + x.size);
+                }
     std::sort(bounds_.begin(), bounds_.end());
     bounds_.erase(std::unique(bounds_.begin(), bounds_.end()), bounds_.end());
     const std::size_t intervals = bounds_.empty() ? 0 : bounds_.size() - 1;
     std::vector<std::size_t> per(intervals + 1, 0);
-    auto interval_span = [&](const compiled& r) {
-        const auto first = static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), r.to_first) - bounds_.begin());
-        const auto last =
-            static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), r.to_first + r.to_size) - bounds_.begin());
+    auto interval_span = [&](const member_extent& x) {
+        const auto first = static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), x.first) - bounds_.begin());
+        const auto last = static_cast<std::size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), x.first + x.size) - bounds_.begin());
         return std::pair{first, last};
     };
+    // Extents are ascending, so an element's intervals come in ascending order.
     auto projections = [&](auto&& each) {
         for (std::size_t e = 0; e < elements_.size(); ++e) {
             const auto& r = elements_[e];
-            if (r.kind == rule::synapse || r.kind == rule::dense || r.to_size == 0) continue;
-            const auto [first, last] = interval_span(r);
-            for (auto i = first; i < last; ++i) each(i, e);
+            if (r.kind == rule::synapse || r.kind == rule::dense) continue;
+            for (const auto& x : r.to_x) {
+                if (x.size == 0) continue;
+                const auto [first, last] = interval_span(x);
+                for (auto i = first; i < last; ++i) each(i, e);
+            }
         }
     };
     projections([&](std::size_t i, std::size_t) { ++per[i + 1]; });
@@ -164,19 +174,25 @@ std::pair<const synapse_rows::explicit_entry*, const synapse_rows::explicit_entr
 std::uint64_t synapse_rows::count_of(const compiled& r, neuron_index target) const {
     switch (r.kind) {
     case rule::synapse: return 1;
-    case rule::all:
-        return r.from_size - (!r.autapses && target >= r.from_first && target < r.from_first + r.from_size ? 1 : 0);
-    case rule::one_to_one: return r.autapses || r.from_first != r.to_first ? 1 : 0;
+    case rule::all: {
+        std::uint64_t position = 0;
+        std::uint32_t born = 0;
+        return r.from_size - (!r.autapses && place_in(r.from_x, target, position, born) ? 1 : 0);
+    }
+    case rule::one_to_one: {
+        const auto position = position_in(r.to_x, target);
+        return position < r.from_size && (r.autapses || neuron_at(r.from_x, position) != target) ? 1 : 0;
+    }
     case rule::random: {
         if (r.p <= 0 || r.from_size == 0) return 0;
         std::uint64_t n = 0;
         random_row row(r, target);
-        for (std::uint64_t k = 0; row.next(k);) n += r.autapses || r.from_first + k != target;
+        for (std::uint64_t k = 0; row.next(k);) n += r.autapses || neuron_at(r.from_x, k) != target;
         return n;
     }
     case rule::fixed_indegree: {
-        const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
-        const std::uint64_t pool = r.from_size - (!r.autapses && inside ? 1 : 0);
+        const auto [pool_size, skipped] = indegree_pool(r, target);
+        const std::uint64_t pool = pool_size - (skipped < pool_size ? 1 : 0);
         return pool == 0 ? 0 : r.multapses ? r.degree : std::min(r.degree, pool);
     }
     case rule::fixed_outdegree: {
@@ -224,13 +240,24 @@ void synapse_rows::draw_positions(std::uint64_t seed, std::uint64_t size, std::u
         if (x >= skipped) ++x;
 }
 
+// A drawn row's pool: the source positions there were when `target` was added (a prefix, as
+// extents are in member order), and the one skipped (the target itself, without autapses;
+// the pool's size when none is).
+std::pair<std::uint64_t, std::uint64_t> synapse_rows::indegree_pool(const compiled& r, neuron_index target) {
+    std::uint64_t position = 0, inside = 0;
+    std::uint32_t born = 0, ignored = 0;
+    place_in(r.to_x, target, position, born);
+    const std::uint64_t pool = members_by(r.from_x, born);
+    const bool skips = !r.autapses && place_in(r.from_x, target, inside, ignored) && inside < pool;
+    return {pool, skips ? inside : pool};
+}
+
 // The row's stream is the projection's seed mixed with the row, as for random rows. Sources
-// are drawn from the group less the target itself when autapses are off. Sorted, they are
+// are drawn from the pool less the target itself when autapses are off. Sorted, they are
 // in canonical order.
 void synapse_rows::drawn_row(const compiled& r, neuron_index target, std::uint64_t k, std::vector<std::uint64_t>& positions) {
-    const bool inside = target >= r.from_first && target < r.from_first + r.from_size;
-    const std::uint64_t skipped = !r.autapses && inside ? target - r.from_first : r.from_size;
-    draw_positions(stream_seed(r.seed, target - r.to_first), r.from_size, skipped, k, r.multapses, positions);
+    const auto [pool, skipped] = indegree_pool(r, target);
+    draw_positions(stream_seed(r.seed, position_in(r.to_x, target)), pool, skipped, k, r.multapses, positions);
 }
 
 // n is split over the target range [0, size) down a binary tree: a node [lo, hi) with m
@@ -281,19 +308,20 @@ std::uint64_t synapse_rows::total_number_count(const compiled& r, neuron_index t
 void synapse_rows::draw_outdegree_rows(compiled& r, const std::vector<neuron_index>* targets) {
     r.drawn = static_cast<std::uint32_t>(drawn_.size());
     drawn_rows& rows = drawn_.emplace_back();
-    if (targets) {
-        const auto first = std::lower_bound(targets->begin(), targets->end(), r.to_first);
-        const auto last = std::lower_bound(first, targets->end(), r.to_first + r.to_size);
-        rows.targets.assign(first, last);
-    } else {
-        rows.targets.resize(r.to_size);
-        for (std::uint64_t t = 0; t < r.to_size; ++t) rows.targets[t] = static_cast<neuron_index>(r.to_first + t);
+    for (const auto& x : r.to_x) {
+        if (targets) {
+            const auto first = std::lower_bound(targets->begin(), targets->end(), x.first);
+            rows.targets.insert(rows.targets.end(), first, std::lower_bound(first, targets->end(), x.first + x.size));
+        } else {
+            for (std::uint64_t t = 0; t < x.size; ++t) rows.targets.push_back(static_cast<neuron_index>(x.first + t));
+        }
     }
     rows.begin.assign(rows.targets.size() + 1, 0);
     if (rows.targets.empty() || r.degree == 0) return;
     std::vector<bool> wanted(r.to_size, false);
-    for (const auto t : rows.targets) wanted[t - r.to_first] = true;
+    for (const auto t : rows.targets) wanted[position_in(r.to_x, t)] = true;
 
+    // A source draws from the targets there were when it was added (a prefix of positions).
     constexpr std::uint64_t block = 4096;
     const std::uint64_t blocks = (r.from_size + block - 1) / block;
     std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> hits(blocks);  // (row, source position)
@@ -301,13 +329,17 @@ void synapse_rows::draw_outdegree_rows(compiled& r, const std::vector<neuron_ind
         std::vector<std::uint64_t> positions;
         for (auto b = range.begin(); b < range.end(); ++b)
             for (std::uint64_t s = b * block; s < std::min(r.from_size, (b + 1) * block); ++s) {
-                const std::uint64_t source = r.from_first + s;
-                const bool inside = source >= r.to_first && source < r.to_first + r.to_size;
-                const std::uint64_t skipped = !r.autapses && inside ? source - r.to_first : r.to_size;
-                draw_positions(stream_seed(r.seed, s), r.to_size, skipped, r.degree, r.multapses, positions);
+                const neuron_index source = neuron_at(r.from_x, s);
+                std::uint64_t ignored = 0, inside = 0;
+                std::uint32_t born = 0, also_ignored = 0;
+                place_in(r.from_x, source, ignored, born);
+                const std::uint64_t pool = members_by(r.to_x, born);
+                const bool skips = !r.autapses && place_in(r.to_x, source, inside, also_ignored) && inside < pool;
+                draw_positions(stream_seed(r.seed, s), pool, skips ? inside : pool, r.degree, r.multapses, positions);
                 for (const auto k : positions)
                     if (wanted[k]) {
-                        const auto row = std::lower_bound(rows.targets.begin(), rows.targets.end(), r.to_first + k) - rows.targets.begin();
+                        const auto row =
+                            std::lower_bound(rows.targets.begin(), rows.targets.end(), neuron_at(r.to_x, k)) - rows.targets.begin();
                         hits[b].push_back({static_cast<std::uint32_t>(row), static_cast<std::uint32_t>(s)});
                     }
             }
@@ -336,7 +368,9 @@ std::uint64_t synapse_rows::count(neuron_index target, std::size_t element) cons
         const auto [first, last] = explicit_of(target);
         return std::any_of(first, last, [&](const explicit_entry& x) { return x.second == element; }) ? 1 : 0;
     }
-    if (target < r.to_first || target >= r.to_first + r.to_size) return 0;
+    std::uint64_t position = 0;
+    std::uint32_t born = 0;
+    if (!place_in(r.to_x, target, position, born)) return 0;
     return count_of(r, target);
 }
 
@@ -344,10 +378,15 @@ std::uint64_t synapse_rows::outdegree_synapses(std::size_t element) const {
     const auto& r = elements_.at(element);
     if (r.kind != rule::fixed_outdegree) return 0;
     // Without autapses a source inside the target group draws from the others: from none
-    // when the group is that source alone.
-    if (r.autapses || r.to_size > 1) return r.degree * r.from_size;
-    const bool inside = r.to_first >= r.from_first && r.to_first < r.from_first + r.from_size;
-    return r.degree * (r.from_size - (inside ? 1 : 0));
+    // when the targets there were when it was added are that source alone.
+    std::uint64_t n = 0;
+    for (const auto& x : r.from_x) {
+        const auto pool = members_by(r.to_x, x.born);
+        const auto alone = neuron_at(r.to_x, 0);
+        const bool inside = alone >= x.first && alone < x.first + x.size;
+        n += r.degree * (r.autapses || pool > 1 ? x.size : x.size - (inside ? 1 : 0));
+    }
+    return n;
 }
 
 std::optional<uniform_synapse> synapse_rows::uniform(std::size_t element) const {

@@ -197,7 +197,7 @@ state_check::state_check(const document& snapshot, const expanded_network& net)
 const structure_group* state_check::group_of(double neuron) const {
     if (!structure_ || !(neuron >= 0) || neuron != std::floor(neuron)) return nullptr;
     for (const auto& g : structure_->groups)
-        if (neuron >= g.first && neuron < static_cast<double>(g.first) + g.size) return &g;
+        if (g.has(neuron)) return &g;
     return nullptr;
 }
 

@@ -1,5 +1,7 @@
 #include "dnnc/protocol/structure.hpp"
 
+#include "dnnc/protocol/resolve.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -69,14 +71,15 @@ std::optional<resolved_structure> resolve_structure(const network& net) {
         out.element_names.push_back(name);
         return static_cast<std::uint32_t>(out.element_names.size() - 1);
     };
-    // Explicit neurons come first, then the populations' members in document order.
-    auto first = static_cast<std::uint32_t>(net.neurons.size());
+    const symbol_table symbols(net);
     for (const auto& p : net.populations) {
         if (!p.synaptic_elements.empty()) {
             structure_group g;
             g.population = p.id;
-            g.first = first;
-            g.size = static_cast<std::uint32_t>(p.size);
+            for (const auto& x : symbols.extents(p.id, p.where)) {
+                g.runs.emplace_back(static_cast<std::uint32_t>(x.first), static_cast<std::uint32_t>(x.size));
+                g.size += static_cast<std::uint32_t>(x.size);
+            }
             g.tau_ca = p.tau_ca;
             g.beta_ca = p.beta_ca;
             for (const auto& e : p.synaptic_elements) {
@@ -85,7 +88,6 @@ std::optional<resolved_structure> resolve_structure(const network& net) {
             }
             out.groups.push_back(std::move(g));
         }
-        first += static_cast<std::uint32_t>(p.size);
     }
     for (const auto& s : net.structural->synapses)
         out.pairings.push_back({s.id, kind_of(s.pre_element), kind_of(s.post_element), static_cast<float>(s.weight),

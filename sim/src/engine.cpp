@@ -273,10 +273,9 @@ struct engine::impl {
     // Whether some local neuron has synaptic elements: only then does this node keep the
     // picture of structural plasticity (and receive every such neuron).
     bool hosts_member_of(const protocol::resolved_structure& structure) const {
-        for (const auto& g : structure.groups)
-            for (auto i = g.first; i < g.first + g.size; ++i)
-                if (slots.is_local(i)) return true;
-        return false;
+        bool hosts = false;
+        for (const auto& g : structure.groups) g.for_each_member([&](std::uint32_t i) { hosts = hosts || slots.is_local(i); });
+        return hosts;
     }
 
     // Dense blocks, peers, the history and the sparse path's fan-out index; then the generators.

@@ -72,12 +72,12 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
     // such neurons (structural_plasticity.hpp).
     if (net.structure) {
         std::vector<bool> hosts(nodes, false);
+        for (const auto& g : net.structure->groups) g.for_each_member([&](std::uint32_t i) { hosts[node_of_neuron[i]] = true; });
         for (const auto& g : net.structure->groups)
-            for (auto i = g.first; i < g.first + g.size; ++i) hosts[node_of_neuron[i]] = true;
-        for (const auto& g : net.structure->groups)
-            for (auto i = g.first; i < g.first + g.size; ++i)
+            g.for_each_member([&](std::uint32_t i) {
                 for (std::uint32_t n = 0; n < nodes; ++n)
                     if (hosts[n] && n != node_of_neuron[i]) flow(i, n);
+            });
     }
     for (auto& [direction, sources] : flows) std::sort(sources.begin(), sources.end());
     for (std::uint32_t a = 0; a < nodes; ++a)

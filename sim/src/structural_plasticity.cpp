@@ -52,8 +52,7 @@ structural_plasticity::structural_plasticity(const protocol::resolved_structure&
         }
         families_.push_back(std::move(families));
         position_of_kind_.push_back(std::move(position));
-        for (std::uint32_t i = 0; i < group.size; ++i) {
-            const global_index index = group.first + i;
+        group.for_each_member([&](global_index index) {
             const auto slot = slots.find(index);
             if (slot == no_slot)
                 throw protocol_error("neuron " + std::to_string(index) + " has synaptic elements but " +
@@ -66,7 +65,7 @@ structural_plasticity::structural_plasticity(const protocol::resolved_structure&
                 z_.push_back(c.z);
                 connected_.push_back(0);
             }
-        }
+        });
     }
     rows_.resize(local_);
     out_.resize(members_.size());

@@ -1,6 +1,7 @@
 #pragma once
 // The network with every compact form expanded: neurons numbered 0..N-1, explicit neurons
-// first in document order, then each population's members in document order; incoming synapses of each neuron stored together
+// first in document order, then each population's members in document order, then the
+// members of applied grows (resolve.hpp); incoming synapses of each neuron stored together
 // in canonical order (document order of the synapse/projection elements, then source
 // index within a projection). Dense projections stay matrices. Expansion is a pure
 // function of the document: the same seeds give the same network.
@@ -19,7 +20,8 @@ namespace dnnc::protocol {
 
 using neuron_index = std::uint32_t;
 
-// An explicit neuron (size 1) or a population, in document order.
+// An explicit neuron (size 1) or a population, in document order; then each extent of members
+// an applied <grow> added (resolve.hpp, member_extent), under its population's id.
 struct neuron_group {
     std::string id;
     neuron_index first = 0;
@@ -27,6 +29,7 @@ struct neuron_group {
     bool is_population = false;
     std::uint64_t seed = 0;
     neuron_params params;
+    neuron_index member = 0;  // the member index of neuron `first` (0 but for grown extents)
 };
 
 // A weight matrix run as one product per tick: rows = targets, cols = sources.
@@ -101,7 +104,7 @@ struct expanded_network {
     double dt = 0.1;  // ms per tick
     std::vector<neuron_group> groups;
     std::vector<std::uint32_t> group_of;  // per neuron
-    std::unordered_map<std::string, std::uint32_t> group_index;  // id -> position in groups
+    std::unordered_map<std::string, std::uint32_t> group_index;  // id -> position in groups (a grown population's first extent)
 
     // Incoming synapses, CSR by target: those of neuron i are [in_begin[i], in_begin[i+1]).
     std::vector<std::uint64_t> in_begin;

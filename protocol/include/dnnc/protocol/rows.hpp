@@ -17,9 +17,18 @@
 // consumed along the row in canonical order. A list projection's rows are its list's entries
 // for the target, which the list holds sorted by target (model.hpp, connection_list); the
 // object refers to the network's lists, which must outlive it.
+//
+// Grown populations (model.hpp, population_growth): a projection's groups are extents of
+// members; rows count positions in member order, so a row keeps its stream and its draws as
+// members are added. An all-to-all or random row reaches every source there is (a random
+// row's skips run on past the old end), a fixed in-degree row draws from the sources there
+// were when its target was added (the source extents born no later), a fixed-outdegree
+// source from the targets there were when it was added; one-to-one pairs equal positions.
+// Dense and fixed-total-number projections and plastic ones take no grown groups (check.cpp).
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
 
 #include <algorithm>
@@ -95,7 +104,8 @@ public:
     // element's index into them.
     const std::vector<resolved_synapse_model>& synapse_models() const { return models_; }
     std::uint32_t synapse_model(std::size_t element) const { return elements_[element].model; }
-    // The element's source neurons: indices [first, first + size).
+    // The element's source neurons: indices [first, first + size) (plastic elements, whose
+    // groups never grow).
     std::pair<neuron_index, std::uint64_t> sources(std::size_t element) const {
         return {static_cast<neuron_index>(elements_[element].from_first), elements_[element].from_size};
     }
@@ -110,7 +120,9 @@ private:
         bool autapses = true;
         std::uint16_t delay = 1;
         float weight = 1;
+        // The groups: their first neuron and their members, in extents (one unless it grew).
         std::uint64_t from_first = 0, from_size = 0, to_first = 0, to_size = 0;
+        std::vector<member_extent> from_x, to_x;
         std::uint64_t seed = 0;
         double p = 0, log_q = 0;  // random: probability and log(1 - p)
         std::uint64_t degree = 0;  // fixed_indegree, fixed_outdegree: K; fixed_total_number: n
@@ -124,10 +136,42 @@ private:
         const connection_list* list = nullptr;  // list: the projection's connections
     };
 
+    // The neuron at position k of a group (resolve.hpp).
+    static neuron_index neuron_at(const std::vector<member_extent>& x, std::uint64_t k) {
+        return static_cast<neuron_index>(protocol::neuron_at(x, k));
+    }
+    // Where `neuron` stands in a group: its position and the extent's birth (resolve.hpp), or
+    // false when it is not a member.
+    static bool place_in(const std::vector<member_extent>& x, std::uint64_t neuron, std::uint64_t& position, std::uint32_t& born) {
+        std::uint64_t before = 0;
+        for (const auto& e : x) {
+            if (neuron >= e.first && neuron < e.first + e.size) {
+                position = before + (neuron - e.first);
+                born = e.born;
+                return true;
+            }
+            before += e.size;
+        }
+        return false;
+    }
+    static std::uint64_t position_in(const std::vector<member_extent>& x, neuron_index neuron) {
+        std::uint64_t position = 0;
+        std::uint32_t born = 0;
+        place_in(x, neuron, position, born);
+        return position;
+    }
+    // The members of a group's extents born no later than `born`: a prefix of its positions.
+    static std::uint64_t members_by(const std::vector<member_extent>& x, std::uint32_t born) {
+        std::uint64_t n = 0;
+        for (const auto& e : x)
+            if (e.born <= born) n += e.size;
+        return n;
+    }
+
     // A list projection's connections into `target`: [first, last) of its list.
     static std::pair<std::size_t, std::size_t> listed_row(const compiled& r, neuron_index target) {
         const auto& targets = r.list->targets;
-        const auto position = static_cast<std::uint32_t>(target - r.to_first);
+        const auto position = static_cast<std::uint32_t>(position_in(r.to_x, target));
         const auto [first, last] = std::equal_range(targets.begin(), targets.end(), position);
         return {static_cast<std::size_t>(first - targets.begin()), static_cast<std::size_t>(last - targets.begin())};
     }
@@ -175,7 +219,7 @@ private:
     class random_row {
     public:
         random_row(const compiled& r, neuron_index target)
-            : rng_(stream_seed(r.seed, target - r.to_first)), size_(r.from_size), p_(r.p), log_q_(r.log_q) {}
+            : rng_(stream_seed(r.seed, position_in(r.to_x, target))), size_(r.from_size), p_(r.p), log_q_(r.log_q) {}
         // The next source position, or false when the row is done.
         bool next(std::uint64_t& k) {
             if (started_) ++k_;
@@ -204,6 +248,7 @@ private:
     // A fixed in-degree or fixed-total-number row: the positions of its sources in the
     // source group, ascending, drawn from the row's own stream (see rows.cpp).
     static void drawn_row(const compiled& r, neuron_index target, std::uint64_t k, std::vector<std::uint64_t>& positions);
+    static std::pair<std::uint64_t, std::uint64_t> indegree_pool(const compiled& r, neuron_index target);
     // A fixed-total-number row's synapse count: its share of n down the tree of target ranges.
     static std::uint64_t total_number_count(const compiled& r, neuron_index target);
 
@@ -211,8 +256,8 @@ private:
     class row_values {
     public:
         row_values(const compiled& r, neuron_index target)
-            : r_(r), weights_(stream_seed(r.seed ^ weight_salt, target - r.to_first)),
-              delays_(stream_seed(r.seed ^ delay_salt, target - r.to_first)) {}
+            : r_(r), weights_(stream_seed(r.seed ^ weight_salt, position_in(r.to_x, target))),
+              delays_(stream_seed(r.seed ^ delay_salt, position_in(r.to_x, target))) {}
         float weight() { return r_.weight_draw ? static_cast<float>((*r_.weight_draw)(weights_)) : r_.weight; }
         std::uint16_t delay() {
             if (!r_.delay_draw) return r_.delay;
@@ -231,7 +276,7 @@ private:
         if (r.kind == rule::list) {
             const auto [first, last] = listed_row(r, target);
             for (auto k = first; k < last; ++k)
-                f(static_cast<neuron_index>(r.from_first + r.list->sources[k]), r.list->weights[k], r.list->delays[k], e);
+                f(neuron_at(r.from_x, r.list->sources[k]), r.list->weights[k], r.list->delays[k], e);
             return;
         }
         if (!r.weight_draw && !r.delay_draw) {
@@ -251,29 +296,34 @@ private:
         switch (r.kind) {
         case rule::synapse: g(static_cast<neuron_index>(r.from_first)); break;
         case rule::all:
-            for (std::uint64_t s = 0; s < r.from_size; ++s)
-                if (r.autapses || r.from_first + s != target) g(static_cast<neuron_index>(r.from_first + s));
+            for (const auto& x : r.from_x)
+                for (std::uint64_t s = x.first; s < x.first + x.size; ++s)
+                    if (r.autapses || s != target) g(static_cast<neuron_index>(s));
             break;
-        case rule::one_to_one:
-            if (r.autapses || r.from_first != r.to_first) g(static_cast<neuron_index>(r.from_first + (target - r.to_first)));
+        case rule::one_to_one: {
+            const auto position = position_in(r.to_x, target);
+            if (position >= r.from_size) break;  // the source side has not grown that far
+            const auto source = neuron_at(r.from_x, position);
+            if (r.autapses || source != target) g(source);
             break;
+        }
         case rule::random: {
             if (r.p <= 0 || r.from_size == 0) break;
             random_row row(r, target);
             for (std::uint64_t k = 0; row.next(k);)
-                if (r.autapses || r.from_first + k != target) g(static_cast<neuron_index>(r.from_first + k));
+                if (const auto source = neuron_at(r.from_x, k); r.autapses || source != target) g(source);
             break;
         }
         case rule::fixed_indegree:
         case rule::fixed_total_number: {
             thread_local std::vector<std::uint64_t> positions;
             drawn_row(r, target, r.kind == rule::fixed_indegree ? r.degree : total_number_count(r, target), positions);
-            for (const auto k : positions) g(static_cast<neuron_index>(r.from_first + k));
+            for (const auto k : positions) g(neuron_at(r.from_x, k));
             break;
         }
         case rule::fixed_outdegree: {
             const auto [first, last] = drawn_[r.drawn].row(target);
-            for (auto k = first; k != last; ++k) g(static_cast<neuron_index>(r.from_first + *k));
+            for (auto k = first; k != last; ++k) g(neuron_at(r.from_x, *k));
             break;
         }
         case rule::dense:

@@ -15,7 +15,22 @@ namespace dnnc::protocol {
 // growth curve per element kind it has (kinds index resolved_structure::element_names).
 struct structure_group {
     std::string population;
-    std::uint32_t first = 0, size = 0;  // its members' neuron indices
+    // Its members' neuron indices: runs (first, count), more than one once the population grew
+    // (resolve.hpp, member_extent); size members in all.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+    std::uint32_t size = 0;
+    // f(global index) for each member, in member order.
+    template <class F>
+    void for_each_member(F&& f) const {
+        for (const auto& [first, count] : runs)
+            for (std::uint32_t i = first; i < first + count; ++i) f(i);
+    }
+    std::uint32_t first_member() const { return runs.front().first; }
+    bool has(double neuron) const {
+        for (const auto& [first, count] : runs)
+            if (neuron >= first && neuron < static_cast<double>(first) + count) return true;
+        return false;
+    }
     double tau_ca = 10000, beta_ca = 0.001;
     std::vector<std::uint32_t> kinds;
     std::vector<growth_curve> curves;  // one per kind
