@@ -4,6 +4,7 @@
 // members are numbered by the expander.
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "network_problems.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -35,19 +36,7 @@ const char* const growing = R"(<?xml version="1.0"?>
 )";
 
 // What the loader says about `body` (lines from 2 on) inside a network: every problem.
-std::vector<diagnostic> problems_of(const std::string& body) {
-    const std::string text = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">\n" + body + "\n</network></dnnc>\n";
-    try {
-        check_document(parse_document(text, "grow.xml"));
-    } catch (const config_error& e) {
-        REQUIRE_FALSE(e.problems().empty());
-        const diagnostic& first = e.problems().front();
-        CHECK_THAT(std::string(e.what()), Catch::StartsWith("grow.xml:" + std::to_string(first.where.line) + ":"));
-        return e.problems();
-    }
-    FAIL("accepted:\n" << text);
-    throw;
-}
+std::vector<diagnostic> problems_of(const std::string& body) { return test::network_problems(body, "grow.xml"); }
 
 // Two iaf_psc_alpha populations, E (8) and I (2), on lines 2 and 3.
 const std::string two_populations = "<population id=\"E\" size=\"8\" model=\"iaf_psc_alpha\"/>\n"
