@@ -228,6 +228,12 @@ public:
         return reply;
     }
 
+    // Adds `add` members to `population` of the running network (cli::grow_population).
+    json grow(const std::string& population, std::int64_t add) {
+        open();
+        return cli::grow_population(client_, lead_, population, add);
+    }
+
     json command(const std::string& name) {
         open();
         auto reply = cli::control(client_, lead_, {{"command", name}});
@@ -735,6 +741,14 @@ PYBIND11_MODULE(_dnnc, m) {
             }
             return to_python(reply);
         })
+        .def("grow", [](simulation& s, const std::string& population, std::int64_t add) {
+            json reply;
+            {
+                py::gil_scoped_release release;
+                reply = s.grow(population, add);
+            }
+            return to_python(reply);
+        }, py::arg("population"), py::arg("add"))
         .def("catch_up", &simulation::catch_up, py::call_guard<py::gil_scoped_release>())
         .def("tick", &simulation::tick, py::call_guard<py::gil_scoped_release>())
         .def("input", [](simulation& s, const std::vector<std::tuple<std::int64_t, std::string, float, std::int64_t>>& rows) {

@@ -38,6 +38,8 @@ private:
 };
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
+// The neuron or population a reference (`a`, `P`, `P[3]`, `P[2:5]`) names.
+std::string_view group_of(const std::string& reference) { return std::string_view(reference).substr(0, reference.find('[')); }
 std::string text_of(double v) {
     std::ostringstream text;
     text << v;
@@ -450,7 +452,7 @@ void check_sampling(problems& out, const recording& r, const std::unordered_map<
     std::vector<std::pair<std::string, neuron_model>> named;
     if (r.neurons)
         for (const auto& ref : *r.neurons) {
-            const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+            const auto model = model_of.find(group_of(ref));
             if (model != model_of.end()) named.emplace_back(ref, model->second);
         }
     for (const auto& ref_model : named) {
@@ -478,7 +480,7 @@ void check_record(problems& out, const symbol_table& symbols, const recording& r
             out.add(r.where, "record: " + *why);
             continue;
         }
-        const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+        const auto model = model_of.find(group_of(ref));
         if (r.variables.empty() && model != model_of.end() && !emits_spikes(model->second))
             out.add(r.where, "record: " + quote(ref) + " is a " + to_string(model->second) +
                                  " neuron; only neurons of spiking models (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub) and spike sources spike");
@@ -584,7 +586,7 @@ void check_connection_model(problems& out, const network& net, const std::unorde
                                     ", which is plastic");
     for (const bool source : {true, false}) {
         const std::string& end = source ? c.from : c.to;
-        const auto m = model_of.find(std::string_view(end).substr(0, end.find('[')));
+        const auto m = model_of.find(group_of(end));
         if (m == model_of.end() || (source ? emits_spikes(m->second) : is_spiking(m->second))) continue;
         out.add(c.where, c.what + ": " + rule + " learns from spikes, and " + quote(end) + " is a " + to_string(m->second) +
                              " neuron; its " + (source ? "sources" : "targets") + " must be of a spiking model (lif, iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta, izhikevich, iaf_cond_exp, iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub)" +
@@ -633,6 +635,16 @@ void check_connection_model(problems& out, const network& net, const std::unorde
     }
 }
 
+// Whether a connection's synapse-model `model` names a plastic model; false for one that
+// names nothing or a faulty <synapse-model> (reported with the connection or the model).
+bool names_plastic_model(const network& net, const std::unordered_set<std::string_view>& faulty, const std::string& model,
+                         const source_location& where) {
+    if (model.empty() || faulty.count(model)) return false;
+    const bool own = std::any_of(net.synapse_models.begin(), net.synapse_models.end(), [&](const synapse_model& m) { return m.id == model; });
+    if (!own && !find_synapse_model(model)) return false;
+    return resolve_synapse_model(net, model, where).info->plastic;
+}
+
 // An engine keeps each plastic connection element (a <projection> or <synapse> with a
 // plastic synapse model) as a class of its own, at most max_plastic_elements of them.
 void check_plastic_element_count(problems& out, const network& net, const std::unordered_set<std::string_view>& faulty) {
@@ -640,12 +652,8 @@ void check_plastic_element_count(problems& out, const network& net, const std::u
     for (const auto& ref : net.connection_order) {
         const bool synapse = ref.kind == connection_ref::type::synapse;
         const std::string& model = synapse ? net.synapses[ref.index].synapse_model : net.projections[ref.index].synapse_model;
-        if (model.empty() || faulty.count(model)) continue;
-        const bool own = std::any_of(net.synapse_models.begin(), net.synapse_models.end(), [&](const synapse_model& m) { return m.id == model; });
-        const auto* info = own ? nullptr : find_synapse_model(model);
-        if (!own && !info) continue;  // reported with the connection
         const source_location& where = synapse ? net.synapses[ref.index].where : net.projections[ref.index].where;
-        if (!resolve_synapse_model(net, model, where).info->plastic || ++plastic <= max_plastic_elements) continue;
+        if (!names_plastic_model(net, faulty, model, where) || ++plastic <= max_plastic_elements) continue;
         return out.add(where, (synapse ? synapse_name(net.synapses[ref.index]) : projection_name(net.projections[ref.index])) +
                                   ": the network's plastic connection elements (<projection>s and <synapse>s with a plastic "
                                   "synapse model) exceed " + std::to_string(max_plastic_elements) +
@@ -761,6 +769,77 @@ void check_structural(problems& out, const network& net, const std::unordered_se
                 out.add(e.where, "element " + quote(e.name) + " of population " + quote(p.id) + " is used by no <structural-synapse>");
 }
 
+// The <grow>s: each adds at least one member to a <population> whose rules can take new
+// members, at an at-ms >= 0 (rounded to a tick) that never decreases, applied ones before
+// scheduled ones; with all of them the network stays within max_neurons (`neurons`: its
+// count without them). A population cannot grow while its spikes are given (a spike
+// source) or while it is an end of something sized once: a dense projection (one weight
+// matrix), a fixed-total-number projection (one total), a plastic projection or an output.
+void check_grows(problems& out, const network& net, const std::unordered_set<std::string_view>& faulty, std::uint64_t neurons) {
+    if (net.grows.empty()) return;
+    std::unordered_map<std::string_view, const population*> populations;
+    for (const auto& p : net.populations) populations.emplace(p.id, &p);
+    std::unordered_set<std::string_view> single_neurons;
+    for (const auto& n : net.neurons) single_neurons.insert(n.id);
+    // Why each population that may not grow is held at its size, one reason per element.
+    std::unordered_map<std::string_view, std::vector<std::string>> held;
+    for (const auto& p : net.projections) {
+        std::string because;
+        if (p.kind == projection_kind::dense)
+            because = "which is dense: its weights are one matrix of its ends' sizes";
+        else if (p.kind == projection_kind::fixed_total_number)
+            because = "which is fixed-total-number: its total n is fixed for the whole projection";
+        else if (names_plastic_model(net, faulty, p.synapse_model, p.where))
+            because = "whose synapse model is plastic: plastic synapses are not grown into new members";
+        if (because.empty()) continue;
+        const std::string why = "is an end of " + projection_name(p) + " (line " + std::to_string(p.where.line) + "), " + because;
+        held[group_of(p.from)].push_back(why);
+        if (group_of(p.to) != group_of(p.from)) held[group_of(p.to)].push_back(why);
+    }
+    for (const auto& p : net.outputs)
+        for (const auto& reference : p.neurons)
+            held[group_of(reference)].push_back("is in output " + quote(p.id) + " (line " + std::to_string(p.where.line) +
+                                                "), whose row has a fixed width");
+
+    const population_growth* latest = nullptr;           // the one with the largest at-ms so far
+    const population_growth* first_scheduled = nullptr;  // the first not applied
+    std::uint64_t total = neurons;
+    bool over_limit = false;
+    for (const auto& g : net.grows) {
+        const std::string what = "grow of " + quote(g.population);
+        const auto p = populations.find(g.population);
+        if (single_neurons.count(g.population))
+            out.add(g.where, what + ": " + quote(g.population) + " is a <neuron>; only a <population> grows");
+        else if (p == populations.end())
+            out.add(g.where, what + ": no population " + quote(g.population));
+        else if (p->second->params.model == neuron_model::spike_source)
+            out.add(g.where, what + ": " + quote(g.population) + " is a spike source; growing a spike source is not supported: its spikes are given");
+        if (const auto reasons = held.find(g.population); reasons != held.end())
+            for (const auto& why : reasons->second) out.add(g.where, what + ": " + quote(g.population) + " " + why);
+        if (g.add < 1) out.add(g.where, what + ": add must be at least 1 (got " + std::to_string(g.add) + ")");
+        if (!(std::isfinite(g.at_ms) && g.at_ms >= 0))
+            out.add(g.where, what + ": at-ms must be a finite number >= 0 (ms)");
+        else if (ticks_of_ms(g.at_ms, net.dt) > max_state_tick)
+            out.add(g.where, what + ": at-ms " + text_of(g.at_ms) + " lies past the latest tick a network reaches (" +
+                                 std::to_string(max_state_tick) + ")");
+        else if (latest && g.at_ms < latest->at_ms)
+            out.add(g.where, what + ": at-ms " + text_of(g.at_ms) + " comes before the at-ms " + text_of(latest->at_ms) +
+                                 " of the <grow> at line " + std::to_string(latest->where.line) + "; grows are listed in time order");
+        if (std::isfinite(g.at_ms) && (!latest || g.at_ms > latest->at_ms)) latest = &g;
+        if (g.applied && first_scheduled)
+            out.add(g.where, what + ": an applied <grow> after the scheduled one at line " + std::to_string(first_scheduled->where.line) +
+                                 "; applied grows come first");
+        if (!g.applied && !first_scheduled) first_scheduled = &g;
+        // Counted up to the first grow past the limit: the sum (at most the limit plus one
+        // int64) cannot wrap.
+        if (g.add < 1 || over_limit) continue;
+        total += static_cast<std::uint64_t>(g.add);
+        if (total <= max_neurons) continue;
+        over_limit = true;
+        out.add(g.where, what + " brings the network to " + std::to_string(total) + " neurons; the limit is " + std::to_string(max_neurons));
+    }
+}
+
 // Structural plasticity rewires the one network a run holds: lanes would each need their own.
 void check_structural_run(const network& net, const run_settings& run) {
     if (!net.structural) return;
@@ -808,7 +887,7 @@ void check_network(const network& net) {
     // A spike source's output is its listed spikes alone: nothing may feed it.
     auto no_spike_source = [&](const std::vector<std::string>& refs, const source_location& where, const std::string& what) {
         for (const auto& ref : refs) {
-            const auto model = model_of.find(std::string_view(ref).substr(0, ref.find('[')));
+            const auto model = model_of.find(group_of(ref));
             if (model != model_of.end() && model->second == neuron_model::spike_source)
                 out.add(where, what + ": " + quote(ref) + " is a spike source, which takes no input");
         }
@@ -857,6 +936,7 @@ void check_network(const network& net) {
                                {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false, nullptr});
     check_plastic_element_count(out, net, faulty);
     check_structural(out, net, faulty);
+    check_grows(out, net, faulty, total);
 
     check_generators(out, symbols, net);
 

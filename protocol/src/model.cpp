@@ -251,10 +251,13 @@ bool operator==(const recording& a, const recording& b) {
 bool operator==(const connection_ref& a, const connection_ref& b) {
     return a.kind == b.kind && a.index == b.index;
 }
+bool operator==(const population_growth& a, const population_growth& b) {
+    return std::tie(a.population, a.add, a.at_ms, a.applied) == std::tie(b.population, b.add, b.at_ms, b.applied);
+}
 bool operator==(const network& a, const network& b) {
     auto t = [](const network& n) {
         return std::tie(n.name, n.dt, n.neurons, n.populations, n.synapse_models, n.synapses, n.projections,
-                        n.connection_order, n.inputs, n.outputs, n.poisson, n.currents, n.records, n.structural);
+                        n.connection_order, n.inputs, n.outputs, n.poisson, n.currents, n.records, n.structural, n.grows);
     };
     return t(a) == t(b);
 }

@@ -722,6 +722,8 @@ protected:
             r.variables = a.words("variables");
             r.interval_ms = a.real("interval-ms");
             net.records.push_back(std::move(r));
+        } else if (n == "grow") {
+            net.grows.push_back({a.text("population"), a.integer("add", 0), a.real("at-ms", 0.0), a.boolean("applied", false), a.where()});
         }
     }
 

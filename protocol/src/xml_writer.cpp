@@ -272,7 +272,7 @@ void write_network(xml_out& x, const network& net) {
     x.attr("name", net.name);
     x.attr_if("dt", net.dt, 0.1);
     // Neurons and populations first, then synapse models, then connections in their
-    // (canonical) order, then ports.
+    // (canonical) order, then generators, ports and records; grows last, in their order.
     for (const auto& n : net.neurons) {
         x.open("neuron");
         x.attr("id", n.id);
@@ -389,6 +389,14 @@ void write_network(xml_out& x, const network& net) {
         x.close();
     }
     if (net.structural) write_structural_plasticity(x, *net.structural);
+    for (const auto& g : net.grows) {
+        x.open("grow");
+        x.attr("population", g.population);
+        x.attr("add", g.add);
+        x.attr_if("at-ms", g.at_ms, 0.0);
+        if (g.applied) x.attr("applied", std::string("true"));
+        x.close();
+    }
     x.close();
 }
 

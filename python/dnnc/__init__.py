@@ -22,6 +22,7 @@ Errors: :class:`DocumentError` (a ``ValueError``; its message is the command lin
 :class:`Error`. See docs/python.md.
 """
 
+import operator
 import os
 import shutil
 import tempfile
@@ -620,6 +621,15 @@ class Simulation:
         if not isinstance(network, Network):
             raise UsageError("update(network): a dnnc.Network")
         return self._sim.update(network._text(), network._file)["tick"]
+
+    def grow(self, population, n):
+        """Adds ``n`` members (a whole number >= 1; else :class:`UsageError`, and nothing is
+        sent) to the population ``population`` of the running network, as ``dnnc grow`` does
+        (docs/document.md, "Growing populations"). Returns the lead's answer as a dict:
+        ``population``, ``added``, ``size`` (its members now), ``first_new`` (``"P[k]"``, the
+        first new member), ``tick`` (when they joined) and ``paused_ms`` (how long the run
+        was paused). A number that is not whole (2.5) raises TypeError."""
+        return self._sim.grow(str(population), operator.index(n))
 
     def snapshot(self, path):
         """Saves the frozen network (freeze first) to ``path``: XML, or binary for ``.dnncs``.

@@ -174,6 +174,18 @@ const expectation corpus[] = {
     // tried to number 2^63 neurons.
     {"neuron_count_wraps.xml", 3, "network has 18446744073709551615 or more neurons; the limit is 100000000"},
     {"too_many_synapses.xml", 6, "projection from 'a' to 'a' brings the network to about 4320000000 synapses; the limit is 2000000000"},
+    {"grow_unknown_population.xml", 5, "grow of 'F': no population 'F'"},
+    {"grow_neuron.xml", 5, "grow of 'a': 'a' is a <neuron>; only a <population> grows"},
+    {"grow_spike_source.xml", 5, "grow of 'S': 'S' is a spike source; growing a spike source is not supported: its spikes are given"},
+    {"grow_add_zero.xml", 5, "grow of 'E': add must be at least 1 (got 0)"},
+    {"grow_at_ms_negative.xml", 5, "grow of 'E': at-ms must be a finite number >= 0 (ms)"},
+    {"grow_out_of_order.xml", 6, "grow of 'E': at-ms 10 comes before the at-ms 20 of the <grow> at line 5"},
+    {"grow_applied_after_scheduled.xml", 6, "grow of 'E': an applied <grow> after the scheduled one at line 5"},
+    {"grow_dense_end.xml", 7, "'O' is an end of projection from 'E' to 'O' (line 6), which is dense: its weights are one matrix"},
+    {"grow_fixed_total_end.xml", 6, "which is fixed-total-number: its total n is fixed for the whole projection"},
+    {"grow_plastic_end.xml", 7, "whose synapse model is plastic: plastic synapses are not grown into new members"},
+    {"grow_output.xml", 6, "grow of 'R': 'R' is in output 'readout' (line 5), whose row has a fixed width"},
+    {"grow_too_many_neurons.xml", 6, "grow of 'E' brings the network to 120000000 neurons; the limit is 100000000"},
 };
 
 const std::string bad_dir = std::string(DNNC_SOURCE_DIR) + "/tests/data/bad/";

@@ -3,6 +3,7 @@
 // unsound one is refused with a located error.
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "network_problems.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -40,17 +41,7 @@ const char* const brunel_like = R"(<?xml version="1.0"?>
 
 // What the loader says about `body` (lines from 2 on) inside a network: the first problem.
 diagnostic first_problem(const std::string& body, const std::string& after_network = "") {
-    const std::string text = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">\n" + body + "\n</network>" + after_network + "</dnnc>\n";
-    try {
-        check_document(parse_document(text, "sp.xml"));
-    } catch (const config_error& e) {
-        REQUIRE_FALSE(e.problems().empty());
-        const diagnostic& first = e.problems().front();
-        CHECK_THAT(std::string(e.what()), Catch::StartsWith("sp.xml:" + std::to_string(first.where.line) + ":"));
-        return first;
-    }
-    FAIL("accepted:\n" << text);
-    throw;
+    return test::network_problems(body, "sp.xml", after_network).front();
 }
 
 // Two populations with one element each and the structural synapse that uses both: sound.

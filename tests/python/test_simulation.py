@@ -85,6 +85,16 @@ def test_run_in_steps_freeze_resume_and_status():
         assert sim.outputs().shape == (after, 100)
 
 
+def test_grow_refuses_a_count_that_is_not_a_whole_number_of_one_or_more_before_sending():
+    with dnnc.Simulation(XOR, nodes=1) as sim:
+        for n in (0, -2):
+            with pytest.raises(ValueError, match=r"grow: the number of members to add must be a whole number >= 1 \(got %d\)" % n):
+                sim.grow("h", n)
+        with pytest.raises(TypeError):
+            sim.grow("h", 2.5)
+        sim.run(2)  # the lead heard nothing odd
+
+
 def test_snapshot_and_restore_continue_bit_for_bit(tmp):
     with dnnc.Simulation(CUBA, nodes=1) as sim:
         sim.run(500)

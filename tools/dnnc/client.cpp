@@ -255,6 +255,11 @@ json control(const client_options& o, const std::string& lead, const json& comma
     return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, command.dump()}).payload);
 }
 
+json grow_population(const client_options& o, const std::string& lead, const std::string& population, std::int64_t add) {
+    if (add < 1) throw usage_error("grow: the number of members to add must be a whole number >= 1 (got " + std::to_string(add) + ")");
+    return control(o, lead, {{"command", "grow"}, {"population", population}, {"add", add}});
+}
+
 std::string find_new_lead(const client_options& o, const std::vector<std::string>& nodes, const std::string& lost,
                           const std::string& network, std::chrono::milliseconds patience) {
     const auto deadline = std::chrono::steady_clock::now() + patience;

@@ -93,6 +93,12 @@ saved_snapshot save_snapshot_of(const client_options& o, const std::string& lead
 // returns the lead's reply {"tick", "nodes"}.
 nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc);
 
+// Adds `add` members to population `population` of the running network (docs/document.md,
+// "Growing populations") through the lead's grow command; returns its reply {"population",
+// "added", "size", "first_new", "tick", "paused_ms"}. An add below 1 is a usage_error, and
+// nothing is sent.
+nlohmann::json grow_population(const client_options& o, const std::string& lead, const std::string& population, std::int64_t add);
+
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
 
