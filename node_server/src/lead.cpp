@@ -4,6 +4,7 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/rate.hpp"
+#include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
@@ -11,6 +12,7 @@
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/memory.hpp"
 #include "node_messages.hpp"
+#include "population_growth.hpp"
 #include "probe_route.hpp"
 #include "state_stream.hpp"
 #include "weight_bins.hpp"
@@ -113,24 +115,23 @@ void lead::handle(const frame& request, responder respond) {
         });
         return;
     }
-    case message_type::tick_report: current_run()->on_report(parse_payload(request.payload)); return;
-    case message_type::control: {
-        // Freezing waits for the nodes: it runs off the server's threads.
-        auto r = current_run();
-        tasks_.run([this, r, payload = request.payload, respond] {
-            respond_with(respond, [&] {
-                const json command = parse_payload(payload);
-                // Recovery replaces the run itself, so the lead handles it.
-                return reply_of(message_type::control_reply, control(command, r).dump());
-            });
+    case message_type::tick_report: report(parse_payload(request.payload)); return;
+    // Off the server's threads: freezing waits for the nodes, and while a grow replaces the
+    // run, clients wait for the new one (current_run).
+    case message_type::control:
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::control_reply, control(parse_payload(payload)).dump()); });
         });
         return;
-    }
     case message_type::output:
-        respond(reply_of(message_type::output_reply, current_run()->output(parse_payload(request.payload)).dump()));
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::output_reply, current_run()->output(parse_payload(payload)).dump()); });
+        });
         return;
     case message_type::spikes:
-        respond(reply_of(message_type::spikes_reply, current_run()->spikes(parse_payload(request.payload)).dump()));
+        tasks_.run([this, payload = request.payload, respond] {
+            respond_with(respond, [&] { return reply_of(message_type::spikes_reply, current_run()->spikes(parse_payload(payload)).dump()); });
+        });
         return;
     case message_type::snapshot:
         // Empty: the whole snapshot in one frame; {"from", "bytes"}: a piece (lead_run::snapshot_piece_at).
@@ -227,8 +228,11 @@ void lead::resign(std::optional<std::uint64_t> generation) {
 json lead::control(const json& command) { return control(command, current_run()); }
 
 json lead::control(const json& command, const std::shared_ptr<lead_run>& r) {
-    // Recovery replaces the run itself, so the lead handles it.
-    return command.value("command", "") == "recover" ? recover() : r->control(command);
+    // Recovery and growth replace the run itself, so the lead handles them.
+    const auto name = command.value("command", "");
+    if (name == "recover") return recover();
+    if (name == "grow") return grow(command);
+    return r->control(command);
 }
 
 json lead::peek_spikes(const json& request) {
@@ -242,7 +246,8 @@ json lead::peek_spikes(const json& request) {
 }
 
 std::shared_ptr<lead_run> lead::current_run() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    run_ready_.wait_for(lock, std::chrono::seconds(60), [&] { return !replacing_ || stopping_; });
     if (!run_) throw error("this node is not the lead of a network");
     return run_;
 }
@@ -270,6 +275,7 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
             call(v, message_type::inputs, inputs);
     };
     l.capture = [this](std::int64_t tick, const std::string& file) { capture_snapshot(tick, file); };
+    l.grow_due = [this](std::int64_t tick) { tasks_.run([this, tick] { grow_scheduled(tick); }); };
     l.waiting = [this, state](std::size_t v) {
         if (v == state->topo.lead()) return own_.simulation()->waiting();
         std::lock_guard<std::mutex> lock(mutex_);
@@ -643,21 +649,117 @@ void lead::take_over(const replica& r) {
     const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
     const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json())},
                                               from_checkpoint ? r.checkpoint_file : std::string());
-    // Carry on with what the clock was doing.
-    const auto run = current_run();
+    resume(*current_run(), r.intent);
     const auto was = r.intent.value("state", std::string());
-    if (was == "running") {
-        run->control({{"command", "start"}});
-    } else {
-        // Stepping to its target, or frozen there: the ticks after the checkpoint again.
-        const auto completed = run->next_tick() - 1;
-        const auto target = r.intent.value("target", completed);
-        if (target > completed) run->control({{"command", "step"}, {"ticks", target - completed}});
-    }
     DNNC_LOG(warn, "took over network '" << r.network << "' from lead '" << r.lead << "' at tick " << tick
                                         << (from_checkpoint ? " (its last checkpoint)" : " (its first tick)") << " on "
                                         << summary["nodes"].size() << " nodes, without " << summary["removed"].dump()
                                         << (was.empty() ? "" : "; the clock was " + was));
+}
+
+// Carries on with what the clock was doing (lead_run::intent) in a run restored at a tick:
+// running, or stepping to its target (also frozen at a target after the tick restored).
+void lead::resume(lead_run& run, const json& intent) {
+    if (intent.value("state", std::string()) == "running") {
+        run.control({{"command", "start"}});
+        return;
+    }
+    const auto completed = run.next_tick() - 1;
+    const auto target = intent.value("target", completed);
+    if (target > completed) run.control({{"command", "step"}, {"ticks", target - completed}});
+}
+
+// ---- growing populations ----
+
+bool lead::still_running(const std::shared_ptr<lead_run>& run) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return run_ == run;
+}
+
+json lead::grow(const json& command) {
+    const auto population = command.at("population").get<std::string>();
+    const auto add = whole_number(command.at("add"), "grow: add", 1, static_cast<std::int64_t>(protocol::expand_limits{}.max_neurons));
+    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    const auto run = current_run();
+    const auto intent = run->intent();
+    auto summary = regrow(run, intent, [&](protocol::network& net, std::int64_t tick) { add_applied_grow(net, population, add, tick); });
+    std::uint64_t size = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto& net = *state_->plan.doc.net;
+        size = protocol::members_in(protocol::symbol_table(net).extents(population, net.where));
+    }
+    return {{"population", population},
+            {"added", add},
+            {"size", size},
+            {"first_new", population + "[" + std::to_string(size - static_cast<std::uint64_t>(add)) + "]"},
+            {"tick", summary["tick"]},
+            {"paused_ms", summary["paused_ms"]},
+            {"nodes", summary["nodes"]}};
+}
+
+void lead::grow_scheduled(std::int64_t tick) {
+    try {
+        std::lock_guard<std::mutex> one_at_a_time(growing_);
+        const auto run = current_run();
+        if (run->next_tick() != tick) return;  // frozen and moved on meanwhile: its clock meets the grow again
+        const auto summary = regrow(run, run->intent(), [](protocol::network& net, std::int64_t at) { apply_due_grows(net, at); });
+        DNNC_LOG(info, "scheduled growth at tick " << tick << ": " << summary.dump());
+    } catch (const std::exception& e) {
+        // The run cannot go past a growth of its document's.
+        std::shared_ptr<lead_run> run;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            run = run_;
+        }
+        if (run && run->next_tick() == tick) run->fail("the growth at tick " + std::to_string(tick) + " failed: " + e.what());
+    }
+}
+
+// The frozen run, snapshotted at its next tick T, grown by `change` (of its network, at T)
+// and restored onto the same nodes with the rows and spikes before T; then it carries on as
+// `intent` says. A grow that does not check (or does not fit the nodes' memory) changes
+// nothing: the run carries on and the error goes to the caller.
+json lead::regrow(const std::shared_ptr<lead_run>& run, const json& intent,
+                  const std::function<void(protocol::network&, std::int64_t)>& change) {
+    namespace fs = std::filesystem;
+    const auto started = clock_type::now();
+    if (!run->paused()) run->control({{"command", "freeze"}});
+    const auto tick = run->next_tick();
+    const fs::path dir = fs::path(options_.state_dir) / "growth";
+    fs::create_directories(dir);
+    struct removed_after {
+        std::string path;
+        ~removed_after() {
+            std::error_code ignored;
+            fs::remove(path, ignored);
+        }
+    } before{(dir / ("before-" + std::to_string(tick) + ".dnncs")).string()},
+        after{(dir / ("grown-" + std::to_string(tick) + ".dnncs")).string()};
+    std::size_t neurons_before = 0;
+    json summary;
+    try {
+        capture_snapshot(tick, before.path);
+        protocol::document grown = protocol::snapshot_reader(before.path, file_access()).doc();
+        neurons_before = protocol::symbol_table(*grown.net).neuron_count();
+        change(*grown.net, tick);
+        write_grown_snapshot(before.path, grown, after.path);
+        summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {},
+                                       {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json()}, after.path);
+    } catch (const std::exception& e) {
+        // Nothing changed while the old run is the lead's: it carries on.
+        DNNC_LOG(warn, "growth at tick " << tick << " failed: " << e.what());
+        if (still_running(run)) try {
+                resume(*run, intent);
+            } catch (const std::exception& also) {
+                DNNC_LOG(warn, "the run could not carry on after the failed growth: " << also.what());
+            }
+        throw;
+    }
+    resume(*current_run(), intent);
+    summary["neurons_before"] = neurons_before;
+    summary["paused_ms"] = elapsed_ms(started);
+    return summary;
 }
 
 // ---- probes ----
@@ -859,6 +961,8 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     if (const auto serving = own_.network(); serving && !replace)
         throw error("this node already serves network '" + *serving + "'; submit with --replace to replace it");
     doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
+    // A new network starts with the grows due at its first tick (a restored one has them).
+    if (!doc.state) apply_due_grows(*doc.net, 0);
     DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
     plan::partition_memo memo;
     {
@@ -876,6 +980,22 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     // A snapshot's state is checked before anything changes on the cluster (a file's, by
     // check_snapshot_file, before it came here).
     const auto states = plan.doc.state && state_file.empty() ? protocol::states_of(plan.doc, plan.net) : std::vector<protocol::indexed_state>{};
+    // Clients wait for the new run (current_run) while the old one goes and the new one is
+    // installed; if the install fails, for no run.
+    struct replacing {
+        lead& self;
+        explicit replacing(lead& l) : self(l) {
+            std::lock_guard<std::mutex> lock(self.mutex_);
+            self.replacing_ = true;
+        }
+        ~replacing() {
+            {
+                std::lock_guard<std::mutex> lock(self.mutex_);
+                self.replacing_ = false;
+            }
+            self.run_ready_.notify_all();
+        }
+    } replacing_run(*this);
     {
         // The run being replaced stops its clock first, released without the lock.
         std::shared_ptr<lead_run> previous;

@@ -109,6 +109,18 @@ private:
     nlohmann::json weight_histograms();
     void send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick);
     nlohmann::json recover();
+    // Carries on with what a run's clock was doing (lead_run::intent) in a run restored at a tick.
+    void resume(lead_run& run, const nlohmann::json& intent);
+    // {"command": "grow", "population", "add"}: the population grows by `add` members between
+    // two ticks, the run going on as before (population_growth.hpp). The reply: the
+    // population, added, its size now, its first new member, the tick, the pause in ms.
+    nlohmann::json grow(const nlohmann::json& command);
+    // The run's clock stopped before `tick` for the scheduled grows due then.
+    void grow_scheduled(std::int64_t tick);
+    // Whether `run` is still the lead's run.
+    bool still_running(const std::shared_ptr<lead_run>& run);
+    nlohmann::json regrow(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent,
+                          const std::function<void(protocol::network&, std::int64_t)>& change);
     // What a run restarted from a checkpoint keeps of the run before: the output rows and
     // the unread recorded spikes of the ticks before it, and the checkpoint settings.
     struct carried_over {
@@ -137,6 +149,10 @@ private:
     bool stopping_ = false;
     std::shared_ptr<lead_state> state_;
     std::shared_ptr<lead_run> run_;
+    // While install replaces the run, clients wait for the new one (current_run).
+    bool replacing_ = false;
+    std::condition_variable run_ready_;
+    std::mutex growing_;  // one growth at a time
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads_;

@@ -4,6 +4,7 @@
 #include "dnnc/core/files.hpp"
 
 #include "dnnc/protocol/snapshot.hpp"
+#include "population_growth.hpp"
 #include "standby.hpp"
 
 #include <algorithm>
@@ -28,8 +29,8 @@ constexpr std::chrono::milliseconds max_catch_up{100};
 // Snapshot captures served in pieces, numbered across runs (snapshot_piece::capture).
 std::atomic<std::uint64_t> piece_captures{0};
 
-// The whole number in first..last that a request gives as `what`; anything else (a fraction,
-// a number beyond int64, a string) is refused, never converted.
+}  // namespace
+
 std::int64_t whole_number(const json& value, const std::string& what, std::int64_t first, std::int64_t last) {
     const bool fits = value.is_number_integer() &&
                       (!value.is_number_unsigned() || value.get<std::uint64_t>() <= static_cast<std::uint64_t>(last));
@@ -37,7 +38,6 @@ std::int64_t whole_number(const json& value, const std::string& what, std::int64
     throw usage_error(what + " must be a whole number in " + std::to_string(first) + ".." + std::to_string(last) + ", not " +
                       value.dump());
 }
-}  // namespace
 
 const char* lead_run::name(state s) {
     switch (s) {
@@ -105,7 +105,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
             in_raster_[net.recorded[i]] = true;
             sample.push_back(static_cast<std::uint32_t>(net.recorded[i]));
         }
-        recorded_groups_.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"recorded", end - k},
+        recorded_groups_.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"member", g.member}, {"recorded", end - k},
                                     {"every", every}, {"sampled", sample.size()}, {"sample", std::move(sample)}});
         k = end;
     }
@@ -338,7 +338,7 @@ void lead_run::start_running() {
 
 void lead_run::drive(std::int64_t last) {
     stop_ticker();  // a step's clock may still be writing its last checkpoint
-    if (run_.tick_period_ms <= 0 && checkpoints().every <= 0) {
+    if (run_.tick_period_ms <= 0 && checkpoints().every <= 0 && !grow_ahead(last)) {
         grant_all(last);
         return;
     }
@@ -352,6 +352,8 @@ void lead_run::drive_to(std::int64_t last) {
     // A paced clock makes up for being held up to max_catch_up (a loaded machine's
     // scheduling); held up longer (a checkpoint, a slow lockstep grant), it starts its pace
     // again from then: it never races to catch up.
+    // A scheduled grow at tick G is a boundary too: the clock stops the nodes after G - 1
+    // and hands the run to the lead (links::grow_due), which grows it and carries on.
     const auto period = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(run_.tick_period_ms));
     auto next_time = clock_type::now();
     std::int64_t granted;
@@ -359,12 +361,26 @@ void lead_run::drive_to(std::int64_t last) {
         std::lock_guard<std::mutex> lock(mutex_);
         granted = completed();
     }
+    const std::int64_t grow_at = grow_ahead(last) ? next_grow_tick(*plan_.doc.net) : forever;
+    auto stopped_at = [&](std::int64_t tick) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return ticker_stop_ || state_ == state::failed || completed() >= tick; });
+        return state_ != state::failed && completed() >= tick;
+    };
     try {
         while (granted < last) {
+            if (granted >= grow_at - 1) {
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    if (ticker_stop_) return;
+                }
+                if (stopped_at(grow_at - 1)) links_.grow_due(grow_at);
+                return;
+            }
             const auto every = checkpoints().every;
             const std::int64_t boundary = every > 0 ? ((granted + 1) / every + 1) * every : forever;
             std::int64_t target = run_.tick_period_ms > 0 ? granted + 1 : boundary - 1;
-            target = std::min({target, boundary - 1, last});
+            target = std::min({target, boundary - 1, grow_at - 1, last});
             if (run_.tick_period_ms > 0) {
                 std::unique_lock<std::mutex> lock(mutex_);
                 if (changed_.wait_until(lock, next_time, [&] { return ticker_stop_; })) return;
@@ -374,13 +390,10 @@ void lead_run::drive_to(std::int64_t last) {
             }
             grant_all(target);
             granted = target;
+            // Once the nodes have stopped at a checkpoint's boundary it is written, even when
+            // the clock is being stopped (a step ending there is frozen already).
             if (target == boundary - 1 && every > 0) {
-                std::unique_lock<std::mutex> lock(mutex_);
-                changed_.wait(lock, [&] { return ticker_stop_ || state_ == state::failed || completed() >= target; });
-                // Once the nodes have stopped at the boundary its checkpoint is written, even
-                // when the clock is being stopped (a step ending there is frozen already).
-                if (state_ == state::failed || completed() < target) return;
-                lock.unlock();
+                if (!stopped_at(target)) return;
                 write_checkpoint(boundary);
             }
             std::lock_guard<std::mutex> lock(mutex_);
@@ -532,15 +545,17 @@ void lead_run::replicate_rows(std::int64_t before) {
     }
 }
 
+json lead_run::intent() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Frozen: where, so that a standby taking over steps its checkpoint up to there.
+    return {{"state", name(state_)}, {"target", state_ == state::frozen ? completed() : target_}};
+}
+
 void lead_run::replicate_intent() {
     if (!links_.replicate) return;
-    json header = {{"kind", "intent"}, {"checkpoints", checkpoint_settings_json()}};
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        header["state"] = name(state_);
-        // Frozen: where, so that a standby taking over steps its checkpoint up to there.
-        header["target"] = state_ == state::frozen ? completed() : target_;
-    }
+    json header = intent();
+    header["kind"] = "intent";
+    header["checkpoints"] = checkpoint_settings_json();
     links_.replicate(header, {});
 }
 
@@ -807,6 +822,20 @@ json lead_run::control(const json& request) {
         return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};
     }
     throw usage_error("unknown command '" + command + "'");
+}
+
+void lead_run::fail(const std::string& why) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state_ = state::failed;
+        error_ = why;
+    }
+    changed_.notify_all();
+}
+
+bool lead_run::grow_ahead(std::int64_t last) const {
+    const auto tick = next_grow_tick(*plan_.doc.net);
+    return tick >= 0 && tick <= last;
 }
 
 bool lead_run::paused() const {

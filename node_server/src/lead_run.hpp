@@ -31,6 +31,10 @@ struct tick_spikes {
     std::vector<std::uint32_t> neurons;  // ascending
 };
 
+// The whole number in first..last that a request gives as `what`; anything else (a fraction,
+// a number beyond int64, a string) is usage_error, never converted.
+std::int64_t whole_number(const nlohmann::json& value, const std::string& what, std::int64_t first, std::int64_t last);
+
 class lead_run {
 public:
     struct links {
@@ -47,6 +51,10 @@ public:
         // taken while every node is paused there. It must not take a reference to this run: a
         // run may not end on its own ticker thread.
         std::function<void(std::int64_t tick, const std::string& file)> capture;
+        // The nodes have stopped before a scheduled <grow>'s tick (population_growth.hpp), the
+        // next they compute: the lead grows the network there and carries on. Called on the
+        // ticker thread, which ends after it: it must not take a reference to this run.
+        std::function<void(std::int64_t tick)> grow_due;
         // Sends a replica message (standby.hpp) to the standby; may be empty (no standby).
         // Called without the run's lock; a standby that cannot be reached is not an error.
         std::function<void(const nlohmann::json& header, const std::string& body)> replicate;
@@ -90,6 +98,11 @@ public:
     // a row holds the columns of lane 0, then those of lane 1, ...
     // Also: which state the run is in, for snapshots.
     bool paused() const;
+    // The run fails with `why` (as when a node dies): its clock stops.
+    void fail(const std::string& why);
+    // What the clock is doing: {"state": "running" | "stepping" | "frozen" | ..., "target": the
+    // last tick a step computes (frozen: the last tick computed)}.
+    nlohmann::json intent() const;
     // A binary snapshot of the frozen network (usage_error when it is not frozen); never
     // at the same time as a checkpoint.
     std::string snapshot();
@@ -261,6 +274,8 @@ private:
     // the clock is doing now.
     void replicate_rows(std::int64_t before);
     void replicate_spikes(std::int64_t before);
+    // Whether a scheduled grow falls on a tick up to `last` (population_growth.hpp).
+    bool grow_ahead(std::int64_t last) const;
     void replicate_intent();
     // `name` under checkpoint_root_; usage_error when it would lead elsewhere.
     std::string checkpoint_dir(const std::string& name) const;

@@ -17,7 +17,7 @@ state_samples::state_samples(const protocol::expanded_network& net, const std::v
         for (auto i : s.neurons) {
             order_.push_back({static_cast<std::uint32_t>(i), node_of_neuron[i], s.every, s.variables.size()});
             const auto& g = net.groups[net.group_of[i]];
-            neurons.push_back(json::array({i, g.id, i - g.first}));
+            neurons.push_back(json::array({i, g.id, g.member + (i - g.first)}));
         }
         layout_.push_back({{"variables", s.variables}, {"every", s.every}, {"neurons", std::move(neurons)}});
     }

@@ -299,6 +299,7 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.records = net.records;  // a node samples its own neurons' variables (samplings_of)
     share.synapse_models = net.synapse_models;
     share.structural = net.structural;  // with the populations' synaptic elements: every node rewires alike
+    share.grows = net.grows;  // the numbering of grown members
     for (const auto& ref : net.connection_order) {
         if (ref.kind == protocol::connection_ref::type::synapse) {
             if (synapse_node[ref.index] != v) continue;

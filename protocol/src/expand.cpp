@@ -301,7 +301,8 @@ generators resolve_generators(const network& net) {
     for (const auto& p : net.poisson) g.poisson.push_back({spans(p.to, p.where), p.rate, p.weight, p.seed});
     for (const auto& c : net.currents) g.currents.push_back({spans(c.to, c.where), c});
     for (const auto& p : net.populations) {
-        const auto first = static_cast<neuron_index>(symbols.range(p.id, p.where).first);
+        if (p.rates.empty() && p.spikes.empty()) continue;
+        const auto first = static_cast<neuron_index>(symbols.range(p.id, p.where).first);  // spike sources never grow
         if (!p.rates.empty())
             g.trains.push_back({{first, static_cast<neuron_index>(p.size)}, p.rates, p.seed, p.start, p.stop});
         for (const auto& s : p.spikes) g.spikes.push_back({first + static_cast<neuron_index>(s.index), s.tick});

@@ -129,7 +129,7 @@ public:
         s += escaped_[g];
         if (!net_.groups[g].is_population) return;
         s += '[';
-        append_integer(s, i - net_.groups[g].first);
+        append_integer(s, net_.groups[g].member + (i - net_.groups[g].first));
         s += ']';
     }
     const std::string& group(neuron_index i) const { return escaped_[net_.group_of[i]]; }

@@ -30,9 +30,7 @@ spike_reader::spike_reader(const client_options& o, std::string lead, std::int64
     }
     std::sort(sampled_.begin(), sampled_.end(), [](const sampled_neuron& a, const sampled_neuron& b) { return a.neuron < b.neuron; });
     dt_ = reply.at("dt").get<double>();
-    for (const auto& g : reply.at("groups"))
-        groups_.push_back({g.at("id").get<std::string>(), g.at("first").get<std::uint64_t>(), g.at("size").get<std::uint64_t>(),
-                           g.at("recorded").get<std::uint64_t>(), 0});
+    learn_groups(reply.at("groups"));
     if (csv_) *csv_ << protocol::spike_csv_header();
 }
 
@@ -42,16 +40,36 @@ json spike_reader::request(const json& extra) {
     return json::parse(call_node(options_, lead_, {protocol::message_type::spikes, 0, 0, body.dump()}).payload);
 }
 
-spike_reader::group& spike_reader::group_of(std::uint64_t neuron) {
-    auto inside = [&](const group& g) { return neuron >= g.first && neuron < g.first + g.size; };
-    if (latest_ >= groups_.size() || !inside(groups_[latest_])) {
-        const auto it = std::upper_bound(groups_.begin(), groups_.end(), neuron,
-                                         [](std::uint64_t n, const group& g) { return n < g.first; });
-        if (it == groups_.begin() || !inside(*std::prev(it)))
-            throw protocol_error("the lead sent a spike of neuron " + std::to_string(neuron) + ", which it does not record");
-        latest_ = static_cast<std::size_t>(std::prev(it) - groups_.begin());
+void spike_reader::learn_groups(const json& groups) {
+    for (const auto& g : groups) {
+        const auto first = g.at("first").get<std::uint64_t>();
+        if (std::any_of(extents_.begin(), extents_.end(), [&](const extent& x) { return x.first == first; })) continue;
+        const auto id = g.at("id").get<std::string>();
+        auto at = std::find_if(groups_.begin(), groups_.end(), [&](const group& known) { return known.id == id; });
+        if (at == groups_.end()) at = groups_.insert(groups_.end(), group{id, 0, 0});
+        const auto recorded = g.at("recorded").get<std::uint64_t>();
+        at->recorded += recorded;
+        extents_.push_back({first, g.at("size").get<std::uint64_t>(), g.value("member", std::uint64_t{0}), recorded,
+                            static_cast<std::size_t>(at - groups_.begin())});
     }
-    return groups_[latest_];
+    std::sort(extents_.begin(), extents_.end(), [](const extent& a, const extent& b) { return a.first < b.first; });
+    latest_ = 0;
+}
+
+const spike_reader::extent& spike_reader::extent_of(std::uint64_t neuron) {
+    auto inside = [&](const extent& x) { return neuron >= x.first && neuron < x.first + x.size; };
+    auto find = [&] {
+        const auto it = std::upper_bound(extents_.begin(), extents_.end(), neuron,
+                                         [](std::uint64_t n, const extent& x) { return n < x.first; });
+        if (it == extents_.begin() || !inside(*std::prev(it))) return false;
+        latest_ = static_cast<std::size_t>(std::prev(it) - extents_.begin());
+        return true;
+    };
+    if (latest_ < extents_.size() && inside(extents_[latest_])) return extents_[latest_];
+    if (find()) return extents_[latest_];
+    learn_groups(request({{"groups", true}}).at("groups"));
+    if (!find()) throw protocol_error("the lead sent a spike of neuron " + std::to_string(neuron) + ", which it does not record");
+    return extents_[latest_];
 }
 
 std::int64_t spike_reader::read() {
@@ -61,13 +79,15 @@ std::int64_t spike_reader::read() {
         const auto tick = entry.at(0).get<std::int64_t>();
         for (const auto& n : entry.at(1)) {
             const auto neuron = n.get<std::uint64_t>();
-            auto& g = group_of(neuron);
+            const auto& x = extent_of(neuron);
+            auto& g = groups_[x.group];
             ++g.spikes;
-            if (csv_) rows += protocol::spike_csv_row(tick, dt_, g.id, neuron - g.first);
+            const auto member = x.member + (neuron - x.first);
+            if (csv_) rows += protocol::spike_csv_row(tick, dt_, g.id, member);
             if (columns_) {
                 columns_->tick.push_back(tick);
-                columns_->group.push_back(static_cast<std::int32_t>(&g - groups_.data()));
-                columns_->index.push_back(static_cast<std::int64_t>(neuron - g.first));
+                columns_->group.push_back(static_cast<std::int32_t>(x.group));
+                columns_->index.push_back(static_cast<std::int64_t>(member));
             }
         }
     }

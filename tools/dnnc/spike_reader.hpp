@@ -51,9 +51,10 @@ public:
     // Reads from another lead from here on (one that took over the run).
     void follow(const std::string& lead) { lead_ = lead; }
 
+    // A recorded population (or neuron): its recorded neurons and the spikes read of them.
     struct group {
         std::string id;
-        std::uint64_t first = 0, size = 0, recorded = 0;
+        std::uint64_t recorded = 0;
         std::int64_t spikes = 0;
     };
     const std::vector<group>& groups() const { return groups_; }
@@ -67,7 +68,17 @@ public:
 
 private:
     nlohmann::json request(const nlohmann::json& extra);
-    group& group_of(std::uint64_t neuron);
+    // A run of a group's neurons: a population's members [member, member + size) are
+    // neurons [first, first + size), one run unless it grew (protocol/resolve.hpp).
+    struct extent {
+        std::uint64_t first = 0, size = 0, member = 0, recorded = 0;
+        std::size_t group = 0;
+    };
+    // The lead's recorded groups ({"id", "first", "size", "member", "recorded"} each); those
+    // not known yet are added (a grown population's new members come as a new extent).
+    void learn_groups(const nlohmann::json& groups);
+    // The extent of a recorded neuron; the lead is asked again for one it does not know.
+    const extent& extent_of(std::uint64_t neuron);
 
     client_options options_;
     std::string lead_;
@@ -78,8 +89,9 @@ private:
     std::int64_t completed_ = -1;
     std::string state_;
     double dt_ = 0.1;
-    std::vector<group> groups_;  // ascending first
-    std::size_t latest_ = 0;     // the group of the last spike (rows come in index order)
+    std::vector<group> groups_;    // each id once, in the order first met
+    std::vector<extent> extents_;  // ascending first
+    std::size_t latest_ = 0;       // the extent of the last spike (rows come in index order)
 
     void read_samples(const nlohmann::json& samples);
     struct sampled_neuron {
