@@ -457,6 +457,10 @@ void lead_run::update_parameters(const std::function<void()>& apply, std::int64_
     {
         std::lock_guard<std::mutex> capturing(capture_mutex_);
         if (!paused()) throw usage_error("the network must be frozen for an update (dnnc freeze): it applies between two ticks");
+        // More changes of delays before the next tick act as one (engine::set_synapses).
+        if (transition_ticks > 0 && next_tick() != delays_changed_ && next_tick() < delays_settled_)
+            throw usage_error("the delays changed at tick " + std::to_string(delays_changed_) + " and spikes sent before are on their way until tick " +
+                              std::to_string(delays_settled_) + ": change them again from then on (dnnc step)");
         apply();
         if (transition_ticks > 0) {
             delays_changed_ = next_tick();

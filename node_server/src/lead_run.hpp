@@ -116,7 +116,8 @@ public:
     // at once, so that a standby's latest checkpoint holds the update. An update that changes
     // delays starts a transition of `transition_ticks` (engine::set_synapses) in which the
     // nodes take no snapshot: snapshots are refused (usage_error) and checkpoints skipped
-    // until it has passed.
+    // until it has passed; so is a change of delays at a later tick (more before the next
+    // tick act as one).
     void update_parameters(const std::function<void()>& apply, std::int64_t transition_ticks = 0);
 
     // Periodic checkpoints, however the clock is driven (start/resume or step): the clock

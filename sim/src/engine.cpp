@@ -636,7 +636,7 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
         if (fresh.max_delay() > kept)
             throw usage_error("new delays: " + std::to_string(fresh.max_delay()) + " ticks exceed the " + std::to_string(kept) +
                               " ticks of output this engine keeps (the longest delay at install)");
-        if (m.transition && m.next < m.transition->until)
+        if (m.transition && m.next < m.transition->until && m.next != m.transition->from)
             throw usage_error("new delays: the delays changed at tick " + std::to_string(m.transition->from) +
                               " and spikes sent before are on their way until tick " + std::to_string(m.transition->until) +
                               "; change them again from then on");
@@ -656,8 +656,10 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
         }
     }
     if (redelayed) {
-        // Every node's transition lasts the history it keeps: the same on any partition.
-        m.transition = impl::delay_transition{std::move(m.store), m.next, m.next + static_cast<tick_t>(m.history.rows()) - 1};
+        // Every node's transition lasts the history it keeps: the same on any partition. A
+        // second change before a tick is computed keeps the delays spikes were sent with.
+        if (!m.transition || m.transition->from != m.next)
+            m.transition = impl::delay_transition{std::move(m.store), m.next, m.next + static_cast<tick_t>(m.history.rows()) - 1};
         // Remote values are read from their shortest delay on (runner.hpp: the lag only shrinks).
         m.remote_delay = std::min<tick_t>(m.remote_delay, fresh.remote_delay());
         if (m.sparse) m.sparse.emplace(m.history, m.store, m.fan_out, m.slots, m.remote_delay);

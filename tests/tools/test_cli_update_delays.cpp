@@ -1,8 +1,8 @@
 // dnnc update of delays on real clusters: a frozen CUBA network whose excitatory delay
 // shrinks (the nodes then read their peers sooner) and whose inhibitory delay grows goes on
 // with the same outputs on 3 nodes as on 1; snapshots wait for the spikes still on their way
-// with the old delays, and checkpoints falling before skip; a delay beyond the history the
-// nodes keep is refused (exit 2) and the run goes on.
+// with the old delays, and checkpoints falling before skip, as does a change of delays at a
+// later tick; a delay beyond the history the nodes keep is refused (exit 2) and the run goes on.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -35,6 +35,7 @@ TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 n
         const auto before = dir.file("before.xml", cuba_delayed(text, "5", "3"));
         const auto after = dir.file("after.xml", cuba_delayed(text, "2", "5"));
         const auto too_long = dir.file("too_long.xml", cuba_delayed(text, "6", "3"));
+        const auto again = dir.file("again.xml", cuba_delayed(text, "3", "5"));
         local_cluster_guard c(before);
         REQUIRE(c.up.exit_code == 0);
         must(dnnc + " submit " + before + to_of(ports));
@@ -51,7 +52,14 @@ TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 n
         CHECK(early.exit_code == 2);
         CHECK(early.err.find("spikes sent before are on their way until tick 205") != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(dir.path / "dnnc" / "checkpoints" / "cuba" / "checkpoint-200.dnncs"));
-        must(dnnc + " step 200" + lead_of(ports));
+        // More changes before the next tick act as the last; one at a later tick waits.
+        must(dnnc + " update " + again + lead_of(ports));
+        must(dnnc + " update " + after + lead_of(ports));
+        must(dnnc + " step 3" + lead_of(ports));
+        const auto later = run_command(dnnc + " update " + again + lead_of(ports));
+        CHECK(later.exit_code == 2);
+        CHECK(later.err.find("change them again from then on") != std::string::npos);
+        must(dnnc + " step 197" + lead_of(ports));
         wait_for_checkpoints(dir.path / "dnnc" / "checkpoints" / "cuba", 2);  // 300 and 400
         const auto name = "updated-" + std::to_string(capacities.size()) + ".csv";
         must(dnnc + " output -o " + out(name) + lead_of(ports));

@@ -260,9 +260,10 @@ public:
     // New delays follow NEST: a spike sent before next_tick() arrives with the delay it was
     // sent with, one sent from then on with the new delay, so that no spike is lost or
     // delivered twice. Until the longer of the old and new longest delays has passed (the
-    // transition) a synapse may deliver spikes with both delays in one tick (old first); a
-    // snapshot (capture) and a second change of delays are refused then (usage_error). A
-    // delay may not exceed spec().history (usage_error); remote_delay() may shrink.
+    // transition, spec().history ticks) a synapse may deliver spikes with both delays in one
+    // tick (old first); a snapshot (capture) and a change of delays at a later tick are
+    // refused then (usage_error), while more changes before the next tick act as their last.
+    // A delay may not exceed spec().history (usage_error); remote_delay() may shrink.
     void set_synapses(const protocol::network& share, const std::vector<std::size_t>& reweighted);
 
     // Structural plasticity (engine_spec::structure): the records of the updates since the
