@@ -93,7 +93,7 @@ def test_get_and_set_of_cell_parameters():
     sim.run(10.0)
     cells.set(tau_m=30.0)  # between runs: the frozen cluster takes it
     assert 'g_L="10"' in sim.simulator.state.network().to_xml()
-    with pytest.raises(NotImplementedError, match="after the first run.*changes more than parameters"):
+    with pytest.raises(NotImplementedError, match="after the first run.*more than the running cluster can take"):
         cells[0:1].set(tau_m=40.0)  # one member apart would split its dnnc population
     assert cells.get("tau_m") == pytest.approx(30.0)  # undone
     with pytest.raises(NotImplementedError, match="after the first run"):
@@ -230,13 +230,53 @@ def test_projection_weights_set_between_runs_give_the_same_spikes_on_1_and_3_nod
         np.testing.assert_array_equal(got[k], expected[k])
 
 
-def test_projection_changes_other_than_static_weights_between_runs_are_refused_and_undone():
+def spikes_with_delays_set_between_runs(nodes, change=True):
+    """Spike times of 30 cells whose projections' delays are set between two runs: a drawn
+    projection's to one value, a list's per connection, one connection's alone; all within
+    the longest delay of the network as first run (1.5 ms)."""
+    sim.setup(timestep=0.1, nodes=nodes)
+    cells = sim.Population(30, sim.IF_curr_exp(i_offset=0.8, tau_refrac=2.0))
+    cells.initialize(v=sim.RandomDistribution("uniform", low=-65.0, high=-52.0, rng=sim.NumpyRNG(seed=4)))
+    drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.2, rng=sim.NumpyRNG(seed=5)),
+                           sim.StaticSynapse(weight=0.6, delay=1.5))
+    listed = sim.Projection(cells, cells, sim.FromListConnector([(k, (k * 7 + 3) % 30, 1.5, 1.0) for k in range(30)]),
+                            sim.StaticSynapse(), receptor_type="inhibitory")
+    cells.record("spikes")
+    sim.run(30.0)
+    one = listed.connections[4]
+    if change:
+        drawn.set(delay=0.2)
+        listed.set(delay=np.linspace(0.1, 1.5, 30 * 30).reshape(30, 30))
+        one.delay = 1.3
+    sim.run(50.0)
+    delays = (drawn.get("delay", format="list"), listed.get("delay", format="array"),
+              (one.presynaptic_index, one.postsynaptic_index))
+    times = spike_times(cells)
+    sim.end()
+    return times, delays
+
+
+def test_projection_delays_set_between_runs_give_the_same_spikes_on_1_and_3_nodes():
+    expected, (drawn, listed, one) = spikes_with_delays_set_between_runs(1)
+    assert sum(len(t) for t in expected.values()) > 50
+    assert [d for _, _, d in drawn] == pytest.approx([0.2] * len(drawn))
+    assert listed[one] == pytest.approx(1.3)
+    unchanged, _ = spikes_with_delays_set_between_runs(1, change=False)
+    assert any(not np.array_equal(unchanged[k], expected[k]) for k in expected)
+    got, _ = spikes_with_delays_set_between_runs(3)
+    assert got.keys() == expected.keys()
+    for k in expected:
+        np.testing.assert_array_equal(got[k], expected[k])
+
+
+def test_projection_changes_other_than_static_weights_and_delays_between_runs_are_refused_and_undone():
     sim.setup(timestep=0.1, nodes=2)
     cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
     drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
                            sim.StaticSynapse(weight=0.3, delay=0.5))
     sim.run(10.0)
-    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*delays"):
+    # Longer than any delay of the network as first run: the nodes keep 5 ticks of output.
+    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*the nodes keep 5 ticks"):
         drawn.set(delay=1.0)
     with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run"):
         drawn.set(weight=np.full((10, 10), 0.2))  # per connection: dnnc's drawn projection becomes a list

@@ -24,8 +24,8 @@ class ID(int, common.IDMixin):
 def update_between_runs(what, change, undo):
     """Makes `change` (a function) to the network's parameters: before the first run it
     rewrites the document; between runs the frozen cluster takes the new parameters
-    (dnnc.Simulation.update), and a change that would alter more than parameters is undone
-    (`undo`) and raises NotImplementedError."""
+    (dnnc.Simulation.update), and a change it cannot take (more than parameters, a delay
+    beyond the history its nodes keep) is undone (`undo`) and raises NotImplementedError."""
     change()
     state.changed()
     if state.simulation is None:
@@ -35,8 +35,8 @@ def update_between_runs(what, change, undo):
     except dnnc.DocumentError as e:
         undo()
         state.changed()
-        raise NotImplementedError("pyNN.dnnc: %s after the first run() that changes more than parameters (%s); call reset() "
-                                  "first" % (what, e)) from None
+        raise NotImplementedError("pyNN.dnnc: %s after the first run() is more than the running cluster can take (%s); "
+                                  "call reset() first" % (what, e)) from None
 
 
 def not_between_runs(what):
