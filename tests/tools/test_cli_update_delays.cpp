@@ -67,12 +67,7 @@ TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 n
         // The lead's document holds the new delays: a snapshot written now has them.
         must(dnnc + " snapshot -o " + out("now.xml") + lead_of(ports));
         CHECK(slurp(out("now.xml")).find("delay=\"2\"") != std::string::npos);  // only the excitatory projection has it
-        if (capacities.size() == 1) {
-            must(dnnc + " submit --replace " + before + to_of(ports));
-            must(dnnc + " step 400" + lead_of(ports));
-            must(dnnc + " output -o " + out("unchanged.csv") + lead_of(ports));
-            unchanged = slurp(out("unchanged.csv"));
-        }
+        if (capacities.size() == 1) unchanged = outputs_of_fresh_run(before, ports, 400, out("unchanged.csv"));
     }
     CHECK(unchanged != slurp(out("updated-1.csv")));  // the delays made a difference
 }
