@@ -161,3 +161,25 @@ TEST_CASE("a plastic synapse's delay may not change") {
     c.tick();
     CHECK_THROWS_WITH(c.engines().front().set_synapses(text("3"), {}), Catch::Contains("a plastic synapse's delay"));
 }
+
+TEST_CASE("every lane of a batched engine takes new delays as a one-lane engine does") {
+    const auto before = recurrent("7", "1.3", 9, "4");
+    const auto after = recurrent("2", "0.6", 13, "1");
+    const auto expanded = protocol::expand(before, "d.xml");
+    auto spec = partition_specs(expanded, std::vector<std::uint32_t>(44, 0), 1, {}, with_synapses::no).front();
+    engine one(spec, before);
+    spec.batch = 2;
+    engine lanes(spec, before);
+    for (tick_t t = 0; t < 300; ++t) {
+        if (t == 100) {
+            one.set_synapses(after, {});
+            lanes.set_synapses(after, {});
+        }
+        one.compute();
+        lanes.compute();
+        for (global_index i = 0; i < 44; ++i) {
+            REQUIRE(lanes.output(i, 0) == one.output(i));
+            REQUIRE(lanes.output(i, 1) == one.output(i));
+        }
+    }
+}
