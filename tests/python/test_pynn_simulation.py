@@ -6,6 +6,8 @@ import socket
 import numpy as np
 import pytest
 
+import dnnc
+
 from pyNN import errors
 from pynn_support import sim, spike_times
 
@@ -248,6 +250,25 @@ def test_projection_delays_set_between_runs_give_the_same_spikes_on_1_and_3_node
     drawn, listed, one = check_set_between_runs("delay", DELAYS)
     assert [d for _, _, d in drawn] == pytest.approx([0.2] * len(drawn))
     assert listed[one] == pytest.approx(0.8)
+
+
+def test_new_delays_wait_while_spikes_sent_with_the_last_ones_are_on_their_way():
+    sim.setup(timestep=0.1, nodes=2)
+    cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
+    drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
+                           sim.StaticSynapse(weight=0.3, delay=1.0))
+    sim.run(10.0)
+    drawn.set(delay=0.5)
+    drawn.set(delay=0.4)  # before the next run: one change
+    sim.run(0.5)
+    with pytest.raises(dnnc.NodeError, match="on their way until tick 110"):
+        drawn.set(delay=0.3)  # 1 ms (the longest delay) after the change only
+    delays = [d for _, _, d in drawn.get("delay", format="list")]
+    assert delays == pytest.approx([0.4] * len(delays))  # undone
+    sim.run(0.5)
+    drawn.set(delay=0.3)
+    sim.run(1.0)
+    sim.end()
 
 
 def test_projection_changes_other_than_static_weights_and_delays_between_runs_are_refused_and_undone():
