@@ -2,7 +2,8 @@
 // shrinks (the nodes then read their peers sooner) and whose inhibitory delay grows goes on
 // with the same outputs on 3 nodes as on 1; snapshots wait for the spikes still on their way
 // with the old delays, and checkpoints falling before skip, as does a change of delays at a
-// later tick; a delay beyond the history the nodes keep is refused (exit 2) and the run goes on.
+// later tick; a snapshot after a shorter longest delay restores; a delay beyond the history
+// the nodes keep is refused (exit 2) and the run goes on.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -36,6 +37,7 @@ TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 n
         const auto after = dir.file("after.xml", cuba_delayed(text, "2", "5"));
         const auto too_long = dir.file("too_long.xml", cuba_delayed(text, "6", "3"));
         const auto again = dir.file("again.xml", cuba_delayed(text, "3", "5"));
+        const auto shorter = dir.file("shorter.xml", cuba_delayed(text, "2", "3"));
         local_cluster_guard c(before);
         REQUIRE(c.up.exit_code == 0);
         must(dnnc + " submit " + before + to_of(ports));
@@ -67,6 +69,19 @@ TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 n
         // The lead's document holds the new delays: a snapshot written now has them.
         must(dnnc + " snapshot -o " + out("now.xml") + lead_of(ports));
         CHECK(slurp(out("now.xml")).find("delay=\"2\"") != std::string::npos);  // only the excitatory projection has it
+        // A shorter longest delay: the nodes keep their history, a snapshot carries it (4 past
+        // outputs where 2 would do) and a restore goes on as the run that was not stopped.
+        must(dnnc + " update " + shorter + lead_of(ports));
+        must(dnnc + " step 10" + lead_of(ports));
+        must(dnnc + " output -o " + out("until-snapshot.csv") + lead_of(ports));
+        must(dnnc + " snapshot -o " + out("short.dnncs") + lead_of(ports));
+        must(dnnc + " step 100" + lead_of(ports));
+        must(dnnc + " output -o " + out("straight.csv") + lead_of(ports));
+        must(dnnc + " restore " + out("short.dnncs") + " --replace" + to_of(ports));
+        must(dnnc + " step 100" + lead_of(ports));
+        must(dnnc + " output -o " + out("restored.csv") + lead_of(ports));
+        const auto restored = slurp(out("restored.csv"));
+        CHECK(slurp(out("until-snapshot.csv")) + restored.substr(restored.find('\n') + 1) == slurp(out("straight.csv")));
         if (capacities.size() == 1) unchanged = outputs_of_fresh_run(before, ports, 400, out("unchanged.csv"));
     }
     CHECK(unchanged != slurp(out("updated-1.csv")));  // the delays made a difference
