@@ -121,7 +121,7 @@ TEST_CASE("1 and 3 engines give the same bits through and after a delay change")
     CHECK(spikes > 20);
 }
 
-TEST_CASE("snapshots and a delay change at a later tick wait for the transition's end; then a restore goes on with the same bits") {
+TEST_CASE("snapshots and a delay change at a later tick wait for the transition's end, then a restore goes on with the same bits") {
     const auto before = recurrent("7", "1.3", 9, "4");
     const auto after = recurrent("2", "0.6", 13, "1");
     const auto again = recurrent("3", "0.6", 13, "1");

@@ -22,7 +22,7 @@ std::string cuba_delayed(const std::string& text, const std::string& excitatory,
 }
 }  // namespace
 
-TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 nodes as on 1; snapshots wait for the old delays' spikes") {
+TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 nodes as on 1, and snapshots wait for the old delays' spikes") {
     scratch_dir dir;
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);  // the nodes' checkpoints
     const auto dnnc = dnnc_binary();
