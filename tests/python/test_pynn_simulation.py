@@ -252,12 +252,18 @@ def test_projection_delays_set_between_runs_give_the_same_spikes_on_1_and_3_node
     assert listed[one] == pytest.approx(0.8)
 
 
-def test_new_delays_wait_while_spikes_sent_with_the_last_ones_are_on_their_way():
+def drawn_projection_run_10_ms(delay):
+    """A drawn projection of weight 0.3 and `delay` among 10 cells on 2 nodes, after a run of 10 ms."""
     sim.setup(timestep=0.1, nodes=2)
     cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
     drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
-                           sim.StaticSynapse(weight=0.3, delay=1.0))
+                           sim.StaticSynapse(weight=0.3, delay=delay))
     sim.run(10.0)
+    return drawn
+
+
+def test_new_delays_wait_while_spikes_sent_with_the_last_ones_are_on_their_way():
+    drawn = drawn_projection_run_10_ms(1.0)
     drawn.set(delay=0.5)
     drawn.set(delay=0.4)  # before the next run: one change
     sim.run(0.5)
@@ -272,11 +278,7 @@ def test_new_delays_wait_while_spikes_sent_with_the_last_ones_are_on_their_way()
 
 
 def test_projection_changes_other_than_static_weights_and_delays_between_runs_are_refused_and_undone():
-    sim.setup(timestep=0.1, nodes=2)
-    cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
-    drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
-                           sim.StaticSynapse(weight=0.3, delay=0.5))
-    sim.run(10.0)
+    drawn = drawn_projection_run_10_ms(0.5)
     # Longer than any delay of the network as first run: the nodes keep 5 ticks of output.
     with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*the nodes keep 5 ticks"):
         drawn.set(delay=1.0)
