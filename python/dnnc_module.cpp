@@ -131,6 +131,7 @@ public:
         record_spikes_ = o.spikes;
         add_spike_record(*doc.net);
         running_ = *doc.net;
+        history_ = protocol::longest_delay(running_);
         for (const auto& p : doc.net->inputs) input_ids_.push_back(p.id);
         protocol::check_document(doc);
         batch_ = doc.run ? doc.run->batch : 1;
@@ -222,7 +223,7 @@ public:
         if (!doc.net) throw usage_error(doc.file + ": the document has no <network>");
         add_spike_record(*doc.net);
         // Refused here, located in the caller's document, before anything is sent.
-        protocol::check_update(running_, *doc.net);
+        protocol::check_update(running_, *doc.net, history_);
         auto reply = cli::update_network(client_, lead_, doc);
         running_ = std::move(*doc.net);
         return reply;
@@ -453,6 +454,7 @@ private:
     bool closed_ = false;
     bool record_spikes_ = true;  // options::spikes
     protocol::network running_;  // as submitted, with the updates since
+    std::uint16_t history_ = 1;  // ticks of output the nodes keep: the longest delay as submitted
     std::vector<std::string> input_ids_;
     std::optional<cli::spike_reader> spikes_;
     cli::spike_reader::columns spike_columns_;

@@ -93,6 +93,7 @@ struct lead::lead_state {
     json histograms{};
     std::optional<std::int64_t> binned_tick{};
     bool binning = false;
+    std::uint16_t history = 1;  // ticks of output the nodes keep (node_config::history): what new delays may reach
 };
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
@@ -382,18 +383,19 @@ json lead::update(const std::string& payload) {
     protocol::document doc = protocol::parse_document(payload, "update", file_access());
     if (!doc.net) throw usage_error("an update needs a <network>");
     protocol::check_network(*doc.net);
-    protocol::check_update(*state->plan.doc.net, *doc.net);
+    protocol::check_update(*state->plan.doc.net, *doc.net, state->history);
     protocol::document parameters;
     parameters.net = protocol::parameters_of(*doc.net);
     const std::string body = protocol::serialize(parameters);
-    const bool reweighted = !protocol::reweighted_elements(*state->plan.doc.net, *doc.net).empty();
-    const auto shares = reweighted ? updated_shares(state->plan, state->topo, state->times, state->windows, state->epoch, *doc.net)
+    const bool redelayed = protocol::changes_delays(*state->plan.doc.net, *doc.net);
+    const bool resynapsed = redelayed || !protocol::reweighted_elements(*state->plan.doc.net, *doc.net).empty();
+    const auto shares = resynapsed ? updated_shares(state->plan, state->topo, state->times, state->windows, state->epoch, *doc.net)
                                    : std::map<std::string, std::string>{};
     auto r = current_run();
     r->update_parameters([&] {
         const auto& nodes = state->plan.doc.clu->nodes;
         for (std::size_t v = 0; v < nodes.size(); ++v) {
-            const auto& own_body = reweighted ? shares.at(nodes[v].id) : body;
+            const auto& own_body = resynapsed ? shares.at(nodes[v].id) : body;
             if (v == state->topo.lead()) {
                 own_.set_parameters(own_body);
                 continue;
@@ -411,14 +413,14 @@ json lead::update(const std::string& payload) {
         net.populations = doc.net->populations;
         net.poisson = doc.net->poisson;
         net.currents = doc.net->currents;
-        if (reweighted) {
+        if (resynapsed) {
             net.projections = std::move(doc.net->projections);
             net.synapses = std::move(doc.net->synapses);
         }
         for (const auto& n : net.neurons) state->plan.net.groups[state->plan.net.group_index.at(n.id)].params = n.params;
         for (const auto& p : net.populations) state->plan.net.groups[state->plan.net.group_index.at(p.id)].params = p.params;
         state->plan.net.drive = protocol::resolve_generators(net);
-    });
+    }, redelayed ? std::int64_t{state->history} : 0);
     DNNC_LOG(info, "network '" << state->plan.net.name << "' updated before tick " << r->next_tick());
     return {{"tick", r->next_tick()}, {"nodes", state->plan.doc.clu->nodes.size()}};
 }
@@ -1017,6 +1019,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
     state->epoch = plan::draw_epoch();
     const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, state->epoch);
+    state->history = static_cast<std::uint16_t>(root.history);
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
     if (!root.children.empty()) {
         const auto& first = root.children.front();

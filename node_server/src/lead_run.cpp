@@ -409,9 +409,16 @@ void lead_run::drive_to(std::int64_t last) {
     }
 }
 
+void lead_run::check_capturable() const {
+    if (next_tick() < delays_settled_)
+        throw usage_error("the delays changed at tick " + std::to_string(delays_changed_) + " and spikes sent before are on their way until tick " +
+                          std::to_string(delays_settled_) + ": a snapshot or checkpoint is taken from then on (dnnc step)");
+}
+
 std::string lead_run::snapshot() {
     std::lock_guard<std::mutex> capturing(capture_mutex_);
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
+    check_capturable();
     // Written like a checkpoint, then handed whole to the client in one frame.
     namespace fs = std::filesystem;
     fs::create_directories(checkpoint_root_);
@@ -432,6 +439,7 @@ lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::si
     std::lock_guard<std::mutex> capturing(capture_mutex_);
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
     if (from == 0) {
+        check_capturable();
         fs::create_directories(checkpoint_root_);
         piece_file_ = (fs::path(checkpoint_root_) / ("snapshot-pieces-" + std::to_string(::getpid()) + ".dnncs")).string();
         piece_tick_ = next_tick();
@@ -458,11 +466,19 @@ lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::si
     return piece;
 }
 
-void lead_run::update_parameters(const std::function<void()>& apply) {
+void lead_run::update_parameters(const std::function<void()>& apply, std::int64_t transition_ticks) {
     {
         std::lock_guard<std::mutex> capturing(capture_mutex_);
         if (!paused()) throw usage_error("the network must be frozen for an update (dnnc freeze): it applies between two ticks");
+        // More changes of delays before the next tick act as one (engine::set_synapses).
+        if (transition_ticks > 0 && next_tick() != delays_changed_ && next_tick() < delays_settled_)
+            throw usage_error("the delays changed at tick " + std::to_string(delays_changed_) + " and spikes sent before are on their way until tick " +
+                              std::to_string(delays_settled_) + ": change them again from then on (dnnc step)");
         apply();
+        if (transition_ticks > 0) {
+            delays_changed_ = next_tick();
+            delays_settled_ = delays_changed_ + transition_ticks;
+        }
     }
     if (checkpoints().every > 0) write_checkpoint(next_tick());
 }
@@ -474,6 +490,7 @@ void lead_run::write_checkpoint(std::int64_t tick) {
     const std::string file = (fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
     {
         std::lock_guard<std::mutex> capturing(capture_mutex_);
+        if (tick < delays_settled_) return;  // the nodes take no snapshot yet: the next boundary's checkpoint follows
         links_.capture(tick, file);
     }
     {
@@ -803,6 +820,10 @@ json lead_run::control(const json& request) {
     if (command == "checkpoint" && request.value("now", false)) {
         // One checkpoint of the frozen network, at once (a job about to be stopped).
         if (!paused()) throw usage_error("the network must be frozen for a checkpoint now (dnnc freeze)");
+        {
+            std::lock_guard<std::mutex> capturing(capture_mutex_);
+            check_capturable();
+        }
         if (request.contains("dir")) {
             auto c = checkpoints();
             c.dir = checkpoint_dir(request.at("dir").get<std::string>());

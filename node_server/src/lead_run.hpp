@@ -126,8 +126,12 @@ public:
     std::int64_t next_tick() const;
     // Runs `apply` (an update of the frozen network's parameters) with no snapshot or
     // checkpoint under way, usage_error unless frozen; then, with checkpoints on, writes one
-    // at once, so that a standby's latest checkpoint holds the update.
-    void update_parameters(const std::function<void()>& apply);
+    // at once, so that a standby's latest checkpoint holds the update. An update that changes
+    // delays starts a transition of `transition_ticks` (engine::set_synapses) in which the
+    // nodes take no snapshot: snapshots are refused (usage_error) and checkpoints skipped
+    // until it has passed; so is a change of delays at a later tick (more before the next
+    // tick act as one).
+    void update_parameters(const std::function<void()>& apply, std::int64_t transition_ticks = 0);
 
     // Periodic checkpoints, however the clock is driven (start/resume or step): the clock
     // stops at every multiple of `every` ticks, the network is snapshotted into `dir`
@@ -269,7 +273,10 @@ private:
 
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
     void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause
+    // Writes a checkpoint of `tick`, unless new delays are in transition then.
     void write_checkpoint(std::int64_t tick);
+    // usage_error while new delays are in transition at next_tick(); under capture_mutex_.
+    void check_capturable() const;
     // The standby gets the rows of the ticks before `tick` it does not have yet, then what
     // the clock is doing now.
     void replicate_rows(std::int64_t before);
@@ -294,6 +301,8 @@ private:
     std::string piece_file_;
     std::int64_t piece_tick_ = 0;
     std::uint64_t piece_capture_ = 0;
+    // New delays are in transition at ticks before this one (from delays_changed_); under capture_mutex_.
+    std::int64_t delays_changed_ = 0, delays_settled_ = 0;
     std::thread ticker_;
     bool ticker_stop_ = false;
 

@@ -198,9 +198,9 @@ nlohmann::json node_simulation::weight_bins(const nlohmann::json& request) const
 }
 
 void node_simulation::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
-                                     const protocol::network* weights, const std::vector<std::size_t>& reweighted) {
+                                     const protocol::network* synapses, const std::vector<std::size_t>& reweighted) {
     runner_->modify_paused([&](sim::engine& e) {
-        if (weights) e.set_weights(*weights, reweighted);
+        if (synapses) e.set_synapses(*synapses, reweighted);
         e.set_parameters(params, generators);
     });
 }

@@ -75,11 +75,11 @@ public:
     // Its plastic synapses' weights binned as a weight-bins request asks (weight_bins.hpp), frozen.
     nlohmann::json weight_bins(const nlohmann::json& request) const;
     // New parameters for the local neurons (in the config's order) and new generators, and
-    // with `weights` (the node's updated share; null: none change) new weights of the
-    // synapses of the `reweighted` connection elements, frozen between two ticks
-    // (engine::set_weights, engine::set_parameters); usage_error while running.
+    // with `synapses` (the node's updated share; null: none change) new delays and new
+    // weights of the synapses of the `reweighted` connection elements, frozen between two
+    // ticks (engine::set_synapses, engine::set_parameters); usage_error while running.
     void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
-                        const protocol::network* weights = nullptr, const std::vector<std::size_t>& reweighted = {});
+                        const protocol::network* synapses = nullptr, const std::vector<std::size_t>& reweighted = {});
     // Installs states (local neurons and the remote ones it reads) so that the next tick is
     // `next`; the runner restarts paused there.
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);

@@ -139,13 +139,15 @@ void worker::set_parameters(const std::string& payload) {
     if (!update.net) throw protocol_error("parameters without a network");
     protocol::network share;
     std::vector<protocol::local_neuron> neurons;
+    std::uint16_t history = 1;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!config_ || !config_->share) throw error("this node serves no network");
         share = *config_->share;
         neurons = config_->neurons;
+        history = static_cast<std::uint16_t>(std::clamp<std::int32_t>(config_->history, 1, 65535));
     }
-    auto updated = protocol::with_parameters(share, *update.net);
+    auto updated = protocol::with_parameters(share, *update.net, history);
     const auto net = protocol::expand(updated, "parameters");
     // Of the spike sources' spikes, those of this node's neurons (config neurons ascend).
     std::vector<std::int64_t> mine;
@@ -163,7 +165,8 @@ void worker::set_parameters(const std::string& payload) {
         params.push_back(n.params);
     }
     const auto reweighted = protocol::reweighted_elements(share, updated);
-    simulation()->set_parameters(params, protocol::resolve_generators(updated), reweighted.empty() ? nullptr : &updated, reweighted);
+    const bool resynapsed = !reweighted.empty() || protocol::changes_delays(share, updated);
+    simulation()->set_parameters(params, protocol::resolve_generators(updated), resynapsed ? &updated : nullptr, reweighted);
     std::lock_guard<std::mutex> lock(mutex_);
     config_->share = std::move(updated);
     config_->neurons = std::move(neurons);

@@ -268,8 +268,9 @@ std::optional<neuron_index> state_check::add(const neuron_state& n) {
                                                          : std::to_string(names.size()) + " state variables (" + list + ")") +
                                           ", found " + std::to_string(n.state.size())});
     }
-    if (n.history.size() != history_)
-        problems_.push_back({n.where, "state of '" + n.id + "': history must hold " + std::to_string(history_) +
+    // More is what nodes keep after an update shortened the longest delay (the longest at install).
+    if (n.history.size() < history_)
+        problems_.push_back({n.where, "state of '" + n.id + "': history must hold at least " + std::to_string(history_) +
                                           " past outputs (the longest delay minus one), found " + std::to_string(n.history.size())});
     check_against_model(n, net_.params_of(*i), net_.dt, problems_);
     check_growth(n, *i);

@@ -1,6 +1,8 @@
 #include "dnnc/protocol/update.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/synapse_models.hpp"
 
 #include <string>
 #include <vector>
@@ -32,15 +34,34 @@ bool same_weights(const projection& a, const projection& b) {
     return a.weight == b.weight && a.weight_distribution == b.weight_distribution && a.connections.weights == b.connections.weights;
 }
 
-// Whether `b` is `a` but for its weights (a connection list counts by its connections, not
-// by the file they were read from).
-bool same_but_weights(const projection& a, projection b) {
+// A projection's delays: its delay (ticks or ms), its delay's distribution, a list's delays.
+bool same_delays(const projection& a, const projection& b) {
+    return a.delay == b.delay && a.delay_ms == b.delay_ms && a.delay_distribution == b.delay_distribution &&
+           a.connections.delays == b.connections.delays;
+}
+
+bool same_delay(const synapse& a, const synapse& b) { return a.delay == b.delay && a.delay_ms == b.delay_ms; }
+
+// Whether `b` is `a` but for its weights and delays (a connection list counts by its
+// connections, not by the file they were read from).
+bool same_but_weights_and_delays(const projection& a, projection b) {
     b.weight = a.weight;
     b.weight_distribution = a.weight_distribution;
     b.connections.weights = a.connections.weights;
+    b.delay = a.delay;
+    b.delay_ms = a.delay_ms;
+    b.delay_distribution = a.delay_distribution;
+    b.connections.delays = a.connections.delays;
     b.connections_file = a.connections_file;
     b.where = a.where;
     return b == a;
+}
+
+// A delay changes where the connection element's synapses are static: a plastic rule timed
+// its events by the old one (docs/simulation.md, "Updating parameters").
+void check_static_for_delay(const network& net, const std::string& model, const source_location& where, const std::string& element) {
+    if (resolve_synapse_model(net, model, where).info->plastic)
+        refuse(where, element + " changes the delay of plastic synapses (synapse model '" + model + "')");
 }
 
 std::string name_of(const projection& p, std::size_t k) {
@@ -50,7 +71,7 @@ std::string name_of(const projection& p, std::size_t k) {
 
 }  // namespace
 
-void check_update(const network& running, const network& updated) {
+void check_update(const network& running, const network& updated, std::uint16_t history) {
     if (updated.name != running.name) refuse(updated.where, "the network is '" + updated.name + "', the running one '" + running.name + "'");
     if (updated.dt != running.dt) refuse(updated.where, "dt differs from the running network's");
     same_count(running.neurons, updated.neurons, updated.where, "neurons");
@@ -89,19 +110,36 @@ void check_update(const network& running, const network& updated) {
     same_count(running.projections, updated.projections, updated.where, "projections");
     for (std::size_t k = 0; k < updated.projections.size(); ++k) {
         const auto &a = running.projections[k], &b = updated.projections[k];
-        if (!same_but_weights(a, b))
-            refuse(b.where, "projection " + name_of(b, k) + " is not the running network's of the same kind, ends, rule and delays" +
-                                " (a static projection's weights may change)");
+        if (!same_but_weights_and_delays(a, b))
+            refuse(b.where, "projection " + name_of(b, k) + " is not the running network's of the same kind, ends and rule" +
+                                " (a static projection's weights and delays may change)");
         if (!same_weights(a, b) && a.kind == projection_kind::dense)
             refuse(b.where, "projection " + name_of(b, k) + " changes the weights of a dense projection");
+        if (!same_delays(a, b)) {
+            if (a.kind == projection_kind::dense) refuse(b.where, "projection " + name_of(b, k) + " changes the delay of a dense projection");
+            check_static_for_delay(updated, b.synapse_model, b.where, "projection " + name_of(b, k));
+        }
     }
     same_count(running.synapses, updated.synapses, updated.where, "synapses");
     for (std::size_t k = 0; k < updated.synapses.size(); ++k) {
         const auto &a = running.synapses[k], &b = updated.synapses[k];
-        if (std::tie(a.from, a.to, a.delay, a.delay_ms, a.synapse_model) !=
-            std::tie(b.from, b.to, b.delay, b.delay_ms, b.synapse_model))
-            refuse(b.where, "synapse " + std::to_string(k + 1) + " is not the running network's of the same ends, delay and model");
+        if (std::tie(a.from, a.to, a.synapse_model) != std::tie(b.from, b.to, b.synapse_model))
+            refuse(b.where, "synapse " + std::to_string(k + 1) + " is not the running network's of the same ends and model");
+        if (!same_delay(a, b)) check_static_for_delay(updated, b.synapse_model, b.where, "synapse " + std::to_string(k + 1));
     }
+    // What a spike still on its way reads lies in the history the nodes keep.
+    if (changes_delays(running, updated) && longest_delay(updated) > history)
+        throw config_error(updated.where, "the longest delay would be " + std::to_string(longest_delay(updated)) +
+                                              " ticks; the nodes keep " + std::to_string(history) +
+                                              " ticks of output (the longest delay when the network was submitted): submit it anew (--replace) for longer delays");
+}
+
+bool changes_delays(const network& running, const network& updated) {
+    for (std::size_t k = 0; k < running.projections.size() && k < updated.projections.size(); ++k)
+        if (!same_delays(running.projections[k], updated.projections[k])) return true;
+    for (std::size_t k = 0; k < running.synapses.size() && k < updated.synapses.size(); ++k)
+        if (!same_delay(running.synapses[k], updated.synapses[k])) return true;
+    return false;
 }
 
 std::vector<std::size_t> reweighted_elements(const network& running, const network& updated) {
@@ -128,7 +166,7 @@ network parameters_of(const network& net) {
     return p;
 }
 
-network with_parameters(network share, const network& parameters) {
+network with_parameters(network share, const network& parameters, std::uint16_t history) {
     network updated = share;
     updated.neurons = parameters.neurons;
     updated.populations = parameters.populations;
@@ -138,7 +176,7 @@ network with_parameters(network share, const network& parameters) {
         updated.projections = parameters.projections;
         updated.synapses = parameters.synapses;
     }
-    check_update(share, updated);
+    check_update(share, updated, history);
     return updated;
 }
 

@@ -615,9 +615,11 @@ class Simulation:
         """Gives the running network the parameters of ``network`` (a :class:`Network`), a
         version of it that differs in parameters only: neurons' and populations' model
         parameters, spike sources' spikes and rates, generators' amplitudes, rates and
-        windows, synapses' weights (docs/simulation.md). Applied between two runs: the next tick computes with
-        them, states and synapses carried over, on every node alike. A structural change
-        raises :class:`DocumentError`. Returns the tick from which they hold."""
+        windows, synapses' weights, static synapses' delays within the history the nodes
+        keep (docs/simulation.md; a spike sent before keeps its delay). Applied between two
+        runs: the next tick computes with them, states and synapses carried over, on every
+        node alike. A structural change or a delay beyond the history raises
+        :class:`DocumentError`. Returns the tick from which they hold."""
         if not isinstance(network, Network):
             raise UsageError("update(network): a dnnc.Network")
         return self._sim.update(network._text(), network._file)["tick"]

@@ -39,7 +39,8 @@ constexpr std::size_t grain = 512;
 //            (plasticity.hpp), so that deliveries of tick t read the weights rules left;
 //   sum      every local neuron's sums: its synapses' terms in canonical order (row by row
 //            from the store, or source by source along the fan-out index when few sources
-//            are active: the same bits), then its dense sum, then Poisson input;
+//            are active: the same bits; row by row across both delays while a delay update
+//            is in transition), then its dense sum, then Poisson input;
 //   update   the neuron block steps each neuron from its sums into row t of the history;
 //   emit     the tick's spikes are listed and the clock advances.
 struct engine::impl {
@@ -55,6 +56,15 @@ struct engine::impl {
     bool use_sparse = false;            // whether the fan-out index was built
     std::optional<plasticity> plastic;  // with plastic synapses
     std::optional<structural_plasticity> structure;  // with synaptic elements
+    // After an update that changed delays at tick `from`, until tick `until` (the history's
+    // length later, at least the longer of the old and new delays) the spikes sent before
+    // `from` may still be on their way with the delays in `before`
+    // (synapse_store::add_terms_across).
+    struct delay_transition {
+        synapse_store before;
+        tick_t from = 0, until = 0;
+    };
+    std::optional<delay_transition> transition;
     neuron_sums sums;
     std::optional<drive> generated;
     tick_t remote_delay = 1;
@@ -157,7 +167,10 @@ struct engine::impl {
             const bool split = protocol::is_spiking(c.model);
             float u = c.bias, e = 0, h = 0;
             u += ext[i];
-            store.add_terms<true>(i, split, history, t, 1, &u, &e, &h);
+            if (transition)
+                store.add_terms_across(transition->before, transition->from, i, split, history, t, 1, &u, &e, &h);
+            else
+                store.add_terms<true>(i, split, history, t, 1, &u, &e, &h);
             add_after_synapses(i, split, u, e, h);
             if (structure) structure->add_terms(i, e, h);
             sums.u[i] = u;
@@ -202,7 +215,10 @@ struct engine::impl {
             } else {
                 for (std::size_t lane = 0; lane < batch; ++lane) u[lane] = c.bias + ext[i * batch + lane];
             }
-            store.add_terms<false>(i, split, history, t, batch, u, e, h);
+            if (transition)
+                store.add_terms_across(transition->before, transition->from, i, split, history, t, batch, u, e, h);
+            else
+                store.add_terms<false>(i, split, history, t, batch, u, e, h);
             for (std::size_t lane = 0; lane < batch; ++lane) dense->add(i * batch + lane, split, u[lane], e[lane], h[lane]);
             if (!poisson_input() || !generated->is_driven(i)) continue;
             const float pe = generated->excitatory()[i], ph = generated->inhibitory()[i];
@@ -484,6 +500,7 @@ void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::
 void engine::compute() {
     auto& m = *impl_;
     const tick_t t = m.next;
+    if (m.transition && t >= m.transition->until) m.transition.reset();
     const auto listed = m.gather_inputs(t);
     if (m.structure) m.structure->before(t, m.history);
     if (m.plastic) m.plastic->update(t, m.history);
@@ -497,7 +514,7 @@ void engine::compute() {
                         m.update(begin, end, out);
                     });
         if (m.poisson_input()) m.generated->clear_poisson();
-    } else if (m.use_sparse && m.sum_sparse(t)) {
+    } else if (m.use_sparse && !m.transition && m.sum_sparse(t)) {
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
         // (40,000 lif neurons ran slower on two threads than on one).
         m.in_blocks(grain, m.local() < 512 * grain, [&](std::size_t begin, std::size_t end) { m.update(begin, end, out); });
@@ -568,6 +585,9 @@ std::vector<neuron_state> engine::capture() const {
 neuron_state engine::capture(std::size_t k) const {
     const auto& m = *impl_;
     if (m.batch > 1) throw usage_error("snapshots of a batched run (batch > 1) are not supported");
+    if (m.transition && m.next < m.transition->until)
+        throw usage_error("the delays changed at tick " + std::to_string(m.transition->from) + " and spikes sent before are on their way until tick " +
+                          std::to_string(m.transition->until) + ": a snapshot is taken from then on");
     neuron_state s;
     s.index = m.spec.neurons[k].index;
     s.output = m.history.row(m.next - 1)[k];
@@ -599,7 +619,7 @@ void engine::set_parameters(const std::vector<protocol::neuron_params>& params, 
     m.generated = std::move(generated);
 }
 
-void engine::set_weights(const protocol::network& share, const std::vector<std::size_t>& reweighted) {
+void engine::set_synapses(const protocol::network& share, const std::vector<std::size_t>& reweighted) {
     auto& m = *impl_;
     synapse_store fresh;
     try {
@@ -608,7 +628,18 @@ void engine::set_weights(const protocol::network& share, const std::vector<std::
         throw allocation_error(m.spec.node, fresh.planned());
     }
     if (!m.store.same_wiring(fresh))
-        throw usage_error("new weights: the synapses differ from this engine's in their sources, delays or synapse models");
+        throw usage_error("new synapses: they differ from this engine's in their sources or synapse models, or a plastic synapse's delay");
+    const bool redelayed = !fresh.same_delays(m.store);
+    if (redelayed) {
+        const auto kept = static_cast<tick_t>(m.history.rows()) - 1;
+        if (fresh.max_delay() > kept)
+            throw usage_error("new delays: " + std::to_string(fresh.max_delay()) + " ticks exceed the " + std::to_string(kept) +
+                              " ticks of output this engine keeps (the longest delay at install)");
+        if (m.transition && m.next < m.transition->until && m.next != m.transition->from)
+            throw usage_error("new delays: the delays changed at tick " + std::to_string(m.transition->from) +
+                              " and spikes sent before are on their way until tick " + std::to_string(m.transition->until) +
+                              "; change them again from then on");
+    }
     // Learned weights stay, but where the update sets them.
     auto learned = [&](std::uint32_t cls) {
         return (m.store.classes()[cls].varies & synapse_store::weight_changes) &&
@@ -622,6 +653,15 @@ void engine::set_weights(const protocol::network& share, const std::vector<std::
                 for (; s < end; ++s) fresh.own_weight(s) = m.store.own_weight(s);
             s = end;
         }
+    }
+    if (redelayed) {
+        // Every node's transition lasts the history it keeps: the same on any partition. A
+        // second change before a tick is computed keeps the delays spikes were sent with.
+        if (!m.transition || m.transition->from != m.next)
+            m.transition = impl::delay_transition{std::move(m.store), m.next, m.next + static_cast<tick_t>(m.history.rows()) - 1};
+        // Remote values are read from their shortest delay on (runner.hpp: the lag only shrinks).
+        m.remote_delay = std::min<tick_t>(m.remote_delay, fresh.remote_delay());
+        if (m.sparse) m.sparse.emplace(m.history, m.store, m.fan_out, m.slots, m.remote_delay);
     }
     m.store = std::move(fresh);
     // The fan-out index copies weights; a plastic class's copies are written before each
@@ -648,6 +688,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     }
     std::vector<bool> seen(m.local(), false);
     m.history.clear_for_restore();
+    m.transition.reset();  // the states are those of the synapses as they are now
     m.next = next;
     m.spiked.clear();
     m.sparse->forget_rows();

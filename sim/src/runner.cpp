@@ -16,7 +16,7 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
       pending_(e.spec().peers.size()),
       outgoing_(pending_.size()),
       completed_(e.next_tick() - 1),
-      first_tick_(e.next_tick()) {
+      read_through_(e.next_tick() - 1) {
     for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
     if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
     stats_.sent_to.assign(pending_.size(), 0);
@@ -46,12 +46,13 @@ void runner::receive_reusing(std::size_t peer, packet& p) {
                 throw protocol_error("peer '" + engine_.spec().peers[peer].id + "' sent a value for position " +
                                      std::to_string(position) + " of " + std::to_string(count));
     std::lock_guard<std::mutex> lock(mutex_);
-    // The packet of tick k is read by tick k + lag_; once that is computed it is too late.
-    // A peer further ahead than max_pending_packets ticks (only a window run's fast node,
-    // or a peer gone wrong: in lockstep none is more than lag_ ahead) is not kept either.
+    // The packet of tick k is read by tick k + lag_; once the engine has the peers' packets
+    // of tick k it is too late. A peer further ahead than max_pending_packets ticks (only a
+    // window run's fast node, or a peer gone wrong: in lockstep none is more than lag_ ahead)
+    // is not kept either.
     auto& queue = pending_[peer];
     const auto held = queue.find(p.tick);
-    if (p.tick + lag_ <= completed_ || (queue.size() >= max_pending_packets && held == queue.end())) {
+    if (p.tick <= read_through_ || (queue.size() >= max_pending_packets && held == queue.end())) {
         stats_.values_dropped += static_cast<std::int64_t>(p.dense ? p.values.size() : p.nonzero.size());
         ++stats_.late_from[peer];
         return;
@@ -132,7 +133,13 @@ void runner::inspect_paused(const std::function<void(const engine&)>& inspect) c
 }
 
 void runner::modify_paused(const std::function<void(engine&)>& modify) {
-    inspect_paused([&](const engine&) { modify(engine_); });
+    inspect_paused([&](const engine&) {
+        modify(engine_);
+        // New delays may have shortened the engine's remote delay: from the next tick on it
+        // reads the packets in flight sooner (a lag never grows: it would wait for packets
+        // the engine has read).
+        if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::min(lag_, std::max<tick_t>(1, engine_.remote_delay()));
+    });
 }
 
 runner_stats runner::stats() const {
@@ -141,10 +148,15 @@ runner_stats runner::stats() const {
 }
 
 void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
-    // Outputs of ticks before the first are in the history already.
-    if (t - lag_ < first_tick_ || pending_.empty()) return;
+    // Outputs of ticks before the first are in the history already. Tick t reads the packets
+    // of the ticks after read_through_ up to t - lag_: one, but after the lag shrank.
+    if (t - lag_ <= read_through_ || pending_.empty()) return;
     auto all_arrived = [&] {
-        return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) { return q.count(t - lag_) > 0; });
+        return std::all_of(pending_.begin(), pending_.end(), [&](const auto& q) {
+            for (tick_t k = read_through_ + 1; k <= t - lag_; ++k)
+                if (q.count(k) == 0) return false;
+            return true;
+        });
     };
     const bool lockstep = options_.sync == protocol::sync_mode::lockstep;
     const auto began = clock_type::now();
@@ -187,7 +199,7 @@ std::optional<runner::wait_state> runner::waiting() const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!waiting_since_) return std::nullopt;
     wait_state w;
-    w.packets_of = completed_ + 1 - lag_;
+    w.packets_of = read_through_ + 1;
     w.waited_ms = std::chrono::duration<double, std::milli>(clock_type::now() - *waiting_since_).count();
     for (std::size_t p = 0; p < pending_.size(); ++p)
         if (!pending_[p].count(w.packets_of)) w.peers.push_back(p);
@@ -205,12 +217,13 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
         auto& q = pending_[p];
         while (!q.empty() && q.begin()->first <= t - lag_) {
             auto node = q.extract(q.begin());
-            if (node.key() == t - lag_)
+            if (node.key() > read_through_)
                 ready_.emplace_back(p, std::move(node));
             else
                 spare_.push_back(std::move(node));
         }
     }
+    read_through_ = std::max(read_through_, t - lag_);
     std::swap(inputs_, inputs_now_);
     inputs_.clear();
     lock.unlock();

@@ -89,8 +89,11 @@ public:
     std::uint16_t own_delay(std::uint64_t s) const { return delay_[s]; }
 
     // Whether `other` holds the same synapses as this store, row by row in canonical order:
-    // the same sources, delays and synapse models, so that only their weights may differ.
+    // the same sources and synapse models, and a plastic synapse the same delay, so that only
+    // weights and static synapses' delays may differ (and synapse s is the same one in both).
     bool same_wiring(const synapse_store& other) const;
+    // Whether each synapse has the same delay in `other` (which has the same wiring).
+    bool same_delays(const synapse_store& other) const;
 
     // f(source slot, weight, delay) for each synapse of neuron k, in canonical order.
     template <class F>
@@ -140,6 +143,33 @@ public:
         }
     }
 
+    // The summation while a delay update made at tick `changed` is in transition (`before`:
+    // this store as it was, same_wiring): a spike emitted before `changed` arrives with the
+    // delay it was sent with, one emitted from then on with the new one. So each synapse of
+    // neuron k, in canonical order, adds w * y(t - d_before) if t - d_before < changed, then
+    // w * y(t - d) if t - d >= changed, w its weight here; `lanes` values each, as add_terms.
+    void add_terms_across(const synapse_store& before, tick_t changed, std::size_t k, bool split, const history_ring& history,
+                          tick_t t, std::size_t lanes, float* u, float* e, float* h) const {
+        auto add = [&](float w, tick_t emitted, std::uint32_t slot) {
+            const float* const y = history.row(emitted) + std::size_t{slot} * lanes;
+            float* const into = !split ? u : excitatory(w) ? e : h;
+            for (std::size_t lane = 0; lane < lanes; ++lane) into[lane] += w * y[lane];
+        };
+        auto s = in_begin_[k];
+        auto old_run = before.run_begin_[k];
+        for (auto r = run_begin_[k]; r < run_begin_[k + 1]; ++r) {
+            const auto& c = classes_[runs_[r].cls];
+            for (; s < in_begin_[k] + runs_[r].end; ++s) {
+                while (s >= in_begin_[k] + before.runs_[old_run].end) ++old_run;
+                const float w = weight(c, s);
+                const tick_t sent = t - before.delay(before.classes_[before.runs_[old_run].cls], s);
+                if (sent < changed) add(w, sent, in_slot_[s]);
+                const tick_t now_sent = t - delay(c, s);
+                if (now_sent >= changed) add(w, now_sent, in_slot_[s]);
+            }
+        }
+    }
+
 private:
     std::uint64_t planned_ = 0;
     std::vector<std::uint64_t> in_begin_;  // local + 1: neuron k's synapses are [in_begin[k], in_begin[k + 1])
@@ -161,19 +191,33 @@ inline bool synapse_store::same_wiring(const synapse_store& other) const {
         return false;
     for (std::size_t m = 0; m < models_.size(); ++m)
         if (models_[m].info != other.models_[m].info || models_[m].values != other.models_[m].values) return false;
-    // Per synapse (its delay, its class's model), as each store's runs give them.
+    // Per synapse (its delay if a rule changes its weight, its class's model), as each
+    // store's runs give them.
     auto row = [](const synapse_store& store, std::size_t k, std::vector<std::pair<std::uint16_t, std::uint8_t>>& out) {
         out.clear();
         auto s = store.in_begin_[k];
         for (auto r = store.run_begin_[k]; r < store.run_begin_[k + 1]; ++r) {
             const auto& c = store.classes_[store.runs_[r].cls];
-            for (; s < store.in_begin_[k] + store.runs_[r].end; ++s) out.emplace_back(store.delay(c, s), c.model);
+            for (; s < store.in_begin_[k] + store.runs_[r].end; ++s)
+                out.emplace_back(c.varies & weight_changes ? store.delay(c, s) : 0, c.model);
         }
     };
     std::vector<std::pair<std::uint16_t, std::uint8_t>> mine, theirs;
     for (std::size_t k = 0; k + 1 < in_begin_.size(); ++k) {
         row(*this, k, mine);
         row(other, k, theirs);
+        if (mine != theirs) return false;
+    }
+    return true;
+}
+
+inline bool synapse_store::same_delays(const synapse_store& other) const {
+    std::vector<std::uint16_t> mine, theirs;
+    for (std::size_t k = 0; k + 1 < in_begin_.size(); ++k) {
+        mine.clear();
+        theirs.clear();
+        for_each(k, [&](std::uint32_t, float, std::uint16_t d) { mine.push_back(d); });
+        other.for_each(k, [&](std::uint32_t, float, std::uint16_t d) { theirs.push_back(d); });
         if (mine != theirs) return false;
     }
     return true;

@@ -141,7 +141,7 @@ TEST_CASE("a state that does not fit its network is a located error") {
     {
         document d = base;
         d.state->neurons[0].history = {1};
-        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("history must hold 2 past outputs"));
+        CHECK_THROWS_WITH(states_of(d, net), Catch::Contains("history must hold at least 2 past outputs"));
     }
     {
         document d = base;

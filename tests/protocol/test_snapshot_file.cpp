@@ -142,7 +142,7 @@ TEST_CASE("a snapshot file's states are checked as a document's are, a state at 
     };
     refused([](auto& n) { n[2].state[3] = 5; }, "state of 'p[1]': refractory 5 must be a whole number of ticks in 0..4");
     refused([](auto& n) { n[1].output = 0.5; }, "the output 0.5 must be 0 or 1");
-    refused([](auto& n) { n[0].history = {1}; }, "history must hold 2 past outputs");
+    refused([](auto& n) { n[0].history = {1}; }, "history must hold at least 2 past outputs");
     refused([](auto& n) { n[3].state[0] = INFINITY; }, "every value must be a finite number");
     refused([](auto& n) { n[0].traces[0].ticks = {9, 3}; }, "a trace needs a time constant >= 0");
     refused([](auto& n) { n.pop_back(); }, "lacks neuron 'p[2]'");

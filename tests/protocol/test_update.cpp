@@ -1,6 +1,7 @@
-// Updates of a running network (protocol/update.hpp): parameters and weights may change,
-// anything that places, wires or numbers neurons may not, nor a synapse's delay, each
-// refusal located at the element.
+// Updates of a running network (protocol/update.hpp): parameters, weights and static
+// synapses' delays may change, anything that places, wires or numbers neurons may not, nor
+// a plastic synapse's delay or a delay beyond the history the nodes keep, each refusal
+// located at the element.
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -14,6 +15,9 @@ namespace {
 network network_of(const std::string& body) {
     return *parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"u\" dt=\"0.1\">\n" + body + "</network></dnnc>", "u.xml").net;
 }
+
+// The ticks of output the nodes keep in these tests.
+constexpr std::uint16_t kept = 10;
 
 const std::string running_body = R"(<population id="E" size="10" model="iaf_cond_exp" seed="2" I_e="100" v-init="-65"/>
 <spike-source id="S" size="2"><spike index="0" t-ms="1"/></spike-source>
@@ -38,10 +42,10 @@ TEST_CASE("an update may change neurons' parameters, spikes, and generators' amp
     body = replaced(body, R"(amplitude="5" start="1")", R"(amplitude="9" start="3" stop="8")");
     body = replaced(body, R"(rate="10")", R"(rate="40")");
     const auto updated = network_of(body);
-    CHECK_NOTHROW(check_update(running, updated));
+    CHECK_NOTHROW(check_update(running, updated, kept));
     const auto parameters = parameters_of(updated);
     CHECK(parameters.projections.empty());
-    const auto share = with_parameters(running, parameters);
+    const auto share = with_parameters(running, parameters, kept);
     CHECK(share.populations[0].params.iaf.i_e == 300);
     CHECK(share.currents[0].amplitude == 9);
     CHECK(share.projections == running.projections);
@@ -55,18 +59,17 @@ TEST_CASE("an update that changes more than parameters is refused, located at th
         {{R"(v-init="-65")", R"(v-init="-60")"}, "u.xml:2:1: population 'E'"},
         {{R"(model="iaf_psc_exp")", R"(model="iaf_psc_alpha")"}, "u.xml:4:1: neuron 'a'"},
         {{R"(kind="all" weight="2")", R"(kind="one-to-one" weight="2")"}, "u.xml:5:1: projection 1 (from 'S' to 'E') is not the running network's"},
-        {{R"(weight="2")", R"(weight="2" delay="3")"}, "same kind, ends, rule and delays"},
         {{R"(to="E" amplitude)", R"(to="E[0:5]" amplitude)"}, "u.xml:6:1: <dc> 1"},
         {{R"(seed="3")", R"(seed="4")"}, "u.xml:7:1: <poisson> 1 changes its targets or seed"},
     };
     for (const auto& [change, message] : refused) {
         INFO(change.second);
-        CHECK_THROWS_WITH(check_update(running, network_of(replaced(running_body, change.first, change.second))),
+        CHECK_THROWS_WITH(check_update(running, network_of(replaced(running_body, change.first, change.second)), kept),
                           Catch::Contains(message) && Catch::Contains("an update changes parameters only"));
     }
-    CHECK_THROWS_WITH(check_update(running, network_of(running_body + R"(<dc to="a" amplitude="1"/>)" + "\n")),
+    CHECK_THROWS_WITH(check_update(running, network_of(running_body + R"(<dc to="a" amplitude="1"/>)" + "\n"), kept),
                       Catch::Contains("the network has 2 current generators, the running one 1"));
-    CHECK_THROWS_AS(with_parameters(running, parameters_of(network_of(replaced(running_body, R"(size="10")", R"(size="9")")))),
+    CHECK_THROWS_AS(with_parameters(running, parameters_of(network_of(replaced(running_body, R"(size="10")", R"(size="9")"))), kept),
                     config_error);
 }
 
@@ -79,7 +82,7 @@ TEST_CASE("an update may not change structural plasticity") {
 </structural-plasticity>
 )";
     const auto running = network_of(body);
-    CHECK_NOTHROW(check_update(running, network_of(body)));
+    CHECK_NOTHROW(check_update(running, network_of(body), kept));
     const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> refused{
         {{R"(eps="0.05")", R"(eps="0.1")"}, "u.xml:2:1: population 'E' changes its synaptic elements, tau_Ca or beta_Ca"},
         {{R"(model="iaf_psc_alpha")", R"(model="iaf_psc_alpha" tau_Ca="500")"}, "u.xml:2:1: population 'E' changes its synaptic elements"},
@@ -88,11 +91,11 @@ TEST_CASE("an update may not change structural plasticity") {
     };
     for (const auto& [change, message] : refused) {
         INFO(change.second);
-        CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, change.first, change.second))),
+        CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, change.first, change.second)), kept),
                           Catch::Contains(message) && Catch::Contains("an update changes parameters only"));
     }
     CHECK_THROWS_WITH(check_update(network_of("<population id=\"E\" size=\"10\" model=\"iaf_psc_alpha\"/>\n"),
-                                   network_of("<population id=\"E\" size=\"10\" model=\"iaf_psc_alpha\" beta_Ca=\"0.01\"/>\n")),
+                                   network_of("<population id=\"E\" size=\"10\" model=\"iaf_psc_alpha\" beta_Ca=\"0.01\"/>\n"), kept),
                       Catch::Contains("u.xml:2:1: population 'E' changes its synaptic elements, tau_Ca or beta_Ca"));
 }
 
@@ -108,17 +111,58 @@ TEST_CASE("an update may change weights: a projection's, its distribution's, a s
     auto changed = replaced(body, R"(mean="3")", R"(mean="-5")");
     changed = replaced(changed, R"(to="E[1]" weight="2")", R"(to="E[1]" weight="7")");
     const auto updated = network_of(changed);
-    CHECK_NOTHROW(check_update(running, updated));
+    CHECK_NOTHROW(check_update(running, updated, kept));
     CHECK(reweighted_elements(running, updated) == std::vector<std::size_t>{0, 2});  // in connection order
     CHECK(reweighted_elements(running, network_of(body)).empty());
-    CHECK(with_parameters(running, parameters_of(updated)).projections == running.projections);  // parameters only
-    const auto share = with_parameters(running, updated);  // a node's updated share: its wiring too
+    CHECK(with_parameters(running, parameters_of(updated), kept).projections == running.projections);  // parameters only
+    const auto share = with_parameters(running, updated, kept);  // a node's updated share: its wiring too
     CHECK(share.projections[0].weight_distribution->mean == -5);
     CHECK(share.synapses[0].weight == 7);
     // A plastic synapse's weight may be set too (it then learns on from there).
     const auto plastic = network_of(replaced(replaced(body, R"(weight="4")", R"(weight="5")"), R"(to="E[2]" weight="2")", R"(to="E[2]" weight="3")"));
-    CHECK_NOTHROW(check_update(running, plastic));
+    CHECK_NOTHROW(check_update(running, plastic, kept));
     CHECK(reweighted_elements(running, plastic) == std::vector<std::size_t>{1, 3});
-    CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, R"(to="E[1]" weight="2")", R"(to="E[1]" weight="2" delay="4")"))),
-                      Catch::Contains("u.xml:6:1: synapse 1 is not the running network's of the same ends, delay and model"));
+    CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, R"(to="E[1]" weight="2")", R"(to="E[2]" weight="2")")), kept),
+                      Catch::Contains("u.xml:6:1: synapse 1 is not the running network's of the same ends and model"));
+}
+
+TEST_CASE("an update may change static synapses' delays within the history the nodes keep, and a node takes them with its share") {
+    const std::string body = R"(<synapse-model id="ee" model="stdp_synapse"/>
+<population id="E" size="10" model="iaf_psc_exp" seed="2"/>
+<projection from="E" to="E" kind="random" p="0.5" seed="1" weight="2" delay="3"/>
+<projection from="E" to="E" kind="random" p="0.5" seed="3" weight="2"><delay distribution="uniform" min="0.1" max="0.5"/></projection>
+<projection id="plastic" from="E" to="E" kind="random" p="0.1" seed="2" weight="4" delay="2" synapse-model="ee"/>
+<synapse from="E[0]" to="E[1]" weight="2" delay="4"/>
+<synapse from="E[1]" to="E[2]" weight="2" delay="5" synapse-model="ee"/>
+)";
+    const auto running = network_of(body);
+    CHECK_FALSE(changes_delays(running, network_of(body)));
+    auto changed = replaced(body, R"(weight="2" delay="3")", R"(weight="2" delay="1")");
+    changed = replaced(changed, R"(max="0.5")", R"(max="0.9")");
+    changed = replaced(changed, R"(weight="2" delay="4")", R"(weight="2" delay-ms="1")");
+    const auto updated = network_of(changed);
+    CHECK_NOTHROW(check_update(running, updated, kept));
+    CHECK(changes_delays(running, updated));
+    CHECK(reweighted_elements(running, updated).empty());
+    const auto share = with_parameters(running, updated, kept);  // a node's updated share
+    CHECK(share.projections[0].delay == 1);
+    CHECK(share.synapses[0].delay_ms == 1.0);
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> refused{
+        {{R"(max="0.5")", R"(max="1.1")"}, "the longest delay would be 11 ticks; the nodes keep 10 ticks of output"},
+        {{R"(weight="4" delay="2")", R"(weight="4" delay="3")"}, "u.xml:6:1: projection 'plastic' changes the delay of plastic synapses (synapse model 'ee')"},
+        {{R"(delay="5" synapse-model)", R"(delay="4" synapse-model)"}, "u.xml:8:1: synapse 2 changes the delay of plastic synapses"},
+    };
+    for (const auto& [change, message] : refused) {
+        INFO(change.second);
+        CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, change.first, change.second)), kept), Catch::Contains(message));
+    }
+}
+
+TEST_CASE("a dense projection's delay may not change") {
+    const std::string body = R"(<population id="x" size="4" model="linear"/>
+<population id="y" size="3" model="relu"/>
+<projection from="x" to="y" kind="dense" init="normal" seed="1" delay="2"/>
+)";
+    CHECK_THROWS_WITH(check_update(network_of(body), network_of(replaced(body, R"(delay="2")", R"(delay="3")")), kept),
+                      Catch::Contains("u.xml:4:1: projection 1 (from 'x' to 'y') changes the delay of a dense projection"));
 }

@@ -6,6 +6,8 @@ import socket
 import numpy as np
 import pytest
 
+import dnnc
+
 from pyNN import errors
 from pynn_support import sim, spike_times
 
@@ -93,7 +95,7 @@ def test_get_and_set_of_cell_parameters():
     sim.run(10.0)
     cells.set(tau_m=30.0)  # between runs: the frozen cluster takes it
     assert 'g_L="10"' in sim.simulator.state.network().to_xml()
-    with pytest.raises(NotImplementedError, match="after the first run.*changes more than parameters"):
+    with pytest.raises(NotImplementedError, match="after the first run.*more than the running cluster can take"):
         cells[0:1].set(tau_m=40.0)  # one member apart would split its dnnc population
     assert cells.get("tau_m") == pytest.approx(30.0)  # undone
     with pytest.raises(NotImplementedError, match="after the first run"):
@@ -190,9 +192,17 @@ def test_set_between_runs_of_a_network_with_a_connection_list():
     sim.end()
 
 
-def spikes_with_weights_set_between_runs(nodes, change=True):
-    """Spike times of 30 cells whose projections' weights are set between two runs: a
-    drawn projection's to one value, a list's per connection, one connection's alone."""
+# What the tests below set between two runs, per attribute: a drawn projection's one value,
+# a list's values per connection, one connection's value (delays within the network's
+# longest, 1 ms).
+WEIGHTS = (0.6, np.linspace(0.1, 2.0, 30 * 30).reshape(30, 30), 3.5)
+DELAYS = (0.2, np.linspace(0.1, 1.0, 30 * 30).reshape(30, 30), 0.8)
+
+
+def spikes_with_projections_set_between_runs(nodes, name, values=None):
+    """Spike times of 30 cells whose projections' `name` ("weight" or "delay") is set between
+    two runs to `values` (WEIGHTS, DELAYS; None: unchanged): a drawn projection's to one
+    value, a list's per connection, one connection's alone."""
     sim.setup(timestep=0.1, nodes=nodes)
     cells = sim.Population(30, sim.IF_curr_exp(i_offset=0.8, tau_refrac=2.0))
     cells.initialize(v=sim.RandomDistribution("uniform", low=-65.0, high=-52.0, rng=sim.NumpyRNG(seed=4)))
@@ -203,40 +213,74 @@ def spikes_with_weights_set_between_runs(nodes, change=True):
     cells.record("spikes")
     sim.run(30.0)
     one = listed.connections[4]
-    if change:
-        drawn.set(weight=0.6)
-        listed.set(weight=np.linspace(0.1, 2.0, 30 * 30).reshape(30, 30))
-        one.weight = 3.5
+    if values is not None:
+        drawn.set(**{name: values[0]})
+        listed.set(**{name: values[1]})
+        setattr(one, name, values[2])
     sim.run(50.0)
-    weights = (drawn.get("weight", format="list"), listed.get("weight", format="array"),
-               (one.presynaptic_index, one.postsynaptic_index))
+    got = (drawn.get(name, format="list"), listed.get(name, format="array"), (one.presynaptic_index, one.postsynaptic_index))
     times = spike_times(cells)
     sim.end()
-    return times, weights
+    return times, got
+
+
+def check_set_between_runs(name, values):
+    """Spikes with `values` set between runs differ from those without, the same on 3 nodes
+    as on 1; returns what the projections then hold."""
+    expected, got = spikes_with_projections_set_between_runs(1, name, values)
+    assert sum(len(t) for t in expected.values()) > 50
+    unchanged, _ = spikes_with_projections_set_between_runs(1, name)
+    assert any(not np.array_equal(unchanged[k], expected[k]) for k in expected)
+    on_three, _ = spikes_with_projections_set_between_runs(3, name, values)
+    assert on_three.keys() == expected.keys()
+    for k in expected:
+        np.testing.assert_array_equal(on_three[k], expected[k])
+    return got
 
 
 def test_projection_weights_set_between_runs_give_the_same_spikes_on_1_and_3_nodes():
-    expected, (drawn, listed, one) = spikes_with_weights_set_between_runs(1)
-    assert sum(len(t) for t in expected.values()) > 50
+    drawn, listed, one = check_set_between_runs("weight", WEIGHTS)
     assert {w for _, _, w in drawn} == {0.6}
     assert listed[one] == 3.5
     pre = 5 if one[0] != 5 else 6
     assert listed[pre, (pre * 7 + 3) % 30] == pytest.approx(0.1 + 1.9 * (pre * 30 + (pre * 7 + 3) % 30) / 899)
-    unchanged, _ = spikes_with_weights_set_between_runs(1, change=False)
-    assert any(not np.array_equal(unchanged[k], expected[k]) for k in expected)
-    got, _ = spikes_with_weights_set_between_runs(3)
-    assert got.keys() == expected.keys()
-    for k in expected:
-        np.testing.assert_array_equal(got[k], expected[k])
 
 
-def test_projection_changes_other_than_static_weights_between_runs_are_refused_and_undone():
+def test_projection_delays_set_between_runs_give_the_same_spikes_on_1_and_3_nodes():
+    drawn, listed, one = check_set_between_runs("delay", DELAYS)
+    assert [d for _, _, d in drawn] == pytest.approx([0.2] * len(drawn))
+    assert listed[one] == pytest.approx(0.8)
+
+
+def drawn_projection_run_10_ms(delay):
+    """A drawn projection of weight 0.3 and `delay` among 10 cells on 2 nodes, after a run of 10 ms."""
     sim.setup(timestep=0.1, nodes=2)
     cells = sim.Population(10, sim.IF_curr_exp(i_offset=0.5))
     drawn = sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.3, rng=sim.NumpyRNG(seed=5)),
-                           sim.StaticSynapse(weight=0.3, delay=0.5))
+                           sim.StaticSynapse(weight=0.3, delay=delay))
     sim.run(10.0)
-    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*delays"):
+    return drawn
+
+
+def test_new_delays_wait_while_spikes_sent_with_the_last_ones_are_on_their_way():
+    drawn = drawn_projection_run_10_ms(1.0)
+    drawn.set(delay=0.5)
+    drawn.set(delay=0.4)  # before the next run: one change
+    sim.run(0.5)
+    with pytest.raises(dnnc.NodeError, match="on their way until tick 110"):
+        drawn.set(delay=0.3)  # 1 ms (the longest delay) after the change only
+    delays = [d for _, _, d in drawn.get("delay", format="list")]
+    assert delays == pytest.approx([0.4] * len(delays))  # undone
+    sim.run(0.5)
+    drawn.set(delay=0.3)
+    sim.run(1.0)
+    sim.end()
+
+
+def test_projection_changes_other_than_static_weights_and_delays_between_runs_are_refused_and_undone():
+    drawn = drawn_projection_run_10_ms(0.5)
+    # Longer than any delay of the network as first run: the nodes keep 5 ticks of output.
+    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*the nodes keep 5 ticks"):
         drawn.set(delay=1.0)
     with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run"):
         drawn.set(weight=np.full((10, 10), 0.2))  # per connection: dnnc's drawn projection becomes a list

@@ -1,4 +1,4 @@
-// New weights between ticks (engine::set_weights): engines whose weights change at tick T run
+// New weights between ticks (engine::set_synapses): engines whose weights change at tick T run
 // on as an engine of the new weights restored from their states at T (snapshots are exact),
 // on one engine and on three in lockstep; plastic synapses keep what they learned unless
 // their weights are the ones set; a share wired otherwise is refused and changes nothing.
@@ -71,7 +71,7 @@ void check_reweighted(const protocol::network& before, const protocol::network& 
     for (const auto& e : engines)
         for (auto& s : e.capture()) states.push_back(std::move(s));
     const auto reweighted = protocol::reweighted_elements(before, after);
-    for (auto& e : engines) e.set_weights(after, reweighted);
+    for (auto& e : engines) e.set_synapses(after, reweighted);
     auto reference = engines_of(after, 1);
     if (!reweighted.empty() && reweighted.back() == 2) {  // the plastic projection's
         const auto set = reference.front().capture();
@@ -123,10 +123,10 @@ TEST_CASE("weights from a share wired otherwise are refused, and the engine runs
         step(engines);
         step(untouched);
     }
-    const auto rewired = *protocol::parse_document(std::regex_replace(network_text("60", "-10", false), std::regex("delay=\"7\""), "delay=\"8\""), "w.xml").net;
-    CHECK_THROWS_WITH(engines.front().set_weights(rewired, {}), Catch::Contains("differ from this engine's in their sources, delays or synapse models"));
+    const auto rewired = *protocol::parse_document(std::regex_replace(network_text("60", "-10", false), std::regex("p=\"0.15\""), "p=\"0.2\""), "w.xml").net;
+    CHECK_THROWS_WITH(engines.front().set_synapses(rewired, {}), Catch::Contains("differ from this engine's in their sources or synapse models"));
     const auto reseeded = *protocol::parse_document(std::regex_replace(network_text("60", "-10", false), std::regex("seed=\"5\""), "seed=\"6\""), "w.xml").net;
-    CHECK_THROWS_AS(engines.front().set_weights(reseeded, {}), usage_error);
+    CHECK_THROWS_AS(engines.front().set_synapses(reseeded, {}), usage_error);
     for (int t = 0; t < 300; ++t) {
         step(engines);
         step(untouched);

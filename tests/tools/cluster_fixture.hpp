@@ -189,6 +189,16 @@ inline void must(const std::string& command) {
     REQUIRE(r.exit_code == 0);
 }
 
+// The outputs (CSV text, written to `csv`) of `document` submitted anew (--replace) to the
+// cluster whose lead listens on ports[0], after `ticks` ticks.
+inline std::string outputs_of_fresh_run(const std::string& document, const std::vector<int>& ports, int ticks, const std::string& csv) {
+    const auto dnnc = dnnc_binary();
+    must(dnnc + " submit --replace " + document + to_of(ports));
+    must(dnnc + " step " + std::to_string(ticks) + lead_of(ports));
+    must(dnnc + " output -o " + csv + lead_of(ports));
+    return slurp(csv);
+}
+
 // Brings the document's nodes up (with node options `up_options`, such as a secret file)
 // and takes them down when it goes out of scope.
 class local_cluster_guard {

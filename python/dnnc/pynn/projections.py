@@ -317,7 +317,7 @@ class Projection(common.Projection):
 
     def _set_connection(self, k, name, value):
         """Sets the weight or delay of connection k (the connections become explicit);
-        between runs, on the running cluster (a static synapse's weight only)."""
+        between runs, on the running cluster (a weight, or a static synapse's delay)."""
         before = self._saved()
 
         def change():
@@ -378,7 +378,7 @@ class Projection(common.Projection):
 
     def _set_attributes(self, parameter_space):
         """Sets weights, delays or synapse parameters; between runs, on the running cluster,
-        where only static synapses' weights may change (docs/pynn.md)."""
+        where weights and static synapses' delays may change (docs/pynn.md)."""
         before = self._saved()
         simulator.update_between_runs("Projection.set()", lambda: self._assign(parameter_space), lambda: self._restore(before))
 

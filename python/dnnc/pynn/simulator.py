@@ -24,19 +24,23 @@ class ID(int, common.IDMixin):
 def update_between_runs(what, change, undo):
     """Makes `change` (a function) to the network's parameters: before the first run it
     rewrites the document; between runs the frozen cluster takes the new parameters
-    (dnnc.Simulation.update), and a change that would alter more than parameters is undone
-    (`undo`) and raises NotImplementedError."""
+    (dnnc.Simulation.update), and a change it cannot take (more than parameters, a delay
+    beyond the history its nodes keep) is undone (`undo`) and raises NotImplementedError;
+    one the cluster refuses now (new delays while spikes sent with the last ones are on
+    their way) is undone and raises the cluster's error."""
     change()
     state.changed()
     if state.simulation is None:
         return
     try:
         state.simulation.update(state.network())
-    except dnnc.DocumentError as e:
+    except dnnc.Error as e:
         undo()
         state.changed()
-        raise NotImplementedError("pyNN.dnnc: %s after the first run() that changes more than parameters (%s); call reset() "
-                                  "first" % (what, e)) from None
+        if not isinstance(e, dnnc.DocumentError):
+            raise
+        raise NotImplementedError("pyNN.dnnc: %s after the first run() is more than the running cluster can take (%s); "
+                                  "call reset() first" % (what, e)) from None
 
 
 def not_between_runs(what):

@@ -63,8 +63,8 @@ bool is_binary_snapshot_path(const std::string& path);
 bool is_binary_snapshot(std::string_view bytes);
 
 // The state of a snapshot by global index, checked against the network: every neuron
-// present once, as many variables as its model has, history as long as the longest delay
-// minus one, outputs that its model produces (0 or 1 for spiking models and step, 0..1 for
+// present once, as many variables as its model has, history at least as long as the longest
+// delay minus one (longer after an update shortened it: the nodes keep what they kept), outputs that its model produces (0 or 1 for spiking models and step, 0..1 for
 // sigmoid, ...), a refractory count that is a whole number of ticks within the neuron's
 // refractory period, as many synapse values as its plastic synapses keep (counted from
 // the rules, a block of targets at a time), and growth for exactly the neurons with

@@ -1,13 +1,14 @@
 #pragma once
 // Updates of a running network's parameters (docs/simulation.md, "Updating parameters"): a
 // new version of the network that differs from the running one only in what a neuron, a
-// generator, a spike source or a synapse's weight may change between two ticks. Everything
-// that places, wires or numbers neurons, what their initial state was drawn from, every
-// synapse's ends, delay and model, and structural plasticity (synaptic elements, calcium,
-// <structural-plasticity>) stay.
+// generator, a spike source or a synapse's weight or a static synapse's delay may change
+// between two ticks. Everything that places, wires or numbers neurons, what their initial
+// state was drawn from, every synapse's ends and model, and structural plasticity (synaptic
+// elements, calcium, <structural-plasticity>) stay.
 #include "dnnc/protocol/model.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace dnnc::protocol {
@@ -17,19 +18,25 @@ namespace dnnc::protocol {
 // model parameters (not its model, tau_minus, v-init* or u-init), a spike source's spikes, rates,
 // start and stop, a <poisson>'s rate and weight, a current generator's amplitude, offset,
 // frequency, phase, mean, std, start and stop; weights (a projection's weight or its weight
-// distribution's parameters, a list's weights, a <synapse>'s weight; not a dense projection's).
-void check_update(const network& running, const network& updated);
+// distribution's parameters, a list's weights, a <synapse>'s weight; not a dense projection's);
+// static synapses' delays (a projection's delay or its delay distribution's parameters, a
+// list's delays, a <synapse>'s delay; not a dense projection's), when the longest delay then
+// stays within `history`: the ticks of output the nodes keep (longest_delay of the network
+// as it was submitted or restored).
+void check_update(const network& running, const network& updated, std::uint16_t history);
+// Whether `updated` (which passed check_update against `running`) changes a delay.
+bool changes_delays(const network& running, const network& updated);
 // The connection elements (positions in connection_order) whose weights `updated` (which
 // passed check_update against `running`) changes.
 std::vector<std::size_t> reweighted_elements(const network& running, const network& updated);
 
-// What an update that changes no weight sends the nodes: `net`'s name, dt, neurons,
-// populations and generators, none of its wiring. (One that changes weights sends each node
-// its share of the updated network, wiring included.)
+// What an update that changes no weight or delay sends the nodes: `net`'s name, dt, neurons,
+// populations and generators, none of its wiring. (One that changes weights or delays sends
+// each node its share of the updated network, wiring included.)
 network parameters_of(const network& net);
 // `share` (a node's share of the running network) with the parameters of `parameters`
 // (parameters_of an update, or the node's updated share: then with its wiring too);
-// config_error when they do not fit it (check_update).
-network with_parameters(network share, const network& parameters);
+// config_error when they do not fit it (check_update, `history` the ticks the node keeps).
+network with_parameters(network share, const network& parameters, std::uint16_t history);
 
 }  // namespace dnnc::protocol

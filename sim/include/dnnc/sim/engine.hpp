@@ -192,6 +192,7 @@ public:
     tick_t next_tick() const;
     // The shortest delay with which this engine reads a remote neuron (its longest delay
     // when it reads none): tick t needs remote outputs of ticks up to t - remote_delay().
+    // It never grows; new delays may shrink it (set_synapses).
     tick_t remote_delay() const;
 
     std::uint32_t batch() const;
@@ -231,7 +232,8 @@ public:
     std::vector<float> variables(global_index neuron) const;
 
     // Every local neuron's state; history holds the outputs of ticks next-2 ... next-history.
-    // Throws usage_error for a batched engine (snapshots hold one lane).
+    // Throws usage_error for a batched engine (snapshots hold one lane) and while new delays
+    // are in transition (set_synapses).
     std::vector<neuron_state> capture() const;
     // The state of local neuron `k` (spec().neurons[k]), as capture() gives it.
     neuron_state capture(std::size_t k) const;
@@ -248,13 +250,21 @@ public:
     // its model and tau_minus (its plastic synapses' traces were computed with it); else
     // usage_error, and nothing changes.
     void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators);
-    // New weights from `share` (as the node's constructor takes it), between two ticks: the
-    // synapses must be the same ones, with the same sources, delays and synapse models in
-    // canonical order (else usage_error, and nothing changes). A plastic synapse keeps its
-    // learned weight unless its connection element (position in the share's
-    // connection_order) is in `reweighted`, where it takes the new one as NEST's SetStatus
-    // would; its rule's state, neuron states, history and the clock carry over.
-    void set_weights(const protocol::network& share, const std::vector<std::size_t>& reweighted);
+    // New weights and delays from `share` (as the node's constructor takes it), between two
+    // ticks: the synapses must be the same ones, with the same sources and synapse models in
+    // canonical order, and a plastic synapse its delay (else usage_error, and nothing
+    // changes). A plastic synapse keeps its learned weight unless its connection element
+    // (position in the share's connection_order) is in `reweighted`, where it takes the new
+    // one as NEST's SetStatus would; its rule's state, neuron states, history and the clock
+    // carry over.
+    // New delays follow NEST: a spike sent before next_tick() arrives with the delay it was
+    // sent with, one sent from then on with the new delay, so that no spike is lost or
+    // delivered twice. Until the longer of the old and new longest delays has passed (the
+    // transition, spec().history ticks) a synapse may deliver spikes with both delays in one
+    // tick (old first); a snapshot (capture) and a change of delays at a later tick are
+    // refused then (usage_error), while more changes before the next tick act as their last.
+    // A delay may not exceed spec().history (usage_error); remote_delay() may shrink.
+    void set_synapses(const protocol::network& share, const std::vector<std::size_t>& reweighted);
 
     // Structural plasticity (engine_spec::structure): the records of the updates since the
     // last call; the grown synapses; a member's calcium as of its last spike or update.

@@ -10,7 +10,8 @@
 //             arrived, or after it began waiting; what is missing counts as 0, packets
 //             that come later are dropped and counted.
 // Per tick: deliver the packets of t-D (window: t-1), compute t, send t to every peer,
-// report t.
+// report t. New delays between two ticks may shorten D (never lengthen it): the next tick
+// then reads every packet from the one after the last read up to its own t-D.
 // Ticks run up to the horizon the clock grants; the runner then waits for more.
 #include "dnnc/sim/engine.hpp"
 
@@ -111,7 +112,8 @@ public:
     // Runs `inspect` on the engine while no tick is in progress and none may start;
     // throws usage_error unless the runner is paused at its horizon (frozen).
     void inspect_paused(const std::function<void(const engine&)>& inspect) const;
-    // The same for a change to the engine between two ticks (engine::set_parameters).
+    // The same for a change to the engine between two ticks (engine::set_parameters,
+    // engine::set_synapses); in lockstep the lag follows a remote delay that new delays shortened.
     void modify_paused(const std::function<void(engine&)>& modify);
 
     runner_stats stats() const;
@@ -163,7 +165,9 @@ private:
     std::vector<input> inputs_, inputs_now_;
     tick_t granted_ = -1;
     tick_t completed_ = -1;
-    tick_t first_tick_ = 0;  // ticks up to this one read their inputs from the history
+    // The peers' packets up to this tick are in the engine (before the first tick: in the
+    // history it started from); tick t reads those after it up to t - lag_.
+    tick_t read_through_ = -1;
     bool computing_ = false;  // tick completed_ + 1 is being computed
     std::optional<std::chrono::steady_clock::time_point> waiting_since_;  // a tick waits for packets
     std::atomic<bool> stopping_{false};
