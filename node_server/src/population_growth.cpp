@@ -34,7 +34,7 @@ void add_applied_grow(protocol::network& net, const std::string& population, std
     g.add = add;
     g.at_ms = static_cast<double>(tick) * net.dt;
     g.applied = true;
-    g.where = net.where;
+    g.where = {"dnnc grow " + population + " " + std::to_string(add), 0, 0};  // what a refusal names
     net.grows.insert(scheduled, g);
 }
 
