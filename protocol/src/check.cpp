@@ -787,8 +787,6 @@ void check_grows(problems& out, const network& net, const std::unordered_set<std
         std::string because;
         if (p.kind == projection_kind::dense)
             because = "which is dense: its weights are one matrix of its ends' sizes";
-        else if (p.kind == projection_kind::fixed_total_number)
-            because = "which is fixed-total-number: its total n is fixed for the whole projection";
         else if (names_plastic_model(net, faulty, p.synapse_model, p.where))
             because = "whose synapse model is plastic: plastic synapses are not grown into new members";
         if (because.empty()) continue;

@@ -48,9 +48,8 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             const projection& p = net.projections[ref.index];
             r.from_x = symbols.extents(p.from, p.where);
             r.to_x = symbols.extents(p.to, p.where);
-            if ((r.from_x.size() > 1 || r.to_x.size() > 1) &&
-                (p.kind == projection_kind::dense || p.kind == projection_kind::fixed_total_number))
-                throw config_error(p.where, "a dense or fixed-total-number projection takes no grown population");
+            if ((r.from_x.size() > 1 || r.to_x.size() > 1) && p.kind == projection_kind::dense)
+                throw config_error(p.where, "a dense projection takes no grown population");
             r.from_first = r.from_x.front().first;
             r.from_size = members_by(r.from_x, ~std::uint32_t{0});
             r.to_first = r.to_x.front().first;
@@ -265,24 +264,23 @@ void synapse_rows::drawn_row(const compiled& r, neuron_index target, std::uint64
 // hypergeometric one (without: a uniform choice of m distinct pairs), in proportion to the
 // (source, target) pairs each half allows. Each split is drawn from the stream of its tree
 // node, so any row's count is the same whoever draws it.
-std::uint64_t synapse_rows::total_number_count(const compiled& r, neuron_index target) {
+std::uint64_t synapse_rows::total_number_count(const compiled& r, const total_block& k, std::uint64_t position) {
     static constexpr std::uint64_t tree_salt = 0x545245454E4F4445ULL;
-    // The pairs that targets [a, b) of the group allow: every source, less themselves
+    // The pairs that targets [a, b) of the block allow: every source, less themselves
     // without autapses.
     const auto pairs = [&](std::uint64_t a, std::uint64_t b) {
-        std::uint64_t n = (b - a) * r.from_size;
+        std::uint64_t n = (b - a) * k.from_size;
         if (!r.autapses) {
-            const auto first = std::max(r.to_first + a, r.from_first), last = std::min(r.to_first + b, r.from_first + r.from_size);
+            const auto first = std::max(k.to_first + a, k.from_first), last = std::min(k.to_first + b, k.from_first + k.from_size);
             if (first < last) n -= last - first;
         }
         return n;
     };
-    const std::uint64_t position = target - r.to_first;
-    std::uint64_t lo = 0, hi = r.to_size, n = r.degree, node = 1;
+    std::uint64_t lo = 0, hi = k.to_size, n = k.n, node = 1;
     while (hi - lo > 1 && n > 0) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
         const std::uint64_t left_pairs = pairs(lo, mid), right_pairs = pairs(mid, hi);
-        splitmix64 rng(stream_seed(r.seed ^ tree_salt, node));
+        splitmix64 rng(stream_seed(k.seed ^ tree_salt, node));
         const std::uint64_t left =
             r.multapses ? binomial(rng, n, left_pairs + right_pairs == 0
                                                ? 0.0
@@ -299,6 +297,38 @@ std::uint64_t synapse_rows::total_number_count(const compiled& r, neuron_index t
         }
     }
     return n;
+}
+
+// The written extents' block is the projection as written. Another pair of extents (members
+// a grow added on either side) holds n in proportion to its pairs (at most all of them) and
+// draws from streams keyed by the births of its extents.
+synapse_rows::total_block synapse_rows::block_of(const compiled& r, const member_extent& from, const member_extent& to) {
+    const auto& a = r.from_x.front();
+    const auto& b = r.to_x.front();
+    if (from.born == a.born && to.born == b.born) return {from.first, from.size, to.first, to.size, r.degree, r.seed};
+    static constexpr std::uint64_t block_salt = 0x424C4F434B53554DULL;
+    const double written = static_cast<double>(a.size) * static_cast<double>(b.size);
+    auto n = written > 0 ? static_cast<std::uint64_t>(std::llround(static_cast<double>(r.degree) * static_cast<double>(from.size) *
+                                                                      static_cast<double>(to.size) / written))
+                         : 0;
+    if (!r.multapses) {  // distinct pairs: at most the block's
+        const bool same = from.first == to.first;
+        n = std::min(n, from.size * to.size - (!r.autapses && same ? from.size : 0));
+    }
+    return {from.first, from.size, to.first, to.size, n, stream_seed(r.seed ^ block_salt, (std::uint64_t{from.born} << 32) | to.born)};
+}
+
+// Block by block in source order, each row drawn as a fixed in-degree row from the block's
+// sources and the block's stream for the row.
+void synapse_rows::total_number_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions) {
+    positions.clear();
+    thread_local std::vector<std::uint64_t> drawn;
+    total_number_blocks(r, target, [&](std::uint64_t offset, const total_block& b, std::uint64_t position) {
+        const bool inside = target >= b.from_first && target < b.from_first + b.from_size;
+        const std::uint64_t skipped = !r.autapses && inside ? target - b.from_first : b.from_size;
+        draw_positions(stream_seed(b.seed, position), b.from_size, skipped, total_number_count(r, b, position), r.multapses, drawn);
+        for (const auto k : drawn) positions.push_back(offset + k);
+    });
 }
 
 // Every source draws its targets from its own stream (as a fixed in-degree row draws its

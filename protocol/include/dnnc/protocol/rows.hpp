@@ -23,8 +23,10 @@
 // members are added. An all-to-all or random row reaches every source there is (a random
 // row's skips run on past the old end), a fixed in-degree row draws from the sources there
 // were when its target was added (the source extents born no later), a fixed-outdegree
-// source from the targets there were when it was added; one-to-one pairs equal positions.
-// Dense and fixed-total-number projections and plastic ones take no grown groups (check.cpp).
+// source from the targets there were when it was added; one-to-one pairs equal positions. A
+// fixed-total-number projection is a block per pair of extents: the written pair's n, and for
+// each other pair n in proportion to its pairs, split down a tree of its own (total_block).
+// Dense and plastic projections take no grown groups (check.cpp).
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -249,8 +251,35 @@ private:
     // source group, ascending, drawn from the row's own stream (see rows.cpp).
     static void drawn_row(const compiled& r, neuron_index target, std::uint64_t k, std::vector<std::uint64_t>& positions);
     static std::pair<std::uint64_t, std::uint64_t> indegree_pool(const compiled& r, neuron_index target);
-    // A fixed-total-number row's synapse count: its share of n down the tree of target ranges.
-    static std::uint64_t total_number_count(const compiled& r, neuron_index target);
+    // One block of a fixed-total-number projection: the sources of one extent of its source
+    // group, [from_first, + from_size), onto the targets of one extent of its target group,
+    // with its synapses and the seed of its streams.
+    struct total_block {
+        std::uint64_t from_first, from_size, to_first, to_size, n, seed;
+    };
+    static total_block block_of(const compiled& r, const member_extent& from, const member_extent& to);
+    // A row's synapse count in a block: its share of the block's n down the tree of target ranges.
+    static std::uint64_t total_number_count(const compiled& r, const total_block& b, std::uint64_t position);
+    // f(source extent's first position in the group, block, the target's position in it)
+    // for each block of the row of `target`, in source order.
+    template <class F>
+    static void total_number_blocks(const compiled& r, neuron_index target, F&& f) {
+        for (const auto& to : r.to_x) {
+            if (target < to.first || target >= to.first + to.size) continue;
+            std::uint64_t offset = 0;
+            for (const auto& from : r.from_x) {
+                f(offset, block_of(r, from, to), target - to.first);
+                offset += from.size;
+            }
+        }
+    }
+    static std::uint64_t total_number_count(const compiled& r, neuron_index target) {
+        std::uint64_t n = 0;
+        total_number_blocks(r, target, [&](std::uint64_t, const total_block& b, std::uint64_t position) { n += total_number_count(r, b, position); });
+        return n;
+    }
+    // A fixed-total-number row: its sources' positions in the group, ascending.
+    static void total_number_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions);
 
     // Drawn weights and delays along one row of one projection.
     class row_values {
@@ -317,7 +346,10 @@ private:
         case rule::fixed_indegree:
         case rule::fixed_total_number: {
             thread_local std::vector<std::uint64_t> positions;
-            drawn_row(r, target, r.kind == rule::fixed_indegree ? r.degree : total_number_count(r, target), positions);
+            if (r.kind == rule::fixed_indegree)
+                drawn_row(r, target, r.degree, positions);
+            else
+                total_number_row(r, target, positions);
             for (const auto k : positions) g(neuron_at(r.from_x, k));
             break;
         }
