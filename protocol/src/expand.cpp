@@ -185,8 +185,8 @@ expanded_network expand_marked(const network& net, const std::string& document_f
         const auto& x = *std::find_if(extents.begin(), extents.end(), [&](const member_extent& e) { return e.first == out.group_of.size(); });
         add_group(p.id, x.size, true, p.seed, p.params, x.member);
     }
-    out.in_begin.assign(static_cast<std::size_t>(n) + 1, 0);
     if (which == connections::none) return finish_ports(net, symbols, std::move(out));
+    out.in_begin.assign(static_cast<std::size_t>(n) + 1, 0);
 
     const synapse_rows rows = local.empty() ? synapse_rows(net) : synapse_rows(net, local_targets(*local_neurons));
     // Dense projections stay matrices; every element's target range, for the limit check.

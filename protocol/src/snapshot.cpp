@@ -1,5 +1,7 @@
 #include "dnnc/protocol/snapshot.hpp"
 
+#include "dnnc/protocol/resolve.hpp"
+
 #include "state_codec.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/frame.hpp"
@@ -150,7 +152,7 @@ document decode_binary_snapshot(std::string_view bytes, const std::string& file,
         snapshot_state state;
         state.tick = r.get<std::int64_t>();
         const auto count = r.get<std::uint64_t>();
-        check_state_count(count, r.left(), head.version);
+        check_state_count(count, r.left(), head.version, symbol_table(*doc.net).neuron_count());
         const auto net = expand_neurons(*doc.net);
         for (std::uint64_t k = 0; k < count; ++k) {
             state.neurons.push_back(named_state(get_state(r, head.version), net, file));

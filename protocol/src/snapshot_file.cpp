@@ -1,6 +1,7 @@
 #include "dnnc/protocol/snapshot_file.hpp"
 
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "state_codec.hpp"
@@ -171,7 +172,7 @@ snapshot_reader::snapshot_reader(const std::string& path, const file_access& acc
         m.doc = std::move(head.doc);
         const auto tick = m.get<std::int64_t>();
         m.count = m.get<std::uint64_t>();
-        check_state_count(m.count, m.left(), m.version);
+        check_state_count(m.count, m.left(), m.version, symbol_table(*m.doc.net).neuron_count());
         m.doc.state = snapshot_state{tick, {}, {path, 0, 0}};
     } catch (const protocol_error& e) {
         throw damaged(e.what());

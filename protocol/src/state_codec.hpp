@@ -86,9 +86,14 @@ indexed_state get_state(Reader& r, std::uint32_t format) {
 
 // A state takes at least 11 bytes (index, output, the counts of variables and history; 20
 // with the plastic part's counts from format 3 on, 24 with growth's from format 4 on): a
-// count of states the bytes left cannot hold is damage.
-inline void check_state_count(std::uint64_t count, std::uint64_t left, std::uint32_t format) {
+// count of states the bytes left cannot hold is damage, and so is a network with far more
+// neurons than states, before it is numbered (a few bytes may claim 10^8 neurons); the state
+// checks name each neuron missing or given twice.
+inline void check_state_count(std::uint64_t count, std::uint64_t left, std::uint32_t format, std::uint64_t neurons) {
     if (count > left / (format >= 4 ? 24 : format >= 3 ? 20 : 11)) throw protocol_error("impossible neuron count");
+    constexpr std::uint64_t named_missing = 65536;  // at most this many missing states are named one by one
+    if (neurons > count + named_missing)
+        throw protocol_error("it holds " + std::to_string(count) + " neuron states for a network of " + std::to_string(neurons) + " neurons");
 }
 
 inline constexpr char snapshot_magic[8] = {'D', 'N', 'N', 'C', 'S', 'N', 'A', 'P'};

@@ -128,6 +128,10 @@ TEST_CASE("a binary snapshot's network is checked before its neurons are numbere
                                              "wrap.dnncs"),
                       Catch::Contains("neurons; the limit is"));
     CHECK(decode_binary_snapshot(sealed("<population id=\"p\" size=\"2\"/>"), "fine.dnncs").net->populations.size() == 1);
+    // Found with fuzz_snapshot (tests/fuzz/corpus/snapshot/huge-network-no-states): a few bytes
+    // that claim 10^8 neurons made the decoder number them all before it found no state.
+    CHECK_THROWS_WITH(decode_binary_snapshot(sealed("<population id=\"p\" size=\"100000000\"/>"), "huge.dnncs"),
+                      Catch::Contains("it holds 0 neuron states for a network of 100000000 neurons"));
 }
 
 TEST_CASE("a state that does not fit its network is a located error") {
