@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""The pause a grow costs a running network (issue #30): the scaled microcircuit
+(examples/microcircuit/microcircuit_scaled.xml, 7,717 neurons) on K local nodes grows L4E by
+10% of the network's neurons in one `dnnc grow` while it runs. Printed: the grow's pause (the
+lead's paused_ms, and the command's wall time), against the time the same cluster took to
+install the network at submit, measured in the same run (the limit: a grow is a snapshot, a
+re-plan and a restore, so it should cost about an install); and the wall time per simulated
+second before and after the grow.
+Usage: bench_grow.py [--nodes K] [--ticks T] [--dnnc PATH]"""
+import argparse
+import json
+import pathlib
+import socket
+import subprocess
+import tempfile
+import time
+
+root = pathlib.Path(__file__).resolve().parents[2]
+
+
+def free_ports(n):
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=2)
+    parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the grow")
+    parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
+    args = parser.parse_args()
+    dnnc = args.dnnc
+
+    def call(*words):
+        done = subprocess.run([dnnc, *words], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"dnnc {' '.join(words)} failed: {done.stderr}")
+        return done.stdout
+
+    ports = free_ports(args.nodes)
+    nodes = "".join(f'    <node id="n{k}" host="127.0.0.1" port="{p}"/>\n' for k, p in enumerate(ports))
+    links = "".join(f'    <link from="n{a}" to="n{b}"/>\n' for a in range(args.nodes) for b in range(a + 1, args.nodes))
+    text = (root / "examples/microcircuit/microcircuit_scaled.xml").read_text()
+    text = text.replace("  <run ", f'  <cluster lead="n0">\n{nodes}{links}  </cluster>\n  <run ')
+    with tempfile.TemporaryDirectory() as folder:
+        doc = pathlib.Path(folder) / "microcircuit.xml"
+        doc.write_text(text)
+        lead = ["--lead", f"127.0.0.1:{ports[0]}"]
+        call("cluster", "up", str(doc))
+        try:
+            started = time.monotonic()
+            call("submit", str(doc), "--to", f"127.0.0.1:{ports[0]}")
+            install = time.monotonic() - started
+
+            def timed_step():
+                started = time.monotonic()
+                call("step", str(args.ticks), *lead)
+                return time.monotonic() - started
+
+            before = timed_step()
+            neurons = 7717
+            add = neurons // 10
+            call("start", *lead)
+            time.sleep(1)
+            started = time.monotonic()
+            reply = json.loads(call("grow", "L4E", str(add), "--json", *lead))
+            command = time.monotonic() - started
+            call("freeze", *lead)
+            after = timed_step()
+        finally:
+            call("cluster", "down", str(doc))
+    simulated = args.ticks * 0.1 / 1000
+    print(f"microcircuit_scaled on {args.nodes} local nodes: L4E grown by {add} (10% of {neurons}) at tick {reply['tick']}")
+    print(f"grow pause {reply['paused_ms']:.0f} ms (dnnc grow took {command * 1000:.0f} ms); install at submit {install * 1000:.0f} ms")
+    print(f"ratio pause / install: {reply['paused_ms'] / 1000 / install:.2f}")
+    print(f"wall per simulated second: {before / simulated:.2f} s before, {after / simulated:.2f} s after "
+          f"(ratio {after / before:.2f})")
+
+
+if __name__ == "__main__":
+    main()
