@@ -592,7 +592,7 @@ json lead::recover() {
 }
 
 json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
-                                const std::string& state_file) {
+                                const std::string& state_file, const std::vector<plan::link_time>* measured) {
     const auto self = doc.clu->nodes[find_self(*doc.clu)].id;
     // Dead: named so, or not answering a heartbeat now.
     for (const auto& n : doc.clu->nodes) {
@@ -627,7 +627,7 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
     protocol::check_cluster(*doc.clu);
     std::string replica_body;
     if (state_file.empty()) replica_body = protocol::serialize(doc);
-    json summary = install(std::move(doc), true, state_file, replica_body);
+    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr);
     const auto fresh = current_run();
     fresh->adopt_rows(earlier.rows);
     fresh->adopt_spikes(earlier.spikes);
@@ -746,8 +746,14 @@ json lead::regrow(const std::shared_ptr<lead_run>& run, const json& intent,
         neurons_before = protocol::symbol_table(*grown.net).neuron_count();
         change(*grown.net, tick);
         write_grown_snapshot(before.path, grown, after.path);
+        std::vector<plan::link_time> measured;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            measured = state_->times;  // the same nodes and links: no probes
+        }
         summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {},
-                                       {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json()}, after.path);
+                                       {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json()}, after.path,
+                                       &measured);
     } catch (const std::exception& e) {
         // Nothing changed while the old run is the lead's: it carries on.
         DNNC_LOG(warn, "growth at tick " << tick << " failed: " << e.what());
@@ -956,7 +962,8 @@ json lead::submit(const std::string& payload, bool replace) {
                    replace, {}, payload);
 }
 
-json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body) {
+json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
+                   const std::vector<plan::link_time>* measured) {
     const auto started = clock_type::now();
     protocol::check_document(doc);
     if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
@@ -1012,7 +1019,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     auto state = std::make_shared<lead_state>(
         lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json(), {}});
     state->plastic = plastic_elements(*state->plan.doc.net);
-    state->times = measure_links(state->plan, state->topo);
+    state->times = measured ? *measured : measure_links(state->plan, state->topo);
     std::vector<double> latency(state->topo.link_count(), 0.0);
     for (const auto& t : state->times) latency[t.link] = t.latency_ms;
     state->windows = plan::wait_windows(state->plan, state->topo, latency);

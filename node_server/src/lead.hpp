@@ -90,7 +90,10 @@ private:
     // document the run begins from. A snapshot's states come from its <state>, or, when
     // `state_file` is given, from that binary snapshot, checked already
     // (protocol::check_snapshot_file), whose state holds only the tick.
-    nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body);
+    // `measured`: the link times of this very cluster, measured by the run it replaces (a grow);
+    // null: measure them.
+    nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
+                           const std::vector<plan::link_time>* measured = nullptr);
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
@@ -132,8 +135,9 @@ private:
     // cluster that answer and are still linked to this one, leaving out `dead`, with this
     // node as the lead; frozen at its tick. With `state_file`, the states come from that
     // checkpoint (install).
+    // `measured`: as install's, used when every node answers.
     nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
-                                        const std::string& state_file = {});
+                                        const std::string& state_file = {}, const std::vector<plan::link_time>* measured = nullptr);
     double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path, std::size_t load = 0);
     std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
     void start_heartbeats(const std::shared_ptr<lead_state>& state);
