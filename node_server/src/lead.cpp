@@ -1172,14 +1172,21 @@ json spread_of(const plan::network_plan& plan) {
     json spread = json::array();
     std::vector<std::size_t> singles(nodes, 0);
     std::size_t single_count = 0;
+    std::map<std::string, std::size_t> entry_of;  // a grown population's extents make one entry
     for (const auto& g : plan.net.groups) {
         std::vector<std::size_t> on(nodes, 0);
         auto& counts = g.is_population ? on : singles;
         for (std::size_t i = g.first; i < g.first + g.size; ++i) ++counts[plan.node_of_neuron[i]];
-        if (g.is_population)
-            spread.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"nodes", on}});
-        else
+        if (!g.is_population) {
             single_count += g.size;
+        } else if (const auto known = entry_of.find(g.id); known != entry_of.end()) {
+            auto& entry = spread[known->second];
+            entry["size"] = entry["size"].get<std::size_t>() + g.size;
+            for (std::size_t v = 0; v < nodes; ++v) entry["nodes"][v] = entry["nodes"][v].get<std::size_t>() + on[v];
+        } else {
+            entry_of[g.id] = spread.size();
+            spread.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"nodes", on}});
+        }
     }
     if (single_count > 0) spread.push_back({{"id", "(neurons)"}, {"size", single_count}, {"nodes", singles}});
     return spread;

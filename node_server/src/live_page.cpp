@@ -224,12 +224,25 @@ function showStructure(s){
 // recorded group (g.sample: every g.every-th recorded neuron, at most 50; rates per sampled neuron).
 const window_ = 1000;
 let spikes = [], groups = [], nextFrom = 0, rateHistory = [];
+// A grown population comes as one group per extent of its members: one row of the page each.
+function byPopulation(list) {
+  const merged = new Map();
+  for (const g of list) {
+    if (!merged.has(g.id)) merged.set(g.id, {id: g.id, extents: [], sampled: 0, sample: []});
+    const m = merged.get(g.id);
+    m.extents.push([g.first, g.size]);
+    m.sampled += g.sampled || 0;
+    m.sample = m.sample.concat(g.sample || []);
+  }
+  return [...merged.values()];
+}
+const holds = (g, n) => g.extents.some(([first, size]) => n >= first && n < first + size);
 async function pollSpikes(){
   try {
     const r = await fetch("/api/spikes?from=" + nextFrom + (q ? "&" + q : ""), {headers: auth});
     if (!r.ok) throw new Error("spikes: HTTP " + r.status);
     const d = await r.json();
-    groups = d.groups || [];
+    groups = byPopulation(d.groups || []);
     if (d.dt) dt = d.dt;
     if (!d.recording) { $("raster-note").textContent = "(the network records no spikes: add <record> to it)"; }
     else $("raster-note").textContent = "(a sample of at most 50 neurons per population, last " + window_ + " ticks)";
@@ -240,7 +253,7 @@ async function pollSpikes(){
     if (fresh.length || newest >= nextFrom) {
       const ticks = Math.max(1, newest + 1 - nextFrom);
       const counts = groups.map(() => 0);
-      for (const [, ns] of fresh) for (const n of ns) { const k = groups.findIndex(g => n >= g.first && n < g.first + g.size); if (k >= 0) counts[k]++; }
+      for (const [, ns] of fresh) for (const n of ns) { const k = groups.findIndex(g => holds(g, n)); if (k >= 0) counts[k]++; }
       if (newest >= nextFrom && nextFrom > 0) rateHistory.push(counts.map((c, k) => c / Math.max(1, groups[k].sampled) / (ticks * dt / 1000)));
       if (rateHistory.length > 240) rateHistory.shift();
       nextFrom = newest + 1;
@@ -261,7 +274,7 @@ function drawRaster(newest){
   for (const [t, ns] of spikes) {
     const x = W - (newest - t + 1) / window_ * W;
     for (const n of ns) {
-      const k = groups.findIndex(gr => n >= gr.first && n < gr.first + gr.size), row = rowOf.get(n);
+      const k = groups.findIndex(gr => holds(gr, n)), row = rowOf.get(n);
       if (k < 0 || row === undefined) continue;
       g.fillStyle = colors[k % colors.length];
       g.fillRect(x, row / total * H, 2, Math.max(1.5, H / total * 0.8));

@@ -178,10 +178,10 @@ int run_run(const run_options& o) {
             progress = stepped.progress;
             took_over = took_over || stepped.took_over;
             // The lead's own time for the step (from its grant to the last row), else ours,
-            // which is only as fine as our polling. After a takeover, ours: the new lead's
-            // step began at its checkpoint.
+            // which is only as fine as our polling. After a takeover or a grow, ours: the new
+            // run's step began at its checkpoint, or at the grow.
             const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
-            run_seconds += stepped.took_over ? ours : progress.value("last_step_seconds", ours);
+            run_seconds += stepped.took_over || !doc.net->grows.empty() ? ours : progress.value("last_step_seconds", ours);
             done += step;
             if (done == o.ticks) break;
             weight_samples.push_back(weights_sample_path(o.weights, progress["completed"].get<std::int64_t>() + 1));
@@ -191,7 +191,7 @@ int run_run(const run_options& o) {
         if (!o.weights.empty()) weights_written = save_weights(client, lead, o.weights, "");
         if (!o.structure.empty()) structure_rows = save_structure(client, lead, o.structure);
         histograms = read_weight_histograms(client, lead);
-        if (took_over) {  // the summary names the nodes that ran to the end
+        if (took_over || !doc.net->grows.empty()) {  // the summary names the nodes that ran to the end, grown
             const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
             json nodes = json::array();
             for (const auto& n : st["nodes"]) nodes.push_back({{"id", n["id"]}, {"neurons", n["neurons"]}});

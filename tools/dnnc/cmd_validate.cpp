@@ -31,6 +31,11 @@ nlohmann::json summary_of(const protocol::document& doc) {
         dense_weights = size.dense_weights;
         s["network"] = doc.net->name;
         s["populations"] = doc.net->populations.size();
+        // Counted above: the members of applied grows; these come when their ticks do.
+        std::int64_t scheduled = 0;
+        for (const auto& g : doc.net->grows)
+            if (!g.applied) scheduled += g.add;
+        if (scheduled > 0) s["scheduled_neurons"] = scheduled;
     } else {
         s["populations"] = 0;
     }
@@ -56,6 +61,7 @@ int run_validate(const validate_options& o) {
             if (!o.json) {
                 std::cout << file << ": valid";
                 if (doc.net) std::cout << ", " << entry["neurons"] << " neurons, " << entry["synapses"] << " synapses";
+                if (entry.contains("scheduled_neurons")) std::cout << " (" << entry["scheduled_neurons"] << " more neurons by its scheduled grows)";
                 if (doc.clu) std::cout << ", " << entry["nodes"] << " nodes, " << entry["links"] << " links";
                 std::cout << '\n';
             }
