@@ -585,7 +585,9 @@ json lead::recover() {
         if (!alive(v)) dead.insert(state->topo.id(v));
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), dead,
-                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json()}, file);
+                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
+                                         old_run->structure_before(tick)},
+                                        file);
     summary["recovered_from"] = file;
     DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << summary["removed"].dump());
     return summary;
@@ -631,6 +633,7 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
     const auto fresh = current_run();
     fresh->adopt_rows(earlier.rows);
     fresh->adopt_spikes(earlier.spikes);
+    fresh->adopt_structure(earlier.structure);
     if (!earlier.checkpoints.is_null()) {
         json command = earlier.checkpoints;
         command["command"] = "checkpoint";
@@ -752,7 +755,9 @@ json lead::regrow(const std::shared_ptr<lead_run>& run, const json& intent,
             measured = state_->times;  // the same nodes and links: no probes
         }
         summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {},
-                                       {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json()}, after.path,
+                                       {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
+                                        run->structure_before(tick)},
+                                       after.path,
                                        &measured);
     } catch (const std::exception& e) {
         // Nothing changed while the old run is the lead's: it carries on.

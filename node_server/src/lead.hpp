@@ -130,6 +130,7 @@ private:
         output_rows rows;
         std::deque<tick_spikes> spikes;
         nlohmann::json checkpoints;  // as lead_run::checkpoint_settings_json; null: the document's
+        structure_log structure;      // of structural plasticity (empty: none kept)
     };
     // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
     // cluster that answer and are still linked to this one, leaving out `dead`, with this

@@ -632,6 +632,16 @@ void lead_run::adopt_spikes(const std::deque<tick_spikes>& earlier) {
     replicate_spikes(first_tick);
 }
 
+structure_log lead_run::structure_before(std::int64_t tick) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return structure_.before(tick);
+}
+
+void lead_run::adopt_structure(const structure_log& earlier) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    structure_.adopt(earlier);
+}
+
 output_rows lead_run::rows_before(std::int64_t tick) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return rows_.before(tick);

@@ -155,6 +155,9 @@ public:
     std::deque<tick_spikes> spikes_before(std::int64_t tick) const;
     // Adopts those of the ticks before this run's first tick (and replicates them).
     void adopt_spikes(const std::deque<tick_spikes>& earlier);
+    // The structure log's rows of updates before `tick`, and taking them over (as rows).
+    structure_log structure_before(std::int64_t tick) const;
+    void adopt_structure(const structure_log& earlier);
     // {"from": T} -> {"columns", "batch", "rows": [[tick, values...]...], "completed", "state",
     // "start": the run's first tick, "first": the oldest tick still held}. Rows start at
     // max(T, first); the rows of ticks [max(T, start), first) were dropped unread.

@@ -34,6 +34,21 @@ void structure_log::add(const json& records) {
     }
 }
 
+structure_log structure_log::before(std::int64_t tick) const {
+    structure_log kept = *this;
+    const double until = static_cast<double>(tick) * dt_;  // as add() computes t_ms
+    while (!kept.rows_.empty() && kept.rows_.back()["t_ms"].get<double>() >= until) kept.rows_.pop_back();
+    return kept;
+}
+
+void structure_log::adopt(const structure_log& earlier) {
+    auto rows = earlier.rows_;
+    rows.insert(rows.end(), rows_.begin(), rows_.end());
+    rows_ = std::move(rows);
+    first_ = earlier.first_;
+    for (; rows_.size() > max_rows; ++first_) rows_.pop_front();
+}
+
 json structure_log::read(std::uint64_t from) const {
     json rows = json::array();
     const auto start = std::max(from, first_);

@@ -30,6 +30,11 @@ public:
     // The newest `count` rows, oldest first (the live page's chart).
     nlohmann::json recent(std::size_t count) const;
     bool empty() const { return rows_.empty(); }
+    // The rows of updates before `tick`, numbered as here.
+    structure_log before(std::int64_t tick) const;
+    // Goes on from `earlier`, the log of the run this one continues (a grow, a recovery): its
+    // rows come first, with its numbering.
+    void adopt(const structure_log& earlier);
 
 private:
     double dt_ = 0.1;

@@ -67,6 +67,9 @@ structural_plasticity::structural_plasticity(const protocol::resolved_structure&
             }
         });
     }
+    // By index (member_position's search): a grown population's later extents come after
+    // every written population's members.
+    std::stable_sort(members_.begin(), members_.end(), [](const member& a, const member& b) { return a.index < b.index; });
     rows_.resize(local_);
     out_.resize(members_.size());
     std::uint32_t slots_needed = 0;
