@@ -227,9 +227,9 @@ TEST_CASE("a grow the lead refuses exits 2 with its reason, and the run steps on
     struct refusal {
         std::string arguments, says;
     };
-    for (const auto& r : std::vector<refusal>{{"Z 3", "Z"},
-                                              {"S 2", "spike source"},
-                                              {"D 2", "dense"},
+    for (const auto& r : std::vector<refusal>{{"Z 3", "grow of 'Z': no population 'Z'"},
+                                              {"S 2", "'S' is a spike source"},
+                                              {"D 2", "which is dense: its weights are one matrix of its ends' sizes"},
                                               {"E 0", "whole number >= 1"},
                                               {"E -3", "whole number >= 1"}}) {
         INFO("dnnc grow " << r.arguments);
