@@ -1,39 +1,17 @@
 # Growing a population from Python on real local clusters: sim.grow between two runs adds
 # members whose spikes come back with indices past the written size, the run goes on as on
 # any partition, and a refused grow changes nothing.
+import os
+
 import numpy as np
 import pytest
 
 import dnnc
+from conftest import SOURCE
 
-# A Brunel-like network of iaf_psc_delta neurons: E (400) and I (100) joined by rules that
-# take new members, Q (50) on its own; every neuron driven by Poisson input and recorded.
-BRUNEL = """<dnnc xmlns="urn:dnnc:1">
-  <network name="grow" dt="0.1">
-    <population id="E" size="400" model="iaf_psc_delta" seed="1" tau_m="20" C_m="250" t_ref="2"
-                E_L="0" V_th="20" V_reset="10" v-init="0" v-init-max="20"/>
-    <population id="I" size="100" model="iaf_psc_delta" seed="2" tau_m="20" C_m="250" t_ref="2"
-                E_L="0" V_th="20" V_reset="10" v-init="0" v-init-max="20"/>
-    <population id="Q" size="50" model="iaf_psc_delta" seed="3" tau_m="20" C_m="250" t_ref="2"
-                E_L="0" V_th="20" V_reset="10" v-init="0" v-init-max="20"/>
-    <projection from="E" to="E" kind="fixed-indegree" indegree="40" weight="0.1" delay="15" seed="4"/>
-    <projection from="I" to="E" kind="random" p="0.1" weight="-0.5" delay="15" seed="5"/>
-    <projection from="E" to="I" kind="fixed-outdegree" outdegree="10" weight="0.1" delay="15" seed="6"/>
-    <projection from="I" to="I" kind="all" weight="-0.5" delay="15"/>
-    <projection from="Q" to="Q" kind="fixed-indegree" indegree="10" weight="0.1" delay="15" seed="7"/>
-    <poisson to="E I Q" rate="20000" weight="0.1" seed="8"/>
-    <record/>
-  </network>
-  <run sync="lockstep" send="nonzero"/>
-</dnnc>
-"""
-
-
-@pytest.fixture
-def brunel(tmp):
-    path = tmp / "grow.xml"
-    path.write_text(BRUNEL)
-    return path
+# E (400) and I (100) joined by rules that take new members, Q (50) on its own; every
+# neuron driven by Poisson input and recorded.
+BRUNEL = os.path.join(SOURCE, "tests", "data", "growing_brunel.xml")
 
 
 def grown_run(path, nodes):
@@ -48,8 +26,8 @@ def grown_run(path, nodes):
         return sim.spikes(), first, second
 
 
-def test_grow_between_runs_adds_members_that_spike_the_same_on_1_and_3_nodes(brunel):
-    (t_ms, population, index), first, second = grown_run(brunel, 1)
+def test_grow_between_runs_adds_members_that_spike_the_same_on_1_and_3_nodes():
+    (t_ms, population, index), first, second = grown_run(BRUNEL, 1)
     assert first["population"] == "E" and first["added"] == 40 and first["size"] == 440
     assert first["first_new"] == "E[400]" and first["tick"] == 200
     assert second["size"] == 110 and second["first_new"] == "I[100]" and second["tick"] == 500
@@ -60,15 +38,15 @@ def test_grow_between_runs_adds_members_that_spike_the_same_on_1_and_3_nodes(bru
     assert index[population == "I"].max() < 110
     assert index[population == "Q"].max() < 50
 
-    (t3, p3, i3), first3, second3 = grown_run(brunel, 3)
+    (t3, p3, i3), first3, second3 = grown_run(BRUNEL, 3)
     assert np.array_equal(t3, t_ms) and np.array_equal(p3, population) and np.array_equal(i3, index)
     assert {k: first3[k] for k in ("size", "first_new", "tick")} == {k: first[k] for k in ("size", "first_new", "tick")}
     assert second3["size"] == second["size"]
 
 
-def test_grow_leaves_what_it_does_not_reach_and_what_came_before(brunel):
-    (t_ms, population, index), _, _ = grown_run(brunel, 2)
-    with dnnc.Simulation(brunel, nodes=2) as sim:
+def test_grow_leaves_what_it_does_not_reach_and_what_came_before():
+    (t_ms, population, index), _, _ = grown_run(BRUNEL, 2)
+    with dnnc.Simulation(BRUNEL, nodes=2) as sim:
         sim.run(600)
         t0, p0, i0 = sim.spikes()
     before, before0 = t_ms < 20.0, t0 < 20.0
@@ -78,8 +56,8 @@ def test_grow_leaves_what_it_does_not_reach_and_what_came_before(brunel):
     assert np.array_equal(t_ms[q], t0[q0]) and np.array_equal(index[q], i0[q0])
 
 
-def test_a_refused_grow_changes_nothing(brunel):
-    with dnnc.Simulation(brunel, nodes=2) as sim:
+def test_a_refused_grow_changes_nothing():
+    with dnnc.Simulation(BRUNEL, nodes=2) as sim:
         sim.run(50)
         with pytest.raises(dnnc.NodeError, match="no population 'Z'"):  # the lead refuses it
             sim.grow("Z", 3)

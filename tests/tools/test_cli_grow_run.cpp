@@ -20,27 +20,13 @@ using json = nlohmann::json;
 
 namespace {
 
-// A Brunel-like network of iaf_psc_delta neurons: E (400) and I (100) joined by rules that
-// take new members, Q (50) on its own; every neuron driven by Poisson input and recorded.
-// `extra` goes at the end of the network (grows, more populations).
+// The tests' network (tests/data/growing_brunel.xml: E 400 and I 100 joined by rules that
+// take new members, Q 50 on its own, all driven and recorded) with `extra` at the end of
+// the network (grows, more populations).
 std::string brunel(const std::string& extra = "") {
-    const std::string neuron = R"(model="iaf_psc_delta" tau_m="20" C_m="250" t_ref="2" E_L="0" V_th="20" V_reset="10" v-init="0" v-init-max="20")";
-    return R"(<dnnc xmlns="urn:dnnc:1">
-  <network name="grow" dt="0.1">
-    <population id="E" size="400" seed="1" )" + neuron + R"(/>
-    <population id="I" size="100" seed="2" )" + neuron + R"(/>
-    <population id="Q" size="50" seed="3" )" + neuron + R"(/>
-    <projection from="E" to="E" kind="fixed-indegree" indegree="40" weight="0.1" delay="15" seed="4"/>
-    <projection from="I" to="E" kind="random" p="0.1" weight="-0.5" delay="15" seed="5"/>
-    <projection from="E" to="I" kind="fixed-outdegree" outdegree="10" weight="0.1" delay="15" seed="6"/>
-    <projection from="I" to="I" kind="all" weight="-0.5" delay="15"/>
-    <projection from="Q" to="Q" kind="fixed-indegree" indegree="10" weight="0.1" delay="15" seed="7"/>
-    <poisson to="E I Q" rate="20000" weight="0.1" seed="8"/>
-    <record/>
-)" + extra + R"(  </network>
-  <run sync="lockstep" send="nonzero"/>
-</dnnc>
-)";
+    const auto text = slurp(source_path("tests/data/growing_brunel.xml"));
+    const auto end = text.find("  </network>");
+    return text.substr(0, end) + extra + text.substr(end);
 }
 
 const std::string scheduled_grows = R"(    <grow population="E" add="40" at-ms="20"/>
