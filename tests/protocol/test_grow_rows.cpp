@@ -1,7 +1,8 @@
 // Rows of a grown network: applying a grow keeps every old row as it was (each connection
 // element's synapses of an old target before the grow are the first ones of that element
 // after it: same sources, weights and delays), a fixed in-degree row of a new target draws
-// K synapses from the sources there were at its grow, grown members are named and found as
+// K synapses from the sources there were at its grow (a fixed out-degree source K targets
+// from the targets there were at its own), grown members are named and found as
 // P[k], the neuron count is the written one plus the grown members, and the planner places
 // every neuron of a grown network.
 #include "dnnc/plan/plan.hpp"
@@ -322,4 +323,35 @@ TEST_CASE("the planner places every neuron of a grown network, and each node's s
         }
     }
     CHECK(std::all_of(placed.begin(), placed.end(), [](int n) { return n == 1; }));
+}
+
+TEST_CASE("a fixed out-degree source reaches K targets of those there were at its grow") {
+    const auto net = applied(parse_network(two_populations + R"(<projection from="E" to="I" kind="fixed-outdegree" outdegree="4" seed="31"/>)" +
+                                           three_grows),
+                             3);
+    // neurons: a b | E[0:30] 2..31 | I[0:10] 32..41 | E[30:37] 42..48 | I[10:14] 49..52 | E[37:42] 53..57
+    const synapse_rows rows(net);
+    std::vector<std::vector<neuron_index>> targets_of(58);
+    for (neuron_index t = 0; t < 58; ++t)
+        rows.for_each(t, [&](neuron_index source, float, std::uint16_t, std::size_t) { targets_of[source].push_back(t); });
+    const auto old_i = [](neuron_index t) { return t >= 32 && t < 42; };
+    const auto grown_i = [](neuron_index t) { return t >= 49 && t < 53; };
+    bool reaches_grown_i = false;
+    for (neuron_index s = 0; s < 58; ++s) {
+        INFO("source " << s);
+        const auto& t = targets_of[s];
+        const bool in_e = (s >= 2 && s < 32) || (s >= 42 && s < 49) || s >= 53;
+        if (!in_e) {
+            CHECK(t.empty());
+            continue;
+        }
+        CHECK(t.size() == 4);
+        if (s < 53) {  // E as written and its first grow: I had 10 members then
+            CHECK(std::all_of(t.begin(), t.end(), old_i));
+        } else {  // after I's grow: all 14
+            CHECK(std::all_of(t.begin(), t.end(), [&](neuron_index x) { return old_i(x) || grown_i(x); }));
+            reaches_grown_i |= std::any_of(t.begin(), t.end(), grown_i);
+        }
+    }
+    CHECK(reaches_grown_i);
 }
