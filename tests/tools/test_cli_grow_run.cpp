@@ -1,0 +1,257 @@
+// Growing populations on real local clusters: a document's scheduled grows give the same
+// spikes on 1, 2 and 3 nodes and leave what the grown populations do not reach as it was;
+// `dnnc grow` on a running cluster, then a snapshot restored on another cluster, goes on
+// bit for bit; a grow the lead refuses (no such population, a spike source, an end of a
+// dense projection, more than the nodes' memory) exits 2 with its reason, and the run steps
+// on with the neurons it had.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace dnnc::test;
+using json = nlohmann::json;
+
+namespace {
+
+// The tests' network (tests/data/growing_brunel.xml: E 400 and I 100 joined by rules that
+// take new members, Q 50 on its own, all driven and recorded) with `extra` at the end of
+// the network (grows, more populations).
+std::string brunel(const std::string& extra = "") {
+    const auto text = slurp(source_path("tests/data/growing_brunel.xml"));
+    const auto end = text.find("  </network>");
+    return text.substr(0, end) + extra + text.substr(end);
+}
+
+const std::string scheduled_grows = R"(    <grow population="E" add="40" at-ms="20"/>
+    <grow population="I" add="10" at-ms="35"/>
+)";
+
+// The network with a cluster of `nodes` nodes on free ports, run in lockstep.
+std::string on_cluster(const std::string& text, std::size_t nodes, std::vector<int>& ports) {
+    return std::regex_replace(with_cluster_of(text, std::vector<double>(nodes, 1), ports), std::regex("<run probes=\"2\"/>"),
+                              "<run probes=\"2\" sync=\"lockstep\" send=\"nonzero\"/>");
+}
+
+struct spike {
+    double t_ms;
+    std::string population;
+    long index;
+};
+
+// The rows of a spike CSV (t_ms,population,index), in file order.
+std::vector<spike> spikes_in(const std::string& csv) {
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    std::vector<spike> rows;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string t, population, index;
+        std::getline(fields, t, ',');
+        std::getline(fields, population, ',');
+        std::getline(fields, index, ',');
+        rows.push_back({std::stod(t), population, std::stol(index)});
+    }
+    return rows;
+}
+
+// The CSV's header and the rows that `keep` keeps, as text.
+template <class F>
+std::string rows_where(const std::string& csv, F keep) {
+    std::istringstream in(csv);
+    std::string line, out;
+    std::getline(in, line);
+    out = line + "\n";
+    for (const auto& s : spikes_in(csv)) {
+        std::getline(in, line);
+        if (keep(s)) out += line + "\n";
+    }
+    return out;
+}
+
+std::size_t rows_of(const std::string& csv) { return static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1; }
+
+// How many spikes of population `p` with index >= `from` (and < `to`) the rows hold.
+std::size_t spikes_of(const std::vector<spike>& rows, const std::string& p, long from, long to = 1L << 40) {
+    return static_cast<std::size_t>(
+        std::count_if(rows.begin(), rows.end(), [&](const spike& s) { return s.population == p && s.index >= from && s.index < to; }));
+}
+
+json json_of(const std::string& command) {
+    const auto r = run_command(command);
+    INFO(command << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+}
+
+// The ticks the running network has done and its neurons over all nodes (dnnc status).
+std::pair<std::int64_t, std::size_t> tick_and_neurons(const std::vector<int>& ports) {
+    const auto s = json_of(dnnc_binary() + " status --json" + lead_of(ports));
+    std::size_t neurons = 0;
+    for (const auto& n : s["nodes"]) neurons += n["neurons"].get<std::size_t>();
+    return {s["tick"].get<std::int64_t>() + 1, neurons};  // status: the last complete tick
+}
+
+}  // namespace
+
+TEST_CASE("a document's scheduled grows give the same spikes on 1, 2 and 3 nodes, and change nothing a grown population does not reach") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    const auto plain = dir.file("plain.xml", brunel());
+    const auto grown = dir.file("grown.xml", brunel(scheduled_grows));
+    must(dnnc + " run " + plain + " --nodes 1 --ticks 600 --spikes " + out("plain.csv"));
+    for (const int k : {1, 2, 3})
+        must(dnnc + " run " + grown + " --nodes " + std::to_string(k) + " --ticks 600 --spikes " + out("grown" + std::to_string(k) + ".csv"));
+    const auto without = slurp(out("plain.csv")), with = slurp(out("grown1.csv"));
+    REQUIRE(rows_of(with) > 1000);
+    CHECK(slurp(out("grown2.csv")) == with);
+    CHECK(slurp(out("grown3.csv")) == with);
+
+    // The new members of E spike, from their grow's tick on, and no member past them does.
+    // (I's new members get no excitatory synapse: E's fixed out-degree sources reach the
+    // targets there were at their own grow, so they stay below threshold here.)
+    const auto rows = spikes_in(with);
+    CHECK(spikes_of(rows, "E", 400, 440) > 0);
+    CHECK(spikes_of(rows, "E", 440) == 0);
+    CHECK(spikes_of(rows, "I", 110) == 0);
+    for (const auto& s : rows) {
+        if (s.population == "E" && s.index >= 400) CHECK(s.t_ms >= 20.0);
+        if (s.population == "I" && s.index >= 100) CHECK(s.t_ms >= 35.0);
+    }
+    // Q is reached by no grown population; before the first grow nothing differs.
+    const auto q = [](const spike& s) { return s.population == "Q"; };
+    CHECK(rows_of(rows_where(with, q)) > 10);
+    CHECK(rows_where(with, q) == rows_where(without, q));
+    const auto before_growth = [](const spike& s) { return s.t_ms < 20.0; };
+    CHECK(rows_of(rows_where(with, before_growth)) > 100);
+    CHECK(rows_where(with, before_growth) == rows_where(without, before_growth));
+    // E and I differ after it: the grown members take part.
+    CHECK(with != without);
+}
+
+TEST_CASE("dnnc grow on a running cluster, then a snapshot restored on another cluster goes on bit for bit") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    std::vector<int> two, three;
+    const auto first = dir.file("two.xml", on_cluster(brunel(), 2, two));
+    const auto second = dir.file("three.xml", on_cluster(brunel(), 3, three));
+    const auto taken = 50.0;  // ms: the snapshot's tick is 500
+    std::string original_after;
+    {
+        local_cluster_guard c(first);
+        INFO(c.up.err);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " submit " + first + to_of(two));
+        must(dnnc + " step 200" + lead_of(two));
+        const auto e = json_of(dnnc + " grow E 40 --json" + lead_of(two));
+        CHECK(e["population"] == "E");
+        CHECK(e["added"] == 40);
+        CHECK(e["size"] == 440);
+        CHECK(e["first_new"] == "E[400]");
+        CHECK(e["tick"] == 200);
+        CHECK(tick_and_neurons(two) == std::pair<std::int64_t, std::size_t>{200, 590});
+        must(dnnc + " step 200" + lead_of(two));
+        const auto i = json_of(dnnc + " grow I 10 --json" + lead_of(two));
+        CHECK(i["size"] == 110);
+        CHECK(i["first_new"] == "I[100]");
+        CHECK(i["tick"] == 400);
+        must(dnnc + " step 100" + lead_of(two));
+        CHECK(tick_and_neurons(two) == std::pair<std::int64_t, std::size_t>{500, 600});
+        must(dnnc + " output --spikes -o " + out("before.csv") + lead_of(two));
+        const auto before = spikes_in(slurp(out("before.csv")));
+        CHECK(spikes_of(before, "E", 400, 440) > 0);
+        CHECK(spikes_of(before, "E", 440) == 0);
+        CHECK(spikes_of(before, "I", 110) == 0);
+        must(dnnc + " freeze" + lead_of(two));
+        must(dnnc + " snapshot -o " + out("k.dnncs") + lead_of(two));
+        must(dnnc + " step 300" + lead_of(two));
+        must(dnnc + " output --spikes -o " + out("original.csv") + lead_of(two));
+        original_after = rows_where(slurp(out("original.csv")), [&](const spike& s) { return s.t_ms >= taken - 0.05; });
+    }
+    REQUIRE(rows_of(original_after) > 500);
+    CHECK(spikes_of(spikes_in(original_after), "E", 400, 440) > 0);
+    {
+        local_cluster_guard c(second);
+        INFO(c.up.err);
+        REQUIRE(c.up.exit_code == 0);
+        must(dnnc + " restore " + out("k.dnncs") + " --cluster " + second + to_of(three));
+        CHECK(tick_and_neurons(three) == std::pair<std::int64_t, std::size_t>{500, 600});
+        must(dnnc + " step 300" + lead_of(three));
+        must(dnnc + " output --spikes -o " + out("restored.csv") + lead_of(three));
+    }
+    CHECK(rows_where(slurp(out("restored.csv")), [&](const spike& s) { return s.t_ms >= taken - 0.05; }) == original_after);
+}
+
+TEST_CASE("a grow the lead refuses exits 2 with its reason, and the run steps on with the neurons it had") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    // A spike source that drives E, and two rate neurons joined by a dense projection.
+    const std::string more = R"(    <spike-source id="S" size="4" rate="10"/>
+    <projection from="S" to="E" kind="all" weight="0.1"/>
+    <population id="D" size="2" model="tanh"/>
+    <projection from="D" to="D" kind="dense" init="zeros"/>
+)";
+    std::vector<int> ports;
+    const auto config = dir.file("two.xml", on_cluster(brunel(more), 2, ports));
+    local_cluster_guard c(config);
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 100" + lead_of(ports));
+    const auto [tick, neurons] = tick_and_neurons(ports);
+    CHECK(tick == 100);
+    struct refusal {
+        std::string arguments, says;
+    };
+    for (const auto& r : std::vector<refusal>{{"Z 3", "grow of 'Z': no population 'Z'"},
+                                              {"S 2", "'S' is a spike source"},
+                                              {"D 2", "which is dense: its weights are one matrix of its ends' sizes"},
+                                              {"E 0", "whole number >= 1"},
+                                              {"E -3", "whole number >= 1"}}) {
+        INFO("dnnc grow " << r.arguments);
+        const auto refused = run_command(dnnc + " grow" + lead_of(ports) + " " + r.arguments);
+        INFO(refused.err);
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.out.empty());
+        CHECK_THAT(refused.err, Catch::Contains(r.says));
+        must(dnnc + " step 10" + lead_of(ports));
+    }
+    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{tick + 50, neurons});
+    must(dnnc + " output --spikes -o " + out("spikes.csv") + lead_of(ports));
+    const auto rows = spikes_in(slurp(out("spikes.csv")));
+    CHECK(rows.size() > 100);
+    CHECK(spikes_of(rows, "E", 400) == 0);
+    CHECK(spikes_of(rows, "S", 4) == 0);
+}
+
+TEST_CASE("a grow past the memory the nodes have is refused with the numbers, and the run goes on") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file("two.xml", on_cluster(brunel(), 2, ports));
+    local_cluster_guard c(config, "--memory-limit 32M");
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 100" + lead_of(ports));
+    const auto refused = run_command(dnnc + " grow E 1000000" + lead_of(ports));
+    INFO(refused.err);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("does not fit in memory"));
+    CHECK(std::regex_search(refused.err, std::regex("would hold about [0-9]+ synapses, needing about [0-9]+ MiB; its limit is 32 MiB")));
+    must(dnnc + " step 100" + lead_of(ports));
+    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{200, 550});
+    // A grow that fits still goes through afterwards.
+    CHECK(json_of(dnnc + " grow E 4 --json" + lead_of(ports))["size"] == 404);
+    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{200, 554});
+}
