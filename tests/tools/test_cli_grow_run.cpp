@@ -255,3 +255,24 @@ TEST_CASE("a grow past the memory the nodes have is refused with the numbers, an
     CHECK(json_of(dnnc + " grow E 4 --json" + lead_of(ports))["size"] == 404);
     CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{200, 554});
 }
+
+TEST_CASE("a population with synaptic elements grows into structural plasticity alike on 1 and 2 nodes, its update rows kept") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    // Updates every 100 ms; E's 8 new members join at 250 ms with calcium 0 and their
+    // elements' initial counts, and take part in the pairings from the next update on.
+    std::string text = small_growing_network();
+    text.replace(text.find("  </network>"), 0, "    <grow population=\"E\" add=\"8\" at-ms=\"250\"/>\n");
+    const auto doc = dir.file("growing.xml", text);
+    for (const int k : {1, 2})
+        must(dnnc + " run " + doc + " --nodes " + std::to_string(k) + " --ticks 8000 --spikes " + out("s" + std::to_string(k) + ".csv") +
+             " --structure " + out("st" + std::to_string(k) + ".csv"));
+    CHECK(slurp(out("s2.csv")) == slurp(out("s1.csv")));
+    const auto structure = slurp(out("st1.csv"));
+    CHECK(slurp(out("st2.csv")) == structure);
+    // Every update's rows, those before the grow too: 0, 100, ..., 700 ms for E and I.
+    CHECK(rows_of(structure) == 16);
+    CHECK_THAT(structure, Catch::Contains("\n200,E,"));
+    CHECK(spikes_of(spikes_in(slurp(out("s1.csv"))), "E", 80) > 0);
+}
