@@ -41,7 +41,9 @@ weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weig
 
 class kway_refiner {
 public:
+    // Keeps references to all three: the limits must outlive the refiner, not be a temporary.
     kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const part_limits& limits);
+    kway_refiner(const level_graph& g, std::vector<part_id>& part_of, part_limits&& limits) = delete;
 
     // Moves vertices out of parts above their upper limit, then into parts below their lower
     // limit, each time the move that costs the least cut, until every part is within its

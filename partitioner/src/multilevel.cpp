@@ -64,13 +64,10 @@ detail::part_limits limits_on(const detail::level_graph& g, std::size_t level, c
     return detail::part_bounds(t.weight, t.epsilon, level == 0 ? 0 : g.max_vertex_weight);
 }
 
-// Several recursive bisections of the coarsest level, each refined there; the best (least
-// excess weight, then least cut) is kept.
-std::vector<part_id> initial_partition(const detail::hierarchy& h, const targets& t,
-                                       const multilevel_settings& settings, splitmix64& rng) {
-    const std::size_t top = h.depth() - 1;
-    const detail::level_graph& coarsest = h.coarsest();
-    const detail::part_limits limits = limits_on(coarsest, top, t);
+// Several recursive bisections of the coarsest level, each refined there under `limits`;
+// the best (least excess weight, then least cut) is kept.
+std::vector<part_id> initial_partition(const detail::level_graph& coarsest, const detail::part_limits& limits,
+                                       const targets& t, const multilevel_settings& settings, splitmix64& rng) {
     const std::size_t k = t.fraction.size();
     const std::size_t tries =
         k <= settings.few_parts ? settings.initial_tries_few_parts : settings.initial_tries_many_parts;
@@ -185,6 +182,38 @@ detail::level_graph with_homes(const graph& g, std::size_t k, const partition& c
     return lg;
 }
 
+// Rebalances and refines a partition of the coarsest level, migration counted.
+void refine_coarsest(const detail::hierarchy& h, std::vector<part_id>& part, const targets& t,
+                     const multilevel_settings& settings, splitmix64& rng) {
+    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, t);  // outlives the refiner
+    detail::kway_refiner refiner(h.coarsest(), part, limits);
+    refiner.rebalance(rng);
+    refiner.refine(settings.fm, rng);
+}
+
+// New labels for the k parts of a fresh partition, given common[s * k + c], what fresh part s
+// and current part c have in common: greedily, the pair of most in common first, and only
+// between parts of equal fraction. Within each class of equal fractions every fresh part
+// finds a free label, since the class offers as many labels as parts.
+std::vector<part_id> overlap_labels(const std::vector<double>& common, const std::vector<double>& fractions) {
+    const std::size_t k = fractions.size();
+    std::vector<std::size_t> pairs;
+    for (std::size_t i = 0; i < k * k; ++i) {
+        if (fractions[i / k] == fractions[i % k]) pairs.push_back(i);
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [&](std::size_t a, std::size_t b) { return common[a] > common[b]; });
+    std::vector<part_id> label(k, detail::no_home);
+    std::vector<bool> taken(k, false);
+    for (std::size_t i : pairs) {
+        const std::size_t s = i / k;
+        const std::size_t c = i % k;
+        if (label[s] != detail::no_home || taken[c]) continue;
+        label[s] = static_cast<part_id>(c);
+        taken[c] = true;
+    }
+    return label;
+}
+
 // The coarsest level's homes as its partition; a vertex without one goes to the part least
 // filled relative to its target. Then the cheapest moves (cut + migration) rebalance it and
 // FM refines it.
@@ -208,9 +237,30 @@ std::vector<part_id> diffusion_start(const detail::hierarchy& h, const targets& 
         }
         part[v] = p;
     }
-    detail::kway_refiner refiner(coarsest, part, limits_on(coarsest, h.depth() - 1, t));
-    refiner.rebalance(rng);
-    refiner.refine(settings.fm, rng);
+    refine_coarsest(h, part, t, settings, rng);
+    return part;
+}
+
+// A partition of the coarsest level from scratch (its homes ignored), its parts relabelled to
+// keep the most migration penalty home, then rebalanced and refined with migration counted:
+// the scratch-remap start of ParMETIS's unified repartitioning.
+std::vector<part_id> remapped_start(const detail::hierarchy& h, const targets& t,
+                                    const multilevel_settings& settings, splitmix64& rng) {
+    detail::level_graph plain = h.coarsest();
+    plain.home.clear();
+    plain.migration.clear();
+    std::vector<part_id> part = initial_partition(plain, limits_on(plain, h.depth() - 1, t), t, settings, rng);
+    const std::size_t k = t.fraction.size();
+    std::vector<double> common(k * k, 0);
+    const detail::level_graph& coarsest = h.coarsest();
+    for (vertex_id v = 0; v < coarsest.size(); ++v) {
+        if (coarsest.home[v] != detail::no_home) {
+            common[part[v] * k + coarsest.home[v]] += static_cast<double>(coarsest.migration[v]);
+        }
+    }
+    const std::vector<part_id> label = overlap_labels(common, t.fraction);
+    for (part_id& p : part) p = label[p];
+    refine_coarsest(h, part, t, settings, rng);
     return part;
 }
 
@@ -243,7 +293,8 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     splitmix64 rng(options.seed);
     const detail::level_graph finest = detail::to_level_graph(g);
     const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
-    std::vector<part_id> part = initial_partition(h, pr.t, pr.settings, rng);
+    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, pr.t);
+    std::vector<part_id> part = initial_partition(h.coarsest(), limits, pr.t, pr.settings, rng);
     uncoarsen(h, part, pr.t, pr.settings, rng);
     result.part_of = std::move(part);
     return result;
@@ -270,11 +321,20 @@ partition multilevel_repartition(const graph& g, const std::vector<double>& targ
     splitmix64 rng(options.seed);
     const detail::level_graph finest = with_homes(g, k, current, migration);
     const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
-    partition diffused;
-    diffused.parts = k;
-    diffused.part_of = diffusion_start(h, pr.t, pr.settings, rng);
-    uncoarsen(h, diffused.part_of, pr.t, pr.settings, rng);
-    return penalised_cost(g, finest, diffused) <= penalised_cost(g, finest, scratch) ? diffused : scratch;
+    partition best = scratch;
+    weight_t best_cost = penalised_cost(g, finest, scratch);
+    for (auto start : {diffusion_start, remapped_start}) {
+        partition candidate;
+        candidate.parts = k;
+        candidate.part_of = start(h, pr.t, pr.settings, rng);
+        uncoarsen(h, candidate.part_of, pr.t, pr.settings, rng);
+        const weight_t cost = penalised_cost(g, finest, candidate);
+        if (cost < best_cost) {
+            best = std::move(candidate);
+            best_cost = cost;
+        }
+    }
+    return best;
 }
 
 partition remap_parts(const graph& g, const partition& fresh, const std::vector<double>& target_fractions,
@@ -291,22 +351,7 @@ partition remap_parts(const graph& g, const partition& fresh, const std::vector<
     for (vertex_id v = 0; v < n; ++v) {
         if (current.part_of[v] < k) common[fresh.part_of[v] * k + current.part_of[v]] += migration_cost_of(g, migration_cost, v);
     }
-    std::vector<std::size_t> pairs;
-    for (std::size_t i = 0; i < k * k; ++i) {
-        if (target_fractions[i / k] == target_fractions[i % k]) pairs.push_back(i);
-    }
-    std::stable_sort(pairs.begin(), pairs.end(), [&](std::size_t a, std::size_t b) { return common[a] > common[b]; });
-    // Within each class of equal fractions every fresh part finds a free label, since the
-    // class offers as many labels as parts.
-    std::vector<part_id> label(k, detail::no_home);
-    std::vector<bool> taken(k, false);
-    for (std::size_t i : pairs) {
-        const std::size_t s = i / k;
-        const std::size_t c = i % k;
-        if (label[s] != detail::no_home || taken[c]) continue;
-        label[s] = static_cast<part_id>(c);
-        taken[c] = true;
-    }
+    const std::vector<part_id> label = overlap_labels(common, target_fractions);
     partition result;
     result.parts = k;
     result.part_of.resize(n);
