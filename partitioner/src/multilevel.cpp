@@ -264,14 +264,20 @@ std::vector<part_id> remapped_start(const detail::hierarchy& h, const targets& t
     return part;
 }
 
-// Cut plus migration penalty of a partition of the input level `finest` (with_homes), in
-// its units.
-weight_t penalised_cost(const graph& g, const detail::level_graph& finest, const partition& p) {
-    weight_t cost = evaluate(g, p).edge_cut * cut_scale;
-    for (vertex_id v = 0; v < finest.size(); ++v) {
-        if (p.part_of[v] != finest.home[v]) cost += finest.migration[v];
+// How finished candidates compare: by weight above the upper limits, then by cut plus
+// migration penalty (in the units of `finest`, see with_homes).
+struct score {
+    weight_t excess = 0;
+    weight_t cost = 0;
+    bool operator<(const score& other) const {
+        return excess < other.excess || (excess == other.excess && cost < other.cost);
     }
-    return cost;
+};
+
+score score_of(const detail::level_graph& finest, const targets& t, std::vector<part_id> part) {
+    const detail::part_limits limits = limits_on(finest, 0, t);
+    const detail::kway_refiner measured(finest, part, limits);
+    return {detail::excess(measured.part_weight(), limits.upper), measured.cut() + measured.migration()};
 }
 
 }  // namespace
@@ -304,9 +310,10 @@ partition multilevel_partition(const graph& g, std::size_t parts, const partitio
     return multilevel_partition(g, std::vector<double>(parts, 1.0), options);
 }
 
-// Diffusion and scratch-remap, the cheaper kept. The diffusion V-cycle keeps the invariant of
-// multilevel_partition, and in addition every coarse vertex's members share one home (or
-// have none), so its migration penalty is charged exactly when it leaves that home.
+// Diffusion, coarse remap and scratch-remap, the cheapest kept (scratch-remap on ties). The
+// V-cycle of the first two keeps the invariant of multilevel_partition, and in addition every
+// coarse vertex's members share one home (or have none), so its migration penalty is charged
+// exactly when it leaves that home.
 partition multilevel_repartition(const graph& g, const std::vector<double>& target_fractions,
                                  const partition& current, const migration_options& migration,
                                  const partition_options& options) {
@@ -322,16 +329,16 @@ partition multilevel_repartition(const graph& g, const std::vector<double>& targ
     const detail::level_graph finest = with_homes(g, k, current, migration);
     const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
     partition best = scratch;
-    weight_t best_cost = penalised_cost(g, finest, scratch);
+    score best_score = score_of(finest, pr.t, scratch.part_of);
     for (auto start : {diffusion_start, remapped_start}) {
         partition candidate;
         candidate.parts = k;
         candidate.part_of = start(h, pr.t, pr.settings, rng);
         uncoarsen(h, candidate.part_of, pr.t, pr.settings, rng);
-        const weight_t cost = penalised_cost(g, finest, candidate);
-        if (cost < best_cost) {
+        const score candidate_score = score_of(finest, pr.t, candidate.part_of);
+        if (candidate_score < best_score) {
             best = std::move(candidate);
-            best_cost = cost;
+            best_score = candidate_score;
         }
     }
     return best;
