@@ -39,7 +39,7 @@ std::vector<vertex_id> match_vertices(const level_graph& g, weight_t max_weight,
         const weight_t wv = g.vertex_weight[v];
         for (std::uint64_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
             const vertex_id u = g.adjacency[e];
-            if (match[u] != none || wv + g.vertex_weight[u] > max_weight) continue;
+            if (match[u] != none || wv + g.vertex_weight[u] > max_weight || !g.homes_agree(u, v)) continue;
             if (g.edge_weight[e] > best_weight) {
                 best_weight = g.edge_weight[e];
                 best = u;
@@ -66,7 +66,7 @@ std::vector<vertex_id> match_vertices(const level_graph& g, weight_t max_weight,
                 }
             }
             vertex_id& slot = hub == none ? isolated : waiting[hub];
-            if (slot != none && g.vertex_weight[slot] + g.vertex_weight[v] <= max_weight) {
+            if (slot != none && g.vertex_weight[slot] + g.vertex_weight[v] <= max_weight && g.homes_agree(slot, v)) {
                 match[v] = slot;
                 match[slot] = v;
                 slot = none;
@@ -82,7 +82,8 @@ std::vector<vertex_id> match_vertices(const level_graph& g, weight_t max_weight,
 }
 
 // Builds the coarse graph of a matching; up[v] receives v's coarse vertex. Coarse vertices
-// are numbered in the order of their smaller member.
+// are numbered in the order of their smaller member; when repartitioning, a coarse vertex's
+// home is that of a member with one and its migration penalty the sum of its members'.
 level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, std::vector<vertex_id>& up) {
     const std::size_t n = g.size();
     up.assign(n, none);
@@ -97,6 +98,10 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
     level_graph c;
     c.begin.resize(coarse_n + 1);
     c.vertex_weight.resize(coarse_n);
+    if (g.repartitioning()) {
+        c.home.assign(coarse_n, no_home);
+        c.migration.assign(coarse_n, 0);
+    }
     // The coarse graph has at most as many edges as the fine one. Capacity that stays unused
     // is address space only: its pages are never touched, so nothing is zeroed, copied or
     // shrunk.
@@ -119,6 +124,10 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
         weight_t w = 0;
         for (vertex_id u = v;; u = partner) {
             w += g.vertex_weight[u];
+            if (g.repartitioning()) {
+                if (g.home[u] != no_home) c.home[cv] = g.home[u];
+                c.migration[cv] += g.migration[u];
+            }
             for (std::uint64_t e = fine_begin[u]; e < fine_begin[u + 1]; ++e) {
                 const vertex_id cx = coarse_of[fine_adjacency[e]];
                 if (cx == cv) continue;

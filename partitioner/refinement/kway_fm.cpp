@@ -69,6 +69,9 @@ kway_refiner::kway_refiner(const level_graph& g, std::vector<part_id>& part_of, 
         touched.clear();
     }
     cut_ /= 2;
+    for (vertex_id v = 0; v < g.size() && g.repartitioning(); ++v) {
+        if (part[v] != g.home[v]) migration_ += g.migration[v];
+    }
 }
 
 void kway_refiner::add_link(vertex_id v, part_id q, weight_t w) {
@@ -124,7 +127,7 @@ kway_refiner::move_choice kway_refiner::best_move(vertex_id v, move_kind kind) c
     // Among moves of equal gain, the one into the part that v fills least wins.
     auto fill = [&](part_id q) { return static_cast<double>(part_weight_[q] + wv) / static_cast<double>(bound_[q]); };
     auto consider = [&](part_id q, weight_t connection) {
-        const weight_t gain = connection - internal;
+        const weight_t gain = connection - internal - g_.migration_change(v, from, q);
         if (gain < best.gain || !wanted(q)) return;
         if (gain > best.gain || fill(q) < fill(best.to)) best = {q, gain};
     };
@@ -160,6 +163,7 @@ void kway_refiner::move(vertex_id v, part_id to) {
     part_weight_[from] -= wv;
     part_weight_[to] += wv;
     part_of_[v] = to;
+    migration_ += g_.migration_change(v, from, to);
     for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
         const vertex_id u = g_.adjacency[e];
         const weight_t w = g_.edge_weight[e];
@@ -235,7 +239,7 @@ void kway_refiner::balance(move_kind kind, splitmix64& rng) {
 
 // One FM pass. Invariant: every unlocked boundary vertex with an allowed move is queued with
 // the gain of its best move; each vertex moves at most once; the moves after the best
-// (excess, cut) seen are undone at the end.
+// (excess, objective) seen are undone at the end.
 bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     std::vector<vertex_id> boundary;
     for (vertex_id v = 0; v < g_.size(); ++v) {
@@ -250,10 +254,10 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     const auto scaled = static_cast<std::size_t>(options.stop_fraction * static_cast<double>(g_.size()));
     const std::size_t stop_after = std::clamp(scaled, options.stop_min, options.stop_max);
     std::vector<std::pair<vertex_id, part_id>> log;
-    const weight_t start_cut = cut_;
+    const weight_t start_cost = cut_ + migration_;
     weight_t current_excess = excess(part_weight_, bound_);
     const weight_t start_excess = current_excess;
-    weight_t best_cut = cut_;
+    weight_t best_cost = start_cost;
     weight_t best_excess = current_excess;
     std::size_t best_length = 0;
     std::size_t since_best = 0;
@@ -276,9 +280,9 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         current_excess -= over_before - std::max<weight_t>(0, part_weight_[from] - bound_[from]);
         state_[v].locked = true;
         log.emplace_back(v, from);
-        if (current_excess < best_excess || (current_excess == best_excess && cut_ < best_cut)) {
+        if (current_excess < best_excess || (current_excess == best_excess && cut_ + migration_ < best_cost)) {
             best_excess = current_excess;
-            best_cut = cut_;
+            best_cost = cut_ + migration_;
             best_length = log.size();
             since_best = 0;
         } else if (++since_best >= stop_after) {
@@ -299,7 +303,7 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
         if (i >= best_length) move(v, from);
     }
     return best_excess < start_excess ||
-           static_cast<double>(start_cut - best_cut) > options.min_pass_gain * static_cast<double>(start_cut);
+           static_cast<double>(start_cost - best_cost) > options.min_pass_gain * static_cast<double>(start_cost);
 }
 
 weight_t kway_refiner::refine(const fm_options& options, splitmix64& rng) {

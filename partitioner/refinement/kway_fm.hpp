@@ -3,6 +3,8 @@
 // Part i may weigh at most upper[i]; refinement moves never push a part above its upper
 // limit nor take it below its lower one, so a balanced partition stays balanced, and an
 // unbalanced one only gets closer to balance.
+// When the level is repartitioned (level_graph::repartitioning), the objective is cut plus
+// migration penalty, and every gain below is the change of that sum; otherwise it is the cut.
 #include "refinement/gain_queue.hpp"
 #include "src/level_graph.hpp"
 #include "dnnc/core/splitmix64.hpp"
@@ -39,7 +41,9 @@ weight_t excess(const std::vector<weight_t>& part_weight, const std::vector<weig
 
 class kway_refiner {
 public:
+    // Keeps references to all three: the limits must outlive the refiner, not be a temporary.
     kway_refiner(const level_graph& g, std::vector<part_id>& part_of, const part_limits& limits);
+    kway_refiner(const level_graph& g, std::vector<part_id>& part_of, part_limits&& limits) = delete;
 
     // Moves vertices out of parts above their upper limit, then into parts below their lower
     // limit, each time the move that costs the least cut, until every part is within its
@@ -49,6 +53,8 @@ public:
     weight_t refine(const fm_options& options, splitmix64& rng);
 
     weight_t cut() const { return cut_; }
+    // The migration penalty of the vertices outside their home (0 unless repartitioning).
+    weight_t migration() const { return migration_; }
     const std::vector<weight_t>& part_weight() const { return part_weight_; }
 
 private:
@@ -64,7 +70,7 @@ private:
     move_choice best_move(vertex_id v, move_kind kind) const;
     void balance(move_kind kind, splitmix64& rng);
     void move(vertex_id v, part_id to);
-    // Whether the pass lowered the excess, or the cut by more than options.min_pass_gain.
+    // Whether the pass lowered the excess, or the objective by more than options.min_pass_gain.
     bool pass(const fm_options& options, splitmix64& rng);
 
     // Connectivity of v to the other parts: links_[state_[v].link_begin + i] for
@@ -93,6 +99,7 @@ private:
     std::vector<vertex_state> state_;
     std::vector<link> links_;
     weight_t cut_ = 0;
+    weight_t migration_ = 0;
     gain_queue queue_;
 };
 

@@ -2,6 +2,9 @@
 // The graph one level of the multilevel hierarchy works on: the same CSR layout as `graph`
 // (each undirected edge stored in both directions with equal weight, no self-loops), but
 // with public fields so that coarsening can build it directly without a builder.
+// When repartitioning, each vertex also has a home (the part it is in now, or no_home) and a
+// migration penalty (in cut units, charged when it ends outside its home); both stay empty
+// otherwise. Coarsening merges only vertices of one home, so homes project onto every level.
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/partition.hpp"
 
@@ -10,6 +13,8 @@
 
 namespace dnnc::partitioner::detail {
 
+inline constexpr part_id no_home = ~part_id{0};
+
 struct level_graph {
     std::vector<std::uint64_t> begin{0};
     std::vector<vertex_id> adjacency;
@@ -17,9 +22,21 @@ struct level_graph {
     std::vector<weight_t> vertex_weight;
     weight_t total_weight = 0;
     weight_t max_vertex_weight = 0;
+    std::vector<part_id> home;
+    std::vector<weight_t> migration;
 
     std::size_t size() const { return vertex_weight.size(); }
     std::size_t degree(vertex_id v) const { return begin[v + 1] - begin[v]; }
+    bool repartitioning() const { return !home.empty(); }
+    // Whether u and v may become one coarse vertex: a vertex without a home joins any.
+    bool homes_agree(vertex_id u, vertex_id v) const {
+        return home.empty() || home[u] == home[v] || home[u] == no_home || home[v] == no_home;
+    }
+    // What moving v from part `from` to part `to` adds to the migration penalty.
+    weight_t migration_change(vertex_id v, part_id from, part_id to) const {
+        if (home.empty()) return 0;
+        return (to != home[v] ? migration[v] : 0) - (from != home[v] ? migration[v] : 0);
+    }
 };
 
 level_graph to_level_graph(const graph& g);

@@ -70,4 +70,20 @@ quality evaluate(const graph& g, const partition& p, const metrics_options& opti
     return evaluate(g, p.part_of, complete_cluster(p.parts), options);
 }
 
+double migration_volume(const graph& g, const partition& before, const partition& after,
+                        const std::vector<double>& migration_cost) {
+    const std::size_t n = g.vertex_count();
+    if (before.part_of.size() != n || after.part_of.size() != n ||
+        (!migration_cost.empty() && migration_cost.size() != n)) {
+        throw usage_error("migration volume: partitions and costs must have one entry per vertex (" +
+                          std::to_string(n) + ")");
+    }
+    double volume = 0;
+    for (vertex_id v = 0; v < n; ++v) {
+        const part_id was = before.part_of[v];
+        if (was < before.parts && was != after.part_of[v]) volume += migration_cost_of(g, migration_cost, v);
+    }
+    return volume;
+}
+
 }  // namespace dnnc::partitioner

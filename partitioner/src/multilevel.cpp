@@ -2,6 +2,7 @@
 
 #include "coarsening/coarsen.hpp"
 #include "dnnc/core/error.hpp"
+#include "dnnc/partitioner/metrics.hpp"
 #include "initial/bisection.hpp"
 #include "refinement/kway_fm.hpp"
 #include "src/level_graph.hpp"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace dnnc::partitioner {
@@ -62,13 +64,10 @@ detail::part_limits limits_on(const detail::level_graph& g, std::size_t level, c
     return detail::part_bounds(t.weight, t.epsilon, level == 0 ? 0 : g.max_vertex_weight);
 }
 
-// Several recursive bisections of the coarsest level, each refined there; the best (least
-// excess weight, then least cut) is kept.
-std::vector<part_id> initial_partition(const detail::hierarchy& h, const targets& t,
-                                       const multilevel_settings& settings, splitmix64& rng) {
-    const std::size_t top = h.depth() - 1;
-    const detail::level_graph& coarsest = h.coarsest();
-    const detail::part_limits limits = limits_on(coarsest, top, t);
+// Several recursive bisections of the coarsest level, each refined there under `limits`;
+// the best (least excess weight, then least cut) is kept.
+std::vector<part_id> initial_partition(const detail::level_graph& coarsest, const detail::part_limits& limits,
+                                       const targets& t, const multilevel_settings& settings, splitmix64& rng) {
     const std::size_t k = t.fraction.size();
     const std::size_t tries =
         k <= settings.few_parts ? settings.initial_tries_few_parts : settings.initial_tries_many_parts;
@@ -104,6 +103,183 @@ void uncoarsen(const detail::hierarchy& h, std::vector<part_id>& part, const tar
     }
 }
 
+// Everything a V-cycle needs to know about one call.
+struct problem {
+    targets t;
+    multilevel_settings settings;
+    detail::coarsening_options coarsening;
+};
+
+problem make_problem(const graph& g, const std::vector<double>& target_fractions, const partition_options& options) {
+    const std::size_t k = target_fractions.size();
+    problem pr;
+    targets& t = pr.t;
+    t.epsilon = options.imbalance;
+    double fraction_sum = 0;
+    for (double f : target_fractions) fraction_sum += f;
+    const auto total = static_cast<double>(g.total_vertex_weight());
+    for (double f : target_fractions) {
+        t.fraction.push_back(f / fraction_sum);
+        t.weight.push_back(f / fraction_sum * total);
+    }
+    multilevel_settings& settings = pr.settings;
+    settings.bisection.epsilon = std::pow(1 + options.imbalance, 1.0 / std::ceil(std::log2(static_cast<double>(k)))) - 1;
+    pr.coarsening.coarsen_to = std::max({settings.coarsen_min, settings.coarsen_per_part * k,
+                                         g.vertex_count() / (settings.coarsen_divisor * k)});
+    return pr;
+}
+
+void check_migration(const graph& g, const partition& current, const migration_options& migration) {
+    const std::size_t n = g.vertex_count();
+    if (current.part_of.size() != n) {
+        throw usage_error("multilevel repartition: the current partition has " + std::to_string(current.part_of.size()) +
+                          " entries for " + std::to_string(n) + " vertices");
+    }
+    if (!migration.cost.empty() && migration.cost.size() != n) {
+        throw usage_error("multilevel repartition: " + std::to_string(migration.cost.size()) + " migration costs for " +
+                          std::to_string(n) + " vertices");
+    }
+    for (double c : migration.cost) {
+        if (!(c >= 0) || !std::isfinite(c)) throw usage_error("multilevel repartition: migration costs must be finite and >= 0");
+    }
+    if (!(migration.weight >= 0) || !std::isfinite(migration.weight)) {
+        throw usage_error("multilevel repartition: the migration weight must be finite and >= 0");
+    }
+}
+
+// Migration penalties are counted in 1 / cut_scale of a unit of cut: the input level of a
+// repartitioning has its edge weights scaled by cut_scale, so that a migration weight below 1
+// still charges a vertex of cost 1.
+constexpr weight_t cut_scale = 1024;
+
+// The input level with scaled edge weights, homes (current parts below k, no_home otherwise)
+// and migration penalties (cut_scale x weight x cost, rounded).
+detail::level_graph with_homes(const graph& g, std::size_t k, const partition& current,
+                               const migration_options& migration) {
+    // Cut and penalties are summed in weight_t: their totals must fit with room to spare.
+    constexpr weight_t room = std::numeric_limits<weight_t>::max() / 4;
+    const auto too_large = [] {
+        return usage_error("multilevel repartition: edge weights or migration costs too large to add up");
+    };
+    detail::level_graph lg = detail::to_level_graph(g);
+    weight_t total = 0;
+    for (weight_t& w : lg.edge_weight) {
+        if (w > (room - total) / cut_scale) throw too_large();
+        w *= cut_scale;
+        total += w;
+    }
+    lg.home.assign(g.vertex_count(), detail::no_home);
+    lg.migration.assign(g.vertex_count(), 0);
+    const double scale = static_cast<double>(cut_scale) * migration.weight;
+    for (vertex_id v = 0; v < g.vertex_count(); ++v) {
+        if (current.part_of[v] >= k) continue;
+        const double penalty = std::round(scale * migration_cost_of(g, migration.cost, v));
+        if (penalty > static_cast<double>(room - total)) throw too_large();
+        lg.home[v] = current.part_of[v];
+        lg.migration[v] = static_cast<weight_t>(penalty);
+        total += lg.migration[v];
+    }
+    return lg;
+}
+
+// Rebalances and refines a partition of the coarsest level, migration counted.
+void refine_coarsest(const detail::hierarchy& h, std::vector<part_id>& part, const targets& t,
+                     const multilevel_settings& settings, splitmix64& rng) {
+    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, t);  // outlives the refiner
+    detail::kway_refiner refiner(h.coarsest(), part, limits);
+    refiner.rebalance(rng);
+    refiner.refine(settings.fm, rng);
+}
+
+// New labels for the k parts of a fresh partition, given common[s * k + c], what fresh part s
+// and current part c have in common: greedily, the pair of most in common first, and only
+// between parts of equal fraction. Within each class of equal fractions every fresh part
+// finds a free label, since the class offers as many labels as parts.
+std::vector<part_id> overlap_labels(const std::vector<double>& common, const std::vector<double>& fractions) {
+    const std::size_t k = fractions.size();
+    std::vector<std::size_t> pairs;
+    for (std::size_t i = 0; i < k * k; ++i) {
+        if (fractions[i / k] == fractions[i % k]) pairs.push_back(i);
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [&](std::size_t a, std::size_t b) { return common[a] > common[b]; });
+    std::vector<part_id> label(k, detail::no_home);
+    std::vector<bool> taken(k, false);
+    for (std::size_t i : pairs) {
+        const std::size_t s = i / k;
+        const std::size_t c = i % k;
+        if (label[s] != detail::no_home || taken[c]) continue;
+        label[s] = static_cast<part_id>(c);
+        taken[c] = true;
+    }
+    return label;
+}
+
+// The coarsest level's homes as its partition; a vertex without one goes to the part least
+// filled relative to its target. Then the cheapest moves (cut + migration) rebalance it and
+// FM refines it.
+std::vector<part_id> diffusion_start(const detail::hierarchy& h, const targets& t,
+                                     const multilevel_settings& settings, splitmix64& rng) {
+    const detail::level_graph& coarsest = h.coarsest();
+    const std::size_t k = t.fraction.size();
+    std::vector<part_id> part(coarsest.size());
+    std::vector<double> load(k, 0);
+    for (vertex_id v = 0; v < coarsest.size(); ++v) {
+        if (coarsest.home[v] != detail::no_home) load[coarsest.home[v]] += static_cast<double>(coarsest.vertex_weight[v]);
+    }
+    for (vertex_id v = 0; v < coarsest.size(); ++v) {
+        part_id p = coarsest.home[v];
+        if (p == detail::no_home) {
+            p = 0;
+            for (part_id q = 1; q < k; ++q) {
+                if (load[q] / t.weight[q] < load[p] / t.weight[p]) p = q;
+            }
+            load[p] += static_cast<double>(coarsest.vertex_weight[v]);
+        }
+        part[v] = p;
+    }
+    refine_coarsest(h, part, t, settings, rng);
+    return part;
+}
+
+// A partition of the coarsest level from scratch (its homes ignored), its parts relabelled to
+// keep the most migration penalty home, then rebalanced and refined with migration counted:
+// the scratch-remap start of ParMETIS's unified repartitioning.
+std::vector<part_id> remapped_start(const detail::hierarchy& h, const targets& t,
+                                    const multilevel_settings& settings, splitmix64& rng) {
+    detail::level_graph plain = h.coarsest();
+    plain.home.clear();
+    plain.migration.clear();
+    std::vector<part_id> part = initial_partition(plain, limits_on(plain, h.depth() - 1, t), t, settings, rng);
+    const std::size_t k = t.fraction.size();
+    std::vector<double> common(k * k, 0);
+    const detail::level_graph& coarsest = h.coarsest();
+    for (vertex_id v = 0; v < coarsest.size(); ++v) {
+        if (coarsest.home[v] != detail::no_home) {
+            common[part[v] * k + coarsest.home[v]] += static_cast<double>(coarsest.migration[v]);
+        }
+    }
+    const std::vector<part_id> label = overlap_labels(common, t.fraction);
+    for (part_id& p : part) p = label[p];
+    refine_coarsest(h, part, t, settings, rng);
+    return part;
+}
+
+// How finished candidates compare: by weight above the upper limits, then by cut plus
+// migration penalty (in the units of `finest`, see with_homes).
+struct score {
+    weight_t excess = 0;
+    weight_t cost = 0;
+    bool operator<(const score& other) const {
+        return excess < other.excess || (excess == other.excess && cost < other.cost);
+    }
+};
+
+score score_of(const detail::level_graph& finest, const targets& t, std::vector<part_id> part) {
+    const detail::part_limits limits = limits_on(finest, 0, t);
+    const detail::kway_refiner measured(finest, part, limits);
+    return {detail::excess(measured.part_weight(), limits.upper), measured.cut() + measured.migration()};
+}
+
 }  // namespace
 
 // The V-cycle. Invariant: after each level, part_of is a partition of that level whose part
@@ -119,32 +295,75 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
         result.part_of.assign(g.vertex_count(), 0);
         return result;
     }
-    targets t;
-    t.epsilon = options.imbalance;
-    double fraction_sum = 0;
-    for (double f : target_fractions) fraction_sum += f;
-    const auto total = static_cast<double>(g.total_vertex_weight());
-    for (double f : target_fractions) {
-        t.fraction.push_back(f / fraction_sum);
-        t.weight.push_back(f / fraction_sum * total);
-    }
-    multilevel_settings settings;
-    settings.bisection.epsilon = std::pow(1 + options.imbalance, 1.0 / std::ceil(std::log2(static_cast<double>(k)))) - 1;
-    detail::coarsening_options coarsening;
-    coarsening.coarsen_to = std::max({settings.coarsen_min, settings.coarsen_per_part * k,
-                                      g.vertex_count() / (settings.coarsen_divisor * k)});
-
+    const problem pr = make_problem(g, target_fractions, options);
     splitmix64 rng(options.seed);
     const detail::level_graph finest = detail::to_level_graph(g);
-    const detail::hierarchy h = detail::coarsen(finest, coarsening, rng);
-    std::vector<part_id> part = initial_partition(h, t, settings, rng);
-    uncoarsen(h, part, t, settings, rng);
+    const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
+    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, pr.t);
+    std::vector<part_id> part = initial_partition(h.coarsest(), limits, pr.t, pr.settings, rng);
+    uncoarsen(h, part, pr.t, pr.settings, rng);
     result.part_of = std::move(part);
     return result;
 }
 
 partition multilevel_partition(const graph& g, std::size_t parts, const partition_options& options) {
     return multilevel_partition(g, std::vector<double>(parts, 1.0), options);
+}
+
+// Diffusion, coarse remap and scratch-remap, the cheapest kept (scratch-remap on ties). The
+// V-cycle of the first two keeps the invariant of multilevel_partition, and in addition every
+// coarse vertex's members share one home (or have none), so its migration penalty is charged
+// exactly when it leaves that home.
+partition multilevel_repartition(const graph& g, const std::vector<double>& target_fractions,
+                                 const partition& current, const migration_options& migration,
+                                 const partition_options& options) {
+    if (current.part_of.empty()) return multilevel_partition(g, target_fractions, options);
+    check_arguments(g, target_fractions, options);
+    check_migration(g, current, migration);
+    const std::size_t k = target_fractions.size();
+    const partition scratch =
+        remap_parts(g, multilevel_partition(g, target_fractions, options), target_fractions, current, migration.cost);
+    if (k == 1) return scratch;
+    const problem pr = make_problem(g, target_fractions, options);
+    splitmix64 rng(options.seed);
+    const detail::level_graph finest = with_homes(g, k, current, migration);
+    const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
+    partition best = scratch;
+    score best_score = score_of(finest, pr.t, scratch.part_of);
+    for (auto start : {diffusion_start, remapped_start}) {
+        partition candidate;
+        candidate.parts = k;
+        candidate.part_of = start(h, pr.t, pr.settings, rng);
+        uncoarsen(h, candidate.part_of, pr.t, pr.settings, rng);
+        const score candidate_score = score_of(finest, pr.t, candidate.part_of);
+        if (candidate_score < best_score) {
+            best = std::move(candidate);
+            best_score = candidate_score;
+        }
+    }
+    return best;
+}
+
+partition remap_parts(const graph& g, const partition& fresh, const std::vector<double>& target_fractions,
+                      const partition& current, const std::vector<double>& migration_cost) {
+    const std::size_t n = g.vertex_count();
+    const std::size_t k = target_fractions.size();
+    if (fresh.part_of.size() != n || current.part_of.size() != n || fresh.parts != k ||
+        (!migration_cost.empty() && migration_cost.size() != n)) {
+        throw usage_error("remap parts: partitions and costs must have one entry per vertex (" + std::to_string(n) +
+                          "), the fresh partition one part per fraction");
+    }
+    // common[s * k + c]: migration cost of the vertices in fresh part s and current part c.
+    std::vector<double> common(k * k, 0);
+    for (vertex_id v = 0; v < n; ++v) {
+        if (current.part_of[v] < k) common[fresh.part_of[v] * k + current.part_of[v]] += migration_cost_of(g, migration_cost, v);
+    }
+    const std::vector<part_id> label = overlap_labels(common, target_fractions);
+    partition result;
+    result.parts = k;
+    result.part_of.resize(n);
+    for (vertex_id v = 0; v < n; ++v) result.part_of[v] = label[fresh.part_of[v]];
+    return result;
 }
 
 }  // namespace dnnc::partitioner

@@ -74,3 +74,15 @@ TEST_CASE("metrics reject assignments that do not fit") {
     CHECK_THROWS_AS(evaluate(g, {0, 0, 0}, line_cluster()), dnnc::usage_error);
     CHECK_THROWS_AS(evaluate(g, {0, 0, 0, 0, 3}, line_cluster()), dnnc::usage_error);
 }
+
+TEST_CASE("migration volume: the cost of the vertices whose part changed") {
+    const graph g = weighted_path();
+    const partition before{{0, 0, 1, 1, 2}, 2};  // vertex 4 had no part (2 >= parts)
+    const partition after{{0, 1, 1, 0, 0}, 2};
+    // Vertex weights: vertices 1 and 3 moved, weight 1 each; vertex 4 is free.
+    REQUIRE(migration_volume(g, before, after) == 2.0);
+    REQUIRE(migration_volume(g, before, after, {1, 10, 100, 1000, 10000}) == 1010.0);
+    REQUIRE(migration_volume(g, before, before) == 0.0);
+    REQUIRE_THROWS_AS(migration_volume(g, before, partition{{0, 0}, 2}), dnnc::usage_error);
+    REQUIRE_THROWS_AS(migration_volume(g, before, after, {1, 2}), dnnc::usage_error);
+}

@@ -51,4 +51,15 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
 // A partition on its own: parts are nodes of equal capacity, all linked to each other.
 quality evaluate(const graph& g, const partition& p, const metrics_options& options = {});
 
+// The cost of moving vertex v: migration_cost[v], or its weight when migration_cost is empty.
+inline double migration_cost_of(const graph& g, const std::vector<double>& migration_cost, vertex_id v) {
+    return migration_cost.empty() ? static_cast<double>(g.vertex_weight(v)) : migration_cost[v];
+}
+
+// Migration volume from `before` to `after`: Σ migration_cost_of(v) over the vertices whose
+// part changed. A vertex with before.part_of[v] >= before.parts had no part and costs nothing.
+// Throws usage_error when a partition or a non-empty migration_cost has another size than g.
+double migration_volume(const graph& g, const partition& before, const partition& after,
+                        const std::vector<double>& migration_cost = {});
+
 }  // namespace dnnc::partitioner
