@@ -139,8 +139,8 @@ void lead::handle(const frame& request, responder respond) {
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] {
                 if (payload.empty()) return reply_of(message_type::snapshot_reply, snapshot());
-                const json request = parse_payload(payload);
-                const auto piece = snapshot_piece_at(request.at("from").get<std::uint64_t>(), request.at("bytes").get<std::size_t>());
+                const json asked = parse_payload(payload);
+                const auto piece = snapshot_piece_at(asked.at("from").get<std::uint64_t>(), asked.at("bytes").get<std::size_t>());
                 std::string reply(16, '\0');
                 std::memcpy(reply.data(), &piece.total, 8);
                 std::memcpy(reply.data() + 8, &piece.tick, 8);
@@ -652,7 +652,7 @@ void lead::take_over(const replica& r) {
                                  ? protocol::decode_binary_snapshot(r.document, "replicated document", file_access())
                                  : protocol::parse_document(r.document, "replicated document", file_access());
     const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
-    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json())},
+    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}},
                                               from_checkpoint ? r.checkpoint_file : std::string());
     resume(*current_run(), r.intent);
     const auto was = r.intent.value("state", std::string());
