@@ -91,9 +91,30 @@ private:
     // `state_file` is given, from that binary snapshot, checked already
     // (protocol::check_snapshot_file), whose state holds only the tick.
     // `measured`: the link times of this very cluster, measured by the run it replaces (a grow);
-    // null: measure them.
+    // null: measure them. The pipeline's steps (lead_install.cpp) follow.
     nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
                            const std::vector<plan::link_time>* measured = nullptr);
+    // The document checked (this node must be one of its cluster's, serving nothing else
+    // unless `replace`), its due grows applied, planned and partitioned, its memory checked
+    // against the nodes'; a snapshot's states (none when they come from `state_file`).
+    struct planned_install {
+        plan::network_plan plan;  // without its state
+        std::int64_t first_tick = 0;
+        std::vector<protocol::indexed_state> states;
+    };
+    planned_install plan_install(protocol::document doc, bool replace, const std::string& state_file);
+    // The new run's state: its plan and topology, the link times (`measured`, or probed now)
+    // and the wait windows they give.
+    std::shared_ptr<lead_state> measure(plan::network_plan plan, const std::vector<plan::link_time>* measured);
+    static std::vector<double> link_latencies(const lead_state& state);
+    // Every node's config, down the broadcast tree from this node; the standby chosen.
+    protocol::node_config node_configs(lead_state& state);
+    // The configs sent down the tree; the nodes' acknowledgements, each checked against the
+    // hash of the config it was sent.
+    nlohmann::json fan_out(const protocol::node_config& root, bool replace);
+    // The run starts, frozen at `first_tick`; heartbeats begin; the standby hears of it.
+    void start_run(const std::shared_ptr<lead_state>& state, const nlohmann::json& acks, std::int64_t first_tick,
+                   const std::string& state_file, const std::string& replica_body);
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;

@@ -1,0 +1,409 @@
+// The lead's install pipeline (lead.hpp): a document (or snapshot) checked and planned, the
+// links measured, every node's config built and fanned out down the broadcast tree, the
+// states sent, and the run started; with the probes and checks those steps use.
+#include "lead.hpp"
+#include "lead_state.hpp"
+
+#include "dnnc/node_server/local_cluster.hpp"
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/rate.hpp"
+#include "dnnc/protocol/snapshot.hpp"
+#include "dnnc/protocol/snapshot_file.hpp"
+#include "dnnc/protocol/xml.hpp"
+#include "dnnc/sim/memory.hpp"
+#include "node_messages.hpp"
+#include "population_growth.hpp"
+#include "probe_route.hpp"
+#include "state_stream.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace dnnc::node_server {
+
+using json = nlohmann::json;
+using protocol::frame;
+using protocol::message_type;
+
+// Sends every node the states it needs, a piece at a time (state_sender): its own neurons'
+// and the remote ones' it reads; each node installs them with its last piece.
+void lead::send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick) {
+    state_sender sender(root, neurons, [&](const protocol::node_config& c, const std::string& piece, bool last) {
+        std::string payload(sizeof tick, '\0');
+        std::memcpy(payload.data(), &tick, sizeof tick);
+        payload += static_cast<char>(last ? 1 : 0);
+        payload += piece;
+        if (&c == &root) return own_.restore_state(payload);
+        try {
+            calls_.call_while_alive({c.host, static_cast<std::uint16_t>(c.port)}, frame{message_type::restore_state, 0, 0, payload},
+                                    options_.silence_limit);
+        } catch (const std::exception& e) {
+            throw error("node '" + c.node + "' did not take its state: " + e.what());
+        }
+    });
+    states([&](const protocol::indexed_state& s) { sender.add(s); });
+    sender.finish();
+    DNNC_LOG(info, "states sent, at most " << sender.peak_bytes() << " bytes of them held at once");
+}
+
+// ---- probes ----
+
+// One round trip from the lead along `path` (node indices), in ms, with `load` bytes carried
+// across its last link.
+double lead::probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path, std::size_t load) {
+    probe p{{}, 1, load};
+    for (std::size_t k = 0; k < path.size(); ++k) {
+        const auto& node = plan.doc.clu->nodes[path[k]];
+        const double delay = k > 0 ? plan::emulate_delay(plan.doc.clu->links, plan.doc.clu->nodes[path[k - 1]].id, node.id) : 0.0;
+        p.route.push_back({node.id, {node.host, static_cast<std::uint16_t>(node.port)}, delay});
+    }
+    const auto extra = options_.emulate_delay_ms.find(p.route[1].id);
+    const auto start = clock_type::now();
+    hold_back(p.route[1].link_delay_ms + (extra == options_.emulate_delay_ms.end() ? 0.0 : extra->second));
+    try {
+        calls_.call(p.route[1].at, frame{message_type::probe, 0, 0, probe_payload(p)}, options_.silence_limit);
+    } catch (const std::exception& e) {
+        std::string names;
+        for (const auto& h : p.route) names += (names.empty() ? "" : " -> ") + h.id;
+        throw error(std::string(load > 0 ? "throughput" : "latency") + " probe along " + names + " failed: " + e.what());
+    }
+    return elapsed_ms(start);
+}
+
+// Latencies first (link_times), then each link's throughput: `throughput-probes` probes
+// each way that carry throughput_probe_load bytes across the link, each after an unloaded
+// one along the same route (plan::link_throughput).
+std::vector<plan::link_time> lead::measure_links(const plan::network_plan& plan, const plan::topology& topo) {
+    const auto paths = plan::plan_probes(topo);
+    const auto run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
+    std::vector<std::vector<double>> samples(paths.size());
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+        probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
+        for (int r = 0; r < run.probes; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
+    }
+    auto times = plan::link_times(paths, samples);
+    for (std::size_t p = 0; p < paths.size() && run.throughput_probes > 0; ++p) {
+        auto back = paths[p].route;  // over the link and back to its near end
+        back.push_back(back[back.size() - 2]);
+        // What a load adds to the round trip of an unloaded probe sent just before it.
+        auto added = [&](const std::vector<std::size_t>& route) {
+            const double unloaded = probe_once(plan, route);
+            return probe_once(plan, route, throughput_probe_load) - unloaded;
+        };
+        std::vector<double> there, and_back;
+        for (int r = 0; r < run.throughput_probes; ++r) {
+            there.push_back(added(paths[p].route));
+            and_back.push_back(added(back));
+        }
+        times[p].throughput_bps = plan::link_throughput(throughput_probe_load, there, and_back);
+    }
+    for (const auto& t : times) {
+        const auto [a, b] = topo.link(t.link);
+        DNNC_LOG(info, "link " << topo.id(a) << " - " << topo.id(b) << ": " << t.latency_ms << " ms (round trip "
+                               << t.round_trip_ms << " ms" << (t.clamped ? ", clamped" : "") << (t.noisy ? ", noisy" : "")
+                               << "), " << (t.throughput_bps > 0 ? protocol::rate_human(t.throughput_bps) : "throughput not measured"));
+    }
+    return times;
+}
+
+// ---- submit: this node becomes the lead ----
+
+protocol::file_access lead::file_access() const {
+    if (!options_.server.secret.empty()) return {};
+    return {false, options_.data_dirs};
+}
+
+std::size_t lead::find_self(const protocol::cluster& clu) const {
+    const auto my_port = srv_.port();
+    std::optional<std::size_t> loopback_match;
+    for (std::size_t i = 0; i < clu.nodes.size(); ++i) {
+        const auto& n = clu.nodes[i];
+        if (n.port != my_port) continue;
+        if (n.host == options_.server.bind) return i;
+        if (is_loopback_host(n.host) && is_loopback_host(options_.server.bind)) loopback_match = i;
+    }
+    if (loopback_match) return *loopback_match;
+    throw usage_error("this node (" + options_.server.bind + ":" + std::to_string(my_port) +
+                      ") is not one of the cluster's nodes; submit to a node the document names");
+}
+
+// Refuses, before anything changes on the cluster, a network whose shares would not fit in
+// the memory of the machines they go to: each node's share is known from the rules
+// (plan::loads_of), and every node says what its machine can still give and its own limit.
+// Nodes on one host share its memory; what their current networks hold counts as free when
+// they are replaced.
+void lead::check_memory(const plan::network_plan& plan, bool replace) {
+    const auto loads = plan::loads_of(plan);
+    const auto& nodes = plan.doc.clu->nodes;
+    const auto self = find_self(*plan.doc.clu);
+    const auto batch = static_cast<std::uint32_t>(plan.doc.run ? plan.doc.run->batch : 1);
+    struct host {
+        std::uint64_t available = 0, released = 0;
+        double needed = 0, synapses = 0;
+        std::vector<std::string> nodes;
+    };
+    std::map<std::string, host> hosts;
+    for (std::size_t v = 0; v < nodes.size(); ++v) {
+        json status;
+        if (v == self) {
+            own_.describe(status);
+        } else {
+            try {
+                const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
+                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, options_.silence_limit).payload);
+            } catch (const std::exception&) {
+                continue;  // the probes name a node that does not answer
+            }
+        }
+        const json memory = status.value("memory", json::object());
+        const auto needed = static_cast<double>(sim::bytes_needed(static_cast<std::uint64_t>(loads[v].synapses),
+                                                                  loads[v].neurons, loads[v].dense_weights, batch,
+                                                                  loads[v].values_per_synapse)) +
+                            loads[v].rule_state_bytes;
+        const auto limit = memory.value("limit", std::uint64_t{0});
+        if (limit > 0 && needed > static_cast<double>(limit))
+            throw usage_error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +
+                        std::to_string(static_cast<long long>(loads[v].synapses)) + " synapses, needing about " +
+                        std::to_string(static_cast<long long>(needed / (1 << 20))) + " MiB; its limit is " +
+                        std::to_string(limit >> 20) + " MiB (--memory-limit). Nothing was changed on the cluster.");
+        auto& h = hosts[is_loopback_host(nodes[v].host) ? "this machine" : nodes[v].host];
+        h.available = std::max(h.available, memory.value("available", std::uint64_t{0}));
+        if (replace) h.released += memory.value("network", std::uint64_t{0});
+        h.needed += needed;
+        h.synapses += loads[v].synapses;
+        h.nodes.push_back(nodes[v].id);
+    }
+    for (const auto& [name, h] : hosts) {
+        const double room = static_cast<double>(h.available + h.released);
+        if (h.available == 0 || h.needed <= 0.9 * room) continue;  // 0: the machine did not say
+        std::string list;
+        for (const auto& id : h.nodes) list += (list.empty() ? "" : ", ") + id;
+        auto gib = [](double bytes) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.1f", bytes / (1 << 30));
+            return std::string(text);
+        };
+        throw usage_error("the network does not fit in memory: nodes " + list + " on " + name + " would hold about " +
+                    std::to_string(static_cast<long long>(h.synapses)) + " synapses, needing about " + gib(h.needed) +
+                    " GiB; " + gib(room) + " GiB are available there. Nothing was changed on the cluster.");
+    }
+}
+
+namespace {
+std::string acks_hash(const json& acks, const std::string& node) {
+    for (const auto& a : acks)
+        if (a.at("node") == node) return a.at("hash");
+    return {};
+}
+}  // namespace
+
+std::string lead::upload_path(const std::string& name) const {
+    if (name.empty() || name.size() > 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos)
+        throw usage_error("an upload's name is 1 to 64 lowercase hex digits");
+    return (std::filesystem::path(options_.state_dir) / "uploads" / (name + ".dnncs")).string();
+}
+
+void lead::receive_upload(const std::string& payload) {
+    if (payload.empty() || payload.size() < 1u + static_cast<std::uint8_t>(payload[0]) + 8u) throw protocol_error("a short upload frame");
+    const auto length = static_cast<std::uint8_t>(payload[0]);
+    const auto path = upload_path(payload.substr(1, length));
+    std::uint64_t offset = 0;
+    std::memcpy(&offset, payload.data() + 1 + length, 8);
+    const std::string_view bytes = std::string_view(payload).substr(1 + length + 8);
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::error_code missing;
+    const auto size = offset == 0 ? 0 : std::filesystem::file_size(path, missing);
+    if (missing || offset != size)
+        throw usage_error("an upload continues at its end (" + std::to_string(missing ? 0 : size) + " bytes), not at " + std::to_string(offset));
+    if (offset + bytes.size() > max_upload_bytes) throw usage_error("an upload holds at most " + std::to_string(max_upload_bytes) + " bytes");
+    std::ofstream out(path, std::ios::binary | (offset == 0 ? std::ios::trunc : std::ios::app));
+    if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !out.flush()) throw io_error("cannot write " + path);
+}
+
+json lead::submit(const std::string& payload, bool replace) {
+    if (!payload.empty() && payload.front() == '{') {
+        const auto path = upload_path(parse_payload(payload).at("uploaded").get<std::string>());
+        struct remover {
+            std::string path;
+            ~remover() {
+                std::error_code ignored;
+                std::filesystem::remove(path, ignored);
+            }
+        } done{path};
+        if (!std::filesystem::exists(path)) throw usage_error("no upload of that name on this node");
+        return install(protocol::check_snapshot_file(path, file_access()), replace, path, {});
+    }
+    return install(protocol::is_binary_snapshot(payload) ? protocol::decode_binary_snapshot(payload, "submitted snapshot", file_access())
+                                                         : protocol::parse_document(payload, "submitted document", file_access()),
+                   replace, {}, payload);
+}
+
+// Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs ->
+// fan_out -> start_run, each step a function of its own.
+json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
+                   const std::vector<plan::link_time>* measured) {
+    const auto started = clock_type::now();
+    planned_install planned = plan_install(std::move(doc), replace, state_file);
+    DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
+    // Clients wait for the new run (current_run) while the old one goes and the new one is
+    // installed; if the install fails, for no run.
+    struct replacing {
+        lead& self;
+        explicit replacing(lead& l) : self(l) {
+            std::lock_guard<std::mutex> lock(self.mutex_);
+            self.replacing_ = true;
+        }
+        ~replacing() {
+            {
+                std::lock_guard<std::mutex> lock(self.mutex_);
+                self.replacing_ = false;
+            }
+            self.run_ready_.notify_all();
+        }
+    } replacing_run(*this);
+    {
+        // The run being replaced stops its clock first, released without the lock.
+        std::shared_ptr<lead_run> previous;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            previous = std::move(run_);
+        }
+    }
+    const auto state = measure(std::move(planned.plan), measured);
+    DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
+    const protocol::node_config root = node_configs(*state);
+    DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
+    const json acks = fan_out(root, replace);
+    DNNC_LOG(info, "configs installed after " << elapsed_ms(started) << " ms");
+    const auto neurons = state->plan.net.neuron_count();
+    if (!state_file.empty()) send_states(root, neurons, states_in_file(state_file, file_access()), planned.first_tick);
+    if (!planned.states.empty()) send_states(root, neurons, states_in(planned.states), planned.first_tick);
+    start_run(state, acks, planned.first_tick, state_file, replica_body);
+
+    json nodes = json::array();
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+        nodes.push_back({{"id", state->topo.id(v)}, {"neurons", state->plan.neurons_per_node[v]},
+                         {"hash", acks_hash(acks, state->topo.id(v))}});
+    DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
+                               << elapsed_ms(started) << " ms");
+    return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
+            {"tick", planned.first_tick},   {"edge_cut", state->plan.quality.edge_cut},        {"seconds", elapsed_ms(started) / 1000}};
+}
+
+lead::planned_install lead::plan_install(protocol::document doc, bool replace, const std::string& state_file) {
+    const auto started = clock_type::now();
+    protocol::check_document(doc);
+    if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
+    if (const auto serving = own_.network(); serving && !replace)
+        throw error("this node already serves network '" + *serving + "'; submit with --replace to replace it");
+    doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
+    // A new network starts with the grows due at its first tick (a restored one has them).
+    if (!doc.state) apply_due_grows(*doc.net, 0);
+    DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
+    plan::partition_memo memo;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        memo = last_partition_;
+    }
+    planned_install planned{plan::plan_network(std::move(doc), &memo), 0, {}};
+    auto& plan = planned.plan;
+    lead_run::check_outputs(plan);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        last_partition_ = std::move(memo);
+    }
+    check_memory(plan, replace);
+    // A snapshot's state is checked before anything changes on the cluster (a file's, by
+    // check_snapshot_file, before it came here).
+    if (plan.doc.state && state_file.empty()) planned.states = protocol::states_of(plan.doc, plan.net);
+    planned.first_tick = plan.doc.state ? plan.doc.state->tick : 0;
+    plan.doc.state.reset();
+    return planned;
+}
+
+std::shared_ptr<lead::lead_state> lead::measure(plan::network_plan plan, const std::vector<plan::link_time>* measured) {
+    plan::topology topo(*plan.doc.clu);
+    auto state = std::make_shared<lead_state>(
+        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json(), {}});
+    state->plastic = plastic_elements(*state->plan.doc.net);
+    state->times = measured ? *measured : measure_links(state->plan, state->topo);
+    state->windows = plan::wait_windows(state->plan, state->topo, link_latencies(*state));
+    return state;
+}
+
+std::vector<double> lead::link_latencies(const lead_state& state) {
+    std::vector<double> latency(state.topo.link_count(), 0.0);
+    for (const auto& t : state.times) latency[t.link] = t.latency_ms;
+    return latency;
+}
+
+protocol::node_config lead::node_configs(lead_state& state) {
+    state.epoch = plan::draw_epoch();
+    protocol::node_config root = plan::build_configs(state.plan, state.topo, link_latencies(state), state.windows, state.epoch);
+    state.history = static_cast<std::uint16_t>(root.history);
+    if (!root.children.empty()) {
+        const auto& first = root.children.front();
+        state.standby = endpoint{first.host, static_cast<std::uint16_t>(first.port)};
+        state.standby_id = first.node;
+    }
+    return root;
+}
+
+json lead::fan_out(const protocol::node_config& root, bool replace) {
+    std::map<std::string, std::string> expected;
+    std::vector<const protocol::node_config*> stack{&root};
+    while (!stack.empty()) {
+        const auto* c = stack.back();
+        stack.pop_back();
+        expected[c->node] = plan::config_hash(*c);
+        for (const auto& child : c->children) stack.push_back(&child);
+    }
+    json acks = own_.configure_subtree(root, replace);
+    for (const auto& a : acks) {
+        const auto node = a.at("node").get<std::string>();
+        if (expected[node] != a.at("hash").get<std::string>())
+            throw error("node '" + node + "' acknowledged a config that differs from the one sent");
+        expected.erase(node);
+    }
+    if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
+    return acks;
+}
+
+void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks, std::int64_t first_tick,
+                     const std::string& state_file, const std::string& replica_body) {
+    state->since = clock_type::now();
+    state->last_seen.assign(state->topo.node_count(), state->since);
+    state->last_error.assign(state->topo.node_count(), {});
+    state->waiting.assign(state->topo.node_count(), nullptr);
+    state->pages.assign(state->topo.node_count(), {});
+    std::vector<std::string> hashes;
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
+    const lead_run::storage storage{options_.output_memory, (std::filesystem::path(options_.state_dir) / "checkpoints").string()};
+    auto links = run_links(state);
+    auto new_run = std::make_shared<lead_run>(state->plan, state->topo, links, std::move(hashes), first_tick, storage);
+    const auto row_width = new_run->output_width();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run_ = std::move(new_run);
+    }
+    start_heartbeats(state);
+    // The standby starts over with what the run begins from.
+    const auto& self = state->plan.doc.clu->nodes[state->topo.lead()];
+    links.replicate({{"kind", "document"},
+                     {"network", state->plan.net.name},
+                     {"lead", self.id},
+                     {"lead_at", self.host + ":" + std::to_string(self.port)},
+                     {"heartbeat_timeout_ms", state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
+                                                                  : protocol::run_settings{}.heartbeat_timeout_ms},
+                     {"tick", first_tick},
+                     {"width", row_width}},
+                    replica_body);
+    // Restored from a file: the standby holds it as its checkpoint.
+    if (!state_file.empty()) replicate_checkpoint(links.replicate, first_tick, state_file);
+}
+
+}  // namespace dnnc::node_server

@@ -1,0 +1,63 @@
+#pragma once
+// What the lead keeps of the network it runs (private to dnnc_node_server: lead.cpp, and the
+// install pipeline in lead_install.cpp).
+#include "lead.hpp"
+#include "lead_run.hpp"
+#include "node_messages.hpp"
+
+#include "dnnc/plan/plan.hpp"
+#include "dnnc/plan/topology.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dnnc::node_server {
+
+// A connection element whose synapses learn: how its weights are named (its projection's id,
+// or projection[i], synapse[i]), whether it is an explicit synapse, its synapse model as the
+// element names it and the model itself, and the bound of its weights (Wmax), if the model
+// has one.
+struct plastic_element {
+    std::size_t element;
+    std::string label;
+    bool synapse;
+    std::string reference, model;
+    std::optional<double> bound;
+};
+
+// How element `element` of `net` is named: its projection's id, or projection[i], synapse[i].
+std::string element_label(const protocol::network& net, std::size_t element);
+// The network's plastic connection elements, in element order.
+std::vector<plastic_element> plastic_elements(const protocol::network& net);
+
+struct lead::lead_state {
+    plan::network_plan plan;
+    plan::topology topo;
+    std::vector<plan::link_time> times;
+    std::vector<double> windows;
+    std::vector<clock_type::time_point> last_seen;
+    std::vector<std::string> last_error;
+    std::vector<nlohmann::json> waiting;  // what each node's last heartbeat said it waits for
+    clock_type::time_point since;
+    // The lead's first child in the broadcast tree holds its replica; none on one node.
+    std::optional<endpoint> standby;
+    std::string standby_id;
+    std::shared_ptr<peer_client> replicas;  // its own connection: a replica never waits behind a clock call
+    nlohmann::json populations;  // how each population is spread over the nodes; made by the first describe
+    std::vector<std::string> pages;  // where each node's live page is, as its heartbeat said
+    std::uint64_t epoch = 0;         // of the configs this lead installed (node_config::epoch)
+    std::vector<plastic_element> plastic{};
+    // The plastic weights' histograms of the last freeze (weight_histograms), and the tick of
+    // the last histograms made or tried, so that statuses ask the nodes once per freeze.
+    nlohmann::json histograms{};
+    std::optional<std::int64_t> binned_tick{};
+    bool binning = false;
+    std::uint16_t history = 1;  // ticks of output the nodes keep (node_config::history): what new delays may reach
+};
+
+}  // namespace dnnc::node_server
