@@ -615,6 +615,21 @@ void lead::resume(lead_run& run, const json& intent) {
 
 // ---- growing populations ----
 
+// An output row's columns are those of the network with every grow of its document (the
+// members a scheduled grow adds read 0 until then): a grow the document did not schedule
+// would widen rows already read.
+void lead::refuse_output_growth(const std::string& population) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!state_) return;
+    const auto& net = *state_->plan.doc.net;
+    for (const auto& o : net.outputs)
+        for (const auto& reference : o.neurons)
+            if (reference.substr(0, reference.find('[')) == population)
+                throw usage_error("grow of '" + population + "': it is in output '" + o.id +
+                                  "', whose columns are fixed when the run starts; schedule the grow in the document "
+                                  "(<grow population=\"" + population + "\" add=\"N\" at-ms=\"T\"/>)");
+}
+
 bool lead::still_running(const std::shared_ptr<lead_run>& run) {
     std::lock_guard<std::mutex> lock(mutex_);
     return run_ == run;
@@ -625,6 +640,7 @@ json lead::grow(const json& command) {
     const auto add = whole_number(command.at("add"), "grow: add", 1, static_cast<std::int64_t>(protocol::expand_limits{}.max_neurons));
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = current_run();
+    refuse_output_growth(population);
     const auto intent = run->intent();
     auto summary = regrow(run, intent, [&](protocol::network& net, std::int64_t tick) { add_applied_grow(net, population, add, tick); });
     std::uint64_t size = 0;

@@ -141,6 +141,8 @@ private:
     nlohmann::json grow(const nlohmann::json& command);
     // The run's clock stopped before `tick` for the scheduled grows due then.
     void grow_scheduled(std::int64_t tick);
+    // usage_error when `population` is in an output (a grow outside the document's schedule).
+    void refuse_output_growth(const std::string& population);
     // Whether `run` is still the lead's run.
     bool still_running(const std::shared_ptr<lead_run>& run);
     nlohmann::json regrow(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent,

@@ -52,9 +52,16 @@ const char* lead_run::name(state s) {
 
 namespace {
 
+// The output neurons of the network as every grow of its document leaves it, in document
+// order: the columns of a row are fixed for the whole run (a member a grow adds later reads 0
+// until then); one neuron may fill several columns.
+std::vector<protocol::named_neurons> output_ports(const plan::network_plan& plan) {
+    return protocol::expand_neurons(fully_grown(*plan.doc.net)).outputs;
+}
+
 std::size_t values_per_row(const plan::network_plan& plan) {
     std::size_t columns = 0;
-    for (const auto& o : plan.net.outputs) columns += o.neurons.size();
+    for (const auto& o : output_ports(plan)) columns += o.neurons.size();
     return columns * static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
 }
 
@@ -79,16 +86,19 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     checkpoints_.keep = run_.checkpoint_keep;
     checkpoints_.dir = checkpoint_dir(folder_name_of(plan.net.name));
     const auto& net = plan.net;
-    // Columns: the output neurons in document order; each node reports its output neurons
-    // in ascending index order, and one neuron may fill several columns.
+    // Columns: the output neurons in document order, grown ones included (output_ports); each
+    // node reports the output neurons it runs in ascending index order, and one neuron may
+    // fill several columns.
     std::map<protocol::neuron_index, std::vector<std::size_t>> columns_of_neuron;
-    for (const auto& o : net.outputs)
+    const auto grown = protocol::expand_neurons(fully_grown(*plan.doc.net));
+    for (const auto& o : grown.outputs)
         for (auto i : o.neurons) {
             columns_of_neuron[i].push_back(columns_.size());
-            columns_.push_back(net.neuron_name(i));
+            columns_.push_back(grown.neuron_name(i));
         }
     columns_of_.resize(topo.node_count());
-    for (const auto& [i, cols] : columns_of_neuron) columns_of_[plan.node_of_neuron[i]].push_back(cols);
+    for (const auto& [i, cols] : columns_of_neuron)
+        if (i < plan.node_of_neuron.size()) columns_of_[plan.node_of_neuron[i]].push_back(cols);  // not grown yet: none
     nodes_.resize(topo.node_count());
     recording_ = !net.recorded.empty();
     // The raster's sample: every k-th recorded neuron of each group, at most raster_per_group

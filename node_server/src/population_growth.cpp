@@ -21,6 +21,11 @@ std::size_t apply_due_grows(protocol::network& net, std::int64_t tick) {
     return marked;
 }
 
+protocol::network fully_grown(protocol::network net) {
+    for (auto& g : net.grows) g.applied = true;
+    return net;
+}
+
 std::int64_t next_grow_tick(const protocol::network& net) {
     for (const auto& g : net.grows)
         if (!g.applied) return grow_tick(g, net.dt);

@@ -16,6 +16,8 @@ namespace dnnc::node_server {
 std::int64_t grow_tick(const protocol::population_growth& g, double dt);
 // Marks applied the scheduled grows due by `tick` (their tick <= it); how many it marked.
 std::size_t apply_due_grows(protocol::network& net, std::int64_t tick);
+// `net` with its scheduled grows applied too: the network at the end of its schedule.
+protocol::network fully_grown(protocol::network net);
 // The tick of the first scheduled grow, or -1 when there is none.
 std::int64_t next_grow_tick(const protocol::network& net);
 // Adds an applied grow of `population` by `add` at `tick` after the applied ones (the

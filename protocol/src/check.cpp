@@ -794,10 +794,6 @@ void check_grows(problems& out, const network& net, const std::unordered_set<std
         held[group_of(p.from)].push_back(why);
         if (group_of(p.to) != group_of(p.from)) held[group_of(p.to)].push_back(why);
     }
-    for (const auto& p : net.outputs)
-        for (const auto& reference : p.neurons)
-            held[group_of(reference)].push_back("is in output " + quote(p.id) + " (line " + std::to_string(p.where.line) +
-                                                "), whose row has a fixed width");
 
     const population_growth* latest = nullptr;           // the one with the largest at-ms so far
     const population_growth* first_scheduled = nullptr;  // the first not applied

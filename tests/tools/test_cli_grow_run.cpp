@@ -276,3 +276,47 @@ TEST_CASE("a population with synaptic elements grows into structural plasticity 
     CHECK_THAT(structure, Catch::Contains("\n200,E,"));
     CHECK(spikes_of(spikes_in(slurp(out("s1.csv"))), "E", 80) > 0);
 }
+
+TEST_CASE("an output of a population the document grows has the grown columns from the start, and dnnc grow of it is refused") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    const auto grown = dir.file("grown.xml", brunel("    <output id=\"o\" neurons=\"Q[0] E\"/>\n" + scheduled_grows));
+    for (const int k : {1, 3})
+        must(dnnc + " run " + grown + " --nodes " + std::to_string(k) + " --ticks 300 --output " + out("o" + std::to_string(k) + ".csv"));
+    const auto rows = slurp(out("o1.csv"));
+    CHECK(slurp(out("o3.csv")) == rows);
+    std::istringstream in(rows);
+    std::string header, line;
+    std::getline(in, header);
+    // Q[0], E[0..439]: E's 40 members grown at 20 ms are columns from the first row on.
+    CHECK(std::count(header.begin(), header.end(), ',') == 1 + 440);  // tick, Q[0], E[0..439]
+    CHECK_THAT(header, Catch::EndsWith(",E[439]"));
+    std::size_t before = 0, grown_spikes = 0;
+    while (std::getline(in, line)) {
+        std::vector<std::string> cells;
+        std::istringstream fields(line);
+        for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+        REQUIRE(cells.size() == 442);
+        const bool early = std::stoll(cells[0]) < 200;  // ticks before the grow at 20 ms
+        for (std::size_t c = 402; c < cells.size(); ++c) {  // E[400..439]
+            if (early) before += std::stod(cells[c]) != 0;
+            else grown_spikes += std::stod(cells[c]) != 0;
+        }
+    }
+    CHECK(before == 0);
+    CHECK(grown_spikes > 0);
+
+    // Outside the document's schedule an output's columns cannot widen.
+    std::vector<int> ports;
+    const auto doc = dir.file("cluster.xml", on_cluster(brunel("    <output id=\"o\" neurons=\"Q[0] E\"/>\n"), 1, ports));
+    local_cluster_guard cluster(doc);
+    REQUIRE(cluster.up.exit_code == 0);
+    must(dnnc + " submit " + doc + to_of(ports));
+    must(dnnc + " step 50" + lead_of(ports));
+    const auto refused = run_command(dnnc + " grow E 10" + lead_of(ports));
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("is in output 'o', whose columns are fixed when the run starts"));
+    must(dnnc + " step 50" + lead_of(ports));
+    CHECK(tick_and_neurons(ports).second == 550);
+}
