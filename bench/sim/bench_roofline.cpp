@@ -148,6 +148,14 @@ std::pair<std::uint64_t, double> replay_rate(std::vector<fan_table>& parts, cons
     return {events, best};
 }
 
+// The CPU time of every thread of this process so far.
+double process_cpu_s() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 double peak_resident_gb() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -185,13 +193,14 @@ int main(int argc, char** argv) try {
     std::vector<fan_table> parts;
     spike_train spikes;
     std::uint64_t synapses = 0;
-    double setup_s = 0, tick_s = 0, tick_cpu_s = 0;
+    double setup_s = 0, tick_s = 0, tick_cpu_s = 0, tick_process_cpu_s = 0;
     {
         spec.history = static_cast<std::uint16_t>(max_delay);
         spec.in_begin.assign(spec.neurons.size() + 1, 0);
         dnnc::sim::engine network(spec, *doc.net);
         setup_s = dnnc::bench::seconds_since(setup_start);
         synapses = network.synapse_count();
+        const double process_cpu = process_cpu_s();
         for (long t = 0; t < ticks; ++t) {
             const double cpu = dnnc::bench::thread_cpu_s();
             const auto start = std::chrono::steady_clock::now();
@@ -200,6 +209,7 @@ int main(int argc, char** argv) try {
             tick_cpu_s += dnnc::bench::thread_cpu_s() - cpu;
             spikes.emplace_back(network.spiked().begin(), network.spiked().end());
         }
+        tick_process_cpu_s = process_cpu_s() - process_cpu;
         // 2. Its fan-out, one part of the targets per thread.
         const auto n = static_cast<global_index>(network.neuron_count());
         parts.resize(static_cast<std::size_t>(threads));
@@ -237,27 +247,35 @@ int main(int argc, char** argv) try {
 
     // dnnc's rates against the limits.
     const double simulated_s = static_cast<double>(ticks) * dt_ms / 1000.0;
-    const double dnnc_events = static_cast<double>(events) / tick_s;
-    const double dnnc_updates = neurons * static_cast<double>(ticks) / tick_s;
+    const double updates = neurons * static_cast<double>(ticks);
     const double scatter_1 = static_cast<double>(events) / replay_1_s;
     const double scatter_all = static_cast<double>(events) / replay_all_s;
     const double update_1 = neurons * static_cast<double>(update_ticks) / update_cpu_s;
     const double update_all = update_1 * threads;
     // A tick can go no faster than its events at the scatter limit plus its updates at the
-    // update limit: that sum's time over the run, as a wall time per simulated second.
-    auto bound_s_per_s = [&](double scatter, double update) {
-        return (static_cast<double>(events) / scatter + neurons * static_cast<double>(ticks) / update) / simulated_s;
+    // update limit: that sum's time over the run's ticks.
+    const double bound_1_s = static_cast<double>(events) / scatter_1 + updates / update_1;
+    const double bound_all_s = static_cast<double>(events) / scatter_all + updates / update_all;
+    // dnnc's rates and fractions for the ticks' time `seconds`: their wall time, or their CPU
+    // time in the process (what they would take on cores of their own).
+    auto fractions = [&](const char* name, double seconds, const char* end) {
+        const double events_per_s = static_cast<double>(events) / seconds, updates_per_s = updates / seconds;
+        std::printf("  \"%s\": {\"seconds\": %.3f, \"s_per_simulated_s\": %.2f, \"events_per_s\": %.4g, \"neuron_updates_per_s\": %.4g, "
+                    "\"events_of_scatter_1_thread\": %.4f, \"events_of_scatter_all_threads\": %.4f, "
+                    "\"updates_of_update_1_thread\": %.4f, \"updates_of_update_all_threads\": %.4f, "
+                    "\"bound_of_tick_1_thread\": %.4f, \"bound_of_tick_all_threads\": %.4f}%s\n",
+                    name, seconds, seconds / simulated_s, events_per_s, updates_per_s, events_per_s / scatter_1,
+                    events_per_s / scatter_all, updates_per_s / update_1, updates_per_s / update_all, bound_1_s / seconds,
+                    bound_all_s / seconds, end);
     };
     std::printf("{\n  \"document\": \"%s\", \"neurons\": %.0f, \"synapses\": %llu, \"threads\": %d, \"dt_ms\": %g,\n", document.c_str(),
                 neurons, static_cast<unsigned long long>(synapses), threads, dt_ms);
     std::printf("  \"load_before\": \"%s\", \"load_after\": \"%s\", \"peak_resident_gb\": %.2f,\n", load_before.c_str(),
                 load_average().c_str(), peak_resident_gb());
-    std::printf("  \"dnnc\": {\"ms\": %g, \"ticks\": %ld, \"setup_s\": %.1f, \"tick_s\": %.3f, \"tick_cpu_s_calling_thread\": %.3f, "
-                "\"wall_s_per_simulated_s\": %.2f, \"spikes\": %llu, \"rate_hz\": %.3f, \"synaptic_events\": %llu, "
-                "\"events_per_s\": %.4g, \"neuron_updates_per_s\": %.4g},\n",
-                ms, ticks, setup_s, tick_s, tick_cpu_s, tick_s / simulated_s, static_cast<unsigned long long>(spike_count),
-                static_cast<double>(spike_count) / neurons / simulated_s, static_cast<unsigned long long>(events), dnnc_events,
-                dnnc_updates);
+    std::printf("  \"run\": {\"ms\": %g, \"ticks\": %ld, \"setup_s\": %.1f, \"tick_cpu_s_calling_thread\": %.3f, \"spikes\": %llu, "
+                "\"rate_hz\": %.3f, \"synaptic_events\": %llu},\n",
+                ms, ticks, setup_s, tick_cpu_s, static_cast<unsigned long long>(spike_count),
+                static_cast<double>(spike_count) / neurons / simulated_s, static_cast<unsigned long long>(events));
     std::printf("  \"stream_triad_gb_s\": {\"1_thread\": %.2f, \"all_threads\": %.2f, \"mib\": %zu},\n", triad_1 / 1e9,
                 triad_all / 1e9, stream_bytes >> 20);
     std::printf("  \"scatter_events_per_s\": {\"1_thread\": %.4g, \"all_threads\": %.4g, \"table_gb\": %.2f, \"ns_per_event_1_thread\": %.2f},\n",
@@ -266,13 +284,10 @@ int main(int argc, char** argv) try {
                 "\"ticks\": %ld, \"rate_hz_unconnected\": %.3f},\n",
                 update_1, update_all, 1e9 / update_1, update_ticks,
                 static_cast<double>(update_spikes) / neurons / (static_cast<double>(update_ticks) * dt_ms / 1000.0));
-    std::printf("  \"fractions\": {\"events_of_scatter_1_thread\": %.4f, \"events_of_scatter_all_threads\": %.4f, "
-                "\"updates_of_update_1_thread\": %.4f, \"updates_of_update_all_threads\": %.4f, "
-                "\"bound_wall_s_per_simulated_s_1_thread\": %.2f, \"bound_wall_s_per_simulated_s_all_threads\": %.2f, "
-                "\"tick_of_bound_1_thread\": %.4f, \"tick_of_bound_all_threads\": %.4f}\n}\n",
-                dnnc_events / scatter_1, dnnc_events / scatter_all, dnnc_updates / update_1, dnnc_updates / update_all,
-                bound_s_per_s(scatter_1, update_1), bound_s_per_s(scatter_all, update_all),
-                bound_s_per_s(scatter_1, update_1) * simulated_s / tick_s, bound_s_per_s(scatter_all, update_all) * simulated_s / tick_s);
+    std::printf("  \"bound_s_per_simulated_s\": {\"1_thread\": %.2f, \"all_threads\": %.2f},\n", bound_1_s / simulated_s,
+                bound_all_s / simulated_s);
+    fractions("dnnc_wall", tick_s, ",");
+    fractions("dnnc_cpu", tick_process_cpu_s, "\n}");
     return 0;
 } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_roofline: %s\n", e.what());
