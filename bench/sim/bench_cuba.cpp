@@ -22,17 +22,8 @@
 #include "dnnc/sim/engine.hpp"
 
 #include <cstdio>
-#include <ctime>
 #include <exception>
 #include <string>
-
-namespace {
-double thread_cpu_seconds() {
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-}  // namespace
 
 int main(int argc, char** argv) try {
     using clock = std::chrono::steady_clock;
@@ -68,11 +59,11 @@ int main(int argc, char** argv) try {
     double compute_s = 0, count_s = 0, compute_cpu_s = 0;
     long long spikes = 0;
     for (long t = 0; t < ticks; ++t) {
-        const double cpu = thread_cpu_seconds();
+        const double cpu = dnnc::bench::thread_cpu_s();
         const auto a = clock::now();
         engine.compute();
         const auto b = clock::now();
-        compute_cpu_s += thread_cpu_seconds() - cpu;
+        compute_cpu_s += dnnc::bench::thread_cpu_s() - cpu;
         for (dnnc::sim::global_index i = 0; i < n; ++i) spikes += engine.output(i) > 0.5f;
         const auto c = clock::now();
         compute_s += std::chrono::duration<double>(b - a).count();

@@ -17,8 +17,6 @@
 
 #include "dnnc/sim/engine.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -44,13 +42,6 @@ std::string population_document(long neurons, const neuron_case& c) {
            "  </network>\n</dnnc>\n";
 }
 
-// This thread's CPU time, which the machine's other work inflates less than the wall time.
-double thread_cpu_s() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -71,16 +62,9 @@ int main(int argc, char** argv) try {
     for (long r = 0; r < repeats; ++r) {
         for (std::size_t k = 0; k < cases.size(); ++k) {
             dnnc::sim::engine e(specs[k]);
-            std::size_t spikes = 0;
-            double seconds = 0;
-            for (long t = 0; t < ticks; ++t) {
-                const double start = thread_cpu_s();
-                e.compute();
-                seconds += thread_cpu_s() - start;
-                spikes += e.spiked().size();
-            }
-            cases[k].best_s = std::min(cases[k].best_s, seconds);
-            cases[k].rate_hz = static_cast<double>(spikes) / static_cast<double>(neurons) / (static_cast<double>(ticks) * 1e-4);
+            const auto run = dnnc::bench::run_ticks_cpu(e, ticks);
+            cases[k].best_s = std::min(cases[k].best_s, run.cpu_s);
+            cases[k].rate_hz = static_cast<double>(run.spikes) / static_cast<double>(neurons) / (static_cast<double>(ticks) * 1e-4);
         }
     }
     const double per = 1e6 / static_cast<double>(neurons) / static_cast<double>(ticks);

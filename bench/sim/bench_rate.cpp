@@ -22,7 +22,6 @@
 #include "dnnc/sim/engine.hpp"
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
@@ -72,21 +71,6 @@ double read_bandwidth(std::size_t bytes) {
     return static_cast<double>(data.size() * sizeof(std::uint32_t)) / best;
 }
 
-// Best-of-passes STREAM triad a = b + s * c, counted as STREAM does (three arrays moved).
-double triad_bandwidth(std::size_t elements) {
-    std::vector<float> a(elements, 0.0f), b(elements, 1.0f), c(elements, 2.0f);
-    double best = std::numeric_limits<double>::max();
-    for (int pass = 0; pass < bandwidth_passes; ++pass) {
-        const auto start = std::chrono::steady_clock::now();
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, elements, std::size_t{1} << 16),
-                          [&](const tbb::blocked_range<std::size_t>& r) {
-                              for (std::size_t i = r.begin(); i < r.end(); ++i) a[i] = b[i] + 3.0f * c[i];
-                          });
-        best = std::min(best, dnnc::bench::seconds_since(start));
-    }
-    return static_cast<double>(3 * elements * sizeof(float)) / best;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -110,7 +94,7 @@ int main(int argc, char** argv) try {
     const double compute_s = dnnc::bench::seconds_since(start);
 
     const double read_bps = read_bandwidth(bandwidth_bytes);
-    const double triad_bps = triad_bandwidth(bandwidth_bytes / 2 / sizeof(float));
+    const double triad_bps = dnnc::bench::triad_bandwidth(bandwidth_bytes / 2 / sizeof(float), bandwidth_passes);
     const double synapses = static_cast<double>(net.synapse_count());
     const bool all_delays_one = std::all_of(net.in_delay.begin(), net.in_delay.end(), [](auto d) { return d == 1; });
     const double bytes_per_synapse =

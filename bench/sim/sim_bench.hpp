@@ -1,20 +1,28 @@
 #pragma once
 // What the simulation benchmarks share: command-line options, loading a DNNC document
-// into an expanded network, and a cap on TBB's threads.
+// into an expanded network, a cap on TBB's threads, clocks and the STREAM triad.
 #include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "dnnc/sim/engine.hpp"
 
+#include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <tbb/parallel_for.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace dnnc::bench {
 
@@ -96,6 +104,46 @@ private:
 
 inline double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// This thread's CPU time, which the machine's other work inflates less than the wall time.
+inline double thread_cpu_s() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// `ticks` ticks of `e`, timed by this thread's CPU time in compute() alone, and the spikes
+// they listed.
+struct timed_ticks {
+    double cpu_s = 0;
+    std::size_t spikes = 0;
+};
+inline timed_ticks run_ticks_cpu(sim::engine& e, long ticks) {
+    timed_ticks run;
+    for (long t = 0; t < ticks; ++t) {
+        const double start = thread_cpu_s();
+        e.compute();
+        run.cpu_s += thread_cpu_s() - start;
+        run.spikes += e.spiked().size();
+    }
+    return run;
+}
+
+// Best of `passes` STREAM triads a = b + s * c over float arrays of `elements`, on TBB's
+// threads, in bytes per second counted as STREAM does (three arrays moved).
+inline double triad_bandwidth(std::size_t elements, int passes) {
+    std::vector<float> a(elements, 0.0f), b(elements, 1.0f), c(elements, 2.0f);
+    double best = std::numeric_limits<double>::max();
+    for (int pass = 0; pass < passes; ++pass) {
+        const auto start = std::chrono::steady_clock::now();
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, elements, std::size_t{1} << 16),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                              for (std::size_t i = r.begin(); i < r.end(); ++i) a[i] = b[i] + 3.0f * c[i];
+                          });
+        best = std::min(best, seconds_since(start));
+    }
+    return static_cast<double>(3 * elements * sizeof(float)) / best;
 }
 
 }  // namespace dnnc::bench
