@@ -76,7 +76,7 @@ void lead::handle(const frame& request, responder respond) {
         });
         return;
     }
-    case message_type::tick_report: report(parse_payload(request.payload)); return;
+    case message_type::tick_report: report(protocol::decode_tick_report(parse_payload(request.payload))); return;
     // Off the server's threads: freezing waits for the nodes, and while a grow replaces the
     // run, clients wait for the new one (current_run).
     case message_type::control:
@@ -156,7 +156,7 @@ void lead::shutdown() {
     heartbeat_threads_.clear();
 }
 
-void lead::report(const json& report) {
+void lead::report(const protocol::tick_report& report) {
     std::shared_ptr<lead_run> r;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -222,12 +222,11 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
         return reply.payload.empty() ? json() : json::parse(reply.payload);
     };
     lead_run::links l;
-    l.clock = [this, state, call](std::size_t v, const json& request) {
+    l.clock = [this, state, call](std::size_t v, protocol::clock_request request) {
         if (v == state->topo.lead()) return own_.simulation()->clock(request);
         // Stamped with the installation: a node installed since by another lead refuses it.
-        json stamped = request;
-        stamped["epoch"] = std::to_string(state->epoch);
-        return call(v, message_type::clock, stamped);
+        request.epoch = std::to_string(state->epoch);
+        return protocol::decode_clock_reply(call(v, message_type::clock, protocol::encode(request)));
     };
     l.inputs = [this, state, call](std::size_t v, const json& inputs) {
         if (v == state->topo.lead())

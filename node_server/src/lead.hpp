@@ -46,7 +46,7 @@ public:
     void stop() override;
 
     // A tick report of this node's own simulation, when it is the lead.
-    void report(const nlohmann::json& report);
+    void report(const protocol::tick_report& report);
     // This node no longer leads: another node's config named another lead.
     void resign();
     // The same, unless the run of `generation` has been replaced since.

@@ -153,7 +153,7 @@ void lead_run::send_grants(std::size_t v) {
         lock.unlock();
         bool taken = true;
         try {
-            links_.clock(v, json{{"grant", last}});
+            links_.clock(v, protocol::clock_request{protocol::clock_request::kind::grant, last, {}});
         } catch (const std::exception&) {
             taken = false;  // stopped, dead or cut off: the run goes on without it meanwhile
         }
@@ -174,19 +174,19 @@ void lead_run::check_outputs(const plan::network_plan& plan) {
                           std::to_string(max_values_per_tick));
 }
 
-void lead_run::on_report(const json& report) {
+void lead_run::on_report(const protocol::tick_report& report) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto v = topo_.index_of(report.at("node").get<std::string>());
+    const auto v = topo_.index_of(report.node);
     // A late report of a network this run replaced.
-    if (report.value("hash", std::string()) != config_hashes_.at(v)) return;
+    if (report.hash != config_hashes_.at(v)) return;
     const std::size_t lanes = static_cast<std::size_t>(run_.batch), width = columns_.size();
     auto& p = nodes_[v];
-    if (const auto it = report.find("structure"); it != report.end()) structure_.add(*it);
-    for (const auto& entry : report.at("ticks")) {
-        const auto tick = entry.at(0).get<std::int64_t>();
+    if (!report.structure.is_null()) structure_.add(report.structure);
+    for (const auto& entry : report.ticks) {
+        const auto tick = entry.tick;
         if (tick <= completed()) continue;  // a late repeat
         if (tick == std::numeric_limits<std::int64_t>::max()) throw protocol_error("tick report of an impossible tick");
-        const auto& values = entry.at(1);
+        const auto& values = entry.values;
         if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
         auto& row = partial_[tick];
         if (row.reported.empty()) {
@@ -196,22 +196,20 @@ void lead_run::on_report(const json& report) {
         // A report lists lanes within each neuron; a row lists columns within each lane.
         for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
             for (std::size_t lane = 0; lane < lanes; ++lane)
-                for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane].get<float>();
-        if (entry.size() > 2 && recording_ && !row.reported[v])
-            for (const auto& i : entry.at(2)) row.spikes.push_back(i.get<std::uint32_t>());
-        if (entry.size() > 3 && !row.reported[v]) samples_.add(v, tick + 1, entry.at(3));
-        if (entry.size() > 4 && !row.reported[v] && tick == 0) samples_.add(v, 0, entry.at(4));
+                for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane];
+        if (recording_ && !row.reported[v]) row.spikes.insert(row.spikes.end(), entry.spikes.begin(), entry.spikes.end());
+        if (!entry.samples.is_null() && !row.reported[v]) samples_.add(v, tick + 1, entry.samples);
+        if (!entry.initial.is_null() && !row.reported[v] && tick == 0) samples_.add(v, 0, entry.initial);
         row.reported[v] = true;
         p.completed = std::max(p.completed, tick);
     }
     // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
-    p.sent = std::max(p.sent, report.at("sent").get<std::int64_t>());
-    p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
-    p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
-    for (auto [key, counts] :
-         {std::pair{"sent_to", &p.sent_to}, std::pair{"late_from", &p.late_from}, std::pair{"missing_from", &p.missing_from}})
-        if (const auto it = report.find(key); it != report.end() && it->is_object())
-            for (const auto& [peer, count] : it->items()) (*counts)[peer] = std::max((*counts)[peer], count.get<std::int64_t>());
+    p.sent = std::max(p.sent, report.sent);
+    p.dropped = std::max(p.dropped, report.dropped);
+    p.missing = std::max(p.missing, report.missing);
+    for (auto [from, counts] : {std::pair{&report.sent_to, &p.sent_to}, std::pair{&report.late_from, &p.late_from},
+                                std::pair{&report.missing_from, &p.missing_from}})
+        for (const auto& [peer, count] : *from) (*counts)[peer] = std::max((*counts)[peer], count);
     complete_rows();
 }
 
@@ -272,7 +270,7 @@ void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons
     }
 }
 
-json lead_run::clock_one(std::size_t v, const json& request) {
+protocol::clock_reply lead_run::clock_one(std::size_t v, const protocol::clock_request& request) {
     if (grant_senders_.empty()) return links_.clock(v, request);
     auto& s = grant_senders_[v];
     {
@@ -298,9 +296,9 @@ json lead_run::clock_one(std::size_t v, const json& request) {
     }
 }
 
-std::vector<json> lead_run::clock_all(const json& request) {
+std::vector<protocol::clock_reply> lead_run::clock_all(const protocol::clock_request& request) {
     // A window run goes on without nodes that stopped answering; a lockstep run cannot.
-    std::vector<json> replies;
+    std::vector<protocol::clock_reply> replies;
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         try {
             replies.push_back(clock_one(v, request));
@@ -319,7 +317,7 @@ void lead_run::grant_all(std::int64_t last) {
         granted_ = last;
     }
     if (grant_senders_.empty()) {
-        clock_all(json{{"grant", last}});
+        clock_all(protocol::clock_request{protocol::clock_request::kind::grant, last, {}});
         return;
     }
     {
@@ -695,7 +693,7 @@ void lead_run::check_nodes() {
 json lead_run::freeze() {
     stop_ticker();
     std::int64_t target = -1;
-    for (const auto& reply : clock_all(json{{"hold", true}})) target = std::max(target, reply.at("horizon").get<std::int64_t>());
+    for (const auto& reply : clock_all({protocol::clock_request::kind::hold, 0, {}})) target = std::max(target, reply.horizon);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         target = std::max(target, completed());

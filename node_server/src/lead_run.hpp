@@ -4,6 +4,7 @@
 // neurons, the output rows assembled from every node's per-tick report, and the recorded
 // spikes, held until a client reads them.
 #include "dnnc/plan/plan.hpp"
+#include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/plan/topology.hpp"
 #include "output_rows.hpp"
 #include "state_samples.hpp"
@@ -38,8 +39,8 @@ std::int64_t whole_number(const nlohmann::json& value, const std::string& what, 
 class lead_run {
 public:
     struct links {
-        // A clock request to node v ({"grant": T} or {"hold": true}); returns its reply.
-        std::function<nlohmann::json(std::size_t node, const nlohmann::json&)> clock;
+        // A clock request to node v; returns its reply.
+        std::function<protocol::clock_reply(std::size_t node, protocol::clock_request)> clock;
         // External inputs [[index, tick, value]...] for node v.
         std::function<void(std::size_t node, const nlohmann::json&)> inputs;
         // Whether node v still answers heartbeats.
@@ -86,7 +87,7 @@ public:
     static constexpr std::size_t max_values_per_tick = 1000000;
     static void check_outputs(const plan::network_plan& plan);
 
-    void on_report(const nlohmann::json& report);
+    void on_report(const protocol::tick_report& report);
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint"|"structure", ...}
     // ("structure": structure_log::read, or with "recent": N its newest N rows);
     // progress says "granted", the last tick the clock has granted, unless it grants
@@ -194,12 +195,12 @@ private:
     enum class state { idle, running, stepping, frozen, failed };
     static const char* name(state s);
 
-    std::vector<nlohmann::json> clock_all(const nlohmann::json& request);
+    std::vector<protocol::clock_reply> clock_all(const protocol::clock_request& request);
     // Lockstep: to every node in turn, each answering before the next. Window: posted to
     // every node's sender (grant_senders_), so a node that does not answer holds up none.
     void grant_all(std::int64_t last);
     // One clock request to node v, in order with the grants posted to it.
-    nlohmann::json clock_one(std::size_t v, const nlohmann::json& request);
+    protocol::clock_reply clock_one(std::size_t v, const protocol::clock_request& request);
     void send_grants(std::size_t v);  // node v's sender thread (window mode)
     void stop_grant_senders();
     std::int64_t completed() const { return rows_.end() - 1; }

@@ -80,7 +80,7 @@ struct node::impl {
             signals_in.adopt(socket, opening.payload, std::move(auth));
         });
         own = std::make_shared<worker>(options, calls, signals_in, tasks,
-                                       worker::hooks{[this](const json& report) { leader->report(report); },
+                                       worker::hooks{[this](const protocol::tick_report& report) { leader->report(report); },
                                                      [this] { leader->resign(); }, [this] { backup->forget(); }});
         leader = std::make_shared<lead>(options, srv, calls, tasks, *own);
         backup = std::make_shared<standby>(options, [this](const replica& r) { leader->take_over(r); });

@@ -72,24 +72,23 @@ void node_simulation::start_runner() {
     // A network that starts at tick 0 also samples its initial state (m = 0), reported with tick 0.
     json initial = engine_.next_tick() == 0 ? samples(0, engine_) : json::array();
     runner_ = std::make_unique<sim::runner>(engine_, *transport_, options_, [this, initial = std::move(initial)](sim::tick_t t, const sim::engine& e) {
-        json values = json::array();
+        protocol::reported_tick entry;
+        entry.tick = t;
+        entry.values.reserve(reported_.size() * e.batch());
         for (auto i : reported_)
-            for (std::uint32_t lane = 0; lane < e.batch(); ++lane) values.push_back(e.output(i, lane));
-        json entry = json::array({t, std::move(values)});
-        std::size_t count = entry[1].size();
+            for (std::uint32_t lane = 0; lane < e.batch(); ++lane) entry.values.push_back(e.output(i, lane));
+        std::size_t count = entry.values.size();
         if (!recorded_.empty() && !e.spiked().empty()) {
-            auto spikes = recorded_spikes(e);
-            count += spikes.size();
-            if (!spikes.empty()) entry.push_back(std::move(spikes));
+            entry.spikes = recorded_spikes(e);
+            count += entry.spikes.size();
         }
         auto sampled = samples(t + 1, e);  // the state at time (t + 1)·dt
         if (!sampled.empty() || (t == 0 && !initial.empty())) {
             count += sampled.size();
-            if (entry.size() == 2) entry.push_back(json::array());
-            entry.push_back(std::move(sampled));
+            entry.samples = std::move(sampled);
             if (t == 0 && !initial.empty()) {
                 count += initial.size();
-                entry.push_back(initial);
+                entry.initial = initial;
             }
         }
         const auto now = std::chrono::steady_clock::now();
@@ -112,10 +111,10 @@ void node_simulation::start_runner() {
     thread_ = std::thread([this] { runner_->run(); });
 }
 
-json node_simulation::recorded_spikes(const sim::engine& e) const {
-    json spikes = json::array();
+std::vector<std::uint32_t> node_simulation::recorded_spikes(const sim::engine& e) const {
+    std::vector<std::uint32_t> spikes;
     for (const auto i : e.spiked())
-        if (records_every_spike_ || std::binary_search(recorded_.begin(), recorded_.end(), i)) spikes.push_back(i);
+        if (records_every_spike_ || std::binary_search(recorded_.begin(), recorded_.end(), i)) spikes.push_back(static_cast<std::uint32_t>(i));
     return spikes;
 }
 
@@ -130,26 +129,31 @@ json node_simulation::samples(std::int64_t m, const sim::engine& e) const {
 }
 
 void node_simulation::flush_reports() {
-    json report;
+    protocol::tick_report report;
     {
         std::lock_guard<std::mutex> lock(report_mutex_);
         if (pending_ticks_.empty()) return;
         const auto s = runner_->stats();
         // Counts by peer id; those that are still 0 are left out, but for the values sent.
         auto by_peer = [&](const std::vector<std::int64_t>& counts, bool all) {
-            json of = json::object();
+            std::map<std::string, std::int64_t> of;
             for (std::size_t peer = 0; peer < counts.size() && peer < peer_ids_.size(); ++peer)
                 if (all || counts[peer] > 0) of[peer_ids_[peer]] = counts[peer];
             return of;
         };
-        report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
-                      {"sent_to", by_peer(s.sent_to, true)}, {"dropped", s.values_dropped}, {"missing", s.packets_missing},
-                      {"late_from", by_peer(s.late_from, false)}, {"missing_from", by_peer(s.missing_from, false)}};
-        if (!pending_structure_.empty()) report["structure"] = std::exchange(pending_structure_, json::array());
-        pending_ticks_ = json::array();
+        report.node = id_;
+        report.hash = hash_;
+        report.ticks = std::exchange(pending_ticks_, {});
+        report.sent = s.values_sent;
+        report.dropped = s.values_dropped;
+        report.missing = s.packets_missing;
+        report.sent_to = by_peer(s.sent_to, true);
+        report.late_from = by_peer(s.late_from, false);
+        report.missing_from = by_peer(s.missing_from, false);
+        if (!pending_structure_.empty()) report.structure = std::exchange(pending_structure_, json::array());
         pending_values_ = 0;
     }
-    report_(report);
+    report_(std::move(report));
 }
 
 node_simulation::~node_simulation() {
@@ -221,18 +225,20 @@ void node_simulation::restore(const std::vector<protocol::indexed_state>& states
     start_runner();
 }
 
-json node_simulation::clock(const json& request) {
-    sim::tick_t horizon;
-    if (request.contains("grant")) {
-        runner_->grant(request.at("grant").get<sim::tick_t>());
+protocol::clock_reply node_simulation::clock(const protocol::clock_request& request) {
+    sim::tick_t horizon = 0;
+    switch (request.what) {
+    case protocol::clock_request::kind::grant:
+        runner_->grant(request.grant);
         horizon = runner_->granted();
-    } else if (request.value("hold", false)) {
+        break;
+    case protocol::clock_request::kind::hold:
         horizon = runner_->hold();
         flush_reports();
-    } else {
-        horizon = runner_->granted();
+        break;
+    case protocol::clock_request::kind::ask: horizon = runner_->granted(); break;
     }
-    return {{"horizon", horizon}, {"completed", runner_->completed()}};
+    return {horizon, runner_->completed()};
 }
 
 json node_simulation::waiting() const {

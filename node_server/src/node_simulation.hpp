@@ -17,6 +17,7 @@
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
+#include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 #include "dnnc/protocol/snapshot.hpp"
@@ -35,7 +36,7 @@ namespace dnnc::node_server {
 
 class node_simulation {
 public:
-    using reporter = std::function<void(const nlohmann::json& report)>;
+    using reporter = std::function<void(protocol::tick_report report)>;
 
     // Signals go out over signal links of its own, opened with this node's identity
     // (signal_inbox.hpp): a new installation never writes into a connection of the last,
@@ -51,7 +52,7 @@ public:
     node_simulation& operator=(const node_simulation&) = delete;
 
     // {"grant": T} or {"hold": true} -> {"horizon": H, "completed": C}
-    nlohmann::json clock(const nlohmann::json& request);
+    protocol::clock_reply clock(const protocol::clock_request& request);
     // [[neuron index, tick, value(, lane)], ...]; without a lane, every lane
     void add_inputs(const nlohmann::json& inputs);
     sim::runner_stats stats() const { return runner_->stats(); }
@@ -91,7 +92,7 @@ private:
     void start_runner();
     void flush_reports();
     // The recorded neurons among those that spiked in the tick `e` just computed.
-    nlohmann::json recorded_spikes(const sim::engine& e) const;
+    std::vector<std::uint32_t> recorded_spikes(const sim::engine& e) const;
     static constexpr std::size_t report_batch = 256;
     static constexpr std::size_t report_values = 1000000;  // one tick may have this many (lead_run)
     static constexpr std::chrono::milliseconds report_delay{2};
@@ -120,7 +121,7 @@ private:
     sim::runner_options options_;
     reporter report_;
     std::mutex report_mutex_;
-    nlohmann::json pending_ticks_ = nlohmann::json::array();  // not yet reported
+    std::vector<protocol::reported_tick> pending_ticks_;  // not yet reported
     // Structural updates' records (structure_log.hpp), from the node that runs the first
     // neuron with synaptic elements only: every node holds the same.
     bool reports_structure_ = false;

@@ -83,7 +83,7 @@ void worker::handle(const frame& request, responder respond) {
     case message_type::clock: {
         const json command = parse_payload(request.payload);
         check_installation(command);
-        respond(reply_of(message_type::clock_reply, simulation()->clock(command).dump()));
+        respond(reply_of(message_type::clock_reply, protocol::encode(simulation()->clock(protocol::decode_clock_request(command))).dump()));
         return;
     }
     case message_type::inputs:
@@ -247,9 +247,9 @@ void worker::install(const protocol::node_config& own) {
     old.reset();
     const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
     const bool is_lead = own.lead == own.node;
-    auto reporter = [this, lead_at, is_lead](const json& report) {
+    auto reporter = [this, lead_at, is_lead](protocol::tick_report report) {
         if (is_lead) return hooks_.report_to_own_lead(report);
-        reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, report.dump()});
+        reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, protocol::encode(report).dump()});
     };
     auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, options_.server.tls, signals_in_, reporter,
                                                    options_.emulate_delay_ms, options_.device, options_.mpi);

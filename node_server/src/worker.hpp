@@ -9,6 +9,7 @@
 // (state_stream.hpp).
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
+#include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
@@ -36,7 +37,7 @@ public:
     // What a worker needs of the node around it: where its tick reports go when it is the
     // lead itself, and what to do when a config names another node as the lead.
     struct hooks {
-        std::function<void(const nlohmann::json& report)> report_to_own_lead;
+        std::function<void(const protocol::tick_report& report)> report_to_own_lead;
         std::function<void()> resign_lead;
         // A new config is being installed: a replica held for an earlier lead is void.
         std::function<void()> drop_replica;

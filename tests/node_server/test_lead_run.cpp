@@ -46,16 +46,16 @@ public:
 
     lead_run::links links() {
         lead_run::links l;
-        l.clock = [this](std::size_t v, const json& request) {
+        l.clock = [this](std::size_t v, const protocol::clock_request& request) {
             if (!nodes_[v].alive) throw error("connection refused");
             std::unique_lock<std::mutex> lock(mutex_);
             auto& n = nodes_[v];
             // A stopped process: the call is answered once it goes on, or times out.
             if (!changed_.wait_for(lock, std::chrono::seconds(2), [&] { return !n.paused; })) throw error("timed out");
-            if (request.contains("grant")) n.granted = std::max(n.granted, request.at("grant").get<std::int64_t>());
-            if (request.value("hold", false)) n.granted = std::min(n.granted, n.completed);
+            if (request.what == protocol::clock_request::kind::grant) n.granted = std::max(n.granted, request.grant);
+            if (request.what == protocol::clock_request::kind::hold) n.granted = std::min(n.granted, n.completed);
             changed_.notify_all();
-            return json{{"horizon", n.granted}, {"completed", n.completed}};
+            return protocol::clock_reply{n.granted, n.completed};
         };
         l.inputs = [this](std::size_t v, const json& rows) {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -130,7 +130,7 @@ private:
                                   {"sent", tick}, {"dropped", 0}, {"missing", 0}};
                 lead_run* run = run_;
                 lock.unlock();
-                run->on_report(report);
+                run->on_report(protocol::decode_tick_report(report));
                 lock.lock();
             }
         }
@@ -359,8 +359,8 @@ TEST_CASE("a lockstep run with a dead node fails and says which node") {
     CHECK(p["state"] == "failed");
     CHECK(p["completed"] == 2);
     // Reports of a network this run replaced (another config hash) are ignored.
-    run.on_report({{"node", "n0"}, {"hash", "old"}, {"ticks", json::array({json::array({3, json::array()})})},
-                   {"sent", 0}, {"dropped", 0}, {"missing", 0}});
+    run.on_report(protocol::decode_tick_report({{"node", "n0"}, {"hash", "old"}, {"ticks", json::array({json::array({3, json::array()})})},
+                   {"sent", 0}, {"dropped", 0}, {"missing", 0}}));
     CHECK(run.control({{"command", "progress"}})["completed"] == 2);
 }
 
@@ -402,8 +402,8 @@ TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded b
     std::int64_t tick = 0;
     const auto report = [&](const json& spiked, std::int64_t count) {
         for (const auto end = tick + count; tick < end; ++tick)
-            run.on_report({{"node", "a"}, {"hash", "h"}, {"ticks", json::array({json::array({tick, json::array(), spiked})})},
-                           {"sent", 0}, {"dropped", 0}, {"missing", 0}});
+            run.on_report(protocol::decode_tick_report({{"node", "a"}, {"hash", "h"}, {"ticks", json::array({json::array({tick, json::array(), spiked})})},
+                           {"sent", 0}, {"dropped", 0}, {"missing", 0}}));
     };
     // Every neuron spikes at every tick: the sample's 80 spikes a tick reach the bound on
     // spikes first.
@@ -453,8 +453,8 @@ TEST_CASE("the raster samples a group's recorded neurons, not its size") {
     json recorded = json::array();
     for (std::uint32_t i = 0; i < 100; ++i) recorded.push_back(i);
     for (std::uint32_t i = 4010; i < 4013; ++i) recorded.push_back(i);
-    run.on_report({{"node", "a"}, {"hash", "h"}, {"ticks", json::array({json::array({0, json::array(), recorded})})},
-                   {"sent", 0}, {"dropped", 0}, {"missing", 0}});
+    run.on_report(protocol::decode_tick_report({{"node", "a"}, {"hash", "h"}, {"ticks", json::array({json::array({0, json::array(), recorded})})},
+                   {"sent", 0}, {"dropped", 0}, {"missing", 0}}));
     const auto reply = run.peek_spikes({{"from", 0}});
     REQUIRE(reply["groups"].size() == 2);
     std::vector<std::uint32_t> even;
