@@ -48,3 +48,18 @@ TEST_CASE("a report of malformed structure records is refused") {
     CHECK_THROWS_AS(log.add(json::parse("[[0, 0, 0.0, 0, 0, 0], [0, 5, 0.0, 0, 0, 0]]")), protocol_error);
     CHECK(log.empty());
 }
+
+TEST_CASE("a run that goes on from a tick takes over the rows of the updates before it, numbered as they were") {
+    auto old_run = two_groups();
+    old_run.add(json::parse("[[0, 0, 0.0, 0, 0, 0], [0, 1, 0.0, 0, 0, 0], [1000, 0, 0.25, 7, 9, 2], [1000, 1, 0.5, 3, 3, 0]]"));
+    // A grow or a recovery at tick 1000: the update at 1000 is the new run's.
+    const auto kept = old_run.before(1000);
+    CHECK(kept.read(0)["rows"].size() == 2);
+    auto new_run = two_groups();
+    new_run.add(json::parse("[[1000, 0, 0.25, 7, 9, 2], [1000, 1, 0.5, 3, 3, 0]]"));
+    new_run.adopt(kept);
+    const auto all = new_run.read(0);
+    REQUIRE(all["rows"].size() == 4);
+    CHECK(all["rows"] == old_run.read(0)["rows"]);
+    CHECK(new_run.read(2)["rows"][0]["t_ms"] == 100.0);  // a reader's position stays valid
+}
