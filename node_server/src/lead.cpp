@@ -2,6 +2,7 @@
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "dnnc/plan/compression.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/rate.hpp"
 #include "dnnc/protocol/resolve.hpp"
@@ -1030,7 +1031,8 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     state->windows = plan::wait_windows(state->plan, state->topo, latency);
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
     state->epoch = plan::draw_epoch();
-    const protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, state->epoch);
+    protocol::node_config root = plan::build_configs(state->plan, state->topo, latency, state->windows, state->epoch);
+    plan::decide_compression(root, state->plan, state->topo, state->times);
     state->history = static_cast<std::uint16_t>(root.history);
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
     if (!root.children.empty()) {
@@ -1263,6 +1265,7 @@ void lead::describe(json& s) {
         json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
                    {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
         if (t.throughput_bps > 0) link["throughput_bps"] = t.throughput_bps;
+        link["compressed"] = t.compressed;
         if (const auto declared = plan::declared_bandwidth(state_->plan.doc.clu->links, topo.id(a), topo.id(b)))
             link["bandwidth_bps"] = *declared;
         // Values sent over the link, both ways, since the run began, and the packets that
@@ -1274,6 +1277,9 @@ void lead::describe(json& s) {
                 return node[key].value(peer, std::int64_t{0});
             };
             link["signals_sent"] = count(at_a, "sent_to", topo.id(b)) + count(at_b, "sent_to", topo.id(a));
+            // Bytes of the packets between its two ends, both ways: as encoded and as sent.
+            link["packet_bytes"] = count(at_a, "packet_bytes_to", topo.id(b)) + count(at_b, "packet_bytes_to", topo.id(a));
+            link["payload_bytes"] = count(at_a, "payload_bytes_to", topo.id(b)) + count(at_b, "payload_bytes_to", topo.id(a));
             // By sender, counted where they arrive: b counts what came late from a.
             link["packets_late"] = {{topo.id(a), count(at_b, "late_from", topo.id(a))},
                                     {topo.id(b), count(at_a, "late_from", topo.id(b))}};

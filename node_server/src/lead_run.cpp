@@ -199,7 +199,8 @@ void lead_run::on_report(const json& report) {
     p.dropped = std::max(p.dropped, report.at("dropped").get<std::int64_t>());
     p.missing = std::max(p.missing, report.at("missing").get<std::int64_t>());
     for (auto [key, counts] :
-         {std::pair{"sent_to", &p.sent_to}, std::pair{"late_from", &p.late_from}, std::pair{"missing_from", &p.missing_from}})
+         {std::pair{"sent_to", &p.sent_to}, std::pair{"late_from", &p.late_from}, std::pair{"missing_from", &p.missing_from},
+          std::pair{"packet_bytes_to", &p.packet_bytes_to}, std::pair{"payload_bytes_to", &p.payload_bytes_to}})
         if (const auto it = report.find(key); it != report.end() && it->is_object())
             for (const auto& [peer, count] : it->items()) (*counts)[peer] = std::max((*counts)[peer], count.get<std::int64_t>());
     complete_rows();
@@ -758,7 +759,8 @@ json lead_run::progress() {
         const auto& p = nodes_[v];
         nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
                          {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
-                         {"missing_from", p.missing_from}});
+                         {"missing_from", p.missing_from}, {"packet_bytes_to", p.packet_bytes_to},
+                         {"payload_bytes_to", p.payload_bytes_to}});
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;

@@ -27,7 +27,7 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
       signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
                                                       signal_link_identity{config.node, config.epoch, getpid()}.encode()},
                    std::move(tls)),
-      transport_(mpi.ranks.empty() ? std::unique_ptr<sim::transport>(
+      transport_(mpi.ranks.empty() ? std::unique_ptr<peer_transport>(
                                          std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms))
                                    : std::make_unique<mpi_transport>(config, mpi, engine_)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
@@ -142,9 +142,15 @@ void node_simulation::flush_reports() {
                 if (all || counts[peer] > 0) of[peer_ids_[peer]] = counts[peer];
             return of;
         };
+        std::vector<std::int64_t> packet_bytes, payload_bytes;
+        for (const auto& b : transport_->bytes_sent()) {
+            packet_bytes.push_back(b.packets);
+            payload_bytes.push_back(b.payloads);
+        }
         report = json{{"node", id_}, {"hash", hash_}, {"ticks", std::move(pending_ticks_)}, {"sent", s.values_sent},
                       {"sent_to", by_peer(s.sent_to, true)}, {"dropped", s.values_dropped}, {"missing", s.packets_missing},
-                      {"late_from", by_peer(s.late_from, false)}, {"missing_from", by_peer(s.missing_from, false)}};
+                      {"late_from", by_peer(s.late_from, false)}, {"missing_from", by_peer(s.missing_from, false)},
+                      {"packet_bytes_to", by_peer(packet_bytes, false)}, {"payload_bytes_to", by_peer(payload_bytes, false)}};
         if (!pending_structure_.empty()) report["structure"] = std::exchange(pending_structure_, json::array());
         pending_ticks_ = json::array();
         pending_values_ = 0;
