@@ -7,8 +7,8 @@
 # (the example's own: positions of the neurons that spiked), each with <run compress="never">
 # and "auto" (the lead compresses the slow link): ticks per second over `dnnc step TICKS`
 # (the lead's time), and the bytes per tick of the packets across h2 - h3, both ways, as
-# encoded and as sent (status's packet_bytes and payload_bytes). The outputs of each pair
-# are compared: the same bits.
+# encoded and as sent (status's packet_bytes and payload_bytes), and whether the fast link
+# h1 - h2 is compressed. The outputs of each pair are compared: the same bits.
 # Usage: sudo bench/node_server/bench_compression.sh [BUILD_DIR] [TICKS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,7 +40,7 @@ done
 sleep 1
 on_lead() { "$hosts" exec "$name" 1 "$dnnc" "$@" --secret-file "$work/secret"; }
 network=$(sed -n '/<network/,/<\/network>/p' examples/brunel/brunel_small.xml)
-printf '%-8s %-8s %10s %12s %14s %14s\n' send compress ticks/s "compressed" "packet B/tick" "payload B/tick"
+printf '%-8s %-8s %10s %14s %14s %14s %14s\n' send compress ticks/s "h2-h3 compr." "packet B/tick" "payload B/tick" "h1-h2 compr."
 for send in always nonzero; do
   for compress in never auto; do
     cat > "$work/net.xml" << XML
@@ -62,9 +62,11 @@ XML
     on_lead status --json --lead 10.99.0.1:7000 | python3 -c "
 import json, sys
 s = json.load(sys.stdin)
-l = next(l for l in s['links'] if {l['from'], l['to']} == {'h2', 'h3'})
-print('%-8s %-8s %10.0f %12s %14.0f %14.0f' % ('$send', '$compress', $ticks / $seconds, 'yes' if l['compressed'] else 'no',
-      l['packet_bytes'] / $ticks, l['payload_bytes'] / $ticks))"
+link = lambda a, b: next(l for l in s['links'] if {l['from'], l['to']} == {a, b})
+yes = lambda l: 'yes' if l['compressed'] else 'no'
+l = link('h2', 'h3')
+print('%-8s %-8s %10.0f %14s %14.0f %14.0f %14s' % ('$send', '$compress', $ticks / $seconds, yes(l),
+      l['packet_bytes'] / $ticks, l['payload_bytes'] / $ticks, yes(link('h1', 'h2'))))"
   done
   cmp -s "$work/$send-never.csv" "$work/$send-auto.csv" && echo "send=$send: outputs identical" || { echo "send=$send: OUTPUTS DIFFER"; exit 1; }
 done
