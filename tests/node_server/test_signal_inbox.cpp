@@ -148,7 +148,7 @@ TEST_CASE("a link is closed for a frame that is not signals, for a forged one an
     CHECK(got[0].tick == 9);
 }
 
-TEST_CASE("compressed packets arrive as sent; a corrupt one or one past the bound closes its link, the server goes on") {
+TEST_CASE("compressed packets arrive as sent, and a corrupt one or one past the bound closes its link while the server goes on") {
     set_log_level(log_level::error);
     inbox_server s;
     outbox out(secret, protocol::frame{message_type::signal_link, 0, 0, signal_link_identity{"peer", 7, 1234}.encode()});

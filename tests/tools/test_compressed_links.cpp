@@ -89,10 +89,8 @@ TEST_CASE("on test hosts, the lead compresses the link shaped to 10 Mbit/s and n
     const int ticks = 300;
     test_hosts hosts(dir, 3);
     hosts.shape(3, "10mbit");
-    std::string cluster = "<cluster lead=\"h1\">";
-    for (int k = 1; k <= 3; ++k)
-        cluster += "<node id=\"h" + std::to_string(k) + "\" host=\"" + test_hosts::address(k) + "\" port=\"" + std::to_string(test_hosts::port) + "\"/>";
-    cluster += "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/></cluster>";
+    const std::string cluster =
+        "<cluster lead=\"h1\">" + test_hosts::nodes_xml(3) + "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/></cluster>";
     const auto doc = dir.file("hosts.xml", brunel_on(cluster, "auto"));
     const auto expected = on_one_node(dir, doc, ticks);
     const std::string lead = " --lead " + test_hosts::endpoint(1);
