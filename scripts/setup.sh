@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libboost-graph-dev libxerces-c-dev libtorch-dev libopenblas0-pthread libtbb-dev catch2
-  nlohmann-json3-dev libcli11-dev libssl-dev openssl libopenmpi-dev openmpi-bin slurm-wlm
+  nlohmann-json3-dev libcli11-dev libssl-dev liblz4-dev openssl libopenmpi-dev openmpi-bin slurm-wlm
   python3 python3-dev pybind11-dev python3-numpy python3-pytest python3-matplotlib
   python3-pynn  # PyNN 0.10.1, for its backend pyNN.dnnc (docs/pynn.md)
   python3-venv python3-wheel  # pip install --no-build-isolation ./python into a venv (docs/python.md)

@@ -892,6 +892,7 @@ void lead::describe(json& s) {
         json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
                    {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
         if (t.throughput_bps > 0) link["throughput_bps"] = t.throughput_bps;
+        link["compressed"] = t.compressed;
         if (const auto declared = plan::declared_bandwidth(state_->plan.doc.clu->links, topo.id(a), topo.id(b)))
             link["bandwidth_bps"] = *declared;
         // Values sent over the link, both ways, since the run began, and the packets that
@@ -903,6 +904,9 @@ void lead::describe(json& s) {
                 return node[key].value(peer, std::int64_t{0});
             };
             link["signals_sent"] = count(at_a, "sent_to", topo.id(b)) + count(at_b, "sent_to", topo.id(a));
+            // Bytes of the packets between its two ends, both ways: as encoded and as sent.
+            link["packet_bytes"] = count(at_a, "packet_bytes_to", topo.id(b)) + count(at_b, "packet_bytes_to", topo.id(a));
+            link["payload_bytes"] = count(at_a, "payload_bytes_to", topo.id(b)) + count(at_b, "payload_bytes_to", topo.id(a));
             // By sender, counted where they arrive: b counts what came late from a.
             link["packets_late"] = {{topo.id(a), count(at_b, "late_from", topo.id(a))},
                                     {topo.id(b), count(at_a, "late_from", topo.id(b))}};

@@ -6,6 +6,7 @@
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "dnnc/plan/compression.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/rate.hpp"
 #include "dnnc/protocol/snapshot.hpp"
@@ -344,6 +345,7 @@ std::vector<double> lead::link_latencies(const lead_state& state) {
 protocol::node_config lead::node_configs(lead_state& state) {
     state.epoch = plan::draw_epoch();
     protocol::node_config root = plan::build_configs(state.plan, state.topo, link_latencies(state), state.windows, state.epoch);
+    plan::decide_compression(root, state.plan, state.topo, state.times);
     state.history = static_cast<std::uint16_t>(root.history);
     if (!root.children.empty()) {
         const auto& first = root.children.front();

@@ -208,7 +208,8 @@ void lead_run::on_report(const protocol::tick_report& report) {
     p.dropped = std::max(p.dropped, report.dropped);
     p.missing = std::max(p.missing, report.missing);
     for (auto [from, counts] : {std::pair{&report.sent_to, &p.sent_to}, std::pair{&report.late_from, &p.late_from},
-                                std::pair{&report.missing_from, &p.missing_from}})
+                                std::pair{&report.missing_from, &p.missing_from}, std::pair{&report.packet_bytes_to, &p.packet_bytes_to},
+                                std::pair{&report.payload_bytes_to, &p.payload_bytes_to}})
         for (const auto& [peer, count] : *from) (*counts)[peer] = std::max((*counts)[peer], count);
     complete_rows();
 }
@@ -766,7 +767,8 @@ json lead_run::progress() {
         const auto& p = nodes_[v];
         nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
                          {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
-                         {"missing_from", p.missing_from}});
+                         {"missing_from", p.missing_from}, {"packet_bytes_to", p.packet_bytes_to},
+                         {"payload_bytes_to", p.payload_bytes_to}});
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;

@@ -244,6 +244,9 @@ private:
         std::map<std::string, std::int64_t> sent_to;  // values sent to each peer node, by id
         // Packets from each peer node, by id, that came too late or not at all (window mode).
         std::map<std::string, std::int64_t> late_from, missing_from;
+        // Bytes of signal packets sent to each peer node, by id, as encoded and as sent
+        // (compressed on links that compress them).
+        std::map<std::string, std::int64_t> packet_bytes_to, payload_bytes_to;
     };
     std::vector<node_progress> nodes_;
 

@@ -27,7 +27,7 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
       signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
                                                       signal_link_identity{config.node, config.epoch, getpid()}.encode()},
                    std::move(tls)),
-      transport_(mpi.ranks.empty() ? std::unique_ptr<sim::transport>(
+      transport_(mpi.ranks.empty() ? std::unique_ptr<peer_transport>(
                                          std::make_unique<tcp_transport>(config, signals_out_, in, extra_delay_ms))
                                    : std::make_unique<mpi_transport>(config, mpi, engine_)) {
     for (const auto& p : config.peers) peer_ids_.push_back(p.id);
@@ -150,6 +150,13 @@ void node_simulation::flush_reports() {
         report.sent_to = by_peer(s.sent_to, true);
         report.late_from = by_peer(s.late_from, false);
         report.missing_from = by_peer(s.missing_from, false);
+        std::vector<std::int64_t> packet_bytes, payload_bytes;
+        for (const auto& b : transport_->bytes_sent()) {
+            packet_bytes.push_back(b.packets);
+            payload_bytes.push_back(b.payloads);
+        }
+        report.packet_bytes_to = by_peer(packet_bytes, false);
+        report.payload_bytes_to = by_peer(payload_bytes, false);
         if (!pending_structure_.empty()) report.structure = std::exchange(pending_structure_, json::array());
         pending_values_ = 0;
     }

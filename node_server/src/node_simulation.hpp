@@ -5,15 +5,17 @@
 // lead, and the clock's grants and holds.
 //
 // Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...](, [spikes...])], ...],
-// "sent", "dropped", "missing"}, values being the reported neurons' outputs in ascending
-// index order, lanes within each neuron, and spikes the recorded neurons that spiked in the
-// tick (lane 0), ascending, when any did (a <record> names them), then (after an empty
-// spike list when none spiked) the values of the neurons a <record variables> samples after
-// the tick (sample t + 1, state_samples.hpp), when any is due, and at tick 0 (after an empty
-// list when none is due) those of the initial state (sample 0). A batch is
-// sent when the runner computes the last tick granted, when it holds `report_batch` ticks
-// or `report_values` values and spikes or its oldest tick is `report_delay` old, and when
-// the clock holds (so that a freeze sees every tick computed).
+// "sent", "dropped", "missing", and by peer "sent_to", "late_from", "missing_from" and the
+// bytes sent, "packet_bytes_to" and "payload_bytes_to" (as encoded, and as sent: compressed on
+// compressed links)}, values being the reported neurons' outputs in ascending index order,
+// lanes within each neuron, and spikes the recorded neurons that spiked in the tick (lane 0),
+// ascending, when any did (a <record> names them), then (after an empty spike list when none
+// spiked) the values of the neurons a <record variables> samples after the tick (sample t + 1,
+// state_samples.hpp), when any is due, and at tick 0 (after an empty list when none is due)
+// those of the initial state (sample 0). A batch is sent when the runner computes the last tick
+// granted, when it holds `report_batch` ticks or `report_values` values and spikes or its
+// oldest tick is `report_delay` old, and when the clock holds (so that a freeze sees every tick
+// computed).
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
@@ -33,6 +35,8 @@
 #include <thread>
 
 namespace dnnc::node_server {
+
+class peer_transport;  // signal_transports.hpp
 
 class node_simulation {
 public:
@@ -100,7 +104,7 @@ private:
     std::string hash_;  // of the config it runs: the lead ignores reports of any other
     sim::engine engine_;
     outbox signals_out_;
-    std::unique_ptr<sim::transport> transport_;
+    std::unique_ptr<peer_transport> transport_;
     std::unique_ptr<sim::runner> runner_;
     std::vector<std::string> peer_ids_;  // by the runner's peer index
     std::vector<std::size_t> by_index_;  // the engine's local neurons by ascending global index

@@ -2,6 +2,7 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/signal_compression.hpp"
 
 #include <algorithm>
 #include <arpa/inet.h>
@@ -82,6 +83,7 @@ struct signal_inbox::impl {
     std::mutex reader_mutex;
     std::vector<link> links;  // only under reader_mutex
     std::vector<char> buffer = std::vector<char>(64 * 1024);
+    std::string unpacked;  // a compressed packet's bytes, decompressed (bounded by max_payload)
     std::vector<pollfd> ready;  // one per link
 
     void close_link(link& l, const std::string& why) {
@@ -106,7 +108,12 @@ struct signal_inbox::impl {
                 while (auto f = l.decoder.next()) {
                     if (f->type != protocol::message_type::signals)
                         throw protocol_error(std::string("a ") + protocol::to_string(f->type) + " frame on a signal link");
-                    auto packet = protocol::decode_signals(f->payload);
+                    std::string_view payload = f->payload;
+                    if (f->flags & protocol::compressed_flag) {
+                        protocol::decompress_signals(payload, max_payload, unpacked);
+                        payload = unpacked;
+                    }
+                    auto packet = protocol::decode_signals(payload);
                     try {
                         deliver(std::move(packet));
                         ++delivered;

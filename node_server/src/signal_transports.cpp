@@ -1,6 +1,8 @@
 #include "signal_transports.hpp"
 
 #include "dnnc/node_server/log.hpp"
+#include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/signal_compression.hpp"
 
 #include <mpi.h>
 
@@ -9,8 +11,20 @@
 
 namespace dnnc::node_server {
 
-peer_transport::peer_transport(const protocol::node_config& config) : from_(config.node), epoch_(config.epoch) {
+peer_transport::peer_transport(const protocol::node_config& config)
+    : from_(config.node), epoch_(config.epoch), sent_(config.peers.size()) {
     for (const auto& p : config.peers) peer_index_.emplace(p.id, peer_index_.size());
+}
+
+std::vector<peer_transport::sent_bytes> peer_transport::bytes_sent() const {
+    std::vector<sent_bytes> out;
+    for (const auto& c : sent_) out.push_back({c.packets.load(), c.payloads.load()});
+    return out;
+}
+
+void peer_transport::count_sent(std::size_t peer, std::size_t packet, std::size_t payload) {
+    sent_[peer].packets.fetch_add(static_cast<std::int64_t>(packet), std::memory_order_relaxed);
+    sent_[peer].payloads.fetch_add(static_cast<std::int64_t>(payload), std::memory_order_relaxed);
 }
 
 void peer_transport::swap_into(protocol::binary_signals& s, sim::packet& p) {
@@ -39,14 +53,22 @@ tcp_transport::tcp_transport(const protocol::node_config& config, outbox& out, s
     for (const auto& p : config.peers) {
         const auto extra = extra_delay_ms.find(p.id);
         peers_.push_back({{p.host, static_cast<std::uint16_t>(p.port)},
-                          p.emulate_delay_ms + (extra == extra_delay_ms.end() ? 0.0 : extra->second)});
+                          p.emulate_delay_ms + (extra == extra_delay_ms.end() ? 0.0 : extra->second), p.compress});
     }
 }
 
 void tcp_transport::send(std::size_t peer, const sim::packet& p) {
+    const auto& to = peers_.at(peer);
     std::string bytes;
     protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, bytes);
-    out_.send(peers_.at(peer).at, {protocol::message_type::signals, 0, 0, std::move(bytes)}, peers_[peer].delay_ms);
+    const std::size_t packet = bytes.size();
+    std::uint16_t flags = 0;
+    if (to.compress && protocol::compress_signals(bytes, compressed_)) {
+        bytes.swap(compressed_);
+        flags = protocol::compressed_flag;
+    }
+    count_sent(peer, packet, bytes.size());
+    out_.send(to.at, {protocol::message_type::signals, flags, 0, std::move(bytes)}, to.delay_ms);
 }
 
 bool tcp_transport::collect(const receiver& deliver, std::chrono::microseconds wait) {
@@ -163,6 +185,7 @@ void mpi_transport::send(std::size_t peer, const sim::packet& p) {
     const auto bytes = protocol::encode_signals(from_, epoch_, p.tick, p.dense, p.values, p.nonzero, slot.out.data());
     const auto fits = std::lower_bound(ch.class_bytes.begin(), ch.class_bytes.end(), bytes);
     slot.sending = static_cast<int>(fits - ch.class_bytes.begin());
+    count_sent(peer, bytes, *fits);
     MPI_Start(&slot.sends[static_cast<std::size_t>(slot.sending)]);
 }
 

@@ -100,7 +100,7 @@ json encode(const tick_report& r) {
     }
     json j{{"node", r.node},       {"hash", r.hash},         {"ticks", std::move(ticks)}, {"sent", r.sent},
            {"sent_to", r.sent_to}, {"dropped", r.dropped},   {"missing", r.missing},      {"late_from", r.late_from},
-           {"missing_from", r.missing_from}};
+           {"missing_from", r.missing_from}, {"packet_bytes_to", r.packet_bytes_to}, {"payload_bytes_to", r.payload_bytes_to}};
     if (!r.structure.is_null()) j["structure"] = r.structure;
     return j;
 }
@@ -120,6 +120,8 @@ tick_report decode_tick_report(const json& j) {
     r.sent_to = counts_of(j.value("sent_to", json()), "tick report sent_to");
     r.late_from = counts_of(j.value("late_from", json()), "tick report late_from");
     r.missing_from = counts_of(j.value("missing_from", json()), "tick report missing_from");
+    r.packet_bytes_to = counts_of(j.value("packet_bytes_to", json()), "tick report packet_bytes_to");
+    r.payload_bytes_to = counts_of(j.value("payload_bytes_to", json()), "tick report payload_bytes_to");
     if (const auto it = j.find("structure"); it != j.end()) r.structure = *it;
     return r;
 }

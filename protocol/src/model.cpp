@@ -125,6 +125,9 @@ std::int64_t delay_ticks(const structural_synapse& s, double dt) { return s.dela
 
 const char* to_string(sync_mode s) { return s == sync_mode::lockstep ? "lockstep" : "window"; }
 const char* to_string(send_mode s) { return s == send_mode::always ? "always" : "nonzero"; }
+const char* to_string(compress_mode c) {
+    return c == compress_mode::auto_ ? "auto" : c == compress_mode::always ? "always" : "never";
+}
 
 // Equality compares values only: source locations and the file name are not part of a
 // document's meaning.
@@ -272,7 +275,7 @@ bool operator==(const cluster& a, const cluster& b) {
 }
 bool operator==(const run_settings& a, const run_settings& b) {
     auto t = [](const run_settings& r) {
-        return std::tie(r.sync, r.send, r.clock, r.tick_period_ms, r.checkpoint_every,
+        return std::tie(r.sync, r.send, r.compress, r.clock, r.tick_period_ms, r.checkpoint_every,
                         r.checkpoint_keep, r.fan_out, r.batch, r.probes, r.throughput_probes, r.window_factor,
                         r.window_margin_ms, r.heartbeat_timeout_ms);
     };
@@ -292,8 +295,8 @@ bool operator==(const document& a, const document& b) {
     return std::tie(a.net, a.clu, a.run, a.state) == std::tie(b.net, b.clu, b.run, b.state);
 }
 bool operator==(const peer_route& a, const peer_route& b) {
-    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms, a.emulate_delay_ms, a.sends, a.receives) ==
-           std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.emulate_delay_ms, b.sends, b.receives);
+    return std::tie(a.id, a.host, a.port, a.via, a.latency_ms, a.emulate_delay_ms, a.sends, a.receives, a.compress) ==
+           std::tie(b.id, b.host, b.port, b.via, b.latency_ms, b.emulate_delay_ms, b.sends, b.receives, b.compress);
 }
 bool operator==(const local_neuron& a, const local_neuron& b) {
     return std::tie(a.id, a.index, a.window_ms, a.seed, a.report, a.record, a.params) ==

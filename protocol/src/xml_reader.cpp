@@ -477,6 +477,8 @@ protected:
         run_settings r;
         r.sync = a.text("sync", "lockstep") == "window" ? sync_mode::window : sync_mode::lockstep;
         r.send = a.text("send", "always") == "nonzero" ? send_mode::nonzero : send_mode::always;
+        const auto compress = a.text("compress", "auto");
+        r.compress = compress == "always" ? compress_mode::always : compress == "never" ? compress_mode::never : compress_mode::auto_;
         r.clock = a.text("clock");
         r.tick_period_ms = a.real("tick-period", r.tick_period_ms);
         r.checkpoint_every = a.integer("checkpoint-every", r.checkpoint_every);
@@ -891,7 +893,7 @@ private:
         } else if (n == "peer") {
             c.peers.push_back({a.text("id"), a.text("host", "127.0.0.1"), a.int32("port", 0), a.words("via"),
                                a.real("latency", 0.0), a.real("emulate-delay", 0.0), a.integers("sends"),
-                               a.integers("receives")});
+                               a.integers("receives"), a.boolean("compress", false)});
         } else if (n == "neuron") {
             c.neurons.push_back({a.text("id"), a.integer("index", 0), a.real("window", 0.0), a.uinteger("seed", 0),
                                  a.boolean("report", false), a.boolean("record", false), read_params(a)});

@@ -179,6 +179,7 @@ void write_run(xml_out& x, const run_settings& r) {
     x.open("run");
     if (r.sync != d.sync) x.attr("sync", to_string(r.sync));
     if (r.send != d.send) x.attr("send", to_string(r.send));
+    if (r.compress != d.compress) x.attr("compress", to_string(r.compress));
     x.attr_if("clock", r.clock);
     x.attr_if("tick-period", r.tick_period_ms, d.tick_period_ms);
     if (r.checkpoint_every != d.checkpoint_every) x.attr("checkpoint-every", r.checkpoint_every);
@@ -466,6 +467,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
         if (!p.via.empty()) x.words("via", p.via);
         x.attr_if("latency", p.latency_ms, 0.0);
         x.attr_if("emulate-delay", p.emulate_delay_ms, 0.0);
+        if (p.compress) x.attr("compress", std::string("true"));
         x.integers("sends", p.sends);
         x.integers("receives", p.receives);
         x.close();

@@ -1,12 +1,16 @@
 // The binary signal codec: decode_signals accepts a packet or throws protocol_error, and a
-// packet it accepts encodes to bytes that decode to the same packet.
+// packet it accepts encodes to bytes that decode to the same packet. The same bytes as a
+// compressed payload: decompress_signals restores at most its bound or throws
+// protocol_error, and what it restores compresses to a payload that restores it again.
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
+#include "dnnc/protocol/signal_compression.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -28,10 +32,25 @@ bool same(const binary_signals& a, const binary_signals& b) {
     return true;
 }
 
+void check_decompression(std::string_view bytes) {
+    constexpr std::uint32_t bound = 1u << 20;
+    std::string packet, compressed, again;
+    try {
+        dnnc::protocol::decompress_signals(bytes, bound, packet);
+    } catch (const dnnc::protocol_error&) {
+        return;
+    }
+    if (packet.size() > bound) std::abort();
+    if (!dnnc::protocol::compress_signals(packet, compressed)) return;
+    dnnc::protocol::decompress_signals(compressed, bound, again);
+    if (again != packet) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    check_decompression(bytes);
     binary_signals s;
     try {
         s = dnnc::protocol::decode_signals(bytes);

@@ -1,11 +1,14 @@
 // Signal links: a connection opened with a signal_link frame (after its session's hello)
 // leaves the server and is read by whoever collects from the inbox; frames arrive whole and
 // in order however the bytes are cut, and a link that sends anything but authentic signals
-// frames of its own session, in order, is closed while the server goes on.
+// frames of its own session, in order, is closed while the server goes on. Compressed packets
+// arrive as they were sent; a corrupt one, or one that claims more than the inbox's bound,
+// closes its link.
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
+#include "dnnc/protocol/signal_compression.hpp"
 #include "raw_session.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -71,7 +74,19 @@ struct raw_link : test::raw_session {
         return frame(message_type::signal_link, who.encode());
     }
     std::string signals(std::int64_t tick) { return frame(message_type::signals, signals_payload(tick)); }
+    std::string compressed(const std::string& payload) {
+        return auth.encode({message_type::signals, protocol::compressed_flag, 0, payload});
+    }
 };
+
+// A packet of `count` zeros but the tick, compressed.
+std::string compressed_payload(std::int64_t tick, std::size_t count) {
+    std::vector<float> values(count, 0.0f);
+    values[0] = float(tick);
+    std::string out;
+    REQUIRE(protocol::compress_signals(protocol::encode_signals({"peer", 7, tick, true, values, {}}), out));
+    return out;
+}
 
 }  // namespace
 
@@ -131,6 +146,33 @@ TEST_CASE("a link is closed for a frame that is not signals, for a forged one an
     const auto got = s.collect(1);
     REQUIRE(got.size() == 1);
     CHECK(got[0].tick == 9);
+}
+
+TEST_CASE("compressed packets arrive as sent, and a corrupt one or one past the bound closes its link while the server goes on") {
+    set_log_level(log_level::error);
+    inbox_server s;
+    outbox out(secret, protocol::frame{message_type::signal_link, 0, 0, signal_link_identity{"peer", 7, 1234}.encode()});
+    for (std::int64_t t = 0; t < 50; ++t) out.send(s.at(), {message_type::signals, protocol::compressed_flag, 0, compressed_payload(t, 1000)});
+    const auto got = s.collect(50);
+    REQUIRE(got.size() == 50);
+    CHECK(got[49].tick == 49);
+    CHECK(got[49].values.size() == 1000);
+    CHECK(got[49].values[0] == 49.0f);
+    for (int bad = 0; bad < 2; ++bad) {
+        raw_link link(s.at());
+        std::string bytes = link.opening();
+        bytes += link.compressed(compressed_payload(0, 1000));
+        auto broken = compressed_payload(1, 1000);
+        if (bad == 0) broken.resize(broken.size() / 2);  // a block cut short
+        if (bad == 1) broken = compressed_payload(1, protocol::default_max_payload / 4 + 1);  // decompresses past the bound
+        bytes += link.compressed(broken);
+        bytes += link.signals(2);
+        link.write(bytes, bytes.size());
+        const auto arrived = s.collect(3, std::chrono::milliseconds(300));
+        REQUIRE(arrived.size() == 1);
+        CHECK(arrived[0].tick == 0);
+        CHECK(s.links_become(1));  // the outbox's link stays
+    }
 }
 
 TEST_CASE("a captured signals frame is refused on another connection and when replayed on its own") {

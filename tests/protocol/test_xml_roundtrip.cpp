@@ -45,7 +45,7 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
     <node id="n1" port="7101"/>
     <link from="n0" to="n1" emulate-delay="1.5" bandwidth="2.5 Gbit/s"/>
   </cluster>
-  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0"/>
+  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0" compress="always"/>
 </dnnc>
 )";
 }  // namespace
@@ -118,6 +118,7 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(doc.run->fan_out == 3);
     CHECK(doc.run->probes == 16);
     CHECK(doc.run->throughput_probes == 0);
+    CHECK(doc.run->compress == compress_mode::always);
 }
 
 TEST_CASE("a DNNC document round-trips through serialize") {
@@ -450,7 +451,8 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     mid.port = 7101;
     mid.host = "127.0.0.2";
     mid.run.sync = sync_mode::window;
-    mid.peers.push_back({"n2", "127.0.0.1", 7102, {"n1", "n2"}, 0.75, 2.5, {1, 4, 9}, {0, 2}});
+    mid.run.compress = compress_mode::never;
+    mid.peers.push_back({"n2", "127.0.0.1", 7102, {"n1", "n2"}, 0.75, 2.5, {1, 4, 9}, {0, 2}, true});
     mid.children.push_back(leaf);
 
     node_config root = leaf;
@@ -462,6 +464,8 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     REQUIRE(again.children.size() == 2);
     CHECK(again.children[0].children.size() == 1);
     CHECK(again.children[0].peers[0].via == std::vector<std::string>{"n1", "n2"});
+    CHECK(again.children[0].peers[0].compress);
+    CHECK(again.children[0].run.compress == compress_mode::never);
 }
 
 TEST_CASE("a signal packet round-trips, empty or not") {

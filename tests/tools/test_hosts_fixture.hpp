@@ -44,6 +44,13 @@ public:
 
     static std::string address(int k) { return "10.99.0." + std::to_string(k); }
     static std::string endpoint(int k) { return address(k) + ":" + std::to_string(port); }
+    // A document's <node> elements for hosts 1..n, named h1..hn.
+    static std::string nodes_xml(int n) {
+        std::string nodes;
+        for (int k = 1; k <= n; ++k)
+            nodes += "<node id=\"h" + std::to_string(k) + "\" host=\"" + address(k) + "\" port=\"" + std::to_string(port) + "\"/>";
+        return nodes;
+    }
     // `command` (a dnnc binary's arguments follow it) as run on host k.
     std::string on(int k) const { return script() + " exec " + name_ + " " + std::to_string(k) + " "; }
     // dnnc on host k with the cluster's secret: append the subcommand and its arguments.

@@ -22,9 +22,7 @@ TEST_CASE("throughputs measured at submit find the test host whose link is shape
     test_hosts hosts(dir, 3);
     hosts.shape(3, "10mbit");
     // A triangle: h1-h3 is probed from the lead, h2-h3 through h1-h2.
-    std::string cluster = "<cluster lead=\"h1\">";
-    for (int k = 1; k <= 3; ++k)
-        cluster += "<node id=\"h" + std::to_string(k) + "\" host=\"" + test_hosts::address(k) + "\" port=\"" + std::to_string(test_hosts::port) + "\"/>";
+    std::string cluster = "<cluster lead=\"h1\">" + test_hosts::nodes_xml(3);
     cluster += "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\" bandwidth=\"10Mbit\"/><link from=\"h1\" to=\"h3\"/></cluster>";
     const auto doc = dir.file("hosts.xml", "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"capacity\">"
                                            "<population id=\"p\" size=\"60\" model=\"tanh\"/>"

@@ -25,10 +25,7 @@ std::string network_on(const std::string& cluster, const std::string& run = "<ru
 }
 
 std::string three_hosts() {
-    std::string c = "<cluster lead=\"h1\">";
-    for (int k = 1; k <= 3; ++k)
-        c += "<node id=\"h" + std::to_string(k) + "\" host=\"" + test_hosts::address(k) + "\" port=\"" + std::to_string(test_hosts::port) + "\"/>";
-    return c + "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/></cluster>";
+    return "<cluster lead=\"h1\">" + test_hosts::nodes_xml(3) + "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/></cluster>";
 }
 
 // The outputs of `ticks` ticks of the network on one local node.

@@ -85,15 +85,24 @@ int run_status(const status_options& o) {
         auto rate = [](const nlohmann::json& l, const char* key) {
             return l.contains(key) ? protocol::rate_human(l[key].get<double>()) : std::string("-");
         };
-        std::printf("%-12s %-12s %12s %14s %14s %14s  %-20s %-20s %s\n", "link", "", "latency ms", "round trip ms",
-                    "throughput", "bandwidth", "packets late", "packets missing", "flags");
+        // Compressed: whether the lead decided so (docs/node_server.md), then the bytes of the
+        // packets between its ends so far, as encoded > as sent (bytes).
+        auto compressed = [](const nlohmann::json& l) {
+            std::string text = l.value("compressed", false) ? "yes" : "no";
+            if (l.contains("packet_bytes"))
+                text += " " + std::to_string(l["packet_bytes"].get<std::int64_t>()) + ">" +
+                        std::to_string(l["payload_bytes"].get<std::int64_t>());
+            return text;
+        };
+        std::printf("%-12s %-12s %12s %14s %14s %14s  %-24s %-20s %-20s %s\n", "link", "", "latency ms", "round trip ms",
+                    "throughput", "bandwidth", "compressed", "packets late", "packets missing", "flags");
         for (const auto& l : s["links"]) {
             std::string flags = l["clamped"].get<bool>() ? "clamped " : "";
             if (l["noisy"].get<bool>()) flags += "noisy";
             std::int64_t ignored = 0;
-            std::printf("%-12s %-12s %12.3f %14.3f %14s %14s  %-20s %-20s %s\n", l["from"].get<std::string>().c_str(),
+            std::printf("%-12s %-12s %12.3f %14.3f %14s %14s  %-24s %-20s %-20s %s\n", l["from"].get<std::string>().c_str(),
                         l["to"].get<std::string>().c_str(), l["latency_ms"].get<double>(), l["round_trip_ms"].get<double>(),
-                        rate(l, "throughput_bps").c_str(), rate(l, "bandwidth_bps").c_str(),
+                        rate(l, "throughput_bps").c_str(), rate(l, "bandwidth_bps").c_str(), compressed(l).c_str(),
                         each_way(l, "packets_late", ignored).c_str(), each_way(l, "packets_missing", ignored).c_str(),
                         flags.c_str());
         }
@@ -109,7 +118,7 @@ void add_status(CLI::App& app, action& chosen) {
     cmd->add_option("--lead", o->lead, "HOST:PORT of the lead (or of any node, for its own status)")->required();
     cmd->add_flag("--json", o->json, "Print the status as JSON");
     cmd->add_flag("--links", o->links,
-                  "Also list the links: measured latencies and throughputs, declared bandwidths, and packets that came late or not at all (listed anyway when any did)");
+                  "Also list the links: measured latencies and throughputs, declared bandwidths, whether signals are compressed on them (and bytes before > after), and packets that came late or not at all (listed anyway when any did)");
     o->client.add_to(cmd);
     cmd->callback([o, &chosen] { chosen = [o] { return run_status(*o); }; });
 }

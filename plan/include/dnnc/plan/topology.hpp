@@ -53,6 +53,7 @@ struct link_time {
     bool clamped = false;      // the estimate came out negative and was set to 0
     bool noisy = false;        // probes spread widely (interquartile range > half the median + 0.2 ms)
     double throughput_bps = 0;  // bits per second, the slower direction (link_throughput); 0: not measured
+    bool compressed = false;    // signal packets across it go LZ4-compressed (compression.hpp)
 };
 
 // t(1,i) = T(1,i)/2 for links at the lead, t(k,j) = (T(1,j) - T(1,k))/2 for a link j reached

@@ -5,7 +5,7 @@
 //   0      4     magic "DNNC"
 //   4      1     version (1)
 //   5      1     message type
-//   6      2     flags (bit 0: an HMAC-SHA256 tag follows the payload)
+//   6      2     flags (bit 0: an HMAC-SHA256 tag follows the payload; the others per type below)
 //   8      8     request id (a reply carries the id of its request)
 //   16     4     payload length (bounded, default 64 MiB)
 //   20     n     payload
@@ -101,6 +101,8 @@ inline constexpr std::uint16_t replace_flag = 1u << 1;
 // On an error_reply: the request itself was refused (a document or command at fault, which
 // the sender can fix), not a failure of the node or the cluster.
 inline constexpr std::uint16_t refusal_flag = 1u << 2;
+// On a signals frame: the payload is LZ4-compressed (signal_compression.hpp).
+inline constexpr std::uint16_t compressed_flag = 1u << 3;
 
 struct frame {
     message_type type = message_type::error_reply;

@@ -20,6 +20,9 @@ enum class distribution_kind { constant, normal, uniform, lognormal };
 enum class dense_init { none, normal, uniform, zeros };
 enum class sync_mode { lockstep, window };
 enum class send_mode { always, nonzero };
+// Whether signal packets are compressed on a link: as the lead decides from the link's
+// measured throughput (plan/compression.hpp), on every link, or on none.
+enum class compress_mode { auto_, always, never };
 
 const char* to_string(neuron_model m);
 const char* to_string(projection_kind k);
@@ -27,6 +30,7 @@ const char* to_string(dense_init i);
 const char* to_string(distribution_kind d);
 const char* to_string(sync_mode s);
 const char* to_string(send_mode s);
+const char* to_string(compress_mode c);
 
 // NEST's current-based integrate-and-fire models, integrated exactly.
 inline bool is_psc(neuron_model m) {
@@ -465,6 +469,7 @@ inline constexpr std::int32_t max_batch = 4096;
 struct run_settings {
     sync_mode sync = sync_mode::lockstep;
     send_mode send = send_mode::always;
+    compress_mode compress = compress_mode::auto_;
     std::string clock;  // empty: the lead
     double tick_period_ms = 0;  // 0: free-running
     std::int64_t checkpoint_every = 0;
@@ -545,6 +550,7 @@ struct peer_route {
     double latency_ms = 0;
     double emulate_delay_ms = 0;  // held back on everything sent to this peer (tests, demos)
     std::vector<std::int64_t> sends, receives;  // global neuron indices, ascending
+    bool compress = false;  // signal packets to this peer go LZ4-compressed (plan/compression.hpp)
 };
 
 struct local_neuron {
