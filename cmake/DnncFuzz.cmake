@@ -14,6 +14,7 @@ find_package(Threads REQUIRED)
 find_package(XercesC 3.2 REQUIRED)
 find_package(TBB REQUIRED)
 find_package(OpenSSL REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)  # the control plane's codecs (protocol)
 
 add_subdirectory(core)
 add_subdirectory(dnnc_schemas)
