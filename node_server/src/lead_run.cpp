@@ -52,17 +52,22 @@ const char* lead_run::name(state s) {
 
 namespace {
 
-// The output neurons of the network as every grow of its document leaves it, in document
-// order: the columns of a row are fixed for the whole run (a member a grow adds later reads 0
-// until then); one neuron may fill several columns.
-std::vector<protocol::named_neurons> output_ports(const plan::network_plan& plan) {
-    return protocol::expand_neurons(fully_grown(*plan.doc.net)).outputs;
+// The output columns, in document order: each output neuron with its name, of the network
+// as every grow of its document leaves it (a member a grow adds later reads 0 until then),
+// so that a row keeps its width for the whole run; one neuron may fill several columns.
+// Without scheduled grows, the plan's own network: nothing is expanded again.
+std::vector<std::pair<protocol::neuron_index, std::string>> output_columns(const plan::network_plan& plan) {
+    std::optional<protocol::expanded_network> grown;
+    if (next_grow_tick(*plan.doc.net) >= 0) grown = protocol::expand_neurons(fully_grown(*plan.doc.net));
+    const auto& net = grown ? *grown : plan.net;
+    std::vector<std::pair<protocol::neuron_index, std::string>> columns;
+    for (const auto& o : net.outputs)
+        for (auto i : o.neurons) columns.emplace_back(i, net.neuron_name(i));
+    return columns;
 }
 
 std::size_t values_per_row(const plan::network_plan& plan) {
-    std::size_t columns = 0;
-    for (const auto& o : output_ports(plan)) columns += o.neurons.size();
-    return columns * static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
+    return output_columns(plan).size() * static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
 }
 
 }  // namespace
@@ -86,16 +91,13 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     checkpoints_.keep = run_.checkpoint_keep;
     checkpoints_.dir = checkpoint_dir(folder_name_of(plan.net.name));
     const auto& net = plan.net;
-    // Columns: the output neurons in document order, grown ones included (output_ports); each
-    // node reports the output neurons it runs in ascending index order, and one neuron may
-    // fill several columns.
+    // Columns (output_columns); each node reports the output neurons it runs in ascending
+    // index order.
     std::map<protocol::neuron_index, std::vector<std::size_t>> columns_of_neuron;
-    const auto grown = protocol::expand_neurons(fully_grown(*plan.doc.net));
-    for (const auto& o : grown.outputs)
-        for (auto i : o.neurons) {
-            columns_of_neuron[i].push_back(columns_.size());
-            columns_.push_back(grown.neuron_name(i));
-        }
+    for (auto& [i, name] : output_columns(plan)) {
+        columns_of_neuron[i].push_back(columns_.size());
+        columns_.push_back(std::move(name));
+    }
     columns_of_.resize(topo.node_count());
     for (const auto& [i, cols] : columns_of_neuron)
         if (i < plan.node_of_neuron.size()) columns_of_[plan.node_of_neuron[i]].push_back(cols);  // not grown yet: none
