@@ -1,18 +1,26 @@
 #include "dnnc/partitioner/assign.hpp"
 
+#include "dnnc/core/error.hpp"
 #include "dnnc/partitioner/mincut.hpp"
 #include "dnnc/partitioner/multilevel.hpp"
 #include "dnnc/partitioner/physical.hpp"
 
 namespace dnnc::partitioner {
 
-assignment assign(const graph& g, const physical_cluster& cluster,
-                  const partition_options& options, const metrics_options& metrics) {
+assignment assign(const graph& g, const physical_cluster& cluster, const partition_options& options,
+                  const metrics_options& metrics, const current_assignment* current) {
     check_physical_cluster(cluster);
     assignment result;
-    result.parts = options.method == strategy::mincut
-                       ? mincut_partition(g, cluster.size())
-                       : multilevel_partition(g, cluster.capacity, options);
+    if (current) {
+        if (options.method == strategy::mincut)
+            throw usage_error("a re-plan from a current assignment needs the multilevel strategy");
+        // Part i is node i; a node past the cluster's is no part (multilevel_repartition).
+        const partition now{current->node_of_vertex, cluster.size()};
+        result.parts = multilevel_repartition(g, cluster.capacity, now, current->migration, options);
+    } else {
+        result.parts = options.method == strategy::mincut ? mincut_partition(g, cluster.size())
+                                                          : multilevel_partition(g, cluster.capacity, options);
+    }
     result.place = place(g, result.parts, cluster, options.method);
     result.metrics = evaluate(g, result.place.node_of_vertex, cluster, metrics);
     return result;

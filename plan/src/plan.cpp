@@ -21,7 +21,45 @@ std::string memo_key(const protocol::document& doc) {
     what.run = doc.run;
     return protocol::sha256_hex(protocol::serialize(what));
 }
+
+// Each unit's current node in `cluster`: the one that holds most of its neurons (the lowest
+// index on a tie), or cluster.nodes.size() when none of them is on one of its nodes.
+partitioner::current_assignment current_units(const planning_graph& graph, const current_placement& current,
+                                              const protocol::cluster& cluster) {
+    if (current.node_of_neuron.size() > graph.neuron_count())
+        throw usage_error("a current placement of " + std::to_string(current.node_of_neuron.size()) +
+                          " neurons for a network of " + std::to_string(graph.neuron_count()));
+    const std::size_t nodes = cluster.nodes.size();
+    std::vector<std::uint32_t> index_of(current.nodes.size(), static_cast<std::uint32_t>(nodes));
+    for (std::size_t k = 0; k < current.nodes.size(); ++k)
+        for (std::size_t v = 0; v < nodes; ++v)
+            if (cluster.nodes[v].id == current.nodes[k]) index_of[k] = static_cast<std::uint32_t>(v);
+    auto node_of = [&](std::size_t neuron) -> std::size_t {
+        if (neuron >= current.node_of_neuron.size() || current.node_of_neuron[neuron] >= index_of.size()) return nodes;
+        return index_of[current.node_of_neuron[neuron]];
+    };
+    const std::size_t units = graph.g.vertex_count();
+    std::vector<std::uint64_t> held(units * (nodes + 1), 0);  // [unit][node], node `nodes`: none
+    for (std::size_t k = 0; k < graph.segment_count(); ++k)
+        for (auto n = graph.segment_first[k]; n < graph.segment_first[k + 1]; ++n)
+            ++held[graph.unit_of_segment[k] * (nodes + 1) + node_of(n)];
+    partitioner::current_assignment out;
+    out.migration.weight = current.migration_weight;
+    for (std::size_t u = 0; u < units; ++u) {
+        const auto* row = &held[u * (nodes + 1)];
+        const auto most = std::max_element(row, row + nodes);
+        out.node_of_vertex.push_back(*most > 0 ? static_cast<std::uint32_t>(most - row) : static_cast<std::uint32_t>(nodes));
+    }
+    return out;
+}
 }  // namespace
+
+current_placement placement_of(const network_plan& plan) {
+    current_placement out;
+    out.node_of_neuron = plan.node_of_neuron;
+    for (const auto& n : plan.doc.clu->nodes) out.nodes.push_back(n.id);
+    return out;
+}
 
 protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& document_file) {
     protocol::network dense_only = net;
@@ -37,19 +75,21 @@ protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net
     return protocol::expand(dense_only, document_file);
 }
 
-network_plan plan_network(protocol::document doc, partition_memo* memo) {
+network_plan plan_network(protocol::document doc, partition_memo* memo, const current_placement* current) {
     if (!doc.net) throw config_error({doc.file, 0, 0}, "the submitted document has no <network>");
     if (!doc.clu) throw config_error({doc.file, 0, 0}, "the submitted document has no <cluster>");
     network_plan plan;
     plan.net = neurons_and_dense_blocks(*doc.net, doc.file);
     const std::string key = memo ? memo_key(doc) : std::string();
-    if (memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
+    if (!current && memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
         plan.node_of_neuron = memo->node_of_neuron;
         plan.quality = memo->quality;
     } else {
         const auto physical = plan::physical_of(*doc.clu);
         const auto graph = planning_graph_of(*doc.net, physical);
-        auto placed = place(graph, physical);
+        std::optional<partitioner::current_assignment> now;
+        if (current) now = current_units(graph, *current, *doc.clu);
+        auto placed = place(graph, physical, {}, {}, now ? &*now : nullptr);
         plan.node_of_neuron = graph.spread(placed.node_of_unit);
         plan.quality = std::move(placed.quality);
         if (memo) *memo = {key, plan.node_of_neuron, plan.quality};

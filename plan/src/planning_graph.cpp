@@ -380,17 +380,20 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
 }
 
 placed_units place(const planning_graph& graph, const partitioner::physical_cluster& cluster,
-                   const partitioner::partition_options& options, const partitioner::metrics_options& metrics) {
+                   const partitioner::partition_options& options, const partitioner::metrics_options& metrics,
+                   const partitioner::current_assignment* current) {
     placed_units out;
     if (graph.g.vertex_count() < cluster.size()) {
         // More nodes than units: the partitioner cannot make one part per node, so units go
         // round-robin and the remaining nodes idle.
-        for (std::size_t u = 0; u < graph.g.vertex_count(); ++u)
-            out.node_of_unit.push_back(static_cast<std::uint32_t>(u % cluster.size()));
+        for (std::size_t u = 0; u < graph.g.vertex_count(); ++u) {
+            const bool placed = current && current->node_of_vertex.at(u) < cluster.size();
+            out.node_of_unit.push_back(placed ? current->node_of_vertex[u] : static_cast<std::uint32_t>(u % cluster.size()));
+        }
         out.quality = partitioner::evaluate(graph.g, out.node_of_unit, cluster, metrics);
         return out;
     }
-    partitioner::assignment a = partitioner::assign(graph.g, cluster, options, metrics);
+    partitioner::assignment a = partitioner::assign(graph.g, cluster, options, metrics, current);
     out.node_of_unit = std::move(a.place.node_of_vertex);
     out.quality = std::move(a.metrics);
     return out;

@@ -3,6 +3,7 @@
 // the parts on the physical nodes, measure the result.
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/metrics.hpp"
+#include "dnnc/partitioner/multilevel.hpp"
 #include "dnnc/partitioner/partition.hpp"
 #include "dnnc/partitioner/placement.hpp"
 
@@ -14,10 +15,20 @@ struct assignment {
     quality metrics;
 };
 
-// multilevel: one part per node with target weights proportional to the capacities, then
+// Where the vertices run now, for a re-plan that should move few of them: node_of_vertex has
+// one entry per vertex, a node >= cluster.size() for a vertex on no node yet (added since,
+// or on a node that left); moving a vertex costs as migration says.
+struct current_assignment {
+    std::vector<std::uint32_t> node_of_vertex;
+    migration_options migration;
+};
+
+// multilevel: one part per node with target weights proportional to the capacities (with a
+// current assignment: multilevel_repartition from it, part i being node i), then
 // place_parts. mincut: cluster.size() classes, then place_classes. Throws usage_error for a
-// bad cluster (check_physical_cluster) or more nodes than vertices.
-assignment assign(const graph& g, const physical_cluster& cluster,
-                  const partition_options& options = {}, const metrics_options& metrics = {});
+// bad cluster (check_physical_cluster), more nodes than vertices, or a current assignment
+// with mincut or of another size.
+assignment assign(const graph& g, const physical_cluster& cluster, const partition_options& options = {},
+                  const metrics_options& metrics = {}, const current_assignment* current = nullptr);
 
 }  // namespace dnnc::partitioner

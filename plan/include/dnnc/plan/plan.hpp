@@ -40,11 +40,29 @@ struct partition_memo {
 // without a synapse or rule-based projection.
 protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& document_file);
 
+// Where a running network's neurons are, for a re-plan that should move few of them (a
+// growth, a re-balance, a node that joins or leaves): per neuron, its node as an index into
+// `nodes` (ids; the cluster planned onto may have others, or lack some); a neuron past the
+// end (grown since) or on a node the cluster lacks is on no node yet. Moving a unit costs
+// its weight (its neurons' incoming synapses) x migration_weight in units of edge cut
+// (partitioner::migration_options): at 1, moving a synapse weighs as much as cutting one,
+// which keeps the neurons that need not move in place (tests/plan/test_replan.cpp); lower
+// weights trade more moves for a smaller cut.
+struct current_placement {
+    std::vector<std::uint32_t> node_of_neuron;
+    std::vector<std::string> nodes;
+    double migration_weight = 1.0;
+};
+// Where `plan` put its neurons.
+current_placement placement_of(const network_plan& plan);
+
 // Checks that the document has a network and a cluster, builds the planning graph of the
 // network and partitions it with the default (multilevel) strategy onto the cluster's nodes. With a
 // memo, a partition of the same network onto the same cluster is reused, and the memo
-// then holds this one.
-network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr);
+// then holds this one. With a current placement, the partition starts from it instead
+// (multilevel_repartition; a unit is where most of its neurons are) and no memo is reused;
+// it may not place more neurons than the network has (usage_error).
+network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr, const current_placement* current = nullptr);
 
 // What each node will hold of a network, from the rules: its neurons, its incoming synapses
 // (exact for every rule but `random`, whose expected count it is) and its dense weights.

@@ -25,6 +25,7 @@
 // at a time, since on a sparse projection the sample, not its expectation, decides the best
 // cut. The lead's memory still does not grow with the network: it draws at most max_drawn.
 // With one neuron per segment and every random projection drawn, this is the neuron graph.
+#include "dnnc/partitioner/assign.hpp"
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/partitioner/partition.hpp"
@@ -76,12 +77,15 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
                                  const planning_options& options = {});
 
 // Units placed on nodes: the multilevel strategy (or the one in `options`) and placement,
-// or, with more nodes than units, units round-robin over the nodes (the others idle).
+// or, with more nodes than units, units round-robin over the nodes (the others idle). With
+// a current assignment of the units, re-planned from it (partitioner::assign); with more
+// nodes than units, a unit then stays where it is, and only one on no node goes round-robin.
 struct placed_units {
     std::vector<std::uint32_t> node_of_unit;
     partitioner::quality quality;
 };
 placed_units place(const planning_graph& graph, const partitioner::physical_cluster& cluster,
-                   const partitioner::partition_options& options = {}, const partitioner::metrics_options& metrics = {});
+                   const partitioner::partition_options& options = {}, const partitioner::metrics_options& metrics = {},
+                   const partitioner::current_assignment* current = nullptr);
 
 }  // namespace dnnc::plan
