@@ -54,7 +54,7 @@ std::vector<message_type> worker::handles() const {
     // Signals come only over signal links, which leave the server (signal_inbox.hpp).
     return {message_type::configure, message_type::probe,   message_type::clock,
             message_type::inputs,    message_type::capture, message_type::restore_state, message_type::weights_page,
-            message_type::weight_bins, message_type::parameters};
+            message_type::weight_bins, message_type::parameters, message_type::release};
 }
 
 void worker::handle(const frame& request, responder respond) {
@@ -122,6 +122,20 @@ void worker::handle(const frame& request, responder respond) {
             });
         });
         return;
+    case message_type::release: {
+        const json command = parse_payload(request.payload);
+        check_installation(command);
+        if (!command.is_object() || !command.contains("epoch") || !command["epoch"].is_string())
+            throw protocol_error("a release names the installation's epoch");
+        // Stopping the run waits for its threads: off the server's thread.
+        tasks_.run([this, epoch = command["epoch"].get<std::string>(), respond] {
+            respond_with(respond, [&] {
+                release(epoch);
+                return reply_of(message_type::release_reply);
+            });
+        });
+        return;
+    }
     case message_type::restore_state:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] {
@@ -232,6 +246,23 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
                             << " neurons");
     if (!failure.empty()) throw remote_error(failure);
     return acks;
+}
+
+void worker::release(const std::string& epoch) {
+    std::shared_ptr<node_simulation> old;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!config_ || std::to_string(config_->epoch) != epoch) return;
+        DNNC_LOG(info, "node '" << config_->node << "' released from network '" << config_->network << "' by lead '"
+                                << config_->lead << "'");
+        old = std::move(simulation_);
+        config_.reset();
+        config_hash_.clear();
+        restoring_.clear();
+    }
+    hooks_.drop_replica();
+    // Released without the lock: a run's clock thread takes it on its way out.
+    old.reset();
 }
 
 // Replaces what this node runs: the old simulation stops before the new one starts.

@@ -5,8 +5,8 @@
 // reaches its own simulation through this class.
 //
 // Messages: configure (install this node's config, forward the subtrees, gather the acks),
-// probe, clock, inputs, capture (a piece of this node's states) and restore_state
-// (state_stream.hpp).
+// probe, clock, inputs, capture (a piece of this node's states), restore_state
+// (state_stream.hpp) and release (a drained node stops serving its installation).
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/protocol/control_plane.hpp"
@@ -76,6 +76,9 @@ public:
     nlohmann::json heartbeat() const;
     // Stops the simulation (the node is going away).
     void shutdown();
+    // The lead drained this node: when it serves the installation of `epoch`, it stops and
+    // forgets it (and any replica it held as that lead's standby), free for another network.
+    void release(const std::string& epoch);
 
 private:
     void install(const protocol::node_config& own);

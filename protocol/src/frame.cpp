@@ -111,13 +111,15 @@ const char* to_string(message_type t) {
     case message_type::parameters_reply: return "parameters-reply";
     case message_type::upload: return "upload";
     case message_type::upload_reply: return "upload-reply";
+    case message_type::release: return "release";
+    case message_type::release_reply: return "release-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::upload_reply);
+           type <= static_cast<std::uint8_t>(message_type::release_reply);
 }
 
 bool is_one_way(message_type t) {

@@ -82,6 +82,9 @@ enum class message_type : std::uint8_t {
     upload = 49,  // client to a node: u8 name length, the name (hex), u64 offset, then bytes of a binary
                   // snapshot appended to the upload of that name; a submit {"uploaded": name} installs it (lead.hpp)
     upload_reply = 50,
+    release = 51,  // lead to a node it drained: JSON {epoch}; the node stops serving that installation
+                   // (worker.hpp); reply empty
+    release_reply = 52,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
