@@ -184,14 +184,16 @@ void lead::resign(std::optional<std::uint64_t> generation) {
     old_run.reset();
 }
 
-json lead::control(const json& command) { return control(command, current_run()); }
-
-json lead::control(const json& command, const std::shared_ptr<lead_run>& r) {
-    // Recovery and growth replace the run itself, so the lead handles them.
+json lead::control(const json& command) {
+    // Recovery, growth, re-balancing and membership replace the run itself, so the lead
+    // handles them.
     const auto name = command.value("command", "");
     if (name == "recover") return recover();
     if (name == "grow") return grow(command);
-    return r->control(command);
+    if (name == "rebalance") return rebalance(command);
+    if (name == "join") return join(command);
+    if (name == "drain") return drain(command);
+    return current_run()->control(command);
 }
 
 json lead::peek_spikes(const json& request) {
@@ -501,6 +503,19 @@ json lead::weight_histograms() {
     return histograms;
 }
 
+std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out) {
+    std::set<std::string> reached{from};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& l : cluster.links) {
+            if (left_out.count(l.from) > 0 || left_out.count(l.to) > 0) continue;
+            if (reached.count(l.from) > 0 && reached.insert(l.to).second) grew = true;
+            if (reached.count(l.to) > 0 && reached.insert(l.from).second) grew = true;
+        }
+    }
+    return reached;
+}
+
 // Restores the last checkpoint onto the nodes still alive and keeps the outputs before it,
 // so the run goes on as if the failure had not happened; frozen at the checkpoint.
 json lead::recover() {
@@ -530,7 +545,8 @@ json lead::recover() {
 }
 
 json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
-                                const std::string& state_file, const std::vector<plan::link_time>* measured) {
+                                const std::string& state_file, const std::vector<plan::link_time>* measured,
+                                const plan::current_placement* current) {
     const auto self = doc.clu->nodes[find_self(*doc.clu)].id;
     // Dead: named so, or not answering a heartbeat now.
     for (const auto& n : doc.clu->nodes) {
@@ -543,15 +559,7 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
         }
     }
     // Nodes that only the dead linked to this one are cut off: out as well.
-    std::set<std::string> reached{self};
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (const auto& l : doc.clu->links) {
-            if (dead.count(l.from) > 0 || dead.count(l.to) > 0) continue;
-            if (reached.count(l.from) > 0 && reached.insert(l.to).second) grew = true;
-            if (reached.count(l.to) > 0 && reached.insert(l.from).second) grew = true;
-        }
-    }
+    const auto reached = reached_from(*doc.clu, self, dead);
     for (const auto& n : doc.clu->nodes)
         if (reached.count(n.id) == 0) dead.insert(n.id);
     auto& nodes = doc.clu->nodes;
@@ -565,7 +573,7 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
     protocol::check_cluster(*doc.clu);
     std::string replica_body;
     if (state_file.empty()) replica_body = protocol::serialize(doc);
-    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr);
+    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current);
     const auto fresh = current_run();
     fresh->adopt_rows(earlier.rows);
     fresh->adopt_spikes(earlier.spikes);

@@ -91,9 +91,12 @@ private:
     // `state_file` is given, from that binary snapshot, checked already
     // (protocol::check_snapshot_file), whose state holds only the tick.
     // `measured`: the link times of this very cluster, measured by the run it replaces (a grow);
-    // null: measure them. The pipeline's steps (lead_install.cpp) follow.
+    // null: measure them. `current`: where the neurons run now, for a re-plan that moves few
+    // (plan::current_placement); null: planned afresh. The pipeline's steps (lead_install.cpp)
+    // follow.
     nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
-                           const std::vector<plan::link_time>* measured = nullptr);
+                           const std::vector<plan::link_time>* measured = nullptr,
+                           const plan::current_placement* current = nullptr);
     // The document checked (this node must be one of its cluster's, serving nothing else
     // unless `replace`), its due grows applied, planned and partitioned, its memory checked
     // against the nodes'; a snapshot's states (none when they come from `state_file`).
@@ -102,7 +105,8 @@ private:
         std::int64_t first_tick = 0;
         std::vector<protocol::indexed_state> states;
     };
-    planned_install plan_install(protocol::document doc, bool replace, const std::string& state_file);
+    planned_install plan_install(protocol::document doc, bool replace, const std::string& state_file,
+                                 const plan::current_placement* current);
     // The new run's state: its plan and topology, the link times (`measured`, or probed now)
     // and the wait windows they give.
     std::shared_ptr<lead_state> measure(plan::network_plan plan, const std::vector<plan::link_time>* measured);
@@ -120,7 +124,6 @@ private:
     std::size_t find_self(const protocol::cluster& clu) const;
     void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();
-    nlohmann::json control(const nlohmann::json& command, const std::shared_ptr<lead_run>& r);
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
     void capture_snapshot(std::int64_t tick, const std::string& file);
     nlohmann::json weights(const nlohmann::json& request);
@@ -145,8 +148,27 @@ private:
     void refuse_output_growth(const std::string& population);
     // Whether `run` is still the lead's run.
     bool still_running(const std::shared_ptr<lead_run>& run);
-    nlohmann::json regrow(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent,
-                          const std::function<void(protocol::network&, std::int64_t)>& change);
+    // The frozen run changed between two ticks by `change` (of its document, at the tick) and
+    // restored onto the cluster the document then names from where its neurons are
+    // (plan::current_placement with `migration_weight`); lead_restructure.cpp. The reply:
+    // install's, with moved (neurons), placement (per node: before, after), paused_ms.
+    nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent,
+                               const std::function<void(protocol::document&, std::int64_t)>& change,
+                               double migration_weight = plan::current_placement{}.migration_weight);
+    // The run a rebalance, join or drain (`what`) changes; usage_error when there is none.
+    std::shared_ptr<lead_run> run_to_change(const std::string& what);
+    // {"command": "rebalance", "dry_run", "migration_weight", "capacity": {id: c}}: the neurons
+    // re-placed from where they are (with the nodes' capacities changed first), applied unless
+    // a dry run or nothing would move. The reply: moved, nodes [{id, before, after}], edge_cut
+    // {before, after}, tick, applied, paused_ms.
+    nlohmann::json rebalance(const nlohmann::json& command);
+    // {"command": "join", "node", "address": "HOST:PORT", "capacity", "links": [ids]}: a node
+    // that answers with the cluster's secret and serves no network joins the cluster (linked
+    // to the lead unless links are given) and takes its share of the neurons.
+    nlohmann::json join(const nlohmann::json& command);
+    // {"command": "drain", "node"}: the node's neurons move to the others, it leaves the
+    // cluster and is released (worker::release). Not the lead; the rest must stay linked.
+    nlohmann::json drain(const nlohmann::json& command);
     // What a run restarted from a checkpoint keeps of the run before: the output rows and
     // the unread recorded spikes of the ticks before it, and the checkpoint settings.
     struct carried_over {
@@ -159,9 +181,10 @@ private:
     // cluster that answer and are still linked to this one, leaving out `dead`, with this
     // node as the lead; frozen at its tick. With `state_file`, the states come from that
     // checkpoint (install).
-    // `measured`: as install's, used when every node answers.
+    // `measured`: as install's, used when every node answers; `current`: as install's.
     nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
-                                        const std::string& state_file = {}, const std::vector<plan::link_time>* measured = nullptr);
+                                        const std::string& state_file = {}, const std::vector<plan::link_time>* measured = nullptr,
+                                        const plan::current_placement* current = nullptr);
     double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path, std::size_t load = 0);
     std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
     void start_heartbeats(const std::shared_ptr<lead_state>& state);
@@ -180,7 +203,7 @@ private:
     // While install replaces the run, clients wait for the new one (current_run).
     bool replacing_ = false;
     std::condition_variable run_ready_;
-    std::mutex growing_;  // one growth at a time
+    std::mutex growing_;  // one change (restructure) at a time
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads_;

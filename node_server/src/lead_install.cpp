@@ -246,9 +246,9 @@ json lead::submit(const std::string& payload, bool replace) {
 // Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs ->
 // fan_out -> start_run, each step a function of its own.
 json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
-                   const std::vector<plan::link_time>* measured) {
+                   const std::vector<plan::link_time>* measured, const plan::current_placement* current) {
     const auto started = clock_type::now();
-    planned_install planned = plan_install(std::move(doc), replace, state_file);
+    planned_install planned = plan_install(std::move(doc), replace, state_file, current);
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
     // Clients wait for the new run (current_run) while the old one goes and the new one is
     // installed; if the install fails, for no run.
@@ -295,7 +295,8 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
             {"tick", planned.first_tick},   {"edge_cut", state->plan.quality.edge_cut},        {"seconds", elapsed_ms(started) / 1000}};
 }
 
-lead::planned_install lead::plan_install(protocol::document doc, bool replace, const std::string& state_file) {
+lead::planned_install lead::plan_install(protocol::document doc, bool replace, const std::string& state_file,
+                                         const plan::current_placement* current) {
     const auto started = clock_type::now();
     protocol::check_document(doc);
     if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
@@ -310,7 +311,7 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
         std::lock_guard<std::mutex> lock(mutex_);
         memo = last_partition_;
     }
-    planned_install planned{plan::plan_network(std::move(doc), &memo), 0, {}};
+    planned_install planned{plan::plan_network(std::move(doc), &memo, current), 0, {}};
     auto& plan = planned.plan;
     lead_run::check_outputs(plan);
     {

@@ -1,6 +1,8 @@
-// The lead's changes to a running network (lead.hpp): populations that grow, each done by
-// freezing the run at a tick, snapshotting it, changing the snapshot and restoring it onto
-// the cluster (restart_on_survivors), so the run goes on bit for bit.
+// The lead's changes to a running network (lead.hpp): populations that grow, a re-balance
+// of the neurons over the nodes, nodes that join and leave. Each is done the same way
+// (restructure): the run is frozen at a tick, snapshotted, the snapshot's document changed
+// and restored onto the cluster it names (restart_on_survivors) from where the neurons are,
+// so the run goes on bit for bit and only what must move moves.
 #include "lead.hpp"
 #include "lead_state.hpp"
 
@@ -9,11 +11,66 @@
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "population_growth.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 namespace dnnc::node_server {
 
 using json = nlohmann::json;
+using protocol::frame;
+using protocol::message_type;
+
+namespace {
+// How the neurons of `after` sit compared with `before` (by node id): {"moved": neurons on
+// another node than before (grown ones not counted), "nodes": [{"id", "before", "after"}]}.
+json placement_change(const plan::current_placement& before, const plan::network_plan& after) {
+    std::map<std::string, std::pair<std::size_t, std::size_t>> count;  // id -> (before, after)
+    for (const auto& id : before.nodes) count[id];
+    for (const auto node : before.node_of_neuron) ++count[before.nodes[node]].first;
+    const auto& nodes = after.doc.clu->nodes;
+    for (std::size_t v = 0; v < nodes.size(); ++v) count[nodes[v].id].second = after.neurons_per_node[v];
+    std::size_t moved = 0;
+    for (std::size_t n = 0; n < before.node_of_neuron.size(); ++n)
+        moved += before.nodes[before.node_of_neuron[n]] != nodes[after.node_of_neuron[n]].id;
+    json listed = json::array();
+    auto add = [&](const std::string& id) {
+        listed.push_back({{"id", id}, {"before", count[id].first}, {"after", count[id].second}});
+        count.erase(id);
+    };
+    for (const auto& n : nodes) add(n.id);  // the cluster's order, then the nodes that left
+    for (const auto& id : before.nodes)
+        if (count.count(id) > 0) add(id);
+    return {{"moved", moved}, {"nodes", listed}};
+}
+
+// The migration weight a request gives (plan::current_placement), finite and >= 0.
+double migration_weight_of(const json& command) {
+    const auto w = command.value("migration_weight", json(plan::current_placement{}.migration_weight));
+    if (!w.is_number() || !std::isfinite(w.get<double>()) || w.get<double>() < 0)
+        throw usage_error("the migration weight must be a finite number >= 0 (got " + w.dump() + ")");
+    return w.get<double>();
+}
+
+// Whether two clusters have the same nodes at the same addresses and the same links, so
+// that link times measured on one hold for the other (capacities may differ).
+bool same_links(const protocol::cluster& a, const protocol::cluster& b) {
+    auto node_key = [](const protocol::cluster_node& n) { return std::tie(n.id, n.host, n.port); };
+    auto link_key = [](const protocol::cluster_link& l) { return std::tie(l.from, l.to, l.emulate_delay_ms, l.bandwidth_bps); };
+    return std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(), b.nodes.end(),
+                      [&](const auto& x, const auto& y) { return node_key(x) == node_key(y); }) &&
+           std::equal(a.links.begin(), a.links.end(), b.links.begin(), b.links.end(),
+                      [&](const auto& x, const auto& y) { return link_key(x) == link_key(y); });
+}
+
+std::string node_text(const json& command, const char* key, const std::string& what) {
+    const auto v = command.value(key, json());
+    if (!v.is_string() || v.get<std::string>().empty()) throw usage_error(what + ": give the node's id");
+    return v.get<std::string>();
+}
+}  // namespace
 
 // ---- growing populations ----
 
@@ -44,7 +101,7 @@ json lead::grow(const json& command) {
     const auto run = current_run();
     refuse_output_growth(population);
     const auto intent = run->intent();
-    auto summary = regrow(run, intent, [&](protocol::network& net, std::int64_t tick) { add_applied_grow(net, population, add, tick); });
+    auto summary = restructure(run, intent, [&](protocol::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
     std::uint64_t size = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -57,6 +114,7 @@ json lead::grow(const json& command) {
             {"first_new", population + "[" + std::to_string(size - static_cast<std::uint64_t>(add)) + "]"},
             {"tick", summary["tick"]},
             {"paused_ms", summary["paused_ms"]},
+            {"moved", summary["moved"]},
             {"nodes", summary["nodes"]}};
 }
 
@@ -65,7 +123,7 @@ void lead::grow_scheduled(std::int64_t tick) {
         std::lock_guard<std::mutex> one_at_a_time(growing_);
         const auto run = current_run();
         if (run->next_tick() != tick) return;  // frozen and moved on meanwhile: its clock meets the grow again
-        const auto summary = regrow(run, run->intent(), [](protocol::network& net, std::int64_t at) { apply_due_grows(net, at); });
+        const auto summary = restructure(run, run->intent(), [](protocol::document& doc, std::int64_t at) { apply_due_grows(*doc.net, at); });
         DNNC_LOG(info, "scheduled growth at tick " << tick << ": " << summary.dump());
     } catch (const std::exception& e) {
         // The run cannot go past a growth of its document's.
@@ -78,12 +136,14 @@ void lead::grow_scheduled(std::int64_t tick) {
     }
 }
 
-// The frozen run, snapshotted at its next tick T, grown by `change` (of its network, at T)
-// and restored onto the same nodes with the rows and spikes before T; then it carries on as
-// `intent` says. A grow that does not check (or does not fit the nodes' memory) changes
-// nothing: the run carries on and the error goes to the caller.
-json lead::regrow(const std::shared_ptr<lead_run>& run, const json& intent,
-                  const std::function<void(protocol::network&, std::int64_t)>& change) {
+// The frozen run, snapshotted at its next tick T, changed by `change` (its document, at T)
+// and restored onto the cluster the document then names, from where the neurons are (new
+// ones go where there is room), with the rows and spikes before T; then it carries on as
+// `intent` says. A change that does not check (or does not fit the nodes' memory) changes
+// nothing: the run carries on and the error goes to the caller. The same nodes keep their
+// link times; a cluster that changed is measured again.
+json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
+                       const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight) {
     namespace fs = std::filesystem;
     const auto started = clock_type::now();
     if (!run->paused()) run->control({{"command", "freeze"}});
@@ -97,39 +157,187 @@ json lead::regrow(const std::shared_ptr<lead_run>& run, const json& intent,
             fs::remove(path, ignored);
         }
     } before{(dir / ("before-" + std::to_string(tick) + ".dnncs")).string()},
-        after{(dir / ("grown-" + std::to_string(tick) + ".dnncs")).string()};
+        after{(dir / ("changed-" + std::to_string(tick) + ".dnncs")).string()};
     std::size_t neurons_before = 0;
+    plan::current_placement placed;
     json summary;
     try {
         capture_snapshot(tick, before.path);
-        protocol::document grown = protocol::snapshot_reader(before.path, file_access()).doc();
-        neurons_before = protocol::symbol_table(*grown.net).neuron_count();
-        change(*grown.net, tick);
-        write_grown_snapshot(before.path, grown, after.path);
+        protocol::document changed = protocol::snapshot_reader(before.path, file_access()).doc();
+        neurons_before = protocol::symbol_table(*changed.net).neuron_count();
+        const auto cluster_before = *changed.clu;
+        change(changed, tick);
+        write_grown_snapshot(before.path, changed, after.path);
         std::vector<plan::link_time> measured;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            measured = state_->times;  // the same nodes and links: no probes
+            measured = state_->times;
+            placed = plan::placement_of(state_->plan);
         }
+        placed.migration_weight = migration_weight;
+        const bool same_cluster = same_links(*changed.clu, cluster_before);
         summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {},
                                        {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
                                         run->structure_before(tick)},
-                                       after.path,
-                                       &measured);
+                                       after.path, same_cluster ? &measured : nullptr, &placed);
     } catch (const std::exception& e) {
         // Nothing changed while the old run is the lead's: it carries on.
-        DNNC_LOG(warn, "growth at tick " << tick << " failed: " << e.what());
+        DNNC_LOG(warn, "the change at tick " << tick << " failed: " << e.what());
         if (still_running(run)) try {
                 resume(*run, intent);
             } catch (const std::exception& also) {
-                DNNC_LOG(warn, "the run could not carry on after the failed growth: " << also.what());
+                DNNC_LOG(warn, "the run could not carry on after the failed change: " << also.what());
             }
         throw;
     }
     resume(*current_run(), intent);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto change_of_placement = placement_change(placed, state_->plan);
+        summary["moved"] = change_of_placement["moved"];
+        summary["placement"] = change_of_placement["nodes"];
+    }
     summary["neurons_before"] = neurons_before;
     summary["paused_ms"] = elapsed_ms(started);
     return summary;
+}
+
+// ---- re-balancing, and nodes that join and leave ----
+
+std::shared_ptr<lead_run> lead::run_to_change(const std::string& what) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!run_ && !replacing_) throw usage_error(what + ": this node is not the lead of a network; submit one first");
+    }
+    return current_run();
+}
+
+json lead::rebalance(const json& command) {
+    const bool dry_run = command.value("dry_run", false);
+    const double weight = migration_weight_of(command);
+    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    const auto run = run_to_change("rebalance");
+    protocol::document doc;
+    plan::current_placement placed;
+    partitioner::weight_t cut_before = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        doc = state_->plan.doc;
+        placed = plan::placement_of(state_->plan);
+        cut_before = state_->plan.quality.edge_cut;
+    }
+    placed.migration_weight = weight;
+    // New capacities first: a node found slower or faster than its document said.
+    const auto capacities = command.value("capacity", json::object());
+    if (!capacities.is_object()) throw usage_error("rebalance: capacity must map node ids to capacities");
+    for (const auto& [id, value] : capacities.items()) {
+        auto node = std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(), [&](const auto& n) { return n.id == id; });
+        if (node == doc.clu->nodes.end()) throw usage_error("rebalance: the cluster has no node '" + id + "'");
+        if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0)
+            throw usage_error("rebalance: the capacity of '" + id + "' must be a finite number > 0 (got " + value.dump() + ")");
+        node->capacity = value.get<double>();
+    }
+    const auto proposal = plan::plan_network(doc, nullptr, &placed);
+    json answer = placement_change(placed, proposal);
+    answer["edge_cut"] = {{"before", cut_before}, {"after", proposal.quality.edge_cut}};
+    answer["tick"] = run->next_tick();
+    answer["applied"] = false;
+    if (dry_run || answer["moved"] == 0) return answer;
+    const auto summary = restructure(run, run->intent(), [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        answer["edge_cut"]["after"] = state_->plan.quality.edge_cut;
+    }
+    answer["moved"] = summary["moved"];
+    answer["nodes"] = summary["placement"];
+    answer["tick"] = summary["tick"];
+    answer["paused_ms"] = summary["paused_ms"];
+    answer["applied"] = true;
+    return answer;
+}
+
+json lead::join(const json& command) {
+    protocol::cluster_node node;
+    node.id = node_text(command, "node", "join");
+    const std::string what = "join of '" + node.id + "'";
+    const auto at = parse_endpoint(command.value("address", std::string()));
+    node.host = at.host;
+    node.port = at.port;
+    const auto capacity = command.value("capacity", json(1.0));
+    if (!capacity.is_number() || !std::isfinite(capacity.get<double>()) || capacity.get<double>() <= 0)
+        throw usage_error(what + ": the capacity must be a finite number > 0 (got " + capacity.dump() + ")");
+    node.capacity = capacity.get<double>();
+    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    const auto run = run_to_change(what);
+    std::vector<std::string> links;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto& nodes = state_->plan.doc.clu->nodes;
+        auto known = [&](const std::string& id) { return std::any_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }); };
+        if (known(node.id)) throw usage_error(what + ": the cluster has a node '" + node.id + "' already");
+        for (const auto& l : command.value("links", json::array())) {
+            if (!l.is_string() || !known(l.get<std::string>())) throw usage_error(what + ": a link to " + l.dump() + ", which the cluster has no node of");
+            links.push_back(l.get<std::string>());
+        }
+        if (links.empty()) links.push_back(state_->topo.id(state_->topo.lead()));  // linked to the lead
+    }
+    // It answers with the cluster's secret and serves no network: nothing is lost on it.
+    json beat;
+    try {
+        beat = json::parse(calls_.call(at, frame{message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(2)).payload);
+    } catch (const std::exception& e) {
+        throw usage_error(what + ": the node at " + at.text() + " does not answer as a node of this cluster: " + e.what());
+    }
+    if (beat.contains("lead"))
+        throw usage_error(what + ": the node at " + at.text() + " serves a network of lead '" + beat["lead"].get<std::string>() +
+                          "'; only a node that serves none joins");
+    auto summary = restructure(run, run->intent(), [&](protocol::document& doc, std::int64_t) {
+        doc.clu->nodes.push_back(node);
+        for (const auto& other : links) doc.clu->links.push_back({other, node.id, 0.0, std::nullopt, {}});
+    }, migration_weight_of(command));
+    return {{"joined", node.id}, {"tick", summary["tick"]}, {"moved", summary["moved"]}, {"nodes", summary["placement"]},
+            {"paused_ms", summary["paused_ms"]}};
+}
+
+json lead::drain(const json& command) {
+    const auto id = node_text(command, "node", "drain");
+    const std::string what = "drain of '" + id + "'";
+    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    const auto run = run_to_change(what);
+    endpoint at;
+    std::uint64_t epoch = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto& nodes = state_->plan.doc.clu->nodes;
+        const auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; });
+        if (node == nodes.end()) throw usage_error(what + ": the cluster has no node '" + id + "'");
+        if (id == state_->topo.id(state_->topo.lead()))
+            throw usage_error(what + ": it is the lead, which runs the clock; only another node drains");
+        at = {node->host, static_cast<std::uint16_t>(node->port)};
+        epoch = state_->epoch;
+        const auto& cluster = *state_->plan.doc.clu;
+        const auto reached = reached_from(cluster, state_->topo.id(state_->topo.lead()), {id});
+        for (const auto& n : cluster.nodes)
+            if (n.id != id && reached.count(n.id) == 0)
+                throw usage_error(what + ": node '" + n.id + "' would be cut off from the lead: its every chain of links to it passes '" +
+                                  id + "'");
+    }
+    auto summary = restructure(run, run->intent(), [&](protocol::document& doc, std::int64_t) {
+        auto& nodes = doc.clu->nodes;
+        nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }), nodes.end());
+        auto& links = doc.clu->links;
+        links.erase(std::remove_if(links.begin(), links.end(), [&](const auto& l) { return l.from == id || l.to == id; }), links.end());
+    }, migration_weight_of(command));
+    // Out of the cluster, it still holds the installation it left: it lets it go.
+    bool released = true;
+    try {
+        calls_.call(at, frame{message_type::release, 0, 0, json{{"epoch", std::to_string(epoch)}}.dump()}, std::chrono::seconds(10));
+    } catch (const std::exception& e) {
+        released = false;
+        DNNC_LOG(warn, "node '" << id << "' was drained but did not let its installation go: " << e.what());
+    }
+    return {{"drained", id}, {"released", released}, {"tick", summary["tick"]}, {"moved", summary["moved"]},
+            {"nodes", summary["placement"]}, {"paused_ms", summary["paused_ms"]}};
 }
 
 }  // namespace dnnc::node_server

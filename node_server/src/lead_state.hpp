@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct plastic_element {
 std::string element_label(const protocol::network& net, std::size_t element);
 // The network's plastic connection elements, in element order.
 std::vector<plastic_element> plastic_elements(const protocol::network& net);
+
+// The nodes of `cluster` that some chain of links joins to node `from`, the nodes in
+// `left_out` and their links left out.
+std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out);
 
 struct lead::lead_state {
     plan::network_plan plan;

@@ -17,11 +17,14 @@ assignment assign(const graph& g, const physical_cluster& cluster, const partiti
         // Part i is node i; a node past the cluster's is no part (multilevel_repartition).
         const partition now{current->node_of_vertex, cluster.size()};
         result.parts = multilevel_repartition(g, cluster.capacity, now, current->migration, options);
+        // Part i stays on node i: a permutation for condition 1 would move whole parts.
+        for (std::uint32_t v = 0; v < cluster.size(); ++v) result.place.node_of_part.push_back(v);
+        result.place.node_of_vertex = result.parts.part_of;
     } else {
         result.parts = options.method == strategy::mincut ? mincut_partition(g, cluster.size())
                                                           : multilevel_partition(g, cluster.capacity, options);
+        result.place = place(g, result.parts, cluster, options.method);
     }
-    result.place = place(g, result.parts, cluster, options.method);
     result.metrics = evaluate(g, result.place.node_of_vertex, cluster, metrics);
     return result;
 }

@@ -7,6 +7,7 @@
 #include "dnnc/protocol/xml.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -258,6 +259,37 @@ json control(const client_options& o, const std::string& lead, const json& comma
 json grow_population(const client_options& o, const std::string& lead, const std::string& population, std::int64_t add) {
     if (add < 1) throw usage_error("grow: the number of members to add must be a whole number >= 1 (got " + std::to_string(add) + ")");
     return control(o, lead, {{"command", "grow"}, {"population", population}, {"add", add}});
+}
+
+json rebalance(const client_options& o, const std::string& lead, const rebalance_request& request) {
+    json command{{"command", "rebalance"}, {"dry_run", request.dry_run}};
+    if (request.migration_weight) {
+        if (!(std::isfinite(*request.migration_weight) && *request.migration_weight >= 0))
+            throw usage_error("rebalance: the migration weight must be a finite number >= 0");
+        command["migration_weight"] = *request.migration_weight;
+    }
+    json capacity = json::object();
+    for (const auto& [id, c] : request.capacity) {
+        if (!(std::isfinite(c) && c > 0)) throw usage_error("rebalance: the capacity of '" + id + "' must be a finite number > 0");
+        capacity[id] = c;
+    }
+    command["capacity"] = capacity;
+    return control(o, lead, command);
+}
+
+json join_node(const client_options& o, const std::string& lead, const std::string& node, double capacity,
+               const std::vector<std::string>& links) {
+    const auto at = node.find('@');
+    if (at == std::string::npos || at == 0)
+        throw usage_error("join: give the node as ID@HOST:PORT (got '" + node + "')");
+    const auto address = node.substr(at + 1);
+    node_server::parse_endpoint(address);  // a usage_error for a bad address, before anything is sent
+    if (!(std::isfinite(capacity) && capacity > 0)) throw usage_error("join: the capacity must be a finite number > 0");
+    return control(o, lead, {{"command", "join"}, {"node", node.substr(0, at)}, {"address", address}, {"capacity", capacity}, {"links", links}});
+}
+
+json drain_node(const client_options& o, const std::string& lead, const std::string& id) {
+    return control(o, lead, {{"command", "drain"}, {"node", id}});
 }
 
 std::string find_new_lead(const client_options& o, const std::vector<std::string>& nodes, const std::string& lost,

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -98,6 +99,27 @@ nlohmann::json update_network(const client_options& o, const std::string& lead, 
 // "added", "size", "first_new", "tick", "paused_ms"}. An add below 1 is a usage_error, and
 // nothing is sent.
 nlohmann::json grow_population(const client_options& o, const std::string& lead, const std::string& population, std::int64_t add);
+
+// Re-placing the running network's neurons (docs/simulation.md, "Re-balancing, and nodes
+// that join and leave"): from where they are, with the nodes' capacities changed first;
+// unless a dry run, applied when anything moves. Returns the lead's reply {"moved",
+// "nodes": [{"id", "before", "after"}], "edge_cut": {"before", "after"}, "tick", "applied",
+// "paused_ms"}. A capacity that is not a finite number > 0 or a migration weight that is not
+// a finite number >= 0 is a usage_error, and nothing is sent.
+struct rebalance_request {
+    bool dry_run = false;
+    std::optional<double> migration_weight;  // none: the lead's default
+    std::map<std::string, double> capacity;  // node id -> its new capacity
+};
+nlohmann::json rebalance(const client_options& o, const std::string& lead, const rebalance_request& request);
+// `node` ("ID@HOST:PORT", a node serving no network, with the cluster's secret) joins the
+// running cluster, linked to `links` (none: the lead), and takes its share of the neurons.
+// Returns the lead's reply {"joined", "tick", "moved", "nodes", "paused_ms"}.
+nlohmann::json join_node(const client_options& o, const std::string& lead, const std::string& node, double capacity,
+                         const std::vector<std::string>& links);
+// Node `id`'s neurons move to the others and it leaves the running cluster, released.
+// Returns the lead's reply {"drained", "released", "tick", "moved", "nodes", "paused_ms"}.
+nlohmann::json drain_node(const client_options& o, const std::string& lead, const std::string& id);
 
 // A run command to the lead ({"command": ...}); returns its JSON reply.
 nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);

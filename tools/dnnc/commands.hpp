@@ -23,6 +23,7 @@ void add_snapshot(CLI::App& app, action& chosen);
 void add_weights(CLI::App& app, action& chosen);
 void add_update(CLI::App& app, action& chosen);
 void add_grow(CLI::App& app, action& chosen);
+void add_rebalance(CLI::App& app, action& chosen);  // rebalance, join and drain
 void add_report(CLI::App& app, action& chosen);  // report and plot
 
 }  // namespace dnnc::cli

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     dnnc::cli::add_weights(app, chosen);
     dnnc::cli::add_update(app, chosen);
     dnnc::cli::add_grow(app, chosen);
+    dnnc::cli::add_rebalance(app, chosen);
     dnnc::cli::add_report(app, chosen);
     try {
         app.parse(argc, argv);

@@ -23,9 +23,10 @@ struct current_assignment {
     migration_options migration;
 };
 
-// multilevel: one part per node with target weights proportional to the capacities (with a
-// current assignment: multilevel_repartition from it, part i being node i), then
-// place_parts. mincut: cluster.size() classes, then place_classes. Throws usage_error for a
+// multilevel: one part per node with target weights proportional to the capacities, then
+// place_parts; with a current assignment, multilevel_repartition from it instead, part i
+// staying on node i (condition 1 is then only reported: a permutation of the parts would
+// move whole parts). mincut: cluster.size() classes, then place_classes. Throws usage_error for a
 // bad cluster (check_physical_cluster), more nodes than vertices, or a current assignment
 // with mincut or of another size.
 assignment assign(const graph& g, const physical_cluster& cluster, const partition_options& options = {},

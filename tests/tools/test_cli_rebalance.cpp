@@ -1,0 +1,223 @@
+// Re-balancing and membership on real local clusters: a node joins a running 2-node cluster
+// (2 -> 3) and another drains, a re-balance to new capacities follows a growth, and a
+// plastic network is re-balanced; each run's spikes (and learned weights) are bit for bit
+// those of the same run without the change. A re-balance that would move nothing changes
+// nothing, a dry run shows without changing; refusals (a node of another cluster, an address
+// that does not answer, an id the cluster has, the lead or an unknown node drained, bad
+// capacities, no network) exit 2 and the run steps on as it was.
+#include "cluster_fixture.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+using namespace dnnc::test;
+using json = nlohmann::json;
+
+namespace {
+
+// A network (growing_brunel.xml, or an example) run in lockstep on a chain n0 - n1 - ...
+// of `nodes` nodes on free ports.
+std::string lockstep_on(const std::string& text, std::size_t nodes, std::vector<int>& ports) {
+    return std::regex_replace(with_cluster_of(text, std::vector<double>(nodes, 1), ports), std::regex("<run probes=\"2\"/>"),
+                              "<run probes=\"2\" sync=\"lockstep\" send=\"nonzero\"/>");
+}
+
+// The document without its last node (and the link to it): the cluster a run starts on
+// while that node waits, up but serving nothing, to join.
+std::string without_last_node(const std::string& text, std::size_t nodes) {
+    const auto last = "n" + std::to_string(nodes - 1);
+    auto out = std::regex_replace(text, std::regex("<node id=\"" + last + "\"[^>]*/>\n"), "");
+    return std::regex_replace(out, std::regex("<link from=\"n" + std::to_string(nodes - 2) + "\" to=\"" + last + "\"/>\n"), "");
+}
+
+json json_of(const std::string& command) {
+    const auto r = run_command(command);
+    INFO(command << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+}
+
+// Each node's neurons, by id (dnnc status).
+std::map<std::string, std::size_t> neurons_by_node(const std::vector<int>& ports) {
+    std::map<std::string, std::size_t> out;
+    const auto status = json_of(dnnc_binary() + " status --json" + lead_of(ports));
+    for (const auto& n : status["nodes"])
+        out[n["id"].get<std::string>()] = n["neurons"].get<std::size_t>();
+    return out;
+}
+
+std::size_t total(const std::map<std::string, std::size_t>& by_node) {
+    std::size_t sum = 0;
+    for (const auto& [id, n] : by_node) sum += n;
+    return sum;
+}
+
+std::string port_of(const std::vector<int>& ports, std::size_t k) { return "127.0.0.1:" + std::to_string(ports[k]); }
+
+}  // namespace
+
+TEST_CASE("a node joins a running 2-node cluster and another drains, and the spikes are those of the run without either") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    std::vector<int> ports;
+    const auto three = lockstep_on(slurp(source_path("tests/data/growing_brunel.xml")), 3, ports);
+    const auto up = dir.file("three.xml", three);
+    const auto two = dir.file("two.xml", without_last_node(three, 3));
+    local_cluster_guard c(up);  // n2 is up and serves nothing
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    // The run without any change.
+    must(dnnc + " submit " + two + to_of(ports));
+    must(dnnc + " step 600" + lead_of(ports));
+    must(dnnc + " output --spikes -o " + out("straight.csv") + lead_of(ports));
+
+    must(dnnc + " submit --replace " + two + to_of(ports));
+    must(dnnc + " step 200" + lead_of(ports));
+    const auto joined = json_of(dnnc + " join --node n2@" + port_of(ports, 2) + " --link n0 --link n1 --json" + lead_of(ports));
+    CHECK(joined["joined"] == "n2");
+    CHECK(joined["tick"] == 200);
+    auto by_node = neurons_by_node(ports);
+    REQUIRE(by_node.size() == 3);
+    CHECK(total(by_node) == 550);
+    CHECK(by_node["n2"] > 100);  // its share of 550
+    // What moved is what n2 took (and little besides).
+    CHECK(joined["moved"].get<std::size_t>() <= by_node["n2"] + 30);
+    must(dnnc + " step 200" + lead_of(ports));
+    const auto drained = json_of(dnnc + " drain n1 --json" + lead_of(ports));
+    CHECK(drained["drained"] == "n1");
+    CHECK(drained["released"] == true);
+    CHECK(drained["tick"] == 400);
+    by_node = neurons_by_node(ports);
+    CHECK(by_node.size() == 2);
+    CHECK(by_node.count("n1") == 0);
+    CHECK(total(by_node) == 550);
+    // n1 is free: it serves no network, and the run goes on without it.
+    const auto n1 = json_of(dnnc + " status --json --lead " + port_of(ports, 1));
+    CHECK_FALSE(n1.contains("network"));
+    must(dnnc + " step 200" + lead_of(ports));
+    must(dnnc + " output --spikes -o " + out("changed.csv") + lead_of(ports));
+    const auto straight = slurp(out("straight.csv"));
+    CHECK(std::count(straight.begin(), straight.end(), '\n') > 1000);
+    CHECK(slurp(out("changed.csv")) == straight);
+}
+
+TEST_CASE("a re-balance moves nothing when nothing changed, a dry run shows, new capacities after a growth keep the spikes") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    std::vector<int> ports;
+    const auto config = dir.file("two.xml", lockstep_on(slurp(source_path("tests/data/growing_brunel.xml")), 2, ports));
+    local_cluster_guard c(config);
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    // The run with the growth and no re-balance.
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 200" + lead_of(ports));
+    must(dnnc + " grow E 40" + lead_of(ports));
+    must(dnnc + " step 300" + lead_of(ports));
+    must(dnnc + " output --spikes -o " + out("straight.csv") + lead_of(ports));
+
+    must(dnnc + " submit --replace " + config + to_of(ports));
+    must(dnnc + " step 100" + lead_of(ports));
+    const auto placed = neurons_by_node(ports);
+    const auto nothing = run_command(dnnc + " rebalance" + lead_of(ports));
+    INFO(nothing.err);
+    CHECK(nothing.exit_code == 0);
+    CHECK_THAT(nothing.out, Catch::StartsWith("nothing to move"));
+    const auto dry = json_of(dnnc + " rebalance --dry-run --capacity n1=3 --json" + lead_of(ports));
+    CHECK(dry["applied"] == false);
+    CHECK(dry["moved"].get<std::size_t>() > 100);
+    CHECK(neurons_by_node(ports) == placed);
+    must(dnnc + " step 100" + lead_of(ports));
+    must(dnnc + " grow E 40" + lead_of(ports));
+    const auto applied = json_of(dnnc + " rebalance --capacity n1=3 --json" + lead_of(ports));
+    CHECK(applied["applied"] == true);
+    CHECK(applied["tick"] == 200);
+    const auto by_node = neurons_by_node(ports);
+    CHECK(total(by_node) == 590);
+    CHECK(by_node.at("n1") > 2 * by_node.at("n0"));  // about 3 to 1
+    must(dnnc + " step 300" + lead_of(ports));
+    must(dnnc + " output --spikes -o " + out("rebalanced.csv") + lead_of(ports));
+    CHECK(slurp(out("rebalanced.csv")) == slurp(out("straight.csv")));
+}
+
+TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spikes as without the move") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", with_cluster("stdp/stdp.xml", {1, 1}, ports));
+    local_cluster_guard c(config);
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    for (const bool move : {false, true}) {
+        INFO((move ? "re-balanced" : "straight"));
+        must(dnnc + " submit --replace " + config + to_of(ports));
+        must(dnnc + " step 1000" + lead_of(ports));
+        if (move) CHECK(json_of(dnnc + " rebalance --capacity n0=1 --capacity n1=4 --json" + lead_of(ports))["applied"] == true);
+        must(dnnc + " step 1000" + lead_of(ports));
+        const std::string name = move ? "moved" : "straight";
+        must(dnnc + " output --spikes -o " + out(name + "-spikes.csv") + lead_of(ports));
+        must(dnnc + " freeze" + lead_of(ports));
+        must(dnnc + " weights -o " + out(name + "-weights.csv") + lead_of(ports));
+    }
+    CHECK(slurp(out("moved-spikes.csv")) == slurp(out("straight-spikes.csv")));
+    const auto weights = sorted_csv(slurp(out("straight-weights.csv")));
+    CHECK(std::count(weights.begin(), weights.end(), '\n') > 20000);
+    CHECK(sorted_csv(slurp(out("moved-weights.csv"))) == weights);
+}
+
+TEST_CASE("a join, drain or rebalance the lead refuses exits 2 with its reason, and the run steps on as it was") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports, other_ports;
+    const auto config = dir.file("three.xml", lockstep_on(slurp(source_path("tests/data/growing_brunel.xml")), 3, ports));
+    // A node of another cluster (another secret), up and serving nothing.
+    const auto other = dir.file("other.xml", cluster_document({{"x"}}, {}, other_ports));
+    local_cluster_guard c(config), elsewhere(other);
+    INFO(c.up.err << elsewhere.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    REQUIRE(elsewhere.up.exit_code == 0);
+    // No network yet.
+    const auto early = run_command(dnnc + " rebalance" + lead_of(ports));
+    CHECK(early.exit_code == 2);
+    CHECK_THAT(early.err, Catch::Contains("not the lead of a network"));
+    must(dnnc + " submit " + config + to_of(ports));
+    must(dnnc + " step 100" + lead_of(ports));
+    const auto placed = neurons_by_node(ports);
+    struct refusal {
+        std::string command, says;
+    };
+    const std::string unused = "127.0.0.1:" + std::to_string(free_port());
+    const std::vector<refusal> refusals{
+             {"join --node x@" + port_of(other_ports, 0), "does not answer as a node of this cluster"},
+             {"join --node z@" + unused, "does not answer as a node of this cluster"},
+             {"join --node n1@" + unused, "the cluster has a node 'n1' already"},
+             {"join --node z@" + unused + " --link nowhere", "which the cluster has no node of"},
+             {"join --node z-no-address", "give the node as ID@HOST:PORT"},
+             {"drain n0", "it is the lead"},
+             {"drain n1", "node 'n2' would be cut off from the lead"},
+             {"drain n7", "the cluster has no node 'n7'"},
+             {"rebalance --capacity n7=2", "the cluster has no node 'n7'"},
+             {"rebalance --capacity n1=0", "must be a finite number > 0"},
+             {"rebalance --capacity n1=fast", "is not a number"},
+             {"rebalance --migration-weight -1", "finite number >= 0"}};
+    for (const auto& r : refusals) {
+        INFO("dnnc " << r.command);
+        const auto refused = run_command(dnnc + " " + r.command + lead_of(ports));
+        INFO(refused.err);
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.out.empty());
+        CHECK_THAT(refused.err, Catch::Contains(r.says));
+        must(dnnc + " step 10" + lead_of(ports));
+    }
+    CHECK(neurons_by_node(ports) == placed);
+    CHECK(json_of(dnnc + " status --json" + lead_of(ports))["tick"] == static_cast<int>(100 + 10 * refusals.size() - 1));
+    // The other cluster's node still serves nothing.
+    CHECK_FALSE(json_of(dnnc + " status --json --lead " + port_of(other_ports, 0)).contains("network"));
+}
