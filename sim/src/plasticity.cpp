@@ -1,6 +1,7 @@
 #include "plasticity.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/resolve.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -143,9 +144,9 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
     target_runs_begin_[local] = target_runs_.size();
     for (std::size_t m = 1; m < rules_.size(); ++m) {
         if (!rules_[m].rule) continue;
-        const auto [first, count] = store.sources_of(m);
+        const auto& sources = store.sources_of(m);
         for (std::size_t k = 0; k < local; ++k)
-            if (neurons[k].index >= first && static_cast<std::uint64_t>(neurons[k].index - first) < count)
+            if (protocol::holds(sources, static_cast<std::uint64_t>(neurons[k].index)))
                 log_of(source_log_[rules_[m].source_log_kind], static_cast<std::uint32_t>(k), rules_[m].rule->source_trace_tau(), false);
     }
     for (std::size_t m = 0; m < rules_.size(); ++m) {
