@@ -132,8 +132,7 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
                     is_source_[store.source(s)] = true;
                     log_of(source_log_[entry.source_log_kind], store.source(s), tau, false);
                 }
-                // A rule that reads no source trace takes no target spikes.
-                if (entry.rule->reads_target_trace() || tau > 0) {
+                if (logs_targets(*entry.rule)) {
                     is_target_[k] = true;
                     log_of(target_log_, static_cast<std::uint32_t>(k), neurons[k].params.tau_minus, true);
                 }
