@@ -28,8 +28,10 @@ void add_applied_grow(protocol::network& net, const std::string& population, std
 // document `grown` (the same network with grows applied) and, after the states in `from`,
 // the states of the members the grows added: as an engine starts them (outputs and history
 // zero, variables from their initial-state rules), and with synaptic elements their calcium
-// 0 as of the snapshot's tick, their elements' initial counts and no synapse. Throws
-// config_error for a `grown` that does not check.
+// 0 as of the snapshot's tick, their elements' initial counts and no synapse. Plastic
+// synapses that the grows add (into new members, or from them into existing neurons) start
+// as an install builds them, in their places in the rows; every other synapse keeps its
+// state (population_growth.cpp). Throws config_error for a `grown` that does not check.
 void write_grown_snapshot(const std::string& from, const protocol::document& grown, const std::string& to);
 
 }  // namespace dnnc::node_server

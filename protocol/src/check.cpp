@@ -773,9 +773,8 @@ void check_structural(problems& out, const network& net, const std::unordered_se
 // members, at an at-ms >= 0 (rounded to a tick) that never decreases, applied ones before
 // scheduled ones; with all of them the network stays within max_neurons (`neurons`: its
 // count without them). A population cannot grow while its spikes are given (a spike
-// source) or while it is an end of something sized once: a dense projection (one weight
-// matrix), a fixed-total-number projection (one total), a plastic projection or an output.
-void check_grows(problems& out, const network& net, const std::unordered_set<std::string_view>& faulty, std::uint64_t neurons) {
+// source) or while it is an end of a dense projection (one weight matrix of its ends' sizes).
+void check_grows(problems& out, const network& net, std::uint64_t neurons) {
     if (net.grows.empty()) return;
     std::unordered_map<std::string_view, const population*> populations;
     for (const auto& p : net.populations) populations.emplace(p.id, &p);
@@ -784,13 +783,9 @@ void check_grows(problems& out, const network& net, const std::unordered_set<std
     // Why each population that may not grow is held at its size, one reason per element.
     std::unordered_map<std::string_view, std::vector<std::string>> held;
     for (const auto& p : net.projections) {
-        std::string because;
-        if (p.kind == projection_kind::dense)
-            because = "which is dense: its weights are one matrix of its ends' sizes";
-        else if (names_plastic_model(net, faulty, p.synapse_model, p.where))
-            because = "whose synapse model is plastic: plastic synapses are not grown into new members";
-        if (because.empty()) continue;
-        const std::string why = "is an end of " + projection_name(p) + " (line " + std::to_string(p.where.line) + "), " + because;
+        if (p.kind != projection_kind::dense) continue;
+        const std::string why = "is an end of " + projection_name(p) + " (line " + std::to_string(p.where.line) +
+                                "), which is dense: its weights are one matrix of its ends' sizes";
         held[group_of(p.from)].push_back(why);
         if (group_of(p.to) != group_of(p.from)) held[group_of(p.to)].push_back(why);
     }
@@ -930,7 +925,7 @@ void check_network(const network& net) {
                                {synapse_name(s), s.synapse_model, s.where, s.from, s.to, s.weight, nullptr, false, nullptr});
     check_plastic_element_count(out, net, faulty);
     check_structural(out, net, faulty);
-    check_grows(out, net, faulty, total);
+    check_grows(out, net, total);
 
     check_generators(out, symbols, net);
 

@@ -1,6 +1,7 @@
 #include "plasticity.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/resolve.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -131,8 +132,7 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
                     is_source_[store.source(s)] = true;
                     log_of(source_log_[entry.source_log_kind], store.source(s), tau, false);
                 }
-                // A rule that reads no source trace takes no target spikes.
-                if (entry.rule->reads_target_trace() || tau > 0) {
+                if (logs_targets(*entry.rule)) {
                     is_target_[k] = true;
                     log_of(target_log_, static_cast<std::uint32_t>(k), neurons[k].params.tau_minus, true);
                 }
@@ -143,9 +143,9 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
     target_runs_begin_[local] = target_runs_.size();
     for (std::size_t m = 1; m < rules_.size(); ++m) {
         if (!rules_[m].rule) continue;
-        const auto [first, count] = store.sources_of(m);
+        const auto& sources = store.sources_of(m);
         for (std::size_t k = 0; k < local; ++k)
-            if (neurons[k].index >= first && static_cast<std::uint64_t>(neurons[k].index - first) < count)
+            if (protocol::holds(sources, static_cast<std::uint64_t>(neurons[k].index)))
                 log_of(source_log_[rules_[m].source_log_kind], static_cast<std::uint32_t>(k), rules_[m].rule->source_trace_tau(), false);
     }
     for (std::size_t m = 0; m < rules_.size(); ++m) {

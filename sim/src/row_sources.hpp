@@ -59,8 +59,8 @@ public:
         static const std::vector<std::size_t> none;
         return none;
     }
-    const std::vector<std::pair<protocol::neuron_index, std::uint64_t>>& plastic_sources() const {
-        static const std::vector<std::pair<protocol::neuron_index, std::uint64_t>> none;
+    const std::vector<std::vector<protocol::member_extent>>& plastic_sources() const {
+        static const std::vector<std::vector<protocol::member_extent>> none;
         return none;
     }
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
@@ -124,8 +124,8 @@ public:
     // element of each class after the first.
     const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
     const std::vector<std::size_t>& plastic_elements() const { return elements_; }
-    // Their source neurons: (first index, count) each.
-    const std::vector<std::pair<protocol::neuron_index, std::uint64_t>>& plastic_sources() const { return sources_; }
+    // Their source neurons: the extents of each one's source group.
+    const std::vector<std::vector<protocol::member_extent>>& plastic_sources() const { return sources_; }
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
         std::uint64_t synapses = 0, runs = 0;
         std::uint32_t last = ~std::uint32_t{0};
@@ -150,7 +150,7 @@ private:
     bool by_model_;
     std::vector<protocol::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
-    std::vector<std::pair<protocol::neuron_index, std::uint64_t>> sources_;
+    std::vector<std::vector<protocol::member_extent>> sources_;
     std::vector<std::uint32_t> class_of_;  // per connection element
     std::vector<weight_delay> classes_;
     bool varies_ = false;

@@ -15,6 +15,7 @@
 #include "slots.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
 
 #include <tbb/blocked_range.h>
@@ -76,9 +77,9 @@ public:
     // each class after the first (which holds the static synapses).
     const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
     std::size_t element_of(std::size_t cls) const { return elements_[cls - 1]; }
-    // The source neurons of that element, (first index, count): every neuron any node's
-    // synapses of the class may read.
-    std::pair<protocol::neuron_index, std::uint64_t> sources_of(std::size_t cls) const { return sources_[cls - 1]; }
+    // The source neurons of that element, its source group's extents: every neuron any
+    // node's synapses of the class may read.
+    const std::vector<protocol::member_extent>& sources_of(std::size_t cls) const { return sources_[cls - 1]; }
     std::uint32_t source(std::uint64_t s) const { return in_slot_[s]; }
     float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
     // The weight of synapse s of a class whose weights vary, which a rule may change.
@@ -179,7 +180,7 @@ private:
     std::vector<synapse_class> classes_;
     std::vector<protocol::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
-    std::vector<std::pair<protocol::neuron_index, std::uint64_t>> sources_;
+    std::vector<std::vector<protocol::member_extent>> sources_;
     std::vector<float> weight_;         // per synapse, for a class whose weights vary
     std::vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
     std::vector<std::uint16_t> delays_;

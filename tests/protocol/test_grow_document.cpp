@@ -107,12 +107,16 @@ TEST_CASE("grows round-trip, in a document and in a node's share") {
 }
 
 TEST_CASE("a population that rules of any size reach grows") {
-    // One-to-one between two populations grown alike, fixed-outdegree, list, static synapse
-    // models, single synapses onto members, records and inputs: none is sized once.
+    // One-to-one between two populations grown alike, fixed-outdegree, list, static and
+    // plastic synapse models (named or of the document's own), single synapses onto members,
+    // records and inputs: none is sized once.
     const std::string body = two_populations +
                              "<population id=\"F\" size=\"8\"/>\n"
+                             "<synapse-model id=\"short\" model=\"tsodyks2_synapse\"/>\n"
                              "<projection from=\"E\" to=\"F\" kind=\"one-to-one\"/>\n"
                              "<projection from=\"E\" to=\"I\" kind=\"fixed-outdegree\" outdegree=\"1\" synapse-model=\"static_synapse\"/>\n"
+                             "<projection from=\"E\" to=\"I\" kind=\"all\" synapse-model=\"stdp_synapse\"/>\n"
+                             "<projection from=\"E\" to=\"E\" kind=\"random\" p=\"0.5\" synapse-model=\"short\"/>\n"
                              "<synapse from=\"E[0]\" to=\"I[1]\" synapse-model=\"stdp_synapse\"/>\n"
                              "<input id=\"x\" neurons=\"E\"/>\n<record neurons=\"E[0:2]\" variables=\"V_m\"/>\n"
                              "<grow population=\"E\" add=\"3\" at-ms=\"0.05\"/>\n<grow population=\"F\" add=\"3\" at-ms=\"0.05\"/>\n"
@@ -150,13 +154,6 @@ TEST_CASE("every grow the network cannot take is refused with a located error sa
         {"end of a dense projection",
          two_populations + "<projection from=\"I\" to=\"E\" kind=\"dense\" init=\"zeros\"/>\n<grow population=\"E\" add=\"1\"/>", 5,
          "grow of 'E': 'E' is an end of projection from 'I' to 'E' (line 4), which is dense: its weights are one matrix of its ends' sizes"},
-        {"end of a plastic projection",
-         two_populations + "<projection from=\"E\" to=\"I\" kind=\"all\" synapse-model=\"stdp_synapse\"/>\n<grow population=\"I\" add=\"1\"/>",
-         5, "grow of 'I': 'I' is an end of projection from 'E' to 'I' (line 4), whose synapse model is plastic: plastic synapses are not grown"},
-        {"end of a projection of an own plastic model",
-         two_populations + "<synapse-model id=\"short\" model=\"tsodyks2_synapse\"/>\n"
-                           "<projection from=\"E\" to=\"E\" kind=\"random\" p=\"0.5\" synapse-model=\"short\"/>\n<grow population=\"E\" add=\"1\"/>",
-         6, "grow of 'E': 'E' is an end of projection from 'E' to 'E' (line 5), whose synapse model is plastic"},
         {"past the neuron limit",
          "<population id=\"E\" size=\"99999999\"/>\n<grow population=\"E\" add=\"1\" applied=\"true\"/>\n<grow population=\"E\" add=\"1\"/>",
          4, "grow of 'E' brings the network to 100000001 neurons; the limit is 100000000"},

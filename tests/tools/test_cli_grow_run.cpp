@@ -4,7 +4,7 @@
 // bit for bit; a grow the lead refuses (no such population, a spike source, an end of a
 // dense projection, more than the nodes' memory) exits 2 with its reason, and the run steps
 // on with the neurons it had.
-#include "cluster_fixture.hpp"
+#include "grow_fixture.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -23,81 +23,11 @@ namespace {
 // The tests' network (tests/data/growing_brunel.xml: E 400 and I 100 joined by rules that
 // take new members, Q 50 on its own, all driven and recorded) with `extra` at the end of
 // the network (grows, more populations).
-std::string brunel(const std::string& extra = "") {
-    const auto text = slurp(source_path("tests/data/growing_brunel.xml"));
-    const auto end = text.find("  </network>");
-    return text.substr(0, end) + extra + text.substr(end);
-}
+std::string brunel(const std::string& extra = "") { return with_in_network(slurp(source_path("tests/data/growing_brunel.xml")), extra); }
 
 const std::string scheduled_grows = R"(    <grow population="E" add="40" at-ms="20"/>
     <grow population="I" add="10" at-ms="35"/>
 )";
-
-// The network with a cluster of `nodes` nodes on free ports, run in lockstep.
-std::string on_cluster(const std::string& text, std::size_t nodes, std::vector<int>& ports) {
-    return std::regex_replace(with_cluster_of(text, std::vector<double>(nodes, 1), ports), std::regex("<run probes=\"2\"/>"),
-                              "<run probes=\"2\" sync=\"lockstep\" send=\"nonzero\"/>");
-}
-
-struct spike {
-    double t_ms;
-    std::string population;
-    long index;
-};
-
-// The rows of a spike CSV (t_ms,population,index), in file order.
-std::vector<spike> spikes_in(const std::string& csv) {
-    std::istringstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    std::vector<spike> rows;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string t, population, index;
-        std::getline(fields, t, ',');
-        std::getline(fields, population, ',');
-        std::getline(fields, index, ',');
-        rows.push_back({std::stod(t), population, std::stol(index)});
-    }
-    return rows;
-}
-
-// The CSV's header and the rows that `keep` keeps, as text.
-template <class F>
-std::string rows_where(const std::string& csv, F keep) {
-    std::istringstream in(csv);
-    std::string line, out;
-    std::getline(in, line);
-    out = line + "\n";
-    for (const auto& s : spikes_in(csv)) {
-        std::getline(in, line);
-        if (keep(s)) out += line + "\n";
-    }
-    return out;
-}
-
-std::size_t rows_of(const std::string& csv) { return static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1; }
-
-// How many spikes of population `p` with index >= `from` (and < `to`) the rows hold.
-std::size_t spikes_of(const std::vector<spike>& rows, const std::string& p, long from, long to = 1L << 40) {
-    return static_cast<std::size_t>(
-        std::count_if(rows.begin(), rows.end(), [&](const spike& s) { return s.population == p && s.index >= from && s.index < to; }));
-}
-
-json json_of(const std::string& command) {
-    const auto r = run_command(command);
-    INFO(command << "\n" << r.err);
-    REQUIRE(r.exit_code == 0);
-    return json::parse(r.out);
-}
-
-// The ticks the running network has done and its neurons over all nodes (dnnc status).
-std::pair<std::int64_t, std::size_t> tick_and_neurons(const std::vector<int>& ports) {
-    const auto s = json_of(dnnc_binary() + " status --json" + lead_of(ports));
-    std::size_t neurons = 0;
-    for (const auto& n : s["nodes"]) neurons += n["neurons"].get<std::size_t>();
-    return {s["tick"].get<std::int64_t>() + 1, neurons};  // status: the last complete tick
-}
 
 }  // namespace
 

@@ -109,6 +109,10 @@ private:
     }
 };
 
+// Whether a node logs the spikes of the rule's synapses' targets (they take target spikes):
+// when it reads their trace or its sources' (a rule that reads neither takes none).
+inline bool logs_targets(const synapse_rule& rule) { return rule.reads_target_trace() || rule.source_trace_tau() > 0; }
+
 // The rule of a plastic synapse model (protocol::synapse_model_info::plastic), with its
 // parameters; throws usage_error for a model without one.
 std::unique_ptr<synapse_rule> make_synapse_rule(const protocol::resolved_synapse_model& model);

@@ -26,7 +26,7 @@
 // source from the targets there were when it was added; one-to-one pairs equal positions. A
 // fixed-total-number projection is a block per pair of extents: the written pair's n, and for
 // each other pair n in proportion to its pairs, split down a tree of its own (total_block).
-// Dense and plastic projections take no grown groups (check.cpp).
+// Dense projections take no grown groups (check.cpp).
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/draws.hpp"
 #include "dnnc/protocol/model.hpp"
@@ -106,11 +106,8 @@ public:
     // element's index into them.
     const std::vector<resolved_synapse_model>& synapse_models() const { return models_; }
     std::uint32_t synapse_model(std::size_t element) const { return elements_[element].model; }
-    // The element's source neurons: indices [first, first + size) (plastic elements, whose
-    // groups never grow).
-    std::pair<neuron_index, std::uint64_t> sources(std::size_t element) const {
-        return {static_cast<neuron_index>(elements_[element].from_first), elements_[element].from_size};
-    }
+    // The element's source neurons: its source group's extents (one unless it grew).
+    const std::vector<member_extent>& sources(std::size_t element) const { return elements_[element].from_x; }
     // Where the element stands in its document.
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 
