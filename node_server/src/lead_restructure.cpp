@@ -17,6 +17,8 @@
 #include <map>
 #include <tuple>
 
+#include <unistd.h>
+
 namespace dnnc::node_server {
 
 using json = nlohmann::json;
@@ -156,8 +158,10 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
             std::error_code ignored;
             fs::remove(path, ignored);
         }
-    } before{(dir / ("before-" + std::to_string(tick) + ".dnncs")).string()},
-        after{(dir / ("changed-" + std::to_string(tick) + ".dnncs")).string()};
+    };
+    // Named by this process too: every node of a user shares the state folder.
+    const auto named = [&](const std::string& what) { return (dir / (what + "-" + std::to_string(::getpid()) + "-" + std::to_string(tick) + ".dnncs")).string(); };
+    const removed_after before{named("before")}, after{named("changed")};
     std::size_t neurons_before = 0;
     plan::current_placement placed;
     json summary;

@@ -1,6 +1,6 @@
 #pragma once
-// Helpers of the growing-population tests on real local clusters (test_cli_grow_run.cpp,
-// test_cli_grow_plastic.cpp): a network on a cluster run in lockstep, the rows of spike
+// Helpers of the tests of a network that changes on real local clusters (test_cli_grow_run.cpp,
+// test_cli_grow_plastic.cpp, test_cli_rebalance.cpp): a network on a cluster run in lockstep, the rows of spike
 // CSVs, and the running network's clock and size.
 #include "cluster_fixture.hpp"
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <future>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -249,4 +250,32 @@ TEST_CASE("an output of a population the document grows has the grown columns fr
     CHECK_THAT(refused.err, Catch::Contains("is in output 'o', whose columns are fixed when the run starts"));
     must(dnnc + " step 50" + lead_of(ports));
     CHECK(tick_and_neurons(ports).second == 550);
+}
+
+TEST_CASE("two clusters of one user grow at the same tick at the same time, each from its own scratch files") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> first_ports, second_ports;
+    const auto first = dir.file("first.xml", on_cluster(brunel(), 2, first_ports));
+    const auto second = dir.file("second.xml", on_cluster(brunel(), 2, second_ports));
+    local_cluster_guard a(first), b(second);
+    INFO(a.up.err << b.up.err);
+    REQUIRE(a.up.exit_code == 0);
+    REQUIRE(b.up.exit_code == 0);
+    for (const auto* ports : {&first_ports, &second_ports}) {
+        must(dnnc + " submit " + (ports == &first_ports ? first : second) + to_of(*ports));
+        must(dnnc + " step 100" + lead_of(*ports));
+    }
+    // Both leads snapshot, change and restore tick 100 in the same state folder at once.
+    for (int round = 0; round < 3; ++round) {
+        auto grow_at = [&](const std::vector<int>& ports) { return std::async(std::launch::async, [&] { return run_command(dnnc + " grow E 5" + lead_of(ports)); }); };
+        auto x = grow_at(first_ports), y = grow_at(second_ports);
+        for (auto* f : {&x, &y}) {
+            const auto r = f->get();
+            INFO(r.err);
+            CHECK(r.exit_code == 0);
+        }
+    }
+    CHECK(tick_and_neurons(first_ports) == std::pair<std::int64_t, std::size_t>{100, 565});
+    CHECK(tick_and_neurons(second_ports) == std::pair<std::int64_t, std::size_t>{100, 565});
 }

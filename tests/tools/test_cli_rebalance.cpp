@@ -6,6 +6,7 @@
 // that does not answer, an id the cluster has, the lead or an unknown node drained, bad
 // capacities, no network) exit 2 and the run steps on as it was.
 #include "cluster_fixture.hpp"
+#include "grow_fixture.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -19,26 +20,12 @@ using json = nlohmann::json;
 
 namespace {
 
-// A network (growing_brunel.xml, or an example) run in lockstep on a chain n0 - n1 - ...
-// of `nodes` nodes on free ports.
-std::string lockstep_on(const std::string& text, std::size_t nodes, std::vector<int>& ports) {
-    return std::regex_replace(with_cluster_of(text, std::vector<double>(nodes, 1), ports), std::regex("<run probes=\"2\"/>"),
-                              "<run probes=\"2\" sync=\"lockstep\" send=\"nonzero\"/>");
-}
-
 // The document without its last node (and the link to it): the cluster a run starts on
 // while that node waits, up but serving nothing, to join.
 std::string without_last_node(const std::string& text, std::size_t nodes) {
     const auto last = "n" + std::to_string(nodes - 1);
     auto out = std::regex_replace(text, std::regex("<node id=\"" + last + "\"[^>]*/>\n"), "");
     return std::regex_replace(out, std::regex("<link from=\"n" + std::to_string(nodes - 2) + "\" to=\"" + last + "\"/>\n"), "");
-}
-
-json json_of(const std::string& command) {
-    const auto r = run_command(command);
-    INFO(command << "\n" << r.err);
-    REQUIRE(r.exit_code == 0);
-    return json::parse(r.out);
 }
 
 // Each node's neurons, by id (dnnc status).
@@ -65,7 +52,7 @@ TEST_CASE("a node joins a running 2-node cluster and another drains, and the spi
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     std::vector<int> ports;
-    const auto three = lockstep_on(slurp(source_path("tests/data/growing_brunel.xml")), 3, ports);
+    const auto three = on_cluster(slurp(source_path("tests/data/growing_brunel.xml")), 3, ports);
     const auto up = dir.file("three.xml", three);
     const auto two = dir.file("two.xml", without_last_node(three, 3));
     local_cluster_guard c(up);  // n2 is up and serves nothing
@@ -111,7 +98,7 @@ TEST_CASE("a re-balance moves nothing when nothing changed, a dry run shows, new
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     std::vector<int> ports;
-    const auto config = dir.file("two.xml", lockstep_on(slurp(source_path("tests/data/growing_brunel.xml")), 2, ports));
+    const auto config = dir.file("two.xml", on_cluster(slurp(source_path("tests/data/growing_brunel.xml")), 2, ports));
     local_cluster_guard c(config);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
@@ -176,7 +163,7 @@ TEST_CASE("a join, drain or rebalance the lead refuses exits 2 with its reason, 
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     std::vector<int> ports, other_ports;
-    const auto config = dir.file("three.xml", lockstep_on(slurp(source_path("tests/data/growing_brunel.xml")), 3, ports));
+    const auto config = dir.file("three.xml", on_cluster(slurp(source_path("tests/data/growing_brunel.xml")), 3, ports));
     // A node of another cluster (another secret), up and serving nothing.
     const auto other = dir.file("other.xml", cluster_document({{"x"}}, {}, other_ports));
     local_cluster_guard c(config), elsewhere(other);
