@@ -235,6 +235,24 @@ public:
         return cli::grow_population(client_, lead_, population, add);
     }
 
+    // Re-places the running network's neurons (cli::rebalance).
+    json rebalance(const cli::rebalance_request& request) {
+        open();
+        return cli::rebalance(client_, lead_, request);
+    }
+
+    // `node` ("ID@HOST:PORT") joins the running cluster (cli::join_node).
+    json join(const std::string& node, double capacity, const std::vector<std::string>& links) {
+        open();
+        return cli::join_node(client_, lead_, node, capacity, links);
+    }
+
+    // Node `id` leaves the running cluster (cli::drain_node).
+    json drain(const std::string& id) {
+        open();
+        return cli::drain_node(client_, lead_, id);
+    }
+
     json command(const std::string& name) {
         open();
         auto reply = cli::control(client_, lead_, {{"command", name}});
@@ -751,6 +769,30 @@ PYBIND11_MODULE(_dnnc, m) {
             }
             return to_python(reply);
         }, py::arg("population"), py::arg("add"))
+        .def("rebalance", [](simulation& s, bool dry_run, std::optional<double> migration_weight, const std::map<std::string, double>& capacity) {
+            json reply;
+            {
+                py::gil_scoped_release release;
+                reply = s.rebalance({dry_run, migration_weight, capacity});
+            }
+            return to_python(reply);
+        }, py::arg("dry_run"), py::arg("migration_weight"), py::arg("capacity"))
+        .def("join", [](simulation& s, const std::string& node, double capacity, const std::vector<std::string>& links) {
+            json reply;
+            {
+                py::gil_scoped_release release;
+                reply = s.join(node, capacity, links);
+            }
+            return to_python(reply);
+        }, py::arg("node"), py::arg("capacity"), py::arg("links"))
+        .def("drain", [](simulation& s, const std::string& id) {
+            json reply;
+            {
+                py::gil_scoped_release release;
+                reply = s.drain(id);
+            }
+            return to_python(reply);
+        }, py::arg("node"))
         .def("catch_up", &simulation::catch_up, py::call_guard<py::gil_scoped_release>())
         .def("tick", &simulation::tick, py::call_guard<py::gil_scoped_release>())
         .def("input", [](simulation& s, const std::vector<std::tuple<std::int64_t, std::string, float, std::int64_t>>& rows) {

@@ -633,6 +633,36 @@ class Simulation:
         was paused). A number that is not whole (2.5) raises TypeError."""
         return self._sim.grow(str(population), operator.index(n))
 
+    def rebalance(self, dry_run=False, capacity=None, migration_weight=None):
+        """Re-places the running network's neurons over its nodes from where they are, as
+        ``dnnc rebalance`` does (docs/simulation.md, "Re-balancing, and nodes that join and
+        leave"): ``capacity`` (a dict, node id to a number > 0) changes nodes' capacities
+        first; ``migration_weight`` (>= 0, default 1) is what moving a synapse costs in cut
+        synapses. Applied between two ticks unless ``dry_run`` or nothing would move; the
+        results stay bit for bit those of a run without the move. Returns the lead's answer
+        as a dict: ``moved`` (neurons), ``nodes`` (each ``id``, ``before``, ``after``),
+        ``edge_cut`` (``before``, ``after``), ``tick``, ``applied`` and, when applied,
+        ``paused_ms``. Bad values raise :class:`UsageError` (nothing is sent), a node the
+        cluster lacks :class:`NodeError` (the lead refuses); either way nothing changes."""
+        weight = None if migration_weight is None else float(migration_weight)
+        capacities = {str(k): float(v) for k, v in (capacity or {}).items()}
+        return self._sim.rebalance(bool(dry_run), weight, capacities)
+
+    def join(self, node, capacity=1.0, links=()):
+        """Adds ``node`` (``"ID@HOST:PORT"``: a running node with the cluster's secret that
+        serves no network) to the running cluster, linked to the nodes ``links`` (ids;
+        none: the lead), with ``capacity``; it takes its share of the neurons, the results
+        unchanged. Returns the lead's answer: ``joined``, ``tick``, ``moved``, ``nodes``,
+        ``paused_ms``."""
+        return self._sim.join(str(node), float(capacity), [str(l) for l in links])
+
+    def drain(self, node):
+        """Moves the neurons of node ``node`` (an id; not the lead) to the others and lets it
+        leave the running cluster, free to serve another network; the results unchanged.
+        Returns the lead's answer: ``drained``, ``released``, ``tick``, ``moved``, ``nodes``,
+        ``paused_ms``."""
+        return self._sim.drain(str(node))
+
     def snapshot(self, path):
         """Saves the frozen network (freeze first) to ``path``: XML, or binary for ``.dnncs``.
         Returns the snapshot's tick. :func:`restore` continues it."""
