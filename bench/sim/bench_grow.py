@@ -9,23 +9,9 @@ second before and after the grow.
 Usage: bench_grow.py [--nodes K] [--ticks T] [--dnnc PATH]"""
 import argparse
 import json
-import pathlib
-import socket
-import subprocess
-import tempfile
 import time
 
-root = pathlib.Path(__file__).resolve().parents[2]
-
-
-def free_ports(n):
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
+from local_microcircuit import NEURONS, LocalCluster, root
 
 
 def main():
@@ -34,46 +20,27 @@ def main():
     parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the grow")
     parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
     args = parser.parse_args()
-    dnnc = args.dnnc
+    with LocalCluster(args.dnnc, args.nodes) as cluster:
+        call, lead = cluster.call, cluster.lead
+        started = time.monotonic()
+        call("submit", str(cluster.document), "--to", f"127.0.0.1:{cluster.ports[0]}")
+        install = time.monotonic() - started
 
-    def call(*words):
-        done = subprocess.run([dnnc, *words], capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise SystemExit(f"dnnc {' '.join(words)} failed: {done.stderr}")
-        return done.stdout
-
-    ports = free_ports(args.nodes)
-    nodes = "".join(f'    <node id="n{k}" host="127.0.0.1" port="{p}"/>\n' for k, p in enumerate(ports))
-    links = "".join(f'    <link from="n{a}" to="n{b}"/>\n' for a in range(args.nodes) for b in range(a + 1, args.nodes))
-    text = (root / "examples/microcircuit/microcircuit_scaled.xml").read_text()
-    text = text.replace("  <run ", f'  <cluster lead="n0">\n{nodes}{links}  </cluster>\n  <run ')
-    with tempfile.TemporaryDirectory() as folder:
-        doc = pathlib.Path(folder) / "microcircuit.xml"
-        doc.write_text(text)
-        lead = ["--lead", f"127.0.0.1:{ports[0]}"]
-        call("cluster", "up", str(doc))
-        try:
+        def timed_step():
             started = time.monotonic()
-            call("submit", str(doc), "--to", f"127.0.0.1:{ports[0]}")
-            install = time.monotonic() - started
+            call("step", str(args.ticks), *lead)
+            return time.monotonic() - started
 
-            def timed_step():
-                started = time.monotonic()
-                call("step", str(args.ticks), *lead)
-                return time.monotonic() - started
-
-            before = timed_step()
-            neurons = 7717
-            add = neurons // 10
-            call("start", *lead)
-            time.sleep(1)
-            started = time.monotonic()
-            reply = json.loads(call("grow", "L4E", str(add), "--json", *lead))
-            command = time.monotonic() - started
-            call("freeze", *lead)
-            after = timed_step()
-        finally:
-            call("cluster", "down", str(doc))
+        before = timed_step()
+        neurons = NEURONS
+        add = neurons // 10
+        call("start", *lead)
+        time.sleep(1)
+        started = time.monotonic()
+        reply = json.loads(call("grow", "L4E", str(add), "--json", *lead))
+        command = time.monotonic() - started
+        call("freeze", *lead)
+        after = timed_step()
     simulated = args.ticks * 0.1 / 1000
     print(f"microcircuit_scaled on {args.nodes} local nodes: L4E grown by {add} (10% of {neurons}) at tick {reply['tick']}")
     print(f"grow pause {reply['paused_ms']:.0f} ms (dnnc grow took {command * 1000:.0f} ms); install at submit {install * 1000:.0f} ms")

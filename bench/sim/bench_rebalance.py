@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""What moving neurons costs a running network (issue #31): the scaled microcircuit
+(7,717 neurons, 2,988,807 synapses) runs on K local nodes; then, while it runs,
+1. `dnnc rebalance --capacity n0=2`: node n0 is told it is twice as capable, and neurons move
+   to it from where they are;
+2. `dnnc join` of a (K+1)-th node that was up and serving nothing: it takes its share;
+3. `dnnc drain` of that node again.
+Printed for each: the neurons moved, the synapses they hold (their share of the network's),
+the pause (the lead's paused_ms) and the pause per million synapses moved, against the time
+the same cluster took to install the whole network at submit, measured in the same run (the
+limit of today's method, which reinstalls every node); and the wall time per simulated
+second before and after.
+Usage: bench_rebalance.py [--nodes K] [--ticks T] [--dnnc PATH]"""
+import argparse
+import json
+import time
+
+from local_microcircuit import NEURONS, SYNAPSES, LocalCluster, root
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=3)
+    parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the moves")
+    parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
+    args = parser.parse_args()
+    joining = f"n{args.nodes}"
+    with LocalCluster(args.dnnc, args.nodes, spare=1) as cluster:
+        call, lead = cluster.call, cluster.lead
+        started = time.monotonic()
+        call("submit", str(cluster.document), "--to", f"127.0.0.1:{cluster.ports[0]}")
+        install = time.monotonic() - started
+
+        def timed_step():
+            started = time.monotonic()
+            call("step", str(args.ticks), *lead)
+            return time.monotonic() - started
+
+        before = timed_step()
+        call("start", *lead)
+        time.sleep(1)
+        moves = [("rebalance --capacity n0=2", json.loads(call("rebalance", "--capacity", "n0=2", "--json", *lead))),
+                 (f"join {joining}", json.loads(call("join", "--node", f"{joining}@127.0.0.1:{cluster.ports[-1]}", "--json", *lead))),
+                 (f"drain {joining}", json.loads(call("drain", joining, "--json", *lead)))]
+        call("freeze", *lead)
+        after = timed_step()
+    print(f"microcircuit_scaled ({NEURONS} neurons, {SYNAPSES} synapses) on {args.nodes} local nodes; "
+          f"install at submit {install * 1000:.0f} ms")
+    print("| move | neurons moved | synapses moved (est.) | pause ms | ms per 10^6 synapses moved | pause / install |")
+    print("|---|---|---|---|---|---|")
+    for name, reply in moves:
+        moved = reply["moved"]
+        synapses = moved * SYNAPSES / NEURONS
+        per_million = reply["paused_ms"] / (synapses / 1e6) if synapses else float("nan")
+        print(f"| {name} | {moved} | {synapses:.0f} | {reply['paused_ms']:.0f} | {per_million:.0f} | "
+              f"{reply['paused_ms'] / 1000 / install:.2f} |")
+    simulated = args.ticks * 0.1 / 1000
+    print(f"wall per simulated second: {before / simulated:.2f} s before, {after / simulated:.2f} s after "
+          f"(ratio {after / before:.2f})")
+
+
+if __name__ == "__main__":
+    main()

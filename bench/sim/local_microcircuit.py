@@ -1,0 +1,62 @@
+"""The scaled microcircuit (examples/microcircuit/microcircuit_scaled.xml, 7,717 neurons,
+2,988,807 synapses) on a local cluster, for the benchmarks of a network that changes while it
+runs (bench_grow.py, bench_rebalance.py): its nodes on free loopback ports, all linked, brought
+up with `dnnc cluster up` and always taken down again."""
+import pathlib
+import socket
+import subprocess
+import tempfile
+
+root = pathlib.Path(__file__).resolve().parents[2]
+NEURONS = 7717
+SYNAPSES = 2988807
+
+
+def free_ports(n):
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def microcircuit_on(ports):
+    """The scaled microcircuit's document with nodes n0, n1, ... on `ports`, all linked."""
+    nodes = "".join(f'    <node id="n{k}" host="127.0.0.1" port="{p}"/>\n' for k, p in enumerate(ports))
+    links = "".join(f'    <link from="n{a}" to="n{b}"/>\n' for a in range(len(ports)) for b in range(a + 1, len(ports)))
+    text = (root / "examples/microcircuit/microcircuit_scaled.xml").read_text()
+    return text.replace("  <run ", f'  <cluster lead="n0">\n{nodes}{links}  </cluster>\n  <run ')
+
+
+class LocalCluster:
+    """`nodes` local nodes up (`spare` more up beside them, serving nothing); `document` is
+    the microcircuit on the first `nodes`, `lead` the --lead option, `call` runs dnnc."""
+
+    def __init__(self, dnnc, nodes, spare=0):
+        self.dnnc = dnnc
+        self.ports = free_ports(nodes + spare)
+        self._folder = tempfile.TemporaryDirectory()
+        folder = pathlib.Path(self._folder.name)
+        self._up = folder / "up.xml"
+        self._up.write_text(microcircuit_on(self.ports))
+        self.document = folder / "microcircuit.xml"
+        self.document.write_text(microcircuit_on(self.ports[:nodes]))
+        self.lead = ["--lead", f"127.0.0.1:{self.ports[0]}"]
+
+    def call(self, *words):
+        done = subprocess.run([self.dnnc, *words], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"dnnc {' '.join(words)} failed: {done.stderr}")
+        return done.stdout
+
+    def __enter__(self):
+        self.call("cluster", "up", str(self._up))
+        return self
+
+    def __exit__(self, *exc):
+        try:
+            self.call("cluster", "down", str(self._up))
+        finally:
+            self._folder.cleanup()
