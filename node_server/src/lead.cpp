@@ -162,7 +162,9 @@ void lead::report(const protocol::tick_report& report) {
     }
     // Runs on the runner's thread, which must never see an exception.
     try {
-        if (r) r->on_report(report);
+        if (!r) return;
+        r->on_report(report);
+        if (auto due = r->take_rebalance_due()) tasks_.run([this, r, ms = std::move(*due)] { rebalance_by_load(r, ms); });
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "tick report dropped: " << e.what());
     }
@@ -743,6 +745,7 @@ void lead::describe(json& s) {
         s["packets_missing"] = progress["packets_missing"];
         if (progress.contains("last_checkpoint")) s["last_checkpoint"] = progress["last_checkpoint"];
     }
+    if (!moves_.empty()) s["moves"] = json(moves_);
     if (!state_) return;
     s["role"] = "lead";
     if (state_->standby) s["standby_node"] = state_->standby_id;
@@ -764,8 +767,10 @@ void lead::describe(json& s) {
                    {"neurons", state_->plan.neurons_per_node[v]}, {"alive", alive},
                    {"silent_ms", silent_ms}};
         if (r && v < progress["nodes"].size()) {
-            entry["completed"] = progress["nodes"][v]["completed"];
-            entry["signals_sent"] = progress["nodes"][v]["sent"];
+            const auto& p = progress["nodes"][v];
+            entry["completed"] = p["completed"];
+            entry["signals_sent"] = p["sent"];
+            if (p.contains("compute_ms_per_tick")) entry["compute_ms_per_tick"] = p["compute_ms_per_tick"];
         }
         const auto page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
         if (!page.empty()) entry["page"] = page;

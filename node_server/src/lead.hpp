@@ -152,7 +152,8 @@ private:
     // restored onto the cluster the document then names from where its neurons are
     // (plan::current_placement with `migration_weight`); lead_restructure.cpp. The reply:
     // install's, with moved (neurons), placement (per node: before, after), paused_ms.
-    nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent,
+    // `what` names the change in the moves the status lists (note_move).
+    nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent, const std::string& what,
                                const std::function<void(protocol::document&, std::int64_t)>& change,
                                double migration_weight = plan::current_placement{}.migration_weight);
     // The run a rebalance, join or drain (`what`) changes; usage_error when there is none.
@@ -169,6 +170,14 @@ private:
     // {"command": "drain", "node"}: the node's neurons move to the others, it leaves the
     // cluster and is released (worker::release). Not the lead; the rest must stay linked.
     nlohmann::json drain(const nlohmann::json& command);
+    // <run rebalance="auto">: `run`'s nodes were out of balance (lead_run::take_rebalance_due,
+    // each node's compute time per tick): a re-balance to capacities in proportion to the
+    // nodes' measured speeds, unless the run was replaced meanwhile.
+    void rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick);
+    // Adds a change to the moves the status lists (the newest max_moves_listed):
+    // {"tick", "what", "moved", "paused_ms", ...}.
+    void note_move(nlohmann::json move);
+    static constexpr std::size_t max_moves_listed = 20;
     // What a run restarted from a checkpoint keeps of the run before: the output rows and
     // the unread recorded spikes of the ticks before it, and the checkpoint settings.
     struct carried_over {
@@ -204,6 +213,7 @@ private:
     bool replacing_ = false;
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) at a time
+    std::deque<nlohmann::json> moves_;  // the newest changes that moved neurons (note_move)
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads_;

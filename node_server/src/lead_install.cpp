@@ -249,6 +249,11 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
                    const std::vector<plan::link_time>* measured, const plan::current_placement* current) {
     const auto started = clock_type::now();
     planned_install planned = plan_install(std::move(doc), replace, state_file, current);
+    if (!current) {
+        // A network placed afresh: the moves the status lists were another placement's.
+        std::lock_guard<std::mutex> lock(mutex_);
+        moves_.clear();
+    }
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
     // Clients wait for the new run (current_run) while the old one goes and the new one is
     // installed; if the install fails, for no run.

@@ -103,7 +103,8 @@ json lead::grow(const json& command) {
     const auto run = current_run();
     refuse_output_growth(population);
     const auto intent = run->intent();
-    auto summary = restructure(run, intent, [&](protocol::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
+    auto summary = restructure(run, intent, "grow of " + population + " by " + std::to_string(add),
+                               [&](protocol::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
     std::uint64_t size = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -125,7 +126,8 @@ void lead::grow_scheduled(std::int64_t tick) {
         std::lock_guard<std::mutex> one_at_a_time(growing_);
         const auto run = current_run();
         if (run->next_tick() != tick) return;  // frozen and moved on meanwhile: its clock meets the grow again
-        const auto summary = restructure(run, run->intent(), [](protocol::document& doc, std::int64_t at) { apply_due_grows(*doc.net, at); });
+        const auto summary = restructure(run, run->intent(), "scheduled growth",
+                                         [](protocol::document& doc, std::int64_t at) { apply_due_grows(*doc.net, at); });
         DNNC_LOG(info, "scheduled growth at tick " << tick << ": " << summary.dump());
     } catch (const std::exception& e) {
         // The run cannot go past a growth of its document's.
@@ -144,7 +146,7 @@ void lead::grow_scheduled(std::int64_t tick) {
 // `intent` says. A change that does not check (or does not fit the nodes' memory) changes
 // nothing: the run carries on and the error goes to the caller. The same nodes keep their
 // link times; a cluster that changed is measured again.
-json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
+json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent, const std::string& what,
                        const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight) {
     namespace fs = std::filesystem;
     const auto started = clock_type::now();
@@ -160,7 +162,9 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         }
     };
     // Named by this process too: every node of a user shares the state folder.
-    const auto named = [&](const std::string& what) { return (dir / (what + "-" + std::to_string(::getpid()) + "-" + std::to_string(tick) + ".dnncs")).string(); };
+    const auto named = [&](const std::string& kind) {
+        return (dir / (kind + "-" + std::to_string(::getpid()) + "-" + std::to_string(tick) + ".dnncs")).string();
+    };
     const removed_after before{named("before")}, after{named("changed")};
     std::size_t neurons_before = 0;
     plan::current_placement placed;
@@ -203,6 +207,8 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     }
     summary["neurons_before"] = neurons_before;
     summary["paused_ms"] = elapsed_ms(started);
+    note_move({{"what", what}, {"tick", summary["tick"]}, {"moved", summary["moved"]}, {"paused_ms", summary["paused_ms"]},
+               {"nodes", summary["placement"]}});
     return summary;
 }
 
@@ -247,7 +253,8 @@ json lead::rebalance(const json& command) {
     answer["tick"] = run->next_tick();
     answer["applied"] = false;
     if (dry_run || answer["moved"] == 0) return answer;
-    const auto summary = restructure(run, run->intent(), [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight);
+    const auto summary = restructure(run, run->intent(), command.value("by_load", false) ? "rebalance by load" : "rebalance",
+                                     [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         answer["edge_cut"]["after"] = state_->plan.quality.edge_cut;
@@ -258,6 +265,42 @@ json lead::rebalance(const json& command) {
     answer["paused_ms"] = summary["paused_ms"];
     answer["applied"] = true;
     return answer;
+}
+
+void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick) {
+    json capacity = json::object();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (run_ != run || !state_) return;  // replaced meanwhile
+        const auto& nodes = state_->plan.doc.clu->nodes;
+        const auto& load = state_->plan.quality.load;
+        // A node's speed: the planned load it carries per ms of compute per tick. The nodes
+        // measured keep their capacities' total between them; one without neurons keeps its own.
+        std::vector<double> speed(nodes.size(), 0.0);
+        double speeds = 0, capacities = 0;
+        for (std::size_t v = 0; v < nodes.size() && v < load.size() && v < ms_per_tick.size(); ++v) {
+            if (load[v] <= 0 || !(ms_per_tick[v] > 0)) continue;
+            speed[v] = static_cast<double>(load[v]) / ms_per_tick[v];
+            speeds += speed[v];
+            capacities += nodes[v].capacity;
+        }
+        if (!(speeds > 0)) return;
+        for (std::size_t v = 0; v < nodes.size(); ++v)
+            if (speed[v] > 0) capacity[nodes[v].id] = std::max(1e-3, std::round(speed[v] / speeds * capacities * 1000) / 1000);
+    }
+    try {
+        const auto reply = rebalance({{"command", "rebalance"}, {"capacity", capacity}, {"by_load", true}});
+        DNNC_LOG(info, "re-balanced by load (compute ms per tick " << json(ms_per_tick).dump() << ", capacities "
+                                                                  << capacity.dump() << "): " << reply["moved"] << " neurons moved");
+    } catch (const std::exception& e) {
+        DNNC_LOG(warn, "the re-balance by load failed: " << e.what());
+    }
+}
+
+void lead::note_move(json move) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    moves_.push_back(std::move(move));
+    while (moves_.size() > max_moves_listed) moves_.pop_front();
 }
 
 json lead::join(const json& command) {
@@ -295,7 +338,7 @@ json lead::join(const json& command) {
     if (beat.contains("lead"))
         throw usage_error(what + ": the node at " + at.text() + " serves a network of lead '" + beat["lead"].get<std::string>() +
                           "'; only a node that serves none joins");
-    auto summary = restructure(run, run->intent(), [&](protocol::document& doc, std::int64_t) {
+    auto summary = restructure(run, run->intent(), what, [&](protocol::document& doc, std::int64_t) {
         doc.clu->nodes.push_back(node);
         for (const auto& other : links) doc.clu->links.push_back({other, node.id, 0.0, std::nullopt, {}});
     }, migration_weight_of(command));
@@ -326,7 +369,7 @@ json lead::drain(const json& command) {
                 throw usage_error(what + ": node '" + n.id + "' would be cut off from the lead: its every chain of links to it passes '" +
                                   id + "'");
     }
-    auto summary = restructure(run, run->intent(), [&](protocol::document& doc, std::int64_t) {
+    auto summary = restructure(run, run->intent(), what, [&](protocol::document& doc, std::int64_t) {
         auto& nodes = doc.clu->nodes;
         nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }), nodes.end());
         auto& links = doc.clu->links;

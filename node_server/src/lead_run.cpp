@@ -82,6 +82,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
                    std::int64_t first_tick, const storage& where)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
       config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
+      load_(topo.node_count(), run_.rebalance_threshold,
+            std::chrono::milliseconds(static_cast<std::int64_t>(run_.rebalance_after_ms))),
       checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
       samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
     if (first_tick > 0) state_ = state::frozen;
@@ -213,7 +215,16 @@ void lead_run::on_report(const protocol::tick_report& report) {
                                 std::pair{&report.missing_from, &p.missing_from}, std::pair{&report.packet_bytes_to, &p.packet_bytes_to},
                                 std::pair{&report.payload_bytes_to, &p.payload_bytes_to}})
         for (const auto& [peer, count] : *from) (*counts)[peer] = std::max((*counts)[peer], count);
+    load_.report(v, report.compute_ns, p.completed);
+    // The watch closes its intervals either way (the status shows them); the lead acts on
+    // them only with rebalance="auto".
+    if (auto due = load_.due(); due && run_.rebalance_auto) rebalance_due_ = std::move(due);
     complete_rows();
+}
+
+std::optional<std::vector<double>> lead_run::take_rebalance_due() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(rebalance_due_, std::nullopt);
 }
 
 void lead_run::complete_rows() {
@@ -765,12 +776,14 @@ json lead_run::progress() {
     check_nodes();
     json nodes = json::array();
     std::int64_t sent = 0, dropped = 0, missing = 0;
+    const auto& ms_per_tick = load_.ms_per_tick();
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         const auto& p = nodes_[v];
         nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
                          {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
                          {"missing_from", p.missing_from}, {"packet_bytes_to", p.packet_bytes_to},
                          {"payload_bytes_to", p.payload_bytes_to}});
+        if (!ms_per_tick.empty()) nodes.back()["compute_ms_per_tick"] = ms_per_tick[v];
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;

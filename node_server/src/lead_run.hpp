@@ -6,6 +6,7 @@
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/plan/topology.hpp"
+#include "load_watch.hpp"
 #include "output_rows.hpp"
 #include "state_samples.hpp"
 #include "structure_log.hpp"
@@ -18,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -88,6 +90,9 @@ public:
     static void check_outputs(const plan::network_plan& plan);
 
     void on_report(const protocol::tick_report& report);
+    // With <run rebalance="auto">: each node's compute time per tick (ms) once the watch
+    // (load_watch.hpp) finds the nodes out of balance, taken once; none otherwise.
+    std::optional<std::vector<double>> take_rebalance_due();
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint"|"structure", ...}
     // ("structure": structure_log::read, or with "recent": N its newest N rows);
     // progress says "granted", the last tick the clock has granted, unless it grants
@@ -249,6 +254,8 @@ private:
         std::map<std::string, std::int64_t> packet_bytes_to, payload_bytes_to;
     };
     std::vector<node_progress> nodes_;
+    load_watch load_;  // the nodes' compute time per tick (status; rebalance="auto")
+    std::optional<std::vector<double>> rebalance_due_;
 
     structure_log structure_;  // with structural plasticity
     // Recorded spikes of complete ticks that no client has read yet, oldest first.

@@ -147,6 +147,7 @@ void node_simulation::flush_reports() {
         report.sent = s.values_sent;
         report.dropped = s.values_dropped;
         report.missing = s.packets_missing;
+        report.compute_ns = s.compute_ns;
         report.sent_to = by_peer(s.sent_to, true);
         report.late_from = by_peer(s.late_from, false);
         report.missing_from = by_peer(s.missing_from, false);

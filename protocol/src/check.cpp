@@ -1027,6 +1027,10 @@ void check_run(const run_settings& run, const cluster* clu) {
         out.add(w, "run: window-margin must lie in 0.." + up_to(max_setting_ms) + " ms");
     if (!(run.heartbeat_timeout_ms > 0 && run.heartbeat_timeout_ms <= max_setting_ms))
         out.add(w, "run: heartbeat-timeout must be > 0 and at most " + up_to(max_setting_ms) + " ms");
+    if (!(run.rebalance_threshold > 1 && run.rebalance_threshold <= 100))
+        out.add(w, "run: rebalance-threshold must be > 1 and at most 100 (the slowest node's compute time per tick over the mean)");
+    if (!(run.rebalance_after_ms > 0 && run.rebalance_after_ms <= max_setting_ms))
+        out.add(w, "run: rebalance-after must be > 0 and at most " + up_to(max_setting_ms) + " ms");
     out.throw_if_any();
 }
 

@@ -490,6 +490,9 @@ protected:
         r.window_factor = a.real("window-factor", r.window_factor);
         r.window_margin_ms = a.real("window-margin", r.window_margin_ms);
         r.heartbeat_timeout_ms = a.real("heartbeat-timeout", r.heartbeat_timeout_ms);
+        r.rebalance_auto = a.text("rebalance", "off") == "auto";
+        r.rebalance_threshold = a.real("rebalance-threshold", r.rebalance_threshold);
+        r.rebalance_after_ms = a.real("rebalance-after", r.rebalance_after_ms);
         r.where = a.where();
         return r;
     }

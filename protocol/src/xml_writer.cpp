@@ -191,6 +191,9 @@ void write_run(xml_out& x, const run_settings& r) {
     x.attr_if("window-factor", r.window_factor, d.window_factor);
     x.attr_if("window-margin", r.window_margin_ms, d.window_margin_ms);
     x.attr_if("heartbeat-timeout", r.heartbeat_timeout_ms, d.heartbeat_timeout_ms);
+    if (r.rebalance_auto) x.attr("rebalance", std::string("auto"));
+    x.attr_if("rebalance-threshold", r.rebalance_threshold, d.rebalance_threshold);
+    x.attr_if("rebalance-after", r.rebalance_after_ms, d.rebalance_after_ms);
     x.close();
 }
 

@@ -228,6 +228,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     inputs_.clear();
     lock.unlock();
 
+    const auto computing_since = std::chrono::steady_clock::now();
     for (const auto& in : inputs_now_) engine_.add_input(in.neuron, in.tick, in.value, in.lane);
     for (const auto& [peer, node] : ready_) {
         const auto& p = node.mapped().content;
@@ -250,8 +251,10 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
         sent += sent_now_[peer];
         transport_.send(peer, out);
     }
+    const auto computed_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - computing_since).count();
 
     lock.lock();
+    stats_.compute_ns += computed_ns;
     for (auto& [peer, node] : ready_) spare_.push_back(std::move(node));
     ready_.clear();
     computing_ = false;

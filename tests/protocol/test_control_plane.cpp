@@ -38,6 +38,7 @@ TEST_CASE("tick reports decode to what was encoded") {
     r.sent = 10;
     r.dropped = 1;
     r.missing = 2;
+    r.compute_ns = 123456789;
     r.sent_to = {{"n0", 10}};
     r.late_from = {{"n2", 1}};
     r.structure = json::array({json::array({0, 0, 0.5, 1, 1, 0})});
@@ -55,6 +56,7 @@ TEST_CASE("tick reports decode to what was encoded") {
     CHECK(back.sent == 10);
     CHECK(back.dropped == 1);
     CHECK(back.missing == 2);
+    CHECK(back.compute_ns == 123456789);
     CHECK(back.sent_to == r.sent_to);
     CHECK(back.late_from == r.late_from);
     CHECK(back.missing_from.empty());
@@ -69,7 +71,7 @@ TEST_CASE("a malformed tick report is a protocol_error") {
         bad[key] = std::move(value);
         return bad;
     };
-    for (const auto& bad : {json::array(), json(), with("node", 3), with("ticks", "x"), with("sent", "many"), with("sent_to", json::array()),
+    for (const auto& bad : {json::array(), json(), with("node", 3), with("ticks", "x"), with("sent", "many"), with("compute_ns", -1), with("compute_ns", 0.5), with("sent_to", json::array()),
                             with("late_from", {{"n1", "x"}}), with("ticks", json::array({json::array({0})})),
                             with("ticks", json::array({json::array({"t", json::array()})})),
                             with("ticks", json::array({json::array({0, json::array({"v"})})})),

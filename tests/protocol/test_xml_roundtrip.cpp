@@ -45,7 +45,8 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
     <node id="n1" port="7101"/>
     <link from="n0" to="n1" emulate-delay="1.5" bandwidth="2.5 Gbit/s"/>
   </cluster>
-  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0" compress="always"/>
+  <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0" compress="always"
+       rebalance="auto" rebalance-threshold="1.3" rebalance-after="5000"/>
 </dnnc>
 )";
 }  // namespace
@@ -119,6 +120,9 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(doc.run->probes == 16);
     CHECK(doc.run->throughput_probes == 0);
     CHECK(doc.run->compress == compress_mode::always);
+    CHECK(doc.run->rebalance_auto);
+    CHECK(doc.run->rebalance_threshold == 1.3);
+    CHECK(doc.run->rebalance_after_ms == 5000);
 }
 
 TEST_CASE("a DNNC document round-trips through serialize") {

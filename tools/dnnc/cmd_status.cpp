@@ -52,14 +52,22 @@ int run_status(const status_options& o) {
         if (s.contains("lead_page")) std::cout << "the lead's live page: " << page_url(o, s, text_of(s, "lead_page")) << '\n';
     }
     if (!s.contains("nodes")) return 0;
-    std::printf("%-12s %-22s %-12s %8s %9s  %s\n", "node", "address", "roles", "capacity", "neurons", "alive");
+    // ms/tick: the node's compute time per tick over the lead's last interval (load_watch).
+    std::printf("%-12s %-22s %-12s %8s %9s  %-5s %9s\n", "node", "address", "roles", "capacity", "neurons", "alive", "ms/tick");
     for (const auto& n : s["nodes"]) {
         std::string roles;
         for (const auto& r : n["roles"]) roles += (roles.empty() ? "" : ",") + r.get<std::string>();
-        std::printf("%-12s %-22s %-12s %8g %9zu  %s\n", n["id"].get<std::string>().c_str(),
+        char ms[32] = "-";
+        if (n.contains("compute_ms_per_tick")) std::snprintf(ms, sizeof ms, "%.4f", n["compute_ms_per_tick"].get<double>());
+        std::printf("%-12s %-22s %-12s %8g %9zu  %-5s %9s\n", n["id"].get<std::string>().c_str(),
                     n["address"].get<std::string>().c_str(), roles.c_str(), n["capacity"].get<double>(),
-                    n["neurons"].get<std::size_t>(), n["alive"].get<bool>() ? "yes" : "DEAD");
+                    n["neurons"].get<std::size_t>(), n["alive"].get<bool>() ? "yes" : "DEAD", ms);
     }
+    // The newest changes that moved neurons (growth, re-balance, join, drain).
+    if (s.contains("moves"))
+        for (const auto& m : s["moves"])
+            std::cout << "moved at tick " << m["tick"] << ": " << m["what"].get<std::string>() << ", " << m["moved"] << " neurons, paused "
+                      << static_cast<long>(m["paused_ms"].get<double>()) << " ms\n";
     const auto& w = s["wait_windows"];
     if (w.contains("max_ms"))
         std::printf("wait windows: %zu neurons with remote inputs, %.3f / %.3f / %.3f ms (min / median / max)\n",

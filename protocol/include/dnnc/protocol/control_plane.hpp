@@ -45,14 +45,18 @@ struct reported_tick {
     nlohmann::json initial;
 };
 
-// A node's report of the ticks it computed since its last one, with its signal counts and
-// the bytes of its signal packets as encoded and as sent (compressed or not; by peer id), and
-// the structural plasticity records of those ticks, if it reports them.
+// A node's report of the ticks it computed since its last one, with its signal counts, its
+// time spent computing and the bytes of its signal packets as encoded and as sent
+// (compressed or not; by peer id), and the structural plasticity records of those ticks, if
+// it reports them.
 struct tick_report {
     std::string node;
     std::string hash;  // of its config: a late report of a replaced network is ignored
     std::vector<reported_tick> ticks;
     std::int64_t sent = 0, dropped = 0, missing = 0;
+    // The node's time computing ticks (not waiting for peers) since its run began, in ns: what
+    // the lead weighs the nodes' loads by (<run rebalance="auto">).
+    std::int64_t compute_ns = 0;
     std::map<std::string, std::int64_t> sent_to, late_from, missing_from, packet_bytes_to, payload_bytes_to;
     nlohmann::json structure;  // null, or the records (node_server's structure_log::add)
 };

@@ -484,6 +484,11 @@ struct run_settings {
     double window_factor = 1.5;
     double window_margin_ms = 0.5;
     double heartbeat_timeout_ms = 2000;
+    // rebalance="auto": the lead re-balances by itself when the slowest node's compute time
+    // per tick stays above rebalance_threshold x the nodes' mean for rebalance_after_ms.
+    bool rebalance_auto = false;
+    double rebalance_threshold = 1.15;
+    double rebalance_after_ms = 2000;
     source_location where;
 };
 

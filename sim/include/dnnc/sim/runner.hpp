@@ -58,6 +58,9 @@ struct runner_stats {
     std::int64_t values_sent = 0;
     std::int64_t values_dropped = 0;  // arrived after their wait window (window mode)
     std::int64_t packets_missing = 0;  // not there when a window closed (window mode)
+    // Wall time spent computing ticks (delivering, updating, sending), not waiting for
+    // peers or the clock, in ns.
+    std::int64_t compute_ns = 0;
     std::vector<std::int64_t> sent_to;  // values sent to each peer (the spec's peer order)
     // Per peer, in the same order (window mode): packets dropped because they came after
     // their tick was computed (or beyond max_pending_packets), and packets not there when
