@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -65,12 +66,14 @@ quotient make_quotient(const graph& g, const partition& p) {
     return q;
 }
 
-// (violating edges of g, hop-weighted cut), compared lexicographically.
+// (violating edges of g, largest link load, hop-weighted cut), compared lexicographically;
+// the link load stays 0 unless some link has a capacity.
 struct cost {
     std::uint64_t violations = 0;
+    double link_load = 0;
     weight_t hop_weight = 0;
     bool operator<(const cost& o) const {
-        return std::tie(violations, hop_weight) < std::tie(o.violations, o.hop_weight);
+        return std::tie(violations, link_load, hop_weight) < std::tie(o.violations, o.link_load, o.hop_weight);
     }
 };
 
@@ -78,7 +81,9 @@ class placer {
 public:
     placer(const graph& g, const partition& p, const physical_cluster& cluster)
         : q_(make_quotient(g, p)), cluster_(cluster), n_(cluster.size()),
-          hops_(hop_distances(cluster)), linked_(link_matrix(cluster)) {}
+          hops_(hop_distances(cluster)), linked_(link_matrix(cluster)) {
+        if (has_link_capacities(cluster)) routes_.emplace(cluster);
+    }
 
     // The cost of the edges between `part` on `node` and the parts already placed.
     cost cost_on(part_id part, std::uint32_t node, const std::vector<std::uint32_t>& node_of) const {
@@ -171,24 +176,30 @@ public:
         }
         std::vector<std::uint32_t> node_of(k);
         std::iota(node_of.begin(), node_of.end(), 0);
-        if (total(node_of).violations > 0) {
-            std::vector<std::uint32_t> found(k, unplaced);
+        if (total(node_of).violations > 0 || routes_) {
+            std::vector<std::uint32_t> found(k, unplaced), best;
             std::vector<char> used(n_, 0);
             std::size_t budget = 1'000'000;
-            if (search(search_order(), 0, found, used, budget)) node_of = found;
+            cost best_cost;
+            search(search_order(), 0, found, used, budget, best, best_cost);
+            if (!best.empty()) node_of = best;
         }
-        if (total(node_of).violations > 0) improve_by_swaps(node_of);
+        if (total(node_of).violations > 0 || routes_) improve_by_swaps(node_of);
         return node_of;
     }
 
 private:
     cost total(const std::vector<std::uint32_t>& node_of) const {
         cost c;
+        std::vector<weight_t> link_traffic(routes_ ? cluster_.links.size() : 0, 0);
         for (const auto& e : q_.edges) {
-            const auto h = hops_[node_of[e.a] * n_ + node_of[e.b]];
+            const auto a = node_of[e.a], b = node_of[e.b];
+            const auto h = hops_[a * n_ + b];
             if (h > 1) c.violations += e.count;
             c.hop_weight += e.weight * h;
+            if (routes_ && a != b) routes_->add(a, b, e.weight, link_traffic);
         }
+        if (routes_) c.link_load = max_link_load(cluster_, link_traffic);
         return c;
     }
 
@@ -223,12 +234,25 @@ private:
         return order;
     }
 
-    // Depth-first search for a violation-free permutation within capacity classes; each part
-    // tries its own node first.
+    // Depth-first search for violation-free permutations within capacity classes; each part
+    // tries its own node first. Without link capacities the first one found goes to `best`
+    // and ends the search (true); with them, the search goes on through the budget and `best`
+    // keeps the one of least cost.
     bool search(const std::vector<part_id>& order, std::size_t depth,
                 std::vector<std::uint32_t>& node_of, std::vector<char>& used,
-                std::size_t& budget) const {
-        if (depth == order.size()) return true;
+                std::size_t& budget, std::vector<std::uint32_t>& best, cost& best_cost) const {
+        if (depth == order.size()) {
+            if (!routes_) {
+                best = node_of;
+                return true;
+            }
+            const cost c = total(node_of);
+            if (best.empty() || c < best_cost) {
+                best = node_of;
+                best_cost = c;
+            }
+            return false;
+        }
         const part_id part = order[depth];
         for (std::uint32_t i = 0; i < n_; ++i) {
             const std::uint32_t node = i == 0 ? part : (i <= part ? i - 1 : i);
@@ -238,11 +262,25 @@ private:
             if (!keeps_condition_1(part, node, node_of)) continue;
             node_of[part] = node;
             used[node] = 1;
-            if (search(order, depth + 1, node_of, used, budget)) return true;
+            if (search(order, depth + 1, node_of, used, budget, best, best_cost)) return true;
             node_of[part] = unplaced;
             used[node] = 0;
         }
         return false;
+    }
+
+    // Whether parts a and b trading nodes lowers the cost. Without link capacities only the
+    // edges at a and b change; a link load depends on every edge. node_of is restored.
+    bool better_swapped(part_id a, part_id b, std::vector<std::uint32_t>& node_of) const {
+        if (routes_) {
+            const cost before = total(node_of);
+            std::swap(node_of[a], node_of[b]);
+            const cost after = total(node_of);
+            std::swap(node_of[a], node_of[b]);
+            return after < before;
+        }
+        cost before;
+        return swapped(a, b, node_of, before) < before;
     }
 
     // The cost of the edges at parts a and b once they trade nodes; `before` receives their
@@ -260,7 +298,7 @@ private:
         };
         const auto sum = [&] {
             const cost ca = local(a, b), cb = local(b, a);
-            return cost{ca.violations + cb.violations, ca.hop_weight + cb.hop_weight};
+            return cost{ca.violations + cb.violations, 0, ca.hop_weight + cb.hop_weight};
         };
         before = sum();
         std::swap(node_of[a], node_of[b]);
@@ -271,15 +309,17 @@ private:
 
     void improve_by_swaps(std::vector<std::uint32_t>& node_of) const {
         const std::size_t k = node_of.size();
-        std::size_t budget = 10'000'000;  // swaps tried, so that huge clusters stay bounded
+        // Bounded so that huge clusters stay fast: 10^7 swaps tried, or with link loads (each
+        // swap re-routes every edge of the part graph twice) 10^9 edges routed.
+        std::size_t budget = routes_ ? 1'000'000'000 : 10'000'000;
+        const std::size_t swap_work = routes_ ? 2 * q_.edges.size() + 1 : 1;
         for (bool improved = true; improved && budget > 0;) {
             improved = false;
             for (part_id a = 0; a < k && budget > 0; ++a) {
                 for (part_id b = a + 1; b < k && budget > 0; ++b) {
                     if (!same_capacity(node_of[a], node_of[b])) continue;
-                    --budget;
-                    cost before;
-                    if (swapped(a, b, node_of, before) < before) {
+                    budget -= std::min(budget, swap_work);
+                    if (better_swapped(a, b, node_of)) {
                         std::swap(node_of[a], node_of[b]);
                         improved = true;
                     }
@@ -293,6 +333,7 @@ private:
     std::size_t n_;
     std::vector<std::uint32_t> hops_;
     std::vector<char> linked_;
+    std::optional<link_routes> routes_;  // only when some link has a capacity
 };
 
 placement finish(const partition& p, std::vector<std::uint32_t> node_of_part) {

@@ -30,7 +30,9 @@ placement place_classes(const graph& g, const partition& p, const physical_clust
 // among nodes of equal capacity, so every part keeps its capacity target. Starting from part
 // i on node i, a bounded backtracking search looks for a permutation without condition-1
 // violations; if none is found, pairwise swaps reduce (violating edges, hop-weighted cut).
-// Requires p.parts == cluster.size().
+// When some link has a capacity, the swaps run in any case and reduce (violating edges,
+// largest link load, hop-weighted cut): condition 1 first, then the busiest link (metrics.hpp,
+// max_link_load). Requires p.parts == cluster.size().
 placement place_parts(const graph& g, const partition& p, const physical_cluster& cluster);
 
 // place_classes for mincut, place_parts for multilevel.
