@@ -122,10 +122,37 @@ TEST_CASE("a multilevel placement with one slow link loads it less than the capa
     const assignment blind = assign(g, blind_cluster);
     const assignment aware = assign(g, slow);
     const quality blind_on_slow = evaluate(g, blind.place.node_of_vertex, slow);
-    CHECK(aware.parts.part_of == blind.parts.part_of);  // the same parts, only placed otherwise
     CHECK(aware.metrics.violation_count <= blind_on_slow.violation_count);
     CHECK(aware.metrics.max_link_load < blind_on_slow.max_link_load);
-    CHECK(aware.metrics.max_imbalance == blind.metrics.max_imbalance);
+    CHECK(aware.metrics.max_imbalance <= 1.03 + 1e-9);
+    // The parts are those the vertices ended on.
+    for (vertex_id v = 0; v < g.vertex_count(); ++v) {
+        CHECK(aware.place.node_of_part[aware.parts.part_of[v]] == aware.place.node_of_vertex[v]);
+    }
+}
+
+TEST_CASE("unload_links moves a vertex off a slow link when the nodes' limits allow it") {
+    // A triangle of nodes, the link 0 - 1 a hundred times slower; two vertices per node.
+    // Vertex 1 (node 0) talks to vertex 2 (node 1) over the slow link and to vertex 4 (node 2).
+    const physical_cluster cluster = make_cluster(3, {{0, 1}, {1, 2}, {0, 2}}, {1, 100, 100});
+    graph_builder b(6);
+    for (const auto& [u, v] : link_list{{0, 1}, {2, 3}, {4, 5}, {1, 2}, {1, 4}}) b.add_edge(u, v);
+    const graph g = std::move(b).build();
+    const std::vector<std::uint32_t> start{0, 0, 1, 1, 2, 2};
+    CHECK(evaluate(g, start, cluster).max_link_load == Approx(1.0));
+
+    std::vector<std::uint32_t> node_of = start;
+    unload_links(g, cluster, 0.5, node_of);  // node 2 may hold 3 vertices, node 0 keep 1
+    CHECK(node_of == std::vector<std::uint32_t>{0, 2, 1, 1, 2, 2});
+    const quality q = evaluate(g, node_of, cluster);
+    CHECK(q.max_link_load == Approx(0.01));
+    CHECK(q.violation_count == 0);
+
+    node_of = start;
+    unload_links(g, cluster, 0, node_of);  // no room on node 2
+    CHECK(node_of == start);
+    unload_links(g, make_cluster(3, {{0, 1}, {1, 2}, {0, 2}}), 0.5, node_of);  // no capacities: nothing to do
+    CHECK(node_of == start);
 }
 
 TEST_CASE("without link capacities, placements are those of a cluster that never had any") {

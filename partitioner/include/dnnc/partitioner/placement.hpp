@@ -35,6 +35,13 @@ placement place_classes(const graph& g, const partition& p, const physical_clust
 // max_link_load). Requires p.parts == cluster.size().
 placement place_parts(const graph& g, const partition& p, const physical_cluster& cluster);
 
+// After place_parts, when some link has a capacity (nothing otherwise): greedy passes in
+// vertex order move single vertices to the node of one of their neighbours when that lowers
+// (condition-1 violations, largest link load, edge cut) and keeps both nodes within
+// (1 ± imbalance) x their capacity share of the weight (multilevel's limits).
+void unload_links(const graph& g, const physical_cluster& cluster, double imbalance,
+                  std::vector<std::uint32_t>& node_of_vertex);
+
 // place_classes for mincut, place_parts for multilevel.
 placement place(const graph& g, const partition& p, const physical_cluster& cluster,
                 strategy method);
