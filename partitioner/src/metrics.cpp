@@ -4,6 +4,7 @@
 #include "dnnc/core/error.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -23,7 +24,10 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
         }
     }
     check_physical_cluster(cluster);
-    const link_routes routes(cluster);
+    const auto hops = hop_distances(cluster);
+    // Routes cost memory and time in the square of the node count: only for link loads.
+    std::optional<link_routes> routes;
+    if (has_link_capacities(cluster)) routes.emplace(cluster);
     // Cut weight per pair of nodes (lower index first), routed onto the links at the end.
     std::unordered_map<std::uint64_t, weight_t> between;
     quality q;
@@ -41,10 +45,10 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
                 last_seen[b] = v;
                 ++q.communication_volume;
             }
-            const auto h = routes.hops(a, b);
+            const auto h = hops[a * nodes + b];
             q.traffic[a] += *w * h;
             if (*it < v) continue;
-            between[std::min(a, b) * std::uint64_t{nodes} + std::max(a, b)] += *w;
+            if (routes) between[std::min(a, b) * std::uint64_t{nodes} + std::max(a, b)] += *w;
             q.edge_cut += *w;
             q.hop_weighted_cut += *w * h;
             if (h > 1) {
@@ -55,12 +59,14 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
             }
         }
     }
-    q.link_traffic.assign(cluster.links.size(), 0);
-    for (const auto& [pair, w] : between) {
-        routes.add(static_cast<std::uint32_t>(pair / nodes), static_cast<std::uint32_t>(pair % nodes), w,
-                   q.link_traffic);
+    if (routes) {
+        q.link_traffic.assign(cluster.links.size(), 0);
+        for (const auto& [pair, w] : between) {
+            routes->add(static_cast<std::uint32_t>(pair / nodes), static_cast<std::uint32_t>(pair % nodes), w,
+                        q.link_traffic);
+        }
+        q.max_link_load = max_link_load(cluster, q.link_traffic);
     }
-    q.max_link_load = max_link_load(cluster, q.link_traffic);
     double total_capacity = 0;
     for (const double c : cluster.capacity) total_capacity += c;
     const auto total_weight = static_cast<double>(g.total_vertex_weight());

@@ -128,6 +128,13 @@ std::string fixed(double value, int digits) {
     return buffer;
 }
 
+// Link l's traffic over its bandwidth, or nothing for a link that declares no bandwidth.
+std::optional<double> link_load(const dp::physical_cluster& cluster, const dp::quality& q, std::size_t l) {
+    const double bandwidth = cluster.link_capacity[l];
+    if (!std::isfinite(bandwidth)) return std::nullopt;
+    return static_cast<double>(q.link_traffic[l]) / bandwidth;
+}
+
 std::string scientific(double value) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.3e", value);
@@ -210,14 +217,12 @@ int run_partition(const partition_cli_options& o) {
         if (link_capacities) {
             nlohmann::json links = nlohmann::json::array();
             for (std::size_t l = 0; l < cluster.links.size(); ++l) {
-                const double bandwidth = cluster.link_capacity[l];
-                const bool known = std::isfinite(bandwidth);
+                const auto load = link_load(cluster, q, l);
                 links.push_back({{"from", cluster.names[cluster.links[l].first]},
                                  {"to", cluster.names[cluster.links[l].second]},
-                                 {"bandwidth_bps", known ? nlohmann::json(bandwidth) : nlohmann::json()},
+                                 {"bandwidth_bps", load ? nlohmann::json(cluster.link_capacity[l]) : nlohmann::json()},
                                  {"traffic", q.link_traffic[l]},
-                                 {"load", known ? nlohmann::json(static_cast<double>(q.link_traffic[l]) / bandwidth)
-                                                : nlohmann::json()}});
+                                 {"load", load ? nlohmann::json(*load) : nlohmann::json()}});
             }
             report["links"] = links;
         }
@@ -261,13 +266,11 @@ int run_partition(const partition_cli_options& o) {
     if (link_capacities) {
         std::printf("\n  %-33s %14s %10s %10s\n", "link", "bandwidth", "traffic", "load");
         for (std::size_t l = 0; l < cluster.links.size(); ++l) {
-            const double bandwidth = cluster.link_capacity[l];
-            const bool known = std::isfinite(bandwidth);
+            const auto load = link_load(cluster, q, l);
             const std::string ends = cluster.names[cluster.links[l].first] + " - " + cluster.names[cluster.links[l].second];
             std::printf("  %-33s %14s %10lld %10s\n", ends.c_str(),
-                        known ? protocol::rate_human(bandwidth).c_str() : "unknown",
-                        static_cast<long long>(q.link_traffic[l]),
-                        known ? scientific(static_cast<double>(q.link_traffic[l]) / bandwidth).c_str() : "-");
+                        load ? protocol::rate_human(cluster.link_capacity[l]).c_str() : "unknown",
+                        static_cast<long long>(q.link_traffic[l]), load ? scientific(*load).c_str() : "-");
         }
     }
     if (!q.violations.empty()) {

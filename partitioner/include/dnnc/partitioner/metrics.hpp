@@ -12,8 +12,10 @@
 //   tick_cost             = max_i (load_i / c_i + hop_cost · traffic_i)
 //   link_traffic_l        = Σ w(u,v) over cut edges whose route (link_routes) takes link l
 //   max_link_load         = max_l link_traffic_l / link capacity_l over links with a
-//                           capacity; 0 when none has one. Edge weight per capacity unit:
-//                           compare it between placements on one cluster, not as a rate.
+//                           capacity. Edge weight per capacity unit: compare it between
+//                           placements on one cluster, not as a rate.
+// Both only when some link has a capacity (has_link_capacities): link_traffic is empty and
+// max_link_load 0 otherwise.
 // tick_cost is a model, not a measurement: a node's tick is its compute time (weight over
 // capacity) plus the time to move its share of the traffic, the slowest node sets the pace.
 #include "dnnc/partitioner/graph.hpp"
@@ -46,7 +48,7 @@ struct quality {
     std::vector<violating_edge> violations;  // the first max_listed_violations, by u then v
     weight_t hop_weighted_cut = 0;
     double tick_cost = 0;
-    std::vector<weight_t> link_traffic;  // per link of the cluster
+    std::vector<weight_t> link_traffic;  // per link of the cluster, or empty (see above)
     double max_link_load = 0;
 };
 
