@@ -191,15 +191,12 @@ public:
 private:
     cost total(const std::vector<std::uint32_t>& node_of) const {
         cost c;
-        std::vector<weight_t> link_traffic(routes_ ? cluster_.links.size() : 0, 0);
         for (const auto& e : q_.edges) {
-            const auto a = node_of[e.a], b = node_of[e.b];
-            const auto h = hops_[a * n_ + b];
+            const auto h = hops_[node_of[e.a] * n_ + node_of[e.b]];
             if (h > 1) c.violations += e.count;
             c.hop_weight += e.weight * h;
-            if (routes_ && a != b) routes_->add(a, b, e.weight, link_traffic);
         }
-        if (routes_) c.link_load = max_link_load(cluster_, link_traffic);
+        if (routes_) c.link_load = max_link_load(cluster_, link_traffic(node_of));
         return c;
     }
 
@@ -246,6 +243,8 @@ private:
                 best = node_of;
                 return true;
             }
+            // Costing a placement routes every edge of the part graph: that much of the budget.
+            budget -= std::min(budget, q_.edges.size());
             const cost c = total(node_of);
             if (best.empty() || c < best_cost) {
                 best = node_of;
@@ -269,18 +268,46 @@ private:
         return false;
     }
 
-    // Whether parts a and b trading nodes lowers the cost. Without link capacities only the
-    // edges at a and b change; a link load depends on every edge. node_of is restored.
-    bool better_swapped(part_id a, part_id b, std::vector<std::uint32_t>& node_of) const {
-        if (routes_) {
-            const cost before = total(node_of);
-            std::swap(node_of[a], node_of[b]);
-            const cost after = total(node_of);
-            std::swap(node_of[a], node_of[b]);
-            return after < before;
+    // The link traffic of the part graph placed by node_of (routes_ only).
+    std::vector<weight_t> link_traffic(const std::vector<std::uint32_t>& node_of) const {
+        std::vector<weight_t> traffic(cluster_.links.size(), 0);
+        for (const auto& e : q_.edges) {
+            if (node_of[e.a] != node_of[e.b]) routes_->add(node_of[e.a], node_of[e.b], e.weight, traffic);
         }
+        return traffic;
+    }
+
+    // Parts a and b trade nodes if that lowers the cost; returns whether they did. Only the
+    // edges at a and b change their hops, violations and routes (the route between a and b
+    // stays, as routes are by pair of nodes); `traffic` is node_of's link traffic throughout.
+    bool swap_if_better(part_id a, part_id b, std::vector<std::uint32_t>& node_of,
+                        std::vector<weight_t>& traffic) const {
         cost before;
-        return swapped(a, b, node_of, before) < before;
+        cost after = swapped(a, b, node_of, before);
+        if (!routes_) {
+            if (!(after < before)) return false;
+            std::swap(node_of[a], node_of[b]);
+            return true;
+        }
+        const auto trade = [&] {
+            const auto reroute = [&](weight_t sign) {
+                for (const part_id x : {a, b}) {
+                    for (const auto& [other, e] : q_.incident[x]) {
+                        if (other == a || other == b || node_of[x] == node_of[other]) continue;
+                        routes_->add(node_of[x], node_of[other], sign * q_.edges[e].weight, traffic);
+                    }
+                }
+            };
+            reroute(-1);
+            std::swap(node_of[a], node_of[b]);
+            reroute(+1);
+        };
+        before.link_load = max_link_load(cluster_, traffic);
+        trade();
+        after.link_load = max_link_load(cluster_, traffic);
+        if (after < before) return true;
+        trade();  // back
+        return false;
     }
 
     // The cost of the edges at parts a and b once they trade nodes; `before` receives their
@@ -309,20 +336,15 @@ private:
 
     void improve_by_swaps(std::vector<std::uint32_t>& node_of) const {
         const std::size_t k = node_of.size();
-        // Bounded so that huge clusters stay fast: 10^7 swaps tried, or with link loads (each
-        // swap re-routes every edge of the part graph twice) 10^9 edges routed.
-        std::size_t budget = routes_ ? 1'000'000'000 : 10'000'000;
-        const std::size_t swap_work = routes_ ? 2 * q_.edges.size() + 1 : 1;
+        std::size_t budget = 10'000'000;  // swaps tried, so that huge clusters stay bounded
+        std::vector<weight_t> traffic = routes_ ? link_traffic(node_of) : std::vector<weight_t>{};
         for (bool improved = true; improved && budget > 0;) {
             improved = false;
             for (part_id a = 0; a < k && budget > 0; ++a) {
                 for (part_id b = a + 1; b < k && budget > 0; ++b) {
                     if (!same_capacity(node_of[a], node_of[b])) continue;
-                    budget -= std::min(budget, swap_work);
-                    if (better_swapped(a, b, node_of)) {
-                        std::swap(node_of[a], node_of[b]);
-                        improved = true;
-                    }
+                    --budget;
+                    improved |= swap_if_better(a, b, node_of, traffic);
                 }
             }
         }
