@@ -1,6 +1,7 @@
 #include "dnnc/partitioner/placement.hpp"
 
 #include "dnnc/partitioner/physical.hpp"
+#include "dnnc/core/error.hpp"
 #include "refinement/kway_fm.hpp"
 
 #include <algorithm>
@@ -127,6 +128,10 @@ private:
 void unload_links(const graph& g, const physical_cluster& cluster, double imbalance,
                   std::vector<std::uint32_t>& node_of_vertex) {
     check_physical_cluster(cluster);
+    const bool fits = node_of_vertex.size() == g.vertex_count() &&
+                      std::all_of(node_of_vertex.begin(), node_of_vertex.end(),
+                                  [&](std::uint32_t node) { return node < cluster.size(); });
+    if (!fits) throw usage_error("unload_links: the assignment does not give every vertex a node of the cluster");
     if (!has_link_capacities(cluster)) return;
     link_refiner(g, cluster, imbalance, node_of_vertex).run();
 }

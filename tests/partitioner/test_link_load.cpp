@@ -155,6 +155,8 @@ TEST_CASE("unload_links moves a vertex off a slow link when the nodes' limits al
     CHECK(node_of == start);
     unload_links(g, make_cluster(3, {{0, 1}, {1, 2}, {0, 2}}), 0.5, node_of);  // no capacities: nothing to do
     CHECK(node_of == start);
+    std::vector<std::uint32_t> off_cluster{0, 0, 1, 1, 2, 3};
+    CHECK_THROWS_AS(unload_links(g, cluster, 0.5, off_cluster), dnnc::usage_error);
 }
 
 TEST_CASE("without link capacities, placements are those of a cluster that never had any") {

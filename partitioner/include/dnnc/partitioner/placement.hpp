@@ -38,7 +38,8 @@ placement place_parts(const graph& g, const partition& p, const physical_cluster
 // After place_parts, when some link has a capacity (nothing otherwise): greedy passes in
 // vertex order move single vertices to the node of one of their neighbours when that lowers
 // (condition-1 violations, largest link load, edge cut) and keeps both nodes within
-// (1 ± imbalance) x their capacity share of the weight (multilevel's limits).
+// (1 ± imbalance) x their capacity share of the weight (multilevel's limits). Throws
+// usage_error unless node_of_vertex gives each vertex of g a node of the cluster.
 void unload_links(const graph& g, const physical_cluster& cluster, double imbalance,
                   std::vector<std::uint32_t>& node_of_vertex);
 
