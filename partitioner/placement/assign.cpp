@@ -24,6 +24,13 @@ assignment assign(const graph& g, const physical_cluster& cluster, const partiti
         result.parts = options.method == strategy::mincut ? mincut_partition(g, cluster.size())
                                                           : multilevel_partition(g, cluster.capacity, options);
         result.place = place(g, result.parts, cluster, options.method);
+        if (options.method == strategy::multilevel && has_link_capacities(cluster)) {
+            unload_links(g, cluster, options.imbalance, result.place.node_of_vertex);
+            // The parts follow their vertices: part p is the one on node node_of_part[p].
+            std::vector<part_id> part_on(cluster.size());
+            for (part_id p = 0; p < cluster.size(); ++p) part_on[result.place.node_of_part[p]] = p;
+            for (vertex_id v = 0; v < g.vertex_count(); ++v) result.parts.part_of[v] = part_on[result.place.node_of_vertex[v]];
+        }
     }
     result.metrics = evaluate(g, result.place.node_of_vertex, cluster, metrics);
     return result;

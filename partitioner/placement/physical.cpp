@@ -2,6 +2,7 @@
 
 #include "dnnc/core/error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -66,6 +67,18 @@ void check_physical_cluster(const physical_cluster& cluster) {
         }
         if (a == b) throw usage_error("cluster: " + node_name(cluster, a) + " is linked to itself");
     }
+    if (!cluster.link_capacity.empty() && cluster.link_capacity.size() != cluster.links.size()) {
+        throw usage_error("cluster: " + std::to_string(cluster.link_capacity.size()) + " link capacities for " +
+                          std::to_string(cluster.links.size()) + " links");
+    }
+    for (std::size_t l = 0; l < cluster.link_capacity.size(); ++l) {
+        if (!(cluster.link_capacity[l] > 0)) {
+            const auto [a, b] = cluster.links[l];
+            throw usage_error("cluster: the link " + node_name(cluster, a) + " - " + node_name(cluster, b) +
+                              " has capacity " + std::to_string(cluster.link_capacity[l]) +
+                              "; link capacities must be > 0");
+        }
+    }
     const auto dist = distances_from(adjacency(cluster), 0);
     for (std::size_t i = 0; i < n; ++i) {
         if (dist[i] == unreachable) {
@@ -96,6 +109,51 @@ std::vector<char> link_matrix(const physical_cluster& cluster) {
         linked[b * n + a] = 1;
     }
     return linked;
+}
+
+bool has_link_capacities(const physical_cluster& cluster) {
+    return std::any_of(cluster.link_capacity.begin(), cluster.link_capacity.end(),
+                       [](double c) { return std::isfinite(c); });
+}
+
+link_routes::link_routes(const physical_cluster& cluster)
+    : size_(cluster.size()), hops_(hop_distances(cluster)), next_(cluster.size()) {
+    for (std::uint32_t l = 0; l < cluster.links.size(); ++l) {
+        const auto [a, b] = cluster.links[l];
+        next_[a].emplace_back(b, l);
+        next_[b].emplace_back(a, l);
+    }
+    for (auto& row : next_) {
+        // Stable, so that of parallel links the first listed comes first and stays.
+        std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        row.erase(std::unique(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+                  row.end());
+    }
+}
+
+void link_routes::add(std::uint32_t a, std::uint32_t b, weight_t amount, std::vector<weight_t>& traffic) const {
+    std::uint32_t at = std::min(a, b);
+    const std::uint32_t to = std::max(a, b);
+    while (at != to) {
+        const auto& row = next_[at];
+        const auto remaining = hops(at, to);
+        auto step = row.begin();
+        if (remaining == 1) {
+            step = std::lower_bound(row.begin(), row.end(), std::make_pair(to, std::uint32_t{0}));
+        } else {
+            while (hops(step->first, to) != remaining - 1) ++step;
+        }
+        traffic[step->second] += amount;
+        at = step->first;
+    }
+}
+
+double max_link_load(const physical_cluster& cluster, const std::vector<weight_t>& link_traffic) {
+    double largest = 0;
+    for (std::size_t l = 0; l < cluster.link_capacity.size(); ++l) {
+        largest = std::max(largest, static_cast<double>(link_traffic[l]) / cluster.link_capacity[l]);
+    }
+    return largest;
 }
 
 physical_cluster complete_cluster(std::size_t nodes, std::vector<double> capacities) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -65,12 +66,14 @@ quotient make_quotient(const graph& g, const partition& p) {
     return q;
 }
 
-// (violating edges of g, hop-weighted cut), compared lexicographically.
+// (violating edges of g, largest link load, hop-weighted cut), compared lexicographically;
+// the link load stays 0 unless some link has a capacity.
 struct cost {
     std::uint64_t violations = 0;
+    double link_load = 0;
     weight_t hop_weight = 0;
     bool operator<(const cost& o) const {
-        return std::tie(violations, hop_weight) < std::tie(o.violations, o.hop_weight);
+        return std::tie(violations, link_load, hop_weight) < std::tie(o.violations, o.link_load, o.hop_weight);
     }
 };
 
@@ -78,7 +81,9 @@ class placer {
 public:
     placer(const graph& g, const partition& p, const physical_cluster& cluster)
         : q_(make_quotient(g, p)), cluster_(cluster), n_(cluster.size()),
-          hops_(hop_distances(cluster)), linked_(link_matrix(cluster)) {}
+          hops_(hop_distances(cluster)), linked_(link_matrix(cluster)) {
+        if (has_link_capacities(cluster)) routes_.emplace(cluster);
+    }
 
     // The cost of the edges between `part` on `node` and the parts already placed.
     cost cost_on(part_id part, std::uint32_t node, const std::vector<std::uint32_t>& node_of) const {
@@ -171,13 +176,15 @@ public:
         }
         std::vector<std::uint32_t> node_of(k);
         std::iota(node_of.begin(), node_of.end(), 0);
-        if (total(node_of).violations > 0) {
-            std::vector<std::uint32_t> found(k, unplaced);
+        if (total(node_of).violations > 0 || routes_) {
+            std::vector<std::uint32_t> found(k, unplaced), best;
             std::vector<char> used(n_, 0);
             std::size_t budget = 1'000'000;
-            if (search(search_order(), 0, found, used, budget)) node_of = found;
+            cost best_cost;
+            search(search_order(), 0, found, used, budget, best, best_cost);
+            if (!best.empty()) node_of = best;
         }
-        if (total(node_of).violations > 0) improve_by_swaps(node_of);
+        if (total(node_of).violations > 0 || routes_) improve_by_swaps(node_of);
         return node_of;
     }
 
@@ -189,6 +196,7 @@ private:
             if (h > 1) c.violations += e.count;
             c.hop_weight += e.weight * h;
         }
+        if (routes_) c.link_load = max_link_load(cluster_, link_traffic(node_of));
         return c;
     }
 
@@ -223,12 +231,27 @@ private:
         return order;
     }
 
-    // Depth-first search for a violation-free permutation within capacity classes; each part
-    // tries its own node first.
+    // Depth-first search for violation-free permutations within capacity classes; each part
+    // tries its own node first. Without link capacities the first one found goes to `best`
+    // and ends the search (true); with them, the search goes on through the budget and `best`
+    // keeps the one of least cost.
     bool search(const std::vector<part_id>& order, std::size_t depth,
                 std::vector<std::uint32_t>& node_of, std::vector<char>& used,
-                std::size_t& budget) const {
-        if (depth == order.size()) return true;
+                std::size_t& budget, std::vector<std::uint32_t>& best, cost& best_cost) const {
+        if (depth == order.size()) {
+            if (!routes_) {
+                best = node_of;
+                return true;
+            }
+            // Costing a placement routes every edge of the part graph: that much of the budget.
+            budget -= std::min(budget, q_.edges.size());
+            const cost c = total(node_of);
+            if (best.empty() || c < best_cost) {
+                best = node_of;
+                best_cost = c;
+            }
+            return false;
+        }
         const part_id part = order[depth];
         for (std::uint32_t i = 0; i < n_; ++i) {
             const std::uint32_t node = i == 0 ? part : (i <= part ? i - 1 : i);
@@ -238,10 +261,52 @@ private:
             if (!keeps_condition_1(part, node, node_of)) continue;
             node_of[part] = node;
             used[node] = 1;
-            if (search(order, depth + 1, node_of, used, budget)) return true;
+            if (search(order, depth + 1, node_of, used, budget, best, best_cost)) return true;
             node_of[part] = unplaced;
             used[node] = 0;
         }
+        return false;
+    }
+
+    // The link traffic of the part graph placed by node_of (routes_ only).
+    std::vector<weight_t> link_traffic(const std::vector<std::uint32_t>& node_of) const {
+        std::vector<weight_t> traffic(cluster_.links.size(), 0);
+        for (const auto& e : q_.edges) {
+            if (node_of[e.a] != node_of[e.b]) routes_->add(node_of[e.a], node_of[e.b], e.weight, traffic);
+        }
+        return traffic;
+    }
+
+    // Parts a and b trade nodes if that lowers the cost; returns whether they did. Only the
+    // edges at a and b change their hops, violations and routes (the route between a and b
+    // stays, as routes are by pair of nodes); `traffic` is node_of's link traffic throughout.
+    bool swap_if_better(part_id a, part_id b, std::vector<std::uint32_t>& node_of,
+                        std::vector<weight_t>& traffic) const {
+        cost before;
+        cost after = swapped(a, b, node_of, before);
+        if (!routes_) {
+            if (!(after < before)) return false;
+            std::swap(node_of[a], node_of[b]);
+            return true;
+        }
+        const auto trade = [&] {
+            const auto reroute = [&](weight_t sign) {
+                for (const part_id x : {a, b}) {
+                    for (const auto& [other, e] : q_.incident[x]) {
+                        if (other == a || other == b || node_of[x] == node_of[other]) continue;
+                        routes_->add(node_of[x], node_of[other], sign * q_.edges[e].weight, traffic);
+                    }
+                }
+            };
+            reroute(-1);
+            std::swap(node_of[a], node_of[b]);
+            reroute(+1);
+        };
+        before.link_load = max_link_load(cluster_, traffic);
+        trade();
+        after.link_load = max_link_load(cluster_, traffic);
+        if (after < before) return true;
+        trade();  // back
         return false;
     }
 
@@ -260,7 +325,7 @@ private:
         };
         const auto sum = [&] {
             const cost ca = local(a, b), cb = local(b, a);
-            return cost{ca.violations + cb.violations, ca.hop_weight + cb.hop_weight};
+            return cost{ca.violations + cb.violations, 0, ca.hop_weight + cb.hop_weight};
         };
         before = sum();
         std::swap(node_of[a], node_of[b]);
@@ -272,17 +337,14 @@ private:
     void improve_by_swaps(std::vector<std::uint32_t>& node_of) const {
         const std::size_t k = node_of.size();
         std::size_t budget = 10'000'000;  // swaps tried, so that huge clusters stay bounded
+        std::vector<weight_t> traffic = routes_ ? link_traffic(node_of) : std::vector<weight_t>{};
         for (bool improved = true; improved && budget > 0;) {
             improved = false;
             for (part_id a = 0; a < k && budget > 0; ++a) {
                 for (part_id b = a + 1; b < k && budget > 0; ++b) {
                     if (!same_capacity(node_of[a], node_of[b])) continue;
                     --budget;
-                    cost before;
-                    if (swapped(a, b, node_of, before) < before) {
-                        std::swap(node_of[a], node_of[b]);
-                        improved = true;
-                    }
+                    improved |= swap_if_better(a, b, node_of, traffic);
                 }
             }
         }
@@ -293,6 +355,7 @@ private:
     std::size_t n_;
     std::vector<std::uint32_t> hops_;
     std::vector<char> linked_;
+    std::optional<link_routes> routes_;  // only when some link has a capacity
 };
 
 placement finish(const partition& p, std::vector<std::uint32_t> node_of_part) {

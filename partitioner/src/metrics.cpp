@@ -4,7 +4,9 @@
 #include "dnnc/core/error.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 namespace dnnc::partitioner {
 
@@ -23,6 +25,11 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
     }
     check_physical_cluster(cluster);
     const auto hops = hop_distances(cluster);
+    // Routes cost memory and time in the square of the node count: only for link loads.
+    std::optional<link_routes> routes;
+    if (has_link_capacities(cluster)) routes.emplace(cluster);
+    // Cut weight per pair of nodes (lower index first), routed onto the links at the end.
+    std::unordered_map<std::uint64_t, weight_t> between;
     quality q;
     q.load.assign(nodes, 0);
     q.traffic.assign(nodes, 0);
@@ -41,6 +48,7 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
             const auto h = hops[a * nodes + b];
             q.traffic[a] += *w * h;
             if (*it < v) continue;
+            if (routes) between[std::min(a, b) * std::uint64_t{nodes} + std::max(a, b)] += *w;
             q.edge_cut += *w;
             q.hop_weighted_cut += *w * h;
             if (h > 1) {
@@ -50,6 +58,14 @@ quality evaluate(const graph& g, const std::vector<std::uint32_t>& node_of_verte
                 ++q.violation_count;
             }
         }
+    }
+    if (routes) {
+        q.link_traffic.assign(cluster.links.size(), 0);
+        for (const auto& [pair, w] : between) {
+            routes->add(static_cast<std::uint32_t>(pair / nodes), static_cast<std::uint32_t>(pair % nodes), w,
+                        q.link_traffic);
+        }
+        q.max_link_load = max_link_load(cluster, q.link_traffic);
     }
     double total_capacity = 0;
     for (const double c : cluster.capacity) total_capacity += c;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -237,7 +238,10 @@ partitioner::physical_cluster physical_of(const protocol::cluster& model) {
             continue;
         }
         cluster.links.emplace_back(from->second, to->second);
+        cluster.link_capacity.push_back(link.bandwidth_bps.value_or(std::numeric_limits<double>::infinity()));
     }
+    // Empty unless some link declares a bandwidth: placements then stay as without capacities.
+    if (!partitioner::has_link_capacities(cluster)) cluster.link_capacity.clear();
     if (!problems.empty()) throw config_error(std::move(problems));
     partitioner::check_physical_cluster(cluster);
     return cluster;

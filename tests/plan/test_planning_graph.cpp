@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <map>
 #include <numeric>
 #include <string>
@@ -208,6 +210,19 @@ TEST_CASE("more nodes than units: units go round-robin and the extra nodes idle"
     const auto placed = plan::place(g, partitioner::complete_cluster(3));
     CHECK(placed.node_of_unit == std::vector<std::uint32_t>{0, 1});
     CHECK(placed.quality.edge_cut == 1);
+}
+
+TEST_CASE("physical_of takes link capacities from bandwidths, none when no link declares one") {
+    dnnc::protocol::cluster model;
+    model.lead = "a";
+    model.nodes = {{"a", "127.0.0.1", 1, 1.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}, {"c", "127.0.0.1", 3, 1.0, {}}};
+    model.links = {{"a", "b", 0, std::nullopt, {}}, {"b", "c", 0, std::nullopt, {}}};
+    CHECK(plan::physical_of(model).link_capacity.empty());
+    model.links[1].bandwidth_bps = 1e7;
+    const auto c = plan::physical_of(model);
+    REQUIRE(c.link_capacity.size() == 2);
+    CHECK(std::isinf(c.link_capacity[0]));
+    CHECK(c.link_capacity[1] == 1e7);
 }
 
 TEST_CASE("physical_of maps a DNNC cluster and locates unknown nodes") {

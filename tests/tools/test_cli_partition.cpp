@@ -45,6 +45,35 @@ TEST_CASE("generated DNNC networks validate, and a network's cluster gives the a
     CHECK(lines >= 4000);
 }
 
+TEST_CASE("with link bandwidths, the report gives each link's traffic and the largest load") {
+    scratch_dir dir;
+    const auto graph = (dir.path / "sbm.graph").string();
+    REQUIRE(run_command(dnnc_binary() + " gen sbm --blocks 100,100,100,100 --p-in 0.1 --p-out 0.01 --seed 3 -o " + graph).exit_code == 0);
+    const std::string nodes = R"(<node id="a" port="7001"/><node id="b" port="7002"/>
+        <node id="c" port="7003"/><node id="d" port="7004"/>)";
+    const auto links = [](const std::string& slow) {
+        return "<link from=\"a\" to=\"b\"" + slow + "/><link from=\"b\" to=\"c\"/>"
+               "<link from=\"c\" to=\"d\"/><link from=\"d\" to=\"a\"/>";
+    };
+    const auto cluster = [&](const std::string& name, const std::string& slow) {
+        return dir.file(name, R"(<dnnc xmlns="urn:dnnc:1"><cluster lead="a">)" + nodes + links(slow) + "</cluster></dnnc>");
+    };
+    const auto r = run_command(dnnc_binary() + " partition " + graph + " --cluster " + cluster("slow.xml", R"( bandwidth="10Mbit")") + " --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto m = json::parse(r.out);
+    REQUIRE(m["links"].size() == 4);
+    CHECK(m["links"][0]["bandwidth_bps"] == 1e7);
+    CHECK(m["links"][1]["bandwidth_bps"].is_null());
+    CHECK(m["max_link_load"].get<double>() == Approx(m["links"][0]["traffic"].get<double>() / 1e7));
+    const auto text = run_command(dnnc_binary() + " partition " + graph + " --cluster " + cluster("slow.xml", R"( bandwidth="10Mbit")"));
+    CHECK_THAT(text.out, Catch::Contains("10.0 Mbit/s"));
+    // Without bandwidths: no link table, no load.
+    const auto none = json::parse(run_command(dnnc_binary() + " partition " + graph + " --cluster " + cluster("none.xml", "") + " --json").out);
+    CHECK_FALSE(none.contains("links"));
+    CHECK(none["max_link_load"] == 0);
+}
+
 TEST_CASE("bad partition and gen arguments exit with 2") {
     scratch_dir dir;
     const auto graph = (dir.path / "g.graph").string();

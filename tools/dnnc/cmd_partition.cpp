@@ -2,7 +2,8 @@
 //                [--imbalance E] [--seed S] [--json] [-o ASSIGNMENT]
 // Partitions a METIS `.graph` file or the network of a DNNC document over a cluster, places
 // the parts on its nodes and prints the quality metrics (and, for a DNNC document, how many
-// neurons each node gets). A DNNC document's own <cluster> is used when neither --parts nor
+// neurons each node gets; for a cluster whose links declare bandwidths, what each link
+// carries). A DNNC document's own <cluster> is used when neither --parts nor
 // --cluster is given. -o writes the node of every vertex: for a `.graph`, one node index per
 // line like gpmetis's partition files; for a DNNC document, `neuron,node` CSV lines.
 #include "commands.hpp"
@@ -13,6 +14,7 @@
 #include "dnnc/plan/planning_graph.hpp"
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/rate.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <nlohmann/json.hpp>
@@ -126,6 +128,19 @@ std::string fixed(double value, int digits) {
     return buffer;
 }
 
+// Link l's traffic over its bandwidth, or nothing for a link that declares no bandwidth.
+std::optional<double> link_load(const dp::physical_cluster& cluster, const dp::quality& q, std::size_t l) {
+    const double bandwidth = cluster.link_capacity[l];
+    if (!std::isfinite(bandwidth)) return std::nullopt;
+    return static_cast<double>(q.link_traffic[l]) / bandwidth;
+}
+
+std::string scientific(double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.3e", value);
+    return buffer;
+}
+
 int run_partition(const partition_cli_options& o) {
     if (!(o.imbalance >= 0) || !std::isfinite(o.imbalance)) {
         throw usage_error("partition: --imbalance must be a finite number >= 0");
@@ -162,6 +177,7 @@ int run_partition(const partition_cli_options& o) {
     double capacity_sum = 0;
     for (double c : cluster.capacity) capacity_sum += c;
     const auto total = static_cast<double>(in.g.total_vertex_weight());
+    const bool link_capacities = dp::has_link_capacities(cluster);
 
     if (!o.output.empty()) write_assignment(o, in, cluster, node_of_vertex);
 
@@ -185,6 +201,7 @@ int run_partition(const partition_cli_options& o) {
         report["condition1_violations"] = q.violation_count;
         report["hop_weighted_cut"] = q.hop_weighted_cut;
         report["tick_cost"] = q.tick_cost;
+        report["max_link_load"] = q.max_link_load;
         nlohmann::json nodes = nlohmann::json::array();
         for (std::size_t i = 0; i < cluster.size(); ++i) {
             nlohmann::json node{{"node", cluster.names[i]},
@@ -197,6 +214,18 @@ int run_partition(const partition_cli_options& o) {
             nodes.push_back(node);
         }
         report["nodes"] = nodes;
+        if (link_capacities) {
+            nlohmann::json links = nlohmann::json::array();
+            for (std::size_t l = 0; l < cluster.links.size(); ++l) {
+                const auto load = link_load(cluster, q, l);
+                links.push_back({{"from", cluster.names[cluster.links[l].first]},
+                                 {"to", cluster.names[cluster.links[l].second]},
+                                 {"bandwidth_bps", load ? nlohmann::json(cluster.link_capacity[l]) : nlohmann::json()},
+                                 {"traffic", q.link_traffic[l]},
+                                 {"load", load ? nlohmann::json(*load) : nlohmann::json()}});
+            }
+            report["links"] = links;
+        }
         nlohmann::json violations = nlohmann::json::array();
         for (const auto& e : q.violations) {
             violations.push_back({{"from", vertex_name(in, e.u)},
@@ -222,7 +251,10 @@ int run_partition(const partition_cli_options& o) {
               << "  max imbalance            " << fixed(q.max_imbalance, 4) << '\n'
               << "  condition-1 violations   " << q.violation_count << '\n'
               << "  hop-weighted cut         " << q.hop_weighted_cut << '\n'
-              << "  tick cost (model)        " << fixed(q.tick_cost, 2) << "\n\n";
+              << "  tick cost (model)        " << fixed(q.tick_cost, 2) << '\n'
+              << "  max link load            "
+              << (link_capacities ? scientific(q.max_link_load) + " (traffic per bit/s)" : "n/a (no link bandwidths)")
+              << "\n\n";
     std::printf("  %-16s %9s %8s %8s %12s %10s %10s\n", "node", "capacity", "target", "share", "load",
                 "traffic", in.net ? "neurons" : "vertices");
     for (std::size_t i = 0; i < cluster.size(); ++i) {
@@ -230,6 +262,16 @@ int run_partition(const partition_cli_options& o) {
                     cluster.capacity[i], 100 * cluster.capacity[i] / capacity_sum,
                     total > 0 ? 100 * static_cast<double>(q.load[i]) / total : 0.0,
                     static_cast<long long>(q.load[i]), static_cast<long long>(q.traffic[i]), count[i]);
+    }
+    if (link_capacities) {
+        std::printf("\n  %-33s %14s %10s %10s\n", "link", "bandwidth", "traffic", "load");
+        for (std::size_t l = 0; l < cluster.links.size(); ++l) {
+            const auto load = link_load(cluster, q, l);
+            const std::string ends = cluster.names[cluster.links[l].first] + " - " + cluster.names[cluster.links[l].second];
+            std::printf("  %-33s %14s %10lld %10s\n", ends.c_str(),
+                        load ? protocol::rate_human(cluster.link_capacity[l]).c_str() : "unknown",
+                        static_cast<long long>(q.link_traffic[l]), load ? scientific(*load).c_str() : "-");
+        }
     }
     if (!q.violations.empty()) {
         std::cout << "\nedges between unlinked nodes";

@@ -10,6 +10,12 @@
 //   hop_weighted_cut      = Σ w(u,v) · hops(node(u), node(v))
 //   traffic_i             = Σ w(u,v) · hops over cut edges with an end on node i
 //   tick_cost             = max_i (load_i / c_i + hop_cost · traffic_i)
+//   link_traffic_l        = Σ w(u,v) over cut edges whose route (link_routes) takes link l
+//   max_link_load         = max_l link_traffic_l / link capacity_l over links with a
+//                           capacity. Edge weight per capacity unit: compare it between
+//                           placements on one cluster, not as a rate.
+// Both only when some link has a capacity (has_link_capacities): link_traffic is empty and
+// max_link_load 0 otherwise.
 // tick_cost is a model, not a measurement: a node's tick is its compute time (weight over
 // capacity) plus the time to move its share of the traffic, the slowest node sets the pace.
 #include "dnnc/partitioner/graph.hpp"
@@ -42,6 +48,8 @@ struct quality {
     std::vector<violating_edge> violations;  // the first max_listed_violations, by u then v
     weight_t hop_weighted_cut = 0;
     double tick_cost = 0;
+    std::vector<weight_t> link_traffic;  // per link of the cluster, or empty (see above)
+    double max_link_load = 0;
 };
 
 // node_of_vertex[v] < cluster.size(); the cluster must pass check_physical_cluster.

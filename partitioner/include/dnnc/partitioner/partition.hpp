@@ -19,11 +19,15 @@ struct partition {
 };
 
 // The physical cluster as the partitioner sees it: node i has capacity[i] > 0; links are
-// undirected pairs of node indices. Names are for messages only.
+// undirected pairs of node indices. Names are for messages only. link_capacity is empty when
+// no link declares one, else one entry per link: what link l carries per unit of time (bits/s
+// from a document's <link bandwidth>), +infinity where link l declares nothing (unknown,
+// treated as unlimited: it never sets the largest link load).
 struct physical_cluster {
     std::vector<std::string> names;
     std::vector<double> capacity;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> links;
+    std::vector<double> link_capacity;
     std::size_t size() const { return capacity.size(); }
 };
 

@@ -30,8 +30,18 @@ placement place_classes(const graph& g, const partition& p, const physical_clust
 // among nodes of equal capacity, so every part keeps its capacity target. Starting from part
 // i on node i, a bounded backtracking search looks for a permutation without condition-1
 // violations; if none is found, pairwise swaps reduce (violating edges, hop-weighted cut).
-// Requires p.parts == cluster.size().
+// When some link has a capacity, the swaps run in any case and reduce (violating edges,
+// largest link load, hop-weighted cut): condition 1 first, then the busiest link (metrics.hpp,
+// max_link_load). Requires p.parts == cluster.size().
 placement place_parts(const graph& g, const partition& p, const physical_cluster& cluster);
+
+// After place_parts, when some link has a capacity (nothing otherwise): greedy passes in
+// vertex order move single vertices to the node of one of their neighbours when that lowers
+// (condition-1 violations, largest link load, edge cut) and keeps both nodes within
+// (1 ± imbalance) x their capacity share of the weight (multilevel's limits). Throws
+// usage_error unless node_of_vertex gives each vertex of g a node of the cluster.
+void unload_links(const graph& g, const physical_cluster& cluster, double imbalance,
+                  std::vector<std::uint32_t>& node_of_vertex);
 
 // place_classes for mincut, place_parts for multilevel.
 placement place(const graph& g, const partition& p, const physical_cluster& cluster,

@@ -66,7 +66,8 @@ struct planning_graph {
     std::string name(const protocol::expanded_network& neurons, partitioner::vertex_id unit) const;
 };
 
-// The cluster of a DNNC document as the partitioner sees it, nodes in document order.
+// The cluster of a DNNC document as the partitioner sees it, nodes in document order; link
+// capacities are the links' bandwidths in bits/s (none when no link declares one).
 // Throws config_error (located) for a link naming an unknown node, then checks the result
 // (partitioner::check_physical_cluster).
 partitioner::physical_cluster physical_of(const protocol::cluster& cluster);
