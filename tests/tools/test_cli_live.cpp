@@ -376,6 +376,13 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     CHECK(status_of(ports[0])["state"] == "running");
     const auto refused = run_command(chromium + "--dump-dom 'http://" + address + "/'");
     CHECK_THAT(refused.out, Catch::Contains("needs its token"));
+    // The page lists the moves of neurons: what moved where, and the pause.
+    const auto moved = run_command(dnnc_binary() + " rebalance --capacity a=3 --lead 127.0.0.1:" + std::to_string(ports[0]));
+    INFO(moved.err);
+    REQUIRE(moved.exit_code == 0);
+    const auto with_move = run_command(chromium + "--dump-dom 'http://" + address + "/?poll&token=" + token + "'");
+    CHECK_THAT(with_move.out, Catch::Contains("rebalance at tick"));
+    CHECK_THAT(with_move.out, Catch::Contains("neurons moved (a "));
 }
 
 TEST_CASE("every node serves the live page, and once the lead is killed its standby serves the run's page and API") {
