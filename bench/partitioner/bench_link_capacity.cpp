@@ -12,6 +12,7 @@
 // (cut weight per Gbit/s on the busiest link), cut, condition-1 violations, imbalance, time.
 // Scotch's graphs are written in its own format here; its tools are found on the PATH
 // (Debian's scotch names gmap scotch_gmap).
+#include "bench_graphs.hpp"
 #include "dnnc/partitioner/assign.hpp"
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
@@ -37,10 +38,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct named_graph {
-    std::string name;
-    dp::graph g;
-};
+using dnnc::bench::named_graph;
 
 struct named_cluster {
     std::string name;
@@ -139,17 +137,10 @@ void row(const std::string& graph, const std::string& cluster, const std::string
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string data = DNNC_SOURCE_DIR "/../shared/data/4elt.graph";
-    if (argc == 3 && std::string(argv[1]) == "--data") {
-        data = argv[2];
-    } else if (argc != 1) {
-        std::cerr << "usage: bench_link_capacity [--data 4elt.graph]\n";
-        return 2;
-    }
+    const auto data = dnnc::bench::data_path(argc, argv, "bench_link_capacity");
+    if (!data) return 2;
     try {
-        std::vector<named_graph> graphs;
-        graphs.push_back({"4elt", dp::read_metis(data)});
-        graphs.push_back({"feed-forward-16k", dp::layered_feed_forward({4000, 4000, 4000, 4000}, 0.002, 1)});
+        const std::vector<named_graph> graphs = dnnc::bench::benchmark_graphs(*data);
         const std::vector<named_cluster> clusters{ring(4), star(4), ring(8), star(8)};
         const auto gmap = on_path({"gmap", "scotch_gmap"});
         const auto amk_grf = on_path({"amk_grf"});

@@ -9,6 +9,7 @@
 // 1, 0.1 and 0.01: one moved vertex costs as much as 1, 0.1 or 0.01 cut edges). Prints
 // cut, migration volume, imbalance and time of each, and the ratios adaptive / scratch.
 // Targets: migration ratio <= 1/3, cut ratio <= 1.05.
+#include "bench_graphs.hpp"
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
@@ -26,10 +27,7 @@ namespace dp = dnnc::partitioner;
 
 namespace {
 
-struct named_graph {
-    std::string name;
-    dp::graph g;
-};
+using dnnc::bench::named_graph;
 
 // g with fraction x n random vertices duplicated: copy i of v gets v's weight, v's edges and
 // an edge to v.
@@ -106,18 +104,11 @@ void run_case(const std::string& graph_name, const std::string& perturbation, co
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string data = DNNC_SOURCE_DIR "/../shared/data/4elt.graph";
-    if (argc == 3 && std::string(argv[1]) == "--data") {
-        data = argv[2];
-    } else if (argc != 1) {
-        std::cerr << "usage: bench_repartition [--data 4elt.graph]\n";
-        return 2;
-    }
+    const auto data = dnnc::bench::data_path(argc, argv, "bench_repartition");
+    if (!data) return 2;
     const std::vector<double> weights{1, 0.1, 0.01};
     try {
-        std::vector<named_graph> graphs;
-        graphs.push_back({"4elt", dp::read_metis(data)});
-        graphs.push_back({"feed-forward-16k", dp::layered_feed_forward({4000, 4000, 4000, 4000}, 0.002, 1)});
+        const std::vector<named_graph> graphs = dnnc::bench::benchmark_graphs(*data);
         std::printf("| graph | perturbation | k | migration weight | scratch cut | adaptive cut | scratch migration | adaptive migration "
                     "| migration ratio | cut ratio | scratch imb. | adaptive imb. | scratch ms | adaptive ms |\n");
         std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

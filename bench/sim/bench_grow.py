@@ -7,19 +7,14 @@ install the network at submit, measured in the same run (the limit: a grow is a 
 re-plan and a restore, so it should cost about an install); and the wall time per simulated
 second before and after the grow.
 Usage: bench_grow.py [--nodes K] [--ticks T] [--dnnc PATH]"""
-import argparse
 import json
 import time
 
-from local_microcircuit import NEURONS, LocalCluster, root
+from local_microcircuit import NEURONS, LocalCluster, arguments
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=2)
-    parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the grow")
-    parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
-    args = parser.parse_args()
+    args = arguments(__doc__, 2)
     with LocalCluster(args.dnnc, args.nodes) as cluster:
         call, lead = cluster.call, cluster.lead
         started = time.monotonic()

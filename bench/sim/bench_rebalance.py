@@ -11,19 +11,14 @@ the same cluster took to install the whole network at submit, measured in the sa
 limit of today's method, which reinstalls every node); and the wall time per simulated
 second before and after.
 Usage: bench_rebalance.py [--nodes K] [--ticks T] [--dnnc PATH]"""
-import argparse
 import json
 import time
 
-from local_microcircuit import NEURONS, SYNAPSES, LocalCluster, root
+from local_microcircuit import NEURONS, SYNAPSES, LocalCluster, arguments
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=3)
-    parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the moves")
-    parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
-    args = parser.parse_args()
+    args = arguments(__doc__, 3)
     joining = f"n{args.nodes}"
     with LocalCluster(args.dnnc, args.nodes, spare=1) as cluster:
         call, lead = cluster.call, cluster.lead

@@ -2,6 +2,7 @@
 2,988,807 synapses) on a local cluster, for the benchmarks of a network that changes while it
 runs (bench_grow.py, bench_rebalance.py): its nodes on free loopback ports, all linked, brought
 up with `dnnc cluster up` and always taken down again."""
+import argparse
 import pathlib
 import socket
 import subprocess
@@ -10,6 +11,15 @@ import tempfile
 root = pathlib.Path(__file__).resolve().parents[2]
 NEURONS = 7717
 SYNAPSES = 2988807
+
+
+def arguments(doc, nodes):
+    """The benchmarks' command line: --nodes K (default `nodes`), --ticks T, --dnnc PATH."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=nodes)
+    parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the change")
+    parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
+    return parser.parse_args()
 
 
 def free_ports(n):
