@@ -17,16 +17,8 @@ def main():
     args = arguments(__doc__, 2)
     with LocalCluster(args.dnnc, args.nodes) as cluster:
         call, lead = cluster.call, cluster.lead
-        started = time.monotonic()
-        call("submit", str(cluster.document), "--to", f"127.0.0.1:{cluster.ports[0]}")
-        install = time.monotonic() - started
-
-        def timed_step():
-            started = time.monotonic()
-            call("step", str(args.ticks), *lead)
-            return time.monotonic() - started
-
-        before = timed_step()
+        install = cluster.submit()
+        before = cluster.timed_step(args.ticks)
         neurons = NEURONS
         add = neurons // 10
         call("start", *lead)
@@ -35,7 +27,7 @@ def main():
         reply = json.loads(call("grow", "L4E", str(add), "--json", *lead))
         command = time.monotonic() - started
         call("freeze", *lead)
-        after = timed_step()
+        after = cluster.timed_step(args.ticks)
     simulated = args.ticks * 0.1 / 1000
     print(f"microcircuit_scaled on {args.nodes} local nodes: L4E grown by {add} (10% of {neurons}) at tick {reply['tick']}")
     print(f"grow pause {reply['paused_ms']:.0f} ms (dnnc grow took {command * 1000:.0f} ms); install at submit {install * 1000:.0f} ms")

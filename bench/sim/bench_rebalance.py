@@ -22,23 +22,15 @@ def main():
     joining = f"n{args.nodes}"
     with LocalCluster(args.dnnc, args.nodes, spare=1) as cluster:
         call, lead = cluster.call, cluster.lead
-        started = time.monotonic()
-        call("submit", str(cluster.document), "--to", f"127.0.0.1:{cluster.ports[0]}")
-        install = time.monotonic() - started
-
-        def timed_step():
-            started = time.monotonic()
-            call("step", str(args.ticks), *lead)
-            return time.monotonic() - started
-
-        before = timed_step()
+        install = cluster.submit()
+        before = cluster.timed_step(args.ticks)
         call("start", *lead)
         time.sleep(1)
         moves = [("rebalance --capacity n0=2", json.loads(call("rebalance", "--capacity", "n0=2", "--json", *lead))),
                  (f"join {joining}", json.loads(call("join", "--node", f"{joining}@127.0.0.1:{cluster.ports[-1]}", "--json", *lead))),
                  (f"drain {joining}", json.loads(call("drain", joining, "--json", *lead)))]
         call("freeze", *lead)
-        after = timed_step()
+        after = cluster.timed_step(args.ticks)
     print(f"microcircuit_scaled ({NEURONS} neurons, {SYNAPSES} synapses) on {args.nodes} local nodes; "
           f"install at submit {install * 1000:.0f} ms")
     print("| move | neurons moved | synapses moved (est.) | pause ms | ms per 10^6 synapses moved | pause / install |")

@@ -7,6 +7,7 @@ import pathlib
 import socket
 import subprocess
 import tempfile
+import time
 
 root = pathlib.Path(__file__).resolve().parents[2]
 NEURONS = 7717
@@ -60,6 +61,18 @@ class LocalCluster:
         if done.returncode != 0:
             raise SystemExit(f"dnnc {' '.join(words)} failed: {done.stderr}")
         return done.stdout
+
+    def submit(self):
+        """Submits the document to the first node; the seconds the install took."""
+        started = time.monotonic()
+        self.call("submit", str(self.document), "--to", f"127.0.0.1:{self.ports[0]}")
+        return time.monotonic() - started
+
+    def timed_step(self, ticks):
+        """Steps the frozen network `ticks` ticks; the seconds it took."""
+        started = time.monotonic()
+        self.call("step", str(ticks), *self.lead)
+        return time.monotonic() - started
 
     def __enter__(self):
         self.call("cluster", "up", str(self._up))
