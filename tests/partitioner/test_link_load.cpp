@@ -52,7 +52,7 @@ partition four_cliques() {
 
 }  // namespace
 
-TEST_CASE("link traffic follows the shortest route; the largest load counts only links with a capacity") {
+TEST_CASE("link traffic follows the shortest route, and the largest load counts only links with a capacity") {
     // Nodes 0 - 1 - 2 in a line; v0 on node 0, v1 on node 1, v2 on node 2.
     graph_builder b(3);
     b.add_edge(0, 1, 3);

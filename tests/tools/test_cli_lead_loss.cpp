@@ -1,6 +1,7 @@
 // Lead loss on real clusters: kill -9 the lead mid-run; its standby (the lead's first child
 // in the broadcast tree) takes over from the last replicated checkpoint, and the outputs and
-// spikes equal those of a run without the failure, the rows before the checkpoint included.
+// spikes equal those of a run without the failure, the rows before the checkpoint included;
+// also when the lead dies in the middle of a re-balance.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -222,4 +223,37 @@ TEST_CASE("a lead cut off past its standby's timeout comes back to find the stan
     // b's run goes on.
     const auto tick = after["tick"].get<int>();
     wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > tick + 20; });
+}
+
+TEST_CASE("kill -9 the lead in the middle of a re-balance: its standby takes over and the outputs equal a run without either") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = dir.file(
+        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
+                                    ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    {
+        local_cluster_guard cluster(config);
+        REQUIRE(cluster.up.exit_code == 0);
+        start_replicated(config, ports, "");
+        // The re-balance freezes the run, snapshots it and reinstalls it; the lead dies
+        // while it does (or just before, or just after: each must end the same way).
+        auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity c=3" + at(ports[0])); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        REQUIRE(kill(pid_in(cluster.up.out, "a"), SIGKILL) == 0);
+        moving.get();
+        wait_for(ports[1], [](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; }, 60);
+        const auto before = status_of(ports[1])["tick"].get<int>();
+        wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > before + 20; });
+        must(dnnc + " freeze" + at(ports[1]));
+        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[1]));
+    }
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    REQUIRE(ticks > 100);
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --output " + straight);
+    CHECK(rows == slurp(straight));
 }

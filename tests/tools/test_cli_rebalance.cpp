@@ -215,21 +215,21 @@ TEST_CASE("with rebalance=auto the lead moves load off a node that carries too m
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     // The scaled microcircuit on two equal nodes that the document calls unequal: n0 gets
-    // about three quarters of the load, so it computes its ticks slower than n1 (by 10-50%
-    // here: a tick's fixed costs weigh too), which a threshold of 1.05 catches.
+    // nine tenths of the load, so it computes its ticks clearly slower than n1 (a tick's
+    // fixed costs weigh too, so by less than nine times).
     std::vector<int> ports;
     const auto recorded = with_in_network(slurp(source_path("examples/microcircuit/microcircuit_scaled.xml")), "    <record/>\n");
     auto text = std::regex_replace(on_cluster(recorded, 2, ports),
-                                   std::regex("<node id=\"n0\"([^>]*)capacity=\"[0-9.]+\""), "<node id=\"n0\"$1capacity=\"3\"");
+                                   std::regex("<node id=\"n0\"([^>]*)capacity=\"[0-9.]+\""), "<node id=\"n0\"$1capacity=\"9\"");
     const auto blind = dir.file("blind.xml", text);
     const auto automatic = dir.file("auto.xml", std::regex_replace(text, std::regex("send=\"nonzero\""),
-                                                                   "send=\"nonzero\" rebalance=\"auto\" rebalance-threshold=\"1.05\" rebalance-after=\"600\""));
+                                                                   "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\""));
     local_cluster_guard c(blind);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
     must(dnnc + " submit " + blind + to_of(ports));
     const auto before = neurons_by_node(ports);
-    REQUIRE(before.at("n0") > 2 * before.at("n1"));
+    REQUIRE(before.at("n0") > 5 * before.at("n1"));
     must(dnnc + " step 15000" + lead_of(ports));
     // The status shows each node's compute time per tick.
     const auto blind_status = json_of(dnnc + " status --json" + lead_of(ports));
@@ -239,11 +239,15 @@ TEST_CASE("with rebalance=auto the lead moves load off a node that carries too m
     must(dnnc + " submit --replace " + automatic + to_of(ports));
     must(dnnc + " step 15000" + lead_of(ports));
     const auto status = json_of(dnnc + " status --json" + lead_of(ports));
+    INFO(status.dump());
     REQUIRE(status.contains("moves"));
-    CHECK(status["moves"][0]["what"] == "rebalance by load");
-    CHECK(status["moves"][0]["moved"].get<std::size_t>() > 100);
-    const auto after = neurons_by_node(ports);
-    CHECK(after.at("n0") < before.at("n0"));
+    // The first move took load off n0 (what later ones do depends on the machine's noise).
+    const auto& first = status["moves"][0];
+    CHECK(first["what"] == "rebalance by load");
+    CHECK(first["moved"].get<std::size_t>() > 100);
+    REQUIRE(first["nodes"].size() == 2);
+    CHECK(first["nodes"][0]["id"] == "n0");
+    CHECK(first["nodes"][0]["after"] < first["nodes"][0]["before"]);
     must(dnnc + " output --spikes -o " + out("auto.csv") + lead_of(ports));
     const auto spikes = slurp(out("blind.csv"));
     CHECK(std::count(spikes.begin(), spikes.end(), '\n') > 10000);
