@@ -541,6 +541,7 @@ json lead::recover() {
                                         {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
                                          old_run->structure_before(tick)},
                                         file);
+    current_run()->adopt_checkpoint(file, tick);  // recoverable again at once
     summary["recovered_from"] = file;
     DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << summary["removed"].dump());
     return summary;

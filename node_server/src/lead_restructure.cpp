@@ -168,9 +168,13 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     const removed_after before{named("before")}, after{named("changed")};
     std::size_t neurons_before = 0;
     plan::current_placement placed;
+    const carried_over earlier{run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
+                               run->structure_before(tick)};
+    bool captured = false;
     json summary;
     try {
         capture_snapshot(tick, before.path);
+        captured = true;
         protocol::document changed = protocol::snapshot_reader(before.path, file_access()).doc();
         neurons_before = protocol::symbol_table(*changed.net).neuron_count();
         const auto cluster_before = *changed.clu;
@@ -184,21 +188,34 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         }
         placed.migration_weight = migration_weight;
         const bool same_cluster = same_links(*changed.clu, cluster_before);
-        summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {},
-                                       {run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
-                                        run->structure_before(tick)},
-                                       after.path, same_cluster ? &measured : nullptr, &placed);
+        summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {}, earlier, after.path,
+                                       same_cluster ? &measured : nullptr, &placed);
     } catch (const std::exception& e) {
-        // Nothing changed while the old run is the lead's: it carries on.
         DNNC_LOG(warn, "the change at tick " << tick << " failed: " << e.what());
-        if (still_running(run)) try {
+        if (still_running(run)) {
+            // Nothing changed while the old run is the lead's: it carries on.
+            try {
                 resume(*run, intent);
             } catch (const std::exception& also) {
                 DNNC_LOG(warn, "the run could not carry on after the failed change: " << also.what());
             }
-        throw;
+            throw;
+        }
+        if (!captured) throw;
+        // The old run had gone when the change failed (a node lost while the new one was
+        // installed): the network as it was at T goes back onto the nodes that answer.
+        const std::string at = "tick " + std::to_string(tick);
+        try {
+            restart_on_survivors(protocol::check_snapshot_file(before.path, file_access()), {}, earlier, before.path, nullptr, &placed);
+            resume(*current_run(), intent);
+        } catch (const std::exception& also) {
+            throw error(std::string(e.what()) + "; the network could not go back to " + at + " either: " + also.what());
+        }
+        throw error(std::string(e.what()) + "; the network went back to how it was at " + at + ", on the nodes that answer");
     }
-    resume(*current_run(), intent);
+    const auto fresh = current_run();
+    fresh->adopt_checkpoint(after.path, tick);  // what it was restored from: recoverable at once
+    resume(*fresh, intent);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto change_of_placement = placement_change(placed, state_->plan);

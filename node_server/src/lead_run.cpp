@@ -626,6 +626,17 @@ lead_run::checkpoint_settings lead_run::checkpoints() const {
     return checkpoints_;
 }
 
+void lead_run::adopt_checkpoint(const std::string& file, std::int64_t tick) {
+    namespace fs = std::filesystem;
+    const auto settings = checkpoints();
+    if (settings.every <= 0) return;
+    fs::create_directories(settings.dir);
+    const auto kept = fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs");
+    if (fs::weakly_canonical(fs::path(file)) != fs::weakly_canonical(kept)) fs::rename(file, kept);
+    std::lock_guard<std::mutex> lock(mutex_);
+    checkpoint_files_.push_back(kept.string());
+}
+
 std::string lead_run::last_checkpoint() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return checkpoint_files_.empty() ? std::string() : checkpoint_files_.back();

@@ -152,6 +152,11 @@ public:
     std::size_t output_width() const { return rows_.width(); }
     // The newest checkpoint written, if any.
     std::string last_checkpoint() const;
+    // A binary snapshot of this network at `tick`, its first, becomes its first checkpoint (a
+    // run restarted from it after a change or a recovery can then be recovered at once):
+    // moved into the checkpoint folder unless it is there, and kept like the ones it writes.
+    // Only with checkpoints on; otherwise it stays where it is.
+    void adopt_checkpoint(const std::string& file, std::int64_t tick);
     // The output rows still held of the ticks before `tick`, for a run that continues
     // from a checkpoint.
     output_rows rows_before(std::int64_t tick) const;
