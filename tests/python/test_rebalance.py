@@ -1,7 +1,7 @@
 # Re-balancing a running network from Python on a real local cluster: sim.rebalance with new
 # capacities moves neurons between two runs and the spikes stay those of the run without it;
 # a dry run and a re-balance with nothing to move change nothing; sim.drain lets a node go
-# with the same result; bad values raise UsageError before anything is sent, and what the
+# and sim.join takes it back with the same result; bad values raise UsageError before anything is sent, and what the
 # lead refuses raises NodeError.
 import os
 
@@ -41,12 +41,17 @@ def test_rebalance_and_drain_keep_the_spikes():
 
     assert same(spikes_of(rebalanced), straight)
 
-    def drained(sim):
+    def drained_and_joined_again(sim):
+        address = next(n["address"] for n in sim.status()["nodes"] if n["id"] == "n1")
         answer = sim.drain("n1")
         assert answer["drained"] == "n1" and answer["released"] is True
         assert [n["id"] for n in answer["nodes"] if n["after"] > 0] == ["n0", "n2"]
+        # Released, it serves no network: it may join again.
+        back = sim.join("n1@" + address, links=["n0", "n2"])
+        assert back["joined"] == "n1" and back["tick"] == 300
+        assert {n["id"] for n in back["nodes"] if n["after"] > 0} == {"n0", "n1", "n2"}
 
-    assert same(spikes_of(drained), straight)
+    assert same(spikes_of(drained_and_joined_again), straight)
 
 
 def test_bad_values_raise_and_change_nothing():
