@@ -4,6 +4,7 @@ runs (bench_grow.py, bench_rebalance.py): its nodes on free loopback ports, all 
 up with `dnnc cluster up` and always taken down again."""
 import argparse
 import pathlib
+import re
 import socket
 import subprocess
 import tempfile
@@ -14,12 +15,15 @@ NEURONS = 7717
 SYNAPSES = 2988807
 
 
-def arguments(doc, nodes):
-    """The benchmarks' command line: --nodes K (default `nodes`), --ticks T, --dnnc PATH."""
+def arguments(doc, nodes, extra=()):
+    """The benchmarks' command line: --nodes K (default `nodes`), --ticks T, --dnnc PATH, and
+    `extra` options (name, type, default, help)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=nodes)
     parser.add_argument("--ticks", type=int, default=2000, help="ticks timed before and after the change")
     parser.add_argument("--dnnc", default=str(root / "build/tools/dnnc"))
+    for name, kind, default, what in extra:
+        parser.add_argument(name, type=kind, default=default, help=what)
     return parser.parse_args()
 
 
@@ -33,19 +37,20 @@ def free_ports(n):
     return ports
 
 
-def microcircuit_on(ports):
-    """The scaled microcircuit's document with nodes n0, n1, ... on `ports`, all linked."""
+def microcircuit_on(ports, run=""):
+    """The scaled microcircuit's document with nodes n0, n1, ... on `ports`, all linked, and
+    `run` (attributes) added to its <run>."""
     nodes = "".join(f'    <node id="n{k}" host="127.0.0.1" port="{p}"/>\n' for k, p in enumerate(ports))
     links = "".join(f'    <link from="n{a}" to="n{b}"/>\n' for a in range(len(ports)) for b in range(a + 1, len(ports)))
     text = (root / "examples/microcircuit/microcircuit_scaled.xml").read_text()
-    return text.replace("  <run ", f'  <cluster lead="n0">\n{nodes}{links}  </cluster>\n  <run ')
+    return text.replace("  <run ", f'  <cluster lead="n0">\n{nodes}{links}  </cluster>\n  <run {run} ')
 
 
 class LocalCluster:
     """`nodes` local nodes up (`spare` more up beside them, serving nothing); `document` is
     the microcircuit on the first `nodes`, `lead` the --lead option, `call` runs dnnc."""
 
-    def __init__(self, dnnc, nodes, spare=0):
+    def __init__(self, dnnc, nodes, spare=0, run=""):
         self.dnnc = dnnc
         self.ports = free_ports(nodes + spare)
         self._folder = tempfile.TemporaryDirectory()
@@ -53,7 +58,7 @@ class LocalCluster:
         self._up = folder / "up.xml"
         self._up.write_text(microcircuit_on(self.ports))
         self.document = folder / "microcircuit.xml"
-        self.document.write_text(microcircuit_on(self.ports[:nodes]))
+        self.document.write_text(microcircuit_on(self.ports[:nodes], run))
         self.lead = ["--lead", f"127.0.0.1:{self.ports[0]}"]
 
     def call(self, *words):
@@ -74,8 +79,13 @@ class LocalCluster:
         self.call("step", str(ticks), *self.lead)
         return time.monotonic() - started
 
+    def pid(self, node):
+        """The process id of node `node` ("n2"), as `dnnc cluster up` printed it."""
+        match = re.search(rf"node {node} up on \S+ \(pid (\d+)", self._up_output)
+        return int(match.group(1))
+
     def __enter__(self):
-        self.call("cluster", "up", str(self._up))
+        self._up_output = self.call("cluster", "up", str(self._up))
         return self
 
     def __exit__(self, *exc):

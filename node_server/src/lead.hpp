@@ -171,8 +171,9 @@ private:
     // cluster and is released (worker::release). Not the lead; the rest must stay linked.
     nlohmann::json drain(const nlohmann::json& command);
     // <run rebalance="auto">: `run`'s nodes were out of balance (lead_run::take_rebalance_due,
-    // each node's compute time per tick): a re-balance to capacities in proportion to the
-    // nodes' measured speeds, unless the run was replaced meanwhile.
+    // each node's compute time per tick): a re-balance that gives the slower nodes less
+    // capacity and the faster more (damped: lead_restructure.cpp), unless the run was
+    // replaced meanwhile.
     void rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick);
     // Adds a change to the moves the status lists (the newest max_moves_listed):
     // {"tick", "what", "moved", "paused_ms", ...}.

@@ -291,19 +291,26 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::ve
         if (run_ != run || !state_) return;  // replaced meanwhile
         const auto& nodes = state_->plan.doc.clu->nodes;
         const auto& load = state_->plan.quality.load;
-        // A node's speed: the planned load it carries per ms of compute per tick. The nodes
-        // measured keep their capacities' total between them; one without neurons keeps its own.
-        std::vector<double> speed(nodes.size(), 0.0);
-        double speeds = 0, capacities = 0;
+        // A node slower per tick than the mean gets less capacity, a faster one more, by the
+        // square root of the ratio and at most a factor 2 a step: a tick's fixed costs do not
+        // shrink with its load, so a full step (capacity in proportion to load per ms) would
+        // starve a lightly loaded node further each time. The nodes measured keep their
+        // capacities' total between them; one without neurons keeps its own.
+        std::vector<double> scaled(nodes.size(), 0.0);
+        double mean_ms = 0, before = 0, after = 0;
+        std::size_t measured = 0;
+        for (std::size_t v = 0; v < nodes.size() && v < load.size() && v < ms_per_tick.size(); ++v)
+            if (load[v] > 0 && ms_per_tick[v] > 0) mean_ms += ms_per_tick[v], ++measured;
+        if (measured == 0) return;
+        mean_ms /= static_cast<double>(measured);
         for (std::size_t v = 0; v < nodes.size() && v < load.size() && v < ms_per_tick.size(); ++v) {
             if (load[v] <= 0 || !(ms_per_tick[v] > 0)) continue;
-            speed[v] = static_cast<double>(load[v]) / ms_per_tick[v];
-            speeds += speed[v];
-            capacities += nodes[v].capacity;
+            scaled[v] = nodes[v].capacity * std::clamp(std::sqrt(mean_ms / ms_per_tick[v]), 0.5, 2.0);
+            before += nodes[v].capacity;
+            after += scaled[v];
         }
-        if (!(speeds > 0)) return;
         for (std::size_t v = 0; v < nodes.size(); ++v)
-            if (speed[v] > 0) capacity[nodes[v].id] = std::max(1e-3, std::round(speed[v] / speeds * capacities * 1000) / 1000);
+            if (scaled[v] > 0) capacity[nodes[v].id] = std::max(1e-3, std::round(scaled[v] / after * before * 1000) / 1000);
     }
     try {
         const auto reply = rebalance({{"command", "rebalance"}, {"capacity", capacity}, {"by_load", true}});
