@@ -711,3 +711,17 @@ TEST_CASE("the live page charts the grown synapses onto each population at every
         WARN("SKIP: chromium is not installed (scripts/setup.sh installs it); the page was not opened in a browser");
     }
 }
+
+TEST_CASE("the run report lists the moves of neurons during the run: a scheduled growth, what moved where and the pause") {
+    scratch_dir dir;
+    const auto text = slurp(source_path("tests/data/growing_brunel.xml"));
+    const auto end = text.find("  </network>");
+    const auto doc = dir.file("grow.xml", text.substr(0, end) + "    <grow population=\"E\" add=\"40\" at-ms=\"20\"/>\n" + text.substr(end));
+    const auto report = (dir.path / "run.html").string();
+    const auto run = run_command(dnnc_binary() + " run " + doc + " --nodes 2 --ticks 400 --report " + report);
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    const auto html = slurp(report);
+    CHECK_THAT(html, Catch::Contains("<h2>Moves</h2>") && Catch::Contains("<td>200</td><td>scheduled growth</td>") &&
+                         Catch::Contains(" &rarr; "));
+}

@@ -248,6 +248,19 @@ std::string report_html(const spike_table& spikes, const json& status, const jso
               << "</p></section>\n";
         }
     }
+    // The moves of neurons during the run (growth, re-balance, join, drain; the newest the
+    // lead keeps): what moved where, and the pause.
+    if (status.is_object() && status.contains("moves")) {
+        h << "<section><h2>Moves</h2><table><tr><th>tick</th><th>what</th><th>neurons moved</th><th>neurons per node, before &rarr; after</th><th>pause ms</th></tr>";
+        for (const auto& m : status["moves"]) {
+            std::string nodes;
+            for (const auto& n : m.value("nodes", json::array()))
+                nodes += (nodes.empty() ? "" : ", ") + esc(n["id"].get<std::string>()) + " " + n["before"].dump() + " &rarr; " + n["after"].dump();
+            h << "<tr><td>" << m["tick"] << "</td><td>" << esc(m["what"].get<std::string>()) << "</td><td>" << m["moved"] << "</td><td>"
+              << nodes << "</td><td>" << num(m["paused_ms"].get<double>(), 0) << "</td></tr>";
+        }
+        h << "</table></section>\n";
+    }
     const json weights = summary.is_object() && summary.contains("weight_histograms") ? summary["weight_histograms"]
                          : status.is_object() && status.contains("weight_histograms") ? status["weight_histograms"]
                                                                                       : json();

@@ -1,8 +1,8 @@
 #pragma once
 // Pictures of a finished run (docs/live.md, "Reports and plots"): a raster and population
 // rates as SVG from a spikes CSV (t_ms,population,index), and one self-contained HTML report
-// with those and the cluster, the partition, the run's summary and its plastic weights'
-// histograms.
+// with those and the cluster, the partition, the run's summary, its plastic weights'
+// histograms and the moves of neurons during it.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
