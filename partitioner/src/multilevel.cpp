@@ -46,6 +46,11 @@ struct multilevel_settings {
     std::size_t initial_tries_few_parts = 4;
     std::size_t initial_tries_many_parts = 2;
     std::size_t few_parts = 8;
+    // Quality strong: tries (the first starts from the fast partition), V-cycles per try at
+    // most, and V-cycles without improvement after which a try stops.
+    std::size_t strong_tries = 2;
+    std::size_t strong_v_cycles = 8;
+    std::size_t strong_patience = 2;
     detail::bisection_options bisection;
     detail::fm_options fm;
 };
@@ -280,6 +285,63 @@ score score_of(const detail::level_graph& finest, const targets& t, std::vector<
     return {detail::excess(measured.part_weight(), limits.upper), measured.cut() + measured.migration()};
 }
 
+// One multilevel partition from scratch: the fast quality.
+std::vector<part_id> fresh_partition(const detail::level_graph& finest, const problem& pr, splitmix64& rng) {
+    const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
+    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, pr.t);
+    std::vector<part_id> part = initial_partition(h.coarsest(), limits, pr.t, pr.settings, rng);
+    uncoarsen(h, part, pr.t, pr.settings, rng);
+    return part;
+}
+
+// One iterated V-cycle: the diffusion V-cycle of multilevel_repartition with `part` as homes
+// and no migration penalty. Coarsening merges only vertices of one part, so `part` is a
+// partition of the coarsest level with the same cut, and refinement starts from it there.
+std::vector<part_id> v_cycle(const detail::level_graph& finest, const std::vector<part_id>& part, const problem& pr,
+                             splitmix64& rng) {
+    detail::level_graph homed = finest;  // outlives the hierarchy
+    homed.home = part;
+    homed.migration.assign(part.size(), 0);
+    const detail::hierarchy h = detail::coarsen(homed, pr.coarsening, rng);
+    std::vector<part_id> result = diffusion_start(h, pr.t, pr.settings, rng);
+    uncoarsen(h, result, pr.t, pr.settings, rng);
+    return result;
+}
+
+// Quality strong: tries, each a partition improved by V-cycles until strong_patience of them
+// in a row bring no better score; the first try starts from `fast`, the others from fresh
+// partitions of their own seeds. The best score is kept, `fast` on ties.
+std::vector<part_id> strong_partition(const detail::level_graph& finest, std::vector<part_id> fast, const problem& pr,
+                                      std::uint64_t seed) {
+    const multilevel_settings& settings = pr.settings;
+    std::vector<part_id> best = std::move(fast);
+    score best_score = score_of(finest, pr.t, best);
+    for (std::size_t attempt = 0; attempt < settings.strong_tries; ++attempt) {
+        // A mixed seed: a stream of its own, not the fast partition's shifted.
+        splitmix64 rng(splitmix64::at(seed, attempt + 1).next());
+        std::vector<part_id> current = attempt == 0 ? best : fresh_partition(finest, pr, rng);
+        score current_score = score_of(finest, pr.t, current);
+        std::size_t without_gain = 0;
+        for (std::size_t cycle = 0; cycle < settings.strong_v_cycles && without_gain < settings.strong_patience;
+             ++cycle) {
+            std::vector<part_id> next = v_cycle(finest, current, pr, rng);
+            const score next_score = score_of(finest, pr.t, next);
+            if (next_score < current_score) {
+                current = std::move(next);
+                current_score = next_score;
+                without_gain = 0;
+            } else {
+                ++without_gain;
+            }
+        }
+        if (current_score < best_score) {
+            best = std::move(current);
+            best_score = current_score;
+        }
+    }
+    return best;
+}
+
 }  // namespace
 
 // The V-cycle. Invariant: after each level, part_of is a partition of that level whose part
@@ -298,11 +360,10 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     const problem pr = make_problem(g, target_fractions, options);
     splitmix64 rng(options.seed);
     const detail::level_graph finest = detail::to_level_graph(g);
-    const detail::hierarchy h = detail::coarsen(finest, pr.coarsening, rng);
-    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, pr.t);
-    std::vector<part_id> part = initial_partition(h.coarsest(), limits, pr.t, pr.settings, rng);
-    uncoarsen(h, part, pr.t, pr.settings, rng);
-    result.part_of = std::move(part);
+    result.part_of = fresh_partition(finest, pr, rng);
+    if (options.quality == partition_quality::strong) {
+        result.part_of = strong_partition(finest, std::move(result.part_of), pr, options.seed);
+    }
     return result;
 }
 

@@ -14,6 +14,11 @@ namespace dnnc::partitioner {
 // total vertex weight and holds at most (1 + options.imbalance) times that whenever vertex
 // weights allow it (never less than the target rounded up). The same graph, fractions and
 // options.seed give the same partition. options.method is not consulted.
+// With options.quality strong, the fast partition is improved by iterated V-cycles (KaFFPa,
+// METIS): coarsen merging only vertices of one part, keep the partition as the coarsest
+// solution, refine it on every level; repeated while the cut improves. Further tries start
+// from other seeds' partitions; the best (least excess weight, then least cut) is kept, so
+// strong is never worse than fast.
 // Throws usage_error for an empty graph, no parts, more parts than vertices, a fraction that
 // is not positive and finite, or a negative imbalance.
 partition multilevel_partition(const graph& g, const std::vector<double>& target_fractions,

@@ -33,10 +33,16 @@ struct physical_cluster {
 
 enum class strategy { multilevel, mincut };
 
+// How much time multilevel partitioning spends on the cut: `fast`, one V-cycle; `strong`,
+// the fast partition improved by iterated V-cycles, and further tries from other seeds (see
+// multilevel.hpp).
+enum class partition_quality { fast, strong };
+
 struct partition_options {
     strategy method = strategy::multilevel;
     double imbalance = 0.03;  // epsilon: a part may hold up to (1 + epsilon) x its target
     std::uint64_t seed = 1;
+    partition_quality quality = partition_quality::fast;
 };
 
 }  // namespace dnnc::partitioner
