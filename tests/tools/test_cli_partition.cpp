@@ -21,6 +21,12 @@ TEST_CASE("a generated block model is partitioned along its planted blocks") {
     for (const auto& n : m["nodes"]) CHECK(n["vertices"] == 250);
     CHECK(m["condition1_violations"] == 0);
     CHECK(m["max_imbalance"].get<double>() <= 1.03);
+    const auto strong = run_command(dnnc_binary() + " partition " + graph + " --parts 4 --quality strong --json");
+    REQUIRE(strong.exit_code == 0);
+    const auto s = json::parse(strong.out);
+    CHECK(s["quality"] == "strong");
+    CHECK(s["edge_cut"].get<long long>() <= m["edge_cut"].get<long long>());
+    CHECK(s["max_imbalance"].get<double>() <= 1.03);
     // The original strategy runs too, and its metrics show its weakness.
     const auto mincut = run_command(dnnc_binary() + " partition " + graph + " --parts 4 --strategy mincut --json");
     REQUIRE(mincut.exit_code == 0);
@@ -81,6 +87,7 @@ TEST_CASE("bad partition and gen arguments exit with 2") {
     CHECK(run_command(dnnc_binary() + " partition " + graph + " --parts 0").exit_code == 2);
     CHECK(run_command(dnnc_binary() + " partition " + graph + " --parts 51").exit_code == 2);
     CHECK(run_command(dnnc_binary() + " partition " + graph).exit_code == 2);
+    CHECK(run_command(dnnc_binary() + " partition " + graph + " --parts 2 --quality best").exit_code == 2);
     CHECK(run_command(dnnc_binary() + " gen sbm -o " + graph).exit_code == 2);
     CHECK(run_command(dnnc_binary() + " gen er --n 10 --p 2 -o " + graph).exit_code == 2);
     const auto bad = dir.file("bad.graph", "3 2\n2\n1 3\n");

@@ -1,5 +1,5 @@
 // dnnc partition FILE (--parts K | --cluster C.xml) [--strategy multilevel|mincut]
-//                [--imbalance E] [--seed S] [--json] [-o ASSIGNMENT]
+//                [--quality fast|strong] [--imbalance E] [--seed S] [--json] [-o ASSIGNMENT]
 // Partitions a METIS `.graph` file or the network of a DNNC document over a cluster, places
 // the parts on its nodes and prints the quality metrics (and, for a DNNC document, how many
 // neurons each node gets; for a cluster whose links declare bandwidths, what each link
@@ -40,6 +40,7 @@ struct partition_cli_options {
     bool parts_given = false;
     std::string cluster_file;
     std::string strategy = "multilevel";
+    std::string quality = "fast";
     double imbalance = 0.03;
     std::uint64_t seed = 1;
     bool json = false;
@@ -145,6 +146,9 @@ int run_partition(const partition_cli_options& o) {
     if (!(o.imbalance >= 0) || !std::isfinite(o.imbalance)) {
         throw usage_error("partition: --imbalance must be a finite number >= 0");
     }
+    if (o.quality != "fast" && o.quality != "strong") {
+        throw usage_error("partition: --quality must be fast or strong, not " + o.quality);
+    }
     input in = load_input(o.file);
     const dp::physical_cluster cluster = cluster_for(o, in);
     if (in.net) {
@@ -155,6 +159,7 @@ int run_partition(const partition_cli_options& o) {
     options.method = o.strategy == "mincut" ? dp::strategy::mincut : dp::strategy::multilevel;
     options.imbalance = o.imbalance;
     options.seed = o.seed;
+    options.quality = o.quality == "strong" ? dp::partition_quality::strong : dp::partition_quality::fast;
     dp::metrics_options metrics;
     metrics.max_listed_violations = listed_violations;
 
@@ -192,6 +197,7 @@ int run_partition(const partition_cli_options& o) {
         report["edges"] = in.g.edge_count();
         report["total_weight"] = in.g.total_vertex_weight();
         report["strategy"] = o.strategy;
+        report["quality"] = o.quality;
         report["imbalance_bound"] = o.imbalance;
         report["seed"] = o.seed;
         report["seconds"] = seconds;
@@ -244,7 +250,7 @@ int run_partition(const partition_cli_options& o) {
     if (in.net) std::cout << in.neurons->neuron_count() << " neurons in ";
     std::cout << in.g.vertex_count() << (in.net ? " units, " : " vertices, ")
               << in.g.edge_count() << " edges, total weight " << in.g.total_vertex_weight() << '\n'
-              << "strategy " << o.strategy << ", " << cluster.size() << " nodes, imbalance bound "
+              << "strategy " << o.strategy << " (quality " << o.quality << "), " << cluster.size() << " nodes, imbalance bound "
               << fixed(100 * o.imbalance, 1) << "%, seed " << o.seed << ", " << fixed(seconds, 3) << " s\n\n"
               << "  edge cut                 " << q.edge_cut << '\n'
               << "  communication volume     " << q.communication_volume << '\n'
@@ -298,6 +304,8 @@ void add_partition(CLI::App& app, action& chosen) {
     parts->excludes(cluster);
     cmd->add_option("--strategy", o->strategy, "multilevel (default) or mincut (the original method)")
         ->check(CLI::IsMember({"multilevel", "mincut"}));
+    cmd->add_option("--quality", o->quality,
+                    "Multilevel effort: fast (default) or strong (iterated V-cycles: less cut in 2-16x the time)");
     cmd->add_option("--imbalance", o->imbalance, "Allowed imbalance epsilon (default 0.03)");
     cmd->add_option("--seed", o->seed, "Random seed of the multilevel strategy (default 1)");
     cmd->add_flag("--json", o->json, "Report as JSON");
