@@ -214,6 +214,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         throw error(std::string(e.what()) + "; the network went back to how it was at " + at + ", on the nodes that answer");
     }
     const auto fresh = current_run();
+    fresh->replicate_intent(intent);
     fresh->adopt_checkpoint(after.path, tick);  // what it was restored from: recoverable at once
     resume(*fresh, intent);
     {

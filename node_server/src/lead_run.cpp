@@ -590,9 +590,9 @@ json lead_run::intent() const {
     return {{"state", name(state_)}, {"target", state_ == state::frozen ? completed() : target_}};
 }
 
-void lead_run::replicate_intent() {
+void lead_run::replicate_intent(const json& intent) {
     if (!links_.replicate) return;
-    json header = intent();
+    json header = intent;
     header["kind"] = "intent";
     header["checkpoints"] = checkpoint_settings_json();
     links_.replicate(header, {});

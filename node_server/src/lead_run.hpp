@@ -109,6 +109,10 @@ public:
     // What the clock is doing: {"state": "running" | "stepping" | "frozen" | ..., "target": the
     // last tick a step computes (frozen: the last tick computed)}.
     nlohmann::json intent() const;
+    // Tells the standby that the run goes on as `intent` says, not as it is now: a run
+    // restored after a change is frozen until the lead resumes it, and a lead lost before
+    // that is replaced by a standby that resumes it all the same.
+    void replicate_intent(const nlohmann::json& intent);
     // A binary snapshot of the frozen network (usage_error when it is not frozen); never
     // at the same time as a checkpoint.
     std::string snapshot();
@@ -302,7 +306,7 @@ private:
     void replicate_spikes(std::int64_t before);
     // Whether a scheduled grow falls on a tick up to `last` (population_growth.hpp).
     bool grow_ahead(std::int64_t last) const;
-    void replicate_intent();
+    void replicate_intent() { replicate_intent(intent()); }
     // `name` under checkpoint_root_; usage_error when it would lead elsewhere.
     std::string checkpoint_dir(const std::string& name) const;
 

@@ -1,7 +1,7 @@
 // Lead loss on real clusters: kill -9 the lead mid-run; its standby (the lead's first child
 // in the broadcast tree) takes over from the last replicated checkpoint, and the outputs and
 // spikes equal those of a run without the failure, the rows before the checkpoint included;
-// also when the lead, or a worker, dies in the middle of a re-balance.
+// also when a worker dies in the middle of a re-balance.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -47,6 +47,28 @@ void start_replicated(const std::string& config, const std::vector<int>& ports, 
     must(dnnc_binary() + " submit " + config + options + " --to 127.0.0.1:" + std::to_string(ports[0]));
     must(dnnc_binary() + " start" + options + at(ports[0]));
     wait_for(ports[1], [](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 50; });
+}
+
+// A free run of 300 neurons on a (the lead), b (its standby) and c, all linked, paced at
+// 1 ms a tick with a checkpoint every 50 ticks; the nodes' state folders in `dir`.
+std::string fully_linked_free_run(const scratch_dir& dir, std::vector<int>& ports) {
+    const auto config = dir.file(
+        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
+                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
+                                    ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    return config;
+}
+
+// The outputs the test saved in dir/out.csv equal those of a run of `config` without any
+// failure or change, as many ticks long.
+void check_outputs_of_straight_run(const scratch_dir& dir, const std::string& config) {
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    REQUIRE(ticks > 100);
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc_binary() + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --output " + straight);
+    CHECK(rows == slurp(straight));
 }
 
 }  // namespace
@@ -225,39 +247,6 @@ TEST_CASE("a lead cut off past its standby's timeout comes back to find the stan
     wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > tick + 20; });
 }
 
-TEST_CASE("kill -9 the lead in the middle of a re-balance: its standby takes over and the outputs equal a run without either") {
-    scratch_dir dir;
-    const auto dnnc = dnnc_binary();
-    std::vector<int> ports;
-    const auto config = dir.file(
-        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
-                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
-                                    ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
-    {
-        local_cluster_guard cluster(config);
-        REQUIRE(cluster.up.exit_code == 0);
-        start_replicated(config, ports, "");
-        // The re-balance freezes the run, snapshots it and reinstalls it; the lead dies
-        // while it does (or just before, or just after: each must end the same way).
-        auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity c=3" + at(ports[0])); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(150));
-        REQUIRE(kill(pid_in(cluster.up.out, "a"), SIGKILL) == 0);
-        moving.get();
-        wait_for(ports[1], [](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; }, 60);
-        const auto before = status_of(ports[1])["tick"].get<int>();
-        wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > before + 20; });
-        must(dnnc + " freeze" + at(ports[1]));
-        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[1]));
-    }
-    const auto rows = slurp((dir.path / "out.csv").string());
-    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
-    REQUIRE(ticks > 100);
-    const auto straight = (dir.path / "straight.csv").string();
-    must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --output " + straight);
-    CHECK(rows == slurp(straight));
-}
-
 TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (changed, rolled back or recovered) with the outputs of a run without either") {
     // The re-balance takes about 100 ms here: c dies before its snapshot, during it or
     // during the install, or after.
@@ -266,11 +255,7 @@ TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (chan
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     std::vector<int> ports;
-    const auto config = dir.file(
-        "net.xml", cluster_document({{"a"}, {"b"}, {"c"}},
-                                    {R"(<link from="a" to="b"/>)", R"(<link from="b" to="c"/>)", R"(<link from="a" to="c"/>)"},
-                                    ports, 300, "  <run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>\n"));
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    const auto config = fully_linked_free_run(dir, ports);
     {
         local_cluster_guard cluster(config);
         REQUIRE(cluster.up.exit_code == 0);
@@ -295,10 +280,5 @@ TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (chan
         must(dnnc + " freeze" + at(ports[0]));
         must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[0]));
     }
-    const auto rows = slurp((dir.path / "out.csv").string());
-    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
-    REQUIRE(ticks > 100);
-    const auto straight = (dir.path / "straight.csv").string();
-    must(dnnc + " run " + config + " --nodes 1 --ticks " + std::to_string(ticks) + " --output " + straight);
-    CHECK(rows == slurp(straight));
+    check_outputs_of_straight_run(dir, config);
 }
