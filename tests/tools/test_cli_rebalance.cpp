@@ -12,7 +12,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <regex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -224,21 +226,24 @@ TEST_CASE("with rebalance=auto the lead moves load off a node that carries too m
     const auto blind = dir.file("blind.xml", text);
     const auto automatic = dir.file("auto.xml", std::regex_replace(text, std::regex("send=\"nonzero\""),
                                                                    "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\""));
-    local_cluster_guard c(blind);
+    local_cluster_guard c(automatic);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
-    must(dnnc + " submit " + blind + to_of(ports));
+    // Free-running until the lead has moved load by itself (however fast this machine is),
+    // then frozen; the status showed each node's compute time per tick meanwhile.
+    must(dnnc + " submit " + automatic + to_of(ports));
     const auto before = neurons_by_node(ports);
     REQUIRE(before.at("n0") > 5 * before.at("n1"));
-    must(dnnc + " step 15000" + lead_of(ports));
-    // The status shows each node's compute time per tick.
-    const auto blind_status = json_of(dnnc + " status --json" + lead_of(ports));
-    for (const auto& n : blind_status["nodes"]) CHECK(n.value("compute_ms_per_tick", 0.0) > 0);
-    must(dnnc + " output --spikes -o " + out("blind.csv") + lead_of(ports));
-
-    must(dnnc + " submit --replace " + automatic + to_of(ports));
-    must(dnnc + " step 15000" + lead_of(ports));
-    const auto status = json_of(dnnc + " status --json" + lead_of(ports));
+    must(dnnc + " start" + lead_of(ports));
+    json status;
+    bool timed = false;
+    for (int i = 0; i < 300 && !status.contains("moves"); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        status = json_of(dnnc + " status --json" + lead_of(ports));
+        if (status["nodes"][0].contains("compute_ms_per_tick") && status["nodes"][1].contains("compute_ms_per_tick")) timed = true;
+    }
+    must(dnnc + " freeze" + lead_of(ports));
+    CHECK(timed);
     INFO(status.dump());
     REQUIRE(status.contains("moves"));
     // The first move took load off n0 (what later ones do depends on the machine's noise).
@@ -249,7 +254,13 @@ TEST_CASE("with rebalance=auto the lead moves load off a node that carries too m
     CHECK(first["nodes"][0]["id"] == "n0");
     CHECK(first["nodes"][0]["after"] < first["nodes"][0]["before"]);
     must(dnnc + " output --spikes -o " + out("auto.csv") + lead_of(ports));
+    const auto ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
+
+    // The same ticks with the placement the document gives, and no move.
+    must(dnnc + " submit --replace " + blind + to_of(ports));
+    must(dnnc + " step " + std::to_string(ticks) + lead_of(ports));
+    must(dnnc + " output --spikes -o " + out("blind.csv") + lead_of(ports));
     const auto spikes = slurp(out("blind.csv"));
-    CHECK(std::count(spikes.begin(), spikes.end(), '\n') > 10000);
+    CHECK(std::count(spikes.begin(), spikes.end(), '\n') > 1000);
     CHECK(slurp(out("auto.csv")) == spikes);
 }
