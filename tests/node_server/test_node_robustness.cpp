@@ -141,6 +141,37 @@ TEST_CASE("garbage payloads of every message type leave a node answering, idle o
     n.stop();
 }
 
+TEST_CASE("re-balance, join, drain and release commands with fields of the wrong kind are refused, and the node serves on") {
+    set_log_level(log_level::error);
+    node_options options;
+    options.silence_limit = std::chrono::seconds(2);
+    node n(options);
+    n.start();
+    const endpoint at{"127.0.0.1", n.port()};
+    peer_client client;
+    REQUIRE(client.call(at, {message_type::submit, 0, 0, one_node_network(n.port())}, std::chrono::seconds(20)).type == message_type::submit_reply);
+    for (const char* command :
+         {R"({"command":"rebalance","capacity":[1]})", R"({"command":"rebalance","capacity":{"a":"fast"}})",
+          R"({"command":"rebalance","dry_run":"yes"})", R"({"command":"rebalance","migration_weight":-1})",
+          R"({"command":"rebalance","migration_weight":"x"})", R"({"command":"join","node":5})", R"({"command":"join"})",
+          R"({"command":"join","node":"z","address":7})", R"({"command":"join","node":"z","address":"nowhere"})",
+          R"({"command":"join","node":"z","address":"127.0.0.1:1","capacity":"big"})",
+          R"({"command":"join","node":"z","address":"127.0.0.1:1","links":5})", R"({"command":"drain","node":[]})",
+          R"({"command":"drain"})", R"({"command":"drain","node":"nobody"})"}) {
+        INFO(command);
+        CHECK_THROWS(client.call(at, {message_type::control, 0, 0, command}, std::chrono::seconds(10)));
+    }
+    for (const char* release : {"{}", R"({"epoch":5})", R"({"epoch":"1"})", "[]", "x"}) {
+        INFO(release);
+        CHECK_THROWS(client.call(at, {message_type::release, 0, 0, release}, std::chrono::seconds(10)));
+    }
+    // The node still serves its network, and its clock moves.
+    const auto status = client.call(at, {message_type::status, 0, 0, {}}, std::chrono::seconds(5));
+    CHECK(status.payload.find("\"network\":\"r\"") != std::string::npos);
+    CHECK_NOTHROW(client.call(at, {message_type::control, 0, 0, R"({"command":"step","ticks":5})"}, std::chrono::seconds(10)));
+    n.stop();
+}
+
 TEST_CASE("handshake frames and every other type, captured or forged, first or later, never end a node") {
     set_log_level(log_level::error);
     const std::string secret = "cluster-key";
