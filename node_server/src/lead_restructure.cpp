@@ -150,7 +150,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
                        const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight) {
     namespace fs = std::filesystem;
     const auto started = clock_type::now();
-    if (!run->paused()) run->control({{"command", "freeze"}});
+    if (!run->paused()) run->freeze_for_change();
     const auto tick = run->next_tick();
     const fs::path dir = fs::path(options_.state_dir) / "growth";
     fs::create_directories(dir);

@@ -715,6 +715,15 @@ void lead_run::check_nodes() {
     }
 }
 
+void lead_run::freeze_for_change() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        check_nodes();
+        if (state_ == state::failed) throw error(error_);
+    }
+    freeze();
+}
+
 json lead_run::freeze() {
     stop_ticker();
     std::int64_t target = -1;

@@ -113,6 +113,10 @@ public:
     // restored after a change is frozen until the lead resumes it, and a lead lost before
     // that is replaced by a standby that resumes it all the same.
     void replicate_intent(const nlohmann::json& intent);
+    // Freezes the run for a change of the lead's own (a re-balance, a growth) without telling
+    // the standby: a standby that replaces a lead lost in the change carries on as the run
+    // was asked to, not frozen.
+    void freeze_for_change();
     // A binary snapshot of the frozen network (usage_error when it is not frozen); never
     // at the same time as a checkpoint.
     std::string snapshot();

@@ -81,7 +81,9 @@ struct node::impl {
         });
         own = std::make_shared<worker>(options, calls, signals_in, tasks,
                                        worker::hooks{[this](const protocol::tick_report& report) { leader->report(report); },
-                                                     [this] { leader->resign(); }, [this] { backup->forget(); }});
+                                                     [this] { leader->resign(); },
+                                                     [this](const std::string& lead) { backup->forget_unless_led_by(lead); },
+                                                     [this] { backup->forget(); }});
         leader = std::make_shared<lead>(options, srv, calls, tasks, *own);
         backup = std::make_shared<standby>(options, [this](const replica& r) { leader->take_over(r); });
         srv.add_module(own);

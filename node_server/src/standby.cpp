@@ -113,14 +113,21 @@ void standby::receive(const json& header, std::string body) {
         r.first_tick = header.at("tick").get<std::int64_t>();
         r.rows = output_rows(header.at("width").get<std::size_t>(), r.first_tick, options_.output_memory);
         r.document = std::move(body);
-        replica_ = std::move(r);
         lead_seen_ = clock_type::now();
+        if (r.document.empty() && replica_ && replica_->lead == r.lead) {
+            // Its checkpoint follows; until it has come, the run as it was can still be
+            // carried on from the replica held.
+            arriving_ = std::move(r);
+            return;
+        }
+        arriving_.reset();
+        replica_ = std::move(r);
         DNNC_LOG(info, "standby for lead '" << replica_->lead << "' of network '" << replica_->network << "'");
         changed_.notify_all();
         return;
     }
-    if (!replica_) throw protocol_error("a replica '" + kind + "' before its document");
-    auto& r = *replica_;
+    if (!replica_ && !arriving_) throw protocol_error("a replica '" + kind + "' before its document");
+    auto& r = arriving_ ? *arriving_ : *replica_;
     lead_seen_ = clock_type::now();  // only the lead sends its replica
     if (kind == "rows") {
         const auto start = header.at("start").get<std::int64_t>();
@@ -186,6 +193,17 @@ void standby::receive(const json& header, std::string body) {
         }
         r.checkpoint_file = file(tick);
         r.checkpoint_tick = tick;
+        if (arriving_) {
+            // The new run's replica can start a run now: it replaces the one held.
+            if (replica_ && replica_->checkpoint_file != r.checkpoint_file && !replica_->checkpoint_file.empty()) {
+                std::error_code ignored;
+                fs::remove(replica_->checkpoint_file, ignored);
+            }
+            replica_ = std::move(arriving_);
+            arriving_.reset();
+            DNNC_LOG(info, "standby for lead '" << replica_->lead << "' of network '" << replica_->network << "' from tick "
+                                                << replica_->checkpoint_tick);
+        }
         return;
     }
     if (kind == "intent") {
@@ -200,9 +218,17 @@ void standby::lead_heard(const std::string& lead) {
     if (replica_ && replica_->lead == lead) lead_seen_ = clock_type::now();
 }
 
+void standby::forget_unless_led_by(const std::string& lead) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (replica_ && replica_->lead == lead) return;
+    replica_.reset();
+    arriving_.reset();
+}
+
 void standby::forget() {
     std::lock_guard<std::mutex> lock(mutex_);
     replica_.reset();
+    arriving_.reset();
 }
 
 void standby::describe(json& status) const {
@@ -258,6 +284,7 @@ void standby::watch() {
         if (elapsed_ms(lead_seen_) <= timeout_ms) continue;
         replica taken = std::move(*replica_);
         replica_.reset();
+        arriving_.reset();
         lock.unlock();
         DNNC_LOG(warn, "lead '" << taken.lead << "' has been silent for " << static_cast<long>(taken.heartbeat_timeout_ms)
                                 << " ms: taking over network '" << taken.network << "'");

@@ -12,7 +12,8 @@
 // Messages: replica. Its payload is a u32 (little-endian) header length, a JSON header,
 // and a body:
 //   {"kind": "document", "network", "lead", "lead_at", "heartbeat_timeout_ms", "tick", "width"}
-//       body: the submitted document or snapshot; starts a new replica
+//       body: the submitted document or snapshot; starts a new replica, or none when the
+//       run starts from a binary snapshot (the checkpoint that follows)
 //   {"kind": "rows", "start", "from", "count", "width"}   body: `count` rows of ticks from...,
 //                                                `width` floats each
 //   {"kind": "spikes", "forget_before"}          body: recorded spikes (append_spikes) no client
@@ -84,7 +85,12 @@ public:
     std::vector<protocol::message_type> handles() const override;
     void handle(const protocol::frame& request, responder respond) override;
 
-    // This node installed a config: what it held for an earlier lead no longer applies.
+    // This node installs a config led by `lead`: a replica of another lead no longer
+    // applies. One of `lead`'s own is kept until the new run's replica can replace it: a
+    // lead lost while it reinstalls its network (a re-balance, a growth, a recovery) is
+    // then replaced from the run as it was before.
+    void forget_unless_led_by(const std::string& lead);
+    // This node left the cluster: it holds nothing for it.
     void forget();
     // A heartbeat from lead `lead` reached this node: it is alive, whatever the pings say.
     void lead_heard(const std::string& lead);
@@ -104,6 +110,9 @@ private:
     std::condition_variable changed_;
     bool stopping_ = false;
     std::optional<replica> replica_;
+    // A new run's replica that cannot start a run yet (its document is the checkpoint still
+    // arriving); it replaces replica_ once it can. The pieces after a document go to it.
+    std::optional<replica> arriving_;
     std::chrono::steady_clock::time_point lead_seen_;
     std::thread watcher_;
 };

@@ -260,7 +260,7 @@ void worker::release(const std::string& epoch) {
         config_hash_.clear();
         restoring_.clear();
     }
-    hooks_.drop_replica();
+    hooks_.forget_replica();
     // Released without the lock: a run's clock thread takes it on its way out.
     old.reset();
 }
@@ -274,7 +274,7 @@ void worker::install(const protocol::node_config& own) {
     }
     // Released without the lock: a run's clock thread takes it on its way out.
     if (own.lead != own.node) hooks_.resign_lead();
-    hooks_.drop_replica();
+    hooks_.drop_replica(own.lead);
     old.reset();
     const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
     const bool is_lead = own.lead == own.node;

@@ -39,8 +39,11 @@ public:
     struct hooks {
         std::function<void(const protocol::tick_report& report)> report_to_own_lead;
         std::function<void()> resign_lead;
-        // A new config is being installed: a replica held for an earlier lead is void.
-        std::function<void()> drop_replica;
+        // A new config led by the node named is being installed: a replica held for
+        // another lead is void (standby::forget_unless_led_by).
+        std::function<void(const std::string& lead)> drop_replica;
+        // This node was released: it holds no replica.
+        std::function<void()> forget_replica;
     };
 
     worker(const node_options& options, peer_client& calls, signal_inbox& signals_in, task_pool& tasks, hooks h);

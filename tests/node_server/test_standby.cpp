@@ -177,3 +177,41 @@ TEST_CASE("a standby whose pings fail does not take over while the lead's own he
     }
     std::filesystem::remove_all(options.state_dir);
 }
+
+TEST_CASE("a standby keeps its replica through the same lead's reinstall until the new run's checkpoint has fully come") {
+    node_options options;
+    options.state_dir = (std::filesystem::temp_directory_path() / ("dnnc-standby-" + std::to_string(std::random_device{}()))).string();
+    const auto dir = std::filesystem::path(options.state_dir) / "replicas" / "n";
+    auto held_tick = [](standby& s) {
+        json status;
+        s.describe(status);
+        return status.contains("replica") ? status["replica"]["checkpoint_tick"].get<std::int64_t>() : std::int64_t{-2};
+    };
+    {
+        standby s(options, [](const replica&) {});
+        send_document(s, 2);
+        send(s, {{"kind", "checkpoint"}, {"tick", 50}, {"offset", 0}, {"last", true}}, "old run");
+        REQUIRE(held_tick(s) == 50);
+        // The same lead installs the network anew (a re-balance at tick 70): its configs do
+        // not void the replica, nor does the new run's document, which is the checkpoint to come.
+        s.forget_unless_led_by("a");
+        CHECK(held_tick(s) == 50);
+        send(s, {{"kind", "document"}, {"network", "n"}, {"lead", "a"}, {"lead_at", "127.0.0.1:1"},
+                 {"heartbeat_timeout_ms", 1e9}, {"tick", 70}, {"width", 2}});
+        send(s, {{"kind", "checkpoint"}, {"tick", 70}, {"offset", 0}, {"last", false}}, "new ");
+        CHECK(held_tick(s) == 50);
+        CHECK(read_file((dir / "checkpoint-50.dnncs").string()) == "old run");
+        // Its last piece: the new run's replica replaces the old, whose file goes.
+        send(s, {{"kind", "checkpoint"}, {"tick", 70}, {"offset", 4}, {"last", true}}, "run");
+        CHECK(held_tick(s) == 70);
+        CHECK(read_file((dir / "checkpoint-70.dnncs").string()) == "new run");
+        CHECK_FALSE(std::filesystem::exists(dir / "checkpoint-50.dnncs"));
+        // Another lead's config voids it; so does a release.
+        s.forget_unless_led_by("b");
+        CHECK(held_tick(s) == -2);
+        send_document(s, 2);
+        s.forget();
+        CHECK(held_tick(s) == -2);
+    }
+    std::filesystem::remove_all(options.state_dir);
+}

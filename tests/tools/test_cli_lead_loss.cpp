@@ -1,7 +1,7 @@
 // Lead loss on real clusters: kill -9 the lead mid-run; its standby (the lead's first child
 // in the broadcast tree) takes over from the last replicated checkpoint, and the outputs and
 // spikes equal those of a run without the failure, the rows before the checkpoint included;
-// also when a worker dies in the middle of a re-balance.
+// also when the lead, or a worker, dies in the middle of a re-balance.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -247,6 +247,33 @@ TEST_CASE("a lead cut off past its standby's timeout comes back to find the stan
     wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > tick + 20; });
 }
 
+TEST_CASE("kill -9 the lead in the middle of a re-balance: its standby finishes it or rolls it back, and the outputs equal a run without either") {
+    // The re-balance takes about 100 ms here: a dies before its snapshot, during it, while
+    // it reinstalls the network (the standby keeps the replica it held until the new run's
+    // has come), or after.
+    const int kill_after_ms = GENERATE(20, 50, 80, 150);
+    INFO("a killed " << kill_after_ms << " ms after the re-balance began");
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto config = fully_linked_free_run(dir, ports);
+    {
+        local_cluster_guard cluster(config);
+        REQUIRE(cluster.up.exit_code == 0);
+        start_replicated(config, ports, "");
+        auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity c=3" + at(ports[0])); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
+        REQUIRE(kill(pid_in(cluster.up.out, "a"), SIGKILL) == 0);
+        moving.get();
+        wait_for(ports[1], [](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; }, 60);
+        const auto before = status_of(ports[1])["tick"].get<int>();
+        wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > before + 20; });
+        must(dnnc + " freeze" + at(ports[1]));
+        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[1]));
+    }
+    check_outputs_of_straight_run(dir, config);
+}
+
 TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (changed, rolled back or recovered) with the outputs of a run without either") {
     // The re-balance takes about 100 ms here: c dies before its snapshot, during it or
     // during the install, or after.
@@ -272,7 +299,7 @@ TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (chan
             wait_for(ports[0], [](const json& s) { return s["dead"].size() == 1; });
             must(dnnc + " recover" + at(ports[0]));
         }
-        const auto s = wait_for(ports[0], [](const json& s) { return s.value("state", "") != "failed"; });
+        const auto s = wait_for(ports[0], [](const json& st) { return st.value("state", "") != "failed"; });
         CHECK(s["nodes"].size() == 2);
         if (s["state"] != "running") must(dnnc + " start" + at(ports[0]));
         const auto before = status_of(ports[0])["tick"].get<int>();
