@@ -83,7 +83,7 @@ void pound(const endpoint& at) {
         // Uploads: names that climb out or are not hex, offsets past the end, submits of
         // uploads that are not there.
         std::string("\x05../ab", 6) + std::string(8, '\0') + "x", std::string("\x02zz", 3) + std::string(8, '\0'),
-        std::string("\x02ab", 3) + std::string("\x10\0\0\0\0\0\0\0", 8) + "late", R"({"uploaded": "abc"})",
+        std::string("\x02" "ab", 3) + std::string("\x10\0\0\0\0\0\0\0", 8) + "late", R"({"uploaded": "abc"})",
         R"({"uploaded": "../../etc"})"};
     const message_type requests[] = {message_type::submit,  message_type::configure,     message_type::probe,
                                      message_type::clock,   message_type::inputs,        message_type::control,
