@@ -1,21 +1,25 @@
 #!/usr/bin/python3
 """Load-driven re-balancing against a node with less CPU (issue #31): the scaled microcircuit
-(7,717 neurons) on K local nodes, the last of which gets a fraction of a core (a cgroup CPU
-quota set here: cgroup v1's cpu controller or cgroup v2's cpu.max; needs root). Timed in
-the same run, from the same placement (every node of capacity 1):
+(7,717 neurons) or Brunel's network (examples/brunel/brunel.xml, 12,500 neurons) on K local
+nodes, the last of which gets a fraction of a core (a cgroup CPU quota set here: cgroup v1's
+cpu controller or cgroup v2's cpu.max; needs root). Timed in the same run, from the same
+placement (every node of capacity 1):
   frozen  - <run rebalance="off">: the initial placement, stepped T ticks;
-  auto    - <run rebalance="auto">: free-running until the lead has re-balanced by itself and
-            its nodes' compute times per tick have settled, then stepped T ticks.
+  auto    - <run rebalance="auto">: free-running for --settle seconds, in which the lead
+            re-balances by itself, then stepped T ticks.
 Printed: the wall time per simulated second of each, their ratio (aim >= 1.3), the moves the
-lead made and each node's compute time per tick before and after.
-Usage: bench_auto_rebalance.py [--nodes K] [--ticks T] [--quota F] [--dnnc PATH]"""
+lead made and each node's neurons and time per tick (compute and CPU wait) before and after.
+Usage: bench_auto_rebalance.py [--network microcircuit|brunel] [--nodes K] [--ticks T]
+                               [--quota F] [--settle S] [--dnnc PATH]"""
 import json
 import os
 import pathlib
 import sys
 import time
 
-from local_microcircuit import LocalCluster, arguments
+from local_microcircuit import MICROCIRCUIT, LocalCluster, arguments, root
+
+NETWORKS = {"microcircuit": MICROCIRCUIT, "brunel": root / "examples/brunel/brunel.xml"}
 
 
 def cpu_quota(pid, fraction):
@@ -50,31 +54,38 @@ def cpu_quota(pid, fraction):
     return remove
 
 
-def compute_times(cluster):
+def times_per_tick(cluster):
+    """Each node's neurons, time per tick and the CPU wait in it (ms), and the moves made."""
     status = json.loads(cluster.call("status", "--json", *cluster.lead))
-    return {n["id"]: (n["neurons"], n.get("compute_ms_per_tick")) for n in status["nodes"]}, status.get("moves", [])
+    times = {n["id"]: (n["neurons"], n.get("ms_per_tick"), n.get("cpu_wait_ms_per_tick")) for n in status["nodes"]}
+    return times, status.get("moves", [])
 
 
 def main():
-    args = arguments(__doc__, 4, extra=[("--quota", float, 0.25, "the slowed node's share of one core")])
+    args = arguments(__doc__, 4, extra=[("--quota", float, 0.25, "the slowed node's share of one core"),
+                                         ("--network", str, "microcircuit", "microcircuit or brunel"),
+                                         ("--settle", float, 12, "seconds of free running with rebalance=auto")])
+    if args.network not in NETWORKS:
+        sys.exit(f"--network: one of {', '.join(NETWORKS)}")
     if os.geteuid() != 0:
         sys.exit("bench_auto_rebalance.py sets a cgroup CPU quota: run it as root")
     slow = f"n{args.nodes - 1}"
     simulated = args.ticks * 0.1 / 1000
     results = {}
     for mode in ("off", "auto"):
-        with LocalCluster(args.dnnc, args.nodes, run=f'rebalance="{mode}" rebalance-after="2000"') as cluster:
+        with LocalCluster(args.dnnc, args.nodes, run=f'rebalance="{mode}" rebalance-after="2000"',
+                          example=NETWORKS[args.network]) as cluster:
             remove = cpu_quota(cluster.pid(slow), args.quota)
             try:
                 cluster.submit()
-                cluster.timed_step(500)  # warm-up, and the compute times of the initial placement
-                before, _ = compute_times(cluster)
+                cluster.timed_step(500)  # warm-up, and the times per tick of the initial placement
+                before, _ = times_per_tick(cluster)
                 if mode == "auto":
                     cluster.call("start", *cluster.lead)
-                    time.sleep(12)  # a wait of 2 s, a re-balance, perhaps a second one
+                    time.sleep(args.settle)  # a wait of 2 s, a re-balance, perhaps more
                     cluster.call("freeze", *cluster.lead)
                 wall = cluster.timed_step(args.ticks)
-                after, moves = compute_times(cluster)
+                after, moves = times_per_tick(cluster)
             finally:
                 remove()
         results[mode] = wall / simulated
@@ -83,7 +94,7 @@ def main():
         print(f"  after:  {after}")
         for m in moves:
             print(f"  moved at tick {m['tick']}: {m['what']}, {m['moved']} neurons, paused {m['paused_ms']:.0f} ms")
-    print(f"microcircuit_scaled on {args.nodes} local nodes, {slow} at {args.quota:g} of a core: "
+    print(f"{args.network} on {args.nodes} local nodes, {slow} at {args.quota:g} of a core: "
           f"frozen / auto = {results['off'] / results['auto']:.2f} (aim >= 1.3)")
 
 

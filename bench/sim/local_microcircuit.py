@@ -1,7 +1,8 @@
 """The scaled microcircuit (examples/microcircuit/microcircuit_scaled.xml, 7,717 neurons,
-2,988,807 synapses) on a local cluster, for the benchmarks of a network that changes while it
-runs (bench_grow.py, bench_rebalance.py): its nodes on free loopback ports, all linked, brought
-up with `dnnc cluster up` and always taken down again."""
+2,988,807 synapses), or another example without a cluster of its own, on a local cluster, for
+the benchmarks of a network that changes while it runs (bench_grow.py, bench_rebalance.py,
+bench_auto_rebalance.py): its nodes on free loopback ports, all linked, brought up with `dnnc
+cluster up` and always taken down again."""
 import argparse
 import pathlib
 import re
@@ -11,6 +12,7 @@ import tempfile
 import time
 
 root = pathlib.Path(__file__).resolve().parents[2]
+MICROCIRCUIT = root / "examples/microcircuit/microcircuit_scaled.xml"
 NEURONS = 7717
 SYNAPSES = 2988807
 
@@ -37,28 +39,29 @@ def free_ports(n):
     return ports
 
 
-def microcircuit_on(ports, run=""):
-    """The scaled microcircuit's document with nodes n0, n1, ... on `ports`, all linked, and
-    `run` (attributes) added to its <run>."""
+def network_on(ports, run="", example=MICROCIRCUIT):
+    """The document of `example` (the scaled microcircuit) with nodes n0, n1, ... on `ports`,
+    all linked, and `run` (attributes) added to its <run>."""
     nodes = "".join(f'    <node id="n{k}" host="127.0.0.1" port="{p}"/>\n' for k, p in enumerate(ports))
     links = "".join(f'    <link from="n{a}" to="n{b}"/>\n' for a in range(len(ports)) for b in range(a + 1, len(ports)))
-    text = (root / "examples/microcircuit/microcircuit_scaled.xml").read_text()
+    text = pathlib.Path(example).read_text()
     return text.replace("  <run ", f'  <cluster lead="n0">\n{nodes}{links}  </cluster>\n  <run {run} ')
 
 
 class LocalCluster:
     """`nodes` local nodes up (`spare` more up beside them, serving nothing); `document` is
-    the microcircuit on the first `nodes`, `lead` the --lead option, `call` runs dnnc."""
+    `example` (the microcircuit) on the first `nodes`, `lead` the --lead option, `call` runs
+    dnnc."""
 
-    def __init__(self, dnnc, nodes, spare=0, run=""):
+    def __init__(self, dnnc, nodes, spare=0, run="", example=MICROCIRCUIT):
         self.dnnc = dnnc
         self.ports = free_ports(nodes + spare)
         self._folder = tempfile.TemporaryDirectory()
         folder = pathlib.Path(self._folder.name)
         self._up = folder / "up.xml"
-        self._up.write_text(microcircuit_on(self.ports))
-        self.document = folder / "microcircuit.xml"
-        self.document.write_text(microcircuit_on(self.ports[:nodes], run))
+        self._up.write_text(network_on(self.ports))
+        self.document = folder / "network.xml"
+        self.document.write_text(network_on(self.ports[:nodes], run, example))
         self.lead = ["--lead", f"127.0.0.1:{self.ports[0]}"]
 
     def call(self, *words):

@@ -771,7 +771,8 @@ void lead::describe(json& s) {
             const auto& p = progress["nodes"][v];
             entry["completed"] = p["completed"];
             entry["signals_sent"] = p["sent"];
-            if (p.contains("compute_ms_per_tick")) entry["compute_ms_per_tick"] = p["compute_ms_per_tick"];
+            for (const char* measure : {"ms_per_tick", "cpu_wait_ms_per_tick"})
+                if (p.contains(measure)) entry[measure] = p[measure];
         }
         const auto page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
         if (!page.empty()) entry["page"] = page;

@@ -171,9 +171,10 @@ private:
     // cluster and is released (worker::release). Not the lead; the rest must stay linked.
     nlohmann::json drain(const nlohmann::json& command);
     // <run rebalance="auto">: `run`'s nodes were out of balance (lead_run::take_rebalance_due,
-    // each node's compute time per tick): a re-balance that gives the slower nodes less
-    // capacity and the faster more (damped: lead_restructure.cpp), unless the run was
-    // replaced meanwhile.
+    // each node's time per tick): the next step of load_watch.hpp's next_load_step, a
+    // re-balance that gives the slower nodes less capacity and the faster more, a drain of
+    // a node whose ticks are slow by themselves, or no more moves by load; nothing if the
+    // run was replaced meanwhile.
     void rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick);
     // Adds a change to the moves the status lists (the newest max_moves_listed):
     // {"tick", "what", "moved", "paused_ms", ...}.
@@ -215,6 +216,10 @@ private:
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) at a time
     std::deque<nlohmann::json> moves_;  // the newest changes that moved neurons (note_move)
+    // The nodes as they were at the last move by load, and whether moving by load has
+    // stopped (rebalance_by_load); both start anew with a network placed afresh.
+    std::vector<node_load> last_load_move_;
+    bool load_moves_stopped_ = false;
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads_;

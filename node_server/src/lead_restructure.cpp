@@ -286,37 +286,41 @@ json lead::rebalance(const json& command) {
 }
 
 void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick) {
-    json capacity = json::object();
+    std::vector<node_load> now, at_last_move;
+    std::size_t lead_index = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (run_ != run || !state_) return;  // replaced meanwhile
+        if (run_ != run || !state_ || load_moves_stopped_) return;  // replaced meanwhile, or given up
         const auto& nodes = state_->plan.doc.clu->nodes;
-        const auto& load = state_->plan.quality.load;
-        // A node slower per tick than the mean gets less capacity, a faster one more, by the
-        // square root of the ratio and at most a factor 2 a step: a tick's fixed costs do not
-        // shrink with its load, so a full step (capacity in proportion to load per ms) would
-        // starve a lightly loaded node further each time. The nodes measured keep their
-        // capacities' total between them; one without neurons keeps its own.
-        std::vector<double> scaled(nodes.size(), 0.0);
-        double mean_ms = 0, before = 0, after = 0;
-        std::size_t measured = 0;
-        for (std::size_t v = 0; v < nodes.size() && v < load.size() && v < ms_per_tick.size(); ++v)
-            if (load[v] > 0 && ms_per_tick[v] > 0) mean_ms += ms_per_tick[v], ++measured;
-        if (measured == 0) return;
-        mean_ms /= static_cast<double>(measured);
-        for (std::size_t v = 0; v < nodes.size() && v < load.size() && v < ms_per_tick.size(); ++v) {
-            if (load[v] <= 0 || !(ms_per_tick[v] > 0)) continue;
-            scaled[v] = nodes[v].capacity * std::clamp(std::sqrt(mean_ms / ms_per_tick[v]), 0.5, 2.0);
-            before += nodes[v].capacity;
-            after += scaled[v];
-        }
+        const auto& neurons = state_->plan.neurons_per_node;
         for (std::size_t v = 0; v < nodes.size(); ++v)
-            if (scaled[v] > 0) capacity[nodes[v].id] = std::max(1e-3, std::round(scaled[v] / after * before * 1000) / 1000);
+            now.push_back({nodes[v].id, nodes[v].capacity, v < neurons.size() ? static_cast<std::int64_t>(neurons[v]) : 0,
+                           v < ms_per_tick.size() ? ms_per_tick[v] : 0.0});
+        lead_index = state_->topo.lead();
+        at_last_move = last_load_move_;
     }
+    const auto step = next_load_step(now, at_last_move, lead_index);
     try {
-        const auto reply = rebalance({{"command", "rebalance"}, {"capacity", capacity}, {"by_load", true}});
-        DNNC_LOG(info, "re-balanced by load (compute ms per tick " << json(ms_per_tick).dump() << ", capacities "
-                                                                  << capacity.dump() << "): " << reply["moved"] << " neurons moved");
+        if (step.what == load_step::kind::stop) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            load_moves_stopped_ = true;
+            DNNC_LOG(warn, "re-balancing by load stops for this network: the last move did not make its slowest node faster "
+                           "(ms per tick " << json(ms_per_tick).dump() << ")");
+            return;
+        }
+        if (step.what == load_step::kind::drain) {
+            const auto reply = drain({{"command", "drain"}, {"node", now[step.node].id}, {"by_load", true}});
+            DNNC_LOG(info, "drained '" << now[step.node].id << "' by load: it lost neurons and its ticks did not get faster (ms per tick "
+                                       << json(ms_per_tick).dump() << "); " << reply["moved"] << " neurons moved");
+        } else {
+            json capacity = json::object();
+            for (std::size_t v = 0; v < now.size(); ++v) capacity[now[v].id] = step.capacity[v];
+            const auto reply = rebalance({{"command", "rebalance"}, {"capacity", capacity}, {"by_load", true}});
+            DNNC_LOG(info, "re-balanced by load (ms per tick " << json(ms_per_tick).dump() << ", capacities " << capacity.dump()
+                                                               << "): " << reply["moved"] << " neurons moved");
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        last_load_move_ = std::move(now);
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "the re-balance by load failed: " << e.what());
     }
@@ -373,7 +377,7 @@ json lead::join(const json& command) {
 
 json lead::drain(const json& command) {
     const auto id = node_text(command, "node", "drain");
-    const std::string what = "drain of '" + id + "'";
+    const std::string what = "drain of '" + id + "'" + (command.value("by_load", false) ? " by load" : "");
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = run_to_change(what);
     endpoint at;

@@ -215,7 +215,7 @@ void lead_run::on_report(const protocol::tick_report& report) {
                                 std::pair{&report.missing_from, &p.missing_from}, std::pair{&report.packet_bytes_to, &p.packet_bytes_to},
                                 std::pair{&report.payload_bytes_to, &p.payload_bytes_to}})
         for (const auto& [peer, count] : *from) (*counts)[peer] = std::max((*counts)[peer], count);
-    load_.report(v, report.compute_ns, p.completed);
+    load_.report(v, report.compute_ns, report.cpu_wait_ns, p.completed);
     // The watch closes its intervals either way (the status shows them); the lead acts on
     // them only with rebalance="auto".
     if (auto due = load_.due(); due && run_.rebalance_auto) rebalance_due_ = std::move(due);
@@ -797,13 +797,17 @@ json lead_run::progress() {
     json nodes = json::array();
     std::int64_t sent = 0, dropped = 0, missing = 0;
     const auto& ms_per_tick = load_.ms_per_tick();
+    const auto& cpu_wait_ms_per_tick = load_.cpu_wait_ms_per_tick();
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
         const auto& p = nodes_[v];
         nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
                          {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
                          {"missing_from", p.missing_from}, {"packet_bytes_to", p.packet_bytes_to},
                          {"payload_bytes_to", p.payload_bytes_to}});
-        if (!ms_per_tick.empty()) nodes.back()["compute_ms_per_tick"] = ms_per_tick[v];
+        if (!ms_per_tick.empty()) {
+            nodes.back()["ms_per_tick"] = ms_per_tick[v];
+            nodes.back()["cpu_wait_ms_per_tick"] = cpu_wait_ms_per_tick[v];
+        }
         sent += p.sent;
         dropped += p.dropped;
         missing += p.missing;

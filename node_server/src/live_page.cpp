@@ -50,7 +50,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <div id="control-answer" style="margin-top:6px;font-size:12px;color:#555"></div>
 <h2 style="margin-top:10px">Events</h2><div id="events"></div></section>
 <section><h2>Cluster</h2><svg id="graph" viewBox="0 0 400 260" width="100%" height="260"></svg></section>
-<section><h2>Nodes</h2><table id="nodes"><thead><tr><th>node</th><th>address</th><th>roles</th><th>capacity</th><th>neurons</th><th>tick</th><th>signals sent</th><th>ms/tick</th><th>alive</th></tr></thead><tbody></tbody></table>
+<section><h2>Nodes</h2><table id="nodes"><thead><tr><th>node</th><th>address</th><th>roles</th><th>capacity</th><th>neurons</th><th>tick</th><th>signals sent</th><th>ms/tick</th><th>of it, CPU wait</th><th>alive</th></tr></thead><tbody></tbody></table>
 <h2 style="margin-top:10px">Links</h2><table id="links"><thead><tr><th>from</th><th>to</th><th>latency ms</th><th>round trip ms</th><th>signals/s</th><th>flags</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Partition</h2><table id="partition"><thead></thead><tbody></tbody></table><div id="cut" style="margin-top:6px;font-size:12px"></div></section>
 <section class="wide"><h2>Raster <span id="raster-note" style="font-weight:normal;font-size:12px"></span></h2><canvas id="raster" width="1200" height="300"></canvas></section>
@@ -153,7 +153,8 @@ function measureLinks(s){
 function showNodes(s){
   const rows = (s.nodes || []).map(n => "<tr><td>" + esc(n.id) + "</td><td>" + esc(n.address) + "</td><td>" + esc(n.roles.join(",")) +
     "</td><td>" + n.capacity + "</td><td>" + n.neurons + "</td><td>" + (n.completed ?? "-") + "</td><td>" + (n.signals_sent ?? "-") +
-    "</td><td>" + (n.compute_ms_per_tick === undefined ? "-" : fmt(n.compute_ms_per_tick, 4)) +
+    "</td><td>" + (n.ms_per_tick === undefined ? "-" : fmt(n.ms_per_tick, 4)) +
+    "</td><td>" + (n.cpu_wait_ms_per_tick === undefined ? "-" : fmt(n.cpu_wait_ms_per_tick, 4)) +
     "</td><td class=\"" + (n.alive ? "" : "dead") + "\">" + (n.alive ? "yes" : "DEAD") + "</td></tr>");
   $("nodes").tBodies[0].innerHTML = rows.join("");
   $("links").tBodies[0].innerHTML = (s.links || []).map(l => "<tr><td>" + esc(l.from) + "</td><td>" + esc(l.to) + "</td><td>" +

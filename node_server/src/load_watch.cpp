@@ -1,6 +1,7 @@
 #include "load_watch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace dnnc::node_server {
@@ -9,19 +10,22 @@ load_watch::load_watch(std::size_t nodes, double threshold, std::chrono::millise
                        clock::time_point now)
     : threshold_(threshold), after_(after), interval_(interval), now_(nodes), at_start_(nodes), interval_start_(now) {}
 
-void load_watch::report(std::size_t v, std::int64_t compute_ns, std::int64_t completed) {
+void load_watch::report(std::size_t v, std::int64_t compute_ns, std::int64_t cpu_wait_ns, std::int64_t completed) {
     // Reports may come out of order: counts only grow.
     now_.at(v).compute_ns = std::max(now_[v].compute_ns, compute_ns);
+    now_[v].cpu_wait_ns = std::max(now_[v].cpu_wait_ns, cpu_wait_ns);
     now_[v].completed = std::max(now_[v].completed, completed);
 }
 
 std::optional<std::vector<double>> load_watch::due(clock::time_point now) {
     if (now - interval_start_ < interval_) return std::nullopt;
-    std::vector<double> ms;
+    std::vector<double> ms, waited;
     for (std::size_t v = 0; v < now_.size(); ++v) {
         const auto ticks = now_[v].completed - at_start_[v].completed;
         if (ticks <= 0) break;  // a node that did not tick (a freeze, a pause): no judgement
-        ms.push_back(static_cast<double>(now_[v].compute_ns - at_start_[v].compute_ns) / 1e6 / static_cast<double>(ticks));
+        const auto per_tick = [&](std::int64_t ns) { return static_cast<double>(ns) / 1e6 / static_cast<double>(ticks); };
+        waited.push_back(per_tick(now_[v].cpu_wait_ns - at_start_[v].cpu_wait_ns));
+        ms.push_back(per_tick(now_[v].compute_ns - at_start_[v].compute_ns) + waited.back());
     }
     const auto started = interval_start_;
     at_start_ = now_;
@@ -31,6 +35,7 @@ std::optional<std::vector<double>> load_watch::due(clock::time_point now) {
         return std::nullopt;
     }
     ms_per_tick_ = ms;
+    cpu_wait_ms_per_tick_ = std::move(waited);
     const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
     if (!(mean > 0 && *std::max_element(ms.begin(), ms.end()) > threshold_ * mean)) {
         imbalanced_since_.reset();
@@ -40,6 +45,46 @@ std::optional<std::vector<double>> load_watch::due(clock::time_point now) {
     if (now - *imbalanced_since_ < after_) return std::nullopt;
     imbalanced_since_.reset();
     return ms;
+}
+
+load_step next_load_step(const std::vector<node_load>& now, const std::vector<node_load>& at_last_move, std::size_t lead) {
+    const auto measured = [](const node_load& n) { return n.neurons > 0 && n.ms_per_tick > 0; };
+    std::optional<std::size_t> slowest;
+    double mean_ms = 0;
+    std::size_t count = 0;
+    for (std::size_t v = 0; v < now.size(); ++v) {
+        if (!measured(now[v])) continue;
+        mean_ms += now[v].ms_per_tick;
+        ++count;
+        if (!slowest || now[v].ms_per_tick > now[*slowest].ms_per_tick) slowest = v;
+    }
+    if (!slowest) return {};
+    mean_ms /= static_cast<double>(count);
+    if (!at_last_move.empty()) {
+        const auto then = std::find_if(at_last_move.begin(), at_last_move.end(),
+                                       [&](const node_load& n) { return n.id == now[*slowest].id; });
+        if (then != at_last_move.end() && now[*slowest].neurons < then->neurons &&
+            now[*slowest].ms_per_tick >= 0.9 * then->ms_per_tick) {
+            if (*slowest == lead) return {};
+            return {load_step::kind::drain, {}, *slowest};
+        }
+        double slowest_then = 0;
+        for (const auto& n : at_last_move)
+            if (measured(n)) slowest_then = std::max(slowest_then, n.ms_per_tick);
+        if (now[*slowest].ms_per_tick >= 0.95 * slowest_then) return {};
+    }
+    load_step step{load_step::kind::rescale, std::vector<double>(now.size(), 0.0), 0};
+    double before = 0, after = 0;
+    for (std::size_t v = 0; v < now.size(); ++v) {
+        step.capacity[v] = now[v].capacity;
+        if (!measured(now[v])) continue;
+        step.capacity[v] = now[v].capacity * std::clamp(std::sqrt(mean_ms / now[v].ms_per_tick), 0.5, 2.0);
+        before += now[v].capacity;
+        after += step.capacity[v];
+    }
+    for (std::size_t v = 0; v < now.size(); ++v)
+        if (measured(now[v])) step.capacity[v] = std::max(1e-3, std::round(step.capacity[v] / after * before * 1000) / 1000);
+    return step;
 }
 
 }  // namespace dnnc::node_server

@@ -1,12 +1,16 @@
 #pragma once
-// The nodes' compute time per tick, from their tick reports (private to dnnc_node_server):
-// what the status shows per node and what <run rebalance="auto"> acts on. Every `interval`
-// it takes each node's compute time over the ticks it completed since the last interval;
-// when the slowest node's time per tick stays above `threshold` x the nodes' mean for
-// `after`, it says so once (due), with the times, and starts watching anew.
+// The nodes' time per tick, from their tick reports (private to dnnc_node_server): what the
+// status shows per node and what <run rebalance="auto"> acts on. A node's time per tick is
+// its compute time plus the time its runner waited for a CPU it was ready to run on (a node
+// held back by other processes or by a CPU quota computes as fast as the others but starts
+// its ticks late). Every `interval` it takes each node's times over the ticks it completed
+// since the last interval; when the slowest node's time per tick stays above `threshold` x
+// the nodes' mean for `after`, it says so once (due), with the times, and starts watching
+// anew.
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace dnnc::node_server {
@@ -17,25 +21,53 @@ public:
     load_watch(std::size_t nodes, double threshold, std::chrono::milliseconds after,
                std::chrono::milliseconds interval = std::chrono::milliseconds(500), clock::time_point now = clock::now());
 
-    // Node v's compute time since its run began (ns) and the last tick it completed.
-    void report(std::size_t v, std::int64_t compute_ns, std::int64_t completed);
-    // Each node's compute time per tick over the last interval, in ms (empty until an
-    // interval in which every node completed ticks).
+    // Node v's compute time and CPU wait since its run began (ns) and the last tick it
+    // completed.
+    void report(std::size_t v, std::int64_t compute_ns, std::int64_t cpu_wait_ns, std::int64_t completed);
+    // Each node's time per tick (compute and CPU wait) over the last interval, in ms (empty
+    // until an interval in which every node completed ticks), and the CPU wait's part.
     const std::vector<double>& ms_per_tick() const { return ms_per_tick_; }
+    const std::vector<double>& cpu_wait_ms_per_tick() const { return cpu_wait_ms_per_tick_; }
     // Closes the interval when it has lasted long enough; when the imbalance has held for
     // `after`, the times per tick (once; the watch then starts over).
     std::optional<std::vector<double>> due(clock::time_point now = clock::now());
 
 private:
     struct counts {
-        std::int64_t compute_ns = 0, completed = -1;
+        std::int64_t compute_ns = 0, cpu_wait_ns = 0, completed = -1;
     };
     double threshold_;
     std::chrono::milliseconds after_, interval_;
     std::vector<counts> now_, at_start_;  // latest, and at the interval's start
     clock::time_point interval_start_;
     std::optional<clock::time_point> imbalanced_since_;
-    std::vector<double> ms_per_tick_;
+    std::vector<double> ms_per_tick_, cpu_wait_ms_per_tick_;
 };
+
+// What the lead does about an imbalance the watch found (<run rebalance="auto">), from each
+// node's capacity, neurons and time per tick now and as they were when it last moved neurons
+// by load:
+// - rescale: a node slower per tick than the mean gets less capacity, a faster one more, by
+//   the square root of the ratio and at most a factor 2 a step (a tick's fixed costs do not
+//   shrink with its load, so capacities in proportion to load per ms would starve a lightly
+//   loaded node further each time); the nodes measured keep their capacities' total between
+//   them, and one without neurons (or not measured) keeps its own;
+// - drain: the slowest node lost neurons at the last move and its time per tick did not fall
+//   with them (by 10% or more): its ticks are slow by themselves (its packets and the clock,
+//   on a CPU held back by a quota or by other processes), and it leaves the run;
+// - stop: that node is the lead, which cannot leave, or the last move did not make the
+//   slowest node's time per tick fall by 5%: moving more neurons would not help.
+struct node_load {
+    std::string id;
+    double capacity = 1;
+    std::int64_t neurons = 0;
+    double ms_per_tick = 0;
+};
+struct load_step {
+    enum class kind { rescale, drain, stop } what = kind::stop;
+    std::vector<double> capacity;  // rescale: each node's, in the order given
+    std::size_t node = 0;          // drain: which
+};
+load_step next_load_step(const std::vector<node_load>& now, const std::vector<node_load>& at_last_move, std::size_t lead);
 
 }  // namespace dnnc::node_server

@@ -1,5 +1,6 @@
 #include "node_simulation.hpp"
 
+#include "cpu_wait.hpp"
 #include "signal_transports.hpp"
 #include "weight_bins.hpp"
 
@@ -106,7 +107,10 @@ void node_simulation::start_runner() {
             due = t >= runner_->granted() || pending_ticks_.size() >= report_batch || pending_values_ >= report_values ||
                   now - oldest_pending_ >= report_delay;
         }
-        if (due) flush_reports();
+        if (due) {
+            runner_cpu_wait_ns_ = this_thread_cpu_wait_ns();  // the runner's own: read on its thread
+            flush_reports();
+        }
     });
     thread_ = std::thread([this] { runner_->run(); });
 }
@@ -148,6 +152,7 @@ void node_simulation::flush_reports() {
         report.dropped = s.values_dropped;
         report.missing = s.packets_missing;
         report.compute_ns = s.compute_ns;
+        report.cpu_wait_ns = runner_cpu_wait_ns_;
         report.sent_to = by_peer(s.sent_to, true);
         report.late_from = by_peer(s.late_from, false);
         report.missing_from = by_peer(s.missing_from, false);

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -132,6 +133,7 @@ private:
     nlohmann::json pending_structure_ = nlohmann::json::array();
     std::size_t pending_values_ = 0;
     std::chrono::steady_clock::time_point oldest_pending_;
+    std::atomic<std::int64_t> runner_cpu_wait_ns_{0};  // cpu_wait.hpp, as of the last batch
     std::thread thread_;
 };
 

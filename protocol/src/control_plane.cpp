@@ -99,7 +99,7 @@ json encode(const tick_report& r) {
         ticks.push_back(std::move(entry));
     }
     json j{{"node", r.node},       {"hash", r.hash},         {"ticks", std::move(ticks)}, {"sent", r.sent},
-           {"sent_to", r.sent_to}, {"dropped", r.dropped},   {"missing", r.missing},      {"compute_ns", r.compute_ns}, {"late_from", r.late_from},
+           {"sent_to", r.sent_to}, {"dropped", r.dropped},   {"missing", r.missing},      {"compute_ns", r.compute_ns}, {"cpu_wait_ns", r.cpu_wait_ns}, {"late_from", r.late_from},
            {"missing_from", r.missing_from}, {"packet_bytes_to", r.packet_bytes_to}, {"payload_bytes_to", r.payload_bytes_to}};
     if (!r.structure.is_null()) j["structure"] = r.structure;
     return j;
@@ -120,6 +120,10 @@ tick_report decode_tick_report(const json& j) {
     if (const auto it = j.find("compute_ns"); it != j.end()) {  // optional: 0 when a node does not say
         r.compute_ns = integer(*it, "tick report compute_ns");
         if (r.compute_ns < 0) throw protocol_error("tick report compute_ns is negative");
+    }
+    if (const auto it = j.find("cpu_wait_ns"); it != j.end()) {  // optional as well
+        r.cpu_wait_ns = integer(*it, "tick report cpu_wait_ns");
+        if (r.cpu_wait_ns < 0) throw protocol_error("tick report cpu_wait_ns is negative");
     }
     r.sent_to = counts_of(j.value("sent_to", json()), "tick report sent_to");
     r.late_from = counts_of(j.value("late_from", json()), "tick report late_from");

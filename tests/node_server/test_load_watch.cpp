@@ -1,4 +1,4 @@
-// The lead's watch over the nodes' compute time per tick (load_watch.hpp): the times per
+// The lead's watch over the nodes' time per tick (load_watch.hpp): compute and CPU wait per
 // tick over each interval, a re-balance due only when the slowest node stays above the
 // threshold for the whole wait, once, and no judgement over an interval in which a node
 // did not tick.
@@ -10,19 +10,21 @@ using dnnc::node_server::load_watch;
 using namespace std::chrono_literals;
 
 namespace {
-// Each interval of 500 ms, node v computes 100 ticks in ms[v] x 100 ms.
+// Each interval of 500 ms, node v computes 100 ticks in ms[v] x 100 ms and waits
+// waited[v] x 100 ms for a CPU (none when not given).
 struct fed_watch {
     load_watch watch;
     load_watch::clock::time_point t;
-    std::vector<std::int64_t> ns, ticks;
+    std::vector<std::int64_t> ns, wait_ns, ticks;
     fed_watch(std::size_t nodes, double threshold, std::chrono::milliseconds after)
-        : watch(nodes, threshold, after, 500ms, load_watch::clock::time_point{}), t{}, ns(nodes, 0), ticks(nodes, -1) {}
-    std::optional<std::vector<double>> interval(const std::vector<double>& ms) {
+        : watch(nodes, threshold, after, 500ms, load_watch::clock::time_point{}), t{}, ns(nodes, 0), wait_ns(nodes, 0), ticks(nodes, -1) {}
+    std::optional<std::vector<double>> interval(const std::vector<double>& ms, const std::vector<double>& waited = {}) {
         t += 500ms;
         for (std::size_t v = 0; v < ms.size(); ++v) {
             ns[v] += static_cast<std::int64_t>(ms[v] * 100 * 1e6);
+            if (v < waited.size()) wait_ns[v] += static_cast<std::int64_t>(waited[v] * 100 * 1e6);
             ticks[v] += 100;
-            watch.report(v, ns[v], ticks[v]);
+            watch.report(v, ns[v], wait_ns[v], ticks[v]);
         }
         return watch.due(t);
     }
@@ -65,7 +67,58 @@ TEST_CASE("an interval in which a node did not tick (frozen) is not judged, and 
     // An interval shorter than 500 ms is not closed.
     f.ns[0] += 1000000000;
     f.ticks[0] += 1;
-    f.watch.report(0, f.ns[0], f.ticks[0]);
+    f.watch.report(0, f.ns[0], f.wait_ns[0], f.ticks[0]);
     CHECK_FALSE(f.watch.due(f.t + 100ms));
     CHECK(f.watch.ms_per_tick()[1] == Approx(3.0));
+}
+
+TEST_CASE("a node that computes as fast as the others but waits for a CPU is the slow one") {
+    fed_watch f(3, 1.15, 1000ms);
+    CHECK_FALSE(f.interval({1, 1, 1}, {0.1, 0.1, 2}));
+    REQUIRE(f.watch.cpu_wait_ms_per_tick().size() == 3);
+    CHECK(f.watch.cpu_wait_ms_per_tick()[2] == Approx(2.0));
+    CHECK(f.watch.ms_per_tick()[2] == Approx(3.0));
+    CHECK(f.watch.ms_per_tick()[0] == Approx(1.1));
+    const auto due = f.interval({1, 1, 1}, {0.1, 0.1, 2});  // imbalanced for 1,000 ms
+    REQUIRE(due);
+    CHECK((*due)[2] == Approx(3.0));
+    // Without the waits the three are equal: nothing is due.
+    fed_watch even(3, 1.15, 1000ms);
+    for (int k = 0; k < 4; ++k) CHECK_FALSE(even.interval({1, 1, 1}));
+}
+
+TEST_CASE("the next step by load: damped capacities, a drain of a node slow by itself, or a stop") {
+    using dnnc::node_server::load_step;
+    using dnnc::node_server::next_load_step;
+    using dnnc::node_server::node_load;
+    // n2 takes 4 ms a tick, the others 1 (mean 2): n0 and n1 scale by sqrt(2/1), n2 by
+    // sqrt(2/4), and the three keep their total; n3 has no neurons and keeps its capacity.
+    const std::vector<node_load> first{{"n0", 1, 100, 1}, {"n1", 1, 100, 1}, {"n2", 1, 100, 4}, {"n3", 2, 0, 0}};
+    const auto step = next_load_step(first, {}, 0);
+    REQUIRE(step.what == load_step::kind::rescale);
+    REQUIRE(step.capacity.size() == 4);
+    CHECK(step.capacity[0] == Approx(step.capacity[1]));
+    CHECK(step.capacity[2] < step.capacity[0]);
+    CHECK(step.capacity[0] / step.capacity[2] == Approx(2.0).epsilon(0.01));
+    CHECK(step.capacity[0] + step.capacity[1] + step.capacity[2] == Approx(3.0).epsilon(0.01));
+    CHECK(step.capacity[3] == 2);
+
+    // The move took neurons from n2 and its ticks stayed as slow: it leaves the run.
+    const std::vector<node_load> then_slow{{"n0", 1.2, 130, 1.1}, {"n1", 1.2, 130, 1.1}, {"n2", 0.6, 40, 3.9}, {"n3", 2, 0, 0}};
+    const auto drain = next_load_step(then_slow, first, 0);
+    CHECK(drain.what == load_step::kind::drain);
+    CHECK(drain.node == 2);
+    // Unless it is the lead, which cannot leave: moving stops.
+    CHECK(next_load_step(then_slow, first, 2).what == load_step::kind::stop);
+
+    // The move made n2 faster (its time fell by more than 10%): the next step rescales again.
+    const std::vector<node_load> then_faster{{"n0", 1.2, 130, 1.2}, {"n1", 1.2, 130, 1.2}, {"n2", 0.6, 40, 2.5}, {"n3", 2, 0, 0}};
+    CHECK(next_load_step(then_faster, first, 0).what == load_step::kind::rescale);
+
+    // The slowest node is another one now, and no faster than the slowest was: moving stops.
+    const std::vector<node_load> worse{{"n0", 1.2, 130, 4.2}, {"n1", 1.2, 130, 1.2}, {"n2", 0.6, 40, 1.5}, {"n3", 2, 0, 0}};
+    CHECK(next_load_step(worse, first, 1).what == load_step::kind::stop);
+
+    // Nothing measured: nothing to do but stop.
+    CHECK(next_load_step({{"n0", 1, 100, 0}}, {}, 0).what == load_step::kind::stop);
 }

@@ -39,6 +39,7 @@ TEST_CASE("tick reports decode to what was encoded") {
     r.dropped = 1;
     r.missing = 2;
     r.compute_ns = 123456789;
+    r.cpu_wait_ns = 2345678;
     r.sent_to = {{"n0", 10}};
     r.late_from = {{"n2", 1}};
     r.structure = json::array({json::array({0, 0, 0.5, 1, 1, 0})});
@@ -57,6 +58,7 @@ TEST_CASE("tick reports decode to what was encoded") {
     CHECK(back.dropped == 1);
     CHECK(back.missing == 2);
     CHECK(back.compute_ns == 123456789);
+    CHECK(back.cpu_wait_ns == 2345678);
     CHECK(back.sent_to == r.sent_to);
     CHECK(back.late_from == r.late_from);
     CHECK(back.missing_from.empty());
@@ -71,7 +73,7 @@ TEST_CASE("a malformed tick report is a protocol_error") {
         bad[key] = std::move(value);
         return bad;
     };
-    for (const auto& bad : {json::array(), json(), with("node", 3), with("ticks", "x"), with("sent", "many"), with("compute_ns", -1), with("compute_ns", 0.5), with("sent_to", json::array()),
+    for (const auto& bad : {json::array(), json(), with("node", 3), with("ticks", "x"), with("sent", "many"), with("compute_ns", -1), with("compute_ns", 0.5), with("cpu_wait_ns", -1), with("cpu_wait_ns", "long"), with("sent_to", json::array()),
                             with("late_from", {{"n1", "x"}}), with("ticks", json::array({json::array({0})})),
                             with("ticks", json::array({json::array({"t", json::array()})})),
                             with("ticks", json::array({json::array({0, json::array({"v"})})})),

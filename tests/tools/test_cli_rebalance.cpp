@@ -240,7 +240,7 @@ TEST_CASE("with rebalance=auto the lead moves load off a node that carries too m
     for (int i = 0; i < 300 && !status.contains("moves"); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         status = json_of(dnnc + " status --json" + lead_of(ports));
-        if (status["nodes"][0].contains("compute_ms_per_tick") && status["nodes"][1].contains("compute_ms_per_tick")) timed = true;
+        if (status["nodes"][0].contains("ms_per_tick") && status["nodes"][1].contains("cpu_wait_ms_per_tick")) timed = true;
     }
     must(dnnc + " freeze" + lead_of(ports));
     CHECK(timed);

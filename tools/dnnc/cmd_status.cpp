@@ -52,16 +52,19 @@ int run_status(const status_options& o) {
         if (s.contains("lead_page")) std::cout << "the lead's live page: " << page_url(o, s, text_of(s, "lead_page")) << '\n';
     }
     if (!s.contains("nodes")) return 0;
-    // ms/tick: the node's compute time per tick over the lead's last interval (load_watch).
-    std::printf("%-12s %-22s %-12s %8s %9s  %-5s %9s\n", "node", "address", "roles", "capacity", "neurons", "alive", "ms/tick");
+    // ms/tick: the node's time per tick over the lead's last interval, compute and CPU wait
+    // (load_watch); cpu wait: the latter's part.
+    std::printf("%-12s %-22s %-12s %8s %9s  %-5s %9s %9s\n", "node", "address", "roles", "capacity", "neurons", "alive", "ms/tick",
+                "cpu wait");
     for (const auto& n : s["nodes"]) {
         std::string roles;
         for (const auto& r : n["roles"]) roles += (roles.empty() ? "" : ",") + r.get<std::string>();
-        char ms[32] = "-";
-        if (n.contains("compute_ms_per_tick")) std::snprintf(ms, sizeof ms, "%.4f", n["compute_ms_per_tick"].get<double>());
-        std::printf("%-12s %-22s %-12s %8g %9zu  %-5s %9s\n", n["id"].get<std::string>().c_str(),
+        char ms[32] = "-", waited[32] = "-";
+        if (n.contains("ms_per_tick")) std::snprintf(ms, sizeof ms, "%.4f", n["ms_per_tick"].get<double>());
+        if (n.contains("cpu_wait_ms_per_tick")) std::snprintf(waited, sizeof waited, "%.4f", n["cpu_wait_ms_per_tick"].get<double>());
+        std::printf("%-12s %-22s %-12s %8g %9zu  %-5s %9s %9s\n", n["id"].get<std::string>().c_str(),
                     n["address"].get<std::string>().c_str(), roles.c_str(), n["capacity"].get<double>(),
-                    n["neurons"].get<std::size_t>(), n["alive"].get<bool>() ? "yes" : "DEAD", ms);
+                    n["neurons"].get<std::size_t>(), n["alive"].get<bool>() ? "yes" : "DEAD", ms, waited);
     }
     // The newest changes that moved neurons (growth, re-balance, join, drain).
     if (s.contains("moves"))

@@ -57,6 +57,10 @@ struct tick_report {
     // The node's time computing ticks (not waiting for peers) since its run began, in ns: what
     // the lead weighs the nodes' loads by (<run rebalance="auto">).
     std::int64_t compute_ns = 0;
+    // The time its runner waited for a CPU it was ready to run on since its run began, in ns
+    // (the kernel's run_delay): late ticks that the compute time does not show, as under
+    // another process's load or a CPU quota. The lead weighs it in with compute_ns.
+    std::int64_t cpu_wait_ns = 0;
     std::map<std::string, std::int64_t> sent_to, late_from, missing_from, packet_bytes_to, payload_bytes_to;
     nlohmann::json structure;  // null, or the records (node_server's structure_log::add)
 };
