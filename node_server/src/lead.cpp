@@ -164,7 +164,7 @@ void lead::report(const protocol::tick_report& report) {
     try {
         if (!r) return;
         r->on_report(report);
-        if (auto due = r->take_rebalance_due()) tasks_.run([this, r, ms = std::move(*due)] { rebalance_by_load(r, ms); });
+        if (auto due = r->take_rebalance_due()) tasks_.run([this, r, times = std::move(*due)] { rebalance_by_load(r, times); });
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "tick report dropped: " << e.what());
     }

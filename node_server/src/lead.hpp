@@ -175,7 +175,7 @@ private:
     // re-balance that gives the slower nodes less capacity and the faster more, a drain of
     // a node whose ticks are slow by themselves, or no more moves by load; nothing if the
     // run was replaced meanwhile.
-    void rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick);
+    void rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_times& times);
     // Adds a change to the moves the status lists (the newest max_moves_listed):
     // {"tick", "what", "moved", "paused_ms", ...}.
     void note_move(nlohmann::json move);

@@ -285,7 +285,8 @@ json lead::rebalance(const json& command) {
     return answer;
 }
 
-void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::vector<double>& ms_per_tick) {
+void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_times& times) {
+    const auto& ms_per_tick = times.ms;
     std::vector<node_load> now, at_last_move;
     std::size_t lead_index = 0;
     {
@@ -295,7 +296,7 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::ve
         const auto& neurons = state_->plan.neurons_per_node;
         for (std::size_t v = 0; v < nodes.size(); ++v)
             now.push_back({nodes[v].id, nodes[v].capacity, v < neurons.size() ? static_cast<std::int64_t>(neurons[v]) : 0,
-                           v < ms_per_tick.size() ? ms_per_tick[v] : 0.0});
+                           v < ms_per_tick.size() ? ms_per_tick[v] : 0.0, v < times.cpu_wait_ms.size() ? times.cpu_wait_ms[v] : 0.0});
         lead_index = state_->topo.lead();
         at_last_move = last_load_move_;
     }
@@ -304,8 +305,8 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const std::ve
         if (step.what == load_step::kind::stop) {
             std::lock_guard<std::mutex> lock(mutex_);
             load_moves_stopped_ = true;
-            DNNC_LOG(warn, "re-balancing by load stops for this network: the last move did not make its slowest node faster "
-                           "(ms per tick " << json(ms_per_tick).dump() << ")");
+            DNNC_LOG(warn, "re-balancing by load stops for this network: moving more neurons would not make its slowest node faster "
+                           "(ms per tick " << json(ms_per_tick).dump() << ", of it CPU wait " << json(times.cpu_wait_ms).dump() << ")");
             return;
         }
         if (step.what == load_step::kind::drain) {

@@ -222,7 +222,7 @@ void lead_run::on_report(const protocol::tick_report& report) {
     complete_rows();
 }
 
-std::optional<std::vector<double>> lead_run::take_rebalance_due() {
+std::optional<tick_times> lead_run::take_rebalance_due() {
     std::lock_guard<std::mutex> lock(mutex_);
     return std::exchange(rebalance_due_, std::nullopt);
 }

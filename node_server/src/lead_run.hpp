@@ -92,7 +92,7 @@ public:
     void on_report(const protocol::tick_report& report);
     // With <run rebalance="auto">: each node's compute time per tick (ms) once the watch
     // (load_watch.hpp) finds the nodes out of balance, taken once; none otherwise.
-    std::optional<std::vector<double>> take_rebalance_due();
+    std::optional<tick_times> take_rebalance_due();
     // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint"|"structure", ...}
     // ("structure": structure_log::read, or with "recent": N its newest N rows);
     // progress says "granted", the last tick the clock has granted, unless it grants
@@ -268,7 +268,7 @@ private:
     };
     std::vector<node_progress> nodes_;
     load_watch load_;  // the nodes' compute time per tick (status; rebalance="auto")
-    std::optional<std::vector<double>> rebalance_due_;
+    std::optional<tick_times> rebalance_due_;
 
     structure_log structure_;  // with structural plasticity
     // Recorded spikes of complete ticks that no client has read yet, oldest first.

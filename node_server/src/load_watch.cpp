@@ -17,7 +17,7 @@ void load_watch::report(std::size_t v, std::int64_t compute_ns, std::int64_t cpu
     now_[v].completed = std::max(now_[v].completed, completed);
 }
 
-std::optional<std::vector<double>> load_watch::due(clock::time_point now) {
+std::optional<tick_times> load_watch::due(clock::time_point now) {
     if (now - interval_start_ < interval_) return std::nullopt;
     std::vector<double> ms, waited;
     for (std::size_t v = 0; v < now_.size(); ++v) {
@@ -35,7 +35,7 @@ std::optional<std::vector<double>> load_watch::due(clock::time_point now) {
         return std::nullopt;
     }
     ms_per_tick_ = ms;
-    cpu_wait_ms_per_tick_ = std::move(waited);
+    cpu_wait_ms_per_tick_ = waited;
     const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
     if (!(mean > 0 && *std::max_element(ms.begin(), ms.end()) > threshold_ * mean)) {
         imbalanced_since_.reset();
@@ -44,7 +44,7 @@ std::optional<std::vector<double>> load_watch::due(clock::time_point now) {
     if (!imbalanced_since_) imbalanced_since_ = started;
     if (now - *imbalanced_since_ < after_) return std::nullopt;
     imbalanced_since_.reset();
-    return ms;
+    return tick_times{std::move(ms), std::move(waited)};
 }
 
 load_step next_load_step(const std::vector<node_load>& now, const std::vector<node_load>& at_last_move, std::size_t lead) {
@@ -65,7 +65,11 @@ load_step next_load_step(const std::vector<node_load>& now, const std::vector<no
                                        [&](const node_load& n) { return n.id == now[*slowest].id; });
         if (then != at_last_move.end() && now[*slowest].neurons < then->neurons &&
             now[*slowest].ms_per_tick >= 0.9 * then->ms_per_tick) {
-            if (*slowest == lead) return {};
+            double others_wait = 0;
+            for (std::size_t v = 0; v < now.size(); ++v)
+                if (v != *slowest && measured(now[v])) others_wait += now[v].cpu_wait_ms_per_tick / static_cast<double>(count - 1);
+            const bool starved = count > 1 && now[*slowest].cpu_wait_ms_per_tick > 1.5 * others_wait;
+            if (*slowest == lead || !starved) return {};
             return {load_step::kind::drain, {}, *slowest};
         }
         double slowest_then = 0;

@@ -15,6 +15,11 @@
 
 namespace dnnc::node_server {
 
+// Each node's time per tick (compute and CPU wait) and the CPU wait's part, in ms.
+struct tick_times {
+    std::vector<double> ms, cpu_wait_ms;
+};
+
 class load_watch {
 public:
     using clock = std::chrono::steady_clock;
@@ -30,7 +35,7 @@ public:
     const std::vector<double>& cpu_wait_ms_per_tick() const { return cpu_wait_ms_per_tick_; }
     // Closes the interval when it has lasted long enough; when the imbalance has held for
     // `after`, the times per tick (once; the watch then starts over).
-    std::optional<std::vector<double>> due(clock::time_point now = clock::now());
+    std::optional<tick_times> due(clock::time_point now = clock::now());
 
 private:
     struct counts {
@@ -52,16 +57,19 @@ private:
 //   shrink with its load, so capacities in proportion to load per ms would starve a lightly
 //   loaded node further each time); the nodes measured keep their capacities' total between
 //   them, and one without neurons (or not measured) keeps its own;
-// - drain: the slowest node lost neurons at the last move and its time per tick did not fall
-//   with them (by 10% or more): its ticks are slow by themselves (its packets and the clock,
-//   on a CPU held back by a quota or by other processes), and it leaves the run;
-// - stop: that node is the lead, which cannot leave, or the last move did not make the
-//   slowest node's time per tick fall by 5%: moving more neurons would not help.
+// - drain: the slowest node lost neurons at the last move, its time per tick did not fall
+//   with them (by 10% or more) and it waits for a CPU half as long again as the others do:
+//   its ticks are slow by themselves (its packets and the clock, on a CPU held back by a
+//   quota or by other processes), and it leaves the run;
+// - stop: that node is the lead (which cannot leave), or it does not wait for a CPU more than
+//   the others, or the last move did not make the slowest node's time per tick fall by 5%:
+//   moving more neurons would not help.
 struct node_load {
     std::string id;
     double capacity = 1;
     std::int64_t neurons = 0;
     double ms_per_tick = 0;
+    double cpu_wait_ms_per_tick = 0;
 };
 struct load_step {
     enum class kind { rescale, drain, stop } what = kind::stop;
