@@ -71,6 +71,25 @@ void check_outputs_of_straight_run(const scratch_dir& dir, const std::string& co
     CHECK(rows == slurp(straight));
 }
 
+// Re-balances the cluster's network to `capacity` ("c=3") and kills node `victim` with
+// SIGKILL `after_ms` into it; the re-balance's result.
+command_result rebalance_killing(const local_cluster_guard& cluster, int lead_port, const std::string& capacity,
+                                 const std::string& victim, int after_ms) {
+    auto moving = std::async(std::launch::async, [&] { return run_command(dnnc_binary() + " rebalance --capacity " + capacity + at(lead_port)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+    REQUIRE(kill(pid_in(cluster.up.out, victim), SIGKILL) == 0);
+    return moving.get();
+}
+
+// Lets the run at `lead_port` go on 20 ticks more, freezes it and saves its outputs in
+// dir/out.csv.
+void run_on_and_save_outputs(const scratch_dir& dir, int lead_port) {
+    const auto before = status_of(lead_port)["tick"].get<int>();
+    wait_for(lead_port, [&](const json& s) { return s["tick"].get<int>() > before + 20; });
+    must(dnnc_binary() + " freeze" + at(lead_port));
+    must(dnnc_binary() + " output -o " + (dir.path / "out.csv").string() + at(lead_port));
+}
+
 }  // namespace
 
 TEST_CASE("kill -9 the lead of a free-running network: its standby takes over and the outputs equal a run without the failure") {
@@ -254,22 +273,15 @@ TEST_CASE("kill -9 the lead in the middle of a re-balance: its standby finishes 
     const int kill_after_ms = GENERATE(20, 50, 80, 150);
     INFO("a killed " << kill_after_ms << " ms after the re-balance began");
     scratch_dir dir;
-    const auto dnnc = dnnc_binary();
     std::vector<int> ports;
     const auto config = fully_linked_free_run(dir, ports);
     {
         local_cluster_guard cluster(config);
         REQUIRE(cluster.up.exit_code == 0);
         start_replicated(config, ports, "");
-        auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity c=3" + at(ports[0])); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
-        REQUIRE(kill(pid_in(cluster.up.out, "a"), SIGKILL) == 0);
-        moving.get();
+        rebalance_killing(cluster, ports[0], "c=3", "a", kill_after_ms);
         wait_for(ports[1], [](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; }, 60);
-        const auto before = status_of(ports[1])["tick"].get<int>();
-        wait_for(ports[1], [&](const json& s) { return s["tick"].get<int>() > before + 20; });
-        must(dnnc + " freeze" + at(ports[1]));
-        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[1]));
+        run_on_and_save_outputs(dir, ports[1]);
     }
     check_outputs_of_straight_run(dir, config);
 }
@@ -287,10 +299,7 @@ TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (chan
         local_cluster_guard cluster(config);
         REQUIRE(cluster.up.exit_code == 0);
         start_replicated(config, ports, "");
-        auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity b=3" + at(ports[0])); });
-        std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
-        REQUIRE(kill(pid_in(cluster.up.out, "c"), SIGKILL) == 0);
-        const auto moved = moving.get();
+        const auto moved = rebalance_killing(cluster, ports[0], "b=3", "c", kill_after_ms);
         INFO("dnnc rebalance: " << moved.exit_code << " " << moved.out << moved.err);
         // Done without c, back at the tick it began on without c, or (c lost before the
         // snapshot) the run failed, and recovers from its last checkpoint like any run.
@@ -302,10 +311,7 @@ TEST_CASE("kill -9 a worker in the middle of a re-balance: the run goes on (chan
         const auto s = wait_for(ports[0], [](const json& st) { return st.value("state", "") != "failed"; });
         CHECK(s["nodes"].size() == 2);
         if (s["state"] != "running") must(dnnc + " start" + at(ports[0]));
-        const auto before = status_of(ports[0])["tick"].get<int>();
-        wait_for(ports[0], [&](const json& st) { return st["tick"].get<int>() > before + 20; });
-        must(dnnc + " freeze" + at(ports[0]));
-        must(dnnc + " output -o " + (dir.path / "out.csv").string() + at(ports[0]));
+        run_on_and_save_outputs(dir, ports[0]);
     }
     check_outputs_of_straight_run(dir, config);
 }

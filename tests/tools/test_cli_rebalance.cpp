@@ -53,6 +53,31 @@ std::size_t total(const std::map<std::string, std::size_t>& by_node) {
 
 std::string port_of(const std::vector<int>& ports, std::size_t k) { return "127.0.0.1:" + std::to_string(ports[k]); }
 
+// The scaled microcircuit, every spike recorded, on `nodes` local nodes.
+std::string recorded_microcircuit_on(std::size_t nodes, std::vector<int>& ports) {
+    return on_cluster(with_in_network(slurp(source_path("examples/microcircuit/microcircuit_scaled.xml")), "    <record/>\n"), nodes, ports);
+}
+
+// The document with <run rebalance="auto"> acting after 600 ms.
+std::string rebalanced_by_load(const std::string& text) {
+    return std::regex_replace(text, std::regex("send=\"nonzero\""), "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\"");
+}
+
+// The frozen run at `ports` recorded the same spikes as `placed_as_written` (its document
+// placed as it says, never moved) does over as many ticks: both written to `dir`.
+void check_spikes_of_run_without_moves(const scratch_dir& dir, const std::vector<int>& ports, const std::string& placed_as_written) {
+    const auto dnnc = dnnc_binary();
+    const auto moved = (dir.path / "moved.csv").string(), unmoved = (dir.path / "unmoved.csv").string();
+    must(dnnc + " output --spikes -o " + moved + lead_of(ports));
+    const auto ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
+    must(dnnc + " submit --replace " + placed_as_written + to_of(ports));
+    must(dnnc + " step " + std::to_string(ticks) + lead_of(ports));
+    must(dnnc + " output --spikes -o " + unmoved + lead_of(ports));
+    const auto spikes = slurp(unmoved);
+    CHECK(std::count(spikes.begin(), spikes.end(), '\n') > 1000);
+    CHECK(slurp(moved) == spikes);
+}
+
 // Process `pid` in a cgroup (v1 cpu controller) of its own with `fraction` of a core, for
 // as long as this lives; `held` is false where that cannot be made (not root, no such
 // controller).
@@ -252,17 +277,14 @@ TEST_CASE("a join, drain or rebalance the lead refuses exits 2 with its reason, 
 TEST_CASE("with rebalance=auto the lead moves load off a node that carries too much by itself, and the spikes stay the same") {
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
-    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     // The scaled microcircuit on two equal nodes that the document calls unequal: n0 gets
     // nine tenths of the load, so it computes its ticks clearly slower than n1 (a tick's
     // fixed costs weigh too, so by less than nine times).
     std::vector<int> ports;
-    const auto recorded = with_in_network(slurp(source_path("examples/microcircuit/microcircuit_scaled.xml")), "    <record/>\n");
-    auto text = std::regex_replace(on_cluster(recorded, 2, ports),
-                                   std::regex("<node id=\"n0\"([^>]*)capacity=\"[0-9.]+\""), "<node id=\"n0\"$1capacity=\"9\"");
+    const auto text = std::regex_replace(recorded_microcircuit_on(2, ports), std::regex("<node id=\"n0\"([^>]*)capacity=\"[0-9.]+\""),
+                                         "<node id=\"n0\"$1capacity=\"9\"");
     const auto blind = dir.file("blind.xml", text);
-    const auto automatic = dir.file("auto.xml", std::regex_replace(text, std::regex("send=\"nonzero\""),
-                                                                   "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\""));
+    const auto automatic = dir.file("auto.xml", rebalanced_by_load(text));
     local_cluster_guard c(automatic);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
@@ -290,31 +312,19 @@ TEST_CASE("with rebalance=auto the lead moves load off a node that carries too m
     REQUIRE(first["nodes"].size() == 2);
     CHECK(first["nodes"][0]["id"] == "n0");
     CHECK(first["nodes"][0]["after"] < first["nodes"][0]["before"]);
-    must(dnnc + " output --spikes -o " + out("auto.csv") + lead_of(ports));
-    const auto ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
-
-    // The same ticks with the placement the document gives, and no move.
-    must(dnnc + " submit --replace " + blind + to_of(ports));
-    must(dnnc + " step " + std::to_string(ticks) + lead_of(ports));
-    must(dnnc + " output --spikes -o " + out("blind.csv") + lead_of(ports));
-    const auto spikes = slurp(out("blind.csv"));
-    CHECK(std::count(spikes.begin(), spikes.end(), '\n') > 1000);
-    CHECK(slurp(out("auto.csv")) == spikes);
+    check_spikes_of_run_without_moves(dir, ports, blind);
 }
 
 TEST_CASE("with rebalance=auto the lead finds a node that a CPU quota holds back and drains it, and the spikes stay the same") {
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
-    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     // The scaled microcircuit on three equal nodes; n2 gets a tenth of a core. It computes its
     // ticks as fast as the others but waits for the CPU: its ticks stay slow whatever it
     // holds, so the lead drains it.
     std::vector<int> ports;
-    const auto recorded = with_in_network(slurp(source_path("examples/microcircuit/microcircuit_scaled.xml")), "    <record/>\n");
-    const auto text = on_cluster(recorded, 3, ports);
+    const auto text = recorded_microcircuit_on(3, ports);
     const auto blind = dir.file("blind.xml", text);
-    const auto automatic = dir.file("auto.xml", std::regex_replace(text, std::regex("send=\"nonzero\""),
-                                                                   "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\""));
+    const auto automatic = dir.file("auto.xml", rebalanced_by_load(text));
     local_cluster_guard c(automatic);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
@@ -340,14 +350,5 @@ TEST_CASE("with rebalance=auto the lead finds a node that a CPU quota holds back
     CHECK(drained());
     REQUIRE(status.contains("moves"));
     CHECK(status["moves"][0]["what"] == "rebalance by load");
-    must(dnnc + " output --spikes -o " + out("auto.csv") + lead_of(ports));
-    const auto ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
-
-    // The same ticks on the three nodes as the document places them, and no move.
-    must(dnnc + " submit --replace " + blind + to_of(ports));
-    must(dnnc + " step " + std::to_string(ticks) + lead_of(ports));
-    must(dnnc + " output --spikes -o " + out("blind.csv") + lead_of(ports));
-    const auto spikes = slurp(out("blind.csv"));
-    CHECK(std::count(spikes.begin(), spikes.end(), '\n') > 1000);
-    CHECK(slurp(out("auto.csv")) == spikes);
+    check_spikes_of_run_without_moves(dir, ports, blind);
 }
