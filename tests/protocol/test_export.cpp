@@ -271,7 +271,7 @@ TEST_CASE("state that does not fit the network, or a bad assignment, is refused"
     export_options options;
 
     snapshot_state unknown = *doc.state;
-    unknown.neurons.push_back({"exc[3]", 0, {}, {}, {"small.xml", 12, 5}, {}, {}});
+    unknown.neurons.push_back({"exc[3]", 0, {}, {}, {"small.xml", 12, 5}, {}, {}, {}});
     try {
         export_network(out, net.compact, net.net, &unknown, nullptr, options);
         FAIL("no error");

@@ -42,8 +42,9 @@ TEST_CASE("a noise generator draws mean + std * N(0, 1) per neuron, afresh every
         for (std::size_t i = 0; i < 400; ++i) {
             CHECK(y[t][i] == y[t - t % 5][i]);  // constant within an interval of 5 ticks
             if (t % 5 == 0) {
-                sum += y[t][i];
-                squares += y[t][i] * y[t][i];
+                const double value = y[t][i];
+                sum += value;
+                squares += value * value;
             }
         }
     const double n = 4000, mean = sum / n, variance = squares / n - mean * mean;
@@ -59,7 +60,7 @@ TEST_CASE("a Poisson spike source spikes at its members' rates inside its window
     for (std::size_t t = 0; t < y.size(); ++t)
         for (std::size_t i = 0; i < 3; ++i) {
             if (t < 100 || t >= 10100) CHECK(y[t][i] == 0.0f);
-            counts[i] += y[t][i];
+            counts[i] += static_cast<double>(y[t][i]);
         }
     CHECK(counts[0] == Approx(100).margin(35));  // 1 s at 100 Hz: sd 10
     CHECK(counts[1] == Approx(400).margin(70));
