@@ -5,9 +5,10 @@
 // lead, and the clock's grants and holds.
 //
 // Tick reports go out in batches: {"node", "hash", "ticks": [[tick, [values...](, [spikes...])], ...],
-// "sent", "dropped", "missing", and by peer "sent_to", "late_from", "missing_from" and the
-// bytes sent, "packet_bytes_to" and "payload_bytes_to" (as encoded, and as sent: compressed on
-// compressed links)}, values being the reported neurons' outputs in ascending index order,
+// "sent", "dropped", "missing", "compute_ns" and "cpu_wait_ns" (the runner's time computing
+// ticks, and waiting for a CPU, since the run began: load_watch.hpp), and by peer "sent_to",
+// "late_from", "missing_from" and the bytes sent, "packet_bytes_to" and "payload_bytes_to" (as
+// encoded, and as sent: compressed on compressed links)}, values being the reported neurons' outputs in ascending index order,
 // lanes within each neuron, and spikes the recorded neurons that spiked in the tick (lane 0),
 // ascending, when any did (a <record> names them), then (after an empty spike list when none
 // spiked) the values of the neurons a <record variables> samples after the tick (sample t + 1,
