@@ -68,7 +68,10 @@ load_step next_load_step(const std::vector<node_load>& now, const std::vector<no
             double others_wait = 0;
             for (std::size_t v = 0; v < now.size(); ++v)
                 if (v != *slowest && measured(now[v])) others_wait += now[v].cpu_wait_ms_per_tick / static_cast<double>(count - 1);
-            const bool starved = count > 1 && now[*slowest].cpu_wait_ms_per_tick > 1.5 * others_wait;
+            // Starved: a quarter of its time per tick at least is waiting for a CPU (nodes
+            // with cores of their own hardly wait), and half as long again as the others.
+            const auto& s = now[*slowest];
+            const bool starved = count > 1 && s.cpu_wait_ms_per_tick > 1.5 * others_wait && s.cpu_wait_ms_per_tick >= 0.25 * s.ms_per_tick;
             if (*slowest == lead || !starved) return {};
             return {load_step::kind::drain, {}, *slowest};
         }

@@ -58,7 +58,8 @@ private:
 //   loaded node further each time); the nodes measured keep their capacities' total between
 //   them, and one without neurons (or not measured) keeps its own;
 // - drain: the slowest node lost neurons at the last move, its time per tick did not fall
-//   with them (by 10% or more) and it waits for a CPU half as long again as the others do:
+//   with them (by 10% or more), and it waits for a CPU half as long again as the others do
+//   and for a quarter of its time per tick at least:
 //   its ticks are slow by themselves (its packets and the clock, on a CPU held back by a
 //   quota or by other processes), and it leaves the run;
 // - stop: that node is the lead (which cannot leave), or it does not wait for a CPU more than

@@ -117,6 +117,11 @@ TEST_CASE("the next step by load: damped capacities, a drain of a node slow by i
     auto not_starved = then_slow;
     not_starved[2].cpu_wait_ms_per_tick = 0.35;  // under 1.5 x the others' mean (0.25)
     CHECK(next_load_step(not_starved, first, 0).what == load_step::kind::stop);
+    // Nor does a node whose wait is many times the others' but a sliver of its time per tick
+    // (nodes with cores of their own): 0.05 ms of 3.9.
+    auto own_cores = then_slow;
+    for (auto& n : own_cores) n.cpu_wait_ms_per_tick /= 60;
+    CHECK(next_load_step(own_cores, first, 0).what == load_step::kind::stop);
 
     // The move made n2 faster (its time fell by more than 10%): the next step rescales again.
     const std::vector<node_load> then_faster{{"n0", 1.2, 130, 1.2}, {"n1", 1.2, 130, 1.2}, {"n2", 0.6, 40, 2.5}, {"n3", 2, 0, 0}};
