@@ -539,7 +539,7 @@ json lead::recover() {
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), dead,
                                         {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
-                                         old_run->structure_before(tick)},
+                                         old_run->structure_before(tick), json()},
                                         file);
     current_run()->adopt_checkpoint(file, tick);  // recoverable again at once
     summary["recovered_from"] = file;
@@ -576,7 +576,7 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
     protocol::check_cluster(*doc.clu);
     std::string replica_body;
     if (state_file.empty()) replica_body = protocol::serialize(doc);
-    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current);
+    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current, earlier.intent);
     const auto fresh = current_run();
     fresh->adopt_rows(earlier.rows);
     fresh->adopt_spikes(earlier.spikes);
@@ -599,7 +599,7 @@ void lead::take_over(const replica& r) {
                                  ? protocol::decode_binary_snapshot(r.document, "replicated document", file_access())
                                  : protocol::parse_document(r.document, "replicated document", file_access());
     const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
-    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}},
+    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}, r.intent},
                                               from_checkpoint ? r.checkpoint_file : std::string());
     resume(*current_run(), r.intent);
     const auto was = r.intent.value("state", std::string());

@@ -92,11 +92,12 @@ private:
     // (protocol::check_snapshot_file), whose state holds only the tick.
     // `measured`: the link times of this very cluster, measured by the run it replaces (a grow);
     // null: measure them. `current`: where the neurons run now, for a re-plan that moves few
-    // (plan::current_placement); null: planned afresh. The pipeline's steps (lead_install.cpp)
-    // follow.
+    // (plan::current_placement); null: planned afresh. `carry_on`: what the clock is to do
+    // once the lead resumes the new run (lead_run::intent), which its standby holds from the
+    // start; null: stay frozen. The pipeline's steps (lead_install.cpp) follow.
     nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
                            const std::vector<plan::link_time>* measured = nullptr,
-                           const plan::current_placement* current = nullptr);
+                           const plan::current_placement* current = nullptr, const nlohmann::json& carry_on = nlohmann::json());
     // The document checked (this node must be one of its cluster's, serving nothing else
     // unless `replace`), its due grows applied, planned and partitioned, its memory checked
     // against the nodes'; a snapshot's states (none when they come from `state_file`).
@@ -116,9 +117,10 @@ private:
     // The configs sent down the tree; the nodes' acknowledgements, each checked against the
     // hash of the config it was sent.
     nlohmann::json fan_out(const protocol::node_config& root, bool replace);
-    // The run starts, frozen at `first_tick`; heartbeats begin; the standby hears of it.
+    // The run starts, frozen at `first_tick`; heartbeats begin; the standby hears of it, and
+    // of what the run is to do (`carry_on`, as install's) before its checkpoint.
     void start_run(const std::shared_ptr<lead_state>& state, const nlohmann::json& acks, std::int64_t first_tick,
-                   const std::string& state_file, const std::string& replica_body);
+                   const std::string& state_file, const std::string& replica_body, const nlohmann::json& carry_on);
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
@@ -187,6 +189,7 @@ private:
         std::deque<tick_spikes> spikes;
         nlohmann::json checkpoints;  // as lead_run::checkpoint_settings_json; null: the document's
         structure_log structure;      // of structural plasticity (empty: none kept)
+        nlohmann::json intent;        // what the clock is to do once resumed (install's carry_on)
     };
     // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
     // cluster that answer and are still linked to this one, leaving out `dead`, with this

@@ -169,7 +169,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     std::size_t neurons_before = 0;
     plan::current_placement placed;
     const carried_over earlier{run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
-                               run->structure_before(tick)};
+                               run->structure_before(tick), intent};
     bool captured = false;
     json summary;
     try {
@@ -214,7 +214,6 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         throw error(std::string(e.what()) + "; the network went back to how it was at " + at + ", on the nodes that answer");
     }
     const auto fresh = current_run();
-    fresh->replicate_intent(intent);
     fresh->adopt_checkpoint(after.path, tick);  // what it was restored from: recoverable at once
     resume(*fresh, intent);
     {

@@ -586,8 +586,17 @@ void lead_run::replicate_rows(std::int64_t before) {
 
 json lead_run::intent() const {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (!carried_intent_.is_null()) return carried_intent_;
     // Frozen: where, so that a standby taking over steps its checkpoint up to there.
     return {{"state", name(state_)}, {"target", state_ == state::frozen ? completed() : target_}};
+}
+
+void lead_run::carry_on_as(const json& intent) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        carried_intent_ = intent;
+    }
+    replicate_intent(intent);
 }
 
 void lead_run::replicate_intent(const json& intent) {
@@ -850,6 +859,7 @@ json lead_run::control(const json& request) {
             if (state_ == state::running || state_ == state::stepping)
                 throw usage_error("the network is already running");
             state_ = state::running;
+            carried_intent_ = json();
         }
         replicate_intent();
         start_running();
@@ -863,6 +873,7 @@ json lead_run::control(const json& request) {
                 throw usage_error("the network is running; freeze it before stepping");
             target_ = completed() + ticks;
             state_ = state::stepping;
+            carried_intent_ = json();
             step_seconds_ = -1;
             started_ = clock_type::now();
             ticks_at_start_ = completed();
@@ -873,6 +884,10 @@ json lead_run::control(const json& request) {
     }
     if (command == "freeze") {
         auto reply = freeze();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            carried_intent_ = json();
+        }
         replicate_intent();
         return reply;
     }

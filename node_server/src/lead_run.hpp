@@ -110,9 +110,10 @@ public:
     // last tick a step computes (frozen: the last tick computed)}.
     nlohmann::json intent() const;
     // Tells the standby that the run goes on as `intent` says, not as it is now: a run
-    // restored after a change is frozen until the lead resumes it, and a lead lost before
-    // that is replaced by a standby that resumes it all the same.
-    void replicate_intent(const nlohmann::json& intent);
+    // restored after a change or a takeover is frozen until the lead resumes it, and a lead
+    // lost before that is replaced by a standby that resumes it all the same. Until a clock
+    // command (start, resume, step, freeze) comes, intent() says so too.
+    void carry_on_as(const nlohmann::json& intent);
     // Freezes the run for a change of the lead's own (a re-balance, a growth) without telling
     // the standby: a standby that replaces a lead lost in the change carries on as the run
     // was asked to, not frozen.
@@ -242,6 +243,7 @@ private:
     state state_ = state::idle;
     std::string error_;
     std::int64_t target_ = -1;
+    nlohmann::json carried_intent_;  // carry_on_as's, until a clock command; null: none
     std::int64_t granted_ = -1;  // the last tick the clock granted (may be "forever")
     std::chrono::steady_clock::time_point started_;
     std::int64_t ticks_at_start_ = 0;
@@ -310,6 +312,7 @@ private:
     void replicate_spikes(std::int64_t before);
     // Whether a scheduled grow falls on a tick up to `last` (population_growth.hpp).
     bool grow_ahead(std::int64_t last) const;
+    void replicate_intent(const nlohmann::json& intent);
     void replicate_intent() { replicate_intent(intent()); }
     // `name` under checkpoint_root_; usage_error when it would lead elsewhere.
     std::string checkpoint_dir(const std::string& name) const;
