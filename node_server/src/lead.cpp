@@ -576,16 +576,7 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
     protocol::check_cluster(*doc.clu);
     std::string replica_body;
     if (state_file.empty()) replica_body = protocol::serialize(doc);
-    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current, earlier.intent);
-    const auto fresh = current_run();
-    fresh->adopt_rows(earlier.rows);
-    fresh->adopt_spikes(earlier.spikes);
-    fresh->adopt_structure(earlier.structure);
-    if (!earlier.checkpoints.is_null()) {
-        json command = earlier.checkpoints;
-        command["command"] = "checkpoint";
-        fresh->control(command);
-    }
+    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current, &earlier);
     json removed = json::array();
     for (const auto& d : dead) removed.push_back(d);
     summary["removed"] = removed;

@@ -92,12 +92,14 @@ private:
     // (protocol::check_snapshot_file), whose state holds only the tick.
     // `measured`: the link times of this very cluster, measured by the run it replaces (a grow);
     // null: measure them. `current`: where the neurons run now, for a re-plan that moves few
-    // (plan::current_placement); null: planned afresh. `carry_on`: what the clock is to do
-    // once the lead resumes the new run (lead_run::intent), which its standby holds from the
-    // start; null: stay frozen. The pipeline's steps (lead_install.cpp) follow.
+    // (plan::current_placement); null: planned afresh. `earlier`: what the new run keeps of
+    // the run it replaces (rows, spikes, checkpoint settings, what the clock is to do once
+    // resumed), which its standby holds before the checkpoint that makes its replica whole;
+    // null: nothing. The pipeline's steps (lead_install.cpp) follow.
+    struct carried_over;
     nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
                            const std::vector<plan::link_time>* measured = nullptr,
-                           const plan::current_placement* current = nullptr, const nlohmann::json& carry_on = nlohmann::json());
+                           const plan::current_placement* current = nullptr, const carried_over* earlier = nullptr);
     // The document checked (this node must be one of its cluster's, serving nothing else
     // unless `replace`), its due grows applied, planned and partitioned, its memory checked
     // against the nodes'; a snapshot's states (none when they come from `state_file`).
@@ -117,10 +119,11 @@ private:
     // The configs sent down the tree; the nodes' acknowledgements, each checked against the
     // hash of the config it was sent.
     nlohmann::json fan_out(const protocol::node_config& root, bool replace);
-    // The run starts, frozen at `first_tick`; heartbeats begin; the standby hears of it, and
-    // of what the run is to do (`carry_on`, as install's) before its checkpoint.
+    // The run starts, frozen at `first_tick`, with what it keeps of the run before
+    // (`earlier`, as install's); heartbeats begin; the standby hears of it all, the checkpoint
+    // it restores from last.
     void start_run(const std::shared_ptr<lead_state>& state, const nlohmann::json& acks, std::int64_t first_tick,
-                   const std::string& state_file, const std::string& replica_body, const nlohmann::json& carry_on);
+                   const std::string& state_file, const std::string& replica_body, const carried_over* earlier);
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
@@ -189,7 +192,7 @@ private:
         std::deque<tick_spikes> spikes;
         nlohmann::json checkpoints;  // as lead_run::checkpoint_settings_json; null: the document's
         structure_log structure;      // of structural plasticity (empty: none kept)
-        nlohmann::json intent;        // what the clock is to do once resumed (install's carry_on)
+        nlohmann::json intent;        // what the clock is to do once resumed (lead_run::carry_on_as); null: stay frozen
     };
     // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
     // cluster that answer and are still linked to this one, leaving out `dead`, with this

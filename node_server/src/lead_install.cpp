@@ -246,7 +246,7 @@ json lead::submit(const std::string& payload, bool replace) {
 // Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs ->
 // fan_out -> start_run, each step a function of its own.
 json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
-                   const std::vector<plan::link_time>* measured, const plan::current_placement* current, const json& carry_on) {
+                   const std::vector<plan::link_time>* measured, const plan::current_placement* current, const carried_over* earlier) {
     const auto started = clock_type::now();
     planned_install planned = plan_install(std::move(doc), replace, state_file, current);
     if (!current) {
@@ -290,7 +290,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     const auto neurons = state->plan.net.neuron_count();
     if (!state_file.empty()) send_states(root, neurons, states_in_file(state_file, file_access()), planned.first_tick);
     if (!planned.states.empty()) send_states(root, neurons, states_in(planned.states), planned.first_tick);
-    start_run(state, acks, planned.first_tick, state_file, replica_body, carry_on);
+    start_run(state, acks, planned.first_tick, state_file, replica_body, earlier);
 
     json nodes = json::array();
     for (std::size_t v = 0; v < state->topo.node_count(); ++v)
@@ -384,7 +384,7 @@ json lead::fan_out(const protocol::node_config& root, bool replace) {
 }
 
 void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks, std::int64_t first_tick,
-                     const std::string& state_file, const std::string& replica_body, const json& carry_on) {
+                     const std::string& state_file, const std::string& replica_body, const carried_over* earlier) {
     state->since = clock_type::now();
     state->last_seen.assign(state->topo.node_count(), state->since);
     state->last_error.assign(state->topo.node_count(), {});
@@ -396,11 +396,6 @@ void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks,
     auto links = run_links(state);
     const auto new_run = std::make_shared<lead_run>(state->plan, state->topo, links, std::move(hashes), first_tick, storage);
     const auto row_width = new_run->output_width();
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        run_ = new_run;
-    }
-    start_heartbeats(state);
     // The standby starts over with what the run begins from.
     const auto& self = state->plan.doc.clu->nodes[state->topo.lead()];
     links.replicate({{"kind", "document"},
@@ -413,8 +408,24 @@ void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks,
                      {"width", row_width}},
                     replica_body);
     // Before the checkpoint that makes the replica whole: a standby that takes over from it
-    // carries on as the run was asked to, not frozen.
-    if (carry_on.is_object() && carry_on.contains("state")) new_run->carry_on_as(carry_on);
+    // has the rows and spikes before it and carries on as the run was asked to, not frozen.
+    if (earlier) {
+        if (earlier->intent.is_object() && earlier->intent.contains("state")) new_run->carry_on_as(earlier->intent);
+        new_run->adopt_rows(earlier->rows);
+        new_run->adopt_spikes(earlier->spikes);
+        new_run->adopt_structure(earlier->structure);
+        if (!earlier->checkpoints.is_null()) {
+            json command = earlier->checkpoints;
+            command["command"] = "checkpoint";
+            new_run->control(command);
+        }
+    }
+    // Clients see the run only now, with the rows and spikes of the ticks before it.
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        run_ = new_run;
+    }
+    start_heartbeats(state);
     // Restored from a file: the standby holds it as its checkpoint.
     if (!state_file.empty()) replicate_checkpoint(links.replicate, first_tick, state_file);
 }
