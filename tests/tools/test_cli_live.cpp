@@ -439,16 +439,17 @@ TEST_CASE("every node serves the live page, and once the lead is killed its stan
 
     // The lead dies while its page is open in a browser; the page moves to the standby's by
     // itself. (Virtual time runs while no request is pending: a long budget lasts the few
-    // seconds of real time this takes. Not too long: the page makes 6 requests a virtual
-    // second, and 600 s of them (3,600 requests) outlasted the real minute on a loaded
-    // machine; it moves 2 virtual seconds after the lead's last answer. The kill waits until
+    // seconds of real time this takes: the page may spend half a minute of it before the
+    // kill, polling a lead that answers at once. Not too long: the page makes 6 requests a
+    // virtual second, and 600 s of them (3,600 requests) outlasted a real minute on a loaded
+    // machine; 240 s of them (1,440) get 3 real minutes. The kill waits until
     // the browser is connected, and then a second more: the page learns where the standby's
     // page is from the lead's first answers, and a kill before them left it nowhere to go,
     // now and then on a busy machine.)
     std::future<command_result> watching;
     if (browser) {
         watching = std::async(std::launch::async, [&] {
-            return run_command("timeout 120 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=60000 --dump-dom "
+            return run_command("timeout 180 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=240000 --dump-dom "
                                "'http://" + lead_page + "/?poll&token=" + token + "'");
         });
         const auto lead_http = lead_page.substr(lead_page.rfind(':') + 1);
