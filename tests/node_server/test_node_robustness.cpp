@@ -121,13 +121,20 @@ void pound(const endpoint& at) {
         REQUIRE(alive());
     }
 }
+
+// A node's options for these tests, its log quiet: errors only (every refusal would log), and
+// peers silent for 2 s counted dead.
+node_options quiet_options() {
+    set_log_level(log_level::error);
+    node_options options;
+    options.silence_limit = std::chrono::seconds(2);
+    return options;
+}
 }  // namespace
 
 TEST_CASE("garbage payloads of every message type leave a node answering, idle or serving") {
-    set_log_level(log_level::error);
-    node_options options;
+    auto options = quiet_options();
     options.server.threads = 2;
-    options.silence_limit = std::chrono::seconds(2);
     node n(options);
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
@@ -142,10 +149,7 @@ TEST_CASE("garbage payloads of every message type leave a node answering, idle o
 }
 
 TEST_CASE("re-balance, join, drain and release commands with fields of the wrong kind are refused, and the node serves on") {
-    set_log_level(log_level::error);
-    node_options options;
-    options.silence_limit = std::chrono::seconds(2);
-    node n(options);
+    node n(quiet_options());
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
     peer_client client;
@@ -173,11 +177,9 @@ TEST_CASE("re-balance, join, drain and release commands with fields of the wrong
 }
 
 TEST_CASE("handshake frames and every other type, captured or forged, first or later, never end a node") {
-    set_log_level(log_level::error);
     const std::string secret = "cluster-key";
-    node_options options;
+    auto options = quiet_options();
     options.server.secret = secret;
-    options.silence_limit = std::chrono::seconds(2);
     node n(options);
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
@@ -282,10 +284,7 @@ TEST_CASE("handshake frames sent to a node without a secret are refused, and it 
 }
 
 TEST_CASE("a config whose network share is bad is refused with the reason, and the node stays up") {
-    set_log_level(log_level::error);
-    node_options options;
-    options.silence_limit = std::chrono::seconds(2);
-    node n(options);
+    node n(quiet_options());
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
     auto config = [&](const std::string& neuron_index, const std::string& share) {
