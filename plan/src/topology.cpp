@@ -117,7 +117,10 @@ std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std
 }
 
 double link_throughput(std::size_t load_bytes, const std::vector<double>& there_ms, const std::vector<double>& back_ms) {
-    const double added = std::max(median(there_ms), median(back_ms));
+    // A busy machine only ever lengthens a loaded probe, so each direction's least added time
+    // is its closest to the link's own.
+    const auto least = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); };
+    const double added = std::max(least(there_ms), least(back_ms));
     if (!(added > 0)) return 0;
     return 8.0 * static_cast<double>(load_bytes) / (added / 1000);
 }

@@ -63,8 +63,9 @@ std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std
 // A link's throughput, in bits per second, from probes that carry `load_bytes` across it,
 // each paired with an unloaded probe along the same route: `there_ms` and `back_ms` hold the
 // time each load added to its pair's round trip, across the link one way and the other. A
-// direction's rate is 8 × load over its median added time; the link's throughput is the
-// slower direction's; 0 when neither load added time (too fast to tell with it).
+// direction's rate is 8 × load over its least added time (a busy machine only adds time);
+// the link's throughput is the slower direction's; 0 when neither load added time (too fast
+// to tell with it).
 double link_throughput(std::size_t load_bytes, const std::vector<double>& there_ms, const std::vector<double>& back_ms);
 
 double median(std::vector<double> values);
