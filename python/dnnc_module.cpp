@@ -255,7 +255,7 @@ public:
 
     json command(const std::string& name) {
         open();
-        auto reply = cli::control(client_, lead_, {{"command", name}});
+        auto reply = cli::control(client_, lead_, protocol::control_kind(name));
         if (reply.contains("error")) throw error(reply["error"].get<std::string>());
         return reply;
     }
@@ -263,20 +263,22 @@ public:
     // Reads every output row and spike of the ticks complete now.
     void catch_up() {
         open();
-        const auto p = cli::control(client_, lead_, {{"command", "progress"}});
+        const auto p = cli::control(client_, lead_, protocol::control_request::kind::progress);
         read_through(p["completed"].get<std::int64_t>());
     }
 
     std::int64_t tick() {
         open();
-        const auto p = cli::control(client_, lead_, {{"command", "progress"}});
+        const auto p = cli::control(client_, lead_, protocol::control_request::kind::progress);
         return p["completed"].get<std::int64_t>() + 1;
     }
 
     void input(const std::vector<protocol::input_row>& rows) {
         open();
         protocol::check_input_lanes(rows, batch_);
-        const auto reply = cli::control(client_, lead_, {{"command", "input"}, {"rows", cli::input_rows(rows)}});
+        protocol::control_request input(protocol::control_request::kind::input);
+        input.rows = rows;
+        const auto reply = cli::control(client_, lead_, input);
         if (reply.contains("error")) throw error(reply["error"].get<std::string>());
     }
 

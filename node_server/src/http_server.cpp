@@ -220,18 +220,27 @@ private:
         }
     }
 
-    // The clock's commands only; others (input, recover) stay with dnnc.
-    void control(const json& command, unsigned v, bool close_after) {
-        static const std::set<std::string> allowed{"start", "resume", "freeze", "step", "checkpoint"};
-        const std::string name = command.is_object() ? command.value("command", "") : "";
-        if (!allowed.count(name)) {
-            send(reply(http::status::bad_request, {{"error", "command must be one of start, resume, freeze, step, checkpoint"}}, v),
-                 close_after);
+    // The clock's commands only (a step of one tick unless it says; a checkpoint now);
+    // others (input, recover) stay with dnnc.
+    void control(json command, unsigned v, bool close_after) {
+        using kind = protocol::control_request::kind;
+        static const std::set<kind> allowed{kind::start, kind::resume, kind::freeze, kind::step, kind::checkpoint};
+        const json name = command.is_object() ? command.value("command", json()) : json();
+        if (name == "step" && !command.contains("ticks")) command["ticks"] = 1;
+        protocol::control_request request;
+        try {
+            // The name first: a command the page may not send is refused as such, whatever its fields.
+            if (!name.is_string() || std::none_of(allowed.begin(), allowed.end(), [&](kind k) { return name == protocol::to_string(k); }))
+                throw usage_error("command must be one of start, resume, freeze, step, checkpoint");
+            request = protocol::decode_control_request(command);
+        } catch (const usage_error& e) {
+            send(reply(http::status::bad_request, {{"error", e.what()}}, v), close_after);
             return;
         }
-        json request{{"command", name}};
-        if (name == "step") request["ticks"] = command.contains("ticks") ? command["ticks"] : json(1);  // checked by the lead
-        if (name == "checkpoint") request["now"] = true;
+        if (request.what == kind::checkpoint) {
+            request = protocol::control_request(kind::checkpoint);
+            request.now = true;
+        }
         srv_.handlers.control(request, [self = shared_from_this(), v, close_after](int status, json answer) {
             asio::post(self->srv_.io, [self, v, close_after, status, answer = std::move(answer)] {
                 self->send(reply(static_cast<http::status>(status), answer, v), close_after);

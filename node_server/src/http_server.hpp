@@ -18,6 +18,8 @@
 // them is closed to make room for the newest. A stranger can thus never hold the slots
 // that clients with the token use: at least max_connections - max_unproven_connections
 // stay for them.
+#include "dnnc/protocol/control_plane.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -52,7 +54,7 @@ struct http_handlers {
     std::function<nlohmann::json()> status;
     std::function<nlohmann::json(const nlohmann::json& request)> spikes;
     using done = std::function<void(int http_status, nlohmann::json reply)>;
-    std::function<void(const nlohmann::json& command, done)> control;
+    std::function<void(const protocol::control_request& command, done)> control;
     // A piece of the binary snapshot of the frozen network (.dnncs), as the lead serves it
     // (lead_run::snapshot_piece_at): `from` 0 takes the snapshot, later pieces read on while
     // the network stays at its tick; `buffer` (the previous piece) is reused for the piece's

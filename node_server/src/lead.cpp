@@ -79,7 +79,7 @@ void lead::handle(const frame& request, responder respond) {
     // run, clients wait for the new one (current_run).
     case message_type::control:
         tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::control_reply, control(parse_payload(payload)).dump()); });
+            respond_with(respond, [&] { return reply_of(message_type::control_reply, control(protocol::decode_control_request(parse_payload(payload))).dump()); });
         });
         return;
     case message_type::output:
@@ -186,16 +186,18 @@ void lead::resign(std::optional<std::uint64_t> generation) {
     old_run.reset();
 }
 
-json lead::control(const json& command) {
+json lead::control(const protocol::control_request& command) {
     // Recovery, growth, re-balancing and membership replace the run itself, so the lead
     // handles them.
-    const auto name = command.value("command", "");
-    if (name == "recover") return recover();
-    if (name == "grow") return grow(command);
-    if (name == "rebalance") return rebalance(command);
-    if (name == "join") return join(command);
-    if (name == "drain") return drain(command);
-    return current_run()->control(command);
+    using kind = protocol::control_request::kind;
+    switch (command.what) {
+    case kind::recover: return recover();
+    case kind::grow: return grow(command);
+    case kind::rebalance: return rebalance(command);
+    case kind::join: return join(command);
+    case kind::drain: return drain(command);
+    default: return current_run()->control(command);
+    }
 }
 
 json lead::peek_spikes(const json& request) {
@@ -603,13 +605,17 @@ void lead::take_over(const replica& r) {
 // Carries on with what the clock was doing (lead_run::intent) in a run restored at a tick:
 // running, or stepping to its target (also frozen at a target after the tick restored).
 void lead::resume(lead_run& run, const json& intent) {
+    using kind = protocol::control_request::kind;
     if (intent.value("state", std::string()) == "running") {
-        run.control({{"command", "start"}});
+        run.control(protocol::control_request(kind::start));
         return;
     }
     const auto completed = run.next_tick() - 1;
     const auto target = intent.value("target", completed);
-    if (target > completed) run.control({{"command", "step"}, {"ticks", target - completed}});
+    if (target <= completed) return;
+    protocol::control_request step(kind::step);
+    step.ticks = target - completed;
+    run.control(step);
 }
 
 // ---- heartbeats ----
@@ -719,9 +725,11 @@ void lead::describe(json& s) {
         growing = state_ && state_->plan.net.structure.has_value();
     }
     // Asked without the lock: the run takes it to see which nodes are alive.
-    const json progress = r ? r->control(json{{"command", "progress"}}) : json();
+    const json progress = r ? r->control(protocol::control_request()) : json();
     // The newest structural updates, for the live page's chart.
-    const json structure = r && growing ? r->control(json{{"command", "structure"}, {"recent", 400}}) : json();
+    protocol::control_request newest(protocol::control_request::kind::structure);
+    newest.recent = 400;
+    const json structure = r && growing ? r->control(newest) : json();
     std::lock_guard<std::mutex> lock(mutex_);
     if (r) {
         s["state"] = progress["state"];

@@ -51,9 +51,9 @@ public:
     void resign();
     // The same, unless the run of `generation` has been replaced since.
     void resign(std::optional<std::uint64_t> generation);
-    // A clock command to the current run, as a control frame asks it (it may wait for the
-    // nodes: call it off the server's threads).
-    nlohmann::json control(const nlohmann::json& command);
+    // A client's command (it may wait for the nodes: call it off the server's threads): the
+    // lead handles those that replace the run, the current run the others.
+    nlohmann::json control(const protocol::control_request& command);
     // A binary snapshot of the frozen network (usage_error when it is not frozen); it waits
     // for the nodes.
     std::string snapshot();
@@ -143,10 +143,10 @@ private:
     nlohmann::json recover();
     // Carries on with what a run's clock was doing (lead_run::intent) in a run restored at a tick.
     void resume(lead_run& run, const nlohmann::json& intent);
-    // {"command": "grow", "population", "add"}: the population grows by `add` members between
-    // two ticks, the run going on as before (population_growth.hpp). The reply: the
-    // population, added, its size now, its first new member, the tick, the pause in ms.
-    nlohmann::json grow(const nlohmann::json& command);
+    // grow: the population grows by `add` members between two ticks, the run going on as
+    // before (population_growth.hpp). The reply: the population, added, its size now, its
+    // first new member, the tick, the pause in ms.
+    nlohmann::json grow(const protocol::control_request& command);
     // The run's clock stopped before `tick` for the scheduled grows due then.
     void grow_scheduled(std::int64_t tick);
     // usage_error when `population` is in an output (a grow outside the document's schedule).
@@ -163,18 +163,16 @@ private:
                                double migration_weight = plan::current_placement{}.migration_weight);
     // The run a rebalance, join or drain (`what`) changes; usage_error when there is none.
     std::shared_ptr<lead_run> run_to_change(const std::string& what);
-    // {"command": "rebalance", "dry_run", "migration_weight", "capacity": {id: c}}: the neurons
-    // re-placed from where they are (with the nodes' capacities changed first), applied unless
-    // a dry run or nothing would move. The reply: moved, nodes [{id, before, after}], edge_cut
-    // {before, after}, tick, applied, paused_ms.
-    nlohmann::json rebalance(const nlohmann::json& command);
-    // {"command": "join", "node", "address": "HOST:PORT", "capacity", "links": [ids]}: a node
-    // that answers with the cluster's secret and serves no network joins the cluster (linked
-    // to the lead unless links are given) and takes its share of the neurons.
-    nlohmann::json join(const nlohmann::json& command);
-    // {"command": "drain", "node"}: the node's neurons move to the others, it leaves the
-    // cluster and is released (worker::release). Not the lead; the rest must stay linked.
-    nlohmann::json drain(const nlohmann::json& command);
+    // rebalance: the neurons re-placed from where they are (with the nodes' capacities
+    // changed first), applied unless a dry run or nothing would move. The reply: moved, nodes
+    // [{id, before, after}], edge_cut {before, after}, tick, applied, paused_ms.
+    nlohmann::json rebalance(const protocol::control_request& command);
+    // join: a node that answers with the cluster's secret and serves no network joins the
+    // cluster (linked to the lead unless links are given) and takes its share of the neurons.
+    nlohmann::json join(const protocol::control_request& command);
+    // drain: the node's neurons move to the others, it leaves the cluster and is released
+    // (worker::release). Not the lead; the rest must stay linked.
+    nlohmann::json drain(const protocol::control_request& command);
     // <run rebalance="auto">: `run`'s nodes were out of balance (lead_run::take_rebalance_due,
     // each node's time per tick): the next step of load_watch.hpp's next_load_step, a
     // re-balance that gives the slower nodes less capacity and the faster more, a drain of

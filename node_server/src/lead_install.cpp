@@ -417,7 +417,7 @@ void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks,
         if (!earlier->checkpoints.is_null()) {
             json command = earlier->checkpoints;
             command["command"] = "checkpoint";
-            new_run->control(command);
+            new_run->control(protocol::decode_control_request(command));
         }
     }
     // Clients see the run only now, with the rows and spikes of the ticks before it.

@@ -48,12 +48,9 @@ json placement_change(const plan::current_placement& before, const plan::network
     return {{"moved", moved}, {"nodes", listed}};
 }
 
-// The migration weight a request gives (plan::current_placement), finite and >= 0.
-double migration_weight_of(const json& command) {
-    const auto w = command.value("migration_weight", json(plan::current_placement{}.migration_weight));
-    if (!w.is_number() || !std::isfinite(w.get<double>()) || w.get<double>() < 0)
-        throw usage_error("the migration weight must be a finite number >= 0 (got " + w.dump() + ")");
-    return w.get<double>();
+// The migration weight a request gives, or plan::current_placement's.
+double migration_weight_of(const protocol::control_request& command) {
+    return command.migration_weight.value_or(plan::current_placement{}.migration_weight);
 }
 
 // Whether two clusters have the same nodes at the same addresses and the same links, so
@@ -65,12 +62,6 @@ bool same_links(const protocol::cluster& a, const protocol::cluster& b) {
                       [&](const auto& x, const auto& y) { return node_key(x) == node_key(y); }) &&
            std::equal(a.links.begin(), a.links.end(), b.links.begin(), b.links.end(),
                       [&](const auto& x, const auto& y) { return link_key(x) == link_key(y); });
-}
-
-std::string node_text(const json& command, const char* key, const std::string& what) {
-    const auto v = command.value(key, json());
-    if (!v.is_string() || v.get<std::string>().empty()) throw usage_error(what + ": give the node's id");
-    return v.get<std::string>();
 }
 }  // namespace
 
@@ -96,9 +87,9 @@ bool lead::still_running(const std::shared_ptr<lead_run>& run) {
     return run_ == run;
 }
 
-json lead::grow(const json& command) {
-    const auto population = command.at("population").get<std::string>();
-    const auto add = whole_number(command.at("add"), "grow: add", 1, static_cast<std::int64_t>(protocol::expand_limits{}.max_neurons));
+json lead::grow(const protocol::control_request& command) {
+    const auto& population = command.population;
+    const auto add = command.add;
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = current_run();
     refuse_output_growth(population);
@@ -239,8 +230,8 @@ std::shared_ptr<lead_run> lead::run_to_change(const std::string& what) {
     return current_run();
 }
 
-json lead::rebalance(const json& command) {
-    const bool dry_run = command.value("dry_run", false);
+json lead::rebalance(const protocol::control_request& command) {
+    const bool dry_run = command.dry_run;
     const double weight = migration_weight_of(command);
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = run_to_change("rebalance");
@@ -255,14 +246,10 @@ json lead::rebalance(const json& command) {
     }
     placed.migration_weight = weight;
     // New capacities first: a node found slower or faster than its document said.
-    const auto capacities = command.value("capacity", json::object());
-    if (!capacities.is_object()) throw usage_error("rebalance: capacity must map node ids to capacities");
-    for (const auto& [id, value] : capacities.items()) {
+    for (const auto& [id, capacity] : command.capacities) {
         auto node = std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(), [&](const auto& n) { return n.id == id; });
         if (node == doc.clu->nodes.end()) throw usage_error("rebalance: the cluster has no node '" + id + "'");
-        if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0)
-            throw usage_error("rebalance: the capacity of '" + id + "' must be a finite number > 0 (got " + value.dump() + ")");
-        node->capacity = value.get<double>();
+        node->capacity = capacity;
     }
     const auto proposal = plan::plan_network(doc, nullptr, &placed);
     json answer = placement_change(placed, proposal);
@@ -270,7 +257,7 @@ json lead::rebalance(const json& command) {
     answer["tick"] = run->next_tick();
     answer["applied"] = false;
     if (dry_run || answer["moved"] == 0) return answer;
-    const auto summary = restructure(run, run->intent(), command.value("by_load", false) ? "rebalance by load" : "rebalance",
+    const auto summary = restructure(run, run->intent(), command.by_load ? "rebalance by load" : "rebalance",
                                      [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight);
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -309,15 +296,20 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
             return;
         }
         if (step.what == load_step::kind::drain) {
-            const auto reply = drain({{"command", "drain"}, {"node", now[step.node].id}, {"by_load", true}});
+            protocol::control_request command(protocol::control_request::kind::drain);
+            command.node = now[step.node].id;
+            command.by_load = true;
+            const auto reply = drain(command);
             DNNC_LOG(info, "drained '" << now[step.node].id << "' by load: it lost neurons and its ticks did not get faster (ms per tick "
                                        << json(ms_per_tick).dump() << "); " << reply["moved"] << " neurons moved");
         } else {
-            json capacity = json::object();
-            for (std::size_t v = 0; v < now.size(); ++v) capacity[now[v].id] = step.capacity[v];
-            const auto reply = rebalance({{"command", "rebalance"}, {"capacity", capacity}, {"by_load", true}});
-            DNNC_LOG(info, "re-balanced by load (ms per tick " << json(ms_per_tick).dump() << ", capacities " << capacity.dump()
-                                                               << "): " << reply["moved"] << " neurons moved");
+            protocol::control_request command(protocol::control_request::kind::rebalance);
+            command.by_load = true;
+            for (std::size_t v = 0; v < now.size(); ++v) command.capacities[now[v].id] = step.capacity[v];
+            const auto reply = rebalance(command);
+            DNNC_LOG(info, "re-balanced by load (ms per tick " << json(ms_per_tick).dump() << ", capacities "
+                                                               << json(command.capacities).dump() << "): " << reply["moved"]
+                                                               << " neurons moved");
         }
         std::lock_guard<std::mutex> lock(mutex_);
         last_load_move_ = std::move(now);
@@ -332,17 +324,14 @@ void lead::note_move(json move) {
     while (moves_.size() > max_moves_listed) moves_.pop_front();
 }
 
-json lead::join(const json& command) {
+json lead::join(const protocol::control_request& command) {
     protocol::cluster_node node;
-    node.id = node_text(command, "node", "join");
+    node.id = command.node;
     const std::string what = "join of '" + node.id + "'";
-    const auto at = parse_endpoint(command.value("address", std::string()));
+    const auto at = parse_endpoint(command.address);
     node.host = at.host;
     node.port = at.port;
-    const auto capacity = command.value("capacity", json(1.0));
-    if (!capacity.is_number() || !std::isfinite(capacity.get<double>()) || capacity.get<double>() <= 0)
-        throw usage_error(what + ": the capacity must be a finite number > 0 (got " + capacity.dump() + ")");
-    node.capacity = capacity.get<double>();
+    node.capacity = command.capacity;
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = run_to_change(what);
     std::vector<std::string> links;
@@ -351,9 +340,9 @@ json lead::join(const json& command) {
         const auto& nodes = state_->plan.doc.clu->nodes;
         auto known = [&](const std::string& id) { return std::any_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }); };
         if (known(node.id)) throw usage_error(what + ": the cluster has a node '" + node.id + "' already");
-        for (const auto& l : command.value("links", json::array())) {
-            if (!l.is_string() || !known(l.get<std::string>())) throw usage_error(what + ": a link to " + l.dump() + ", which the cluster has no node of");
-            links.push_back(l.get<std::string>());
+        for (const auto& l : command.links) {
+            if (!known(l)) throw usage_error(what + ": a link to '" + l + "', which the cluster has no node of");
+            links.push_back(l);
         }
         if (links.empty()) links.push_back(state_->topo.id(state_->topo.lead()));  // linked to the lead
     }
@@ -375,9 +364,9 @@ json lead::join(const json& command) {
             {"paused_ms", summary["paused_ms"]}};
 }
 
-json lead::drain(const json& command) {
-    const auto id = node_text(command, "node", "drain");
-    const std::string what = "drain of '" + id + "'" + (command.value("by_load", false) ? " by load" : "");
+json lead::drain(const protocol::control_request& command) {
+    const auto& id = command.node;
+    const std::string what = "drain of '" + id + "'" + (command.by_load ? " by load" : "");
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = run_to_change(what);
     endpoint at;

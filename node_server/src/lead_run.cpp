@@ -31,14 +31,6 @@ std::atomic<std::uint64_t> piece_captures{0};
 
 }  // namespace
 
-std::int64_t whole_number(const json& value, const std::string& what, std::int64_t first, std::int64_t last) {
-    const bool fits = value.is_number_integer() &&
-                      (!value.is_number_unsigned() || value.get<std::uint64_t>() <= static_cast<std::uint64_t>(last));
-    if (fits && value.get<std::int64_t>() >= first && value.get<std::int64_t>() <= last) return value.get<std::int64_t>();
-    throw usage_error(what + " must be a whole number in " + std::to_string(first) + ".." + std::to_string(last) + ", not " +
-                      value.dump());
-}
-
 const char* lead_run::name(state s) {
     switch (s) {
     case state::idle: return "idle";
@@ -756,7 +748,7 @@ json lead_run::freeze() {
     return {{"state", name(state_)}, {"tick", completed()}};
 }
 
-json lead_run::input(const json& rows) {
+json lead_run::input(const std::vector<protocol::input_row>& rows) {
     const auto& net = plan_.net;
     std::map<std::size_t, json> per_node;
     std::int64_t first_open;
@@ -766,16 +758,9 @@ json lead_run::input(const json& rows) {
     }
     std::size_t count = 0;
     for (const auto& row : rows) {
-        const auto tick = whole_number(row.at(0), "input: tick", 0, protocol::max_state_tick);
-        const auto target = row.at(1).get<std::string>();
-        const auto& given = row.at(2);
-        constexpr double largest = std::numeric_limits<float>::max();
-        if (!given.is_number() || !(std::abs(given.get<double>()) <= largest))
-            throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): the value must be a finite float32, not " +
-                              given.dump());
-        const auto value = given.get<float>();
-        const auto lane = row.size() > 3 ? whole_number(row.at(3), "input: lane", -1, std::numeric_limits<std::int64_t>::max())
-                                         : std::int64_t{-1};
+        const auto tick = row.tick, lane = row.lane;
+        const auto& target = row.target;
+        const auto value = row.value;
         if (tick < first_open)
             throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): that tick has already run");
         if (lane < -1 || lane >= run_.batch)
@@ -838,22 +823,21 @@ json lead_run::progress() {
     return reply;
 }
 
-json lead_run::control(const json& request) {
-    const auto command = request.at("command").get<std::string>();
-    if (command == "progress") return progress();
-    if (command == "input") return input(request.at("rows"));
-    if (command == "structure") {
+json lead_run::control(const protocol::control_request& request) {
+    using kind = protocol::control_request::kind;
+    if (request.what == kind::progress) return progress();
+    if (request.what == kind::input) return input(request.rows);
+    if (request.what == kind::structure) {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (request.contains("recent"))
-            return structure_.recent(static_cast<std::size_t>(whole_number(request["recent"], "structure: recent", 0, 100000)));
-        return structure_.read(whole_number(request.value("from", json(0)), "structure: from", 0, std::numeric_limits<std::int64_t>::max()));
+        if (request.recent) return structure_.recent(static_cast<std::size_t>(*request.recent));
+        return structure_.read(request.from);
     }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         check_nodes();
         if (state_ == state::failed) throw error(error_);
     }
-    if (command == "start" || command == "resume") {
+    if (request.what == kind::start || request.what == kind::resume) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             if (state_ == state::running || state_ == state::stepping)
@@ -865,8 +849,8 @@ json lead_run::control(const json& request) {
         start_running();
         return progress();
     }
-    if (command == "step") {
-        const auto ticks = whole_number(request.at("ticks"), "step: ticks", 1, protocol::max_tick_count);
+    if (request.what == kind::step) {
+        const auto ticks = request.ticks;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             if (state_ == state::running || state_ == state::stepping)
@@ -882,7 +866,7 @@ json lead_run::control(const json& request) {
         drive(target_);
         return progress();
     }
-    if (command == "freeze") {
+    if (request.what == kind::freeze) {
         auto reply = freeze();
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -891,32 +875,31 @@ json lead_run::control(const json& request) {
         replicate_intent();
         return reply;
     }
-    if (command == "checkpoint" && request.value("now", false)) {
+    if (request.what == kind::checkpoint && request.now) {
         // One checkpoint of the frozen network, at once (a job about to be stopped).
         if (!paused()) throw usage_error("the network must be frozen for a checkpoint now (dnnc freeze)");
         {
             std::lock_guard<std::mutex> capturing(capture_mutex_);
             check_capturable();
         }
-        if (request.contains("dir")) {
+        if (request.dir) {
             auto c = checkpoints();
-            c.dir = checkpoint_dir(request.at("dir").get<std::string>());
+            c.dir = checkpoint_dir(*request.dir);
             set_checkpoints(c);
         }
         write_checkpoint(next_tick());
         return {{"tick", next_tick()}, {"last", last_checkpoint()}};
     }
-    if (command == "checkpoint") {
+    if (request.what == kind::checkpoint) {
         checkpoint_settings c = checkpoints();
-        if (request.contains("every")) c.every = whole_number(request.at("every"), "checkpoint: every", 0, protocol::max_tick_count);
-        if (request.contains("keep"))
-            c.keep = static_cast<int>(whole_number(request.at("keep"), "checkpoint: keep", 1, std::numeric_limits<int>::max()));
-        if (request.contains("dir")) c.dir = checkpoint_dir(request.at("dir").get<std::string>());
+        if (request.every) c.every = *request.every;
+        if (request.keep) c.keep = *request.keep;
+        if (request.dir) c.dir = checkpoint_dir(*request.dir);
         set_checkpoints(c);
         replicate_intent();
         return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};
     }
-    throw usage_error("unknown command '" + command + "'");
+    throw usage_error(std::string("the lead handles '") + protocol::to_string(request.what) + "', not its run");
 }
 
 void lead_run::fail(const std::string& why) {

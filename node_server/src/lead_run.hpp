@@ -34,10 +34,6 @@ struct tick_spikes {
     std::vector<std::uint32_t> neurons;  // ascending
 };
 
-// The whole number in first..last that a request gives as `what`; anything else (a fraction,
-// a number beyond int64, a string) is usage_error, never converted.
-std::int64_t whole_number(const nlohmann::json& value, const std::string& what, std::int64_t first, std::int64_t last);
-
 class lead_run {
 public:
     struct links {
@@ -93,13 +89,11 @@ public:
     // With <run rebalance="auto">: each node's compute time per tick (ms) once the watch
     // (load_watch.hpp) finds the nodes out of balance, taken once; none otherwise.
     std::optional<tick_times> take_rebalance_due();
-    // {"command": "start"|"resume"|"step"|"freeze"|"progress"|"input"|"checkpoint"|"structure", ...}
-    // ("structure": structure_log::read, or with "recent": N its newest N rows);
-    // progress says "granted", the last tick the clock has granted, unless it grants
-    // without a bound (free-running).
-    // {"command": "checkpoint", "now": true(, "dir": D)} writes one of the frozen network at
-    // once (into folder D from now on, when given).
-    nlohmann::json control(const nlohmann::json& request);
+    // start, resume, step, freeze, progress, input, checkpoint or structure (structure_log::read,
+    // or with `recent`: its newest rows); progress says "granted", the last tick the clock has
+    // granted, unless it grants without a bound (free-running). A checkpoint `now` writes one
+    // of the frozen network at once (into folder `dir` from now on, when given).
+    nlohmann::json control(const protocol::control_request& request);
     // {"from": tick} -> {"columns": [...], "batch": B, "rows": [[tick, values...]...], "completed": C};
     // a row holds the columns of lane 0, then those of lane 1, ...
     // Also: which state the run is in, for snapshots.
@@ -226,7 +220,7 @@ private:
     void start_running();
     void stop_ticker();
     nlohmann::json freeze();
-    nlohmann::json input(const nlohmann::json& rows);
+    nlohmann::json input(const std::vector<protocol::input_row>& rows);
     nlohmann::json progress();
     // Lockstep cannot go on without every node, nor when a node waits for signals a peer
     // sent long ago (a broken link): the run fails naming them.

@@ -111,7 +111,7 @@ struct node::impl {
         http_handlers h;
         h.status = [this] { return status(); };
         h.spikes = [this](const json& request) { return leader->peek_spikes(request); };
-        h.control = [this](const json& command, http_handlers::done done) {
+        h.control = [this](const protocol::control_request& command, http_handlers::done done) {
             tasks.run([this, command, done = std::move(done)] {
                 try {
                     done(200, leader->control(command));

@@ -104,7 +104,7 @@ struct page {
         http_handlers h;
         h.status = [] { return nlohmann::json{{"state", "idle"}}; };
         h.spikes = [](const nlohmann::json&) { return nlohmann::json::object(); };
-        h.control = [](const nlohmann::json&, http_handlers::done done) { done(200, nlohmann::json::object()); };
+        h.control = [](const dnnc::protocol::control_request&, http_handlers::done done) { done(200, nlohmann::json::object()); };
         h.snapshot = snapshot;
         server = std::make_unique<http_server>(o, h);
         server->start();

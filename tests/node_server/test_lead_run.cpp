@@ -22,6 +22,9 @@ using json = nlohmann::json;
 
 namespace {
 
+// A client's command as the lead decodes it from a control frame.
+json command(lead_run& run, const json& j) { return run.control(dnnc::protocol::decode_control_request(j)); }
+
 // Nodes that follow the clock as runners do: a grant raises the last tick a node may
 // compute, a hold lowers it to the tick in progress; each computed tick is reported.
 class fake_nodes {
@@ -190,10 +193,10 @@ std::set<std::string> files_in(const std::filesystem::path& dir) {
 // Waits until the run's progress satisfies `done` (or 10 s pass).
 json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    json p = run.control({{"command", "progress"}});
+    json p = command(run, {{"command", "progress"}});
     while (!done(p) && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        p = run.control({{"command", "progress"}});
+        p = command(run, {{"command", "progress"}});
     }
     return p;
 }
@@ -203,7 +206,7 @@ json wait_for(lead_run& run, const std::function<bool(const json&)>& done) {
 TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") {
     xor_run x;
     auto& [state, plan, topo, nodes, run] = x;
-    run.control({{"command", "step"}, {"ticks", 5}});
+    command(run, {{"command", "step"}, {"ticks", 5}});
     const auto p = wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     CHECK(p["completed"] == 4);
     CHECK(p["signals_sent"] == 4 * 2);  // each node's count, summed
@@ -215,7 +218,7 @@ TEST_CASE("step N grants N ticks and assembles every node's outputs into rows") 
         CHECK(out["rows"][t][1].get<float>() == static_cast<float>(t * 1000 + y));
     }
     // Another step goes on from there; nobody is granted past it.
-    run.control({{"command", "step"}, {"ticks", 3}});
+    command(run, {{"command", "step"}, {"ticks", 3}});
     CHECK(wait_for(run, [](const json& q) { return q["state"] == "frozen"; })["completed"] == 7);
     CHECK(nodes.granted(0) == 7);
     CHECK(nodes.granted(1) == 7);
@@ -228,30 +231,30 @@ TEST_CASE("tick counts and input rows beyond their limits are refused and leave 
     for (const json& ticks : {json(std::numeric_limits<std::int64_t>::max()), json(dnnc::protocol::max_tick_count + 1),
                               json(std::numeric_limits<std::uint64_t>::max()), json(1e30), json(2.5), json(0), json(-1),
                               json("5")})
-        CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", ticks}}), usage_error);
+        CHECK_THROWS_AS(command(run, {{"command", "step"}, {"ticks", ticks}}), usage_error);
     for (const json& every : {json(-1), json(dnnc::protocol::max_tick_count + 1), json(1e300), json("4")})
-        CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", every}}), usage_error);
-    CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 0}}), usage_error);
-    CHECK_THROWS_AS(run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", std::int64_t{1} << 40}}), usage_error);
+        CHECK_THROWS_AS(command(run, {{"command", "checkpoint"}, {"every", every}}), usage_error);
+    CHECK_THROWS_AS(command(run, {{"command", "checkpoint"}, {"every", 4}, {"keep", 0}}), usage_error);
+    CHECK_THROWS_AS(command(run, {{"command", "checkpoint"}, {"every", 4}, {"keep", std::int64_t{1} << 40}}), usage_error);
     // Input rows' ticks and values alike.
     for (const json& row : {json::array({std::numeric_limits<std::int64_t>::max(), "x", 1.0}), json::array({1e30, "x", 1.0}),
                             json::array({3, "x", 1e300}), json::array({3, "x", "1"}), json::array({3, "x", 1.0, 0.5})})
-        CHECK_THROWS_AS(run.control({{"command", "input"}, {"rows", json::array({row})}}), usage_error);
-    CHECK(run.control({{"command", "progress"}})["state"] != "stepping");
+        CHECK_THROWS_AS(command(run, {{"command", "input"}, {"rows", json::array({row})}}), usage_error);
+    CHECK(command(run, {{"command", "progress"}})["state"] != "stepping");
     // The largest step is taken, and the lead can still be frozen.
-    run.control({{"command", "step"}, {"ticks", dnnc::protocol::max_tick_count}});
-    CHECK(run.control({{"command", "progress"}})["target"] == dnnc::protocol::max_tick_count - 1);
-    run.control({{"command", "freeze"}});
-    CHECK(run.control({{"command", "progress"}})["state"] == "frozen");
+    command(run, {{"command", "step"}, {"ticks", dnnc::protocol::max_tick_count}});
+    CHECK(command(run, {{"command", "progress"}})["target"] == dnnc::protocol::max_tick_count - 1);
+    command(run, {{"command", "freeze"}});
+    CHECK(command(run, {{"command", "progress"}})["state"] == "frozen");
 }
 
 TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
     xor_run x;
     auto& [state, plan, topo, nodes, run] = x;
-    run.control({{"command", "start"}});
-    CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), usage_error);
+    command(run, {{"command", "start"}});
+    CHECK_THROWS_AS(command(run, {{"command", "step"}, {"ticks", 1}}), usage_error);
     wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 50; });
-    const auto frozen = run.control({{"command", "freeze"}});
+    const auto frozen = command(run, {{"command", "freeze"}});
     CHECK(frozen["state"] == "frozen");
     const auto tick = frozen["tick"].get<std::int64_t>();
     CHECK(nodes.granted(0) == tick);
@@ -259,10 +262,10 @@ TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
     CHECK(run.paused());
     CHECK(run.next_tick() == tick + 1);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    CHECK(run.control({{"command", "progress"}})["completed"] == tick);  // nothing moved
+    CHECK(command(run, {{"command", "progress"}})["completed"] == tick);  // nothing moved
     // Inputs go to the node of each target neuron, for ticks still to come.
-    CHECK_THROWS_AS(run.control({{"command", "input"}, {"rows", json::array({json::array({tick, "x", 1.0})})}}), usage_error);
-    run.control({{"command", "input"}, {"rows", json::array({json::array({tick + 1, "x", 1.0})})}});
+    CHECK_THROWS_AS(command(run, {{"command", "input"}, {"rows", json::array({json::array({tick, "x", 1.0})})}}), usage_error);
+    command(run, {{"command", "input"}, {"rows", json::array({json::array({tick + 1, "x", 1.0})})}});
     const auto a = *plan.net.find("a"), b = *plan.net.find("b");
     std::size_t delivered = nodes.inputs(0).size() + nodes.inputs(1).size();
     CHECK(delivered == 2);
@@ -277,10 +280,10 @@ TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
 TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and the run goes on") {
     xor_run x;
     auto& run = x.run;
-    run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", "mine"}});
-    run.control({{"command", "start"}});
+    command(run, {{"command", "checkpoint"}, {"every", 4}, {"keep", 2}, {"dir", "mine"}});
+    command(run, {{"command", "start"}});
     wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 13; });
-    run.control({{"command", "freeze"}});
+    command(run, {{"command", "freeze"}});
     const auto dir = x.state.path / "checkpoints" / "mine";
     const auto files = files_in(dir);
     const auto last = run.last_checkpoint();
@@ -303,16 +306,16 @@ TEST_CASE("checkpoints stop the clock at every multiple, keep the newest, and th
 TEST_CASE("checkpoints are written when the clock is driven by step") {
     xor_run x;
     auto& run = x.run;
-    run.control({{"command", "checkpoint"}, {"every", 4}, {"keep", 5}});
-    run.control({{"command", "step"}, {"ticks", 10}});
+    command(run, {{"command", "checkpoint"}, {"every", 4}, {"keep", 5}});
+    command(run, {{"command", "step"}, {"ticks", 10}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
-    run.control({{"command", "step"}, {"ticks", 2}});  // ends on a multiple: its checkpoint is written
+    command(run, {{"command", "step"}, {"ticks", 2}});  // ends on a multiple: its checkpoint is written
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     CHECK(run.next_tick() == 12);
     const auto default_dir = x.state.path / "checkpoints" / x.plan.net.name;
     CHECK(std::filesystem::path(run.last_checkpoint()).parent_path() == default_dir);
     // The step that ended on 12 holds its clock until the checkpoint is written.
-    run.control({{"command", "step"}, {"ticks", 1}});
+    command(run, {{"command", "step"}, {"ticks", 1}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     CHECK(files_in(default_dir) == std::set<std::string>{"checkpoint-4.dnncs", "checkpoint-8.dnncs", "checkpoint-12.dnncs"});
 }
@@ -321,10 +324,10 @@ TEST_CASE("a checkpoint folder outside the lead's state folder is refused") {
     xor_run x;
     for (const std::string dir : {"/tmp/elsewhere", "../elsewhere", "a/../../elsewhere", ""}) {
         INFO(dir);
-        CHECK_THROWS_AS(x.run.control({{"command", "checkpoint"}, {"every", 4}, {"dir", dir}}), usage_error);
+        CHECK_THROWS_AS(command(x.run, {{"command", "checkpoint"}, {"every", 4}, {"dir", dir}}), usage_error);
     }
     CHECK(x.run.checkpoints().every == 0);
-    const auto reply = x.run.control({{"command", "checkpoint"}, {"every", 4}, {"dir", "a/b"}});
+    const auto reply = command(x.run, {{"command", "checkpoint"}, {"every", 4}, {"dir", "a/b"}});
     CHECK(reply["dir"] == (x.state.path / "checkpoints" / "a" / "b").string());
 }
 
@@ -332,7 +335,7 @@ TEST_CASE("the lead holds the newest output rows within its budget and says whic
     // The XOR network has one output column: 64 bytes hold 16 rows.
     xor_run x(64);
     auto& run = x.run;
-    run.control({{"command", "step"}, {"ticks", 100}});
+    command(run, {{"command", "step"}, {"ticks", 100}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     const auto reply = run.output({{"from", 0}});
     CHECK(reply["completed"] == 99);
@@ -346,41 +349,41 @@ TEST_CASE("the lead holds the newest output rows within its budget and says whic
 TEST_CASE("a lockstep run with a dead node fails and says which node") {
     xor_run x;
     auto& [state, plan, topo, nodes, run] = x;
-    run.control({{"command", "step"}, {"ticks", 3}});
+    command(run, {{"command", "step"}, {"ticks", 3}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     nodes.kill(1);
     try {
-        run.control({{"command", "step"}, {"ticks", 3}});
+        command(run, {{"command", "step"}, {"ticks", 3}});
         FAIL("the step went on without node n1");
     } catch (const error& e) {
         CHECK_THAT(e.what(), Catch::Contains("node 'n1' stopped answering"));
     }
-    const auto p = run.control({{"command", "progress"}});
+    const auto p = command(run, {{"command", "progress"}});
     CHECK(p["state"] == "failed");
     CHECK(p["completed"] == 2);
     // Reports of a network this run replaced (another config hash) are ignored.
     run.on_report(protocol::decode_tick_report({{"node", "n0"}, {"hash", "old"}, {"ticks", json::array({json::array({3, json::array()})})},
                    {"sent", 0}, {"dropped", 0}, {"missing", 0}}));
-    CHECK(run.control({{"command", "progress"}})["completed"] == 2);
+    CHECK(command(run, {{"command", "progress"}})["completed"] == 2);
 }
 
 TEST_CASE("a lockstep run fails, naming the link, when a node waits too long for signals its peer sent") {
     xor_run x;
     auto& [state, plan, topo, nodes, run] = x;
-    run.control({{"command", "step"}, {"ticks", 6}});
+    command(run, {{"command", "step"}, {"ticks", 6}});
     wait_for(run, [](const json& q) { return q["state"] == "frozen"; });
     const auto from = topo.id(0), to = topo.id(1);
     // Waiting a while, or for a tick the peer has not computed yet: nothing is wrong.
     nodes.wait_on(1, {{"tick", 4}, {"ms", 500.0}, {"peers", {from}}});
-    CHECK(run.control({{"command", "progress"}})["state"] == "frozen");
+    CHECK(command(run, {{"command", "progress"}})["state"] == "frozen");
     nodes.wait_on(1, {{"tick", 40}, {"ms", 60000.0}, {"peers", {from}}});
-    CHECK(run.control({{"command", "progress"}})["state"] == "frozen");
+    CHECK(command(run, {{"command", "progress"}})["state"] == "frozen");
     // Longer than the heartbeat timeout for a tick the peer completed: the link broke.
     nodes.wait_on(1, {{"tick", 4}, {"ms", 60000.0}, {"peers", {from}}});
-    const auto p = run.control({{"command", "progress"}});
+    const auto p = command(run, {{"command", "progress"}});
     CHECK(p["state"] == "failed");
     CHECK_THAT(p["error"].get<std::string>(), Catch::Contains("the link from '" + from + "' to '" + to + "' is broken"));
-    CHECK_THROWS_AS(run.control({{"command", "step"}, {"ticks", 1}}), error);
+    CHECK_THROWS_AS(command(run, {{"command", "step"}, {"ticks", 1}}), error);
 }
 
 // The raster's sample (every k-th neuron of each recorded group, at most 50) is kept at every
@@ -485,22 +488,22 @@ TEST_CASE("a paced window run keeps its pace without a stopped node, and does no
         const auto ticks = nodes.granted(0) - before;
         return std::pair{ticks, std::chrono::duration<double, std::milli>(clock::now() - start).count() / 5};
     };
-    run.control({{"command", "start"}});
+    command(run, {{"command", "start"}});
     wait_for(run, [](const json& q) { return q["completed"].get<std::int64_t>() >= 10; });
     nodes.pause(1, true);
     const auto [while_stopped, paced] = granted_over(std::chrono::milliseconds(1000));
     CHECK(while_stopped >= paced / 2);  // a clock waiting on n1 would grant none
     CHECK(while_stopped <= paced + 22);  // it makes up for 100 ms of a loaded machine at most
     // The rows go on without it (its outputs read 0).
-    const auto done = run.control({{"command", "progress"}})["completed"].get<std::int64_t>();
+    const auto done = command(run, {{"command", "progress"}})["completed"].get<std::int64_t>();
     CHECK(wait_for(run, [&](const json& q) { return q["completed"].get<std::int64_t>() >= done + 20; })["completed"] >= done + 20);
     nodes.pause(1, false);
     const auto [after, paced_after] = granted_over(std::chrono::milliseconds(300));
     CHECK(after <= paced_after + 22);  // not the ticks it was stopped for, at once
     // It is granted the clock's tick again and catches up on its own.
     CHECK(wait_for(run, [&](const json&) { return nodes.granted(1) >= nodes.granted(0) - 2; })["state"] == "running");
-    const auto frozen = run.control({{"command", "freeze"}});
+    const auto frozen = command(run, {{"command", "freeze"}});
     CHECK(nodes.granted(0) == frozen["tick"]);
     CHECK(nodes.granted(1) == frozen["tick"]);
-    CHECK(run.control({{"command", "progress"}})["granted"] == frozen["tick"]);
+    CHECK(command(run, {{"command", "progress"}})["granted"] == frozen["tick"]);
 }

@@ -6,6 +6,7 @@
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -299,11 +300,15 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
             if (finished || checkpointed || own_lead.port == 0) continue;
             try {
                 node_server::peer_client lead(options.server.secret, protocol::default_max_payload, options.server.tls);
-                auto control = [&](const std::string& body) {
-                    return lead.call(own_lead, {protocol::message_type::control, 0, 0, body}, std::chrono::minutes(5)).payload;
+                auto control = [&](const protocol::control_request& command) {
+                    return lead.call(own_lead, {protocol::message_type::control, 0, 0, protocol::encode(command).dump()}, std::chrono::minutes(5))
+                        .payload;
                 };
-                control(R"({"command": "freeze"})");
-                const auto reply = control(R"({"command": "checkpoint", "now": true, "dir": ")" + job_folder() + R"("})");
+                control(protocol::control_request(protocol::control_request::kind::freeze));
+                protocol::control_request checkpoint(protocol::control_request::kind::checkpoint);
+                checkpoint.now = true;
+                checkpoint.dir = job_folder();
+                const auto reply = control(checkpoint);
                 checkpointed = true;
                 std::cerr << "dnnc-node: signal " << received << ": the network is frozen and checkpointed (" << reply
                           << "); a requeued job continues from it" << std::endl;

@@ -20,12 +20,6 @@ namespace dnnc::cli {
 
 using json = nlohmann::json;
 
-json input_rows(const std::vector<protocol::input_row>& rows) {
-    json list = json::array();
-    for (const auto& r : rows) list.push_back(json::array({r.tick, r.target, r.value, r.lane}));
-    return list;
-}
-
 std::int64_t print_output_rows(std::ostream& out, const json& reply, bool raster, bool header) {
     const auto columns = reply["columns"].get<std::vector<std::string>>();
     const auto batch = reply.value("batch", std::int64_t{1});
@@ -252,28 +246,29 @@ saved_snapshot save_snapshot_of(const client_options& o, const std::string& lead
     return {doc.net->name, doc.state->tick, doc.state->neurons.size()};
 }
 
-json control(const client_options& o, const std::string& lead, const json& command) {
-    return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, command.dump()}).payload);
+json control(const client_options& o, const std::string& lead, const protocol::control_request& command) {
+    const auto sent = protocol::encode(command);
+    protocol::decode_control_request(sent);  // the lead's checks, before anything is sent
+    return json::parse(call_node(o, lead, {protocol::message_type::control, 0, 0, sent.dump()}).payload);
+}
+
+json control(const client_options& o, const std::string& lead, protocol::control_request::kind what) {
+    return control(o, lead, protocol::control_request(what));
 }
 
 json grow_population(const client_options& o, const std::string& lead, const std::string& population, std::int64_t add) {
     if (add < 1) throw usage_error("grow: the number of members to add must be a whole number >= 1 (got " + std::to_string(add) + ")");
-    return control(o, lead, {{"command", "grow"}, {"population", population}, {"add", add}});
+    protocol::control_request command(protocol::control_request::kind::grow);
+    command.population = population;
+    command.add = add;
+    return control(o, lead, command);
 }
 
 json rebalance(const client_options& o, const std::string& lead, const rebalance_request& request) {
-    json command{{"command", "rebalance"}, {"dry_run", request.dry_run}};
-    if (request.migration_weight) {
-        if (!(std::isfinite(*request.migration_weight) && *request.migration_weight >= 0))
-            throw usage_error("rebalance: the migration weight must be a finite number >= 0");
-        command["migration_weight"] = *request.migration_weight;
-    }
-    json capacity = json::object();
-    for (const auto& [id, c] : request.capacity) {
-        if (!(std::isfinite(c) && c > 0)) throw usage_error("rebalance: the capacity of '" + id + "' must be a finite number > 0");
-        capacity[id] = c;
-    }
-    command["capacity"] = capacity;
+    protocol::control_request command(protocol::control_request::kind::rebalance);
+    command.dry_run = request.dry_run;
+    command.migration_weight = request.migration_weight;
+    command.capacities = request.capacity;
     return control(o, lead, command);
 }
 
@@ -284,12 +279,18 @@ json join_node(const client_options& o, const std::string& lead, const std::stri
         throw usage_error("join: give the node as ID@HOST:PORT (got '" + node + "')");
     const auto address = node.substr(at + 1);
     node_server::parse_endpoint(address);  // a usage_error for a bad address, before anything is sent
-    if (!(std::isfinite(capacity) && capacity > 0)) throw usage_error("join: the capacity must be a finite number > 0");
-    return control(o, lead, {{"command", "join"}, {"node", node.substr(0, at)}, {"address", address}, {"capacity", capacity}, {"links", links}});
+    protocol::control_request command(protocol::control_request::kind::join);
+    command.node = node.substr(0, at);
+    command.address = address;
+    command.capacity = capacity;
+    command.links = links;
+    return control(o, lead, command);
 }
 
 json drain_node(const client_options& o, const std::string& lead, const std::string& id) {
-    return control(o, lead, {{"command", "drain"}, {"node", id}});
+    protocol::control_request command(protocol::control_request::kind::drain);
+    command.node = id;
+    return control(o, lead, command);
 }
 
 std::string find_new_lead(const client_options& o, const std::vector<std::string>& nodes, const std::string& lost,
@@ -326,7 +327,8 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
     const auto slowest = std::chrono::microseconds(bar ? 100'000 : 20'000);
     while (true) {
         const auto p = json::parse(
-            client.call(to, {protocol::message_type::control, 0, 0, json{{"command", "progress"}}.dump()}, o.timeout()).payload);
+            client.call(to, {protocol::message_type::control, 0, 0, protocol::encode(protocol::control_request{}).dump()}, o.timeout())
+                .payload);
         if (p.contains("error")) {
             if (bar) std::fputc('\n', stderr);
             throw error(p["error"].get<std::string>());

@@ -2,6 +2,7 @@
 // What the commands that talk to a running cluster share: the secret option and calls.
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
+#include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/model.hpp"
 
@@ -121,11 +122,10 @@ nlohmann::json join_node(const client_options& o, const std::string& lead, const
 // Returns the lead's reply {"drained", "released", "tick", "moved", "nodes", "paused_ms"}.
 nlohmann::json drain_node(const client_options& o, const std::string& lead, const std::string& id);
 
-// A run command to the lead ({"command": ...}); returns its JSON reply.
-nlohmann::json control(const client_options& o, const std::string& lead, const nlohmann::json& command);
-
-// Input CSV rows as the lead's "input" command takes them: [tick, target, value, lane].
-nlohmann::json input_rows(const std::vector<protocol::input_row>& rows);
+// A command to the lead, checked as the lead checks it (usage_error) before it is sent;
+// returns the lead's JSON reply. The second form: a command of no fields (progress, start...).
+nlohmann::json control(const client_options& o, const std::string& lead, const protocol::control_request& command);
+nlohmann::json control(const client_options& o, const std::string& lead, protocol::control_request::kind what);
 
 // Prints the rows of the lead's output reply as CSV (a header first with `header`), or as a
 // spike raster `tick(,lane),neuron` of the non-zero values; returns the tick after the last

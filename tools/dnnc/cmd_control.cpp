@@ -33,7 +33,9 @@ CLI::App* add_one(CLI::App& app, action& chosen, const char* name, const char* h
     o->client.add_to(cmd);
     cmd->callback([o, &chosen, command] {
         chosen = [o, command] {
-            auto reply = control(o->client, o->lead, {{"command", command}, {"ticks", o->ticks}});
+            protocol::control_request request(protocol::control_kind(command));
+            request.ticks = o->ticks;
+            auto reply = control(o->client, o->lead, request);
             if (command == "step") reply = wait_for_tick(o->client, o->lead, reply["target"].get<std::int64_t>());
             if (command == "freeze" && !reply.contains("completed")) reply["completed"] = reply["tick"];
             print(*o, reply);
@@ -71,12 +73,16 @@ void add_control(CLI::App& app, action& chosen) {
         if (!c->now && every->count() == 0) throw CLI::RequiredError("checkpoint: give --every T or --now");
         chosen = [c] {
             if (c->now) {
-                const auto reply = control(c->client, c->lead, {{"command", "checkpoint"}, {"now", true}});
+                protocol::control_request now(protocol::control_request::kind::checkpoint);
+                now.now = true;
+                const auto reply = control(c->client, c->lead, now);
                 std::cout << "checkpoint of tick " << reply["tick"] << ": " << reply["last"].get<std::string>() << '\n';
                 return 0;
             }
-            nlohmann::json request{{"command", "checkpoint"}, {"every", c->every}, {"keep", c->keep}};
-            if (!c->dir.empty()) request["dir"] = c->dir;
+            protocol::control_request request(protocol::control_request::kind::checkpoint);
+            request.every = c->every;
+            request.keep = c->keep;
+            if (!c->dir.empty()) request.dir = c->dir;
             const auto reply = control(c->client, c->lead, request);
             std::cout << "checkpoints every " << reply["every"] << " ticks into " << reply["dir"].get<std::string>()
                       << ", keeping " << reply["keep"] << " (from the next start, resume or step)\n";
@@ -91,7 +97,7 @@ void add_control(CLI::App& app, action& chosen) {
     r->client.add_to(recover);
     recover->callback([r, &chosen] {
         chosen = [r] {
-            const auto reply = control(r->client, r->lead, {{"command", "recover"}});
+            const auto reply = control(r->client, r->lead, protocol::control_request::kind::recover);
             if (r->json) {
                 std::cout << reply.dump(2) << '\n';
                 return 0;

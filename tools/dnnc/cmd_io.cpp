@@ -30,9 +30,10 @@ struct output_options {
 };
 
 int run_input(const input_options& o) {
-    const auto rows = protocol::read_input_csv(o.file);
-    const auto reply = control(o.client, o.lead, {{"command", "input"}, {"rows", input_rows(rows)}});
-    std::cout << rows.size() << " rows sent: " << reply["values"] << " neuron inputs\n";
+    protocol::control_request input(protocol::control_request::kind::input);
+    input.rows = protocol::read_input_csv(o.file);
+    const auto reply = control(o.client, o.lead, input);
+    std::cout << input.rows.size() << " rows sent: " << reply["values"] << " neuron inputs\n";
     return 0;
 }
 

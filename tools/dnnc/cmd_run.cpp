@@ -138,7 +138,9 @@ int run_run(const run_options& o) {
             }
         }
         if (!inputs.empty()) {
-            control(client, lead, {{"command", "input"}, {"rows", input_rows(inputs)}});
+            protocol::control_request input(protocol::control_request::kind::input);
+            input.rows = inputs;
+            control(client, lead, input);
         }
         std::ofstream spikes_file;
         if (!spikes_path.empty()) {

@@ -55,7 +55,9 @@ step_watch takeover_watch(const protocol::document& doc) {
 step_outcome step_and_read(const client_options& o, std::string& lead, std::int64_t ticks, const step_watch& watch) {
     if (ticks < 1 || ticks > protocol::max_tick_count)
         throw usage_error("ticks must lie in 1.." + std::to_string(protocol::max_tick_count) + ", not " + std::to_string(ticks));
-    const auto reply = control(o, lead, {{"command", "step"}, {"ticks", ticks}});
+    protocol::control_request step(protocol::control_request::kind::step);
+    step.ticks = ticks;
+    const auto reply = control(o, lead, step);
     if (reply.contains("error")) throw error(reply["error"].get<std::string>());
     const auto target = reply["target"].get<std::int64_t>();
     step_outcome outcome;
@@ -87,14 +89,17 @@ step_outcome step_and_read(const client_options& o, std::string& lead, std::int6
             outcome.took_over = true;
             if (watch.spikes) watch.spikes->follow(lead);
             if (watch.outputs) watch.outputs->follow(lead);
-            const auto now = control(o, lead, {{"command", "progress"}});
+            const auto now = control(o, lead, protocol::control_request::kind::progress);
             const auto done = now["completed"].get<std::int64_t>();
-            if (now["state"] == "frozen" && done < target) control(o, lead, {{"command", "step"}, {"ticks", target - done}});
+            if (now["state"] == "frozen" && done < target) {
+                step.ticks = target - done;
+                control(o, lead, step);
+            }
         } catch (const error&) {
             if (!watch.interrupted || !*watch.interrupted) throw;
             // Interrupted: the readers get every row complete now (a network frozen before
             // the interruption, as dnnc-node --mpi does, loses none).
-            read_through(control(o, lead, {{"command", "progress"}})["completed"].get<std::int64_t>());
+            read_through(control(o, lead, protocol::control_request::kind::progress)["completed"].get<std::int64_t>());
             throw;
         }
     }

@@ -10,8 +10,10 @@ namespace dnnc::cli {
 using json = nlohmann::json;
 
 void read_structure(const client_options& o, const std::string& lead, const std::function<void(const structure_row&)>& f) {
+    protocol::control_request read(protocol::control_request::kind::structure);
     for (std::uint64_t from = 0;;) {
-        const auto reply = control(o, lead, {{"command", "structure"}, {"from", from}});
+        read.from = static_cast<std::int64_t>(from);
+        const auto reply = control(o, lead, read);
         if (reply.at("lost").get<std::uint64_t>() > 0)
             throw error("the lead dropped " + reply["lost"].dump() + " structure rows that were not read in time");
         if (reply.at("rows").empty()) return;

@@ -1,8 +1,11 @@
 #pragma once
-// The lead's clock and the nodes' tick reports (docs/node_server.md, "The clock" and "Tick
-// reports"): one struct per message and one codec that both ends use; on the wire each is a
-// JSON object in a frame. Decoding refuses anything malformed with protocol_error, so a node
+// The lead's clock, the nodes' tick reports and the clients' commands (docs/simulation.md,
+// "The clock and the lead" and "Commands"): one struct per message and one codec that both
+// ends use; on the wire each is a JSON object in a frame. Decoding refuses anything malformed
+// (protocol_error between nodes; usage_error, a refusal, for a client's command), so a node
 // and the lead survive whatever bytes a peer sends.
+#include "dnnc/protocol/csv.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -66,5 +69,55 @@ struct tick_report {
 };
 nlohmann::json encode(const tick_report& r);
 tick_report decode_tick_report(const nlohmann::json& j);
+
+// A client's command to the lead (`dnnc` and the Python module through the client library,
+// the live page, a Slurm job's signal handler). Each kind reads only its own fields.
+struct control_request {
+    enum class kind {
+        progress,   // where the run is
+        start,      // run freely from the current tick
+        resume,     // the same, after a freeze
+        step,       // `ticks` more, then frozen
+        freeze,     // hold the clock where the nodes can stop
+        checkpoint, // `now`: one of the frozen network at once; else new settings
+        input,      // `rows` of input values for ticks still to run
+        structure,  // the structural plasticity records: the `recent` last, or those from `from`
+        recover,    // restore the last checkpoint on the nodes still alive
+        grow,       // `population` grows by `add` members
+        rebalance,  // re-place the neurons (`capacities` changed first); `dry_run`: only show
+        join,       // node `node` at `address` joins, with `capacity` and `links`
+        drain       // node `node`'s neurons move to the others and it leaves
+    };
+    explicit control_request(kind k = kind::progress) : what(k) {}
+    kind what;
+    std::int64_t ticks = 0;  // step: 1..max_tick_count
+    // checkpoint
+    bool now = false;
+    std::optional<std::int64_t> every;  // 0..max_tick_count (0: none)
+    std::optional<int> keep;            // >= 1
+    std::optional<std::string> dir;
+    std::vector<input_row> rows;  // input (their `where` does not travel)
+    // structure
+    std::optional<std::int64_t> recent;  // 0..100000
+    std::int64_t from = 0;
+    // grow
+    std::string population;
+    std::int64_t add = 0;  // 1..expand_limits::max_neurons
+    std::string node;      // join, drain
+    // join
+    std::string address;  // HOST:PORT, checked by the lead
+    double capacity = 1;  // finite, > 0
+    std::vector<std::string> links;
+    // rebalance
+    bool dry_run = false;
+    std::map<std::string, double> capacities;  // node id -> new capacity, finite, > 0
+    std::optional<double> migration_weight;    // rebalance, join, drain: finite, >= 0
+    bool by_load = false;                      // rebalance, drain: the lead's own load policy asked
+};
+const char* to_string(control_request::kind k);
+// The kind named `name`; usage_error for any other name.
+control_request::kind control_kind(const std::string& name);
+nlohmann::json encode(const control_request& r);
+control_request decode_control_request(const nlohmann::json& j);
 
 }  // namespace dnnc::protocol
