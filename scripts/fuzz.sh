@@ -5,7 +5,7 @@
 #
 #   scripts/fuzz.sh [--seconds N | --runs N] [TARGET...]
 #
-# TARGET: xml, frame, signals, snapshot, metis, session (default: all, one after another).
+# TARGET: xml, frame, signals, snapshot, metis, session, control (default: all, one after another).
 # --seconds N: run each for N seconds (default 20); --runs N: for N executions instead
 # (with both, whichever comes first).
 # Each run starts from the seeds in tests/fuzz/corpus/TARGET, which it only reads; what it
@@ -28,7 +28,7 @@ while (($#)); do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(xml frame signals snapshot metis session)
+all=(xml frame signals snapshot metis session control)
 ((${#targets[@]})) || targets=("${all[@]}")
 
 # The longest input each target is given: a few documents' worth for the XML reader and
@@ -42,6 +42,7 @@ max_len_of() {
     signals) echo 1024 ;;
     metis) echo 4096 ;;
     session) echo 4096 ;;
+    control) echo 4096 ;;
     *) echo "fuzz.sh: unknown target $1 (known: ${all[*]})" >&2; exit 2 ;;
   esac
 }

@@ -77,8 +77,9 @@ clock_request decode_clock_request(const json& j) {
     if (j.contains("grant")) {
         r.what = clock_request::kind::grant;
         r.grant = integer(j.at("grant"), "clock grant");
-    } else if (j.value("hold", false)) {
-        r.what = clock_request::kind::hold;
+    } else if (const auto hold = j.find("hold"); hold != j.end()) {
+        if (!hold->is_boolean()) throw protocol_error("clock request hold is not true or false");
+        if (hold->get<bool>()) r.what = clock_request::kind::hold;
     }
     if (const auto it = j.find("epoch"); it != j.end()) {
         if (!it->is_string()) throw protocol_error("clock request epoch is not a string");
@@ -207,7 +208,7 @@ input_row input_row_of(const command_fields& f, const json& row) {
     r.tick = f.whole(row[0], "tick", 0, max_state_tick);
     if (!row[1].is_string()) f.refuse("a row's target must be an input id or a neuron id", row[1]);
     r.target = row[1].get<std::string>();
-    constexpr double largest = std::numeric_limits<float>::max();
+    constexpr auto largest = static_cast<double>(std::numeric_limits<float>::max());
     if (!row[2].is_number() || !(std::abs(row[2].get<double>()) <= largest))
         f.refuse("the value for tick " + std::to_string(r.tick) + " (" + r.target + ") must be a finite float32", row[2]);
     r.value = row[2].get<float>();

@@ -33,6 +33,15 @@ TEST_CASE("clock requests and replies decode to what was encoded") {
     CHECK_THROWS_AS(decode_clock_reply(json()), protocol_error);
 }
 
+TEST_CASE("a clock request whose hold is not true or false is a protocol_error") {
+    // Found by the control fuzz target: {"hold": [...]} escaped as nlohmann's type_error.
+    for (const json& hold : {json::array({1}), json("yes"), json(1), json()}) {
+        INFO(hold.dump());
+        CHECK_THROWS_AS(decode_clock_request(json{{"hold", hold}}), protocol_error);
+    }
+    CHECK(decode_clock_request(json{{"hold", false}}).what == clock_request::kind::ask);
+}
+
 TEST_CASE("tick reports decode to what was encoded") {
     tick_report r;
     r.node = "n1";
