@@ -251,7 +251,13 @@ json lead::rebalance(const protocol::control_request& command) {
         if (node == doc.clu->nodes.end()) throw usage_error("rebalance: the cluster has no node '" + id + "'");
         node->capacity = capacity;
     }
-    const auto proposal = plan::plan_network(doc, nullptr, &placed);
+    // Planned while the network runs; the memo hands the partition to the install, in the pause.
+    plan::partition_memo memo;
+    const auto proposal = plan::plan_network(doc, &memo, &placed);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        last_partition_ = memo;
+    }
     json answer = placement_change(placed, proposal);
     answer["edge_cut"] = {{"before", cut_before}, {"after", proposal.quality.edge_cut}};
     answer["tick"] = run->next_tick();

@@ -14,12 +14,20 @@
 namespace dnnc::plan {
 
 namespace {
-std::string memo_key(const protocol::document& doc) {
+// What a partition depends on: the network, the cluster and the run settings, and the
+// placement it starts from, if any (with its migration weight).
+std::string memo_key(const protocol::document& doc, const current_placement* current) {
     protocol::document what;
     what.net = doc.net;
     what.clu = doc.clu;
     what.run = doc.run;
-    return protocol::sha256_hex(protocol::serialize(what));
+    std::string key = protocol::sha256_hex(protocol::serialize(what));
+    if (!current) return key;
+    std::string placed(reinterpret_cast<const char*>(current->node_of_neuron.data()),
+                       current->node_of_neuron.size() * sizeof(std::uint32_t));
+    for (const auto& id : current->nodes) placed += "\n" + id;
+    placed += "\n" + std::to_string(current->migration_weight);
+    return key + " from " + protocol::sha256_hex(placed);
 }
 
 // Each unit's current node in `cluster`: the one that holds most of its neurons (the lowest
@@ -80,8 +88,8 @@ network_plan plan_network(protocol::document doc, partition_memo* memo, const cu
     if (!doc.clu) throw config_error({doc.file, 0, 0}, "the submitted document has no <cluster>");
     network_plan plan;
     plan.net = neurons_and_dense_blocks(*doc.net, doc.file);
-    const std::string key = memo ? memo_key(doc) : std::string();
-    if (!current && memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
+    const std::string key = memo ? memo_key(doc, current) : std::string();
+    if (memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
         plan.node_of_neuron = memo->node_of_neuron;
         plan.quality = memo->quality;
     } else {

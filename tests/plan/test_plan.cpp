@@ -151,6 +151,30 @@ TEST_CASE("a lead reuses its last partition only for the same network on the sam
     CHECK(memo.node_of_neuron == other.node_of_neuron);
 }
 
+TEST_CASE("a re-plan from a placement reuses the partition planned from the same placement, and only that") {
+    // A re-balance plans its proposal while the network runs; the install that applies it, in
+    // the pause, finds it in the memo instead of partitioning again.
+    const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
+    auto placed = placement_of(plan_network(doc));
+    auto changed = doc;
+    changed.clu->nodes.back().capacity *= 2;
+    partition_memo memo;
+    const auto proposal = plan_network(changed, &memo, &placed);
+    CHECK(memo.node_of_neuron == proposal.node_of_neuron);
+    memo.node_of_neuron.assign(memo.node_of_neuron.size(), 0);  // marks a reuse
+    CHECK(plan_network(changed, &memo, &placed).neurons_per_node[0] == proposal.net.neuron_count());
+    // Another migration weight, another placement, or none: partitioned afresh.
+    for (int k = 0; k < 3; ++k) {
+        memo.node_of_neuron.assign(memo.node_of_neuron.size(), 0);
+        auto other = placed;
+        if (k == 0) other.migration_weight = 2;
+        if (k == 1) std::swap(other.node_of_neuron.front(), other.node_of_neuron.back());
+        INFO(k);
+        const auto again = k == 2 ? plan_network(changed, &memo) : plan_network(changed, &memo, &other);
+        CHECK(again.neurons_per_node[0] < again.net.neuron_count());
+    }
+}
+
 TEST_CASE("a dense layer that fits on a node stays whole, a larger one is split into row blocks") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/mlp/mlp.xml");
     doc.clu->nodes.resize(2);  // two nodes of equal capacity

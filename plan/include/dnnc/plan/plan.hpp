@@ -30,7 +30,7 @@ struct network_plan {
 // deterministic, so when the same network goes onto the same cluster again (a restore on
 // the cluster it was saved from, a submit --replace) reusing it only saves time.
 struct partition_memo {
-    std::string key;  // SHA-256 of the network, cluster and run settings
+    std::string key;  // SHA-256 of the network, cluster and run settings (and of the current placement)
     std::vector<std::uint32_t> node_of_neuron;
     partitioner::quality quality;
 };
@@ -58,10 +58,11 @@ current_placement placement_of(const network_plan& plan);
 
 // Checks that the document has a network and a cluster, builds the planning graph of the
 // network and partitions it with the default (multilevel) strategy onto the cluster's nodes. With a
-// memo, a partition of the same network onto the same cluster is reused, and the memo
-// then holds this one. With a current placement, the partition starts from it instead
-// (multilevel_repartition; a unit is where most of its neurons are) and no memo is reused;
-// it may not place more neurons than the network has (usage_error).
+// current placement, the partition starts from it instead (multilevel_repartition; a unit is
+// where most of its neurons are); it may not place more neurons than the network has
+// (usage_error). With a memo, a partition of the same network onto the same cluster from the
+// same placement (or none) is reused, and the memo then holds this one: a re-balance plans
+// its proposal while the network runs, and the install that applies it reuses it.
 network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr, const current_placement* current = nullptr);
 
 // What each node will hold of a network, from the rules: its neurons, its incoming synapses
