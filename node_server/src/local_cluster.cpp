@@ -4,7 +4,9 @@
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/frame.hpp"
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <nlohmann/json.hpp>
 
 #include <csignal>
@@ -105,6 +107,18 @@ std::uint16_t printed_port(const std::string& log_file) {
     return 0;
 }
 
+// Whether anything accepts a connection on `at`: a node of any cluster (whatever its
+// secret) or another program.
+bool port_taken(const endpoint& at) {
+    boost::asio::io_context io;
+    boost::asio::ip::tcp::socket socket(io);
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(at.host == "localhost" ? "127.0.0.1" : at.host, ec);
+    if (ec) return false;
+    socket.connect({address, at.port}, ec);
+    return !ec;
+}
+
 bool running(int pid) {
     if (pid <= 0) return false;
     int status = 0;
@@ -176,6 +190,27 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     if (options.http_port > 0 && options.http_port + static_cast<int>(local.size()) - 1 > 65535)
         throw usage_error("--http " + std::to_string(options.http_port) + ": the " + std::to_string(local.size()) +
                           " nodes' pages need the ports after it, past 65535");
+    // Nothing of a cluster that is up changes: its record, secret and logs stay as they are,
+    // and no node is started on a port that something holds.
+    if (fs::exists(record_path(config_path))) {
+        std::string up;
+        try {
+            for (const auto& n : read_record(config_path).nodes)
+                if (running(n.pid) && port_taken(n.at)) up += (up.empty() ? "" : ", ") + n.id + " on " + n.at.text();
+        } catch (const io_error&) {
+            // A damaged record is replaced below.
+        }
+        if (!up.empty())
+            throw usage_error("a cluster of " + config_path + " is already up (" + up + "); `dnnc cluster down " + config_path +
+                              "` stops it");
+    }
+    for (const auto* node : local) {
+        const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
+        if (at.port != 0 && port_taken(at))
+            throw io_error("node '" + node->id + "': something already answers on " + at.text() +
+                           " (a cluster still up? try `dnnc cluster down`)");
+    }
+    if (options.tls.enabled()) tls_config::load(options.tls);  // a bad file is named here, before anything is written
     const fs::path dir = record_dir(config_path);
     fs::create_directories(dir);
     launch_options launch = options;
@@ -187,10 +222,8 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
         write_new_secret_file(launch.secret_file);
     }
     launch.secret_file = fs::absolute(launch.secret_file).string();
-    if (launch.tls.enabled()) {
-        tls_config::load(launch.tls);  // a bad file is named here, before any node starts
+    if (launch.tls.enabled())
         for (auto* file : {&launch.tls.certificate, &launch.tls.key, &launch.tls.authority}) *file = fs::absolute(*file).string();
-    }
     local_cluster cluster{fs::absolute(config_path).lexically_normal().string(), {}, launch.secret_file, launch.tls};
     const auto owned_client = client_of(cluster);
     peer_client& client = *owned_client;
@@ -201,9 +234,6 @@ local_cluster start_local_cluster(const protocol::cluster& clu, const std::strin
     try {
         for (const auto* node : local) {
             const endpoint at{node->host, static_cast<std::uint16_t>(node->port)};
-            if (at.port != 0 && pid_answering(client, at, std::chrono::milliseconds(300)) != 0)
-                throw io_error("node '" + node->id + "': something already answers on " + at.text() +
-                               " (a cluster still up? try `dnnc cluster down`)");
             const std::string log_file = (dir / (node->id + ".log")).string();
             const int page_port = options.http_port <= 0 || node->id == lead_id ? options.http_port : next_page_port++;
             cluster.nodes.push_back({node->id, at, spawn_node(launch, *node, log_file, page_port), log_file});

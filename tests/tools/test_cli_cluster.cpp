@@ -223,6 +223,39 @@ TEST_CASE("cluster down without a record and status of a silent address fail cle
     CHECK(run_command(dnnc_binary() + " status --lead nonsense").exit_code == 2);
 }
 
+TEST_CASE("cluster up of a cluster that is up is refused and changes nothing: its secret, its logs, its nodes") {
+    // It used to write a new secret over the running cluster's, so that no client could talk
+    // to it any more, and to start a node over the old one's log.
+    scratch_dir dir;
+    std::vector<int> ports;
+    const auto config = dir.file("net.xml", cluster_document({{"a"}, {"b"}}, {R"(<link from="a" to="b"/>)"}, ports, 10));
+    local_cluster_guard cluster(config);
+    INFO(cluster.up.err);
+    REQUIRE(cluster.up.exit_code == 0);
+    const auto secret_line = cluster.up.out.substr(cluster.up.out.find("cluster secret: ") + 16);
+    const auto secret_file = secret_line.substr(0, secret_line.find('\n'));
+    const auto log_line = cluster.up.out.substr(cluster.up.out.find("log ") + 4);
+    const auto log_file = log_line.substr(0, log_line.find(')'));
+    const auto secret = slurp(secret_file), log = slurp(log_file);
+    REQUIRE(!secret.empty());
+    const auto again = run_command(dnnc_binary() + " cluster up " + config);
+    CHECK(again.exit_code == 2);
+    CHECK_THAT(again.err, Catch::Contains("is already up (a on " + at(ports[0]) + ", b on " + at(ports[1]) + ")"));
+    CHECK_THAT(again.err, Catch::Contains("dnnc cluster down"));
+    CHECK(slurp(secret_file) == secret);
+    CHECK(slurp(log_file) == log);
+    status_of(ports[0]);  // its clients still get through, with the recorded secret
+    // Another document whose node would take a port of the running cluster: refused before
+    // anything is written.
+    const auto other = dir.file("other.xml", "<dnnc xmlns=\"urn:dnnc:1\"><cluster lead=\"x\"><node id=\"x\" host=\"127.0.0.1\" port=\"" +
+                                                 std::to_string(ports[1]) + "\"/></cluster></dnnc>");
+    const auto taken = run_command(dnnc_binary() + " cluster up " + other);
+    CHECK(taken.exit_code == 1);
+    CHECK_THAT(taken.err, Catch::Contains("node 'x': something already answers on " + at(ports[1])));
+    CHECK(run_command(dnnc_binary() + " cluster down " + other).exit_code == 1);  // nothing was recorded
+    status_of(ports[0]);
+}
+
 TEST_CASE("a network whose share does not fit a node's memory is refused before anything changes") {
     scratch_dir dir;
     std::vector<int> ports;
