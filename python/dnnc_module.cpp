@@ -153,6 +153,7 @@ public:
             launch.node_binary = node_binary();
             launch.secret_file = o.secret_file;
             launch.log_level = o.log_level;
+            launch.owner_pid = getpid();
             session_.emplace(planned, config, launch);
             client_.secret_file = session_->secret_file();
             doc.clu = session_->listening(planned);

@@ -143,6 +143,7 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
     if (!options.output_memory.empty()) args.insert(args.end(), {"--output-memory", options.output_memory});
     if (!options.silence_limit.empty()) args.insert(args.end(), {"--silence-limit", options.silence_limit});
     if (http_port >= 0) args.insert(args.end(), {"--http", std::to_string(http_port), "--http-bind", options.http_bind});
+    if (options.owner_pid > 0) args.insert(args.end(), {"--owner", std::to_string(options.owner_pid)});
     if (options.tls.enabled())
         args.insert(args.end(), {"--tls-cert", options.tls.certificate, "--tls-key", options.tls.key, "--tls-ca", options.tls.authority});
     std::vector<char*> argv;

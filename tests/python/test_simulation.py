@@ -4,8 +4,11 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
+import subprocess
+import tempfile
 import threading
 import time
 
@@ -117,6 +120,36 @@ def test_a_with_block_that_raises_stops_its_nodes():
             sim.run(5)
             raise KeyError("the body failed")
     assert not any(alive(p) for p in pids)
+
+
+def test_the_nodes_stop_by_themselves_once_the_process_that_started_them_is_killed():
+    # SIGKILL gives the process no chance to stop its nodes; each was started with
+    # dnnc-node --owner and stops once that process is gone.
+    script = ("import os, signal, dnnc\n"
+              "sim = dnnc.Simulation(%r, nodes=2)\n"
+              "print(' '.join(map(str, sim.pids)), flush=True)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n" % XOR)
+    child = subprocess.Popen(["/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids = [int(p) for p in child.stdout.readline().split()]
+    assert len(pids) == 2, child.stderr.read()
+    # What the killed process leaves in the temporary folder (its cluster's record and logs,
+    # its document) is removed at the end.
+    words = open("/proc/%d/cmdline" % pids[0]).read().split("\0")
+    left_behind = [os.path.dirname(words[words.index("--secret-file") + 1]),
+                   os.path.join(tempfile.gettempdir(), "dnnc-py-%d-0" % child.pid)]
+    try:
+        assert child.wait() == -signal.SIGKILL
+        deadline = time.monotonic() + 10
+        while any(alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [p for p in pids if alive(p)]
+        for p in left:
+            os.kill(p, signal.SIGKILL)
+        assert not left
+    finally:
+        for folder in left_behind:
+            if os.path.basename(folder).startswith(("dnnc-cluster-", "dnnc-py-")):
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_documents_own_cluster_and_a_cluster_file(tmp):

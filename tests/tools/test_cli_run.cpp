@@ -415,3 +415,40 @@ TEST_CASE("tick counts past their limits are usage errors wherever they enter th
     CHECK(node.exit_code == 2);
     CHECK_THAT(node.err, Catch::Contains("--ticks"));
 }
+
+TEST_CASE("a dnnc run that is killed leaves no node behind: its nodes stop once their starter has ended") {
+    // SIGKILL gives dnnc run no chance to stop its cluster; each node was started with
+    // --owner (its pid) and stops by itself once that process is gone.
+    scratch_dir dir;
+    const auto script = dir.file("killed.sh", R"sh(
+)sh" + dnnc_binary() + " run " + source_path("examples/cuba/cuba.xml") + R"sh( --nodes 2 --ticks 100000000 > /dev/null 2>&1 &
+run=$!
+nodes=""
+for _ in $(seq 200); do
+  nodes=$(pgrep -P "$run" -f dnnc-node | tr '\n' ' ')
+  [ "$(echo $nodes | wc -w)" -ge 2 ] && break
+  sleep 0.05
+done
+[ "$(echo $nodes | wc -w)" -ge 2 ] || { echo "the run did not start 2 nodes"; kill -9 $run; exit 1; }
+# The folders the killed run leaves (its cluster's record and logs, its documents) go too.
+first=${nodes%% *}
+records=$(dirname "$(tr '\0' '\n' < /proc/$first/cmdline | sed -n '/^--secret-file$/{n;p}')")
+case "$records" in */dnnc-cluster-*) ;; *) records="" ;; esac  # only the run's own record folder
+trap 'rm -rf "$records" /tmp/dnnc-run-$run' EXIT
+sleep 1
+kill -9 "$run"
+for _ in $(seq 100); do
+  alive=""
+  for p in $nodes; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+  [ -z "$alive" ] && echo "stopped" && exit 0
+  sleep 0.1
+done
+echo "still running after 10 s:$alive"
+kill -9 $alive
+exit 1
+)sh");
+    const auto r = run_command("sh " + script);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("stopped"));
+}

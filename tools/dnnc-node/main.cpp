@@ -1,5 +1,6 @@
 // dnnc-node: the node server daemon. Prints "dnnc-node listening on HOST:PORT" once it
-// accepts connections; stops cleanly on SIGTERM, SIGINT or a shutdown frame.
+// accepts connections; stops cleanly on SIGTERM, SIGINT or a shutdown frame, and with
+// --owner PID when that process, which started it, ends.
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/secret.hpp"
@@ -11,10 +12,13 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <iostream>
 #include <thread>
+
+#include <unistd.h>
 
 namespace {
 
@@ -41,7 +45,7 @@ int main(int argc, char** argv) {
     std::string transport;  // mpi within an MPI job (faster: BENCHMARKS.md, "MPI"), else tcp
     mpi_job job;
     std::vector<std::string> serve;
-    int port = 0, http_port = -1;
+    int port = 0, http_port = -1, owner = 0;
     std::string http_bind = "127.0.0.1";
     std::size_t threads = 1;
     double silence_limit_s = 10;
@@ -57,6 +61,8 @@ int main(int argc, char** argv) {
     app.add_option("--tls-key", tls.key, "PEM private key of --tls-cert");
     app.add_option("--tls-ca", tls.authority, "PEM certificate of the CA that signed every node's certificate");
     app.add_option("--log-level", log_level, "error, warn, info or debug");
+    app.add_option("--owner", owner, "PID of the process that starts this node (dnnc run, the Python module): stop when it ends")
+        ->check(CLI::PositiveNumber);
     app.add_option("--threads", threads, "Threads serving connections (default 1)")->check(CLI::Range(1, 256));
     app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
     app.add_option("--device", device, "Where dense projections run: auto (CUDA when available), cpu or cuda")
@@ -166,11 +172,26 @@ int main(int argc, char** argv) {
             DNNC_LOG(info, "signal " << received << ": stopping");
             node.stop();
         });
+        // The owner is this process's parent while it lives; once it has ended (killed, so
+        // that it could not stop its nodes) this process has another parent.
+        std::thread owner_watch;
+        if (owner > 0)
+            owner_watch = std::thread([&] {
+                while (!stopped_by_request) {
+                    if (getppid() != owner) {
+                        DNNC_LOG(warn, "process " << owner << ", which started this node, has ended: stopping");
+                        node.stop();
+                        return;
+                    }
+                    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+                }
+            });
         node.wait();
-        // Wake the signal waiter if the stop came from a shutdown frame.
+        // Wake the signal waiter if the stop came from a shutdown frame or the owner's end.
         stopped_by_request = true;
         pthread_kill(waiter.native_handle(), SIGTERM);
         waiter.join();
+        if (owner_watch.joinable()) owner_watch.join();
         return 0;
     } catch (const dnnc::usage_error& e) {
         std::cerr << "dnnc-node: " << e.what() << '\n';

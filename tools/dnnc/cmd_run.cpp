@@ -27,6 +27,8 @@
 #include <iostream>
 #include <optional>
 
+#include <unistd.h>
+
 namespace dnnc::cli {
 namespace {
 
@@ -109,6 +111,7 @@ int run_run(const run_options& o) {
     launch.log_level = o.log_level;
     launch.http_port = o.http;
     launch.http_bind = o.http_bind;
+    launch.owner_pid = getpid();
     json summary, progress, populations, final_status, histograms;
     std::int64_t spikes_lost = 0, samples_lost = 0, rows_missed = 0;
     std::uint64_t weights_written = 0, structure_rows = 0;

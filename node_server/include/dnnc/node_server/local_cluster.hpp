@@ -44,6 +44,10 @@ struct launch_options {
     int http_port = -1;
     std::string http_bind = "127.0.0.1";
     std::chrono::milliseconds ready_timeout{15000};
+    // > 0: the process starting the nodes (dnnc run, the Python module), which each node
+    // outlives by a moment only (dnnc-node --owner): a starter killed leaves no node behind.
+    // 0 (dnnc cluster up): the nodes run until they are stopped.
+    int owner_pid = 0;
 };
 
 // Where the record of the cluster started from `config_path` lives.
