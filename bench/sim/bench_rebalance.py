@@ -6,12 +6,14 @@
 2. `dnnc join` of a (K+1)-th node that was up and serving nothing: it takes its share;
 3. `dnnc drain` of that node again.
 Printed for each: the neurons moved, the synapses they hold (their share of the network's),
-the pause (the lead's paused_ms) and the pause per million synapses moved, against the time
+the pause (the lead's paused_ms), the planning inside it (the lead's log: "planned and
+partitioned in") and the pause per million synapses moved, against the time
 the same cluster took to install the whole network at submit, measured in the same run (the
 limit of today's method, which reinstalls every node); and the wall time per simulated
 second before and after.
 Usage: bench_rebalance.py [--nodes K] [--ticks T] [--dnnc PATH]"""
 import json
+import re
 import time
 
 from local_microcircuit import NEURONS, SYNAPSES, LocalCluster, arguments
@@ -26,20 +28,25 @@ def main():
         before = cluster.timed_step(args.ticks)
         call("start", *lead)
         time.sleep(1)
-        moves = [("rebalance --capacity n0=2", json.loads(call("rebalance", "--capacity", "n0=2", "--json", *lead))),
-                 (f"join {joining}", json.loads(call("join", "--node", f"{joining}@127.0.0.1:{cluster.ports[-1]}", "--json", *lead))),
-                 (f"drain {joining}", json.loads(call("drain", joining, "--json", *lead)))]
+        moves = []
+        for name, words in [("rebalance --capacity n0=2", ["rebalance", "--capacity", "n0=2"]),
+                            (f"join {joining}", ["join", "--node", f"{joining}@127.0.0.1:{cluster.ports[-1]}"]),
+                            (f"drain {joining}", ["drain", joining])]:
+            reply = json.loads(call(*words, "--json", *lead))
+            # The install in the pause is the lead's last planning.
+            planned = re.findall(r"planned and partitioned in ([0-9.]+) ms", cluster.log("n0"))[-1]
+            moves.append((name, reply, float(planned)))
         call("freeze", *lead)
         after = cluster.timed_step(args.ticks)
     print(f"microcircuit_scaled ({NEURONS} neurons, {SYNAPSES} synapses) on {args.nodes} local nodes; "
           f"install at submit {install * 1000:.0f} ms")
-    print("| move | neurons moved | synapses moved (est.) | pause ms | ms per 10^6 synapses moved | pause / install |")
-    print("|---|---|---|---|---|---|")
-    for name, reply in moves:
+    print("| move | neurons moved | synapses moved (est.) | pause ms | planning in it, ms | ms per 10^6 synapses moved | pause / install |")
+    print("|---|---|---|---|---|---|---|")
+    for name, reply, planned in moves:
         moved = reply["moved"]
         synapses = moved * SYNAPSES / NEURONS
         per_million = reply["paused_ms"] / (synapses / 1e6) if synapses else float("nan")
-        print(f"| {name} | {moved} | {synapses:.0f} | {reply['paused_ms']:.0f} | {per_million:.0f} | "
+        print(f"| {name} | {moved} | {synapses:.0f} | {reply['paused_ms']:.0f} | {planned:.1f} | {per_million:.0f} | "
               f"{reply['paused_ms'] / 1000 / install:.2f} |")
     simulated = args.ticks * 0.1 / 1000
     print(f"wall per simulated second: {before / simulated:.2f} s before, {after / simulated:.2f} s after "

@@ -87,6 +87,11 @@ class LocalCluster:
         match = re.search(rf"node {node} up on \S+ \(pid (\d+)", self._up_output)
         return int(match.group(1))
 
+    def log(self, node):
+        """The text of node `node`'s log so far (its path as `dnnc cluster up` printed it)."""
+        match = re.search(rf"node {node} up on \S+ \(pid \d+, log ([^)]+)\)", self._up_output)
+        return pathlib.Path(match.group(1)).read_text()
+
     def __enter__(self):
         self._up_output = self.call("cluster", "up", str(self._up))
         return self
