@@ -158,6 +158,11 @@ private:
     // (plan::current_placement with `migration_weight`); lead_restructure.cpp. The reply:
     // install's, with moved (neurons), placement (per node: before, after), paused_ms.
     // `what` names the change in the moves the status lists (note_move).
+    // While the run still runs: the partition of the network as `change` leaves it, from where
+    // its neurons are, into the memo (last_partition_), so that the install in the pause
+    // reuses it. Only a head start: a change that does not plan is left to the install.
+    void plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change, std::int64_t tick,
+                    double migration_weight);
     nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent, const std::string& what,
                                const std::function<void(protocol::document&, std::int64_t)>& change,
                                double migration_weight = plan::current_placement{}.migration_weight);

@@ -131,6 +131,29 @@ void lead::grow_scheduled(std::int64_t tick) {
     }
 }
 
+void lead::plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change, std::int64_t tick,
+                      double migration_weight) {
+    protocol::document doc;
+    plan::current_placement placed;
+    plan::partition_memo memo;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        doc = state_->plan.doc;
+        placed = plan::placement_of(state_->plan);
+        memo = last_partition_;  // a re-balance's proposal is there already
+    }
+    placed.migration_weight = migration_weight;
+    try {
+        change(doc, tick);
+        plan::plan_network(std::move(doc), &memo, &placed);
+    } catch (const std::exception& e) {
+        DNNC_LOG(info, "the change was not planned ahead: " << e.what());
+        return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_partition_ = std::move(memo);
+}
+
 // The frozen run, snapshotted at its next tick T, changed by `change` (its document, at T)
 // and restored onto the cluster the document then names, from where the neurons are (new
 // ones go where there is room), with the rows and spikes before T; then it carries on as
@@ -140,6 +163,7 @@ void lead::grow_scheduled(std::int64_t tick) {
 json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent, const std::string& what,
                        const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight) {
     namespace fs = std::filesystem;
+    if (!run->paused()) plan_ahead(change, run->next_tick(), migration_weight);
     const auto started = clock_type::now();
     if (!run->paused()) run->freeze_for_change();
     const auto tick = run->next_tick();
@@ -251,7 +275,7 @@ json lead::rebalance(const protocol::control_request& command) {
         if (node == doc.clu->nodes.end()) throw usage_error("rebalance: the cluster has no node '" + id + "'");
         node->capacity = capacity;
     }
-    // Planned while the network runs; the memo hands the partition to the install, in the pause.
+    // Planned while the network runs; the memo hands the partition to the install (plan_ahead).
     plan::partition_memo memo;
     const auto proposal = plan::plan_network(doc, &memo, &placed);
     {
