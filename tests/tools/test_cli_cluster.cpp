@@ -210,6 +210,12 @@ TEST_CASE("dnnc-node picks a port, prints it, and stops on SIGTERM") {
     CHECK(run_command(node + " --emulate-delay b").exit_code == 2);
     CHECK(run_command(node + " --secret-file /nonexistent").exit_code == 2);
     CHECK(run_command(node + " --output-memory lots").exit_code == 2);
+    for (const char* owner : {"x", "0", "-3", "99999999999"}) {
+        const auto bad = run_command(node + " --owner " + owner);
+        INFO(owner);
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Catch::Contains("--owner"));
+    }
 }
 
 TEST_CASE("cluster down without a record and status of a silent address fail cleanly") {

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <csignal>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include <unistd.h>
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     app.add_option("--tls-ca", tls.authority, "PEM certificate of the CA that signed every node's certificate");
     app.add_option("--log-level", log_level, "error, warn, info or debug");
     app.add_option("--owner", owner, "PID of the process that starts this node (dnnc run, the Python module): stop when it ends")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, std::numeric_limits<int>::max()));
     app.add_option("--threads", threads, "Threads serving connections (default 1)")->check(CLI::Range(1, 256));
     app.add_option("--emulate-delay", delays, "PEER=MS: hold back what this node sends to node PEER by MS ms");
     app.add_option("--device", device, "Where dense projections run: auto (CUDA when available), cpu or cuda")
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
                    "Seconds another node may stay silent (no answer to heartbeats) while this one waits for it to "
                    "install, restore or capture a share; the work itself has no time limit")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, std::numeric_limits<int>::max()));
     app.add_option("--output-memory", output_memory,
                    "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
     app.add_flag("--mpi", mpi, "Be one node of an MPI job (mpirun -np K dnnc-node --mpi ..., srun): rank 0 leads");
