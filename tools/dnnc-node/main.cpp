@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                    "Seconds another node may stay silent (no answer to heartbeats) while this one waits for it to "
                    "install, restore or capture a share; the work itself has no time limit")
         ->capture_default_str()
-        ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+        ->check(CLI::PositiveNumber);
     app.add_option("--output-memory", output_memory,
                    "The most memory the output rows held at the lead may take, e.g. 64M (default); older rows are dropped");
     app.add_flag("--mpi", mpi, "Be one node of an MPI job (mpirun -np K dnnc-node --mpi ..., srun): rank 0 leads");
