@@ -77,7 +77,8 @@ double lead::probe_once(const plan::network_plan& plan, const std::vector<std::s
 
 // Latencies first (link_times), then each link's throughput: `throughput-probes` probes
 // each way that carry throughput_probe_load bytes across the link, each after an unloaded
-// one along the same route (plan::link_throughput).
+// one along the same route (plan::link_throughput), and more pairs, up to three times as
+// many, in a direction whose loads a busy machine stretched (plan::throughput_settled).
 std::vector<plan::link_time> lead::measure_links(const plan::network_plan& plan, const plan::topology& topo) {
     const auto paths = plan::plan_probes(topo);
     const auto run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
@@ -90,15 +91,18 @@ std::vector<plan::link_time> lead::measure_links(const plan::network_plan& plan,
     for (std::size_t p = 0; p < paths.size() && run.throughput_probes > 0; ++p) {
         auto back = paths[p].route;  // over the link and back to its near end
         back.push_back(back[back.size() - 2]);
-        // What a load adds to the round trip of an unloaded probe sent just before it.
-        auto added = [&](const std::vector<std::size_t>& route) {
-            const double unloaded = probe_once(plan, route);
-            return probe_once(plan, route, throughput_probe_load) - unloaded;
+        plan::throughput_samples there, and_back;
+        auto sample = [&](const std::vector<std::size_t>& route, plan::throughput_samples& into) {
+            into.unloaded_ms.push_back(probe_once(plan, route));
+            into.loaded_ms.push_back(probe_once(plan, route, throughput_probe_load));
         };
-        std::vector<double> there, and_back;
         for (int r = 0; r < run.throughput_probes; ++r) {
-            there.push_back(added(paths[p].route));
-            and_back.push_back(added(back));
+            sample(paths[p].route, there);
+            sample(back, and_back);
+        }
+        for (int r = run.throughput_probes; r < 3 * run.throughput_probes; ++r) {
+            if (!plan::throughput_settled(there)) sample(paths[p].route, there);
+            if (!plan::throughput_settled(and_back)) sample(back, and_back);
         }
         times[p].throughput_bps = plan::link_throughput(throughput_probe_load, there, and_back);
     }

@@ -116,11 +116,17 @@ std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std
     return times;
 }
 
-double link_throughput(std::size_t load_bytes, const std::vector<double>& there_ms, const std::vector<double>& back_ms) {
-    // A busy machine only ever lengthens a loaded probe, so each direction's least added time
-    // is its closest to the link's own.
+bool throughput_settled(const throughput_samples& direction) {
+    if (direction.loaded_ms.size() < 2) return false;
+    auto loaded = direction.loaded_ms;
+    std::partial_sort(loaded.begin(), loaded.begin() + 2, loaded.end());
+    return loaded[1] <= 1.25 * loaded[0];
+}
+
+double link_throughput(std::size_t load_bytes, const throughput_samples& there, const throughput_samples& back) {
     const auto least = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); };
-    const double added = std::max(least(there_ms), least(back_ms));
+    const auto load_ms = [&](const throughput_samples& s) { return least(s.loaded_ms) - least(s.unloaded_ms); };
+    const double added = std::max(load_ms(there), load_ms(back));
     if (!(added > 0)) return 0;
     return 8.0 * static_cast<double>(load_bytes) / (added / 1000);
 }

@@ -60,15 +60,31 @@ TEST_CASE("link times follow t(1,i) = T/2 and t(k,j) = (T(1,j) - T(1,k))/2, clam
     CHECK(times[0].noisy);
 }
 
-TEST_CASE("a link's throughput is the load over the least time it added, the slower way") {
+TEST_CASE("a link's throughput is the load over its least loaded less its least unloaded round trip, the slower way") {
     // 1 MB in 8 ms more one way (1 Gbit/s), 16 ms more the other (0.5 Gbit/s).
-    CHECK(link_throughput(1'000'000, {8, 9, 10}, {16, 40, 16}) == Approx(0.5e9));
-    CHECK(link_throughput(1'000'000, {16}, {8}) == Approx(0.5e9));
-    CHECK(link_throughput(1'000'000, {8, 8}, {-0.1, 0.1}) == Approx(1e9));  // too fast to tell back
-    CHECK(link_throughput(1'000'000, {-0.1}, {0}) == 0);                    // both ways
+    CHECK(link_throughput(1'000'000, {{2, 2, 3}, {10, 11, 12}}, {{2, 3, 2}, {18, 42, 18}}) == Approx(0.5e9));
+    CHECK(link_throughput(1'000'000, {{1}, {17}}, {{1}, {9}}) == Approx(0.5e9));
+    CHECK(link_throughput(1'000'000, {{1, 1}, {9, 9}}, {{1, 1}, {0.9, 1.1}}) == Approx(1e9));  // too fast to tell back
+    CHECK(link_throughput(1'000'000, {{1}, {0.9}}, {{1}, {1}}) == 0);                          // both ways
     // A machine busy with other work (CI's other tests) stretched two of a fast link's three
-    // loads: their median gives 0.28 Gbit/s; the least time keeps it as fast as it is.
-    CHECK(link_throughput(256 << 10, {0.9, 7.5, 9.8}, {0.8, 1.1, 12}) == Approx(8.0 * (256 << 10) / 0.9e-3));
+    // loads: the least loaded round trip keeps it as fast as it is.
+    CHECK(link_throughput(256 << 10, {{0.3, 0.3, 0.3}, {1.2, 7.8, 10.1}}, {{0.3, 0.3, 0.3}, {1.1, 1.4, 12.3}}) ==
+          Approx(8.0 * (256 << 10) / 0.9e-3));
+    // It also stretched every unloaded probe one way (CI's failure at 3a76eca: the added
+    // times all came out negative and the fast link read as not measured); a load's least
+    // round trip less the least unloaded one still finds it.
+    CHECK(link_throughput(256 << 10, {{0.3, 0.4, 0.3}, {1.2, 1.3, 1.2}}, {{3.1, 2.9, 5.0}, {1.2, 1.5, 2.0}}) ==
+          Approx(8.0 * (256 << 10) / 0.9e-3));
+}
+
+
+TEST_CASE("a direction's throughput samples are settled once two loads agree within a quarter") {
+    CHECK_FALSE(throughput_settled({{}, {}}));
+    CHECK_FALSE(throughput_settled({{0.3}, {1.2}}));             // one load says nothing
+    CHECK_FALSE(throughput_settled({{0.3, 0.3}, {1.2, 15.0}}));  // one stretched by a busy machine
+    CHECK_FALSE(throughput_settled({{0.3, 0.3, 0.3}, {16.0, 1.2, 1.6}}));
+    CHECK(throughput_settled({{0.3, 0.3, 0.3}, {16.0, 1.2, 1.4}}));
+    CHECK(throughput_settled({{0.3, 0.3}, {210.0, 209.5}}));  // a shaped link
 }
 
 TEST_CASE("median of even and odd samples") {

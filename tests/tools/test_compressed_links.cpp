@@ -15,7 +15,7 @@ using json = nlohmann::json;
 namespace {
 // A small Brunel network (brunel_small.xml's neurons, fewer of them) whose dense packets are
 // mostly zeros, on `cluster`.
-std::string brunel_on(const std::string& cluster, const std::string& compress) {
+std::string brunel_on(const std::string& cluster, const std::string& compress, const std::string& run_extra = "") {
     return "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"brunel\" dt=\"0.1\">"
            "<population id=\"E\" size=\"800\" model=\"iaf_psc_delta\" seed=\"1\" tau_m=\"20\" C_m=\"250\" t_ref=\"2\" "
            "E_L=\"0\" V_th=\"20\" V_reset=\"10\" v-init=\"0\" v-init-max=\"20\"/>"
@@ -27,7 +27,7 @@ std::string brunel_on(const std::string& cluster, const std::string& compress) {
            "<projection from=\"I\" to=\"I\" kind=\"fixed-indegree\" indegree=\"20\" weight=\"-0.5\" delay=\"15\" seed=\"6\"/>"
            "<poisson to=\"E I\" rate=\"20000\" weight=\"0.1\" seed=\"7\"/>"
            "<output id=\"raster\" neurons=\"E[0:50] I[0:10]\"/></network>" +
-           cluster + "<run probes=\"4\" heartbeat-timeout=\"15000\" compress=\"" + compress + "\"/></dnnc>\n";
+           cluster + "<run probes=\"4\" heartbeat-timeout=\"15000\" compress=\"" + compress + "\"" + run_extra + "/></dnnc>\n";
 }
 
 // The outputs of `ticks` ticks of `doc` on one local node.
@@ -91,7 +91,12 @@ TEST_CASE("on test hosts, the lead compresses the link shaped to 10 Mbit/s and n
     hosts.shape(3, "10mbit");
     const std::string cluster =
         "<cluster lead=\"h1\">" + test_hosts::nodes_xml(3) + "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/></cluster>";
-    const auto doc = dir.file("hosts.xml", brunel_on(cluster, "auto"));
+    // A tick of 0.5 ms puts the rate below which a link is compressed near 22 Mbit/s (about
+    // 1.4 kB a tick each way on either link): twice the shaped link's, and far below what a
+    // machine busy with other work makes of the fast one (136 Mbit/s, the least seen with 6
+    // busy loops on 2 cores). Free-running, that rate was near 300 Mbit/s, and such a reading
+    // compressed the fast link.
+    const auto doc = dir.file("hosts.xml", brunel_on(cluster, "auto", " tick-period=\"0.5\""));
     const auto expected = on_one_node(dir, doc, ticks);
     const std::string lead = " --lead " + test_hosts::endpoint(1);
     must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));

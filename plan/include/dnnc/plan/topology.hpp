@@ -60,13 +60,26 @@ struct link_time {
 // through link k. `samples_ms[p]` holds the round trips measured for plan[p].
 std::vector<link_time> link_times(const std::vector<probe_path>& plan, const std::vector<std::vector<double>>& samples_ms);
 
-// A link's throughput, in bits per second, from probes that carry `load_bytes` across it,
-// each paired with an unloaded probe along the same route: `there_ms` and `back_ms` hold the
-// time each load added to its pair's round trip, across the link one way and the other. A
-// direction's rate is 8 × load over its least added time (a busy machine only adds time);
-// the link's throughput is the slower direction's; 0 when neither load added time (too fast
-// to tell with it).
-double link_throughput(std::size_t load_bytes, const std::vector<double>& there_ms, const std::vector<double>& back_ms);
+// Round trips of the throughput probes across a link one way: each loaded probe came right
+// after an unloaded one along the same route.
+struct throughput_samples {
+    std::vector<double> unloaded_ms;
+    std::vector<double> loaded_ms;
+};
+
+// A link's throughput, in bits per second, from probes that carry `load_bytes` across it.
+// A direction's load time is its least loaded round trip less its least unloaded one: a
+// machine busy with other work only ever stretches a probe, so each least is the closest to
+// the link's own, and one stretched unloaded probe cannot hide the load. A direction's rate
+// is 8 × load over that time; the link's throughput is the slower direction's; 0 when
+// neither load added time (too fast to tell with it).
+double link_throughput(std::size_t load_bytes, const throughput_samples& there, const throughput_samples& back);
+
+// Whether a direction's samples can be trusted: its two least loaded round trips agree within
+// a quarter. On a machine busy with other work a fast link's loads are stretched by several ms
+// each; the lead then sends more pairs (up to three times `throughput-probes`) until two of
+// them came through unstretched. A shaped link's loads agree at once.
+bool throughput_settled(const throughput_samples& direction);
 
 double median(std::vector<double> values);
 
