@@ -134,6 +134,27 @@ std::string tail_of(const std::string& file) {
     return last;
 }
 
+// This process's environment for a node, with glibc's malloc told to back its large blocks
+// with transparent huge pages (glibc.malloc.hugetlb=1, where the kernel leaves THP to
+// madvise, as Debian's does): a node fills hundreds of MB of fresh memory at an install of
+// 10^7 listed connections, and 4 KiB page faults were nearly half of its time there. A
+// GLIBC_TUNABLES that already names the setting is left as the user wrote it.
+std::vector<std::string> node_environment() {
+    std::vector<std::string> env;
+    bool tunables = false;
+    for (char** e = environ; *e; ++e) {
+        std::string entry = *e;
+        if (entry.rfind("GLIBC_TUNABLES=", 0) == 0) {
+            tunables = true;
+            if (entry.find("glibc.malloc.hugetlb") == std::string::npos)
+                entry += (entry.size() > std::strlen("GLIBC_TUNABLES=") ? ":" : "") + std::string("glibc.malloc.hugetlb=1");
+        }
+        env.push_back(std::move(entry));
+    }
+    if (!tunables) env.emplace_back("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+    return env;
+}
+
 // `http_port` >= 0: the node serves the live page on it (0: a free one).
 int spawn_node(const launch_options& options, const protocol::cluster_node& node, const std::string& log_file, int http_port) {
     std::vector<std::string> args{options.node_binary, "--bind", node.host == "localhost" ? "127.0.0.1" : node.host,
@@ -149,6 +170,10 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    auto env = node_environment();
+    std::vector<char*> envp;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -160,7 +185,7 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
     // Its own session: a Ctrl-C meant for the command that started it does not reach it.
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, options.node_binary.c_str(), &actions, &attributes, argv.data(), environ);
+    const int rc = posix_spawn(&pid, options.node_binary.c_str(), &actions, &attributes, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (rc != 0) throw io_error("cannot start " + options.node_binary + ": " + std::strerror(rc));
