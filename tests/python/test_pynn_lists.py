@@ -38,10 +38,17 @@ def run(synapse, nodes, n):
     # Two groups of members (i_offset differs), one dnnc population each.
     post = sim.Population(N_POST, sim.IF_curr_exp(i_offset=[0.3] * 12 + [0.5] * 18, tau_refrac=2.0))
     post.record("spikes")
-    rows = np.column_stack((rng.integers(0, N_PRE, n), rng.integers(0, N_POST, n), rng.uniform(0.2, 0.9, n),
-                            rng.choice([0.1, 0.15, 0.5, 1.05, 2.0], n)))
+    # A pair's repeats are copies of one connection: PyNN's connect() orders a target's
+    # connections differently from the list (its sort is not stable), and a sum of one
+    # source's unequal repeats could differ in its last bits with the order.
+    def listed(n_from, n_to, n, *columns):
+        pre, post = rng.integers(0, n_from, n), rng.integers(0, n_to, n)
+        return np.column_stack((pre, post, *(c[pre, post] for c in columns)))
+
+    rows = listed(N_PRE, N_POST, n, rng.uniform(0.2, 0.9, (N_PRE, N_POST)),
+                  rng.choice([0.1, 0.15, 0.5, 1.05, 2.0], (N_PRE, N_POST)))
     sim.Projection(pre, post, sim.FromListConnector(rows, column_names=["weight", "delay"]), synapse)
-    inner = np.column_stack((rng.integers(0, N_POST, 200), rng.integers(0, N_POST, 200), rng.uniform(-0.3, 0.0, 200)))
+    inner = listed(N_POST, N_POST, 200, rng.uniform(-0.3, 0.0, (N_POST, N_POST)))
     sim.Projection(post, post, sim.FromListConnector(inner, column_names=["weight"]),
                    sim.StaticSynapse(delay=0.7), receptor_type="inhibitory")
     text = sim.simulator.state.network().to_xml()
@@ -71,6 +78,21 @@ def test_from_list_gives_the_spikes_it_gave_as_synapse_elements(synapse, n, monk
         elements, text = run(synapse(), nodes, n)
         assert text.count("<synapse ") == n + 200 and 'kind="list"' not in text
         assert_same(elements, listed)
+
+
+def test_from_list_keeps_each_targets_connections_in_the_lists_order():
+    sim.setup(timestep=0.1, min_delay=0.1, nodes=1)
+    pre, post = sim.Population(1000, sim.SpikeSourcePoisson(rate=1.0)), sim.Population(70000, sim.IF_curr_exp())
+    # Targets past 2^16 take the second radix pass (5 and 65541 share their low 16 bits);
+    # 70000 is past the end and skipped. NumPy's default argsort reorders these ties.
+    rng = np.random.default_rng(3)
+    targets = rng.choice([0, 5, 7, 65541, 70000], 1000)
+    rows = np.column_stack((np.arange(1000), targets, np.linspace(0.001, 1.0, 1000), np.full(1000, 1.0)))
+    assert not np.array_equal(np.argsort(targets), np.argsort(targets, kind="stable"))
+    prj = sim.Projection(pre, post, sim.FromListConnector(rows, column_names=["weight", "delay"]), sim.StaticSynapse())
+    expected = sorted(((int(s), int(t), w) for s, t, w, _ in rows if t < 70000), key=lambda c: c[1])  # stable
+    assert [tuple(c) for c in prj.get("weight", format="list")] == expected
+    sim.end()
 
 
 def assert_same(a, b):

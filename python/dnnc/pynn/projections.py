@@ -108,6 +108,16 @@ def _slice(run_list, a, b):
             return population, start + a - first, start + b - first, a
 
 
+def _by_target(targets):
+    """Positions of `targets` (whole numbers in 0 .. 2^32 - 1) sorted by target, each target's
+    in the list's order: NumPy's stable sort on 16-bit keys is a radix sort, so this is two
+    linear passes at most (a third of the time of an argsort of int32 keys at 10^7)."""
+    order = np.argsort((targets & 0xFFFF).astype(np.uint16), kind="stable")
+    if targets.size and targets.max() > 0xFFFF:
+        order = order[np.argsort((targets[order] >> 16).astype(np.uint16), kind="stable")]
+    return order
+
+
 class Projection(common.Projection):
     __doc__ = common.Projection.__doc__
     _simulator = simulator
@@ -156,9 +166,9 @@ class Projection(common.Projection):
     # --- connections drawn by PyNN ---------------------------------------------------------
     def _read_list(self, connector):
         """Takes a FromListConnector's connections as FromListConnector.connect() would give
-        them, in its order (sorted by target with NumPy's default sort), without its loop
-        over the targets; False (nothing taken) when a weight or delay is neither a column
-        of the list nor one number."""
+        them, without its loop over the targets, sorted by target, each target's in the
+        list's order (connect() orders them by NumPy's unstable default sort); False (nothing
+        taken) when a weight or delay is neither a column of the list nor one number."""
         names = connector.column_names
         known = self.synapse_type.get_parameter_names()
         for name in names:
@@ -172,11 +182,12 @@ class Projection(common.Projection):
             return True
         if np.any(rows[:, 0] >= self.pre.size):
             raise errors.ConnectionError("source index out of range")
-        rows = np.take(rows, np.argsort(rows[:, 1]), axis=0)  # np.take: rows[order], 4x as fast
-        targets = rows[:, 1].astype(int)
+        targets = rows[:, 1].astype(np.int64)
         kept = (targets >= 0) & (targets < self.post.size)  # FromListConnector skips the others
         if not kept.all():
             rows, targets = rows[kept], targets[kept]
+        order = _by_target(targets)
+        rows, targets = np.take(rows, order, axis=0), targets[order]  # np.take: rows[order], 4x as fast
         n = len(rows)
         column = {name: rows[:, k] for k, name in enumerate(names, 2)}
         self._explicit = [(rows[:, 0].astype(np.int64), targets,
