@@ -134,27 +134,6 @@ std::string tail_of(const std::string& file) {
     return last;
 }
 
-// This process's environment for a node, with glibc's malloc told to back its large blocks
-// with transparent huge pages (glibc.malloc.hugetlb=1, where the kernel leaves THP to
-// madvise, as Debian's does): a node fills hundreds of MB of fresh memory at an install of
-// 10^7 listed connections, and 4 KiB page faults were nearly half of its time there. A
-// GLIBC_TUNABLES that already names the setting is left as the user wrote it.
-std::vector<std::string> node_environment() {
-    std::vector<std::string> env;
-    bool tunables = false;
-    for (char** e = environ; *e; ++e) {
-        std::string entry = *e;
-        if (entry.rfind("GLIBC_TUNABLES=", 0) == 0) {
-            tunables = true;
-            if (entry.find("glibc.malloc.hugetlb") == std::string::npos)
-                entry += (entry.size() > std::strlen("GLIBC_TUNABLES=") ? ":" : "") + std::string("glibc.malloc.hugetlb=1");
-        }
-        env.push_back(std::move(entry));
-    }
-    if (!tunables) env.emplace_back("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
-    return env;
-}
-
 // `http_port` >= 0: the node serves the live page on it (0: a free one).
 int spawn_node(const launch_options& options, const protocol::cluster_node& node, const std::string& log_file, int http_port) {
     std::vector<std::string> args{options.node_binary, "--bind", node.host == "localhost" ? "127.0.0.1" : node.host,
@@ -170,7 +149,9 @@ int spawn_node(const launch_options& options, const protocol::cluster_node& node
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    auto env = node_environment();
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    env = with_huge_pages(std::move(env));
     std::vector<char*> envp;
     for (auto& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -208,6 +189,17 @@ void write_record(const local_cluster& cluster) {
 }  // namespace
 
 std::string record_path(const std::string& config_path) { return (record_dir(config_path) / "cluster.json").string(); }
+
+std::vector<std::string> with_huge_pages(std::vector<std::string> environment) {
+    const std::string name = "GLIBC_TUNABLES=", setting = "glibc.malloc.hugetlb=1";
+    for (auto& entry : environment)
+        if (entry.rfind(name, 0) == 0) {
+            if (entry.find("glibc.malloc.hugetlb") == std::string::npos) entry += (entry.size() > name.size() ? ":" : "") + setting;
+            return environment;
+        }
+    environment.push_back(name + setting);
+    return environment;
+}
 
 local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
                                   const launch_options& options) {

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <cstring>
+#include <fstream>
 #include <sys/wait.h>
 
 using namespace dnnc;
@@ -84,6 +86,51 @@ TEST_CASE("nodes started on port 0 pick free ports and answer with their own pid
     CHECK(std::filesystem::exists(started.nodes[1].log_file));
     CHECK(node_server::stop_local_cluster(started).empty());
     CHECK_FALSE(std::filesystem::exists(logs));  // stopped cleanly: nothing left behind
+}
+
+namespace {
+// The GLIBC_TUNABLES a process was started with ("" without one), up to its first ':' (glibc
+// parses the list in place there).
+std::string tunables_of(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    std::string entry;
+    while (std::getline(in, entry, '\0'))
+        if (entry.rfind("GLIBC_TUNABLES=", 0) == 0) return entry.substr(std::strlen("GLIBC_TUNABLES="));
+    return "";
+}
+}  // namespace
+
+TEST_CASE("a node's environment asks for huge pages, beside the tunables the user set, unless they name it") {
+    using node_server::with_huge_pages;
+    CHECK(with_huge_pages({"HOME=/root"}) == std::vector<std::string>{"HOME=/root", "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"});
+    CHECK(with_huge_pages({"GLIBC_TUNABLES=", "A=b"}) == std::vector<std::string>{"GLIBC_TUNABLES=glibc.malloc.hugetlb=1", "A=b"});
+    CHECK(with_huge_pages({"GLIBC_TUNABLES=glibc.malloc.arena_max=2"}) ==
+          std::vector<std::string>{"GLIBC_TUNABLES=glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"});
+    CHECK(with_huge_pages({"GLIBC_TUNABLES=glibc.malloc.hugetlb=0"}) == std::vector<std::string>{"GLIBC_TUNABLES=glibc.malloc.hugetlb=0"});
+}
+
+TEST_CASE("local nodes back large blocks with huge pages, and keep a tunable the user set") {
+    test::scratch_dir dir;
+    const auto config = dir.file("pages.xml", "");
+    const auto launch = launch_with(std::string(DNNC_BINARY_DIR) + "/tools/dnnc-node");
+    const char* before = std::getenv("GLIBC_TUNABLES");
+    const std::string saved = before ? before : "";
+    auto started_with = [&](const char* tunables) {
+        if (tunables)
+            setenv("GLIBC_TUNABLES", tunables, 1);
+        else
+            unsetenv("GLIBC_TUNABLES");
+        const auto started = node_server::start_local_cluster(loopback_cluster({0}), config, launch);
+        const auto seen = tunables_of(started.nodes[0].pid);
+        node_server::stop_local_cluster(started);
+        return seen;
+    };
+    CHECK(started_with(nullptr) == "glibc.malloc.hugetlb=1");
+    CHECK(started_with("glibc.malloc.hugetlb=0") == "glibc.malloc.hugetlb=0");
+    if (before)
+        setenv("GLIBC_TUNABLES", saved.c_str(), 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
 }
 
 TEST_CASE("a cluster stopped with its logs kept leaves them, without the record") {
