@@ -65,10 +65,12 @@ SCENARIOS = _scenarios()
 
 @pytest.mark.skipif(not SCENARIOS, reason="PyNN's scenarios are not at %s" % PYNN_TESTS)
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.__name__ for s in SCENARIOS])
-def test_scenario(scenario):
+def test_scenario(scenario, tmp_path, monkeypatch):
     name = scenario.__name__
     if name in SKIPPED:
         pytest.skip("pyNN.dnnc: " + SKIPPED[name])
+    # Some write their data under Results/ in the working directory: a folder of their own.
+    monkeypatch.chdir(tmp_path)
     try:
         scenario(sim)
     finally:
