@@ -163,7 +163,9 @@ TEST_CASE("a process that takes a node's port while it starts is not taken for t
         FAIL("the impostor was taken for the node");
     } catch (const io_error& e) {
         CHECK_THAT(e.what(), Catch::Contains("node 'n0' exited while starting: cannot listen: address in use"));
+        test::remove_kept_logs(e.what());
     }
+    CHECK_FALSE(std::filesystem::exists(std::filesystem::path(node_server::record_path(config)).parent_path()));
     const int impostor = std::stoi(test::slurp(impostor_pid));
     CHECK(kill(impostor, SIGKILL) == 0);
 }

@@ -452,3 +452,33 @@ exit 1
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("stopped"));
 }
+
+TEST_CASE("a dnnc run interrupted with Ctrl-C removes its own folder and keeps only its nodes' logs") {
+    scratch_dir dir;
+    const auto script = dir.file("interrupted.sh", R"sh(
+)sh" + dnnc_binary() + " run " + source_path("examples/cuba/cuba.xml") + R"sh( --nodes 2 --ticks 100000000 > out.txt 2>&1 &
+run=$!
+nodes=""
+for _ in $(seq 200); do
+  nodes=$(pgrep -P "$run" -f dnnc-node | tr '\n' ' ')
+  [ "$(echo $nodes | wc -w)" -ge 2 ] && break
+  sleep 0.05
+done
+first=${nodes%% *}
+records=$(dirname "$(tr '\0' '\n' < /proc/$first/cmdline | sed -n '/^--secret-file$/{n;p}')")
+case "$records" in */dnnc-cluster-*) ;; *) records="" ;; esac  # only the run's own record folder
+trap 'rm -rf "$records"; kill -9 $run $nodes 2>/dev/null' EXIT
+[ -d /tmp/dnnc-run-$run ] || { echo "no run folder while it runs"; exit 1; }
+sleep 1
+kill -INT "$run"
+wait "$run"
+echo "exit $?"
+[ -e /tmp/dnnc-run-$run ] && echo "run folder left" || echo "run folder removed"
+[ -n "$records" ] && ls "$records" | grep -c '\.log$'
+)sh");
+    const auto r = run_command("cd " + dir.path.string() + " && sh " + script);
+    INFO(r.out << r.err << slurp((dir.path / "out.txt").string()));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("run folder removed"));
+    CHECK_THAT(r.out, Catch::Contains("\n2\n"));  // the two nodes' logs, kept for the user
+}

@@ -79,12 +79,22 @@ int run_run(const run_options& o) {
             throw usage_error(o.file + ": --spikes: the network has no neuron of a spiking model (lif)");
         doc.net->records.emplace_back();
     }
+    // The run's own files, in a folder removed however the run ends (after the cluster, whose
+    // kept logs are elsewhere): the document the cluster is started from and submitted, with
+    // the chosen cluster, and the spikes a report reads when --spikes names no file.
+    const auto dir = fs::temp_directory_path() / ("dnnc-run-" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    struct removed_at_exit {
+        fs::path folder;
+        ~removed_at_exit() {
+            std::error_code ignored;
+            fs::remove_all(folder, ignored);
+        }
+    } run_folder{dir};
+    const std::string config = (dir / "run.xml").string();
     // Spikes are read while the run goes when they are wanted, in a file or in the summary.
-    // A report without --spikes reads them into a file of its own, removed afterwards.
     const std::string spikes_path =
-        !o.spikes.empty() || o.report.empty() || doc.net->records.empty()
-            ? o.spikes
-            : (fs::temp_directory_path() / ("dnnc-report-spikes-" + std::to_string(getpid()) + ".csv")).string();
+        !o.spikes.empty() || o.report.empty() || doc.net->records.empty() ? o.spikes : (dir / "report-spikes.csv").string();
     const bool read_spikes = (!doc.net->records.empty() && (!spikes_path.empty() || o.json)) || !o.record_file.empty();
     protocol::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
@@ -94,10 +104,6 @@ int run_run(const run_options& o) {
     if (!o.running_cluster && node_server::local_nodes(planned).size() != planned.nodes.size())
         throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
 
-    // The document the cluster is started from and submitted, with the chosen cluster.
-    const auto dir = fs::temp_directory_path() / ("dnnc-run-" + std::to_string(getpid()));
-    fs::create_directories(dir);
-    const std::string config = (dir / "run.xml").string();
 
     std::signal(SIGINT, on_interrupt);
     // On a running cluster its owner (dnnc-node --mpi) decides when the job ends, after it
@@ -212,8 +218,6 @@ int run_run(const run_options& o) {
         if (!o.report.empty())
             final_status = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
     }
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
 
     const auto ticks = progress["completed"].get<std::int64_t>() + 1 - summary["tick"].get<std::int64_t>();
     json report{{"network", summary["network"]}, {"nodes", summary["nodes"]}, {"ticks", ticks}, {"seconds", run_seconds},
@@ -234,7 +238,6 @@ int run_run(const run_options& o) {
         spike_table recorded;
         if (!spikes_path.empty()) {
             recorded = read_spike_csv(spikes_path);
-            if (spikes_path != o.spikes) fs::remove(spikes_path, ignored);
             for (auto& p : recorded.populations)
                 for (const auto& q : final_status.value("populations", json::array()))
                     if (q["id"] == p.id) p.size = q["size"].get<std::int64_t>();
