@@ -104,7 +104,6 @@ int run_run(const run_options& o) {
     if (!o.running_cluster && node_server::local_nodes(planned).size() != planned.nodes.size())
         throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
 
-
     std::signal(SIGINT, on_interrupt);
     // On a running cluster its owner (dnnc-node --mpi) decides when the job ends, after it
     // has checkpointed the network, and then interrupts this run with SIGINT: a scheduler's
