@@ -416,12 +416,13 @@ TEST_CASE("tick counts past their limits are usage errors wherever they enter th
     CHECK_THAT(node.err, Catch::Contains("--ticks"));
 }
 
-TEST_CASE("a dnnc run that is killed leaves no node behind: its nodes stop once their starter has ended") {
-    // SIGKILL gives dnnc run no chance to stop its cluster; each node was started with
-    // --owner (its pid) and stops by itself once that process is gone.
-    scratch_dir dir;
-    const auto script = dir.file("killed.sh", R"sh(
-)sh" + dnnc_binary() + " run " + source_path("examples/cuba/cuba.xml") + R"sh( --nodes 2 --ticks 100000000 > /dev/null 2>&1 &
+namespace {
+// A shell script's start: a long dnnc run of CUBA on 2 local nodes in the background (its
+// output to `output`), waited for until both nodes run; then $run is its pid, $nodes the
+// nodes' pids and $records the folder of its cluster's record and logs.
+std::string long_run_on_two_nodes(const std::string& output) {
+    return "\n" + dnnc_binary() + " run " + source_path("examples/cuba/cuba.xml") + " --nodes 2 --ticks 100000000 > " + output +
+           R"sh( 2>&1 &
 run=$!
 nodes=""
 for _ in $(seq 200); do
@@ -430,10 +431,19 @@ for _ in $(seq 200); do
   sleep 0.05
 done
 [ "$(echo $nodes | wc -w)" -ge 2 ] || { echo "the run did not start 2 nodes"; kill -9 $run; exit 1; }
-# The folders the killed run leaves (its cluster's record and logs, its documents) go too.
 first=${nodes%% *}
 records=$(dirname "$(tr '\0' '\n' < /proc/$first/cmdline | sed -n '/^--secret-file$/{n;p}')")
 case "$records" in */dnnc-cluster-*) ;; *) records="" ;; esac  # only the run's own record folder
+)sh";
+}
+}  // namespace
+
+TEST_CASE("a dnnc run that is killed leaves no node behind: its nodes stop once their starter has ended") {
+    // SIGKILL gives dnnc run no chance to stop its cluster; each node was started with
+    // --owner (its pid) and stops by itself once that process is gone.
+    scratch_dir dir;
+    const auto script = dir.file("killed.sh", long_run_on_two_nodes("/dev/null") + R"sh(
+# The folders the killed run leaves (its cluster's record and logs, its documents) go too.
 trap 'rm -rf "$records" /tmp/dnnc-run-$run' EXIT
 sleep 1
 kill -9 "$run"
@@ -455,18 +465,7 @@ exit 1
 
 TEST_CASE("a dnnc run interrupted with Ctrl-C removes its own folder and keeps only its nodes' logs") {
     scratch_dir dir;
-    const auto script = dir.file("interrupted.sh", R"sh(
-)sh" + dnnc_binary() + " run " + source_path("examples/cuba/cuba.xml") + R"sh( --nodes 2 --ticks 100000000 > out.txt 2>&1 &
-run=$!
-nodes=""
-for _ in $(seq 200); do
-  nodes=$(pgrep -P "$run" -f dnnc-node | tr '\n' ' ')
-  [ "$(echo $nodes | wc -w)" -ge 2 ] && break
-  sleep 0.05
-done
-first=${nodes%% *}
-records=$(dirname "$(tr '\0' '\n' < /proc/$first/cmdline | sed -n '/^--secret-file$/{n;p}')")
-case "$records" in */dnnc-cluster-*) ;; *) records="" ;; esac  # only the run's own record folder
+    const auto script = dir.file("interrupted.sh", long_run_on_two_nodes("out.txt") + R"sh(
 trap 'rm -rf "$records"; kill -9 $run $nodes 2>/dev/null' EXIT
 [ -d /tmp/dnnc-run-$run ] || { echo "no run folder while it runs"; exit 1; }
 sleep 1
