@@ -14,31 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 ticks=${2:-2000}
-dnnc=$(realpath "$build/tools/dnnc")
-node=$(realpath "$build/tools/dnnc-node")
-hosts=scripts/test_hosts.sh
-name=bcmp$$
-name=${name:0:8}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  "$hosts" down "$name" || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-"$hosts" up "$name" 3
-"$hosts" shape "$name" 3 10mbit
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secret"
-chmod 600 "$work/secret"
-for k in 1 2 3; do
-  "$hosts" exec "$name" $k "$node" --bind 10.99.0.$k --port 7000 --secret-file "$work/secret" \
-    --state-dir "$work/state$k" --log-level warn > "$work/node$k.log" 2>&1 &
-  pids+=($!)
-done
-sleep 1
-on_lead() { "$hosts" exec "$name" 1 "$dnnc" "$@" --secret-file "$work/secret"; }
+source bench/node_server/test_host_nodes.sh "$build" bcmp 3 3 10mbit
 network=$(sed -n '/<network/,/<\/network>/p' examples/brunel/brunel_small.xml)
 printf '%-8s %-8s %10s %14s %14s %14s %14s\n' send compress ticks/s "h2-h3 compr." "packet B/tick" "payload B/tick" "h1-h2 compr."
 for send in always nonzero; do

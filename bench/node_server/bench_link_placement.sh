@@ -17,31 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 ticks=${2:-2000}
-dnnc=$(realpath "$build/tools/dnnc")
-node=$(realpath "$build/tools/dnnc-node")
-hosts=scripts/test_hosts.sh
-name=blpl$$
-name=${name:0:8}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  "$hosts" down "$name" || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-"$hosts" up "$name" 4
-"$hosts" shape "$name" 4 10mbit
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secret"
-chmod 600 "$work/secret"
-for k in 1 2 3 4; do
-  "$hosts" exec "$name" $k "$node" --bind 10.99.0.$k --port 7000 --secret-file "$work/secret" \
-    --state-dir "$work/state$k" --log-level warn > "$work/node$k.log" 2>&1 &
-  pids+=($!)
-done
-sleep 1
-on_lead() { "$hosts" exec "$name" 1 "$dnnc" "$@" --secret-file "$work/secret"; }
+source bench/node_server/test_host_nodes.sh "$build" blpl 4 4 10mbit
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2> /dev/null || echo '?')"
 printf '%-28s %-8s %-8s %9s %-28s %16s\n' network send placement ticks/s "neurons h1 h2 h3 h4" "h3-h4 values/tick"
