@@ -23,9 +23,7 @@ for send in always nonzero; do
 <dnnc xmlns="urn:dnnc:1">
 $network
   <cluster lead="h1">
-    <node id="h1" host="10.99.0.1" port="7000"/>
-    <node id="h2" host="10.99.0.2" port="7000"/>
-    <node id="h3" host="10.99.0.3" port="7000"/>
+$(host_nodes_xml)
     <link from="h1" to="h2"/>
     <link from="h2" to="h3" emulate-delay="5"/>
   </cluster>

@@ -32,10 +32,7 @@ for doc in examples/brunel/brunel_small.xml examples/microcircuit/microcircuit_s
 <dnnc xmlns="urn:dnnc:1">
 $network
   <cluster lead="h1">
-    <node id="h1" host="10.99.0.1" port="7000"/>
-    <node id="h2" host="10.99.0.2" port="7000"/>
-    <node id="h3" host="10.99.0.3" port="7000"/>
-    <node id="h4" host="10.99.0.4" port="7000"/>
+$(host_nodes_xml)
     <link from="h1" to="h2" emulate-delay="0.2"$fast/>
     <link from="h1" to="h3" emulate-delay="0.2"$fast/>
     <link from="h2" to="h3" emulate-delay="0.2"$fast/>
