@@ -96,4 +96,9 @@ void write_atomically(const std::string& path, std::string_view bytes) {
     file.commit();
 }
 
+removed_at_exit::~removed_at_exit() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+}
+
 }  // namespace dnnc

@@ -6,6 +6,7 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
@@ -169,18 +170,11 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     const auto tick = run->next_tick();
     const fs::path dir = fs::path(options_.state_dir) / "growth";
     fs::create_directories(dir);
-    struct removed_after {
-        std::string path;
-        ~removed_after() {
-            std::error_code ignored;
-            fs::remove(path, ignored);
-        }
-    };
     // Named by this process too: every node of a user shares the state folder.
     const auto named = [&](const std::string& kind) {
         return (dir / (kind + "-" + std::to_string(::getpid()) + "-" + std::to_string(tick) + ".dnncs")).string();
     };
-    const removed_after before{named("before")}, after{named("changed")};
+    const removed_at_exit before(named("before")), after(named("changed"));
     std::size_t neurons_before = 0;
     plan::current_placement placed;
     const carried_over earlier{run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
@@ -188,13 +182,13 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     bool captured = false;
     json summary;
     try {
-        capture_snapshot(tick, before.path);
+        capture_snapshot(tick, before.path());
         captured = true;
-        protocol::document changed = protocol::snapshot_reader(before.path, file_access()).doc();
+        protocol::document changed = protocol::snapshot_reader(before.path(), file_access()).doc();
         neurons_before = protocol::symbol_table(*changed.net).neuron_count();
         const auto cluster_before = *changed.clu;
         change(changed, tick);
-        write_grown_snapshot(before.path, changed, after.path);
+        write_grown_snapshot(before.path(), changed, after.path());
         std::vector<plan::link_time> measured;
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -203,7 +197,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         }
         placed.migration_weight = migration_weight;
         const bool same_cluster = same_links(*changed.clu, cluster_before);
-        summary = restart_on_survivors(protocol::check_snapshot_file(after.path, file_access()), {}, earlier, after.path,
+        summary = restart_on_survivors(protocol::check_snapshot_file(after.path(), file_access()), {}, earlier, after.path(),
                                        same_cluster ? &measured : nullptr, &placed);
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "the change at tick " << tick << " failed: " << e.what());
@@ -221,7 +215,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         // installed): the network as it was at T goes back onto the nodes that answer.
         const std::string at = "tick " + std::to_string(tick);
         try {
-            restart_on_survivors(protocol::check_snapshot_file(before.path, file_access()), {}, earlier, before.path, nullptr, &placed);
+            restart_on_survivors(protocol::check_snapshot_file(before.path(), file_access()), {}, earlier, before.path(), nullptr, &placed);
             resume(*current_run(), intent);
         } catch (const std::exception& also) {
             throw error(std::string(e.what()) + "; the network could not go back to " + at + " either: " + also.what());
@@ -229,7 +223,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         throw error(std::string(e.what()) + "; the network went back to how it was at " + at + ", on the nodes that answer");
     }
     const auto fresh = current_run();
-    fresh->adopt_checkpoint(after.path, tick);  // what it was restored from: recoverable at once
+    fresh->adopt_checkpoint(after.path(), tick);  // what it was restored from: recoverable at once
     resume(*fresh, intent);
     {
         std::lock_guard<std::mutex> lock(mutex_);

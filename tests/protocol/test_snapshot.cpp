@@ -319,6 +319,21 @@ TEST_CASE("an atomic write replaces the file whole and leaves no temporary behin
     CHECK_THROWS_AS(write_atomically(s.path("missing-dir/x.xml"), "x"), io_error);
 }
 
+TEST_CASE("a path removed at exit goes with everything in it, also when the scope ends by an exception") {
+    scratch s;
+    std::filesystem::create_directories(s.path("run/sub"));
+    std::ofstream(s.path("run/sub/a.xml")) << "x";
+    std::ofstream(s.path("one.dnncs")) << "y";
+    try {
+        const removed_at_exit folder(s.path("run")), file(s.path("one.dnncs")), missing(s.path("never-made"));
+        CHECK(folder.path() == s.path("run"));
+        throw io_error("the scope fails");
+    } catch (const io_error&) {
+    }
+    CHECK_FALSE(std::filesystem::exists(s.path("run")));
+    CHECK_FALSE(std::filesystem::exists(s.path("one.dnncs")));
+}
+
 TEST_CASE("a neuron's growth round-trips through the states' binary form") {
     const std::vector<indexed_state> states{{0, 1, {}, {}, {}, {}, {0.125, 290, 2, 1.5, 2.25, 0, 1, 0}},
                                             {3, 0, {-60}, {}, {}, {0.5f}, {}}};

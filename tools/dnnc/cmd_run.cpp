@@ -13,6 +13,7 @@
 #include "structure_reader.hpp"
 #include "weights_reader.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
@@ -84,13 +85,7 @@ int run_run(const run_options& o) {
     // the chosen cluster, and the spikes a report reads when --spikes names no file.
     const auto dir = fs::temp_directory_path() / ("dnnc-run-" + std::to_string(getpid()));
     fs::create_directories(dir);
-    struct removed_at_exit {
-        fs::path folder;
-        ~removed_at_exit() {
-            std::error_code ignored;
-            fs::remove_all(folder, ignored);
-        }
-    } run_folder{dir};
+    const removed_at_exit run_folder(dir.string());
     const std::string config = (dir / "run.xml").string();
     // Spikes are read while the run goes when they are wanted, in a file or in the summary.
     const std::string spikes_path =

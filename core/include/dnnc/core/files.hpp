@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace dnnc {
 
@@ -35,5 +36,19 @@ private:
 
 // Writes `bytes` atomically (atomic_file).
 void write_atomically(const std::string& path, std::string_view bytes);
+
+// A file or folder (with everything in it) removed when this goes out of scope, however the
+// scope ends; one that does not exist is no error.
+class removed_at_exit {
+public:
+    explicit removed_at_exit(std::string path) : path_(std::move(path)) {}
+    ~removed_at_exit();
+    removed_at_exit(const removed_at_exit&) = delete;
+    removed_at_exit& operator=(const removed_at_exit&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
 
 }  // namespace dnnc
