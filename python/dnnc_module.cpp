@@ -213,8 +213,8 @@ public:
         const auto stepped = cli::step_and_read(client_, lead_, ticks, watch);
         // After a takeover, ours: the new lead's step began at its checkpoint.
         const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-        last_step_seconds_ = stepped.took_over ? ours : stepped.progress.value("last_step_seconds", ours);
-        read_through(stepped.progress["completed"].get<std::int64_t>());
+        last_step_seconds_ = stepped.took_over ? ours : stepped.progress.last_step_seconds.value_or(ours);
+        read_through(stepped.progress.completed);
     }
 
     // The frozen network takes the parameters of `doc`, a version of it that differs in
@@ -264,14 +264,12 @@ public:
     // Reads every output row and spike of the ticks complete now.
     void catch_up() {
         open();
-        const auto p = cli::control(client_, lead_, protocol::control_request::kind::progress);
-        read_through(p["completed"].get<std::int64_t>());
+        read_through(cli::progress_of(client_, lead_).completed);
     }
 
     std::int64_t tick() {
         open();
-        const auto p = cli::control(client_, lead_, protocol::control_request::kind::progress);
-        return p["completed"].get<std::int64_t>() + 1;
+        return cli::progress_of(client_, lead_).completed + 1;
     }
 
     void input(const std::vector<protocol::input_row>& rows) {
@@ -330,7 +328,7 @@ public:
 
     json status() {
         open();
-        return json::parse(cli::call_node(client_, lead_, {protocol::message_type::status, 0, 0, {}}).payload);
+        return protocol::encode(cli::status_of(client_, lead_));  // decoded first: checked
     }
 
     // The weights of plastic projection `projection` now (frozen): each synapse's source and

@@ -688,35 +688,53 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
 // ---- status ----
 
 namespace {
-// [{"id", "size", "nodes": [neurons on node 0, on node 1, ...]}...] for every population;
-// neurons outside populations are counted together under "(neurons)".
-json spread_of(const plan::network_plan& plan) {
+// How every population is spread over the nodes; neurons outside populations are counted
+// together under "(neurons)".
+std::vector<protocol::population_spread> spread_of(const plan::network_plan& plan) {
     const auto nodes = plan.neurons_per_node.size();
-    json spread = json::array();
-    std::vector<std::size_t> singles(nodes, 0);
-    std::size_t single_count = 0;
+    std::vector<protocol::population_spread> spread;
+    protocol::population_spread singles{"(neurons)", std::nullopt, 0, std::vector<std::uint64_t>(nodes, 0)};
     std::map<std::string, std::size_t> entry_of;  // a grown population's extents make one entry
     for (const auto& g : plan.net.groups) {
-        std::vector<std::size_t> on(nodes, 0);
-        auto& counts = g.is_population ? on : singles;
+        std::vector<std::uint64_t> on(nodes, 0);
+        auto& counts = g.is_population ? on : singles.nodes;
         for (std::size_t i = g.first; i < g.first + g.size; ++i) ++counts[plan.node_of_neuron[i]];
         if (!g.is_population) {
-            single_count += g.size;
+            singles.size += g.size;
         } else if (const auto known = entry_of.find(g.id); known != entry_of.end()) {
             auto& entry = spread[known->second];
-            entry["size"] = entry["size"].get<std::size_t>() + g.size;
-            for (std::size_t v = 0; v < nodes; ++v) entry["nodes"][v] = entry["nodes"][v].get<std::size_t>() + on[v];
+            entry.size += g.size;
+            for (std::size_t v = 0; v < nodes; ++v) entry.nodes[v] += on[v];
         } else {
             entry_of[g.id] = spread.size();
-            spread.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"nodes", on}});
+            spread.push_back({g.id, g.first, g.size, std::move(on)});
         }
     }
-    if (single_count > 0) spread.push_back({{"id", "(neurons)"}, {"size", single_count}, {"nodes", singles}});
+    if (singles.size > 0) spread.push_back(std::move(singles));
     return spread;
+}
+
+// The wait windows of the neurons with remote inputs (a window of 0: none).
+protocol::wait_window_spread spread_of(const std::vector<double>& windows) {
+    std::vector<double> remote;
+    for (double w : windows)
+        if (w > 0) remote.push_back(w);
+    protocol::wait_window_spread spread{remote.size(), std::nullopt, std::nullopt, std::nullopt};
+    if (!remote.empty()) {
+        spread.min_ms = *std::min_element(remote.begin(), remote.end());
+        spread.median_ms = plan::median(remote);
+        spread.max_ms = *std::max_element(remote.begin(), remote.end());
+    }
+    return spread;
+}
+
+std::int64_t count_to(const std::map<std::string, std::int64_t>& counts, const std::string& peer) {
+    const auto it = counts.find(peer);
+    return it == counts.end() ? 0 : it->second;
 }
 }  // namespace
 
-void lead::describe(json& s) {
+void lead::describe(protocol::node_status& s) {
     std::shared_ptr<lead_run> r;
     bool growing = false;  // the network has structural plasticity
     {
@@ -725,118 +743,105 @@ void lead::describe(json& s) {
         growing = state_ && state_->plan.net.structure.has_value();
     }
     // Asked without the lock: the run takes it to see which nodes are alive.
-    const json progress = r ? r->control(protocol::control_request()) : json();
+    const auto progress = r ? std::optional<protocol::run_progress>(r->progress()) : std::nullopt;
     // The newest structural updates, for the live page's chart.
     protocol::control_request newest(protocol::control_request::kind::structure);
     newest.recent = 400;
     const json structure = r && growing ? r->control(newest) : json();
     std::lock_guard<std::mutex> lock(mutex_);
-    if (r) {
-        s["state"] = progress["state"];
-        s["tick"] = progress["completed"];
-        if (progress.contains("granted")) s["granted"] = progress["granted"];
-        s["output_rows_first"] = progress["output_rows_first"];
-        s["output_rows_dropped"] = progress["output_rows_dropped"];
-        if (progress.contains("error")) s["error"] = progress["error"];
-        s["ticks_per_second"] = progress.value("ticks_per_second", 0.0);
-        s["signals_sent"] = progress["signals_sent"];
-        s["sync"] = progress["sync"];
-        s["signals_dropped"] = progress["signals_dropped"];
-        s["packets_missing"] = progress["packets_missing"];
-        if (progress.contains("last_checkpoint")) s["last_checkpoint"] = progress["last_checkpoint"];
+    if (progress) {
+        s.state = progress->state;
+        s.tick = progress->completed;
+        s.granted = progress->granted;
+        s.output_rows_first = progress->output_rows_first;
+        s.output_rows_dropped = progress->output_rows_dropped;
+        s.error = progress->error;
+        s.ticks_per_second = progress->ticks_per_second.value_or(0.0);
+        s.signals_sent = progress->signals_sent;
+        s.sync = progress->sync;
+        s.signals_dropped = progress->signals_dropped;
+        s.packets_missing = progress->packets_missing;
+        s.last_checkpoint = progress->last_checkpoint;
     }
-    if (!moves_.empty()) s["moves"] = json(moves_);
+    s.moves.assign(moves_.begin(), moves_.end());
     if (!state_) return;
-    s["role"] = "lead";
-    if (state_->standby) s["standby_node"] = state_->standby_id;
+    s.role = "lead";
+    auto& c = s.cluster.emplace();
+    if (state_->standby) c.standby_node = state_->standby_id;
     const auto& topo = state_->topo;
     const auto& doc = state_->plan.doc;
     const std::string clock = doc.run && !doc.run->clock.empty() ? doc.run->clock : topo.id(topo.lead());
     const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
-    json nodes = json::array(), dead = json::array();
+    const auto reported = [&](std::size_t v) { return progress && v < progress->nodes.size(); };
     for (std::size_t v = 0; v < topo.node_count(); ++v) {
-        json roles = json::array();
-        if (v == topo.lead()) roles.push_back("lead");
-        if (topo.id(v) == clock) roles.push_back("clock");
-        if (roles.empty()) roles.push_back("worker");
-        const double silent_ms = v == topo.lead() ? 0.0 : elapsed_ms(state_->last_seen[v]);
-        const bool alive = silent_ms <= timeout_ms;
         const auto& n = doc.clu->nodes[v];
-        json entry{{"id", n.id},           {"address", n.host + ":" + std::to_string(n.port)},
-                   {"roles", roles},       {"capacity", n.capacity},
-                   {"neurons", state_->plan.neurons_per_node[v]}, {"alive", alive},
-                   {"silent_ms", silent_ms}};
-        if (r && v < progress["nodes"].size()) {
-            const auto& p = progress["nodes"][v];
-            entry["completed"] = p["completed"];
-            entry["signals_sent"] = p["sent"];
-            for (const char* measure : {"ms_per_tick", "cpu_wait_ms_per_tick"})
-                if (p.contains(measure)) entry[measure] = p[measure];
+        protocol::cluster_node_status entry;
+        entry.id = n.id;
+        entry.address = n.host + ":" + std::to_string(n.port);
+        if (v == topo.lead()) entry.roles.push_back("lead");
+        if (topo.id(v) == clock) entry.roles.push_back("clock");
+        if (entry.roles.empty()) entry.roles.push_back("worker");
+        entry.capacity = n.capacity;
+        entry.neurons = state_->plan.neurons_per_node[v];
+        entry.silent_ms = v == topo.lead() ? 0.0 : elapsed_ms(state_->last_seen[v]);
+        entry.alive = entry.silent_ms <= timeout_ms;
+        if (reported(v)) {
+            const auto& p = progress->nodes[v];
+            entry.completed = p.completed;
+            entry.signals_sent = p.sent;
+            entry.ms_per_tick = p.ms_per_tick;
+            entry.cpu_wait_ms_per_tick = p.cpu_wait_ms_per_tick;
         }
-        const auto page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
-        if (!page.empty()) entry["page"] = page;
-        if (!alive) {
-            entry["error"] = state_->last_error[v];
-            dead.push_back(n.id);
+        entry.page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
+        if (!entry.alive) {
+            entry.error = state_->last_error[v];
+            c.dead.push_back(n.id);
         }
-        nodes.push_back(entry);
+        c.nodes.push_back(std::move(entry));
     }
-    json links = json::array();
     for (const auto& t : state_->times) {
         const auto [a, b] = topo.link(t.link);
-        json link{{"from", topo.id(a)}, {"to", topo.id(b)}, {"latency_ms", t.latency_ms},
-                   {"round_trip_ms", t.round_trip_ms}, {"clamped", t.clamped}, {"noisy", t.noisy}};
-        if (t.throughput_bps > 0) link["throughput_bps"] = t.throughput_bps;
-        link["compressed"] = t.compressed;
-        if (const auto declared = plan::declared_bandwidth(state_->plan.doc.clu->links, topo.id(a), topo.id(b)))
-            link["bandwidth_bps"] = *declared;
+        protocol::link_status link;
+        link.from = topo.id(a);
+        link.to = topo.id(b);
+        link.latency_ms = t.latency_ms;
+        link.round_trip_ms = t.round_trip_ms;
+        link.clamped = t.clamped;
+        link.noisy = t.noisy;
+        if (t.throughput_bps > 0) link.throughput_bps = t.throughput_bps;
+        link.compressed = t.compressed;
+        link.bandwidth_bps = plan::declared_bandwidth(state_->plan.doc.clu->links, link.from, link.to);
         // Values sent over the link, both ways, since the run began, and the packets that
         // crossed it too late or not at all (window mode), each way (the tick reports say).
-        if (r && a < progress["nodes"].size() && b < progress["nodes"].size()) {
-            const auto& at_a = progress["nodes"][a];
-            const auto& at_b = progress["nodes"][b];
-            auto count = [](const json& node, const char* key, const std::string& peer) {
-                return node[key].value(peer, std::int64_t{0});
-            };
-            link["signals_sent"] = count(at_a, "sent_to", topo.id(b)) + count(at_b, "sent_to", topo.id(a));
+        if (reported(a) && reported(b)) {
+            const auto& at_a = progress->nodes[a];
+            const auto& at_b = progress->nodes[b];
+            link.signals_sent = count_to(at_a.sent_to, link.to) + count_to(at_b.sent_to, link.from);
             // Bytes of the packets between its two ends, both ways: as encoded and as sent.
-            link["packet_bytes"] = count(at_a, "packet_bytes_to", topo.id(b)) + count(at_b, "packet_bytes_to", topo.id(a));
-            link["payload_bytes"] = count(at_a, "payload_bytes_to", topo.id(b)) + count(at_b, "payload_bytes_to", topo.id(a));
+            link.packet_bytes = count_to(at_a.packet_bytes_to, link.to) + count_to(at_b.packet_bytes_to, link.from);
+            link.payload_bytes = count_to(at_a.payload_bytes_to, link.to) + count_to(at_b.payload_bytes_to, link.from);
             // By sender, counted where they arrive: b counts what came late from a.
-            link["packets_late"] = {{topo.id(a), count(at_b, "late_from", topo.id(a))},
-                                    {topo.id(b), count(at_a, "late_from", topo.id(b))}};
-            link["packets_missing"] = {{topo.id(a), count(at_b, "missing_from", topo.id(a))},
-                                       {topo.id(b), count(at_a, "missing_from", topo.id(b))}};
+            link.packets_late = {{link.from, count_to(at_b.late_from, link.from)}, {link.to, count_to(at_a.late_from, link.to)}};
+            link.packets_missing = {{link.from, count_to(at_b.missing_from, link.from)},
+                                    {link.to, count_to(at_a.missing_from, link.to)}};
         }
-        links.push_back(std::move(link));
+        c.links.push_back(std::move(link));
     }
-    std::vector<double> remote;
-    for (double w : state_->windows)
-        if (w > 0) remote.push_back(w);
-    json windows{{"neurons_with_remote_inputs", remote.size()}};
-    if (!remote.empty()) {
-        windows["min_ms"] = *std::min_element(remote.begin(), remote.end());
-        windows["median_ms"] = plan::median(remote);
-        windows["max_ms"] = *std::max_element(remote.begin(), remote.end());
-    }
-    s["nodes"] = nodes;
-    s["links"] = links;
-    s["wait_windows"] = windows;
-    s["dead"] = dead;
-    if (state_->populations.is_null()) state_->populations = spread_of(state_->plan);
-    s["populations"] = state_->populations;
-    s["dt_ms"] = state_->plan.net.dt;
-    s["edge_cut"] = state_->plan.quality.edge_cut;
-    if (!structure.is_null()) s["structure"] = structure;
-    s["imbalance"] = state_->plan.quality.max_imbalance;
+    c.wait_windows = spread_of(state_->windows);
+    if (state_->populations.empty()) state_->populations = spread_of(state_->plan);
+    c.populations = state_->populations;
+    c.dt_ms = state_->plan.net.dt;
+    c.edge_cut = state_->plan.quality.edge_cut;
+    c.structure = structure;
+    c.imbalance = state_->plan.quality.max_imbalance;
     // The weights' histograms of the last freeze. Nodes read weights only while paused, so the
     // first status that finds the network frozen (or not started) at a tick not binned yet
     // has them made in the background, once per tick; the statuses after it show them.
-    if (!state_->histograms.is_null()) s["weight_histograms"] = state_->histograms;
-    const bool paused = r && (progress["state"] == "frozen" || progress["state"] == "idle");
-    if (paused && !state_->plastic.empty() && !state_->binning && state_->binned_tick != progress["completed"].get<std::int64_t>()) {
+    c.weight_histograms = state_->histograms;
+    const bool paused = progress && (progress->state == "frozen" || progress->state == "idle");
+    if (paused && !state_->plastic.empty() && !state_->binning && state_->binned_tick != progress->completed) {
         state_->binning = true;
-        state_->binned_tick = progress["completed"].get<std::int64_t>();
+        state_->binned_tick = progress->completed;
         tasks_.run([this, state = state_] {
             try {
                 weight_histograms();

@@ -12,6 +12,7 @@
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
+#include "dnnc/protocol/status.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "lead_run.hpp"
 #include "standby.hpp"
@@ -62,8 +63,8 @@ public:
     lead_run::snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer = {});
     // The recorded spikes the lead holds, without forgetting them (lead_run::peek_spikes).
     nlohmann::json peek_spikes(const nlohmann::json& request);
-    // status fields of the lead: the run's state and tick, the cluster, links and windows.
-    void describe(nlohmann::json& status);
+    // The status's fields of the lead: the run's state and tick, the cluster, links and windows.
+    void describe(protocol::node_status& status);
     // This node's live page is at `address` (HOST:PORT): its heartbeats name it to the nodes
     // and its status to the page. Called before the node serves frames.
     void serve_page_at(std::string address) { page_ = std::move(address); }
@@ -184,9 +185,8 @@ private:
     // a node whose ticks are slow by themselves, or no more moves by load; nothing if the
     // run was replaced meanwhile.
     void rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_times& times);
-    // Adds a change to the moves the status lists (the newest max_moves_listed):
-    // {"tick", "what", "moved", "paused_ms", ...}.
-    void note_move(nlohmann::json move);
+    // Adds a change to the moves the status lists (the newest max_moves_listed).
+    void note_move(protocol::move_record move);
     static constexpr std::size_t max_moves_listed = 20;
     // What a run restarted from a checkpoint keeps of the run before: the output rows and
     // the unread recorded spikes of the ticks before it, and the checkpoint settings.
@@ -224,7 +224,7 @@ private:
     bool replacing_ = false;
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) at a time
-    std::deque<nlohmann::json> moves_;  // the newest changes that moved neurons (note_move)
+    std::deque<protocol::move_record> moves_;  // the newest changes that moved neurons (note_move)
     // The nodes as they were at the last move by load, and whether moving by load has
     // stopped (rebalance_by_load); both start anew with a network placed afresh.
     std::vector<node_load> last_load_move_;

@@ -153,31 +153,32 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
     };
     std::map<std::string, host> hosts;
     for (std::size_t v = 0; v < nodes.size(); ++v) {
-        json status;
+        protocol::node_status status;
         if (v == self) {
             own_.describe(status);
         } else {
             try {
                 const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
-                status = parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, options_.silence_limit).payload);
+                status = protocol::decode_node_status(
+                    parse_payload(calls_.call(at, frame{message_type::status, 0, 0, {}}, options_.silence_limit).payload));
             } catch (const std::exception&) {
                 continue;  // the probes name a node that does not answer
             }
         }
-        const json memory = status.value("memory", json::object());
+        const auto& memory = status.memory;
         const auto needed = static_cast<double>(sim::bytes_needed(static_cast<std::uint64_t>(loads[v].synapses),
                                                                   loads[v].neurons, loads[v].dense_weights, batch,
                                                                   loads[v].values_per_synapse)) +
                             loads[v].rule_state_bytes;
-        const auto limit = memory.value("limit", std::uint64_t{0});
+        const auto limit = memory.limit;
         if (limit > 0 && needed > static_cast<double>(limit))
             throw usage_error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +
                         std::to_string(static_cast<long long>(loads[v].synapses)) + " synapses, needing about " +
                         std::to_string(static_cast<long long>(needed / (1 << 20))) + " MiB; its limit is " +
                         std::to_string(limit >> 20) + " MiB (--memory-limit). Nothing was changed on the cluster.");
         auto& h = hosts[is_loopback_host(nodes[v].host) ? "this machine" : nodes[v].host];
-        h.available = std::max(h.available, memory.value("available", std::uint64_t{0}));
-        if (replace) h.released += memory.value("network", std::uint64_t{0});
+        h.available = std::max(h.available, memory.available);
+        if (replace) h.released += memory.network;
         h.needed += needed;
         h.synapses += loads[v].synapses;
         h.nodes.push_back(nodes[v].id);
@@ -341,7 +342,7 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
 std::shared_ptr<lead::lead_state> lead::measure(plan::network_plan plan, const std::vector<plan::link_time>* measured) {
     plan::topology topo(*plan.doc.clu);
     auto state = std::make_shared<lead_state>(
-        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), json(), {}});
+        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), {}, {}});
     state->plastic = plastic_elements(*state->plan.doc.net);
     state->times = measured ? *measured : measure_links(state->plan, state->topo);
     state->windows = plan::wait_windows(state->plan, state->topo, link_latencies(*state));

@@ -27,26 +27,25 @@ using protocol::frame;
 using protocol::message_type;
 
 namespace {
-// How the neurons of `after` sit compared with `before` (by node id): {"moved": neurons on
-// another node than before (grown ones not counted), "nodes": [{"id", "before", "after"}]}.
-json placement_change(const plan::current_placement& before, const plan::network_plan& after) {
+// How the neurons of `after` sit compared with `before` (by node id): the neurons on another
+// node than before (grown ones not counted), and each node's count before and after.
+protocol::move_record placement_change(const plan::current_placement& before, const plan::network_plan& after) {
     std::map<std::string, std::pair<std::size_t, std::size_t>> count;  // id -> (before, after)
     for (const auto& id : before.nodes) count[id];
     for (const auto node : before.node_of_neuron) ++count[before.nodes[node]].first;
     const auto& nodes = after.doc.clu->nodes;
     for (std::size_t v = 0; v < nodes.size(); ++v) count[nodes[v].id].second = after.neurons_per_node[v];
-    std::size_t moved = 0;
+    protocol::move_record change;
     for (std::size_t n = 0; n < before.node_of_neuron.size(); ++n)
-        moved += before.nodes[before.node_of_neuron[n]] != nodes[after.node_of_neuron[n]].id;
-    json listed = json::array();
+        change.moved += before.nodes[before.node_of_neuron[n]] != nodes[after.node_of_neuron[n]].id;
     auto add = [&](const std::string& id) {
-        listed.push_back({{"id", id}, {"before", count[id].first}, {"after", count[id].second}});
+        change.nodes.push_back({id, count[id].first, count[id].second});
         count.erase(id);
     };
     for (const auto& n : nodes) add(n.id);  // the cluster's order, then the nodes that left
     for (const auto& id : before.nodes)
         if (count.count(id) > 0) add(id);
-    return {{"moved", moved}, {"nodes", listed}};
+    return change;
 }
 
 // The migration weight a request gives, or plan::current_placement's.
@@ -225,16 +224,19 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     const auto fresh = current_run();
     fresh->adopt_checkpoint(after.path(), tick);  // what it was restored from: recoverable at once
     resume(*fresh, intent);
+    protocol::move_record move;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        const auto change_of_placement = placement_change(placed, state_->plan);
-        summary["moved"] = change_of_placement["moved"];
-        summary["placement"] = change_of_placement["nodes"];
+        move = placement_change(placed, state_->plan);
     }
+    move.what = what;
+    move.tick = summary["tick"].get<std::int64_t>();
+    move.paused_ms = elapsed_ms(started);
+    summary["moved"] = move.moved;
+    summary["placement"] = protocol::encode(move)["nodes"];
     summary["neurons_before"] = neurons_before;
-    summary["paused_ms"] = elapsed_ms(started);
-    note_move({{"what", what}, {"tick", summary["tick"]}, {"moved", summary["moved"]}, {"paused_ms", summary["paused_ms"]},
-               {"nodes", summary["placement"]}});
+    summary["paused_ms"] = move.paused_ms;
+    note_move(std::move(move));
     return summary;
 }
 
@@ -276,7 +278,8 @@ json lead::rebalance(const protocol::control_request& command) {
         std::lock_guard<std::mutex> lock(mutex_);
         last_partition_ = memo;
     }
-    json answer = placement_change(placed, proposal);
+    const auto change = placement_change(placed, proposal);
+    json answer{{"moved", change.moved}, {"nodes", protocol::encode(change)["nodes"]}};
     answer["edge_cut"] = {{"before", cut_before}, {"after", proposal.quality.edge_cut}};
     answer["tick"] = run->next_tick();
     answer["applied"] = false;
@@ -342,7 +345,7 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
     }
 }
 
-void lead::note_move(json move) {
+void lead::note_move(protocol::move_record move) {
     std::lock_guard<std::mutex> lock(mutex_);
     moves_.push_back(std::move(move));
     while (moves_.size() > max_moves_listed) moves_.pop_front();

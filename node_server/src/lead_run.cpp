@@ -96,6 +96,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     for (const auto& [i, cols] : columns_of_neuron)
         if (i < plan.node_of_neuron.size()) columns_of_[plan.node_of_neuron[i]].push_back(cols);  // not grown yet: none
     nodes_.resize(topo.node_count());
+    for (std::size_t v = 0; v < nodes_.size(); ++v) nodes_[v].id = topo.id(v);
     recording_ = !net.recorded.empty();
     // The raster's sample: every k-th recorded neuron of each group, at most raster_per_group
     // (`recorded` is ascending, so each group's recorded neurons are a run of it).
@@ -785,47 +786,45 @@ json lead_run::input(const std::vector<protocol::input_row>& rows) {
     return {{"values", count}};
 }
 
-json lead_run::progress() {
+protocol::run_progress lead_run::progress() {
     std::lock_guard<std::mutex> lock(mutex_);
     check_nodes();
-    json nodes = json::array();
-    std::int64_t sent = 0, dropped = 0, missing = 0;
+    protocol::run_progress reply;
+    reply.state = name(state_);
+    reply.completed = completed();
+    reply.target = target_;
+    reply.sync = protocol::to_string(run_.sync);
     const auto& ms_per_tick = load_.ms_per_tick();
     const auto& cpu_wait_ms_per_tick = load_.cpu_wait_ms_per_tick();
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {
-        const auto& p = nodes_[v];
-        nodes.push_back({{"id", topo_.id(v)}, {"completed", p.completed}, {"sent", p.sent}, {"sent_to", p.sent_to},
-                         {"dropped", p.dropped}, {"missing", p.missing}, {"late_from", p.late_from},
-                         {"missing_from", p.missing_from}, {"packet_bytes_to", p.packet_bytes_to},
-                         {"payload_bytes_to", p.payload_bytes_to}});
+        auto p = nodes_[v];
         if (!ms_per_tick.empty()) {
-            nodes.back()["ms_per_tick"] = ms_per_tick[v];
-            nodes.back()["cpu_wait_ms_per_tick"] = cpu_wait_ms_per_tick[v];
+            p.ms_per_tick = ms_per_tick[v];
+            p.cpu_wait_ms_per_tick = cpu_wait_ms_per_tick[v];
         }
-        sent += p.sent;
-        dropped += p.dropped;
-        missing += p.missing;
+        reply.signals_sent += p.sent;
+        reply.signals_dropped += p.dropped;
+        reply.packets_missing += p.missing;
+        reply.nodes.push_back(std::move(p));
     }
+    if (granted_ < forever) reply.granted = granted_;
+    reply.output_rows_first = rows_.first();
+    reply.output_rows_dropped = rows_.dropped();
     const double seconds = std::chrono::duration<double>(clock_type::now() - started_).count();
-    json reply{{"state", name(state_)}, {"completed", completed()}, {"target", target_}, {"nodes", nodes},
-               {"signals_sent", sent}, {"signals_dropped", dropped}, {"packets_missing", missing}, {"sync", protocol::to_string(run_.sync)}};
-    if (granted_ < forever) reply["granted"] = granted_;
-    reply["output_rows_first"] = rows_.first();
-    reply["output_rows_dropped"] = rows_.dropped();
-    if (state_ == state::running && seconds > 0) reply["ticks_per_second"] = static_cast<double>(completed() - ticks_at_start_) / seconds;
-    if (step_seconds_ >= 0) reply["last_step_seconds"] = step_seconds_;
-    if (!error_.empty()) reply["error"] = error_;
+    if (state_ == state::running && seconds > 0) reply.ticks_per_second = static_cast<double>(completed() - ticks_at_start_) / seconds;
+    if (step_seconds_ >= 0) reply.last_step_seconds = step_seconds_;
+    if (!error_.empty()) reply.error = error_;
     if (checkpoints_.every > 0) {
-        reply["checkpoint_every"] = checkpoints_.every;
-        reply["checkpoint_dir"] = checkpoints_.dir;
-        if (!checkpoint_files_.empty()) reply["last_checkpoint"] = checkpoint_files_.back();
+        reply.checkpoint_every = checkpoints_.every;
+        reply.checkpoint_dir = checkpoints_.dir;
+        if (!checkpoint_files_.empty()) reply.last_checkpoint = checkpoint_files_.back();
     }
     return reply;
 }
 
 json lead_run::control(const protocol::control_request& request) {
     using kind = protocol::control_request::kind;
-    if (request.what == kind::progress) return progress();
+    if (request.what == kind::progress) return protocol::encode(progress());
     if (request.what == kind::input) return input(request.rows);
     if (request.what == kind::structure) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -847,7 +846,7 @@ json lead_run::control(const protocol::control_request& request) {
         }
         replicate_intent();
         start_running();
-        return progress();
+        return protocol::encode(progress());
     }
     if (request.what == kind::step) {
         const auto ticks = request.ticks;
@@ -864,7 +863,7 @@ json lead_run::control(const protocol::control_request& request) {
         }
         replicate_intent();
         drive(target_);
-        return progress();
+        return protocol::encode(progress());
     }
     if (request.what == kind::freeze) {
         auto reply = freeze();

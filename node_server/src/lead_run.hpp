@@ -5,6 +5,7 @@
 // spikes, held until a client reads them.
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/control_plane.hpp"
+#include "dnnc/protocol/status.hpp"
 #include "dnnc/plan/topology.hpp"
 #include "load_watch.hpp"
 #include "output_rows.hpp"
@@ -94,6 +95,8 @@ public:
     // granted, unless it grants without a bound (free-running). A checkpoint `now` writes one
     // of the frozen network at once (into folder `dir` from now on, when given).
     nlohmann::json control(const protocol::control_request& request);
+    // Where the run is: control's reply to progress, start, resume and step.
+    protocol::run_progress progress();
     // {"from": tick} -> {"columns": [...], "batch": B, "rows": [[tick, values...]...], "completed": C};
     // a row holds the columns of lane 0, then those of lane 1, ...
     // Also: which state the run is in, for snapshots.
@@ -221,7 +224,6 @@ private:
     void stop_ticker();
     nlohmann::json freeze();
     nlohmann::json input(const std::vector<protocol::input_row>& rows);
-    nlohmann::json progress();
     // Lockstep cannot go on without every node, nor when a node waits for signals a peer
     // sent long ago (a broken link): the run fails naming them.
     void check_nodes();
@@ -253,16 +255,7 @@ private:
     std::map<std::int64_t, partial_row> partial_;
     std::vector<std::string> config_hashes_;
     output_rows rows_;
-    struct node_progress {
-        std::int64_t completed = -1, sent = 0, dropped = 0, missing = 0;
-        std::map<std::string, std::int64_t> sent_to;  // values sent to each peer node, by id
-        // Packets from each peer node, by id, that came too late or not at all (window mode).
-        std::map<std::string, std::int64_t> late_from, missing_from;
-        // Bytes of signal packets sent to each peer node, by id, as encoded and as sent
-        // (compressed on links that compress them).
-        std::map<std::string, std::int64_t> packet_bytes_to, payload_bytes_to;
-    };
-    std::vector<node_progress> nodes_;
+    std::vector<protocol::node_progress> nodes_;  // from the nodes' tick reports (their load: load_)
     load_watch load_;  // the nodes' compute time per tick (status; rebalance="auto")
     std::optional<tick_times> rebalance_due_;
 

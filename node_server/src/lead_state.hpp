@@ -53,7 +53,7 @@ struct lead::lead_state {
     std::optional<endpoint> standby;
     std::string standby_id;
     std::shared_ptr<peer_client> replicas;  // its own connection: a replica never waits behind a clock call
-    nlohmann::json populations;  // how each population is spread over the nodes; made by the first describe
+    std::vector<protocol::population_spread> populations;  // how each population is spread over the nodes; made by the first describe
     std::vector<std::string> pages;  // where each node's live page is, as its heartbeat said
     std::uint64_t epoch = 0;         // of the configs this lead installed (node_config::epoch)
     std::vector<plastic_element> plastic{};

@@ -3,6 +3,7 @@
 #include "dnnc/core/files.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/frame.hpp"
+#include "dnnc/protocol/status.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -83,7 +84,7 @@ local_cluster read_record_file(const std::string& file) {
 int pid_answering(peer_client& client, const endpoint& at, std::chrono::milliseconds timeout) {
     try {
         const auto reply = client.call(at, protocol::frame{protocol::message_type::status, 0, 0, {}}, timeout);
-        return json::parse(reply.payload).value("pid", 0);
+        return static_cast<int>(protocol::decode_node_status(json::parse(reply.payload)).pid);
     } catch (const std::exception&) {
         client.forget(at);
         return 0;

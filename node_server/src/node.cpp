@@ -165,16 +165,17 @@ struct node::impl {
 
     // The pid tells a starter which process answers on the port (see start_local_cluster).
     json status() {
-        json s{{"tick", 0}, {"pid", getpid()}};
+        protocol::node_status s;
+        s.pid = getpid();
         own->describe(s);
         leader->describe(s);
         backup->describe(s);
-        if (page) s["http"] = {{"address", page_address()}, {"token", !options.server.secret.empty()}};
-        if (s.value("role", "") != "lead") {
+        if (page) s.http = protocol::node_status::page_status{page_address(), !options.server.secret.empty()};
+        if (s.role != "lead") {
             std::lock_guard<std::mutex> lock(lead_page_mutex);
-            if (!lead_page.empty()) s["lead_page"] = lead_page;
+            if (!lead_page.empty()) s.lead_page = lead_page;
         }
-        return s;
+        return protocol::encode(s);
     }
 };
 

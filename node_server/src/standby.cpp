@@ -231,13 +231,11 @@ void standby::forget() {
     arriving_.reset();
 }
 
-void standby::describe(json& status) const {
+void standby::describe(protocol::node_status& status) const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!replica_) return;
-    status["replica"] = {{"lead", replica_->lead},
-                         {"checkpoint_tick", replica_->checkpoint_tick},
-                         {"rows", replica_->rows.end() - replica_->rows.first()},
-                         {"lead_silent_ms", elapsed_ms(lead_seen_)}};
+    status.replica = protocol::replica_status{replica_->lead, replica_->checkpoint_tick,
+                                              replica_->rows.end() - replica_->rows.first(), elapsed_ms(lead_seen_)};
 }
 
 void standby::shutdown() {

@@ -96,7 +96,7 @@ public:
     void lead_heard(const std::string& lead);
     // status fields: "replica" {"lead", "checkpoint_tick", "rows", "lead_silent_ms"} while
     // it holds a replica.
-    void describe(nlohmann::json& status) const;
+    void describe(protocol::node_status& status) const;
     void shutdown();
 
 private:

@@ -376,27 +376,26 @@ json worker::heartbeat() const {
     return beat;
 }
 
-void worker::describe(json& s) const {
+void worker::describe(protocol::node_status& s) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    s["memory"] = {{"available", memory_available()},
-                   {"limit", options_.memory_limit},
-                   {"network", simulation_ ? simulation_->synapse_bytes() : 0}};
-    if (!work_.empty()) s["work"] = work();
-    s["state"] = config_ ? "idle" : "unconfigured";
-    s["role"] = config_ ? "worker" : "none";
+    s.memory = {memory_available(), options_.memory_limit, simulation_ ? simulation_->synapse_bytes() : 0};
+    for (const auto& t : work_)
+        s.work.push_back({t.what, std::chrono::duration<double>(std::chrono::steady_clock::now() - t.since).count()});
+    s.state = config_ ? "idle" : "unconfigured";
+    s.role = config_ ? "worker" : "none";
     if (!config_) return;
     // Its own runner's progress (the lead's status, when it is the lead, says the run's).
     if (simulation_) {
-        s["tick"] = simulation_->completed();
-        s["state"] = simulation_->granted_more() ? "computing" : "paused";
+        s.tick = simulation_->completed();
+        s.state = simulation_->granted_more() ? "computing" : "paused";
     }
-    s["node"] = config_->node;
-    s["network"] = config_->network;
-    s["lead"] = config_->lead;
-    s["lead_address"] = config_->lead_host + ":" + std::to_string(config_->lead_port);
-    s["neurons"] = config_->neurons.size();
-    s["config_hash"] = config_hash_;
-    s["epoch"] = std::to_string(config_->epoch);  // a string: JSON readers may hold doubles only
+    s.node = config_->node;
+    s.network = config_->network;
+    s.lead = config_->lead;
+    s.lead_address = config_->lead_host + ":" + std::to_string(config_->lead_port);
+    s.neurons = config_->neurons.size();
+    s.config_hash = config_hash_;
+    s.epoch = std::to_string(config_->epoch);  // a string: JSON readers may hold doubles only
 }
 
 void worker::shutdown() {

@@ -10,6 +10,7 @@
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/protocol/control_plane.hpp"
+#include "dnnc/protocol/status.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
@@ -66,11 +67,9 @@ public:
     void set_parameters(const std::string& payload);
     // Whether a network is installed here, and its name.
     std::optional<std::string> network() const;
-    // status fields of this node: state, role, memory {available: what its machine can still
-    // give, limit: node_options::memory_limit, network: what its network's engine holds},
-    // work (below), node, network, lead, lead_address, neurons,
-    // config_hash, epoch.
-    void describe(nlohmann::json& status) const;
+    // The status's fields of this node: state, role, memory, work (below), and once
+    // configured its network's: node, network, lead, lead_address, neurons, config_hash, epoch.
+    void describe(protocol::node_status& status) const;
     // A heartbeat's answer: the lead and epoch of the installation it serves, once
     // configured; {"waiting": node_simulation::waiting()} while a tick waits for peers'
     // packets, and {"work": [{"task", "seconds"}...]} while this node installs a share (its

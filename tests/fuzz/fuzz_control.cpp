@@ -1,10 +1,12 @@
-// The control plane's decoders (protocol/control_plane.hpp) on any bytes a peer or client
-// sends as a JSON payload: a clock request or reply, a tick report, a client's command.
+// The control plane's decoders (protocol/control_plane.hpp, status.hpp) on any bytes a peer
+// or client sends as a JSON payload: a clock request or reply, a tick report, a client's
+// command, a run's progress, a node's status.
 // Each either throws dnnc::error (a payload that is not JSON: nlohmann's parse_error, which
 // the node answers as a malformed payload) or gives a message whose encoding decodes to the
 // same encoding: what the lead acts on is exactly what it would send on.
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/control_plane.hpp"
+#include "dnnc/protocol/status.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -40,5 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     round_trip(j, [](const json& x) { return dnnc::protocol::decode_clock_request(x); });
     round_trip(j, [](const json& x) { return dnnc::protocol::decode_clock_reply(x); });
     round_trip(j, [](const json& x) { return dnnc::protocol::decode_tick_report(x); });
+    round_trip(j, [](const json& x) { return dnnc::protocol::decode_run_progress(x); });
+    round_trip(j, [](const json& x) { return dnnc::protocol::decode_node_status(x); });
     return 0;
 }

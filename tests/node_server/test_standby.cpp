@@ -106,9 +106,9 @@ TEST_CASE("a standby keeps the lead's replica and takes over with it once the le
 
         std::unique_lock<std::mutex> lock(mutex);
         REQUIRE(taken_cv.wait_for(lock, std::chrono::seconds(5), [&] { return taken.has_value(); }));
-        json status;
+        protocol::node_status status;
         s.describe(status);
-        CHECK_FALSE(status.contains("replica"));  // handed over: held no more
+        CHECK_FALSE(status.replica);  // handed over: held no more
     }
     REQUIRE(taken);
     CHECK(taken->lead == "a");
@@ -131,9 +131,10 @@ TEST_CASE("rows a lead no longer had leave a gap the standby counts as dropped")
     send_document(s, 2);
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 2}, {"width", 2}}, rows_body(0, 2));
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 5}, {"count", 1}, {"width", 2}}, rows_body(5, 1));
-    json status;
+    protocol::node_status status;
     s.describe(status);
-    CHECK(status["replica"]["rows"] == 1);
+    REQUIRE(status.replica);
+    CHECK(status.replica->rows == 1);
     CHECK(refuses(s, {{"kind", "rows"}, {"start", 0}, {"from", 6}, {"count", 1}, {"width", 3}}, rows_body(6, 1)));
 }
 
@@ -147,9 +148,10 @@ TEST_CASE("rows of a network without outputs are counted by the header") {
     send_document(s, 0);
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 50}, {"width", 0}});
     send(s, {{"kind", "rows"}, {"start", 0}, {"from", 50}, {"count", 50}, {"width", 0}});
-    json status;
+    protocol::node_status status;
     s.describe(status);
-    CHECK(status["replica"]["rows"] == 100);
+    REQUIRE(status.replica);
+    CHECK(status.replica->rows == 100);
     CHECK(refuses(s, {{"kind", "rows"}, {"start", 0}, {"from", 100}, {"count", 2}, {"width", 0}}, "x"));
 }
 
@@ -183,9 +185,9 @@ TEST_CASE("a standby keeps its replica through the same lead's reinstall until t
     options.state_dir = (std::filesystem::temp_directory_path() / ("dnnc-standby-" + std::to_string(std::random_device{}()))).string();
     const auto dir = std::filesystem::path(options.state_dir) / "replicas" / "n";
     auto held_tick = [](standby& s) {
-        json status;
+        protocol::node_status status;
         s.describe(status);
-        return status.contains("replica") ? status["replica"]["checkpoint_tick"].get<std::int64_t>() : std::int64_t{-2};
+        return status.replica ? status.replica->checkpoint_tick : std::int64_t{-2};
     };
     {
         standby s(options, [](const replica&) {});

@@ -657,6 +657,11 @@ TEST_CASE("dnnc run --report writes one self-contained HTML report, and dnnc rep
     CHECK(bad.exit_code == 2);
     CHECK_THAT(bad.err, Catch::Contains(":1: not a spikes CSV"));
     CHECK(run_command(dnnc_binary() + " report " + doc + " -o " + (dir.path / "x.html").string()).exit_code == 2);
+    // A status file is read as dnnc status --json prints it, every field checked.
+    const auto status = dir.file("status.json", R"({"role": "lead", "state": "running", "tick": "soon"})");
+    const auto bad_status = run_command(dnnc_binary() + " report " + status + " -o " + (dir.path / "x.html").string());
+    CHECK(bad_status.exit_code == 2);
+    CHECK_THAT(bad_status.err, Catch::Contains("status.json: not a status") && Catch::Contains("tick is not a whole number"));
 
     if (!has_chromium()) {
         WARN("SKIP: chromium is not installed (scripts/setup.sh installs it); the report was not opened in a browser");

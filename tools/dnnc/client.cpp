@@ -256,6 +256,18 @@ json control(const client_options& o, const std::string& lead, protocol::control
     return control(o, lead, protocol::control_request(what));
 }
 
+protocol::run_progress progress_after(const client_options& o, const std::string& lead, const protocol::control_request& command) {
+    return protocol::decode_run_progress(control(o, lead, command));
+}
+
+protocol::run_progress progress_of(const client_options& o, const std::string& lead) {
+    return progress_after(o, lead, protocol::control_request(protocol::control_request::kind::progress));
+}
+
+protocol::node_status status_of(const client_options& o, const std::string& address) {
+    return protocol::decode_node_status(json::parse(call_node(o, address, {protocol::message_type::status, 0, 0, {}}).payload));
+}
+
 json grow_population(const client_options& o, const std::string& lead, const std::string& population, std::int64_t add) {
     if (add < 1) throw usage_error("grow: the number of members to add must be a whole number >= 1 (got " + std::to_string(add) + ")");
     protocol::control_request command(protocol::control_request::kind::grow);
@@ -302,8 +314,8 @@ std::string find_new_lead(const client_options& o, const std::vector<std::string
         for (const auto& address : nodes) {
             if (address == lost) continue;
             try {
-                const auto s = json::parse(call_node(quick, address, {protocol::message_type::status, 0, 0, {}}).payload);
-                if (s.value("role", "") == "lead" && s.value("network", "") == network) return address;
+                const auto s = status_of(quick, address);
+                if (s.role == "lead" && s.network == network) return address;
             } catch (const std::exception&) {
                 // down too, or busy taking over: asked again
             }
@@ -314,8 +326,8 @@ std::string find_new_lead(const client_options& o, const std::vector<std::string
                 std::to_string(patience.count() / 1000) + " s");
 }
 
-json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target, const volatile bool* interrupted,
-                   const std::function<void()>& each_poll, bool with_bar) {
+protocol::run_progress wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target,
+                                     const volatile bool* interrupted, const std::function<void()>& each_poll, bool with_bar) {
     const bool bar = with_bar && isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     const auto to = node_server::parse_endpoint(lead);
@@ -326,14 +338,14 @@ json wait_for_tick(const client_options& o, const std::string& lead, std::int64_
     auto pause = std::chrono::microseconds(250);
     const auto slowest = std::chrono::microseconds(bar ? 100'000 : 20'000);
     while (true) {
-        const auto p = json::parse(
+        const auto p = protocol::decode_run_progress(json::parse(
             client.call(to, {protocol::message_type::control, 0, 0, protocol::encode(protocol::control_request{}).dump()}, o.timeout())
-                .payload);
-        if (p.contains("error")) {
+                .payload));
+        if (p.error) {
             if (bar) std::fputc('\n', stderr);
-            throw error(p["error"].get<std::string>());
+            throw error(*p.error);
         }
-        const auto done = p["completed"].get<std::int64_t>();
+        const auto done = p.completed;
         if (first == -2) first = done;
         if (bar) {
             const double total = static_cast<double>(std::max<std::int64_t>(1, target - first));

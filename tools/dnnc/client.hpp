@@ -5,6 +5,7 @@
 #include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/status.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -123,9 +124,15 @@ nlohmann::json join_node(const client_options& o, const std::string& lead, const
 nlohmann::json drain_node(const client_options& o, const std::string& lead, const std::string& id);
 
 // A command to the lead, checked as the lead checks it (usage_error) before it is sent;
-// returns the lead's JSON reply. The second form: a command of no fields (progress, start...).
+// returns the lead's JSON reply. The second form: a command of no fields (recover, ...).
 nlohmann::json control(const client_options& o, const std::string& lead, const protocol::control_request& command);
 nlohmann::json control(const client_options& o, const std::string& lead, protocol::control_request::kind what);
+// A command whose reply says where the run is (progress, start, resume, step): that reply,
+// decoded (protocol_error when it is not one). The second form: where the run is now.
+protocol::run_progress progress_after(const client_options& o, const std::string& lead, const protocol::control_request& command);
+protocol::run_progress progress_of(const client_options& o, const std::string& lead);
+// The status of the node at `address` (of its cluster, too, when it is a lead).
+protocol::node_status status_of(const client_options& o, const std::string& address);
 
 // Prints the rows of the lead's output reply as CSV (a header first with `header`), or as a
 // spike raster `tick(,lane),neuron` of the non-zero values; returns the tick after the last
@@ -173,8 +180,8 @@ std::string find_new_lead(const client_options& o, const std::vector<std::string
 // `bar` is false), and
 // calls `each_poll` (when given) after every poll. Throws error when the run fails (a
 // lockstep node died) or `interrupted` becomes true.
-nlohmann::json wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target,
-                             const volatile bool* interrupted = nullptr, const std::function<void()>& each_poll = {},
-                             bool bar = true);
+protocol::run_progress wait_for_tick(const client_options& o, const std::string& lead, std::int64_t target,
+                                     const volatile bool* interrupted = nullptr, const std::function<void()>& each_poll = {},
+                                     bool bar = true);
 
 }  // namespace dnnc::cli

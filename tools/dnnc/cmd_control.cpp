@@ -35,10 +35,15 @@ CLI::App* add_one(CLI::App& app, action& chosen, const char* name, const char* h
         chosen = [o, command] {
             protocol::control_request request(protocol::control_kind(command));
             request.ticks = o->ticks;
-            auto reply = control(o->client, o->lead, request);
-            if (command == "step") reply = wait_for_tick(o->client, o->lead, reply["target"].get<std::int64_t>());
-            if (command == "freeze" && !reply.contains("completed")) reply["completed"] = reply["tick"];
-            print(*o, reply);
+            if (command == "freeze") {  // the lead says {"state", "tick"}
+                auto reply = control(o->client, o->lead, request);
+                if (!reply.contains("completed")) reply["completed"] = reply["tick"];
+                print(*o, reply);
+                return 0;
+            }
+            auto progress = progress_after(o->client, o->lead, request);
+            if (command == "step") progress = wait_for_tick(o->client, o->lead, progress.target);
+            print(*o, protocol::encode(progress));
             return 0;
         };
     });

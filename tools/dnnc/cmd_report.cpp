@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 namespace dnnc::cli {
 namespace {
@@ -47,7 +48,8 @@ int run_report(const report_options& o) {
         }
     }
     spike_table spikes;
-    json status, summary;
+    std::optional<protocol::node_status> status;
+    json summary;
     for (const auto& f : files) {
         const std::string text = read_file(f);
         if (text.rfind("t_ms,population,index", 0) == 0) {
@@ -61,18 +63,25 @@ int run_report(const report_options& o) {
         } catch (const json::exception& e) {
             throw usage_error(f + ": not JSON: " + e.what());
         }
-        if (j.contains("role")) status = j;
-        else if (j.contains("ticks")) summary = j;
+        if (j.contains("role")) {
+            try {
+                status = protocol::decode_node_status(j);
+            } catch (const protocol_error& e) {
+                throw usage_error(f + ": not a status as dnnc status --json prints it: " + e.what());
+            }
+        } else if (j.contains("ticks")) {
+            summary = j;
+        }
     }
-    if (spikes.populations.empty() && status.is_null() && summary.is_null())
+    if (spikes.populations.empty() && !status && summary.is_null())
         throw usage_error("nothing to report: give a spikes CSV (dnnc run --spikes), a status (dnnc status --json) or a "
                           "summary (dnnc run --json)");
     // The status knows each population's size; the CSV only the largest index that spiked.
-    if (status.contains("populations"))
+    if (status && status->cluster)
         for (auto& p : spikes.populations)
-            for (const auto& q : status["populations"])
-                if (q["id"] == p.id) p.size = q["size"].get<std::int64_t>();
-    write_file(o.output, report_html(spikes, status, summary));
+            for (const auto& q : status->cluster->populations)
+                if (q.id == p.id) p.size = static_cast<std::int64_t>(q.size);
+    write_file(o.output, report_html(spikes, status ? &*status : nullptr, summary));
     std::cout << "report: " << o.output << '\n';
     return 0;
 }

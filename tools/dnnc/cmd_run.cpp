@@ -112,7 +112,9 @@ int run_run(const run_options& o) {
     launch.http_port = o.http;
     launch.http_bind = o.http_bind;
     launch.owner_pid = getpid();
-    json summary, progress, populations, final_status, histograms;
+    json summary, populations, histograms;
+    protocol::run_progress progress;
+    std::optional<protocol::node_status> final_status;
     std::int64_t spikes_lost = 0, samples_lost = 0, rows_missed = 0;
     std::uint64_t weights_written = 0, structure_rows = 0;
     std::vector<std::string> weight_samples;
@@ -133,10 +135,10 @@ int run_run(const run_options& o) {
         if (interrupted) throw error("interrupted");
         summary = json::parse(call_node(client, lead, {protocol::message_type::submit, 0, 0, text}).payload);
         if (o.http >= 0) {
-            const auto s = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
-            if (s.contains("http")) {
+            const auto s = status_of(client, lead);
+            if (s.http) {
                 const auto secret = client.secret_for(lead);
-                std::cerr << "dnnc: live page on http://" << s["http"]["address"].get<std::string>() << "/"
+                std::cerr << "dnnc: live page on http://" << s.http->address << "/"
                           << (secret.empty() ? "" : "?token=" + node_server::http_token(secret)) << std::endl;
             }
         }
@@ -186,10 +188,10 @@ int run_run(const run_options& o) {
             // which is only as fine as our polling. After a takeover or a grow, ours: the new
             // run's step began at its checkpoint, or at the grow.
             const double ours = std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
-            run_seconds += stepped.took_over || !doc.net->grows.empty() ? ours : progress.value("last_step_seconds", ours);
+            run_seconds += stepped.took_over || !doc.net->grows.empty() ? ours : progress.last_step_seconds.value_or(ours);
             done += step;
             if (done == o.ticks) break;
-            weight_samples.push_back(weights_sample_path(o.weights, progress["completed"].get<std::int64_t>() + 1));
+            weight_samples.push_back(weights_sample_path(o.weights, progress.completed + 1));
             save_weights(client, lead, weight_samples.back(), "");
             read_weight_histograms(client, lead);  // for the live page
         }
@@ -197,12 +199,13 @@ int run_run(const run_options& o) {
         if (!o.structure.empty()) structure_rows = save_structure(client, lead, o.structure);
         histograms = read_weight_histograms(client, lead);
         if (took_over || !doc.net->grows.empty()) {  // the summary names the nodes that ran to the end, grown
-            const auto st = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
+            const auto st = status_of(client, lead);
             json nodes = json::array();
-            for (const auto& n : st["nodes"]) nodes.push_back({{"id", n["id"]}, {"neurons", n["neurons"]}});
+            if (st.cluster)
+                for (const auto& n : st.cluster->nodes) nodes.push_back({{"id", n.id}, {"neurons", n.neurons}});
             summary["nodes"] = nodes;
         }
-        const auto last = progress["completed"].get<std::int64_t>();
+        const auto last = progress.completed;
         if (spikes) {
             populations = spikes->rates(last + 1 - summary["tick"].get<std::int64_t>());
             spikes_lost = spikes->lost();
@@ -210,15 +213,15 @@ int run_run(const run_options& o) {
         }
         if (outputs) rows_missed = outputs->missed();
         if (!o.report.empty())
-            final_status = json::parse(call_node(client, lead, {protocol::message_type::status, 0, 0, {}}).payload);
+            final_status = status_of(client, lead);
     }
 
-    const auto ticks = progress["completed"].get<std::int64_t>() + 1 - summary["tick"].get<std::int64_t>();
+    const auto ticks = progress.completed + 1 - summary["tick"].get<std::int64_t>();
     json report{{"network", summary["network"]}, {"nodes", summary["nodes"]}, {"ticks", ticks}, {"seconds", run_seconds},
                 {"ticks_per_second", run_seconds > 0 ? static_cast<double>(ticks) / run_seconds : 0.0},
-                {"signals_sent", progress["signals_sent"]}, {"signals_dropped", progress["signals_dropped"]},
-                {"packets_missing", progress["packets_missing"]}, {"edge_cut", summary["edge_cut"]},
-                {"sync", progress["sync"]}, {"setup_seconds", summary["seconds"]},
+                {"signals_sent", progress.signals_sent}, {"signals_dropped", progress.signals_dropped},
+                {"packets_missing", progress.packets_missing}, {"edge_cut", summary["edge_cut"]},
+                {"sync", progress.sync}, {"setup_seconds", summary["seconds"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
     if (read_spikes) report["populations"] = populations;
     if (!histograms["projections"].empty()) report["weight_histograms"] = histograms;
@@ -232,11 +235,12 @@ int run_run(const run_options& o) {
         spike_table recorded;
         if (!spikes_path.empty()) {
             recorded = read_spike_csv(spikes_path);
-            for (auto& p : recorded.populations)
-                for (const auto& q : final_status.value("populations", json::array()))
-                    if (q["id"] == p.id) p.size = q["size"].get<std::int64_t>();
+            if (final_status && final_status->cluster)
+                for (auto& p : recorded.populations)
+                    for (const auto& q : final_status->cluster->populations)
+                        if (q.id == p.id) p.size = static_cast<std::int64_t>(q.size);
         }
-        std::ofstream(o.report) << report_html(recorded, final_status, report);
+        std::ofstream(o.report) << report_html(recorded, final_status ? &*final_status : nullptr, report);
         if (!o.json) std::printf("report: %s\n", o.report.c_str());
     }
     if (o.json) {
@@ -247,8 +251,8 @@ int run_run(const run_options& o) {
                 summary["network"].get<std::string>().c_str(), summary["nodes"].size(), report["sync"].get<std::string>().c_str(),
                 run_seconds, report["ticks_per_second"].get<double>());
     std::printf("signals sent %lld, dropped %lld, packets missing %lld; edge cut %lld\n",
-                progress["signals_sent"].get<long long>(), progress["signals_dropped"].get<long long>(),
-                progress["packets_missing"].get<long long>(), summary["edge_cut"].get<long long>());
+                static_cast<long long>(progress.signals_sent), static_cast<long long>(progress.signals_dropped),
+                static_cast<long long>(progress.packets_missing), summary["edge_cut"].get<long long>());
     std::printf("neurons per node:");
     for (const auto& n : summary["nodes"]) std::printf(" %s %zu", n["id"].get<std::string>().c_str(), n["neurons"].get<std::size_t>());
     std::printf("\n");

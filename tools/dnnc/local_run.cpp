@@ -57,9 +57,9 @@ step_outcome step_and_read(const client_options& o, std::string& lead, std::int6
         throw usage_error("ticks must lie in 1.." + std::to_string(protocol::max_tick_count) + ", not " + std::to_string(ticks));
     protocol::control_request step(protocol::control_request::kind::step);
     step.ticks = ticks;
-    const auto reply = control(o, lead, step);
-    if (reply.contains("error")) throw error(reply["error"].get<std::string>());
-    const auto target = reply["target"].get<std::int64_t>();
+    const auto reply = progress_after(o, lead, step);
+    if (reply.error) throw error(*reply.error);
+    const auto target = reply.target;
     step_outcome outcome;
     // Spikes and outputs are read while the run goes, every half second: often enough that
     // the lead holds few, seldom enough that reading them takes little from the nodes.
@@ -89,9 +89,9 @@ step_outcome step_and_read(const client_options& o, std::string& lead, std::int6
             outcome.took_over = true;
             if (watch.spikes) watch.spikes->follow(lead);
             if (watch.outputs) watch.outputs->follow(lead);
-            const auto now = control(o, lead, protocol::control_request::kind::progress);
-            const auto done = now["completed"].get<std::int64_t>();
-            if (now["state"] == "frozen" && done < target) {
+            const auto now = progress_of(o, lead);
+            const auto done = now.completed;
+            if (now.state == "frozen" && done < target) {
                 step.ticks = target - done;
                 control(o, lead, step);
             }
@@ -99,11 +99,11 @@ step_outcome step_and_read(const client_options& o, std::string& lead, std::int6
             if (!watch.interrupted || !*watch.interrupted) throw;
             // Interrupted: the readers get every row complete now (a network frozen before
             // the interruption, as dnnc-node --mpi does, loses none).
-            read_through(control(o, lead, protocol::control_request::kind::progress)["completed"].get<std::int64_t>());
+            read_through(progress_of(o, lead).completed);
             throw;
         }
     }
-    read_through(outcome.progress["completed"].get<std::int64_t>());
+    read_through(outcome.progress.completed);
     return outcome;
 }
 

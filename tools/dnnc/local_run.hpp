@@ -6,6 +6,7 @@
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/protocol/model.hpp"
+#include "dnnc/protocol/status.hpp"
 
 #include <chrono>
 #include <exception>
@@ -57,7 +58,7 @@ struct step_watch {
 step_watch takeover_watch(const protocol::document& doc);
 
 struct step_outcome {
-    nlohmann::json progress;  // the lead's, at the target
+    protocol::run_progress progress;  // the lead's, at the target
     bool took_over = false;  // `lead` is the node that took the run over
 };
 

@@ -140,40 +140,38 @@ namespace {
 
 // The cluster as the live page draws it: nodes on an ellipse, sized by capacity, coloured by load,
 // each caption on the side away from the centre.
-std::string cluster_svg(const json& status) {
-    const auto& nodes = status["nodes"];
+std::string cluster_svg(const protocol::lead_status& cluster) {
+    const auto& nodes = cluster.nodes;
     const double W = 420, H = 280, RX = W / 2 - 70, RY = H / 2 - 40;
     double max_cap = 1, max_neurons = 1;
     for (const auto& n : nodes) {
-        max_cap = std::max(max_cap, n.value("capacity", 1.0));
-        max_neurons = std::max(max_neurons, n.value("neurons", 0.0));
+        max_cap = std::max(max_cap, n.capacity);
+        max_neurons = std::max(max_neurons, static_cast<double>(n.neurons));
     }
     std::map<std::string, std::pair<double, double>> pos;
     const double count = static_cast<double>(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const double a = 2 * M_PI * static_cast<double>(i) / count - M_PI / 2;
-        pos[nodes[i]["id"].get<std::string>()] = nodes.size() == 1 ? std::make_pair(W / 2, H / 2)
-                                                                   : std::make_pair(W / 2 + RX * std::cos(a), H / 2 + RY * std::sin(a));
+        pos[nodes[i].id] = nodes.size() == 1 ? std::make_pair(W / 2, H / 2) : std::make_pair(W / 2 + RX * std::cos(a), H / 2 + RY * std::sin(a));
     }
     std::ostringstream svg;
     svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << ' ' << H << "\" width=\"" << W << "\" height=\"" << H
         << "\" font-family=\"sans-serif\">\n";
-    for (const auto& l : status.value("links", json::array())) {
-        const auto a = pos[l["from"].get<std::string>()], b = pos[l["to"].get<std::string>()];
+    for (const auto& l : cluster.links) {
+        const auto a = pos[l.from], b = pos[l.to];
         svg << "<line x1=\"" << a.first << "\" y1=\"" << a.second << "\" x2=\"" << b.first << "\" y2=\"" << b.second
             << "\" stroke=\"#889\" stroke-width=\"2\"/><text x=\"" << (a.first + b.first) / 2 << "\" y=\"" << (a.second + b.second) / 2 - 4
-            << "\" font-size=\"10\" text-anchor=\"middle\">" << num(l.value("latency_ms", 0.0), 3) << " ms</text>\n";
+            << "\" font-size=\"10\" text-anchor=\"middle\">" << num(l.latency_ms, 3) << " ms</text>\n";
     }
     for (const auto& n : nodes) {
-        const auto p = pos[n["id"].get<std::string>()];
-        const double r = 12 + 16 * std::sqrt(n.value("capacity", 1.0) / max_cap), load = n.value("neurons", 0.0) / max_neurons;
-        const bool alive = n.value("alive", true);
+        const auto p = pos[n.id];
+        const double r = 12 + 16 * std::sqrt(n.capacity / max_cap), load = static_cast<double>(n.neurons) / max_neurons;
         svg << "<circle cx=\"" << p.first << "\" cy=\"" << p.second << "\" r=\"" << r << "\" fill=\""
-            << (alive ? "hsl(" + num(210 - 180 * load, 0) + ",60%,75%)" : std::string("#fcc")) << "\" stroke=\""
-            << (alive ? "#335" : "#b00020") << "\"/><text x=\"" << p.first << "\" y=\"" << p.second + 4
-            << "\" font-size=\"12\" font-weight=\"600\" text-anchor=\"middle\">" << esc(n["id"].get<std::string>()) << "</text><text x=\""
+            << (n.alive ? "hsl(" + num(210 - 180 * load, 0) + ",60%,75%)" : std::string("#fcc")) << "\" stroke=\""
+            << (n.alive ? "#335" : "#b00020") << "\"/><text x=\"" << p.first << "\" y=\"" << p.second + 4
+            << "\" font-size=\"12\" font-weight=\"600\" text-anchor=\"middle\">" << esc(n.id) << "</text><text x=\""
             << p.first << "\" y=\"" << (p.second < H / 2 - 1 ? p.second - r - 4 : p.second + r + 12) << "\" font-size=\"10\" text-anchor=\"middle\">cap "
-            << n.value("capacity", 1.0) << " · " << n.value("neurons", 0) << " n</text>\n";
+            << n.capacity << " · " << n.neurons << " n</text>\n";
     }
     svg << "</svg>\n";
     return svg.str();
@@ -202,11 +200,11 @@ std::string weights_svg(const json& projection) {
 
 }  // namespace
 
-std::string report_html(const spike_table& spikes, const json& status, const json& summary) {
+std::string report_html(const spike_table& spikes, const protocol::node_status* status, const json& summary) {
     std::ostringstream h;
     const std::string name = summary.is_object() && summary.contains("network") ? summary["network"].get<std::string>()
-                              : status.is_object() && status.contains("network") ? status["network"].get<std::string>()
-                                                                                 : "run";
+                              : status && status->network ? *status->network
+                                                          : "run";
     h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dnnc report: " << esc(name) << "</title>\n"
       << "<style>body{font:14px system-ui,sans-serif;margin:16px;color:#222}table{border-collapse:collapse}"
          "td,th{border-bottom:1px solid #eee;padding:3px 8px;text-align:right}td:first-child,th:first-child{text-align:left}"
@@ -227,43 +225,42 @@ std::string report_html(const spike_table& spikes, const json& status, const jso
         }
         h << "</section>\n";
     }
-    if (status.is_object() && status.contains("nodes")) {
-        h << "<section><h2>Cluster</h2>" << cluster_svg(status)
+    if (status && status->cluster) {
+        const auto& cluster = *status->cluster;
+        h << "<section><h2>Cluster</h2>" << cluster_svg(cluster)
           << "<table><tr><th>node</th><th>address</th><th>capacity</th><th>neurons</th><th>alive</th></tr>";
-        for (const auto& n : status["nodes"])
-            h << "<tr><td>" << esc(n["id"].get<std::string>()) << "</td><td>" << esc(n.value("address", std::string())) << "</td><td>"
-              << n.value("capacity", 1.0) << "</td><td>" << n.value("neurons", 0) << "</td><td>"
-              << (n.value("alive", true) ? "yes" : "DEAD") << "</td></tr>";
+        for (const auto& n : cluster.nodes)
+            h << "<tr><td>" << esc(n.id) << "</td><td>" << esc(n.address) << "</td><td>" << n.capacity << "</td><td>" << n.neurons
+              << "</td><td>" << (n.alive ? "yes" : "DEAD") << "</td></tr>";
         h << "</table></section>\n";
-        if (status.contains("populations")) {
+        if (!cluster.populations.empty()) {
             h << "<section><h2>Partition</h2><table><tr><th>population</th><th>size</th>";
-            for (const auto& n : status["nodes"]) h << "<th>" << esc(n["id"].get<std::string>()) << "</th>";
+            for (const auto& n : cluster.nodes) h << "<th>" << esc(n.id) << "</th>";
             h << "</tr>";
-            for (const auto& p : status["populations"]) {
-                h << "<tr><td>" << esc(p["id"].get<std::string>()) << "</td><td>" << p["size"] << "</td>";
-                for (const auto& c : p["nodes"]) h << "<td>" << c << "</td>";
+            for (const auto& p : cluster.populations) {
+                h << "<tr><td>" << esc(p.id) << "</td><td>" << p.size << "</td>";
+                for (const auto c : p.nodes) h << "<td>" << c << "</td>";
                 h << "</tr>";
             }
-            h << "</table><p>edge cut " << status.value("edge_cut", 0.0) << ", imbalance " << num(status.value("imbalance", 0.0), 3)
-              << "</p></section>\n";
+            h << "</table><p>edge cut " << cluster.edge_cut << ", imbalance " << num(cluster.imbalance, 3) << "</p></section>\n";
         }
     }
     // The moves of neurons during the run (growth, re-balance, join, drain; the newest the
     // lead keeps): what moved where, and the pause.
-    if (status.is_object() && status.contains("moves")) {
+    if (status && !status->moves.empty()) {
         h << "<section><h2>Moves</h2><table><tr><th>tick</th><th>what</th><th>neurons moved</th><th>neurons per node, before &rarr; after</th><th>pause ms</th></tr>";
-        for (const auto& m : status["moves"]) {
+        for (const auto& m : status->moves) {
             std::string nodes;
-            for (const auto& n : m.value("nodes", json::array()))
-                nodes += (nodes.empty() ? "" : ", ") + esc(n["id"].get<std::string>()) + " " + n["before"].dump() + " &rarr; " + n["after"].dump();
-            h << "<tr><td>" << m["tick"] << "</td><td>" << esc(m["what"].get<std::string>()) << "</td><td>" << m["moved"] << "</td><td>"
-              << nodes << "</td><td>" << num(m["paused_ms"].get<double>(), 0) << "</td></tr>";
+            for (const auto& n : m.nodes)
+                nodes += (nodes.empty() ? "" : ", ") + esc(n.id) + " " + std::to_string(n.before) + " &rarr; " + std::to_string(n.after);
+            h << "<tr><td>" << m.tick << "</td><td>" << esc(m.what) << "</td><td>" << m.moved << "</td><td>" << nodes << "</td><td>"
+              << num(m.paused_ms, 0) << "</td></tr>";
         }
         h << "</table></section>\n";
     }
     const json weights = summary.is_object() && summary.contains("weight_histograms") ? summary["weight_histograms"]
-                         : status.is_object() && status.contains("weight_histograms") ? status["weight_histograms"]
-                                                                                      : json();
+                         : status && status->cluster ? status->cluster->weight_histograms
+                                                     : json();
     if (weights.is_object()) {
         h << "<section><h2>Weights</h2><p>The plastic synapses' weights after tick " << weights.value("tick", std::int64_t{0}) << ", "
           << weights.value("bins", 0) << " bins per projection.</p>\n";

@@ -3,6 +3,8 @@
 // rates as SVG from a spikes CSV (t_ms,population,index), and one self-contained HTML report
 // with those and the cluster, the partition, the run's summary, its plastic weights'
 // histograms and the moves of neurons during it.
+#include "dnnc/protocol/status.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -35,9 +37,9 @@ std::string raster_svg(const spike_table& spikes, int per_population = 100);
 // Each population's rate (spikes per neuron per second) in bins of `bin_ms`.
 std::string rates_svg(const spike_table& spikes, double bin_ms = 10);
 
-// The report: `spikes` may be empty (no recording); `status` is what dnnc status --json
-// prints of the lead (may be null), `summary` what dnnc run --json prints (may be null). The
-// weights' histograms come from the summary, else from the status, when either has them.
-std::string report_html(const spike_table& spikes, const nlohmann::json& status, const nlohmann::json& summary);
+// The report: `spikes` may be empty (no recording); `status` the lead's (dnnc status --json
+// prints it; none: null), `summary` what dnnc run --json prints (may be null). The weights'
+// histograms come from the summary, else from the status, when either has them.
+std::string report_html(const spike_table& spikes, const protocol::node_status* status, const nlohmann::json& summary);
 
 }  // namespace dnnc::cli
