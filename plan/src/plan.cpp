@@ -33,7 +33,7 @@ std::string memo_key(const protocol::document& doc, const current_placement* cur
 // Each unit's current node in `cluster`: the one that holds most of its neurons (the lowest
 // index on a tie), or cluster.nodes.size() when none of them is on one of its nodes.
 partitioner::current_assignment current_units(const planning_graph& graph, const current_placement& current,
-                                              const protocol::cluster& cluster) {
+                                              const protocol::cluster& cluster, partitioner::weight_t fan_in_share) {
     if (current.node_of_neuron.size() > graph.neuron_count())
         throw usage_error("a current placement of " + std::to_string(current.node_of_neuron.size()) +
                           " neurons for a network of " + std::to_string(graph.neuron_count()));
@@ -52,7 +52,9 @@ partitioner::current_assignment current_units(const planning_graph& graph, const
         for (auto n = graph.segment_first[k]; n < graph.segment_first[k + 1]; ++n)
             ++held[graph.unit_of_segment[k] * (nodes + 1) + node_of(n)];
     partitioner::current_assignment out;
-    out.migration.weight = current.migration_weight;
+    // A unit weighs its neurons + its incoming synapses / fan_in_share, and its synapses move
+    // with it: fan_in_share x that weight is what current_placement's weight is counted in.
+    out.migration.weight = current.migration_weight * static_cast<double>(fan_in_share);
     for (std::size_t u = 0; u < units; ++u) {
         const auto* row = &held[u * (nodes + 1)];
         const auto most = std::max_element(row, row + nodes);
@@ -94,9 +96,10 @@ network_plan plan_network(protocol::document doc, partition_memo* memo, const cu
         plan.quality = memo->quality;
     } else {
         const auto physical = plan::physical_of(*doc.clu);
-        const auto graph = planning_graph_of(*doc.net, physical);
+        const planning_options options;
+        const auto graph = planning_graph_of(*doc.net, physical, options);
         std::optional<partitioner::current_assignment> now;
-        if (current) now = current_units(graph, *current, *doc.clu);
+        if (current) now = current_units(graph, *current, *doc.clu, options.fan_in_share);
         auto placed = place(graph, physical, {}, {}, now ? &*now : nullptr);
         plan.node_of_neuron = graph.spread(placed.node_of_unit);
         plan.quality = std::move(placed.quality);

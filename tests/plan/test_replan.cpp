@@ -91,6 +91,33 @@ TEST_CASE("a node that leaves gives its neurons to the others, which keep their 
     CHECK(after.neurons_per_node[0] + after.neurons_per_node[1] == after.net.neuron_count());
 }
 
+TEST_CASE("on a network with structure, a node that leaves gives away its own neurons, not a new partition of all") {
+    // The scaled microcircuit on four equal nodes, every pair linked; d leaves. A migration
+    // weight of 1 counts a moved synapse as one cut (plan.hpp): its layers and populations
+    // let a fresh partition cut far less, which a unit's own weight (its synapses / the
+    // fan-in share) once let outweigh moving most of the network (4,190 of 7,717 neurons).
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/microcircuit/microcircuit_scaled.xml");
+    doc.clu.emplace();
+    doc.clu->lead = "a";
+    for (const char* id : {"a", "b", "c", "d"}) {
+        protocol::cluster_node node;
+        node.id = id;
+        node.host = "127.0.0.1";
+        node.port = static_cast<int>(7000 + doc.clu->nodes.size());
+        for (const auto& other : doc.clu->nodes) doc.clu->links.push_back({other.id, id, 0.0, std::nullopt, {}});
+        doc.clu->nodes.push_back(node);
+    }
+    const auto before = plan_network(doc);
+    const auto on_d = before.neurons_per_node[3];
+    REQUIRE(on_d > 0);
+    doc.clu->nodes.pop_back();
+    doc.clu->links.erase(std::remove_if(doc.clu->links.begin(), doc.clu->links.end(), [](const auto& l) { return l.to == "d"; }),
+                         doc.clu->links.end());
+    const auto current = placement_of(before);
+    const auto after = plan_network(doc, nullptr, &current);
+    CHECK(moved(before, after) <= on_d + before.net.neuron_count() / 50);
+}
+
 TEST_CASE("a current placement of more neurons than the network has is refused") {
     const auto doc = two_nodes();
     auto wrong = placement_of(plan_network(doc));

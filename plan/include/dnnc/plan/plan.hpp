@@ -44,7 +44,8 @@ protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net
 // growth, a re-balance, a node that joins or leaves): per neuron, its node as an index into
 // `nodes` (ids; the cluster planned onto may have others, or lack some); a neuron past the
 // end (grown since) or on a node the cluster lacks is on no node yet. Moving a unit costs
-// its weight (its neurons' incoming synapses) x migration_weight in units of edge cut
+// its neurons' incoming synapses (fan_in_share x its planning weight, which is its neurons +
+// their synapses / fan_in_share) x migration_weight in units of edge cut
 // (partitioner::migration_options): at 1, moving a synapse weighs as much as cutting one,
 // which keeps the neurons that need not move in place (tests/plan/test_replan.cpp); lower
 // weights trade more moves for a smaller cut.
