@@ -180,7 +180,7 @@ TEST_CASE("a malformed progress or status is a protocol_error") {
                             with(status, "/nodes/0/roles"_json_pointer, json::array({1})), with(status, "/links"_json_pointer, "x"),
                             with(status, "/wait_windows"_json_pointer, json::array()), with(status, "/moves/0/nodes"_json_pointer, 5),
                             with(status, "/replica"_json_pointer, 5), with(status, "/http"_json_pointer, json::object()),
-                            with(status, "/work"_json_pointer, json::object()), with(status, "/weight_histograms"_json_pointer, 1),
+                            with(status, "/work"_json_pointer, json::object()), with(status, "/work/0/seconds"_json_pointer, "long"),
                             with(status, "/memory/limit"_json_pointer, "lots")}) {
         INFO(bad.dump());
         CHECK_THROWS_AS(decode_node_status(bad), protocol_error);
