@@ -12,7 +12,7 @@ lead made and each node's neurons and time per tick (compute and CPU wait) befor
 and the moves' pauses as a share of the free running (issue #31's aim: <= 2% at the default
 threshold).
 Usage: bench_auto_rebalance.py [--network microcircuit|brunel] [--nodes K] [--ticks T]
-                               [--quota F] [--settle S] [--dnnc PATH]"""
+                               [--quota F] [--settle S] [--pause-share P] [--dnnc PATH]"""
 import json
 import os
 import pathlib
@@ -66,7 +66,8 @@ def times_per_tick(cluster):
 def main():
     args = arguments(__doc__, 4, extra=[("--quota", float, 0.25, "the slowed node's share of one core"),
                                          ("--network", str, "microcircuit", "microcircuit or brunel"),
-                                         ("--settle", float, 12, "seconds of free running with rebalance=auto")])
+                                         ("--settle", float, 12, "seconds of free running with rebalance=auto"),
+                                         ("--pause-share", float, 0.02, "rebalance-pause-share: the share of the run the lead's moves may pause it for")])
     if args.network not in NETWORKS:
         sys.exit(f"--network: one of {', '.join(NETWORKS)}")
     if os.geteuid() != 0:
@@ -75,7 +76,8 @@ def main():
     simulated = args.ticks * 0.1 / 1000
     results = {}
     for mode in ("off", "auto"):
-        with LocalCluster(args.dnnc, args.nodes, run=f'rebalance="{mode}" rebalance-after="2000"',
+        with LocalCluster(args.dnnc, args.nodes,
+                          run=f'rebalance="{mode}" rebalance-after="2000" rebalance-pause-share="{args.pause_share:g}"',
                           example=NETWORKS[args.network]) as cluster:
             remove = cpu_quota(cluster.pid(slow), args.quota)
             try:

@@ -225,10 +225,13 @@ private:
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) at a time
     std::deque<protocol::move_record> moves_;  // the newest changes that moved neurons (note_move)
-    // The nodes as they were at the last move by load, and whether moving by load has
-    // stopped (rebalance_by_load); both start anew with a network placed afresh.
+    // The nodes as they were at the last move by load, whether moving by load has stopped,
+    // and when the next move by load may come, keeping the pauses within
+    // rebalance-pause-share of the run (rebalance_by_load); all start anew with a network
+    // placed afresh.
     std::vector<node_load> last_load_move_;
     bool load_moves_stopped_ = false;
+    std::optional<load_watch::clock::time_point> next_load_move_;
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::thread> heartbeat_threads_;

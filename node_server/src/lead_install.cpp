@@ -260,6 +260,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
         moves_.clear();
         last_load_move_.clear();
         load_moves_stopped_ = false;
+        next_load_move_.reset();
     }
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
     // Clients wait for the new run (current_run) while the old one goes and the new one is

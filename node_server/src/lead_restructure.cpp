@@ -302,9 +302,12 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
     const auto& ms_per_tick = times.ms;
     std::vector<node_load> now, at_last_move;
     std::size_t lead_index = 0;
+    double pause_share = protocol::run_settings{}.rebalance_pause_share;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (run_ != run || !state_ || load_moves_stopped_) return;  // replaced meanwhile, or given up
+        if (next_load_move_ && clock_type::now() < *next_load_move_) return;  // the pauses' share is spent for now
+        if (const auto& settings = state_->plan.doc.run) pause_share = settings->rebalance_pause_share;
         const auto& nodes = state_->plan.doc.clu->nodes;
         const auto& neurons = state_->plan.neurons_per_node;
         for (std::size_t v = 0; v < nodes.size(); ++v)
@@ -314,6 +317,7 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
         at_last_move = last_load_move_;
     }
     const auto step = next_load_step(now, at_last_move, lead_index);
+    json reply;
     try {
         if (step.what == load_step::kind::stop) {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -326,20 +330,21 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
             protocol::control_request command(protocol::control_request::kind::drain);
             command.node = now[step.node].id;
             command.by_load = true;
-            const auto reply = drain(command);
+            reply = drain(command);
             DNNC_LOG(info, "drained '" << now[step.node].id << "' by load: it lost neurons and its ticks did not get faster (ms per tick "
                                        << json(ms_per_tick).dump() << "); " << reply["moved"] << " neurons moved");
         } else {
             protocol::control_request command(protocol::control_request::kind::rebalance);
             command.by_load = true;
             for (std::size_t v = 0; v < now.size(); ++v) command.capacities[now[v].id] = step.capacity[v];
-            const auto reply = rebalance(command);
+            reply = rebalance(command);
             DNNC_LOG(info, "re-balanced by load (ms per tick " << json(ms_per_tick).dump() << ", capacities "
                                                                << json(command.capacities).dump() << "): " << reply["moved"]
                                                                << " neurons moved");
         }
         std::lock_guard<std::mutex> lock(mutex_);
         last_load_move_ = std::move(now);
+        next_load_move_ = next_load_move(clock_type::now(), reply.value("paused_ms", 0.0), pause_share);
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "the re-balance by load failed: " << e.what());
     }

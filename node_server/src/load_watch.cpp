@@ -47,6 +47,10 @@ std::optional<tick_times> load_watch::due(clock::time_point now) {
     return tick_times{std::move(ms), std::move(waited)};
 }
 
+load_watch::clock::time_point next_load_move(load_watch::clock::time_point moved, double paused_ms, double share) {
+    return moved + std::chrono::duration_cast<load_watch::clock::duration>(std::chrono::duration<double, std::milli>(paused_ms / share));
+}
+
 load_step next_load_step(const std::vector<node_load>& now, const std::vector<node_load>& at_last_move, std::size_t lead) {
     const auto measured = [](const node_load& n) { return n.neurons > 0 && n.ms_per_tick > 0; };
     std::optional<std::size_t> slowest;

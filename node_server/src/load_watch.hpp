@@ -79,4 +79,9 @@ struct load_step {
 };
 load_step next_load_step(const std::vector<node_load>& now, const std::vector<node_load>& at_last_move, std::size_t lead);
 
+// The earliest time of the next move by load after one that ended at `moved` and paused the
+// run for `paused_ms`: paused_ms / share later, so that the moves pause the run for at most
+// `share` of it (<run rebalance-pause-share>), however often the nodes fall out of balance.
+load_watch::clock::time_point next_load_move(load_watch::clock::time_point moved, double paused_ms, double share);
+
 }  // namespace dnnc::node_server

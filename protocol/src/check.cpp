@@ -1031,6 +1031,8 @@ void check_run(const run_settings& run, const cluster* clu) {
         out.add(w, "run: rebalance-threshold must be > 1 and at most 100 (the slowest node's compute time per tick over the mean)");
     if (!(run.rebalance_after_ms > 0 && run.rebalance_after_ms <= max_setting_ms))
         out.add(w, "run: rebalance-after must be > 0 and at most " + up_to(max_setting_ms) + " ms");
+    if (!(run.rebalance_pause_share > 0 && run.rebalance_pause_share <= 1))
+        out.add(w, "run: rebalance-pause-share must be > 0 and at most 1 (the share of the run its moves may pause it for)");
     out.throw_if_any();
 }
 

@@ -493,6 +493,7 @@ protected:
         r.rebalance_auto = a.text("rebalance", "off") == "auto";
         r.rebalance_threshold = a.real("rebalance-threshold", r.rebalance_threshold);
         r.rebalance_after_ms = a.real("rebalance-after", r.rebalance_after_ms);
+        r.rebalance_pause_share = a.real("rebalance-pause-share", r.rebalance_pause_share);
         r.where = a.where();
         return r;
     }

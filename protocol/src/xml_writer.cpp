@@ -194,6 +194,7 @@ void write_run(xml_out& x, const run_settings& r) {
     if (r.rebalance_auto) x.attr("rebalance", std::string("auto"));
     x.attr_if("rebalance-threshold", r.rebalance_threshold, d.rebalance_threshold);
     x.attr_if("rebalance-after", r.rebalance_after_ms, d.rebalance_after_ms);
+    x.attr_if("rebalance-pause-share", r.rebalance_pause_share, d.rebalance_pause_share);
     x.close();
 }
 

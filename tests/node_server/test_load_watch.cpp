@@ -134,3 +134,14 @@ TEST_CASE("the next step by load: damped capacities, a drain of a node slow by i
     // Nothing measured: nothing to do but stop.
     CHECK(next_load_step({{"n0", 1, 100, 0}}, {}, 0).what == load_step::kind::stop);
 }
+
+TEST_CASE("a move by load that paused the run P lets the next come P / share later, so the pauses keep to their share") {
+    using dnnc::node_server::next_load_move;
+    const load_watch::clock::time_point moved{};
+    CHECK(next_load_move(moved, 1000, 0.02) == moved + 50s);  // the default share: 1 s of pause, 50 s to the next
+    CHECK(next_load_move(moved, 800, 1) == moved + 800ms);
+    CHECK(next_load_move(moved, 0, 0.02) == moved);  // nothing moved, nothing paused: no wait
+    // Moves as early as the rule allows pause the run for share of the time between them.
+    const auto next = next_load_move(moved, 1500, 0.1);
+    CHECK(std::chrono::duration<double, std::milli>(next - moved).count() * 0.1 == Approx(1500));
+}

@@ -74,6 +74,7 @@ const expectation corpus[] = {
     {"run_window_margin_too_long.xml", 7, "run: window-margin must lie in 0..86400000 ms"},
     {"run_rebalance_threshold_one.xml", 7, "run: rebalance-threshold must be > 1 and at most 100"},
     {"run_rebalance_after_zero.xml", 7, "run: rebalance-after must be > 0 and at most 86400000 ms"},
+    {"run_rebalance_pause_share_zero.xml", 7, "run: rebalance-pause-share must be > 0 and at most 1"},
     {"run_rebalance_unknown_mode.xml", 7, "sometimes"},
     {"batched_state.xml", 7, "run: a <state> holds one lane, so a snapshot runs with batch 1"},
     {"state_unknown_neuron.xml", 11, "state of 'zz': no neuron 'zz'"},

@@ -46,7 +46,7 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
     <link from="n0" to="n1" emulate-delay="1.5" bandwidth="2.5 Gbit/s"/>
   </cluster>
   <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0" compress="always"
-       rebalance="auto" rebalance-threshold="1.3" rebalance-after="5000"/>
+       rebalance="auto" rebalance-threshold="1.3" rebalance-after="5000" rebalance-pause-share="0.25"/>
 </dnnc>
 )";
 }  // namespace
@@ -123,6 +123,7 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(doc.run->rebalance_auto);
     CHECK(doc.run->rebalance_threshold == 1.3);
     CHECK(doc.run->rebalance_after_ms == 5000);
+    CHECK(doc.run->rebalance_pause_share == 0.25);
 }
 
 TEST_CASE("a DNNC document round-trips through serialize") {

@@ -58,9 +58,11 @@ std::string recorded_microcircuit_on(std::size_t nodes, std::vector<int>& ports)
     return on_cluster(with_in_network(slurp(source_path("examples/microcircuit/microcircuit_scaled.xml")), "    <record/>\n"), nodes, ports);
 }
 
-// The document with <run rebalance="auto"> acting after 600 ms.
+// The document with <run rebalance="auto"> acting after 600 ms, its moves one pause apart
+// (rebalance-pause-share 1: the default keeps them 50 pauses apart).
 std::string rebalanced_by_load(const std::string& text) {
-    return std::regex_replace(text, std::regex("send=\"nonzero\""), "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\"");
+    return std::regex_replace(text, std::regex("send=\"nonzero\""),
+                              "send=\"nonzero\" rebalance=\"auto\" rebalance-after=\"600\" rebalance-pause-share=\"1\"");
 }
 
 // The frozen run at `ports` recorded the same spikes as `placed_as_written` (its document

@@ -485,10 +485,13 @@ struct run_settings {
     double window_margin_ms = 0.5;
     double heartbeat_timeout_ms = 2000;
     // rebalance="auto": the lead re-balances by itself when the slowest node's compute time
-    // per tick stays above rebalance_threshold x the nodes' mean for rebalance_after_ms.
+    // per tick stays above rebalance_threshold x the nodes' mean for rebalance_after_ms, and
+    // its moves pause the run for at most rebalance_pause_share of it: after a move that
+    // paused it P, the next comes no sooner than P / rebalance_pause_share after it.
     bool rebalance_auto = false;
     double rebalance_threshold = 1.15;
     double rebalance_after_ms = 2000;
+    double rebalance_pause_share = 0.02;
     source_location where;
 };
 
