@@ -110,7 +110,10 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
         auto runs = runs_of(resolved.targets);
         if (runs.empty()) continue;
         const auto& g = resolved.spec;
-        current_source c{std::move(runs), g.shape, window_of(g.start, g.stop)};
+        current_source c;
+        c.runs = std::move(runs);
+        c.shape = g.shape;
+        c.active = window_of(g.start, g.stop);
         c.amplitude = g.amplitude;
         c.offset = g.offset;
         c.radians_per_tick = 2 * M_PI * g.frequency * dt / 1000.0;

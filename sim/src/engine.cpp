@@ -288,9 +288,9 @@ struct engine::impl {
 
     // Whether some local neuron has synaptic elements: only then does this node keep the
     // picture of structural plasticity (and receive every such neuron).
-    bool hosts_member_of(const protocol::resolved_structure& structure) const {
+    bool hosts_member_of(const protocol::resolved_structure& elements) const {
         bool hosts = false;
-        for (const auto& g : structure.groups) g.for_each_member([&](std::uint32_t i) { hosts = hosts || slots.is_local(i); });
+        for (const auto& g : elements.groups) g.for_each_member([&](std::uint32_t i) { hosts = hosts || slots.is_local(i); });
         return hosts;
     }
 
