@@ -93,9 +93,15 @@ struct scratch_dir {
         path = std::filesystem::temp_directory_path() / ("dnnc-it-" + std::to_string(std::random_device{}()));
         std::filesystem::create_directories(path);
     }
+    // A process the test started may still be writing into it (a Slurm job's last files after
+    // the job has completed), which fails a removal part way: tried again for up to 5 s.
     ~scratch_dir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
+        for (int tries = 0; tries < 50; ++tries) {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+            if (!std::filesystem::exists(path, ignored)) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
     }
     std::string file(const std::string& name, const std::string& text) const {
         const auto p = (path / name).string();
