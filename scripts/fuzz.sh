@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang-14, ASan and UBSan into build-fuzz/
-# and runs each for a while; exits non-zero when any finds a crash, a sanitizer report, a
-# leak, a timeout or an out-of-memory.
+# and runs each for a while, as many at once as there are cores; exits non-zero when any
+# finds a crash, a sanitizer report, a leak, a timeout or an out-of-memory.
 #
 #   scripts/fuzz.sh [--seconds N | --runs N] [TARGET...]
 #
@@ -68,25 +68,23 @@ echo "== built in $((SECONDS - start)) s"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 
-failed=0
-summary=()
-for t in "${targets[@]}"; do
-  dir="$build/runs/$t"
+# One target's run: its summary line on stdout, its status in $dir/failed (1: broken).
+fuzz_one() {
+  local t="$1" dir="$build/runs/$1"
   rm -rf "$dir"
   mkdir -p "$dir/corpus"
-  limit=(-max_total_time="$seconds")
+  local limit=(-max_total_time="$seconds")
   [ -z "$runs" ] || limit=(-runs="$runs")
   [ -z "$runs" ] || [ -z "$seconds_given" ] || limit+=(-max_total_time="$seconds")
-  dict=()
+  local dict=()
   [ ! -f "tests/fuzz/$t.dict" ] || dict=(-dict="tests/fuzz/$t.dict")
-  echo "== fuzzing $t (${limit[*]})"
-  t0=$SECONDS
-  rc=0
+  local t0=$SECONDS rc=0
   # The first folder receives new inputs; the seeds' folder is only read.
   "$build/tests/fuzz/fuzz_$t" "${limit[@]}" "${dict[@]}" -max_len="$(max_len_of "$t")" -rss_limit_mb=2048 \
     -timeout=10 -print_final_stats=1 -artifact_prefix="$dir/" "$dir/corpus" "tests/fuzz/corpus/$t" \
     > "$dir/log" 2>&1 || rc=$?
-  wall=$((SECONDS - t0))
+  local wall=$((SECONDS - t0))
+  local execs rate crashes seeds learnt
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log" | tail -1)
   crashes=$(find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
@@ -94,16 +92,31 @@ for t in "${targets[@]}"; do
   seeds=$(find "tests/fuzz/corpus/$t" -type f | wc -l)
   learnt=$(find "$dir/corpus" -type f | wc -l)
   if ((rc != 0)) && ((crashes == 0)); then crashes=1; fi  # died without an artifact
-  line="fuzz $t: ${execs:-0} executions, ${rate:-0} exec/s, $crashes crashes, $seeds seeds + $learnt new inputs, ${wall} s"
-  summary+=("$line")
-  echo "$line"
+  echo "fuzz $t: ${execs:-0} executions, ${rate:-0} exec/s, $crashes crashes, $seeds seeds + $learnt new inputs, ${wall} s"
+  echo "$((crashes > 0))" > "$dir/failed"
   if ((crashes)); then
-    failed=1
     echo "-- $t failed (exit $rc); the end of $dir/log:"
     tail -n 60 "$dir/log"
     find "$dir" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) \
       -exec echo "   input: {}" \;
   fi
+}
+
+# The targets run side by side, one per core (each fuzzer is one thread), each for the
+# whole of its time.
+jobs_max=$(nproc)
+echo "== fuzzing ${targets[*]}, ${jobs_max} at a time"
+mkdir -p "$build/runs"
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done
+  fuzz_one "$t" > "$build/runs/$t.out" 2>&1 &
+done
+wait
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  summary+=("$(head -n 1 "$build/runs/$t.out")")
+  [ "$(cat "$build/runs/$t/failed" 2>/dev/null)" = 0 ] || { failed=1; tail -n +2 "$build/runs/$t.out"; }
 done
 
 echo "== fuzz summary ($((SECONDS - start)) s in all, build included)"
