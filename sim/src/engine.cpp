@@ -294,12 +294,12 @@ struct engine::impl {
         return hosts;
     }
 
-    // Dense blocks, peers, the history and the sparse path's fan-out index; then the generators.
-    void finish(const engine_spec& s) {
-        slots.rank_slots();
-        dense.emplace(s.dense, slots, batch, s.device);
-        slots.rank_new_slots();
-        for (const auto& p : s.peers) {
+    // What goes to and comes from each peer, as slots: every neuron a peer sends has a slot
+    // already, every one sent to it is local.
+    void route(const std::vector<peer_spec>& peers) {
+        send_slots.clear();
+        receive_slots.clear();
+        for (const auto& p : peers) {
             std::vector<std::uint32_t> sends, receives;
             for (auto g : p.sends) sends.push_back(slots.local_slot(g));
             for (auto g : p.receives) receives.push_back(slots.find(g));
@@ -311,12 +311,26 @@ struct engine::impl {
             for (const auto slot : sends) ++send_of_begin[slot + 1];
         for (std::size_t k = 0; k < local(); ++k) send_of_begin[k + 1] += send_of_begin[k];
         send_of.resize(send_of_begin[local()]);
-        {
-            std::vector<std::uint64_t> cursor(send_of_begin.begin(), send_of_begin.end() - 1);
-            for (std::size_t p = 0; p < send_slots.size(); ++p)
-                for (std::size_t k = 0; k < send_slots[p].size(); ++k)
-                    send_of[cursor[send_slots[p][k]]++] = {static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(k)};
-        }
+        std::vector<std::uint64_t> cursor(send_of_begin.begin(), send_of_begin.end() - 1);
+        for (std::size_t p = 0; p < send_slots.size(); ++p)
+            for (std::size_t k = 0; k < send_slots[p].size(); ++k)
+                send_of[cursor[send_slots[p][k]]++] = {static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(k)};
+    }
+
+    // `generators` for the local neurons, as they are before tick 0.
+    drive generators_for(const protocol::generators& generators) const {
+        return drive(generators, [&](std::int64_t g) -> std::int64_t {
+            const auto slot = slots.find(g);
+            return slot < local() ? std::int64_t{slot} : -1;
+        }, local(), spec.dt);
+    }
+
+    // Dense blocks, peers, the history and the sparse path's fan-out index; then the generators.
+    void finish(const engine_spec& s) {
+        slots.rank_slots();
+        dense.emplace(s.dense, slots, batch, s.device);
+        slots.rank_new_slots();
+        route(s.peers);
         const std::size_t ring = static_cast<std::size_t>(std::max({store.max_delay(), dense->max_delay(), s.history})) + 1;
         history.reset(ring, local(), slots.size(), batch);
         use_sparse = batch == 1 && fan_out.build(store, neurons, slots);
@@ -336,12 +350,7 @@ struct engine::impl {
         const std::size_t values = local() * batch;
         sums.resize(values);
         ext.assign(values, 0.0f);
-        generated.emplace(
-            s.generators, [&](std::int64_t g) -> std::int64_t {
-                const auto slot = slots.find(g);
-                return slot < local() ? std::int64_t{slot} : -1;
-            },
-            local(), s.dt);
+        generated.emplace(generators_for(s.generators));
         const auto spiking_count = std::count_if(s.neurons.begin(), s.neurons.end(),
                                                  [](const neuron_spec& n) { return protocol::emits_spikes(n.params.model); });
         spiking = spiking_count == 0 || !s.list_spikes                       ? spiking_neurons::none
@@ -609,10 +618,7 @@ void engine::set_parameters(const std::vector<protocol::neuron_params>& params, 
             throw usage_error("neuron " + std::to_string(neurons[k].index) + ": new parameters may not change its model or tau_minus");
         neurons[k].params = params[k];
     }
-    drive generated(generators, [&](std::int64_t g) -> std::int64_t {
-        const auto slot = m.slots.find(g);
-        return slot < m.local() ? std::int64_t{slot} : -1;
-    }, m.local(), m.spec.dt);
+    drive generated = m.generators_for(generators);
     m.neurons.set_parameters(neurons, m.spec.dt);
     m.spec.neurons = std::move(neurons);
     m.spec.generators = generators;

@@ -3,6 +3,7 @@
 // weight after every source spike (stdp_synapse also on a row whose synapses have several
 // delays); a recurrent network with all three rules giving the same spikes and the same final
 // weights, bit for bit, on 1, 2, 3 and 4 nodes; and a busy one on 1 and 3 nodes.
+#include "plastic_network.hpp"
 #include "share_cluster.hpp"
 
 #include "dnnc/sim/engine.hpp"
@@ -21,6 +22,8 @@ using namespace dnnc;
 using namespace dnnc::sim;
 using dnnc::test::cluster;
 using dnnc::test::scatter;
+using dnnc::test::recurrent_plastic_network;
+using dnnc::test::require_same_weights;
 
 namespace {
 
@@ -252,43 +255,6 @@ TEST_CASE("tsodyks2_synapse delivers each spike with NEST's weight w x u, then m
     // The weight a user reads stays the synapse's own.
     REQUIRE(std::all_of(run.weight_after.begin(), run.weight_after.end(), [&](double v) { return v == w; }));
 }
-
-namespace {
-// A recurrent network with all three rules: stdp on E->E (delay 5 ticks), tsodyks2 on E->I
-// (delays 2..15 ticks), vogels_sprekeler on I->E.
-protocol::network recurrent_plastic_network() {
-    auto net = parse(R"(<population id="E" size="80" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-55"/>
-        <population id="I" size="20" model="iaf_psc_delta" seed="2" v-init="-70" v-init-max="-55"/>
-        <projection from="E" to="E" kind="fixed-indegree" indegree="10" weight="1.5" delay="5" seed="3"/>
-        <projection from="E" to="I" kind="fixed-indegree" indegree="10" weight="2" seed="4">
-          <delay distribution="uniform" min="0.2" max="1.5"/></projection>
-        <projection from="I" to="E" kind="fixed-indegree" indegree="5" weight="-3" delay="2" seed="5"/>
-        <projection from="I" to="I" kind="fixed-indegree" indegree="5" weight="-2" delay="2" seed="6"/>
-        <poisson to="E I" rate="2000" weight="0.8" seed="7"/>)");
-    net.populations[0].params.tau_minus = 15;
-    net.synapse_models = {{"ee", "stdp_synapse", {{"lambda", 0.05}, {"Wmax", 4}, {"mu_plus", 0}, {"mu_minus", 0}}, {}},
-                          {"ei", "tsodyks2_synapse", {{"U", 0.3}, {"u", 0.3}, {"tau_fac", 20}}, {}},
-                          {"ie", "vogels_sprekeler_synapse", {{"eta", 0.05}, {"Wmax", -6}}, {}}};
-    net.projections[0].synapse_model = "ee";
-    net.projections[1].synapse_model = "ei";
-    net.projections[2].synapse_model = "ie";
-    return net;
-}
-
-void require_same_weights(const std::map<global_index, std::vector<synapse_weight>>& weights,
-                          const std::map<global_index, std::vector<synapse_weight>>& expected_weights) {
-    REQUIRE(weights.size() == expected_weights.size());
-    for (const auto& [target, list] : weights) {
-        const auto& expected = expected_weights.at(target);
-        REQUIRE(list.size() == expected.size());
-        for (std::size_t k = 0; k < list.size(); ++k) {
-            REQUIRE(list[k].element == expected[k].element);
-            REQUIRE(list[k].source == expected[k].source);
-            REQUIRE(list[k].weight == expected[k].weight);
-        }
-    }
-}
-}  // namespace
 
 TEST_CASE("a recurrent network with plastic projections gives the same spikes and weights on 1, 2, 3 and 4 nodes") {
     const auto net = recurrent_plastic_network();
