@@ -4,13 +4,15 @@
 1. `dnnc rebalance --capacity n0=2`: node n0 is told it is twice as capable, and neurons move
    to it from where they are;
 2. `dnnc join` of a (K+1)-th node that was up and serving nothing: it takes its share;
-3. `dnnc drain` of that node again.
+3. `dnnc drain` of that node again;
+4. `dnnc rebalance --capacity n0=1 --capacity n1=2`: n0 and n1 trade neurons while the other
+   nodes keep theirs, and with them their engines (only n0 and n1 are rebuilt).
 Printed for each: the neurons moved, the synapses they hold (their share of the network's),
 the pause (the lead's paused_ms), the planning inside it (the lead's log: "planned and
 partitioned in") and the pause per million synapses moved, against the time
 the same cluster took to install the whole network at submit, measured in the same run (the
-limit of today's method, which reinstalls every node); and the wall time per simulated
-second before and after.
+limit of a move that rebuilds every node), the nodes that kept their engines; and the wall
+time per simulated second before and after.
 Usage: bench_rebalance.py [--nodes K] [--ticks T] [--dnnc PATH]"""
 import json
 import re
@@ -31,7 +33,9 @@ def main():
         moves = []
         for name, words in [("rebalance --capacity n0=2", ["rebalance", "--capacity", "n0=2"]),
                             (f"join {joining}", ["join", "--node", f"{joining}@127.0.0.1:{cluster.ports[-1]}"]),
-                            (f"drain {joining}", ["drain", joining])]:
+                            (f"drain {joining}", ["drain", joining]),
+                            ("rebalance --capacity n0=1 --capacity n1=2",
+                             ["rebalance", "--capacity", "n0=1", "--capacity", "n1=2"])]:
             reply = json.loads(call(*words, "--json", *lead))
             # The install in the pause is the lead's last planning.
             planned = re.findall(r"planned and partitioned in ([0-9.]+) ms", cluster.log("n0"))[-1]
@@ -40,14 +44,16 @@ def main():
         after = cluster.timed_step(args.ticks)
     print(f"microcircuit_scaled ({NEURONS} neurons, {SYNAPSES} synapses) on {args.nodes} local nodes; "
           f"install at submit {install * 1000:.0f} ms")
-    print("| move | neurons moved | synapses moved (est.) | pause ms | planning in it, ms | ms per 10^6 synapses moved | pause / install |")
-    print("|---|---|---|---|---|---|---|")
+    print("| move | neurons moved | synapses moved (est.) | pause ms | planning in it, ms | ms per 10^6 synapses moved | "
+          "pause / install | nodes that kept their engines |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, reply, planned in moves:
         moved = reply["moved"]
         synapses = moved * SYNAPSES / NEURONS
         per_million = reply["paused_ms"] / (synapses / 1e6) if synapses else float("nan")
+        kept = ", ".join(n["id"] for n in reply["nodes"] if n.get("kept")) or "none"
         print(f"| {name} | {moved} | {synapses:.0f} | {reply['paused_ms']:.0f} | {planned:.1f} | {per_million:.0f} | "
-              f"{reply['paused_ms'] / 1000 / install:.2f} |")
+              f"{reply['paused_ms'] / 1000 / install:.2f} | {kept} |")
     simulated = args.ticks * 0.1 / 1000
     print(f"wall per simulated second: {before / simulated:.2f} s before, {after / simulated:.2f} s after "
           f"(ratio {after / before:.2f})")

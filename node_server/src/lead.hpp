@@ -118,8 +118,9 @@ private:
     // Every node's config, down the broadcast tree from this node; the standby chosen.
     protocol::node_config node_configs(lead_state& state);
     // The configs sent down the tree; the nodes' acknowledgements, each checked against the
-    // hash of the config it was sent.
-    nlohmann::json fan_out(const protocol::node_config& root, bool replace);
+    // hash of the config it was sent. `restoring`: every state is restored next (a node
+    // whose neurons and synapses stay may keep its engine; the ack says "kept").
+    nlohmann::json fan_out(const protocol::node_config& root, bool replace, bool restoring);
     // The run starts, frozen at `first_tick`, with what it keeps of the run before
     // (`earlier`, as install's); heartbeats begin; the standby hears of it all, the checkpoint
     // it restores from last.

@@ -200,10 +200,19 @@ void lead::check_memory(const plan::network_plan& plan, bool replace) {
 }
 
 namespace {
-std::string acks_hash(const json& acks, const std::string& node) {
+const json* ack_of(const json& acks, const std::string& node) {
     for (const auto& a : acks)
-        if (a.at("node") == node) return a.at("hash");
-    return {};
+        if (a.at("node") == node) return &a;
+    return nullptr;
+}
+std::string acks_hash(const json& acks, const std::string& node) {
+    const auto* a = ack_of(acks, node);
+    return a ? a->at("hash").get<std::string>() : std::string();
+}
+// Whether the node kept its engine (worker::configure_subtree).
+bool acks_kept(const json& acks, const std::string& node) {
+    const auto* a = ack_of(acks, node);
+    return a && a->value("kept", false);
 }
 }  // namespace
 
@@ -291,7 +300,9 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
     const protocol::node_config root = node_configs(*state);
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
-    const json acks = fan_out(root, replace);
+    // With states to restore, a node whose neurons and synapses stay keeps its engine.
+    const bool restoring = !state_file.empty() || !planned.states.empty();
+    const json acks = fan_out(root, replace, restoring);
     DNNC_LOG(info, "configs installed after " << elapsed_ms(started) << " ms");
     const auto neurons = state->plan.net.neuron_count();
     if (!state_file.empty()) send_states(root, neurons, states_in_file(state_file, file_access()), planned.first_tick);
@@ -301,7 +312,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     json nodes = json::array();
     for (std::size_t v = 0; v < state->topo.node_count(); ++v)
         nodes.push_back({{"id", state->topo.id(v)}, {"neurons", state->plan.neurons_per_node[v]},
-                         {"hash", acks_hash(acks, state->topo.id(v))}});
+                         {"hash", acks_hash(acks, state->topo.id(v))}, {"kept", acks_kept(acks, state->topo.id(v))}});
     DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
                                << elapsed_ms(started) << " ms");
     return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
@@ -369,7 +380,7 @@ protocol::node_config lead::node_configs(lead_state& state) {
     return root;
 }
 
-json lead::fan_out(const protocol::node_config& root, bool replace) {
+json lead::fan_out(const protocol::node_config& root, bool replace, bool restoring) {
     std::map<std::string, std::string> expected;
     std::vector<const protocol::node_config*> stack{&root};
     while (!stack.empty()) {
@@ -378,7 +389,8 @@ json lead::fan_out(const protocol::node_config& root, bool replace) {
         expected[c->node] = plan::config_hash(*c);
         for (const auto& child : c->children) stack.push_back(&child);
     }
-    json acks = own_.configure_subtree(root, replace);
+    json acks = own_.configure_subtree(root, static_cast<std::uint16_t>((replace ? protocol::replace_flag : 0) |
+                                                                        (restoring ? protocol::restoring_flag : 0)));
     for (const auto& a : acks) {
         const auto node = a.at("node").get<std::string>();
         if (expected[node] != a.at("hash").get<std::string>())

@@ -229,6 +229,9 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         std::lock_guard<std::mutex> lock(mutex_);
         move = placement_change(placed, state_->plan);
     }
+    for (auto& node : move.nodes)
+        for (const auto& installed : summary["nodes"])
+            if (installed["id"] == node.id) node.kept = installed.value("kept", false);
     move.what = what;
     move.tick = summary["tick"].get<std::int64_t>();
     move.paused_ms = elapsed_ms(started);

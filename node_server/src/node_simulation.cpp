@@ -18,13 +18,36 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
+bool same_neurons_and_synapses(const protocol::node_config& before, const protocol::node_config& after) {
+    if (before.node != after.node || before.network != after.network || before.history != after.history ||
+        before.run != after.run || before.neurons.size() != after.neurons.size() || before.dense != after.dense)
+        return false;
+    for (std::size_t k = 0; k < before.neurons.size(); ++k) {
+        auto same_window = before.neurons[k];
+        same_window.window_ms = after.neurons[k].window_ms;
+        if (same_window != after.neurons[k]) return false;
+    }
+    return before.share == after.share;
+}
+
+namespace {
+// `kept` re-routed for `config` when it takes the config's peers (kept stays), else an engine
+// built from the share (kept is emptied).
+sim::engine engine_for(const protocol::node_config& config, std::optional<sim::engine>& kept, const std::string& device) {
+    if (kept && kept->reroute(sim::from_node_config(config))) return std::move(*kept);
+    kept.reset();
+    return sim::make_node_engine(config, device);
+}
+}  // namespace
+
 node_simulation::node_simulation(const protocol::node_config& config, std::string secret,
                                  std::shared_ptr<const tls_config> tls, signal_inbox& in, reporter report,
                                  const std::map<std::string, double>& extra_delay_ms, const std::string& device,
-                                 const node_options::mpi_signals& mpi)
+                                 const node_options::mpi_signals& mpi, std::optional<sim::engine> kept)
     : id_(config.node),
       hash_(plan::config_hash(config)),
-      engine_(sim::make_node_engine(config, device)),
+      engine_(engine_for(config, kept, device)),
+      kept_engine_(kept.has_value()),
       signals_out_(std::move(secret), protocol::frame{protocol::message_type::signal_link, 0, 0,
                                                       signal_link_identity{config.node, config.epoch, getpid()}.encode()},
                    std::move(tls)),
@@ -170,13 +193,26 @@ void node_simulation::flush_reports() {
 }
 
 node_simulation::~node_simulation() {
+    if (!thread_.joinable()) return;  // released
     runner_->stop();
     thread_.join();
 }
 
+sim::engine node_simulation::release_engine() {
+    runner_->stop();
+    thread_.join();
+    released_ = true;
+    return std::move(engine_);
+}
+
+sim::runner& node_simulation::runner() const {
+    if (released_) throw error("node '" + id_ + "' runs another installation of its network now");
+    return *runner_;
+}
+
 state_piece node_simulation::capture(std::int64_t from, std::size_t bytes) const {
     state_piece piece;
-    runner_->inspect_paused([&](const sim::engine& e) {
+    runner().inspect_paused([&](const sim::engine& e) {
         const auto& neurons = e.spec().neurons;
         auto k = std::partition_point(by_index_.begin(), by_index_.end(), [&](std::size_t slot) { return neurons[slot].index < from; });
         for (std::size_t held = 0; k != by_index_.end() && (piece.states.empty() || held < bytes); ++k) {
@@ -192,7 +228,7 @@ state_piece node_simulation::capture(std::int64_t from, std::size_t bytes) const
 
 nlohmann::json node_simulation::weights(std::uint64_t from, std::uint64_t limit) const {
     nlohmann::json out{{"total", 0}, {"rows", nlohmann::json::array()}};
-    runner_->inspect_paused([&](const sim::engine& e) {
+    runner().inspect_paused([&](const sim::engine& e) {
         out["total"] = e.plastic_synapse_count();
         for (const auto& w : e.plastic_weights(from, limit)) out["rows"].push_back({w.element, w.source, w.target, w.weight});
     });
@@ -201,7 +237,7 @@ nlohmann::json node_simulation::weights(std::uint64_t from, std::uint64_t limit)
 
 nlohmann::json node_simulation::grown(std::uint64_t from, std::uint64_t limit) const {
     nlohmann::json out{{"total", 0}, {"rows", nlohmann::json::array()}};
-    runner_->inspect_paused([&](const sim::engine& e) {
+    runner().inspect_paused([&](const sim::engine& e) {
         out["total"] = e.grown_synapse_count();
         for (const auto& g : e.grown_synapses(from, limit)) out["rows"].push_back({g.source, g.target, g.pairing});
     });
@@ -210,21 +246,21 @@ nlohmann::json node_simulation::grown(std::uint64_t from, std::uint64_t limit) c
 
 nlohmann::json node_simulation::weight_bins(const nlohmann::json& request) const {
     auto wanted = parse_weight_bins_request(request);
-    runner_->inspect_paused([&](const sim::engine& e) { sim::bin_plastic_weights(e, wanted.elements, wanted.histograms); });
+    runner().inspect_paused([&](const sim::engine& e) { sim::bin_plastic_weights(e, wanted.elements, wanted.histograms); });
     return weight_bins_reply(wanted.histograms);
 }
 
 void node_simulation::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
                                      const protocol::network* synapses, const std::vector<std::size_t>& reweighted) {
-    runner_->modify_paused([&](sim::engine& e) {
+    runner().modify_paused([&](sim::engine& e) {
         if (synapses) e.set_synapses(*synapses, reweighted);
         e.set_parameters(params, generators);
     });
 }
 
 void node_simulation::restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next) {
-    runner_->inspect_paused([](const sim::engine&) {});
-    runner_->stop();
+    runner().inspect_paused([](const sim::engine&) {});
+    runner().stop();
     thread_.join();
     std::vector<sim::neuron_state> converted;
     converted.reserve(states.size());
@@ -242,20 +278,20 @@ protocol::clock_reply node_simulation::clock(const protocol::clock_request& requ
     sim::tick_t horizon = 0;
     switch (request.what) {
     case protocol::clock_request::kind::grant:
-        runner_->grant(request.grant);
-        horizon = runner_->granted();
+        runner().grant(request.grant);
+        horizon = runner().granted();
         break;
     case protocol::clock_request::kind::hold:
-        horizon = runner_->hold();
+        horizon = runner().hold();
         flush_reports();
         break;
-    case protocol::clock_request::kind::ask: horizon = runner_->granted(); break;
+    case protocol::clock_request::kind::ask: horizon = runner().granted(); break;
     }
-    return {horizon, runner_->completed()};
+    return {horizon, runner().completed()};
 }
 
 json node_simulation::waiting() const {
-    const auto w = runner_->waiting();
+    const auto w = runner().waiting();
     if (!w) return nullptr;
     json peers = json::array();
     for (auto p : w->peers) peers.push_back(peer_ids_.at(p));
@@ -264,7 +300,7 @@ json node_simulation::waiting() const {
 
 void node_simulation::add_inputs(const json& inputs) {
     for (const auto& row : inputs)
-        runner_->add_input(row.at(0).get<sim::global_index>(), row.at(1).get<sim::tick_t>(), row.at(2).get<float>(),
+        runner().add_input(row.at(0).get<sim::global_index>(), row.at(1).get<sim::tick_t>(), row.at(2).get<float>(),
                            row.size() > 3 ? row.at(3).get<std::int64_t>() : sim::engine::all_lanes);
 }
 

@@ -34,11 +34,18 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace dnnc::node_server {
 
 class peer_transport;  // signal_transports.hpp
+
+// Whether `after` asks a node for what `before` did but for its peers, its neurons'
+// windows and the installation (lead, epoch): the same neurons with the same parameters, the
+// same share, dense rows, history and run settings. Such a node, after a re-balance that
+// moved only other nodes' neurons, keeps its engine.
+bool same_neurons_and_synapses(const protocol::node_config& before, const protocol::node_config& after);
 
 class node_simulation {
 public:
@@ -48,11 +55,14 @@ public:
     // (signal_inbox.hpp): a new installation never writes into a connection of the last,
     // which may lead to a peer process that is gone. Peers' packets come in through `in`.
     // With `mpi` ranks, signals travel over MPI instead
-    // (signal_transports.hpp).
+    // (signal_transports.hpp). With `kept` (the engine of the last installation, whose
+    // config ran the same neurons and synapses: same_neurons_and_synapses) it runs that
+    // engine with the config's peers (engine::reroute) instead of building one from the
+    // share, when the engine takes them; a restore of every state is to follow.
     node_simulation(const protocol::node_config& config, std::string secret, std::shared_ptr<const tls_config> tls,
                     signal_inbox& in, reporter report,
                     const std::map<std::string, double>& extra_delay_ms, const std::string& device,
-                    const node_options::mpi_signals& mpi);
+                    const node_options::mpi_signals& mpi, std::optional<sim::engine> kept = std::nullopt);
     ~node_simulation();
     node_simulation(const node_simulation&) = delete;
     node_simulation& operator=(const node_simulation&) = delete;
@@ -93,9 +103,16 @@ public:
 
     // SHA-256 of the config it runs (plan::config_hash).
     const std::string& config_hash() const { return hash_; }
+    // Whether it runs the engine it was given (kept) rather than one built from its share.
+    bool kept_engine() const { return kept_engine_; }
+    // Stops this simulation for good and hands its engine over to the next installation
+    // (the constructor's `kept`); every call that would read the engine then throws.
+    sim::engine release_engine();
 
 private:
     void start_runner();
+    // The runner, while the simulation still holds its engine (release_engine).
+    sim::runner& runner() const;
     void flush_reports();
     // The recorded neurons among those that spiked in the tick `e` just computed.
     std::vector<std::uint32_t> recorded_spikes(const sim::engine& e) const;
@@ -105,6 +122,8 @@ private:
     std::string id_;
     std::string hash_;  // of the config it runs: the lead ignores reports of any other
     sim::engine engine_;
+    bool kept_engine_ = false;
+    std::atomic<bool> released_{false};
     outbox signals_out_;
     std::unique_ptr<peer_transport> transport_;
     std::unique_ptr<sim::runner> runner_;

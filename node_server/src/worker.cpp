@@ -60,11 +60,11 @@ std::vector<message_type> worker::handles() const {
 void worker::handle(const frame& request, responder respond) {
     switch (request.type) {
     case message_type::configure: {
-        const bool replace = request.flags & protocol::replace_flag;
-        tasks_.run([this, payload = request.payload, replace, respond] {
+        const auto flags = static_cast<std::uint16_t>(request.flags & (protocol::replace_flag | protocol::restoring_flag));
+        tasks_.run([this, payload = request.payload, flags, respond] {
             respond_with(respond, [&] {
                 const auto config = protocol::parse_node_config(payload, "node config");
-                return reply_of(message_type::configure_reply, configure_subtree(config, replace).dump());
+                return reply_of(message_type::configure_reply, configure_subtree(config, flags).dump());
             });
         });
         return;
@@ -186,7 +186,8 @@ void worker::set_parameters(const std::string& payload) {
     config_->neurons = std::move(neurons);
 }
 
-json worker::configure_subtree(const protocol::node_config& subtree, bool replace) {
+json worker::configure_subtree(const protocol::node_config& subtree, std::uint16_t flags) {
+    const bool replace = flags & protocol::replace_flag;
     protocol::node_config own = subtree;
     own.children.clear();
     {
@@ -210,9 +211,9 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
     // The children's subtrees travel while this node installs its own share.
     std::vector<std::future<json>> children;
     for (std::size_t k = 0; k < subtree.children.size(); ++k)
-        children.push_back(std::async(std::launch::async, [this, &child = subtree.children[k], &payload = payloads[k], replace] {
+        children.push_back(std::async(std::launch::async, [this, &child = subtree.children[k], &payload = payloads[k], flags] {
             const endpoint to{child.host, static_cast<std::uint16_t>(child.port)};
-            frame request{message_type::configure, replace ? protocol::replace_flag : std::uint16_t{0}, 0, payload};
+            frame request{message_type::configure, flags, 0, payload};
             try {
                 return json::parse(calls_.call_while_alive(to, std::move(request), options_.silence_limit).payload);
             } catch (const remote_error& e) {
@@ -222,8 +223,9 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
             }
         }));
     std::exception_ptr own_failure;
+    bool kept = false;
     try {
-        install(own);
+        kept = install(own, flags & protocol::restoring_flag);
     } catch (...) {
         own_failure = std::current_exception();
     }
@@ -232,7 +234,7 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
         std::lock_guard<std::mutex> lock(mutex_);
         hash = config_hash_;
     }
-    json acks = json::array({{{"node", own.node}, {"hash", hash}}});
+    json acks = json::array({{{"node", own.node}, {"hash", hash}, {"kept", kept}}});
     std::string failure;
     for (auto& f : children) {
         try {
@@ -243,7 +245,7 @@ json worker::configure_subtree(const protocol::node_config& subtree, bool replac
     }
     if (own_failure) std::rethrow_exception(own_failure);
     DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': " << own.neurons.size()
-                            << " neurons");
+                            << " neurons" << (kept ? ", its engine kept" : ""));
     if (!failure.empty()) throw remote_error(failure);
     return acks;
 }
@@ -266,15 +268,19 @@ void worker::release(const std::string& epoch) {
 }
 
 // Replaces what this node runs: the old simulation stops before the new one starts.
-void worker::install(const protocol::node_config& own) {
+bool worker::install(const protocol::node_config& own, bool restoring) {
     std::shared_ptr<node_simulation> old;
+    std::optional<protocol::node_config> before;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         old = std::move(simulation_);
+        before = config_;
     }
     // Released without the lock: a run's clock thread takes it on its way out.
     if (own.lead != own.node) hooks_.resign_lead();
     hooks_.drop_replica(own.lead);
+    std::optional<sim::engine> kept;
+    if (restoring && old && before && same_neurons_and_synapses(*before, own)) kept = old->release_engine();
     old.reset();
     const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
     const bool is_lead = own.lead == own.node;
@@ -283,12 +289,14 @@ void worker::install(const protocol::node_config& own) {
         reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, protocol::encode(report).dump()});
     };
     auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, options_.server.tls, signals_in_, reporter,
-                                                   options_.emulate_delay_ms, options_.device, options_.mpi);
+                                                   options_.emulate_delay_ms, options_.device, options_.mpi, std::move(kept));
+    const bool kept_engine = fresh->kept_engine();
     std::lock_guard<std::mutex> lock(mutex_);
     config_ = own;
     config_hash_ = fresh->config_hash();  // hashed once: a share's lists make it long
     simulation_ = std::move(fresh);
     restoring_.clear();
+    return kept_engine;
 }
 
 std::shared_ptr<node_simulation> worker::simulation() {

@@ -53,9 +53,11 @@ public:
     std::vector<protocol::message_type> handles() const override;
     void handle(const protocol::frame& request, responder respond) override;
 
-    // Installs the subtree's root config here (replacing what runs, with `replace`) and
-    // forwards each child's subtree; returns the acks [{"node", "hash"}...] of the subtree.
-    nlohmann::json configure_subtree(const protocol::node_config& subtree, bool replace);
+    // Installs the subtree's root config here and forwards each child's subtree, with the
+    // same `flags`: replace_flag replaces what runs; restoring_flag says every state is
+    // restored next, so a node whose neurons and synapses stay keeps its engine. Returns the
+    // acks [{"node", "hash", "kept"}...] of the subtree ("kept": it kept its engine).
+    nlohmann::json configure_subtree(const protocol::node_config& subtree, std::uint16_t flags);
     // Throws when this node serves no network.
     std::shared_ptr<node_simulation> simulation();
     // A restore_state payload (state_stream.hpp): i64 tick, u8 last, states. The pieces are
@@ -83,7 +85,8 @@ public:
     void release(const std::string& epoch);
 
 private:
-    void install(const protocol::node_config& own);
+    // Returns whether the new simulation kept the old one's engine (only when `restoring`).
+    bool install(const protocol::node_config& own, bool restoring);
     // A clock command stamped with an epoch other than the installed config's comes from a
     // lead this node no longer follows: refused (error).
     void check_installation(const nlohmann::json& command) const;

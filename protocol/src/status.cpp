@@ -149,6 +149,7 @@ void fields(Io& io, C& c) {
     io.required("id", c.id);
     io.required("before", c.before);
     io.required("after", c.after);
+    io.defaulted("kept", c.kept);
 }
 
 template <class Io, class M, if_is<M, move_record> = 0>

@@ -65,6 +65,9 @@ struct engine::impl {
         tick_t from = 0, until = 0;
     };
     std::optional<delay_transition> transition;
+    // Whether set_synapses ever changed delays: the lag and the sparse path then differ from
+    // an engine built with the new delays (reroute refuses).
+    bool redelayed = false;
     neuron_sums sums;
     std::optional<drive> generated;
     tick_t remote_delay = 1;
@@ -661,6 +664,7 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
         }
     }
     if (redelayed) {
+        m.redelayed = true;
         // Every node's transition lasts the history it keeps: the same on any partition. A
         // second change before a tick is computed keeps the delays spikes were sent with.
         if (!m.transition || m.transition->from != m.next)
@@ -716,6 +720,32 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     if (grown) m.structure->restore(std::move(*grown));
     if (m.structure) m.structure->restored(next, m.history);
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
+}
+
+bool engine::reroute(const engine_spec& spec) {
+    auto& m = *impl_;
+    if (m.redelayed || spec.neurons.size() != m.spec.neurons.size()) return false;
+    for (std::size_t k = 0; k < spec.neurons.size(); ++k)
+        if (spec.neurons[k].index != m.spec.neurons[k].index) return false;
+    // The remote neurons read must stay those that have slots and history rows.
+    auto received = [](const std::vector<peer_spec>& peers) {
+        std::vector<global_index> all;
+        for (const auto& p : peers) all.insert(all.end(), p.receives.begin(), p.receives.end());
+        std::sort(all.begin(), all.end());
+        return all;
+    };
+    if (received(spec.peers) != received(m.spec.peers)) return false;
+    for (const auto& p : spec.peers)
+        if (!std::all_of(p.sends.begin(), p.sends.end(), [&](global_index g) { return m.slots.is_local(g); })) return false;
+    m.route(spec.peers);
+    m.spec.peers = spec.peers;
+    for (std::size_t k = 0; k < spec.neurons.size(); ++k) m.spec.neurons[k].window_ms = spec.neurons[k].window_ms;
+    // As an engine built from `spec` would be: no external input yet, generators afresh.
+    m.inputs.clear();
+    std::fill(m.ext.begin(), m.ext.end(), 0.0f);
+    m.external_input = false;
+    m.generated.emplace(m.generators_for(m.spec.generators));
+    return true;
 }
 
 std::vector<structure_record> engine::take_structure_records() {

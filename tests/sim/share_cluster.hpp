@@ -23,8 +23,26 @@ using sim::tick_t;
 class cluster {
 public:
     cluster(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes)
-        : expanded_(protocol::expand(net, "p.xml")) {
+        : net_(net), expanded_(protocol::expand(net, "p.xml")) {
         for (auto& spec : sim::partition_specs(expanded_, node_of, nodes, {}, sim::with_synapses::no)) engines_.emplace_back(spec, net);
+    }
+    // The neurons placed anew, as a re-balance places them: node k keeps its engine,
+    // re-routed (engine::reroute), when it runs the same neurons as before, and is built
+    // afresh otherwise; restore() is to follow. Returns the nodes that kept their engines.
+    std::vector<std::size_t> place_anew(const std::vector<std::uint32_t>& node_of, std::size_t nodes) {
+        std::vector<engine> placed;
+        std::vector<std::size_t> kept;
+        const auto specs = sim::partition_specs(expanded_, node_of, nodes, {}, sim::with_synapses::no);
+        for (std::size_t k = 0; k < specs.size(); ++k) {
+            if (k < engines_.size() && engines_[k].reroute(specs[k])) {
+                placed.push_back(std::move(engines_[k]));
+                kept.push_back(k);
+            } else {
+                placed.emplace_back(specs[k], net_);
+            }
+        }
+        engines_ = std::move(placed);
+        return kept;
     }
     const protocol::expanded_network& network() const { return expanded_; }
     std::vector<engine>& engines() { return engines_; }
@@ -67,6 +85,7 @@ public:
     }
 
 private:
+    protocol::network net_;
     protocol::expanded_network expanded_;
     std::vector<engine> engines_;
 };

@@ -1,7 +1,8 @@
 // Re-balancing and membership on real local clusters: a node joins a running 2-node cluster
 // (2 -> 3) and another drains, a re-balance to new capacities follows a growth, and a
 // plastic network is re-balanced; each run's spikes (and learned weights) are bit for bit
-// those of the same run without the change. A re-balance that would move nothing changes
+// those of the same run without the change (on three nodes, one of which keeps its engine
+// while the other two trade neurons). A re-balance that would move nothing changes
 // nothing, a dry run shows without changing; refusals (a node of another cluster, an address
 // that does not answer, an id the cluster has, the lead or an unknown node drained, bad
 // capacities, no network) exit 2 and the run steps on as it was. With rebalance="auto" the
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 #include <string>
@@ -205,7 +207,7 @@ TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spi
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
     std::vector<int> ports;
-    const auto config = dir.file("net.xml", with_cluster("stdp/stdp.xml", {1, 1}, ports));
+    const auto config = dir.file("net.xml", with_cluster("stdp/stdp.xml", {1, 1, 1}, ports));
     local_cluster_guard c(config);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
@@ -213,7 +215,22 @@ TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spi
         INFO((move ? "re-balanced" : "straight"));
         must(dnnc + " submit --replace " + config + to_of(ports));
         must(dnnc + " step 1000" + lead_of(ports));
-        if (move) CHECK(json_of(dnnc + " rebalance --capacity n0=1 --capacity n1=4 --json" + lead_of(ports))["applied"] == true);
+        if (move) {
+            // n0 and n1 trade neurons; n2 keeps its own, and its engine with them.
+            const auto moved = json_of(dnnc + " rebalance --capacity n0=1.6 --capacity n1=0.4 --json" + lead_of(ports));
+            CHECK(moved["applied"] == true);
+            CHECK(moved["moved"].get<std::size_t>() > 100);
+            std::map<std::string, json> node;
+            for (const auto& n : moved["nodes"]) node[n["id"].get<std::string>()] = n;
+            REQUIRE(node.size() == 3);
+            CHECK(node["n2"]["before"] == node["n2"]["after"]);
+            CHECK(node["n2"]["kept"] == true);
+            CHECK(node["n0"]["kept"] == false);
+            CHECK(node["n1"]["kept"] == false);
+            const auto moves = json_of(dnnc + " status --json" + lead_of(ports))["moves"];
+            REQUIRE(moves.size() == 1);
+            CHECK(moves[0]["nodes"] == moved["nodes"]);
+        }
         must(dnnc + " step 1000" + lead_of(ports));
         const std::string name = move ? "moved" : "straight";
         must(dnnc + " output --spikes -o " + out(name + "-spikes.csv") + lead_of(ports));

@@ -106,6 +106,9 @@ inline constexpr std::uint16_t replace_flag = 1u << 1;
 inline constexpr std::uint16_t refusal_flag = 1u << 2;
 // On a signals frame: the payload is LZ4-compressed (signal_compression.hpp).
 inline constexpr std::uint16_t compressed_flag = 1u << 3;
+// On a configure: the lead restores every node's state right after it, so a node whose
+// neurons and synapses stay as they were may keep its engine (node_simulation.hpp).
+inline constexpr std::uint16_t restoring_flag = 1u << 4;
 
 struct frame {
     message_type type = message_type::error_reply;

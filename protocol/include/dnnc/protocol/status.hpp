@@ -50,10 +50,12 @@ struct run_progress {
 nlohmann::json encode(const run_progress& p);
 run_progress decode_run_progress(const nlohmann::json& j);
 
-// A node's neurons before and after a change that moved neurons.
+// A node's neurons before and after a change that moved neurons, and whether it kept its
+// engine (its neurons and synapses stayed: it only took new routes) instead of building one.
 struct node_count_change {
     std::string id;
     std::uint64_t before = 0, after = 0;
+    bool kept = false;
 };
 
 // A change that moved neurons (growth, re-balance, join, drain), as the lead lists it.

@@ -244,6 +244,14 @@ public:
     // others' (usage_error before anything changes): its grown synapses, calcium and elements
     // are restored from them (the records start empty).
     void restore(const std::vector<neuron_state>& states, tick_t next);
+    // New peers for an engine whose neurons and synapses stay as they are (a re-balance moved
+    // only other nodes' neurons), between two ticks, before a restore(): `spec` is the
+    // engine's spec for the new placement (its peers' lists and its neurons' windows are
+    // taken; the rest must be this engine's). Its peers must send exactly the remote neurons
+    // this engine reads now and be sent only local ones; else false, and nothing changes.
+    // Pending external inputs go and the generators start afresh, as in an engine built from
+    // `spec`, so that the restore that follows gives the same bits as a fresh engine's.
+    bool reroute(const engine_spec& spec);
     // New parameters for the local neurons (params[k] for spec().neurons[k]) and new
     // generators, between two ticks: states, synapses, history and the clock carry over, so
     // the next tick runs as a network that had these parameters from here on. A neuron keeps
