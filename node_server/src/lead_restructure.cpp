@@ -69,14 +69,15 @@ bool same_links(const protocol::cluster& a, const protocol::cluster& b) {
 
 // An output row's columns are those of the network with every grow of its document (the
 // members a scheduled grow adds read 0 until then): a grow the document did not schedule
-// would widen rows already read.
+// would widen rows already read where an output names the whole population. An output of
+// members by index or slice (P[3], P[0:100]) keeps its columns whatever P grows.
 void lead::refuse_output_growth(const std::string& population) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!state_) return;
     const auto& net = *state_->plan.doc.net;
     for (const auto& o : net.outputs)
         for (const auto& reference : o.neurons)
-            if (reference.substr(0, reference.find('[')) == population)
+            if (reference == population)
                 throw usage_error("grow of '" + population + "': it is in output '" + o.id +
                                   "', whose columns are fixed when the run starts; schedule the grow in the document "
                                   "(<grow population=\"" + population + "\" add=\"N\" at-ms=\"T\"/>)");

@@ -208,7 +208,7 @@ TEST_CASE("a population with synaptic elements grows into structural plasticity 
     CHECK(spikes_of(spikes_in(slurp(out("s1.csv"))), "E", 80) > 0);
 }
 
-TEST_CASE("an output of a population the document grows has the grown columns from the start, and dnnc grow of it is refused") {
+TEST_CASE("an output of a population the document grows has the grown columns from the start, and dnnc grow of it is refused unless by slice") {
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
@@ -250,6 +250,20 @@ TEST_CASE("an output of a population the document grows has the grown columns fr
     CHECK_THAT(refused.err, Catch::Contains("is in output 'o', whose columns are fixed when the run starts"));
     must(dnnc + " step 50" + lead_of(ports));
     CHECK(tick_and_neurons(ports).second == 550);
+
+    // An output of E's members by slice keeps its columns: E grows under it.
+    auto sliced_text = slurp(doc);
+    sliced_text.replace(sliced_text.find("neurons=\"Q[0] E\""), 16, "neurons=\"Q[0] E[0:5]\"");
+    const auto sliced = dir.file("sliced.xml", sliced_text);
+    must(dnnc + " submit --replace " + sliced + to_of(ports));
+    must(dnnc + " step 50" + lead_of(ports));
+    CHECK(json_of(dnnc + " grow E 10 --json" + lead_of(ports))["size"] == 410);
+    must(dnnc + " step 50" + lead_of(ports));
+    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{100, 560});
+    must(dnnc + " output -o " + out("sliced.csv") + lead_of(ports));
+    const auto sliced_rows = slurp(out("sliced.csv"));
+    CHECK_THAT(sliced_rows, Catch::StartsWith("tick,Q[0],E[0],E[1],E[2],E[3],E[4]\n"));
+    CHECK(std::count(sliced_rows.begin(), sliced_rows.end(), '\n') == 1 + 100);
 }
 
 TEST_CASE("two clusters of one user grow at the same tick at the same time, each from its own scratch files") {
