@@ -171,9 +171,11 @@ private:
     // The run a rebalance, join or drain (`what`) changes; usage_error when there is none.
     std::shared_ptr<lead_run> run_to_change(const std::string& what);
     // rebalance: the neurons re-placed from where they are (with the nodes' capacities
-    // changed first), applied unless a dry run or nothing would move. The reply: moved, nodes
-    // [{id, before, after}], edge_cut {before, after}, tick, applied, paused_ms.
+    // changed first), applied unless a dry run or nothing would move; a running network's
+    // nodes build their new engines first (prepare_engines). The reply: moved, nodes
+    // [{id, before, after, kept, prepared}], edge_cut {before, after}, tick, applied, paused_ms.
     nlohmann::json rebalance(const protocol::control_request& command);
+    void prepare_engines(plan::network_plan planned);
     // join: a node that answers with the cluster's secret and serves no network joins the
     // cluster (linked to the lead unless links are given) and takes its share of the neurons.
     nlohmann::json join(const protocol::control_request& command);
@@ -224,7 +226,7 @@ private:
     // While install replaces the run, clients wait for the new one (current_run).
     bool replacing_ = false;
     std::condition_variable run_ready_;
-    std::mutex growing_;  // one change (restructure) at a time
+    std::mutex growing_;  // one change (restructure) or submit at a time
     std::deque<protocol::move_record> moves_;  // the newest changes that moved neurons (note_move)
     // The nodes as they were at the last move by load, whether moving by load has stopped,
     // and when the next move by load may come, keeping the pauses within

@@ -209,10 +209,10 @@ std::string acks_hash(const json& acks, const std::string& node) {
     const auto* a = ack_of(acks, node);
     return a ? a->at("hash").get<std::string>() : std::string();
 }
-// Whether the node kept its engine (worker::configure_subtree).
-bool acks_kept(const json& acks, const std::string& node) {
+// A flag of the node's ack (worker::configure_subtree): "kept", "prepared".
+bool acks_say(const json& acks, const std::string& node, const char* flag) {
     const auto* a = ack_of(acks, node);
-    return a && a->value("kept", false);
+    return a && a->value(flag, false);
 }
 }  // namespace
 
@@ -240,6 +240,9 @@ void lead::receive_upload(const std::string& payload) {
 }
 
 json lead::submit(const std::string& payload, bool replace) {
+    // A change of the running network (a grow, a move) ends before another network replaces
+    // it: the two installs would otherwise interleave on the nodes.
+    std::lock_guard<std::mutex> one_at_a_time(growing_);
     if (!payload.empty() && payload.front() == '{') {
         const auto path = upload_path(parse_payload(payload).at("uploaded").get<std::string>());
         struct remover {
@@ -312,7 +315,8 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     json nodes = json::array();
     for (std::size_t v = 0; v < state->topo.node_count(); ++v)
         nodes.push_back({{"id", state->topo.id(v)}, {"neurons", state->plan.neurons_per_node[v]},
-                         {"hash", acks_hash(acks, state->topo.id(v))}, {"kept", acks_kept(acks, state->topo.id(v))}});
+                         {"hash", acks_hash(acks, state->topo.id(v))}, {"kept", acks_say(acks, state->topo.id(v), "kept")},
+                         {"prepared", acks_say(acks, state->topo.id(v), "prepared")}});
     DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
                                << elapsed_ms(started) << " ms");
     return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},

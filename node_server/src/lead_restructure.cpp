@@ -232,7 +232,10 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     }
     for (auto& node : move.nodes)
         for (const auto& installed : summary["nodes"])
-            if (installed["id"] == node.id) node.kept = installed.value("kept", false);
+            if (installed["id"] == node.id) {
+                node.kept = installed.value("kept", false);
+                node.prepared = installed.value("prepared", false);
+            }
     move.what = what;
     move.tick = summary["tick"].get<std::int64_t>();
     move.paused_ms = elapsed_ms(started);
@@ -245,6 +248,29 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
 }
 
 // ---- re-balancing, and nodes that join and leave ----
+
+// The nodes build the engines of `planned` while the run goes on (prepare_flag), so that the
+// install of the move that follows finds them built and its pause is the snapshot and the
+// restore, not the building. Only where the old and the new engines fit in memory at once
+// (check_memory without the old network's memory counted free) and on the same cluster (its
+// link times hold); what fails leaves the move to build its engines as before.
+void lead::prepare_engines(plan::network_plan planned) {
+    std::vector<plan::link_time> measured;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!state_ || !same_links(*planned.doc.clu, *state_->plan.doc.clu)) return;
+        measured = state_->times;
+    }
+    const auto started = clock_type::now();
+    try {
+        check_memory(planned, false);
+        const auto state = measure(std::move(planned), &measured);
+        own_.configure_subtree(node_configs(*state), protocol::prepare_flag);
+        DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");
+    } catch (const std::exception& e) {
+        DNNC_LOG(info, "the move's engines were not built ahead: " << e.what());
+    }
+}
 
 std::shared_ptr<lead_run> lead::run_to_change(const std::string& what) {
     {
@@ -288,6 +314,7 @@ json lead::rebalance(const protocol::control_request& command) {
     answer["tick"] = run->next_tick();
     answer["applied"] = false;
     if (dry_run || answer["moved"] == 0) return answer;
+    if (!run->paused()) prepare_engines(proposal);
     const auto summary = restructure(run, run->intent(), command.by_load ? "rebalance by load" : "rebalance",
                                      [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight);
     {

@@ -130,7 +130,7 @@ function showStatus(s){
 function moveKey(m){ return m.tick + " " + m.what; }
 function moveText(m){
   return m.what + " at tick " + m.tick + ": " + m.moved + " neurons moved (" +
-    (m.nodes || []).map(n => n.id + " " + n.before + "\u2192" + n.after + (n.kept ? " kept its engine" : "")).join(", ") + "), paused " + fmt(m.paused_ms, 0) + " ms";
+    (m.nodes || []).map(n => n.id + " " + n.before + "\u2192" + n.after + (n.kept ? " kept its engine" : n.prepared ? " built ahead" : "")).join(", ") + "), paused " + fmt(m.paused_ms, 0) + " ms";
 }
 
 // A count's rate per second of the run: its growth per tick since the last status, times the

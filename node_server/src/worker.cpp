@@ -60,7 +60,8 @@ std::vector<message_type> worker::handles() const {
 void worker::handle(const frame& request, responder respond) {
     switch (request.type) {
     case message_type::configure: {
-        const auto flags = static_cast<std::uint16_t>(request.flags & (protocol::replace_flag | protocol::restoring_flag));
+        const auto flags = static_cast<std::uint16_t>(request.flags &
+                                                      (protocol::replace_flag | protocol::restoring_flag | protocol::prepare_flag));
         tasks_.run([this, payload = request.payload, flags, respond] {
             respond_with(respond, [&] {
                 const auto config = protocol::parse_node_config(payload, "node config");
@@ -188,16 +189,17 @@ void worker::set_parameters(const std::string& payload) {
 
 json worker::configure_subtree(const protocol::node_config& subtree, std::uint16_t flags) {
     const bool replace = flags & protocol::replace_flag;
+    const bool preparing = flags & protocol::prepare_flag;
     protocol::node_config own = subtree;
     own.children.clear();
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (config_ && !replace)
+        if (config_ && !replace && !preparing)
             throw error("node '" + own.node + "' already serves network '" + config_->network +
                         "'; submit with --replace to replace it");
     }
-    const doing installing(*this, "installing network '" + own.network + "' on node '" + own.node + "'" +
-                                      (subtree.children.empty() ? "" : " and its subtree"));
+    const doing installing(*this, std::string(preparing ? "preparing" : "installing") + " network '" + own.network +
+                                      "' on node '" + own.node + "'" + (subtree.children.empty() ? "" : " and its subtree"));
     // Each subtree travels in one frame: refuse before anything changes when one is too big.
     std::vector<std::string> payloads;
     for (const auto& child : subtree.children) {
@@ -223,18 +225,22 @@ json worker::configure_subtree(const protocol::node_config& subtree, std::uint16
             }
         }));
     std::exception_ptr own_failure;
-    bool kept = false;
+    auto source = engine_source::built;
     try {
-        kept = install(own, flags & protocol::restoring_flag);
+        if (preparing)
+            prepare(own);
+        else
+            source = install(own, flags & protocol::restoring_flag);
     } catch (...) {
         own_failure = std::current_exception();
     }
     std::string hash;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        hash = config_hash_;
+        hash = preparing ? plan::config_hash(own) : config_hash_;
     }
-    json acks = json::array({{{"node", own.node}, {"hash", hash}, {"kept", kept}}});
+    json acks = json::array({{{"node", own.node}, {"hash", hash}, {"kept", source == engine_source::kept},
+                              {"prepared", source == engine_source::prepared}}});
     std::string failure;
     for (auto& f : children) {
         try {
@@ -244,8 +250,11 @@ json worker::configure_subtree(const protocol::node_config& subtree, std::uint16
         }
     }
     if (own_failure) std::rethrow_exception(own_failure);
-    DNNC_LOG(info, "node '" << own.node << "' installed its share of network '" << own.network << "': " << own.neurons.size()
-                            << " neurons" << (kept ? ", its engine kept" : ""));
+    DNNC_LOG(info, "node '" << own.node << "' " << (preparing ? "prepared" : "installed") << " its share of network '"
+                            << own.network << "': " << own.neurons.size() << " neurons"
+                            << (source == engine_source::kept       ? ", its engine kept"
+                                : source == engine_source::prepared ? ", its engine built ahead"
+                                                                    : ""));
     if (!failure.empty()) throw remote_error(failure);
     return acks;
 }
@@ -261,26 +270,50 @@ void worker::release(const std::string& epoch) {
         config_.reset();
         config_hash_.clear();
         restoring_.clear();
+        prepared_.reset();
     }
     hooks_.forget_replica();
     // Released without the lock: a run's clock thread takes it on its way out.
     old.reset();
 }
 
+void worker::prepare(const protocol::node_config& own) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        prepared_.reset();  // another's, never taken
+        if (config_ && same_neurons_and_synapses(*config_, own)) return;  // it will keep its own
+    }
+    auto engine = sim::make_node_engine(own, options_.device);
+    std::lock_guard<std::mutex> lock(mutex_);
+    prepared_.emplace(prepared_engine{own, std::move(engine)});
+}
+
 // Replaces what this node runs: the old simulation stops before the new one starts.
-bool worker::install(const protocol::node_config& own, bool restoring) {
+worker::engine_source worker::install(const protocol::node_config& own, bool restoring) {
     std::shared_ptr<node_simulation> old;
     std::optional<protocol::node_config> before;
+    std::optional<prepared_engine> prepared;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         old = std::move(simulation_);
         before = config_;
+        prepared = std::exchange(prepared_, std::nullopt);
     }
     // Released without the lock: a run's clock thread takes it on its way out.
     if (own.lead != own.node) hooks_.resign_lead();
     hooks_.drop_replica(own.lead);
+    // The old engine when only its routes change, else one built ahead for this config (it
+    // never ran: as a fresh one), else none (built from the share).
     std::optional<sim::engine> kept;
-    if (restoring && old && before && same_neurons_and_synapses(*before, own)) kept = old->release_engine();
+    auto source = engine_source::built;
+    if (restoring && old && before && same_neurons_and_synapses(*before, own)) {
+        kept = old->release_engine();
+        source = engine_source::kept;
+    } else if (prepared && same_neurons_and_synapses(prepared->config, own)) {
+        kept = std::move(prepared->engine);
+        source = engine_source::prepared;
+    }
+    prepared.reset();
     old.reset();
     const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
     const bool is_lead = own.lead == own.node;
@@ -290,13 +323,13 @@ bool worker::install(const protocol::node_config& own, bool restoring) {
     };
     auto fresh = std::make_shared<node_simulation>(own, options_.server.secret, options_.server.tls, signals_in_, reporter,
                                                    options_.emulate_delay_ms, options_.device, options_.mpi, std::move(kept));
-    const bool kept_engine = fresh->kept_engine();
+    if (!fresh->kept_engine()) source = engine_source::built;  // it did not take the new routes
     std::lock_guard<std::mutex> lock(mutex_);
     config_ = own;
     config_hash_ = fresh->config_hash();  // hashed once: a share's lists make it long
     simulation_ = std::move(fresh);
     restoring_.clear();
-    return kept_engine;
+    return source;
 }
 
 std::shared_ptr<node_simulation> worker::simulation() {

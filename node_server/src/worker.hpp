@@ -55,8 +55,12 @@ public:
 
     // Installs the subtree's root config here and forwards each child's subtree, with the
     // same `flags`: replace_flag replaces what runs; restoring_flag says every state is
-    // restored next, so a node whose neurons and synapses stay keeps its engine. Returns the
-    // acks [{"node", "hash", "kept"}...] of the subtree ("kept": it kept its engine).
+    // restored next, so a node whose neurons and synapses stay keeps its engine;
+    // prepare_flag only builds the config's engine and holds it for the install that follows
+    // (taken when that install's config asks for the same neurons and synapses: the engine
+    // of a move built while the run goes on). Returns the acks [{"node", "hash", "kept",
+    // "prepared"}...] of the subtree ("kept": it kept its engine; "prepared": it took the one
+    // built ahead).
     nlohmann::json configure_subtree(const protocol::node_config& subtree, std::uint16_t flags);
     // Throws when this node serves no network.
     std::shared_ptr<node_simulation> simulation();
@@ -85,8 +89,13 @@ public:
     void release(const std::string& epoch);
 
 private:
-    // Returns whether the new simulation kept the old one's engine (only when `restoring`).
-    bool install(const protocol::node_config& own, bool restoring);
+    // How a node's new simulation got its engine.
+    enum class engine_source { built, kept, prepared };
+    // Returns where the new simulation's engine came from: the old one's (only when
+    // `restoring`), the one prepared ahead, or built now.
+    engine_source install(const protocol::node_config& own, bool restoring);
+    // Builds own's engine and holds it in prepared_ (prepare_flag).
+    void prepare(const protocol::node_config& own);
     // A clock command stamped with an epoch other than the installed config's comes from a
     // lead this node no longer follows: refused (error).
     void check_installation(const nlohmann::json& command) const;
@@ -104,6 +113,12 @@ private:
 
     mutable std::mutex mutex_;
     std::optional<protocol::node_config> config_;  // its own, without the subtree
+    // An engine built ahead for a config (prepare), until the next install or release.
+    struct prepared_engine {
+        protocol::node_config config;
+        sim::engine engine;
+    };
+    std::optional<prepared_engine> prepared_;
     std::string config_hash_;
     std::shared_ptr<node_simulation> simulation_;
     std::vector<protocol::indexed_state> restoring_;  // pieces of states until the last (restore_state)

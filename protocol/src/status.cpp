@@ -150,6 +150,7 @@ void fields(Io& io, C& c) {
     io.required("before", c.before);
     io.required("after", c.after);
     io.defaulted("kept", c.kept);
+    io.defaulted("prepared", c.prepared);
 }
 
 template <class Io, class M, if_is<M, move_record> = 0>

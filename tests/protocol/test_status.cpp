@@ -59,7 +59,7 @@ node_status a_lead() {
     s.ticks_per_second = 900;
     s.signals_sent = 1200;
     s.sync = "lockstep";
-    s.moves = {{"rebalance", 80, 40, 12.5, {{"a", 600, 580}, {"b", 400, 420}, {"c", 300, 300, true}}}};
+    s.moves = {{"rebalance", 80, 40, 12.5, {{"a", 600, 580}, {"b", 400, 420}, {"c", 300, 300, true}, {"d", 0, 100, false, true}}}};
     lead_status c;
     c.standby_node = "b";
     cluster_node_status a;
@@ -130,10 +130,16 @@ TEST_CASE("a lead's status decodes to what was encoded, with the keys the live p
     CHECK(back.moves[0].nodes[1].after == 420);
     CHECK(back.moves[0].nodes[2].kept);
     CHECK_FALSE(back.moves[0].nodes[1].kept);
+    CHECK(back.moves[0].nodes[3].prepared);
+    CHECK_FALSE(back.moves[0].nodes[2].prepared);
     // A status from before nodes kept their engines has no "kept": none did.
     auto older = sent;
-    for (auto& n : older["moves"][0]["nodes"]) n.erase("kept");
+    for (auto& n : older["moves"][0]["nodes"]) {
+        n.erase("kept");
+        n.erase("prepared");
+    }
     CHECK_FALSE(decode_node_status(older).moves[0].nodes[2].kept);
+    CHECK_FALSE(decode_node_status(older).moves[0].nodes[3].prepared);
     // Flat on the wire, as the page reads it: the cluster beside the node's own fields.
     for (const char* key : {"nodes", "links", "wait_windows", "dead", "populations", "dt_ms", "edge_cut", "imbalance", "moves",
                             "standby_node", "weight_histograms", "http", "memory", "work"})

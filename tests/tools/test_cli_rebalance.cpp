@@ -211,11 +211,15 @@ TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spi
     local_cluster_guard c(config);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
-    for (const bool move : {false, true}) {
+    // The move first, on the running network (its nodes build their engines ahead), then the
+    // same number of ticks without it.
+    std::int64_t ticks = 0;
+    for (const bool move : {true, false}) {
         INFO((move ? "re-balanced" : "straight"));
         must(dnnc + " submit --replace " + config + to_of(ports));
-        must(dnnc + " step 1000" + lead_of(ports));
         if (move) {
+            must(dnnc + " step 1000" + lead_of(ports));
+            must(dnnc + " start" + lead_of(ports));
             // n0 and n1 trade neurons; n2 keeps its own, and its engine with them.
             const auto moved = json_of(dnnc + " rebalance --capacity n0=1.6 --capacity n1=0.4 --json" + lead_of(ports));
             CHECK(moved["applied"] == true);
@@ -227,11 +231,19 @@ TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spi
             CHECK(node["n2"]["kept"] == true);
             CHECK(node["n0"]["kept"] == false);
             CHECK(node["n1"]["kept"] == false);
-            const auto moves = json_of(dnnc + " status --json" + lead_of(ports))["moves"];
-            REQUIRE(moves.size() == 1);
-            CHECK(moves[0]["nodes"] == moved["nodes"]);
+            // The nodes that gain or lose neurons built their engines while the run went on.
+            CHECK(node["n0"]["prepared"] == true);
+            CHECK(node["n1"]["prepared"] == true);
+            CHECK(node["n2"]["prepared"] == false);
+            must(dnnc + " freeze" + lead_of(ports));
+            const auto status = json_of(dnnc + " status --json" + lead_of(ports));
+            REQUIRE(status["moves"].size() == 1);
+            CHECK(status["moves"][0]["nodes"] == moved["nodes"]);
+            must(dnnc + " step 1000" + lead_of(ports));
+            ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
+        } else {
+            must(dnnc + " step " + std::to_string(ticks) + lead_of(ports));
         }
-        must(dnnc + " step 1000" + lead_of(ports));
         const std::string name = move ? "moved" : "straight";
         must(dnnc + " output --spikes -o " + out(name + "-spikes.csv") + lead_of(ports));
         must(dnnc + " freeze" + lead_of(ports));

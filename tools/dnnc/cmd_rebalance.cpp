@@ -18,12 +18,14 @@ struct change_options {
     client_options client;
 };
 
-// Each node's neurons before and after, one line each, and whether it kept its engine.
+// Each node's neurons before and after, one line each, and whether it kept its engine or
+// had it built ahead.
 void print_nodes(const json& nodes) {
     for (const auto& n : nodes)
         std::cout << "  " << std::left << std::setw(12) << n["id"].get<std::string>() << std::right << std::setw(10)
                   << n["before"].get<std::size_t>() << " -> " << n["after"].get<std::size_t>() << " neurons"
-                  << (n.value("kept", false) ? ", kept its engine" : "") << "\n";
+                  << (n.value("kept", false) ? ", kept its engine" : n.value("prepared", false) ? ", its engine built ahead" : "")
+                  << "\n";
 }
 
 // The reply as JSON, or `headline` and the nodes.

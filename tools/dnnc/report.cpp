@@ -253,7 +253,7 @@ std::string report_html(const spike_table& spikes, const protocol::node_status* 
             std::string nodes;
             for (const auto& n : m.nodes)
                 nodes += (nodes.empty() ? "" : ", ") + esc(n.id) + " " + std::to_string(n.before) + " &rarr; " + std::to_string(n.after) +
-                         (n.kept ? " (kept its engine)" : "");
+                         (n.kept ? " (kept its engine)" : n.prepared ? " (engine built ahead)" : "");
             h << "<tr><td>" << m.tick << "</td><td>" << esc(m.what) << "</td><td>" << m.moved << "</td><td>" << nodes << "</td><td>"
               << num(m.paused_ms, 0) << "</td></tr>";
         }

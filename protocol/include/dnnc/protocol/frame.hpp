@@ -109,6 +109,10 @@ inline constexpr std::uint16_t compressed_flag = 1u << 3;
 // On a configure: the lead restores every node's state right after it, so a node whose
 // neurons and synapses stay as they were may keep its engine (node_simulation.hpp).
 inline constexpr std::uint16_t restoring_flag = 1u << 4;
+// On a configure: build the engine of this config and hold it, changing nothing else; an
+// install that follows with a config of the same neurons and synapses takes it (a move's
+// engines built while the run goes on, node_server's worker.hpp).
+inline constexpr std::uint16_t prepare_flag = 1u << 5;
 
 struct frame {
     message_type type = message_type::error_reply;

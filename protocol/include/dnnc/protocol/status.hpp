@@ -50,12 +50,14 @@ struct run_progress {
 nlohmann::json encode(const run_progress& p);
 run_progress decode_run_progress(const nlohmann::json& j);
 
-// A node's neurons before and after a change that moved neurons, and whether it kept its
-// engine (its neurons and synapses stayed: it only took new routes) instead of building one.
+// A node's neurons before and after a change that moved neurons, and where its engine came
+// from: kept (its neurons and synapses stayed: it only took new routes), prepared (built
+// while the run went on, before the pause), or neither (built in the pause).
 struct node_count_change {
     std::string id;
     std::uint64_t before = 0, after = 0;
     bool kept = false;
+    bool prepared = false;
 };
 
 // A change that moved neurons (growth, re-balance, join, drain), as the lead lists it.
