@@ -11,8 +11,10 @@ Printed for each: the neurons moved, the synapses they hold (their share of the 
 the pause (the lead's paused_ms), the planning inside it (the lead's log: "planned and
 partitioned in") and the pause per million synapses moved, against the time
 the same cluster took to install the whole network at submit, measured in the same run (the
-limit of a move that rebuilds every node), the nodes that kept their engines; and the wall
-time per simulated second before and after.
+limit of a move that rebuilds every node), the nodes that kept their engines and those that
+had theirs built ahead (a re-balance of the running network builds them before the freeze;
+a join or a drain builds them in the pause); and the wall time per simulated second before
+and after.
 Usage: bench_rebalance.py [--nodes K] [--ticks T] [--dnnc PATH]"""
 import json
 import re
@@ -45,15 +47,16 @@ def main():
     print(f"microcircuit_scaled ({NEURONS} neurons, {SYNAPSES} synapses) on {args.nodes} local nodes; "
           f"install at submit {install * 1000:.0f} ms")
     print("| move | neurons moved | synapses moved (est.) | pause ms | planning in it, ms | ms per 10^6 synapses moved | "
-          "pause / install | nodes that kept their engines |")
-    print("|---|---|---|---|---|---|---|---|")
+          "pause / install | nodes that kept their engines | engines built ahead |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, reply, planned in moves:
         moved = reply["moved"]
         synapses = moved * SYNAPSES / NEURONS
         per_million = reply["paused_ms"] / (synapses / 1e6) if synapses else float("nan")
-        kept = ", ".join(n["id"] for n in reply["nodes"] if n.get("kept")) or "none"
+        def having(flag):
+            return ", ".join(n["id"] for n in reply["nodes"] if n.get(flag)) or "none"
         print(f"| {name} | {moved} | {synapses:.0f} | {reply['paused_ms']:.0f} | {planned:.1f} | {per_million:.0f} | "
-              f"{reply['paused_ms'] / 1000 / install:.2f} | {kept} |")
+              f"{reply['paused_ms'] / 1000 / install:.2f} | {having('kept')} | {having('prepared')} |")
     simulated = args.ticks * 0.1 / 1000
     print(f"wall per simulated second: {before / simulated:.2f} s before, {after / simulated:.2f} s after "
           f"(ratio {after / before:.2f})")
