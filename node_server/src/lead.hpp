@@ -162,12 +162,17 @@ private:
     // `what` names the change in the moves the status lists (note_move).
     // While the run still runs: the partition of the network as `change` leaves it, from where
     // its neurons are, into the memo (last_partition_), so that the install in the pause
-    // reuses it. Only a head start: a change that does not plan is left to the install.
-    void plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change, std::int64_t tick,
-                    double migration_weight);
+    // reuses it; returns that plan. Only a head start: a change that does not plan is left
+    // to the install (none).
+    std::optional<plan::network_plan> plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
+                                                 std::int64_t tick, double migration_weight);
+    // With `build_ahead` (a change that does not depend on the tick it is made at: a
+    // re-balance, a drain) a running network's nodes also build their new engines before the
+    // freeze (prepare_engines).
     nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent, const std::string& what,
                                const std::function<void(protocol::document&, std::int64_t)>& change,
-                               double migration_weight = plan::current_placement{}.migration_weight);
+                               double migration_weight = plan::current_placement{}.migration_weight,
+                               bool build_ahead = false);
     // The run a rebalance, join or drain (`what`) changes; usage_error when there is none.
     std::shared_ptr<lead_run> run_to_change(const std::string& what);
     // rebalance: the neurons re-placed from where they are (with the nodes' capacities
@@ -175,6 +180,7 @@ private:
     // nodes build their new engines first (prepare_engines). The reply: moved, nodes
     // [{id, before, after, kept, prepared}], edge_cut {before, after}, tick, applied, paused_ms.
     nlohmann::json rebalance(const protocol::control_request& command);
+    // The nodes build the engines of `planned` while the run goes on (lead_restructure.cpp).
     void prepare_engines(plan::network_plan planned);
     // join: a node that answers with the cluster's secret and serves no network joins the
     // cluster (linked to the lead unless links are given) and takes its share of the neurons.

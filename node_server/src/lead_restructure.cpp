@@ -48,21 +48,42 @@ protocol::move_record placement_change(const plan::current_placement& before, co
     return change;
 }
 
+// The link times measured on `before` for `after`'s links, found by their ends: each link is
+// its own (its latency and throughput; a round trip stays as measured on the old probe route).
+// None when `after` has a node at another address or a link that `before` lacks or has
+// otherwise: that must be measured.
+std::optional<std::vector<plan::link_time>> carried_link_times(const protocol::cluster& before,
+                                                               const std::vector<plan::link_time>& times,
+                                                               const protocol::cluster& after) {
+    for (const auto& n : after.nodes)
+        if (std::none_of(before.nodes.begin(), before.nodes.end(),
+                         [&](const auto& m) { return m.id == n.id && m.host == n.host && m.port == n.port; }))
+            return std::nullopt;
+    const plan::topology was(before), is(after);
+    std::vector<plan::link_time> carried;
+    for (std::size_t l = 0; l < is.link_count(); ++l) {
+        const auto [a, b] = is.link(l);
+        const auto old = was.link_between(was.index_of(is.id(a)), was.index_of(is.id(b)));
+        const auto time = std::find_if(times.begin(), times.end(), [&](const auto& t) { return old && t.link == *old; });
+        if (time == times.end()) return std::nullopt;
+        carried.push_back(*time);
+        carried.back().link = l;
+    }
+    // The same links with the same emulated delays and bandwidths.
+    auto same = [](const protocol::cluster_link& x, const protocol::cluster_link& y) {
+        return ((x.from == y.from && x.to == y.to) || (x.from == y.to && x.to == y.from)) &&
+               x.emulate_delay_ms == y.emulate_delay_ms && x.bandwidth_bps == y.bandwidth_bps;
+    };
+    for (const auto& l : after.links)
+        if (std::none_of(before.links.begin(), before.links.end(), [&](const auto& k) { return same(k, l); })) return std::nullopt;
+    return carried;
+}
+
 // The migration weight a request gives, or plan::current_placement's.
 double migration_weight_of(const protocol::control_request& command) {
     return command.migration_weight.value_or(plan::current_placement{}.migration_weight);
 }
 
-// Whether two clusters have the same nodes at the same addresses and the same links, so
-// that link times measured on one hold for the other (capacities may differ).
-bool same_links(const protocol::cluster& a, const protocol::cluster& b) {
-    auto node_key = [](const protocol::cluster_node& n) { return std::tie(n.id, n.host, n.port); };
-    auto link_key = [](const protocol::cluster_link& l) { return std::tie(l.from, l.to, l.emulate_delay_ms, l.bandwidth_bps); };
-    return std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(), b.nodes.end(),
-                      [&](const auto& x, const auto& y) { return node_key(x) == node_key(y); }) &&
-           std::equal(a.links.begin(), a.links.end(), b.links.begin(), b.links.end(),
-                      [&](const auto& x, const auto& y) { return link_key(x) == link_key(y); });
-}
 }  // namespace
 
 // ---- growing populations ----
@@ -132,8 +153,8 @@ void lead::grow_scheduled(std::int64_t tick) {
     }
 }
 
-void lead::plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change, std::int64_t tick,
-                      double migration_weight) {
+std::optional<plan::network_plan> lead::plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
+                                                   std::int64_t tick, double migration_weight) {
     protocol::document doc;
     plan::current_placement placed;
     plan::partition_memo memo;
@@ -144,27 +165,33 @@ void lead::plan_ahead(const std::function<void(protocol::document&, std::int64_t
         memo = last_partition_;  // a re-balance's proposal is there already
     }
     placed.migration_weight = migration_weight;
+    std::optional<plan::network_plan> planned;
     try {
         change(doc, tick);
-        plan::plan_network(std::move(doc), &memo, &placed);
+        planned = plan::plan_network(std::move(doc), &memo, &placed);
     } catch (const std::exception& e) {
         DNNC_LOG(info, "the change was not planned ahead: " << e.what());
-        return;
+        return std::nullopt;
     }
     std::lock_guard<std::mutex> lock(mutex_);
     last_partition_ = std::move(memo);
+    return planned;
 }
 
 // The frozen run, snapshotted at its next tick T, changed by `change` (its document, at T)
 // and restored onto the cluster the document then names, from where the neurons are (new
 // ones go where there is room), with the rows and spikes before T; then it carries on as
 // `intent` says. A change that does not check (or does not fit the nodes' memory) changes
-// nothing: the run carries on and the error goes to the caller. The same nodes keep their
-// link times; a cluster that changed is measured again.
+// nothing: the run carries on and the error goes to the caller. The links that stay keep
+// their measured times; a new link is measured.
 json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent, const std::string& what,
-                       const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight) {
+                       const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight,
+                       bool build_ahead) {
     namespace fs = std::filesystem;
-    if (!run->paused()) plan_ahead(change, run->next_tick(), migration_weight);
+    if (!run->paused()) {
+        auto planned = plan_ahead(change, run->next_tick(), migration_weight);
+        if (build_ahead && planned) prepare_engines(std::move(*planned));
+    }
     const auto started = clock_type::now();
     if (!run->paused()) run->freeze_for_change();
     const auto tick = run->next_tick();
@@ -196,9 +223,10 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
             placed = plan::placement_of(state_->plan);
         }
         placed.migration_weight = migration_weight;
-        const bool same_cluster = same_links(*changed.clu, cluster_before);
+        // The links that stay keep their measured times; a new one is measured.
+        const auto carried = carried_link_times(cluster_before, measured, *changed.clu);
         summary = restart_on_survivors(protocol::check_snapshot_file(after.path(), file_access()), {}, earlier, after.path(),
-                                       same_cluster ? &measured : nullptr, &placed);
+                                       carried ? &*carried : nullptr, &placed);
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "the change at tick " << tick << " failed: " << e.what());
         if (still_running(run)) {
@@ -255,16 +283,17 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
 // (check_memory without the old network's memory counted free) and on the same cluster (its
 // link times hold); what fails leaves the move to build its engines as before.
 void lead::prepare_engines(plan::network_plan planned) {
-    std::vector<plan::link_time> measured;
+    std::optional<std::vector<plan::link_time>> measured;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!state_ || !same_links(*planned.doc.clu, *state_->plan.doc.clu)) return;
-        measured = state_->times;
+        if (!state_) return;
+        measured = carried_link_times(*state_->plan.doc.clu, state_->times, *planned.doc.clu);
     }
+    if (!measured) return;  // a new link: measured in the pause
     const auto started = clock_type::now();
     try {
         check_memory(planned, false);
-        const auto state = measure(std::move(planned), &measured);
+        const auto state = measure(std::move(planned), &*measured);
         own_.configure_subtree(node_configs(*state), protocol::prepare_flag);
         DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");
     } catch (const std::exception& e) {
@@ -314,9 +343,8 @@ json lead::rebalance(const protocol::control_request& command) {
     answer["tick"] = run->next_tick();
     answer["applied"] = false;
     if (dry_run || answer["moved"] == 0) return answer;
-    if (!run->paused()) prepare_engines(proposal);
     const auto summary = restructure(run, run->intent(), command.by_load ? "rebalance by load" : "rebalance",
-                                     [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight);
+                                     [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight, true);
     {
         std::lock_guard<std::mutex> lock(mutex_);
         answer["edge_cut"]["after"] = state_->plan.quality.edge_cut;
@@ -455,7 +483,7 @@ json lead::drain(const protocol::control_request& command) {
         nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }), nodes.end());
         auto& links = doc.clu->links;
         links.erase(std::remove_if(links.begin(), links.end(), [&](const auto& l) { return l.from == id || l.to == id; }), links.end());
-    }, migration_weight_of(command));
+    }, migration_weight_of(command), true);
     // Out of the cluster, it still holds the installation it left: it lets it go.
     bool released = true;
     try {

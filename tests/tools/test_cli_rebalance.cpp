@@ -1,8 +1,8 @@
 // Re-balancing and membership on real local clusters: a node joins a running 2-node cluster
 // (2 -> 3) and another drains, a re-balance to new capacities follows a growth, and a
-// plastic network is re-balanced; each run's spikes (and learned weights) are bit for bit
-// those of the same run without the change (on three nodes, one of which keeps its engine
-// while the other two trade neurons). A re-balance that would move nothing changes
+// running plastic network is re-balanced (one node keeps its engine while the other two
+// trade neurons, with engines built ahead) and drained; each run's spikes (and learned
+// weights) are bit for bit those of the same run without the change. A re-balance that would move nothing changes
 // nothing, a dry run shows without changing; refusals (a node of another cluster, an address
 // that does not answer, an id the cluster has, the lead or an unknown node drained, bad
 // capacities, no network) exit 2 and the run steps on as it was. With rebalance="auto" the
@@ -202,7 +202,7 @@ TEST_CASE("a re-balance moves nothing when nothing changed, a dry run shows, new
     CHECK(slurp(out("rebalanced.csv")) == slurp(out("straight.csv")));
 }
 
-TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spikes as without the move") {
+TEST_CASE("a plastic network re-balanced and drained mid-run learns the same weights and spikes as without the moves") {
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
@@ -211,8 +211,8 @@ TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spi
     local_cluster_guard c(config);
     INFO(c.up.err);
     REQUIRE(c.up.exit_code == 0);
-    // The move first, on the running network (its nodes build their engines ahead), then the
-    // same number of ticks without it.
+    // The moves first, on the running network (its nodes build their engines ahead), then the
+    // same number of ticks without them.
     std::int64_t ticks = 0;
     for (const bool move : {true, false}) {
         INFO((move ? "re-balanced" : "straight"));
@@ -235,9 +235,18 @@ TEST_CASE("a plastic network re-balanced mid-run learns the same weights and spi
             CHECK(node["n0"]["prepared"] == true);
             CHECK(node["n1"]["prepared"] == true);
             CHECK(node["n2"]["prepared"] == false);
+            // A drain of n2 while it runs: n0 and n1 take its neurons with engines built ahead,
+            // over the link times measured at submit.
+            const auto drained = json_of(dnnc + " drain n2 --json" + lead_of(ports));
+            CHECK(drained["released"] == true);
+            node.clear();
+            for (const auto& n : drained["nodes"]) node[n["id"].get<std::string>()] = n;
+            CHECK(node["n2"]["after"] == 0);
+            CHECK(node["n0"]["prepared"] == true);
+            CHECK(node["n1"]["prepared"] == true);
             must(dnnc + " freeze" + lead_of(ports));
             const auto status = json_of(dnnc + " status --json" + lead_of(ports));
-            REQUIRE(status["moves"].size() == 1);
+            REQUIRE(status["moves"].size() == 2);
             CHECK(status["moves"][0]["nodes"] == moved["nodes"]);
             must(dnnc + " step 1000" + lead_of(ports));
             ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
