@@ -167,8 +167,8 @@ private:
     std::optional<plan::network_plan> plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
                                                  std::int64_t tick, double migration_weight);
     // With `build_ahead` (a change that does not depend on the tick it is made at: a
-    // re-balance, a drain) a running network's nodes also build their new engines before the
-    // freeze (prepare_engines).
+    // re-balance, a join, a drain) a running network's nodes also build their new engines
+    // before the freeze (prepare_engines), a join's new links measured then too.
     nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent, const std::string& what,
                                const std::function<void(protocol::document&, std::int64_t)>& change,
                                double migration_weight = plan::current_placement{}.migration_weight,
@@ -180,8 +180,9 @@ private:
     // nodes build their new engines first (prepare_engines). The reply: moved, nodes
     // [{id, before, after, kept, prepared}], edge_cut {before, after}, tick, applied, paused_ms.
     nlohmann::json rebalance(const protocol::control_request& command);
-    // The nodes build the engines of `planned` while the run goes on (lead_restructure.cpp).
-    void prepare_engines(plan::network_plan planned);
+    // The nodes build the engines of `planned` while the run goes on; the link times of its
+    // cluster, or none when they did not (lead_restructure.cpp).
+    std::optional<std::vector<plan::link_time>> prepare_engines(plan::network_plan planned);
     // join: a node that answers with the cluster's secret and serves no network joins the
     // cluster (linked to the lead unless links are given) and takes its share of the neurons.
     nlohmann::json join(const protocol::control_request& command);

@@ -188,9 +188,14 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
                        const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight,
                        bool build_ahead) {
     namespace fs = std::filesystem;
+    // The cluster planned ahead and its link times, when the nodes built their engines ahead.
+    std::optional<std::pair<protocol::cluster, std::vector<plan::link_time>>> ahead;
     if (!run->paused()) {
         auto planned = plan_ahead(change, run->next_tick(), migration_weight);
-        if (build_ahead && planned) prepare_engines(std::move(*planned));
+        if (build_ahead && planned) {
+            const auto cluster = *planned->doc.clu;
+            if (auto times = prepare_engines(std::move(*planned))) ahead.emplace(cluster, std::move(*times));
+        }
     }
     const auto started = clock_type::now();
     if (!run->paused()) run->freeze_for_change();
@@ -223,8 +228,9 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
             placed = plan::placement_of(state_->plan);
         }
         placed.migration_weight = migration_weight;
-        // The links that stay keep their measured times; a new one is measured.
-        const auto carried = carried_link_times(cluster_before, measured, *changed.clu);
+        // The links that stay keep their measured times; a new one is measured (ahead, or now).
+        const auto carried = ahead ? carried_link_times(ahead->first, ahead->second, *changed.clu)
+                                   : carried_link_times(cluster_before, measured, *changed.clu);
         summary = restart_on_survivors(protocol::check_snapshot_file(after.path(), file_access()), {}, earlier, after.path(),
                                        carried ? &*carried : nullptr, &placed);
     } catch (const std::exception& e) {
@@ -279,25 +285,27 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
 
 // The nodes build the engines of `planned` while the run goes on (prepare_flag), so that the
 // install of the move that follows finds them built and its pause is the snapshot and the
-// restore, not the building. Only where the old and the new engines fit in memory at once
-// (check_memory without the old network's memory counted free) and on the same cluster (its
-// link times hold); what fails leaves the move to build its engines as before.
-void lead::prepare_engines(plan::network_plan planned) {
-    std::optional<std::vector<plan::link_time>> measured;
+// restore, not the building. The links that stay keep their times; a new one (a join's) is
+// measured now. Only where the old and the new engines fit in memory at once (check_memory
+// without the old network's memory counted free); what fails leaves the move to build its
+// engines (and measure) in the pause as before. Returns the link times of planned's cluster.
+std::optional<std::vector<plan::link_time>> lead::prepare_engines(plan::network_plan planned) {
+    std::optional<std::vector<plan::link_time>> carried;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!state_) return;
-        measured = carried_link_times(*state_->plan.doc.clu, state_->times, *planned.doc.clu);
+        if (!state_) return std::nullopt;
+        carried = carried_link_times(*state_->plan.doc.clu, state_->times, *planned.doc.clu);
     }
-    if (!measured) return;  // a new link: measured in the pause
     const auto started = clock_type::now();
     try {
         check_memory(planned, false);
-        const auto state = measure(std::move(planned), &*measured);
+        const auto state = measure(std::move(planned), carried ? &*carried : nullptr);
         own_.configure_subtree(node_configs(*state), protocol::prepare_flag);
         DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");
+        return state->times;
     } catch (const std::exception& e) {
         DNNC_LOG(info, "the move's engines were not built ahead: " << e.what());
+        return std::nullopt;
     }
 }
 
@@ -450,7 +458,7 @@ json lead::join(const protocol::control_request& command) {
     auto summary = restructure(run, run->intent(), what, [&](protocol::document& doc, std::int64_t) {
         doc.clu->nodes.push_back(node);
         for (const auto& other : links) doc.clu->links.push_back({other, node.id, 0.0, std::nullopt, {}});
-    }, migration_weight_of(command));
+    }, migration_weight_of(command), true);
     return {{"joined", node.id}, {"tick", summary["tick"]}, {"moved", summary["moved"]}, {"nodes", summary["placement"]},
             {"paused_ms", summary["paused_ms"]}};
 }
