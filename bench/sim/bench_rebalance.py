@@ -12,9 +12,9 @@ the pause (the lead's paused_ms), the planning inside it (the lead's log: "plann
 partitioned in") and the pause per million synapses moved, against the time
 the same cluster took to install the whole network at submit, measured in the same run (the
 limit of a move that rebuilds every node), the nodes that kept their engines and those that
-had theirs built ahead (a re-balance of the running network builds them before the freeze;
-a join or a drain builds them in the pause); and the wall time per simulated second before
-and after.
+had theirs built ahead (the moves of a running network build them before the freeze), the
+command's wall time (for the join: the time until the new node carries its share, building
+ahead included); and the wall time per simulated second before and after.
 Usage: bench_rebalance.py [--nodes K] [--ticks T] [--dnnc PATH]"""
 import json
 import re
@@ -38,7 +38,9 @@ def main():
                             (f"drain {joining}", ["drain", joining]),
                             ("rebalance --capacity n0=1 --capacity n1=2",
                              ["rebalance", "--capacity", "n0=1", "--capacity", "n1=2"])]:
+            started = time.monotonic()
             reply = json.loads(call(*words, "--json", *lead))
+            reply["command_s"] = time.monotonic() - started  # until the moved neurons run where they went
             # The install in the pause is the lead's last planning.
             planned = re.findall(r"planned and partitioned in ([0-9.]+) ms", cluster.log("n0"))[-1]
             moves.append((name, reply, float(planned)))
@@ -47,8 +49,8 @@ def main():
     print(f"microcircuit_scaled ({NEURONS} neurons, {SYNAPSES} synapses) on {args.nodes} local nodes; "
           f"install at submit {install * 1000:.0f} ms")
     print("| move | neurons moved | synapses moved (est.) | pause ms | planning in it, ms | ms per 10^6 synapses moved | "
-          "pause / install | nodes that kept their engines | engines built ahead |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "pause / install | nodes that kept their engines | engines built ahead | command s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, reply, planned in moves:
         moved = reply["moved"]
         synapses = moved * SYNAPSES / NEURONS
@@ -56,7 +58,7 @@ def main():
         def having(flag):
             return ", ".join(n["id"] for n in reply["nodes"] if n.get(flag)) or "none"
         print(f"| {name} | {moved} | {synapses:.0f} | {reply['paused_ms']:.0f} | {planned:.1f} | {per_million:.0f} | "
-              f"{reply['paused_ms'] / 1000 / install:.2f} | {having('kept')} | {having('prepared')} |")
+              f"{reply['paused_ms'] / 1000 / install:.2f} | {having('kept')} | {having('prepared')} | {reply['command_s']:.2f} |")
     simulated = args.ticks * 0.1 / 1000
     print(f"wall per simulated second: {before / simulated:.2f} s before, {after / simulated:.2f} s after "
           f"(ratio {after / before:.2f})")
