@@ -19,6 +19,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <regex>
 #include <thread>
@@ -271,6 +272,32 @@ TEST_CASE("a plastic network re-balanced and drained mid-run learns the same wei
     const auto weights = sorted_csv(slurp(out("straight-weights.csv")));
     CHECK(std::count(weights.begin(), weights.end(), '\n') > 20000);
     CHECK(sorted_csv(slurp(out("moved-weights.csv"))) == weights);
+}
+
+TEST_CASE("a submit while a re-balance of the running network is under way waits for it, and the cluster steps on") {
+    // Regression: a re-balance that builds its engines ahead takes a while, and a submit
+    // --replace that came meanwhile interleaved its install with the move's; the run hung.
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto doc = dir.file("net.xml", recorded_microcircuit_on(2, ports));
+    local_cluster_guard c(doc);
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + doc + to_of(ports));
+    must(dnnc + " start" + lead_of(ports));
+    auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity n0=3 --json" + lead_of(ports)); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto submitted = run_command(dnnc + " submit --replace " + doc + to_of(ports));
+    const auto moved = moving.get();
+    INFO(moved.err);
+    CHECK(moved.exit_code == 0);
+    INFO(submitted.err);
+    CHECK(submitted.exit_code == 0);
+    must(dnnc + " freeze" + lead_of(ports));
+    const auto from = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>();
+    must(dnnc + " step 50" + lead_of(ports));
+    CHECK(json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() == from + 50);
 }
 
 TEST_CASE("a join, drain or rebalance the lead refuses exits 2 with its reason, and the run steps on as it was") {
