@@ -258,6 +258,8 @@ TEST_CASE("a plastic network re-balanced and drained mid-run learns the same wei
             const auto status = json_of(dnnc + " status --json" + lead_of(ports));
             REQUIRE(status["moves"].size() == 2);
             CHECK(status["moves"][0]["nodes"] == moved["nodes"]);
+            const auto text = run_command(dnnc + " status" + lead_of(ports)).out;
+            CHECK_THAT(text, Catch::Contains("neurons, paused") && Catch::Contains("kept their engines: n2; engines built ahead: n0, n1\n"));
             must(dnnc + " step 1000" + lead_of(ports));
             ticks = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() + 1;
         } else {

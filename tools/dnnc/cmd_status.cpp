@@ -98,10 +98,18 @@ int run_status(const status_options& o) {
         std::printf("%-12s %-22s %-12s %8g %9llu  %-5s %9s %9s\n", n.id.c_str(), n.address.c_str(), roles.c_str(), n.capacity,
                     static_cast<unsigned long long>(n.neurons), n.alive ? "yes" : "DEAD", ms, waited);
     }
-    // The newest changes that moved neurons (growth, re-balance, join, drain).
-    for (const auto& m : s.moves)
+    // The newest changes that moved neurons (growth, re-balance, join, drain), and the nodes
+    // that kept their engines or had them built ahead.
+    for (const auto& m : s.moves) {
+        std::string kept, ahead;
+        for (const auto& n : m.nodes) {
+            if (n.kept) kept += (kept.empty() ? "" : ", ") + n.id;
+            if (n.prepared) ahead += (ahead.empty() ? "" : ", ") + n.id;
+        }
         std::cout << "moved at tick " << m.tick << ": " << m.what << ", " << m.moved << " neurons, paused "
-                  << static_cast<long>(m.paused_ms) << " ms\n";
+                  << static_cast<long>(m.paused_ms) << " ms" << (kept.empty() ? "" : "; kept their engines: " + kept)
+                  << (ahead.empty() ? "" : "; engines built ahead: " + ahead) << "\n";
+    }
     const auto& w = c.wait_windows;
     if (w.max_ms)
         std::printf("wait windows: %llu neurons with remote inputs, %.3f / %.3f / %.3f ms (min / median / max)\n",
