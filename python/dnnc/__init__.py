@@ -640,7 +640,8 @@ class Simulation:
         first; ``migration_weight`` (>= 0, default 1) is what moving a synapse costs in cut
         synapses. Applied between two ticks unless ``dry_run`` or nothing would move; the
         results stay bit for bit those of a run without the move. Returns the lead's answer
-        as a dict: ``moved`` (neurons), ``nodes`` (each ``id``, ``before``, ``after``),
+        as a dict: ``moved`` (neurons), ``nodes`` (each ``id``, ``before``, ``after``, and
+        whether it ``kept`` its engine or had it ``prepared`` while the network ran),
         ``edge_cut`` (``before``, ``after``), ``tick``, ``applied`` and, when applied,
         ``paused_ms``. Bad values raise :class:`UsageError` (nothing is sent), a node the
         cluster lacks :class:`NodeError` (the lead refuses); either way nothing changes."""
