@@ -283,7 +283,7 @@ TEST_CASE("handshake frames sent to a node without a secret are refused, and it 
     n.stop();
 }
 
-TEST_CASE("a config whose network share is bad is refused with the reason, and the node stays up") {
+TEST_CASE("a config whose network share is bad is refused with the reason, also to build ahead or to restore, and the node stays up") {
     node n(quiet_options());
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
@@ -299,17 +299,19 @@ TEST_CASE("a config whose network share is bad is refused with the reason, and t
         {config("7", R"(<population id="p" size="2"/>)"), "neuron 7 lies outside the share's 2 neurons"},
     };
     peer_client client;
-    for (const auto& [payload, reason] : cases) {
-        INFO(payload);
-        try {
-            client.call(at, {message_type::configure, 0, 0, payload}, std::chrono::seconds(10));
-            FAIL("the config was accepted");
-        } catch (const remote_error& e) {
-            CHECK_THAT(e.what(), Catch::Contains(reason));
+    // Plain, to be restored after, and only to build an engine ahead: refused alike.
+    for (const std::uint16_t flags : {std::uint16_t{0}, protocol::restoring_flag, protocol::prepare_flag})
+        for (const auto& [payload, reason] : cases) {
+            INFO(payload << " with flags " << flags);
+            try {
+                client.call(at, {message_type::configure, flags, 0, payload}, std::chrono::seconds(10));
+                FAIL("the config was accepted");
+            } catch (const remote_error& e) {
+                CHECK_THAT(e.what(), Catch::Contains(reason));
+            }
+            CHECK(client.call(at, {message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(5)).type ==
+                  message_type::heartbeat_reply);
         }
-        CHECK(client.call(at, {message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(5)).type ==
-              message_type::heartbeat_reply);
-    }
     CHECK(client.call(at, {message_type::status, 0, 0, {}}, std::chrono::seconds(5)).payload.find("unconfigured") !=
           std::string::npos);
     n.stop();
