@@ -95,6 +95,32 @@ def test_from_list_keeps_each_targets_connections_in_the_lists_order():
     sim.end()
 
 
+def test_from_list_into_many_groups_takes_memory_in_the_connections_not_groups_times_connections():
+    # Regression: each (source group, target group) pair took a mask over every connection, so
+    # a list into a population split into 2,000 groups (a parameter given per cell) took
+    # 2,000 x 200,000 bytes here.
+    import tracemalloc
+    sim.setup(timestep=0.1, min_delay=0.1, nodes=1)
+    pre = sim.Population(100, sim.SpikeSourcePoisson(rate=1.0))
+    post = sim.Population(2000, sim.IF_curr_exp(i_offset=np.linspace(0.0, 0.1, 2000)))
+    rng = np.random.default_rng(5)
+    rows = np.column_stack((rng.integers(0, 100, 200000), rng.integers(0, 2000, 200000)))
+    sim.Projection(pre, post, sim.FromListConnector(rows), sim.StaticSynapse(weight=0.1, delay=1.0))
+    tracemalloc.start()
+    net = sim.simulator.state.network()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100e6
+    # One list per target group (member k is group k), in order, each listing its target's
+    # connections in the list's order.
+    lists = [np.load(a["connections"]) for tag, a, _ in net._elements if tag == "projection"]
+    assert len(lists) == 2000 and all(np.all(rows_k[:, 1] == 0) for rows_k in lists)
+    order = np.argsort(rows[:, 1], kind="stable")
+    assert [len(rows_k) for rows_k in lists] == np.bincount(rows[:, 1], minlength=2000).tolist()
+    assert np.concatenate([rows_k[:, 0] for rows_k in lists]).tolist() == rows[order, 0].tolist()
+    sim.end()
+
+
 def assert_same(a, b):
     assert sorted(a) == sorted(b)
     for k in a:

@@ -473,7 +473,14 @@ def write_synapses(net, projection):
     else:
         pairs, first_at, which = np.unique(pair, return_index=True, return_inverse=True)
         order = np.argsort(first_at, kind="stable")
-        pairs, chosen = pairs[order].tolist(), [which == k for k in order]
+        rank = np.empty(len(pairs), dtype=np.int64)
+        rank[order] = np.arange(len(pairs))
+        # The connections' positions grouped by pair (pairs in order of first occurrence, each
+        # pair's in the projection's order): memory in the connections, not pairs times them.
+        key = rank[which.ravel()]
+        by_pair = np.argsort(key, kind="stable")
+        bounds = np.searchsorted(key[by_pair], np.arange(len(pairs) + 1))
+        pairs, chosen = pairs[order].tolist(), [by_pair[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     models = {}
     for k, (key, mine) in enumerate(zip(pairs, chosen)):
         key, values = divmod(key, len(value_sets))
