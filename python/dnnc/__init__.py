@@ -41,6 +41,13 @@ __all__ = [
 
 _NS = "urn:dnnc:1"
 
+#: Spikes given to :meth:`Network.spike_source` as arrays go inline (one ``<spike>`` element
+#: each, about 40 bytes) up to this many, and to a CSV file beyond: a submit request carries
+#: at most 64 MiB.
+SPIKES_INLINE = 1 << 16
+# The attributes that may name a file the network wrote itself (Network._own_file).
+_OWN_FILE_ATTRIBUTES = ("connections", "file")
+
 
 # Parameters the document spells as NEST does, with underscores (docs/document.md).
 _NEST_NAMES = {"tau_minus", "C_m", "tau_syn_ex", "tau_syn_in", "t_ref", "E_L", "V_th", "V_reset", "I_e", "V_min",
@@ -127,7 +134,7 @@ class Network:
         self._elements = []  # the <network>'s children, in order
         self._sections = {}   # "cluster", "run", "state": (tag, attributes, children)
         self._file = "Network(%r)" % (name,)
-        self._lists = None  # the folder of the connection lists given as arrays (connect)
+        self._files = None  # the folder of the lists and spikes given as arrays (connect, spike_source)
         self._changed()
 
     # --- building -------------------------------------------------------------------
@@ -196,10 +203,7 @@ class Network:
                 raise UsageError("connect(kind=\"list\"): connections must be rows of (source, target, weight, delay "
                                  "in ms), an array of shape (n, 4), or four columns, not %s" % (rows.shape,))
             columns = rows.T
-        if self._lists is None:
-            self._lists = tempfile.mkdtemp(prefix="dnnc-lists-")
-            weakref.finalize(self, shutil.rmtree, self._lists, True)
-        path = os.path.join(self._lists, "connections-%d.npy" % len(os.listdir(self._lists)))
+        path = self._own_file("connections", ".npy")
         n = len(columns[0])
         with open(path, "wb") as f:
             np.lib.format.write_array_header_1_0(f, {"descr": "<f8", "fortran_order": False, "shape": (n, 4)})
@@ -211,6 +215,13 @@ class Network:
                     block[:last - first, k] = columns[k][first:last]
                 block[:last - first].tofile(f)
         return path
+
+    def _own_file(self, kind, suffix):
+        """The path of a new file in the network's own folder (removed with the network)."""
+        if self._files is None:
+            self._files = tempfile.mkdtemp(prefix="dnnc-network-")
+            weakref.finalize(self, shutil.rmtree, self._files, True)
+        return os.path.join(self._files, "%s-%d%s" % (kind, len(os.listdir(self._files)), suffix))
 
     def synapse(self, source, target, weight=None, delay=None, **params):
         """Adds ``<synapse from to weight delay>`` between two neurons (``"a"``, ``"P[3]"``);
@@ -242,8 +253,13 @@ class Network:
 
     def spike_source(self, id, spikes=None, **params):
         """Adds a ``<spike-source id size ...>``: replaying spike times from a CSV (``file``),
-        or given as ``spikes=(t_ms, index)`` (two sequences, one ``<spike>`` child each),
-        or Poisson trains (``rate``, ``start``, ``stop``, ``seed``)."""
+        or given as ``spikes=(t_ms, index)`` (two sequences: one ``<spike>`` child each, or,
+        past :data:`SPIKES_INLINE` spikes, a CSV file the network keeps, which the lead reads
+        and :meth:`save` copies beside the document), or Poisson trains (``rate``,
+        ``start``, ``stop``, ``seed``)."""
+        if spikes is not None and len(spikes[0]) > SPIKES_INLINE:
+            params["file"], spikes = self._spike_file(*spikes), None
+
         def make(tag, params):
             element = _element(tag, params)
             if spikes is not None:
@@ -253,6 +269,17 @@ class Network:
             return element
 
         return self._add("spike-source", dict(id=id, **params), make)
+
+    def _spike_file(self, t_ms, index):
+        """Writes spikes to a new CSV file (``t_ms,index``) in the network's own folder."""
+        t_ms, index = np.asarray(t_ms, dtype=float), np.asarray(index, dtype=np.int64)
+        if t_ms.shape != index.shape or t_ms.ndim != 1:
+            raise UsageError("spike_source(spikes=(t_ms, index)): two sequences of one length")
+        path = self._own_file("spikes", ".csv")
+        with open(path, "w", encoding="ascii") as f:
+            f.write("t_ms,index\n")
+            f.writelines("%r,%d\n" % row for row in zip(t_ms.tolist(), index.tolist()))
+        return path
 
     def element(self, tag, **params):
         """Adds any other element the schema allows in ``<network>``."""
@@ -289,15 +316,16 @@ class Network:
         return self._cached_text
 
     def _write_text(self, renamed=None):
-        """The document's text; ``renamed`` maps connection files to the names to write."""
+        """The document's text; ``renamed`` maps the network's own files to the names to write."""
         root = _ET.Element("dnnc", {"xmlns": _NS})
         attributes = {"name": self.name}
         if self.dt is not None:
             attributes["dt"] = _attribute_value(self.dt)
         net = _ET.SubElement(root, "network", attributes)
         for tag, element_attributes, children in self._elements:
-            if renamed and element_attributes.get("connections") in renamed:
-                element_attributes = dict(element_attributes, connections=renamed[element_attributes["connections"]])
+            for name in _OWN_FILE_ATTRIBUTES:
+                if renamed and element_attributes.get(name) in renamed:
+                    element_attributes = dict(element_attributes, **{name: renamed[element_attributes[name]]})
             _to_tree(net, (tag, element_attributes, children))
         for section in ("cluster", "run", "state"):
             if section in self._sections:
@@ -311,16 +339,17 @@ class Network:
 
     def save(self, path):
         """Writes :meth:`to_xml` to ``path``; ``dnnc run path`` reads the same network. The
-        connection lists given as arrays are copied beside it, as ``NAME.connections-K.npy``
-        for a document ``NAME.xml``, and named relative to it."""
+        connection lists and spikes given as arrays are copied beside it, as
+        ``NAME.connections-K.npy`` and ``NAME.spikes-K.csv`` for a document ``NAME.xml``, and
+        named relative to it."""
         path = os.fspath(path)
         folder, stem = os.path.dirname(os.path.abspath(path)), os.path.splitext(os.path.basename(path))[0]
         renamed = {}
         for _, attributes, _ in self._elements:
-            own = attributes.get("connections")
-            if own and self._lists and os.path.dirname(own) == self._lists and own not in renamed:
-                renamed[own] = "%s.%s" % (stem, os.path.basename(own))
-                shutil.copyfile(own, os.path.join(folder, renamed[own]))
+            for own in (attributes.get(name) for name in _OWN_FILE_ATTRIBUTES):
+                if own and self._files and os.path.dirname(own) == self._files and own not in renamed:
+                    renamed[own] = "%s.%s" % (stem, os.path.basename(own))
+                    shutil.copyfile(own, os.path.join(folder, renamed[own]))
         text = _dnnc.canonical(self._write_text(renamed), path) if renamed else self.to_xml()
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)

@@ -82,6 +82,50 @@ def test_spike_source_array_drives_a_neuron_as_dnnc_does():
     np.testing.assert_allclose(times, expected, atol=1e-9)
 
 
+def test_a_spike_source_array_past_a_frames_size_goes_to_a_file_and_drives_as_inline(monkeypatch, tmp_path):
+    # Regression: 2,000,000 spikes as <spike> children made an 86 MiB submit request, past the
+    # 64 MiB a frame carries; past dnnc.SPIKES_INLINE they go to a CSV file the lead reads.
+    rng = np.random.default_rng(11)
+
+    def run(n, count, ms):
+        step, index = np.divmod(np.sort(rng.choice(int(ms * 10) * n, count, replace=False)), n)
+        sim.setup(timestep=0.1, nodes=2)
+        source = sim.Population(n, sim.SpikeSourceArray(spike_times=[np.round(step[index == k] * 0.1, 1)
+                                                                     for k in range(n)]))
+        cell = sim.Population(n, sim.IF_curr_exp(**CELL))
+        sim.Projection(source, cell, sim.OneToOneConnector(), sim.StaticSynapse(weight=0.6, delay=1.0))
+        cell.record("spikes")
+        text = sim.simulator.state.network()._text()
+        sim.run(ms)
+        spikes = spike_times(cell)
+        sim.end()
+        return spikes, text
+
+    spikes, text = run(500, 2_000_000, 1000.0)
+    assert 'file="' in text and "<spike " not in text
+    assert sum(len(t) for t in spikes.values()) > 1000
+    # A file gives the spikes that the same trains inline give.
+    state = rng.bit_generator.state
+    monkeypatch.setattr(dnnc, "SPIKES_INLINE", 10)
+    in_file, text = run(20, 4000, 300.0)
+    assert 'file="' in text
+    rng.bit_generator.state = state
+    monkeypatch.setattr(dnnc, "SPIKES_INLINE", 10 ** 9)
+    inline, text = run(20, 4000, 300.0)
+    assert "<spike " in text and sum(len(t) for t in inline.values()) > 20
+    assert sorted(in_file) == sorted(inline)
+    for k in inline:
+        np.testing.assert_array_equal(in_file[k], inline[k])
+    # save() writes the file beside the document and names it there.
+    monkeypatch.setattr(dnnc, "SPIKES_INLINE", 2)
+    net = dnnc.Network("small", dt=0.1)
+    net.spike_source("s", size=2, spikes=([0.5, 1.25, 3.0], [1, 0, 1]))
+    net.save(tmp_path / "small.xml")
+    assert 'file="small.spikes-0.csv"' in (tmp_path / "small.xml").read_text()
+    assert (tmp_path / "small.spikes-0.csv").read_text() == "t_ms,index\n0.5,1\n1.25,0\n3.0,1\n"
+    dnnc.load(tmp_path / "small.xml").validate()
+
+
 def test_ac_and_noise_sources_translate_to_dnnc_generators():
     sim.setup(timestep=0.1, nodes=1)
     cell = sim.Population(3, sim.IF_curr_exp())
