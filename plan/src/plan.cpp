@@ -341,7 +341,7 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.neurons = net.neurons;
     // Spike sources without their spikes: build_configs gives each node its own.
     for (const auto& p : net.populations)
-        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop,
+        share.populations.push_back({p.id, p.size, p.seed, p.params, p.where, {}, {}, p.rates, p.start, p.stop, p.v_inits,
                                      p.synaptic_elements, p.tau_ca, p.beta_ca});
     share.inputs = net.inputs;
     share.outputs = net.outputs;
@@ -424,9 +424,8 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
             configs[node_of[first + static_cast<protocol::neuron_index>(s.index)]].share->populations[k].spikes.push_back(s);
     }
     for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
-        const auto& g = net.groups[net.group_of[i]];
-        configs[node_of[i]].neurons.push_back(
-            {net.neuron_name(i), i, windows_ms[i], g.seed, reported.count(i) > 0, recorded[i], g.params});
+        configs[node_of[i]].neurons.push_back({net.neuron_name(i), i, windows_ms[i], net.groups[net.group_of[i]].seed,
+                                               reported.count(i) > 0, recorded[i], net.member_params(i)});
     }
     // Dense projections split by rows: each node computes the rows of its own targets and
     // reads every source.

@@ -803,6 +803,9 @@ void check_grows(problems& out, const network& net, std::uint64_t neurons) {
             out.add(g.where, what + ": no population " + quote(g.population));
         else if (p->second->params.model == neuron_model::spike_source)
             out.add(g.where, what + ": " + quote(g.population) + " is a spike source; growing a spike source is not supported: its spikes are given");
+        else if (!p->second->v_inits.empty())
+            out.add(g.where, what + ": " + quote(g.population) + " gives v-init per member, which a grown member would lack; " +
+                                 "give v-init as one value or a range (v-init-max, v-init-std)");
         if (const auto reasons = held.find(g.population); reasons != held.end())
             for (const auto& why : reasons->second) out.add(g.where, what + ": " + quote(g.population) + " " + why);
         if (g.add < 1) out.add(g.where, what + ": add must be at least 1 (got " + std::to_string(g.add) + ")");
@@ -842,6 +845,22 @@ void check_structural_run(const network& net, const run_settings& run) {
                                                       "\"; structural plasticity runs in lockstep, where every node sees every output");
 }
 
+
+// v-init given per member: a spiking population's, one finite value (mV) per member, and no
+// rule besides.
+void check_listed_potentials(problems& out, const population& p, const std::string& what) {
+    if (!is_spiking(p.params.model)) out.add(p.where, what + ": v-init is the initial potential of a spiking model");
+    if (p.v_inits.size() != static_cast<std::uint64_t>(std::max<std::int64_t>(p.size, 0)))
+        out.add(p.where, what + ": v-init must be one value or one per member (" + std::to_string(p.size) + "), got " +
+                             std::to_string(p.v_inits.size()));
+    for (const double v : p.v_inits)
+        if (!std::isfinite(v)) {
+            out.add(p.where, what + ": v-init must be finite numbers (mV)");
+            break;
+        }
+    if (p.params.v_init_max || p.params.v_init_std)
+        out.add(p.where, what + ": v-init given per member takes neither v-init-max nor v-init-std");
+}
 }  // namespace
 
 void check_network(const network& net) {
@@ -856,8 +875,11 @@ void check_network(const network& net) {
     for (const auto& p : net.populations) {
         ids.add(p.id, p.where, "");
         const std::string what = (p.params.model == neuron_model::spike_source ? "spike source " : "population ") + quote(p.id);
-        check_params(out, p.params, p.where, what);
+        neuron_params rules = p.params;
+        if (!p.v_inits.empty()) rules.v_init_max.reset(), rules.v_init_std.reset();  // check_listed_potentials says why
+        check_params(out, rules, p.where, what);
         if (!p.rates.empty()) check_poisson_source(out, p, what);
+        if (!p.v_inits.empty()) check_listed_potentials(out, p, what);
         if (p.size < 1)
             out.add(p.where, what + ": size must be at least 1 (got " + std::to_string(p.size) + ")");
         else  // saturating: sizes up to 2^63 - 1 would wrap the sum past the limit check

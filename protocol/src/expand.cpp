@@ -169,21 +169,22 @@ expanded_network expand_marked(const network& net, const std::string& document_f
     const auto n = static_cast<neuron_index>(symbols.neuron_count());
     out.group_of.reserve(n);
     auto add_group = [&](const std::string& id, std::uint64_t size, bool is_population, std::uint64_t seed,
-                         const neuron_params& params, std::uint64_t member) {
+                         const neuron_params& params, std::uint64_t member, const std::vector<double>& v_inits) {
         const auto first = static_cast<neuron_index>(out.group_of.size());
         out.group_index.emplace(id, static_cast<std::uint32_t>(out.groups.size()));  // its first extent
         out.group_of.insert(out.group_of.end(), size, static_cast<std::uint32_t>(out.groups.size()));
-        out.groups.push_back({id, first, static_cast<neuron_index>(size), is_population, seed, params, static_cast<neuron_index>(member)});
+        out.groups.push_back(
+            {id, first, static_cast<neuron_index>(size), is_population, seed, params, static_cast<neuron_index>(member), v_inits});
     };
-    for (const auto& nr : net.neurons) add_group(nr.id, 1, false, 0, nr.params, 0);
-    for (const auto& p : net.populations) add_group(p.id, static_cast<std::uint64_t>(p.size), true, p.seed, p.params, 0);
+    for (const auto& nr : net.neurons) add_group(nr.id, 1, false, 0, nr.params, 0, {});
+    for (const auto& p : net.populations) add_group(p.id, static_cast<std::uint64_t>(p.size), true, p.seed, p.params, 0, p.v_inits);
     // The extents applied grows added, in their numbering order.
     for (const auto& g : net.grows) {
         if (!g.applied) continue;
         const auto& p = *std::find_if(net.populations.begin(), net.populations.end(), [&](const population& q) { return q.id == g.population; });
         const auto extents = symbols.extents(p.id, g.where);
         const auto& x = *std::find_if(extents.begin(), extents.end(), [&](const member_extent& e) { return e.first == out.group_of.size(); });
-        add_group(p.id, x.size, true, p.seed, p.params, x.member);
+        add_group(p.id, x.size, true, p.seed, p.params, x.member, {});  // a population that lists v-init does not grow
     }
     if (which == connections::none) return finish_ports(net, symbols, std::move(out));
     out.in_begin.assign(static_cast<std::size_t>(n) + 1, 0);
@@ -341,6 +342,13 @@ std::uint16_t longest_delay(const expanded_network& net) {
     for (const auto& b : net.dense) longest = std::max(longest, b.delay);
     if (net.structure) longest = std::max(longest, net.structure->longest_delay());
     return longest;
+}
+
+neuron_params expanded_network::member_params(neuron_index i) const {
+    const neuron_group& g = groups[group_of[i]];
+    neuron_params p = g.params;
+    if (!g.v_inits.empty()) p.v_init = g.v_inits[static_cast<std::size_t>(g.member + (i - g.first))];
+    return p;
 }
 
 }  // namespace dnnc::protocol

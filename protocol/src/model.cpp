@@ -186,8 +186,8 @@ bool operator==(const neuron& a, const neuron& b) {
 bool operator==(const spike_time& a, const spike_time& b) { return a.index == b.index && a.tick == b.tick; }
 bool operator==(const population& a, const population& b) {
     auto t = [](const population& p) {
-        return std::tie(p.id, p.size, p.seed, p.params, p.spike_file, p.spikes, p.rates, p.start, p.stop, p.synaptic_elements,
-                        p.tau_ca, p.beta_ca);
+        return std::tie(p.id, p.size, p.seed, p.params, p.spike_file, p.spikes, p.rates, p.start, p.stop, p.v_inits,
+                        p.synaptic_elements, p.tau_ca, p.beta_ca);
     };
     return t(a) == t(b);
 }

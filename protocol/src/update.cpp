@@ -83,7 +83,7 @@ void check_update(const network& running, const network& updated, std::uint16_t 
     same_count(running.populations, updated.populations, updated.where, "populations and spike sources");
     for (std::size_t k = 0; k < updated.populations.size(); ++k) {
         const auto &a = running.populations[k], &b = updated.populations[k];
-        if (a.id != b.id || a.size != b.size || a.seed != b.seed || !same_kind(a.params, b.params))
+        if (a.id != b.id || a.size != b.size || a.seed != b.seed || !same_kind(a.params, b.params) || a.v_inits != b.v_inits)
             refuse(b.where, "population '" + b.id + "' is not the running network's '" + a.id +
                                 "' of the same size, seed, model, tau_minus and v-init");
         if (a.rates.empty() != b.rates.empty()) refuse(b.where, "spike source '" + b.id + "' changes between listed spikes and rates");

@@ -465,7 +465,8 @@ protected:
         h.e_na = a.real("E_Na", h.e_na);
         h.e_k = a.real("E_K", h.e_k);
         h.v_t = a.real("V_T", h.v_t);
-        p.v_init = a.real("v-init");
+        // One value; a population's list of one per member is read into population::v_inits.
+        if (const auto v_init = a.reals("v-init"); v_init.size() == 1) p.v_init = v_init.front();
         p.v_init_max = a.real("v-init-max");
         p.v_init_std = a.real("v-init-std");
         p.u_init = a.real("u-init");
@@ -554,6 +555,8 @@ protected:
     // An element inside <network>.
     static void read_network_child(network& net, const std::string& n, const attributes& a, attributes_given& given) {
         if (n == "neuron") {
+            if (a.get("v-init") && a.reals("v-init").size() != 1)
+                throw config_error(a.where(), "neuron '" + a.text("id") + "': v-init takes one value (mV)");
             net.neurons.push_back({a.text("id"), read_network_params(a), a.where()});
         } else if (n == "population") {
             population p;
@@ -561,6 +564,7 @@ protected:
             p.size = a.integer("size", 0);
             p.seed = a.uinteger("seed", 0);
             p.params = read_network_params(a);
+            if (a.get("v-init") && !p.params.v_init) p.v_inits = a.reals("v-init");
             p.where = a.where();
             p.tau_ca = a.real("tau_Ca", p.tau_ca);
             p.beta_ca = a.real("beta_Ca", p.beta_ca);

@@ -294,6 +294,7 @@ void write_network(xml_out& x, const network& net) {
         x.attr("size", p.size);
         if (p.seed != 0) x.attr("seed", p.seed);
         write_params(x, p.params);
+        if (!p.v_inits.empty()) x.reals("v-init", p.v_inits);
         const population defaults;
         x.attr_if("tau_Ca", p.tau_ca, defaults.tau_ca);
         x.attr_if("beta_Ca", p.beta_ca, defaults.beta_ca);

@@ -777,10 +777,8 @@ engine_spec whole_network(const protocol::expanded_network& net) {
     for (const auto& d : net.dense)
         spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay, {}, 0});
     spec.neurons.reserve(net.neuron_count());
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
-        const auto& g = net.groups[net.group_of[i]];
-        spec.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
-    }
+    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i)
+        spec.neurons.push_back({static_cast<global_index>(i), net.member_params(i), net.groups[net.group_of[i]].seed, 0.0});
     spec.generators = net.drive;
     spec.structure = net.structure;
     spec.in_begin = net.in_begin;

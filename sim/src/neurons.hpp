@@ -23,6 +23,15 @@ struct neuron_sums {
     }
 };
 
+// Do neurons of these parameters step alike? Initial values (v-init given per member) aside.
+inline bool same_dynamics(const protocol::neuron_params& a, protocol::neuron_params b) {
+    b.v_init = a.v_init;
+    b.v_init_max = a.v_init_max;
+    b.v_init_std = a.v_init_std;
+    b.u_init = a.u_init;
+    return a == b;
+}
+
 class neuron_block {
 public:
     // Runs of consecutive neurons that share their parameters (a population's members) share
@@ -45,7 +54,7 @@ public:
         coefficient_of_.clear();
         for (std::size_t k = 0; k < neurons.size(); ++k) {
             const auto& params = neurons[k].params;
-            if (k == 0 || !(params == neurons[k - 1].params)) {
+            if (k == 0 || !same_dynamics(params, neurons[k - 1].params)) {
                 table_.push_back(coefficients_of(params, dt));
                 runs_.push_back({k, k});
             }

@@ -34,8 +34,7 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
         const auto here = node_of_neuron[i];
         if (here >= nodes) throw usage_error("partition_specs: neuron " + std::to_string(i) + " is on no node");
         auto& s = specs[here];
-        const auto& g = net.groups[net.group_of[i]];
-        s.neurons.push_back({static_cast<global_index>(i), g.params, g.seed, 0.0});
+        s.neurons.push_back({static_cast<global_index>(i), net.member_params(i), net.groups[net.group_of[i]].seed, 0.0});
         for (auto k = net.in_begin[i]; k < net.in_begin[i + 1]; ++k) {
             const auto source = net.in_source[k];
             if (synapses == with_synapses::yes)

@@ -17,7 +17,7 @@ namespace {
 // A dense block from {0, 1} to {2, 3}. The neurons are population n.
 expanded_network small_network(bool split_rows) {
     expanded_network net;
-    net.groups.push_back({"n", 0, 5, true, 0, {}});
+    net.groups.push_back({"n", 0, 5, true, 0, {}, 0, {}});
     net.group_of.assign(5, 0);
     net.in_begin = {0, 1, 3, 4, 4, 5};
     net.in_source = {1, 0, 0, 2, 3};

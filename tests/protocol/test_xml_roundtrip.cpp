@@ -139,7 +139,8 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     <population id="e" size="4" model="iaf_psc_exp" C_m="200" tau_m="15" tau_syn_ex="0.5" tau_syn_in="3" t_ref="1.5"
                 E_L="-65" V_th="-50" V_reset="-68" I_e="12.5" v-init="-58" v-init-std="10" seed="3"/>
     <neuron id="d" model="iaf_psc_delta" tau_m="20" bias="1"/>
-    <population id="a" size="2" model="iaf_psc_alpha" C_m="120" tau_syn_ex="0.8" tau_syn_in="4" V_reset="-60" I_e="5"/>
+    <population id="a" size="2" model="iaf_psc_alpha" C_m="120" tau_syn_ex="0.8" tau_syn_in="4" V_reset="-60" I_e="5"
+                v-init="-71.5 -60.25"/>
     <population id="z" size="2" model="izhikevich" a="0.1" b="0.25" c="-55" d="0.05" V_th="25" V_min="-90" I_e="4"
                 consistent_integration="false" v-init="-70" u-init="-14"/>
     <neuron id="zd" model="izhikevich"/>
@@ -185,6 +186,8 @@ TEST_CASE("NEST's models and the generators are read as written, and round-trip"
     CHECK(a.iaf.v_reset == -60);
     CHECK(a.iaf.i_e == 5);
     CHECK(a.iaf.tau_m == 10);
+    CHECK_FALSE(a.v_init);  // given per member:
+    CHECK(doc.net->populations[1].v_inits == std::vector<double>{-71.5, -60.25});
     const auto& z = doc.net->populations[2].params;
     CHECK(z.model == neuron_model::izhikevich);
     CHECK(z.izhikevich.a == 0.1);

@@ -30,6 +30,7 @@ struct neuron_group {
     std::uint64_t seed = 0;
     neuron_params params;
     neuron_index member = 0;  // the member index of neuron `first` (0 but for grown extents)
+    std::vector<double> v_inits;  // the population's initial potentials per member (population::v_inits)
 };
 
 // A weight matrix run as one product per tick: rows = targets, cols = sources.
@@ -126,6 +127,9 @@ struct expanded_network {
     std::size_t neuron_count() const { return group_of.size(); }
     std::size_t synapse_count() const { return in_source.size(); }
     const neuron_params& params_of(neuron_index i) const { return groups[group_of[i]].params; }
+    // params_of(i) with the neuron's own initial potential (v_init) where its population gives
+    // one per member: what the neuron is built from.
+    neuron_params member_params(neuron_index i) const;
     // `a` or `pop[7]`.
     std::string neuron_name(neuron_index i) const;
     // Resolves a single-neuron reference; nullopt when there is no such neuron.

@@ -248,6 +248,9 @@ struct population {
     std::vector<double> rates;
     double start = 0;
     std::optional<double> stop;
+    // A spiking population's initial potential given per member (`v-init` with one value
+    // per member, in mV): member i starts at v_inits[i]. Empty: params.v_init and its rule.
+    std::vector<double> v_inits;
     // Structural plasticity: the members' synaptic elements, and their calcium (NEST's tau_Ca
     // in ms and beta_Ca, the jump per spike), which decays between spikes.
     std::vector<synaptic_element> synaptic_elements;
