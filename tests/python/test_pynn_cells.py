@@ -165,10 +165,41 @@ def test_per_neuron_parameters_split_a_population_into_groups():
         np.testing.assert_allclose(times.get(i, []), expected.get(key, []), atol=1e-9)
 
 
+def test_initial_potentials_given_per_member_keep_one_population_and_start_each_member():
+    # An array, or a distribution dnnc does not draw (PyNN draws it), is dnnc's v-init list:
+    # one dnnc population, each member from its own value, the same on 1 and 3 nodes.
+    given = np.linspace(-70.0, -52.0, 40)
+    gamma = sim.RandomDistribution("gamma", k=2.0, theta=1.5, rng=sim.NumpyRNG(seed=8))
+
+    def run(nodes):
+        sim.setup(timestep=0.1, nodes=nodes)
+        cells = sim.Population(40, sim.IF_curr_alpha(i_offset=1.0, tau_refrac=2.0))
+        cells.initialize(v=given)
+        drawn = sim.Population(10, sim.IF_curr_exp(v_rest=-60.0), initial_values={"v": gamma})
+        cells.record(["spikes", "v"]), drawn.record("v")
+        text = sim.simulator.state.network().to_xml()
+        sim.run(60.0)
+        v0 = np.asarray(cells.get_data().segments[0].analogsignals[0].magnitude)[0]
+        drawn_v0 = np.asarray(drawn.get_data().segments[0].analogsignals[0].magnitude)[0]
+        times = spike_times(cells)
+        sim.end()
+        return text, v0, drawn_v0, times
+
+    text, v0, drawn_v0, times = run(1)
+    assert text.count("<population ") == 2 and 'v-init="-70 ' in text
+    np.testing.assert_array_equal(v0, given.astype(np.float32))
+    expected = sim.RandomDistribution("gamma", k=2.0, theta=1.5, rng=sim.NumpyRNG(seed=8)).next(10)
+    np.testing.assert_array_equal(drawn_v0, expected.astype(np.float32))
+    assert sum(len(t) for t in times.values()) > 40
+    _, v0_3, _, times_3 = run(3)
+    np.testing.assert_array_equal(v0_3, v0)
+    assert sorted(times_3) == sorted(times)
+    for k in times:
+        np.testing.assert_array_equal(times_3[k], times[k])
+
+
 def test_initial_values_dnnc_cannot_start_from_are_refused():
     sim.setup(timestep=0.1, nodes=1)
-    with pytest.raises(NotImplementedError, match="gamma"):
-        sim.Population(3, sim.IF_curr_exp(), initial_values={"v": sim.RandomDistribution("gamma", k=2.0, theta=1.0)})
     cells = sim.Population(3, sim.IF_cond_exp())
     with pytest.raises(NotImplementedError, match="gsyn_exc"):
         cells.initialize(gsyn_exc=0.01)

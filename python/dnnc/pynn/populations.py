@@ -1,7 +1,8 @@
 """Population, PopulationView and Assembly. A Population is one dnnc population, or
 several when its members' parameters differ (dnnc's populations take one value per
 parameter): each run of members with equal parameters is a group, written as a dnnc
-population of its own, in order, so that dnnc's neuron numbers stay PyNN's IDs."""
+population of its own, in order, so that dnnc's neuron numbers stay PyNN's IDs. Initial
+potentials given per member are no parameter: dnnc lists them per member (v-init)."""
 
 import logging
 
@@ -88,8 +89,9 @@ def _uniform_value(name, values):
 
 
 def _initial_potential(value, size):
-    """dnnc's initial-potential attributes for PyNN's initial value of v (for a
-    distribution), or the value of each member; and the seed of the draws (None: none)."""
+    """dnnc's initial-potential attributes for PyNN's initial value of v (for a uniform or
+    normal distribution, which dnnc draws), or the value of each member (drawn here from any
+    other distribution, as PyNN draws it); and the seed of dnnc's draws (None: none)."""
     base = value.base_value
     if isinstance(base, RandomDistribution) and not value.operations:
         p = base.parameters
@@ -98,8 +100,6 @@ def _initial_potential(value, size):
             return {"v_init": float(p["low"]), "v_init_max": float(p["high"])}, seed
         if base.name == "normal":
             return {"v_init": float(p["mu"]), "v_init_std": float(p["sigma"])}, seed
-        raise NotImplementedError("pyNN.dnnc: initial v drawn from RandomDistribution('%s') (dnnc draws "
-                                  "'uniform' and 'normal')" % base.name)
     value.shape = (size,)
     return np.asarray(value.evaluate(simplify=False), dtype=float), None
 
@@ -200,7 +200,7 @@ class Population(common.Population):
         net = dnnc.Network("parameters", dt=simulator.state.dt)
         for group in self.groups():
             parameters = {name: float(values[group.first]) for name, values in self._columns().items()}
-            self.celltype.population_element(net, group, dict(parameters, **self._initial))
+            self.celltype.population_element(net, group, dict(parameters, **self._initial_of(group)))
         try:
             net.validate()
         except dnnc.DocumentError as e:
@@ -211,9 +211,15 @@ class Population(common.Population):
         """{name: values over the members} that a dnnc population takes one of."""
         columns = {name: np.asarray(values) for name, values in self._parameters.items()
                    if name not in self.celltype.per_neuron}
-        if self._initial_v is not None:
-            columns["v_init"] = self._initial_v
         return columns
+
+    def _initial_of(self, group):
+        """dnnc's initial-state attributes of a group: the population's rules, or its members'
+        own initial potentials (one v_init per member, dnnc's v-init list)."""
+        if self._initial_v is None:
+            return self._initial
+        values = self._initial_v[group.first:group.first + group.size]
+        return dict(self._initial, v_init=float(values[0]) if np.all(values == values[0]) else values.tolist())
 
     def groups(self):
         """The runs of members whose parameters are equal, as Groups, in order."""
@@ -265,5 +271,5 @@ class Population(common.Population):
         tau_minus = tau_minus.pop() if tau_minus else None
         for group in self.groups():
             parameters = {name: float(values[group.first]) for name, values in self._columns().items()}
-            parameters.update(tau_minus=tau_minus, **self._initial)
+            parameters.update(tau_minus=tau_minus, **self._initial_of(group))
             self.celltype.population_element(net, group, parameters)
