@@ -81,7 +81,9 @@ private:
         std::uint32_t sum;      // the sum it adds to: target * 3 + feeds
         float value;
     };
-    std::vector<sparse_term> contributions_, colliding_;
+    std::vector<sparse_term> contributions_, colliding_, sorting_;
+    // Sorts colliding_ by synapse (sorting_ its scratch): the canonical order of a sum's terms.
+    void sort_colliding_by_synapse();
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum_;
 };
