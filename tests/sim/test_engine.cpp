@@ -106,13 +106,19 @@ TEST_CASE("lif synaptic currents take weights by sign") {
     CHECK(s[0] < -49.0f + 1.0f);
 }
 
+namespace {
+// The engine of part `k` of three, neuron i on part i % 3.
+engine one_of_three(const protocol::expanded_network& net, std::size_t k) {
+    std::vector<std::uint32_t> node_of(net.neuron_count());
+    for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>(i % 3);
+    return engine(partition_specs(net, node_of, 3)[k]);
+}
+}  // namespace
+
 TEST_CASE("initial potentials are drawn per neuron, independent of partition, within range") {
     const auto net = network_of(R"(<population id="p" size="1000" model="lif" seed="9" v-init="-60" v-init-max="-50"/>)");
     engine whole(whole_network(net));
-    std::vector<std::uint32_t> node_of(1000);
-    for (std::size_t i = 0; i < 1000; ++i) node_of[i] = static_cast<std::uint32_t>(i % 3);
-    const auto specs = partition_specs(net, node_of, 3);
-    engine part(specs[1]);
+    engine part = one_of_three(net, 1);
     const auto all = whole.capture();
     const auto some = part.capture();
     for (const auto& s : some) CHECK(s.variables[0] == all[static_cast<std::size_t>(s.index)].variables[0]);
@@ -128,10 +134,7 @@ TEST_CASE("initial potentials given per member start each member, and step alike
     for (int i = 0; i < 30; ++i) listed += (i ? " " : "") + std::to_string(-70.0 + 0.5 * i);
     const auto net = network_of(R"(<population id="p" size="30" model="iaf_psc_alpha" I_e="400" v-init=")" + listed + R"("/>)");
     engine whole(whole_network(net));
-    std::vector<std::uint32_t> node_of(30);
-    for (std::size_t i = 0; i < 30; ++i) node_of[i] = static_cast<std::uint32_t>(i % 3);
-    const auto specs = partition_specs(net, node_of, 3);
-    engine part(specs[2]);
+    engine part = one_of_three(net, 2);
     const auto all = whole.capture();
     for (const auto& s : all) CHECK(s.variables[0] == static_cast<float>(-70.0 + 0.5 * static_cast<double>(s.index)));
     for (const auto& s : part.capture()) CHECK(s.variables[0] == all[static_cast<std::size_t>(s.index)].variables[0]);
