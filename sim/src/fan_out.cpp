@@ -4,7 +4,6 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <limits>
 #include <tuple>
@@ -185,18 +184,30 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
             }
         }
     };
-    // Sort; each segment's `mid` word holds the count of its delays for now.
+    // Sort, stably, by a counting sort over the segment's range of delays (a few dozen ticks
+    // as a rule: linear where a comparison sort looked each delay up n log n times); each
+    // segment's `mid` word holds the count of its delays for now.
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
-        std::vector<std::array<std::uint32_t, 3>> entries;
+        std::vector<std::uint16_t> delays;
+        std::vector<std::uint32_t> at, sorted;
         segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
-            entries.clear();
-            for (std::uint32_t w = o; w < e; w += 3) entries.push_back({block[w], block[w + 1], block[w + 2]});
-            std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) { return delay_of(a[0]) < delay_of(b[0]); });
+            block[g + 1] = 0;
+            if (o == e) return;
+            delays.clear();
+            for (std::uint32_t w = o; w < e; w += 3) delays.push_back(delay_of(block[w]));
+            const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
+            const std::uint16_t low = *lowest;
+            at.assign(static_cast<std::size_t>(*highest - low) + 2, 0);
+            for (const auto d : delays) ++at[d - low + 1];
             std::uint32_t distinct = 0;
-            for (std::size_t i = 0; i < entries.size(); ++i) {
-                std::copy(entries[i].begin(), entries[i].end(), block + o + 3 * i);
-                distinct += i == 0 || delay_of(entries[i][0]) != delay_of(entries[i - 1][0]);
+            for (std::size_t k = 1; k < at.size(); ++k) {
+                distinct += at[k] != 0;
+                at[k] += at[k - 1];
             }
+            sorted.resize(e - o);
+            for (std::size_t i = 0; i < delays.size(); ++i)
+                std::copy_n(block + o + 3 * i, 3, sorted.data() + 3 * at[delays[i] - low]++);
+            std::copy(sorted.begin(), sorted.end(), block + o);
             block[g + 1] = distinct;
         });
     });
