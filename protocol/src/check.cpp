@@ -846,10 +846,9 @@ void check_structural_run(const network& net, const run_settings& run) {
 }
 
 
-// v-init given per member: a spiking population's, one finite value (mV) per member, and no
-// rule besides.
+// v-init given per member (the reader admits it on spiking models only): one finite value
+// (mV) per member, and no rule besides.
 void check_listed_potentials(problems& out, const population& p, const std::string& what) {
-    if (!is_spiking(p.params.model)) out.add(p.where, what + ": v-init is the initial potential of a spiking model");
     if (p.v_inits.size() != static_cast<std::uint64_t>(std::max<std::int64_t>(p.size, 0)))
         out.add(p.where, what + ": v-init must be one value or one per member (" + std::to_string(p.size) + "), got " +
                              std::to_string(p.v_inits.size()));

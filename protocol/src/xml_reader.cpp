@@ -366,6 +366,8 @@ protected:
             {"tau-e", not_nest, "lif (iaf_psc_exp takes tau_syn_ex)"},
             {"tau-i", not_nest, "lif (iaf_psc_exp takes tau_syn_in)"},
             {"dt", not_nest, "lif (NEST's models step with the network's dt)"},
+            {"v-init", is_spiking, "the spiking models"},
+            {"v-init-max", is_spiking, "the spiking models"},
             {"v-init-std", is_spiking, "the spiking models"},
             {"C_m", takes_membrane, "iaf_psc_exp, iaf_psc_alpha, iaf_psc_delta and NEST's conductance-based models"},
             {"tau_m", is_psc, "iaf_psc_exp, iaf_psc_alpha and iaf_psc_delta"},
