@@ -15,8 +15,8 @@ parameters; every neuron draws its inputs with p = 0.1 (weights JE and JI = -5 J
 1.5 ms), and gets its own 400 Hz Poisson train (one spike at most per 0.1 ms step, the same
 train on both sides) through a weight JE, delay 0.1 ms connection, as brunel.py's one-to-one
 Poisson sources. The connections go to pyNN.dnnc as FromListConnectors and the trains as a
-SpikeSourceArray; the initial potentials are drawn by pyNN.dnnc (uniform in [0, 20) mV, as
-brunel.py draws them) and read back from its first recorded sample. Brian2 (Debian's 2.5.1,
+SpikeSourceArray; the initial potentials (uniform in [0, 20) mV, as brunel.py draws them) are
+drawn here and given to both as arrays. Brian2 (Debian's 2.5.1,
 numpy target) takes pyNN.brian2's IF_curr_alpha equations from pyNN.brian2 itself, with its
 threshold (v > v_thresh), reset and `refractory=tau_refrac`, integrated with its default
 methods (Brian2 picks 'exact'); its synapses add the weights to the ye/yi variables as
@@ -54,7 +54,7 @@ CELL = dict(tau_m=20.0, tau_syn_E=TAU_SYN, tau_syn_I=TAU_SYN, tau_refrac=2.0, v_
 
 def realisation(ms, seed):
     """(connections {(pre 'E'|'I', post 'E'|'I'): rows (pre index, post index)}, Poisson trains
-    as (step, neuron) pairs over all NE + NI neurons, E first)."""
+    as (step, neuron) pairs, initial potentials in mV; neurons are all NE + NI, E first)."""
     rng = np.random.default_rng(seed)
     n = NE + NI
     pre, post = np.nonzero(rng.random((n, n)) < P)
@@ -65,22 +65,21 @@ def realisation(ms, seed):
             connections[pre_name, post_name] = np.column_stack((pre[mine] - pre_lo, post[mine] - post_lo))
     steps = int(round(ms / DT))
     step, neuron = np.nonzero(rng.random((steps, n)) < POISSON_HZ * DT / 1000.0)
-    return connections, (step, neuron)
+    return connections, (step, neuron), rng.uniform(0.0, 20.0, n)
 
 
-def run_dnnc(ms, nodes, connections, trains):
-    """(spikes as a set of (step, neuron), initial potentials, seconds)."""
+def run_dnnc(ms, nodes, connections, trains, v0):
+    """(spikes as a set of (step, neuron), seconds)."""
     import dnnc_pynn_hook  # noqa: F401 (what dnnc.pth imports at start-up)
     import pyNN.dnnc as sim
     from pyNN.parameters import Sequence
-    from pyNN.random import NumpyRNG, RandomDistribution
     began = time.perf_counter()
     sim.setup(timestep=DT, min_delay=DT, max_delay=DELAY, nodes=nodes)
     pops = {"E": sim.Population(NE, sim.IF_curr_alpha(**CELL), label="E"),
             "I": sim.Population(NI, sim.IF_curr_alpha(**CELL), label="I")}
-    for pop in pops.values():
-        pop.initialize(v=RandomDistribution("uniform", low=0.0, high=20.0, rng=NumpyRNG(43210987)))
-        pop.record(["spikes", "v"], sampling_interval=ms)
+    for name, first, size in (("E", 0, NE), ("I", NE, NI)):
+        pops[name].initialize(v=v0[first:first + size])
+        pops[name].record("spikes")
     step, neuron = trains
     order = np.argsort(neuron, kind="stable")
     bounds = np.searchsorted(neuron[order], np.arange(NE + NI + 1))
@@ -95,14 +94,12 @@ def run_dnnc(ms, nodes, connections, trains):
         sim.Projection(pops[pre], pops[post], sim.FromListConnector(rows), sim.StaticSynapse(weight=weight, delay=DELAY),
                        receptor_type=receptor)
     sim.run(ms)
-    spikes, v0 = set(), []
+    spikes = set()
     for name, first in (("E", 0), ("I", NE)):
-        block = pops[name].get_data().segments[0]
-        v0.append(np.asarray(block.analogsignals[0].magnitude)[0])
-        for k, train in enumerate(block.spiketrains):
+        for k, train in enumerate(pops[name].get_data().segments[0].spiketrains):
             spikes.update((int(round(t / DT)), first + k) for t in np.asarray(train.magnitude))
     sim.end()
-    return spikes, np.concatenate(v0), time.perf_counter() - began
+    return spikes, time.perf_counter() - began
 
 
 def run_brian2(ms, connections, trains, v0, refractory_ms):
@@ -153,10 +150,10 @@ def main():
     parser.add_argument("--nodes", type=int, default=1)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    connections, trains = realisation(args.ms, args.seed)
+    connections, trains, v0 = realisation(args.ms, args.seed)
     print("%d neurons, %d connections, %d input spikes, %g ms" % (
         NE + NI, sum(len(r) for r in connections.values()), len(trains[0]), args.ms))
-    ours, v0, seconds = run_dnnc(args.ms, args.nodes, connections, trains)
+    ours, seconds = run_dnnc(args.ms, args.nodes, connections, trains, v0)
     rows = [("pyNN.dnnc, %d node(s)" % args.nodes, ours, seconds)]
     for refractory, label in ((CELL["tau_refrac"], "Brian2, refractory=tau_refrac (pyNN.brian2's)"),
                               (CELL["tau_refrac"] + DT, "Brian2, refractory=tau_refrac+dt (NEST's 20 steps)")):

@@ -845,7 +845,6 @@ void check_structural_run(const network& net, const run_settings& run) {
                                                       "\"; structural plasticity runs in lockstep, where every node sees every output");
 }
 
-
 // v-init given per member (the reader admits it on spiking models only): one finite value
 // (mV) per member, and no rule besides.
 void check_listed_potentials(problems& out, const population& p, const std::string& what) {
