@@ -257,8 +257,13 @@ class Network:
         past :data:`SPIKES_INLINE` spikes, a CSV file the network keeps, which the lead reads
         and :meth:`save` copies beside the document), or Poisson trains (``rate``,
         ``start``, ``stop``, ``seed``)."""
-        if spikes is not None and len(spikes[0]) > SPIKES_INLINE:
-            params["file"], spikes = self._spike_file(*spikes), None
+        if spikes is not None:
+            t_ms, index = np.asarray(spikes[0], dtype=float), np.asarray(spikes[1], dtype=np.int64)
+            if t_ms.shape != index.shape or t_ms.ndim != 1:
+                raise UsageError("spike_source(spikes=(t_ms, index)): two sequences of one length")
+            spikes = (t_ms, index)
+            if len(t_ms) > SPIKES_INLINE:
+                params["file"], spikes = self._spike_file(t_ms, index), None
 
         def make(tag, params):
             element = _element(tag, params)
@@ -271,10 +276,8 @@ class Network:
         return self._add("spike-source", dict(id=id, **params), make)
 
     def _spike_file(self, t_ms, index):
-        """Writes spikes to a new CSV file (``t_ms,index``) in the network's own folder."""
-        t_ms, index = np.asarray(t_ms, dtype=float), np.asarray(index, dtype=np.int64)
-        if t_ms.shape != index.shape or t_ms.ndim != 1:
-            raise UsageError("spike_source(spikes=(t_ms, index)): two sequences of one length")
+        """Writes spikes (two arrays of one length) to a new CSV file (``t_ms,index``) in the
+        network's own folder."""
         path = self._own_file("spikes", ".csv")
         with open(path, "w", encoding="ascii") as f:
             f.write("t_ms,index\n")

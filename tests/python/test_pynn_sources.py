@@ -124,6 +124,14 @@ def test_a_spike_source_array_past_a_frames_size_goes_to_a_file_and_drives_as_in
     assert 'file="small.spikes-0.csv"' in (tmp_path / "small.xml").read_text()
     assert (tmp_path / "small.spikes-0.csv").read_text() == "t_ms,index\n0.5,1\n1.25,0\n3.0,1\n"
     dnnc.load(tmp_path / "small.xml").validate()
+    # Garbage either way: a located error from the file, a usage error for unequal columns.
+    net.spike_source("bad", size=2, spikes=([0.5, float("nan"), 2.0], [0, 1, 5]))
+    with pytest.raises(dnnc.DocumentError, match=r"spikes-1\.csv:3"):
+        net.validate()
+    for limit in (2, 10 ** 9):
+        monkeypatch.setattr(dnnc, "SPIKES_INLINE", limit)
+        with pytest.raises(dnnc.UsageError, match="two sequences of one length"):
+            dnnc.Network("n").spike_source("s", size=2, spikes=([0.5, 1.0, 2.0], [0, 1]))
 
 
 def test_ac_and_noise_sources_translate_to_dnnc_generators():
