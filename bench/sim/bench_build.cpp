@@ -9,7 +9,9 @@
 // set before it (the parsed network, the libraries), over the synapses built. Run it once
 // per measurement: the maximum covers the whole life of the process.
 //
-// Options: --neurons N (40000) --p P (0.02) --nodes K (1) --threads T (0: all cores).
+// Options: --neurons N (40000) --p P (0.02) --nodes K (1) --threads T (0: all cores)
+//          --document FILE (that document's network instead of CUBA's, e.g. the full-scale
+//          microcircuit: the set-up a node spends on it, issue #33).
 // Prints one JSON object.
 #include "sim_bench.hpp"
 
@@ -48,9 +50,12 @@ int main(int argc, char** argv) try {
 
     dnnc::protocol::node_config config;
     config.node = "n0";
-    config.share = *dnnc::protocol::parse_document(dnnc::bench::cuba_document(neurons, p), "cuba.xml").net;
-    const long local = neurons / std::max(1L, nodes);
+    const std::string document = opt.text("document", "");
+    config.share = document.empty() ? *dnnc::protocol::parse_document(dnnc::bench::cuba_document(neurons, p), "cuba.xml").net
+                                    : *dnnc::protocol::load_document(document).net;
     const auto expanded = dnnc::protocol::expand_neurons(*config.share);
+    const long all = document.empty() ? neurons : static_cast<long>(expanded.neuron_count());
+    const long local = all / std::max(1L, nodes);
     for (long i = 0; i < local; ++i) {
         dnnc::protocol::local_neuron n;
         n.id = expanded.neuron_name(static_cast<dnnc::protocol::neuron_index>(i));
@@ -59,10 +64,10 @@ int main(int argc, char** argv) try {
         n.seed = 42;
         config.neurons.push_back(n);
     }
-    if (local < neurons) {
+    if (local < all) {
         dnnc::protocol::peer_route peer;
         peer.id = "n1";
-        for (long i = local; i < neurons; ++i) peer.receives.push_back(i);
+        for (long i = local; i < all; ++i) peer.receives.push_back(i);
         config.peers.push_back(peer);
     }
 
@@ -78,7 +83,7 @@ int main(int argc, char** argv) try {
         "{\"neurons\": %ld, \"local\": %ld, \"synapses\": %llu, \"threads\": %d, \"build_s\": %.3f, "
         "\"engine_bytes_per_synapse\": %.2f, \"resident_bytes_per_synapse\": %.2f, \"peak_bytes_per_synapse\": %.2f, "
         "\"before_bytes\": %lld, \"peak_bytes\": %lld}\n",
-        neurons, local, static_cast<unsigned long long>(synapses), cap.threads(), build_s,
+        all, local, static_cast<unsigned long long>(synapses), cap.threads(), build_s,
         per(static_cast<long long>(engine.synapse_bytes())), per(after - before), per(peak - before), before, peak);
     return 0;
 } catch (const std::exception& e) {
