@@ -113,12 +113,6 @@ const char* to_string(distribution_kind d) {
     return "?";
 }
 
-std::int64_t ticks_of_ms(double ms, double dt) {
-    const double ticks = std::floor(ms / dt * (1 + 1e-12) + 0.5);
-    if (std::isnan(ticks)) return 0;
-    return ticks >= 9.2e18 ? std::numeric_limits<std::int64_t>::max()
-                           : ticks <= -9.2e18 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(ticks);
-}
 std::int64_t delay_ticks(const synapse& s, double dt) { return s.delay_ms ? ticks_of_ms(*s.delay_ms, dt) : s.delay; }
 std::int64_t delay_ticks(const projection& p, double dt) { return p.delay_ms ? ticks_of_ms(*p.delay_ms, dt) : p.delay; }
 std::int64_t delay_ticks(const structural_synapse& s, double dt) { return s.delay_ms ? ticks_of_ms(*s.delay_ms, dt) : s.delay; }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -438,7 +439,13 @@ struct network {
 
 // A delay given in ms as ticks of `dt` ms: round half up. A relative tolerance of 1e-12
 // lets decimal halves (0.15 ms at dt 0.1) round up although ms / dt falls just below them.
-std::int64_t ticks_of_ms(double ms, double dt);
+// Inline: a node rounds every drawn delay with it.
+inline std::int64_t ticks_of_ms(double ms, double dt) {
+    const double ticks = std::floor(ms / dt * (1 + 1e-12) + 0.5);
+    if (std::isnan(ticks)) return 0;
+    return ticks >= 9.2e18 ? std::numeric_limits<std::int64_t>::max()
+                           : ticks <= -9.2e18 ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(ticks);
+}
 // The delay in ticks of an explicit synapse or of a projection with a constant delay.
 std::int64_t delay_ticks(const synapse& s, double dt);
 std::int64_t delay_ticks(const projection& p, double dt);
