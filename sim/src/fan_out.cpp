@@ -2,8 +2,10 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <tuple>
@@ -56,9 +58,30 @@ std::size_t fan_out_index::bytes() const {
     return out_begin_.size() * sizeof(std::uint64_t) + (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t);
 }
 
+namespace {
+
+// [0, slots) cut into `parts` consecutive ranges of about equal weight, given the slots'
+// weights as a prefix sum (prefix[slot]: the weight of the slots before; prefix[slots]: all):
+// where each range begins, and `slots` last.
+std::vector<std::size_t> cut(const std::vector<std::uint64_t>& prefix, std::size_t slots, std::size_t parts) {
+    std::vector<std::size_t> begin(parts + 1, slots);
+    begin[0] = 0;
+    for (std::size_t i = 1; i < parts; ++i) {
+        const std::uint64_t goal = prefix[slots] / parts * i;
+        begin[i] = std::max(begin[i - 1], static_cast<std::size_t>(std::lower_bound(prefix.begin(), prefix.begin() + slots, goal) - prefix.begin()));
+    }
+    return begin;
+}
+
+std::size_t threads() { return static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())); }
+
+}  // namespace
+
 // Each slot's outgoing synapses: class by class, the runs of that class in row order, first
 // those into sums in order, then the others, so a slot's synapses of one class are
-// consecutive and each part ascends.
+// consecutive and each part ascends. The synapses are visited in that order once per range
+// of slots, one range per thread, and each range writes only its own slots' blocks: the same
+// words whatever the number of threads.
 void fan_out_index::place(const synapse_store& store, const neuron_block& neurons, std::size_t slots) {
     const std::uint64_t total = store.size();
     const auto& classes = store.classes();
@@ -88,28 +111,39 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             }
         }
     }
-    // f(class, placed run, synapse, words): class by class, the one-word entries first.
-    auto each = [&](auto&& f) {
+    // f(class, placed run, synapse, slot, words) for the synapses from slots [lo, hi): class
+    // by class, the one-word entries first.
+    auto each = [&](std::size_t lo, std::size_t hi, auto&& f) {
         for (std::uint32_t c = 0; c < classes.size(); ++c)
             for (std::uint32_t words = 1; words <= 3; ++words)
                 for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
                     const std::uint32_t w = classes[c].varies ? 3 : !(by_class[p].to & 4) ? 2 : 1;
                     if (w != words) continue;
-                    for (auto s = by_class[p].first; s < by_class[p].last; ++s) f(c, by_class[p], s, words);
+                    for (auto s = by_class[p].first; s < by_class[p].last; ++s)
+                        if (const std::size_t slot = store.source(s); slot >= lo && slot < hi) f(c, by_class[p], s, slot, words);
                 }
+    };
+    // Over ranges of slots, one per thread (`begin`: where each starts), in parallel.
+    auto by_ranges = [&](const std::vector<std::size_t>& begin, auto&& f) {
+        tbb::parallel_for(std::size_t{0}, begin.size() - 1, [&](std::size_t i) { f(begin[i], begin[i + 1]); });
     };
     // Segments and words per slot first: a block holds a count, its segments, its synapses.
     out_begin_.assign(slots + 1, 0);
-    std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);
-    bool indexed = false;
-    each([&](std::uint32_t c, const placed&, std::uint64_t s, std::uint32_t words) {
-        const auto slot = store.source(s);
-        if (latest[slot] != c) {
-            latest[slot] = c;
-            ++segments[slot];
-        }
-        out_begin_[slot + 1] += words;
-        indexed |= words >= 2;
+    std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);  // while counting
+    std::vector<std::uint64_t> even(slots + 1);
+    for (std::size_t slot = 0; slot <= slots; ++slot) even[slot] = slot;
+    std::atomic<bool> indexed{false};
+    by_ranges(cut(even, slots, threads()), [&](std::size_t lo, std::size_t hi) {
+        bool two_words = false;
+        each(lo, hi, [&](std::uint32_t c, const placed&, std::uint64_t, std::size_t slot, std::uint32_t words) {
+            if (latest[slot] != c) {
+                latest[slot] = c;
+                ++segments[slot];
+            }
+            out_begin_[slot + 1] += words;
+            two_words |= words >= 2;
+        });
+        if (two_words) indexed = true;
     });
     // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
     std::uint64_t offset = 0;
@@ -126,39 +160,60 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
         return;
     }
     out_begin_[slots] = offset;
-    std::vector<std::uint64_t> cursor(slots), segment_at(slots);
-    words_.resize(offset);
-    for (std::size_t slot = 0; slot < slots; ++slot) {
-        if (out_begin_[slot] == out_begin_[slot + 1]) continue;
-        words_[out_begin_[slot]] = segments[slot];
-        segment_at[slot] = out_begin_[slot] + 1;
-        cursor[slot] = out_begin_[slot] + 1 + 3 * std::uint64_t{segments[slot]};
-    }
-    std::fill(latest.begin(), latest.end(), no_slot);
-    each([&](std::uint32_t c, const placed& p, std::uint64_t s, std::uint32_t words) {
-        const auto slot = store.source(s);
-        const auto at = cursor[slot] - out_begin_[slot];
-        if (latest[slot] != c) {
-            latest[slot] = c;
-            words_[segment_at[slot]] = c;
-            words_[segment_at[slot] + 1] = static_cast<std::uint32_t>(at);
-            segment_at[slot] += 3;
+    // A segment's header (class, where its one-word entries end, where it ends) is finished
+    // when the slot's next segment starts, or after the last synapse. What a synapse needs of
+    // its slot lies in one place: the index is far larger than the caches, and every synapse
+    // writes where its slot's last one left off.
+    struct slot_cursor {
+        std::uint64_t next = 0;          // the word the slot's next entry goes to
+        std::uint32_t latest = no_slot;  // the class of its segment being written
+        std::uint32_t ones = 0;          // its one-word entries in that segment
+    };
+    std::vector<slot_cursor> cursor(slots);
+    std::vector<std::uint64_t> segment_at(slots);
+    std::vector<std::uint32_t> segment_start(slots);
+    words_.resize(offset);  // uninitialised: each range's thread touches its part first
+    auto finish_segment = [&](std::size_t slot) {
+        const auto header = segment_at[slot] - 3;
+        words_[header + 1] = segment_start[slot] + cursor[slot].ones;
+        words_[header + 2] = static_cast<std::uint32_t>(cursor[slot].next - out_begin_[slot]);
+    };
+    by_ranges(cut(out_begin_, slots, threads()), [&](std::size_t lo, std::size_t hi) {
+        for (auto slot = lo; slot < hi; ++slot) {
+            if (out_begin_[slot] == out_begin_[slot + 1]) continue;
+            words_[out_begin_[slot]] = segments[slot];
+            segment_at[slot] = out_begin_[slot] + 1;
+            cursor[slot].next = out_begin_[slot] + 1 + 3 * std::uint64_t{segments[slot]};
         }
-        std::uint32_t to = p.to;
-        if (classes[c].varies) {
-            const std::uint32_t sum = !neurons.is_spiking(p.target)                         ? feeds_u
-                                      : synapse_store::excitatory(store.weight(classes[c], s)) ? feeds_excitatory
-                                                                                             : feeds_inhibitory;
-            to = p.target << 3 | ((in_order_bits_[p.target] >> sum) & 1) << 2 | sum;
-        }
-        if (words >= 2) words_[cursor[slot]++] = static_cast<std::uint32_t>(s);
-        words_[cursor[slot]++] = to;
-        if (words == 3) {
-            const float w = store.weight(classes[c], s);
-            std::memcpy(&words_[cursor[slot]++], &w, sizeof w);
-        }
-        if (words == 1) words_[segment_at[slot] - 2] = static_cast<std::uint32_t>(cursor[slot] - out_begin_[slot]);
-        words_[segment_at[slot] - 1] = static_cast<std::uint32_t>(cursor[slot] - out_begin_[slot]);
+        each(lo, hi, [&](std::uint32_t c, const placed& p, std::uint64_t s, std::size_t slot, std::uint32_t words) {
+            auto& at = cursor[slot];
+            if (at.latest != c) {
+                if (at.latest != no_slot) finish_segment(slot);
+                at.latest = c;
+                at.ones = 0;
+                words_[segment_at[slot]] = c;
+                segment_at[slot] += 3;
+                segment_start[slot] = static_cast<std::uint32_t>(at.next - out_begin_[slot]);
+            }
+            std::uint32_t to = p.to;
+            if (classes[c].varies) {
+                const std::uint32_t sum = !neurons.is_spiking(p.target)                         ? feeds_u
+                                          : synapse_store::excitatory(store.weight(classes[c], s)) ? feeds_excitatory
+                                                                                                 : feeds_inhibitory;
+                to = p.target << 3 | ((in_order_bits_[p.target] >> sum) & 1) << 2 | sum;
+            }
+            std::uint32_t* entry = words_.data() + at.next;
+            if (words >= 2) *entry++ = static_cast<std::uint32_t>(s);
+            *entry++ = to;
+            if (words == 3) {
+                const float w = store.weight(classes[c], s);
+                std::memcpy(entry, &w, sizeof w);
+            }
+            at.ones += words == 1;
+            at.next += words;
+        });
+        for (auto slot = lo; slot < hi; ++slot)
+            if (cursor[slot].latest != no_slot) finish_segment(slot);
     });
     built_ = true;
 }
@@ -170,7 +225,6 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
 // instead of filtering all of them once for each delay.
 void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots) {
     const auto& classes = store.classes();
-    auto delay_of = [&](std::uint32_t s) { return store.own_delay(s); };
     // Each visits the delay-varying segments of slots [begin, end): f(block, g, o, e).
     auto segments_of = [&](std::size_t begin, std::size_t end, auto&& f) {
         for (std::size_t slot = begin; slot < end; ++slot) {
@@ -185,56 +239,59 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
         }
     };
     // Sort, stably, by a counting sort over the segment's range of delays (a few dozen ticks
-    // as a rule: linear where a comparison sort looked each delay up n log n times); each
-    // segment's `mid` word holds the count of its delays for now.
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
+    // as a rule: linear where a comparison sort looked each delay up n log n times). The
+    // entries' synapses lie far apart in the store, so their delays are fetched ahead. Each
+    // range of slots writes its segments' directories in order into its own part; a
+    // segment's `mid` word holds its directory's size for now.
+    constexpr std::size_t range = 1024;
+    const std::size_t ranges = (slots + range - 1) / range;
+    std::vector<std::vector<std::uint32_t>> part(ranges);
+    tbb::parallel_for(std::size_t{0}, ranges, [&](std::size_t i) {
         std::vector<std::uint16_t> delays;
         std::vector<std::uint32_t> at, sorted;
-        segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
-            block[g + 1] = 0;
-            if (o == e) return;
+        std::vector<std::uint32_t>& dir = part[i];
+        segments_of(i * range, std::min(slots, (i + 1) * range), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+            constexpr std::uint32_t ahead = 3 * 16;
             delays.clear();
-            for (std::uint32_t w = o; w < e; w += 3) delays.push_back(delay_of(block[w]));
+            for (std::uint32_t w = o; w < e; w += 3) {
+                if (w + ahead < e) store.prefetch_delay(block[w + ahead]);
+                delays.push_back(store.own_delay(block[w]));
+            }
             const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
-            const std::uint16_t low = *lowest;
-            at.assign(static_cast<std::size_t>(*highest - low) + 2, 0);
+            const std::uint16_t low = o == e ? 0 : *lowest;
+            at.assign(o == e ? 1 : static_cast<std::size_t>(*highest - low) + 2, 0);
             for (const auto d : delays) ++at[d - low + 1];
-            std::uint32_t distinct = 0;
+            const auto size_at = dir.size();
+            dir.push_back(0);
             for (std::size_t k = 1; k < at.size(); ++k) {
-                distinct += at[k] != 0;
+                if (at[k] != 0) dir.insert(dir.end(), {static_cast<std::uint32_t>(low + k - 1), o + 3 * (at[k - 1] + at[k])});
                 at[k] += at[k - 1];
             }
+            dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
+            block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
             sorted.resize(e - o);
             for (std::size_t i = 0; i < delays.size(); ++i)
                 std::copy_n(block + o + 3 * i, 3, sorted.data() + 3 * at[delays[i] - low]++);
             std::copy(sorted.begin(), sorted.end(), block + o);
-            block[g + 1] = distinct;
         });
     });
-    // Directory offsets, slot by slot.
+    // Directory offsets, slot by slot: the parts' directories one after the other.
     std::uint64_t words = 0;
     segments_of(0, slots, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
         const std::uint64_t n = block[g + 1];
         block[g + 1] = static_cast<std::uint32_t>(std::min<std::uint64_t>(words, std::numeric_limits<std::uint32_t>::max()));
-        words += 1 + 2 * n;
+        words += n;
     });
     if (words > std::numeric_limits<std::uint32_t>::max()) {
         clear();  // a directory beyond 32-bit offsets: the full path only
         return;
     }
-    delay_dir_.resize(words);
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots), [&](const tbb::blocked_range<std::size_t>& range) {
-        segments_of(range.begin(), range.end(), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
-            std::uint32_t* const dir = delay_dir_.data() + block[g + 1];
-            std::uint32_t n = 0;
-            for (std::uint32_t w = o; w < e; w += 3) {
-                const std::uint16_t d = delay_of(block[w]);
-                if (n == 0 || dir[1 + 2 * (n - 1)] != d) dir[1 + 2 * n++] = d;
-                dir[2 * n] = w + 3;
-            }
-            dir[0] = n;
-        });
-    });
+    delay_dir_.clear();
+    delay_dir_.reserve(words);
+    for (auto& p : part) {
+        delay_dir_.insert(delay_dir_.end(), p.begin(), p.end());
+        p = {};
+    }
 }
 
 }  // namespace dnnc::sim

@@ -25,6 +25,8 @@
 #include "slots.hpp"
 #include "synapse_store.hpp"
 
+#include "dnnc/core/uninitialized.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -81,7 +83,7 @@ private:
     bool built_ = false;
     std::vector<std::uint8_t> in_order_bits_;  // while building: per local neuron, bit f: sum f is in order
     std::vector<std::uint64_t> out_begin_;
-    std::vector<std::uint32_t> words_;
+    uninitialized_vector<std::uint32_t> words_;  // every word written by place()
     std::vector<std::uint32_t> delay_dir_;
 };
 

@@ -15,6 +15,7 @@
 #include "slots.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/uninitialized.hpp"
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
 
@@ -88,6 +89,7 @@ public:
     std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? delay_[s] : c.delay; }
     // The delay of synapse s of a class whose delays vary.
     std::uint16_t own_delay(std::uint64_t s) const { return delay_[s]; }
+    void prefetch_delay(std::uint64_t s) const { __builtin_prefetch(delay_.data() + s); }
 
     // Whether `other` holds the same synapses as this store, row by row in canonical order:
     // the same sources and synapse models, and a plastic synapse the same delay, so that only
@@ -174,15 +176,15 @@ public:
 private:
     std::uint64_t planned_ = 0;
     std::vector<std::uint64_t> in_begin_;  // local + 1: neuron k's synapses are [in_begin[k], in_begin[k + 1])
-    std::vector<std::uint32_t> in_slot_;   // per synapse
+    uninitialized_vector<std::uint32_t> in_slot_;  // per synapse (build() writes every one)
     std::vector<std::uint64_t> run_begin_;  // local + 1, into runs_
     std::vector<synapse_run> runs_;
     std::vector<synapse_class> classes_;
     std::vector<protocol::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
     std::vector<std::vector<protocol::member_extent>> sources_;
-    std::vector<float> weight_;         // per synapse, for a class whose weights vary
-    std::vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
+    uninitialized_vector<float> weight_;         // per synapse, for a class whose weights vary
+    uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
     std::vector<std::uint16_t> delays_;
     std::uint32_t remote_delay_ = 65536;
 };
