@@ -7,12 +7,14 @@ namespace dnnc::protocol {
 
 const std::vector<synapse_model_info>& synapse_model_catalog() {
     using r = synapse_parameter::range;
+    static constexpr const char* traces = "times the traces of its synapses' spikes";
+    static constexpr const char* initial = "is its synapses' initial state";
     static const std::vector<synapse_model_info> catalog = {
         {"static_synapse", false, {}, nullptr, 0},
         // NEST's models/stdp_synapse.h: pair-based, all-to-all; tau_minus is the target's.
         {"stdp_synapse",
          true,
-         {{"tau_plus", 20, r::positive, "ms"},
+         {{"tau_plus", 20, r::positive, "ms", traces},
           {"lambda", 0.01, r::non_negative, ""},
           {"alpha", 1, r::non_negative, ""},
           {"mu_plus", 1, r::non_negative, ""},
@@ -24,8 +26,8 @@ const std::vector<synapse_model_info>& synapse_model_catalog() {
         {"tsodyks2_synapse",
          true,
          {{"U", 0.5, r::unit_interval, ""},
-          {"u", 0.5, r::unit_interval, ""},
-          {"x", 1, r::unit_interval, ""},
+          {"u", 0.5, r::unit_interval, "", initial},
+          {"x", 1, r::unit_interval, "", initial},
           {"tau_rec", 800, r::positive, "ms"},
           {"tau_fac", 0, r::non_negative, "ms"}},
          nullptr,
@@ -33,7 +35,7 @@ const std::vector<synapse_model_info>& synapse_model_catalog() {
         // NEST's models/vogels_sprekeler_synapse.h: inhibitory STDP (Vogels et al. 2011).
         {"vogels_sprekeler_synapse",
          true,
-         {{"tau", 20, r::positive, "ms"},
+         {{"tau", 20, r::positive, "ms", traces},
           {"eta", 0.001, r::any, ""},
           {"alpha", 0.12, r::any, ""},
           {"Wmax", 1, r::nonzero, "as the weight"}},

@@ -64,6 +64,28 @@ void check_static_for_delay(const network& net, const std::string& model, const 
         refuse(where, element + " changes the delay of plastic synapses (synapse model '" + model + "')");
 }
 
+// A <synapse-model> may change its parameters but those that time its synapses' traces or
+// gave their initial state (synapse_parameter::fixed_while_running), and a weight bound may
+// not change its sign (the weights it bounds have it).
+void check_synapse_models(const network& running, const network& updated) {
+    same_count(running.synapse_models, updated.synapse_models, updated.where, "<synapse-model> elements");
+    for (std::size_t k = 0; k < updated.synapse_models.size(); ++k) {
+        const auto &a = running.synapse_models[k], &b = updated.synapse_models[k];
+        if (a.id != b.id || a.model != b.model)
+            refuse(b.where, "<synapse-model> '" + b.id + "' is not the running network's '" + a.id + "' of model '" + a.model + "'");
+        const auto before = resolve_synapse_model(running, a.id, a.where), after = resolve_synapse_model(updated, b.id, b.where);
+        for (std::size_t p = 0; p < after.values.size(); ++p) {
+            if (after.values[p] == before.values[p]) continue;
+            const auto& parameter = after.info->parameters[p];
+            if (parameter.fixed_while_running)
+                refuse(b.where, "<synapse-model> '" + b.id + "' changes " + parameter.name + ", which " + parameter.fixed_while_running);
+            if (after.info->weight_bound && parameter.name == std::string(after.info->weight_bound) &&
+                (after.values[p] > 0) != (before.values[p] > 0))
+                refuse(b.where, "<synapse-model> '" + b.id + "' changes the sign of " + parameter.name + ", which its synapses' weights have");
+        }
+    }
+}
+
 std::string name_of(const projection& p, std::size_t k) {
     return p.id.empty() ? std::to_string(k + 1) + " (from '" + p.from + "' to '" + p.to + "')" : "'" + p.id + "'";
 }
@@ -104,9 +126,10 @@ void check_update(const network& running, const network& updated, std::uint16_t 
             refuse(b.where, std::string("<") + element_name(b.shape) + "> " + std::to_string(k + 1) +
                                 " is not the running network's of the same kind, targets, seed and interval");
     }
-    if (std::tie(updated.synapse_models, updated.connection_order, updated.inputs, updated.outputs, updated.records) !=
-        std::tie(running.synapse_models, running.connection_order, running.inputs, running.outputs, running.records))
-        refuse(updated.where, "its synapse models, inputs, outputs, records or the order of its connections differ from the running network's");
+    if (std::tie(updated.connection_order, updated.inputs, updated.outputs, updated.records) !=
+        std::tie(running.connection_order, running.inputs, running.outputs, running.records))
+        refuse(updated.where, "its inputs, outputs, records or the order of its connections differ from the running network's");
+    check_synapse_models(running, updated);
     same_count(running.projections, updated.projections, updated.where, "projections");
     for (std::size_t k = 0; k < updated.projections.size(); ++k) {
         const auto &a = running.projections[k], &b = updated.projections[k];
@@ -139,6 +162,15 @@ bool changes_delays(const network& running, const network& updated) {
         if (!same_delays(running.projections[k], updated.projections[k])) return true;
     for (std::size_t k = 0; k < running.synapses.size() && k < updated.synapses.size(); ++k)
         if (!same_delay(running.synapses[k], updated.synapses[k])) return true;
+    return false;
+}
+
+bool changes_synapse_models(const network& running, const network& updated) {
+    if (running.synapse_models.size() != updated.synapse_models.size()) return false;
+    for (std::size_t k = 0; k < running.synapse_models.size(); ++k) {
+        const auto &a = running.synapse_models[k], &b = updated.synapse_models[k];
+        if (resolve_synapse_model(running, a.id, a.where).values != resolve_synapse_model(updated, b.id, b.where).values) return true;
+    }
     return false;
 }
 
@@ -175,6 +207,7 @@ network with_parameters(network share, const network& parameters, std::uint16_t 
     if (!parameters.connection_order.empty()) {
         updated.projections = parameters.projections;
         updated.synapses = parameters.synapses;
+        updated.synapse_models = parameters.synapse_models;
     }
     check_update(share, updated, history);
     return updated;

@@ -1,6 +1,7 @@
-// Updates of a running network (protocol/update.hpp): parameters, weights and static
-// synapses' delays may change, anything that places, wires or numbers neurons may not, nor
-// a plastic synapse's delay or a delay beyond the history the nodes keep, each refusal
+// Updates of a running network (protocol/update.hpp): parameters, weights, static synapses'
+// delays and synapse models' parameters may change, anything that places, wires or numbers
+// neurons may not, nor a plastic synapse's delay, a delay beyond the history the nodes keep,
+// a synapse model's trace time constants, initial state or weight bound's sign, each refusal
 // located at the element.
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/update.hpp"
@@ -151,6 +152,40 @@ TEST_CASE("an update may change static synapses' delays within the history the n
         {{R"(max="0.5")", R"(max="1.1")"}, "the longest delay would be 11 ticks; the nodes keep 10 ticks of output"},
         {{R"(weight="4" delay="2")", R"(weight="4" delay="3")"}, "u.xml:6:1: projection 'plastic' changes the delay of plastic synapses (synapse model 'ee')"},
         {{R"(delay="5" synapse-model)", R"(delay="4" synapse-model)"}, "u.xml:8:1: synapse 2 changes the delay of plastic synapses"},
+    };
+    for (const auto& [change, message] : refused) {
+        INFO(change.second);
+        CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, change.first, change.second)), kept), Catch::Contains(message));
+    }
+}
+
+TEST_CASE("an update may change a synapse model's parameters, not those that time traces or give initial state, and a node takes them with its share") {
+    const std::string body = R"(<synapse-model id="ee" model="stdp_synapse" lambda="0.02" Wmax="50"/>
+<synapse-model id="tm" model="tsodyks2_synapse" U="0.3"/>
+<population id="E" size="10" model="iaf_psc_exp" seed="2"/>
+<projection from="E" to="E" kind="random" p="0.1" seed="2" weight="4" synapse-model="ee"/>
+<projection from="E" to="E" kind="random" p="0.1" seed="3" weight="4" synapse-model="tm"/>
+)";
+    const auto running = network_of(body);
+    CHECK_FALSE(changes_synapse_models(running, network_of(body)));
+    // Written or left to its default, a value is the same value.
+    CHECK_FALSE(changes_synapse_models(running, network_of(replaced(body, R"(U="0.3")", R"(U="0.3" tau_fac="0")"))));
+    auto changed = replaced(body, R"(lambda="0.02" Wmax="50")", R"(Wmax="70" alpha="2" lambda="0.05")");
+    changed = replaced(changed, R"(U="0.3")", R"(U="0.6" tau_rec="100" tau_fac="20")");
+    const auto updated = network_of(changed);
+    CHECK_NOTHROW(check_update(running, updated, kept));
+    CHECK(changes_synapse_models(running, updated));
+    CHECK(reweighted_elements(running, updated).empty());
+    CHECK_FALSE(changes_delays(running, updated));
+    const auto share = with_parameters(running, updated, kept);  // a node's updated share
+    CHECK(share.synapse_models == updated.synapse_models);
+    const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> refused{
+        {{R"(lambda="0.02")", R"(lambda="0.02" tau_plus="30")"},
+         "u.xml:2:1: <synapse-model> 'ee' changes tau_plus, which times the traces of its synapses' spikes"},
+        {{R"(U="0.3")", R"(U="0.3" u="0.9")"}, "u.xml:3:1: <synapse-model> 'tm' changes u, which is its synapses' initial state"},
+        {{R"(U="0.3")", R"(U="0.3" x="0.5")"}, "u.xml:3:1: <synapse-model> 'tm' changes x, which is its synapses' initial state"},
+        {{R"(Wmax="50")", R"(Wmax="-50")"}, "u.xml:2:1: <synapse-model> 'ee' changes the sign of Wmax"},
+        {{R"(model="tsodyks2_synapse")", R"(model="stdp_synapse")"}, "u.xml:3:1: <synapse-model> 'tm' is not the running network's 'tm' of model 'tsodyks2_synapse'"},
     };
     for (const auto& [change, message] : refused) {
         INFO(change.second);

@@ -16,6 +16,10 @@ struct synapse_parameter {
     double fallback;  // NEST's default
     range allowed;
     const char* unit;
+    // Why an update of a running network may not change it (null: it may): a trace's time
+    // constant (the nodes' logs hold the trace as it decayed), or a synapse's initial state
+    // (its synapses took it at install, and snapshots carry their state since).
+    const char* fixed_while_running = nullptr;
 };
 
 // The most plastic connection elements (a <projection> or <synapse> with a plastic synapse

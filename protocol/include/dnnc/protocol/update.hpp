@@ -1,8 +1,8 @@
 #pragma once
 // Updates of a running network's parameters (docs/simulation.md, "Updating parameters"): a
 // new version of the network that differs from the running one only in what a neuron, a
-// generator, a spike source or a synapse's weight or a static synapse's delay may change
-// between two ticks. Everything that places, wires or numbers neurons, what their initial
+// generator, a spike source, a synapse's weight, a static synapse's delay or a synapse
+// model's parameters may change between two ticks. Everything that places, wires or numbers neurons, what their initial
 // state was drawn from, every synapse's ends and model, and structural plasticity (synaptic
 // elements, calcium, <structural-plasticity>) stay.
 #include "dnnc/protocol/model.hpp"
@@ -22,17 +22,21 @@ namespace dnnc::protocol {
 // static synapses' delays (a projection's delay or its delay distribution's parameters, a
 // list's delays, a <synapse>'s delay; not a dense projection's), when the longest delay then
 // stays within `history`: the ticks of output the nodes keep (longest_delay of the network
-// as it was submitted or restored).
+// as it was submitted or restored); a <synapse-model>'s parameters but those that time
+// traces or give a synapse its initial state, and a weight bound's sign.
 void check_update(const network& running, const network& updated, std::uint16_t history);
 // Whether `updated` (which passed check_update against `running`) changes a delay.
 bool changes_delays(const network& running, const network& updated);
+// Whether `updated` (which passed check_update against `running`) changes a synapse model's
+// parameters.
+bool changes_synapse_models(const network& running, const network& updated);
 // The connection elements (positions in connection_order) whose weights `updated` (which
 // passed check_update against `running`) changes.
 std::vector<std::size_t> reweighted_elements(const network& running, const network& updated);
 
-// What an update that changes no weight or delay sends the nodes: `net`'s name, dt, neurons,
-// populations and generators, none of its wiring. (One that changes weights or delays sends
-// each node its share of the updated network, wiring included.)
+// What an update that changes no weight, delay or synapse model sends the nodes: `net`'s name, dt, neurons,
+// populations and generators, none of its wiring. (One that changes weights, delays or
+// synapse models sends each node its share of the updated network, wiring included.)
 network parameters_of(const network& net);
 // `share` (a node's share of the running network) with the parameters of `parameters`
 // (parameters_of an update, or the node's updated share: then with its wiring too);
