@@ -351,7 +351,8 @@ json lead::update(const std::string& payload) {
     parameters.net = protocol::parameters_of(*doc.net);
     const std::string body = protocol::serialize(parameters);
     const bool redelayed = protocol::changes_delays(*state->plan.doc.net, *doc.net);
-    const bool resynapsed = redelayed || !protocol::reweighted_elements(*state->plan.doc.net, *doc.net).empty();
+    const bool resynapsed = redelayed || !protocol::reweighted_elements(*state->plan.doc.net, *doc.net).empty() ||
+                            protocol::changes_synapse_models(*state->plan.doc.net, *doc.net);
     const auto shares = resynapsed ? updated_shares(state->plan, state->topo, state->times, state->windows, state->epoch, *doc.net)
                                    : std::map<std::string, std::string>{};
     auto r = current_run();
@@ -379,6 +380,7 @@ json lead::update(const std::string& payload) {
         if (resynapsed) {
             net.projections = std::move(doc.net->projections);
             net.synapses = std::move(doc.net->synapses);
+            net.synapse_models = std::move(doc.net->synapse_models);
         }
         for (const auto& n : net.neurons) state->plan.net.groups[state->plan.net.group_index.at(n.id)].params = n.params;
         for (const auto& p : net.populations) state->plan.net.groups[state->plan.net.group_index.at(p.id)].params = p.params;

@@ -180,7 +180,8 @@ void worker::set_parameters(const std::string& payload) {
         params.push_back(n.params);
     }
     const auto reweighted = protocol::reweighted_elements(share, updated);
-    const bool resynapsed = !reweighted.empty() || protocol::changes_delays(share, updated);
+    const bool resynapsed = !reweighted.empty() || protocol::changes_delays(share, updated) ||
+                            protocol::changes_synapse_models(share, updated);
     simulation()->set_parameters(params, protocol::resolve_generators(updated), resynapsed ? &updated : nullptr, reweighted);
     std::lock_guard<std::mutex> lock(mutex_);
     config_->share = std::move(updated);

@@ -150,6 +150,7 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
     }
     for (std::size_t m = 0; m < rules_.size(); ++m) {
         if (rules_[m].rule) rules_[m].rule->add_synapses(weights[m]);
+        rules_[m].synapses = weights[m].size();
         synapses_ += weights[m].size();
     }
     for (std::size_t d = 0; d < is_plastic_delay_.size(); ++d)
@@ -406,6 +407,28 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
     entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), n, batch.since_ms});
     // The weight this tick's delivery reads (sparse_path.cpp).
     for (auto w = batch.first; w < batch.last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
+}
+
+void plasticity::check_model(std::size_t m, const protocol::resolved_synapse_model& model) const {
+    const auto& entry = rules_.at(m);
+    if (!entry.rule) return;
+    const auto fresh = make_synapse_rule(model);
+    if (fresh->source_trace_tau() != entry.rule->source_trace_tau() || fresh->reads_target_trace() != entry.reads_target_trace)
+        throw usage_error(std::string("new parameters of ") + model.info->name + " '" + model.id + "' would time its traces differently");
+}
+
+void plasticity::set_model(std::size_t m, const protocol::resolved_synapse_model& model) {
+    auto& entry = rules_.at(m);
+    if (!entry.rule) return;
+    auto fresh = make_synapse_rule(model);
+    // The synapses' state as the old rule holds it, weights included, as a snapshot carries it.
+    fresh->add_synapses(std::vector<float>(entry.synapses, 0.0f));
+    std::vector<float> values(entry.rule->state_size());
+    for (std::uint64_t i = 0; i < entry.synapses && !values.empty(); ++i) {
+        entry.rule->save_state(i, values.data());
+        fresh->load_state(i, values.data());
+    }
+    entry.rule = std::move(fresh);
 }
 
 float plasticity::weight(std::uint8_t cls, std::uint64_t s) const {

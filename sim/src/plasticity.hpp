@@ -53,6 +53,12 @@ public:
     // The synapse dynamics of tick t, reading the spikes in `history`.
     void update(tick_t t, const history_ring& history);
 
+    // Rule m (a class of the store) takes the parameters of `model`, its synapses' state as it
+    // is: between two ticks. check_model throws usage_error, changing nothing, when they would
+    // time the traces differently (protocol::check_update refuses such an update first).
+    void check_model(std::size_t m, const protocol::resolved_synapse_model& model) const;
+    void set_model(std::size_t m, const protocol::resolved_synapse_model& model);
+
     // The weight a user reads for synapse s of class `cls` (its rule's view of the stored weight).
     float weight(std::uint8_t cls, std::uint64_t s) const;
 
@@ -96,6 +102,7 @@ private:
         std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;  // (first synapse, index of it among the rule's)
         std::uint32_t source_log_kind = 0;                           // into source_taus_
         bool reads_target_trace = false, has_state = false;          // the rule's answers, asked once
+        std::uint64_t synapses = 0;                                  // how many it has
     };
     // A run of a target's plastic synapses that take its spikes (their rule reads K+).
     struct target_run {

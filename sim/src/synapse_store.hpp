@@ -93,7 +93,8 @@ public:
 
     // Whether `other` holds the same synapses as this store, row by row in canonical order:
     // the same sources and synapse models, and a plastic synapse the same delay, so that only
-    // weights and static synapses' delays may differ (and synapse s is the same one in both).
+    // weights, static synapses' delays and the models' parameters may differ (and synapse s
+    // is the same one in both).
     bool same_wiring(const synapse_store& other) const;
     // Whether each synapse has the same delay in `other` (which has the same wiring).
     bool same_delays(const synapse_store& other) const;
@@ -193,7 +194,7 @@ inline bool synapse_store::same_wiring(const synapse_store& other) const {
     if (in_begin_ != other.in_begin_ || in_slot_ != other.in_slot_ || elements_ != other.elements_ || models_.size() != other.models_.size())
         return false;
     for (std::size_t m = 0; m < models_.size(); ++m)
-        if (models_[m].info != other.models_[m].info || models_[m].values != other.models_[m].values) return false;
+        if (models_[m].info != other.models_[m].info || models_[m].id != other.models_[m].id) return false;
     // Per synapse (its delay if a rule changes its weight, its class's model), as each
     // store's runs give them.
     auto row = [](const synapse_store& store, std::size_t k, std::vector<std::pair<std::uint16_t, std::uint8_t>>& out) {

@@ -1,7 +1,9 @@
-// New weights between ticks (engine::set_synapses): engines whose weights change at tick T run
-// on as an engine of the new weights restored from their states at T (snapshots are exact),
-// on one engine and on three in lockstep; plastic synapses keep what they learned unless
-// their weights are the ones set; a share wired otherwise is refused and changes nothing.
+// New weights and synapse model parameters between ticks (engine::set_synapses): engines
+// whose weights or models change at tick T run on as an engine of the new network restored
+// from their states at T (snapshots are exact), on one engine and on three in lockstep;
+// plastic synapses keep what they learned unless their weights are the ones set, and their
+// rule's state when their model's parameters change; a share wired otherwise, or a model
+// that would time its traces differently, is refused and changes nothing.
 #include "lockstep.hpp"
 
 #include "dnnc/core/error.hpp"
@@ -18,11 +20,12 @@ using namespace dnnc::sim;
 
 namespace {
 
+const std::string stdp = R"(<synapse-model id="ee" model="stdp_synapse" Wmax="80"/>)";
+
 // Spike sources into a recurrent population: a projection of one weight, one of drawn
-// weights, and (with `plastic`) STDP synapses beside them.
-std::string network_text(const std::string& weight, const std::string& mean, bool plastic) {
-    return R"(<dnnc xmlns="urn:dnnc:1"><network name="w" dt="0.1">)" +
-           std::string(plastic ? R"(<synapse-model id="ee" model="stdp_synapse" Wmax="80"/>)" : "") +
+// weights, and (with `plastic`) synapses of `model` (id "ee") beside them.
+std::string network_text(const std::string& weight, const std::string& mean, bool plastic, const std::string& model = stdp) {
+    return R"(<dnnc xmlns="urn:dnnc:1"><network name="w" dt="0.1">)" + std::string(plastic ? model : "") +
            R"(<spike-source id="S" size="4"><spike index="0" t-ms="1"/><spike index="1" t-ms="4.3"/><spike index="2" t-ms="9.1"/>
            <spike index="3" t-ms="14"/><spike index="0" t-ms="21.2"/><spike index="2" t-ms="27.5"/><spike index="1" t-ms="33"/></spike-source>
            <population id="P" size="40" model="iaf_psc_exp" seed="3" I_e="380" v-init="-70" v-init-max="-56"/>
@@ -33,8 +36,8 @@ std::string network_text(const std::string& weight, const std::string& mean, boo
            "</network></dnnc>";
 }
 
-protocol::network network_of(const std::string& weight, const std::string& mean, bool plastic) {
-    return *protocol::parse_document(network_text(weight, mean, plastic), "w.xml").net;
+protocol::network network_of(const std::string& weight, const std::string& mean, bool plastic, const std::string& model = stdp) {
+    return *protocol::parse_document(network_text(weight, mean, plastic, model), "w.xml").net;
 }
 
 std::vector<engine> engines_of(const protocol::network& net, std::size_t nodes) {
@@ -59,10 +62,10 @@ void step(std::vector<engine>& engines) {
     test::exchange(engines, t);
 }
 
-// The outputs of `before`'s network on `nodes` engines, with `after`'s weights from tick
-// `at` on, against one engine of `after`'s network restored from their states at `at`, its
-// plastic synapses' weights those `after` gives them where `after` sets them (its STDP
-// synapses keep no other state).
+// The outputs of `before`'s network on `nodes` engines, with `after`'s weights and synapse
+// models from tick `at` on, against one engine of `after`'s network restored from their
+// states at `at`, its plastic synapses' weights those `after` gives them where `after` sets
+// them (its STDP synapses keep no other state); at the end, their plastic synapses alike.
 void check_reweighted(const protocol::network& before, const protocol::network& after, std::size_t nodes, tick_t at, tick_t ticks) {
     auto engines = engines_of(before, nodes);
     const auto neurons = protocol::expand(before, "w.xml").neuron_count();
@@ -87,6 +90,19 @@ void check_reweighted(const protocol::network& before, const protocol::network& 
         spikes += static_cast<std::size_t>(std::count(row.begin() + 4, row.end(), 1.0f));  // P's
     }
     CHECK(spikes > 20);
+    std::vector<std::vector<float>> learned(neurons);
+    for (const auto& e : engines)
+        for (const auto& s : e.capture()) learned[static_cast<std::size_t>(s.index)] = s.synapses;
+    for (const auto& s : reference.front().capture()) REQUIRE(learned[static_cast<std::size_t>(s.index)] == s.synapses);
+}
+
+// The plastic synapses' values (weights and rule state) after `ticks` of `net` on one engine.
+std::vector<float> plastic_values(const protocol::network& net, tick_t ticks) {
+    auto engines = engines_of(net, 1);
+    while (engines.front().next_tick() < ticks) step(engines);
+    std::vector<float> values;
+    for (const auto& s : engines.front().capture()) values.insert(values.end(), s.synapses.begin(), s.synapses.end());
+    return values;
 }
 
 }  // namespace
@@ -127,6 +143,38 @@ TEST_CASE("weights from a share wired otherwise are refused, and the engine runs
     CHECK_THROWS_WITH(engines.front().set_synapses(rewired, {}), Catch::Contains("differ from this engine's in their sources or synapse models"));
     const auto reseeded = *protocol::parse_document(std::regex_replace(network_text("60", "-10", false), std::regex("seed=\"5\""), "seed=\"6\""), "w.xml").net;
     CHECK_THROWS_AS(engines.front().set_synapses(reseeded, {}), usage_error);
+    for (int t = 0; t < 300; ++t) {
+        step(engines);
+        step(untouched);
+        REQUIRE(outputs(engines, 44) == outputs(untouched, 44));
+    }
+}
+
+TEST_CASE("a synapse model's parameters set at tick T run on as the network of the new parameters restored at T, on 1 and 3 engines") {
+    const std::string tsodyks = R"(<synapse-model id="ee" model="tsodyks2_synapse" U="0.2" tau_rec="300" tau_fac="50"/>)";
+    const std::vector<std::pair<std::string, std::string>> changes = {
+        {stdp, R"(<synapse-model id="ee" model="stdp_synapse" Wmax="95" lambda="0.05" alpha="1.4" mu_plus="0.5"/>)"},
+        {tsodyks, R"(<synapse-model id="ee" model="tsodyks2_synapse" U="0.6" tau_rec="120" tau_fac="400"/>)"}};
+    for (const auto& [before, after] : changes) {
+        INFO(after);
+        // The new parameters change what the synapses learn: the test can tell them apart.
+        CHECK(plastic_values(network_of("60", "-10", true, before), 600) != plastic_values(network_of("60", "-10", true, after), 600));
+        for (const std::size_t nodes : {1, 3}) {
+            INFO(nodes << " engines");
+            check_reweighted(network_of("60", "-10", true, before), network_of("60", "-10", true, after), nodes, 250, 600);
+        }
+    }
+}
+
+TEST_CASE("a synapse model whose new parameters would time its traces differently is refused, and the engine runs on unchanged") {
+    const auto net = network_of("60", "-10", true);
+    auto engines = engines_of(net, 1), untouched = engines_of(net, 1);
+    for (int t = 0; t < 100; ++t) {
+        step(engines);
+        step(untouched);
+    }
+    const auto retimed = network_of("60", "-10", true, R"(<synapse-model id="ee" model="stdp_synapse" Wmax="80" tau_plus="35"/>)");
+    CHECK_THROWS_WITH(engines.front().set_synapses(retimed, {}), Catch::Contains("would time its traces differently"));
     for (int t = 0; t < 300; ++t) {
         step(engines);
         step(untouched);
