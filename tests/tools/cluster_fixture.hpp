@@ -195,6 +195,30 @@ inline void must(const std::string& command) {
     REQUIRE(r.exit_code == 0);
 }
 
+// A scratch folder for a test that drives the dnnc binary: the nodes' checkpoints go there
+// (XDG_STATE_HOME), out(name) is a file's path in it.
+struct dnnc_scratch {
+    scratch_dir dir;
+    const std::string dnnc = dnnc_binary();
+    dnnc_scratch() { setenv("XDG_STATE_HOME", dir.path.c_str(), 1); }
+    std::string out(const std::string& name) const { return (dir.path / name).string(); }
+};
+
+// The capacities of one node and of three (2, 1, 1): the clusters whose results tests compare.
+inline const std::vector<std::vector<double>> one_and_three_nodes{{1}, {2, 1, 1}};
+
+// `dnnc update` of the network in `refused` exits 2 with `reason` in its message; then that
+// of `taken` succeeds. `lead`: lead_of's option.
+inline void update_refused_then_taken(const std::string& refused, const std::string& reason, const std::string& taken,
+                                      const std::string& lead) {
+    const auto no = run_command(dnnc_binary() + " update " + refused + lead);
+    CHECK(no.exit_code == 2);
+    CHECK(no.err.find(reason) != std::string::npos);
+    const auto yes = run_command(dnnc_binary() + " update " + taken + lead);
+    INFO(yes.err);
+    REQUIRE(yes.exit_code == 0);
+}
+
 // The outputs (CSV text, written to `csv`) of `document` submitted anew (--replace) to the
 // cluster whose lead listens on ports[0], after `ticks` ticks.
 inline std::string outputs_of_fresh_run(const std::string& document, const std::vector<int>& ports, int ticks, const std::string& csv) {

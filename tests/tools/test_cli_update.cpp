@@ -2,7 +2,8 @@
 // goes on exactly as a network written with the change from the start (a dc that stops
 // there beside one that starts there), on 3 nodes as on 1; an update that changes more
 // than parameters, or one of a running network, is refused (exit 2) and changes nothing.
-// New delays: test_cli_update_delays.cpp.
+// Weights and synapse models' parameters likewise, their learned weights the same on 3
+// nodes as on 1. New delays: test_cli_update_delays.cpp.
 #include "cluster_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -72,37 +73,63 @@ TEST_CASE("dnnc update between two steps equals the change written from the star
 }
 
 TEST_CASE("dnnc update of static weights between two steps gives the same outputs on 3 nodes as on 1, and a delay beyond the history is refused") {
-    scratch_dir dir;
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
-    const auto dnnc = dnnc_binary();
-    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    const dnnc_scratch scratch;
     std::vector<int> ports;
     std::string unchanged;
-    for (const std::vector<double>& capacities : {std::vector<double>{1}, std::vector<double>{2, 1, 1}}) {
+    for (const auto& capacities : one_and_three_nodes) {
         INFO(capacities.size() << " nodes");
         const auto text = with_cluster("cuba/cuba.xml", capacities, ports);
-        const auto before = dir.file("before.xml", text);
-        const auto after = dir.file("after.xml", std::regex_replace(std::regex_replace(text, std::regex("weight=\"1.62\""), "weight=\"2.2\""),
+        const auto before = scratch.dir.file("before.xml", text);
+        const auto after = scratch.dir.file("after.xml", std::regex_replace(std::regex_replace(text, std::regex("weight=\"1.62\""), "weight=\"2.2\""),
                                                                     std::regex("weight=\"-9\""), "weight=\"-12\""));
-        const auto delayed = dir.file("delayed.xml", std::regex_replace(text, std::regex("weight=\"1.62\" delay=\"1\""), "weight=\"2.2\" delay=\"2\""));
+        const auto delayed = scratch.dir.file("delayed.xml", std::regex_replace(text, std::regex("weight=\"1.62\" delay=\"1\""), "weight=\"2.2\" delay=\"2\""));
         local_cluster_guard c(before);
         REQUIRE(c.up.exit_code == 0);
-        must(dnnc + " submit " + before + to_of(ports));
-        must(dnnc + " step 200" + lead_of(ports));
-        const auto refused = run_command(dnnc + " update " + delayed + lead_of(ports));
-        CHECK(refused.exit_code == 2);
-        CHECK(refused.err.find("the longest delay would be 2 ticks; the nodes keep 1 ticks of output") != std::string::npos);
-        const auto updated = run_command(dnnc + " update " + after + lead_of(ports));
-        INFO(updated.err);
-        REQUIRE(updated.exit_code == 0);
-        must(dnnc + " step 200" + lead_of(ports));
+        must(scratch.dnnc + " submit " + before + to_of(ports));
+        must(scratch.dnnc + " step 200" + lead_of(ports));
+        update_refused_then_taken(delayed, "the longest delay would be 2 ticks; the nodes keep 1 ticks of output", after, lead_of(ports));
+        must(scratch.dnnc + " step 200" + lead_of(ports));
         const auto name = "updated-" + std::to_string(capacities.size()) + ".csv";
-        must(dnnc + " output -o " + out(name) + lead_of(ports));
-        if (capacities.size() > 1) CHECK(slurp(out(name)) == slurp(out("updated-1.csv")));
+        must(scratch.dnnc + " output -o " + scratch.out(name) + lead_of(ports));
+        if (capacities.size() > 1) CHECK(slurp(scratch.out(name)) == slurp(scratch.out("updated-1.csv")));
         // The lead's document holds the new weights: a snapshot written now has them.
-        must(dnnc + " snapshot -o " + out("now.xml") + lead_of(ports));
-        CHECK(slurp(out("now.xml")).find("weight=\"2.2\"") != std::string::npos);
-        if (capacities.size() == 1) unchanged = outputs_of_fresh_run(before, ports, 400, out("unchanged.csv"));
+        must(scratch.dnnc + " snapshot -o " + scratch.out("now.xml") + lead_of(ports));
+        CHECK(slurp(scratch.out("now.xml")).find("weight=\"2.2\"") != std::string::npos);
+        if (capacities.size() == 1) unchanged = outputs_of_fresh_run(before, ports, 400, scratch.out("unchanged.csv"));
     }
-    CHECK(unchanged != slurp(out("updated-1.csv")));  // the weights made a difference
+    CHECK(unchanged != slurp(scratch.out("updated-1.csv")));  // the weights made a difference
+}
+
+TEST_CASE("dnnc update of synapse models' parameters between two steps learns the same weights on 3 nodes as on 1, and a trace's time constant is refused") {
+    const dnnc_scratch scratch;
+    std::vector<int> ports;
+    std::string unchanged;
+    for (const auto& capacities : one_and_three_nodes) {
+        INFO(capacities.size() << " nodes");
+        const auto text = with_cluster("stdp/stdp.xml", capacities, ports);
+        const auto before = scratch.dir.file("before.xml", text);
+        const auto after = scratch.dir.file("after.xml", std::regex_replace(std::regex_replace(text, std::regex("lambda=\"0.01\" alpha=\"1.05\""), "lambda=\"0.04\" alpha=\"1.3\""),
+                                                                    std::regex("eta=\"0.05\""), "eta=\"0.2\""));
+        const auto retimed = scratch.dir.file("retimed.xml", std::regex_replace(text, std::regex("tau_plus=\"20\""), "tau_plus=\"30\""));
+        local_cluster_guard c(before);
+        REQUIRE(c.up.exit_code == 0);
+        must(scratch.dnnc + " submit " + before + to_of(ports));
+        must(scratch.dnnc + " step 200" + lead_of(ports));
+        update_refused_then_taken(retimed, "<synapse-model> 'ee' changes tau_plus, which times the traces of its synapses' spikes", after,
+                                  lead_of(ports));
+        must(scratch.dnnc + " step 300" + lead_of(ports));
+        const auto name = "weights-" + std::to_string(capacities.size()) + ".csv";
+        must(scratch.dnnc + " weights -o " + scratch.out(name) + lead_of(ports));
+        if (capacities.size() > 1) CHECK(sorted_csv(slurp(scratch.out(name))) == sorted_csv(slurp(scratch.out("weights-1.csv"))));
+        // The lead's document holds the new parameters: a snapshot written now has them.
+        must(scratch.dnnc + " snapshot -o " + scratch.out("now.xml") + lead_of(ports));
+        CHECK(slurp(scratch.out("now.xml")).find("lambda=\"0.04\"") != std::string::npos);
+        if (capacities.size() == 1) {
+            must(scratch.dnnc + " submit --replace " + before + to_of(ports));
+            must(scratch.dnnc + " step 500" + lead_of(ports));
+            must(scratch.dnnc + " weights -o " + scratch.out("unchanged.csv") + lead_of(ports));
+            unchanged = sorted_csv(slurp(scratch.out("unchanged.csv")));
+        }
+    }
+    CHECK(unchanged != sorted_csv(slurp(scratch.out("weights-1.csv"))));  // the parameters made a difference
 }

@@ -23,66 +23,58 @@ std::string cuba_delayed(const std::string& text, const std::string& excitatory,
 }  // namespace
 
 TEST_CASE("dnnc update of delays between two steps gives the same outputs on 3 nodes as on 1, and snapshots wait for the old delays' spikes") {
-    scratch_dir dir;
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);  // the nodes' checkpoints
-    const auto dnnc = dnnc_binary();
-    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    const dnnc_scratch scratch;
     std::vector<int> ports;
     std::string unchanged;
-    for (const std::vector<double>& capacities : {std::vector<double>{1}, std::vector<double>{2, 1, 1}}) {
+    for (const auto& capacities : one_and_three_nodes) {
         INFO(capacities.size() << " nodes");
-        std::filesystem::remove_all(dir.path / "dnnc" / "checkpoints");
+        std::filesystem::remove_all(scratch.dir.path / "dnnc" / "checkpoints");
         const auto text = with_cluster("cuba/cuba.xml", capacities, ports);
-        const auto before = dir.file("before.xml", cuba_delayed(text, "5", "3"));
-        const auto after = dir.file("after.xml", cuba_delayed(text, "2", "5"));
-        const auto too_long = dir.file("too_long.xml", cuba_delayed(text, "6", "3"));
-        const auto again = dir.file("again.xml", cuba_delayed(text, "3", "5"));
-        const auto shorter = dir.file("shorter.xml", cuba_delayed(text, "2", "3"));
+        const auto before = scratch.dir.file("before.xml", cuba_delayed(text, "5", "3"));
+        const auto after = scratch.dir.file("after.xml", cuba_delayed(text, "2", "5"));
+        const auto too_long = scratch.dir.file("too_long.xml", cuba_delayed(text, "6", "3"));
+        const auto again = scratch.dir.file("again.xml", cuba_delayed(text, "3", "5"));
+        const auto shorter = scratch.dir.file("shorter.xml", cuba_delayed(text, "2", "3"));
         local_cluster_guard c(before);
         REQUIRE(c.up.exit_code == 0);
-        must(dnnc + " submit " + before + to_of(ports));
-        must(dnnc + " step 200" + lead_of(ports));
-        must(dnnc + " checkpoint --every 100" + lead_of(ports));
-        const auto refused = run_command(dnnc + " update " + too_long + lead_of(ports));
-        CHECK(refused.exit_code == 2);
-        CHECK(refused.err.find("the longest delay would be 6 ticks; the nodes keep 5 ticks of output") != std::string::npos);
-        const auto updated = run_command(dnnc + " update " + after + lead_of(ports));
-        INFO(updated.err);
-        REQUIRE(updated.exit_code == 0);
+        must(scratch.dnnc + " submit " + before + to_of(ports));
+        must(scratch.dnnc + " step 200" + lead_of(ports));
+        must(scratch.dnnc + " checkpoint --every 100" + lead_of(ports));
+        update_refused_then_taken(too_long, "the longest delay would be 6 ticks; the nodes keep 5 ticks of output", after, lead_of(ports));
         // Spikes sent before tick 200 arrive with the old delays until tick 205 at the latest.
-        const auto early = run_command(dnnc + " snapshot -o " + out("early.xml") + lead_of(ports));
+        const auto early = run_command(scratch.dnnc + " snapshot -o " + scratch.out("early.xml") + lead_of(ports));
         CHECK(early.exit_code == 2);
         CHECK(early.err.find("spikes sent before are on their way until tick 205") != std::string::npos);
-        CHECK_FALSE(std::filesystem::exists(dir.path / "dnnc" / "checkpoints" / "cuba" / "checkpoint-200.dnncs"));
+        CHECK_FALSE(std::filesystem::exists(scratch.dir.path / "dnnc" / "checkpoints" / "cuba" / "checkpoint-200.dnncs"));
         // More changes before the next tick act as the last; one at a later tick waits.
-        must(dnnc + " update " + again + lead_of(ports));
-        must(dnnc + " update " + after + lead_of(ports));
-        must(dnnc + " step 3" + lead_of(ports));
-        const auto later = run_command(dnnc + " update " + again + lead_of(ports));
+        must(scratch.dnnc + " update " + again + lead_of(ports));
+        must(scratch.dnnc + " update " + after + lead_of(ports));
+        must(scratch.dnnc + " step 3" + lead_of(ports));
+        const auto later = run_command(scratch.dnnc + " update " + again + lead_of(ports));
         CHECK(later.exit_code == 2);
         CHECK(later.err.find("change them again from then on") != std::string::npos);
-        must(dnnc + " step 197" + lead_of(ports));
-        wait_for_checkpoints(dir.path / "dnnc" / "checkpoints" / "cuba", 2);  // 300 and 400
+        must(scratch.dnnc + " step 197" + lead_of(ports));
+        wait_for_checkpoints(scratch.dir.path / "dnnc" / "checkpoints" / "cuba", 2);  // 300 and 400
         const auto name = "updated-" + std::to_string(capacities.size()) + ".csv";
-        must(dnnc + " output -o " + out(name) + lead_of(ports));
-        if (capacities.size() > 1) CHECK(slurp(out(name)) == slurp(out("updated-1.csv")));
+        must(scratch.dnnc + " output -o " + scratch.out(name) + lead_of(ports));
+        if (capacities.size() > 1) CHECK(slurp(scratch.out(name)) == slurp(scratch.out("updated-1.csv")));
         // The lead's document holds the new delays: a snapshot written now has them.
-        must(dnnc + " snapshot -o " + out("now.xml") + lead_of(ports));
-        CHECK(slurp(out("now.xml")).find("delay=\"2\"") != std::string::npos);  // only the excitatory projection has it
+        must(scratch.dnnc + " snapshot -o " + scratch.out("now.xml") + lead_of(ports));
+        CHECK(slurp(scratch.out("now.xml")).find("delay=\"2\"") != std::string::npos);  // only the excitatory projection has it
         // A shorter longest delay: the nodes keep their history, a snapshot carries it (4 past
         // outputs where 2 would do) and a restore goes on as the run that was not stopped.
-        must(dnnc + " update " + shorter + lead_of(ports));
-        must(dnnc + " step 10" + lead_of(ports));
-        must(dnnc + " output -o " + out("until-snapshot.csv") + lead_of(ports));
-        must(dnnc + " snapshot -o " + out("short.dnncs") + lead_of(ports));
-        must(dnnc + " step 100" + lead_of(ports));
-        must(dnnc + " output -o " + out("straight.csv") + lead_of(ports));
-        must(dnnc + " restore " + out("short.dnncs") + " --replace" + to_of(ports));
-        must(dnnc + " step 100" + lead_of(ports));
-        must(dnnc + " output -o " + out("restored.csv") + lead_of(ports));
-        const auto restored = slurp(out("restored.csv"));
-        CHECK(slurp(out("until-snapshot.csv")) + restored.substr(restored.find('\n') + 1) == slurp(out("straight.csv")));
-        if (capacities.size() == 1) unchanged = outputs_of_fresh_run(before, ports, 400, out("unchanged.csv"));
+        must(scratch.dnnc + " update " + shorter + lead_of(ports));
+        must(scratch.dnnc + " step 10" + lead_of(ports));
+        must(scratch.dnnc + " output -o " + scratch.out("until-snapshot.csv") + lead_of(ports));
+        must(scratch.dnnc + " snapshot -o " + scratch.out("short.dnncs") + lead_of(ports));
+        must(scratch.dnnc + " step 100" + lead_of(ports));
+        must(scratch.dnnc + " output -o " + scratch.out("straight.csv") + lead_of(ports));
+        must(scratch.dnnc + " restore " + scratch.out("short.dnncs") + " --replace" + to_of(ports));
+        must(scratch.dnnc + " step 100" + lead_of(ports));
+        must(scratch.dnnc + " output -o " + scratch.out("restored.csv") + lead_of(ports));
+        const auto restored = slurp(scratch.out("restored.csv"));
+        CHECK(slurp(scratch.out("until-snapshot.csv")) + restored.substr(restored.find('\n') + 1) == slurp(scratch.out("straight.csv")));
+        if (capacities.size() == 1) unchanged = outputs_of_fresh_run(before, ports, 400, scratch.out("unchanged.csv"));
     }
-    CHECK(unchanged != slurp(out("updated-1.csv")));  // the delays made a difference
+    CHECK(unchanged != slurp(scratch.out("updated-1.csv")));  // the delays made a difference
 }

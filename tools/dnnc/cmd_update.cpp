@@ -30,7 +30,7 @@ int run_update(const update_options& o) {
 
 void add_update(CLI::App& app, action& chosen) {
     auto o = std::make_shared<update_options>();
-    auto* cmd = app.add_subcommand("update", "Give the frozen network new parameters (neurons, spike sources, generators) or weights");
+    auto* cmd = app.add_subcommand("update", "Give the frozen network new parameters (neurons, spike sources, generators, synapse models), weights or static delays");
     cmd->add_option("file", o->file, "The network with its new parameters (DNNC document)")->required();
     cmd->add_option("--lead", o->lead, "HOST:PORT of the lead")->required();
     o->client.add_to(cmd);
