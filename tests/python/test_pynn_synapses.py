@@ -160,3 +160,57 @@ def test_stdp_weights_set_between_runs_are_the_cluster_s_and_learn_on_alike_on_1
     assert np.any(np.abs(learned - 2.5) > 1e-3)  # it learned on from there
     _, learned_on_3 = stdp_weights_set_between_runs(3)
     np.testing.assert_array_equal(learned, learned_on_3)
+
+
+def synapse_parameters_set_between_runs(nodes, synapse, **change):
+    """The network of stdp_weights_set_between_runs with `synapse`, `change` set on its
+    projection after 20 ms (none: unchanged): the weights and the cells' spikes after 80 ms
+    more."""
+    sim.setup(timestep=0.1, nodes=nodes)
+    times = [[5.0 + 7.0 * k + 0.3 * i for k in range(17)] for i in range(20)]
+    sources = sim.Population(20, sim.SpikeSourceArray(spike_times=times))
+    cells = sim.Population(5, sim.IF_curr_exp(i_offset=0.5, tau_refrac=2.0))
+    prj = sim.Projection(sources, cells, sim.AllToAllConnector(), synapse)
+    cells.record("spikes")
+    sim.run(20.0)
+    if change:
+        prj.set(**change)
+    sim.run(80.0)
+    result = np.array([w for _, _, w in prj.get("weight", format="list")]), spike_times(cells)
+    sim.end()
+    return result
+
+
+def stdp_synapse():
+    return sim.STDPMechanism(timing_dependence=sim.SpikePairRule(tau_plus=16.0, tau_minus=30.0, A_plus=0.05, A_minus=0.06),
+                             weight_dependence=sim.AdditiveWeightDependence(w_min=0.0, w_max=6.0), weight=3.0, delay=1.0)
+
+
+def test_synapse_parameters_set_between_runs_are_the_cluster_s_alike_on_1_and_3_nodes():
+    unchanged, _ = synapse_parameters_set_between_runs(1, stdp_synapse())
+    learned, _ = synapse_parameters_set_between_runs(1, stdp_synapse(), A_plus=0.3, A_minus=0.01, w_max=8.0)
+    assert np.any(np.abs(learned - unchanged) > 1e-3)  # the new rates of learning made a difference
+    learned_on_3, _ = synapse_parameters_set_between_runs(3, stdp_synapse(), A_plus=0.3, A_minus=0.01, w_max=8.0)
+    np.testing.assert_array_equal(learned, learned_on_3)
+    # A Tsodyks-Markram synapse's U: its synapses' u (which starts at U) runs on as it was.
+    tsodyks = lambda: sim.TsodyksMarkramSynapse(U=0.3, tau_rec=200.0, tau_facil=50.0, weight=1.5, delay=1.0)
+    _, before = synapse_parameters_set_between_runs(1, tsodyks())
+    _, after = synapse_parameters_set_between_runs(1, tsodyks(), U=0.8, tau_rec=40.0)
+    assert before != after
+    _, after_on_3 = synapse_parameters_set_between_runs(3, tsodyks(), U=0.8, tau_rec=40.0)
+    assert after.keys() == after_on_3.keys()
+    for k in after:
+        np.testing.assert_array_equal(after[k], after_on_3[k])
+
+
+def test_a_synapse_parameter_that_times_traces_is_refused_between_runs_and_undone():
+    sim.setup(timestep=0.1, nodes=2)
+    sources = sim.Population(4, sim.SpikeSourceArray(spike_times=[[5.0, 9.0]] * 4))
+    cells = sim.Population(2, sim.IF_curr_exp())
+    prj = sim.Projection(sources, cells, sim.AllToAllConnector(), stdp_synapse())
+    sim.run(10.0)
+    with pytest.raises(NotImplementedError, match="changes tau_plus, which times the traces"):
+        prj.set(tau_plus=30.0)
+    assert prj.get("tau_plus", format="list")[0][2] == 16.0
+    sim.run(10.0)
+    sim.end()

@@ -132,6 +132,7 @@ class Projection(common.Projection):
         if not hasattr(self.synapse_type, "dnnc_model"):
             raise NotImplementedError("pyNN.dnnc: the synapse type %s" % type(self.synapse_type).__name__)
         self._native = dict(self.synapse_type.native_parameters.items())  # this projection's own values
+        self._built = {}  # the synapse models' parameters as the cluster was built with them
         # A synapse model's parameters given per connection (U as a function of distance, ...):
         # the connections are explicit, these values a column each beside them.
         self._varying = {name: [] for name, value in self._native.items()
@@ -248,7 +249,15 @@ class Projection(common.Projection):
         if key not in models:
             models[key] = "%s_m%d" % (self.dnnc_id, len(models))
             native = dict(self._native, **{name: LazyArray(value, shape=(1,)) for name, value in values})
-            net.synapse_model(models[key], model, **self.synapse_type.dnnc_parameters(scale, native))
+            parameters = self.synapse_type.dnnc_parameters(scale, native)
+            # The synapses' initial state stays as the running cluster was built with it
+            # (tsodyks2_synapse's u starts at U: a U set between runs leaves it).
+            if simulator.state.simulation is None:
+                self._built[key] = parameters
+            else:
+                built = self._built.get(key, parameters)  # a new key: the cluster refuses a model it lacks
+                parameters.update({name: built[name] for name in self.synapse_type.dnnc_initial_state})
+            net.synapse_model(models[key], model, **parameters)
         return models[key]
 
     def _split(self):

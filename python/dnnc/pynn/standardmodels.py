@@ -145,7 +145,9 @@ class SpikeSourcePoisson(_Neuron, cells.SpikeSourcePoisson):
 class _Synapse:
     """`dnnc_model`: dnnc's synapse model; `dnnc_parameters(weight_scale, native)`: its
     parameters (NEST's names and units) from the native ones ({name: LazyArray}) that a
-    projection has."""
+    projection has; `dnnc_initial_state`: those of them that are its synapses' initial
+    state, which a running cluster keeps as it was built."""
+    dnnc_initial_state = ()
 
     def _get_minimum_delay(self):
         return simulator.state.min_delay
@@ -177,6 +179,7 @@ class TsodyksMarkramSynapse(_Synapse, synapses.TsodyksMarkramSynapse):
     translations = build_translations(('weight', 'weight'), ('delay', 'delay'), ('U', 'U'), ('tau_rec', 'tau_rec'),
                                       ('tau_facil', 'tau_fac'))
     dnnc_model = "tsodyks2_synapse"
+    dnnc_initial_state = ("u",)
 
     def dnnc_parameters(self, weight_scale, native):
         values = homogeneous(native, ("U", "tau_rec", "tau_fac"))
