@@ -2,6 +2,7 @@
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/expand.hpp"
+#include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
 
 #include <string>
@@ -41,6 +42,46 @@ bool same_delays(const projection& a, const projection& b) {
 }
 
 bool same_delay(const synapse& a, const synapse& b) { return a.delay == b.delay && a.delay_ms == b.delay_ms; }
+
+// Whether projection `k` of `updated`, a connection list, lists the synapses that projection
+// `k` of `running` draws by its rule: the same sources for each target, in canonical order,
+// with the same synapse model (and `with_delays`: the same delays). Weights and delays given
+// per synapse make a drawn projection explicit, as pyNN.dnnc does: the nodes then keep its
+// synapses, with the list's values. Expands both projections' rows here, on the lead, which
+// holds the list already. In a node's share (`lists` cut to its targets) a target the list
+// gives nothing is another node's: its engine checks its own rows (same_wiring).
+bool lists_the_drawn(const network& running, const network& updated, std::size_t k, bool with_delays, update_lists lists) {
+    const auto &a = running.projections[k], &b = updated.projections[k];
+    if (b.kind != projection_kind::list || a.kind == projection_kind::list || a.kind == projection_kind::dense ||
+        std::tie(a.id, a.from, a.to, a.synapse_model) != std::tie(b.id, b.from, b.to, b.synapse_model))
+        return false;
+    std::size_t element = 0;
+    while (element < running.connection_order.size() &&
+           !(running.connection_order[element].kind == connection_ref::type::projection && running.connection_order[element].index == k))
+        ++element;
+    const synapse_rows drawn(running), listed(updated);
+    std::vector<std::pair<neuron_index, std::uint16_t>> mine, theirs;
+    const auto row = [&](const synapse_rows& rows, neuron_index t, std::vector<std::pair<neuron_index, std::uint16_t>>& out) {
+        out.clear();
+        rows.for_each(t, [&](neuron_index source, float, std::uint16_t delay, std::size_t e) {
+            if (e == element) out.emplace_back(source, with_delays ? delay : 0);
+        });
+    };
+    for (neuron_index t = 0; t < drawn.neuron_count(); ++t) {
+        row(listed, t, theirs);
+        if (theirs.empty() && lists == update_lists::cut_to_targets) continue;
+        row(drawn, t, mine);
+        if (mine != theirs) return false;
+    }
+    return true;
+}
+
+// Whether projection k's delays differ between the two networks: as written, or where a list
+// replaces a drawn projection, its synapses' delays.
+bool delays_differ(const network& running, const network& updated, std::size_t k, update_lists lists) {
+    const auto &a = running.projections[k], &b = updated.projections[k];
+    return !same_delays(a, b) && !(a.kind != b.kind && lists_the_drawn(running, updated, k, true, lists));
+}
 
 // Whether `b` is `a` but for its weights and delays (a connection list counts by its
 // connections, not by the file they were read from).
@@ -93,7 +134,7 @@ std::string name_of(const projection& p, std::size_t k) {
 
 }  // namespace
 
-void check_update(const network& running, const network& updated, std::uint16_t history) {
+void check_update(const network& running, const network& updated, std::uint16_t history, update_lists lists) {
     if (updated.name != running.name) refuse(updated.where, "the network is '" + updated.name + "', the running one '" + running.name + "'");
     if (updated.dt != running.dt) refuse(updated.where, "dt differs from the running network's");
     same_count(running.neurons, updated.neurons, updated.where, "neurons");
@@ -133,12 +174,12 @@ void check_update(const network& running, const network& updated, std::uint16_t 
     same_count(running.projections, updated.projections, updated.where, "projections");
     for (std::size_t k = 0; k < updated.projections.size(); ++k) {
         const auto &a = running.projections[k], &b = updated.projections[k];
-        if (!same_but_weights_and_delays(a, b))
+        if (!same_but_weights_and_delays(a, b) && !lists_the_drawn(running, updated, k, false, lists))
             refuse(b.where, "projection " + name_of(b, k) + " is not the running network's of the same kind, ends and rule" +
-                                " (a static projection's weights and delays may change)");
+                                " (a static projection's weights and delays may change, also as a list of its synapses)");
         if (!same_weights(a, b) && a.kind == projection_kind::dense)
             refuse(b.where, "projection " + name_of(b, k) + " changes the weights of a dense projection");
-        if (!same_delays(a, b)) {
+        if (delays_differ(running, updated, k, lists)) {
             if (a.kind == projection_kind::dense) refuse(b.where, "projection " + name_of(b, k) + " changes the delay of a dense projection");
             check_static_for_delay(updated, b.synapse_model, b.where, "projection " + name_of(b, k));
         }
@@ -159,7 +200,7 @@ void check_update(const network& running, const network& updated, std::uint16_t 
 
 bool changes_delays(const network& running, const network& updated) {
     for (std::size_t k = 0; k < running.projections.size() && k < updated.projections.size(); ++k)
-        if (!same_delays(running.projections[k], updated.projections[k])) return true;
+        if (delays_differ(running, updated, k, update_lists::whole)) return true;
     for (std::size_t k = 0; k < running.synapses.size() && k < updated.synapses.size(); ++k)
         if (!same_delay(running.synapses[k], updated.synapses[k])) return true;
     return false;
@@ -209,7 +250,7 @@ network with_parameters(network share, const network& parameters, std::uint16_t 
         updated.synapses = parameters.synapses;
         updated.synapse_models = parameters.synapse_models;
     }
-    check_update(share, updated, history);
+    check_update(share, updated, history, update_lists::cut_to_targets);
     return updated;
 }
 

@@ -3,6 +3,8 @@
 // neurons may not, nor a plastic synapse's delay, a delay beyond the history the nodes keep,
 // a synapse model's trace time constants, initial state or weight bound's sign, each refusal
 // located at the element.
+#include "listed_rule.hpp"
+
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -191,6 +193,49 @@ TEST_CASE("an update may change a synapse model's parameters, not those that tim
         INFO(change.second);
         CHECK_THROWS_WITH(check_update(running, network_of(replaced(body, change.first, change.second)), kept), Catch::Contains(message));
     }
+}
+
+
+TEST_CASE("a drawn projection may become the list of its synapses with new weights, on the lead and in a node's share") {
+    const std::string body = R"(<synapse-model id="ee" model="stdp_synapse"/>
+<population id="E" size="12" model="iaf_psc_exp" seed="2"/>
+<projection from="E" to="E" kind="random" p="0.3" seed="1" delay="2"><weight distribution="normal" mean="3" std="1"/></projection>
+<projection id="plastic" from="E" to="E" kind="fixed-indegree" indegree="3" seed="2" weight="4" delay="3" synapse-model="ee"/>
+)";
+    const auto running = network_of(body);
+    for (const std::size_t k : {0, 1}) {
+        INFO("projection " << k);
+        const auto updated = test::listed_rule(running, k, k, 7.5f);
+        REQUIRE(updated.projections[k].connections.size() > 10);
+        CHECK_NOTHROW(check_update(running, updated, kept));
+        CHECK(reweighted_elements(running, updated) == std::vector<std::size_t>{k});
+        CHECK_FALSE(changes_delays(running, updated));  // the list's delays are the drawn ones
+        // A node's share lists only its targets' synapses.
+        auto share = updated;
+        auto& c = share.projections[k].connections;
+        const auto mine = static_cast<std::size_t>(std::count_if(c.targets.begin(), c.targets.end(), [](std::uint32_t t) { return t < 6; }));
+        for (auto* column : {&c.sources, &c.targets}) column->resize(mine);
+        c.weights.resize(mine);
+        c.delays.resize(mine);
+        CHECK_NOTHROW(check_update(running, share, kept, update_lists::cut_to_targets));
+        CHECK_THROWS_WITH(check_update(running, share, kept), Catch::Contains("is not the running network's of the same kind, ends and rule"));
+        // A synapse more, or one moved, is another projection.
+        auto extra = updated;
+        auto& e = extra.projections[k].connections;
+        e.sources.insert(e.sources.begin(), 11);
+        e.targets.insert(e.targets.begin(), 0);
+        e.weights.insert(e.weights.begin(), 1.0f);
+        e.delays.insert(e.delays.begin(), 2);
+        CHECK_THROWS_WITH(check_update(running, extra, kept), Catch::Contains("projection " + std::string(k ? "'plastic'" : "1 (from 'E' to 'E')")));
+    }
+    // New delays in the list: a static projection's change delays, a plastic one's are refused.
+    auto delayed = test::listed_rule(running, 0, 0, 7.5f);
+    delayed.projections[0].connections.delays.assign(delayed.projections[0].connections.size(), 1);
+    CHECK_NOTHROW(check_update(running, delayed, kept));
+    CHECK(changes_delays(running, delayed));
+    auto plastic = test::listed_rule(running, 1, 1, 7.5f);
+    plastic.projections[1].connections.delays.assign(plastic.projections[1].connections.size(), 1);
+    CHECK_THROWS_WITH(check_update(running, plastic, kept), Catch::Contains("projection 'plastic' changes the delay of plastic synapses"));
 }
 
 TEST_CASE("a dense projection's delay may not change") {

@@ -4,6 +4,7 @@
 // plastic synapses keep what they learned unless their weights are the ones set, and their
 // rule's state when their model's parameters change; a share wired otherwise, or a model
 // that would time its traces differently, is refused and changes nothing.
+#include "../protocol/listed_rule.hpp"
 #include "lockstep.hpp"
 
 #include "dnnc/core/error.hpp"
@@ -129,6 +130,20 @@ TEST_CASE("a plastic projection's weights set at tick T learn on from there, on 
         auto before = network_of("60", "-10", true), after = before;
         after.projections[2].weight = 45;
         check_reweighted(before, after, nodes, 250, 600);
+    }
+}
+
+TEST_CASE("drawn projections listed anew with weights of their own at tick T run on as the listed network restored at T, on 1 and 3 engines") {
+    // Every weight one number: the store keeps weights per class until the list gives its own.
+    auto uniform = network_of("60", "-10", false);
+    uniform.projections[1].weight_distribution.reset();
+    uniform.projections[1].weight = -8;
+    auto listed = test::listed_rule(test::listed_rule(uniform, 0, 0, 95.0f), 1, 1, -3.0f);
+    auto& weights = listed.projections[1].connections.weights;
+    for (std::size_t i = 0; i < weights.size(); i += 3) weights[i] = -12.0f;
+    for (const std::size_t nodes : {1, 3}) {
+        INFO(nodes << " engines");
+        check_reweighted(uniform, listed, nodes, 200, 600);
     }
 }
 

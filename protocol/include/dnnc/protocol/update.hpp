@@ -24,8 +24,14 @@ namespace dnnc::protocol {
 // stays within `history`: the ticks of output the nodes keep (longest_delay of the network
 // as it was submitted or restored); a <synapse-model>'s parameters but those that time
 // traces or give a synapse its initial state, and a weight bound's sign.
-void check_update(const network& running, const network& updated, std::uint16_t history);
-// Whether `updated` (which passed check_update against `running`) changes a delay.
+// A drawn projection may become a connection list of its own synapses (the same sources
+// for each target, in canonical order), with new weights and delays: the list is checked
+// against the rule's rows, whole on the lead; in a node's share (`cut_to_targets`) only for
+// the targets it lists.
+enum class update_lists { whole, cut_to_targets };
+void check_update(const network& running, const network& updated, std::uint16_t history, update_lists lists = update_lists::whole);
+// Whether `updated` (which passed check_update against `running`) changes a delay (of a
+// drawn projection listed anew: whether its synapses' delays differ).
 bool changes_delays(const network& running, const network& updated);
 // Whether `updated` (which passed check_update against `running`) changes a synapse model's
 // parameters.
