@@ -252,6 +252,16 @@ def test_projection_delays_set_between_runs_give_the_same_spikes_on_1_and_3_node
     assert listed[one] == pytest.approx(0.8)
 
 
+def test_per_connection_values_on_a_drawn_projection_between_runs_give_the_same_spikes_on_1_and_3_nodes():
+    # dnnc's drawn projection becomes the list of its synapses, with the values given.
+    weights = np.linspace(0.05, 1.2, 30 * 30).reshape(30, 30)
+    drawn, _, _ = check_set_between_runs("weight", (weights,) + WEIGHTS[1:])
+    assert [w for _, _, w in drawn] == pytest.approx([weights[i, j] for i, j, _ in drawn])
+    delays = np.linspace(0.1, 1.0, 30 * 30).reshape(30, 30)
+    drawn, _, _ = check_set_between_runs("delay", (delays,) + DELAYS[1:])
+    assert [d for _, _, d in drawn] == pytest.approx([delays[i, j] for i, j, _ in drawn])
+
+
 def drawn_projection_run_10_ms(delay):
     """A drawn projection of weight 0.3 and `delay` among 10 cells on 2 nodes, after a run of 10 ms."""
     sim.setup(timestep=0.1, nodes=2)
@@ -282,8 +292,6 @@ def test_projection_changes_other_than_static_weights_and_delays_between_runs_ar
     # Longer than any delay of the network as first run: the nodes keep 5 ticks of output.
     with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run.*the nodes keep 5 ticks"):
         drawn.set(delay=1.0)
-    with pytest.raises(NotImplementedError, match="Projection.set\\(\\) after the first run"):
-        drawn.set(weight=np.full((10, 10), 0.2))  # per connection: dnnc's drawn projection becomes a list
     assert {d for _, _, d in drawn.get("delay", format="list")} == {0.5}
     assert {w for _, _, w in drawn.get("weight", format="list")} == {0.3}
     sim.run(10.0)

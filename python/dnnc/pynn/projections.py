@@ -150,6 +150,7 @@ class Projection(common.Projection):
             raise errors.ConnectionError("Delay (%s) is out of range [%s, %s]" % (delay, state.dt, 65535 * state.dt))
         self._rule = None
         self._explicit = []  # (pre positions, post positions, weights, delays) chunks
+        self._listed = None  # a rule made explicit: its pieces and their connection counts
         if type(connector) in _NATIVE and all(_native_value(v) is not None for v in self._values.values()) and not self._varying:
             self._rule = _rule(connector)
             if not isinstance(_native_value(self._values["weight"]), RandomDistribution):
@@ -276,7 +277,10 @@ class Projection(common.Projection):
     def _write(self, net):
         pieces = self._split()
         if pieces is None:
-            write_synapses(net, self)
+            if self._listed is not None and not self._varying:
+                self._write_pieces(net)
+            else:
+                write_synapses(net, self)
             return
         kind, attributes = self._rule
         models = {}
@@ -390,10 +394,10 @@ class Projection(common.Projection):
     def _saved(self):
         """What set() may change, to undo it (_restore)."""
         return (dict(self._values), dict(self._native), {name: list(chunks) for name, chunks in self._varying.items()},
-                self._rule, list(self._explicit))
+                self._rule, list(self._explicit), self._listed)
 
     def _restore(self, saved):
-        values, native, varying, self._rule, self._explicit = saved
+        values, native, varying, self._rule, self._explicit, self._listed = saved
         self._values, self._native, self._varying = dict(values), dict(native), varying
 
     def _set_attributes(self, parameter_space):
@@ -424,10 +428,33 @@ class Projection(common.Projection):
             self._explicit = [(pre, post, new, delay) if name == "weight" else (pre, post, weight, new)]
 
     def _expand(self):
-        """Makes the connections dnnc draws explicit (for values given per connection)."""
-        if self._split() is not None:
+        """Makes the connections dnnc draws explicit (for values given per connection),
+        remembering the rule's pieces and how many connections each drew (_write_pieces)."""
+        pieces = self._split()
+        if pieces is not None:
+            net = simulator.state.network()
+            counts = [net.connection_count("%s_%d" % (self.dnnc_id, k)) for k in range(len(pieces))]
             self._explicit = [self._columns()]
             self._rule = None
+            self._listed = (pieces, counts)
+
+    def _write_pieces(self, net):
+        """The connections of a rule made explicit, as one list per piece of the rule, with
+        the piece's references and id: the same connection elements in the same order, which
+        a running cluster takes as the rule's synapses with new values (dnnc update)."""
+        pieces, counts = self._listed
+        pre, post, weights, delays = self._explicit_columns()
+        sources = np.asarray(self.pre.all_cells, dtype=np.int64)[pre]
+        targets = np.asarray(self.post.all_cells, dtype=np.int64)[post]
+        models = {}
+        ends = np.cumsum([0] + counts)
+        for k, (source, target) in enumerate(pieces):
+            mine = slice(ends[k], ends[k + 1])
+            scale = self._scale(target[0].population)
+            columns = (sources[mine] - (source[0].first_number + source[1]), targets[mine] - (target[0].first_number + target[1]),
+                       weights[mine] * scale, delays[mine])
+            net.connect(reference(*source[:3]), reference(*target[:3]), kind="list", connections=columns,
+                        id="%s_%d" % (self.dnnc_id, k), synapse_model=self._synapse_model(net, scale, models))
 
 
 class Connection(common.Connection):
