@@ -63,8 +63,8 @@ bool lists_the_drawn(const network& running, const network& updated, std::size_t
     std::vector<std::pair<neuron_index, std::uint16_t>> mine, theirs;
     const auto row = [&](const synapse_rows& rows, neuron_index t, std::vector<std::pair<neuron_index, std::uint16_t>>& out) {
         out.clear();
-        rows.for_each(t, [&](neuron_index source, float, std::uint16_t delay, std::size_t e) {
-            if (e == element) out.emplace_back(source, with_delays ? delay : 0);
+        rows.for_each_of(t, element, [&](neuron_index source, float, std::uint16_t delay, std::size_t) {
+            out.emplace_back(source, with_delays ? delay : 0);
         });
     };
     for (neuron_index t = 0; t < drawn.neuron_count(); ++t) {

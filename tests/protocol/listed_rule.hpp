@@ -19,8 +19,7 @@ inline protocol::network listed_rule(const protocol::network& net, std::size_t k
     const protocol::symbol_table symbols(net);
     const auto from = symbols.range(p.from, p.where).first, to = symbols.range(p.to, p.where).first;
     for (protocol::neuron_index t = 0; t < rows.neuron_count(); ++t)
-        rows.for_each(t, [&](protocol::neuron_index source, float, std::uint16_t delay, std::size_t e) {
-            if (e != element) return;
+        rows.for_each_of(t, element, [&](protocol::neuron_index source, float, std::uint16_t delay, std::size_t) {
             p.connections.sources.push_back(static_cast<std::uint32_t>(source - from));
             p.connections.targets.push_back(static_cast<std::uint32_t>(t - to));
             p.connections.weights.push_back(weight);

@@ -73,6 +73,15 @@ public:
         elements_of(target, [&](std::size_t e) { each_of(elements_[e], target, e, f); });
     }
 
+    // f as for_each, for the synapses of connection element `element` only (drawing no other
+    // element's).
+    template <class F>
+    void for_each_of(neuron_index target, std::size_t element, F&& f) const {
+        elements_of(target, [&](std::size_t e) {
+            if (e == element) each_of(elements_[e], target, e, f);
+        });
+    }
+
     // How many synapses for_each would give (random projections draw their skips only,
     // fixed-total-number its tree, and nothing draws a weight or a delay).
     std::uint64_t count(neuron_index target) const {
