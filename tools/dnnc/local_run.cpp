@@ -93,7 +93,12 @@ step_outcome step_and_read(const client_options& o, std::string& lead, std::int6
             const auto done = now.completed;
             if (now.state == "frozen" && done < target) {
                 step.ticks = target - done;
-                control(o, lead, step);
+                try {
+                    control(o, lead, step);
+                } catch (const node_server::remote_refusal&) {
+                    // The new lead carried on as its intent says between our two calls: it steps.
+                    if (progress_of(o, lead).state == "frozen") throw;
+                }
             }
         } catch (const error&) {
             if (!watch.interrupted || !*watch.interrupted) throw;
