@@ -1,9 +1,10 @@
 #include "sparse_path.hpp"
 
+#include "dnnc/core/radix_sort.hpp"
+
 #include <algorithm>
-#include <array>
 #include <cstring>
-#include <utility>
+#include <limits>
 
 namespace dnnc::sim {
 
@@ -81,28 +82,11 @@ const sparse_path::row_sources* sparse_path::sources(tick_t at, std::uint16_t de
     return cached.dense ? nullptr : &cached;
 }
 
-// A least-significant-digit radix sort, 11 bits a pass, skipping the passes over a digit that
-// every term shares: linear in the terms, where a comparison sort of the microcircuit's tens of
-// thousands of colliding terms a tick took 40% of it. A tick reads each synapse once, so the
+// A radix sort (linear in the terms, where a comparison sort of the microcircuit's tens of
+// thousands of colliding terms a tick took 40% of it). A tick reads each synapse once, so the
 // keys differ and the order is the one a comparison sort by synapse gives.
 void sparse_path::sort_colliding_by_synapse() {
-    if (colliding_.size() < 64) {
-        std::sort(colliding_.begin(), colliding_.end(), [](const sparse_term& a, const sparse_term& b) { return a.synapse < b.synapse; });
-        return;
-    }
-    constexpr unsigned bits = 11;
-    constexpr std::uint32_t mask = (1u << bits) - 1;
-    std::array<std::uint32_t, mask + 1> at{};
-    sorting_.resize(colliding_.size());
-    for (unsigned shift = 0; shift < 32; shift += bits) {
-        at.fill(0);
-        for (const auto& c : colliding_) ++at[(c.synapse >> shift) & mask];
-        if (at[(colliding_.front().synapse >> shift) & mask] == colliding_.size()) continue;
-        std::uint32_t first = 0;
-        for (auto& n : at) first += std::exchange(n, first);
-        for (const auto& c : colliding_) sorting_[at[(c.synapse >> shift) & mask]++] = c;
-        colliding_.swap(sorting_);
-    }
+    radix_sort<11>(colliding_, sorting_, std::numeric_limits<std::uint32_t>::max(), [](const sparse_term& t) { return t.synapse; });
 }
 
 bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
