@@ -43,18 +43,20 @@ bool same_delays(const projection& a, const projection& b) {
 
 bool same_delay(const synapse& a, const synapse& b) { return a.delay == b.delay && a.delay_ms == b.delay_ms; }
 
-// Whether projection `k` of `updated`, a connection list, lists the synapses that projection
-// `k` of `running` draws by its rule: the same sources for each target, in canonical order,
-// with the same synapse model (and `with_delays`: the same delays). Weights and delays given
-// per synapse make a drawn projection explicit, as pyNN.dnnc does: the nodes then keep its
-// synapses, with the list's values. Expands both projections' rows here, on the lead, which
-// holds the list already. In a node's share (`lists` cut to its targets) a target the list
-// gives nothing is another node's: its engine checks its own rows (same_wiring).
-bool lists_the_drawn(const network& running, const network& updated, std::size_t k, bool with_delays, update_lists lists) {
+// What projection `k` of `updated`, a connection list, is to projection `k` of `running`, a
+// drawn one: the list of exactly the synapses its rule draws (the same sources for each
+// target, in canonical order, the same synapse model), with their delays or new ones; or
+// another projection. Weights and delays given per synapse make a drawn projection explicit,
+// as pyNN.dnnc does: the nodes then keep its synapses, with the list's values. Draws that
+// projection's rows here, on the lead, which holds the list already. In a node's share
+// (`lists` cut to its targets) a target the list gives nothing is another node's: its
+// engine checks its own rows (same_wiring).
+enum class listing { other, same_delays, new_delays };
+listing listing_of(const network& running, const network& updated, std::size_t k, update_lists lists) {
     const auto &a = running.projections[k], &b = updated.projections[k];
     if (b.kind != projection_kind::list || a.kind == projection_kind::list || a.kind == projection_kind::dense ||
         std::tie(a.id, a.from, a.to, a.synapse_model) != std::tie(b.id, b.from, b.to, b.synapse_model))
-        return false;
+        return listing::other;
     std::size_t element = 0;
     while (element < running.connection_order.size() &&
            !(running.connection_order[element].kind == connection_ref::type::projection && running.connection_order[element].index == k))
@@ -63,24 +65,26 @@ bool lists_the_drawn(const network& running, const network& updated, std::size_t
     std::vector<std::pair<neuron_index, std::uint16_t>> mine, theirs;
     const auto row = [&](const synapse_rows& rows, neuron_index t, std::vector<std::pair<neuron_index, std::uint16_t>>& out) {
         out.clear();
-        rows.for_each_of(t, element, [&](neuron_index source, float, std::uint16_t delay, std::size_t) {
-            out.emplace_back(source, with_delays ? delay : 0);
-        });
+        rows.for_each_of(t, element, [&](neuron_index source, float, std::uint16_t delay, std::size_t) { out.emplace_back(source, delay); });
     };
+    bool same_delays = true;
     for (neuron_index t = 0; t < drawn.neuron_count(); ++t) {
         row(listed, t, theirs);
         if (theirs.empty() && lists == update_lists::cut_to_targets) continue;
         row(drawn, t, mine);
-        if (mine != theirs) return false;
+        if (mine.size() != theirs.size()) return listing::other;
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            if (mine[i].first != theirs[i].first) return listing::other;
+            same_delays = same_delays && mine[i].second == theirs[i].second;
+        }
     }
-    return true;
+    return same_delays ? listing::same_delays : listing::new_delays;
 }
 
-// Whether projection k's delays differ between the two networks: as written, or where a list
-// replaces a drawn projection, its synapses' delays.
-bool delays_differ(const network& running, const network& updated, std::size_t k, update_lists lists) {
-    const auto &a = running.projections[k], &b = updated.projections[k];
-    return !same_delays(a, b) && !(a.kind != b.kind && lists_the_drawn(running, updated, k, true, lists));
+// Whether projection k's delays differ, as written or, where a list replaces a drawn
+// projection (`listed`: listing_of), in its synapses.
+bool delays_differ(const projection& a, const projection& b, listing listed) {
+    return listed == listing::other ? !same_delays(a, b) : listed == listing::new_delays;
 }
 
 // Whether `b` is `a` but for its weights and delays (a connection list counts by its
@@ -174,12 +178,13 @@ void check_update(const network& running, const network& updated, std::uint16_t 
     same_count(running.projections, updated.projections, updated.where, "projections");
     for (std::size_t k = 0; k < updated.projections.size(); ++k) {
         const auto &a = running.projections[k], &b = updated.projections[k];
-        if (!same_but_weights_and_delays(a, b) && !lists_the_drawn(running, updated, k, false, lists))
+        const auto listed = a.kind != b.kind ? listing_of(running, updated, k, lists) : listing::other;
+        if (!same_but_weights_and_delays(a, b) && listed == listing::other)
             refuse(b.where, "projection " + name_of(b, k) + " is not the running network's of the same kind, ends and rule" +
                                 " (a static projection's weights and delays may change, also as a list of its synapses)");
         if (!same_weights(a, b) && a.kind == projection_kind::dense)
             refuse(b.where, "projection " + name_of(b, k) + " changes the weights of a dense projection");
-        if (delays_differ(running, updated, k, lists)) {
+        if (delays_differ(a, b, listed)) {
             if (a.kind == projection_kind::dense) refuse(b.where, "projection " + name_of(b, k) + " changes the delay of a dense projection");
             check_static_for_delay(updated, b.synapse_model, b.where, "projection " + name_of(b, k));
         }
@@ -200,7 +205,10 @@ void check_update(const network& running, const network& updated, std::uint16_t 
 
 bool changes_delays(const network& running, const network& updated) {
     for (std::size_t k = 0; k < running.projections.size() && k < updated.projections.size(); ++k)
-        if (delays_differ(running, updated, k, update_lists::whole)) return true;
+        if (delays_differ(running.projections[k], updated.projections[k],
+                          running.projections[k].kind != updated.projections[k].kind ? listing_of(running, updated, k, update_lists::whole)
+                                                                                    : listing::other))
+            return true;
     for (std::size_t k = 0; k < running.synapses.size() && k < updated.synapses.size(); ++k)
         if (!same_delay(running.synapses[k], updated.synapses[k])) return true;
     return false;

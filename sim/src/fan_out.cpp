@@ -130,10 +130,10 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     // Segments and words per slot first: a block holds a count, its segments, its synapses.
     out_begin_.assign(slots + 1, 0);
     std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);  // while counting
-    std::vector<std::uint64_t> even(slots + 1);
-    for (std::size_t slot = 0; slot <= slots; ++slot) even[slot] = slot;
+    std::vector<std::size_t> even(threads() + 1);
+    for (std::size_t i = 0; i < even.size(); ++i) even[i] = slots * i / (even.size() - 1);
     std::atomic<bool> indexed{false};
-    by_ranges(cut(even, slots, threads()), [&](std::size_t lo, std::size_t hi) {
+    by_ranges(even, [&](std::size_t lo, std::size_t hi) {
         bool two_words = false;
         each(lo, hi, [&](std::uint32_t c, const placed&, std::uint64_t, std::size_t slot, std::uint32_t words) {
             if (latest[slot] != c) {
