@@ -779,6 +779,8 @@ double engine::calcium(global_index neuron) const {
 
 double engine::structure_update_seconds() const { return impl_->structure ? impl_->structure->update_seconds() : 0.0; }
 
+std::uint64_t engine::split_sparse_ticks() const { return impl_->sparse ? impl_->sparse->split_ticks() : 0; }
+
 engine_spec whole_network(const protocol::expanded_network& net) {
     engine_spec spec;
     spec.dt = net.dt;

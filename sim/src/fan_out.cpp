@@ -270,8 +270,8 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
             dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
             block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
             sorted.resize(e - o);
-            for (std::size_t i = 0; i < delays.size(); ++i)
-                std::copy_n(block + o + 3 * i, 3, sorted.data() + 3 * at[delays[i] - low]++);
+            for (std::size_t n = 0; n < delays.size(); ++n)
+                std::copy_n(block + o + 3 * n, 3, sorted.data() + 3 * at[delays[n] - low]++);
             std::copy(sorted.begin(), sorted.end(), block + o);
         });
     });

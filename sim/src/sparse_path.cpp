@@ -2,6 +2,10 @@
 
 #include "dnnc/core/radix_sort.hpp"
 
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -82,20 +86,12 @@ const sparse_path::row_sources* sparse_path::sources(tick_t at, std::uint16_t de
     return cached.dense ? nullptr : &cached;
 }
 
-// A radix sort (linear in the terms, where a comparison sort of the microcircuit's tens of
-// thousands of colliding terms a tick took 40% of it). A tick reads each synapse once, so the
-// keys differ and the order is the one a comparison sort by synapse gives.
-void sparse_path::sort_colliding_by_synapse() {
-    radix_sort<11>(colliding_, sorting_, std::numeric_limits<std::uint32_t>::max(), [](const sparse_term& t) { return t.synapse; });
-}
-
-bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
+bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
     // The fan-out words this tick reads (one per synapse into a sum in order, two per other,
     // three per synapse with its own weight) may be an eighth of all. The blocks of the
     // active sources bound them from above; what is read of a block whose synapses keep their
     // own delays is known once the ranges are found below, so their sum may reach all words
     // (no more: finding the ranges stays cheap next to the full path).
-    const std::size_t budget_words = fan_out_.words() / 8;
     std::size_t expected = 0;
     active_.clear();
     // More non-zero sources in a row than an eighth of the synapses, or than a quarter of all
@@ -148,50 +144,169 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
             o = e;
         }
     }
-    std::size_t reading = 0;
+    reading = 0;
     for (const auto& r : reads_) reading += r.last - r.first;
-    if (reading > budget_words) return false;
+    return reading <= fan_out_.words() / 8;
+}
+
+template <class Emit>
+void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) const {
+    const std::uint32_t* const fan = fan_out_.data();
     // Fan-outs lie far apart in memory: ask for all of them before reading the first.
-    for (const auto& r : reads_)
-        for (const char* p = reinterpret_cast<const char*>(fan + r.first); p < reinterpret_cast<const char*>(fan + r.last); p += 64)
-            __builtin_prefetch(p);
-    // Terms of sums that are in order (as a rule: one projection feeds the sum, its sources in
-    // index order) are added as they come; the others wait below.
-    float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
-    contributions_.clear();
-    auto add_in_order = [&](std::uint32_t to, float value) { into[to & 3][to >> 3] += value; };
-    auto add_term = [&](std::uint32_t synapse, std::uint32_t to, float value) {
-        if (to & 4) return add_in_order(to, value);
-        const auto sum = (to >> 3) * 3 + (to & 3);
-        contributions_.push_back({synapse, sum, value});
-        terms_per_sum_[sum] += terms_per_sum_[sum] < 2;
-    };
-    for (const auto& r : reads_) {
-        if (r.words == 3) {
+    for (auto r = begin; r != end; ++r)
+        for (const char* q = reinterpret_cast<const char*>(fan + r->first); q < reinterpret_cast<const char*>(fan + r->last); q += 64)
+            __builtin_prefetch(q);
+    for (auto r = begin; r != end; ++r) {
+        if (r->words == 3) {
             // (synapse, target word, weight): the synapse's own weight.
-            for (auto p = r.first; p < r.last; p += 3) {
+            for (auto q = r->first; q < r->last; q += 3) {
                 float w;
-                std::memcpy(&w, fan + p + 2, sizeof w);
-                add_term(fan[p], fan[p + 1], w * r.value);
+                std::memcpy(&w, fan + q + 2, sizeof w);
+                emit(fan[q], fan[q + 1], w * r->value);
             }
             continue;
         }
-        auto p = r.first;
-        for (; p < r.mid; ++p) add_in_order(fan[p], r.value);
-        for (; p < r.last; p += 2) add_term(fan[p], fan[p + 1], r.value);
+        auto q = r->first;
+        for (; q < r->mid; ++q) emit(0, fan[q], r->value);  // in order (the target word says so)
+        for (; q < r->last; q += 2) emit(fan[q], fan[q + 1], r->value);
     }
-    // Of the others, a sum with one term takes it at once; the terms of a sum with several
-    // are sorted by synapse first: their canonical order.
-    auto add = [&](const sparse_term& c) { into[c.sum % 3][c.sum / 3] += c.value; };
-    colliding_.clear();
-    for (const auto& c : contributions_)
-        if (terms_per_sum_[c.sum] == 1)
-            add(c);
+}
+
+namespace {
+
+// The sum a target word feeds: target * 3 + feeds.
+std::uint32_t sum_of(std::uint32_t to) { return (to >> 3) * 3 + (to & 3); }
+
+}  // namespace
+
+void sparse_path::split(std::size_t parts, std::size_t reading) {
+    // Targets cut where each part has about as many synapses into them; reads where each
+    // part has about as many words.
+    const std::size_t local = slots_.local();
+    target_bounds_.assign(parts + 1, 0);
+    target_bounds_[parts] = static_cast<std::uint32_t>(local);
+    const auto synapses = store_.row_begin(local);
+    for (std::size_t p = 1; p < parts; ++p) {
+        std::uint32_t lo = target_bounds_[p - 1], hi = static_cast<std::uint32_t>(local);
+        const auto goal = synapses / parts * p;
+        while (lo < hi) {
+            const auto m = lo + (hi - lo) / 2;
+            if (store_.row_begin(m) < goal)
+                lo = m + 1;
+            else
+                hi = m;
+        }
+        target_bounds_[p] = lo;
+    }
+    read_bounds_.assign(parts + 1, reads_.size());
+    read_bounds_[0] = 0;
+    std::size_t words = 0, q = 1;
+    for (std::size_t i = 0; i < reads_.size() && q < parts; ++i) {
+        words += reads_[i].last - reads_[i].first;
+        while (q < parts && words * parts >= reading * q) read_bounds_[q++] = i + 1;
+    }
+}
+
+void sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3]) {
+    auto each = [&](auto&& f) {
+        for (std::size_t q = 0; q < parts; ++q)
+            for (const auto& c : terms_[q * parts + p]) f(c);
+    };
+    auto add = [&](std::uint32_t sum, float value) { into[sum % 3][sum / 3] += value; };
+    // Terms of sums in order as they come; the others counted per sum.
+    each([&](const sparse_term& c) {
+        if (c.sum & in_order_term)
+            add(c.sum & ~in_order_term, c.value);
         else
-            colliding_.push_back(c);
-    sort_colliding_by_synapse();
-    for (const auto& c : colliding_) add(c);
-    for (const auto& c : contributions_) terms_per_sum_[c.sum] = 0;
+            terms_per_sum_[c.sum] += terms_per_sum_[c.sum] < 2;
+    });
+    // Of the others, a sum with one term takes it at once (split from the rest without a
+    // branch on the count, which is as often 1 as not); the terms of a sum with several are
+    // sorted by synapse first, their canonical order, by a radix sort (linear in the terms,
+    // where a comparison sort of the microcircuit's tens of thousands of colliding terms a
+    // tick took 40% of it). A tick reads each synapse once, so the keys differ and the order
+    // is the one a comparison sort by synapse gives.
+    auto& single = single_[p];
+    auto& colliding = colliding_[p];
+    std::size_t terms = 0;
+    for (std::size_t q = 0; q < parts; ++q) terms += terms_[q * parts + p].size();
+    single.resize(terms);
+    colliding.resize(terms);
+    std::size_t singles = 0, collisions = 0;
+    each([&](const sparse_term& c) {
+        if (c.sum & in_order_term) return;
+        const bool alone = terms_per_sum_[c.sum] == 1;
+        single[singles] = c;
+        colliding[collisions] = c;
+        singles += alone;
+        collisions += !alone;
+    });
+    for (std::size_t i = 0; i < singles; ++i) add(single[i].sum, single[i].value);
+    colliding.resize(collisions);
+    // Part p's synapses are those of its targets' rows.
+    const auto first_synapse = store_.row_begin(target_bounds_[p]), end_synapse = store_.row_begin(target_bounds_[p + 1]);
+    radix_sort<14>(colliding, sorting_[p], end_synapse - first_synapse,
+                   [first_synapse](const sparse_term& c) { return c.synapse - first_synapse; });
+    for (const auto& c : colliding) add(c.sum, c.value);
+    each([&](const sparse_term& c) {
+        if (!(c.sum & in_order_term)) terms_per_sum_[c.sum] = 0;
+    });
+}
+
+bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
+    std::size_t reading = 0;
+    if (!find_reads(t, reading)) return false;
+    float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
+    const auto threads = std::min(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
+                                  tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+    const std::size_t parts = reading >= split_words ? std::min<std::size_t>(threads, slots_.local()) : 1;
+    if (terms_.size() < parts * parts) terms_.resize(parts * parts);
+    if (colliding_.size() < parts) {
+        single_.resize(parts);
+        colliding_.resize(parts);
+        sorting_.resize(parts);
+    }
+    if (parts <= 1) {
+        target_bounds_.assign({0, static_cast<std::uint32_t>(slots_.local())});
+        auto& terms = terms_[0];
+        terms.resize(reading);
+        auto* out = terms.data();
+        scan(reads_.data(), reads_.data() + reads_.size(), [&](std::uint32_t synapse, std::uint32_t to, float value) {
+            if (to & 4)
+                into[to & 3][to >> 3] += value;
+            else
+                *out++ = {synapse, sum_of(to), value};
+        });
+        terms.resize(static_cast<std::size_t>(out - terms.data()));
+        add_part(0, 1, into);
+        return true;
+    }
+    split(parts, reading);
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t q) {
+        // Each part's terms written in place (a part of the reads has at most a term a word).
+        const auto first = reads_.data() + read_bounds_[q], last = reads_.data() + read_bounds_[q + 1];
+        std::size_t words = 0;
+        for (auto r = first; r != last; ++r) words += r->last - r->first;
+        std::vector<sparse_term*> out(parts);
+        for (std::size_t p = 0; p < parts; ++p) {
+            auto& terms = terms_[q * parts + p];
+            terms.resize(words);
+            out[p] = terms.data();
+        }
+        const auto* const bounds = target_bounds_.data();
+        scan(first, last, [&](std::uint32_t synapse, std::uint32_t to, float value) {
+            const auto target = to >> 3;
+            std::size_t p = 0;
+            for (std::size_t k = 1; k < parts; ++k) p += target >= bounds[k];
+            *out[p]++ = {synapse, sum_of(to) | (to & 4 ? in_order_term : 0), value};
+        });
+        for (std::size_t p = 0; p < parts; ++p) {
+            auto& terms = terms_[q * parts + p];
+            terms.resize(static_cast<std::size_t>(out[p] - terms.data()));
+        }
+    });
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) { add_part(p, parts, into); });
+    ++split_ticks_;
     return true;
 }
 

@@ -5,11 +5,18 @@
 // does not change a float sum, so this path and the synapse store's row-by-row summation
 // give the same bits. The two must differ: row by row reads every synapse, source by source
 // only the active ones, which is what makes sparse activity cheap.
+//
+// A busy tick's terms are found and added on several threads: each reads a part of the
+// fan-out ranges and leaves every term with the thread of its target's range, which then
+// adds them, the parts' terms in the order of the parts. Each sum still takes its terms in
+// canonical order, so the bits do not depend on the threads.
 #include "fan_out.hpp"
 #include "history.hpp"
 #include "neurons.hpp"
 #include "slots.hpp"
 #include "synapse_store.hpp"
+
+#include "dnnc/core/uninitialized.hpp"
 
 #include <cstdint>
 #include <utility>
@@ -51,6 +58,11 @@ public:
     // neurons' holding their bias and input); false (nothing done) when activity is too
     // dense to pay off.
     bool add_terms(tick_t t, neuron_sums& sums);
+    // How many ticks add_terms split by target range over several threads.
+    std::uint64_t split_ticks() const { return split_ticks_; }
+    // A tick reading at least this many fan-out words is split, when the task arena has
+    // several threads (below it, starting the threads costs more than they save).
+    static constexpr std::size_t split_words = 8192;
 
 private:
     // Rows complete when first read (delays of at least remote_delay; in lockstep nothing
@@ -76,14 +88,33 @@ private:
     };
     std::vector<fan_read> reads_;
     std::vector<std::pair<std::size_t, std::uint32_t>> active_;  // (delay position, slot)
+    // Finds the tick's active sources and their ranges into reads_; false when there are too
+    // many for this path. `reading`: the words they hold.
+    bool find_reads(tick_t t, std::size_t& reading);
+    // A term for a sum: target * 3 + feeds, with in_order_term set for a sum that takes its
+    // terms as they come (then `synapse` is not read).
     struct sparse_term {
         std::uint32_t synapse;  // the canonical order
-        std::uint32_t sum;      // the sum it adds to: target * 3 + feeds
+        std::uint32_t sum;
         float value;
     };
-    std::vector<sparse_term> contributions_, colliding_, sorting_;
-    // Sorts colliding_ by synapse (sorting_ its scratch): the canonical order of a sum's terms.
-    void sort_colliding_by_synapse();
+    static constexpr std::uint32_t in_order_term = std::uint32_t{1} << 31;
+    // Calls emit(synapse, target word, value) for every entry of reads [begin, end), in order.
+    template <class Emit>
+    void scan(const fan_read* begin, const fan_read* end, Emit&& emit) const;
+    // A busy tick in `parts` parts: part q of the reads (by words) leaves its terms into
+    // targets of part p in terms_[q * parts + p], in order; then each part p adds its
+    // targets' terms, taking part q's before part q + 1's. One part: terms_[0] holds the
+    // terms of sums that are not in order, the others are added as they come.
+    std::vector<uninitialized_vector<sparse_term>> terms_;
+    std::vector<std::uint32_t> target_bounds_;  // part p's targets: [target_bounds_[p], target_bounds_[p + 1])
+    std::vector<std::size_t> read_bounds_;      // part q's reads: [read_bounds_[q], read_bounds_[q + 1])
+    // Per part: terms of sums with one, and with several (sorted in sorting_).
+    std::vector<uninitialized_vector<sparse_term>> single_, colliding_, sorting_;
+    std::uint64_t split_ticks_ = 0;
+    void split(std::size_t parts, std::size_t reading);
+    // Adds part p's terms (of `parts`) into the sums `into` (u, excitatory, inhibitory).
+    void add_part(std::size_t p, std::size_t parts, float* const into[3]);
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum_;
 };

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <random>
 
+#include <tbb/task_arena.h>
+
 using namespace dnnc;
 using namespace dnnc::sim;
 
@@ -327,4 +329,50 @@ TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights
         }
     CHECK(active > ticks);
     CHECK(active < 600 * ticks / 30);
+}
+
+TEST_CASE("the sparse path split over threads by target range gives the lanes path's sums") {
+    // Busy ticks (more fan-out words than sparse_path::split_words) take their terms on as
+    // many threads as the task arena has, each thread for a range of targets. Poisson-driven
+    // sources S feed linear neurons L, whose output is their sum (every bit of it), through
+    // drawn weights and delays and through one weight and delay (several terms a sum per
+    // tick, not in order); some inhibit S (its inhibitory sums in order). 1, 2 and 3
+    // threads give the bits of the lanes path, which reads every synapse.
+    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="S" size="1600" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
+        <population id="L" size="400" model="linear"/>
+        <projection from="S[0:1200]" to="L" kind="random" p="0.8" seed="1">
+          <weight distribution="normal" mean="0.3" std="1"/>
+          <delay distribution="normal" mean="1.5" std="1" min="0.1"/>
+        </projection>
+        <projection from="S[1200:1600]" to="L" kind="random" p="0.8" weight="-0.7" delay="8" seed="2"/>
+        <projection from="S[1200:1600]" to="S" kind="random" p="0.5" weight="-8" delay="8" seed="6"/>
+        <poisson to="S" rate="6000" weight="90" seed="5"/>
+      </network></dnnc>)",
+                                              "g.xml");
+    const auto net = protocol::expand(*doc.net, "g.xml");
+    const int ticks = 300;
+    const auto lanes = batched(net, 2, ticks, {});
+    for (const int threads : {1, 2, 3}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(whole_network(net));
+            std::size_t spikes = 0, sums = 0, differ = 0;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                for (std::size_t i = 0; i < 2000; ++i) {
+                    const float y = e.output(static_cast<global_index>(i));
+                    (i < 1600 ? spikes : sums) += y != 0.0f;
+                    differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
+                }
+            }
+            INFO(threads << " threads: " << spikes << " spikes, " << sums << " non-zero sums, " << e.split_sparse_ticks()
+                         << " ticks split");
+            CHECK(differ == 0);
+            CHECK(spikes > 3000);
+            CHECK(sums > 400 * ticks / 2);
+            if (threads == 1) CHECK(e.split_sparse_ticks() == 0);
+            if (threads > 1) CHECK(e.split_sparse_ticks() > ticks * 3 / 4);
+        });
+    }
 }

@@ -13,8 +13,9 @@
 namespace dnnc {
 
 // `scratch`: working space of the caller's (kept between calls to spare allocations).
-template <unsigned digit_bits, class T, class Key>
-void radix_sort(std::vector<T>& items, std::vector<T>& scratch, std::uint64_t largest_key, Key key) {
+template <unsigned digit_bits, class Items, class Key>
+void radix_sort(Items& items, Items& scratch, std::uint64_t largest_key, Key key) {
+    using T = typename Items::value_type;
     if (items.size() < 64) {
         std::sort(items.begin(), items.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
         return;

@@ -290,6 +290,8 @@ public:
     double calcium(global_index neuron) const;
     // Wall seconds this engine has spent in structural updates (0 without them).
     double structure_update_seconds() const;
+    // Ticks whose synapse terms the sparse path added on several threads, by target range.
+    std::uint64_t split_sparse_ticks() const;
 
 private:
     struct impl;
