@@ -7,6 +7,7 @@
 #include "http_server.hpp"
 #include "lead.hpp"
 #include "node_messages.hpp"
+#include "relays.hpp"
 #include "tasks.hpp"
 #include "worker.hpp"
 
@@ -79,6 +80,7 @@ struct node::impl {
         srv.hand_over(message_type::signal_link, [this](const frame& opening, int socket, protocol::frame_auth auth) {
             signals_in.adopt(socket, opening.payload, std::move(auth));
         });
+        srv.hand_over(message_type::relay, relays::carry);
         own = std::make_shared<worker>(options, calls, signals_in, tasks,
                                        worker::hooks{[this](const protocol::tick_report& report) { leader->report(report); },
                                                      [this] { leader->resign(); },

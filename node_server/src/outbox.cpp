@@ -2,6 +2,7 @@
 
 #include "dnnc/node_server/log.hpp"
 #include "link_stream.hpp"
+#include "relays.hpp"
 #include "run_handlers.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -57,6 +58,14 @@ public:
             busy_ = true;
             asio::post(io_, [self = shared_from_this()] { self->pump(); });
         }
+    }
+
+    // The connection closes and what waits is dropped, uncounted (outbox::forget).
+    void close() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.clear();
+        stream_.close();
+        busy_ = false;
     }
 
 private:
@@ -121,7 +130,8 @@ private:
     void connect() {
         stream_.reset();
         auto resolver = std::make_shared<tcp::resolver>(io_);
-        resolver->async_resolve(to_.host, std::to_string(to_.port),
+        const auto at = relays::connect_to(to_);  // `to_` itself, or its route's forwarder
+        resolver->async_resolve(at.host, std::to_string(at.port),
                                 [self = shared_from_this(), resolver](const boost::system::error_code& ec,
                                                                       const tcp::resolver::results_type& results) {
                                     if (ec) return self->give_up(ec.message());
@@ -256,6 +266,18 @@ void outbox::send(const endpoint& to, protocol::frame f, double delay_ms) {
         d = slot;
     }
     d->push(std::move(f), due);
+}
+
+void outbox::forget(const endpoint& to) {
+    std::shared_ptr<destination> gone;
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        const auto it = impl_->destinations.find(to.text());
+        if (it == impl_->destinations.end()) return;
+        gone = std::move(it->second);
+        impl_->destinations.erase(it);
+    }
+    asio::post(impl_->io, [gone] { gone->close(); });
 }
 
 std::uint64_t outbox::frames_lost() const { return impl_->lost; }

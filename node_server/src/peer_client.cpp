@@ -1,6 +1,7 @@
 #include "dnnc/node_server/peer_client.hpp"
 
 #include "link_stream.hpp"
+#include "relays.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -202,8 +203,9 @@ protocol::frame peer_client::call_with(const endpoint& to, protocol::frame reque
         if (!c->stream.socket().is_open()) {
             std::atomic<bool> done{false};
             tcp::resolver resolver(c->io);
-            const auto endpoints = resolver.resolve(to.host, std::to_string(to.port), ec);
-            if (ec) throw io_error("cannot resolve " + to.host + ": " + ec.message());
+            const auto at = relays::connect_to(to);  // `to` itself, or its route's forwarder
+            const auto endpoints = resolver.resolve(at.host, std::to_string(at.port), ec);
+            if (ec) throw io_error("cannot resolve " + at.host + ": " + ec.message());
             c->stream.reset();
             asio::async_connect(c->stream.socket(), endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) {
                 ec = e;

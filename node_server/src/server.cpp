@@ -211,7 +211,8 @@ private:
     // The connection goes to `take` with nothing read past `opening` (reads ask for exact
     // sizes), and the session's authentication with it. A plain TCP socket goes as it is;
     // a TLS one stays here and relays what it decrypts into a socket pair whose other end
-    // goes instead, so that the taker reads plain frames either way.
+    // goes instead, and what the taker writes back, so that the taker reads and writes
+    // plain frames either way.
     void leave(const protocol::frame& opening, const server::connection_taker& take) {
         if (!outbox_.empty()) return reject("a connection handed over with replies still to write");
         DNNC_LOG(debug, "connection from " << peer_ << " handed over after its " << protocol::to_string(opening.type)
@@ -224,6 +225,7 @@ private:
                                                                             pair[0]);
             idle_.cancel();  // a signal link may be quiet for long; its taker watches it
             take(opening, pair[1], std::move(auth_));
+            relay_back();
             return relay_next();
         }
         boost::system::error_code ec;
@@ -242,6 +244,20 @@ private:
                                   asio::bind_executor(self->strand_, [self](const boost::system::error_code& e, std::size_t) {
                                       if (e) return self->finish();
                                       self->relay_next();
+                                  }));
+            }));
+    }
+
+    void relay_back() {
+        if (!back_buffer_) back_buffer_ = std::make_unique<std::array<char, 64 * 1024>>();
+        relay_->async_read_some(
+            asio::buffer(*back_buffer_),
+            asio::bind_executor(strand_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                if (ec) return self->finish();
+                asio::async_write(self->stream_, asio::buffer(self->back_buffer_->data(), n),
+                                  asio::bind_executor(self->strand_, [self](const boost::system::error_code& e, std::size_t) {
+                                      if (e) return self->finish();
+                                      self->relay_back();
                                   }));
             }));
     }
@@ -323,6 +339,7 @@ private:
     std::deque<std::string> outbox_;
     std::unique_ptr<asio::local::stream_protocol::socket> relay_;  // a TLS signal link's plain end
     std::array<char, 64 * 1024> relay_buffer_{};
+    std::unique_ptr<std::array<char, 64 * 1024>> back_buffer_;  // the taker's bytes back, over TLS
 };
 
 }  // namespace

@@ -113,13 +113,15 @@ const char* to_string(message_type t) {
     case message_type::upload_reply: return "upload-reply";
     case message_type::release: return "release";
     case message_type::release_reply: return "release-reply";
+    case message_type::relay: return "relay";
+    case message_type::relay_reply: return "relay-reply";
     }
     return "unknown";
 }
 
 bool is_known(std::uint8_t type) {
     return type >= static_cast<std::uint8_t>(message_type::error_reply) &&
-           type <= static_cast<std::uint8_t>(message_type::release_reply);
+           type <= static_cast<std::uint8_t>(message_type::relay_reply);
 }
 
 bool is_one_way(message_type t) {

@@ -132,7 +132,7 @@ struct reader {
 
 message_type type_of(std::uint8_t b) {
     // Known types only: an unknown one is refused by the header decoder, as it should be.
-    return static_cast<message_type>(1 + b % static_cast<std::uint8_t>(message_type::release_reply));
+    return static_cast<message_type>(1 + b % static_cast<std::uint8_t>(message_type::relay_reply));
 }
 
 }  // namespace

@@ -28,6 +28,9 @@ public:
 
     // Queues a frame for `to`, to leave after `delay_ms`.
     void send(const endpoint& to, protocol::frame f, double delay_ms = 0);
+    // Closes the connection to `to`, if any, dropping what waits for it: the next frame
+    // connects anew (after its route changed: relays.hpp).
+    void forget(const endpoint& to);
     std::uint64_t frames_lost() const;
 
 private:

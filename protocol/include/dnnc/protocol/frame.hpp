@@ -85,6 +85,9 @@ enum class message_type : std::uint8_t {
     release = 51,  // lead to a node it drained: JSON {epoch}; the node stops serving that installation
                    // (worker.hpp); reply empty
     release_reply = 52,
+    relay = 53,  // to a sub-lead, a connection's first frame: "HOST:PORT" of a node it reaches; once it
+                 // replies, the connection carries bytes to and from that node (node_server/relays.hpp)
+    relay_reply = 54,
 };
 // Message types that get no reply.
 bool is_one_way(message_type t);
