@@ -9,6 +9,7 @@
 #   test_hosts.sh down NAME              remove the set (its namespaces, veths and bridge)
 #   test_hosts.sh shape NAME K RATE      limit host K's link to RATE each way (tc tbf: 10mbit, 1gbit, ...)
 #   test_hosts.sh link NAME K up|down    take host K's link down or bring it back
+#   test_hosts.sh only NAME K J...       host K has routes to hosts J... only (none to the others)
 #   test_hosts.sh exec NAME K CMD...     run CMD on host K
 #
 # The kernel of these machines has no netem: a link's delay is emulated by the nodes
@@ -16,7 +17,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '7,11p' "$0" >&2
+    sed -n '7,12p' "$0" >&2
     exit 2
 }
 
@@ -74,6 +75,17 @@ link)
     host_number "$1"
     [[ $2 == up || $2 == down ]] || usage
     ip -n "$switch" link set "p$1" "$2"
+    ;;
+only)
+    [ $# -ge 2 ] || usage
+    host_number "$1"
+    host=$name-h$1
+    shift
+    ip -n "$host" route del 10.99.0.0/24 dev eth0
+    for j in "$@"; do
+        host_number "$j"
+        ip -n "$host" route add "10.99.0.$j/32" dev eth0
+    done
     ;;
 exec)
     [ $# -ge 2 ] || usage

@@ -535,11 +535,16 @@ json lead::recover() {
     if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
     // Read through and checked once before anything changes; sent in a second pass.
     protocol::document doc = protocol::check_snapshot_file(file, file_access());
-    // Silent to the heartbeats: dead (the others are asked again).
+    // Silent to the heartbeats: dead (the others are asked again), but for a node reached
+    // through a sub-lead, which may be silent only because its sub-lead died: it is asked
+    // again through another.
     const auto alive = run_links(state).alive;
     std::set<std::string> dead;
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
-        if (!alive(v)) dead.insert(state->topo.id(v));
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
+        if (alive(v)) continue;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (subleads_.count(state->topo.id(v)) == 0) dead.insert(state->topo.id(v));
+    }
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), dead,
                                         {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
@@ -555,16 +560,10 @@ json lead::restart_on_survivors(protocol::document doc, std::set<std::string> de
                                 const std::string& state_file, const std::vector<plan::link_time>* measured,
                                 const plan::current_placement* current) {
     const auto self = doc.clu->nodes[find_self(*doc.clu)].id;
-    // Dead: named so, or not answering a heartbeat now.
-    for (const auto& n : doc.clu->nodes) {
-        if (n.id == self || dead.count(n.id) > 0) continue;
-        try {
-            calls_.call({n.host, static_cast<std::uint16_t>(n.port)}, frame{message_type::heartbeat, 0, 0, {}},
-                        std::chrono::seconds(2));
-        } catch (const std::exception&) {
-            dead.insert(n.id);
-        }
-    }
+    // Dead: named so, or answering a heartbeat now neither directly nor through a sub-lead
+    // among the others.
+    const auto silent = reach_nodes(*doc.clu, dead);
+    dead.insert(silent.begin(), silent.end());
     // Nodes that only the dead linked to this one are cut off: out as well.
     const auto reached = reached_from(*doc.clu, self, dead);
     for (const auto& n : doc.clu->nodes)
@@ -783,6 +782,11 @@ void lead::describe(protocol::node_status& s) {
         if (v == topo.lead()) entry.roles.push_back("lead");
         if (topo.id(v) == clock) entry.roles.push_back("clock");
         if (entry.roles.empty()) entry.roles.push_back("worker");
+        for (const auto& [served, sublead] : subleads_) {
+            if (served == n.id) entry.via = sublead;
+            if (sublead == n.id && std::find(entry.roles.begin(), entry.roles.end(), "sub-lead") == entry.roles.end())
+                entry.roles.push_back("sub-lead");
+        }
         entry.capacity = n.capacity;
         entry.neurons = state_->plan.neurons_per_node[v];
         entry.silent_ms = v == topo.lead() ? 0.0 : elapsed_ms(state_->last_seen[v]);

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <deque>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -129,6 +130,10 @@ private:
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
+    // Nodes of `clu` this lead has no route to are reached through a sub-lead (relays.hpp):
+    // the first node linked to one in the document that answers the lead directly and carries
+    // a heartbeat on to it. Returns the nodes (besides those in `skip`) reached neither way.
+    std::set<std::string> reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip);
     void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
@@ -235,6 +240,7 @@ private:
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) or submit at a time
     std::deque<protocol::move_record> moves_;  // the newest changes that moved neurons (note_move)
+    std::map<std::string, std::string> subleads_;  // node -> the sub-lead it is reached through (reach_nodes)
     // The nodes as they were at the last move by load, whether moving by load has stopped,
     // and when the next move by load may come, keeping the pauses within
     // rebalance-pause-share of the run (rebalance_by_load); all start anew with a network

@@ -16,6 +16,7 @@
 #include "node_messages.hpp"
 #include "population_growth.hpp"
 #include "probe_route.hpp"
+#include "relays.hpp"
 #include "state_stream.hpp"
 
 #include <algorithm>
@@ -134,6 +135,55 @@ std::size_t lead::find_self(const protocol::cluster& clu) const {
     if (loopback_match) return *loopback_match;
     throw usage_error("this node (" + options_.server.bind + ":" + std::to_string(my_port) +
                       ") is not one of the cluster's nodes; submit to a node the document names");
+}
+
+std::set<std::string> lead::reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip) {
+    const auto self = find_self(clu);
+    auto at = [&](std::size_t v) { return endpoint{clu.nodes[v].host, static_cast<std::uint16_t>(clu.nodes[v].port)}; };
+    auto answers = [&](std::size_t v) {
+        try {
+            calls_.call(at(v), frame{message_type::heartbeat, 0, 0, {}}, std::chrono::seconds(2));
+            return true;
+        } catch (const remote_error&) {
+            return true;  // a refusal is an answer
+        } catch (const std::exception&) {
+            calls_.forget(at(v));
+            return false;
+        }
+    };
+    std::map<std::string, std::size_t> index;
+    for (std::size_t v = 0; v < clu.nodes.size(); ++v) index[clu.nodes[v].id] = v;
+    auto counts = [&](std::size_t v) { return v != self && skip.count(clu.nodes[v].id) == 0; };
+    std::vector<bool> direct(clu.nodes.size(), false);
+    for (std::size_t v = 0; v < clu.nodes.size(); ++v) {
+        if (!counts(v)) continue;
+        relays::unroute(at(v));
+        calls_.forget(at(v));
+        direct[v] = answers(v);
+    }
+    std::map<std::string, std::string> subleads;
+    std::set<std::string> silent;
+    for (std::size_t v = 0; v < clu.nodes.size(); ++v) {
+        if (!counts(v) || direct[v]) continue;
+        const auto& id = clu.nodes[v].id;
+        for (const auto& l : clu.links) {
+            const std::string other = l.from == id ? l.to : l.to == id ? l.from : std::string();
+            if (other.empty()) continue;
+            const auto u = index.at(other);
+            if (!counts(u) || !direct[u]) continue;
+            relays::route(at(v), at(u), options_.server.secret, options_.server.tls);
+            calls_.forget(at(v));
+            if (answers(v)) {
+                subleads[id] = other;
+                break;
+            }
+            relays::unroute(at(v));
+        }
+        if (subleads.count(id) == 0) silent.insert(id);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    subleads_ = std::move(subleads);
+    return silent;
 }
 
 // Refuses, before anything changes on the cluster, a network whose shares would not fit in
@@ -331,6 +381,7 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
     if (const auto serving = own_.network(); serving && !replace)
         throw error("this node already serves network '" + *serving + "'; submit with --replace to replace it");
     doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
+    reach_nodes(*doc.clu, {});  // who does not answer either way is named by the probes below
     // A new network starts with the grows due at its first tick (a restored one has them).
     if (!doc.state) apply_due_grows(*doc.net, 0);
     DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
@@ -376,6 +427,21 @@ protocol::node_config lead::node_configs(lead_state& state) {
     protocol::node_config root = plan::build_configs(state.plan, state.topo, link_latencies(state), state.windows, state.epoch);
     plan::decide_compression(root, state.plan, state.topo, state.times);
     state.history = static_cast<std::uint16_t>(root.history);
+    // A node reached through a sub-lead reaches the lead back through it.
+    std::map<std::string, std::string> subleads;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        subleads = subleads_;
+    }
+    std::vector<protocol::node_config*> stack{&root};
+    while (!stack.empty()) {
+        auto* c = stack.back();
+        stack.pop_back();
+        if (const auto s = subleads.find(c->node); s != subleads.end())
+            for (const auto& n : state.plan.doc.clu->nodes)
+                if (n.id == s->second) c->lead_via = n.host + ":" + std::to_string(n.port);
+        for (auto& child : c->children) stack.push_back(&child);
+    }
     if (!root.children.empty()) {
         const auto& first = root.children.front();
         state.standby = endpoint{first.host, static_cast<std::uint16_t>(first.port)};

@@ -5,6 +5,7 @@
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "node_messages.hpp"
+#include "relays.hpp"
 #include "state_stream.hpp"
 
 #include <algorithm>
@@ -318,6 +319,13 @@ worker::engine_source worker::install(const protocol::node_config& own, bool res
     old.reset();
     const endpoint lead_at{own.lead_host, static_cast<std::uint16_t>(own.lead_port)};
     const bool is_lead = own.lead == own.node;
+    // A node the lead reaches through a sub-lead reaches the lead back the same way; a
+    // connection made before may have gone another way (a sub-lead since dead).
+    if (!own.lead_via.empty())
+        relays::route(lead_at, parse_endpoint(own.lead_via), options_.server.secret, options_.server.tls);
+    else if (!is_lead)
+        relays::unroute(lead_at);
+    reports_out_.forget(lead_at);
     auto reporter = [this, lead_at, is_lead](protocol::tick_report report) {
         if (is_lead) return hooks_.report_to_own_lead(report);
         reports_out_.send(lead_at, frame{message_type::tick_report, 0, 0, protocol::encode(report).dump()});

@@ -303,7 +303,7 @@ bool operator==(const dense_rows& a, const dense_rows& b) {
 }
 bool operator==(const node_config& a, const node_config& b) {
     auto t = [](const node_config& c) {
-        return std::tie(c.node, c.network, c.lead, c.lead_host, c.lead_port, c.host, c.port, c.history, c.epoch, c.run, c.peers,
+        return std::tie(c.node, c.network, c.lead, c.lead_host, c.lead_port, c.lead_via, c.host, c.port, c.history, c.epoch, c.run, c.peers,
                         c.neurons, c.share, c.dense, c.children);
     };
     return t(a) == t(b);

@@ -167,6 +167,7 @@ void fields(Io& io, N& n) {
     io.required("id", n.id);
     io.required("address", n.address);
     io.required("roles", n.roles);
+    io.unless_empty("via", n.via);
     io.required("capacity", n.capacity);
     io.required("neurons", n.neurons);
     io.required("alive", n.alive);

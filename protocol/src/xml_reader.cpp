@@ -883,6 +883,7 @@ private:
             c.lead = a.text("lead");
             c.lead_host = a.text("lead-host", "127.0.0.1");
             c.lead_port = a.int32("lead-port", 0);
+            c.lead_via = a.text("lead-via", "");
             c.host = a.text("host", "127.0.0.1");
             c.port = a.int32("port", 0);
             c.history = a.int32("history", 1);

@@ -459,6 +459,7 @@ void write_node_config(xml_out& x, const node_config& c, bool root) {
     x.attr("lead", c.lead);
     if (c.lead_host != "127.0.0.1") x.attr("lead-host", c.lead_host);
     if (c.lead_port != 0) x.attr("lead-port", c.lead_port);
+    if (!c.lead_via.empty()) x.attr("lead-via", c.lead_via);
     if (c.host != "127.0.0.1") x.attr("host", c.host);
     x.attr("port", c.port);
     if (c.history != 1) x.attr("history", c.history);

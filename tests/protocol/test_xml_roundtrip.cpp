@@ -458,6 +458,9 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     mid.node = "n1";
     mid.port = 7101;
     mid.host = "127.0.0.2";
+    mid.lead_host = "10.0.0.1";
+    mid.lead_port = 7100;
+    mid.lead_via = "10.0.0.3:7103";  // reached through a sub-lead
     mid.run.sync = sync_mode::window;
     mid.run.compress = compress_mode::never;
     mid.peers.push_back({"n2", "127.0.0.1", 7102, {"n1", "n2"}, 0.75, 2.5, {1, 4, 9}, {0, 2}, true});
@@ -474,6 +477,8 @@ TEST_CASE("a node config with nested subtree configs round-trips") {
     CHECK(again.children[0].peers[0].via == std::vector<std::string>{"n1", "n2"});
     CHECK(again.children[0].peers[0].compress);
     CHECK(again.children[0].run.compress == compress_mode::never);
+    CHECK(again.children[0].lead_via == "10.0.0.3:7103");
+    CHECK(again.children[1].lead_via.empty());
 }
 
 TEST_CASE("a signal packet round-trips, empty or not") {

@@ -61,6 +61,14 @@ public:
     std::filesystem::path state_dir(int k) const { return dir_ / ("state" + std::to_string(k)); }
     void link(int k, bool up) const { must(script() + " link " + name_ + " " + std::to_string(k) + (up ? " up" : " down")); }
     void shape(int k, const std::string& rate) const { must(script() + " shape " + name_ + " " + std::to_string(k) + " " + rate); }
+    // Host k gets routes to the hosts `reached` only: it cannot reach the others, nor they it.
+    void only(int k, const std::vector<int>& reached) const {
+        std::string list;
+        for (const int j : reached) list += " " + std::to_string(j);
+        must(script() + " only " + name_ + " " + std::to_string(k) + list);
+    }
+    // Host k's node killed (SIGKILL): it answers nothing from here on.
+    void kill(int k) const { ::kill(nodes_[static_cast<std::size_t>(k - 1)], SIGKILL); }
 
 private:
     static std::string script() { return source_path("scripts/test_hosts.sh"); }

@@ -95,8 +95,9 @@ int run_status(const status_options& o) {
         char ms[32] = "-", waited[32] = "-";
         if (n.ms_per_tick) std::snprintf(ms, sizeof ms, "%.4f", *n.ms_per_tick);
         if (n.cpu_wait_ms_per_tick) std::snprintf(waited, sizeof waited, "%.4f", *n.cpu_wait_ms_per_tick);
-        std::printf("%-12s %-22s %-12s %8g %9llu  %-5s %9s %9s\n", n.id.c_str(), n.address.c_str(), roles.c_str(), n.capacity,
-                    static_cast<unsigned long long>(n.neurons), n.alive ? "yes" : "DEAD", ms, waited);
+        std::printf("%-12s %-22s %-12s %8g %9llu  %-5s %9s %9s%s\n", n.id.c_str(), n.address.c_str(), roles.c_str(), n.capacity,
+                    static_cast<unsigned long long>(n.neurons), n.alive ? "yes" : "DEAD", ms, waited,
+                    n.via.empty() ? "" : ("  through " + n.via).c_str());
     }
     // The newest changes that moved neurons (growth, re-balance, join, drain), and the nodes
     // that kept their engines or had them built ahead.

@@ -596,6 +596,7 @@ struct node_config {
     std::string node, network, lead;
     std::string lead_host = "127.0.0.1";  // where tick reports go
     std::int32_t lead_port = 0;
+    std::string lead_via;  // HOST:PORT of the sub-lead that carries this node's connections to the lead; empty: none
     std::string host = "127.0.0.1";
     std::int32_t port = 0;
     std::int32_t history = 1;  // ticks of output history kept: the network's longest delay

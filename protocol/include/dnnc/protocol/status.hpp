@@ -73,7 +73,8 @@ nlohmann::json encode(const move_record& m);
 // A node of the lead's cluster. `completed` and the measures come with a run.
 struct cluster_node_status {
     std::string id, address;
-    std::vector<std::string> roles;  // lead, clock, worker
+    std::vector<std::string> roles;  // lead, clock, worker, sub-lead (it carries others' connections)
+    std::string via;                 // the sub-lead the lead reaches it through; empty: none
     double capacity = 1;
     std::uint64_t neurons = 0;
     bool alive = true;

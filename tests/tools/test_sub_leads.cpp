@@ -1,0 +1,136 @@
+// Nodes the lead cannot reach, served through a sub-lead (node_server/relays.hpp), on test
+// hosts (scripts/test_hosts.sh) where the lead's host and host 3 have no route to each other:
+// hosts 2 and 4 reach both. The lead serves host 3 through host 2, its first link; submit,
+// run, snapshot and restore give the outputs of one local node; with host 2's node killed,
+// recovery reaches host 3 through host 4 and goes on to the outputs of a run without the
+// failure.
+#include "test_hosts_fixture.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+using namespace dnnc::test;
+using json = nlohmann::json;
+
+namespace {
+
+// A random recurrent network on four test hosts, h3 linked to h2 and h4 only.
+std::string network_on(const std::string& run) {
+    return "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"hosts\">"
+           "<population id=\"p\" size=\"800\" model=\"tanh\"/>"
+           "<projection from=\"p\" to=\"p\" kind=\"random\" p=\"0.05\" seed=\"5\"/>"
+           "<input id=\"x\" neurons=\"p[0:20]\"/><output id=\"y\" neurons=\"p[0:30]\"/></network>"
+           "<cluster lead=\"h1\">" +
+           test_hosts::nodes_xml(4) +
+           "<link from=\"h1\" to=\"h2\"/><link from=\"h1\" to=\"h4\"/><link from=\"h2\" to=\"h3\"/>"
+           "<link from=\"h3\" to=\"h4\"/></cluster>" +
+           run + "</dnnc>\n";
+}
+
+// Four test hosts, h1 and h3 without routes to each other.
+struct split_hosts {
+    test_hosts hosts;
+    explicit split_hosts(const scratch_dir& dir) : hosts(dir, 4) {
+        hosts.only(1, {2, 4});
+        hosts.only(3, {2, 4});
+    }
+};
+
+// The rows of an output CSV from tick `from` on (its first column is the tick).
+std::string rows_from(const std::string& csv, long from) {
+    std::istringstream in(csv);
+    std::string line, kept;
+    std::getline(in, line);
+    kept = line + "\n";
+    while (std::getline(in, line))
+        if (std::stol(line.substr(0, line.find(','))) >= from) kept += line + "\n";
+    return kept;
+}
+
+const json& node_in(const json& status, const std::string& id) {
+    for (const auto& n : status["nodes"])
+        if (n["id"] == id) return n;
+    FAIL("no node " << id << " in " << status.dump());
+    throw;
+}
+
+}  // namespace
+
+TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapshot and restore give one local node's outputs") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    split_hosts split(dir);
+    auto& hosts = split.hosts;
+    REQUIRE(run_command(hosts.on(1) + "ping -c 1 -W 1 " + test_hosts::address(3)).exit_code != 0);  // no route
+    const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\" heartbeat-timeout=\"15000\"/>"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
+    const std::string lead = " --lead " + test_hosts::endpoint(1);
+    const auto submitted = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    INFO(submitted.err);
+    REQUIRE(submitted.exit_code == 0);
+    const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+    CHECK(node_in(status, "h3")["via"] == "h2");
+    CHECK(node_in(status, "h3")["neurons"].get<long>() > 0);
+    CHECK(node_in(status, "h2")["roles"].dump().find("sub-lead") != std::string::npos);
+    must(hosts.dnnc_on(1, "input " + inputs + lead));
+    must(hosts.dnnc_on(1, "step 300" + lead));
+    must(hosts.dnnc_on(1, "snapshot -o " + (dir.path / "k.dnncs").string() + lead));
+    must(hosts.dnnc_on(1, "step 300" + lead));
+    must(hosts.dnnc_on(1, "output -o " + (dir.path / "out.csv").string() + lead));
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks 600 --input " + inputs + " --output " + straight);
+    CHECK(slurp((dir.path / "out.csv").string()) == slurp(straight));
+
+    const auto restored = run_command(hosts.dnnc_on(1, "restore " + (dir.path / "k.dnncs").string() + " --cluster " + doc +
+                                                           " --replace --to " + test_hosts::endpoint(1)));
+    INFO(restored.err);
+    REQUIRE(restored.exit_code == 0);
+    must(hosts.dnnc_on(1, "step 300" + lead));
+    must(hosts.dnnc_on(1, "output -o " + (dir.path / "restored.csv").string() + lead));
+    CHECK(rows_from(slurp((dir.path / "restored.csv").string()), 300) == rows_from(slurp(straight), 300));
+}
+
+TEST_CASE("a killed sub-lead: recovery serves its node through another and equals a run without the failure") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    split_hosts split(dir);
+    auto& hosts = split.hosts;
+    const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\" heartbeat-timeout=\"400\" tick-period=\"1\"/>"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
+    const std::string lead = " --lead " + test_hosts::endpoint(1);
+    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    must(hosts.dnnc_on(1, "input " + inputs + lead));
+    must(hosts.dnnc_on(1, "checkpoint --every 50 --keep 2 --dir cut" + lead));
+    must(hosts.dnnc_on(1, "start" + lead));
+    wait_for_checkpoints(hosts.state_dir(1) / "checkpoints" / "cut", 2);
+    hosts.kill(2);
+    json s;
+    for (int i = 0; i < 50; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        s = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+        if (s["state"] == "failed") break;
+    }
+    REQUIRE(s["state"] == "failed");
+    const auto recovered = run_command(hosts.dnnc_on(1, "recover --json" + lead));
+    INFO(recovered.err);
+    REQUIRE(recovered.exit_code == 0);
+    CHECK(json::parse(recovered.out)["removed"] == json::array({"h2"}));
+    const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+    CHECK(node_in(status, "h3")["via"] == "h4");
+    must(hosts.dnnc_on(1, "step 60" + lead));
+    must(hosts.dnnc_on(1, "output -o " + (dir.path / "out.csv").string() + lead));
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
+    CHECK(rows == slurp(straight));
+}
