@@ -381,7 +381,16 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
     if (const auto serving = own_.network(); serving && !replace)
         throw error("this node already serves network '" + *serving + "'; submit with --replace to replace it");
     doc.clu->lead = doc.clu->nodes[find_self(*doc.clu)].id;
-    reach_nodes(*doc.clu, {});  // who does not answer either way is named by the probes below
+    if (const auto silent = reach_nodes(*doc.clu, {}); !silent.empty()) {
+        const auto& clu = *doc.clu;
+        const auto n = std::find_if(clu.nodes.begin(), clu.nodes.end(), [&](const auto& c) { return c.id == *silent.begin(); });
+        std::string linked;
+        for (const auto& l : clu.links)
+            if (l.from == n->id || l.to == n->id) linked += (linked.empty() ? "" : ", ") + (l.from == n->id ? l.to : l.from);
+        throw error("node '" + n->id + "' (" + n->host + ":" + std::to_string(n->port) +
+                    ") answers neither the lead nor through the nodes linked to it (" + (linked.empty() ? "none" : linked) +
+                    "); nothing was changed on the cluster");
+    }
     // A new network starts with the grows due at its first tick (a restored one has them).
     if (!doc.state) apply_due_grows(*doc.net, 0);
     DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");

@@ -3,7 +3,7 @@
 // hosts 2 and 4 reach both. The lead serves host 3 through host 2, its first link; submit,
 // run, snapshot and restore give the outputs of one local node; with host 2's node killed,
 // recovery reaches host 3 through host 4 and goes on to the outputs of a run without the
-// failure.
+// failure. A host that no path reaches fails the submit, named with the nodes tried.
 #include "test_hosts_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -133,4 +133,23 @@ TEST_CASE("a killed sub-lead: recovery serves its node through another and equal
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
     CHECK(rows == slurp(straight));
+}
+
+TEST_CASE("a host that no path reaches: the submit fails naming it and the nodes it tried, and nothing changes") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    split_hosts split(dir);
+    auto& hosts = split.hosts;
+    hosts.link(3, false);  // its node runs on, out of everyone's reach
+    const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\"/>"));
+    const auto r = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("node 'h3' (" + test_hosts::endpoint(3) + ") answers neither the lead nor through the nodes "
+                                      "linked to it (h2, h4)"));
+    const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json --lead " + test_hosts::endpoint(1))).out);
+    CHECK_FALSE(status.contains("network"));
 }
