@@ -16,40 +16,15 @@ ticks=${2:-2000}
 doc=${3:-examples/brunel/brunel.xml}
 rounds=${4:-2}
 [ "$(id -u)" = 0 ] || { echo "bench_sub_lead.sh: test hosts need root" >&2; exit 2; }
-dnnc=$(realpath "$build/tools/dnnc")
-node=$(realpath "$build/tools/dnnc-node")
-hosts=scripts/test_hosts.sh
-name=bsub$$
-name=${name:0:8}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-  wait 2> /dev/null || true
-  "$hosts" down "$name" 2> /dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secret"
-chmod 600 "$work/secret"
-
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2> /dev/null || echo '?')"
 echo "$doc, $ticks ticks a step, $rounds rounds"
-"$hosts" up "$name" 4
-cluster='<cluster lead="h1">'
-for k in 1 2 3 4; do
-  "$hosts" exec "$name" $k "$node" --bind 10.99.0.$k --port 7000 --secret-file "$work/secret" \
-    --state-dir "$work/host$k" --log-level warn > "$work/host$k.log" 2>&1 &
-  pids+=($!)
-  cluster+="<node id=\"h$k\" host=\"10.99.0.$k\" port=\"7000\"/>"
-done
+source bench/node_server/test_host_nodes.sh "$build" bsub 4
+cluster="<cluster lead=\"h1\">$(host_nodes_xml)"
 cluster+='<link from="h1" to="h2"/><link from="h1" to="h4"/><link from="h2" to="h3"/><link from="h3" to="h4"/></cluster>'
 network=$(sed -n '/<network/,/<\/network>/p' "$doc")
 printf '<dnnc xmlns="urn:dnnc:1">\n%s\n%s\n  <run sync="lockstep" heartbeat-timeout="60000"/>\n</dnnc>\n' \
   "$network" "$cluster" > "$work/net.xml"
-sleep 1
 
-on_lead() { "$hosts" exec "$name" 1 "$dnnc" "$@" --secret-file "$work/secret"; }
 # "VIA RATE": the sub-lead host 3 is served through (-: none) and the ticks per second of
 # one step after a fresh submit.
 step_rate() {

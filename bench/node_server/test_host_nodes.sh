@@ -1,7 +1,7 @@
 # Sourced by the benchmarks that run nodes on test hosts (scripts/test_hosts.sh; needs root):
-#   source bench/node_server/test_host_nodes.sh BUILD_DIR PREFIX N K RATE
+#   source bench/node_server/test_host_nodes.sh BUILD_DIR PREFIX N [K RATE]
 # makes N test hosts (named PREFIX and this shell's pid), shapes host K's link to RATE each
-# way, starts a dnnc-node on each host (10.99.0.h:7000) with a fresh cluster secret, and
+# way (if given), starts a dnnc-node on each host (10.99.0.h:7000) with a fresh cluster secret, and
 # removes it all when the shell exits. Then $dnnc, $node, $hosts, $name and $work (a
 # scratch folder) are set, `on_lead ARGS...` runs dnnc on host 1 with the secret, and
 # `host_nodes_xml` prints the hosts' <node> elements.
@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$hosts" up "$name" "$host_count"
-"$hosts" shape "$name" "$4" "$5"
+if [ -n "${5:-}" ]; then "$hosts" shape "$name" "$4" "$5"; fi
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/secret"
 chmod 600 "$work/secret"
 for ((k = 1; k <= host_count; k++)); do

@@ -5,6 +5,8 @@
 // check fails. Needs root (CI runs as root).
 #include "cluster_fixture.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cerrno>
 #include <chrono>
 #include <regex>
@@ -70,7 +72,41 @@ public:
     // Host k's node killed (SIGKILL): it answers nothing from here on.
     void kill(int k) const { ::kill(nodes_[static_cast<std::size_t>(k - 1)], SIGKILL); }
 
+    // The lead on host 1 submits `doc`, takes `inputs`, checkpoints every 50 ticks and runs
+    // until two checkpoints are there (what a recovery test fails after).
+    void start_with_checkpoints(const std::string& doc, const std::string& inputs) const {
+        must(dnnc_on(1, "submit " + doc + " --to " + endpoint(1)));
+        must(dnnc_on(1, "input " + inputs + lead()));
+        must(dnnc_on(1, "checkpoint --every 50 --keep 2 --dir cut" + lead()));
+        must(dnnc_on(1, "start" + lead()));
+        wait_for_checkpoints(state_dir(1) / "checkpoints" / "cut", 2);
+    }
+    // The lead's status once its run has failed (asked for 5 s at most).
+    nlohmann::json status_once_failed() const {
+        nlohmann::json s;
+        for (int i = 0; i < 50; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            s = nlohmann::json::parse(run_command(dnnc_on(1, "status --json" + lead())).out);
+            if (s["state"] == "failed") break;
+        }
+        REQUIRE(s["state"] == "failed");
+        return s;
+    }
+    // After a recovery: 60 more ticks, whose outputs from the start equal those of `doc` run
+    // straight on one local node with `inputs` for as many ticks.
+    void check_outputs_after_recovery(const std::string& doc, const std::string& inputs) const {
+        must(dnnc_on(1, "step 60" + lead()));
+        must(dnnc_on(1, "output -o " + (dir_ / "out.csv").string() + lead()));
+        const auto rows = slurp((dir_ / "out.csv").string());
+        const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+        const auto straight = (dir_ / "straight.csv").string();
+        must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " +
+             straight);
+        CHECK(rows == slurp(straight));
+    }
+
 private:
+    static std::string lead() { return " --lead " + endpoint(1); }
     static std::string script() { return source_path("scripts/test_hosts.sh"); }
 
     // Sets whose test process was killed before it could take them down.

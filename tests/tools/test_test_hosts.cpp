@@ -94,29 +94,12 @@ TEST_CASE("a test host cut off from the others is found dead, and recovery on th
     const auto doc = dir.file("hosts.xml", network_on(cluster, "<run probes=\"2\" heartbeat-timeout=\"400\" tick-period=\"1\"/>"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
     const std::string lead = " --lead " + test_hosts::endpoint(1);
-    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
-    must(hosts.dnnc_on(1, "input " + inputs + lead));
-    must(hosts.dnnc_on(1, "checkpoint --every 50 --keep 2 --dir cut" + lead));
-    must(hosts.dnnc_on(1, "start" + lead));
-    const auto checkpoints = hosts.state_dir(1) / "checkpoints" / "cut";
-    wait_for_checkpoints(checkpoints, 2);
+    hosts.start_with_checkpoints(doc, inputs);
     hosts.link(3, false);  // for good: its node runs on, out of reach
-    json s;
-    for (int i = 0; i < 50; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        s = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
-        if (s["state"] == "failed") break;
-    }
-    REQUIRE(s["state"] == "failed");
+    hosts.status_once_failed();
     const auto recovered = run_command(hosts.dnnc_on(1, "recover --json" + lead));
     INFO(recovered.err);
     REQUIRE(recovered.exit_code == 0);
     CHECK(json::parse(recovered.out)["removed"] == json::array({"h3"}));
-    must(hosts.dnnc_on(1, "step 60" + lead));
-    must(hosts.dnnc_on(1, "output -o " + (dir.path / "out.csv").string() + lead));
-    const auto rows = slurp((dir.path / "out.csv").string());
-    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
-    const auto straight = (dir.path / "straight.csv").string();
-    must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
-    CHECK(rows == slurp(straight));
+    hosts.check_outputs_after_recovery(doc, inputs);
 }
