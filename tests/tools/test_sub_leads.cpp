@@ -28,10 +28,13 @@ std::string network_on(const std::string& run) {
            run + "</dnnc>\n";
 }
 
-// Four test hosts, h1 and h3 without routes to each other.
+// Four test hosts, h1 and h3 without routes to each other, in a scratch folder that is also
+// the client's state folder.
 struct split_hosts {
-    test_hosts hosts;
-    explicit split_hosts(const scratch_dir& dir) : hosts(dir, 4) {
+    scratch_dir dir;
+    int state_home = setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    test_hosts hosts{dir, 4};
+    split_hosts() {
         hosts.only(1, {2, 4});
         hosts.only(3, {2, 4});
     }
@@ -62,9 +65,8 @@ TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapsho
         WARN("test hosts need root (CI runs as root): not run");
         return;
     }
-    scratch_dir dir;
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
-    split_hosts split(dir);
+    split_hosts split;
+    const auto& dir = split.dir;
     auto& hosts = split.hosts;
     REQUIRE(run_command(hosts.on(1) + "ping -c 1 -W 1 " + test_hosts::address(3)).exit_code != 0);  // no route
     const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\" heartbeat-timeout=\"15000\"/>"));
@@ -100,9 +102,8 @@ TEST_CASE("a killed sub-lead: recovery serves its node through another and equal
         WARN("test hosts need root (CI runs as root): not run");
         return;
     }
-    scratch_dir dir;
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
-    split_hosts split(dir);
+    split_hosts split;
+    const auto& dir = split.dir;
     auto& hosts = split.hosts;
     const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\" heartbeat-timeout=\"400\" tick-period=\"1\"/>"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
@@ -124,9 +125,8 @@ TEST_CASE("a host that no path reaches: the submit fails naming it and the nodes
         WARN("test hosts need root (CI runs as root): not run");
         return;
     }
-    scratch_dir dir;
-    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
-    split_hosts split(dir);
+    split_hosts split;
+    const auto& dir = split.dir;
     auto& hosts = split.hosts;
     hosts.link(3, false);  // its node runs on, out of everyone's reach
     const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\"/>"));
