@@ -181,8 +181,8 @@ private:
         tcp::socket local(io, tcp::v4(), fd);
         link_stream up(io.get_executor(), tls.get());
         try {
-            connect(io, up.socket(), via);
             opening_deadline deadline(io, up.socket());
+            connect(io, up.socket(), via);
             boost::system::error_code ec;
             bool done = false;
             up.async_handshake_as_client(via.host, [&](const boost::system::error_code& e) {
