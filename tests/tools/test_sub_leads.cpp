@@ -68,7 +68,8 @@ TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapsho
     split_hosts split;
     const auto& dir = split.dir;
     auto& hosts = split.hosts;
-    REQUIRE(run_command(hosts.on(1) + "ping -c 1 -W 1 " + test_hosts::address(3)).exit_code != 0);  // no route
+    REQUIRE(run_command(hosts.on(1) + "ip route get " + test_hosts::address(3)).exit_code != 0);  // no route
+    REQUIRE(run_command(hosts.on(1) + "ip route get " + test_hosts::address(2)).exit_code == 0);
     const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\" heartbeat-timeout=\"15000\"/>"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
     const std::string lead = " --lead " + test_hosts::endpoint(1);
