@@ -154,17 +154,28 @@ std::set<std::string> lead::reach_nodes(const protocol::cluster& clu, const std:
     std::map<std::string, std::size_t> index;
     for (std::size_t v = 0; v < clu.nodes.size(); ++v) index[clu.nodes[v].id] = v;
     auto counts = [&](std::size_t v) { return v != self && skip.count(clu.nodes[v].id) == 0; };
+    // A node served through a sub-lead of this cluster that still carries for it keeps its
+    // route (a growth or a re-balance changes nothing there); the others are asked straight.
+    std::map<std::string, std::string> subleads;
     std::vector<bool> direct(clu.nodes.size(), false);
     for (std::size_t v = 0; v < clu.nodes.size(); ++v) {
         if (!counts(v)) continue;
+        if (const auto through = relays::via(at(v))) {
+            const auto u = std::find_if(clu.nodes.begin(), clu.nodes.end(), [&](const auto& n) {
+                return n.host == through->host && n.port == through->port;
+            });
+            if (u != clu.nodes.end() && counts(static_cast<std::size_t>(u - clu.nodes.begin())) && answers(v)) {
+                subleads[clu.nodes[v].id] = u->id;
+                continue;
+            }
+        }
         relays::unroute(at(v));
         calls_.forget(at(v));
         direct[v] = answers(v);
     }
-    std::map<std::string, std::string> subleads;
     std::set<std::string> silent;
     for (std::size_t v = 0; v < clu.nodes.size(); ++v) {
-        if (!counts(v) || direct[v]) continue;
+        if (!counts(v) || direct[v] || subleads.count(clu.nodes[v].id) > 0) continue;
         const auto& id = clu.nodes[v].id;
         for (const auto& l : clu.links) {
             const std::string other = l.from == id ? l.to : l.to == id ? l.from : std::string();

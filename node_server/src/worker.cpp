@@ -194,6 +194,13 @@ json worker::configure_subtree(const protocol::node_config& subtree, std::uint16
     const bool preparing = flags & protocol::prepare_flag;
     protocol::node_config own = subtree;
     own.children.clear();
+    if (!own.lead_via.empty()) {
+        try {
+            parse_endpoint(own.lead_via);  // refused before anything changes
+        } catch (const usage_error& e) {
+            throw usage_error("node '" + own.node + "': lead-via: " + e.what());
+        }
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (config_ && !replace && !preparing)

@@ -91,7 +91,8 @@ void pound(const endpoint& at) {
                                      message_type::restore_state, message_type::status,   message_type::error_reply,
                                      message_type::spikes, message_type::replica,  message_type::weights,
                                      message_type::weights_page, message_type::weight_histograms, message_type::weight_bins,
-                                     message_type::update, message_type::parameters, message_type::upload};
+                                     message_type::update, message_type::parameters, message_type::upload,
+                                     message_type::relay};
     for (auto type : requests)
         for (const auto& payload : payloads) {
             INFO(protocol::to_string(type) << " with " << payload.size() << " bytes");
@@ -287,9 +288,9 @@ TEST_CASE("a config whose network share is bad is refused with the reason, also 
     node n(quiet_options());
     n.start();
     const endpoint at{"127.0.0.1", n.port()};
-    auto config = [&](const std::string& neuron_index, const std::string& share) {
+    auto config = [&](const std::string& neuron_index, const std::string& share, const std::string& more = {}) {
         return "<node-config xmlns=\"urn:dnnc:1\" node=\"a\" network=\"x\" lead=\"a\" port=\"" + std::to_string(n.port()) +
-               "\"><run/><neuron id=\"p[0]\" index=\"" + neuron_index + "\"/><network name=\"x\">" + share +
+               "\"" + more + "><run/><neuron id=\"p[0]\" index=\"" + neuron_index + "\"/><network name=\"x\">" + share +
                "</network></node-config>";
     };
     const std::pair<std::string, std::string> cases[] = {
@@ -297,6 +298,8 @@ TEST_CASE("a config whose network share is bad is refused with the reason, also 
         {config("0", R"(<population id="p" size="2"/><projection from="p" to="p" kind="dense" init="zeros"/>)"),
          "carries no dense projections"},
         {config("7", R"(<population id="p" size="2"/>)"), "neuron 7 lies outside the share's 2 neurons"},
+        {config("0", R"(<population id="p" size="2"/>)", R"( lead-via="nowhere")"), "lead-via: 'nowhere' is not HOST:PORT"},
+        {config("0", R"(<population id="p" size="2"/>)", R"( lead-via="10.0.0.1:99999")"), "lead-via: '10.0.0.1:99999': the port"},
     };
     peer_client client;
     // Plain, to be restored after, and only to build an engine ahead: refused alike.

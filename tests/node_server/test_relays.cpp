@@ -87,3 +87,29 @@ TEST_CASE("over TLS a route carries the node's own TLS session inside the hop to
     }
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a relay frame naming no reachable HOST:PORT is refused with the reason, and the sub-lead serves on") {
+    set_log_level(log_level::error);
+    const auto sublead = node_with();
+    const endpoint at{"127.0.0.1", sublead->port()};
+    const std::pair<std::string, std::string> cases[] = {
+        {"", "is not HOST:PORT"},
+        {"nowhere", "is not HOST:PORT"},
+        {"127.0.0.1:0", "the port must be a number in 1..65535"},
+        {"127.0.0.1:70000", "the port must be a number in 1..65535"},
+        {std::string(5000, '\x01') + ":7", "cannot resolve"},
+        {"127.0.0.1:1", "cannot connect to 127.0.0.1:1"},
+    };
+    for (const auto& [target, reason] : cases) {
+        INFO(target.substr(0, 40));
+        peer_client client(secret);
+        try {
+            client.call(at, {message_type::relay, 0, 0, target}, std::chrono::seconds(5));
+            FAIL("the relay was opened");
+        } catch (const remote_refusal& e) {
+            CHECK_THAT(e.what(), Catch::Contains(reason));
+        }
+        peer_client after(secret);
+        CHECK(answers(after, at));
+    }
+}
