@@ -26,12 +26,20 @@ namespace {
 
 constexpr auto open_timeout = std::chrono::seconds(10);  // to connect on and hear the reply
 
-// Runs `io` until `done`: the asynchronous steps of a connection's opening, one at a time,
-// on the thread that opens it.
-void run_until(asio::io_context& io, const bool& done) {
+// One asynchronous step of a connection's opening, on the thread that opens it: `start`
+// is given the handler, and `io` runs until it has been called; its error code.
+template <class Start>
+boost::system::error_code step(asio::io_context& io, Start start) {
+    boost::system::error_code ec;
+    bool done = false;
+    start([&](const boost::system::error_code& e, auto&&...) {
+        ec = e;
+        done = true;
+    });
     io.restart();
     while (!done && io.run_one() > 0) {
     }
+    return ec;
 }
 
 // Bytes from `from` to `to`, a piece at a time, until either fails; then `stop`.
@@ -76,23 +84,14 @@ void carry_both_ways(asio::io_context& io, A& a, B& b) {
 template <class Stream>
 protocol::frame read_reply(asio::io_context& io, Stream& stream, protocol::frame_auth& auth) {
     std::string header(protocol::frame_header_size, '\0'), body;
-    boost::system::error_code ec;
-    bool done = false;
-    asio::async_read(stream, asio::buffer(header), [&](const boost::system::error_code& e, std::size_t) {
-        ec = e;
-        done = true;
-    });
-    run_until(io, done);
-    if (ec) throw io_error("no reply: " + ec.message());
+    auto read = [&](std::string& into) {
+        if (const auto ec = step(io, [&](auto handler) { asio::async_read(stream, asio::buffer(into), handler); }))
+            throw io_error("no reply: " + ec.message());
+    };
+    read(header);
     const auto h = protocol::decode_header(header, protocol::pre_auth_max_payload, false);
     body.resize(h.body_size());
-    done = false;
-    asio::async_read(stream, asio::buffer(body), [&](const boost::system::error_code& e, std::size_t) {
-        ec = e;
-        done = true;
-    });
-    run_until(io, done);
-    if (ec) throw io_error("no reply: " + ec.message());
+    read(body);
     if (auth.required() && !(h.flags & protocol::authenticated_flag))
         throw io_error("refused: " + protocol::decode_body(h, header, body, {}).payload);
     auto reply = auth.decode(h, header, body);
@@ -102,14 +101,8 @@ protocol::frame read_reply(asio::io_context& io, Stream& stream, protocol::frame
 
 template <class Stream>
 void write_bytes(asio::io_context& io, Stream& stream, const std::string& bytes) {
-    boost::system::error_code ec;
-    bool done = false;
-    asio::async_write(stream, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
-        ec = e;
-        done = true;
-    });
-    run_until(io, done);
-    if (ec) throw io_error(ec.message());
+    if (const auto ec = step(io, [&](auto handler) { asio::async_write(stream, asio::buffer(bytes), handler); }))
+        throw io_error(ec.message());
 }
 
 // Connects `socket` to `to` (resolved), within the io_context's run.
@@ -118,12 +111,7 @@ void connect(asio::io_context& io, tcp::socket& socket, const endpoint& to) {
     tcp::resolver resolver(io);
     const auto found = resolver.resolve(to.host, std::to_string(to.port), ec);
     if (ec) throw io_error("cannot resolve " + to.host + ": " + ec.message());
-    bool done = false;
-    asio::async_connect(socket, found, [&](const boost::system::error_code& e, const tcp::endpoint&) {
-        ec = e;
-        done = true;
-    });
-    run_until(io, done);
+    ec = step(io, [&](auto handler) { asio::async_connect(socket, found, handler); });
     if (ec) throw io_error("cannot connect to " + to.text() + ": " + ec.message());
     socket.set_option(tcp::no_delay(true), ec);
 }
@@ -183,13 +171,7 @@ private:
         try {
             opening_deadline deadline(io, up.socket());
             connect(io, up.socket(), via);
-            boost::system::error_code ec;
-            bool done = false;
-            up.async_handshake_as_client(via.host, [&](const boost::system::error_code& e) {
-                ec = e;
-                done = true;
-            });
-            run_until(io, done);
+            const auto ec = step(io, [&](auto handler) { up.async_handshake_as_client(via.host, handler); });
             if (ec) throw io_error("TLS handshake failed: " + ec.message());
             protocol::frame_auth auth(secret, protocol::frame_auth::side::client);
             if (auth.required()) {
