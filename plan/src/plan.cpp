@@ -1,5 +1,7 @@
 #include "dnnc/plan/plan.hpp"
 
+#include "reads.hpp"
+
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/resolve.hpp"
@@ -125,82 +127,14 @@ std::vector<double> path_latencies(const topology& topo, const std::vector<doubl
     return latency;
 }
 
-// The connections of a network as the lead sees them, without expanding a synapse: pieces
-// in which every source may reach every target (`all`, `random`, dense projections) and
-// pieces that pair sources with targets in order (`one-to-one`, an explicit synapse).
-struct connection_piece {
-    protocol::neuron_range from, to;
-    bool paired;
-};
-
-std::vector<connection_piece> pieces_of(const protocol::network& net) {
-    const protocol::symbol_table symbols(net);
-    std::vector<connection_piece> pieces;
-    for (const auto& ref : net.connection_order) {
-        if (ref.kind == protocol::connection_ref::type::synapse) {
-            const auto& s = net.synapses[ref.index];
-            pieces.push_back({symbols.range(s.from, s.where), symbols.range(s.to, s.where), true});
-            continue;
-        }
-        const auto& p = net.projections[ref.index];
-        const bool paired = p.kind == protocol::projection_kind::one_to_one;
-        const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
-        if (paired && !p.autapses && from.front().first == to.front().first) continue;  // no synapse at all
-        // A grown group's extents pair with every extent of the other end (a superset of the
-        // rows' sources), but the first extents of one-to-one ends, which align.
-        for (const auto& f : from)
-            for (const auto& t : to) {
-                const bool aligned = paired && f.born == 0 && t.born == 0;
-                pieces.push_back({{f.first, f.size}, {t.first, t.size}, aligned});
-            }
-    }
-    // Structural plasticity may join any two neurons with synaptic elements, and every node
-    // with such neurons keeps track of all of them (sim's structural_plasticity.hpp).
-    std::vector<protocol::neuron_range> growing;
-    for (const auto& p : net.populations)
-        if (!p.synaptic_elements.empty())
-            for (const auto& x : symbols.extents(p.id, p.where)) growing.push_back({x.first, x.size});
-    for (const auto& from : growing)
-        for (const auto& to : growing) pieces.push_back({from, to, false});
-    return pieces;
-}
-
-// The nodes that hold some neuron of a range.
-std::vector<bool> nodes_holding(protocol::neuron_range r, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes) {
-    std::vector<bool> holds(nodes, false);
-    for (auto i = r.first; i < r.first + r.size; ++i) holds[node_of_neuron[i]] = true;
-    return holds;
-}
-
-// reads[b][i]: node b reads the output of neuron i, which lies on another node. For pieces
-// whose every source may reach every target, a node that holds a target reads every source
-// of the range: the lead does not draw random rows, so this is a superset of what a node's
-// rows read (an unread source costs the reader a slot and the sender a value, never a result).
-std::vector<std::vector<bool>> remote_reads(const std::vector<connection_piece>& pieces,
-                                            const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes) {
-    std::vector<std::vector<bool>> reads(nodes, std::vector<bool>(node_of_neuron.size(), false));
-    for (const auto& piece : pieces) {
-        if (piece.paired) {
-            for (std::uint64_t k = 0; k < piece.to.size; ++k) {
-                const auto source = piece.from.first + k, target = piece.to.first + k;
-                if (node_of_neuron[source] != node_of_neuron[target]) reads[node_of_neuron[target]][source] = true;
-            }
-            continue;
-        }
-        const auto readers = nodes_holding(piece.to, node_of_neuron, nodes);
-        for (std::size_t b = 0; b < nodes; ++b)
-            if (readers[b])
-                for (auto i = piece.from.first; i < piece.from.first + piece.from.size; ++i)
-                    if (node_of_neuron[i] != b) reads[b][i] = true;
-    }
-    return reads;
-}
 }  // namespace
 
 std::vector<node_load> loads_of(const network_plan& plan) {
-    const auto& net = *plan.doc.net;
-    const auto& node_of = plan.node_of_neuron;
-    std::vector<node_load> loads(plan.doc.clu->nodes.size());
+    return loads_of(*plan.doc.net, plan.node_of_neuron, plan.doc.clu->nodes.size());
+}
+
+std::vector<node_load> loads_of(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes) {
+    std::vector<node_load> loads(nodes);
     for (auto v : node_of) ++loads[v].neurons;
     const protocol::symbol_table symbols(net);
     // A plastic synapse model anywhere gives every synapse its own weight and delay, and a

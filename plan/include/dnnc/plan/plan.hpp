@@ -80,6 +80,8 @@ struct node_load {
     double rule_state_bytes = 0;
 };
 std::vector<node_load> loads_of(const network_plan& plan);
+// The same for any placement of `net` (node_of: a node index below `nodes` per neuron).
+std::vector<node_load> loads_of(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes);
 
 // The emulated delay of the link between nodes a and b (0 when there is none).
 double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
