@@ -380,8 +380,10 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
                          {"prepared", acks_say(acks, state->topo.id(v), "prepared")}});
     DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
                                << elapsed_ms(started) << " ms");
-    return {{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
-            {"tick", planned.first_tick},   {"edge_cut", state->plan.quality.edge_cut},        {"seconds", elapsed_ms(started) / 1000}};
+    json reply{{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
+               {"tick", planned.first_tick},   {"edge_cut", state->plan.quality.edge_cut},        {"seconds", elapsed_ms(started) / 1000}};
+    if (!state->plan.placement_note.empty()) reply["placement"] = state->plan.placement_note;
+    return reply;
 }
 
 lead::planned_install lead::plan_install(protocol::document doc, bool replace, const std::string& state_file,
@@ -412,6 +414,7 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
     }
     planned_install planned{plan::plan_network(std::move(doc), &memo, current), 0, {}};
     auto& plan = planned.plan;
+    if (!plan.placement_note.empty()) DNNC_LOG(info, "placement: " << plan.placement_note);
     lead_run::check_outputs(plan);
     {
         std::lock_guard<std::mutex> lock(mutex_);

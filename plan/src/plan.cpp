@@ -2,6 +2,8 @@
 
 #include "reads.hpp"
 
+#include "dnnc/plan/slow_links.hpp"
+
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/resolve.hpp"
@@ -96,16 +98,33 @@ network_plan plan_network(protocol::document doc, partition_memo* memo, const cu
     if (memo && memo->key == key && memo->node_of_neuron.size() == plan.net.neuron_count()) {
         plan.node_of_neuron = memo->node_of_neuron;
         plan.quality = memo->quality;
+        plan.placement_note = memo->placement_note;
     } else {
         const auto physical = plan::physical_of(*doc.clu);
         const planning_options options;
         const auto graph = planning_graph_of(*doc.net, physical, options);
-        std::optional<partitioner::current_assignment> now;
-        if (current) now = current_units(graph, *current, *doc.clu, options.fan_in_share);
-        auto placed = place(graph, physical, {}, {}, now ? &*now : nullptr);
+        auto place_on = [&](const protocol::cluster& clu) {
+            std::optional<partitioner::current_assignment> now;
+            if (current) now = current_units(graph, *current, clu, options.fan_in_share);
+            return place(graph, clu.nodes.size() == doc.clu->nodes.size() ? physical : physical_of(clu), {}, {},
+                         now ? &*now : nullptr);
+        };
+        auto placed = place_on(*doc.clu);
         plan.node_of_neuron = graph.spread(placed.node_of_unit);
         plan.quality = std::move(placed.quality);
-        if (memo) *memo = {key, plan.node_of_neuron, plan.quality};
+        if (partitioner::has_link_capacities(physical)) {
+            auto choice = place_around_slow_links(*doc.net, plan.net, *doc.clu, doc.run ? *doc.run : protocol::run_settings{},
+                                                  plan.node_of_neuron,
+                                                  [&](const protocol::cluster& sub) { return graph.spread(place_on(sub).node_of_unit); });
+            if (!choice.idle.empty()) {
+                plan.node_of_neuron = std::move(choice.node_of_neuron);
+                std::vector<std::uint32_t> node_of_unit;
+                for (const auto first : graph.unit_first) node_of_unit.push_back(plan.node_of_neuron[first]);
+                plan.quality = partitioner::evaluate(graph.g, node_of_unit, physical, {});
+                plan.placement_note = describe(choice, *doc.clu);
+            }
+        }
+        if (memo) *memo = {key, plan.node_of_neuron, plan.quality, plan.placement_note};
     }
     plan.neurons_per_node.assign(doc.clu->nodes.size(), 0);
     for (auto n : plan.node_of_neuron) ++plan.neurons_per_node[n];

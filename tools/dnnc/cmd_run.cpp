@@ -223,6 +223,7 @@ int run_run(const run_options& o) {
                 {"packets_missing", progress.packets_missing}, {"edge_cut", summary["edge_cut"]},
                 {"sync", progress.sync}, {"setup_seconds", summary["seconds"]},
                 {"total_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+    if (summary.contains("placement")) report["placement"] = summary["placement"];
     if (read_spikes) report["populations"] = populations;
     if (!histograms["projections"].empty()) report["weight_histograms"] = histograms;
     if (rows_missed > 0)
@@ -256,6 +257,7 @@ int run_run(const run_options& o) {
     std::printf("neurons per node:");
     for (const auto& n : summary["nodes"]) std::printf(" %s %zu", n["id"].get<std::string>().c_str(), n["neurons"].get<std::size_t>());
     std::printf("\n");
+    if (summary.contains("placement")) std::printf("%s\n", summary["placement"].get<std::string>().c_str());
     if (!o.output.empty()) std::printf("outputs: %s (%lld rows)\n", o.output.c_str(), static_cast<long long>(ticks));
     if (!o.spikes.empty()) {
         std::int64_t count = 0;

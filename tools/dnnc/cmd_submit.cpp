@@ -41,6 +41,7 @@ int run_submit(const submit_options& o) {
     for (const auto& n : summary["nodes"])
         std::cout << "  " << n["id"].get<std::string>() << ": " << n["neurons"] << " neurons, config "
                   << n["hash"].get<std::string>().substr(0, 12) << '\n';
+    if (summary.contains("placement")) std::cout << "  " << summary["placement"].get<std::string>() << '\n';
     return 0;
 }
 

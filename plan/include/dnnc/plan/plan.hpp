@@ -24,6 +24,9 @@ struct network_plan {
     std::vector<std::uint32_t> node_of_neuron;  // cluster node index per neuron
     partitioner::quality quality;
     std::vector<std::size_t> neurons_per_node;
+    // Why some nodes hold no neuron although the network has enough for all (slow_links.hpp);
+    // empty when none was left idle for its links.
+    std::string placement_note;
 };
 
 // The last partition a lead computed, with what it was computed from. Partitioning is
@@ -33,6 +36,7 @@ struct partition_memo {
     std::string key;  // SHA-256 of the network, cluster and run settings (and of the current placement)
     std::vector<std::uint32_t> node_of_neuron;
     partitioner::quality quality;
+    std::string placement_note;
 };
 
 // The neurons (numbering, groups, inputs, outputs) and the dense blocks of a network, its
