@@ -400,9 +400,11 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
         std::string linked;
         for (const auto& l : clu.links)
             if (l.from == n->id || l.to == n->id) linked += (linked.empty() ? "" : ", ") + (l.from == n->id ? l.to : l.from);
-        throw error("node '" + n->id + "' (" + n->host + ":" + std::to_string(n->port) +
-                    ") answers neither the lead nor through the nodes linked to it (" + (linked.empty() ? "none" : linked) +
-                    "); nothing was changed on the cluster");
+        // A cluster that cannot be run as written: bad input (exit 2), named by the node's id
+        // (the lead's line numbers would be those of the document as the client re-wrote it).
+        throw config_error({}, "cluster: node '" + n->id + "' (" + n->host + ":" + std::to_string(n->port) +
+                                   ") answers neither the lead nor through the nodes linked to it (" +
+                                   (linked.empty() ? "none" : linked) + "); nothing was changed on the cluster");
     }
     // A new network starts with the grows due at its first tick (a restored one has them).
     if (!doc.state) apply_due_grows(*doc.net, 0);

@@ -132,8 +132,8 @@ TEST_CASE("a host that no path reaches: the submit fails naming it and the nodes
     hosts.link(3, false);  // its node runs on, out of everyone's reach
     const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\"/>"));
     const auto r = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
-    CHECK(r.exit_code == 1);
-    CHECK_THAT(r.err, Catch::Contains("node 'h3' (" + test_hosts::endpoint(3) + ") answers neither the lead nor through the nodes "
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("cluster: node 'h3' (" + test_hosts::endpoint(3) + ") answers neither the lead nor through the nodes "
                                       "linked to it (h2, h4)"));
     const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json --lead " + test_hosts::endpoint(1))).out);
     CHECK_FALSE(status.contains("network"));
