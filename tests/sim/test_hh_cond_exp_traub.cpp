@@ -180,7 +180,9 @@ TEST_CASE("hh_cond_exp_traub: where NEST's rate functions are 0/0, their limits 
         const auto net = network_of(std::string("<neuron id=\"n\" model=\"hh_cond_exp_traub\" v-init=\"") + v + "\"/>");
         engine e(whole_network(net));
         for (int t = 0; t < 20; ++t) e.compute();
-        for (const float x : e.capture()[0].variables) CHECK(std::isfinite(x));
+        // Kept: a range-for over e.capture()[0].variables would read a destroyed temporary.
+        const auto captured = e.capture();
+        for (const float x : captured[0].variables) CHECK(std::isfinite(x));
     }
 }
 
