@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <unistd.h>
 
@@ -452,7 +453,9 @@ private:
     }
 
     std::int64_t take_rows(const json& reply) {
-        if (columns_.empty()) columns_ = reply["columns"].get<std::vector<std::string>>();
+        auto columns = reply["columns"].get<std::vector<std::string>>();
+        if (columns_.empty()) columns_ = std::move(columns);
+        else if (columns != columns_) widen_rows(std::move(columns));
         std::int64_t next = -1;
         for (const auto& row : reply["rows"]) {
             next = row[0].get<std::int64_t>();
@@ -460,6 +463,29 @@ private:
             for (std::size_t k = 1; k < row.size(); ++k) values_.push_back(row[k].get<float>());
         }
         return next + 1;
+    }
+
+    // A grow widened the outputs (a population an output names grew): the rows taken so
+    // far get the new columns, as the lead's own (lead_run::adopt_rows): a column takes the
+    // values of the old column of its name (the k-th of a name the k-th), 0 where none.
+    void widen_rows(std::vector<std::string> columns) {
+        std::map<std::string, std::vector<std::size_t>> old;
+        for (std::size_t c = 0; c < columns_.size(); ++c) old[columns_[c]].push_back(c);
+        std::map<std::string, std::size_t> taken;
+        std::vector<std::optional<std::size_t>> from;
+        for (const auto& name : columns) {
+            const auto it = old.find(name);
+            const auto k = taken[name]++;
+            from.push_back(it != old.end() && k < it->second.size() ? std::optional<std::size_t>(it->second[k]) : std::nullopt);
+        }
+        const auto lanes = static_cast<std::size_t>(batch_), before = columns_.size() * lanes;
+        std::vector<float> values;
+        values.reserve(ticks_.size() * columns.size() * lanes);
+        for (std::size_t r = 0; r < ticks_.size(); ++r)
+            for (std::size_t lane = 0; lane < lanes; ++lane)
+                for (const auto& c : from) values.push_back(c ? values_[r * before + lane * columns_.size() + *c] : 0.0f);
+        values_ = std::move(values);
+        columns_ = std::move(columns);
     }
 
     cli::client_options client_;

@@ -548,7 +548,7 @@ json lead::recover() {
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), dead,
                                         {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
-                                         old_run->structure_before(tick), json()},
+                                         old_run->structure_before(tick), json(), old_run->column_names()},
                                         file);
     current_run()->adopt_checkpoint(file, tick);  // recoverable again at once
     summary["recovered_from"] = file;

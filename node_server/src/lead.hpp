@@ -156,8 +156,6 @@ private:
     nlohmann::json grow(const protocol::control_request& command);
     // The run's clock stopped before `tick` for the scheduled grows due then.
     void grow_scheduled(std::int64_t tick);
-    // usage_error when `population` is in an output (a grow outside the document's schedule).
-    void refuse_output_growth(const std::string& population);
     // Whether `run` is still the lead's run.
     bool still_running(const std::shared_ptr<lead_run>& run);
     // The frozen run changed between two ticks by `change` (of its document, at the tick) and
@@ -211,6 +209,7 @@ private:
         nlohmann::json checkpoints;  // as lead_run::checkpoint_settings_json; null: the document's
         structure_log structure;      // of structural plasticity (empty: none kept)
         nlohmann::json intent;        // what the clock is to do once resumed (lead_run::carry_on_as); null: stay frozen
+        std::vector<std::string> columns;  // the rows' output columns (lead_run::adopt_rows)
     };
     // Restores `doc` (a checkpoint, or the document a run began from) onto the nodes of its
     // cluster that answer and are still linked to this one, leaving out `dead`, with this

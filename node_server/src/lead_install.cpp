@@ -524,7 +524,7 @@ void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks,
     // has the rows and spikes before it and carries on as the run was asked to, not frozen.
     if (earlier) {
         if (earlier->intent.is_object() && earlier->intent.contains("state")) new_run->carry_on_as(earlier->intent);
-        new_run->adopt_rows(earlier->rows);
+        new_run->adopt_rows(earlier->rows, earlier->columns);
         new_run->adopt_spikes(earlier->spikes);
         new_run->adopt_structure(earlier->structure);
         if (!earlier->checkpoints.is_null()) {

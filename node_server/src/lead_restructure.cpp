@@ -88,22 +88,6 @@ double migration_weight_of(const protocol::control_request& command) {
 
 // ---- growing populations ----
 
-// An output row's columns are those of the network with every grow of its document (the
-// members a scheduled grow adds read 0 until then): a grow the document did not schedule
-// would widen rows already read where an output names the whole population. An output of
-// members by index or slice (P[3], P[0:100]) keeps its columns whatever P grows.
-void lead::refuse_output_growth(const std::string& population) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!state_) return;
-    const auto& net = *state_->plan.doc.net;
-    for (const auto& o : net.outputs)
-        for (const auto& reference : o.neurons)
-            if (reference == population)
-                throw usage_error("grow of '" + population + "': it is in output '" + o.id +
-                                  "', whose columns are fixed when the run starts; schedule the grow in the document "
-                                  "(<grow population=\"" + population + "\" add=\"N\" at-ms=\"T\"/>)");
-}
-
 bool lead::still_running(const std::shared_ptr<lead_run>& run) {
     std::lock_guard<std::mutex> lock(mutex_);
     return run_ == run;
@@ -114,7 +98,6 @@ json lead::grow(const protocol::control_request& command) {
     const auto add = command.add;
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     const auto run = current_run();
-    refuse_output_growth(population);
     const auto intent = run->intent();
     auto summary = restructure(run, intent, "grow of " + population + " by " + std::to_string(add),
                                [&](protocol::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
@@ -210,7 +193,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     std::size_t neurons_before = 0;
     plan::current_placement placed;
     const carried_over earlier{run->rows_before(tick), run->spikes_before(tick), run->checkpoint_settings_json(),
-                               run->structure_before(tick), intent};
+                               run->structure_before(tick), intent, run->column_names()};
     bool captured = false;
     json summary;
     try {

@@ -682,12 +682,36 @@ output_rows lead_run::rows_before(std::int64_t tick) const {
     return rows_.before(tick);
 }
 
-void lead_run::adopt_rows(const output_rows& earlier) {
+std::vector<std::string> lead_run::column_names() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return columns_;
+}
+
+void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::string>& columns) {
     std::int64_t first_tick;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         first_tick = rows_.end();
-        rows_.adopt(earlier);
+        if (columns.empty() || columns == columns_) {
+            rows_.adopt(earlier);
+        } else {
+            // A name is one neuron's; the k-th column of a name takes their k-th of it. Rows
+            // hold columns within each lane.
+            std::map<std::string, std::vector<std::size_t>> theirs;
+            for (std::size_t c = 0; c < columns.size(); ++c) theirs[columns[c]].push_back(c);
+            std::map<std::string, std::size_t> taken;
+            std::vector<std::size_t> column_from;
+            for (const auto& name : columns_) {
+                const auto it = theirs.find(name);
+                const auto k = taken[name]++;
+                column_from.push_back(it != theirs.end() && k < it->second.size() ? it->second[k] : output_rows::absent);
+            }
+            const std::size_t lanes = static_cast<std::size_t>(run_.batch);
+            std::vector<std::size_t> from;
+            for (std::size_t lane = 0; lane < lanes; ++lane)
+                for (const auto c : column_from) from.push_back(c == output_rows::absent ? c : lane * columns.size() + c);
+            rows_.adopt(earlier.remapped(from));
+        }
         replicated_end_ = rows_.first();
     }
     replicate_rows(first_tick);

@@ -167,7 +167,13 @@ public:
     // from a checkpoint.
     output_rows rows_before(std::int64_t tick) const;
     // Adopts the rows of the ticks before this run's first tick (and replicates them).
-    void adopt_rows(const output_rows& earlier);
+    // `columns`: theirs (column_names), when they may differ from this run's (a population
+    // grew by `dnnc grow` under an output that names it all, or a recovery went back before
+    // that): each column of this run takes the values of theirs of the same neuron, 0 where
+    // they had none (the members had not been born), and columns they alone had go.
+    void adopt_rows(const output_rows& earlier, const std::vector<std::string>& columns = {});
+    // The output columns' names, as output replies give them.
+    std::vector<std::string> column_names() const;
     // The recorded spikes still held (no client has read them) of the ticks before `tick`.
     std::deque<tick_spikes> spikes_before(std::int64_t tick) const;
     // Adopts those of the ticks before this run's first tick (and replicates them).

@@ -44,6 +44,19 @@ output_rows output_rows::before(std::int64_t tick) const {
     return out;
 }
 
+output_rows output_rows::remapped(const std::vector<std::size_t>& from) const {
+    output_rows out(from.size(), first(), capacity_ * sizeof(float) * std::max<std::size_t>(1, width_));  // the same bytes
+    for (std::int64_t t = first(); t < end_; ++t) {
+        const auto old = row(t);
+        std::vector<float> values(from.size(), 0.0f);
+        for (std::size_t j = 0; j < from.size(); ++j)
+            if (from[j] != absent) values[j] = old.at(from[j]);
+        out.push(std::move(values));
+    }
+    out.start_ = start_;
+    return out;
+}
+
 void output_rows::adopt(const output_rows& earlier) {
     if (held() != 0 || earlier.end() != end_ || earlier.width_ != width_)
         throw error("cannot adopt output rows of ticks " + std::to_string(earlier.first()) + ".." + std::to_string(earlier.end() - 1) +

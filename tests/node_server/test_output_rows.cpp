@@ -1,5 +1,5 @@
 // The lead's output rows: the newest within a budget, dropped rows counted, rows before a
-// checkpoint kept across a recovery.
+// checkpoint kept across a recovery, rows laid out anew when a grow changes the columns.
 #include "output_rows.hpp"
 
 #include "dnnc/core/error.hpp"
@@ -73,4 +73,21 @@ TEST_CASE("skipping ahead drops the held rows and counts the gap") {
     rows.push(row_of(8));
     CHECK(rows.row(8) == row_of(8));
     CHECK_THROWS_AS(rows.skip_to(3), error);
+}
+
+TEST_CASE("rows laid out anew keep their ticks, take the values they map, and read 0 in new columns") {
+    output_rows rows(2, 3, 4 * sizeof(float) * 2);  // 4 rows of 2 values
+    for (std::int64_t t = 3; t < 10; ++t) rows.push(row_of(t));  // ticks 6..9 held, 3 dropped
+    // Widened: (old 1, new, old 0); then narrowed to old 0 alone. The budget in bytes stays:
+    // rows of 3 values hold 2 of them, the older dropped and counted.
+    const auto wide = rows.remapped({1, output_rows::absent, 0});
+    CHECK(wide.width() == 3);
+    CHECK(wide.capacity() == 2);
+    CHECK(wide.start() == 3);
+    CHECK(wide.first() == 8);
+    CHECK(wide.end() == 10);
+    for (std::int64_t t = 8; t < 10; ++t) CHECK(wide.row(t) == std::vector<float>{-static_cast<float>(t), 0.0f, static_cast<float>(t)});
+    const auto narrow = wide.remapped({2});
+    CHECK(narrow.first() == 8);
+    CHECK(narrow.row(9) == std::vector<float>{9.0f});
 }

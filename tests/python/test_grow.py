@@ -65,3 +65,25 @@ def test_a_refused_grow_changes_nothing():
         assert sim.tick == 100
         _, population, index = sim.spikes()
         assert index[population == "E"].max() < 400
+
+
+def test_a_grow_under_an_output_of_the_whole_population_widens_it_as_a_scheduled_grow_would(tmp_path):
+    text = open(BRUNEL).read()
+    output = '    <output id="o" neurons="Q[0] E"/>\n'
+    plain = tmp_path / "plain.xml"
+    plain.write_text(text.replace("</network>", output + "</network>"))
+    scheduled = tmp_path / "scheduled.xml"
+    scheduled.write_text(text.replace("</network>", output + '    <grow population="E" add="10" at-ms="5"/>\n</network>'))
+    with dnnc.Simulation(str(plain), nodes=2) as sim:
+        sim.run(50)
+        assert sim.outputs().shape == (50, 401)
+        sim.grow("E", 10)
+        sim.run(50)
+        widened = sim.outputs()
+        assert len(sim.output_columns) == 411 and sim.output_columns[-1] == "E[409]"
+    with dnnc.Simulation(str(scheduled), nodes=1) as sim:
+        sim.run(100)
+        expected = sim.outputs()
+    assert widened.shape == (100, 411)
+    assert not widened[:50, 401:].any()  # the new members' columns read 0 before they were born
+    assert np.array_equal(widened, expected)

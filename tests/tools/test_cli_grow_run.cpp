@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace dnnc::test;
@@ -208,7 +209,7 @@ TEST_CASE("a population with synaptic elements grows into structural plasticity 
     CHECK(spikes_of(spikes_in(slurp(out("s1.csv"))), "E", 80) > 0);
 }
 
-TEST_CASE("an output of a population the document grows has the grown columns from the start, and dnnc grow of it is refused unless by slice") {
+TEST_CASE("an output of a population the document grows has the grown columns from the start, and dnnc grow widens it unless by slice") {
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
@@ -238,18 +239,34 @@ TEST_CASE("an output of a population the document grows has the grown columns fr
     CHECK(before == 0);
     CHECK(grown_spikes > 0);
 
-    // Outside the document's schedule an output's columns cannot widen.
+    // Outside the document's schedule, `dnnc grow` widens the output: the rows before it read
+    // 0 in the new columns, and every row is the bits of the same grow scheduled in the
+    // document at that tick (tick 50 = 5 ms).
     std::vector<int> ports;
     const auto doc = dir.file("cluster.xml", on_cluster(brunel("    <output id=\"o\" neurons=\"Q[0] E\"/>\n"), 1, ports));
     local_cluster_guard cluster(doc);
     REQUIRE(cluster.up.exit_code == 0);
     must(dnnc + " submit " + doc + to_of(ports));
     must(dnnc + " step 50" + lead_of(ports));
-    const auto refused = run_command(dnnc + " grow E 10" + lead_of(ports));
-    CHECK(refused.exit_code == 2);
-    CHECK_THAT(refused.err, Catch::Contains("is in output 'o', whose columns are fixed when the run starts"));
+    // A reader that follows the rows as CSV under one header stops at the wider ones.
+    auto follower = std::async(std::launch::async, [&] {
+        return run_command("timeout 60 " + dnnc + " output --follow -o " + out("followed.csv") + lead_of(ports));
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK(json_of(dnnc + " grow E 10 --json" + lead_of(ports))["size"] == 410);
     must(dnnc + " step 50" + lead_of(ports));
-    CHECK(tick_and_neurons(ports).second == 550);
+    const auto followed = follower.get();
+    CHECK(followed.exit_code == 1);
+    CHECK_THAT(followed.err, Catch::Contains("the outputs' columns changed at tick 50"));
+    CHECK(tick_and_neurons(ports).second == 560);
+    must(dnnc + " output -o " + out("widened.csv") + lead_of(ports));
+    const auto widened = slurp(out("widened.csv"));
+    const auto scheduled = dir.file("scheduled.xml", brunel("    <output id=\"o\" neurons=\"Q[0] E\"/>\n"
+                                                              "    <grow population=\"E\" add=\"10\" at-ms=\"5\"/>\n"));
+    must(dnnc + " run " + scheduled + " --nodes 2 --ticks 100 --output " + out("scheduled.csv"));
+    CHECK(widened == slurp(out("scheduled.csv")));
+    CHECK_THAT(widened, Catch::StartsWith("tick,Q[0],E[0],"));
+    CHECK(widened.substr(0, widened.find('\n')).find(",E[409]") != std::string::npos);
 
     // An output of E's members by slice keeps its columns: E grows under it.
     auto sliced_text = slurp(doc);

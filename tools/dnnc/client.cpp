@@ -70,7 +70,15 @@ std::unique_ptr<node_server::peer_client> client_options::client_for(const std::
 }
 
 output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, std::ostream& out, bool raster)
-    : output_reader(o, lead, from, [&out, raster](const json& reply, bool first) { return print_output_rows(out, reply, raster, first); }) {}
+    : output_reader(o, lead, from, [&out, raster, header = json()](const json& reply, bool first) mutable {
+          // A grow of a population an output names widens the rows: CSV printed under one
+          // header cannot take them.
+          if (first) header = reply["columns"];
+          else if (reply["columns"] != header && !reply["rows"].empty())
+              throw error("the outputs' columns changed at tick " + reply["rows"][0][0].dump() +
+                          " (a population that an output names grew): read them again from the start");
+          return print_output_rows(out, reply, raster, first);
+      }) {}
 
 output_reader::output_reader(const client_options& o, const std::string& lead, std::int64_t from, sink to)
     : options_(o), lead_(node_server::parse_endpoint(lead)), client_(o.client_for(lead)), sink_(std::move(to)), next_(from) {}
