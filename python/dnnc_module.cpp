@@ -469,21 +469,12 @@ private:
     // far get the new columns, as the lead's own (lead_run::adopt_rows): a column takes the
     // values of the old column of its name (the k-th of a name the k-th), 0 where none.
     void widen_rows(std::vector<std::string> columns) {
-        std::map<std::string, std::vector<std::size_t>> old;
-        for (std::size_t c = 0; c < columns_.size(); ++c) old[columns_[c]].push_back(c);
-        std::map<std::string, std::size_t> taken;
-        std::vector<std::optional<std::size_t>> from;
-        for (const auto& name : columns) {
-            const auto it = old.find(name);
-            const auto k = taken[name]++;
-            from.push_back(it != old.end() && k < it->second.size() ? std::optional<std::size_t>(it->second[k]) : std::nullopt);
-        }
-        const auto lanes = static_cast<std::size_t>(batch_), before = columns_.size() * lanes;
+        const auto from = protocol::output_values_from(columns_, columns, batch_);
+        const std::size_t before = columns_.size() * static_cast<std::size_t>(batch_);
         std::vector<float> values;
-        values.reserve(ticks_.size() * columns.size() * lanes);
+        values.reserve(ticks_.size() * from.size());
         for (std::size_t r = 0; r < ticks_.size(); ++r)
-            for (std::size_t lane = 0; lane < lanes; ++lane)
-                for (const auto& c : from) values.push_back(c ? values_[r * before + lane * columns_.size() + *c] : 0.0f);
+            for (const auto v : from) values.push_back(v == protocol::no_column ? 0.0f : values_[r * before + v]);
         values_ = std::move(values);
         columns_ = std::move(columns);
     }

@@ -3,6 +3,7 @@
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"
 
+#include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "population_growth.hpp"
 #include "standby.hpp"
@@ -695,22 +696,8 @@ void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::str
         if (columns.empty() || columns == columns_) {
             rows_.adopt(earlier);
         } else {
-            // A name is one neuron's; the k-th column of a name takes their k-th of it. Rows
-            // hold columns within each lane.
-            std::map<std::string, std::vector<std::size_t>> theirs;
-            for (std::size_t c = 0; c < columns.size(); ++c) theirs[columns[c]].push_back(c);
-            std::map<std::string, std::size_t> taken;
-            std::vector<std::size_t> column_from;
-            for (const auto& name : columns_) {
-                const auto it = theirs.find(name);
-                const auto k = taken[name]++;
-                column_from.push_back(it != theirs.end() && k < it->second.size() ? it->second[k] : output_rows::absent);
-            }
-            const std::size_t lanes = static_cast<std::size_t>(run_.batch);
-            std::vector<std::size_t> from;
-            for (std::size_t lane = 0; lane < lanes; ++lane)
-                for (const auto c : column_from) from.push_back(c == output_rows::absent ? c : lane * columns.size() + c);
-            rows_.adopt(earlier.remapped(from));
+            static_assert(output_rows::absent == protocol::no_column);
+            rows_.adopt(earlier.remapped(protocol::output_values_from(columns, columns_, run_.batch)));
         }
         replicated_end_ = rows_.first();
     }

@@ -34,7 +34,7 @@ public:
     // dropped.
     void skip_to(std::int64_t tick);
     // The held rows laid out anew: value j of a row is value from[j] of the row here, or 0
-    // where from[j] is `absent` (a row of from.size() values).
+    // where from[j] is `absent` (a row of from.size() values), within the same bytes.
     static constexpr std::size_t absent = static_cast<std::size_t>(-1);
     output_rows remapped(const std::vector<std::size_t>& from) const;
     // Puts `earlier` in front of the held rows; it must end where these begin (end() ==

@@ -4,6 +4,7 @@
 #include "text.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <tuple>
@@ -172,6 +173,23 @@ std::string output_csv_header(const std::vector<std::string>& columns, std::int6
     std::string out = batch > 1 ? "tick,lane" : "tick";
     for (const auto& c : columns) out += "," + c;
     return out + "\n";
+}
+
+std::vector<std::size_t> output_values_from(const std::vector<std::string>& from, const std::vector<std::string>& to,
+                                            std::int64_t batch) {
+    std::map<std::string, std::vector<std::size_t>> columns_of;
+    for (std::size_t c = 0; c < from.size(); ++c) columns_of[from[c]].push_back(c);
+    std::map<std::string, std::size_t> taken;
+    std::vector<std::size_t> column;
+    for (const auto& name : to) {
+        const auto it = columns_of.find(name);
+        const auto k = taken[name]++;
+        column.push_back(it != columns_of.end() && k < it->second.size() ? it->second[k] : no_column);
+    }
+    std::vector<std::size_t> values;
+    for (std::size_t lane = 0; lane < static_cast<std::size_t>(std::max<std::int64_t>(batch, 1)); ++lane)
+        for (const auto c : column) values.push_back(c == no_column ? c : lane * from.size() + c);
+    return values;
 }
 
 std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, std::int64_t batch) {

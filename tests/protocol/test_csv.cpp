@@ -1,4 +1,4 @@
-// Input CSV parsing with located errors; output rows that read back exactly.
+// Input CSV parsing with located errors; output rows that read back exactly, and laid out anew.
 #include "dnnc/protocol/csv.hpp"
 
 #include <catch2/catch.hpp>
@@ -152,4 +152,15 @@ TEST_CASE("an input CSV is read no further than its bound, from a device or a fi
     CHECK_THROWS_WITH(read_input_csv(path), !Catch::Contains("longer than"));  // within the bound: parsed (and malformed)
     std::filesystem::remove(path);
     CHECK_THROWS_WITH(read_input_csv("/nonexistent/in.csv"), Catch::Contains("/nonexistent/in.csv: cannot open the file"));
+}
+
+TEST_CASE("output columns laid out anew take their values by name, the k-th of a name the k-th, lane by lane") {
+    using dnnc::protocol::no_column;
+    using dnnc::protocol::output_values_from;
+    // A grow of E under "Q[0] E" and "E[0]": E[1] appears after E[0]; E[0] twice stays twice.
+    const std::vector<std::string> before{"Q[0]", "E[0]", "E[0]"}, after{"Q[0]", "E[0]", "E[1]", "E[0]"};
+    CHECK(output_values_from(before, after, 1) == std::vector<std::size_t>{0, 1, no_column, 2});
+    CHECK(output_values_from(before, after, 2) == std::vector<std::size_t>{0, 1, no_column, 2, 3, 4, no_column, 5});
+    // Back before the grow: the columns that only the grown rows had go.
+    CHECK(output_values_from(after, before, 1) == std::vector<std::size_t>{0, 1, 3});
 }

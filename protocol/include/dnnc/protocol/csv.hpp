@@ -44,6 +44,13 @@ std::vector<input_row> read_input_csv(const std::string& path);
 void check_input_lanes(const std::vector<input_row>& rows, std::int64_t batch);
 
 std::string output_csv_header(const std::vector<std::string>& columns, std::int64_t batch = 1);
+// Rows of output columns `from` laid out as columns `to` (a grow widened them, or a recovery
+// narrowed them back): per value of a row of `to`, lanes of `batch` within it as rows hold
+// them, the index of the value of a row of `from` it takes, or no_column (it reads 0). A
+// column name is one neuron's; the k-th column of a name takes the k-th of it in `from`.
+inline constexpr std::size_t no_column = static_cast<std::size_t>(-1);
+std::vector<std::size_t> output_values_from(const std::vector<std::string>& from, const std::vector<std::string>& to,
+                                            std::int64_t batch);
 // `values`: the columns of lane 0, then those of lane 1, ... (one line per lane when batched).
 std::string output_csv_row(std::int64_t tick, const std::vector<float>& values, std::int64_t batch = 1);
 
