@@ -773,7 +773,8 @@ void check_structural(problems& out, const network& net, const std::unordered_se
 // members, at an at-ms >= 0 (rounded to a tick) that never decreases, applied ones before
 // scheduled ones; with all of them the network stays within max_neurons (`neurons`: its
 // count without them). A population cannot grow while its spikes are given (a spike
-// source) or while it is an end of a dense projection (one weight matrix of its ends' sizes).
+// source) or while it is an end of a dense projection whose weights come from a file (a
+// matrix of its ends' sizes as written).
 void check_grows(problems& out, const network& net, std::uint64_t neurons) {
     if (net.grows.empty()) return;
     std::unordered_map<std::string_view, const population*> populations;
@@ -783,9 +784,9 @@ void check_grows(problems& out, const network& net, std::uint64_t neurons) {
     // Why each population that may not grow is held at its size, one reason per element.
     std::unordered_map<std::string_view, std::vector<std::string>> held;
     for (const auto& p : net.projections) {
-        if (p.kind != projection_kind::dense) continue;
+        if (p.kind != projection_kind::dense || p.weights_file.empty()) continue;
         const std::string why = "is an end of " + projection_name(p) + " (line " + std::to_string(p.where.line) +
-                                "), which is dense: its weights are one matrix of its ends' sizes";
+                                "), which is dense with weights from " + p.weights_file + ": the file has none for new members";
         held[group_of(p.from)].push_back(why);
         if (group_of(p.to) != group_of(p.from)) held[group_of(p.to)].push_back(why);
     }

@@ -14,30 +14,56 @@ namespace {
 
 
 
-dense_block expand_dense(const projection& p, neuron_range from, neuron_range to, const std::string& document_file,
-                         std::size_t element, const expand_limits& limits) {
+// A dense projection's matrix: rows its targets, columns its sources, each in member order
+// (a grown population's later extents after its first). The block of the ends as written is
+// read from the weights file or drawn from the projection's seed, row-major, as always; a
+// weight in a grown member's row or column is drawn on its own, keyed by the two members, so
+// growing one end changes no weight that exists, whenever the growth comes (the check keeps
+// a file's matrix from growing). The scale is that of the ends as written.
+dense_block expand_dense(const projection& p, const std::vector<member_extent>& from, const std::vector<member_extent>& to,
+                         const std::string& document_file, std::size_t element, const expand_limits& limits) {
     dense_block block;
-    const std::uint64_t rows = to.size, cols = from.size;
+    const std::uint64_t rows = members_in(to), cols = members_in(from);
     if (rows * cols > limits.max_dense_weights)
         throw config_error(p.where, "dense projection has " + std::to_string(rows * cols) +
                                         " weights; the limit is " + std::to_string(limits.max_dense_weights));
-    for (std::uint64_t i = 0; i < cols; ++i) block.sources.push_back(static_cast<neuron_index>(from.first + i));
-    for (std::uint64_t i = 0; i < rows; ++i) block.targets.push_back(static_cast<neuron_index>(to.first + i));
+    for (const auto& x : from)
+        for (std::uint64_t i = 0; i < x.size; ++i) block.sources.push_back(static_cast<neuron_index>(x.first + i));
+    for (const auto& x : to)
+        for (std::uint64_t i = 0; i < x.size; ++i) block.targets.push_back(static_cast<neuron_index>(x.first + i));
     block.delay = static_cast<std::uint16_t>(p.delay);
     block.split_rows = p.split_rows;
     block.element = element;
+    const std::uint64_t written_rows = to.front().size, written_cols = from.front().size;
     if (!p.weights_file.empty()) {
         block.weights = read_weights_file(file_named_by(document_file, p.weights_file).string(), rows, cols, p.where);
         return block;
     }
     // Default scale keeps the variance of a row's sum at about 1.
-    const double scale = p.scale.value_or(1.0 / std::sqrt(static_cast<double>(cols)));
+    const double scale = p.scale.value_or(1.0 / std::sqrt(static_cast<double>(written_cols)));
+    auto draw = [&](splitmix64& rng) {
+        return p.init == dense_init::normal    ? static_cast<float>(scale * rng.normal())
+               : p.init == dense_init::uniform ? static_cast<float>(scale * (2 * rng.uniform() - 1))
+                                               : 0.0f;
+    };
     block.weights.assign(rows * cols, 0.0f);
     splitmix64 rng(p.seed);
-    if (p.init == dense_init::normal)
-        for (auto& w : block.weights) w = static_cast<float>(scale * rng.normal());
-    else if (p.init == dense_init::uniform)
-        for (auto& w : block.weights) w = static_cast<float>(scale * (2 * rng.uniform() - 1));
+    for (std::uint64_t r = 0; r < written_rows; ++r)
+        for (std::uint64_t c = 0; c < written_cols; ++c) block.weights[r * cols + c] = draw(rng);
+    if (rows == written_rows && cols == written_cols) return block;
+    // Grown members' weights: member indices of a target and a source (below 2^32: the
+    // neuron limit) key each one's stream, far from the written block's.
+    const std::uint64_t grown_seed = splitmix64(p.seed ^ 0x64656e73652d6772ULL).next();
+    std::vector<std::uint64_t> row_member, col_member;
+    for (const auto& x : to)
+        for (std::uint64_t i = 0; i < x.size; ++i) row_member.push_back(x.member + i);
+    for (const auto& x : from)
+        for (std::uint64_t i = 0; i < x.size; ++i) col_member.push_back(x.member + i);
+    for (std::uint64_t r = 0; r < rows; ++r)
+        for (std::uint64_t c = r < written_rows ? written_cols : 0; c < cols; ++c) {
+            auto one = splitmix64::at(grown_seed, row_member[r] << 32 | col_member[c]);
+            block.weights[r * cols + c] = draw(one);
+        }
     return block;
 }
 
@@ -239,7 +265,7 @@ expanded_network expand_marked(const network& net, const std::string& document_f
         case projection_kind::dense:
             if (which == connections::into_local_neurons)
                 throw config_error(p.where, "a node's share of a network carries no dense projections");
-            out.dense.push_back(expand_dense(p, from, to, document_file, element, limits));
+            out.dense.push_back(expand_dense(p, from_extents, targets[element], document_file, element, limits));
             break;
         }
     }

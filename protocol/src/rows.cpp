@@ -59,8 +59,6 @@ void synapse_rows::compile(const network& net, const std::vector<neuron_index>* 
             const projection& p = net.projections[ref.index];
             r.from_x = symbols.extents(p.from, p.where);
             r.to_x = symbols.extents(p.to, p.where);
-            if ((r.from_x.size() > 1 || r.to_x.size() > 1) && p.kind == projection_kind::dense)
-                throw config_error(p.where, "a dense projection takes no grown population");
             r.from_first = r.from_x.front().first;
             r.from_size = members_by(r.from_x, ~std::uint32_t{0});
             r.to_first = r.to_x.front().first;

@@ -151,9 +151,10 @@ TEST_CASE("every grow the network cannot take is refused with a located error sa
         {"applied after scheduled",
          two_populations + "<grow population=\"E\" add=\"1\" at-ms=\"1\"/>\n<grow population=\"I\" add=\"1\" at-ms=\"1\" applied=\"true\"/>",
          5, "grow of 'I': an applied <grow> after the scheduled one at line 4; applied grows come first"},
-        {"end of a dense projection",
-         two_populations + "<projection from=\"I\" to=\"E\" kind=\"dense\" init=\"zeros\"/>\n<grow population=\"E\" add=\"1\"/>", 5,
-         "grow of 'E': 'E' is an end of projection from 'I' to 'E' (line 4), which is dense: its weights are one matrix of its ends' sizes"},
+        {"end of a dense projection of weights from a file",
+         two_populations + "<projection from=\"I\" to=\"E\" kind=\"dense\" weights=\"w.csv\"/>\n<grow population=\"E\" add=\"1\"/>", 5,
+         "grow of 'E': 'E' is an end of projection from 'I' to 'E' (line 4), which is dense with weights from w.csv: the file has none "
+         "for new members"},
         {"past the neuron limit",
          "<population id=\"E\" size=\"99999999\"/>\n<grow population=\"E\" add=\"1\" applied=\"true\"/>\n<grow population=\"E\" add=\"1\"/>",
          4, "grow of 'E' brings the network to 100000001 neurons; the limit is 100000000"},
@@ -175,7 +176,7 @@ TEST_CASE("every grow the network cannot take is refused with a located error sa
 
 TEST_CASE("every problem of every grow is reported, in document order") {
     const auto found = problems_of(two_populations +
-                                   "<projection from=\"E\" to=\"I\" kind=\"dense\" init=\"zeros\"/>\n"
+                                   "<projection from=\"E\" to=\"I\" kind=\"dense\" weights=\"w.csv\"/>\n"
                                    "<output id=\"o\" neurons=\"E\"/>\n"
                                    "<grow population=\"E\" add=\"0\" at-ms=\"3\"/>\n"
                                    "<grow population=\"I\" add=\"2\" at-ms=\"1\" applied=\"true\"/>");

@@ -127,11 +127,10 @@ TEST_CASE("a grow the lead refuses exits 2 with its reason, and the run steps on
     scratch_dir dir;
     const auto dnnc = dnnc_binary();
     const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
-    // A spike source that drives E, and two rate neurons joined by a dense projection.
+    // A spike source that drives E (a dense projection of weights from a file is refused in
+    // "the ends of a dense projection grow" below).
     const std::string more = R"(    <spike-source id="S" size="4" rate="10"/>
     <projection from="S" to="E" kind="all" weight="0.1"/>
-    <population id="D" size="2" model="tanh"/>
-    <projection from="D" to="D" kind="dense" init="zeros"/>
 )";
     std::vector<int> ports;
     const auto config = dir.file("two.xml", on_cluster(brunel(more), 2, ports));
@@ -147,7 +146,6 @@ TEST_CASE("a grow the lead refuses exits 2 with its reason, and the run steps on
     };
     for (const auto& r : std::vector<refusal>{{"Z 3", "grow of 'Z': no population 'Z'"},
                                               {"S 2", "'S' is a spike source"},
-                                              {"D 2", "which is dense: its weights are one matrix of its ends' sizes"},
                                               {"E 0", "whole number >= 1"},
                                               {"E -3", "whole number >= 1"}}) {
         INFO("dnnc grow " << r.arguments);
@@ -158,7 +156,7 @@ TEST_CASE("a grow the lead refuses exits 2 with its reason, and the run steps on
         CHECK_THAT(refused.err, Catch::Contains(r.says));
         must(dnnc + " step 10" + lead_of(ports));
     }
-    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{tick + 50, neurons});
+    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{tick + 40, neurons});
     must(dnnc + " output --spikes -o " + out("spikes.csv") + lead_of(ports));
     const auto rows = spikes_in(slurp(out("spikes.csv")));
     CHECK(rows.size() > 100);
@@ -309,4 +307,88 @@ TEST_CASE("two clusters of one user grow at the same tick at the same time, each
     }
     CHECK(tick_and_neurons(first_ports) == std::pair<std::int64_t, std::size_t>{100, 565});
     CHECK(tick_and_neurons(second_ports) == std::pair<std::int64_t, std::size_t>{100, 565});
+}
+
+TEST_CASE("the ends of a dense projection grow: its weights stay, grown members' are drawn by member, alike on 1 and 3 nodes and by dnnc grow") {
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    const auto out = [&](const std::string& name) { return (dir.path / name).string(); };
+    // Rate neurons joined both ways by dense projections (LibTorch); A grows at tick 20 (a
+    // source end, then a target end), B at tick 40.
+    const std::string network = R"(<dnnc xmlns="urn:dnnc:1">
+  <network name="dense-grow" dt="1">
+    <population id="A" size="30" model="tanh" bias="0.2"/>
+    <population id="B" size="12" model="tanh" bias="-0.1"/>
+    <projection from="A" to="B" kind="dense" init="normal" seed="3"/>
+    <projection from="B" to="A" kind="dense" init="uniform" seed="4" scale="0.3"/>
+    <output id="o" neurons="A B"/>
+  </network>
+</dnnc>
+)";
+    const std::string grows = "    <grow population=\"A\" add=\"6\" at-ms=\"20\"/>\n    <grow population=\"B\" add=\"3\" at-ms=\"40\"/>\n";
+    const auto plain = dir.file("plain.xml", network);
+    const auto grown = dir.file("grown.xml", with_in_network(network, grows));
+    must(dnnc + " run " + plain + " --nodes 1 --ticks 60 --output " + out("plain.csv"));
+    for (const int k : {1, 3})
+        must(dnnc + " run " + grown + " --nodes " + std::to_string(k) + " --ticks 60 --output " + out("grown" + std::to_string(k) + ".csv"));
+    const auto rows = slurp(out("grown1.csv"));
+    CHECK(slurp(out("grown3.csv")) == rows);
+    // Before tick 20 every column of the plain network reads as there; then A's new members
+    // change what B sums.
+    const auto header = rows.substr(0, rows.find('\n'));
+    CHECK_THAT(header, Catch::Contains(",A[29],A[30],") && Catch::EndsWith(",B[11],B[12],B[13],B[14]"));
+    const auto plain_rows = slurp(out("plain.csv"));
+    auto lines = [](const std::string& csv) {
+        std::vector<std::vector<std::string>> out;
+        std::istringstream in(csv);
+        for (std::string line; std::getline(in, line);) {
+            out.emplace_back();
+            std::istringstream cells(line);
+            for (std::string cell; std::getline(cells, cell, ',');) out.back().push_back(cell);
+        }
+        return out;
+    };
+    const auto g = lines(rows), p = lines(plain_rows);
+    REQUIRE(g.size() == 61);
+    REQUIRE(p.size() == 61);
+    auto plain_columns_of = [&](std::size_t r) {
+        std::vector<std::string> cells;
+        for (const auto& name : p[0]) cells.push_back(g[r][static_cast<std::size_t>(std::find(g[0].begin(), g[0].end(), name) - g[0].begin())]);
+        return cells;
+    };
+    for (std::size_t r = 1; r <= 20; ++r) CHECK(plain_columns_of(r) == p[r]);
+    CHECK(plain_columns_of(25) != p[25]);
+
+    // The same grows asked for by dnnc grow on a running cluster: the same rows.
+    std::vector<int> ports;
+    const auto doc = dir.file("cluster.xml", on_cluster(network, 2, ports));
+    local_cluster_guard cluster(doc);
+    REQUIRE(cluster.up.exit_code == 0);
+    must(dnnc + " submit " + doc + to_of(ports));
+    must(dnnc + " step 20" + lead_of(ports));
+    CHECK(json_of(dnnc + " grow A 6 --json" + lead_of(ports))["size"] == 36);
+    must(dnnc + " step 20" + lead_of(ports));
+    CHECK(json_of(dnnc + " grow B 3 --json" + lead_of(ports))["size"] == 15);
+    must(dnnc + " step 20" + lead_of(ports));
+    must(dnnc + " output -o " + out("asked.csv") + lead_of(ports));
+    CHECK(slurp(out("asked.csv")) == rows);
+
+    // Weights from a file have none for new members: refused, and the run goes on.
+    const auto weights = dir.file("w.f32", [] {  // B x A as float32
+        std::string bytes;
+        const float w = 0.01f;
+        for (int k = 0; k < 15 * 36; ++k) bytes.append(reinterpret_cast<const char*>(&w), sizeof w);
+        return bytes;
+    }());
+    auto from_file = std::regex_replace(slurp(doc), std::regex(R"(init="normal" seed="3")"), "weights=\"" + weights + "\"");
+    from_file = std::regex_replace(from_file, std::regex(R"(size="30")"), "size=\"36\"");
+    from_file = std::regex_replace(from_file, std::regex(R"(size="12")"), "size=\"15\"");
+    const auto filed = dir.file("filed.xml", from_file);
+    must(dnnc + " submit --replace " + filed + to_of(ports));
+    must(dnnc + " step 5" + lead_of(ports));
+    const auto refused = run_command(dnnc + " grow A 1" + lead_of(ports));
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("which is dense with weights from") && Catch::Contains("the file has none for new members"));
+    must(dnnc + " step 5" + lead_of(ports));
+    CHECK(tick_and_neurons(ports) == std::pair<std::int64_t, std::size_t>{10, 51});
 }
