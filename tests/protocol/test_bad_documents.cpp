@@ -193,7 +193,7 @@ const expectation corpus[] = {
     {"grow_at_ms_negative.xml", 5, "grow of 'E': at-ms must be a finite number >= 0 (ms)"},
     {"grow_out_of_order.xml", 6, "grow of 'E': at-ms 10 comes before the at-ms 20 of the <grow> at line 5"},
     {"grow_applied_after_scheduled.xml", 6, "grow of 'E': an applied <grow> after the scheduled one at line 5"},
-    {"grow_dense_end.xml", 7, "'O' is an end of projection from 'E' to 'O' (line 6), which is dense: its weights are one matrix"},
+    {"grow_dense_end.xml", 7, "'O' is an end of projection from 'E' to 'O' (line 6), which is dense with weights from w.f32: the file has none for new members"},
     {"grow_too_many_neurons.xml", 6, "grow of 'E' brings the network to 120000000 neurons; the limit is 100000000"},
 };
 
