@@ -131,8 +131,9 @@ private:
     protocol::file_access file_access() const;
     std::size_t find_self(const protocol::cluster& clu) const;
     // Nodes of `clu` this lead has no route to are reached through a sub-lead (relays.hpp):
-    // the first node linked to one in the document that answers the lead directly and carries
-    // a heartbeat on to it. Returns the nodes (besides those in `skip`) reached neither way.
+    // the first node linked to one in the document that the lead reaches (directly, or in an
+    // earlier round through its own sub-lead) and that carries a heartbeat on to it. Returns
+    // the nodes (besides those in `skip`) reached no way.
     std::set<std::string> reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip);
     void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();

@@ -173,25 +173,33 @@ std::set<std::string> lead::reach_nodes(const protocol::cluster& clu, const std:
         calls_.forget(at(v));
         direct[v] = answers(v);
     }
-    std::set<std::string> silent;
-    for (std::size_t v = 0; v < clu.nodes.size(); ++v) {
-        if (!counts(v) || direct[v] || subleads.count(clu.nodes[v].id) > 0) continue;
-        const auto& id = clu.nodes[v].id;
-        for (const auto& l : clu.links) {
-            const std::string other = l.from == id ? l.to : l.to == id ? l.from : std::string();
-            if (other.empty()) continue;
-            const auto u = index.at(other);
-            if (!counts(u) || !direct[u]) continue;
-            relays::route(at(v), at(u), options_.server.secret, options_.server.tls);
-            calls_.forget(at(v));
-            if (answers(v)) {
-                subleads[id] = other;
-                break;
+    // Rounds: a node reached through a sub-lead may serve the nodes linked to it in the next
+    // (a route's sub-lead is reached through its own route, relays.hpp).
+    auto reached = [&](std::size_t u) { return direct[u] || subleads.count(clu.nodes[u].id) > 0; };
+    for (bool more = true; more;) {
+        more = false;
+        for (std::size_t v = 0; v < clu.nodes.size(); ++v) {
+            if (!counts(v) || reached(v)) continue;
+            const auto& id = clu.nodes[v].id;
+            for (const auto& l : clu.links) {
+                const std::string other = l.from == id ? l.to : l.to == id ? l.from : std::string();
+                if (other.empty()) continue;
+                const auto u = index.at(other);
+                if (!counts(u) || !reached(u)) continue;
+                relays::route(at(v), at(u), options_.server.secret, options_.server.tls);
+                calls_.forget(at(v));
+                if (answers(v)) {
+                    subleads[id] = other;
+                    more = true;
+                    break;
+                }
+                relays::unroute(at(v));
             }
-            relays::unroute(at(v));
         }
-        if (subleads.count(id) == 0) silent.insert(id);
     }
+    std::set<std::string> silent;
+    for (std::size_t v = 0; v < clu.nodes.size(); ++v)
+        if (counts(v) && !reached(v)) silent.insert(clu.nodes[v].id);
     std::lock_guard<std::mutex> lock(mutex_);
     subleads_ = std::move(subleads);
     return silent;

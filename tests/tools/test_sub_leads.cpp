@@ -3,7 +3,8 @@
 // hosts 2 and 4 reach both. The lead serves host 3 through host 2, its first link; submit,
 // run, snapshot and restore give the outputs of one local node; with host 2's node killed,
 // recovery reaches host 3 through host 4 and goes on to the outputs of a run without the
-// failure. A host that no path reaches fails the submit, named with the nodes tried.
+// failure. A chain of hosts that each reach only their neighbours is served through sub-leads
+// of sub-leads. A host that no path reaches fails the submit, named with the nodes tried.
 #include "test_hosts_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -96,6 +97,49 @@ TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapsho
     must(hosts.dnnc_on(1, "step 300" + lead));
     must(hosts.dnnc_on(1, "output -o " + (dir.path / "restored.csv").string() + lead));
     CHECK(rows_from(slurp((dir.path / "restored.csv").string()), 300) == rows_from(slurp(straight), 300));
+}
+
+TEST_CASE("a chain of hosts that reach only their neighbours: a sub-lead served through a sub-lead, and one local node's outputs") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    test_hosts hosts{dir, 4};
+    hosts.only(1, {2});
+    hosts.only(2, {1, 3});
+    hosts.only(3, {2, 4});
+    hosts.only(4, {3});
+    REQUIRE(run_command(hosts.on(1) + "ip route get " + test_hosts::address(4)).exit_code != 0);
+    REQUIRE(run_command(hosts.on(2) + "ip route get " + test_hosts::address(4)).exit_code != 0);
+    // A chain of populations along the chain of hosts, so that every neural edge runs along a link.
+    std::string network = "<network name=\"chain\">";
+    for (int k = 0; k < 4; ++k) {
+        const auto p = "p" + std::to_string(k);
+        network += "<population id=\"" + p + "\" size=\"100\" model=\"tanh\"/>"
+                   "<projection from=\"" + p + "\" to=\"" + p + "\" kind=\"random\" p=\"0.1\" seed=\"" + std::to_string(5 + k) + "\"/>";
+        if (k > 0)
+            network += "<projection from=\"p" + std::to_string(k - 1) + "\" to=\"" + p + "\" kind=\"one-to-one\" weight=\"0.5\"/>";
+    }
+    network += "<input id=\"x\" neurons=\"p0[0:10]\"/><output id=\"y\" neurons=\"p3[0:20]\"/></network>";
+    const auto doc = dir.file("chain.xml", "<dnnc xmlns=\"urn:dnnc:1\">" + network + "<cluster lead=\"h1\">" + test_hosts::nodes_xml(4) +
+                                               "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/><link from=\"h3\" to=\"h4\"/>"
+                                               "</cluster><run probes=\"2\" heartbeat-timeout=\"15000\"/></dnnc>\n");
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p0[3],1\n5,p0[7],-1\n");
+    const std::string lead = " --lead " + test_hosts::endpoint(1);
+    const auto submitted = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    INFO(submitted.err);
+    REQUIRE(submitted.exit_code == 0);
+    const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+    CHECK(node_in(status, "h3")["via"] == "h2");
+    CHECK(node_in(status, "h4")["via"] == "h3");
+    CHECK(node_in(status, "h4")["neurons"].get<long>() > 0);
+    must(hosts.dnnc_on(1, "input " + inputs + lead));
+    must(hosts.dnnc_on(1, "step 200" + lead));
+    must(hosts.dnnc_on(1, "output -o " + (dir.path / "out.csv").string() + lead));
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks 200 --input " + inputs + " --output " + straight);
+    CHECK(slurp((dir.path / "out.csv").string()) == slurp(straight));
 }
 
 TEST_CASE("a killed sub-lead: recovery serves its node through another and equals a run without the failure") {
