@@ -4,7 +4,9 @@
 // run, snapshot and restore give the outputs of one local node; with host 2's node killed,
 // recovery reaches host 3 through host 4 and goes on to the outputs of a run without the
 // failure. A chain of hosts that each reach only their neighbours is served through sub-leads
-// of sub-leads. A host that no path reaches fails the submit, named with the nodes tried.
+// of sub-leads. A standby that takes over a lead's run serves the host it has no route to
+// through a sub-lead too. A host that no path reaches fails the submit, named with the nodes
+// tried.
 #include "test_hosts_fixture.hpp"
 
 #include <catch2/catch.hpp>
@@ -27,6 +29,23 @@ std::string network_on(const std::string& run) {
            "<link from=\"h1\" to=\"h2\"/><link from=\"h1\" to=\"h4\"/><link from=\"h2\" to=\"h3\"/>"
            "<link from=\"h3\" to=\"h4\"/></cluster>" +
            run + "</dnnc>\n";
+}
+
+// Four populations in a chain (p0 -> p1 -> p2 -> p3, one to one, each recurrent) on four
+// test hosts joined by `links`: placed along a chain of links, every neural edge runs along
+// one, so no two hosts without a link exchange signals.
+std::string chain_on(const std::string& links, const std::string& run) {
+    std::string network = "<network name=\"chain\">";
+    for (int k = 0; k < 4; ++k) {
+        const auto p = "p" + std::to_string(k);
+        network += "<population id=\"" + p + "\" size=\"100\" model=\"tanh\"/>"
+                   "<projection from=\"" + p + "\" to=\"" + p + "\" kind=\"random\" p=\"0.1\" seed=\"" + std::to_string(5 + k) + "\"/>";
+        if (k > 0)
+            network += "<projection from=\"p" + std::to_string(k - 1) + "\" to=\"" + p + "\" kind=\"one-to-one\" weight=\"0.5\"/>";
+    }
+    network += "<input id=\"x\" neurons=\"p0[0:10]\"/><output id=\"y\" neurons=\"p3[0:20]\"/></network>";
+    return "<dnnc xmlns=\"urn:dnnc:1\">" + network + "<cluster lead=\"h1\">" + test_hosts::nodes_xml(4) + links + "</cluster>" + run +
+           "</dnnc>\n";
 }
 
 // Four test hosts, h1 and h3 without routes to each other, in a scratch folder that is also
@@ -112,19 +131,8 @@ TEST_CASE("a chain of hosts that reach only their neighbours: a sub-lead served 
     hosts.only(4, {3});
     REQUIRE(run_command(hosts.on(1) + "ip route get " + test_hosts::address(4)).exit_code != 0);
     REQUIRE(run_command(hosts.on(2) + "ip route get " + test_hosts::address(4)).exit_code != 0);
-    // A chain of populations along the chain of hosts, so that every neural edge runs along a link.
-    std::string network = "<network name=\"chain\">";
-    for (int k = 0; k < 4; ++k) {
-        const auto p = "p" + std::to_string(k);
-        network += "<population id=\"" + p + "\" size=\"100\" model=\"tanh\"/>"
-                   "<projection from=\"" + p + "\" to=\"" + p + "\" kind=\"random\" p=\"0.1\" seed=\"" + std::to_string(5 + k) + "\"/>";
-        if (k > 0)
-            network += "<projection from=\"p" + std::to_string(k - 1) + "\" to=\"" + p + "\" kind=\"one-to-one\" weight=\"0.5\"/>";
-    }
-    network += "<input id=\"x\" neurons=\"p0[0:10]\"/><output id=\"y\" neurons=\"p3[0:20]\"/></network>";
-    const auto doc = dir.file("chain.xml", "<dnnc xmlns=\"urn:dnnc:1\">" + network + "<cluster lead=\"h1\">" + test_hosts::nodes_xml(4) +
-                                               "<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/><link from=\"h3\" to=\"h4\"/>"
-                                               "</cluster><run probes=\"2\" heartbeat-timeout=\"15000\"/></dnnc>\n");
+    const auto doc = dir.file("chain.xml", chain_on("<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/><link from=\"h3\" to=\"h4\"/>",
+                                                    "<run probes=\"2\" heartbeat-timeout=\"15000\"/>"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p0[3],1\n5,p0[7],-1\n");
     const std::string lead = " --lead " + test_hosts::endpoint(1);
     const auto submitted = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
@@ -140,6 +148,54 @@ TEST_CASE("a chain of hosts that reach only their neighbours: a sub-lead served 
     const auto straight = (dir.path / "straight.csv").string();
     must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks 200 --input " + inputs + " --output " + straight);
     CHECK(slurp((dir.path / "out.csv").string()) == slurp(straight));
+}
+
+TEST_CASE("kill -9 the lead: its standby, which has no route to one host, serves it through a sub-lead and goes on to the outputs of a run without the failure") {
+    if (!can_make_test_hosts()) {
+        WARN("test hosts need root (CI runs as root): not run");
+        return;
+    }
+    scratch_dir dir;
+    setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
+    test_hosts hosts{dir, 4};
+    hosts.only(2, {1, 3});  // h2 and h4 have no route to each other
+    hosts.only(4, {1, 3});
+    // The ring h1 - h2 - h3 - h4 - h1: the lead h1 reaches every host; its standby h2 (its
+    // first child) reaches h4 only through h1 or h3.
+    const auto doc = dir.file("ring.xml", chain_on("<link from=\"h1\" to=\"h2\"/><link from=\"h2\" to=\"h3\"/><link from=\"h3\" to=\"h4\"/>"
+                                                   "<link from=\"h4\" to=\"h1\"/>",
+                                                   "<run probes=\"2\" heartbeat-timeout=\"400\" checkpoint-every=\"50\" tick-period=\"1\"/>"));
+    const auto inputs = dir.file("in.csv", "tick,target,value\n0,p0[3],1\n5,p0[7],-1\n");
+    must(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    must(hosts.dnnc_on(1, "input " + inputs + " --lead " + test_hosts::endpoint(1)));
+    must(hosts.dnnc_on(1, "start --lead " + test_hosts::endpoint(1)));
+    const std::string standby = " --lead " + test_hosts::endpoint(2);
+    auto status_of_h2 = [&] { return json::parse(run_command(hosts.dnnc_on(2, "status --json" + standby)).out); };
+    auto wait_for_h2 = [&](const std::function<bool(const json&)>& done) {
+        json s;
+        for (int i = 0; i < 600; ++i) {
+            s = status_of_h2();
+            if (done(s)) return s;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        FAIL("timed out; last status of h2: " << s.dump());
+        return s;
+    };
+    wait_for_h2([](const json& s) { return s.contains("replica") && s["replica"]["checkpoint_tick"] >= 100; });
+    hosts.kill(1);
+    const auto leading = wait_for_h2([](const json& s) { return s.value("role", "") == "lead" && s.value("state", "") == "running"; });
+    CHECK(node_in(leading, "h4")["via"] == "h3");
+    CHECK(node_in(leading, "h4")["neurons"].get<long>() > 0);
+    const auto before = leading["tick"].get<int>();
+    wait_for_h2([&](const json& s) { return s["tick"].get<int>() > before + 20; });
+    must(hosts.dnnc_on(2, "freeze" + standby));
+    must(hosts.dnnc_on(2, "output -o " + (dir.path / "out.csv").string() + standby));
+    const auto rows = slurp((dir.path / "out.csv").string());
+    const auto ticks = std::count(rows.begin(), rows.end(), '\n') - 1;
+    REQUIRE(ticks > 100);
+    const auto straight = (dir.path / "straight.csv").string();
+    must(dnnc_binary() + " run " + doc + " --nodes 1 --ticks " + std::to_string(ticks) + " --input " + inputs + " --output " + straight);
+    CHECK(rows == slurp(straight));
 }
 
 TEST_CASE("a killed sub-lead: recovery serves its node through another and equals a run without the failure") {
