@@ -78,6 +78,14 @@ const json& node_in(const json& status, const std::string& id) {
     throw;
 }
 
+// `doc` submitted to host 1's node, which leads: its status then.
+json submitted_on_host_1(const test_hosts& hosts, const std::string& doc) {
+    const auto submitted = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
+    INFO(submitted.err);
+    REQUIRE(submitted.exit_code == 0);
+    return json::parse(run_command(hosts.dnnc_on(1, "status --json --lead " + test_hosts::endpoint(1))).out);
+}
+
 }  // namespace
 
 TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapshot and restore give one local node's outputs") {
@@ -93,10 +101,7 @@ TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapsho
     const auto doc = dir.file("hosts.xml", network_on("<run probes=\"2\" heartbeat-timeout=\"15000\"/>"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p[3],1\n0,p[7],-1\n");
     const std::string lead = " --lead " + test_hosts::endpoint(1);
-    const auto submitted = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
-    INFO(submitted.err);
-    REQUIRE(submitted.exit_code == 0);
-    const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+    const auto status = submitted_on_host_1(hosts, doc);
     CHECK(node_in(status, "h3")["via"] == "h2");
     CHECK(node_in(status, "h3")["neurons"].get<long>() > 0);
     CHECK(node_in(status, "h2")["roles"].dump().find("sub-lead") != std::string::npos);
@@ -135,10 +140,7 @@ TEST_CASE("a chain of hosts that reach only their neighbours: a sub-lead served 
                                                     "<run probes=\"2\" heartbeat-timeout=\"15000\"/>"));
     const auto inputs = dir.file("in.csv", "tick,target,value\n0,p0[3],1\n5,p0[7],-1\n");
     const std::string lead = " --lead " + test_hosts::endpoint(1);
-    const auto submitted = run_command(hosts.dnnc_on(1, "submit " + doc + " --to " + test_hosts::endpoint(1)));
-    INFO(submitted.err);
-    REQUIRE(submitted.exit_code == 0);
-    const auto status = json::parse(run_command(hosts.dnnc_on(1, "status --json" + lead)).out);
+    const auto status = submitted_on_host_1(hosts, doc);
     CHECK(node_in(status, "h3")["via"] == "h2");
     CHECK(node_in(status, "h4")["via"] == "h3");
     CHECK(node_in(status, "h4")["neurons"].get<long>() > 0);
