@@ -80,6 +80,9 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
       checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
       samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
     if (first_tick > 0) state_ = state::frozen;
+    std::vector<bool> holds_neurons;
+    for (const auto count : plan.neurons_per_node) holds_neurons.push_back(count > 0);
+    load_.judge_only(std::move(holds_neurons));
     if (plan.net.structure) structure_ = structure_log(*plan.net.structure);
     granted_ = first_tick - 1;
     checkpoints_.every = run_.checkpoint_every;

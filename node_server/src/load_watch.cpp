@@ -36,8 +36,16 @@ std::optional<tick_times> load_watch::due(clock::time_point now) {
     }
     ms_per_tick_ = ms;
     cpu_wait_ms_per_tick_ = waited;
-    const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
-    if (!(mean > 0 && *std::max_element(ms.begin(), ms.end()) > threshold_ * mean)) {
+    double sum = 0, slowest = 0;
+    std::size_t judged = 0;
+    for (std::size_t v = 0; v < ms.size(); ++v) {
+        if (!judged_.empty() && !judged_.at(v)) continue;
+        sum += ms[v];
+        slowest = std::max(slowest, ms[v]);
+        ++judged;
+    }
+    const double mean = judged > 0 ? sum / static_cast<double>(judged) : 0.0;
+    if (!(mean > 0 && slowest > threshold_ * mean)) {
         imbalanced_since_.reset();
         return std::nullopt;
     }

@@ -26,6 +26,10 @@ public:
     load_watch(std::size_t nodes, double threshold, std::chrono::milliseconds after,
                std::chrono::milliseconds interval = std::chrono::milliseconds(500), clock::time_point now = clock::now());
 
+    // Only the nodes marked here are judged (those that hold neurons: a node left idle, for
+    // a slow link or with more nodes than units, computes next to nothing and would make
+    // every other one look slow); all are until this is called.
+    void judge_only(std::vector<bool> judged) { judged_ = std::move(judged); }
     // Node v's compute time and CPU wait since its run began (ns) and the last tick it
     // completed.
     void report(std::size_t v, std::int64_t compute_ns, std::int64_t cpu_wait_ns, std::int64_t completed);
@@ -46,6 +50,7 @@ private:
     std::vector<counts> now_, at_start_;  // latest, and at the interval's start
     clock::time_point interval_start_;
     std::optional<clock::time_point> imbalanced_since_;
+    std::vector<bool> judged_;  // empty: every node
     std::vector<double> ms_per_tick_, cpu_wait_ms_per_tick_;
 };
 

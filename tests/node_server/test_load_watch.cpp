@@ -145,3 +145,16 @@ TEST_CASE("a move by load that paused the run P lets the next come P / share lat
     const auto next = next_load_move(moved, 1500, 0.1);
     CHECK(std::chrono::duration<double, std::milli>(next - moved).count() * 0.1 == Approx(1500));
 }
+
+TEST_CASE("a node without neurons is not judged: next to nothing per tick makes no other node slow") {
+    fed_watch f(3, 1.15, 1000ms);
+    f.watch.judge_only({true, true, false});
+    for (int i = 0; i < 5; ++i) CHECK_FALSE(f.interval({1, 1, 0.01}));
+    CHECK(f.watch.ms_per_tick().size() == 3);  // still shown
+    CHECK_FALSE(f.interval({1, 2, 0.01}));
+    CHECK(f.interval({1, 2, 0.01}));  // the nodes that hold neurons are still judged
+    // Judged as before, the idle node would have made a re-balance due every wait.
+    fed_watch every(3, 1.15, 1000ms);
+    CHECK_FALSE(every.interval({1, 1, 0.01}));
+    CHECK(every.interval({1, 1, 0.01}));
+}
