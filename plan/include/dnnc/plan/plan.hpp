@@ -67,7 +67,9 @@ current_placement placement_of(const network_plan& plan);
 // where most of its neurons are); it may not place more neurons than the network has
 // (usage_error). With a memo, a partition of the same network onto the same cluster from the
 // same placement (or none) is reused, and the memo then holds this one: a re-balance plans
-// its proposal while the network runs, and the install that applies it reuses it.
+// its proposal while the network runs, and the install that applies it reuses it. When some
+// link declares a bandwidth, nodes behind links too slow for what they would exchange may be
+// left without neurons (slow_links.hpp; placement_note says which and why).
 network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr, const current_placement* current = nullptr);
 
 // What each node will hold of a network, from the rules: its neurons, its incoming synapses
