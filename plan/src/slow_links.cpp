@@ -73,24 +73,6 @@ protocol::cluster without(const protocol::cluster& clu, const std::vector<std::s
                     sub.links.end());
     return sub;
 }
-
-// Whether the cluster's links join all its nodes.
-bool connected(const protocol::cluster& clu) {
-    const topology topo(clu);
-    std::vector<bool> seen(topo.node_count(), false);
-    std::vector<std::size_t> todo{0};
-    seen[0] = true;
-    while (!todo.empty()) {
-        const auto v = todo.back();
-        todo.pop_back();
-        for (std::size_t w = 0; w < topo.node_count(); ++w)
-            if (!seen[w] && topo.link_between(v, w)) {
-                seen[w] = true;
-                todo.push_back(w);
-            }
-    }
-    return std::all_of(seen.begin(), seen.end(), [](bool s) { return s; });
-}
 }  // namespace
 
 slow_link_choice place_around_slow_links(const protocol::network& net, const protocol::expanded_network& neurons,
@@ -109,7 +91,7 @@ slow_link_choice place_around_slow_links(const protocol::network& net, const pro
             auto idle = best.idle;
             idle.push_back(id);
             const auto sub = without(clu, idle);
-            if (!connected(sub)) continue;
+            if (!topology(sub).joined()) continue;
             auto placed = place_on(sub);
             for (auto& v : placed) v = static_cast<std::uint32_t>(topo.index_of(sub.nodes.at(v).id));
             const auto estimate = estimate_tick(net, neurons, clu, run, placed);

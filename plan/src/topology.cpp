@@ -30,12 +30,12 @@ std::optional<std::size_t> topology::link_between(std::size_t a, std::size_t b) 
     return std::nullopt;
 }
 
-std::vector<std::size_t> topology::route(std::size_t from, std::size_t to) const {
+std::vector<std::size_t> topology::predecessors(std::size_t from, std::size_t until) const {
     std::vector<std::size_t> previous(ids_.size(), SIZE_MAX);
     std::queue<std::size_t> frontier;
     previous[from] = from;
     frontier.push(from);
-    while (!frontier.empty() && previous[to] == SIZE_MAX) {
+    while (!frontier.empty() && (until == SIZE_MAX || previous[until] == SIZE_MAX)) {
         const auto v = frontier.front();
         frontier.pop();
         for (const auto& [w, l] : adjacent_[v]) {
@@ -43,6 +43,16 @@ std::vector<std::size_t> topology::route(std::size_t from, std::size_t to) const
             if (previous[w] == SIZE_MAX) previous[w] = v, frontier.push(w);
         }
     }
+    return previous;
+}
+
+bool topology::joined() const {
+    const auto previous = predecessors(0, SIZE_MAX);
+    return std::none_of(previous.begin(), previous.end(), [](std::size_t p) { return p == SIZE_MAX; });
+}
+
+std::vector<std::size_t> topology::route(std::size_t from, std::size_t to) const {
+    const auto previous = predecessors(from, to);
     if (previous[to] == SIZE_MAX) throw usage_error("node '" + ids_[to] + "' cannot be reached from '" + ids_[from] + "'");
     std::vector<std::size_t> path{to};
     while (path.back() != from) path.push_back(previous[path.back()]);

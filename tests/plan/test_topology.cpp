@@ -27,6 +27,15 @@ TEST_CASE("routes take the fewest hops") {
     CHECK_FALSE(t.link_between(0, 2));
 }
 
+TEST_CASE("a cluster is joined when its links join every node; a route to a node they do not join is an error") {
+    CHECK(topology(make_cluster("a", {"a", "b", "c"}, {{"a", "b"}, {"b", "c"}})).joined());
+    CHECK(topology(make_cluster("a", {"a"}, {})).joined());
+    const topology split(make_cluster("a", {"a", "b", "c", "d"}, {{"a", "b"}, {"c", "d"}}));
+    CHECK_FALSE(split.joined());
+    CHECK_THROWS_AS(split.route(0, 2), usage_error);
+    CHECK(split.route(2, 3) == std::vector<std::size_t>{2, 3});
+}
+
 TEST_CASE("the probe plan reaches every link once, through links sharing a node") {
     // Triangle a-b-c plus a tail c-d; lead a.
     const topology t(make_cluster("a", {"a", "b", "c", "d"}, {{"a", "b"}, {"b", "c"}, {"c", "a"}, {"c", "d"}}));

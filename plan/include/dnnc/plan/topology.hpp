@@ -27,8 +27,14 @@ public:
 
     // Shortest route (fewest hops, ties by link order) from a to b, both ends included.
     std::vector<std::size_t> route(std::size_t from, std::size_t to) const;
+    // Whether the links join every node to every other.
+    bool joined() const;
 
 private:
+    // Breadth first from `from` (until `until` is reached; SIZE_MAX: every node): each
+    // node's predecessor on a shortest route, SIZE_MAX for a node not reached.
+    std::vector<std::size_t> predecessors(std::size_t from, std::size_t until) const;
+
     std::vector<std::string> ids_;
     std::vector<std::pair<std::size_t, std::size_t>> links_;
     std::vector<std::vector<std::pair<std::size_t, std::size_t>>> adjacent_;  // (node, link)
