@@ -699,7 +699,6 @@ void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::str
         if (columns.empty() || columns == columns_) {
             rows_.adopt(earlier);
         } else {
-            static_assert(output_rows::absent == protocol::no_column);
             rows_.adopt(earlier.remapped(protocol::output_values_from(columns, columns_, run_.batch)));
         }
         replicated_end_ = rows_.first();

@@ -1,6 +1,7 @@
 #include "output_rows.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/csv.hpp"
 
 #include <algorithm>
 
@@ -50,7 +51,7 @@ output_rows output_rows::remapped(const std::vector<std::size_t>& from) const {
         const auto old = row(t);
         std::vector<float> values(from.size(), 0.0f);
         for (std::size_t j = 0; j < from.size(); ++j)
-            if (from[j] != absent) values[j] = old.at(from[j]);
+            if (from[j] != protocol::no_column) values[j] = old.at(from[j]);
         out.push(std::move(values));
     }
     out.start_ = start_;

@@ -33,9 +33,9 @@ public:
     // Drops every held row and goes on at `tick` (>= end()): the rows between count as
     // dropped.
     void skip_to(std::int64_t tick);
-    // The held rows laid out anew: value j of a row is value from[j] of the row here, or 0
-    // where from[j] is `absent` (a row of from.size() values), within the same bytes.
-    static constexpr std::size_t absent = static_cast<std::size_t>(-1);
+    // The held rows laid out anew (protocol::output_values_from): value j of a row is value
+    // from[j] of the row here, or 0 where from[j] is protocol::no_column (a row of
+    // from.size() values), within the same bytes.
     output_rows remapped(const std::vector<std::size_t>& from) const;
     // Puts `earlier` in front of the held rows; it must end where these begin (end() ==
     // first()), and this must hold no row yet.

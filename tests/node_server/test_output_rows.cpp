@@ -3,6 +3,7 @@
 #include "output_rows.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/protocol/csv.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -80,7 +81,7 @@ TEST_CASE("rows laid out anew keep their ticks, take the values they map, and re
     for (std::int64_t t = 3; t < 10; ++t) rows.push(row_of(t));  // ticks 6..9 held, 3 dropped
     // Widened: (old 1, new, old 0); then narrowed to old 0 alone. The budget in bytes stays:
     // rows of 3 values hold 2 of them, the older dropped and counted.
-    const auto wide = rows.remapped({1, output_rows::absent, 0});
+    const auto wide = rows.remapped({1, dnnc::protocol::no_column, 0});
     CHECK(wide.width() == 3);
     CHECK(wide.capacity() == 2);
     CHECK(wide.start() == 3);
