@@ -27,7 +27,7 @@ TEST_CASE("routes take the fewest hops") {
     CHECK_FALSE(t.link_between(0, 2));
 }
 
-TEST_CASE("a cluster is joined when its links join every node; a route to a node they do not join is an error") {
+TEST_CASE("a cluster is joined when its links join every node, and a route to a node they do not join is an error") {
     CHECK(topology(make_cluster("a", {"a", "b", "c"}, {{"a", "b"}, {"b", "c"}})).joined());
     CHECK(topology(make_cluster("a", {"a"}, {})).joined());
     const topology split(make_cluster("a", {"a", "b", "c", "d"}, {{"a", "b"}, {"c", "d"}}));
