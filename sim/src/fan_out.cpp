@@ -75,6 +75,30 @@ std::vector<std::size_t> cut(const std::vector<std::uint64_t>& prefix, std::size
 
 std::size_t threads() { return static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency())); }
 
+// The packed one-word entries of a segment as they are added (fan_out.hpp): their units,
+// written from `units` on when it is given, else only counted.
+struct packing {
+    std::uint32_t previous = 0, units = 0, count = 0;
+    void add(std::uint32_t target, unsigned char* out) {
+        auto put = [&](std::uint32_t u) {
+            const auto unit = static_cast<std::uint16_t>(u);
+            if (out != nullptr) std::memcpy(out + sizeof unit * units, &unit, sizeof unit);
+            ++units;
+        };
+        const std::uint32_t distance = target - previous;
+        if (distance < fan_out_index::far_unit) {
+            put(distance);
+        } else {
+            put(fan_out_index::far_unit | target >> 16);
+            put(target & 0xffff);
+        }
+        previous = target;
+        ++count;
+    }
+    // Their words: the count, then the units, two a word.
+    std::uint64_t words() const { return count == 0 ? 0 : 1 + (std::uint64_t{units} + 1) / 2; }
+};
+
 }  // namespace
 
 // Each slot's outgoing synapses: class by class, the runs of that class in row order, first
@@ -111,6 +135,23 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             }
         }
     }
+    // The class word of each class's segments: packed when all its one-word entries feed one
+    // kind of sum (fan_out.hpp).
+    std::vector<std::uint32_t> class_word(classes.size());
+    {
+        constexpr std::uint8_t none = 4, mixed = 3;
+        std::vector<std::uint8_t> sum(classes.size(), none);
+        for (std::uint32_t c = 0; c < classes.size(); ++c)
+            for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p)
+                if ((by_class[p].to & 4) && by_class[p].first < by_class[p].last) {
+                    const auto kind = static_cast<std::uint8_t>(by_class[p].to & 3);
+                    sum[c] = sum[c] == none || sum[c] == kind ? kind : mixed;
+                }
+        const bool addressable = classes.size() <= (std::size_t{1} << sum_shift);
+        for (std::uint32_t c = 0; c < classes.size(); ++c)
+            class_word[c] = addressable && !classes[c].varies && sum[c] < mixed ? c | packed_bit | std::uint32_t{sum[c]} << sum_shift : c;
+    }
+    auto is_packed = [&](std::uint32_t c, std::uint32_t words) { return words == 1 && packed(class_word[c]); };
     // f(class, placed run, synapse, slot, words) for the synapses from slots [lo, hi): class
     // by class, the one-word entries first.
     auto each = [&](std::size_t lo, std::size_t hi, auto&& f) {
@@ -132,19 +173,32 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);  // while counting
     std::vector<std::size_t> even(threads() + 1);
     for (std::size_t i = 0; i < even.size(); ++i) even[i] = slots * i / (even.size() - 1);
+    std::vector<packing> packs(slots);
     std::atomic<bool> indexed{false};
     by_ranges(even, [&](std::size_t lo, std::size_t hi) {
         bool two_words = false;
-        each(lo, hi, [&](std::uint32_t c, const placed&, std::uint64_t, std::size_t slot, std::uint32_t words) {
+        auto close = [&](std::size_t slot) {
+            out_begin_[slot + 1] += packs[slot].words();
+            packs[slot] = {};
+        };
+        each(lo, hi, [&](std::uint32_t c, const placed& p, std::uint64_t, std::size_t slot, std::uint32_t words) {
             if (latest[slot] != c) {
+                close(slot);
                 latest[slot] = c;
                 ++segments[slot];
             }
+            if (is_packed(c, words)) {
+                packs[slot].add(p.target, nullptr);
+                return;
+            }
+            close(slot);
             out_begin_[slot + 1] += words;
             two_words |= words >= 2;
         });
+        for (auto slot = lo; slot < hi; ++slot) close(slot);
         if (two_words) indexed = true;
     });
+    packs = {};
     // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
     std::uint64_t offset = 0;
     bool fits = !indexed || total <= std::numeric_limits<std::uint32_t>::max();
@@ -167,15 +221,27 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     struct slot_cursor {
         std::uint64_t next = 0;          // the word the slot's next entry goes to
         std::uint32_t latest = no_slot;  // the class of its segment being written
-        std::uint32_t ones = 0;          // its one-word entries in that segment
+        std::uint32_t one_words = 0;     // the words of its one-word entries in that segment
+        std::uint64_t region = 0;        // where its packed entries start, while `pack` has some
+        packing pack;
     };
     std::vector<slot_cursor> cursor(slots);
     std::vector<std::uint64_t> segment_at(slots);
     std::vector<std::uint32_t> segment_start(slots);
     words_.resize(offset);  // uninitialised: each range's thread touches its part first
+    auto close_region = [&](std::size_t slot) {
+        auto& at = cursor[slot];
+        if (at.pack.count == 0) return;
+        words_[at.region] = at.pack.count;
+        if (at.pack.units % 2 != 0) std::memset(reinterpret_cast<unsigned char*>(words_.data() + at.region + 1) + 2 * at.pack.units, 0, 2);
+        at.next = at.region + at.pack.words();
+        at.one_words = static_cast<std::uint32_t>(at.pack.words());
+        at.pack = {};
+    };
     auto finish_segment = [&](std::size_t slot) {
+        close_region(slot);
         const auto header = segment_at[slot] - 3;
-        words_[header + 1] = segment_start[slot] + cursor[slot].ones;
+        words_[header + 1] = segment_start[slot] + cursor[slot].one_words;
         words_[header + 2] = static_cast<std::uint32_t>(cursor[slot].next - out_begin_[slot]);
     };
     by_ranges(cut(out_begin_, slots, threads()), [&](std::size_t lo, std::size_t hi) {
@@ -190,11 +256,17 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             if (at.latest != c) {
                 if (at.latest != no_slot) finish_segment(slot);
                 at.latest = c;
-                at.ones = 0;
-                words_[segment_at[slot]] = c;
+                at.one_words = 0;
+                words_[segment_at[slot]] = class_word[c];
                 segment_at[slot] += 3;
                 segment_start[slot] = static_cast<std::uint32_t>(at.next - out_begin_[slot]);
             }
+            if (is_packed(c, words)) {
+                if (at.pack.count == 0) at.region = at.next;
+                at.pack.add(p.target, reinterpret_cast<unsigned char*>(words_.data() + at.region + 1));
+                return;
+            }
+            close_region(slot);
             std::uint32_t to = p.to;
             if (classes[c].varies) {
                 const std::uint32_t sum = !neurons.is_spiking(p.target)                         ? feeds_u
@@ -209,7 +281,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 const float w = store.weight(classes[c], s);
                 std::memcpy(entry, &w, sizeof w);
             }
-            at.ones += words == 1;
+            at.one_words += words == 1;
             at.next += words;
         });
         for (auto slot = lo; slot < hi; ++slot)
@@ -233,7 +305,7 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
             std::uint32_t o = 1 + 3 * block[0];
             for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
                 const std::uint32_t e = block[g + 2];
-                if (classes[block[g]].varies & synapse_store::delay_varies) f(block, g, o, e);
+                if (classes[class_of(block[g])].varies & synapse_store::delay_varies) f(block, g, o, e);
                 o = e;
             }
         }

@@ -356,7 +356,7 @@ void plasticity::source_events(tick_t t) {
             const std::uint32_t segments_end = 1 + 3 * block[0];
             std::uint32_t o = segments_end;
             for (std::uint32_t g = 1; g < segments_end; g += 3) {
-                const auto& c = classes[block[g]];
+                const auto& c = classes[fan_out_index::class_of(block[g])];
                 const std::uint32_t e = block[g + 2];
                 if (c.varies & synapse_store::weight_changes) {
                     const auto [first, last] = fan_out_.delay_range(o, block[g + 1], d);

@@ -87,7 +87,7 @@ const sparse_path::row_sources* sparse_path::sources(tick_t at, std::uint16_t de
 }
 
 bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
-    // The fan-out words this tick reads (one per synapse into a sum in order, two per other,
+    // The fan-out words this tick reads (about half a word per synapse into a sum in order, two per other,
     // three per synapse with its own weight) may be an eighth of all. The blocks of the
     // active sources bound them from above; what is read of a block whose synapses keep their
     // own delays is known once the ranges are found below, so their sum may reach all words
@@ -130,16 +130,19 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
         const std::uint32_t segments_end = 1 + 3 * block[0];
         std::uint32_t o = segments_end;
         for (std::uint32_t g = 1; g < segments_end; g += 3) {
-            const auto& c = kinds[block[g]];
+            const std::uint32_t class_word = block[g];
+            const auto& c = kinds[fan_out_index::class_of(class_word)];
             const std::uint32_t mid = block[g + 1], e = block[g + 2];
             if (c.varies & synapse_store::delay_varies) {
                 const auto [first, last] = fan_out_.delay_range(o, mid, d);
-                if (first < last) reads_.push_back({base + first, base + last, 0, y, 3});
+                if (first < last) reads_.push_back({base + first, base + last, 0, y, 3, 0});
             } else if (c.delay == d) {
                 if (c.varies)
-                    reads_.push_back({base + o, base + e, 0, y, 3});
+                    reads_.push_back({base + o, base + e, 0, y, 3, 0});
+                else if (fan_out_index::packed(class_word))
+                    reads_.push_back({base + o, base + e, base + mid, c.weight * y, 0, static_cast<std::uint8_t>(fan_out_index::packed_sum(class_word))});
                 else
-                    reads_.push_back({base + o, base + e, base + mid, c.weight * y, 1});
+                    reads_.push_back({base + o, base + e, base + mid, c.weight * y, 1, 0});
             }
             o = e;
         }
@@ -167,6 +170,12 @@ void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) 
             continue;
         }
         auto q = r->first;
+        if (r->words == 0) {
+            // Packed: into sums in order, of one kind.
+            const std::uint32_t in_order_sum = 4 | r->sum;
+            if (q < r->mid) fan_out_index::for_each_packed(fan + q, [&](std::uint32_t target) { emit(0, target << 3 | in_order_sum, r->value); });
+            q = r->mid;
+        }
         for (; q < r->mid; ++q) emit(0, fan[q], r->value);  // in order (the target word says so)
         for (; q < r->last; q += 2) emit(fan[q], fan[q + 1], r->value);
     }
@@ -283,10 +292,10 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
     }
     split(parts, reading);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t q) {
-        // Each part's terms written in place (a part of the reads has at most a term a word).
+        // Each part's terms written in place, as many as its reads may give at most.
         const auto first = reads_.data() + read_bounds_[q], last = reads_.data() + read_bounds_[q + 1];
         std::size_t words = 0;
-        for (auto r = first; r != last; ++r) words += r->last - r->first;
+        for (auto r = first; r != last; ++r) words += r->most_terms();
         std::vector<sparse_term*> out(parts);
         for (std::size_t p = 0; p < parts; ++p) {
             auto& terms = terms_[q * parts + p];

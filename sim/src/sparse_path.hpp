@@ -78,13 +78,16 @@ private:
     std::vector<row_sources> sources_of_row_;  // per ring row
     std::vector<row_sources> local_of_row_;    // per ring row
     // A range of fan-out words this tick reads: words 1: one-word entries [first, mid), then
-    // two-word ones to last, each adding value; words 3: three-word entries whose weight
+    // two-word ones to last, each adding value; words 0: the same, the one-word entries
+    // packed, all feeding sums of kind `sum`; words 3: three-word entries whose weight
     // times value they add (for a class a rule changes, the weight its synapse's source event
     // of this tick left there: fan_out.hpp).
     struct fan_read {
         std::uint64_t first, last, mid;
         float value;
-        std::uint8_t words;
+        std::uint8_t words, sum;
+        // The most terms it gives (entries; two-word ones counted as two).
+        std::uint64_t most_terms() const { return words == 0 ? fan_out_index::most_packed(mid - first) + (last - mid) : last - first; }
     };
     std::vector<fan_read> reads_;
     std::vector<std::pair<std::size_t, std::uint32_t>> active_;  // (delay position, slot)

@@ -376,3 +376,31 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
         });
     }
 }
+
+TEST_CASE("packed fan-out targets far apart and repeated give the lanes path's sums") {
+    // Sums in order take their targets from 16-bit distances (fan_out.hpp): T's targets lie
+    // up to 70,000 apart (a distance of 2^15 or more takes two units, and so does a first
+    // target that far from 0), and the few sources of S[0:10] reach T[0:20] many times over
+    // (distance 0); M's sums are excitatory. Linear neurons' outputs are their sums, every
+    // bit of them.
+    const auto net = generated(R"(<population id="S" size="300" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
+        <population id="T" size="70000" model="linear"/>
+        <population id="M" size="40" model="lif" seed="4" v-init="-60" v-init-max="-50"/>
+        <projection from="S" to="T" kind="fixed-outdegree" outdegree="5" seed="1" weight="0.3"/>
+        <projection from="S[0:10]" to="T[0:20]" kind="fixed-indegree" indegree="30" seed="2" weight="0.0113"/>
+        <projection from="S[100:300]" to="M" kind="random" p="0.2" seed="6" weight="2.5" delay="3"/>
+        <poisson to="S" rate="6000" weight="90" seed="5"/>)");
+    const int ticks = 60;
+    const auto lanes = batched(net, 2, ticks, {});
+    const auto sparse = batched(net, 1, ticks, {});
+    std::size_t spikes = 0, sums = 0, far = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < sparse[t].size(); ++i) {
+            (i < 300 ? spikes : sums) += sparse[t][i] != 0.0f;
+            far += i >= 300 + 32768 && sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(spikes > 100);
+    CHECK(far > 100);
+    CHECK(sums > spikes);
+}
