@@ -87,8 +87,8 @@ const sparse_path::row_sources* sparse_path::sources(tick_t at, std::uint16_t de
 }
 
 bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
-    // The fan-out words this tick reads (about half a word per synapse into a sum in order, two per other,
-    // three per synapse with its own weight) may be an eighth of all. The blocks of the
+    // The fan-out words this tick reads (about half a word per synapse into a sum in order,
+    // two per other, three per synapse with its own weight) may be an eighth of all. The blocks of the
     // active sources bound them from above; what is read of a block whose synapses keep their
     // own delays is known once the ranges are found below, so their sum may reach all words
     // (no more: finding the ranges stays cheap next to the full path).
