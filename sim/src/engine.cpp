@@ -663,6 +663,14 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
             s = end;
         }
     }
+    // Classes whose synapse model takes new parameters (a node without plastic synapses has
+    // no rule to give them), found while m.store is the store in use.
+    std::vector<std::size_t> remodelled;
+    for (std::size_t c = 0; m.plastic && c < fresh.models().size(); ++c)
+        if (fresh.models()[c].values != m.store.models()[c].values) {
+            m.plastic->check_model(c, fresh.models()[c]);
+            remodelled.push_back(c);
+        }
     if (redelayed) {
         m.redelayed = true;
         // Every node's transition lasts the history it keeps: the same on any partition. A
@@ -673,14 +681,6 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
         m.remote_delay = std::min<tick_t>(m.remote_delay, fresh.remote_delay());
         if (m.sparse) m.sparse.emplace(m.history, m.store, m.fan_out, m.slots, m.remote_delay);
     }
-    // Classes whose synapse model takes new parameters (a node without plastic synapses has
-    // no rule to give them).
-    std::vector<std::size_t> remodelled;
-    for (std::size_t c = 0; m.plastic && c < fresh.models().size(); ++c)
-        if (fresh.models()[c].values != m.store.models()[c].values) {
-            m.plastic->check_model(c, fresh.models()[c]);
-            remodelled.push_back(c);
-        }
     m.store = std::move(fresh);
     for (const auto c : remodelled) m.plastic->set_model(c, m.store.models()[c]);
     // The fan-out index copies weights; a plastic class's copies are written before each

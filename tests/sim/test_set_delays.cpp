@@ -150,6 +150,22 @@ TEST_CASE("a delay beyond the history the engines keep is refused, and the engin
     for (tick_t t = 50; t < 300; ++t) REQUIRE(changed.tick() == untouched.tick());
 }
 
+TEST_CASE("new delays of static synapses in a network with plastic synapses are taken") {
+    // Regression: with plastic synapses, a change of static delays read the synapse models of
+    // the store it had just handed to the transition (moved from: out of range, a crash).
+    const auto text = [](const std::string& plastic, const std::string& fixed) {
+        return parse(R"(<synapse-model id="ee" model="stdp_synapse" Wmax="80"/>
+                       <population id="P" size="10" model="iaf_psc_exp" seed="3" I_e="380"/>
+                       <projection from="P" to="P" kind="all" weight="30" delay=")" + plastic + R"(" synapse-model="ee"/>
+                       <synapse from="P[0]" to="P[1]" weight="1" delay=")" + fixed + R"("/>)");
+    };
+    cluster c(text("4", "9"), std::vector<std::uint32_t>(10, 0), 1);
+    for (tick_t t = 0; t < 50; ++t) c.tick();
+    c.engines().front().set_synapses(text("4", "6"), {});
+    for (tick_t t = 50; t < 100; ++t) c.tick();
+    CHECK(c.engines().front().incoming(c.neuron("P[1]")).back().delay == 6);
+}
+
 TEST_CASE("a plastic synapse's delay may not change") {
     const auto text = [](const std::string& delay) {
         return parse(R"(<synapse-model id="ee" model="stdp_synapse" Wmax="80"/>
