@@ -102,12 +102,6 @@ bool same_but_weights_and_delays(const projection& a, projection b) {
     return b == a;
 }
 
-// A delay changes where the connection element's synapses are static: a plastic rule timed
-// its events by the old one (docs/simulation.md, "Updating parameters").
-void check_static_for_delay(const network& net, const std::string& model, const source_location& where, const std::string& element) {
-    if (resolve_synapse_model(net, model, where).info->plastic)
-        refuse(where, element + " changes the delay of plastic synapses (synapse model '" + model + "')");
-}
 
 // A <synapse-model> may change its parameters but those that time its synapses' traces or
 // gave their initial state (synapse_parameter::fixed_while_running), and a weight bound may
@@ -184,17 +178,14 @@ void check_update(const network& running, const network& updated, std::uint16_t 
                                 " (a static projection's weights and delays may change, also as a list of its synapses)");
         if (!same_weights(a, b) && a.kind == projection_kind::dense)
             refuse(b.where, "projection " + name_of(b, k) + " changes the weights of a dense projection");
-        if (delays_differ(a, b, listed)) {
-            if (a.kind == projection_kind::dense) refuse(b.where, "projection " + name_of(b, k) + " changes the delay of a dense projection");
-            check_static_for_delay(updated, b.synapse_model, b.where, "projection " + name_of(b, k));
-        }
+        if (delays_differ(a, b, listed) && a.kind == projection_kind::dense)
+            refuse(b.where, "projection " + name_of(b, k) + " changes the delay of a dense projection");
     }
     same_count(running.synapses, updated.synapses, updated.where, "synapses");
     for (std::size_t k = 0; k < updated.synapses.size(); ++k) {
         const auto &a = running.synapses[k], &b = updated.synapses[k];
         if (std::tie(a.from, a.to, a.synapse_model) != std::tie(b.from, b.to, b.synapse_model))
             refuse(b.where, "synapse " + std::to_string(k + 1) + " is not the running network's of the same ends and model");
-        if (!same_delay(a, b)) check_static_for_delay(updated, b.synapse_model, b.where, "synapse " + std::to_string(k + 1));
     }
     // What a spike still on its way reads lies in the history the nodes keep.
     if (changes_delays(running, updated) && longest_delay(updated) > history)

@@ -637,7 +637,7 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
         throw allocation_error(m.spec.node, fresh.planned());
     }
     if (!m.store.same_wiring(fresh))
-        throw usage_error("new synapses: they differ from this engine's in their sources or synapse models, or a plastic synapse's delay");
+        throw usage_error("new synapses: they differ from this engine's in their sources or synapse models");
     const bool redelayed = !fresh.same_delays(m.store);
     if (redelayed) {
         const auto kept = static_cast<tick_t>(m.history.rows()) - 1;
@@ -671,6 +671,9 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
             m.plastic->check_model(c, fresh.models()[c]);
             remodelled.push_back(c);
         }
+    // The plastic synapses' index as their spikes sent until now find them (plasticity::redelay).
+    std::optional<fan_out_index> sent_with;
+    if (m.plastic && !fresh.same_delays(m.store, true)) sent_with = m.fan_out;
     if (redelayed) {
         m.redelayed = true;
         // Every node's transition lasts the history it keeps: the same on any partition. A
@@ -688,6 +691,10 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
     if (m.use_sparse) {
         m.fan_out.build(m.store, m.neurons, m.slots);
         m.sparse->forget_rows();
+    }
+    if (sent_with) {
+        m.plastic->redelay(m.transition->before, std::move(*sent_with), m.next, m.remote_delay);
+        m.transition->until = std::max(m.transition->until, m.plastic->settled());
     }
 }
 
@@ -708,6 +715,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     std::vector<bool> seen(m.local(), false);
     m.history.clear_for_restore();
     m.transition.reset();  // the states are those of the synapses as they are now
+    if (m.plastic) m.plastic->forget_old_delays();
     m.next = next;
     m.spiked.clear();
     m.sparse->forget_rows();

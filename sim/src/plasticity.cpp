@@ -92,7 +92,6 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
     // The rules' synapses, run by run in the store's order.
     const std::size_t local = slots.local();
     std::vector<std::vector<float>> weights(models.size());
-    is_plastic_delay_.assign(65536, false);
     is_source_.assign(slots.size(), false);
     is_target_.assign(local, false);
     logs_of_slot_.assign(slots.size(), {});
@@ -120,15 +119,9 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
                 auto& entry = rules_[c.model];
                 entry.runs.emplace_back(s, weights[c.model].size());
                 const double tau = entry.rule->source_trace_tau();
-                if (tau > 0 && s < end) {
-                    target_run run{s, end, weights[c.model].size(), c.model, store.own_delay(s)};
-                    for (auto x = s; x < end; ++x)
-                        if (store.own_delay(x) != run.delay) run.delay = 0;
-                    target_runs_.push_back(run);
-                }
+                if (tau > 0 && s < end) target_runs_.push_back({s, end, weights[c.model].size(), c.model, 0});
                 for (; s < end; ++s) {
                     weights[c.model].push_back(store.own_weight(s));
-                    is_plastic_delay_[store.own_delay(s)] = true;
                     is_source_[store.source(s)] = true;
                     log_of(source_log_[entry.source_log_kind], store.source(s), tau, false);
                 }
@@ -153,8 +146,7 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
         rules_[m].synapses = weights[m].size();
         synapses_ += weights[m].size();
     }
-    for (std::size_t d = 0; d < is_plastic_delay_.size(); ++d)
-        if (is_plastic_delay_[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
+    time_runs();
     horizon_ = 2 * std::max<tick_t>(history, 1) + 1;
     // A decay table per kind of log whose trace is read.
     std::vector<std::pair<double, bool>> kinds;
@@ -175,6 +167,37 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
     due_.assign(spiked_.size(), {});
     count_of_delay_.assign(std::size_t{longest_plastic_delay()} + 1, 0);
     rebuild_derived(0);
+}
+
+void plasticity::time_runs() {
+    std::vector<bool> used(65536, false);
+    for (std::size_t k = 0; k < is_target_.size(); ++k)
+        each_plastic_synapse(k, [&](std::uint64_t s, const rule_entry&) { used[store_.own_delay(s)] = true; });
+    plastic_delays_.clear();
+    for (std::size_t d = 0; d < used.size(); ++d)
+        if (used[d]) plastic_delays_.push_back(static_cast<std::uint16_t>(d));
+    for (auto& run : target_runs_) {
+        run.delay = store_.own_delay(run.first);
+        for (auto s = run.first; s < run.end; ++s)
+            if (store_.own_delay(s) != run.delay) run.delay = 0;
+    }
+}
+
+void plasticity::redelay(const synapse_store& before, fan_out_index before_fan_out, tick_t from, tick_t remote_delay) {
+    if (empty()) return;
+    remote_delay_ = std::min(remote_delay_, remote_delay);
+    // A second change before tick `from` is computed keeps the delays spikes were sent with.
+    if (!before_ || before_->from != from) {
+        std::vector<std::uint16_t> run_delay;
+        for (const auto& run : target_runs_) run_delay.push_back(run.delay);
+        before_ = old_delays{&before, std::move(before_fan_out), plastic_delays_, std::move(run_delay), from, 0};
+    }
+    sent_from_ = from;
+    time_runs();
+    // The last events of the old delays: a target's spike of tick from - 1 at from - 1 + 2d.
+    const tick_t longest = before_->plastic_delays.empty() ? 0 : before_->plastic_delays.back();
+    before_->until = from + 2 * longest;
+    count_of_delay_.assign(std::size_t{std::max<std::uint16_t>(static_cast<std::uint16_t>(longest), longest_plastic_delay())} + 1, 0);
 }
 
 void plasticity::rebuild_derived(tick_t next) {
@@ -199,6 +222,7 @@ std::size_t plasticity::index_in_rule(const rule_entry& r, std::uint64_t s) cons
 
 void plasticity::update(tick_t t, const history_ring& history) {
     if (empty()) return;
+    if (before_ && t >= before_->until) before_.reset();
     tables_used_ = 0;
     const auto ring = static_cast<tick_t>(spiked_.size());
     // Local spikes of tick t - 1, remote ones of tick t - remote_delay: both complete now.
@@ -218,7 +242,9 @@ void plasticity::update(tick_t t, const history_ring& history) {
     };
     if (t >= 1) spiked_[static_cast<std::size_t>((t - 1) % ring)].clear();
     take(t - 1, logged_local_);
-    take(t - remote_delay_, logged_remote_);
+    // Through t - remote_delay: all of them once a redelay shortened it.
+    for (tick_t at = remote_taken_ + 1; at <= t - remote_delay_; ++at) take(at, logged_remote_);
+    remote_taken_ = std::max(remote_taken_, t - remote_delay_);
     // At one synapse time a target's spike comes before a source's.
     target_events(t);
     source_events(t);
@@ -227,7 +253,9 @@ void plasticity::update(tick_t t, const history_ring& history) {
 template <class F>
 void plasticity::for_each_batch(std::size_t n, std::uint64_t synapses, F&& f) {
     // Batches touch disjoint synapses (a synapse has one delay, so it takes at most one
-    // target and one source event a tick) and read traces only: any order gives the same bits.
+    // target and one source event a tick; after a redelay, the events of spikes sent before
+    // it are taken in batches of their own, first) and read traces only: any order gives the
+    // same bits.
     constexpr std::uint64_t parallel_synapses = 8192;
     if (synapses < parallel_synapses || n < 2) {
         auto& events = events_.local();
@@ -244,18 +272,21 @@ void plasticity::schedule_target_spike(std::uint32_t k, tick_t p, tick_t from) {
     const auto ring = static_cast<tick_t>(due_.size());
     auto due = [&](std::uint16_t d) -> due_batches& { return due_[static_cast<std::size_t>((p + 2 * tick_t{d}) % ring)]; };
     auto wanted = [&](std::uint16_t d) { return p + 2 * tick_t{d} >= from; };
+    const synapse_store& timing = timing_of(p);
+    const bool sent_before = &timing != &store_;
     for (auto r = target_runs_begin_[k]; r < target_runs_begin_[k + 1]; ++r) {
         const auto& run = target_runs_[r];
         const auto index = static_cast<std::uint32_t>(r);
-        if (run.delay != 0) {
-            if (wanted(run.delay)) due(run.delay).batches.push_back({index, run.delay, 0, 0, nullptr});
+        const std::uint16_t delay = sent_before ? before_->run_delay[r] : run.delay;
+        if (delay != 0) {
+            if (wanted(delay)) due(delay).batches.push_back({index, delay, 0, 0, nullptr});
             continue;
         }
         // By delay: count, place each delay's batch, then fill them in row order.
         for (auto s = run.first; s < run.end; ++s)
-            if (wanted(store_.own_delay(s))) ++count_of_delay_[store_.own_delay(s)];
+            if (wanted(timing.own_delay(s))) ++count_of_delay_[timing.own_delay(s)];
         for (auto s = run.first; s < run.end; ++s) {
-            const auto d = store_.own_delay(s);
+            const auto d = timing.own_delay(s);
             auto& count = count_of_delay_[d];
             if (count == 0) continue;
             auto& to = due(d);
@@ -264,12 +295,12 @@ void plasticity::schedule_target_spike(std::uint32_t k, tick_t p, tick_t from) {
             count = 0;
         }
         for (auto s = run.first; s < run.end; ++s) {
-            if (!wanted(store_.own_delay(s))) continue;
-            auto& to = due(store_.own_delay(s));
+            if (!wanted(timing.own_delay(s))) continue;
+            auto& to = due(timing.own_delay(s));
             const auto& batch = to.batches.back();
             to.synapses[batch.first + count_of_delay_[batch.delay]++] = static_cast<std::uint32_t>(s);
         }
-        for (auto s = run.first; s < run.end; ++s) count_of_delay_[store_.own_delay(s)] = 0;
+        for (auto s = run.first; s < run.end; ++s) count_of_delay_[timing.own_delay(s)] = 0;
     }
 }
 
@@ -296,8 +327,7 @@ const double* plasticity::trace_table_of(const std::vector<std::int32_t>& logs, 
 
 void plasticity::target_events(tick_t t) {
     auto& due = due_[static_cast<std::size_t>(t % static_cast<tick_t>(due_.size()))];
-    std::uint64_t synapses = 0;
-    for (const auto& b : due.batches) synapses += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    auto size_of = [&](const target_batch& b) { return b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first; };
     // The batches read the sources' traces of a kind at t - delay: a table for each pair
     // read often enough.
     auto group_of = [&](const target_batch& b) {
@@ -309,12 +339,21 @@ void plasticity::target_events(tick_t t) {
         return g;
     };
     groups_.clear();
-    for (const auto& b : due.batches)
-        groups_[group_of(b)].reads += b.size != 0 ? b.size : target_runs_[b.run].end - target_runs_[b.run].first;
+    for (const auto& b : due.batches) groups_[group_of(b)].reads += size_of(b);
     for (auto& g : groups_) g.table = trace_table_of(*g.logs, g.at, g.reads);
     for (auto& b : due.batches) b.traces = groups_[group_of(b)].table;
-    for_each_batch(due.batches.size(), synapses,
-                   [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[i], events); });
+    // The spikes sent before a redelay first (the spike of batch b is of tick t - 2 b.delay).
+    const auto old_end = !before_ ? due.batches.begin()
+                                  : std::stable_partition(due.batches.begin(), due.batches.end(),
+                                                          [&](const target_batch& b) { return t - 2 * tick_t{b.delay} < before_->from; });
+    auto take_batches = [&](std::size_t first, std::size_t last) {
+        std::uint64_t synapses = 0;
+        for (auto i = first; i < last; ++i) synapses += size_of(due.batches[i]);
+        for_each_batch(last - first, synapses, [&](std::size_t i, event_batch& events) { take_batch(t, due.batches[first + i], events); });
+    };
+    const auto old_batches = static_cast<std::size_t>(old_end - due.batches.begin());
+    take_batches(0, old_batches);
+    take_batches(old_batches, due.batches.size());
     due.batches.clear();
     due.synapses.clear();
 }
@@ -341,29 +380,29 @@ void plasticity::take_batch(tick_t t, const target_batch& batch, event_batch& b)
     entry.rule->target_spikes({&store_.own_weight(0), b.synapses.data(), b.state.data(), b.traces.data(), n, 0.0});
 }
 
-void plasticity::source_events(tick_t t) {
+void plasticity::gather_source_batches(tick_t t, fan_out_index& fan_out, const std::vector<std::uint16_t>& delays,
+                                       tick_t from, bool sent_before, std::uint64_t& synapses) {
     const auto ring = static_cast<tick_t>(spiked_.size());
-    const std::uint32_t* const fan = fan_out_.data();
+    const std::uint32_t* const fan = fan_out.data();
     const auto& classes = store_.classes();
-    source_batches_.clear();
-    std::uint64_t synapses = 0;
-    for (const auto d : plastic_delays_) {
+    for (const auto d : delays) {
         const tick_t at = t - d;
         if (at < 0) break;
+        if ((at < from) != sent_before) continue;
         for (const auto j : spiked_[static_cast<std::size_t>(at % ring)]) {
-            if (!is_source_[j] || fan_out_.begin(j) == fan_out_.end(j)) continue;
-            const std::uint32_t* const block = fan + fan_out_.begin(j);
+            if (!is_source_[j] || fan_out.begin(j) == fan_out.end(j)) continue;
+            const std::uint32_t* const block = fan + fan_out.begin(j);
             const std::uint32_t segments_end = 1 + 3 * block[0];
             std::uint32_t o = segments_end;
             for (std::uint32_t g = 1; g < segments_end; g += 3) {
                 const auto& c = classes[fan_out_index::class_of(block[g])];
                 const std::uint32_t e = block[g + 2];
                 if (c.varies & synapse_store::weight_changes) {
-                    const auto [first, last] = fan_out_.delay_range(o, block[g + 1], d);
+                    const auto [first, last] = fan_out.delay_range(o, block[g + 1], d);
                     if (first < last) {
                         const tick_t previous = last_tick_before(source_log_[rules_[c.model].source_log_kind][j], at);
                         const double since = static_cast<double>(at - std::max<tick_t>(previous, 0)) * dt_;
-                        source_batches_.push_back({j, c.model, first, last, d, since, nullptr});
+                        source_batches_.push_back({&fan_out, j, c.model, first, last, d, since, nullptr});
                         synapses += (last - first) / 3;
                     }
                 }
@@ -371,6 +410,15 @@ void plasticity::source_events(tick_t t) {
             }
         }
     }
+}
+
+void plasticity::source_events(tick_t t) {
+    source_batches_.clear();
+    // The spikes sent before a redelay through the index of their delays, first.
+    std::uint64_t old_synapses = 0, synapses = 0;
+    if (before_) gather_source_batches(t, before_->fan_out, before_->plastic_delays, before_->from, true, old_synapses);
+    const std::size_t old_batches = source_batches_.size();
+    gather_source_batches(t, fan_out_, plastic_delays_, sent_from_, false, synapses);
     // The targets' K- at t - 2 delay: a table for each delay read often enough.
     for (std::size_t i = 0; i < source_batches_.size();) {
         const auto d = source_batches_[i].delay;  // batches come by delay
@@ -384,13 +432,15 @@ void plasticity::source_events(tick_t t) {
                 if (rules_[source_batches_[b].rule].reads_target_trace) source_batches_[b].traces = table;
         i = end;
     }
-    for_each_batch(source_batches_.size(), synapses,
-                   [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
+    for_each_batch(old_batches, old_synapses, [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[i], events); });
+    for_each_batch(source_batches_.size() - old_batches, synapses,
+                   [&](std::size_t i, event_batch& events) { take_batch(t, source_batches_[old_batches + i], events); });
 }
 
 void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b) {
-    const auto base = fan_out_.begin(batch.slot);
-    const std::uint32_t* const block = fan_out_.data() + base;
+    fan_out_index& fan_out = *batch.fan_out;
+    const auto base = fan_out.begin(batch.slot);
+    const std::uint32_t* const block = fan_out.data() + base;
     float* const weights = &store_.own_weight(0);
     auto& entry = rules_[batch.rule];
     const tick_t before = t - 2 * tick_t{batch.delay};  // the source's spike's time less the delay
@@ -406,7 +456,7 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
         for (std::size_t i = 0; i < n; ++i) b.state[i] = static_cast<std::uint32_t>(index_in_rule(entry, b.synapses[i]));
     entry.rule->source_spikes({weights, b.synapses.data(), b.state.data(), b.traces.data(), n, batch.since_ms});
     // The weight this tick's delivery reads (sparse_path.cpp).
-    for (auto w = batch.first; w < batch.last; w += 3) fan_out_.set_weight(base + w, weights[block[w]]);
+    for (auto w = batch.first; w < batch.last; w += 3) fan_out.set_weight(base + w, weights[block[w]]);
 }
 
 void plasticity::check_model(std::size_t m, const protocol::resolved_synapse_model& model) const {
@@ -495,6 +545,8 @@ void plasticity::restore(std::uint32_t slot, const neuron_state& state, tick_t n
 }
 
 void plasticity::restored(tick_t next) {
+    forget_old_delays();
+    remote_taken_ = next - 1 - remote_delay_;
     const auto ring = static_cast<tick_t>(spiked_.size());
     for (auto& tick : spiked_) tick.clear();
     // Every log of a slot took the same spikes: its first one lists them. update(next) clears

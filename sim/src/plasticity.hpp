@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,24 @@ public:
 
     // The synapse dynamics of tick t, reading the spikes in `history`.
     void update(tick_t t, const history_ring& history);
+
+    // Plastic synapses' delays changed between tick from - 1 and tick from (engine::set_synapses):
+    // the store and the fan-out index hold the new ones now; `before` (kept by the engine
+    // until settled()) holds the synapses as they were, `before_fan_out` the index as it was.
+    // A spike sent before `from` takes its synapses' events with the delays it was sent
+    // with, one sent from then on with the new ones: a source's spike of tick e reaches a
+    // synapse at e + its delay then, a target's spike of tick p at p + 2 x its delay then.
+    // Each event is taken once, at that tick; of the events a synapse takes at one tick,
+    // those of spikes sent before `from` come first. `remote_delay`: the shortest delay
+    // from a peer's neuron now (spikes of peers are taken that much later).
+    void redelay(const synapse_store& before, fan_out_index before_fan_out, tick_t from, tick_t remote_delay);
+    // The first tick at which no event is due with the delays from before the last redelay.
+    tick_t settled() const { return before_ ? before_->until : 0; }
+    // Spikes of every tick take the store's delays (a restore is under way).
+    void forget_old_delays() {
+        before_.reset();
+        sent_from_ = 0;
+    }
 
     // Rule m (a class of the store) takes the parameters of `model`, its synapses' state as it
     // is: between two ticks. check_model throws usage_error, changing nothing, when they would
@@ -128,6 +147,7 @@ private:
         std::vector<std::uint32_t> synapses;
     };
     struct source_batch {
+        fan_out_index* fan_out;  // where its entries are (the index of its spike's delays)
         std::uint32_t slot, rule;
         std::uint32_t first, last;
         std::uint16_t delay;
@@ -188,6 +208,12 @@ private:
     std::uint16_t longest_plastic_delay() const { return plastic_delays_.empty() ? 0 : plastic_delays_.back(); }
     void target_events(tick_t t);
     void source_events(tick_t t);
+    // The source batches of the spikes that `delays` (ascending) bring to tick t through
+    // `fan_out`, of ticks before `from` when `sent_before`, else from it on.
+    void gather_source_batches(tick_t t, fan_out_index& fan_out, const std::vector<std::uint16_t>& delays, tick_t from,
+                               bool sent_before, std::uint64_t& synapses);
+    // The plastic delays of store_, ascending, and each target run's one delay (0: several).
+    void time_runs();
     // The traces of `logs` just before `at` as a table of this tick, when `reads` of them pay
     // for one; null: read each one at its head.
     const double* trace_table_of(const std::vector<std::int32_t>& logs, tick_t at, std::uint64_t reads);
@@ -204,9 +230,23 @@ private:
     tick_t remote_delay_;
     std::vector<rule_entry> rules_;  // per class of the store (null rule: static)
     std::vector<std::uint16_t> plastic_delays_;
-    std::vector<bool> is_plastic_delay_;
     tick_t horizon_ = 1;  // 2 * the network's longest delay + 1: how far back events look
     std::uint64_t synapses_ = 0;
+    tick_t remote_taken_ = -1;  // peers' spikes are taken through this tick
+    // While events of spikes sent before the last redelay are due (redelay).
+    struct old_delays {
+        const synapse_store* store;
+        fan_out_index fan_out;
+        std::vector<std::uint16_t> plastic_delays;
+        std::vector<std::uint16_t> run_delay;  // per target run
+        tick_t from, until;
+    };
+    std::optional<old_delays> before_;
+    // Spikes sent from this tick on take the store's delays (the last redelay's tick): the
+    // new delays reach back before it for a while after before_ is gone.
+    tick_t sent_from_ = 0;
+    // The store whose delays a spike of tick `sent` takes its events with.
+    const synapse_store& timing_of(tick_t sent) const { return before_ && sent < before_->from ? *before_->store : store_; }
 
     std::vector<spike_log> logs_;
     // Derived from logs_ (refresh_head after a log changes, rebuild_derived after a restore):

@@ -92,12 +92,12 @@ public:
     void prefetch_delay(std::uint64_t s) const { __builtin_prefetch(delay_.data() + s); }
 
     // Whether `other` holds the same synapses as this store, row by row in canonical order:
-    // the same sources and synapse models, and a plastic synapse the same delay, so that only
-    // weights, static synapses' delays and the models' parameters may differ (and synapse s
-    // is the same one in both).
+    // the same sources and synapse models, so that only weights, delays and the models'
+    // parameters may differ (and synapse s is the same one in both).
     bool same_wiring(const synapse_store& other) const;
-    // Whether each synapse has the same delay in `other` (which has the same wiring).
-    bool same_delays(const synapse_store& other) const;
+    // Whether each synapse (`plastic`: each plastic synapse) has the same delay in `other`
+    // (which has the same wiring).
+    bool same_delays(const synapse_store& other, bool plastic = false) const;
 
     // f(source slot, weight, delay) for each synapse of neuron k, in canonical order.
     template <class F>
@@ -195,18 +195,14 @@ inline bool synapse_store::same_wiring(const synapse_store& other) const {
         return false;
     for (std::size_t m = 0; m < models_.size(); ++m)
         if (models_[m].info != other.models_[m].info || models_[m].id != other.models_[m].id) return false;
-    // Per synapse (its delay if a rule changes its weight, its class's model), as each
-    // store's runs give them.
-    auto row = [](const synapse_store& store, std::size_t k, std::vector<std::pair<std::uint16_t, std::uint8_t>>& out) {
+    // Per synapse its class's model, as each store's runs give them.
+    auto row = [](const synapse_store& store, std::size_t k, std::vector<std::uint8_t>& out) {
         out.clear();
         auto s = store.in_begin_[k];
-        for (auto r = store.run_begin_[k]; r < store.run_begin_[k + 1]; ++r) {
-            const auto& c = store.classes_[store.runs_[r].cls];
-            for (; s < store.in_begin_[k] + store.runs_[r].end; ++s)
-                out.emplace_back(c.varies & weight_changes ? store.delay(c, s) : 0, c.model);
-        }
+        for (auto r = store.run_begin_[k]; r < store.run_begin_[k + 1]; ++r)
+            for (; s < store.in_begin_[k] + store.runs_[r].end; ++s) out.push_back(store.classes_[store.runs_[r].cls].model);
     };
-    std::vector<std::pair<std::uint16_t, std::uint8_t>> mine, theirs;
+    std::vector<std::uint8_t> mine, theirs;
     for (std::size_t k = 0; k + 1 < in_begin_.size(); ++k) {
         row(*this, k, mine);
         row(other, k, theirs);
@@ -215,13 +211,20 @@ inline bool synapse_store::same_wiring(const synapse_store& other) const {
     return true;
 }
 
-inline bool synapse_store::same_delays(const synapse_store& other) const {
+inline bool synapse_store::same_delays(const synapse_store& other, bool plastic) const {
+    auto row = [plastic](const synapse_store& store, std::size_t k, std::vector<std::uint16_t>& out) {
+        out.clear();
+        auto s = store.in_begin_[k];
+        for (auto r = store.run_begin_[k]; r < store.run_begin_[k + 1]; ++r) {
+            const auto& c = store.classes_[store.runs_[r].cls];
+            for (; s < store.in_begin_[k] + store.runs_[r].end; ++s)
+                if (!plastic || (c.varies & weight_changes)) out.push_back(store.delay(c, s));
+        }
+    };
     std::vector<std::uint16_t> mine, theirs;
     for (std::size_t k = 0; k + 1 < in_begin_.size(); ++k) {
-        mine.clear();
-        theirs.clear();
-        for_each(k, [&](std::uint32_t, float, std::uint16_t d) { mine.push_back(d); });
-        other.for_each(k, [&](std::uint32_t, float, std::uint16_t d) { theirs.push_back(d); });
+        row(*this, k, mine);
+        row(other, k, theirs);
         if (mine != theirs) return false;
     }
     return true;

@@ -203,6 +203,35 @@ def test_synapse_parameters_set_between_runs_are_the_cluster_s_alike_on_1_and_3_
         np.testing.assert_array_equal(after[k], after_on_3[k])
 
 
+def test_stdp_delays_set_between_runs_are_the_cluster_s_alike_on_1_and_3_nodes():
+    # Spikes on their way keep the delay they were sent with (docs/simulation.md).
+    learning = lambda: sim.STDPMechanism(
+        timing_dependence=sim.SpikePairRule(tau_plus=16.0, tau_minus=30.0, A_plus=0.3, A_minus=0.01),
+        weight_dependence=sim.AdditiveWeightDependence(w_min=0.0, w_max=8.0), weight=3.0, delay=1.0)
+    unchanged, _ = synapse_parameters_set_between_runs(1, learning())
+    shorter, spikes = synapse_parameters_set_between_runs(1, learning(), delay=0.4)
+    assert np.any(np.abs(shorter - unchanged) > 1e-3)
+    assert prj_delays_after_set() == [0.4] * 4
+    shorter_on_3, spikes_on_3 = synapse_parameters_set_between_runs(3, learning(), delay=0.4)
+    np.testing.assert_array_equal(shorter, shorter_on_3)
+    assert spikes.keys() == spikes_on_3.keys()
+    for k in spikes:
+        np.testing.assert_array_equal(spikes[k], spikes_on_3[k])
+
+
+def prj_delays_after_set():
+    sim.setup(timestep=0.1, nodes=2)
+    sources = sim.Population(2, sim.SpikeSourceArray(spike_times=[[5.0, 9.0]] * 2))
+    cells = sim.Population(2, sim.IF_curr_exp())
+    prj = sim.Projection(sources, cells, sim.AllToAllConnector(), stdp_synapse())
+    sim.run(10.0)
+    prj.set(delay=0.4)
+    sim.run(10.0)
+    delays = [d for _, _, d in prj.get("delay", format="list")]
+    sim.end()
+    return delays
+
+
 def test_a_synapse_parameter_that_times_traces_is_refused_between_runs_and_undone():
     sim.setup(timestep=0.1, nodes=2)
     sources = sim.Population(4, sim.SpikeSourceArray(spike_times=[[5.0, 9.0]] * 4))

@@ -7,19 +7,22 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <string>
 #include <vector>
 
 namespace dnnc::test {
 
-// stdp on E->E (delay 5 ticks), tsodyks2 on E->I (delays 2..15 ticks), vogels_sprekeler on I->E.
-inline protocol::network recurrent_plastic_network() {
+// stdp on E->E (delay 5 ticks), tsodyks2 on E->I (delays 2..15 ticks), vogels_sprekeler on I->E
+// (delay 2 ticks); other delays given as the attributes' text.
+inline protocol::network recurrent_plastic_network(const std::string& ee_delay = "5", const std::string& ei_max_ms = "1.5",
+                                                   const std::string& ie_delay = "2") {
     auto net = *protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="p">
         <population id="E" size="80" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-55"/>
         <population id="I" size="20" model="iaf_psc_delta" seed="2" v-init="-70" v-init-max="-55"/>
-        <projection from="E" to="E" kind="fixed-indegree" indegree="10" weight="1.5" delay="5" seed="3"/>
+        <projection from="E" to="E" kind="fixed-indegree" indegree="10" weight="1.5" delay=")" + ee_delay + R"(" seed="3"/>
         <projection from="E" to="I" kind="fixed-indegree" indegree="10" weight="2" seed="4">
-          <delay distribution="uniform" min="0.2" max="1.5"/></projection>
-        <projection from="I" to="E" kind="fixed-indegree" indegree="5" weight="-3" delay="2" seed="5"/>
+          <delay distribution="uniform" min="0.2" max=")" + ei_max_ms + R"("/></projection>
+        <projection from="I" to="E" kind="fixed-indegree" indegree="5" weight="-3" delay=")" + ie_delay + R"(" seed="5"/>
         <projection from="I" to="I" kind="fixed-indegree" indegree="5" weight="-2" delay="2" seed="6"/>
         <poisson to="E I" rate="2000" weight="0.8" seed="7"/></network></dnnc>)",
                                          "p.xml")

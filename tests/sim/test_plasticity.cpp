@@ -17,6 +17,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 using namespace dnnc;
 using namespace dnnc::sim;
@@ -86,16 +87,23 @@ struct pair_run {
     std::vector<int> post;
     std::vector<double> weight_after, output_after;  // per pre spike
 };
-pair_run run_pair(const protocol::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
-                  const std::vector<int>& drive, int ticks, const std::string& target = R"(model="iaf_psc_delta" tau_m="10" t_ref="2")") {
+// `history`: a silent synapse of that delay makes the engines keep that many ticks of output.
+protocol::network pair_network(const protocol::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
+                               const std::vector<int>& drive, const std::string& target = R"(model="iaf_psc_delta" tau_m="10" t_ref="2")",
+                               int history = 0) {
     auto net = parse(R"(<spike-source id="S" size="1">)" + spikes_of(pre) + R"(</spike-source>
         <spike-source id="P" size="1">)" + spikes_of(drive) + R"(</spike-source>
         <neuron id="N" )" + target + R"(/>
         <synapse from="S[0]" to="N" weight=")" + std::to_string(weight) + R"(" delay=")" + std::to_string(delay) + R"("/>
-        <synapse from="P[0]" to="N" weight="100" delay="1"/>)");
+        <synapse from="P[0]" to="N" weight="100" delay="1"/>)" +
+                     (history > 0 ? R"(<synapse from="P[0]" to="N" weight="0" delay=")" + std::to_string(history) + R"("/>)" : ""));
     net.synapse_models.push_back(model);
     net.synapses[0].synapse_model = model.id;
-    cluster c(net, {0, 0, 0}, 1);
+    return net;
+}
+pair_run run_pair(const protocol::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
+                  const std::vector<int>& drive, int ticks, const std::string& target = R"(model="iaf_psc_delta" tau_m="10" t_ref="2")") {
+    cluster c(pair_network(model, weight, delay, pre, drive, target), {0, 0, 0}, 1);
     const auto n = c.neuron("N");
     pair_run out;
     for (int t = 0; t < ticks; ++t) {
@@ -210,6 +218,138 @@ TEST_CASE("stdp_synapse gives each synapse of a run the events of its own delay 
         }
         require_close(weight_after[i], expected);
     }
+}
+
+TEST_CASE("a plastic synapse whose delay changes between ticks takes each spike's events with the delay it was sent with") {
+    // NEST's stdp_synapse, its delay changed at tick 3000: a source spike of tick e reaches
+    // the synapse at e + its delay then, a target spike of tick p at p + 2 x its delay then
+    // (its dendritic delay back, the delay forward); each is taken once, at that tick, target
+    // spikes first, and of one kind those sent before the change first. Computed here event
+    // by event from the spike trains the engine produced. Shorter, spikes sent after the
+    // change overtake earlier ones; longer, a synapse takes nothing for a while.
+    const double tau_plus = 20, lambda = 0.1, alpha = 1.2, w_max = 5, tau_minus = 20;
+    const protocol::synapse_model model{"plastic", "stdp_synapse", {{"tau_plus", tau_plus}, {"lambda", lambda}, {"alpha", alpha},
+                                                                    {"mu_plus", 1.0}, {"mu_minus", 1.0}, {"Wmax", w_max}}, {}};
+    const int change = 3000;
+    // Spikes of both kinds on their way at the change.
+    auto with = [](std::vector<int> ticks, std::vector<int> more) {
+        ticks.insert(ticks.end(), more.begin(), more.end());
+        std::sort(ticks.begin(), ticks.end());
+        ticks.erase(std::unique(ticks.begin(), ticks.end()), ticks.end());
+        return ticks;
+    };
+    const auto pre = with(spike_ticks(7, 60, 50, 6000, 3), {change - 8, change - 5, change - 3, change - 1, change + 1, change + 4});
+    const auto drive = with(spike_ticks(8, 60, 0, 6000, 25), {change - 12, change - 4, change + 3});
+    for (const auto& [before, after] : std::vector<std::pair<int, int>>{{9, 2}, {2, 9}, {5, 5}}) {
+        INFO(before << " -> " << after << " ticks");
+        const std::string target = R"(model="iaf_psc_delta" tau_m="10" t_ref="0.2")";
+        cluster c(pair_network(model, 2.5, before, pre, drive, target, 9), {0, 0, 0}, 1);
+        const auto n = c.neuron("N");
+        auto delay_of = [&](int sent) { return sent < change ? before : after; };
+        std::map<int, int> delivered;  // tick -> source spikes delivered then
+        for (const int e : pre) ++delivered[e + delay_of(e)];
+        std::vector<int> post;
+        std::vector<double> weight_after;  // after each delivery tick, once per spike delivered then
+        for (int t = 0; t < 6100; ++t) {
+            if (t == change)
+                for (auto& e : c.engines()) e.set_synapses(pair_network(model, 2.5, after, pre, drive, target, 9), {});
+            if (c.tick()[n] != 0.0f) post.push_back(t);
+            if (const auto d = delivered.find(t); d != delivered.end())
+                weight_after.insert(weight_after.end(), static_cast<std::size_t>(d->second), c.weights().at(n).front().weight);
+        }
+        REQUIRE(post.size() >= 40);
+        // Events: (tick taken, 0 target / 1 source, sent after the change, spike tick).
+        std::vector<std::tuple<int, int, int, int>> events;
+        for (const int p : post) events.emplace_back(p + 2 * delay_of(p), 0, p >= change, p);
+        for (const int e : pre) events.emplace_back(e + delay_of(e), 1, e >= change, e);
+        std::sort(events.begin(), events.end());
+        auto k_plus = [&](double at) {  // the source's trace just before `at` (ms)
+            double k = 0;
+            for (const int e : pre)
+                if (e * dt < at - 1e-6) k += std::exp((e * dt - at) / tau_plus);
+            return k;
+        };
+        auto k_minus = [&](double at) {
+            double k = 0;
+            for (const int p : post)
+                if (p * dt < at - 1e-6) k += std::exp((p * dt - at) / tau_minus);
+            return k;
+        };
+        double w = 2.5;
+        std::vector<double> expected;
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const auto [tick, kind, sent_after, spike] = events[i];
+            const double d = delay_of(spike) * dt;
+            if (kind == 0) {
+                const double norm = w / w_max + lambda * (1 - w / w_max) * k_plus(spike * dt + d);
+                w = norm < 1 ? norm * w_max : w_max;
+            } else {
+                const double norm = w / w_max - alpha * lambda * (w / w_max) * k_minus(spike * dt - d);
+                w = norm > 0 ? norm * w_max : 0.0;
+            }
+            // The weight read after the tick: once every event of it is taken.
+            if (i + 1 == events.size() || std::get<0>(events[i + 1]) != tick)
+                for (std::size_t j = i + 1; j-- > 0 && std::get<0>(events[j]) == tick;)
+                    if (std::get<1>(events[j]) == 1) expected.push_back(w);
+        }
+        require_close(weight_after, expected);
+        CHECK(std::count_if(post.begin(), post.end(), [&](int p) { return p < change && p + 2 * before >= change; }) >= 1);
+    }
+}
+
+TEST_CASE("plastic delays changed mid-run give the same spikes and weights on 1, 2 and 3 nodes, and a snapshot after restores") {
+    // At tick 1500: stdp E->E 5 -> 1 tick (shorter than any delay before: peers' spikes are
+    // then needed sooner), tsodyks2 E->I drawn up to 0.8 ms instead of 1.5, vogels_sprekeler
+    // I->E 2 -> 7 ticks.
+    const auto net = recurrent_plastic_network(), changed = recurrent_plastic_network("1", "0.8", "7");
+    const int change = 1500, ticks = 3000;
+    std::vector<std::vector<float>> reference;
+    std::map<global_index, std::vector<synapse_weight>> reference_weights, unchanged_weights;
+    {
+        cluster c(net, scatter(100, 1, 1), 1);
+        for (int t = 0; t < ticks; ++t) c.tick();
+        unchanged_weights = c.weights();
+    }
+    for (std::size_t nodes = 1; nodes <= 3; ++nodes) {
+        INFO(nodes << " nodes");
+        cluster c(net, scatter(100, nodes, static_cast<unsigned>(nodes) + 4), nodes);
+        std::vector<std::vector<float>> outputs;
+        for (int t = 0; t < ticks; ++t) {
+            if (t == change)
+                for (auto& e : c.engines()) e.set_synapses(changed, {});
+            outputs.push_back(c.tick());
+        }
+        if (nodes == 1) {
+            reference = outputs;
+            reference_weights = c.weights();
+            continue;
+        }
+        REQUIRE(outputs == reference);
+        require_same_weights(c.weights(), reference_weights);
+    }
+    std::size_t spikes = 0;
+    for (const auto& row : reference) spikes += static_cast<std::size_t>(std::count(row.begin(), row.end(), 1.0f));
+    CHECK(spikes > 1000);
+    // The new delays did change what was learned.
+    std::size_t differ = 0;
+    for (const auto& [target, list] : reference_weights)
+        for (std::size_t k = 0; k < list.size(); ++k) differ += list[k].weight != unchanged_weights.at(target).at(k).weight;
+    CHECK(differ > 100);
+    // Snapshots wait until no event of the old delays is due (a target's spike of tick 1499
+    // reaches a synapse of 15 ticks at 1529); then one restores onto another partition.
+    cluster c(net, scatter(100, 3, 2), 3);
+    for (int t = 0; t < change; ++t) c.tick();
+    for (auto& e : c.engines()) e.set_synapses(changed, {});
+    for (int t = change; t < change + 30; ++t) {
+        CHECK_THROWS_WITH(c.capture(), Catch::Contains("on their way"));
+        c.tick();
+    }
+    const auto states = c.capture();
+    cluster restored(changed, scatter(100, 2, 8), 2);
+    restored.restore(states, change + 30);
+    for (int t = change + 30; t < ticks; ++t) REQUIRE(c.tick() == restored.tick());
+    require_same_weights(restored.weights(), c.weights());
+    require_same_weights(c.weights(), reference_weights);
 }
 
 TEST_CASE("vogels_sprekeler_synapse follows NEST's inhibitory rule weight by weight, keeping Wmax's sign") {
