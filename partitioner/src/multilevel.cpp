@@ -4,6 +4,7 @@
 #include "dnnc/core/error.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "initial/bisection.hpp"
+#include "refinement/flow.hpp"
 #include "refinement/kway_fm.hpp"
 #include "src/level_graph.hpp"
 #include "dnnc/core/splitmix64.hpp"
@@ -47,10 +48,14 @@ struct multilevel_settings {
     std::size_t initial_tries_many_parts = 2;
     std::size_t few_parts = 8;
     // Quality strong: tries (the first starts from the fast partition), V-cycles per try at
-    // most, and V-cycles without improvement after which a try stops.
-    std::size_t strong_tries = 2;
-    std::size_t strong_v_cycles = 8;
+    // most, and V-cycles without improvement after which a try stops; then max-flow min-cut
+    // refinement of the best on the input level, corridors of up to 4 allowances a side.
+    // (Two tries of up to 8 V-cycles without flows: 0.944 x METIS's cut in 9.5 x its time;
+    // one of up to 3 with flows: BENCHMARKS.md, "Partition quality: strong".)
+    std::size_t strong_tries = 1;
+    std::size_t strong_v_cycles = 3;
     std::size_t strong_patience = 2;
+    detail::flow_options flow{4, 2};
     detail::bisection_options bisection;
     // The k-way passes go on for up to 200 moves without a new best (METIS's 2-way rule,
     // which the bisections keep, stops at 100): on the block model at k = 4 this finds the
@@ -314,7 +319,8 @@ std::vector<part_id> v_cycle(const detail::level_graph& finest, const std::vecto
 
 // Quality strong: tries, each a partition improved by V-cycles until strong_patience of them
 // in a row bring no better score; the first try starts from `fast`, the others from fresh
-// partitions of their own seeds. The best score is kept, `fast` on ties.
+// partitions of their own seeds. The best score is kept, `fast` on ties, and refined by
+// flows.
 std::vector<part_id> strong_partition(const detail::level_graph& finest, std::vector<part_id> fast, const problem& pr,
                                       std::uint64_t seed) {
     const multilevel_settings& settings = pr.settings;
@@ -342,6 +348,13 @@ std::vector<part_id> strong_partition(const detail::level_graph& finest, std::ve
             best = std::move(current);
             best_score = current_score;
         }
+    }
+    // Flows, then FM where they moved vertices; neither raises the cut nor unbalances a part.
+    const detail::part_limits limits = limits_on(finest, 0, pr.t);
+    if (detail::flow_refine(finest, best, limits, settings.flow) > 0) {
+        splitmix64 rng(splitmix64::at(seed, settings.strong_tries + 1).next());
+        detail::kway_refiner refiner(finest, best, limits);
+        refiner.refine(settings.fm, rng);
     }
     return best;
 }
