@@ -47,15 +47,19 @@ struct multilevel_settings {
     std::size_t initial_tries_few_parts = 4;
     std::size_t initial_tries_many_parts = 2;
     std::size_t few_parts = 8;
+    // Max-flow min-cut refinement on the input level after the V-cycle: one pass with
+    // corridors of one allowance a side (larger ones take the default past twice METIS's
+    // time on the benchmark suite).
+    detail::flow_options fast_flow{1, 1};
     // Quality strong: tries (the first starts from the fast partition), V-cycles per try at
-    // most, and V-cycles without improvement after which a try stops; then max-flow min-cut
-    // refinement of the best on the input level, corridors of up to 4 allowances a side.
-    // (Two tries of up to 8 V-cycles without flows: 0.944 x METIS's cut in 9.5 x its time;
-    // one of up to 3 with flows: BENCHMARKS.md, "Partition quality: strong".)
+    // most, and V-cycles without improvement after which a try stops; then flows on the
+    // input level again, corridors of up to 4 allowances a side. (Two tries of up to 8
+    // V-cycles without flows: 0.944 x METIS's cut in 9.5 x its time; one of up to 3 with
+    // flows: BENCHMARKS.md, "Partition quality: strong".)
     std::size_t strong_tries = 1;
     std::size_t strong_v_cycles = 3;
     std::size_t strong_patience = 2;
-    detail::flow_options flow{4, 2};
+    detail::flow_options strong_flow{4, 2};
     detail::bisection_options bisection;
     // The k-way passes go on for up to 200 moves without a new best (METIS's 2-way rule,
     // which the bisections keep, stops at 100): on the block model at k = 4 this finds the
@@ -351,7 +355,7 @@ std::vector<part_id> strong_partition(const detail::level_graph& finest, std::ve
     }
     // Flows, then FM where they moved vertices; neither raises the cut nor unbalances a part.
     const detail::part_limits limits = limits_on(finest, 0, pr.t);
-    if (detail::flow_refine(finest, best, limits, settings.flow) > 0) {
+    if (detail::flow_refine(finest, best, limits, settings.strong_flow) > 0) {
         splitmix64 rng(splitmix64::at(seed, settings.strong_tries + 1).next());
         detail::kway_refiner refiner(finest, best, limits);
         refiner.refine(settings.fm, rng);
@@ -378,6 +382,7 @@ partition multilevel_partition(const graph& g, const std::vector<double>& target
     splitmix64 rng(options.seed);
     const detail::level_graph finest = detail::to_level_graph(g);
     result.part_of = fresh_partition(finest, pr, rng);
+    detail::flow_refine(finest, result.part_of, limits_on(finest, 0, pr.t), pr.settings.fast_flow);
     if (options.quality == partition_quality::strong) {
         result.part_of = strong_partition(finest, std::move(result.part_of), pr, options.seed);
     }
