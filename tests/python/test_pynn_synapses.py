@@ -219,12 +219,18 @@ def test_stdp_delays_set_between_runs_are_the_cluster_s_alike_on_1_and_3_nodes()
         np.testing.assert_array_equal(spikes[k], spikes_on_3[k])
 
 
-def prj_delays_after_set():
+def stdp_after_a_run(sources):
+    """`sources` spike sources onto 2 cells through stdp_synapse(), after a first run of 10 ms."""
     sim.setup(timestep=0.1, nodes=2)
-    sources = sim.Population(2, sim.SpikeSourceArray(spike_times=[[5.0, 9.0]] * 2))
+    spikes = sim.Population(sources, sim.SpikeSourceArray(spike_times=[[5.0, 9.0]] * sources))
     cells = sim.Population(2, sim.IF_curr_exp())
-    prj = sim.Projection(sources, cells, sim.AllToAllConnector(), stdp_synapse())
+    prj = sim.Projection(spikes, cells, sim.AllToAllConnector(), stdp_synapse())
     sim.run(10.0)
+    return prj
+
+
+def prj_delays_after_set():
+    prj = stdp_after_a_run(2)
     prj.set(delay=0.4)
     sim.run(10.0)
     delays = [d for _, _, d in prj.get("delay", format="list")]
@@ -233,11 +239,7 @@ def prj_delays_after_set():
 
 
 def test_a_synapse_parameter_that_times_traces_is_refused_between_runs_and_undone():
-    sim.setup(timestep=0.1, nodes=2)
-    sources = sim.Population(4, sim.SpikeSourceArray(spike_times=[[5.0, 9.0]] * 4))
-    cells = sim.Population(2, sim.IF_curr_exp())
-    prj = sim.Projection(sources, cells, sim.AllToAllConnector(), stdp_synapse())
-    sim.run(10.0)
+    prj = stdp_after_a_run(4)
     with pytest.raises(NotImplementedError, match="changes tau_plus, which times the traces"):
         prj.set(tau_plus=30.0)
     assert prj.get("tau_plus", format="list")[0][2] == 16.0
