@@ -164,6 +164,10 @@ struct pair_refinement {
                     to_sink += w;
                 }
             }
+            // Repartitioning: leaving its home (a or b) costs v its migration penalty, as an
+            // edge to that side would.
+            if (g.repartitioning() && g.home[v] == a) to_source += g.migration[v];
+            if (g.repartitioning() && g.home[v] == b) to_sink += g.migration[v];
             if (to_source > 0) net.add(s, i, to_source, 0);
             if (to_sink > 0) net.add(i, t, to_sink, 0);
             current += part_of[v] == a ? to_sink : to_source;

@@ -9,7 +9,9 @@
 // the one whose source side is smallest and the one whose source side is largest are tried.
 // Corridors start at alpha_max times the parts' imbalance allowance and are halved while the
 // cut they find would unbalance the parts. The cut never grows, and parts within their limits
-// stay within them.
+// stay within them. When the level is repartitioned (level_graph::repartitioning), a vertex
+// whose home is a or b pays its migration penalty on the other side, so the cut plus the
+// migration penalty is what never grows, and what the returned gain counts.
 #include "refinement/kway_fm.hpp"
 #include "src/level_graph.hpp"
 

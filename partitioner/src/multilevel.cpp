@@ -418,6 +418,8 @@ partition multilevel_repartition(const graph& g, const std::vector<double>& targ
         candidate.parts = k;
         candidate.part_of = start(h, pr.t, pr.settings, rng);
         uncoarsen(h, candidate.part_of, pr.t, pr.settings, rng);
+        // The from-scratch candidate had its flows: these take theirs, migration counted.
+        detail::flow_refine(finest, candidate.part_of, limits_on(finest, 0, pr.t), pr.settings.fast_flow);
         const score candidate_score = score_of(finest, pr.t, candidate.part_of);
         if (candidate_score < best_score) {
             best = std::move(candidate);
