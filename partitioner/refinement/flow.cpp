@@ -211,6 +211,16 @@ weight_t flow_refine(const level_graph& g, std::vector<part_id>& part_of, const 
     std::vector<char> seen(g.size(), 0);
     pair_refinement refinement{g, part_of, limits, part_weight, local, seen};
     weight_t gain = 0;
+    // Without locality (more than half the edge weight cut, as in a random graph) nearly
+    // every vertex is on some boundary: corridors are dense and minimum cuts no better than
+    // what FM found. Flows then cost several times the rest and buy nothing.
+    weight_t cut = 0, total = 0;
+    for (vertex_id v = 0; v < g.size(); ++v)
+        for (auto e = g.begin[v]; e < g.begin[v + 1]; ++e) {
+            total += g.edge_weight[e];
+            if (part_of[g.adjacency[e]] != part_of[v]) cut += g.edge_weight[e];
+        }
+    if (2 * cut > total) return 0;
     for (std::size_t pass = 0; pass < options.max_passes; ++pass) {
         // The pairs of parts with cut edges between them, heaviest first, and the vertices of
         // either next to the other.

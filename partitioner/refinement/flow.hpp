@@ -29,6 +29,7 @@ struct flow_options {
 };
 
 // Refines `part_of` (k = limits.upper.size() parts) of g; returns how much the cut fell.
+// Does nothing when more than half of the edge weight is cut (no locality to exploit).
 weight_t flow_refine(const level_graph& g, std::vector<part_id>& part_of, const part_limits& limits, const flow_options& options);
 
 }  // namespace dnnc::partitioner::detail
