@@ -15,10 +15,7 @@ using namespace dnnc::test;
 using json = nlohmann::json;
 
 TEST_CASE("throughputs measured at submit find the test host whose link is shaped to 10 Mbit/s") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     scratch_dir dir;
     test_hosts hosts(dir, 3);
     hosts.shape(3, "10mbit");
@@ -58,10 +55,7 @@ TEST_CASE("throughputs measured at submit find the test host whose link is shape
 }
 
 TEST_CASE("a node behind a declared slow link is left idle, and the outputs are those of the run on every node") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     scratch_dir dir;
     test_hosts hosts(dir, 4);
     hosts.shape(4, "10mbit");

@@ -89,10 +89,7 @@ json submitted_on_host_1(const test_hosts& hosts, const std::string& doc) {
 }  // namespace
 
 TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapshot and restore give one local node's outputs") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     split_hosts split;
     const auto& dir = split.dir;
     auto& hosts = split.hosts;
@@ -124,10 +121,7 @@ TEST_CASE("a host only a sub-lead reaches is served through it: its run, snapsho
 }
 
 TEST_CASE("a chain of hosts that reach only their neighbours: a sub-lead served through a sub-lead, and one local node's outputs") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     scratch_dir dir;
     test_hosts hosts{dir, 4};
     hosts.only(1, {2});
@@ -153,10 +147,7 @@ TEST_CASE("a chain of hosts that reach only their neighbours: a sub-lead served 
 }
 
 TEST_CASE("kill -9 the lead: its standby, which has no route to one host, serves it through a sub-lead and goes on to the outputs of a run without the failure") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     scratch_dir dir;
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
     test_hosts hosts{dir, 4};
@@ -201,10 +192,7 @@ TEST_CASE("kill -9 the lead: its standby, which has no route to one host, serves
 }
 
 TEST_CASE("a killed sub-lead: recovery serves its node through another and equals a run without the failure") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     split_hosts split;
     const auto& dir = split.dir;
     auto& hosts = split.hosts;
@@ -224,10 +212,7 @@ TEST_CASE("a killed sub-lead: recovery serves its node through another and equal
 }
 
 TEST_CASE("a host that no path reaches: the submit fails naming it and the nodes it tried, and nothing changes") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     split_hosts split;
     const auto& dir = split.dir;
     auto& hosts = split.hosts;

@@ -43,10 +43,7 @@ std::string on_one_node(const scratch_dir& dir, int ticks) {
 }  // namespace
 
 TEST_CASE("a network on three test hosts gives the outputs of one local node, through an outage of a link and on a slow link") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     scratch_dir dir;
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
     const int ticks = 10000;
@@ -82,10 +79,7 @@ TEST_CASE("a network on three test hosts gives the outputs of one local node, th
 }
 
 TEST_CASE("a test host cut off from the others is found dead, and recovery on the two left equals a run without the failure") {
-    if (!can_make_test_hosts()) {
-        WARN("test hosts need root (CI runs as root): not run");
-        return;
-    }
+    if (!test_hosts_available()) return;
     scratch_dir dir;
     setenv("XDG_STATE_HOME", dir.path.c_str(), 1);
     test_hosts hosts(dir, 3);
