@@ -39,7 +39,7 @@ std::vector<vertex_id> match_vertices(const level_graph& g, weight_t max_weight,
         const weight_t wv = g.vertex_weight[v];
         for (std::uint64_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
             const vertex_id u = g.adjacency[e];
-            if (match[u] != none || wv + g.vertex_weight[u] > max_weight || !g.homes_agree(u, v)) continue;
+            if (match[u] != none || wv + g.vertex_weight[u] > max_weight || !g.may_merge(u, v)) continue;
             if (g.edge_weight[e] > best_weight) {
                 best_weight = g.edge_weight[e];
                 best = u;
@@ -66,7 +66,7 @@ std::vector<vertex_id> match_vertices(const level_graph& g, weight_t max_weight,
                 }
             }
             vertex_id& slot = hub == none ? isolated : waiting[hub];
-            if (slot != none && g.vertex_weight[slot] + g.vertex_weight[v] <= max_weight && g.homes_agree(slot, v)) {
+            if (slot != none && g.vertex_weight[slot] + g.vertex_weight[v] <= max_weight && g.may_merge(slot, v)) {
                 match[v] = slot;
                 match[slot] = v;
                 slot = none;
@@ -83,7 +83,8 @@ std::vector<vertex_id> match_vertices(const level_graph& g, weight_t max_weight,
 
 // Builds the coarse graph of a matching; up[v] receives v's coarse vertex. Coarse vertices
 // are numbered in the order of their smaller member; when repartitioning, a coarse vertex's
-// home is that of a member with one and its migration penalty the sum of its members'.
+// home is that of a member with one and its migration penalty the sum of its members'; its
+// group is its members'.
 level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, std::vector<vertex_id>& up) {
     const std::size_t n = g.size();
     up.assign(n, none);
@@ -102,6 +103,7 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
         c.home.assign(coarse_n, no_home);
         c.migration.assign(coarse_n, 0);
     }
+    if (!g.group.empty()) c.group.resize(coarse_n);
     // The coarse graph has at most as many edges as the fine one. Capacity that stays unused
     // is address space only: its pages are never touched, so nothing is zeroed, copied or
     // shrunk.
@@ -128,6 +130,7 @@ level_graph contract(const level_graph& g, const std::vector<vertex_id>& match, 
                 if (g.home[u] != no_home) c.home[cv] = g.home[u];
                 c.migration[cv] += g.migration[u];
             }
+            if (!g.group.empty()) c.group[cv] = g.group[u];
             for (std::uint64_t e = fine_begin[u]; e < fine_begin[u + 1]; ++e) {
                 const vertex_id cx = coarse_of[fine_adjacency[e]];
                 if (cx == cv) continue;

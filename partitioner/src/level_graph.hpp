@@ -5,6 +5,9 @@
 // When repartitioning, each vertex also has a home (the part it is in now, or no_home) and a
 // migration penalty (in cut units, charged when it ends outside its home); both stay empty
 // otherwise. Coarsening merges only vertices of one home, so homes project onto every level.
+// A V-cycle that starts from a partition (quality strong, and refining a repartitioning's
+// candidates) sets it as each vertex's group: coarsening merges only vertices of one group
+// too, so the partition projects onto every level with the same cut.
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/partition.hpp"
 
@@ -24,13 +27,16 @@ struct level_graph {
     weight_t max_vertex_weight = 0;
     std::vector<part_id> home;
     std::vector<weight_t> migration;
+    std::vector<part_id> group;
 
     std::size_t size() const { return vertex_weight.size(); }
     std::size_t degree(vertex_id v) const { return begin[v + 1] - begin[v]; }
     bool repartitioning() const { return !home.empty(); }
-    // Whether u and v may become one coarse vertex: a vertex without a home joins any.
-    bool homes_agree(vertex_id u, vertex_id v) const {
-        return home.empty() || home[u] == home[v] || home[u] == no_home || home[v] == no_home;
+    // Whether u and v may become one coarse vertex: one group, and one home (a vertex without a
+    // home joins any).
+    bool may_merge(vertex_id u, vertex_id v) const {
+        return (group.empty() || group[u] == group[v]) &&
+               (home.empty() || home[u] == home[v] || home[u] == no_home || home[v] == no_home);
     }
     // What moving v from part `from` to part `to` adds to the migration penalty.
     weight_t migration_change(vertex_id v, part_id from, part_id to) const {

@@ -232,12 +232,17 @@ std::vector<part_id> overlap_labels(const std::vector<double>& common, const std
     return label;
 }
 
-// The coarsest level's homes as its partition; a vertex without one goes to the part least
-// filled relative to its target. Then the cheapest moves (cut + migration) rebalance it and
-// FM refines it.
+// The coarsest level's groups as its partition where it has them (a V-cycle from a
+// partition), else its homes; a vertex without one goes to the part least filled relative to
+// its target. Then the cheapest moves (cut + migration) rebalance it and FM refines it.
 std::vector<part_id> diffusion_start(const detail::hierarchy& h, const targets& t,
                                      const multilevel_settings& settings, splitmix64& rng) {
     const detail::level_graph& coarsest = h.coarsest();
+    if (!coarsest.group.empty()) {
+        std::vector<part_id> part = coarsest.group;
+        refine_coarsest(h, part, t, settings, rng);
+        return part;
+    }
     const std::size_t k = t.fraction.size();
     std::vector<part_id> part(coarsest.size());
     std::vector<double> load(k, 0);
@@ -307,15 +312,15 @@ std::vector<part_id> fresh_partition(const detail::level_graph& finest, const pr
     return part;
 }
 
-// One iterated V-cycle: the diffusion V-cycle of multilevel_repartition with `part` as homes
-// and no migration penalty. Coarsening merges only vertices of one part, so `part` is a
-// partition of the coarsest level with the same cut, and refinement starts from it there.
+// One iterated V-cycle: the diffusion V-cycle of multilevel_repartition with `part` as the
+// groups (and `finest`'s homes and penalties, if any). Coarsening merges only vertices of
+// one part, so `part` is a partition of the coarsest level with the same cut, and refinement
+// starts from it there.
 std::vector<part_id> v_cycle(const detail::level_graph& finest, const std::vector<part_id>& part, const problem& pr,
                              splitmix64& rng) {
-    detail::level_graph homed = finest;  // outlives the hierarchy
-    homed.home = part;
-    homed.migration.assign(part.size(), 0);
-    const detail::hierarchy h = detail::coarsen(homed, pr.coarsening, rng);
+    detail::level_graph grouped = finest;  // outlives the hierarchy
+    grouped.group = part;
+    const detail::hierarchy h = detail::coarsen(grouped, pr.coarsening, rng);
     std::vector<part_id> result = diffusion_start(h, pr.t, pr.settings, rng);
     uncoarsen(h, result, pr.t, pr.settings, rng);
     return result;
