@@ -232,34 +232,36 @@ std::vector<part_id> overlap_labels(const std::vector<double>& common, const std
     return label;
 }
 
-// The coarsest level's groups as its partition where it has them (a V-cycle from a
-// partition), else its homes; a vertex without one goes to the part least filled relative to
-// its target. Then the cheapest moves (cut + migration) rebalance it and FM refines it.
-std::vector<part_id> diffusion_start(const detail::hierarchy& h, const targets& t,
-                                     const multilevel_settings& settings, splitmix64& rng) {
-    const detail::level_graph& coarsest = h.coarsest();
-    if (!coarsest.group.empty()) {
-        std::vector<part_id> part = coarsest.group;
-        refine_coarsest(h, part, t, settings, rng);
-        return part;
-    }
+// A level's homes as its partition; a vertex without one goes to the part least filled
+// relative to its target.
+std::vector<part_id> homes_as_partition(const detail::level_graph& g, const targets& t) {
     const std::size_t k = t.fraction.size();
-    std::vector<part_id> part(coarsest.size());
+    std::vector<part_id> part(g.size());
     std::vector<double> load(k, 0);
-    for (vertex_id v = 0; v < coarsest.size(); ++v) {
-        if (coarsest.home[v] != detail::no_home) load[coarsest.home[v]] += static_cast<double>(coarsest.vertex_weight[v]);
+    for (vertex_id v = 0; v < g.size(); ++v) {
+        if (g.home[v] != detail::no_home) load[g.home[v]] += static_cast<double>(g.vertex_weight[v]);
     }
-    for (vertex_id v = 0; v < coarsest.size(); ++v) {
-        part_id p = coarsest.home[v];
+    for (vertex_id v = 0; v < g.size(); ++v) {
+        part_id p = g.home[v];
         if (p == detail::no_home) {
             p = 0;
             for (part_id q = 1; q < k; ++q) {
                 if (load[q] / t.weight[q] < load[p] / t.weight[p]) p = q;
             }
-            load[p] += static_cast<double>(coarsest.vertex_weight[v]);
+            load[p] += static_cast<double>(g.vertex_weight[v]);
         }
         part[v] = p;
     }
+    return part;
+}
+
+// The coarsest level's groups as its partition where it has them (a V-cycle from a
+// partition), else its homes. Then the cheapest moves (cut + migration) rebalance it and FM
+// refines it.
+std::vector<part_id> diffusion_start(const detail::hierarchy& h, const targets& t,
+                                     const multilevel_settings& settings, splitmix64& rng) {
+    const detail::level_graph& coarsest = h.coarsest();
+    std::vector<part_id> part = coarsest.group.empty() ? homes_as_partition(coarsest, t) : coarsest.group;
     refine_coarsest(h, part, t, settings, rng);
     return part;
 }
