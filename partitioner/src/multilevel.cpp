@@ -60,6 +60,9 @@ struct multilevel_settings {
     std::size_t strong_v_cycles = 3;
     std::size_t strong_patience = 2;
     detail::flow_options strong_flow{4, 2};
+    // Repartitioning: V-cycles at most that improve the candidate rebalanced on the input
+    // level (fine_diffusion; more gave no better partitions on the benchmark graphs).
+    std::size_t repartition_v_cycles = 3;
     detail::bisection_options bisection;
     // The k-way passes go on for up to 200 moves without a new best (METIS's 2-way rule,
     // which the bisections keep, stops at 100): on the block model at k = 4 this finds the
@@ -328,6 +331,33 @@ std::vector<part_id> v_cycle(const detail::level_graph& finest, const std::vecto
     return result;
 }
 
+// The fourth repartitioning candidate: the current partition on the input level itself,
+// rebalanced by the cheapest moves of single vertices, refined by FM and flows, then improved
+// by V-cycles from it (migration counted) while they lower cut + migration. Where a part's
+// target grew, the diffusion candidate rebalances on its coarsest level, whose moves of large
+// coarse vertices leave bulges that refinement cannot undo; single-vertex moves shift the
+// boundaries evenly (BENCHMARKS.md, "Adaptive repartitioning").
+std::vector<part_id> fine_diffusion(const detail::level_graph& finest, const problem& pr, splitmix64& rng) {
+    std::vector<part_id> part = homes_as_partition(finest, pr.t);
+    const detail::part_limits limits = limits_on(finest, 0, pr.t);
+    {
+        detail::kway_refiner refiner(finest, part, limits);
+        refiner.rebalance(rng);
+        refiner.refine(pr.settings.fm, rng);
+    }
+    detail::flow_refine(finest, part, limits, pr.settings.fast_flow);
+    score part_score = score_of(finest, pr.t, part);
+    for (std::size_t cycle = 0; cycle < pr.settings.repartition_v_cycles; ++cycle) {
+        std::vector<part_id> next = v_cycle(finest, part, pr, rng);
+        detail::flow_refine(finest, next, limits, pr.settings.fast_flow);
+        const score next_score = score_of(finest, pr.t, next);
+        if (!(next_score < part_score)) break;
+        part = std::move(next);
+        part_score = next_score;
+    }
+    return part;
+}
+
 // Quality strong: tries, each a partition improved by V-cycles until strong_patience of them
 // in a row bring no better score; the first try starts from `fast`, the others from fresh
 // partitions of their own seeds. The best score is kept, `fast` on ties, and refined by
@@ -400,7 +430,8 @@ partition multilevel_partition(const graph& g, std::size_t parts, const partitio
     return multilevel_partition(g, std::vector<double>(parts, 1.0), options);
 }
 
-// Diffusion, coarse remap and scratch-remap, the cheapest kept (scratch-remap on ties). The
+// Diffusion, coarse remap, scratch-remap and fine diffusion, the cheapest kept (the earlier
+// on ties). The
 // V-cycle of the first two keeps the invariant of multilevel_partition, and in addition every
 // coarse vertex's members share one home (or have none), so its migration penalty is charged
 // exactly when it leaves that home.
@@ -433,6 +464,9 @@ partition multilevel_repartition(const graph& g, const std::vector<double>& targ
             best_score = candidate_score;
         }
     }
+    std::vector<part_id> fine = fine_diffusion(finest, pr, rng);
+    const score fine_score = score_of(finest, pr.t, fine);
+    if (fine_score < best_score) best.part_of = std::move(fine);
     return best;
 }
 

@@ -102,6 +102,21 @@ TEST_CASE("repartition: after a part's target fraction grows by 10%, balanced an
     }
 }
 
+TEST_CASE("repartition: a part grown by 10% on a mesh meets the targets of issue 31 (the fine-diffusion candidate)") {
+    // Before the candidate rebalanced on the input level, the diffusion's coarse moves left
+    // part 0 with bulges here: 1.075 x the from-scratch cut.
+    const graph g = grid_2d(80, 80);
+    const partition current = multilevel_partition(g, 4);
+    const std::vector<double> fractions{1.1, 1, 1, 1};
+    migration_options migration;
+    migration.weight = 0.1;
+    const partition adapted = multilevel_repartition(g, fractions, current, migration);
+    const partition fresh = remap_parts(g, multilevel_partition(g, fractions), fractions, current);
+    require_balanced(g, adapted, fractions, 0.03);
+    REQUIRE(static_cast<double>(evaluate(g, adapted).edge_cut) <= 1.05 * static_cast<double>(evaluate(g, fresh).edge_cut));
+    REQUIRE(migration_volume(g, current, adapted) <= migration_volume(g, current, fresh) / 3);
+}
+
 TEST_CASE("repartition: 10% added vertices without a part go anywhere at no cost") {
     // grid_2d numbers (r, c) as r * cols + c, so the first 60 rows of the larger grid are
     // the smaller grid; its last 6 rows are the new vertices, marked with part k.
