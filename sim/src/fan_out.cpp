@@ -19,7 +19,7 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     // A sum is in order when its synapses, in canonical order, come from non-decreasing
     // (delay, source rank, class): the order the sparse path adds them in.
     const auto& rank = slots.rank();
-    in_order_bits_.assign(local, 0);
+    target_info_.assign(local, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, 64), [&](const tbb::blocked_range<std::size_t>& r) {
         for (auto k = r.begin(); k < r.end(); ++k) {
             const bool split = neurons.is_spiking(k);
@@ -37,11 +37,23 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
                     latest[sum] = key;
                 }
             }
-            in_order_bits_[k] = static_cast<std::uint8_t>(in_order[0] | in_order[1] << 1 | in_order[2] << 2);
+            target_info_[k] = static_cast<std::uint8_t>(in_order[0] | in_order[1] << 1 | in_order[2] << 2 | (split ? spiking_bit : 0));
         }
     });
+    // Compact entries when a row's positions fit beside the widest target.
+    std::uint32_t target_bits = 1;
+    while ((std::size_t{1} << target_bits) < local) ++target_bits;
+    position_bits_ = 32 - target_bits;
+    position_mask_ = (std::uint32_t{1} << position_bits_) - 1;
+    std::uint64_t longest = 0;
+    for (std::size_t k = 0; k < local; ++k) longest = std::max(longest, store.row_begin(k + 1) - store.row_begin(k));
+    compact_ = longest <= std::uint64_t{1} << position_bits_;
     place(store, neurons, slots.size());
-    in_order_bits_ = {};
+    if (compact_ && built_) {
+        compact_targets_.resize(local);
+        for (std::size_t k = 0; k < local; ++k) compact_targets_[k] = store.row_begin(k) | std::uint64_t{target_info_[k]} << info_shift;
+    }
+    target_info_ = {};
     if (!built_) return false;
     sort_by_delay(store, slots.size());
     return built_;
@@ -49,13 +61,17 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
 
 void fan_out_index::clear() {
     built_ = false;
+    compact_ = false;
+    target_info_ = {};
+    compact_targets_ = {};
     out_begin_ = {};
     words_ = {};
     delay_dir_ = {};
 }
 
 std::size_t fan_out_index::bytes() const {
-    return out_begin_.size() * sizeof(std::uint64_t) + (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t);
+    return (out_begin_.size() + compact_targets_.size()) * sizeof(std::uint64_t) +
+           (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t);
 }
 
 namespace {
@@ -109,7 +125,7 @@ struct packing {
 void fan_out_index::place(const synapse_store& store, const neuron_block& neurons, std::size_t slots) {
     const std::uint64_t total = store.size();
     const auto& classes = store.classes();
-    const std::size_t local = in_order_bits_.size();
+    const std::size_t local = target_info_.size();
     struct placed {
         std::uint64_t first, last;
         std::uint32_t target, to;  // the target word of the run's synapses
@@ -128,7 +144,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 const auto& c = classes[store.run(r).cls];
                 // A class that varies sets each synapse's target word itself (below).
                 const std::uint32_t sum = !split ? feeds_u : synapse_store::excitatory(c.weight) ? feeds_excitatory : feeds_inhibitory;
-                const std::uint32_t in_order = c.varies ? 0 : (in_order_bits_[k] >> sum) & 1;
+                const std::uint32_t in_order = c.varies ? 0 : (target_info_[k] >> sum) & 1;
                 by_class[cursor[store.run(r).cls]++] = {s, end, static_cast<std::uint32_t>(k),
                                                         static_cast<std::uint32_t>(k) << 3 | in_order << 2 | sum};
                 s = end;
@@ -158,7 +174,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
         for (std::uint32_t c = 0; c < classes.size(); ++c)
             for (std::uint32_t words = 1; words <= 3; ++words)
                 for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
-                    const std::uint32_t w = classes[c].varies ? 3 : !(by_class[p].to & 4) ? 2 : 1;
+                    const std::uint32_t w = classes[c].varies ? varying_words(classes[c]) : !(by_class[p].to & 4) ? 2 : 1;
                     if (w != words) continue;
                     for (auto s = by_class[p].first; s < by_class[p].last; ++s)
                         if (const std::size_t slot = store.source(s); slot >= lo && slot < hi) f(c, by_class[p], s, slot, words);
@@ -267,19 +283,20 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 return;
             }
             close_region(slot);
-            std::uint32_t to = p.to;
-            if (classes[c].varies) {
-                const std::uint32_t sum = !neurons.is_spiking(p.target)                         ? feeds_u
-                                          : synapse_store::excitatory(store.weight(classes[c], s)) ? feeds_excitatory
-                                                                                                 : feeds_inhibitory;
-                to = p.target << 3 | ((in_order_bits_[p.target] >> sum) & 1) << 2 | sum;
-            }
             std::uint32_t* entry = words_.data() + at.next;
-            if (words >= 2) *entry++ = static_cast<std::uint32_t>(s);
-            *entry++ = to;
-            if (words == 3) {
+            if (classes[c].varies) {
+                // (synapse, target word, weight), or compact: (target and position, weight).
                 const float w = store.weight(classes[c], s);
+                if (words == 2) {
+                    *entry++ = p.target << position_bits_ | static_cast<std::uint32_t>(s - store.row_begin(p.target));
+                } else {
+                    *entry++ = static_cast<std::uint32_t>(s);
+                    *entry++ = target_word(p.target, target_info_[p.target], w);
+                }
                 std::memcpy(entry, &w, sizeof w);
+            } else {
+                if (words == 2) *entry++ = static_cast<std::uint32_t>(s);
+                *entry = p.to;
             }
             at.one_words += words == 1;
             at.next += words;
@@ -323,11 +340,15 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
         std::vector<std::uint32_t> at, sorted;
         std::vector<std::uint32_t>& dir = part[i];
         segments_of(i * range, std::min(slots, (i + 1) * range), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
-            constexpr std::uint32_t ahead = 3 * 16;
+            const std::uint32_t width = varying_words(classes[class_of(block[g])]);
+            auto synapse = [&](std::uint32_t w) {
+                return width == 3 ? block[w] : store.row_begin(compact_target(block[w])) + compact_position(block[w]);
+            };
+            const std::uint32_t ahead = width * 16;
             delays.clear();
-            for (std::uint32_t w = o; w < e; w += 3) {
-                if (w + ahead < e) store.prefetch_delay(block[w + ahead]);
-                delays.push_back(store.own_delay(block[w]));
+            for (std::uint32_t w = o; w < e; w += width) {
+                if (w + ahead < e) store.prefetch_delay(synapse(w + ahead));
+                delays.push_back(store.own_delay(synapse(w)));
             }
             const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
             const std::uint16_t low = o == e ? 0 : *lowest;
@@ -336,14 +357,14 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
             const auto size_at = dir.size();
             dir.push_back(0);
             for (std::size_t k = 1; k < at.size(); ++k) {
-                if (at[k] != 0) dir.insert(dir.end(), {static_cast<std::uint32_t>(low + k - 1), o + 3 * (at[k - 1] + at[k])});
+                if (at[k] != 0) dir.insert(dir.end(), {static_cast<std::uint32_t>(low + k - 1), o + width * (at[k - 1] + at[k])});
                 at[k] += at[k - 1];
             }
             dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
             block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
             sorted.resize(e - o);
             for (std::size_t n = 0; n < delays.size(); ++n)
-                std::copy_n(block + o + 3 * n, 3, sorted.data() + 3 * at[delays[n] - low]++);
+                std::copy_n(block + o + width * n, width, sorted.data() + width * at[delays[n] - low]++);
             std::copy(sorted.begin(), sorted.end(), block + o);
         });
     });

@@ -31,6 +31,13 @@
 // 2^15 | its high bits and its low 16 bits. A synapse into a sum in order thus costs 2 bytes
 // rather than 4 in nearly every network (the microcircuit's sources reach a few thousand of
 // tens of thousands of targets). The two-word entries that follow are as above.
+//
+// Compact entries: where every local neuron's row is short enough (compact() below), the
+// entries of a class whose weights vary but no rule changes are two words rather than three:
+// the target and the synapse's position in its row in one word (target << position_bits |
+// position; the synapse is the row's first plus the position), then the weight. The target
+// word is rebuilt from the target's kind of neuron and the weight's sign (target_word()), as
+// it was built. So a synapse with its own weight and delay costs 8 bytes of fan-out, not 12.
 #include "neurons.hpp"
 #include "slots.hpp"
 #include "synapse_store.hpp"
@@ -82,6 +89,27 @@ public:
     // The most entries `words` packed words hold.
     static std::uint64_t most_packed(std::uint64_t words) { return words == 0 ? 0 : 2 * (words - 1); }
 
+    // Compact entries (above): whether they are used, the words of an entry of class c, and an
+    // entry's first word taken apart.
+    bool compact() const { return compact_; }
+    std::uint32_t varying_words(const synapse_store::synapse_class& c) const {
+        return compact_ && !(c.varies & synapse_store::weight_changes) ? 2 : 3;
+    }
+    std::uint32_t compact_target(std::uint32_t word) const { return word >> position_bits_; }
+    std::uint32_t compact_position(std::uint32_t word) const { return word & position_mask_; }
+    // What a compact entry needs of its target, in one word: where its row begins (the low
+    // bits) and target_info (info_shift up).
+    static constexpr int info_shift = 56;
+    const std::uint64_t* compact_targets() const { return compact_targets_.data(); }
+    // A compact entry's synapse and target word, given its target's compact_targets word.
+    std::uint32_t compact_synapse(std::uint64_t target, std::uint32_t word) const {
+        return static_cast<std::uint32_t>((target & ((std::uint64_t{1} << info_shift) - 1)) + (word & position_mask_));
+    }
+    static std::uint32_t target_word(std::uint32_t target, std::uint8_t info, float weight) {
+        const std::uint32_t sum = !(info & spiking_bit) ? feeds_u : synapse_store::excitatory(weight) ? feeds_excitatory : feeds_inhibitory;
+        return target << 3 | ((info >> sum) & 1) << 2 | sum;
+    }
+
     std::size_t words() const { return words_.size(); }
     const std::uint32_t* data() const { return words_.data(); }
     std::uint64_t begin(std::size_t slot) const { return out_begin_[slot]; }
@@ -119,7 +147,13 @@ private:
     void clear();
 
     bool built_ = false;
-    std::vector<std::uint8_t> in_order_bits_;  // while building: per local neuron, bit f: sum f is in order
+    // While building: per local neuron, bit f: sum f is in order; spiking_bit: a spiking
+    // neuron.
+    static constexpr std::uint8_t spiking_bit = 8;
+    std::vector<std::uint8_t> target_info_;
+    std::vector<std::uint64_t> compact_targets_;  // per local neuron, for compact entries only
+    bool compact_ = false;
+    std::uint32_t position_bits_ = 0, position_mask_ = 0;
     std::vector<std::uint64_t> out_begin_;
     uninitialized_vector<std::uint32_t> words_;  // every word written by place()
     std::vector<std::uint32_t> delay_dir_;

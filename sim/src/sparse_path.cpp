@@ -135,10 +135,10 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
             const std::uint32_t mid = block[g + 1], e = block[g + 2];
             if (c.varies & synapse_store::delay_varies) {
                 const auto [first, last] = fan_out_.delay_range(o, mid, d);
-                if (first < last) reads_.push_back({base + first, base + last, 0, y, 3, 0});
+                if (first < last) reads_.push_back({base + first, base + last, 0, y, static_cast<std::uint8_t>(fan_out_.varying_words(c)), 0});
             } else if (c.delay == d) {
                 if (c.varies)
-                    reads_.push_back({base + o, base + e, 0, y, 3, 0});
+                    reads_.push_back({base + o, base + e, 0, y, static_cast<std::uint8_t>(fan_out_.varying_words(c)), 0});
                 else if (fan_out_index::packed(class_word))
                     reads_.push_back({base + o, base + e, base + mid, c.weight * y, 0, static_cast<std::uint8_t>(fan_out_index::packed_sum(class_word))});
                 else
@@ -166,6 +166,22 @@ void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) 
                 float w;
                 std::memcpy(&w, fan + q + 2, sizeof w);
                 emit(fan[q], fan[q + 1], w * r->value);
+            }
+            continue;
+        }
+        if (r->words == 2) {
+            // Compact (target and position, weight): the synapse's own weight.
+            const std::uint64_t* const targets = fan_out_.compact_targets();
+            constexpr std::uint64_t ahead = 2 * 8;
+            for (auto q = r->first; q < r->last; q += 2) {
+                if (q + ahead < r->last) __builtin_prefetch(targets + fan_out_.compact_target(fan[q + ahead]));
+                const std::uint32_t target = fan_out_.compact_target(fan[q]);
+                const std::uint64_t of_target = targets[target];
+                float w;
+                std::memcpy(&w, fan + q + 1, sizeof w);
+                emit(fan_out_.compact_synapse(of_target, fan[q]),
+                     fan_out_index::target_word(target, static_cast<std::uint8_t>(of_target >> fan_out_index::info_shift), w),
+                     w * r->value);
             }
             continue;
         }

@@ -81,7 +81,8 @@ private:
     // two-word ones to last, each adding value; words 0: the same, the one-word entries
     // packed, all feeding sums of kind `sum`; words 3: three-word entries whose weight
     // times value they add (for a class a rule changes, the weight its synapse's source event
-    // of this tick left there: fan_out.hpp).
+    // of this tick left there: fan_out.hpp); words 2: compact two-word entries, the same
+    // with target and synapse taken apart (fan_out.hpp).
     struct fan_read {
         std::uint64_t first, last, mid;
         float value;

@@ -329,6 +329,13 @@ TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights
         }
     CHECK(active > ticks);
     CHECK(active < 600 * ticks / 30);
+    // Their fan-out entries are compact (fan_out.hpp): 8 bytes, not 12. 20.6 bytes a synapse
+    // with rows, slots and delay directories of 30 synapses each (24.5 with 12-byte entries).
+    spec.batch = 1;
+    const engine e(spec);
+    const double per_synapse = static_cast<double>(e.synapse_bytes()) / static_cast<double>(e.synapse_count());
+    INFO("bytes per synapse: " << per_synapse);
+    CHECK(per_synapse < 21.5);
 }
 
 TEST_CASE("the sparse path split over threads by target range gives the lanes path's sums") {
