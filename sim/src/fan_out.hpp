@@ -10,7 +10,8 @@
 // segment holds first, in row order, its synapses into sums that are in order, one word each
 // (the target word below), then, in row order, the others, two words each (synapse index,
 // target word): the index is what sorts a sum's terms into canonical order. A class whose
-// weights vary has only three-word entries (synapse index, target word, the synapse's weight:
+// weights vary has three-word entries, or compact two-word ones (below), and no others
+// (synapse index, target word, the synapse's weight:
 // a copy of the store's, made when the index is built, so that the sparse path reads no
 // per-synapse array of the store; in a class a rule changes, the weight its source's last
 // spike was delivered with, written by that spike's event: plasticity.hpp, set_weight);
