@@ -128,19 +128,26 @@ void run_case(const std::string& graph_name, const std::string& perturbation, co
 
 int main(int argc, char** argv) {
     std::uint64_t seeds = 5;
-    if (argc >= 3 && std::string(argv[argc - 2]) == "--seeds") {
-        try {
-            seeds = std::stoull(argv[argc - 1]);
-        } catch (const std::exception&) {
-            seeds = 0;
+    // --seeds N anywhere; the rest goes to data_path.
+    std::vector<char*> rest{argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) != "--seeds") {
+            rest.push_back(argv[i]);
+            continue;
+        }
+        seeds = 0;
+        if (i + 1 < argc) {
+            try {
+                seeds = std::stoull(argv[++i]);
+            } catch (const std::exception&) {
+            }
         }
         if (seeds == 0) {
             std::cerr << "bench_repartition: --seeds takes a positive count\n";
             return 2;
         }
-        argc -= 2;
     }
-    const auto data = dnnc::bench::data_path(argc, argv, "bench_repartition");
+    const auto data = dnnc::bench::data_path(static_cast<int>(rest.size()), rest.data(), "bench_repartition [--seeds N]");
     if (!data) return 2;
     const std::vector<double> weights{1, 0.1, 0.01};
     try {
