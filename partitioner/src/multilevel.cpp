@@ -85,6 +85,15 @@ detail::part_limits limits_on(const detail::level_graph& g, std::size_t level, c
     return detail::part_bounds(t.weight, t.epsilon, level == 0 ? 0 : g.max_vertex_weight);
 }
 
+// Rebalances a partition of level g (the cheapest moves out of overloaded parts), then
+// refines it by FM; `limits` are those of g's level.
+void rebalance_and_refine(const detail::level_graph& g, std::vector<part_id>& part, const detail::part_limits& limits,
+                          const multilevel_settings& settings, splitmix64& rng) {
+    detail::kway_refiner refiner(g, part, limits);
+    refiner.rebalance(rng);
+    refiner.refine(settings.fm, rng);
+}
+
 // Several recursive bisections of the coarsest level, each refined there under `limits`;
 // the best (least excess weight, then least cut) is kept.
 std::vector<part_id> initial_partition(const detail::level_graph& coarsest, const detail::part_limits& limits,
@@ -117,10 +126,7 @@ void uncoarsen(const detail::hierarchy& h, std::vector<part_id>& part, const tar
     for (std::size_t level = h.depth() - 1; level-- > 0;) {
         part = detail::project(h.up[level], part);
         const detail::level_graph& g = h.level(level);
-        const detail::part_limits limits = limits_on(g, level, t);
-        detail::kway_refiner refiner(g, part, limits);
-        refiner.rebalance(rng);
-        refiner.refine(settings.fm, rng);
+        rebalance_and_refine(g, part, limits_on(g, level, t), settings, rng);
     }
 }
 
@@ -206,10 +212,7 @@ detail::level_graph with_homes(const graph& g, std::size_t k, const partition& c
 // Rebalances and refines a partition of the coarsest level, migration counted.
 void refine_coarsest(const detail::hierarchy& h, std::vector<part_id>& part, const targets& t,
                      const multilevel_settings& settings, splitmix64& rng) {
-    const detail::part_limits limits = limits_on(h.coarsest(), h.depth() - 1, t);  // outlives the refiner
-    detail::kway_refiner refiner(h.coarsest(), part, limits);
-    refiner.rebalance(rng);
-    refiner.refine(settings.fm, rng);
+    rebalance_and_refine(h.coarsest(), part, limits_on(h.coarsest(), h.depth() - 1, t), settings, rng);
 }
 
 // New labels for the k parts of a fresh partition, given common[s * k + c], what fresh part s
@@ -337,16 +340,14 @@ std::vector<part_id> v_cycle(const detail::level_graph& finest, const std::vecto
 // target grew, the diffusion candidate rebalances on its coarsest level, whose moves of large
 // coarse vertices leave bulges that refinement cannot undo; single-vertex moves shift the
 // boundaries evenly (BENCHMARKS.md, "Adaptive repartitioning").
-std::vector<part_id> fine_diffusion(const detail::level_graph& finest, const problem& pr, splitmix64& rng) {
+// Its score goes to `part_score`.
+std::vector<part_id> fine_diffusion(const detail::level_graph& finest, const problem& pr, splitmix64& rng,
+                                    score& part_score) {
     std::vector<part_id> part = homes_as_partition(finest, pr.t);
     const detail::part_limits limits = limits_on(finest, 0, pr.t);
-    {
-        detail::kway_refiner refiner(finest, part, limits);
-        refiner.rebalance(rng);
-        refiner.refine(pr.settings.fm, rng);
-    }
+    rebalance_and_refine(finest, part, limits, pr.settings, rng);
     detail::flow_refine(finest, part, limits, pr.settings.fast_flow);
-    score part_score = score_of(finest, pr.t, part);
+    part_score = score_of(finest, pr.t, part);
     for (std::size_t cycle = 0; cycle < pr.settings.repartition_v_cycles; ++cycle) {
         std::vector<part_id> next = v_cycle(finest, part, pr, rng);
         detail::flow_refine(finest, next, limits, pr.settings.fast_flow);
@@ -431,10 +432,9 @@ partition multilevel_partition(const graph& g, std::size_t parts, const partitio
 }
 
 // Diffusion, coarse remap, scratch-remap and fine diffusion, the cheapest kept (the earlier
-// on ties). The
-// V-cycle of the first two keeps the invariant of multilevel_partition, and in addition every
-// coarse vertex's members share one home (or have none), so its migration penalty is charged
-// exactly when it leaves that home.
+// on ties). The V-cycle of the first two keeps the invariant of multilevel_partition, and in
+// addition every coarse vertex's members share one home (or have none), so its migration
+// penalty is charged exactly when it leaves that home.
 partition multilevel_repartition(const graph& g, const std::vector<double>& target_fractions,
                                  const partition& current, const migration_options& migration,
                                  const partition_options& options) {
@@ -464,8 +464,8 @@ partition multilevel_repartition(const graph& g, const std::vector<double>& targ
             best_score = candidate_score;
         }
     }
-    std::vector<part_id> fine = fine_diffusion(finest, pr, rng);
-    const score fine_score = score_of(finest, pr.t, fine);
+    score fine_score;
+    std::vector<part_id> fine = fine_diffusion(finest, pr, rng, fine_score);
     if (fine_score < best_score) best.part_of = std::move(fine);
     return best;
 }
