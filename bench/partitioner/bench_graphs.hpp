@@ -1,7 +1,7 @@
 #pragma once
 // What the partitioner benchmarks that compare against 4elt share: the path of the real
-// graph (../shared/data/4elt.graph beside the checkout, or --data PATH) and the graphs they
-// run on, 4elt and a generated neural graph.
+// graph (../shared/data/4elt.graph beside the checkout, or --data PATH), the graphs they
+// run on, 4elt and a generated neural graph, and how a flag's count is read.
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
 
@@ -16,6 +16,17 @@ struct named_graph {
     std::string name;
     partitioner::graph g;
 };
+
+// `text` as a count of at least 1, or none when it is anything else ("3x", "0", "-2").
+inline std::optional<unsigned long long> positive_count(const std::string& text) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    try {
+        const unsigned long long n = std::stoull(text);
+        if (n >= 1) return n;
+    } catch (const std::exception&) {  // out of range
+    }
+    return std::nullopt;
+}
 
 // The 4elt file the command line names (`name [--data PATH]`), or none after a usage line.
 inline std::optional<std::string> data_path(int argc, char** argv, const char* name) {

@@ -12,6 +12,7 @@
 // -seed; ours partition_options::seed) and imbalances the largest: one seed's cut differs from
 // another's by several percent, as much as the aims. Times stay the first seed's; Scotch runs
 // once, with its default strategy.
+#include "bench_graphs.hpp"
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
 #include "dnnc/partitioner/metrics.hpp"
@@ -396,21 +397,30 @@ int large_run(const bench_options& o) {
     return 0;
 }
 
-std::vector<std::size_t> parse_list(const std::string& text) {
+// A bad option or value: an exit status of 2.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+unsigned long long count(const std::string& flag, const std::string& text) {
+    const auto n = dnnc::bench::positive_count(text);
+    if (!n || *n > std::numeric_limits<int>::max()) throw usage_error(flag + " takes positive counts, not '" + text + "'");
+    return *n;
+}
+
+std::vector<std::size_t> parse_list(const std::string& flag, const std::string& text) {
     std::vector<std::size_t> values;
     std::istringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) values.push_back(std::stoul(item));
+    for (std::string item; std::getline(in, item, ',');) values.push_back(static_cast<std::size_t>(count(flag, item)));
     return values;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+bench_options parse_options(int argc, char** argv) {
     bench_options o;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
+            if (i + 1 >= argc) throw usage_error(arg + " needs a value");
             return argv[++i];
         };
         if (arg == "--data") o.data = value();
@@ -418,16 +428,28 @@ int main(int argc, char** argv) {
         else if (arg == "--gpmetis") o.gpmetis = value();
         else if (arg == "--scotch") o.scotch = value();
         else if (arg == "--gcv") o.gcv = value();
-        else if (arg == "--parts") o.parts = parse_list(value());
-        else if (arg == "--repeat") o.repeat = std::stoi(value());
-        else if (arg == "--seeds") o.seeds = std::max<std::uint64_t>(1, std::stoull(value()));
+        else if (arg == "--parts") o.parts = parse_list(arg, value());
+        else if (arg == "--repeat") o.repeat = static_cast<int>(count(arg, value()));
+        else if (arg == "--seeds") o.seeds = static_cast<std::uint64_t>(count(arg, value()));
         else if (arg == "--large") o.large = true;
         else if (arg == "--fast-only") o.strong = false;
-        else {
-            std::cerr << "usage: bench_partition_quality [--data 4elt.graph] [--work DIR] [--gpmetis PATH] "
-                         "[--scotch PATH --gcv PATH] [--parts 2,4,8] [--repeat R] [--seeds N] [--fast-only] [--large]\n";
-            return 2;
-        }
+        else
+            throw usage_error("unknown option " + arg);
+    }
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bench_options o;
+    try {
+        o = parse_options(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "bench_partition_quality: " << e.what() << "\n"
+                  << "usage: bench_partition_quality [--data 4elt.graph] [--work DIR] [--gpmetis PATH] "
+                     "[--scotch PATH --gcv PATH] [--parts 2,4,8] [--repeat R] [--seeds N] [--fast-only] [--large]\n";
+        return 2;
     }
     try {
         return o.large ? large_run(o) : quality_table(o);

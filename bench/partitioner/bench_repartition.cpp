@@ -135,13 +135,8 @@ int main(int argc, char** argv) {
             rest.push_back(argv[i]);
             continue;
         }
-        seeds = 0;
-        if (i + 1 < argc) {
-            try {
-                seeds = std::stoull(argv[++i]);
-            } catch (const std::exception&) {
-            }
-        }
+        const auto n = i + 1 < argc ? dnnc::bench::positive_count(argv[++i]) : std::nullopt;
+        seeds = n.value_or(0);
         if (seeds == 0) {
             std::cerr << "bench_repartition: --seeds takes a positive count\n";
             return 2;
