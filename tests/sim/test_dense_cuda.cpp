@@ -1,5 +1,11 @@
-// The dense path on CUDA equals the CPU dense path within 1e-4 relative. Built only when
-// the LibTorch found by CMake has CUDA (docs/dense.md); skipped when no GPU is present.
+// The dense path on CUDA equals the CPU dense path within 1e-5 relative, outputs under 0.1
+// within 1e-6, as test_dense.cpp holds the synapse path to the dense one: cuBLAS adds in
+// another order than OpenBLAS, and a small output of larger terms (cancellation) differs by
+// more than 1e-5 of itself. On the CPU alone, this network's batched and lane-by-lane products
+// (two orders) differ by 2e-4 of outputs down to 1e-3, by 5e-6 with the floor at 0.1.
+// Built only when the LibTorch found by CMake has CUDA (docs/dense.md); skipped when no GPU
+// is present.
+// The test's name says "cuda" so that `ctest -R cuda` selects it (scripts/cuda-check.sh).
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/sim/torch_backend.hpp"
@@ -35,14 +41,14 @@ double worst_difference(std::uint32_t lanes) {
             for (std::uint32_t lane = 0; lane < lanes; ++lane) {
                 const double a = cpu.output(static_cast<sim::global_index>(i), lane);
                 const double b = cuda.output(static_cast<sim::global_index>(i), lane);
-                worst = std::max(worst, std::abs(a - b) / std::max(1e-3, std::abs(a)));
+                worst = std::max(worst, std::abs(a - b) / std::max(0.1, std::abs(a)));
             }
     }
     return worst;
 }
 }  // namespace
 
-TEST_CASE("dense projections on CUDA match the CPU, one lane and batched") {
+TEST_CASE("dense projections on device cuda match the CPU, one lane and batched") {
     if (!sim::query_backend().cuda_available) {
         WARN("no CUDA device: skipped");
         return;
@@ -50,6 +56,6 @@ TEST_CASE("dense projections on CUDA match the CPU, one lane and batched") {
     for (std::uint32_t lanes : {1u, 16u}) {
         const double worst = worst_difference(lanes);
         INFO(lanes << " lanes: largest relative difference " << worst);
-        CHECK(worst <= 1e-4);
+        CHECK(worst <= 1e-5);
     }
 }
