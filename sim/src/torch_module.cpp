@@ -111,11 +111,18 @@ void multiply(const void* handle, const float* x, float* y, std::size_t batch) {
         multiply_cpu(m, input, y, lanes);
         return;
     }
-    // On a device: all blocks in one batched product, then the local rows picked out.
+    // On a device: one product per block, of the grid's shape on every node, so that cuBLAS
+    // runs a row through the same kernel wherever it lies. One torch::bmm over a node's
+    // blocks did not: its kernel depends on the number of blocks, and rows split over nodes
+    // got other bits (measured on an H200, tests/sim/test_dense_split.cpp). Then the local
+    // rows are picked out.
     const auto on_device = input.to(m.device).view({m.cols, lanes});
-    const auto sums = torch::bmm(m.weights, on_device.unsqueeze(0).expand({m.blocks, m.cols, lanes}))
-                          .to(torch::kCPU)
-                          .contiguous();
+    auto on_device_sums = torch::empty({m.blocks, m.grid, lanes}, on_device.options());
+    for (long b = 0; b < m.blocks; ++b) {
+        auto out = on_device_sums[b];
+        torch::mm_out(out, m.block[static_cast<std::size_t>(b)], on_device);
+    }
+    const auto sums = on_device_sums.to(torch::kCPU).contiguous();
     const float* from = sums.data_ptr<float>();
     const auto bytes = static_cast<std::size_t>(lanes) * sizeof(float);
     for (long k = 0; k < m.rows; ++k) std::memcpy(y + k * lanes, from + m.slot[static_cast<std::size_t>(k)] * lanes, bytes);

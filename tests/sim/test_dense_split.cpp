@@ -2,8 +2,10 @@
 // wherever the split falls and however many lanes run: the lockstep guarantee (DESIGN.md)
 // whatever BLAS LibTorch runs on. OpenBLAS, unlike the reference BLAS, sums a row in an
 // order that depends on the block of rows it is handed; the row grid of torch_module.cpp
-// is what keeps the bits (docs/dense.md).
+// is what keeps the bits (docs/dense.md). On a GPU the same holds for cuBLAS (the case named
+// "cuda", which skips without a device).
 #include "dnnc/sim/runner.hpp"
+#include "dnnc/sim/torch_backend.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -36,9 +38,10 @@ float input(global_index i, std::uint32_t lane) {
 }
 
 // The outputs of h (every lane) at tick 1, the dense sums of tick 0's inputs.
-std::vector<float> whole(std::uint32_t lanes) {
+std::vector<float> whole(std::uint32_t lanes, const std::string& device = "cpu") {
     auto spec = whole_network(network());
     spec.batch = lanes;
+    spec.device = device;
     engine e(spec);
     for (global_index i = 0; i < static_cast<global_index>(cols); ++i)
         for (std::uint32_t lane = 0; lane < lanes; ++lane) e.add_input(i, 0, input(i, lane), lane);
@@ -50,9 +53,13 @@ std::vector<float> whole(std::uint32_t lanes) {
     return out;
 }
 
-std::vector<float> split(const std::vector<std::uint32_t>& node_of, std::size_t nodes, std::uint32_t lanes) {
+std::vector<float> split(const std::vector<std::uint32_t>& node_of, std::size_t nodes, std::uint32_t lanes,
+                         const std::string& device = "cpu") {
     auto specs = partition_specs(network(), node_of, nodes);
-    for (auto& s : specs) s.batch = lanes;
+    for (auto& s : specs) {
+        s.batch = lanes;
+        s.device = device;
+    }
     local_exchange exchange(std::move(specs));
     std::vector<float> out(rows * lanes);
     std::mutex m;
@@ -104,5 +111,21 @@ TEST_CASE("dense rows in several runs, or scattered, over three nodes give the w
         INFO("lanes " << lanes);
         CHECK(rows_differing(split(runs, 3, lanes), expected, lanes) == 0);
         CHECK(rows_differing(split(scattered, 3, lanes), expected, lanes) == 0);
+    }
+}
+
+TEST_CASE("dense rows split over nodes on device cuda give the whole product's bits") {
+    if (!query_backend().cuda_available) {
+        WARN("no CUDA device: skipped");
+        return;
+    }
+    for (const std::uint32_t lanes : {1u, 3u, 64u}) {
+        const auto expected = whole(lanes, "cuda");
+        for (const std::size_t cut : {1, 255, 256, 257, 513, 699}) {
+            std::vector<std::uint32_t> node_of(cols + rows, 0);
+            for (std::size_t r = cut; r < rows; ++r) node_of[cols + r] = 1;
+            INFO("lanes " << lanes << ", rows split at " << cut);
+            CHECK(rows_differing(split(node_of, 2, lanes, "cuda"), expected, lanes) == 0);
+        }
     }
 }
