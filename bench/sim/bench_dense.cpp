@@ -15,6 +15,7 @@
 // a tick whose neurons live on the host needs, and, apart, the product alone on the device.
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/engine.hpp"
+#include "dnnc/sim/torch_backend.hpp"
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
@@ -89,7 +90,9 @@ int main(int argc, char** argv) {
     };
     const auto mv = [](const torch::Tensor& a, const torch::Tensor& b) { return torch::mv(a, b); };
     const auto mm = [](const torch::Tensor& a, const torch::Tensor& b) { return torch::mm(a, b); };
-    std::printf("LibTorch %s, %d threads, device %s\n", TORCH_VERSION, torch::get_num_threads(), device.c_str());
+    const auto blas = dnnc::sim::query_backend().blas_core;
+    std::printf("LibTorch %s, %d threads, device %s, BLAS %s\n", TORCH_VERSION, torch::get_num_threads(), device.c_str(),
+                blas.empty() ? "not OpenBLAS" : ("OpenBLAS " + blas).c_str());
 
     const int n = 4096;
     const auto dense = network("<population id=\"x\" size=\"4096\"/><population id=\"y\" size=\"4096\"/>"

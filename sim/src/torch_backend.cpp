@@ -5,6 +5,7 @@
 #include "dnnc/core/error.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -25,6 +26,24 @@ std::vector<std::string> module_candidates() {
     paths.emplace_back(DNNC_TORCH_MODULE_INSTALLED);
     paths.emplace_back(DNNC_TORCH_MODULE_BUILT);
     return paths;
+}
+
+// OpenBLAS's kernel set, if LibTorch took OpenBLAS as its BLAS (then it is loaded by now).
+std::string openblas_core() {
+    void* const openblas = ::dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (!openblas) return {};
+    using corename = char* (*)();
+    const auto get = reinterpret_cast<corename>(::dlsym(openblas, "openblas_get_corename"));
+    std::string core = get ? get() : "";
+    ::dlclose(openblas);
+    return core;
+}
+
+void advise_on_blas() {
+    if (std::getenv("OPENBLAS_CORETYPE")) return;
+    const std::string advice =
+        blas_advice(openblas_core(), __builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("avx512f") != 0);
+    if (!advice.empty()) std::fprintf(stderr, "dnnc: %s\n", advice.c_str());
 }
 
 // LibTorch, loaded once, on first use.
@@ -48,6 +67,7 @@ const torch_module::api& torch_api() {
             const auto get = reinterpret_cast<entry>(::dlsym(handle, torch_module::entry_point));
             if (get && get()->version == torch_module::version) {
                 api = get();
+                advise_on_blas();
                 return;
             }
             tried += "\n  " + path + ": not a dnnc LibTorch module of this version";
@@ -63,7 +83,16 @@ const torch_module::api& torch_api() {
 backend_info query_backend() {
     backend_info info;
     torch_api().query(info.torch_version, info.cuda_available, info.cuda_devices);
+    info.blas_core = openblas_core();
     return info;
+}
+
+std::string blas_advice(const std::string& core, bool avx2, bool avx512) {
+    if (core != "Prescott" || !avx2) return {};
+    const std::string better = avx512 ? "SkylakeX" : "Haswell";
+    return "OpenBLAS runs its generic Prescott kernels on this CPU, a model it does not know, and dense products "
+           "are 2-4x slower than they can be: set OPENBLAS_CORETYPE=" + better +
+           " (the same on every node, docs/dense.md)";
 }
 
 std::string resolve_device(device_choice choice) {

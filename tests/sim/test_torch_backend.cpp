@@ -1,6 +1,7 @@
 // LibTorch is a module loaded on first use: a process with no dense projection never maps
-// it; the first dense matrix or device question loads it. One test case, in a process of
-// its own, because what it checks is the state of the process.
+// it; the first dense matrix or device question loads it. The first case checks the state
+// of its process (CTest runs each case in a process of its own); the second, the advice on
+// OpenBLAS's kernels, loads nothing.
 #include "dnnc/sim/torch_backend.hpp"
 
 #include "dnnc/core/error.hpp"
@@ -48,8 +49,21 @@ TEST_CASE("LibTorch is loaded on first use, and the backend agrees with the devi
 
     const auto info = query_backend();
     CHECK(!info.torch_version.empty());
+    // The BLAS's kernel set is known exactly when LibTorch's BLAS is OpenBLAS.
+    std::ifstream maps("/proc/self/maps");
+    const std::string mapped((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+    CHECK(info.blas_core.empty() == (mapped.find("libopenblas") == std::string::npos));
     if (info.cuda_available)
         CHECK(resolve_device(device_choice::cuda) == "cuda");
     else
         CHECK_THROWS_AS(resolve_device(device_choice::cuda), dnnc::usage_error);
+}
+
+TEST_CASE("OpenBLAS's generic kernels on a CPU that can do better draw advice naming the kernels to set") {
+    CHECK(blas_advice("Prescott", true, true).find("OPENBLAS_CORETYPE=SkylakeX") != std::string::npos);
+    CHECK(blas_advice("Prescott", true, false).find("OPENBLAS_CORETYPE=Haswell") != std::string::npos);
+    CHECK(blas_advice("Prescott", false, false).empty());  // nothing better to take
+    CHECK(blas_advice("SkylakeX", true, true).empty());
+    CHECK(blas_advice("Haswell", true, false).empty());
+    CHECK(blas_advice("", true, true).empty());  // not OpenBLAS
 }

@@ -16,9 +16,19 @@ struct backend_info {
     std::string torch_version;
     bool cuda_available = false;
     int cuda_devices = 0;
+    // OpenBLAS's kernel set ("SkylakeX", "Haswell", ...) when LibTorch's BLAS is OpenBLAS
+    // (Debian's libblas.so.3 as scripts/setup.sh installs it); empty otherwise.
+    std::string blas_core;
 };
 
 backend_info query_backend();
+
+// OpenBLAS takes its generic kernels ("Prescott") on a CPU model newer than it knows, which
+// makes dense products 2-4x slower on a CPU with AVX2 or AVX-512 (BENCHMARKS.md, "Dense
+// path"). What to do about it, for `core` on a CPU with those instructions; empty where
+// nothing is to be done. Said once on stderr when LibTorch is loaded, unless
+// OPENBLAS_CORETYPE is set.
+std::string blas_advice(const std::string& core, bool avx2, bool avx512);
 
 // The device a run will use: "cpu", "cuda", or "auto" (CUDA when available, decided when a
 // dense projection is first built, so that choosing costs nothing until then). Throws
