@@ -114,12 +114,14 @@ struct dense_matrix::impl {
     }
 };
 
-std::size_t dense_grid_rows(std::size_t projection_rows) {
-    // 256 rows: calls few enough that what a call costs around its product stays a few
-    // percent of a 4096-column product, and blocks small enough that the rows of a
+std::size_t dense_grid_rows(std::size_t projection_rows, const std::string& device) {
+    // On the CPU, 256 rows: calls few enough that what a call costs around its product stays
+    // a few percent of a 4096-column product, and blocks small enough that the rows of a
     // projection split over nodes waste little on the zero rows of partial blocks
-    // (BENCHMARKS.md, "Dense path"). A smaller projection is one block of its own size.
-    return std::clamp<std::size_t>(projection_rows, 1, 256);
+    // (BENCHMARKS.md, "Dense path"). On a GPU a call costs a launch, several times what the
+    // product of 256 rows takes, and zero rows cost little: 4096. A smaller projection is one
+    // block of its own size.
+    return std::clamp<std::size_t>(projection_rows, 1, device == "cuda" ? 4096 : 256);
 }
 
 dense_matrix::dense_matrix(const float* weights, std::size_t rows, std::size_t cols, const std::string& device,
@@ -136,7 +138,7 @@ dense_matrix::dense_matrix(const float* weights, std::size_t rows, std::size_t c
     impl_->cols = cols;
     try {
         impl_->handle = api.create(weights, rows, cols, row_of.empty() ? nullptr : row_of.data(),
-                                   dense_grid_rows(projection_rows), where);
+                                   dense_grid_rows(projection_rows, where), where);
     } catch (const std::exception& e) {
         throw error(std::string("a dense projection could not be put on ") + where + ": " + e.what());
     }

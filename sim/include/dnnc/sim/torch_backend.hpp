@@ -39,8 +39,9 @@ std::string resolve_device(device_choice choice);
 // of this many rows, aligned to its row 0, each one LibTorch call of the same shape, so
 // that a row's sum has the same bits whichever rows of the projection a node holds (a BLAS
 // such as OpenBLAS sums a row in an order that depends on the block of rows it is given).
-// A function of the whole projection's shape only: every node finds the same grid.
-std::size_t dense_grid_rows(std::size_t projection_rows);
+// A function of the whole projection's shape and the device ("cpu" or "cuda") only: every
+// node on the same kind of device finds the same grid.
+std::size_t dense_grid_rows(std::size_t projection_rows, const std::string& device);
 
 // Some rows of a dense projection, kept on the chosen device: Y = W X, computed block by
 // block on the projection's row grid (dense_grid_rows).
