@@ -8,6 +8,9 @@
 
 #include "dnnc/sim/torch_backend.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -47,17 +50,23 @@ public:
         return limit;
     }
 
-    // Tick t's products.
+    // Tick t's products. A block's targets are distinct, so its sums are added on several
+    // threads without changing any: each takes the blocks in order, one term from each.
     void compute(tick_t t, const history_ring& history) {
         if (blocks_.empty()) return;
         std::fill(sums_.begin(), sums_.end(), 0.0f);
         for (auto& b : blocks_) {
             const float* r = history.row(t - b.delay);
-            for (std::size_t c = 0; c < b.source_slots.size(); ++c)
-                std::copy_n(r + b.source_slots[c] * batch_, batch_, b.x.data() + c * batch_);
+            in_parts(b.source_slots.size(), [&](std::size_t begin, std::size_t end) {
+                for (std::size_t c = begin; c < end; ++c)
+                    std::copy_n(r + b.source_slots[c] * batch_, batch_, b.x.data() + c * batch_);
+            });
             b.matrix.multiply(b.x.data(), b.y.data(), batch_);
-            for (std::size_t k = 0; k < b.target_neurons.size(); ++k)
-                for (std::size_t lane = 0; lane < batch_; ++lane) sums_[b.target_neurons[k] * batch_ + lane] += b.y[k * batch_ + lane];
+            in_parts(b.target_neurons.size(), [&](std::size_t begin, std::size_t end) {
+                for (std::size_t k = begin; k < end; ++k)
+                    for (std::size_t lane = 0; lane < batch_; ++lane)
+                        sums_[b.target_neurons[k] * batch_ + lane] += b.y[k * batch_ + lane];
+            });
         }
     }
     // Adds value `position` (neuron * batch + lane) of this tick's sums to u, or by sign to e or h.
@@ -68,6 +77,18 @@ public:
     }
 
 private:
+    // f(begin, end) over [0, n) neurons' lanes: in parts of about `grain` values on several
+    // threads when there are many (a batch's lanes), else at once.
+    template <class F>
+    void in_parts(std::size_t n, F&& f) const {
+        constexpr std::size_t grain = 16384;
+        if (n * batch_ < 2 * grain)
+            f(std::size_t{0}, n);
+        else
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, std::max<std::size_t>(1, grain / batch_)),
+                              [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+    }
+
     struct block {
         dense_matrix matrix;
         std::vector<std::uint32_t> source_slots, target_neurons;
