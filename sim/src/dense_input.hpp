@@ -77,8 +77,8 @@ public:
     }
 
 private:
-    // f(begin, end) over [0, n) neurons' lanes: in parts of about `grain` values on several
-    // threads when there are many (a batch's lanes), else at once.
+    // f(begin, end) over [0, n) sources or targets of a block, batch_ values each: in parts of
+    // about `grain` values on several threads when there are many (a batch's), else at once.
     template <class F>
     void in_parts(std::size_t n, F&& f) const {
         constexpr std::size_t grain = 16384;
