@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The dense path on a GPU: builds the engine alone (-DDNNC_ENGINE_ONLY=ON, none of the
 # cluster's packages but Xerces-C++, oneTBB, OpenSSL, LZ4, nlohmann-json and Catch2) against
-# the CUDA LibTorch of a PyTorch install into build-cuda/, then runs the CUDA test
-# (`ctest -R cuda`) and the dense benchmark on the device (docs/dense.md, "On a GPU").
+# the CUDA LibTorch of a PyTorch install into build-cuda/, then runs the CUDA tests
+# (`ctest -R cuda`) and the dense benchmark on the device (docs/dense.md, "A CUDA build, step
+# by step").
 # Usage: scripts/cuda-check.sh [more CMake arguments]; PYTHON names the Python that has torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
