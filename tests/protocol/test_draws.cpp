@@ -1,10 +1,13 @@
 // The draws behind the connection rules and the distributions: binomial and hypergeometric
-// samples against their exact moments and probabilities, in every regime of their methods.
+// samples against their exact moments and probabilities, in every regime of their methods;
+// the distributions' values drawn in batches against the same drawn one by one.
 #include "dnnc/protocol/draws.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 using namespace dnnc;
@@ -115,4 +118,85 @@ TEST_CASE("a delay distribution's cap in ticks: its bound, or mean + 10 std, at 
     u.min = 0.0;
     u.max = 0.01;
     CHECK(delay_cap(u, 0.1) == 1);  // below a tick: at least 1
+}
+
+TEST_CASE("the fast normals are within 2^-44 of Box-Muller's, over the whole range of both uniforms") {
+    // Random states, and the uniforms' extremes (u1 near 0 and 1: radius 0 and 8.57; u2 at the
+    // quarter turns, where the cos changes branch).
+    double worst = 0;
+    std::uint64_t state = 12345;
+    constexpr std::size_t count = 16;
+    double normal[count], u1[count], u2[count];
+    for (int batch = 0; batch < 200000; ++batch, state += 97 * splitmix64::step) {
+        detail::fast_normals(state, count, normal, u1, u2);
+        for (std::size_t i = 0; i < count; ++i) worst = std::max(worst, std::abs(normal[i] - splitmix64::normal_of(u1[i], u2[i])));
+    }
+    INFO("worst difference " << worst);
+    CHECK(worst < 0x1p-44);
+    CHECK(worst > 0);  // the two ways differ: the comparison is not of one function with itself
+}
+
+namespace {
+// n draws one by one, and by draw_rounded, with rng's end states.
+template <class T, class Round>
+void check_rounded_draws(const distribution& d, std::uint64_t seed, std::size_t n, Round round) {
+    const value_draw draw(d);
+    splitmix64 one(seed), many(seed);
+    std::vector<T> expected(n), got(n);
+    for (auto& x : expected) x = round(draw(one));
+    // In uneven pieces, as rows consume them.
+    for (std::size_t done = 0, piece = 1; done < n; done += piece, piece = piece * 3 % 37 + 1)
+        draw.draw_rounded(many, got.data() + done, std::min(piece, n - done), round);
+    CHECK(std::memcmp(expected.data(), got.data(), n * sizeof(T)) == 0);
+    CHECK(one.state() == many.state());
+}
+}  // namespace
+
+TEST_CASE("rounded draws in batches are the values and stream of draws one by one") {
+    auto as_float = [](double x) { return static_cast<float>(x); };
+    auto as_ticks = [](double ms) { return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, 0.1), 1, 90)); };
+    distribution weight;
+    weight.kind = distribution_kind::normal;
+    weight.mean = 87.808494;
+    weight.std = 8.780849;
+    weight.min = 0.0;
+    check_rounded_draws<float>(weight, 1, 1000000, as_float);
+    SECTION("bounds that redraw a third of the values, and both ends") {
+        weight.min = 87.808494 - 0.5 * 8.780849;
+        weight.max = 87.808494 + 2 * 8.780849;
+        check_rounded_draws<float>(weight, 2, 300000, as_float);
+    }
+    SECTION("bounds no value can meet: every draw clipped after its redraws") {
+        weight.min = 1e6;
+        check_rounded_draws<float>(weight, 3, 200, as_float);
+    }
+    SECTION("values near 0, where the sign of a zero counts") {
+        weight.mean = 0.0;
+        weight.std = 1e-30;
+        weight.min.reset();
+        check_rounded_draws<float>(weight, 4, 100000, as_float);
+    }
+    SECTION("a std of 0") {
+        weight.std = 0.0;
+        check_rounded_draws<float>(weight, 5, 1000, as_float);
+    }
+    SECTION("delays in ticks, many on a step of the rounding") {
+        distribution delay;
+        delay.kind = distribution_kind::normal;
+        delay.mean = 1.5;
+        delay.std = 0.75;
+        delay.min = 0.05;
+        check_rounded_draws<std::uint16_t>(delay, 6, 1000000, as_ticks);
+        delay.std = 1e-13;  // every value within the fast bound of the step at 1.45 ms
+        delay.mean = 1.45;
+        check_rounded_draws<std::uint16_t>(delay, 7, 10000, as_ticks);
+    }
+    SECTION("other kinds draw one by one") {
+        distribution lognormal;
+        lognormal.kind = distribution_kind::lognormal;
+        lognormal.mu = 0.0;
+        lognormal.sigma = 1.0;
+        lognormal.max = 3.0;
+        check_rounded_draws<float>(lognormal, 8, 10000, as_float);
+    }
 }

@@ -5,7 +5,10 @@
 #include "dnnc/core/splitmix64.hpp"
 #include "dnnc/protocol/model.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace dnnc::protocol {
 
@@ -30,20 +33,81 @@ inline double noise_normal(std::uint64_t key, std::int64_t interval) {
 // The most redraws of a bounded normal or lognormal value before it is clipped to its bounds.
 inline constexpr int max_redraws = 1000;
 
+namespace detail {
+// The standard normals of the next `count` Box–Muller draws of a splitmix64 at `state` (two
+// uniforms each, u1 then u2, none redrawn), by polynomial log and cos: each within 2^-44 of
+// splitmix64::normal_of(u1, u2), which is also given the uniforms. draws.cpp says why.
+void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* u1, double* u2);
+}  // namespace detail
+
 // A checked distribution, ready to draw values from.
 class value_draw {
 public:
     explicit value_draw(const distribution& d);
     double operator()(splitmix64& rng) const;
+    // out[i] = round(operator()(rng)) for i < n, in order, rng left where those n draws leave
+    // it; `round` must be monotone (x <= y gives round(x) <= round(y)). Normal draws take a
+    // faster way to the same values: each is computed from polynomials to within a bound, and
+    // only where that interval holds a bound of the distribution or a step of `round` (a few
+    // in a million for a float weight) is the value computed as operator() computes it.
+    template <class T, class Round>
+    void draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& round) const;
     // The largest value a draw can take, or for an unbounded normal (lognormal) distribution
     // mean + 10 std (exp(mu + 10 sigma)): the bound a drawn delay is clipped to.
     double upper() const;
 
 private:
+    // Draws on from attempt `attempt` (x: the last value drawn) until a value lies in
+    // [low_, high_], at most max_redraws attempts in all; then clips.
+    double redrawn(splitmix64& rng, int attempt, double x) const;
+
     distribution_kind kind_;
     double a_ = 0, b_ = 0;  // value; mean, std; min, max; or mu, sigma
     double low_, high_;     // the bounds a normal or lognormal value is redrawn into
 };
+
+template <class T, class Round>
+void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& round) const {
+    if (kind_ != distribution_kind::normal) {
+        for (std::size_t i = 0; i < n; ++i) out[i] = round((*this)(rng));
+        return;
+    }
+    auto same = [](const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };  // -0.0f is not 0.0f
+    constexpr std::size_t batch = 16;
+    double normal[batch], u1[batch], u2[batch];
+    std::size_t done = 0;
+    while (done < n) {
+        const std::size_t count = std::min(batch, n - done);
+        detail::fast_normals(rng.state(), count, normal, u1, u2);
+        std::size_t i = 0;
+        for (; i < count; ++i) {
+            // The exact value lies within e of x (fast_normals' bound times the std, and a few
+            // roundings of x): where the whole interval is in bounds and rounds to one value,
+            // that value is the exact one's.
+            const double x = a_ + b_ * normal[i];
+            const double e = std::abs(b_) * 0x1p-40 + std::abs(x) * 0x1p-50 + 0x1p-1000;
+            if (x - e >= low_ && x + e <= high_) {
+                const T r = round(x + e);
+                if (same(round(x - e), r)) {
+                    out[done + i] = r;
+                    continue;
+                }
+            }
+            const double exact = a_ + b_ * splitmix64::normal_of(u1[i], u2[i]);
+            if (exact >= low_ && exact <= high_) {
+                out[done + i] = round(exact);
+                continue;
+            }
+            // Out of bounds: redrawn from the uniforms after this draw's, and the batch after
+            // it drawn again from where the redraws end.
+            rng.skip(2 * (i + 1));
+            out[done + i] = round(redrawn(rng, 1, exact));
+            break;
+        }
+        if (i == count) rng.skip(2 * count);
+        done += std::min(i + 1, count);
+    }
+}
 
 // Delays drawn from `d` (in ms) are ticks of `dt`, rounded by ticks_of_ms, at least 1 and at
 // most this cap: value_draw::upper() in ticks, at most 65535.

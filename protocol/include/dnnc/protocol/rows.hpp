@@ -287,23 +287,53 @@ private:
     // A fixed-total-number row: its sources' positions in the group, ascending.
     static void total_number_row(const compiled& r, neuron_index target, std::vector<std::uint64_t>& positions);
 
-    // Drawn weights and delays along one row of one projection.
+    // Drawn weights and delays along one row of one projection: each the next value of the
+    // row's own stream, drawn several at a time (value_draw::draw_rounded). A row's stream
+    // serves only its row, so values drawn past its end change nothing; the batches grow
+    // 1, 1, 2, 4, ... up to 16, so a row never draws more than twice its synapses.
     class row_values {
     public:
         row_values(const compiled& r, neuron_index target)
-            : r_(r), weights_(stream_seed(r.seed ^ weight_salt, position_in(r.to_x, target))),
-              delays_(stream_seed(r.seed ^ delay_salt, position_in(r.to_x, target))) {}
-        float weight() { return r_.weight_draw ? static_cast<float>((*r_.weight_draw)(weights_)) : r_.weight; }
+            : r_(r), weights_(r_.weight_draw, stream_seed(r.seed ^ weight_salt, position_in(r.to_x, target))),
+              delays_(r_.delay_draw, stream_seed(r.seed ^ delay_salt, position_in(r.to_x, target))) {}
+        float weight() {
+            if (!r_.weight_draw) return r_.weight;
+            return weights_.next([](double x) { return static_cast<float>(x); });
+        }
         std::uint16_t delay() {
             if (!r_.delay_draw) return r_.delay;
-            const auto ticks = ticks_of_ms((*r_.delay_draw)(delays_), r_.dt);
-            return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks, 1, r_.delay_cap));
+            return delays_.next([this](double ms) {
+                return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, r_.dt), 1, r_.delay_cap));
+            });
         }
 
     private:
         static constexpr std::uint64_t weight_salt = 0x5745494748545321ULL, delay_salt = 0x44454C4159532121ULL;
+        template <class T>
+        class drawn_ahead {
+        public:
+            drawn_ahead(const std::optional<value_draw>& draw, std::uint64_t seed) : draw_(draw), stream_(seed) {}
+            template <class Round>
+            T next(Round&& round) {
+                if (next_ == size_) {
+                    size_ = std::min(most, std::max<std::size_t>(1, drawn_));
+                    draw_->draw_rounded(stream_, values_, size_, round);
+                    drawn_ += size_;
+                    next_ = 0;
+                }
+                return values_[next_++];
+            }
+
+        private:
+            static constexpr std::size_t most = 16;
+            const std::optional<value_draw>& draw_;
+            splitmix64 stream_;
+            T values_[most];
+            std::size_t next_ = 0, size_ = 0, drawn_ = 0;
+        };
         const compiled& r_;
-        splitmix64 weights_, delays_;
+        drawn_ahead<float> weights_;
+        drawn_ahead<std::uint16_t> delays_;
     };
 
     template <class F>
