@@ -316,7 +316,7 @@ std::map<std::string, std::string> updated_shares(const plan::network_plan& plan
                                                   const std::vector<plan::link_time>& times, const std::vector<double>& windows,
                                                   std::uint64_t epoch, const protocol::network& net) {
     const plan::network_plan updated{{plan.doc.file, net, plan.doc.clu, plan.doc.run, {}}, plan.net, plan.node_of_neuron,
-                                     plan.quality, plan.neurons_per_node};
+                                     plan.quality, plan.neurons_per_node, plan.placement_note};
     std::vector<double> latency(topo.link_count(), 0.0);
     for (const auto& t : times) latency[t.link] = t.latency_ms;
     const auto root = plan::build_configs(updated, topo, latency, windows, epoch);
@@ -593,7 +593,7 @@ void lead::take_over(const replica& r) {
                                  ? protocol::decode_binary_snapshot(r.document, "replicated document", file_access())
                                  : protocol::parse_document(r.document, "replicated document", file_access());
     const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
-    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}, r.intent},
+    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}, r.intent, {}},
                                               from_checkpoint ? r.checkpoint_file : std::string());
     resume(*current_run(), r.intent);
     const auto was = r.intent.value("state", std::string());

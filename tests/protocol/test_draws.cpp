@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace dnnc;
@@ -198,5 +199,29 @@ TEST_CASE("rounded draws in batches are the values and stream of draws one by on
         lognormal.sigma = 1.0;
         lognormal.max = 3.0;
         check_rounded_draws<float>(lognormal, 8, 10000, as_float);
+    }
+}
+
+TEST_CASE("a delay in ticks is floor(ms / dt (1 + 1e-12) + 0.5), saturated, at every magnitude and sign") {
+    auto by_floor = [](double ms, double dt) -> std::int64_t {
+        const double ticks = std::floor(ms / dt * (1 + 1e-12) + 0.5);
+        if (std::isnan(ticks)) return 0;
+        if (ticks >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
+        if (ticks <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
+        return static_cast<std::int64_t>(ticks);
+    };
+    CHECK(ticks_of_ms(0.15, 0.1) == 2);  // a decimal half rounds up
+    CHECK(ticks_of_ms(0.05, 0.1) == 1);
+    CHECK(ticks_of_ms(-0.14, 0.1) == -1);
+    CHECK(ticks_of_ms(std::nan(""), 0.1) == 0);
+    CHECK(ticks_of_ms(1e300, 0.1) == std::numeric_limits<std::int64_t>::max());
+    CHECK(ticks_of_ms(-1e300, 0.1) == std::numeric_limits<std::int64_t>::min());
+    splitmix64 rng(11);
+    for (int i = 0; i < 1000000; ++i) {
+        // Magnitudes from 1e-3 to 1e21 ms, both signs, and multiples of half a tick.
+        const double ms = (rng.uniform() < 0.5 ? -1 : 1) *
+                          (i % 2 ? std::pow(10.0, -3 + 24 * rng.uniform()) : 0.05 * static_cast<double>(rng.below(1000000)));
+        const double dt = i % 3 ? 0.1 : 0.025;
+        if (ticks_of_ms(ms, dt) != by_floor(ms, dt)) FAIL("ms " << ms << " dt " << dt);
     }
 }
