@@ -170,7 +170,7 @@ namespace detail {
 // u2 near 1). So the radius sqrt(-2 ln v) (at most 8.6) agrees to about 1e-15 relative, the
 // cos to about 2e-15, and the normals to about 3e-14 < 2^-44 (tests/protocol/test_draws.cpp
 // measures it). value_draw::draw_rounded allows 2^-40.
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* u1, double* u2) {
     splitmix64 rng(state);
     for (std::size_t i = 0; i < count; ++i) {
