@@ -151,16 +151,20 @@ void check_rounded_draws(const distribution& d, std::uint64_t seed, std::size_t 
     CHECK(std::memcmp(expected.data(), got.data(), n * sizeof(T)) == 0);
     CHECK(one.state() == many.state());
 }
+distribution normal(double mean, double std, double min) {
+    distribution d;
+    d.kind = distribution_kind::normal;
+    d.mean = mean;
+    d.std = std;
+    d.min = min;
+    return d;
+}
 }  // namespace
 
 TEST_CASE("rounded draws in batches are the values and stream of draws one by one") {
     auto as_float = [](double x) { return static_cast<float>(x); };
     auto as_ticks = [](double ms) { return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, 0.1), 1, 90)); };
-    distribution weight;
-    weight.kind = distribution_kind::normal;
-    weight.mean = 87.808494;
-    weight.std = 8.780849;
-    weight.min = 0.0;
+    distribution weight = normal(87.808494, 8.780849, 0.0);
     check_rounded_draws<float>(weight, 1, 1000000, as_float);
     SECTION("bounds that redraw a third of the values, and both ends") {
         weight.min = 87.808494 - 0.5 * 8.780849;
@@ -182,11 +186,7 @@ TEST_CASE("rounded draws in batches are the values and stream of draws one by on
         check_rounded_draws<float>(weight, 5, 1000, as_float);
     }
     SECTION("delays in ticks, many on a step of the rounding") {
-        distribution delay;
-        delay.kind = distribution_kind::normal;
-        delay.mean = 1.5;
-        delay.std = 0.75;
-        delay.min = 0.05;
+        distribution delay = normal(1.5, 0.75, 0.05);
         check_rounded_draws<std::uint16_t>(delay, 6, 1000000, as_ticks);
         delay.std = 1e-13;  // every value within the fast bound of the step at 1.45 ms
         delay.mean = 1.45;
