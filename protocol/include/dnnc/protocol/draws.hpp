@@ -36,8 +36,9 @@ inline constexpr int max_redraws = 1000;
 namespace detail {
 // The standard normals of the next `count` Box–Muller draws of a splitmix64 at `state` (two
 // uniforms each, u1 then u2, none redrawn), by polynomial log and cos: each within 2^-44 of
-// splitmix64::normal_of(u1, u2), which is also given the uniforms. draws.cpp says why.
-void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* u1, double* u2);
+// splitmix64::normal_of(u1, u2). `uniforms` (2 count) is given u1 and u2 of each, in
+// order. draws.cpp says why.
+void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* uniforms);
 }  // namespace detail
 
 // A checked distribution, ready to draw values from.
@@ -74,11 +75,11 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
     }
     auto same = [](const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };  // -0.0f is not 0.0f
     constexpr std::size_t batch = 16;
-    double normal[batch], u1[batch], u2[batch];
+    double normal[batch], uniforms[2 * batch];
     std::size_t done = 0;
     while (done < n) {
         const std::size_t count = std::min(batch, n - done);
-        detail::fast_normals(rng.state(), count, normal, u1, u2);
+        detail::fast_normals(rng.state(), count, normal, uniforms);
         std::size_t i = 0;
         for (; i < count; ++i) {
             // The exact value lies within e of x (fast_normals' bound times the std, and a few
@@ -93,7 +94,7 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
                     continue;
                 }
             }
-            const double exact = a_ + b_ * splitmix64::normal_of(u1[i], u2[i]);
+            const double exact = a_ + b_ * splitmix64::normal_of(uniforms[2 * i], uniforms[2 * i + 1]);
             if (exact >= low_ && exact <= high_) {
                 out[done + i] = round(exact);
                 continue;
