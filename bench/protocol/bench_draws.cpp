@@ -4,7 +4,7 @@
 // microcircuit's distributions: excitatory weights as floats, delays as ticks of 0.1 ms.
 // Prints ns a draw for both, the ratio, and whether every value and the stream's end agree
 // (exit 1 if not).
-//   bench_draws [--draws N]   (default 20,000,000 of each)
+//   bench_draws [--draws N]   (default 20,000,000 of each; anything else exits 2)
 #include "dnnc/protocol/draws.hpp"
 
 #include <algorithm>
@@ -47,8 +47,10 @@ int main(int argc, char** argv) {
     std::size_t draws = 20000000;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--draws" && i + 1 < argc) {
-            draws = std::strtoull(argv[++i], nullptr, 10);
+        char* end = nullptr;
+        if (arg == "--draws" && i + 1 < argc && (draws = std::strtoull(argv[i + 1], &end, 10)) > 0 && *end == '\0' &&
+            argv[i + 1][0] != '-') {
+            ++i;
         } else {
             std::fprintf(stderr, "usage: bench_draws [--draws N]\n");
             return 2;
