@@ -172,7 +172,7 @@ namespace detail {
 // measures it). value_draw::draw_rounded allows 2^-40.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* uniforms) {
-    for (std::size_t j = 0; j < 2 * count; ++j) uniforms[j] = splitmix64(state + j * splitmix64::step).uniform();
+    for (std::size_t j = 0; j < 2 * count; ++j) uniforms[j] = splitmix64::at(state, j).uniform();
     for (std::size_t i = 0; i < count; ++i)
         normal[i] = std::sqrt(-2.0 * fast_log(1.0 - uniforms[2 * i])) * fast_cos_2pi(uniforms[2 * i + 1]);
 }
