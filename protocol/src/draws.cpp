@@ -241,14 +241,11 @@ double value_draw::operator()(splitmix64& rng) const {
     case distribution_kind::constant: return a_;
     case distribution_kind::uniform: return a_ + (b_ - a_) * rng.uniform();
     case distribution_kind::normal:
-    case distribution_kind::lognormal: return redrawn(rng, 0, 0);
+    case distribution_kind::lognormal: break;
     }
-    return a_;
-}
-
-double value_draw::redrawn(splitmix64& rng, int attempt, double x) const {
     // Redrawn until it lies in [min, max] (NEST's redraw), then clipped.
-    for (; attempt < max_redraws; ++attempt) {
+    double x = 0;
+    for (int attempt = 0; attempt < max_redraws; ++attempt) {
         x = a_ + b_ * rng.normal();
         if (kind_ == distribution_kind::lognormal) x = std::exp(x);
         if (x >= low_ && x <= high_) return x;

@@ -176,6 +176,23 @@ TEST_CASE("rounded draws in batches are the values and stream of draws one by on
         weight.max = 87.808494 + 2 * 8.780849;
         check_rounded_draws<float>(weight, 2, 300000, as_float);
     }
+    SECTION("a bound between a draw's fast and exact values: the exact one tells whether it is redrawn") {
+        // Streams whose first normal differs in the two ways; the bound at the larger of the
+        // two values (min) or the smaller (max), so that exactly one of them is redrawn.
+        int found = 0;
+        for (std::uint64_t seed = 1; found < 20; ++seed) {
+            double fast[1], uniforms[2];
+            detail::fast_normals(seed, 1, fast, uniforms);
+            const double exact = splitmix64::normal_of(uniforms[0], uniforms[1]);
+            if (fast[0] == exact) continue;
+            ++found;
+            distribution bounded = normal(0.0, 1.0, std::max(fast[0], exact));
+            check_rounded_draws<double>(bounded, seed, 3, [](double x) { return x; });
+            bounded.min.reset();
+            bounded.max = std::min(fast[0], exact);
+            check_rounded_draws<double>(bounded, seed, 3, [](double x) { return x; });
+        }
+    }
     SECTION("bounds no value can meet: every draw clipped after its redraws") {
         weight.min = 1e6;
         check_rounded_draws<float>(weight, 3, 200, as_float);

@@ -58,10 +58,6 @@ public:
     double upper() const;
 
 private:
-    // Draws on from attempt `attempt` (x: the last value drawn) until a value lies in
-    // [low_, high_], at most max_redraws attempts in all; then clips.
-    double redrawn(splitmix64& rng, int attempt, double x) const;
-
     distribution_kind kind_;
     double a_ = 0, b_ = 0;  // value; mean, std; min, max; or mu, sigma
     double low_, high_;     // the bounds a normal or lognormal value is redrawn into
@@ -74,39 +70,45 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
         return;
     }
     auto same = [](const T& x, const T& y) { return std::memcmp(&x, &y, sizeof(T)) == 0; };  // -0.0f is not 0.0f
+    // A value is the first of the stream's normals from where it starts that lies in the
+    // bounds (a redraw takes the next normal, as operator() does), so one batch of normals
+    // serves values and redraws alike. A batch holds no more normals than values are still
+    // to come, so the stream is never drawn past the last value's normal.
     constexpr std::size_t batch = 16;
     double normal[batch], uniforms[2 * batch];
     std::size_t done = 0;
+    int attempt = 0;  // the normals out[done] has rejected
     while (done < n) {
         const std::size_t count = std::min(batch, n - done);
         detail::fast_normals(rng.state(), count, normal, uniforms);
-        std::size_t i = 0;
-        for (; i < count; ++i) {
+        for (std::size_t i = 0; i < count; ++i) {
             // The exact value lies within e of x (fast_normals' bound times the std, and a few
             // roundings of x): where the whole interval is in bounds and rounds to one value,
-            // that value is the exact one's.
+            // that value is the exact one's; where it is wholly out of bounds, so is the exact.
             const double x = a_ + b_ * normal[i];
             const double e = std::abs(b_) * 0x1p-40 + std::abs(x) * 0x1p-50 + 0x1p-1000;
-            if (x - e >= low_ && x + e <= high_) {
+            const bool inside = x - e >= low_ && x + e <= high_;
+            if (inside) {
                 const T r = round(x + e);
                 if (same(round(x - e), r)) {
-                    out[done + i] = r;
+                    out[done++] = r;
+                    attempt = 0;
                     continue;
                 }
             }
-            const double exact = a_ + b_ * splitmix64::normal_of(uniforms[2 * i], uniforms[2 * i + 1]);
+            const bool outside = x + e < low_ || x - e > high_;
+            const double exact = inside || !outside || attempt + 1 == max_redraws
+                                     ? a_ + b_ * splitmix64::normal_of(uniforms[2 * i], uniforms[2 * i + 1])
+                                     : x;
             if (exact >= low_ && exact <= high_) {
-                out[done + i] = round(exact);
-                continue;
+                out[done++] = round(exact);
+                attempt = 0;
+            } else if (++attempt == max_redraws) {
+                out[done++] = round(std::clamp(exact, low_, high_));  // as operator() clips its last draw
+                attempt = 0;
             }
-            // Out of bounds: redrawn from the uniforms after this draw's, and the batch after
-            // it drawn again from where the redraws end.
-            rng.skip(2 * (i + 1));
-            out[done + i] = round(redrawn(rng, 1, exact));
-            break;
         }
-        if (i == count) rng.skip(2 * count);
-        done += std::min(i + 1, count);
+        rng.skip(2 * count);
     }
 }
 
