@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
-#include <tuple>
 
 namespace dnnc::sim {
 
@@ -21,23 +20,33 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     const auto& rank = slots.rank();
     target_info_.assign(local, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        // (delay, source rank, class), compared without branches.
+        struct key {
+            std::uint64_t delay_rank = 0;
+            std::uint32_t cls = 0;
+            bool operator<(const key& o) const { return (delay_rank < o.delay_rank) | ((delay_rank == o.delay_rank) & (cls < o.cls)); }
+        };
         for (auto k = r.begin(); k < r.end(); ++k) {
             const bool split = neurons.is_spiking(k);
-            bool in_order[3] = {true, true, true};
-            std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> latest[3] = {};
+            const unsigned fed = split ? 1u << feeds_excitatory | 1u << feeds_inhibitory : 1u << feeds_u;
+            unsigned in_order = 7;  // bit `sum`: whether that sum is in order so far
+            key latest[3] = {};
             auto s = store.row_begin(k);
-            for (auto run = store.run_begin(k); run < store.run_begin(k + 1); ++run) {
+            // A row is read until no sum it feeds can still be in order: with drawn delays,
+            // a few synapses.
+            for (auto run = store.run_begin(k); run < store.run_begin(k + 1) && (in_order & fed) != 0; ++run) {
                 const auto cls = store.run(run).cls;
                 const auto& c = store.classes()[cls];
-                for (; s < store.row_begin(k) + store.run(run).end; ++s) {
+                const auto end = store.row_begin(k) + store.run(run).end;
+                for (; s < end && (in_order & fed) != 0; ++s) {
                     const float weight = store.weight(c, s);
                     const int sum = !split ? feeds_u : synapse_store::excitatory(weight) ? feeds_excitatory : feeds_inhibitory;
-                    const std::tuple<std::uint16_t, std::uint32_t, std::uint32_t> key{store.delay(c, s), rank[store.source(s)], cls};
-                    if (key < latest[sum]) in_order[sum] = false;
-                    latest[sum] = key;
+                    const key at{std::uint64_t{store.delay(c, s)} << 32 | rank[store.source(s)], cls};
+                    in_order &= ~(unsigned{at < latest[sum]} << sum);
+                    latest[sum] = at;
                 }
             }
-            target_info_[k] = static_cast<std::uint8_t>(in_order[0] | in_order[1] << 1 | in_order[2] << 2 | (split ? spiking_bit : 0));
+            target_info_[k] = static_cast<std::uint8_t>(in_order | (split ? spiking_bit : 0));
         }
     });
     // Compact entries when a row's positions fit beside the widest target.
