@@ -21,9 +21,8 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_reduce.h>
+#include <tbb/enumerable_thread_specific.h>
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -293,8 +292,11 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     std::size_t failed_row = n;
     global_index failed_source = 0;
     std::atomic<std::uint32_t> remote{65536};
+    // The delays the synapses use, a flag each, per thread (so the stores need no order).
+    tbb::enumerable_thread_specific<std::vector<std::uint8_t>> delays_seen([] { return std::vector<std::uint8_t>(65536, 0); });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
         std::uint32_t remote_here = 65536;
+        std::uint8_t* const delay_seen = delays_seen.local().data();
         for (auto k = r.begin(); k < r.end(); ++k) {
             const auto first = in_begin_[k], last = in_begin_[k + 1];
             auto s = first;
@@ -315,6 +317,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                 if (varying) {
                     weight_[s] = weight;
                     delay_[s] = delay;
+                    delay_seen[delay] = 1;
                     if (!by_model) cls = 0;
                 }
                 if (cls != current) {
@@ -335,27 +338,15 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                              std::to_string(neurons[failed_row].index) + (node.empty() ? "" : " on node '" + node + "'") +
                              " but is neither on this node nor sent by a peer: the config is inconsistent");
     remote_delay_ = remote.load();
-    // The delays used: a bit each, gathered in parallel over the synapses' own delays.
-    using delay_bits = std::array<std::uint64_t, 65536 / 64>;
-    auto add = [](delay_bits& bits, std::uint16_t d) { bits[d / 64] |= std::uint64_t{1} << d % 64; };
-    delay_bits used{};
-    if (varying) {
-        used = tbb::parallel_reduce(
-            tbb::blocked_range<std::uint64_t>(0, total, std::uint64_t{1} << 20), delay_bits{},
-            [&](const tbb::blocked_range<std::uint64_t>& r, delay_bits bits) {
-                for (auto s = r.begin(); s < r.end(); ++s) add(bits, delay_[s]);
-                return bits;
-            },
-            [](delay_bits a, const delay_bits& b) {
-                for (std::size_t i = 0; i < a.size(); ++i) a[i] |= b[i];
-                return a;
-            });
-    } else {
-        for (const auto& r : runs_) add(used, classes_[r.cls].delay);
-    }
+    std::vector<bool> used(65536, false);
+    if (varying)
+        for (const auto& seen : delays_seen)
+            for (std::size_t d = 0; d < seen.size(); ++d) used[d] = used[d] || seen[d] != 0;
+    else
+        for (const auto& r : runs_) used[classes_[r.cls].delay] = true;
     delays_.clear();
-    for (std::size_t d = 0; d < 65536; ++d)
-        if (used[d / 64] >> d % 64 & 1) delays_.push_back(static_cast<std::uint16_t>(d));
+    for (std::size_t d = 0; d < used.size(); ++d)
+        if (used[d]) delays_.push_back(static_cast<std::uint16_t>(d));
     if (!delays_.empty() && delays_.front() < 1) throw usage_error("engine spec: delay must be at least 1");
 }
 
