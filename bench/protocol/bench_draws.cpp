@@ -33,7 +33,7 @@ timed measure(const distribution& d, std::size_t draws, Round round) {
     const auto t0 = std::chrono::steady_clock::now();
     for (auto& x : one) x = round(draw(a));
     const auto t1 = std::chrono::steady_clock::now();
-    constexpr std::size_t batch = 16;  // as synapse_rows draws along a row
+    constexpr std::size_t batch = 64;  // as synapse_rows draws along a row
     for (std::size_t i = 0; i < draws; i += batch) draw.draw_rounded(b, batched.data() + i, std::min(batch, draws - i), round);
     const auto t2 = std::chrono::steady_clock::now();
     const double n = static_cast<double>(draws);

@@ -74,7 +74,7 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
     // bounds (a redraw takes the next normal, as operator() does), so one batch of normals
     // serves values and redraws alike. A batch holds no more normals than values are still
     // to come, so the stream is never drawn past the last value's normal.
-    constexpr std::size_t batch = 16;
+    constexpr std::size_t batch = 64;
     double normal[batch], uniforms[2 * batch];
     std::size_t done = 0;
     int attempt = 0;  // the normals out[done] has rejected

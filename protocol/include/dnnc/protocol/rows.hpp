@@ -290,7 +290,7 @@ private:
     // Drawn weights and delays along one row of one projection: each the next value of the
     // row's own stream, drawn several at a time (value_draw::draw_rounded). A row's stream
     // serves only its row, so values drawn past its end change nothing; the batches grow
-    // 1, 1, 2, 4, ... up to 16, so a row never draws more than twice its synapses.
+    // 1, 1, 2, 4, ... up to 64, so a row never draws more than twice its synapses.
     class row_values {
     public:
         row_values(const compiled& r, neuron_index target)
@@ -325,7 +325,7 @@ private:
             }
 
         private:
-            static constexpr std::size_t most = 16;
+            static constexpr std::size_t most = 64;
             const std::optional<value_draw>& draw_;
             splitmix64 stream_;
             T values_[most];
