@@ -322,6 +322,34 @@ TEST_CASE("a seed draws the network it always drew: the scaled microcircuit's ro
     CHECK(hash == 0x414135f979b2234bULL);
 }
 
+TEST_CASE("drawn positions are the stream's draws, sorted, less the skipped position") {
+    // Pools from below the draws to far above them (short rows go to std::sort, longer ones to
+    // the radix sort), with and without multapses, with and without a skipped position.
+    for (const std::uint64_t size : {1, 2, 63, 64, 65, 1000, 20000, 1000000})
+        for (const std::uint64_t k : {1, 3, 50, 700})
+            for (const bool multapses : {true, false})
+                for (const std::uint64_t skipped : {std::uint64_t{0}, size / 2, size}) {
+                    const std::uint64_t pool = size - (skipped < size ? 1 : 0);
+                    std::vector<std::uint64_t> expected;
+                    splitmix64 rng(size * 1000 + k);
+                    if (multapses) {
+                        for (std::uint64_t i = 0; pool > 0 && i < k; ++i) expected.push_back(rng.below(pool));
+                    } else {
+                        for (std::uint64_t j = pool - std::min(k, pool); j < pool; ++j) {
+                            const std::uint64_t t = rng.below(j + 1);
+                            expected.push_back(std::find(expected.begin(), expected.end(), t) != expected.end() ? j : t);
+                        }
+                    }
+                    std::sort(expected.begin(), expected.end());
+                    for (auto& x : expected)
+                        if (x >= skipped) ++x;
+                    std::vector<std::uint64_t> got;
+                    synapse_rows::draw_positions(size * 1000 + k, size, skipped, k, multapses, got);
+                    INFO("size " << size << ", k " << k << ", multapses " << multapses << ", skipped " << skipped);
+                    CHECK(got == expected);
+                }
+}
+
 TEST_CASE("synapse rows refuse a reference to no neuron with its location") {
     network net = parse_network(R"(<population id="p" size="3"/>
         <projection from="p" to="p" kind="all"/>)");

@@ -120,6 +120,11 @@ public:
     // Where the element stands in its document.
     const source_location& where(std::size_t element) const { return *elements_[element].where; }
 
+    // `k` positions in [0, size) less `skipped` (size: none skipped), ascending, from the
+    // stream seeded `seed`: independent draws with multapses, distinct ones (Floyd) without.
+    static void draw_positions(std::uint64_t seed, std::uint64_t size, std::uint64_t skipped, std::uint64_t k,
+                               bool multapses, std::vector<std::uint64_t>& positions);
+
 private:
     enum class rule : std::uint8_t { synapse, all, one_to_one, random, fixed_indegree, fixed_outdegree, fixed_total_number, dense, list };
     static constexpr std::uint32_t none = ~std::uint32_t{0};
@@ -249,10 +254,6 @@ private:
         bool started_ = false;
     };
 
-    // `k` positions in [0, size) less `skipped` (size: none skipped), ascending, from the
-    // stream seeded `seed`: independent draws with multapses, distinct ones (Floyd) without.
-    static void draw_positions(std::uint64_t seed, std::uint64_t size, std::uint64_t skipped, std::uint64_t k,
-                               bool multapses, std::vector<std::uint64_t>& positions);
     // A fixed in-degree or fixed-total-number row: the positions of its sources in the
     // source group, ascending, drawn from the row's own stream (see rows.cpp).
     static void drawn_row(const compiled& r, neuron_index target, std::uint64_t k, std::vector<std::uint64_t>& positions);
