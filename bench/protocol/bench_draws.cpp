@@ -67,9 +67,7 @@ int main(int argc, char** argv) {
     delay.std = 0.75;
     delay.min = 0.05;
     const auto w = measure<float>(weight, draws, [](double x) { return static_cast<float>(x); });
-    const auto d = measure<std::uint16_t>(delay, draws, [](double ms) {
-        return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, 0.1), 1, 90));
-    });
+    const auto d = measure<std::uint16_t>(delay, draws, tick_rounding{0.1, 90});
     std::printf("| draws | one by one, ns a draw | batched, ns a draw | one by one / batched | the same values |\n|---|---|---|---|---|\n");
     std::printf("| weight, normal(87.8, 8.78), min 0, as float | %.1f | %.1f | %.2f | %s |\n", w.ns_one_by_one, w.ns_batched,
                 w.ns_one_by_one / w.ns_batched, w.same ? "yes" : "NO");

@@ -207,11 +207,13 @@ TEST_CASE("rounded draws in batches are the values and stream of draws one by on
         weight.std = 0.0;
         check_rounded_draws<float>(weight, 5, 1000, as_float);
     }
-    SECTION("delays in ticks, many on a step of the rounding") {
+    SECTION("delays in ticks, many on a step of the rounding: by tick_rounding's ends, and one by one") {
         distribution delay = normal(1.5, 0.75, 0.05);
-        check_rounded_draws<std::uint16_t>(delay, 6, 1000000, as_ticks);
+        check_rounded_draws<std::uint16_t>(delay, 6, 1000000, tick_rounding{0.1, 90});
+        check_rounded_draws<std::uint16_t>(delay, 6, 100000, as_ticks);
         delay.std = 1e-13;  // every value within the fast bound of the step at 1.45 ms
         delay.mean = 1.45;
+        check_rounded_draws<std::uint16_t>(delay, 7, 10000, tick_rounding{0.1, 90});
         check_rounded_draws<std::uint16_t>(delay, 7, 10000, as_ticks);
     }
     SECTION("other kinds draw one by one") {
@@ -222,6 +224,36 @@ TEST_CASE("rounded draws in batches are the values and stream of draws one by on
         lognormal.max = 3.0;
         check_rounded_draws<float>(lognormal, 8, 10000, as_float);
     }
+}
+
+TEST_CASE("tick_rounding rounds a batch of ends as it rounds each value") {
+    // Magnitudes from 1e-3 to 1e21 ms, both signs, multiples of half a tick (the steps), the
+    // cap's neighbours, infinities and NaN; in batches of every length up to 70.
+    splitmix64 rng(12);
+    std::vector<double> ms;
+    for (int i = 0; i < 200000; ++i)
+        ms.push_back((rng.uniform() < 0.5 ? -1 : 1) *
+                     (i % 2 ? std::pow(10.0, -3 + 24 * rng.uniform()) : 0.05 * static_cast<double>(rng.below(20000))));
+    for (const double x : {0.0, -0.0, 0.05, 0.15, 8.95, 9.0, 9.05, 6553.45, 6553.55, 1e300, -1e300})
+        ms.push_back(x);
+    ms.push_back(std::numeric_limits<double>::infinity());
+    ms.push_back(-std::numeric_limits<double>::infinity());
+    ms.push_back(std::nan(""));
+    for (const double dt : {0.1, 0.025})
+        for (const std::uint16_t cap : {std::uint16_t{1}, std::uint16_t{90}, std::uint16_t{65535}}) {
+            const tick_rounding round{dt, cap};
+            std::size_t wrong = 0;
+            std::uint16_t below[70], above[70];
+            for (std::size_t at = 0, n = 1; at < ms.size(); at += n, n = n % 70 + 1) {
+                const std::size_t count = std::min(n, ms.size() - at);
+                std::vector<double> high(ms.begin() + static_cast<std::ptrdiff_t>(at), ms.begin() + static_cast<std::ptrdiff_t>(at + count));
+                for (auto& x : high) x = -x;  // the high ends: the values negated, to see both signs in each slot
+                round.ends(ms.data() + at, high.data(), count, below, above);
+                for (std::size_t i = 0; i < count; ++i) wrong += below[i] != round(ms[at + i]) || above[i] != round(high[i]);
+            }
+            INFO("dt " << dt << ", cap " << cap);
+            CHECK(wrong == 0);
+        }
 }
 
 TEST_CASE("a delay in ticks is floor(ms / dt (1 + 1e-12) + 0.5), saturated, at every magnitude and sign") {

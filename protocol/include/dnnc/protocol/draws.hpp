@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace dnnc::protocol {
 
@@ -39,7 +40,28 @@ namespace detail {
 // splitmix64::normal_of(u1, u2). `uniforms` (2 count) is given u1 and u2 of each, in
 // order. draws.cpp says why.
 void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* uniforms);
+// below[i] and above[i] for i < n: low[i] and high[i] (ms) in ticks of dt by ticks_of_ms,
+// clamped to [1, cap], as vector code.
+void ticks_of_ends(const double* low, const double* high, std::size_t n, double dt, std::uint16_t cap, std::uint16_t* below,
+                   std::uint16_t* above);
 }  // namespace detail
+
+// A delay in ms as ticks of dt, at least 1 and at most `cap`: one value, and the ends of a
+// batch of intervals at a time (value_draw::draw_rounded uses those when a rounding has them).
+struct tick_rounding {
+    double dt;
+    std::uint16_t cap;
+    std::uint16_t operator()(double ms) const { return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, dt), 1, cap)); }
+    void ends(const double* low, const double* high, std::size_t n, std::uint16_t* below, std::uint16_t* above) const {
+        detail::ticks_of_ends(low, high, n, dt, cap, below, above);
+    }
+};
+
+// Whether a rounding rounds a batch of intervals' ends at once (tick_rounding).
+template <class R, class = void>
+struct rounds_ends : std::false_type {};
+template <class R>
+struct rounds_ends<R, std::void_t<decltype(&R::ends)>> : std::true_type {};
 
 // A checked distribution, ready to draw values from.
 class value_draw {
@@ -51,6 +73,8 @@ public:
     // faster way to the same values: each is computed from polynomials to within a bound, and
     // only where that interval holds a bound of the distribution or a step of `round` (a few
     // in a million for a float weight) is the value computed as operator() computes it.
+    // `round` takes any double, and may round a batch of intervals' ends at once
+    // (tick_rounding::ends).
     template <class T, class Round>
     void draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& round) const;
     // The largest value a draw can take, or for an unbounded normal (lognormal) distribution
@@ -81,25 +105,36 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
     while (done < n) {
         const std::size_t count = std::min(batch, n - done);
         detail::fast_normals(rng.state(), count, normal, uniforms);
+        // The exact value lies within e of x (fast_normals' bound times the std, and a few
+        // roundings of x): where the whole interval [low, high] is in bounds and rounds to one
+        // value, that value is the exact one's; where it is wholly out of bounds, so is the exact.
+        double low[batch], high[batch];
         for (std::size_t i = 0; i < count; ++i) {
-            // The exact value lies within e of x (fast_normals' bound times the std, and a few
-            // roundings of x): where the whole interval is in bounds and rounds to one value,
-            // that value is the exact one's; where it is wholly out of bounds, so is the exact.
             const double x = a_ + b_ * normal[i];
             const double e = std::abs(b_) * 0x1p-40 + std::abs(x) * 0x1p-50 + 0x1p-1000;
-            const bool inside = x - e >= low_ && x + e <= high_;
-            if (inside) {
-                const T r = round(x + e);
-                if (same(round(x - e), r)) {
-                    out[done++] = r;
-                    attempt = 0;
-                    continue;
-                }
+            low[i] = x - e;
+            high[i] = x + e;
+        }
+        T below[batch], above[batch];
+        if constexpr (rounds_ends<std::decay_t<Round>>::value) {
+            round.ends(low, high, count, below, above);
+        } else {
+            for (std::size_t i = 0; i < count; ++i) {
+                below[i] = round(low[i]);
+                above[i] = round(high[i]);
             }
-            const bool outside = x + e < low_ || x - e > high_;
+        }
+        for (std::size_t i = 0; i < count; ++i) {
+            const bool inside = low[i] >= low_ && high[i] <= high_;
+            if (inside && same(below[i], above[i])) {
+                out[done++] = above[i];
+                attempt = 0;
+                continue;
+            }
+            const bool outside = high[i] < low_ || low[i] > high_;
             const double exact = inside || !outside || attempt + 1 == max_redraws
                                      ? a_ + b_ * splitmix64::normal_of(uniforms[2 * i], uniforms[2 * i + 1])
-                                     : x;
+                                     : low[i];
             if (exact >= low_ && exact <= high_) {
                 out[done++] = round(exact);
                 attempt = 0;

@@ -303,9 +303,7 @@ private:
         }
         std::uint16_t delay() {
             if (!r_.delay_draw) return r_.delay;
-            return delays_.next([this](double ms) {
-                return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, r_.dt), 1, r_.delay_cap));
-            });
+            return delays_.next(tick_rounding{r_.dt, r_.delay_cap});
         }
 
     private:
