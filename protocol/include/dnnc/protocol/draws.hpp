@@ -132,9 +132,11 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
                 continue;
             }
             const bool outside = high[i] < low_ || low[i] > high_;
-            const double exact = inside || !outside || attempt + 1 == max_redraws
-                                     ? a_ + b_ * splitmix64::normal_of(uniforms[2 * i], uniforms[2 * i + 1])
-                                     : low[i];
+            if (outside && attempt + 1 < max_redraws) {  // redrawn; only a last attempt needs its value, to clip
+                ++attempt;
+                continue;
+            }
+            const double exact = a_ + b_ * splitmix64::normal_of(uniforms[2 * i], uniforms[2 * i + 1]);
             if (exact >= low_ && exact <= high_) {
                 out[done++] = round(exact);
                 attempt = 0;
