@@ -20,8 +20,8 @@
 #include "dnnc/protocol/synapse_models.hpp"
 
 #include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
 #include <atomic>
 #include <cstdint>
