@@ -177,26 +177,6 @@ void fast_normals(std::uint64_t state, std::size_t count, double* normal, double
         normal[i] = std::sqrt(-2.0 * fast_log(1.0 - uniforms[2 * i])) * fast_cos_2pi(uniforms[2 * i + 1]);
 }
 
-// ticks_of_ms floors t = ms / dt (1 + 1e-12) + 0.5 (NaN: 0) and the result is clamped to
-// [1, cap]; so t may be clamped to [0, cap] first (NaN to 0), where truncation floors, and
-// the loop becomes vector code. The same operations in the same order as ticks_of_ms, none
-// fused (fp-contract=off: a fused multiply-add rounds once, not twice).
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("fp-contract=off")))
-void ticks_of_ends(const double* low, const double* high, std::size_t n, double dt, std::uint16_t cap, std::uint16_t* below,
-                   std::uint16_t* above) {
-    const double top = cap;
-    auto ticks = [&](double ms) {
-        const double t = ms / dt * (1 + 1e-12) + 0.5;
-        const double clamped = t > 0 ? (t < top ? t : top) : 0;
-        const auto k = static_cast<std::int32_t>(clamped);
-        return static_cast<std::uint16_t>(k < 1 ? 1 : k);
-    };
-    for (std::size_t i = 0; i < n; ++i) {
-        below[i] = ticks(low[i]);
-        above[i] = ticks(high[i]);
-    }
-}
-
 }  // namespace detail
 
 std::uint64_t binomial(splitmix64& rng, std::uint64_t n, double p) {
