@@ -168,7 +168,7 @@ distribution normal(double mean, double std, double min) {
 
 TEST_CASE("rounded draws in batches are the values and stream of draws one by one") {
     auto as_float = [](double x) { return static_cast<float>(x); };
-    auto as_ticks = [](double ms) { return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(ms, 0.1), 1, 90)); };
+    auto as_ticks = [](double ms) { return tick_rounding{0.1, 90}(ms); };  // one value at a time: the generic path
     distribution weight = normal(87.808494, 8.780849, 0.0);
     check_rounded_draws<float>(weight, 1, 1000000, as_float);
     SECTION("bounds that redraw a third of the values, and both ends") {
