@@ -5,7 +5,10 @@
 // Row by row in canonical order, a source slot each (4 bytes). A row is cut into runs of
 // consecutive synapses of one class; a class is a weight and a delay shared by its synapses
 // (a projection's, or an explicit synapse's), or says that its synapses keep their own
-// weight and delay (by synapse index), which are stored only then.
+// weight and delay (by synapse index), which are stored only then. A synapse's own delay
+// shares its slot's word (delay << delay_shift_ | slot) where the node's slots leave room
+// for it (at least delay_bits_at_least bits; 15 beside the full-scale microcircuit's 77,169
+// slots); else it has two bytes of its own.
 //
 // A synapse's receptor: into a rate neuron, its one sum u; into a spiking neuron, the
 // excitatory sum when its weight is >= 0, else the inhibitory one. A class's weight is its
@@ -82,15 +85,27 @@ public:
     // The source neurons of that element, its source group's extents: every neuron any
     // node's synapses of the class may read.
     const std::vector<protocol::member_extent>& sources_of(std::size_t cls) const { return sources_[cls - 1]; }
-    std::uint32_t source(std::uint64_t s) const { return in_slot_[s]; }
+    std::uint32_t source(std::uint64_t s) const { return in_slot_[s] & slot_mask_; }
     float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
     // The weight of synapse s of a class whose weights vary, which a rule may change.
     float& own_weight(std::uint64_t s) { return weight_[s]; }
     float own_weight(std::uint64_t s) const { return weight_[s]; }
-    std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? delay_[s] : c.delay; }
+    std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? own_delay(s) : c.delay; }
     // The delay of synapse s of a class whose delays vary.
-    std::uint16_t own_delay(std::uint64_t s) const { return delay_[s]; }
-    void prefetch_delay(std::uint64_t s) const { __builtin_prefetch(delay_.data() + s); }
+    std::uint16_t own_delay(std::uint64_t s) const {
+        return packed() ? static_cast<std::uint16_t>(in_slot_[s] >> delay_shift_) : delay_[s];
+    }
+    void prefetch_delay(std::uint64_t s) const {
+        if (packed())
+            __builtin_prefetch(in_slot_.data() + s);
+        else
+            __builtin_prefetch(delay_.data() + s);
+    }
+    // Whether own delays share their slots' words (above).
+    bool packed() const { return delay_shift_ < 32; }
+    // Packing needs at least this many bits for the delays: with fewer, a network's delays
+    // would often not fit, and build() would draw its rows twice.
+    static constexpr int delay_bits_at_least = 12;
 
     // Whether `other` holds the same synapses as this store, row by row in canonical order:
     // the same sources and synapse models, so that only weights, delays and the models'
@@ -106,7 +121,7 @@ public:
         auto s = in_begin_[k];
         for (auto r = run_begin_[k]; r < run_begin_[k + 1]; ++r) {
             const auto& c = classes_[runs_[r].cls];
-            for (; s < in_begin_[k] + runs_[r].end; ++s) f(in_slot_[s], weight(c, s), delay(c, s));
+            for (; s < in_begin_[k] + runs_[r].end; ++s) f(source(s), weight(c, s), delay(c, s));
         }
     }
 
@@ -126,7 +141,7 @@ public:
             if (c.varies) {
                 for (; s < stop; ++s) {
                     const float w = weight(c, s);
-                    const float* const y = history.row(t - delay(c, s)) + std::size_t{in_slot_[s]} * lanes;
+                    const float* const y = history.row(t - delay(c, s)) + std::size_t{source(s)} * lanes;
                     float* const into = !split ? u : excitatory(w) ? e : h;
                     for (std::size_t lane = 0; lane < lanes; ++lane) into[lane] += w * y[lane];
                 }
@@ -137,11 +152,11 @@ public:
             float* const into = !split ? u : excitatory(w) ? e : h;
             if constexpr (one_lane) {
                 float sum = *into;  // kept in a register along the run
-                for (; s < stop; ++s) sum += w * y[in_slot_[s]];
+                for (; s < stop; ++s) sum += w * y[source(s)];
                 *into = sum;
             } else {
                 for (; s < stop; ++s) {
-                    const float* const values = y + std::size_t{in_slot_[s]} * lanes;
+                    const float* const values = y + std::size_t{source(s)} * lanes;
                     for (std::size_t lane = 0; lane < lanes; ++lane) into[lane] += w * values[lane];
                 }
             }
@@ -168,9 +183,9 @@ public:
                 while (s >= in_begin_[k] + before.runs_[old_run].end) ++old_run;
                 const float w = weight(c, s);
                 const tick_t sent = t - before.delay(before.classes_[before.runs_[old_run].cls], s);
-                if (sent < changed) add(w, sent, in_slot_[s]);
+                if (sent < changed) add(w, sent, source(s));
                 const tick_t now_sent = t - delay(c, s);
-                if (now_sent >= changed) add(w, now_sent, in_slot_[s]);
+                if (now_sent >= changed) add(w, now_sent, source(s));
             }
         }
     }
@@ -178,7 +193,9 @@ public:
 private:
     std::uint64_t planned_ = 0;
     std::vector<std::uint64_t> in_begin_;  // local + 1: neuron k's synapses are [in_begin[k], in_begin[k + 1])
-    uninitialized_vector<std::uint32_t> in_slot_;  // per synapse (build() writes every one)
+    uninitialized_vector<std::uint32_t> in_slot_;  // per synapse (build() writes every one); packed: with its delay
+    int delay_shift_ = 32;                         // packed (< 32): where a word's delay starts
+    std::uint32_t slot_mask_ = ~std::uint32_t{0};  // a word's slot bits
     std::vector<std::uint64_t> run_begin_;  // local + 1, into runs_
     std::vector<synapse_run> runs_;
     std::vector<synapse_class> classes_;
@@ -186,14 +203,16 @@ private:
     std::vector<std::size_t> elements_;
     std::vector<std::vector<protocol::member_extent>> sources_;
     uninitialized_vector<float> weight_;         // per synapse, for a class whose weights vary
-    uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary
+    uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary, unless packed
     std::vector<std::uint16_t> delays_;
     std::uint32_t remote_delay_ = 65536;
 };
 
 inline bool synapse_store::same_wiring(const synapse_store& other) const {
-    if (in_begin_ != other.in_begin_ || in_slot_ != other.in_slot_ || elements_ != other.elements_ || models_.size() != other.models_.size())
+    if (in_begin_ != other.in_begin_ || size() != other.size() || elements_ != other.elements_ || models_.size() != other.models_.size())
         return false;
+    for (std::uint64_t s = 0; s < size(); ++s)
+        if (source(s) != other.source(s)) return false;
     for (std::size_t m = 0; m < models_.size(); ++m)
         if (models_[m].info != other.models_[m].info || models_[m].id != other.models_[m].id) return false;
     // Per synapse its class's model, as each store's runs give them.
@@ -281,10 +300,17 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     }
     in_slot_.resize(total);
     runs_.resize(run_begin_[n]);
-    if (varying) {
-        weight_.resize(total);
-        delay_.resize(total);
-    }
+    if (varying) weight_.resize(total);
+    // Own delays packed beside the slots where the slots leave room (above).
+    int slot_bits = 1;
+    while (slot_bits < 32 && (std::uint64_t{1} << slot_bits) < slots.size()) ++slot_bits;
+    auto pack = [&](bool packed) {
+        delay_shift_ = packed ? slot_bits : 32;
+        slot_mask_ = packed ? (std::uint32_t{1} << slot_bits) - 1 : ~std::uint32_t{0};
+        delay_ = {};
+        if (varying && !packed) delay_.resize(total);
+    };
+    pack(varying && 32 - slot_bits >= delay_bits_at_least);
 
     const slot_lookup lookup(slots.map(), 4 * (total + n) + 4096);
     const std::size_t local = slots.local();
@@ -294,7 +320,12 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     std::atomic<std::uint32_t> remote{65536};
     // The delays the synapses use, a flag each, per thread (so the stores need no order).
     tbb::enumerable_thread_specific<std::vector<std::uint8_t>> delays_seen([] { return std::vector<std::uint8_t>(65536, 0); });
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+    // A delay beyond the packed bits: the rows are filled again, unpacked.
+    std::atomic<bool> unpackable{false};
+    auto fill = [&](const tbb::blocked_range<std::size_t>& r) {
+        const bool packing = packed();
+        const int shift = delay_shift_;
+        const std::uint32_t delay_limit = packing ? std::uint32_t{1} << (32 - shift) : 65536;
         std::uint32_t remote_here = 65536;
         std::uint8_t* const delay_seen = delays_seen.local().data();
         for (auto k = r.begin(); k < r.end(); ++k) {
@@ -313,10 +344,15 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                     }
                     slot = 0;
                 }
-                in_slot_[s] = slot;
+                std::uint32_t word = slot;
                 if (varying) {
                     weight_[s] = weight;
-                    delay_[s] = delay;
+                    if (packing) {
+                        if (delay >= delay_limit) unpackable.store(true, std::memory_order_relaxed);
+                        word |= std::uint32_t{delay} << shift;
+                    } else {
+                        delay_[s] = delay;
+                    }
                     delay_seen[delay] = 1;
                     if (!by_model) cls = 0;
                 }
@@ -326,13 +362,19 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                 }
                 runs_[at - 1].end = static_cast<std::uint32_t>(s + 1 - first);
                 if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
+                in_slot_[s] = word;
                 ++s;
             });
             if (s != last || at != run_begin_[k + 1]) throw usage_error("engine: a row gave fewer synapses than it counted");
         }
         for (auto seen = remote.load(); remote_here < seen && !remote.compare_exchange_weak(seen, remote_here);) {
         }
-    });
+    };
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), fill);
+    if (unpackable) {
+        pack(false);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), fill);
+    }
     if (failed_row < n)
         throw protocol_error("neuron " + std::to_string(failed_source) + " feeds neuron " +
                              std::to_string(neurons[failed_row].index) + (node.empty() ? "" : " on node '" + node + "'") +

@@ -1,7 +1,8 @@
 // Engines that build their rows from a share of the network: the same bits, every tick, as
 // engines built from the listed rows (engine_spec::in), alone or split over two nodes whose
 // receives lists hold more than they read; a share that names a source no peer sends is a
-// protocol_error. Also the per-synapse weight and delay layout against a plain reference.
+// protocol_error. Also the per-synapse weight and delay layout against a plain reference, and
+// own delays packed beside their slots or kept apart.
 #include "lockstep.hpp"
 
 #include "dnnc/sim/engine.hpp"
@@ -10,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 
 using namespace dnnc;
 using namespace dnnc::sim;
@@ -225,4 +227,55 @@ TEST_CASE("on a node that reads remote neurons, sums fed in index order stay in 
         const double per_synapse = static_cast<double>(e.synapse_bytes()) / static_cast<double>(e.synapse_count());
         CHECK(per_synapse < 7);  // 6.8 with the per-row and per-slot overheads; 8.7 unpacked, 12.7 out of order
     }
+}
+
+TEST_CASE("a synapse's own delay shares its slot's word up to 2^20 slots, and keeps two bytes of its own beyond") {
+    // Drawn weights and delays (1 to 40 ticks), as the microcircuit's: a synapse costs its
+    // slot and delay in one word, its weight, and its fan-out entry (8). Beside 2^20 silent
+    // neurons the slots take 21 bits, too many to leave the delays room: the same synapses
+    // then keep their delays apart, and the network runs the same.
+    const std::string drawn = R"(<population id="P" size="500" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="3"/>
+        <projection from="P[0:400]" to="P" kind="fixed-total-number" n="200000" seed="1">
+          <weight distribution="normal" mean="9" std="2" min="0"/>
+          <delay distribution="normal" mean="1.5" std="1.2" min="0.05" max="4"/>
+        </projection>
+        <projection from="P[400:500]" to="P" kind="fixed-total-number" n="50000" seed="2">
+          <weight distribution="normal" mean="-40" std="4" max="0"/>
+          <delay distribution="normal" mean="0.75" std="0.5" min="0.05" max="4"/>
+        </projection>
+        <poisson to="P" rate="6000" weight="90" seed="5"/>)";
+    auto node = [](const protocol::network& share) {
+        auto spec = whole_network(protocol::expand(share, "g.xml"));
+        spec.in = {};
+        spec.in_begin = {};
+        return engine(spec, share);
+    };
+    const auto small_share = parse(drawn), large_share = parse(drawn + R"(<population id="Q" size="1048576" model="iaf_psc_delta"/>)");
+    engine packed = node(small_share), apart = node(large_share);
+    REQUIRE(packed.synapse_count() == 250000);
+    REQUIRE(apart.synapse_count() == 250000);
+    const double per_synapse = static_cast<double>(packed.synapse_bytes()) / 250000.0;
+    CHECK(per_synapse < 18);  // 16.7 with the rows' and slots' overheads; 18.7 with delays apart (tried)
+    std::set<std::uint16_t> delays;
+    for (global_index i = 0; i < 500; ++i) {
+        const auto mine = packed.incoming(i), theirs = apart.incoming(i);
+        REQUIRE(mine.size() == theirs.size());
+        for (std::size_t s = 0; s < mine.size(); ++s) {
+            REQUIRE(mine[s].source == theirs[s].source);
+            REQUIRE(mine[s].weight == theirs[s].weight);
+            REQUIRE(mine[s].delay == theirs[s].delay);
+            delays.insert(mine[s].delay);
+        }
+    }
+    CHECK(delays.size() >= 30);
+    std::size_t spikes = 0;
+    for (int t = 0; t < 300; ++t) {
+        packed.compute();
+        apart.compute();
+        for (global_index i = 0; i < 500; ++i) {
+            spikes += packed.output(i) != 0.0f;
+            REQUIRE(packed.output(i) == apart.output(i));
+        }
+    }
+    CHECK(spikes > 500);
 }
