@@ -115,12 +115,18 @@ public:
     const std::uint32_t* data() const { return words_.data(); }
     std::uint64_t begin(std::size_t slot) const { return out_begin_[slot]; }
     std::uint64_t end(std::size_t slot) const { return out_begin_[slot + 1]; }
+    void prefetch_bounds(std::size_t slot) const { __builtin_prefetch(out_begin_.data() + slot); }
     // The weight word of the three-word entry at `entry` (its first word).
     void set_weight(std::uint64_t entry, float weight) { std::memcpy(&words_[entry + 2], &weight, sizeof weight); }
     // Per segment of a class whose delays vary, from the offset in its `mid` word: [n, (delay,
     // end) x n], the distinct delays of its entries, ascending, and where each one's entries
     // end (counted in words from the block's start).
     const std::uint32_t* delay_directory(std::uint32_t offset) const { return delay_dir_.data() + offset; }
+    // Asks for the first lines of the directory at `mid` (about 30 delays' worth).
+    void prefetch_directory(std::uint32_t mid) const {
+        const std::uint32_t* const dir = delay_dir_.data() + mid;
+        for (int line = 0; line < 4; ++line) __builtin_prefetch(dir + 16 * line);
+    }
     // In a segment of a class whose delays vary (entries from word `o` of its slot's block,
     // directory at `mid`), the words [first, last) of its entries of delay d (first == last:
     // none), counted from the block's start.

@@ -104,7 +104,10 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
         const auto* found = sources(at, delays[k]);
         if (!found) return false;
         const auto first = active_.size();
-        for (const auto slot : found->slots) {
+        const auto& slots = found->slots;
+        for (std::size_t j = 0; j < slots.size(); ++j) {
+            if (j + 16 < slots.size()) fan_out_.prefetch_bounds(slots[j + 16]);
+            const auto slot = slots[j];
             expected += fan_out_.end(slot) - fan_out_.begin(slot);
             if (expected > fan_out_.words()) return false;
             active_.emplace_back(k, static_cast<std::uint32_t>(slot));
@@ -121,11 +124,36 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
     const std::uint32_t* const fan = fan_out_.data();
     const auto* const kinds = store_.classes().data();
     reads_.clear();
-    for (const auto& [k, slot] : active_) {
+    // Each active source reads where its block lies, its value, its block's header, and for
+    // each segment of a class whose delays vary its directory: dependent reads at random
+    // places, nearly all of this function's time when they waited. So each is fetched ahead,
+    // the later ones less far, once what they depend on is in.
+    auto& row_of = row_of_delay_;
+    row_of.assign(delays.size(), nullptr);
+    for (std::size_t k = 0; k < delays.size(); ++k)
+        if (t >= delays[k]) row_of[k] = history_.row(t - delays[k]);
+    constexpr std::size_t bounds_ahead = 32, headers_ahead = 16, directories_ahead = 8;
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+        if (i + bounds_ahead < active_.size()) fan_out_.prefetch_bounds(active_[i + bounds_ahead].second);
+        if (i + headers_ahead < active_.size()) {
+            const auto [k, slot] = active_[i + headers_ahead];
+            const std::uint32_t* const block = fan + fan_out_.begin(slot);
+            __builtin_prefetch(block);
+            __builtin_prefetch(block + 16);
+            __builtin_prefetch(row_of[k] + slot);
+        }
+        if (i + directories_ahead < active_.size()) {
+            const auto slot = active_[i + directories_ahead].second;
+            const std::uint32_t* const block = fan + fan_out_.begin(slot);
+            if (fan_out_.begin(slot) != fan_out_.end(slot))
+                for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3)
+                    if (kinds[fan_out_index::class_of(block[g])].varies & synapse_store::delay_varies) fan_out_.prefetch_directory(block[g + 1]);
+        }
+        const auto [k, slot] = active_[i];
         const auto base = fan_out_.begin(slot);
         if (base == fan_out_.end(slot)) continue;
         const auto d = delays[k];
-        const float y = history_.row(t - d)[slot];
+        const float y = row_of[k][slot];
         const std::uint32_t* const block = fan + base;
         const std::uint32_t segments_end = 1 + 3 * block[0];
         std::uint32_t o = segments_end;

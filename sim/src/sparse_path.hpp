@@ -92,6 +92,7 @@ private:
     };
     std::vector<fan_read> reads_;
     std::vector<std::pair<std::size_t, std::uint32_t>> active_;  // (delay position, slot)
+    std::vector<const float*> row_of_delay_;                     // per delay position: its history row this tick
     // Finds the tick's active sources and their ranges into reads_; false when there are too
     // many for this path. `reading`: the words they hold.
     bool find_reads(tick_t t, std::size_t& reading);
