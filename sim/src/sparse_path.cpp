@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace dnnc::sim {
 
@@ -286,9 +287,11 @@ void sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3
     single.resize(terms);
     colliding.resize(terms);
     std::size_t singles = 0, collisions = 0;
+    // Each count is cleared once read: a sum's later terms then read 0, not 1, and go with
+    // its first among the colliding ones, and the counts are all 0 again for the next tick.
     each([&](const sparse_term& c) {
         if (c.sum & in_order_term) return;
-        const bool alone = terms_per_sum_[c.sum] == 1;
+        const bool alone = std::exchange(terms_per_sum_[c.sum], 0) == 1;
         single[singles] = c;
         colliding[collisions] = c;
         singles += alone;
@@ -301,9 +304,6 @@ void sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3
     radix_sort<14>(colliding, sorting_[p], end_synapse - first_synapse,
                    [first_synapse](const sparse_term& c) { return c.synapse - first_synapse; });
     for (const auto& c : colliding) add(c.sum, c.value);
-    each([&](const sparse_term& c) {
-        if (!(c.sum & in_order_term)) terms_per_sum_[c.sum] = 0;
-    });
 }
 
 bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
