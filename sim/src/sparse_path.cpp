@@ -145,8 +145,9 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
         }
         if (i + directories_ahead < active_.size()) {
             const auto slot = active_[i + directories_ahead].second;
-            const std::uint32_t* const block = fan + fan_out_.begin(slot);
-            if (fan_out_.begin(slot) != fan_out_.end(slot))
+            const auto base = fan_out_.begin(slot);
+            const std::uint32_t* const block = fan + base;
+            if (base != fan_out_.end(slot))
                 for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3)
                     if (kinds[fan_out_index::class_of(block[g])].varies & synapse_store::delay_varies) fan_out_.prefetch_directory(block[g + 1]);
         }
