@@ -339,9 +339,13 @@ $("b-snapshot").onclick = async () => {
 // ?click=ID presses a button once the page has loaded (scripted checks, kiosks).
 const pressed = new URLSearchParams(location.search).get("click");
 
+// The first status starts everything else. A node that cannot answer yet (busy taking over
+// as the lead, restarting) is asked again; only a refused token ends the page.
 async function first(){
-  const r = await fetch("/api/status" + (q ? "?" + q : ""), {headers: auth});
-  if (!r.ok) { $("error").textContent = "HTTP " + r.status + ": open the page with ?token=TOKEN"; return; }
+  let r = null;
+  try { r = await fetch("/api/status" + (q ? "?" + q : ""), {headers: auth}); } catch (e) {}
+  if (r && r.status === 401) { $("error").textContent = "HTTP 401: open the page with ?token=TOKEN"; return; }
+  if (!r || !r.ok) { $("error").textContent = "no answer from the node yet; asking again"; setTimeout(first, 500); return; }
   showStatus(await r.json());
   if (new URLSearchParams(location.search).has("poll")) {
     // ?poll: status by polling instead of the event stream (for clients that cannot hold one open)
