@@ -14,8 +14,10 @@
 #include <atomic>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <thread>
+#include <vector>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
@@ -31,14 +33,27 @@ public:
         ++handled;
         // Answer from another thread, as long-running modules do; "slow..." after 600 ms,
         // "slower..." after 2 s.
-        std::thread([respond, payload = request.payload] {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        answering_.emplace_back([respond, payload = request.payload] {
             if (payload.rfind("slower", 0) == 0)
                 std::this_thread::sleep_for(std::chrono::seconds(2));
             else if (payload.rfind("slow", 0) == 0)
                 std::this_thread::sleep_for(std::chrono::milliseconds(600));
             respond({message_type::status_reply, 0, 0, "echo:" + payload.substr(0, 32)});
-        }).detach();
+        });
     }
+    // Waits for the answers still being worked on. A module's threads must end before its
+    // server does: an answer sent after the server is gone would use its freed event loop
+    // (a detached thread here did, once the tests after a timed-out call ran quickly).
+    void finish() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (auto& t : answering_) t.join();
+        answering_.clear();
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::thread> answering_;
 };
 
 server_options options_with(std::string secret, std::uint32_t max_payload = protocol::default_max_payload) {
@@ -56,6 +71,7 @@ struct running_server {
         srv->add_module(echo);
         srv->start();
     }
+    ~running_server() { echo->finish(); }
     std::shared_ptr<echo_module> echo = std::make_shared<echo_module>();
     endpoint at() const { return {"127.0.0.1", srv->port()}; }
     std::unique_ptr<server> srv;
@@ -84,12 +100,14 @@ boost::asio::ip::tcp::socket connect_raw(boost::asio::io_context& io, const endp
 bool closed_within(boost::asio::ip::tcp::socket& socket, std::chrono::milliseconds wait) {
     socket.non_blocking(true);
     const auto until = std::chrono::steady_clock::now() + wait;
-    char c;
+    char buffer[4096];
     while (std::chrono::steady_clock::now() < until) {
         boost::system::error_code ec;
-        socket.read_some(boost::asio::buffer(&c, 1), ec);
+        socket.read_some(boost::asio::buffer(buffer), ec);
         if (ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        // What the server said before closing (an error reply) is read at once, all of it:
+        // a byte per wait took a second a connection.
+        if (ec == boost::asio::error::would_block) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return false;
 }

@@ -5,11 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <fstream>
@@ -22,8 +20,11 @@
 
 #include <csignal>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace dnnc::test {
@@ -66,6 +67,19 @@ struct continued_at_exit {
 // claimed with an exclusive lock on a file named after it, held until this process ends:
 // no two test processes get the same port. It is drawn below the kernel's ephemeral range
 // (32768 and up), so outgoing connections do not take it either, and is free right now.
+// Whether nothing is bound to 127.0.0.1:port now.
+inline bool port_is_free(int port) {
+    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0) return false;
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool bound = ::bind(s, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+    ::close(s);
+    return bound;
+}
+
 inline int free_port() {
     static std::mt19937 draw(std::random_device{}());
     static const auto claims = std::filesystem::temp_directory_path() / "dnnc-test-ports";
@@ -75,12 +89,7 @@ inline int free_port() {
         const int fd = ::open((claims / std::to_string(port)).c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
         if (fd < 0) continue;
         if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-            boost::system::error_code in_use;
-            boost::asio::io_context io;
-            boost::asio::ip::tcp::acceptor acceptor(io);
-            acceptor.open(boost::asio::ip::tcp::v4());
-            acceptor.bind({boost::asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)}, in_use);
-            if (!in_use) return port;  // the descriptor stays open: the claim lasts
+            if (port_is_free(port)) return port;  // the descriptor stays open: the claim lasts
         }
         ::close(fd);
     }

@@ -339,14 +339,14 @@ TEST_CASE("the ends of a dense projection grow: its weights stay, grown members'
     CHECK_THAT(header, Catch::Contains(",A[29],A[30],") && Catch::EndsWith(",B[11],B[12],B[13],B[14]"));
     const auto plain_rows = slurp(out("plain.csv"));
     auto lines = [](const std::string& csv) {
-        std::vector<std::vector<std::string>> out;
+        std::vector<std::vector<std::string>> table;
         std::istringstream in(csv);
         for (std::string line; std::getline(in, line);) {
-            out.emplace_back();
+            table.emplace_back();
             std::istringstream cells(line);
-            for (std::string cell; std::getline(cells, cell, ',');) out.back().push_back(cell);
+            for (std::string cell; std::getline(cells, cell, ',');) table.back().push_back(cell);
         }
-        return out;
+        return table;
     };
     const auto g = lines(rows), p = lines(plain_rows);
     REQUIRE(g.size() == 61);

@@ -4,6 +4,8 @@
 // also when the lead, or a worker, dies in the middle of a re-balance.
 #include "cluster_fixture.hpp"
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <csignal>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
