@@ -196,7 +196,9 @@ def test_synapse_parameters_set_between_runs_are_the_cluster_s_alike_on_1_and_3_
     tsodyks = lambda: sim.TsodyksMarkramSynapse(U=0.3, tau_rec=200.0, tau_facil=50.0, weight=1.5, delay=1.0)
     _, before = synapse_parameters_set_between_runs(1, tsodyks())
     _, after = synapse_parameters_set_between_runs(1, tsodyks(), U=0.8, tau_rec=40.0)
-    assert before != after
+    # The new U and tau_rec changed the cells' spikes (compared train by train: a dict's !=
+    # on arrays of other lengths is always true).
+    assert before.keys() != after.keys() or any(not np.array_equal(before[k], after[k]) for k in before)
     _, after_on_3 = synapse_parameters_set_between_runs(3, tsodyks(), U=0.8, tau_rec=40.0)
     assert after.keys() == after_on_3.keys()
     for k in after:
