@@ -32,27 +32,31 @@ public:
         if (request.type == message_type::probe) throw error("probe refused: " + request.payload);
         ++handled;
         // Answer from another thread, as long-running modules do; "slow..." after 600 ms,
-        // "slower..." after 2 s.
+        // "slower..." after 2 s. Once the server stops, at once.
+        std::string answer = "echo:" + request.payload.substr(0, 32);
         const std::lock_guard<std::mutex> lock(mutex_);
-        answering_.emplace_back([respond, payload = request.payload] {
+        if (stopped_) return respond({message_type::status_reply, 0, 0, std::move(answer)});
+        answering_.emplace_back([respond, payload = request.payload, answer = std::move(answer)] {
             if (payload.rfind("slower", 0) == 0)
                 std::this_thread::sleep_for(std::chrono::seconds(2));
             else if (payload.rfind("slow", 0) == 0)
                 std::this_thread::sleep_for(std::chrono::milliseconds(600));
-            respond({message_type::status_reply, 0, 0, "echo:" + payload.substr(0, 32)});
+            respond({message_type::status_reply, 0, 0, answer});
         });
     }
-    // Waits for the answers still being worked on. A module's threads must end before its
-    // server does: an answer sent after the server is gone would use its freed event loop
-    // (a detached thread here did, once the tests after a timed-out call ran quickly).
-    void finish() {
+    // The server stops its modules while its event loop still runs: the answers being worked
+    // on are sent then. One sent after the server is gone would use its freed event loop (a
+    // detached thread here did, once the tests after a timed-out call ran quickly).
+    void stop() override {
         const std::lock_guard<std::mutex> lock(mutex_);
+        stopped_ = true;
         for (auto& t : answering_) t.join();
         answering_.clear();
     }
 
 private:
     std::mutex mutex_;
+    bool stopped_ = false;
     std::vector<std::thread> answering_;
 };
 
@@ -71,7 +75,6 @@ struct running_server {
         srv->add_module(echo);
         srv->start();
     }
-    ~running_server() { echo->finish(); }
     std::shared_ptr<echo_module> echo = std::make_shared<echo_module>();
     endpoint at() const { return {"127.0.0.1", srv->port()}; }
     std::unique_ptr<server> srv;

@@ -62,11 +62,6 @@ struct continued_at_exit {
     ~continued_at_exit() { ::kill(pid, SIGCONT); }
 };
 
-// A loopback port for a test's cluster document. Tests run side by side in separate
-// processes, and a document names its ports before its nodes bind them, so a port is
-// claimed with an exclusive lock on a file named after it, held until this process ends:
-// no two test processes get the same port. It is drawn below the kernel's ephemeral range
-// (32768 and up), so outgoing connections do not take it either, and is free right now.
 // Whether nothing is bound to 127.0.0.1:port now.
 inline bool port_is_free(int port) {
     const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -80,6 +75,11 @@ inline bool port_is_free(int port) {
     return bound;
 }
 
+// A loopback port for a test's cluster document. Tests run side by side in separate
+// processes, and a document names its ports before its nodes bind them, so a port is
+// claimed with an exclusive lock on a file named after it, held until this process ends:
+// no two test processes get the same port. It is drawn below the kernel's ephemeral range
+// (32768 and up), so outgoing connections do not take it either, and is free right now.
 inline int free_port() {
     static std::mt19937 draw(std::random_device{}());
     static const auto claims = std::filesystem::temp_directory_path() / "dnnc-test-ports";
