@@ -182,7 +182,15 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     INFO(submit.err);
     REQUIRE(submit.exit_code == 0);
 
-    const auto cli = status_of(ports[0]);
+    // The lead learns each node's page from its heartbeats: until it has, two reads of its
+    // status may differ by a page (the comparison of two reads below did, now and then).
+    json cli;
+    for (int i = 0; i < 200; ++i) {
+        cli = status_of(ports[0]);
+        const auto& nodes = cli["nodes"];
+        if (nodes.size() == ports.size() && std::all_of(nodes.begin(), nodes.end(), [](const json& n) { return n.contains("page"); })) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
     REQUIRE(cli.contains("http"));
     CHECK(cli["http"]["token"] == true);
     const auto address = cli["http"]["address"].get<std::string>();
