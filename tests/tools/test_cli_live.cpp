@@ -88,6 +88,19 @@ json status_of(int port) {
     return json::parse(r.out);
 }
 
+// The lead's status once it names the pages of all `nodes` nodes (it learns them from their
+// heartbeats), or after 10 s, as it is then.
+json status_naming_every_page(int lead_port, std::size_t nodes) {
+    json s;
+    for (int i = 0; i < 200; ++i) {
+        s = status_of(lead_port);
+        const auto& listed = s["nodes"];
+        if (listed.size() == nodes && std::all_of(listed.begin(), listed.end(), [](const json& n) { return n.contains("page"); })) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return s;
+}
+
 // What changes from one moment to the next in a status.
 json steady_part(json s) {
     s.erase("memory");
@@ -182,15 +195,9 @@ TEST_CASE("the lead's live page serves status, control, events and spikes, behin
     INFO(submit.err);
     REQUIRE(submit.exit_code == 0);
 
-    // The lead learns each node's page from its heartbeats: until it has, two reads of its
-    // status may differ by a page (the comparison of two reads below did, now and then).
-    json cli;
-    for (int i = 0; i < 200; ++i) {
-        cli = status_of(ports[0]);
-        const auto& nodes = cli["nodes"];
-        if (nodes.size() == ports.size() && std::all_of(nodes.begin(), nodes.end(), [](const json& n) { return n.contains("page"); })) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    // Until every node's page is known, two reads of the status may differ by a page (the
+    // comparison of two reads below did, now and then).
+    const auto cli = status_naming_every_page(ports[0], ports.size());
     REQUIRE(cli.contains("http"));
     CHECK(cli["http"]["token"] == true);
     const auto address = cli["http"]["address"].get<std::string>();
@@ -409,14 +416,8 @@ TEST_CASE("every node serves the live page, and once the lead is killed its stan
     REQUIRE(run_command(dnnc_binary() + " submit " + config + " --to " + at(ports[0])).exit_code == 0);
     REQUIRE(run_command(dnnc_binary() + " start --lead " + at(ports[0])).exit_code == 0);
 
-    // The lead's status names every node's page, the standby's among them, once their
-    // heartbeats have said where they are.
-    json lead;
-    for (int i = 0; i < 100; ++i) {
-        lead = status_of(ports[0]);
-        if (lead["nodes"].size() == 3 && lead["nodes"][1].contains("page") && lead["nodes"][2].contains("page")) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    // The lead's status names every node's page, the standby's among them.
+    const auto lead = status_naming_every_page(ports[0], ports.size());
     INFO(lead.dump());
     REQUIRE(lead["standby_node"] == "b");
     const auto lead_page = lead["http"]["address"].get<std::string>();
