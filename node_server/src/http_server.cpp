@@ -196,7 +196,7 @@ private:
                 res.set("Content-Security-Policy",
                         "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
                         "connect-src 'self'; img-src 'self' data:");
-                res.body() = live_page();
+                res.body() = live_page_with(srv_.handlers.status());
                 send(std::move(res), close_after);
             } else if (path == "/api/status") {
                 send(reply(http::status::ok, srv_.handlers.status(), v), close_after);

@@ -89,5 +89,7 @@ private:
 
 // The page (HTML with its script and styles inline; nothing is fetched from elsewhere).
 const std::string& live_page();
+// The page with `status` in it, as the status it was served with.
+std::string live_page_with(const nlohmann::json& status);
 
 }  // namespace dnnc::node_server

@@ -58,6 +58,7 @@ canvas{width:100%;background:#fff;border:1px solid #eee}
 <section class="wide" id="structure-section" hidden><h2>Structure <span id="structure-note" style="font-weight:normal;font-size:12px"></span></h2><div id="structure"></div></section>
 <section class="wide" id="weights-section" hidden><h2>Weights <span id="weights-note" style="font-weight:normal;font-size:12px"></span></h2><div id="weights"></div></section>
 </main>
+<script type="application/json" id="status-at-load"></script>
 <script>
 "use strict";
 const token = new URLSearchParams(location.search).get("token");
@@ -84,6 +85,9 @@ function answered(s){
   const n = (s.nodes || []).find(n => n.id === s.standby_node);
   standbyPage = n && n.page ? n.page : null;
 }
+// The status the node served the page with (http_server.cpp): where the standby's page is,
+// even if the lead dies before the page's first request.
+try { answered(JSON.parse($("status-at-load").textContent)); } catch (e) {}
 function followLead(){
   if (standbyPage && performance.now() - answeredAt > 2000) location.replace(pageAt(standbyPage));
 }
@@ -345,7 +349,7 @@ async function first(){
   let r = null;
   try { r = await fetch("/api/status" + (q ? "?" + q : ""), {headers: auth}); } catch (e) {}
   if (r && r.status === 401) { $("error").textContent = "HTTP 401: open the page with ?token=TOKEN"; return; }
-  if (!r || !r.ok) { $("error").textContent = "no answer from the node yet; asking again"; setTimeout(first, 500); return; }
+  if (!r || !r.ok) { $("error").textContent = "no answer from the node yet; asking again"; followLead(); setTimeout(first, 500); return; }
   showStatus(await r.json());
   if (new URLSearchParams(location.search).has("poll")) {
     // ?poll: status by polling instead of the event stream (for clients that cannot hold one open)
@@ -362,6 +366,23 @@ async function first(){
 first();
 </script></body></html>
 )PAGE";
+    return page;
+}
+
+std::string live_page_with(const nlohmann::json& status) {
+    // '<' only occurs inside the JSON's strings, where \u003c reads the same: no "</script>"
+    // in it can end the element.
+    std::string text;
+    for (const char c : status.dump()) {
+        if (c == '<')
+            text += "\\u003c";
+        else
+            text += c;
+    }
+    static const std::string empty = R"(<script type="application/json" id="status-at-load"></script>)";
+    std::string page = live_page();
+    const auto at = page.find(empty) + empty.size() - std::string("</script>").size();
+    page.insert(at, text);
     return page;
 }
 

@@ -99,3 +99,15 @@ TEST_CASE("a live page whose node does not answer its first status asks again an
         CHECK_THAT(dom.out, Catch::Contains("id=\"network\">stand-in<"));
     }
 }
+
+TEST_CASE("the page carries the status it was served with, and no status text can end its element") {
+    const std::string plain = dnnc::node_server::live_page();
+    const auto with = dnnc::node_server::live_page_with({{"standby_node", "b"}, {"network", "</script><b>"}});
+    CHECK_THAT(with, Catch::Contains(R"(id="status-at-load">{"network":"\u003c/script>\u003cb>","standby_node":"b"}</script>)"));
+    auto count = [](const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count(with, "</script>") == count(plain, "</script>"));
+}
