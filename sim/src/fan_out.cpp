@@ -134,6 +134,8 @@ struct packing {
 void fan_out_index::place(const synapse_store& store, const neuron_block& neurons, std::size_t slots) {
     const std::uint64_t total = store.size();
     const auto& classes = store.classes();
+    constexpr std::uint32_t held_words = std::uint32_t{1} << 30;  // a held entry's words, above its class
+    if (classes.size() >= held_words) return;  // not built: the full path only
     const std::size_t local = target_info_.size();
     struct placed {
         std::uint64_t first, last;
@@ -276,7 +278,21 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             segment_at[slot] = out_begin_[slot] + 1;
             cursor[slot].next = out_begin_[slot] + 1 + 3 * std::uint64_t{segments[slot]};
         }
-        each(lo, hi, [&](std::uint32_t c, const placed& p, std::uint64_t s, std::size_t slot, std::uint32_t words) {
+        // An entry's words are known when its synapse is visited; where they go is not
+        // near where its neighbours in the store go. So the entries are held back by group of
+        // `group_slots` slots and written a group at a time, each slot's in the order they
+        // came: a group's blocks take a few lines each, not a line per entry.
+        struct held {
+            std::uint32_t slot, class_words;  // words << 30 | class
+            std::uint32_t word[3];            // packed: the target
+        };
+        constexpr std::size_t group_slots = 256, group_held = 4096;
+        const std::size_t groups = (hi - lo + group_slots - 1) / group_slots;
+        std::vector<held> kept(groups * group_held);
+        std::vector<std::uint32_t> kept_in(groups, 0);
+        auto put = [&](const held& e) {
+            const std::size_t slot = e.slot;
+            const std::uint32_t c = e.class_words & (held_words - 1), words = e.class_words / held_words;
             auto& at = cursor[slot];
             if (at.latest != c) {
                 if (at.latest != no_slot) finish_segment(slot);
@@ -288,28 +304,45 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             }
             if (is_packed(c, words)) {
                 if (at.pack.count == 0) at.region = at.next;
-                at.pack.add(p.target, reinterpret_cast<unsigned char*>(words_.data() + at.region + 1));
+                at.pack.add(e.word[0], reinterpret_cast<unsigned char*>(words_.data() + at.region + 1));
                 return;
             }
             close_region(slot);
-            std::uint32_t* entry = words_.data() + at.next;
-            if (classes[c].varies) {
+            std::uint32_t* const entry = words_.data() + at.next;
+            entry[0] = e.word[0];  // words are 1 to 3: copied word by word, not by a call
+            if (words > 1) entry[1] = e.word[1];
+            if (words > 2) entry[2] = e.word[2];
+            at.one_words += words == 1;
+            at.next += words;
+        };
+        auto write_group = [&](std::size_t g) {
+            std::for_each(kept.data() + g * group_held, kept.data() + g * group_held + kept_in[g], put);
+            kept_in[g] = 0;
+        };
+        each(lo, hi, [&](std::uint32_t c, const placed& p, std::uint64_t s, std::size_t slot, std::uint32_t words) {
+            const std::size_t g = (slot - lo) / group_slots;
+            held& e = kept[g * group_held + kept_in[g]];
+            e.slot = static_cast<std::uint32_t>(slot);
+            e.class_words = words * held_words | c;
+            if (is_packed(c, words)) {
+                e.word[0] = p.target;
+            } else if (classes[c].varies) {
                 // (synapse, target word, weight), or compact: (target and position, weight).
                 const float w = store.weight(classes[c], s);
                 if (words == 2) {
-                    *entry++ = p.target << position_bits_ | static_cast<std::uint32_t>(s - store.row_begin(p.target));
+                    e.word[0] = p.target << position_bits_ | static_cast<std::uint32_t>(s - store.row_begin(p.target));
                 } else {
-                    *entry++ = static_cast<std::uint32_t>(s);
-                    *entry++ = target_word(p.target, target_info_[p.target], w);
+                    e.word[0] = static_cast<std::uint32_t>(s);
+                    e.word[1] = target_word(p.target, target_info_[p.target], w);
                 }
-                std::memcpy(entry, &w, sizeof w);
+                std::memcpy(&e.word[words - 1], &w, sizeof w);
             } else {
-                if (words == 2) *entry++ = static_cast<std::uint32_t>(s);
-                *entry = p.to;
+                if (words == 2) e.word[0] = static_cast<std::uint32_t>(s);
+                e.word[words - 1] = p.to;
             }
-            at.one_words += words == 1;
-            at.next += words;
+            if (++kept_in[g] == group_held) write_group(g);
         });
+        for (std::size_t g = 0; g < groups; ++g) write_group(g);
         for (auto slot = lo; slot < hi; ++slot)
             if (cursor[slot].latest != no_slot) finish_segment(slot);
     });
