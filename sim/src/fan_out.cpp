@@ -405,8 +405,14 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
             dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
             block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
             sorted.resize(e - o);
-            for (std::size_t n = 0; n < delays.size(); ++n)
-                std::copy_n(block + o + width * n, width, sorted.data() + width * at[delays[n] - low]++);
+            for (std::size_t n = 0; n < delays.size(); ++n) {
+                // Two or three words: copied word by word, not by a call.
+                const std::uint32_t* const from = block + o + width * n;
+                std::uint32_t* const to = sorted.data() + width * at[delays[n] - low]++;
+                to[0] = from[0];
+                to[1] = from[1];
+                if (width == 3) to[2] = from[2];
+            }
             std::copy(sorted.begin(), sorted.end(), block + o);
         });
     });
