@@ -124,6 +124,14 @@ struct packing {
     std::uint64_t words() const { return count == 0 ? 0 : 1 + (std::uint64_t{units} + 1) / 2; }
 };
 
+// An entry's 1 to 3 words, copied word by word: std::copy_n of a run-time count compiles to
+// a call of memmove per entry.
+void copy_entry(const std::uint32_t* from, std::uint32_t words, std::uint32_t* to) {
+    to[0] = from[0];
+    if (words > 1) to[1] = from[1];
+    if (words > 2) to[2] = from[2];
+}
+
 }  // namespace
 
 // Each slot's outgoing synapses: class by class, the runs of that class in row order, first
@@ -308,10 +316,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 return;
             }
             close_region(slot);
-            std::uint32_t* const entry = words_.data() + at.next;
-            entry[0] = e.word[0];  // words are 1 to 3: copied word by word, not by a call
-            if (words > 1) entry[1] = e.word[1];
-            if (words > 2) entry[2] = e.word[2];
+            copy_entry(e.word, words, words_.data() + at.next);
             at.one_words += words == 1;
             at.next += words;
         };
@@ -405,14 +410,7 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
             dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
             block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
             sorted.resize(e - o);
-            for (std::size_t n = 0; n < delays.size(); ++n) {
-                // Two or three words: copied word by word, not by a call.
-                const std::uint32_t* const from = block + o + width * n;
-                std::uint32_t* const to = sorted.data() + width * at[delays[n] - low]++;
-                to[0] = from[0];
-                to[1] = from[1];
-                if (width == 3) to[2] = from[2];
-            }
+            for (std::size_t n = 0; n < delays.size(); ++n) copy_entry(block + o + width * n, width, sorted.data() + width * at[delays[n] - low]++);
             std::copy(sorted.begin(), sorted.end(), block + o);
         });
     });
