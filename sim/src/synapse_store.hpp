@@ -328,12 +328,20 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         const std::uint32_t delay_limit = packing ? std::uint32_t{1} << (32 - shift) : 65536;
         std::uint32_t remote_here = 65536;
         std::uint8_t* const delay_seen = delays_seen.local().data();
+        // The arrays and settings in locals, so that the call per synapse reads them from
+        // its closure rather than through this.
+        std::uint32_t* const words = in_slot_.data();
+        float* const weights = weight_.data();
+        std::uint16_t* const own_delays = delay_.data();
+        synapse_run* const runs = runs_.data();
         for (auto k = r.begin(); k < r.end(); ++k) {
             const auto first = in_begin_[k], last = in_begin_[k + 1];
             auto s = first;
-            auto at = run_begin_[k];
+            const auto runs_begin = run_begin_[k];
+            auto at = runs_begin;
             std::uint32_t current = no_slot;
-            rows.fill(k, [&](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
+            rows.fill(k, [&, words, weights, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, varying,
+                          by_model, local](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
                 if (s == last) throw usage_error("engine: a row gave more synapses than it counted");
                 auto slot = lookup.find(source);
                 if (slot == no_slot) {
@@ -346,25 +354,27 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                 }
                 std::uint32_t word = slot;
                 if (varying) {
-                    weight_[s] = weight;
+                    weights[s] = weight;
                     if (packing) {
                         if (delay >= delay_limit) unpackable.store(true, std::memory_order_relaxed);
                         word |= std::uint32_t{delay} << shift;
                     } else {
-                        delay_[s] = delay;
+                        own_delays[s] = delay;
                     }
                     delay_seen[delay] = 1;
                     if (!by_model) cls = 0;
                 }
                 if (cls != current) {
-                    runs_[at++] = {0, cls};
+                    // A run ends where the next begins (the row's last one after the row).
+                    if (at > runs_begin) runs[at - 1].end = static_cast<std::uint32_t>(s - first);
+                    runs[at++] = {0, cls};
                     current = cls;
                 }
-                runs_[at - 1].end = static_cast<std::uint32_t>(s + 1 - first);
                 if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
-                in_slot_[s] = word;
+                words[s] = word;
                 ++s;
             });
+            if (at > runs_begin) runs_[at - 1].end = static_cast<std::uint32_t>(s - first);
             if (s != last || at != run_begin_[k + 1]) throw usage_error("engine: a row gave fewer synapses than it counted");
         }
         for (auto seen = remote.load(); remote_here < seen && !remote.compare_exchange_weak(seen, remote_here);) {
