@@ -63,8 +63,6 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
         for (std::size_t k = 0; k < local; ++k) compact_targets_[k] = store.row_begin(k) | std::uint64_t{target_info_[k]} << info_shift;
     }
     target_info_ = {};
-    if (!built_) return false;
-    sort_by_delay(store, slots.size());
     return built_;
 }
 
@@ -134,11 +132,38 @@ void copy_entry(const std::uint32_t* from, std::uint32_t words, std::uint32_t* t
 
 }  // namespace
 
+// The delays of a range's entries while it is placed and sorted: each as its distance from
+// the node's shortest delay, in one byte where the node's delays span less than 256 ticks (as
+// a rule), else in two.
+class fan_out_index::kept_delays {
+public:
+    kept_delays(std::size_t entries, const std::vector<std::uint16_t>& delays)
+        : lowest_(delays.empty() ? 0 : delays.front()), wide_(!delays.empty() && delays.back() - delays.front() > 255),
+          bytes_(entries * (wide_ ? 2 : 1)) {}
+    void set(std::size_t i, std::uint16_t delay) {
+        const auto above = static_cast<std::uint16_t>(delay - lowest_);
+        if (wide_)
+            std::memcpy(bytes_.data() + 2 * i, &above, sizeof above);
+        else
+            bytes_[i] = static_cast<std::uint8_t>(above);
+    }
+    std::uint16_t get(std::size_t i) const {
+        std::uint16_t above = bytes_[i];
+        if (wide_) std::memcpy(&above, bytes_.data() + 2 * i, sizeof above);
+        return static_cast<std::uint16_t>(lowest_ + above);
+    }
+
+private:
+    std::uint16_t lowest_;
+    bool wide_;
+    uninitialized_vector<std::uint8_t> bytes_;
+};
+
 // Each slot's outgoing synapses: class by class, the runs of that class in row order, first
 // those into sums in order, then the others, so a slot's synapses of one class are
 // consecutive and each part ascends. The synapses are visited in that order once per range
-// of slots, one range per thread, and each range writes only its own slots' blocks: the same
-// words whatever the number of threads.
+// of slots (one a thread, or sorted_ranges_a_thread where delays vary), and each range writes
+// only its own slots' blocks: the same words whatever the number of threads.
 void fan_out_index::place(const synapse_store& store, const neuron_block& neurons, std::size_t slots) {
     const std::uint64_t total = store.size();
     const auto& classes = store.classes();
@@ -279,7 +304,16 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
         words_[header + 1] = segment_start[slot] + cursor[slot].one_words;
         words_[header + 2] = static_cast<std::uint32_t>(cursor[slot].next - out_begin_[slot]);
     };
-    by_ranges(cut(out_begin_, slots, threads()), [&](std::size_t lo, std::size_t hi) {
+    // Where delays vary, each range sorts its segments by delay once they are placed, reading
+    // the delays that placing kept beside the entries (a store's delay read at each entry's
+    // synapse is a miss at a random place in it). Ranges smaller than one a thread keep those
+    // delays to a few hundredths of the index's size, for one more read of the store each.
+    bool delays_vary = false;
+    for (const auto& c : classes) delays_vary |= (c.varies & synapse_store::delay_varies) != 0;
+    const std::vector<std::size_t> range_begin = cut(out_begin_, slots, threads() * (delays_vary ? sorted_ranges_a_thread : 1));
+    std::vector<std::vector<std::uint32_t>> directories(range_begin.size() - 1);
+    tbb::parallel_for(std::size_t{0}, range_begin.size() - 1, [&](std::size_t range) {
+        const std::size_t lo = range_begin[range], hi = range_begin[range + 1];
         for (auto slot = lo; slot < hi; ++slot) {
             if (out_begin_[slot] == out_begin_[slot + 1]) continue;
             words_[out_begin_[slot]] = segments[slot];
@@ -293,7 +327,12 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
         struct held {
             std::uint32_t slot, class_words;  // words << 30 | class
             std::uint32_t word[3];            // packed: the target
+            std::uint16_t delay;              // where delays vary
         };
+        // An entry's delay at (its first word - base) / 2: entries whose delays vary have two
+        // or three words.
+        const std::uint64_t base = out_begin_[lo];
+        kept_delays delay_at(delays_vary ? (out_begin_[hi] - base) / 2 + 1 : 0, store.delays());
         constexpr std::size_t group_slots = 256, group_held = 4096;
         const std::size_t groups = (hi - lo + group_slots - 1) / group_slots;
         std::vector<held> kept(groups * group_held);
@@ -316,6 +355,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 return;
             }
             close_region(slot);
+            if (classes[c].varies & synapse_store::delay_varies) delay_at.set((at.next - base) / 2, e.delay);
             copy_entry(e.word, words, words_.data() + at.next);
             at.one_words += words == 1;
             at.next += words;
@@ -341,6 +381,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                     e.word[1] = target_word(p.target, target_info_[p.target], w);
                 }
                 std::memcpy(&e.word[words - 1], &w, sizeof w);
+                if (classes[c].varies & synapse_store::delay_varies) e.delay = store.own_delay(s);
             } else {
                 if (words == 2) e.word[0] = static_cast<std::uint32_t>(s);
                 e.word[words - 1] = p.to;
@@ -350,73 +391,73 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
         for (std::size_t g = 0; g < groups; ++g) write_group(g);
         for (auto slot = lo; slot < hi; ++slot)
             if (cursor[slot].latest != no_slot) finish_segment(slot);
+        if (delays_vary) sort_by_delay(classes, lo, hi, delay_at, base, directories[range]);
     });
     built_ = true;
+    if (delays_vary) join_directories(classes, slots, directories);
 }
+
+namespace {
+
+// f(block, g, o, e) for each segment of slots [begin, end) whose class's delays vary: the
+// slot's block, the segment's header at block[g], its entries at [o, e) of the block.
+template <class Classes, class F>
+void each_delay_segment(const std::vector<std::uint64_t>& out_begin, std::uint32_t* words, const Classes& classes,
+                        std::size_t begin, std::size_t end, F&& f) {
+    for (std::size_t slot = begin; slot < end; ++slot) {
+        if (out_begin[slot] == out_begin[slot + 1]) continue;
+        std::uint32_t* const block = words + out_begin[slot];
+        std::uint32_t o = 1 + 3 * block[0];
+        for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
+            const std::uint32_t e = block[g + 2];
+            if (classes[fan_out_index::class_of(block[g])].varies & synapse_store::delay_varies) f(block, g, o, e);
+            o = e;
+        }
+    }
+}
+
+}  // namespace
 
 // In a segment of a class whose synapses keep their own delay, orders the entries by delay
 // (stable: ascending synapse within one delay, the order the sparse path needs), and lists
 // the segment's delays with where each one's entries end (delay_dir), so that a tick reads a
 // source's synapses of one delay as one range, found by a binary search in a few words,
-// instead of filtering all of them once for each delay.
-void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots) {
-    const auto& classes = store.classes();
-    // Each visits the delay-varying segments of slots [begin, end): f(block, g, o, e).
-    auto segments_of = [&](std::size_t begin, std::size_t end, auto&& f) {
-        for (std::size_t slot = begin; slot < end; ++slot) {
-            if (out_begin_[slot] == out_begin_[slot + 1]) continue;
-            std::uint32_t* const block = words_.data() + out_begin_[slot];
-            std::uint32_t o = 1 + 3 * block[0];
-            for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
-                const std::uint32_t e = block[g + 2];
-                if (classes[class_of(block[g])].varies & synapse_store::delay_varies) f(block, g, o, e);
-                o = e;
-            }
+// instead of filtering all of them once for each delay. A counting sort over the segment's
+// range of delays (a few dozen ticks as a rule). The segments' directories go to `dir` in
+// order; a segment's `mid` word holds its directory's size for now.
+void fan_out_index::sort_by_delay(const std::vector<synapse_store::synapse_class>& classes, std::size_t lo, std::size_t hi,
+                                  const kept_delays& delay_at, std::uint64_t base, std::vector<std::uint32_t>& dir) {
+    std::vector<std::uint16_t> delays;
+    std::vector<std::uint32_t> at, sorted;
+    each_delay_segment(out_begin_, words_.data(), classes, lo, hi, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+        const std::uint32_t width = varying_words(classes[class_of(block[g])]);
+        const std::uint64_t first = static_cast<std::uint64_t>(block - words_.data()) + o - base;
+        delays.clear();
+        for (std::uint32_t w = 0; w < e - o; w += width) delays.push_back(delay_at.get((first + w) / 2));
+        const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
+        const std::uint16_t low = o == e ? 0 : *lowest;
+        at.assign(o == e ? 1 : static_cast<std::size_t>(*highest - low) + 2, 0);
+        for (const auto d : delays) ++at[d - low + 1];
+        const auto size_at = dir.size();
+        dir.push_back(0);
+        for (std::size_t k = 1; k < at.size(); ++k) {
+            if (at[k] != 0) dir.insert(dir.end(), {static_cast<std::uint32_t>(low + k - 1), o + width * (at[k - 1] + at[k])});
+            at[k] += at[k - 1];
         }
-    };
-    // Sort, stably, by a counting sort over the segment's range of delays (a few dozen ticks
-    // as a rule: linear where a comparison sort looked each delay up n log n times). The
-    // entries' synapses lie far apart in the store, so their delays are fetched ahead. Each
-    // range of slots writes its segments' directories in order into its own part; a
-    // segment's `mid` word holds its directory's size for now.
-    constexpr std::size_t range = 1024;
-    const std::size_t ranges = (slots + range - 1) / range;
-    std::vector<std::vector<std::uint32_t>> part(ranges);
-    tbb::parallel_for(std::size_t{0}, ranges, [&](std::size_t i) {
-        std::vector<std::uint16_t> delays;
-        std::vector<std::uint32_t> at, sorted;
-        std::vector<std::uint32_t>& dir = part[i];
-        segments_of(i * range, std::min(slots, (i + 1) * range), [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
-            const std::uint32_t width = varying_words(classes[class_of(block[g])]);
-            auto synapse = [&](std::uint32_t w) {
-                return width == 3 ? block[w] : store.row_begin(compact_target(block[w])) + compact_position(block[w]);
-            };
-            const std::uint32_t ahead = width * 16;
-            delays.clear();
-            for (std::uint32_t w = o; w < e; w += width) {
-                if (w + ahead < e) store.prefetch_delay(synapse(w + ahead));
-                delays.push_back(store.own_delay(synapse(w)));
-            }
-            const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
-            const std::uint16_t low = o == e ? 0 : *lowest;
-            at.assign(o == e ? 1 : static_cast<std::size_t>(*highest - low) + 2, 0);
-            for (const auto d : delays) ++at[d - low + 1];
-            const auto size_at = dir.size();
-            dir.push_back(0);
-            for (std::size_t k = 1; k < at.size(); ++k) {
-                if (at[k] != 0) dir.insert(dir.end(), {static_cast<std::uint32_t>(low + k - 1), o + width * (at[k - 1] + at[k])});
-                at[k] += at[k - 1];
-            }
-            dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
-            block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
-            sorted.resize(e - o);
-            for (std::size_t n = 0; n < delays.size(); ++n) copy_entry(block + o + width * n, width, sorted.data() + width * at[delays[n] - low]++);
-            std::copy(sorted.begin(), sorted.end(), block + o);
-        });
+        dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
+        block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
+        sorted.resize(e - o);
+        for (std::size_t n = 0; n < delays.size(); ++n) copy_entry(block + o + width * n, width, sorted.data() + width * at[delays[n] - low]++);
+        std::copy(sorted.begin(), sorted.end(), block + o);
     });
-    // Directory offsets, slot by slot: the parts' directories one after the other.
+}
+
+// The directories' offsets, slot by slot (each segment's `mid` word), and delay_dir: the
+// ranges' directories one after the other.
+void fan_out_index::join_directories(const std::vector<synapse_store::synapse_class>& classes, std::size_t slots,
+                                     std::vector<std::vector<std::uint32_t>>& directories) {
     std::uint64_t words = 0;
-    segments_of(0, slots, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
+    each_delay_segment(out_begin_, words_.data(), classes, 0, slots, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
         const std::uint64_t n = block[g + 1];
         block[g + 1] = static_cast<std::uint32_t>(std::min<std::uint64_t>(words, std::numeric_limits<std::uint32_t>::max()));
         words += n;
@@ -427,9 +468,9 @@ void fan_out_index::sort_by_delay(const synapse_store& store, std::size_t slots)
     }
     delay_dir_.clear();
     delay_dir_.reserve(words);
-    for (auto& p : part) {
-        delay_dir_.insert(delay_dir_.end(), p.begin(), p.end());
-        p = {};
+    for (auto& d : directories) {
+        delay_dir_.insert(delay_dir_.end(), d.begin(), d.end());
+        d = {};
     }
 }
 

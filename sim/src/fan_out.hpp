@@ -149,8 +149,14 @@ public:
     std::size_t bytes() const;
 
 private:
+    // Ranges of slots a thread when delays vary (each range one more read of the store).
+    static constexpr std::size_t sorted_ranges_a_thread = 4;
+    class kept_delays;
     void place(const synapse_store& store, const neuron_block& neurons, std::size_t slots);
-    void sort_by_delay(const synapse_store& store, std::size_t slots);
+    void sort_by_delay(const std::vector<synapse_store::synapse_class>& classes, std::size_t lo, std::size_t hi,
+                       const kept_delays& delay_at, std::uint64_t base, std::vector<std::uint32_t>& dir);
+    void join_directories(const std::vector<synapse_store::synapse_class>& classes, std::size_t slots,
+                          std::vector<std::vector<std::uint32_t>>& directories);
     void clear();
 
     bool built_ = false;
