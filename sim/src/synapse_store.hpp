@@ -374,7 +374,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                 words[s] = word;
                 ++s;
             });
-            if (at > runs_begin) runs_[at - 1].end = static_cast<std::uint32_t>(s - first);
+            if (at > runs_begin) runs[at - 1].end = static_cast<std::uint32_t>(s - first);
             if (s != last || at != run_begin_[k + 1]) throw usage_error("engine: a row gave fewer synapses than it counted");
         }
         for (auto seen = remote.load(); remote_here < seen && !remote.compare_exchange_weak(seen, remote_here);) {
