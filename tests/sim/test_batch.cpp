@@ -237,14 +237,17 @@ TEST_CASE("the sparse path adds the terms of lif sums that are not in order in c
     CHECK(active < 1000 * ticks / 50);
 }
 
-TEST_CASE("the sparse path gives the lanes path's spikes for drawn weights and dozens of drawn delays") {
-    // As the microcircuit: every synapse its own weight and delay (1 to about 40 ticks), so a
-    // source's synapses of one delay are a range found in its delay directory.
+namespace {
+
+// 500 iaf_psc_exp neurons whose synapses each have their own weight and delay (the
+// excitatory ones' delays as `excitatory_delay` draws them), run `ticks` on the sparse path
+// and on the lanes path: every tick's outputs must be the same. Returns the spikes.
+std::size_t drawn_delays_spikes_on_both_paths(const std::string& excitatory_delay, int ticks) {
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
         <population id="P" size="500" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="3"/>
         <projection from="P[0:400]" to="P" kind="fixed-total-number" n="20000" seed="1">
           <weight distribution="normal" mean="90" std="20" min="0"/>
-          <delay distribution="normal" mean="1.5" std="1.2" min="0.05"/>
+          )" + excitatory_delay + R"(
         </projection>
         <projection from="P[400:500]" to="P" kind="fixed-total-number" n="5000" seed="2">
           <weight distribution="normal" mean="-400" std="40" max="0"/>
@@ -254,7 +257,6 @@ TEST_CASE("the sparse path gives the lanes path's spikes for drawn weights and d
       </network></dnnc>)",
                                               "g.xml");
     const auto net = protocol::expand(*doc.net, "g.xml");
-    const int ticks = 600;
     const auto lanes = batched(net, 2, ticks, {});
     const auto sparse = batched(net, 1, ticks, {});
     std::size_t spikes = 0;
@@ -263,36 +265,25 @@ TEST_CASE("the sparse path gives the lanes path's spikes for drawn weights and d
             spikes += sparse[t][i] != 0.0f;
             REQUIRE(sparse[t][i] == lanes[t][2 * i]);
         }
+    return spikes;
+}
+
+}  // namespace
+
+TEST_CASE("the sparse path gives the lanes path's spikes for drawn weights and dozens of drawn delays") {
+    // As the microcircuit: every synapse its own weight and delay (1 to about 40 ticks), so a
+    // source's synapses of one delay are a range found in its delay directory.
+    const int ticks = 600;
+    const std::size_t spikes = drawn_delays_spikes_on_both_paths(R"(<delay distribution="normal" mean="1.5" std="1.2" min="0.05"/>)", ticks);
     CHECK(spikes > 500);
     CHECK(spikes < 500 * ticks / 40);
 }
 
 TEST_CASE("the sparse path gives the lanes path's spikes for drawn delays that span more than 255 ticks") {
-    // Delays of 0.1 to about 40 ms at dt 0.1 ms: a node's delays then span more than 255 ticks,
-    // so the delays that placing the fan-out keeps for its sort take two bytes each, not one.
-    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
-        <population id="P" size="500" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="3"/>
-        <projection from="P[0:400]" to="P" kind="fixed-total-number" n="20000" seed="1">
-          <weight distribution="normal" mean="90" std="20" min="0"/>
-          <delay distribution="normal" mean="12" std="8" min="0.1" max="40"/>
-        </projection>
-        <projection from="P[400:500]" to="P" kind="fixed-total-number" n="5000" seed="2">
-          <weight distribution="normal" mean="-400" std="40" max="0"/>
-          <delay distribution="normal" mean="0.75" std="0.5" min="0.05"/>
-        </projection>
-        <poisson to="P" rate="6000" weight="90" seed="5"/>
-      </network></dnnc>)",
-                                              "g.xml");
-    const auto net = protocol::expand(*doc.net, "g.xml");
+    // Delays of 0.1 to 40 ms at dt 0.1 ms: a node's delays then span more than 255 ticks, so
+    // the delays that placing the fan-out keeps for its sort take two bytes each, not one.
     const int ticks = 900;
-    const auto lanes = batched(net, 2, ticks, {});
-    const auto sparse = batched(net, 1, ticks, {});
-    std::size_t spikes = 0;
-    for (std::size_t t = 0; t < sparse.size(); ++t)
-        for (std::size_t i = 0; i < 500; ++i) {
-            spikes += sparse[t][i] != 0.0f;
-            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
-        }
+    const std::size_t spikes = drawn_delays_spikes_on_both_paths(R"(<delay distribution="normal" mean="12" std="8" min="0.1" max="40"/>)", ticks);
     CHECK(spikes > 500);
     CHECK(spikes < 500 * ticks / 40);
 }
