@@ -224,10 +224,6 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                         if (const std::size_t slot = store.source(s); slot >= lo && slot < hi) f(c, by_class[p], s, slot, words);
                 }
     };
-    // Over ranges of slots, one per thread (`begin`: where each starts), in parallel.
-    auto by_ranges = [&](const std::vector<std::size_t>& begin, auto&& f) {
-        tbb::parallel_for(std::size_t{0}, begin.size() - 1, [&](std::size_t i) { f(begin[i], begin[i + 1]); });
-    };
     // Segments and words per slot first: a block holds a count, its segments, its synapses.
     out_begin_.assign(slots + 1, 0);
     std::vector<std::uint32_t> latest(slots, no_slot), segments(slots, 0);  // while counting
@@ -235,7 +231,8 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     for (std::size_t i = 0; i < even.size(); ++i) even[i] = slots * i / (even.size() - 1);
     std::vector<packing> packs(slots);
     std::atomic<bool> indexed{false};
-    by_ranges(even, [&](std::size_t lo, std::size_t hi) {
+    tbb::parallel_for(std::size_t{0}, even.size() - 1, [&](std::size_t range) {
+        const std::size_t lo = even[range], hi = even[range + 1];
         bool two_words = false;
         auto close = [&](std::size_t slot) {
             out_begin_[slot + 1] += packs[slot].words();

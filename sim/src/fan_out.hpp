@@ -90,14 +90,13 @@ public:
     // The most entries `words` packed words hold.
     static std::uint64_t most_packed(std::uint64_t words) { return words == 0 ? 0 : 2 * (words - 1); }
 
-    // Compact entries (above): whether they are used, the words of an entry of class c, and an
-    // entry's first word taken apart.
+    // Compact entries (above): whether they are used, the words of an entry of class c, and the
+    // target in an entry's first word.
     bool compact() const { return compact_; }
     std::uint32_t varying_words(const synapse_store::synapse_class& c) const {
         return compact_ && !(c.varies & synapse_store::weight_changes) ? 2 : 3;
     }
     std::uint32_t compact_target(std::uint32_t word) const { return word >> position_bits_; }
-    std::uint32_t compact_position(std::uint32_t word) const { return word & position_mask_; }
     // What a compact entry needs of its target, in one word: where its row begins (the low
     // bits) and target_info (info_shift up).
     static constexpr int info_shift = 56;

@@ -95,12 +95,6 @@ public:
     std::uint16_t own_delay(std::uint64_t s) const {
         return packed() ? static_cast<std::uint16_t>(in_slot_[s] >> delay_shift_) : delay_[s];
     }
-    void prefetch_delay(std::uint64_t s) const {
-        if (packed())
-            __builtin_prefetch(in_slot_.data() + s);
-        else
-            __builtin_prefetch(delay_.data() + s);
-    }
     // Whether own delays share their slots' words (above).
     bool packed() const { return delay_shift_ < 32; }
     // Packing needs at least this many bits for the delays: with fewer, a network's delays
