@@ -77,7 +77,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
       config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
       load_(topo.node_count(), run_.rebalance_threshold,
             std::chrono::milliseconds(static_cast<std::int64_t>(run_.rebalance_after_ms))),
-      checkpoint_root_(where.checkpoint_root), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
+      spikes_(plan.net), checkpoint_root_(where.checkpoint_root),
+      checkpoints_(where.checkpoint_root, run_.checkpoint_every, run_.checkpoint_keep, folder_name_of(plan.net.name)), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
       samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
     if (first_tick > 0) state_ = state::frozen;
     std::vector<bool> holds_neurons;
@@ -85,10 +86,6 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     load_.judge_only(std::move(holds_neurons));
     if (plan.net.structure) structure_ = structure_log(*plan.net.structure);
     granted_ = first_tick - 1;
-    checkpoints_.every = run_.checkpoint_every;
-    checkpoints_.keep = run_.checkpoint_keep;
-    checkpoints_.dir = checkpoint_dir(folder_name_of(plan.net.name));
-    const auto& net = plan.net;
     // Columns (output_columns); each node reports the output neurons it runs in ascending
     // index order.
     std::map<protocol::neuron_index, std::vector<std::size_t>> columns_of_neuron;
@@ -101,72 +98,16 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
         if (i < plan.node_of_neuron.size()) columns_of_[plan.node_of_neuron[i]].push_back(cols);  // not grown yet: none
     nodes_.resize(topo.node_count());
     for (std::size_t v = 0; v < nodes_.size(); ++v) nodes_[v].id = topo.id(v);
-    recording_ = !net.recorded.empty();
-    // The raster's sample: every k-th recorded neuron of each group, at most raster_per_group
-    // (`recorded` is ascending, so each group's recorded neurons are a run of it).
-    in_raster_.assign(net.group_of.size(), false);
-    recorded_groups_ = json::array();
-    for (std::size_t k = 0; k < net.recorded.size();) {
-        const auto& g = net.groups[net.group_of[net.recorded[k]]];
-        auto end = k;
-        while (end < net.recorded.size() && net.recorded[end] < g.first + g.size) ++end;
-        const auto every = std::max<std::size_t>(1, (end - k + raster_per_group - 1) / raster_per_group);
-        std::vector<std::uint32_t> sample;
-        for (auto i = k; i < end; i += every) {
-            in_raster_[net.recorded[i]] = true;
-            sample.push_back(static_cast<std::uint32_t>(net.recorded[i]));
-        }
-        recorded_groups_.push_back({{"id", g.id}, {"first", g.first}, {"size", g.size}, {"member", g.member}, {"recorded", end - k},
-                                    {"every", every}, {"sampled", sample.size()}, {"sample", std::move(sample)}});
-        k = end;
-    }
     if (run_.sync == protocol::sync_mode::window) {
-        grant_senders_ = std::vector<grant_sender>(topo.node_count());
-        for (std::size_t v = 0; v < grant_senders_.size(); ++v) grant_senders_[v].thread = std::thread([this, v] { send_grants(v); });
+        grants_ = std::make_unique<grant_senders>(topo.node_count(), links_.clock);
     }
 }
 
 lead_run::~lead_run() {
     stop_ticker();
-    stop_grant_senders();
+    grants_.reset();
     std::error_code ignored;
     if (!piece_file_.empty()) std::filesystem::remove(piece_file_, ignored);  // a client that stopped reading
-}
-
-void lead_run::stop_grant_senders() {
-    {
-        std::lock_guard<std::mutex> lock(grants_mutex_);
-        grants_stop_ = true;
-    }
-    grants_changed_.notify_all();
-    for (auto& s : grant_senders_)
-        if (s.thread.joinable()) s.thread.join();
-}
-
-void lead_run::send_grants(std::size_t v) {
-    auto& s = grant_senders_[v];
-    std::unique_lock<std::mutex> lock(grants_mutex_);
-    while (true) {
-        grants_changed_.wait(lock, [&] { return grants_stop_ || (s.pending >= 0 && !s.busy); });
-        if (grants_stop_) return;
-        const auto last = std::exchange(s.pending, -1);
-        s.busy = true;
-        lock.unlock();
-        bool taken = true;
-        try {
-            links_.clock(v, protocol::clock_request{protocol::clock_request::kind::grant, last, {}});
-        } catch (const std::exception&) {
-            taken = false;  // stopped, dead or cut off: the run goes on without it meanwhile
-        }
-        lock.lock();
-        s.busy = false;
-        grants_changed_.notify_all();
-        if (taken) continue;
-        if (s.pending < last) s.pending = last;
-        // Again after a pause: a node that comes back is granted the clock's newest tick
-        // at once, and computes the ticks it missed as fast as it can.
-        grants_changed_.wait_for(lock, std::chrono::milliseconds(100), [&] { return grants_stop_; });
-    }
 }
 
 void lead_run::check_outputs(const plan::network_plan& plan) {
@@ -198,7 +139,7 @@ void lead_run::on_report(const protocol::tick_report& report) {
         for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
             for (std::size_t lane = 0; lane < lanes; ++lane)
                 for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane];
-        if (recording_ && !row.reported[v]) row.spikes.insert(row.spikes.end(), entry.spikes.begin(), entry.spikes.end());
+        if (spikes_.recording() && !row.reported[v]) row.spikes.insert(row.spikes.end(), entry.spikes.begin(), entry.spikes.end());
         if (!entry.samples.is_null() && !row.reported[v]) samples_.add(v, tick + 1, entry.samples);
         if (!entry.initial.is_null() && !row.reported[v] && tick == 0) samples_.add(v, 0, entry.initial);
         row.reported[v] = true;
@@ -236,7 +177,7 @@ void lead_run::complete_rows() {
             if (!it->second.reported[v] && !(window && !links_.alive(v))) complete = false;
         if (!complete) break;
         rows_.push(std::move(it->second.values));
-        if (!it->second.spikes.empty()) keep_spikes(it->first, std::move(it->second.spikes));
+        if (!it->second.spikes.empty()) spikes_.keep(it->first, std::move(it->second.spikes));
         samples_.complete(it->first);
         partial_.erase(it);
     }
@@ -247,64 +188,8 @@ void lead_run::complete_rows() {
     changed_.notify_all();
 }
 
-template <class InSample>
-void lead_run::recent_spikes::add(std::int64_t tick, const std::vector<std::uint32_t>& spiked, const InSample& in_sample) {
-    const auto before = neurons.size();
-    for (auto n : spiked)
-        if (in_sample(n)) neurons.push_back(n);
-    if (neurons.size() == before) return;
-    ticks.push_back(tick);
-    ends.push_back(neurons.size());
-    while (first < ticks.size() && (ticks[first] <= tick - max_peek_ticks || neurons.size() - begin_of(first) > max_peek_spikes))
-        ++first;
-    if (first > 4096 && first * 2 > ticks.size()) {
-        const auto dropped = begin_of(first);
-        neurons.erase(neurons.begin(), neurons.begin() + static_cast<std::ptrdiff_t>(dropped));
-        ticks.erase(ticks.begin(), ticks.begin() + static_cast<std::ptrdiff_t>(first));
-        ends.erase(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(first));
-        for (auto& e : ends) e -= dropped;
-        first = 0;
-    }
-}
-
-void lead_run::keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons) {
-    std::sort(neurons.begin(), neurons.end());
-    spikes_held_ += neurons.size();
-    // The raster's sample, always: a window bounded by ticks and by spikes (peek_spikes).
-    recent_.add(tick, neurons, [this](std::uint32_t n) { return in_raster_[n]; });
-    spikes_.push_back({tick, std::move(neurons)});
-    // Bounded: what no client reads in time is dropped, oldest first, and counted.
-    while (spikes_held_ > max_spikes_held) {
-        spikes_held_ -= spikes_.front().neurons.size();
-        spikes_lost_ += static_cast<std::int64_t>(spikes_.front().neurons.size());
-        spikes_.pop_front();
-    }
-}
-
 protocol::clock_reply lead_run::clock_one(std::size_t v, const protocol::clock_request& request) {
-    if (grant_senders_.empty()) return links_.clock(v, request);
-    auto& s = grant_senders_[v];
-    {
-        std::unique_lock<std::mutex> lock(grants_mutex_);
-        grants_changed_.wait(lock, [&] { return !s.busy; });
-        s.pending = -1;  // a hold supersedes the grants not yet sent; a grant, the older ones
-        s.busy = true;
-    }
-    auto idle = [&] {
-        {
-            std::lock_guard<std::mutex> lock(grants_mutex_);
-            s.busy = false;
-        }
-        grants_changed_.notify_all();
-    };
-    try {
-        auto reply = links_.clock(v, request);
-        idle();
-        return reply;
-    } catch (...) {
-        idle();
-        throw;
-    }
+    return grants_ ? grants_->request(v, request) : links_.clock(v, request);
 }
 
 std::vector<protocol::clock_reply> lead_run::clock_all(const protocol::clock_request& request) {
@@ -327,15 +212,10 @@ void lead_run::grant_all(std::int64_t last) {
         std::lock_guard<std::mutex> lock(mutex_);
         granted_ = last;
     }
-    if (grant_senders_.empty()) {
+    if (grants_)
+        grants_->grant(last);
+    else
         clock_all(protocol::clock_request{protocol::clock_request::kind::grant, last, {}});
-        return;
-    }
-    {
-        std::lock_guard<std::mutex> lock(grants_mutex_);
-        for (auto& s : grant_senders_) s.pending = std::max(s.pending, last);
-    }
-    grants_changed_.notify_all();
 }
 
 void lead_run::stop_ticker() {
@@ -503,10 +383,7 @@ void lead_run::update_parameters(const std::function<void()>& apply, std::int64_
 }
 
 void lead_run::write_checkpoint(std::int64_t tick) {
-    namespace fs = std::filesystem;
-    const auto settings = checkpoints();
-    fs::create_directories(settings.dir);
-    const std::string file = (fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs")).string();
+    const std::string file = checkpoint_folder::file_of(checkpoints(), tick);
     {
         std::lock_guard<std::mutex> capturing(capture_mutex_);
         if (tick < delays_settled_) return;  // the nodes take no snapshot yet: the next boundary's checkpoint follows
@@ -514,12 +391,7 @@ void lead_run::write_checkpoint(std::int64_t tick) {
     }
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        checkpoint_files_.push_back(file);
-        while (checkpoint_files_.size() > static_cast<std::size_t>(std::max(1, checkpoints_.keep))) {
-            std::error_code ignored;
-            fs::remove(checkpoint_files_.front(), ignored);
-            checkpoint_files_.erase(checkpoint_files_.begin());
-        }
+        checkpoints_.written(file);
     }
     if (!links_.replicate) return;
     // The rows first: a standby holding a checkpoint also holds every row before it.
@@ -529,7 +401,7 @@ void lead_run::write_checkpoint(std::int64_t tick) {
 }
 
 void lead_run::replicate_spikes(std::int64_t before) {
-    if (!links_.replicate || !recording_) return;
+    if (!links_.replicate || !spikes_.recording()) return;
     constexpr std::size_t piece = 8u << 20;
     bool more = true;
     while (more) {
@@ -538,9 +410,10 @@ void lead_run::replicate_spikes(std::int64_t before) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             // The standby forgets what clients have read: what this lead no longer holds.
-            header = {{"kind", "spikes"}, {"forget_before", spikes_.empty() ? completed() + 1 : spikes_.front().tick}};
+            const auto& held = spikes_.held();
+            header = {{"kind", "spikes"}, {"forget_before", held.empty() ? completed() + 1 : held.front().tick}};
             more = false;
-            for (const auto& s : spikes_) {
+            for (const auto& s : held) {
                 if (s.tick < spikes_replicated_end_) continue;
                 if (s.tick >= before) break;
                 if (!body.empty() && body.size() + s.neurons.size() * sizeof(std::uint32_t) > piece) {
@@ -606,54 +479,37 @@ void lead_run::replicate_intent(const json& intent) {
 
 json lead_run::checkpoint_settings_json() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return {{"every", checkpoints_.every},
-            {"keep", checkpoints_.keep},
-            {"dir", std::filesystem::path(checkpoints_.dir).lexically_relative(checkpoint_root_).string()}};
-}
-
-std::string lead_run::checkpoint_dir(const std::string& name) const {
-    const std::filesystem::path relative(name);
-    bool climbs = false;
-    for (const auto& part : relative) climbs = climbs || part == "..";
-    if (name.empty() || relative.is_absolute() || climbs)
-        throw usage_error("checkpoint folder '" + name + "': checkpoints stay in the lead's state folder " + checkpoint_root_ +
-                          "; give a relative name without '..'");
-    return (std::filesystem::path(checkpoint_root_) / relative).lexically_normal().string();
+    return checkpoints_.settings_json();
 }
 
 void lead_run::set_checkpoints(checkpoint_settings settings) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (settings.dir.empty()) settings.dir = checkpoints_.dir;
-    checkpoints_ = std::move(settings);
+    checkpoints_.set(std::move(settings));
 }
 
 lead_run::checkpoint_settings lead_run::checkpoints() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return checkpoints_;
+    return checkpoints_.current();
 }
 
 void lead_run::adopt_checkpoint(const std::string& file, std::int64_t tick) {
     namespace fs = std::filesystem;
     const auto settings = checkpoints();
     if (settings.every <= 0) return;
-    fs::create_directories(settings.dir);
-    const auto kept = fs::path(settings.dir) / ("checkpoint-" + std::to_string(tick) + ".dnncs");
+    const auto kept = checkpoint_folder::file_of(settings, tick);
     if (fs::weakly_canonical(fs::path(file)) != fs::weakly_canonical(kept)) fs::rename(file, kept);
     std::lock_guard<std::mutex> lock(mutex_);
-    checkpoint_files_.push_back(kept.string());
+    checkpoints_.adopted(kept);
 }
 
 std::string lead_run::last_checkpoint() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return checkpoint_files_.empty() ? std::string() : checkpoint_files_.back();
+    return checkpoints_.last();
 }
 
 std::deque<tick_spikes> lead_run::spikes_before(std::int64_t tick) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::deque<tick_spikes> earlier;
-    for (const auto& s : spikes_)
-        if (s.tick < tick) earlier.push_back(s);
-    return earlier;
+    return spikes_.before(tick);
 }
 
 void lead_run::adopt_spikes(const std::deque<tick_spikes>& earlier) {
@@ -661,12 +517,8 @@ void lead_run::adopt_spikes(const std::deque<tick_spikes>& earlier) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         first_tick = rows_.end();
-        for (auto s = earlier.rbegin(); s != earlier.rend(); ++s) {
-            if (s->tick >= first_tick || (!spikes_.empty() && s->tick >= spikes_.front().tick)) continue;
-            spikes_held_ += s->neurons.size();
-            spikes_.push_front(*s);
-        }
-        if (!spikes_.empty()) spikes_replicated_end_ = std::min(spikes_replicated_end_, spikes_.front().tick);
+        spikes_.adopt(earlier, first_tick);
+        if (!spikes_.held().empty()) spikes_replicated_end_ = std::min(spikes_replicated_end_, spikes_.held().front().tick);
     }
     replicate_spikes(first_tick);
 }
@@ -827,10 +679,10 @@ protocol::run_progress lead_run::progress() {
     if (state_ == state::running && seconds > 0) reply.ticks_per_second = static_cast<double>(completed() - ticks_at_start_) / seconds;
     if (step_seconds_ >= 0) reply.last_step_seconds = step_seconds_;
     if (!error_.empty()) reply.error = error_;
-    if (checkpoints_.every > 0) {
-        reply.checkpoint_every = checkpoints_.every;
-        reply.checkpoint_dir = checkpoints_.dir;
-        if (!checkpoint_files_.empty()) reply.last_checkpoint = checkpoint_files_.back();
+    if (const auto& c = checkpoints_.current(); c.every > 0) {
+        reply.checkpoint_every = c.every;
+        reply.checkpoint_dir = c.dir;
+        if (!checkpoints_.last().empty()) reply.last_checkpoint = checkpoints_.last();
     }
     return reply;
 }
@@ -896,7 +748,7 @@ json lead_run::control(const protocol::control_request& request) {
         }
         if (request.dir) {
             auto c = checkpoints();
-            c.dir = checkpoint_dir(*request.dir);
+            c.dir = checkpoints_.dir_named(*request.dir);
             set_checkpoints(c);
         }
         write_checkpoint(next_tick());
@@ -906,7 +758,7 @@ json lead_run::control(const protocol::control_request& request) {
         checkpoint_settings c = checkpoints();
         if (request.every) c.every = *request.every;
         if (request.keep) c.keep = *request.keep;
-        if (request.dir) c.dir = checkpoint_dir(*request.dir);
+        if (request.dir) c.dir = checkpoints_.dir_named(*request.dir);
         set_checkpoints(c);
         replicate_intent();
         return {{"every", c.every}, {"keep", c.keep}, {"dir", c.dir}, {"last", last_checkpoint()}};
@@ -957,31 +809,21 @@ json lead_run::output(const json& request) {
 json lead_run::spikes(const json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto from = request.value("from", std::int64_t{0});
-    while (!spikes_.empty() && spikes_.front().tick < from) {
-        spikes_held_ -= spikes_.front().neurons.size();
-        spikes_.pop_front();
-    }
-    json ticks = json::array();
-    std::size_t count = 0;
+    spikes_.forget_before(from);
+    samples_.forget_before(from);
     const bool answer = !request.value("acknowledge", false);
     std::int64_t through = answer ? completed() : from - 1;
-    for (const auto& s : spikes_) {
-        if (!answer) break;
-        if (count > 0 && count + s.neurons.size() > max_spikes_per_reply) {
-            through = s.tick - 1;
-            break;
-        }
-        ticks.push_back(json::array({s.tick, s.neurons}));
-        count += s.neurons.size();
-    }
-    samples_.forget_before(from);
-    json samples = answer ? samples_.answer(from, through, max_spikes_per_reply - std::min(count, max_spikes_per_reply)) : json::array();
+    json ticks = answer ? spikes_.answer(through) : json::array();
+    std::size_t count = 0;
+    for (const auto& t : ticks) count += t.at(1).size();
+    json samples = answer ? samples_.answer(from, through, held_spikes::max_per_reply - std::min(count, held_spikes::max_per_reply))
+                          : json::array();
     while (!ticks.empty() && ticks.back().at(0).get<std::int64_t>() > through) ticks.erase(ticks.size() - 1);
-    json reply{{"recording", recording_}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
-               {"completed", completed()}, {"lost", spikes_lost_}, {"state", name(state_)}, {"dt", plan_.net.dt},
+    json reply{{"recording", spikes_.recording()}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
+               {"completed", completed()}, {"lost", spikes_.lost()}, {"state", name(state_)}, {"dt", plan_.net.dt},
                {"sampling", samples_.sampling()}, {"samples", std::move(samples)}, {"samples_lost", samples_.lost()}};
     if (request.value("groups", false)) {
-        reply["groups"] = recorded_groups_;
+        reply["groups"] = spikes_.groups();
         reply["samplings"] = samples_.layout();
     }
     return reply;
@@ -990,33 +832,16 @@ json lead_run::spikes(const json& request) {
 json lead_run::peek_spikes(const json& request) {
     // A copy of the slice under the lock, the JSON after it: the clock's reports wait only
     // for the copy.
-    std::vector<std::int64_t> tick_of;
-    std::vector<std::size_t> ends;
-    std::vector<std::uint32_t> neurons;
+    held_spikes::recent_slice slice;
     std::int64_t done = 0;
     bool recording = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         done = completed();
-        recording = recording_;
-        const auto from = std::max(request.value("from", std::int64_t{0}), done + 1 - max_peek_ticks);
-        // Newest first until a bound is reached.
-        const auto& r = recent_;
-        std::size_t begin = r.ticks.size();
-        while (begin > r.first && r.ticks[begin - 1] >= from && r.neurons.size() - r.begin_of(begin - 1) <= max_peek_spikes)
-            --begin;
-        const auto offset = r.begin_of(begin);
-        tick_of.assign(r.ticks.begin() + static_cast<std::ptrdiff_t>(begin), r.ticks.end());
-        ends.assign(r.ends.begin() + static_cast<std::ptrdiff_t>(begin), r.ends.end());
-        for (auto& e : ends) e -= offset;
-        neurons.assign(r.neurons.begin() + static_cast<std::ptrdiff_t>(offset), r.neurons.end());
+        recording = spikes_.recording();
+        slice = spikes_.recent_from(std::max(request.value("from", std::int64_t{0}), done + 1 - held_spikes::max_peek_ticks));
     }
-    json ticks = json::array();
-    for (std::size_t i = 0; i < tick_of.size(); ++i)
-        ticks.push_back(json::array({tick_of[i], std::vector<std::uint32_t>(neurons.begin() + static_cast<std::ptrdiff_t>(i ? ends[i - 1] : 0),
-                                                                           neurons.begin() + static_cast<std::ptrdiff_t>(ends[i]))}));
-    return json{{"recording", recording}, {"spikes", std::move(ticks)}, {"completed", done},
-                {"dt", plan_.net.dt}, {"groups", recorded_groups_}};
+    return json{{"recording", recording}, {"spikes", slice.to_json()}, {"completed", done}, {"dt", plan_.net.dt}, {"groups", spikes_.groups()}};
 }
 
 }  // namespace dnnc::node_server

@@ -7,6 +7,9 @@
 #include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/status.hpp"
 #include "dnnc/plan/topology.hpp"
+#include "checkpoint_folder.hpp"
+#include "grant_senders.hpp"
+#include "held_spikes.hpp"
 #include "load_watch.hpp"
 #include "output_rows.hpp"
 #include "state_samples.hpp"
@@ -19,6 +22,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -28,12 +32,6 @@ namespace dnnc::node_server {
 
 // A network's name as a folder name (checkpoints and replicas are kept in one per network).
 std::string folder_name_of(std::string network);
-
-// The recorded spikes of one complete tick.
-struct tick_spikes {
-    std::int64_t tick;
-    std::vector<std::uint32_t> neurons;  // ascending
-};
 
 class lead_run {
 public:
@@ -60,11 +58,7 @@ public:
         std::function<void(const nlohmann::json& header, const std::string& body)> replicate;
     };
 
-    struct checkpoint_settings {
-        std::int64_t every = 0;  // ticks; 0: none
-        int keep = 3;
-        std::string dir;
-    };
+    using checkpoint_settings = checkpoint_folder::settings;
 
     // Where the lead keeps what a run produces.
     struct storage {
@@ -194,23 +188,18 @@ public:
     // The lead first forgets the spikes of ticks before T (the client has them), then answers
     // those of ticks T..L in tick order, each tick's neurons ascending (global indices; ticks
     // without spikes left out); the next request asks from L + 1. A reply holds at most about
-    // max_spikes_per_reply spikes; none with "acknowledge" (a client that stops reading says
-    // what it has, so that the lead forgets it). The lead holds at most max_spikes_held spikes not yet read:
+    // held_spikes::max_per_reply spikes; none with "acknowledge" (a client that stops reading says
+    // what it has, so that the lead forgets it). The lead holds at most held_spikes::max_held spikes not yet read:
     // beyond that it drops the oldest ticks' spikes and counts them in "lost" (since the run
-    // began). "groups" lists the groups with recorded neurons (recorded_groups_). The samples
+    // began). "groups" lists the groups with recorded neurons (held_spikes::groups). The samples
     // of <record variables> (state_samples) travel the same way, in the same ticks T..L.
-    static constexpr std::size_t max_spikes_per_reply = 1000000;
-    static constexpr std::size_t max_spikes_held = std::size_t{1} << 24;
     nlohmann::json spikes(const nlohmann::json& request);
     // The recent spikes of the raster's sample, for a watcher (the live page), apart from
     // those held for clients (reading these drains nothing). The sample is every k-th recorded neuron
-    // of each recorded group, at most raster_per_group of them. The lead always keeps their
+    // of each recorded group, at most held_spikes::raster_per_group of them. The lead always keeps their
     // spikes of the newest max_peek_ticks ticks, at most max_peek_spikes, so a page opened at
     // any time has the recent raster at once. Answers those of ticks >= "from", with the groups.
     //   {"from": T} -> {"recording", "spikes": [[tick, [neuron...]]...], "completed", "dt", "groups"}
-    static constexpr std::size_t raster_per_group = 50;
-    static constexpr std::int64_t max_peek_ticks = 2000;
-    static constexpr std::size_t max_peek_spikes = 100000;
     nlohmann::json peek_spikes(const nlohmann::json& request);
 
 private:
@@ -219,12 +208,10 @@ private:
 
     std::vector<protocol::clock_reply> clock_all(const protocol::clock_request& request);
     // Lockstep: to every node in turn, each answering before the next. Window: posted to
-    // every node's sender (grant_senders_), so a node that does not answer holds up none.
+    // every node's sender (grants_), so a node that does not answer holds up none.
     void grant_all(std::int64_t last);
     // One clock request to node v, in order with the grants posted to it.
     protocol::clock_reply clock_one(std::size_t v, const protocol::clock_request& request);
-    void send_grants(std::size_t v);  // node v's sender thread (window mode)
-    void stop_grant_senders();
     std::int64_t completed() const { return rows_.end() - 1; }
     void start_running();
     void stop_ticker();
@@ -266,32 +253,7 @@ private:
     std::optional<tick_times> rebalance_due_;
 
     structure_log structure_;  // with structural plasticity
-    // Recorded spikes of complete ticks that no client has read yet, oldest first.
-    bool recording_ = false;  // the network records spikes
-    std::deque<tick_spikes> spikes_;
-    std::size_t spikes_held_ = 0;
-    std::int64_t spikes_lost_ = 0;
-    void keep_spikes(std::int64_t tick, std::vector<std::uint32_t> neurons);
-    // The raster's sample: every k-th recorded neuron of each group, at most raster_per_group.
-    std::vector<bool> in_raster_;
-    // [{"id", "first", "size", "recorded", "every", "sampled", "sample": [neuron...]}...]: the
-    // groups with recorded neurons, how many each has, and the raster's sample of them (every
-    // k-th recorded neuron, how many, which).
-    nlohmann::json recorded_groups_;
-    // The recent spikes of the raster's sample (peek_spikes): flat, so that a tick costs an
-    // append and no allocation. Tick i (from `first` on) holds the neurons
-    // [ends[i - 1], ends[i]); the dropped prefix is compacted away now and then. Ticks
-    // without a spike in the sample are left out.
-    struct recent_spikes {
-        std::vector<std::int64_t> ticks;
-        std::vector<std::size_t> ends;
-        std::vector<std::uint32_t> neurons;
-        std::size_t first = 0;
-        std::size_t begin_of(std::size_t i) const { return i == 0 ? 0 : ends[i - 1]; }
-        template <class InSample>
-        void add(std::int64_t tick, const std::vector<std::uint32_t>& spiked, const InSample& in_sample);
-    };
-    recent_spikes recent_;
+    held_spikes spikes_;       // recorded spikes held for clients, and the raster's recent ones
 
     void drive_to(std::int64_t last);  // the clock's thread: tick period and checkpoints
     void drive(std::int64_t last);      // grants up to `last`, on a thread when it must pace or pause
@@ -307,12 +269,9 @@ private:
     bool grow_ahead(std::int64_t last) const;
     void replicate_intent(const nlohmann::json& intent);
     void replicate_intent() { replicate_intent(intent()); }
-    // `name` under checkpoint_root_; usage_error when it would lead elsewhere.
-    std::string checkpoint_dir(const std::string& name) const;
 
-    std::string checkpoint_root_;
-    checkpoint_settings checkpoints_;
-    std::vector<std::string> checkpoint_files_;  // oldest first
+    std::string checkpoint_root_;  // snapshots for clients are written here too
+    checkpoint_folder checkpoints_;
     std::int64_t replicated_end_;                 // the standby holds the rows of ticks before this
     std::int64_t spikes_replicated_end_;          // and the unread spikes of ticks before this
     // The samples of <record variables>, read with the spikes (spikes()); a standby does not
@@ -329,18 +288,7 @@ private:
     std::thread ticker_;
     bool ticker_stop_ = false;
 
-    // Window mode: a thread per node sends it the clock's newest grant (older ones not yet
-    // sent are superseded), and sends it again until the node takes it or a newer one
-    // comes; a request (a hold) waits until the sender is idle and goes in its place.
-    struct grant_sender {
-        std::int64_t pending = -1;  // the newest grant not yet taken; -1: none
-        bool busy = false;          // a clock request to the node is under way
-        std::thread thread;
-    };
-    std::mutex grants_mutex_;
-    std::condition_variable grants_changed_;
-    bool grants_stop_ = false;
-    std::vector<grant_sender> grant_senders_;  // empty in lockstep
+    std::unique_ptr<grant_senders> grants_;  // window mode's; none in lockstep
 };
 
 }  // namespace dnnc::node_server

@@ -160,7 +160,7 @@ void standby::receive(const json& header, std::string body) {
             r.spikes.push_back(std::move(s));
         }
         // Bounded as at the lead: the oldest go first.
-        while (held > lead_run::max_spikes_held) {
+        while (held > held_spikes::max_held) {
             held -= r.spikes.front().neurons.size();
             r.spikes.pop_front();
         }

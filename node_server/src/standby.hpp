@@ -28,7 +28,8 @@
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
-#include "lead_run.hpp"
+#include "dnnc/protocol/status.hpp"
+#include "held_spikes.hpp"
 #include "output_rows.hpp"
 
 #include <nlohmann/json.hpp>

@@ -410,7 +410,7 @@ TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded b
     };
     // Every neuron spikes at every tick: the sample's 80 spikes a tick reach the bound on
     // spikes first.
-    report(every_neuron, 3 * lead_run::max_peek_ticks);
+    report(every_neuron, 3 * held_spikes::max_peek_ticks);
     auto reply = run.peek_spikes({{"from", 0}});  // the first read
     CHECK(reply["completed"] == tick - 1);
     REQUIRE(reply["groups"].size() == 2);
@@ -418,7 +418,7 @@ TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded b
     CHECK(reply["groups"][0]["sampled"] == 50);
     CHECK(reply["groups"][1]["every"] == 1);  // 30: all
     CHECK(reply["groups"][1]["sampled"] == 30);
-    const auto kept = static_cast<std::int64_t>(lead_run::max_peek_spikes / 80);
+    const auto kept = static_cast<std::int64_t>(held_spikes::max_peek_spikes / 80);
     REQUIRE(reply["spikes"].size() == static_cast<std::size_t>(kept));
     CHECK(reply["spikes"].front()[0] == tick - kept);
     CHECK(reply["spikes"].back()[0] == tick - 1);
@@ -432,10 +432,10 @@ TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded b
     CHECK(run.spikes({{"from", 0}})["spikes"][0] == json::array({0, every_neuron}));
 
     // One sampled spike a tick, and one outside the sample: the bound on ticks.
-    report(json::array({1, 4}), 3 * lead_run::max_peek_ticks);
+    report(json::array({1, 4}), 3 * held_spikes::max_peek_ticks);
     reply = run.peek_spikes({{"from", 0}});
-    REQUIRE(reply["spikes"].size() == static_cast<std::size_t>(lead_run::max_peek_ticks));
-    CHECK(reply["spikes"].front()[0] == tick - lead_run::max_peek_ticks);
+    REQUIRE(reply["spikes"].size() == static_cast<std::size_t>(held_spikes::max_peek_ticks));
+    CHECK(reply["spikes"].front()[0] == tick - held_spikes::max_peek_ticks);
     CHECK(reply["spikes"].front()[1] == json::array({4}));
 }
 
