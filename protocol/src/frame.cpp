@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
 namespace dnnc::protocol {
 namespace {
@@ -26,35 +27,53 @@ T get(std::string_view bytes, std::size_t offset) {
     return value;
 }
 
-// An HMAC-SHA256 context keyed with `key`.
-std::shared_ptr<EVP_MAC_CTX> keyed_context(std::string_view key) {
+// HMAC-SHA256 with `key`.
+EVP_MAC_CTX* new_mac(std::string_view key) {
     static EVP_MAC* const algorithm = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
     if (!algorithm) throw error("HMAC is not available from OpenSSL");
-    std::shared_ptr<EVP_MAC_CTX> ctx(EVP_MAC_CTX_new(algorithm), EVP_MAC_CTX_free);
+    EVP_MAC_CTX* ctx = EVP_MAC_CTX_new(algorithm);
     if (!ctx) throw error("cannot allocate an HMAC context");
     char digest[] = "SHA256";
     const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
-    if (EVP_MAC_init(ctx.get(), reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) != 1)
+    if (EVP_MAC_init(ctx, reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) != 1) {
+        EVP_MAC_CTX_free(ctx);
         throw error("HMAC-SHA256 failed");
+    }
     return ctx;
 }
 
-// HMAC(key, a || b) on a copy of a keyed context: no key schedule per tag.
-std::string hmac(const EVP_MAC_CTX* keyed, std::string_view a, std::string_view b) {
-    EVP_MAC_CTX* ctx = EVP_MAC_CTX_dup(keyed);
-    if (!ctx) throw error("cannot allocate an HMAC context");
-    unsigned char out[EVP_MAX_MD_SIZE];
-    std::size_t length = 0;
-    const bool ok = EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(a.data()), a.size()) == 1 &&
-                    EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(b.data()), b.size()) == 1 &&
-                    EVP_MAC_final(ctx, out, &length, sizeof out) == 1;
-    EVP_MAC_CTX_free(ctx);
-    if (!ok || length != frame_tag_size) throw error("HMAC-SHA256 failed");
-    return std::string(reinterpret_cast<const char*>(out), length);
+// The frame's bytes, tagged with `mac` unless it is null.
+std::string encode_tagged(const frame& f, keyed_mac* mac) {
+    if (f.payload.size() > UINT32_MAX) throw protocol_error("payload too large for a frame");
+    std::string out;
+    out.reserve(frame_header_size + f.payload.size() + frame_tag_size);
+    out.append(magic, 4);
+    put<std::uint8_t>(out, frame_version);
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(f.type));
+    const std::uint16_t flags = static_cast<std::uint16_t>(mac ? (f.flags | authenticated_flag) : (f.flags & ~authenticated_flag));
+    put<std::uint16_t>(out, flags);
+    put<std::uint64_t>(out, f.request_id);
+    put<std::uint32_t>(out, static_cast<std::uint32_t>(f.payload.size()));
+    out += f.payload;
+    if (mac) out += mac->tag(std::string_view(out).substr(0, frame_header_size), f.payload);
+    return out;
 }
 
-std::string hmac(std::string_view secret, std::string_view a, std::string_view b) {
-    return hmac(keyed_context(secret).get(), a, b);
+// The frame of a header and body, its tag checked with `mac` (none: the node has no secret).
+frame decode_tagged(const frame_header& header, std::string_view header_bytes, std::string_view body, keyed_mac* mac) {
+    if (body.size() != header.body_size()) throw protocol_error("frame body has the wrong size");
+    const std::string_view payload = body.substr(0, header.payload_length);
+    if (header.flags & authenticated_flag) {
+        if (!mac) throw protocol_error("frame is authenticated but this node has no secret");
+        const std::string expected = mac->tag(header_bytes.substr(0, frame_header_size), payload);
+        const std::string_view tag = body.substr(header.payload_length, frame_tag_size);
+        if (CRYPTO_memcmp(expected.data(), tag.data(), frame_tag_size) != 0)
+            throw protocol_error("frame authentication failed (wrong secret or altered frame)");
+    } else if (mac) {
+        throw protocol_error("frame is not authenticated and this cluster requires it");
+    }
+    return frame{header.type, static_cast<std::uint16_t>(header.flags & ~authenticated_flag), header.request_id,
+                 std::string(payload)};
 }
 
 }  // namespace
@@ -128,21 +147,39 @@ bool is_one_way(message_type t) {
     return t == message_type::signals || t == message_type::tick_report || t == message_type::signal_link;
 }
 
+keyed_mac::keyed_mac(std::string_view key) : ctx_(new_mac(key)) {}
+
+keyed_mac::keyed_mac(const keyed_mac& other) {
+    if (!other.ctx_) return;
+    ctx_ = EVP_MAC_CTX_dup(other.ctx_);
+    if (!ctx_) throw error("cannot allocate an HMAC context");
+}
+
+keyed_mac::keyed_mac(keyed_mac&& other) noexcept : ctx_(std::exchange(other.ctx_, nullptr)) {}
+
+keyed_mac& keyed_mac::operator=(keyed_mac other) noexcept {
+    std::swap(ctx_, other.ctx_);
+    return *this;
+}
+
+keyed_mac::~keyed_mac() { EVP_MAC_CTX_free(ctx_); }
+
+std::string keyed_mac::tag(std::string_view a, std::string_view b) {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    std::size_t length = 0;
+    // No key: the one it was made with (the key schedule is kept).
+    const bool ok = EVP_MAC_init(ctx_, nullptr, 0, nullptr) == 1 &&
+                    EVP_MAC_update(ctx_, reinterpret_cast<const unsigned char*>(a.data()), a.size()) == 1 &&
+                    EVP_MAC_update(ctx_, reinterpret_cast<const unsigned char*>(b.data()), b.size()) == 1 &&
+                    EVP_MAC_final(ctx_, out, &length, sizeof out) == 1;
+    if (!ok || length != frame_tag_size) throw error("HMAC-SHA256 failed");
+    return std::string(reinterpret_cast<const char*>(out), length);
+}
+
 std::string encode_frame(const frame& f, std::string_view secret) {
-    if (f.payload.size() > UINT32_MAX) throw protocol_error("payload too large for a frame");
-    std::string out;
-    out.reserve(frame_header_size + f.payload.size() + frame_tag_size);
-    out.append(magic, 4);
-    put<std::uint8_t>(out, frame_version);
-    put<std::uint8_t>(out, static_cast<std::uint8_t>(f.type));
-    const std::uint16_t flags = static_cast<std::uint16_t>(
-        secret.empty() ? (f.flags & ~authenticated_flag) : (f.flags | authenticated_flag));
-    put<std::uint16_t>(out, flags);
-    put<std::uint64_t>(out, f.request_id);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(f.payload.size()));
-    out += f.payload;
-    if (!secret.empty()) out += hmac(secret, std::string_view(out).substr(0, frame_header_size), f.payload);
-    return out;
+    if (secret.empty()) return encode_tagged(f, nullptr);
+    keyed_mac mac(secret);
+    return encode_tagged(f, &mac);
 }
 
 frame_header decode_header(std::string_view bytes, std::uint32_t max_payload, bool secret_required) {
@@ -165,19 +202,9 @@ frame_header decode_header(std::string_view bytes, std::uint32_t max_payload, bo
 
 frame decode_body(const frame_header& header, std::string_view header_bytes, std::string_view body,
                   std::string_view secret) {
-    if (body.size() != header.body_size()) throw protocol_error("frame body has the wrong size");
-    const std::string_view payload = body.substr(0, header.payload_length);
-    if (header.flags & authenticated_flag) {
-        if (secret.empty()) throw protocol_error("frame is authenticated but this node has no secret");
-        const std::string expected = hmac(secret, header_bytes.substr(0, frame_header_size), payload);
-        const std::string_view tag = body.substr(header.payload_length, frame_tag_size);
-        if (CRYPTO_memcmp(expected.data(), tag.data(), frame_tag_size) != 0)
-            throw protocol_error("frame authentication failed (wrong secret or altered frame)");
-    } else if (!secret.empty()) {
-        throw protocol_error("frame is not authenticated and this cluster requires it");
-    }
-    return frame{header.type, static_cast<std::uint16_t>(header.flags & ~authenticated_flag), header.request_id,
-                 std::string(payload)};
+    if (secret.empty()) return decode_tagged(header, header_bytes, body, nullptr);
+    keyed_mac mac(secret);
+    return decode_tagged(header, header_bytes, body, &mac);
 }
 
 namespace {
@@ -191,8 +218,8 @@ std::string random_nonce() {
     return nonce;
 }
 
-std::string session_key(std::string_view secret, std::string_view client_nonce, std::string_view server_nonce) {
-    return hmac(secret, "dnnc session 1", std::string(client_nonce) + std::string(server_nonce));
+std::string session_key(keyed_mac& by_secret, std::string_view client_nonce, std::string_view server_nonce) {
+    return by_secret.tag("dnnc session 1", std::string(client_nonce) + std::string(server_nonce));
 }
 
 // What a session tag covers besides the payload: direction, sequence number, header.
@@ -207,25 +234,29 @@ bool is_handshake(message_type t) { return t == message_type::hello || t == mess
 
 }  // namespace
 
-frame_auth::frame_auth(std::string secret, side s) : secret_(std::move(secret)), side_(s) {}
+frame_auth::frame_auth(std::string secret, side s) : secret_(std::move(secret)), side_(s) {
+    if (!secret_.empty()) by_secret_ = keyed_mac(secret_);
+}
 
 std::string frame_auth::hello() {
     nonce_ = random_nonce();
-    return encode_frame({message_type::hello, 0, 0, nonce_}, secret_);
+    return encode_tagged({message_type::hello, 0, 0, nonce_}, by_secret_ ? &by_secret_ : nullptr);
 }
 
 void frame_auth::accept(const frame& reply) {
     if (reply.type != message_type::hello_reply || reply.payload.size() != nonce_size || nonce_.empty())
         throw protocol_error("frame authentication failed: no valid hello reply");
-    key_ = keyed_context(session_key(secret_, nonce_, reply.payload));
+    sending_ = keyed_mac(session_key(by_secret_, nonce_, reply.payload));
+    receiving_ = sending_;
 }
 
 std::string frame_auth::answer(const frame& hello) {
     if (hello.type != message_type::hello || hello.payload.size() != nonce_size)
         throw protocol_error("frame authentication failed: a connection must open with a hello");
     const std::string nonce = random_nonce();
-    key_ = keyed_context(session_key(secret_, hello.payload, nonce));
-    return encode_frame({message_type::hello_reply, 0, hello.request_id, nonce}, secret_);
+    sending_ = keyed_mac(session_key(by_secret_, hello.payload, nonce));
+    receiving_ = sending_;
+    return encode_tagged({message_type::hello_reply, 0, hello.request_id, nonce}, by_secret_ ? &by_secret_ : nullptr);
 }
 
 std::string frame_auth::encode(const frame& f) {
@@ -234,7 +265,7 @@ std::string frame_auth::encode(const frame& f) {
     std::string out = encode_frame(f);
     out[6] = static_cast<char>(static_cast<unsigned char>(out[6]) | authenticated_flag);
     const char direction = side_ == side::client ? 'C' : 'S';
-    out += hmac(key_.get(), tag_prefix(direction, sent_++, out), f.payload);
+    out += sending_.tag(tag_prefix(direction, sent_++, out), f.payload);
     return out;
 }
 
@@ -247,15 +278,15 @@ frame frame_auth::decode(const frame_header& header, std::string_view header_byt
                               (side_ == side::server ? header.type == message_type::hello
                                                      : header.type == message_type::hello_reply && !nonce_.empty());
         if (!expected) throw protocol_error(std::string("frame authentication failed: an unexpected ") + to_string(header.type));
-        return decode_body(header, header_bytes, body, secret_);
+        return decode_tagged(header, header_bytes, body, &by_secret_);
     }
-    if (!required()) return decode_body(header, header_bytes, body, secret_);
+    if (!required()) return decode_tagged(header, header_bytes, body, nullptr);
     if (!established()) throw protocol_error("frame authentication failed: the connection has no session (no hello first)");
     if (body.size() != header.body_size()) throw protocol_error("frame body has the wrong size");
     if (!(header.flags & authenticated_flag)) throw protocol_error("frame is not authenticated and this cluster requires it");
     const std::string_view payload = body.substr(0, header.payload_length);
     const char direction = side_ == side::client ? 'S' : 'C';
-    const std::string expected = hmac(key_.get(), tag_prefix(direction, received_, header_bytes), payload);
+    const std::string expected = receiving_.tag(tag_prefix(direction, received_, header_bytes), payload);
     if (CRYPTO_memcmp(expected.data(), body.data() + header.payload_length, frame_tag_size) != 0)
         throw protocol_error("frame authentication failed (wrong secret, altered, replayed or out of order)");
     ++received_;

@@ -41,6 +41,28 @@ TEST_CASE("a stream fed one byte at a time yields every frame in order") {
     CHECK(ids == std::vector<std::uint64_t>{1, 2, 3, 4, 5});
 }
 
+TEST_CASE("a keyed MAC is HMAC-SHA256, tag after tag, and so is its copy") {
+    // RFC 4231, test case 2, split between the two parts a tag covers.
+    auto hex = [](const std::string& bytes) {
+        static const char digits[] = "0123456789abcdef";
+        std::string out;
+        for (unsigned char c : bytes) {
+            out += digits[c >> 4];
+            out += digits[c & 15];
+        }
+        return out;
+    };
+    const std::string rfc = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+    keyed_mac mac("Jefe");
+    CHECK(hex(mac.tag("what do ya want ", "for nothing?")) == rfc);
+    CHECK(hex(mac.tag("other", "bytes")) != rfc);
+    CHECK(hex(mac.tag("", "what do ya want for nothing?")) == rfc);  // each tag starts afresh
+    keyed_mac copy = mac;
+    CHECK(hex(copy.tag("what do ya want for nothing?", "")) == rfc);
+    CHECK(hex(mac.tag("what do ya want for nothing", "?")) == rfc);
+    CHECK_FALSE(keyed_mac());
+}
+
 TEST_CASE("oversized, unknown and malformed headers are rejected") {
     std::string big = encode_frame({message_type::status, 0, 1, std::string(100, 'a')});
     CHECK_THROWS_AS(decode_header(big, 99, false), protocol_error);

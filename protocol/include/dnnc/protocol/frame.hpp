@@ -154,6 +154,25 @@ frame decode_body(const frame_header& header, std::string_view header_bytes, std
 // frame with HMAC(K, direction || sequence number || header || payload), the sequence
 // number counting that direction's frames from 0. A frame captured on one connection is
 // refused on any other (another key) and out of order on its own (another number).
+// HMAC-SHA256 with one key: its context is keyed once and re-initialised for each tag, so
+// a tag neither repeats the key schedule nor allocates a context of its own. One tag at a
+// time: a copy is a context of its own, for another thread.
+class keyed_mac {
+public:
+    keyed_mac() = default;  // no key: not usable
+    explicit keyed_mac(std::string_view key);
+    keyed_mac(const keyed_mac& other);
+    keyed_mac(keyed_mac&& other) noexcept;
+    keyed_mac& operator=(keyed_mac other) noexcept;
+    ~keyed_mac();
+    explicit operator bool() const { return ctx_ != nullptr; }
+    // HMAC(key, a || b), frame_tag_size bytes.
+    std::string tag(std::string_view a, std::string_view b);
+
+private:
+    evp_mac_ctx_st* ctx_ = nullptr;
+};
+
 class frame_auth {
 public:
     enum class side { client, server };
@@ -161,7 +180,7 @@ public:
     frame_auth(std::string secret, side s);
 
     bool required() const { return !secret_.empty(); }
-    bool established() const { return key_ != nullptr; }
+    bool established() const { return static_cast<bool>(sending_); }
 
     // Client: the hello to send first.
     std::string hello();
@@ -180,7 +199,9 @@ public:
 
 private:
     std::string secret_, nonce_;
-    std::shared_ptr<evp_mac_ctx_st> key_;  // HMAC keyed with the session key, copied per tag
+    keyed_mac by_secret_;            // the handshake's tags and the session key
+    keyed_mac sending_, receiving_;  // keyed with the session key: one per direction, which
+                                     // may run on two threads
     side side_ = side::client;
     std::uint64_t sent_ = 0, received_ = 0;
 };
