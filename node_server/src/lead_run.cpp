@@ -78,7 +78,8 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
       load_(topo.node_count(), run_.rebalance_threshold,
             std::chrono::milliseconds(static_cast<std::int64_t>(run_.rebalance_after_ms))),
       spikes_(plan.net), checkpoint_root_(where.checkpoint_root),
-      checkpoints_(where.checkpoint_root, run_.checkpoint_every, run_.checkpoint_keep, folder_name_of(plan.net.name)), replicated_end_(first_tick), spikes_replicated_end_(first_tick),
+      checkpoints_(where.checkpoint_root, run_.checkpoint_every, run_.checkpoint_keep, folder_name_of(plan.net.name)),
+      replicated_end_(first_tick), spikes_replicated_end_(first_tick),
       samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
     if (first_tick > 0) state_ = state::frozen;
     std::vector<bool> holds_neurons;
