@@ -31,29 +31,6 @@ using json = nlohmann::json;
 using protocol::frame;
 using protocol::message_type;
 
-std::string element_label(const protocol::network& net, std::size_t element) {
-    const auto& ref = net.connection_order.at(element);
-    if (ref.kind == protocol::connection_ref::type::synapse) return "synapse[" + std::to_string(ref.index) + "]";
-    const auto& id = net.projections[ref.index].id;
-    return id.empty() ? "projection[" + std::to_string(ref.index) + "]" : id;
-}
-
-std::vector<plastic_element> plastic_elements(const protocol::network& net) {
-    std::vector<plastic_element> plastic;
-    for (std::size_t e = 0; e < net.connection_order.size(); ++e) {
-        const auto& ref = net.connection_order[e];
-        const bool synapse = ref.kind == protocol::connection_ref::type::synapse;
-        const auto& model = synapse ? net.synapses[ref.index].synapse_model : net.projections[ref.index].synapse_model;
-        const auto& where = synapse ? net.synapses[ref.index].where : net.projections[ref.index].where;
-        const auto resolved = protocol::resolve_synapse_model(net, model, where);
-        if (!resolved.info->plastic) continue;
-        const auto* bound = resolved.info->weight_bound;
-        plastic.push_back({e, element_label(net, e), synapse, resolved.id, resolved.info->name,
-                           bound ? std::optional<double>(resolved.value(bound)) : std::nullopt});
-    }
-    return plastic;
-}
-
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
     : options_(options), srv_(srv), calls_(calls), tasks_(tasks), own_(own) {}
 
@@ -427,13 +404,6 @@ json lead::weights(const json& request) {
     return {{"nodes", nodes.size()}, {"plastic", plastic}, {"total", reply.at("total")}, {"rows", rows}};
 }
 
-// A histogram per plastic projection, and one for the plastic explicit synapses of each
-// synapse model ("synapses (ID)"), so that their count never grows with the synapses. Every
-// node bins its own plastic synapses (a weight-bins frame) and the lead adds the bins: fixed
-// bins over [0, Wmax] (over [Wmax, 0] for a negative Wmax); for a model without a bound
-// (tsodyks2_synapse, whose w never changes) over [min(0, least w), max(0, greatest w)] of the
-// whole network, which a first round asks the nodes for. What the lead holds grows with the
-// histograms and their bins, never with the synapses.
 json lead::weight_histograms() {
     std::shared_ptr<lead_state> state;
     std::shared_ptr<lead_run> r;
@@ -445,25 +415,8 @@ json lead::weight_histograms() {
     if (!state || !r) throw error("this node is not the lead of a network");
     if (!r->paused()) throw usage_error("the network is running; freeze it first");
     const auto tick = r->next_tick() - 1;
-    // Each histogram's elements, and its first element, which gives its name, model and bound.
-    weight_groups all, unbounded;
-    std::vector<const plastic_element*> first_of;
-    std::map<std::string, std::size_t> synapses_of;  // the histogram of each synapse model's explicit synapses
-    for (const auto& p : state->plastic) {
-        auto k = first_of.size();
-        if (p.synapse) k = synapses_of.emplace(p.reference, k).first->second;
-        if (k == first_of.size()) {
-            first_of.push_back(&p);
-            all.elements.emplace_back();
-        }
-        all.elements[k].push_back(p.element);
-    }
-    for (std::size_t k = 0; k < first_of.size(); ++k)
-        if (!first_of[k]->bound) {
-            unbounded.histograms.emplace_back();
-            unbounded.elements.push_back(all.elements[k]);
-        }
-    auto bin_everywhere = [&](weight_groups& groups) {
+    // Every node bins its own plastic synapses (a weight-bins frame); the lead adds the bins.
+    json histograms = weight_histograms_of(state->plastic, tick, [&](weight_groups& groups) {
         const json request = weight_bins_request(groups);
         for (const auto& n : state->plan.doc.clu->nodes) {
             const endpoint at{n.host, static_cast<std::uint16_t>(n.port)};
@@ -471,38 +424,7 @@ json lead::weight_histograms() {
                                                                         options_.silence_limit).payload),
                                   groups.histograms);
         }
-    };
-    if (!unbounded.histograms.empty()) bin_everywhere(unbounded);
-    for (std::size_t k = 0, u = 0; k < first_of.size(); ++k) {
-        sim::weight_histogram h;
-        if (const auto& bound = first_of[k]->bound) {
-            h.lo = std::min(0.0, *bound);
-            h.hi = std::max(0.0, *bound);
-        } else if (const auto& seen = unbounded.histograms[u++]; seen.count > 0) {
-            h.lo = std::min(0.0, static_cast<double>(seen.min));
-            h.hi = std::max(0.0, static_cast<double>(seen.max));
-        }
-        h.bins.assign(weight_histogram_bins, 0);
-        all.histograms.push_back(std::move(h));
-    }
-    if (!first_of.empty()) bin_everywhere(all);
-    json projections = json::array();
-    for (std::size_t k = 0; k < first_of.size(); ++k) {
-        const auto& p = *first_of[k];
-        const auto& h = all.histograms[k];
-        json entry{{"projection", p.synapse ? "synapses (" + p.reference + ")" : p.label},
-                   {"model", p.model},
-                   {"lo", h.lo},
-                   {"hi", h.hi},
-                   {"synapses", h.count},
-                   {"bins", h.bins}};
-        if (h.count > 0) {
-            entry["min"] = h.min;
-            entry["max"] = h.max;
-        }
-        projections.push_back(std::move(entry));
-    }
-    json histograms{{"tick", tick}, {"bins", weight_histogram_bins}, {"projections", projections}};
+    });
     std::lock_guard<std::mutex> lock(mutex_);
     state->histograms = histograms;
     state->binned_tick = tick;

@@ -4,6 +4,7 @@
 #include "lead.hpp"
 #include "lead_run.hpp"
 #include "node_messages.hpp"
+#include "plastic_weights.hpp"
 
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
@@ -18,23 +19,6 @@
 #include <vector>
 
 namespace dnnc::node_server {
-
-// A connection element whose synapses learn: how its weights are named (its projection's id,
-// or projection[i], synapse[i]), whether it is an explicit synapse, its synapse model as the
-// element names it and the model itself, and the bound of its weights (Wmax), if the model
-// has one.
-struct plastic_element {
-    std::size_t element;
-    std::string label;
-    bool synapse;
-    std::string reference, model;
-    std::optional<double> bound;
-};
-
-// How element `element` of `net` is named: its projection's id, or projection[i], synapse[i].
-std::string element_label(const protocol::network& net, std::size_t element);
-// The network's plastic connection elements, in element order.
-std::vector<plastic_element> plastic_elements(const protocol::network& net);
 
 // The nodes of `cluster` that some chain of links joins to node `from`, the nodes in
 // `left_out` and their links left out.
