@@ -135,6 +135,8 @@ private:
     // earlier round through its own sub-lead) and that carries a heartbeat on to it. Returns
     // the nodes (besides those in `skip`) reached no way.
     std::set<std::string> reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip);
+    // The network of `plan` fits in the memory its nodes report (check_memory_fit); the nodes
+    // are asked.
     void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
