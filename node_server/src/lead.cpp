@@ -1,5 +1,6 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
+#include "link_statuses.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
@@ -651,10 +652,6 @@ protocol::wait_window_spread spread_of(const std::vector<double>& windows) {
     return spread;
 }
 
-std::int64_t count_to(const std::map<std::string, std::int64_t>& counts, const std::string& peer) {
-    const auto it = counts.find(peer);
-    return it == counts.end() ? 0 : it->second;
-}
 }  // namespace
 
 void lead::describe(protocol::node_status& s) {
@@ -727,34 +724,7 @@ void lead::describe(protocol::node_status& s) {
         }
         c.nodes.push_back(std::move(entry));
     }
-    for (const auto& t : state_->times) {
-        const auto [a, b] = topo.link(t.link);
-        protocol::link_status link;
-        link.from = topo.id(a);
-        link.to = topo.id(b);
-        link.latency_ms = t.latency_ms;
-        link.round_trip_ms = t.round_trip_ms;
-        link.clamped = t.clamped;
-        link.noisy = t.noisy;
-        if (t.throughput_bps > 0) link.throughput_bps = t.throughput_bps;
-        link.compressed = t.compressed;
-        link.bandwidth_bps = plan::declared_bandwidth(state_->plan.doc.clu->links, link.from, link.to);
-        // Values sent over the link, both ways, since the run began, and the packets that
-        // crossed it too late or not at all (window mode), each way (the tick reports say).
-        if (reported(a) && reported(b)) {
-            const auto& at_a = progress->nodes[a];
-            const auto& at_b = progress->nodes[b];
-            link.signals_sent = count_to(at_a.sent_to, link.to) + count_to(at_b.sent_to, link.from);
-            // Bytes of the packets between its two ends, both ways: as encoded and as sent.
-            link.packet_bytes = count_to(at_a.packet_bytes_to, link.to) + count_to(at_b.packet_bytes_to, link.from);
-            link.payload_bytes = count_to(at_a.payload_bytes_to, link.to) + count_to(at_b.payload_bytes_to, link.from);
-            // By sender, counted where they arrive: b counts what came late from a.
-            link.packets_late = {{link.from, count_to(at_b.late_from, link.from)}, {link.to, count_to(at_a.late_from, link.to)}};
-            link.packets_missing = {{link.from, count_to(at_b.missing_from, link.from)},
-                                    {link.to, count_to(at_a.missing_from, link.to)}};
-        }
-        c.links.push_back(std::move(link));
-    }
+    c.links = link_statuses(topo, state_->times, state_->plan.doc.clu->links, progress ? &*progress : nullptr);
     c.wait_windows = spread_of(state_->windows);
     if (state_->populations.empty()) state_->populations = spread_of(state_->plan);
     c.populations = state_->populations;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <numeric>
+#include <tuple>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
@@ -14,8 +15,13 @@ namespace {
 // Group "a" of 10 neurons, all recorded, and group "b" of `others`, of which 200..399 recorded.
 protocol::expanded_network recorded_network(protocol::neuron_index others = 500) {
     protocol::expanded_network net;
-    net.groups.push_back({"a", 0, 10});
-    net.groups.push_back({"b", 10, others});
+    for (auto [id, first, size] : {std::tuple{"a", 0u, 10u}, std::tuple{"b", 10u, others}}) {
+        protocol::neuron_group g;
+        g.id = id;
+        g.first = first;
+        g.size = size;
+        net.groups.push_back(g);
+    }
     net.group_of.assign(10 + others, 1);
     std::fill(net.group_of.begin(), net.group_of.begin() + 10, 0u);
     for (protocol::neuron_index i = 0; i < 10; ++i) net.recorded.push_back(i);
