@@ -102,10 +102,11 @@ timed measure(std::size_t payload_bytes, std::size_t frames) {
 int main(int argc, char** argv) {
     std::size_t frames = 200000;
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
-            frames = std::strtoull(argv[++i], nullptr, 10);
-        } else {
-            std::fprintf(stderr, "usage: bench_frames [--frames N]\n");
+        const bool given = std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc;
+        char* end = nullptr;
+        if (given) frames = std::strtoull(argv[++i], &end, 10);
+        if (!given || frames == 0 || *end != '\0') {
+            std::fprintf(stderr, "usage: bench_frames [--frames N], N > 0\n");
             return 2;
         }
     }

@@ -165,6 +165,7 @@ keyed_mac& keyed_mac::operator=(keyed_mac other) noexcept {
 keyed_mac::~keyed_mac() { EVP_MAC_CTX_free(ctx_); }
 
 std::string keyed_mac::tag(std::string_view a, std::string_view b) {
+    if (!ctx_) throw error("HMAC-SHA256 without a key");
     unsigned char out[EVP_MAX_MD_SIZE];
     std::size_t length = 0;
     // No key: the one it was made with (the key schedule is kept).

@@ -60,7 +60,9 @@ TEST_CASE("a keyed MAC is HMAC-SHA256, tag after tag, and so is its copy") {
     keyed_mac copy = mac;
     CHECK(hex(copy.tag("what do ya want for nothing?", "")) == rfc);
     CHECK(hex(mac.tag("what do ya want for nothing", "?")) == rfc);
-    CHECK_FALSE(keyed_mac());
+    keyed_mac none;
+    CHECK_FALSE(none);
+    CHECK_THROWS_AS(none.tag("a", "b"), error);  // no key: an error, never a null context
 }
 
 TEST_CASE("oversized, unknown and malformed headers are rejected") {

@@ -147,13 +147,6 @@ frame_header decode_header(std::string_view bytes, std::uint32_t max_payload, bo
 frame decode_body(const frame_header& header, std::string_view header_bytes, std::string_view body,
                   std::string_view secret);
 
-// One end's authentication of one connection. Without a secret it does nothing. With one,
-// the client's first frame is a hello carrying a random nonce and the server answers with
-// its own; both are tagged with the secret. Both ends then derive a session key,
-// K = HMAC(secret, "dnnc session 1" || client nonce || server nonce), and tag every later
-// frame with HMAC(K, direction || sequence number || header || payload), the sequence
-// number counting that direction's frames from 0. A frame captured on one connection is
-// refused on any other (another key) and out of order on its own (another number).
 // HMAC-SHA256 with one key: its context is keyed once and re-initialised for each tag, so
 // a tag neither repeats the key schedule nor allocates a context of its own. One tag at a
 // time: a copy is a context of its own, for another thread.
@@ -173,6 +166,13 @@ private:
     evp_mac_ctx_st* ctx_ = nullptr;
 };
 
+// One end's authentication of one connection. Without a secret it does nothing. With one,
+// the client's first frame is a hello carrying a random nonce and the server answers with
+// its own; both are tagged with the secret. Both ends then derive a session key,
+// K = HMAC(secret, "dnnc session 1" || client nonce || server nonce), and tag every later
+// frame with HMAC(K, direction || sequence number || header || payload), the sequence
+// number counting that direction's frames from 0. A frame captured on one connection is
+// refused on any other (another key) and out of order on its own (another number).
 class frame_auth {
 public:
     enum class side { client, server };
