@@ -5,6 +5,7 @@
 #include "fan_out.hpp"
 #include "history.hpp"
 #include "neurons.hpp"
+#include "peer_routes.hpp"
 #include "plasticity.hpp"
 #include "row_sources.hpp"
 #include "slots.hpp"
@@ -12,14 +13,12 @@
 #include "structural_plasticity.hpp"
 #include "synapse_store.hpp"
 
-#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/rows.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <new>
 #include <optional>
@@ -32,8 +31,8 @@ constexpr std::size_t grain = 512;
 
 // A node's engine is made of parts with one job each: the slot layout (slots.hpp), the
 // synapse store (the only owner of synapses and weights), the fan-out index derived from it
-// for sparse activity, the output history, the neuron block, the dense projections and the
-// generators. A tick runs as named phases:
+// for sparse activity, the output history, the neuron block, the dense projections, the
+// generators and the routes to and from the peers. A tick runs as named phases:
 //   inputs   external input and generators of tick t into ext;
 //   synapse dynamics  plastic synapses take their events of synapse time t - delay
 //            (plasticity.hpp), so that deliveries of tick t read the weights rules left;
@@ -77,14 +76,7 @@ struct engine::impl {
     std::vector<float> ext;  // this tick's external input per local neuron; all 0 between ticks
     bool external_input = false;  // whether this tick has any
 
-    std::vector<std::vector<std::uint32_t>> send_slots, receive_slots;  // per peer
-    // Per local slot, [send_of_begin[slot], send_of_begin[slot + 1]) in send_of: the peers it
-    // is sent to and its position in each one's packet (send_slots inverted).
-    struct sent_to {
-        std::uint32_t peer, position;
-    };
-    std::vector<std::uint64_t> send_of_begin;
-    std::vector<sent_to> send_of;
+    peer_routes routes;
 
     std::vector<global_index> spiked;
     enum class spiking_neurons { none, some, all } spiking = spiking_neurons::none;  // among the local ones
@@ -92,24 +84,10 @@ struct engine::impl {
 
     // The copy of the spec that spec() answers, the local neurons' slots; the neurons peers
     // send get their slots up front, so rows can be filled in parallel.
-    explicit impl(const engine_spec& s) : spec(copy_without_synapses(s)), batch(checked_batch(s)), slots(s.neurons),
+    explicit impl(const engine_spec& s) : spec(without_synapses(s)), batch(checked_batch(s)), slots(s.neurons),
                                           neurons(s.neurons, s.dt, batch) {
         for (const auto& p : s.peers)
             for (auto g : p.receives) slots.slot_for(g);
-    }
-    static engine_spec copy_without_synapses(const engine_spec& s) {
-        engine_spec copy;
-        copy.node = s.node;
-        copy.dt = s.dt;
-        copy.history = s.history;
-        copy.neurons = s.neurons;
-        copy.peers = s.peers;
-        copy.generators = s.generators;
-        copy.device = s.device;
-        copy.batch = s.batch;
-        copy.list_spikes = s.list_spikes;
-        copy.structure = s.structure;
-        return copy;
     }
     static std::size_t checked_batch(const engine_spec& s) {
         if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
@@ -120,10 +98,10 @@ struct engine::impl {
     bool poisson_input() const { return generated && generated->has_poisson(); }
 
     void check_delivery(std::size_t peer, tick_t t, std::size_t count) const {
-        if (peer >= receive_slots.size()) throw usage_error("no peer " + std::to_string(peer));
-        if (count != receive_slots[peer].size() * batch)
+        if (peer >= routes.peer_count()) throw usage_error("no peer " + std::to_string(peer));
+        if (count != routes.receives(peer).size() * batch)
             throw protocol_error("peer '" + spec.peers[peer].id + "' sent " + std::to_string(count) + " values for tick " +
-                                 std::to_string(t) + ", expected " + std::to_string(receive_slots[peer].size() * batch));
+                                 std::to_string(t) + ", expected " + std::to_string(routes.receives(peer).size() * batch));
         // Rows older than next - (ring - 1) are recycled; tick `next` is the newest row kept.
         if (t > next || t < next - static_cast<tick_t>(history.rows()) + 1)
             throw usage_error("tick " + std::to_string(t) + " cannot be delivered while the engine is at tick " +
@@ -297,29 +275,6 @@ struct engine::impl {
         return hosts;
     }
 
-    // What goes to and comes from each peer, as slots: every neuron a peer sends has a slot
-    // already, every one sent to it is local.
-    void route(const std::vector<peer_spec>& peers) {
-        send_slots.clear();
-        receive_slots.clear();
-        for (const auto& p : peers) {
-            std::vector<std::uint32_t> sends, receives;
-            for (auto g : p.sends) sends.push_back(slots.local_slot(g));
-            for (auto g : p.receives) receives.push_back(slots.find(g));
-            send_slots.push_back(std::move(sends));
-            receive_slots.push_back(std::move(receives));
-        }
-        send_of_begin.assign(local() + 1, 0);
-        for (const auto& sends : send_slots)
-            for (const auto slot : sends) ++send_of_begin[slot + 1];
-        for (std::size_t k = 0; k < local(); ++k) send_of_begin[k + 1] += send_of_begin[k];
-        send_of.resize(send_of_begin[local()]);
-        std::vector<std::uint64_t> cursor(send_of_begin.begin(), send_of_begin.end() - 1);
-        for (std::size_t p = 0; p < send_slots.size(); ++p)
-            for (std::size_t k = 0; k < send_slots[p].size(); ++k)
-                send_of[cursor[send_slots[p][k]]++] = {static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(k)};
-    }
-
     // `generators` for the local neurons, as they are before tick 0.
     drive generators_for(const protocol::generators& generators) const {
         return drive(generators, [&](std::int64_t g) -> std::int64_t {
@@ -333,7 +288,7 @@ struct engine::impl {
         slots.rank_slots();
         dense.emplace(s.dense, slots, batch, s.device);
         slots.rank_new_slots();
-        route(s.peers);
+        routes.route(s.peers, slots);
         const std::size_t ring = static_cast<std::size_t>(std::max({store.max_delay(), dense->max_delay(), s.history})) + 1;
         history.reset(ring, local(), slots.size(), batch);
         use_sparse = batch == 1 && fan_out.build(store, neurons, slots);
@@ -366,40 +321,13 @@ struct engine::impl {
 
 engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>(spec)) {
     auto& m = *impl_;
-    const bool listed = !spec.in_begin.empty();
-    bool matches = listed ? spec.in_begin.size() == m.local() + 1 && spec.in_begin.front() == 0 && spec.in_begin.back() == spec.in.size()
-                          : spec.in.empty();
-    for (std::size_t k = 0; listed && matches && k < m.local(); ++k) matches = spec.in_begin[k] <= spec.in_begin[k + 1];
-    if (!matches) throw usage_error("engine spec: in_begin does not match the synapses");
+    const listed_rows rows(spec);
     // Sources that are neither local nor sent by a peer read as 0: they get slots in the
     // order they are first named.
     for (const auto& s : spec.in) m.slots.slot_for(s.source);
-    m.store.build(listed_rows(spec), spec.neurons, m.slots, spec.node);
+    m.store.build(rows, spec.neurons, m.slots, spec.node);
     m.finish(spec);
 }
-
-namespace {
-// The rows of `neurons` drawn from `share` into `store` (sources found in `slots`).
-void build_from_share(synapse_store& store, const protocol::network& share, const std::vector<neuron_spec>& neurons,
-                      const slot_layout& slots, const std::string& node) {
-    for (const auto& n : neurons)
-        if (n.index < 0 || n.index > std::numeric_limits<protocol::neuron_index>::max())
-            throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
-    std::vector<protocol::neuron_index> targets;
-    targets.reserve(neurons.size());
-    for (const auto& n : neurons) targets.push_back(static_cast<protocol::neuron_index>(n.index));
-    // Only this node's rows are drawn (fixed-outdegree rows come from every source's draws).
-    const protocol::synapse_rows rows(share, std::move(targets));
-    for (std::size_t e = 0; e < rows.element_count(); ++e)
-        if (rows.is_dense(e))
-            throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));
-    for (const auto& n : neurons)
-        if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
-            throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
-                                 std::to_string(rows.neuron_count()) + " neurons");
-    store.build(share_rows(rows, neurons), neurons, slots, node);
-}
-}  // namespace
 
 engine::engine(const engine_spec& spec, const protocol::network& share) : impl_(std::make_unique<impl>(spec)) {
     auto& m = *impl_;
@@ -429,33 +357,7 @@ std::vector<synapse_weight> engine::plastic_weights() const { return plastic_wei
 std::uint64_t engine::plastic_synapse_count() const { return impl_->plastic ? impl_->plastic->synapse_count() : 0; }
 
 std::vector<synapse_weight> engine::plastic_weights(std::uint64_t from, std::uint64_t limit) const {
-    const auto& m = *impl_;
-    std::vector<synapse_weight> out;
-    if (!m.plastic) return out;
-    const auto global_of = m.slots.global_indices();
-    std::uint64_t seen = 0;
-    for (std::size_t k = 0; k < m.local() && out.size() < limit; ++k) {
-        auto s = m.store.row_begin(k);
-        for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1) && out.size() < limit; ++r) {
-            const auto cls = m.store.run(r).cls;
-            const auto end = m.store.row_begin(k) + m.store.run(r).end;
-            if (!(m.store.classes()[cls].varies & synapse_store::weight_changes)) {
-                s = end;
-                continue;
-            }
-            if (seen + (end - s) <= from) {  // the whole run lies before the page
-                seen += end - s;
-                s = end;
-                continue;
-            }
-            for (; s < end && out.size() < limit; ++s, ++seen)
-                if (seen >= from)
-                    out.push_back({m.store.element_of(cls), global_of[m.store.source(s)], m.spec.neurons[k].index,
-                                   m.plastic->weight(static_cast<std::uint8_t>(cls), s)});
-            s = end;
-        }
-    }
-    return out;
+    return impl_->plastic ? impl_->plastic->weights(from, limit) : std::vector<synapse_weight>{};
 }
 
 std::vector<synapse_spec> engine::incoming(global_index neuron) const {
@@ -480,22 +382,22 @@ void engine::add_input(global_index neuron, tick_t t, float value, std::int64_t 
         for (std::size_t l = 0; l < m.batch; ++l) list.push_back({first + l, value});
 }
 
-std::size_t engine::receive_count(std::size_t peer) const { return impl_->receive_slots.at(peer).size() * impl_->batch; }
-std::size_t engine::send_count(std::size_t peer) const { return impl_->send_slots.at(peer).size() * impl_->batch; }
+std::size_t engine::receive_count(std::size_t peer) const { return impl_->routes.receives(peer).size() * impl_->batch; }
+std::size_t engine::send_count(std::size_t peer) const { return impl_->routes.sends(peer).size() * impl_->batch; }
 
 void engine::deliver(std::size_t peer, tick_t t, const std::vector<float>& values) {
     auto& m = *impl_;
     m.check_delivery(peer, t, values.size());
     float* r = m.history.row(t);
-    const auto& slots = m.receive_slots[peer];
+    const auto& slots = m.routes.receives(peer);
     for (std::size_t k = 0; k < slots.size(); ++k) std::copy_n(values.data() + k * m.batch, m.batch, r + slots[k] * m.batch);
     m.history.remote_of(t).all = true;
 }
 
 void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::pair<std::uint32_t, float>>& values) {
     auto& m = *impl_;
-    if (peer >= m.receive_slots.size()) throw usage_error("no peer " + std::to_string(peer));
-    const auto& slots = m.receive_slots[peer];
+    if (peer >= m.routes.peer_count()) throw usage_error("no peer " + std::to_string(peer));
+    const auto& slots = m.routes.receives(peer);
     m.check_delivery(peer, t, slots.size() * m.batch);
     float* r = m.history.row(t);
     auto& part = m.history.remote_of(t);
@@ -544,33 +446,18 @@ void engine::compute() {
 }
 
 void engine::outgoing(std::size_t peer, std::vector<float>& values) const {
-    const auto& m = *impl_;
-    const float* r = m.history.row(m.next - 1);
-    values.clear();
-    for (auto slot : m.send_slots.at(peer)) values.insert(values.end(), r + slot * m.batch, r + (slot + 1) * m.batch);
+    impl_->routes.outgoing(peer, impl_->history.row(impl_->next - 1), impl_->batch, values);
 }
 
 void engine::outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const {
     const auto& m = *impl_;
-    const float* r = m.history.row(m.next - 1);
-    values.clear();
-    const auto& slots = m.send_slots.at(peer);
+    // With one lane the tick's non-zero local slots may be known (emit): only those are looked up.
+    const std::vector<std::uint32_t>* nonzero = nullptr;
     if (m.batch == 1 && m.next > 0) {
-        // The tick's non-zero local slots are known (emit): look up only those.
         const auto& own = m.sparse->local_row(m.next - 1);
-        if (own.tick == m.next - 1 && own.complete) {
-            for (const auto slot : own.slots)
-                for (auto e = m.send_of_begin[slot]; e < m.send_of_begin[slot + 1]; ++e)
-                    if (m.send_of[e].peer == peer) values.push_back({m.send_of[e].position, r[slot]});
-            std::sort(values.begin(), values.end());  // in position order, as below
-            return;
-        }
+        if (own.tick == m.next - 1 && own.complete) nonzero = &own.slots;
     }
-    for (std::size_t k = 0; k < slots.size(); ++k)
-        for (std::size_t lane = 0; lane < m.batch; ++lane) {
-            const float y = r[slots[k] * m.batch + lane];
-            if (y != 0.0f) values.push_back({static_cast<std::uint32_t>(k * m.batch + lane), y});
-        }
+    m.routes.outgoing_nonzero(peer, m.history.row(m.next - 1), m.batch, nonzero, values);
 }
 
 const std::vector<global_index>& engine::spiked() const { return impl_->spiked; }
@@ -654,15 +541,7 @@ void engine::set_synapses(const protocol::network& share, const std::vector<std:
         return (m.store.classes()[cls].varies & synapse_store::weight_changes) &&
                std::find(reweighted.begin(), reweighted.end(), m.store.element_of(cls)) == reweighted.end();
     };
-    for (std::size_t k = 0; k < m.local(); ++k) {
-        auto s = m.store.row_begin(k);
-        for (auto r = m.store.run_begin(k); r < m.store.run_begin(k + 1); ++r) {
-            const auto end = m.store.row_begin(k) + m.store.run(r).end;
-            if (learned(m.store.run(r).cls))
-                for (; s < end; ++s) fresh.own_weight(s) = m.store.own_weight(s);
-            s = end;
-        }
-    }
+    fresh.copy_weights(m.store, learned);
     // Classes whose synapse model takes new parameters (a node without plastic synapses has
     // no rule to give them), found while m.store is the store in use.
     std::vector<std::size_t> remodelled;
@@ -754,7 +633,7 @@ bool engine::reroute(const engine_spec& spec) {
     if (received(spec.peers) != received(m.spec.peers)) return false;
     for (const auto& p : spec.peers)
         if (!std::all_of(p.sends.begin(), p.sends.end(), [&](global_index g) { return m.slots.is_local(g); })) return false;
-    m.route(spec.peers);
+    m.routes.route(spec.peers, m.slots);
     m.spec.peers = spec.peers;
     for (std::size_t k = 0; k < spec.neurons.size(); ++k) m.spec.neurons[k].window_ms = spec.neurons[k].window_ms;
     // As an engine built from `spec` would be: no external input yet, generators afresh.
@@ -788,73 +667,5 @@ double engine::calcium(global_index neuron) const {
 double engine::structure_update_seconds() const { return impl_->structure ? impl_->structure->update_seconds() : 0.0; }
 
 std::uint64_t engine::split_sparse_ticks() const { return impl_->sparse ? impl_->sparse->split_ticks() : 0; }
-
-engine_spec whole_network(const protocol::expanded_network& net) {
-    engine_spec spec;
-    spec.dt = net.dt;
-    spec.history = protocol::longest_delay(net);
-    for (const auto& d : net.dense)
-        spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay, {}, 0});
-    spec.neurons.reserve(net.neuron_count());
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i)
-        spec.neurons.push_back({static_cast<global_index>(i), net.member_params(i), net.groups[net.group_of[i]].seed, 0.0});
-    spec.generators = net.drive;
-    spec.structure = net.structure;
-    spec.in_begin = net.in_begin;
-    spec.in.reserve(net.synapse_count());
-    for (std::size_t s = 0; s < net.synapse_count(); ++s)
-        spec.in.push_back({static_cast<global_index>(net.in_source[s]), net.in_weight[s], net.in_delay[s]});
-    return spec;
-}
-
-engine_spec from_node_config(const protocol::node_config& config) {
-    engine_spec spec;
-    spec.node = config.node;
-    if (config.share) {
-        spec.dt = config.share->dt;
-        spec.generators = protocol::resolve_generators(*config.share);
-        spec.structure = protocol::resolve_structure(*config.share);
-    }
-    spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
-    spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));
-    for (const auto& n : config.neurons) spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
-    spec.in_begin.assign(spec.neurons.size() + 1, 0);  // every row empty: the engine builds them from the share
-    for (const auto& d : config.dense) {
-        if (d.delay < 1 || d.delay > 65535) throw protocol_error("node config: dense delay out of range");
-        std::vector<std::uint32_t> rows;
-        for (auto r : d.rows) {
-            if (r < 0 || r >= d.projection_rows) throw protocol_error("node config: dense row out of range");
-            rows.push_back(static_cast<std::uint32_t>(r));
-        }
-        if (!rows.empty() && rows.size() != d.targets.size())
-            throw protocol_error("node config: dense rows and targets differ in number");
-        if (d.projection_rows < 0 || d.projection_rows > std::numeric_limits<std::uint32_t>::max())
-            throw protocol_error("node config: dense projection rows out of range");
-        spec.dense.push_back({d.sources, d.targets, d.weights, static_cast<std::uint16_t>(d.delay), std::move(rows),
-                              static_cast<std::uint32_t>(d.projection_rows)});
-    }
-    for (const auto& p : config.peers) spec.peers.push_back({p.id, p.sends, p.receives});
-    spec.list_spikes = std::any_of(config.neurons.begin(), config.neurons.end(), [](const auto& n) { return n.record; });
-    return spec;
-}
-
-engine make_node_engine(const protocol::node_config& config, const std::string& device) {
-    auto spec = from_node_config(config);
-    spec.device = device;
-    if (!config.share) return engine(spec);
-    protocol::check_network(*config.share);
-    return engine(spec, *config.share);
-}
-
-namespace {
-std::string allocation_message(const std::string& node, std::uint64_t synapses) {
-    const std::string who = node.empty() ? "this node" : "node '" + node + "'";
-    if (synapses == 0) return who + " cannot allocate memory to build the rows of its share";
-    return who + " cannot allocate memory for the " + std::to_string(synapses) + " incoming synapses of its neurons";
-}
-}  // namespace
-
-allocation_error::allocation_error(std::string node_id, std::uint64_t synapse_count)
-    : error(allocation_message(node_id, synapse_count)), node(std::move(node_id)), synapses(synapse_count) {}
 
 }  // namespace dnnc::sim

@@ -486,6 +486,33 @@ float plasticity::weight(std::uint8_t cls, std::uint64_t s) const {
     return entry.rule ? entry.rule->weight(index_in_rule(entry, s), store_.own_weight(s)) : store_.own_weight(s);
 }
 
+std::vector<synapse_weight> plasticity::weights(std::uint64_t from, std::uint64_t limit) const {
+    std::vector<synapse_weight> out;
+    const auto global_of = slots_.global_indices();  // local neuron k has slot k
+    std::uint64_t seen = 0;
+    for (std::size_t k = 0; k < slots_.local() && out.size() < limit; ++k) {
+        auto s = store_.row_begin(k);
+        for (auto r = store_.run_begin(k); r < store_.run_begin(k + 1) && out.size() < limit; ++r) {
+            const auto cls = store_.run(r).cls;
+            const auto end = store_.row_begin(k) + store_.run(r).end;
+            if (!(store_.classes()[cls].varies & synapse_store::weight_changes)) {
+                s = end;
+                continue;
+            }
+            if (seen + (end - s) <= from) {  // the whole run lies before the page
+                seen += end - s;
+                s = end;
+                continue;
+            }
+            for (; s < end && out.size() < limit; ++s, ++seen)
+                if (seen >= from)
+                    out.push_back({store_.element_of(cls), global_of[store_.source(s)], global_of[k], weight(static_cast<std::uint8_t>(cls), s)});
+            s = end;
+        }
+    }
+    return out;
+}
+
 void plasticity::capture(std::uint32_t k, std::vector<protocol::spike_trace>& traces, std::vector<float>& synapses) const {
     for (const auto log : logs_of_slot_[k]) {
         const auto& l = logs_[log];

@@ -80,6 +80,9 @@ public:
 
     // The weight a user reads for synapse s of class `cls` (its rule's view of the stored weight).
     float weight(std::uint8_t cls, std::uint64_t s) const;
+    // `limit` plastic synapses' weights from the `from`-th on: local neurons in slot order,
+    // each one's synapses in canonical order (engine::plastic_weights).
+    std::vector<synapse_weight> weights(std::uint64_t from, std::uint64_t limit) const;
 
     // Snapshots, between tick next - 1 and tick next. Local neuron k's traces (its logs,
     // complete through tick next - 2: update(next) takes tick next - 1) and its plastic

@@ -20,6 +20,9 @@
 
 namespace dnnc::sim {
 
+class slot_layout;
+class synapse_store;
+
 // A weight and a delay shared by synapses.
 struct weight_delay {
     float weight;
@@ -29,7 +32,14 @@ struct weight_delay {
 // The rows an engine_spec lists (spec.in), their classes found by value.
 class listed_rows {
 public:
+    // spec.in_begin is empty (no synapses) or holds an offset per neuron and one past the last.
     explicit listed_rows(const engine_spec& spec) : spec_(spec) {
+        const bool listed = !spec.in_begin.empty();
+        bool matches = listed ? spec.in_begin.size() == spec.neurons.size() + 1 && spec.in_begin.front() == 0 &&
+                                    spec.in_begin.back() == spec.in.size()
+                              : spec.in.empty();
+        for (std::size_t k = 0; listed && matches && k < spec.neurons.size(); ++k) matches = spec.in_begin[k] <= spec.in_begin[k + 1];
+        if (!matches) throw usage_error("engine spec: in_begin does not match the synapses");
         std::unordered_map<std::uint64_t, std::uint32_t> index;
         class_of_.reserve(spec.in.size());
         for (const auto& s : spec.in) {
@@ -155,5 +165,11 @@ private:
     std::vector<weight_delay> classes_;
     bool varies_ = false;
 };
+
+// The rows of `neurons` drawn from `share` into `store` (sources found in `slots`): a node's
+// engine, or its new weights and delays (engine::set_synapses). protocol_error for a neuron
+// outside the share or a share with dense projections.
+void build_from_share(synapse_store& store, const protocol::network& share, const std::vector<neuron_spec>& neurons,
+                      const slot_layout& slots, const std::string& node);
 
 }  // namespace dnnc::sim

@@ -108,6 +108,20 @@ public:
     // Whether each synapse (`plastic`: each plastic synapse) has the same delay in `other`
     // (which has the same wiring).
     bool same_delays(const synapse_store& other, bool plastic = false) const;
+    // The own weights of `other`'s runs whose class c passes keep(c), copied into the same
+    // synapses of this store (which has the same wiring).
+    template <class Keep>
+    void copy_weights(const synapse_store& other, Keep&& keep) {
+        for (std::size_t k = 0; k + 1 < other.run_begin_.size(); ++k) {
+            auto s = other.row_begin(k);
+            for (auto r = other.run_begin(k); r < other.run_begin(k + 1); ++r) {
+                const auto end = other.row_begin(k) + other.run(r).end;
+                if (keep(other.run(r).cls))
+                    for (; s < end; ++s) weight_[s] = other.weight_[s];
+                s = end;
+            }
+        }
+    }
 
     // f(source slot, weight, delay) for each synapse of neuron k, in canonical order.
     template <class F>

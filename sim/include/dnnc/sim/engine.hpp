@@ -14,82 +14,15 @@
 // B lanes, each computed exactly as a run of its own would compute it. Values of one
 // neuron's lanes lie next to each other: signals and outputs for a list of neurons come
 // neuron by neuron, lane by lane (position k * B + lane).
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/model.hpp"
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/sim/engine_spec.hpp"
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace dnnc::sim {
-
-using tick_t = std::int64_t;
-using global_index = std::int64_t;
-
-struct neuron_spec {
-    global_index index = 0;  // position in the whole network
-    protocol::neuron_params params;
-    std::uint64_t seed = 0;  // of its population: initial values are drawn from (seed, index)
-    double window_ms = 0;
-};
-
-struct synapse_spec {
-    global_index source = 0;
-    float weight = 1;
-    std::uint16_t delay = 1;
-};
-
-// What this node exchanges with one peer: the outputs of its neurons `sends` (ascending
-// global index) go to the peer each tick; the peer's neurons `receives` come back.
-struct peer_spec {
-    std::string id;
-    std::vector<global_index> sends, receives;
-};
-
-// The rows of a dense projection that live on this node: targets[r] receives
-// sum_c weights[r * sources.size() + c] * y_{sources[c]}(t - delay), computed as one
-// LibTorch product per tick on the projection's row grid (torch_backend.hpp), which is why
-// each row's place in the whole projection is needed.
-struct dense_spec {
-    std::vector<global_index> sources;
-    std::vector<global_index> targets;  // local neurons, one per row
-    std::vector<float> weights;         // row-major
-    std::uint16_t delay = 1;
-    std::vector<std::uint32_t> rows;    // each target's row in the whole projection; empty: 0, 1, ...
-    std::uint32_t projection_rows = 0;  // rows of the whole projection; 0: targets.size()
-};
-
-struct engine_spec {
-    std::string node;  // this node's id, for messages (empty for a single process)
-    double dt = 0.1;   // ms per tick: the integration step of NEST's models, the generators' clock
-    // The network's longest delay: how many ticks of output every engine keeps, so that a
-    // snapshot can carry each neuron's past outputs whoever reads them.
-    std::uint16_t history = 1;
-    std::vector<neuron_spec> neurons;
-    // Incoming synapses listed here (tests, whole_network, partition_specs); a node's engine
-    // builds its own from its share instead (engine(spec, share)). in_begin is empty (no
-    // synapses) or holds neurons.size() + 1 offsets into `in`.
-    std::vector<std::uint64_t> in_begin;
-    std::vector<synapse_spec> in;  // per neuron, canonical order
-    // Dense projections, in document order; their sums come after a neuron's synapses.
-    std::vector<dense_spec> dense;
-    std::vector<peer_spec> peers;
-    // Poisson and DC generators of the whole network (global indices); the engine keeps
-    // those of its own neurons.
-    protocol::generators generators;
-    std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
-    std::uint32_t batch = 1;     // lanes
-    // Whether compute() lists the neurons that spiked (spiked()); a node that records none
-    // leaves it off and saves the scan.
-    bool list_spikes = true;
-    // Structural plasticity (one lane only): every member of its groups must be local or
-    // received from a peer.
-    std::optional<protocol::resolved_structure> structure;
-};
 
 // What one structural update did to one group's neurons (a population with synaptic
 // elements), the same on every node: its members' mean calcium at the update, the grown
@@ -102,11 +35,6 @@ struct structure_record {
     std::uint64_t created = 0, deleted = 0;
 };
 
-// The whole network in one engine: the single-process reference.
-engine_spec whole_network(const protocol::expanded_network& net);
-// One node's neurons, peers and dense rows, from the config the lead sent it; no synapses
-// (in empty, every row empty): the engine builds them from config.share (make_node_engine).
-engine_spec from_node_config(const protocol::node_config& config);
 class engine;
 // The engine of the node a config describes, on `device`: its rows built from the share.
 // Throws protocol_error for a share that disagrees with the peers' lists (a source that is
@@ -119,16 +47,6 @@ struct allocation_error : error {
     std::string node;
     std::uint64_t synapses;  // how many it tried to build (0: not counted yet)
 };
-// Every node's share of a partitioned network: node n runs the neurons with
-// node_of_neuron == n (in index order); peers are the nodes it exchanges signals with, in
-// node order, named by node_ids (default: "0", "1", ...). Without `synapses`, the specs
-// leave out the incoming synapses (every neuron's row empty): what a lead needs to plan
-// the nodes, which expand their synapses themselves.
-enum class with_synapses { yes, no };
-std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
-                                         const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
-                                         const std::vector<std::string>& node_ids = {},
-                                         with_synapses synapses = with_synapses::yes);
 
 // The weight of a plastic synapse as a user reads it: its connection element (the index
 // into the network's connection_order), source, target.
