@@ -3,9 +3,16 @@
 #include "dnnc/core/error.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 namespace dnnc::node_server {
+
+std::string folder_name_of(std::string name) {
+    for (auto& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    return name.empty() || name == "." || name == ".." ? "network" : name;
+}
 
 namespace fs = std::filesystem;
 

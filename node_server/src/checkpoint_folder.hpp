@@ -10,6 +10,9 @@
 
 namespace dnnc::node_server {
 
+// A network's name as a folder name (checkpoints and replicas are kept in one per network).
+std::string folder_name_of(std::string network);
+
 class checkpoint_folder {
 public:
     struct settings {

@@ -1,5 +1,7 @@
 #include "held_spikes.hpp"
 
+#include "state_samples.hpp"
+
 #include <algorithm>
 
 namespace dnnc::node_server {
@@ -114,6 +116,29 @@ json held_spikes::recent_slice::to_json() const {
         out.push_back(json::array({ticks[i], std::vector<std::uint32_t>(neurons.begin() + static_cast<std::ptrdiff_t>(i ? ends[i - 1] : 0),
                                                                        neurons.begin() + static_cast<std::ptrdiff_t>(ends[i]))}));
     return out;
+}
+
+json read_recorded(held_spikes& spikes, state_samples& samples, const json& request, std::int64_t completed,
+                   const std::string& state, double dt) {
+    const auto from = request.value("from", std::int64_t{0});
+    spikes.forget_before(from);
+    samples.forget_before(from);
+    const bool answer = !request.value("acknowledge", false);
+    std::int64_t through = answer ? completed : from - 1;
+    json ticks = answer ? spikes.answer(through) : json::array();
+    std::size_t count = 0;
+    for (const auto& t : ticks) count += t.at(1).size();
+    json sampled = answer ? samples.answer(from, through, held_spikes::max_per_reply - std::min(count, held_spikes::max_per_reply))
+                          : json::array();
+    while (!ticks.empty() && ticks.back().at(0).get<std::int64_t>() > through) ticks.erase(ticks.size() - 1);
+    json reply{{"recording", spikes.recording()}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
+               {"completed", completed}, {"lost", spikes.lost()}, {"state", state}, {"dt", dt},
+               {"sampling", samples.sampling()}, {"samples", std::move(sampled)}, {"samples_lost", samples.lost()}};
+    if (request.value("groups", false)) {
+        reply["groups"] = spikes.groups();
+        reply["samplings"] = samples.layout();
+    }
+    return reply;
 }
 
 }  // namespace dnnc::node_server

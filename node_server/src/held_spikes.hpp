@@ -85,4 +85,12 @@ private:
     void add_recent(std::int64_t tick, const std::vector<std::uint32_t>& spiked);
 };
 
+class state_samples;
+// A client's read of the recorded spikes and samples (lead_run::spikes documents the
+// request and the reply): both forget the ticks before "from"; then, unless the request
+// only acknowledges, those through `completed`, within held_spikes::max_per_reply together.
+// `state`: the run's, `dt`: ms per tick.
+nlohmann::json read_recorded(held_spikes& spikes, state_samples& samples, const nlohmann::json& request, std::int64_t completed,
+                             const std::string& state, double dt);
+
 }  // namespace dnnc::node_server

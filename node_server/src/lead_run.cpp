@@ -1,23 +1,16 @@
 #include "lead_run.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/core/files.hpp"
 
 #include "dnnc/protocol/csv.hpp"
-#include "dnnc/protocol/snapshot.hpp"
+#include "input_routes.hpp"
+#include "lockstep_breach.hpp"
 #include "population_growth.hpp"
 #include "standby.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <set>
-#include <unistd.h>
 
 namespace dnnc::node_server {
 
@@ -27,8 +20,6 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 constexpr std::int64_t forever = std::int64_t{1} << 60;
 constexpr std::chrono::milliseconds max_catch_up{100};
-// Snapshot captures served in pieces, numbered across runs (snapshot_piece::capture).
-std::atomic<std::uint64_t> piece_captures{0};
 
 }  // namespace
 
@@ -43,41 +34,14 @@ const char* lead_run::name(state s) {
     return "?";
 }
 
-namespace {
-
-// The output columns, in document order: each output neuron with its name, of the network
-// as every grow of its document leaves it (a member a grow adds later reads 0 until then),
-// so that a row keeps its width for the whole run; one neuron may fill several columns.
-// Without scheduled grows, the plan's own network: nothing is expanded again.
-std::vector<std::pair<protocol::neuron_index, std::string>> output_columns(const plan::network_plan& plan) {
-    std::optional<protocol::expanded_network> grown;
-    if (next_grow_tick(*plan.doc.net) >= 0) grown = protocol::expand_neurons(fully_grown(*plan.doc.net));
-    const auto& net = grown ? *grown : plan.net;
-    std::vector<std::pair<protocol::neuron_index, std::string>> columns;
-    for (const auto& o : net.outputs)
-        for (auto i : o.neurons) columns.emplace_back(i, net.neuron_name(i));
-    return columns;
-}
-
-std::size_t values_per_row(const plan::network_plan& plan) {
-    return output_columns(plan).size() * static_cast<std::size_t>(plan.doc.run ? plan.doc.run->batch : 1);
-}
-
-}  // namespace
-
-std::string folder_name_of(std::string name) {
-    for (auto& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
-    return name.empty() || name == "." || name == ".." ? "network" : name;
-}
-
 lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
                    std::int64_t first_tick, const storage& where)
     : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
-      config_hashes_(std::move(config_hashes)), rows_(values_per_row(plan), first_tick, where.output_memory),
+      config_hashes_(std::move(config_hashes)), assembly_(plan, topo.node_count()),
+      rows_(row_assembly::values_per_row(plan), first_tick, where.output_memory),
       load_(topo.node_count(), run_.rebalance_threshold,
             std::chrono::milliseconds(static_cast<std::int64_t>(run_.rebalance_after_ms))),
-      spikes_(plan.net), checkpoint_root_(where.checkpoint_root),
+      spikes_(plan.net), checkpoint_root_(where.checkpoint_root), pieces_(where.checkpoint_root),
       checkpoints_(where.checkpoint_root, run_.checkpoint_every, run_.checkpoint_keep, folder_name_of(plan.net.name)),
       replicated_end_(first_tick), spikes_replicated_end_(first_tick),
       samples_(plan.net, plan.node_of_neuron, topo.node_count()) {
@@ -87,16 +51,6 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     load_.judge_only(std::move(holds_neurons));
     if (plan.net.structure) structure_ = structure_log(*plan.net.structure);
     granted_ = first_tick - 1;
-    // Columns (output_columns); each node reports the output neurons it runs in ascending
-    // index order.
-    std::map<protocol::neuron_index, std::vector<std::size_t>> columns_of_neuron;
-    for (auto& [i, name] : output_columns(plan)) {
-        columns_of_neuron[i].push_back(columns_.size());
-        columns_.push_back(std::move(name));
-    }
-    columns_of_.resize(topo.node_count());
-    for (const auto& [i, cols] : columns_of_neuron)
-        if (i < plan.node_of_neuron.size()) columns_of_[plan.node_of_neuron[i]].push_back(cols);  // not grown yet: none
     nodes_.resize(topo.node_count());
     for (std::size_t v = 0; v < nodes_.size(); ++v) nodes_[v].id = topo.id(v);
     if (run_.sync == protocol::sync_mode::window) {
@@ -107,13 +61,12 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
 lead_run::~lead_run() {
     stop_ticker();
     grants_.reset();
-    std::error_code ignored;
-    if (!piece_file_.empty()) std::filesystem::remove(piece_file_, ignored);  // a client that stopped reading
 }
 
 void lead_run::check_outputs(const plan::network_plan& plan) {
-    if (values_per_row(plan) > max_values_per_tick)
-        throw usage_error("the outputs and lanes make " + std::to_string(values_per_row(plan)) + " values per tick, more than " +
+    const auto values = row_assembly::values_per_row(plan);
+    if (values > max_values_per_tick)
+        throw usage_error("the outputs and lanes make " + std::to_string(values) + " values per tick, more than " +
                           std::to_string(max_values_per_tick));
 }
 
@@ -122,28 +75,15 @@ void lead_run::on_report(const protocol::tick_report& report) {
     const auto v = topo_.index_of(report.node);
     // A late report of a network this run replaced.
     if (report.hash != config_hashes_.at(v)) return;
-    const std::size_t lanes = static_cast<std::size_t>(run_.batch), width = columns_.size();
     auto& p = nodes_[v];
     if (!report.structure.is_null()) structure_.add(report.structure);
     for (const auto& entry : report.ticks) {
         const auto tick = entry.tick;
         if (tick <= completed()) continue;  // a late repeat
         if (tick == std::numeric_limits<std::int64_t>::max()) throw protocol_error("tick report of an impossible tick");
-        const auto& values = entry.values;
-        if (values.size() != columns_of_[v].size() * lanes) throw protocol_error("tick report with the wrong number of values");
-        auto& row = partial_[tick];
-        if (row.reported.empty()) {
-            row.values.assign(width * lanes, 0.0f);
-            row.reported.assign(topo_.node_count(), false);
-        }
-        // A report lists lanes within each neuron; a row lists columns within each lane.
-        for (std::size_t k = 0; k < columns_of_[v].size(); ++k)
-            for (std::size_t lane = 0; lane < lanes; ++lane)
-                for (auto c : columns_of_[v][k]) row.values[lane * width + c] = values[k * lanes + lane];
-        if (spikes_.recording() && !row.reported[v]) row.spikes.insert(row.spikes.end(), entry.spikes.begin(), entry.spikes.end());
-        if (!entry.samples.is_null() && !row.reported[v]) samples_.add(v, tick + 1, entry.samples);
-        if (!entry.initial.is_null() && !row.reported[v] && tick == 0) samples_.add(v, 0, entry.initial);
-        row.reported[v] = true;
+        const bool first = assembly_.place(v, entry, spikes_.recording());
+        if (!entry.samples.is_null() && first) samples_.add(v, tick + 1, entry.samples);
+        if (!entry.initial.is_null() && first && tick == 0) samples_.add(v, 0, entry.initial);
         p.completed = std::max(p.completed, tick);
     }
     // Batches may arrive out of order (a hold flushes beside the runner): counts only grow.
@@ -170,17 +110,12 @@ void lead_run::complete_rows() {
     // A row is complete when every node has reported it; in window mode a dead node is not
     // waited for (its outputs read 0).
     const bool window = run_.sync == protocol::sync_mode::window;
-    while (true) {
-        auto it = partial_.find(completed() + 1);
-        if (it == partial_.end()) break;
-        bool complete = true;
-        for (std::size_t v = 0; v < topo_.node_count(); ++v)
-            if (!it->second.reported[v] && !(window && !links_.alive(v))) complete = false;
-        if (!complete) break;
-        rows_.push(std::move(it->second.values));
-        if (!it->second.spikes.empty()) spikes_.keep(it->first, std::move(it->second.spikes));
-        samples_.complete(it->first);
-        partial_.erase(it);
+    const auto waited = [&](std::size_t v) { return !window || links_.alive(v); };
+    while (auto row = assembly_.take(completed() + 1, waited)) {
+        const auto tick = completed() + 1;
+        rows_.push(std::move(row->values));
+        if (!row->spikes.empty()) spikes_.keep(tick, std::move(row->spikes));
+        samples_.complete(tick);
     }
     if (state_ == state::stepping && completed() >= target_) {
         state_ = state::frozen;
@@ -320,50 +255,17 @@ std::string lead_run::snapshot() {
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
     check_capturable();
     // Written like a checkpoint, then handed whole to the client in one frame.
-    namespace fs = std::filesystem;
-    fs::create_directories(checkpoint_root_);
-    const auto file = (fs::path(checkpoint_root_) / ("snapshot-" + std::to_string(::getpid()) + ".dnncs")).string();
-    links_.capture(next_tick(), file);
-    struct remover {
-        std::string file;
-        ~remover() {
-            std::error_code ignored;
-            fs::remove(file, ignored);
-        }
-    } removing{file};
-    return read_file(file);
+    return whole_snapshot(checkpoint_root_, next_tick(), links_.capture);
 }
 
 lead_run::snapshot_piece lead_run::snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer) {
-    namespace fs = std::filesystem;
     std::lock_guard<std::mutex> capturing(capture_mutex_);
     if (!paused()) throw usage_error("the network must be frozen before a snapshot (dnnc freeze)");
     if (from == 0) {
         check_capturable();
-        fs::create_directories(checkpoint_root_);
-        piece_file_ = (fs::path(checkpoint_root_) / ("snapshot-pieces-" + std::to_string(::getpid()) + ".dnncs")).string();
-        piece_tick_ = next_tick();
-        piece_capture_ = ++piece_captures;
-        links_.capture(piece_tick_, piece_file_);
+        pieces_.capture(next_tick(), links_.capture);
     }
-    if (piece_file_.empty() || piece_tick_ != next_tick())
-        throw usage_error("no snapshot of tick " + std::to_string(next_tick()) + " is being read: ask from byte 0");
-    snapshot_piece piece;
-    piece.tick = piece_tick_;
-    piece.capture = piece_capture_;
-    piece.total = fs::file_size(piece_file_);
-    if (from > piece.total) throw usage_error("the snapshot has " + std::to_string(piece.total) + " bytes");
-    piece.bytes = std::move(buffer);
-    piece.bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(std::min(count, max_snapshot_piece), piece.total - from)));
-    std::ifstream in(piece_file_, std::ios::binary);
-    in.seekg(static_cast<std::streamoff>(from));
-    if (!in.read(piece.bytes.data(), static_cast<std::streamsize>(piece.bytes.size()))) throw io_error("cannot read " + piece_file_);
-    if (from + piece.bytes.size() == piece.total) {
-        std::error_code ignored;
-        fs::remove(piece_file_, ignored);
-        piece_file_.clear();
-    }
-    return piece;
+    return pieces_.piece(next_tick(), from, count, std::move(buffer));
 }
 
 void lead_run::update_parameters(const std::function<void()>& apply, std::int64_t transition_ticks) {
@@ -403,30 +305,14 @@ void lead_run::write_checkpoint(std::int64_t tick) {
 
 void lead_run::replicate_spikes(std::int64_t before) {
     if (!links_.replicate || !spikes_.recording()) return;
-    constexpr std::size_t piece = 8u << 20;
     bool more = true;
     while (more) {
-        json header;
-        std::string body;
+        replica_piece piece;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            // The standby forgets what clients have read: what this lead no longer holds.
-            const auto& held = spikes_.held();
-            header = {{"kind", "spikes"}, {"forget_before", held.empty() ? completed() + 1 : held.front().tick}};
-            more = false;
-            for (const auto& s : held) {
-                if (s.tick < spikes_replicated_end_) continue;
-                if (s.tick >= before) break;
-                if (!body.empty() && body.size() + s.neurons.size() * sizeof(std::uint32_t) > piece) {
-                    more = true;
-                    break;
-                }
-                append_spikes(body, s);
-                spikes_replicated_end_ = s.tick + 1;
-            }
-            if (!more) spikes_replicated_end_ = std::max(spikes_replicated_end_, before);
+            piece = spikes_piece(spikes_.held(), completed(), spikes_replicated_end_, before, more);
         }
-        links_.replicate(header, body);
+        links_.replicate(piece.header, piece.body);
     }
 }
 
@@ -434,24 +320,13 @@ void lead_run::replicate_rows(std::int64_t before) {
     if (!links_.replicate) return;
     // In pieces of about replica_piece_bytes, each a frame of its own.
     while (true) {
-        json header;
-        std::string body;
+        std::optional<replica_piece> piece;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            const auto from = std::max(replicated_end_, rows_.first());
-            const auto end = std::min(before, rows_.end());
-            if (from >= end) return;
-            const std::size_t row_bytes = rows_.width() * sizeof(float);
-            const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, replica_piece_bytes / std::max<std::size_t>(1, row_bytes)));
-            body.reserve(static_cast<std::size_t>(count) * row_bytes);
-            for (auto t = from; t < from + count; ++t) {
-                const auto row = rows_.row(t);
-                body.append(reinterpret_cast<const char*>(row.data()), row_bytes);
-            }
-            header = {{"kind", "rows"}, {"start", rows_.start()}, {"from", from}, {"count", count}, {"width", rows_.width()}};
-            replicated_end_ = from + count;
+            piece = rows_piece(rows_, replicated_end_, before);
         }
-        links_.replicate(header, body);
+        if (!piece) return;
+        links_.replicate(piece->header, piece->body);
     }
 }
 
@@ -541,7 +416,7 @@ output_rows lead_run::rows_before(std::int64_t tick) const {
 
 std::vector<std::string> lead_run::column_names() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return columns_;
+    return assembly_.columns();
 }
 
 void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::string>& columns) {
@@ -549,10 +424,10 @@ void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::str
     {
         std::lock_guard<std::mutex> lock(mutex_);
         first_tick = rows_.end();
-        if (columns.empty() || columns == columns_) {
+        if (columns.empty() || columns == assembly_.columns()) {
             rows_.adopt(earlier);
         } else {
-            rows_.adopt(earlier.remapped(protocol::output_values_from(columns, columns_, run_.batch)));
+            rows_.adopt(earlier.remapped(protocol::output_values_from(columns, assembly_.columns(), run_.batch)));
         }
         replicated_end_ = rows_.first();
     }
@@ -561,25 +436,9 @@ void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::str
 
 void lead_run::check_nodes() {
     if (run_.sync != protocol::sync_mode::lockstep || state_ == state::failed) return;
-    auto fail = [&](const std::string& why) {
+    if (const auto why = lockstep_breach(topo_, links_.alive, links_.waiting, nodes_, run_.heartbeat_timeout_ms)) {
         state_ = state::failed;
-        error_ = why + "; a lockstep run cannot go on (last complete tick " + std::to_string(completed()) + ")";
-    };
-    for (std::size_t v = 0; v < topo_.node_count(); ++v)
-        if (!links_.alive(v)) return fail("node '" + topo_.id(v) + "' stopped answering");
-    // A packet a peer has sent (it has completed that tick) and that has not come after a
-    // heartbeat timeout is lost: TCP does not lose bytes, so the link itself broke.
-    for (std::size_t v = 0; v < topo_.node_count(); ++v) {
-        const json w = links_.waiting ? links_.waiting(v) : json();
-        if (w.is_null() || w.at("ms").get<double>() <= run_.heartbeat_timeout_ms) continue;
-        const auto tick = w.at("tick").get<std::int64_t>();
-        for (const auto& peer : w.at("peers")) {
-            const auto p = topo_.index_of(peer.get<std::string>());
-            if (nodes_[p].completed >= tick)
-                return fail("node '" + topo_.id(v) + "' has waited " + std::to_string(static_cast<long long>(w.at("ms").get<double>())) +
-                            " ms for the signals node '" + topo_.id(p) + "' sent at tick " + std::to_string(tick) +
-                            ": the link from '" + topo_.id(p) + "' to '" + topo_.id(v) + "' is broken");
-        }
+        error_ = *why + "; a lockstep run cannot go on (last complete tick " + std::to_string(completed()) + ")";
     }
 }
 
@@ -616,40 +475,14 @@ json lead_run::freeze() {
 }
 
 json lead_run::input(const std::vector<protocol::input_row>& rows) {
-    const auto& net = plan_.net;
-    std::map<std::size_t, json> per_node;
     std::int64_t first_open;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         first_open = state_ == state::idle || state_ == state::frozen ? completed() + 1 : completed() + 2;
     }
-    std::size_t count = 0;
-    for (const auto& row : rows) {
-        const auto tick = row.tick, lane = row.lane;
-        const auto& target = row.target;
-        const auto value = row.value;
-        if (tick < first_open)
-            throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): that tick has already run");
-        if (lane < -1 || lane >= run_.batch)
-            throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): lane " + std::to_string(lane) +
-                              " is out of range; the run has batch " + std::to_string(run_.batch));
-        std::vector<protocol::neuron_index> neurons;
-        const auto port = std::find_if(net.inputs.begin(), net.inputs.end(), [&](const auto& p) { return p.id == target; });
-        if (port != net.inputs.end()) {
-            neurons = port->neurons;
-        } else if (auto i = net.find(target)) {
-            neurons.push_back(*i);
-        } else {
-            throw usage_error("input target '" + target + "' is neither an input id nor a neuron");
-        }
-        for (auto i : neurons) {
-            auto& list = per_node[plan_.node_of_neuron[i]];
-            list.push_back(json::array({i, tick, value, lane}));
-            ++count;
-        }
-    }
-    for (auto& [v, list] : per_node) links_.inputs(v, list);
-    return {{"values", count}};
+    const auto routed = route_inputs(plan_, rows, first_open, run_.batch);
+    for (const auto& [v, list] : routed.by_node) links_.inputs(v, list);
+    return {{"values", routed.values}};
 }
 
 protocol::run_progress lead_run::progress() {
@@ -793,41 +626,14 @@ std::int64_t lead_run::next_tick() const {
 
 json lead_run::output(const json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto from = std::max(rows_.first(), request.value("from", std::int64_t{0}));
-    // At most about a million values per reply (frames are bounded); clients ask again
-    // from the next tick.
-    json rows = json::array();
-    const std::size_t max_rows = std::max<std::size_t>(1, std::min<std::size_t>(100000, 1000000 / (rows_.width() + 1)));
-    for (auto t = from; t <= completed() && rows.size() < max_rows; ++t) {
-        json row = json::array({t});
-        for (float v : rows_.row(t)) row.push_back(v);
-        rows.push_back(std::move(row));
-    }
-    return {{"columns", columns_}, {"batch", run_.batch}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)},
+    const auto rows = rows_json(rows_, request.value("from", std::int64_t{0}), completed());
+    return {{"columns", assembly_.columns()}, {"batch", run_.batch}, {"rows", rows}, {"completed", completed()}, {"state", name(state_)},
             {"start", rows_.start()}, {"first", rows_.first()}};
 }
 
 json lead_run::spikes(const json& request) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto from = request.value("from", std::int64_t{0});
-    spikes_.forget_before(from);
-    samples_.forget_before(from);
-    const bool answer = !request.value("acknowledge", false);
-    std::int64_t through = answer ? completed() : from - 1;
-    json ticks = answer ? spikes_.answer(through) : json::array();
-    std::size_t count = 0;
-    for (const auto& t : ticks) count += t.at(1).size();
-    json samples = answer ? samples_.answer(from, through, held_spikes::max_per_reply - std::min(count, held_spikes::max_per_reply))
-                          : json::array();
-    while (!ticks.empty() && ticks.back().at(0).get<std::int64_t>() > through) ticks.erase(ticks.size() - 1);
-    json reply{{"recording", spikes_.recording()}, {"spikes", std::move(ticks)}, {"through", std::max(through, from - 1)},
-               {"completed", completed()}, {"lost", spikes_.lost()}, {"state", name(state_)}, {"dt", plan_.net.dt},
-               {"sampling", samples_.sampling()}, {"samples", std::move(samples)}, {"samples_lost", samples_.lost()}};
-    if (request.value("groups", false)) {
-        reply["groups"] = spikes_.groups();
-        reply["samplings"] = samples_.layout();
-    }
-    return reply;
+    return read_recorded(spikes_, samples_, request, completed(), name(state_), plan_.net.dt);
 }
 
 json lead_run::peek_spikes(const json& request) {

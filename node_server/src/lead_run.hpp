@@ -12,6 +12,9 @@
 #include "held_spikes.hpp"
 #include "load_watch.hpp"
 #include "output_rows.hpp"
+#include "row_assembly.hpp"
+#include "run_links.hpp"
+#include "snapshot_pieces.hpp"
 #include "state_samples.hpp"
 #include "structure_log.hpp"
 
@@ -21,7 +24,6 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,43 +32,11 @@
 
 namespace dnnc::node_server {
 
-// A network's name as a folder name (checkpoints and replicas are kept in one per network).
-std::string folder_name_of(std::string network);
-
 class lead_run {
 public:
-    struct links {
-        // A clock request to node v; returns its reply.
-        std::function<protocol::clock_reply(std::size_t node, protocol::clock_request)> clock;
-        // External inputs [[index, tick, value]...] for node v.
-        std::function<void(std::size_t node, const nlohmann::json&)> inputs;
-        // Whether node v still answers heartbeats.
-        std::function<bool(std::size_t node)> alive;
-        // What node v's tick in progress waits for (node_simulation::waiting), as of its
-        // last heartbeat; null when nothing.
-        std::function<nlohmann::json(std::size_t node)> waiting;
-        // Writes a binary snapshot of the network at `tick` (the next to compute) into `file`,
-        // taken while every node is paused there. It must not take a reference to this run: a
-        // run may not end on its own ticker thread.
-        std::function<void(std::int64_t tick, const std::string& file)> capture;
-        // The nodes have stopped before a scheduled <grow>'s tick (population_growth.hpp), the
-        // next they compute: the lead grows the network there and carries on. Called on the
-        // ticker thread, which ends after it: it must not take a reference to this run.
-        std::function<void(std::int64_t tick)> grow_due;
-        // Sends a replica message (standby.hpp) to the standby; may be empty (no standby).
-        // Called without the run's lock; a standby that cannot be reached is not an error.
-        std::function<void(const nlohmann::json& header, const std::string& body)> replicate;
-    };
-
+    using links = run_links;
     using checkpoint_settings = checkpoint_folder::settings;
-
-    // Where the lead keeps what a run produces.
-    struct storage {
-        // The output rows held for clients (output_rows): the newest within this budget.
-        std::size_t output_memory;
-        // Checkpoint folders live under this folder, and nowhere else.
-        std::string checkpoint_root;
-    };
+    using storage = run_storage;
 
     // `first_tick`: the tick the nodes compute next (0, or a restored snapshot's tick, in
     // which case the run starts frozen there).
@@ -91,9 +61,7 @@ public:
     nlohmann::json control(const protocol::control_request& request);
     // Where the run is: control's reply to progress, start, resume and step.
     protocol::run_progress progress();
-    // {"from": tick} -> {"columns": [...], "batch": B, "rows": [[tick, values...]...], "completed": C};
-    // a row holds the columns of lane 0, then those of lane 1, ...
-    // Also: which state the run is in, for snapshots.
+    // Whether the run is idle or frozen (snapshots and updates need it).
     bool paused() const;
     // The run fails with `why` (as when a node dies): its clock stops.
     void fail(const std::string& why);
@@ -113,22 +81,10 @@ public:
     // at the same time as a checkpoint.
     std::string snapshot();
     // A piece of a binary snapshot of the frozen network, for a client that writes it to a
-    // file of any size: `from` 0 writes the snapshot (usage_error unless frozen) into a file
-    // the lead keeps; later pieces read on from it while the network stays at that tick
-    // (usage_error otherwise). The file goes once its last byte has been read. `buffer`
-    // becomes the piece's bytes: a client's previous piece, so that a download, however
-    // long, allocates its piece once (on the threads that read each piece).
-    struct snapshot_piece {
-        std::uint64_t total = 0;  // the snapshot's bytes
-        std::int64_t tick = 0;
-        // Which capture the bytes are of (unique in this process): each `from` 0 makes a new
-        // one into the same file, so a client reading on whose capture has changed would mix
-        // two (an update between).
-        std::uint64_t capture = 0;
-        std::string bytes;  // [from, from + count)
-    };
+    // file of any size (snapshot_pieces): `from` 0 writes the snapshot (usage_error unless
+    // frozen); later pieces read on from it while the network stays at that tick.
+    using snapshot_piece = node_server::snapshot_piece;
     snapshot_piece snapshot_piece_at(std::uint64_t from, std::size_t count, std::string buffer = {});
-    static constexpr std::size_t max_snapshot_piece = 4u << 20;
     std::int64_t next_tick() const;
     // Runs `apply` (an update of the frozen network's parameters) with no snapshot or
     // checkpoint under way, usage_error unless frozen; then, with checkpoints on, writes one
@@ -177,7 +133,8 @@ public:
     void adopt_structure(const structure_log& earlier);
     // {"from": T} -> {"columns", "batch", "rows": [[tick, values...]...], "completed", "state",
     // "start": the run's first tick, "first": the oldest tick still held}. Rows start at
-    // max(T, first); the rows of ticks [max(T, start), first) were dropped unread.
+    // max(T, first); the rows of ticks [max(T, start), first) were dropped unread. A row
+    // holds the columns of lane 0, then those of lane 1, ...
     nlohmann::json output(const nlohmann::json& request);
 
     // Recorded spikes (<record>), read and drained by a client:
@@ -238,15 +195,8 @@ private:
     std::int64_t ticks_at_start_ = 0;
     double step_seconds_ = -1;  // how long the last `step` took, once it is complete
 
-    std::vector<std::string> columns_;
-    std::vector<std::vector<std::vector<std::size_t>>> columns_of_;  // per node, per reported neuron
-    struct partial_row {
-        std::vector<float> values;
-        std::vector<bool> reported;
-        std::vector<std::uint32_t> spikes;  // recorded neurons that spiked, node by node
-    };
-    std::map<std::int64_t, partial_row> partial_;
     std::vector<std::string> config_hashes_;
+    row_assembly assembly_;  // rows from the nodes' reports, complete ones into rows_
     output_rows rows_;
     std::vector<protocol::node_progress> nodes_;  // from the nodes' tick reports (their load: load_)
     load_watch load_;  // the nodes' compute time per tick (status; rebalance="auto")
@@ -271,6 +221,7 @@ private:
     void replicate_intent() { replicate_intent(intent()); }
 
     std::string checkpoint_root_;  // snapshots for clients are written here too
+    snapshot_pieces pieces_;       // the one a client reads in pieces; under capture_mutex_
     checkpoint_folder checkpoints_;
     std::int64_t replicated_end_;                 // the standby holds the rows of ticks before this
     std::int64_t spikes_replicated_end_;          // and the unread spikes of ticks before this
@@ -279,10 +230,6 @@ private:
     state_samples samples_;
 
     std::mutex capture_mutex_;  // one capture at a time: a snapshot or a checkpoint
-    // The snapshot that snapshot_piece_at serves (empty: none), at its tick; under capture_mutex_.
-    std::string piece_file_;
-    std::int64_t piece_tick_ = 0;
-    std::uint64_t piece_capture_ = 0;
     // New delays are in transition at ticks before this one (from delays_changed_); under capture_mutex_.
     std::int64_t delays_changed_ = 0, delays_settled_ = 0;
     std::thread ticker_;

@@ -68,4 +68,15 @@ void output_rows::adopt(const output_rows& earlier) {
     for (std::int64_t t = earlier.first(); t < end; ++t) push(earlier.row(t));
 }
 
+nlohmann::json rows_json(const output_rows& rows, std::int64_t from, std::int64_t through) {
+    auto out = nlohmann::json::array();
+    const std::size_t max_rows = std::max<std::size_t>(1, std::min<std::size_t>(100000, 1000000 / (rows.width() + 1)));
+    for (auto t = std::max(from, rows.first()); t <= through && out.size() < max_rows; ++t) {
+        auto row = nlohmann::json::array({t});
+        for (float v : rows.row(t)) row.push_back(v);
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
 }  // namespace dnnc::node_server

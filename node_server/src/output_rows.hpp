@@ -2,6 +2,8 @@
 // The output rows the lead holds for clients to read (private to dnnc_node_server): the
 // newest rows within a memory budget, the oldest dropped first and counted, so that a
 // free-running network keeps the lead's memory flat however long it runs.
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -50,5 +52,10 @@ private:
     std::size_t held_empty_ = 0;  // rows of no values held (width 0)
     std::deque<float> values_;    // held rows, oldest first
 };
+
+// The held rows of ticks [from, through] as [[tick, values...]...] (from first() on; through
+// below end()), at most about a million values: a reply is bounded like a frame, and a
+// client asks again from the next tick.
+nlohmann::json rows_json(const output_rows& rows, std::int64_t from, std::int64_t through);
 
 }  // namespace dnnc::node_server

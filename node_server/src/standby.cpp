@@ -64,6 +64,43 @@ void append_spikes(std::string& body, const tick_spikes& s) {
     for (auto n : s.neurons) append_le<std::uint32_t>(body, n);
 }
 
+std::optional<replica_piece> rows_piece(const output_rows& rows, std::int64_t& replicated_end, std::int64_t before) {
+    const auto from = std::max(replicated_end, rows.first());
+    const auto end = std::min(before, rows.end());
+    if (from >= end) return std::nullopt;
+    const std::size_t row_bytes = rows.width() * sizeof(float);
+    const auto count = std::min<std::int64_t>(end - from, std::max<std::size_t>(1, replica_piece_bytes / std::max<std::size_t>(1, row_bytes)));
+    replica_piece piece;
+    piece.body.reserve(static_cast<std::size_t>(count) * row_bytes);
+    for (auto t = from; t < from + count; ++t) {
+        const auto row = rows.row(t);
+        piece.body.append(reinterpret_cast<const char*>(row.data()), row_bytes);
+    }
+    piece.header = {{"kind", "rows"}, {"start", rows.start()}, {"from", from}, {"count", count}, {"width", rows.width()}};
+    replicated_end = from + count;
+    return piece;
+}
+
+replica_piece spikes_piece(const std::deque<tick_spikes>& held, std::int64_t completed, std::int64_t& replicated_end,
+                           std::int64_t before, bool& more) {
+    replica_piece piece;
+    // The standby forgets what clients have read: what the lead no longer holds.
+    piece.header = {{"kind", "spikes"}, {"forget_before", held.empty() ? completed + 1 : held.front().tick}};
+    more = false;
+    for (const auto& s : held) {
+        if (s.tick < replicated_end) continue;
+        if (s.tick >= before) break;
+        if (!piece.body.empty() && piece.body.size() + s.neurons.size() * sizeof(std::uint32_t) > replica_piece_bytes) {
+            more = true;
+            break;
+        }
+        append_spikes(piece.body, s);
+        replicated_end = s.tick + 1;
+    }
+    if (!more) replicated_end = std::max(replicated_end, before);
+    return piece;
+}
+
 std::vector<tick_spikes> decode_spikes(std::string_view body) {
     std::vector<tick_spikes> ticks;
     std::size_t at = 0;

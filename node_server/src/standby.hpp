@@ -76,6 +76,18 @@ void replicate_checkpoint(const std::function<void(const nlohmann::json&, const 
 // A tick's spikes in a replica body: i64 tick, u32 count, count u32 neurons (little-endian).
 void append_spikes(std::string& body, const tick_spikes& s);
 std::vector<tick_spikes> decode_spikes(std::string_view body);
+// The lead's side, piece by piece: the "rows" piece of `rows` from `replicated_end` (or
+// the oldest held) up to before `before`, none when the standby has them all; the "spikes"
+// piece of the `held` spikes of ticks [replicated_end, before), about replica_piece_bytes
+// at most, with `more` set when another follows (`completed`: the run's last complete tick).
+// Each moves `replicated_end` past what it holds.
+struct replica_piece {
+    nlohmann::json header;
+    std::string body;
+};
+std::optional<replica_piece> rows_piece(const output_rows& rows, std::int64_t& replicated_end, std::int64_t before);
+replica_piece spikes_piece(const std::deque<tick_spikes>& held, std::int64_t completed, std::int64_t& replicated_end,
+                           std::int64_t before, bool& more);
 
 class standby final : public module {
 public:

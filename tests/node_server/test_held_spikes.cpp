@@ -2,6 +2,8 @@
 // bounded replies, put in front of a later run's; and the raster's sample of the recent ones.
 #include "held_spikes.hpp"
 
+#include "state_samples.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -109,4 +111,26 @@ TEST_CASE("held spikes keep the raster sample's newest ticks, whether read or no
     const auto json = slice.to_json();
     CHECK(json.back() == nlohmann::json::array({3 * held_spikes::max_peek_ticks - 1, {1, 214}}));
     CHECK(spikes.recent_from(3 * held_spikes::max_peek_ticks - 2).ticks.size() == 2);
+}
+
+TEST_CASE("a client's read of the recorded spikes forgets what it has and answers the rest through the last complete tick") {
+    const auto net = recorded_network();
+    held_spikes spikes(net);
+    state_samples samples(net, std::vector<std::uint32_t>(net.group_of.size(), 0), 1);
+    spikes.keep(3, {1, 2});
+    spikes.keep(5, {4});
+    spikes.keep(8, {7});
+    auto reply = read_recorded(spikes, samples, {{"from", 4}, {"groups", true}}, 6, "running", 0.1);
+    CHECK(reply["spikes"] == nlohmann::json::array({nlohmann::json::array({5, {4}})}));
+    CHECK(reply["through"] == 6);
+    CHECK(reply["completed"] == 6);
+    CHECK(reply["state"] == "running");
+    CHECK(reply["recording"] == true);
+    CHECK(reply["groups"].size() == 2);
+    CHECK_FALSE(reply["sampling"].get<bool>());
+    // Acknowledging only: the spikes before "from" go, nothing is answered.
+    reply = read_recorded(spikes, samples, {{"from", 7}, {"acknowledge", true}}, 8, "frozen", 0.1);
+    CHECK(reply["spikes"].empty());
+    CHECK(reply["through"] == 6);
+    CHECK(spikes.held().size() == 1);
 }

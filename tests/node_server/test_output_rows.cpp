@@ -92,3 +92,18 @@ TEST_CASE("rows laid out anew keep their ticks, take the values they map, and re
     CHECK(narrow.first() == 8);
     CHECK(narrow.row(9) == std::vector<float>{9.0f});
 }
+
+TEST_CASE("rows for a client start at the oldest held, end at the tick asked, and stay within a million values") {
+    output_rows rows(2, 0, 4 * sizeof(float) * 2);
+    for (std::int64_t t = 0; t < 10; ++t) rows.push(row_of(t));
+    const auto some = rows_json(rows, 0, 7);  // ticks 6..9 held
+    REQUIRE(some.size() == 2);
+    CHECK(some[0] == nlohmann::json::array({6, 6.0, -6.0}));
+    CHECK(some[1] == nlohmann::json::array({7, 7.0, -7.0}));
+    CHECK(rows_json(rows, 9, 9).size() == 1);
+    CHECK(rows_json(rows, 10, 9).empty());
+    // Rows of 500,000 values: two to a reply.
+    output_rows wide(500000, 0, std::size_t{1} << 30);
+    for (int t = 0; t < 3; ++t) wide.push(std::vector<float>(500000, 1.0f));
+    CHECK(rows_json(wide, 0, 2).size() == 1);
+}

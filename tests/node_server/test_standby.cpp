@@ -217,3 +217,30 @@ TEST_CASE("a standby keeps its replica through the same lead's reinstall until t
     }
     std::filesystem::remove_all(options.state_dir);
 }
+
+TEST_CASE("a lead sends its rows and unread spikes to the standby in pieces, each only once") {
+    output_rows rows(2, 0, std::size_t{1} << 20);
+    for (std::int64_t t = 0; t < 5; ++t) rows.push({static_cast<float>(t), -static_cast<float>(t)});
+    std::int64_t rows_end = 0;
+    auto piece = rows_piece(rows, rows_end, 3);
+    REQUIRE(piece);
+    CHECK(piece->header == json{{"kind", "rows"}, {"start", 0}, {"from", 0}, {"count", 3}, {"width", 2}});
+    CHECK(piece->body == rows_body(0, 3));
+    CHECK(rows_end == 3);
+    CHECK_FALSE(rows_piece(rows, rows_end, 3));
+    piece = rows_piece(rows, rows_end, 10);
+    REQUIRE(piece);
+    CHECK(piece->header["count"] == 2);
+
+    const std::deque<tick_spikes> held{{4, {1, 2}}, {6, {3}}, {9, {4}}};
+    std::int64_t spikes_end = 5;
+    bool more = true;
+    auto spikes = spikes_piece(held, 12, spikes_end, 9, more);
+    CHECK_FALSE(more);
+    CHECK(spikes.header == json{{"kind", "spikes"}, {"forget_before", 4}});
+    const auto sent = decode_spikes(spikes.body);
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].tick == 6);
+    CHECK(spikes_end == 9);
+    CHECK(spikes_piece({}, 12, spikes_end, 13, more).header["forget_before"] == 13);
+}
