@@ -1,6 +1,6 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
-#include "link_statuses.hpp"
+#include "cluster_status.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
@@ -33,7 +33,7 @@ using protocol::frame;
 using protocol::message_type;
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
-    : options_(options), srv_(srv), calls_(calls), tasks_(tasks), own_(own) {}
+    : options_(options), srv_(srv), calls_(calls), tasks_(tasks), own_(own), probes_(options, srv, calls, own) {}
 
 lead::~lead() { shutdown(); }
 
@@ -112,12 +112,10 @@ void lead::handle(const frame& request, responder respond) {
 }
 
 void lead::stop() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
-        ++generation_;
-    }
-    changed_.notify_all();
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    ++generation_;
+    for (auto& beats : heartbeats_) beats->stop();
 }
 
 void lead::shutdown() {
@@ -128,8 +126,12 @@ void lead::shutdown() {
         run = std::move(run_);
     }
     run.reset();
-    for (auto& t : heartbeat_threads_) t.join();
-    heartbeat_threads_.clear();
+    std::list<std::unique_ptr<heartbeat_sender>> beats;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        beats = std::move(heartbeats_);
+    }
+    beats.clear();  // joined without the lock: a beat's answer takes it
 }
 
 void lead::report(const protocol::tick_report& report) {
@@ -158,8 +160,8 @@ void lead::resign(std::optional<std::uint64_t> generation) {
         state_.reset();
         old_run = std::move(run_);
         ++generation_;
+        for (auto& beats : heartbeats_) beats->stop();
     }
-    changed_.notify_all();
     // Released without the lock: a run's clock thread takes it on its way out.
     old_run.reset();
 }
@@ -462,12 +464,10 @@ json lead::recover() {
     // through a sub-lead, which may be silent only because its sub-lead died: it is asked
     // again through another.
     const auto alive = run_links(state).alive;
+    const auto subleads = probes_.subleads();
     std::set<std::string> dead;
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
-        if (alive(v)) continue;
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (subleads_.count(state->topo.id(v)) == 0) dead.insert(state->topo.id(v));
-    }
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+        if (!alive(v) && subleads.count(state->topo.id(v)) == 0) dead.insert(state->topo.id(v));
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), dead,
                                         {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
@@ -482,10 +482,10 @@ json lead::recover() {
 json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
                                 const std::string& state_file, const std::vector<plan::link_time>* measured,
                                 const plan::current_placement* current) {
-    const auto self = doc.clu->nodes[find_self(*doc.clu)].id;
+    const auto self = doc.clu->nodes[probes_.find_self(*doc.clu)].id;
     // Dead: named so, or answering a heartbeat now neither directly nor through a sub-lead
     // among the others.
-    const auto silent = reach_nodes(*doc.clu, dead);
+    const auto silent = probes_.reach_nodes(*doc.clu, dead);
     dead.insert(silent.begin(), silent.end());
     // Nodes that only the dead linked to this one are cut off: out as well.
     const auto reached = reached_from(*doc.clu, self, dead);
@@ -544,115 +544,49 @@ void lead::resume(lead_run& run, const json& intent) {
 
 // ---- heartbeats ----
 
-namespace {
-// A page served on every address (0.0.0.0, ::) is reached at its node's host.
-std::string reachable_page(const std::string& page, const std::string& host) {
-    for (const std::string any : {"0.0.0.0:", ":::", "[::]:"})
-        if (page.rfind(any, 0) == 0) return host + ":" + page.substr(any.size());
-    return page;
-}
-}  // namespace
-
 void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
     std::lock_guard<std::mutex> guard(mutex_);
     state_ = state;
     const auto generation = ++generation_;
-    const double timeout_ms =
-        state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
-    const auto period = std::chrono::duration<double, std::milli>(std::clamp(timeout_ms / 4, 20.0, 500.0));
-    const std::string lead_host = state->plan.doc.clu->nodes[state->topo.lead()].host;
+    for (auto& beats : heartbeats_) beats->stop();
+    const auto& nodes = state->plan.doc.clu->nodes;
     const std::string self = state->topo.id(state->topo.lead());
     // A beat names this lead and its installation (a standby counts it as the lead alive)
     // and the lead's page; a node's reply names the installation it serves.
     json ours{{"lead", self}, {"epoch", std::to_string(state->epoch)}};
-    if (!page_.empty()) ours["page"] = reachable_page(page_, lead_host);
-    const std::string beat_payload = ours.dump();
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v) {
-        if (v == state->topo.lead()) continue;
-        heartbeat_threads_.emplace_back([this, state, v, generation, period, timeout_ms, self, beat_payload] {
-            peer_client pinger(options_.server.secret, protocol::default_max_payload, options_.server.tls);
-            const auto& n = state->plan.doc.clu->nodes[v];
-            const endpoint to{n.host, static_cast<std::uint16_t>(n.port)};
-            const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, timeout_ms / 2)));
-            while (true) {
-                {
-                    std::unique_lock<std::mutex> lock(mutex_);
-                    changed_.wait_for(lock, period, [&] { return stopping_ || generation_ != generation; });
-                    if (stopping_ || generation_ != generation) return;
-                }
-                try {
-                    const auto reply = pinger.call(to, frame{message_type::heartbeat, 0, 0, beat_payload}, wait);
-                    auto beat = reply.payload.empty() ? json::object() : json::parse(reply.payload);
-                    const auto serves = beat.value("epoch", std::string());
-                    const auto follows = beat.value("lead", std::string());
-                    if (!serves.empty() && serves != std::to_string(state->epoch) && follows != self) {
-                        // Another lead installed its network since (a standby that took
-                        // over while this lead was cut off): this one steps down.
-                        DNNC_LOG(error, "node '" << n.id << "' now serves lead '" << follows << "': lead '" << self
-                                                 << "' stops its run of network '" << state->plan.net.name << "'");
-                        tasks_.run([this, generation] { resign(generation); });
-                        return;
-                    }
-                    std::lock_guard<std::mutex> lock(mutex_);
-                    state->last_seen[v] = clock_type::now();
-                    state->last_error[v].clear();
-                    state->waiting[v] = beat.value("waiting", json());
-                    state->pages[v] = reachable_page(beat.value("page", std::string()), n.host);
-                } catch (const std::exception& e) {
-                    std::lock_guard<std::mutex> lock(mutex_);
-                    if (state->last_error[v].empty()) DNNC_LOG(warn, "heartbeat to node '" << n.id << "' failed: " << e.what());
-                    state->last_error[v] = e.what();
-                }
-            }
-        });
-    }
-    changed_.notify_all();
+    if (!page_.empty()) ours["page"] = reachable_page(page_, nodes[state->topo.lead()].host);
+    heartbeat_sender::handlers on;
+    on.answered = [this, state, generation, self](std::size_t v, const json& beat) {
+        const auto& n = state->plan.doc.clu->nodes[v];
+        const auto serves = beat.value("epoch", std::string());
+        const auto follows = beat.value("lead", std::string());
+        if (!serves.empty() && serves != std::to_string(state->epoch) && follows != self) {
+            // Another lead installed its network since (a standby that took over while this
+            // lead was cut off): this one steps down.
+            DNNC_LOG(error, "node '" << n.id << "' now serves lead '" << follows << "': lead '" << self << "' stops its run of network '"
+                                     << state->plan.net.name << "'");
+            tasks_.run([this, generation] { resign(generation); });
+            return false;
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        state->last_seen[v] = clock_type::now();
+        state->last_error[v].clear();
+        state->waiting[v] = beat.value("waiting", json());
+        state->pages[v] = reachable_page(beat.value("page", std::string()), n.host);
+        return true;
+    };
+    on.failed = [this, state](std::size_t v, const std::string& why) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (state->last_error[v].empty()) DNNC_LOG(warn, "heartbeat to node '" << state->plan.doc.clu->nodes[v].id << "' failed: " << why);
+        state->last_error[v] = why;
+    };
+    const double timeout_ms =
+        state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+    heartbeats_.push_back(std::make_unique<heartbeat_sender>(options_, *state->plan.doc.clu, state->topo.lead(), ours.dump(), timeout_ms, on));
+    if (stopping_) heartbeats_.back()->stop();
 }
 
 // ---- status ----
-
-namespace {
-// How every population is spread over the nodes; neurons outside populations are counted
-// together under "(neurons)".
-std::vector<protocol::population_spread> spread_of(const plan::network_plan& plan) {
-    const auto nodes = plan.neurons_per_node.size();
-    std::vector<protocol::population_spread> spread;
-    protocol::population_spread singles{"(neurons)", std::nullopt, 0, std::vector<std::uint64_t>(nodes, 0)};
-    std::map<std::string, std::size_t> entry_of;  // a grown population's extents make one entry
-    for (const auto& g : plan.net.groups) {
-        std::vector<std::uint64_t> on(nodes, 0);
-        auto& counts = g.is_population ? on : singles.nodes;
-        for (std::size_t i = g.first; i < g.first + g.size; ++i) ++counts[plan.node_of_neuron[i]];
-        if (!g.is_population) {
-            singles.size += g.size;
-        } else if (const auto known = entry_of.find(g.id); known != entry_of.end()) {
-            auto& entry = spread[known->second];
-            entry.size += g.size;
-            for (std::size_t v = 0; v < nodes; ++v) entry.nodes[v] += on[v];
-        } else {
-            entry_of[g.id] = spread.size();
-            spread.push_back({g.id, g.first, g.size, std::move(on)});
-        }
-    }
-    if (singles.size > 0) spread.push_back(std::move(singles));
-    return spread;
-}
-
-// The wait windows of the neurons with remote inputs (a window of 0: none).
-protocol::wait_window_spread spread_of(const std::vector<double>& windows) {
-    std::vector<double> remote;
-    for (double w : windows)
-        if (w > 0) remote.push_back(w);
-    protocol::wait_window_spread spread{remote.size(), std::nullopt, std::nullopt, std::nullopt};
-    if (!remote.empty()) {
-        spread.min_ms = *std::min_element(remote.begin(), remote.end());
-        spread.median_ms = plan::median(remote);
-        spread.max_ms = *std::max_element(remote.begin(), remote.end());
-    }
-    return spread;
-}
-
-}  // namespace
 
 void lead::describe(protocol::node_status& s) {
     std::shared_ptr<lead_run> r;
@@ -686,52 +620,8 @@ void lead::describe(protocol::node_status& s) {
     s.moves.assign(moves_.begin(), moves_.end());
     if (!state_) return;
     s.role = "lead";
-    auto& c = s.cluster.emplace();
-    if (state_->standby) c.standby_node = state_->standby_id;
-    const auto& topo = state_->topo;
-    const auto& doc = state_->plan.doc;
-    const std::string clock = doc.run && !doc.run->clock.empty() ? doc.run->clock : topo.id(topo.lead());
-    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
-    const auto reported = [&](std::size_t v) { return progress && v < progress->nodes.size(); };
-    for (std::size_t v = 0; v < topo.node_count(); ++v) {
-        const auto& n = doc.clu->nodes[v];
-        protocol::cluster_node_status entry;
-        entry.id = n.id;
-        entry.address = n.host + ":" + std::to_string(n.port);
-        if (v == topo.lead()) entry.roles.push_back("lead");
-        if (topo.id(v) == clock) entry.roles.push_back("clock");
-        if (entry.roles.empty()) entry.roles.push_back("worker");
-        for (const auto& [served, sublead] : subleads_) {
-            if (served == n.id) entry.via = sublead;
-            if (sublead == n.id && std::find(entry.roles.begin(), entry.roles.end(), "sub-lead") == entry.roles.end())
-                entry.roles.push_back("sub-lead");
-        }
-        entry.capacity = n.capacity;
-        entry.neurons = state_->plan.neurons_per_node[v];
-        entry.silent_ms = v == topo.lead() ? 0.0 : elapsed_ms(state_->last_seen[v]);
-        entry.alive = entry.silent_ms <= timeout_ms;
-        if (reported(v)) {
-            const auto& p = progress->nodes[v];
-            entry.completed = p.completed;
-            entry.signals_sent = p.sent;
-            entry.ms_per_tick = p.ms_per_tick;
-            entry.cpu_wait_ms_per_tick = p.cpu_wait_ms_per_tick;
-        }
-        entry.page = v == topo.lead() ? reachable_page(page_, n.host) : state_->pages[v];
-        if (!entry.alive) {
-            entry.error = state_->last_error[v];
-            c.dead.push_back(n.id);
-        }
-        c.nodes.push_back(std::move(entry));
-    }
-    c.links = link_statuses(topo, state_->times, state_->plan.doc.clu->links, progress ? &*progress : nullptr);
-    c.wait_windows = spread_of(state_->windows);
-    if (state_->populations.empty()) state_->populations = spread_of(state_->plan);
-    c.populations = state_->populations;
-    c.dt_ms = state_->plan.net.dt;
-    c.edge_cut = state_->plan.quality.edge_cut;
+    auto& c = s.cluster.emplace(cluster_status_of(*state_, probes_.subleads(), page_, progress));
     c.structure = structure;
-    c.imbalance = state_->plan.quality.max_imbalance;
     // The weights' histograms of the last freeze. Nodes read weights only while paused, so the
     // first status that finds the network frozen (or not started) at a tick not binned yet
     // has them made in the background, once per tick; the statuses after it show them.

@@ -14,6 +14,8 @@
 #include "dnnc/plan/topology.hpp"
 #include "dnnc/protocol/status.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "cluster_probes.hpp"
+#include "heartbeat_sender.hpp"
 #include "lead_run.hpp"
 #include "standby.hpp"
 #include "state_stream.hpp"
@@ -30,13 +32,10 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 namespace dnnc::node_server {
 
-// The bytes a throughput probe carries across a link (lead::measure_links); with a run's
-// `throughput-probes` T, a link costs 2 × T × this much traffic at each submit.
-inline constexpr std::size_t throughput_probe_load = std::size_t{256} << 10;
+struct lead_state;  // lead_state.hpp
 
 class lead final : public module {
 public:
@@ -76,8 +75,6 @@ public:
     void take_over(const replica& r);
 
 private:
-    struct lead_state;
-
     // A DNNC document, a binary snapshot, or {"uploaded": NAME}: a binary snapshot sent before
     // in upload frames (receive_upload), checked through once and installed from its file,
     // which then goes.
@@ -129,15 +126,6 @@ private:
                    const std::string& state_file, const std::string& replica_body, const carried_over* earlier);
     // The files a document given to this node may name (node_options::data_dirs).
     protocol::file_access file_access() const;
-    std::size_t find_self(const protocol::cluster& clu) const;
-    // Nodes of `clu` this lead has no route to are reached through a sub-lead (relays.hpp):
-    // the first node linked to one in the document that the lead reaches (directly, or in an
-    // earlier round through its own sub-lead) and that carries a heartbeat on to it. Returns
-    // the nodes (besides those in `skip`) reached no way.
-    std::set<std::string> reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip);
-    // The network of `plan` fits in the memory its nodes report (check_memory_fit); the nodes
-    // are asked.
-    void check_memory(const plan::network_plan& plan, bool replace);
     std::shared_ptr<lead_run> current_run();
     lead_run::links run_links(const std::shared_ptr<lead_state>& state);
     void capture_snapshot(std::int64_t tick, const std::string& file);
@@ -222,8 +210,6 @@ private:
     nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
                                         const std::string& state_file = {}, const std::vector<plan::link_time>* measured = nullptr,
                                         const plan::current_placement* current = nullptr);
-    double probe_once(const plan::network_plan& plan, const std::vector<std::size_t>& path, std::size_t load = 0);
-    std::vector<plan::link_time> measure_links(const plan::network_plan& plan, const plan::topology& topo);
     void start_heartbeats(const std::shared_ptr<lead_state>& state);
 
     const node_options& options_;
@@ -231,9 +217,9 @@ private:
     peer_client& calls_;
     task_pool& tasks_;
     worker& own_;
+    cluster_probes probes_;  // which node this is, which answer and how, the links, memory
 
     std::mutex mutex_;
-    std::condition_variable changed_;
     bool stopping_ = false;
     std::shared_ptr<lead_state> state_;
     std::shared_ptr<lead_run> run_;
@@ -242,7 +228,6 @@ private:
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) or submit at a time
     std::deque<protocol::move_record> moves_;  // the newest changes that moved neurons (note_move)
-    std::map<std::string, std::string> subleads_;  // node -> the sub-lead it is reached through (reach_nodes)
     // The nodes as they were at the last move by load, whether moving by load has stopped,
     // and when the next move by load may come, keeping the pauses within
     // rebalance-pause-share of the run (rebalance_by_load); all start anew with a network
@@ -252,7 +237,7 @@ private:
     std::optional<load_watch::clock::time_point> next_load_move_;
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
-    std::list<std::thread> heartbeat_threads_;
+    std::list<std::unique_ptr<heartbeat_sender>> heartbeats_;  // the newest last; the others stopped
     std::string page_;  // this node's live page; empty: none
 };
 

@@ -281,7 +281,7 @@ std::optional<std::vector<plan::link_time>> lead::prepare_engines(plan::network_
     }
     const auto started = clock_type::now();
     try {
-        check_memory(planned, false);
+        probes_.check_memory(planned, false);
         const auto state = measure(std::move(planned), carried ? &*carried : nullptr);
         own_.configure_subtree(node_configs(*state), protocol::prepare_flag);
         DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");

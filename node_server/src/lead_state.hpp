@@ -24,7 +24,8 @@ namespace dnnc::node_server {
 // `left_out` and their links left out.
 std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out);
 
-struct lead::lead_state {
+// Made by lead::measure for each network the lead installs.
+struct lead_state {
     plan::network_plan plan;
     plan::topology topo;
     std::vector<plan::link_time> times;
