@@ -1,6 +1,7 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
 #include "cluster_status.hpp"
+#include "placement_change.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
@@ -15,6 +16,7 @@
 #include "node_messages.hpp"
 #include "probe_route.hpp"
 #include "state_stream.hpp"
+#include "uploads.hpp"
 #include "weight_bins.hpp"
 
 #include <algorithm>
@@ -92,7 +94,7 @@ void lead::handle(const frame& request, responder respond) {
     case message_type::upload:
         tasks_.run([this, payload = request.payload, respond] {
             respond_with(respond, [&] {
-                receive_upload(payload);
+                receive_upload(options_.state_dir, payload);
                 return reply_of(message_type::upload_reply);
             });
         });
@@ -432,19 +434,6 @@ json lead::weight_histograms() {
     state->histograms = histograms;
     state->binned_tick = tick;
     return histograms;
-}
-
-std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out) {
-    std::set<std::string> reached{from};
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (const auto& l : cluster.links) {
-            if (left_out.count(l.from) > 0 || left_out.count(l.to) > 0) continue;
-            if (reached.count(l.from) > 0 && reached.insert(l.to).second) grew = true;
-            if (reached.count(l.to) > 0 && reached.insert(l.from).second) grew = true;
-        }
-    }
-    return reached;
 }
 
 // Restores the last checkpoint onto the nodes still alive and keeps the outputs before it,

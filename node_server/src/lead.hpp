@@ -76,15 +76,9 @@ public:
 
 private:
     // A DNNC document, a binary snapshot, or {"uploaded": NAME}: a binary snapshot sent before
-    // in upload frames (receive_upload), checked through once and installed from its file,
+    // in upload frames (uploads.hpp), checked through once and installed from its file,
     // which then goes.
     nlohmann::json submit(const std::string& payload, bool replace);
-    // An upload frame's bytes appended to the upload file of its name (in the state folder's
-    // uploads/), at its end: offset 0 starts it anew. Names are hex, at most 64 characters;
-    // an upload holds at most max_upload_bytes.
-    void receive_upload(const std::string& payload);
-    std::string upload_path(const std::string& name) const;
-    static constexpr std::uint64_t max_upload_bytes = std::uint64_t{1} << 40;
     // Plans `doc`, installs it on its cluster and hands the standby `replica_body` as the
     // document the run begins from. A snapshot's states come from its <state>, or, when
     // `state_file` is given, from that binary snapshot, checked already

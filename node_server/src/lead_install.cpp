@@ -14,6 +14,7 @@
 #include "node_messages.hpp"
 #include "population_growth.hpp"
 #include "state_stream.hpp"
+#include "uploads.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -72,35 +73,12 @@ bool acks_say(const json& acks, const std::string& node, const char* flag) {
 }
 }  // namespace
 
-std::string lead::upload_path(const std::string& name) const {
-    if (name.empty() || name.size() > 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos)
-        throw usage_error("an upload's name is 1 to 64 lowercase hex digits");
-    return (std::filesystem::path(options_.state_dir) / "uploads" / (name + ".dnncs")).string();
-}
-
-void lead::receive_upload(const std::string& payload) {
-    if (payload.empty() || payload.size() < 1u + static_cast<std::uint8_t>(payload[0]) + 8u) throw protocol_error("a short upload frame");
-    const auto length = static_cast<std::uint8_t>(payload[0]);
-    const auto path = upload_path(payload.substr(1, length));
-    std::uint64_t offset = 0;
-    std::memcpy(&offset, payload.data() + 1 + length, 8);
-    const std::string_view bytes = std::string_view(payload).substr(1 + length + 8);
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::error_code missing;
-    const auto size = offset == 0 ? 0 : std::filesystem::file_size(path, missing);
-    if (missing || offset != size)
-        throw usage_error("an upload continues at its end (" + std::to_string(missing ? 0 : size) + " bytes), not at " + std::to_string(offset));
-    if (offset + bytes.size() > max_upload_bytes) throw usage_error("an upload holds at most " + std::to_string(max_upload_bytes) + " bytes");
-    std::ofstream out(path, std::ios::binary | (offset == 0 ? std::ios::trunc : std::ios::app));
-    if (!out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !out.flush()) throw io_error("cannot write " + path);
-}
-
 json lead::submit(const std::string& payload, bool replace) {
     // A change of the running network (a grow, a move) ends before another network replaces
     // it: the two installs would otherwise interleave on the nodes.
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     if (!payload.empty() && payload.front() == '{') {
-        const auto path = upload_path(parse_payload(payload).at("uploaded").get<std::string>());
+        const auto path = upload_path(options_.state_dir, parse_payload(payload).at("uploaded").get<std::string>());
         struct remover {
             std::string path;
             ~remover() {

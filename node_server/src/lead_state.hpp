@@ -20,10 +20,6 @@
 
 namespace dnnc::node_server {
 
-// The nodes of `cluster` that some chain of links joins to node `from`, the nodes in
-// `left_out` and their links left out.
-std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out);
-
 // Made by lead::measure for each network the lead installs.
 struct lead_state {
     plan::network_plan plan;
