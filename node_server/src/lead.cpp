@@ -16,6 +16,7 @@
 #include "node_messages.hpp"
 #include "probe_route.hpp"
 #include "state_stream.hpp"
+#include "network_update.hpp"
 #include "uploads.hpp"
 #include "weight_bins.hpp"
 
@@ -290,32 +291,6 @@ void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
                                        << " bytes of states held at once");
 }
 
-namespace {
-// Each node's share of `net`, an update of `plan`'s network that changes weights, as an
-// install gives it (plan::build_configs): the wiring with the new weights, lists cut to the
-// node's neurons; by node id.
-std::map<std::string, std::string> updated_shares(const plan::network_plan& plan, const plan::topology& topo,
-                                                  const std::vector<plan::link_time>& times, const std::vector<double>& windows,
-                                                  std::uint64_t epoch, const protocol::network& net) {
-    const plan::network_plan updated{{plan.doc.file, net, plan.doc.clu, plan.doc.run, {}}, plan.net, plan.node_of_neuron,
-                                     plan.quality, plan.neurons_per_node, plan.placement_note};
-    std::vector<double> latency(topo.link_count(), 0.0);
-    for (const auto& t : times) latency[t.link] = t.latency_ms;
-    const auto root = plan::build_configs(updated, topo, latency, windows, epoch);
-    std::map<std::string, std::string> shares;
-    std::vector<const protocol::node_config*> stack{&root};
-    while (!stack.empty()) {
-        const auto* c = stack.back();
-        stack.pop_back();
-        protocol::document share;
-        share.net = *c->share;
-        shares[c->node] = protocol::serialize(share);
-        for (const auto& child : c->children) stack.push_back(&child);
-    }
-    return shares;
-}
-}  // namespace
-
 // The nodes take the parameters first, each checking them against its share; only then does
 // the lead's document change. The run is frozen throughout (lead_run::update_parameters).
 json lead::update(const std::string& payload) {
@@ -354,19 +329,7 @@ json lead::update(const std::string& payload) {
             }
         }
         std::lock_guard<std::mutex> lock(mutex_);
-        auto& net = *state->plan.doc.net;
-        net.neurons = doc.net->neurons;
-        net.populations = doc.net->populations;
-        net.poisson = doc.net->poisson;
-        net.currents = doc.net->currents;
-        if (resynapsed) {
-            net.projections = std::move(doc.net->projections);
-            net.synapses = std::move(doc.net->synapses);
-            net.synapse_models = std::move(doc.net->synapse_models);
-        }
-        for (const auto& n : net.neurons) state->plan.net.groups[state->plan.net.group_index.at(n.id)].params = n.params;
-        for (const auto& p : net.populations) state->plan.net.groups[state->plan.net.group_index.at(p.id)].params = p.params;
-        state->plan.net.drive = protocol::resolve_generators(net);
+        take_update(state->plan, std::move(*doc.net), resynapsed);
     }, redelayed ? std::int64_t{state->history} : 0);
     DNNC_LOG(info, "network '" << state->plan.net.name << "' updated before tick " << r->next_tick());
     return {{"tick", r->next_tick()}, {"nodes", state->plan.doc.clu->nodes.size()}};

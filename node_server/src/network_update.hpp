@@ -1,0 +1,26 @@
+#pragma once
+// An update of a frozen network's parameters, weights or delays (dnnc update; private to
+// dnnc_node_server): what each node is sent when synapses change, and the lead's plan taking
+// the update once every node has.
+#include "dnnc/plan/plan.hpp"
+#include "dnnc/plan/topology.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dnnc::node_server {
+
+// Each node's share of `net`, an update of `plan`'s network that changes weights, as an
+// install gives it (plan::build_configs): the wiring with the new weights, lists cut to the
+// node's neurons; serialised, by node id.
+std::map<std::string, std::string> updated_shares(const plan::network_plan& plan, const plan::topology& topo,
+                                                  const std::vector<plan::link_time>& times, const std::vector<double>& windows,
+                                                  std::uint64_t epoch, const protocol::network& net);
+
+// `plan` takes `update` (checked against it: protocol::check_update): its neurons',
+// populations' and generators' parameters and, when `resynapsed`, its projections, synapses
+// and synapse models; its expanded groups and generators follow.
+void take_update(plan::network_plan& plan, protocol::network update, bool resynapsed);
+
+}  // namespace dnnc::node_server
