@@ -1,7 +1,5 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
-#include "cluster_status.hpp"
-#include "placement_change.hpp"
 
 #include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
@@ -13,10 +11,12 @@
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/memory.hpp"
+#include "cluster_status.hpp"
+#include "network_update.hpp"
 #include "node_messages.hpp"
+#include "placement_change.hpp"
 #include "probe_route.hpp"
 #include "state_stream.hpp"
-#include "network_update.hpp"
 #include "uploads.hpp"
 #include "weight_bins.hpp"
 

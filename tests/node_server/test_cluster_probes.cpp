@@ -6,6 +6,8 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include "live_node.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace dnnc;
@@ -13,15 +15,8 @@ using namespace dnnc::node_server;
 
 namespace {
 
-const std::string secret = "a secret of this cluster";
-
-std::unique_ptr<node> live_node() {
-    node_options options;
-    options.server.secret = secret;
-    auto n = std::make_unique<node>(options);
-    n->start();
-    return n;
-}
+const std::string& secret = test::cluster_secret;
+using test::live_node;
 
 // The lead's own parts, as a node has them: its server, calls, and worker.
 struct own_parts {

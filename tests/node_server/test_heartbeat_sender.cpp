@@ -5,6 +5,8 @@
 
 #include "dnnc/node_server/log.hpp"
 
+#include "live_node.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -16,15 +18,8 @@ using namespace dnnc::node_server;
 
 namespace {
 
-const std::string secret = "a secret of this cluster";
-
-std::unique_ptr<node> live_node() {
-    node_options options;
-    options.server.secret = secret;
-    auto n = std::make_unique<node>(options);
-    n->start();
-    return n;
-}
+const std::string& secret = test::cluster_secret;
+using test::live_node;
 
 protocol::cluster cluster_of(const std::vector<std::uint16_t>& ports) {
     protocol::cluster c;
