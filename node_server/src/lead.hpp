@@ -106,11 +106,8 @@ private:
     // The new run's state: its plan and topology, the link times (`measured`, or probed now)
     // and the wait windows they give.
     std::shared_ptr<lead_state> measure(plan::network_plan plan, const std::vector<plan::link_time>* measured);
-    static std::vector<double> link_latencies(const lead_state& state);
-    // Every node's config, down the broadcast tree from this node; the standby chosen.
-    protocol::node_config node_configs(lead_state& state);
-    // The configs sent down the tree; the nodes' acknowledgements, each checked against the
-    // hash of the config it was sent. `restoring`: every state is restored next (a node
+    // The configs (node_configs_of) sent down the tree; the nodes' acknowledgements, each
+    // checked against the hash of the config it was sent (check_acks). `restoring`: every state is restored next (a node
     // whose neurons and synapses stay may keep its engine; the ack says "kept").
     nlohmann::json fan_out(const protocol::node_config& root, bool replace, bool restoring);
     // The run starts, frozen at `first_tick`, with what it keeps of the run before

@@ -5,12 +5,12 @@
 #include "lead_state.hpp"
 
 #include "dnnc/node_server/log.hpp"
-#include "dnnc/plan/compression.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/memory.hpp"
+#include "config_tree.hpp"
 #include "node_messages.hpp"
 #include "population_growth.hpp"
 #include "state_stream.hpp"
@@ -94,7 +94,7 @@ json lead::submit(const std::string& payload, bool replace) {
                    replace, {}, payload);
 }
 
-// Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs ->
+// Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs_of ->
 // fan_out -> start_run, each step a function of its own.
 json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
                    const std::vector<plan::link_time>* measured, const plan::current_placement* current, const carried_over* earlier) {
@@ -135,7 +135,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     }
     const auto state = measure(std::move(planned.plan), measured);
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
-    const protocol::node_config root = node_configs(*state);
+    const protocol::node_config root = node_configs_of(*state, probes_.subleads());
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
     // With states to restore, a node whose neurons and synapses stay keeps its engine.
     const bool restoring = !state_file.empty() || !planned.states.empty();
@@ -214,54 +214,10 @@ std::shared_ptr<lead_state> lead::measure(plan::network_plan plan, const std::ve
     return state;
 }
 
-std::vector<double> lead::link_latencies(const lead_state& state) {
-    std::vector<double> latency(state.topo.link_count(), 0.0);
-    for (const auto& t : state.times) latency[t.link] = t.latency_ms;
-    return latency;
-}
-
-protocol::node_config lead::node_configs(lead_state& state) {
-    state.epoch = plan::draw_epoch();
-    protocol::node_config root = plan::build_configs(state.plan, state.topo, link_latencies(state), state.windows, state.epoch);
-    plan::decide_compression(root, state.plan, state.topo, state.times);
-    state.history = static_cast<std::uint16_t>(root.history);
-    // A node reached through a sub-lead reaches the lead back through it.
-    const auto subleads = probes_.subleads();
-    std::vector<protocol::node_config*> stack{&root};
-    while (!stack.empty()) {
-        auto* c = stack.back();
-        stack.pop_back();
-        if (const auto s = subleads.find(c->node); s != subleads.end())
-            for (const auto& n : state.plan.doc.clu->nodes)
-                if (n.id == s->second) c->lead_via = n.host + ":" + std::to_string(n.port);
-        for (auto& child : c->children) stack.push_back(&child);
-    }
-    if (!root.children.empty()) {
-        const auto& first = root.children.front();
-        state.standby = endpoint{first.host, static_cast<std::uint16_t>(first.port)};
-        state.standby_id = first.node;
-    }
-    return root;
-}
-
 json lead::fan_out(const protocol::node_config& root, bool replace, bool restoring) {
-    std::map<std::string, std::string> expected;
-    std::vector<const protocol::node_config*> stack{&root};
-    while (!stack.empty()) {
-        const auto* c = stack.back();
-        stack.pop_back();
-        expected[c->node] = plan::config_hash(*c);
-        for (const auto& child : c->children) stack.push_back(&child);
-    }
     json acks = own_.configure_subtree(root, static_cast<std::uint16_t>((replace ? protocol::replace_flag : 0) |
                                                                         (restoring ? protocol::restoring_flag : 0)));
-    for (const auto& a : acks) {
-        const auto node = a.at("node").get<std::string>();
-        if (expected[node] != a.at("hash").get<std::string>())
-            throw error("node '" + node + "' acknowledged a config that differs from the one sent");
-        expected.erase(node);
-    }
-    if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
+    check_acks(root, acks);
     return acks;
 }
 

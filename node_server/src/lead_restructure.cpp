@@ -10,6 +10,7 @@
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
+#include "config_tree.hpp"
 #include "placement_change.hpp"
 #include "population_growth.hpp"
 
@@ -232,7 +233,7 @@ std::optional<std::vector<plan::link_time>> lead::prepare_engines(plan::network_
     try {
         probes_.check_memory(planned, false);
         const auto state = measure(std::move(planned), carried ? &*carried : nullptr);
-        own_.configure_subtree(node_configs(*state), protocol::prepare_flag);
+        own_.configure_subtree(node_configs_of(*state, probes_.subleads()), protocol::prepare_flag);
         DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");
         return state->times;
     } catch (const std::exception& e) {
