@@ -201,6 +201,9 @@ private:
     nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
                                         const std::string& state_file = {}, const std::vector<plan::link_time>* measured = nullptr,
                                         const plan::current_placement* current = nullptr);
+    // `state` becomes the lead's, and its nodes get heartbeats (heartbeat_sender); those of the
+    // network before stop. What a node answers goes into `state`; a node that serves another
+    // lead's network makes this one resign.
     void start_heartbeats(const std::shared_ptr<lead_state>& state);
 
     const node_options& options_;
