@@ -273,22 +273,13 @@ void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
     if (const auto& settings = state->plan.doc.run; settings && settings->batch > 1)
         throw usage_error("this run has batch " + std::to_string(settings->batch) +
                           ": snapshots hold one lane, so batched runs cannot be snapshotted");
-    // A snapshot carries its spike sources' spikes and its connection lists itself, needing
-    // no file to restore.
-    for (auto& p : doc.net->populations) p.spike_file.clear();
-    for (auto& p : doc.net->projections) p.connections_file.clear();
-    const auto count = state->plan.net.neuron_count();
-    protocol::snapshot_writer out(file, doc, tick, count);
-    const auto& nodes = doc.clu->nodes;
-    const auto held = merge_states(nodes.size(), count, [&](std::size_t v, std::int64_t from) {
+    const auto nodes = doc.clu->nodes;  // a copy: the document goes to the writer
+    write_snapshot(file, std::move(doc), tick, state->plan.net.neuron_count(), [&](std::size_t v, std::int64_t from) {
         if (v == state->topo.lead()) return own_.simulation()->capture(from, state_piece_bytes);
         const json piece{{"from", from}, {"bytes", state_piece_bytes}};
         const endpoint at{nodes[v].host, static_cast<std::uint16_t>(nodes[v].port)};
         return decode_state_piece(calls_.call_while_alive(at, frame{message_type::capture, 0, 0, piece.dump()}, options_.silence_limit).payload);
-    }, [&](const protocol::indexed_state& s) { out.add(s); });
-    out.commit();
-    DNNC_LOG(info, "snapshot at tick " << tick << " written to " << file << ": " << out.bytes() << " bytes, at most " << held
-                                       << " bytes of states held at once");
+    });
 }
 
 // The nodes take the parameters first, each checking them against its share; only then does

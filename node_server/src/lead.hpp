@@ -222,13 +222,7 @@ private:
     std::condition_variable run_ready_;
     std::mutex growing_;  // one change (restructure) or submit at a time
     std::deque<protocol::move_record> moves_;  // the newest changes that moved neurons (note_move)
-    // The nodes as they were at the last move by load, whether moving by load has stopped,
-    // and when the next move by load may come, keeping the pauses within
-    // rebalance-pause-share of the run (rebalance_by_load); all start anew with a network
-    // placed afresh.
-    std::vector<node_load> last_load_move_;
-    bool load_moves_stopped_ = false;
-    std::optional<load_watch::clock::time_point> next_load_move_;
+    load_moves by_load_;  // moves by load (rebalance_by_load); anew with a network placed afresh
     plan::partition_memo last_partition_;  // of the last network this node planned
     std::uint64_t generation_ = 0;         // bumps when a new network replaces the old
     std::list<std::unique_ptr<heartbeat_sender>> heartbeats_;  // the newest last; the others stopped

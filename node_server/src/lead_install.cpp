@@ -104,9 +104,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
         // A network placed afresh: the moves the status lists were another placement's.
         std::lock_guard<std::mutex> lock(mutex_);
         moves_.clear();
-        last_load_move_.clear();
-        load_moves_stopped_ = false;
-        next_load_move_.reset();
+        by_load_ = {};
     }
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
     // Clients wait for the new run (current_run) while the old one goes and the new one is

@@ -305,8 +305,8 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
     double pause_share = protocol::run_settings{}.rebalance_pause_share;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (run_ != run || !state_ || load_moves_stopped_) return;  // replaced meanwhile, or given up
-        if (next_load_move_ && clock_type::now() < *next_load_move_) return;  // the pauses' share is spent for now
+        // Replaced meanwhile, given up, or the pauses' share is spent for now.
+        if (run_ != run || !state_ || !by_load_.may_move(clock_type::now())) return;
         if (const auto& settings = state_->plan.doc.run) pause_share = settings->rebalance_pause_share;
         const auto& nodes = state_->plan.doc.clu->nodes;
         const auto& neurons = state_->plan.neurons_per_node;
@@ -314,14 +314,14 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
             now.push_back({nodes[v].id, nodes[v].capacity, v < neurons.size() ? static_cast<std::int64_t>(neurons[v]) : 0,
                            v < ms_per_tick.size() ? ms_per_tick[v] : 0.0, v < times.cpu_wait_ms.size() ? times.cpu_wait_ms[v] : 0.0});
         lead_index = state_->topo.lead();
-        at_last_move = last_load_move_;
+        at_last_move = by_load_.at_last_move();
     }
     const auto step = next_load_step(now, at_last_move, lead_index);
     json reply;
     try {
         if (step.what == load_step::kind::stop) {
             std::lock_guard<std::mutex> lock(mutex_);
-            load_moves_stopped_ = true;
+            by_load_.stop();
             DNNC_LOG(warn, "re-balancing by load stops for this network: moving more neurons would not make its slowest node faster "
                            "(ms per tick " << json(ms_per_tick).dump() << ", of it CPU wait " << json(times.cpu_wait_ms).dump() << ")");
             return;
@@ -343,8 +343,7 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
                                                                << " neurons moved");
         }
         std::lock_guard<std::mutex> lock(mutex_);
-        last_load_move_ = std::move(now);
-        next_load_move_ = next_load_move(clock_type::now(), reply.value("paused_ms", 0.0), pause_share);
+        by_load_.moved(std::move(now), clock_type::now(), reply.value("paused_ms", 0.0), pause_share);
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "the re-balance by load failed: " << e.what());
     }

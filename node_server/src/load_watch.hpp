@@ -89,4 +89,27 @@ load_step next_load_step(const std::vector<node_load>& now, const std::vector<no
 // `share` of it (<run rebalance-pause-share>), however often the nodes fall out of balance.
 load_watch::clock::time_point next_load_move(load_watch::clock::time_point moved, double paused_ms, double share);
 
+// The lead's moves by load for one placement of a network (rebalance="auto"): the nodes as
+// they were at the last move, whether moving by load has stopped, and when the next move may
+// come (next_load_move). Not locked: the lead calls it under its own lock.
+class load_moves {
+public:
+    // Whether a move by load may be made at `now`.
+    bool may_move(load_watch::clock::time_point now) const { return !stopped_ && (!next_ || now >= *next_); }
+    const std::vector<node_load>& at_last_move() const { return last_; }
+    // No more moves by load: they would not make the slowest node faster.
+    void stop() { stopped_ = true; }
+    // A move by load made from `loads` ended at `now`, having paused the run `paused_ms`;
+    // `share`: the pauses' share of the run.
+    void moved(std::vector<node_load> loads, load_watch::clock::time_point now, double paused_ms, double share) {
+        last_ = std::move(loads);
+        next_ = next_load_move(now, paused_ms, share);
+    }
+
+private:
+    std::vector<node_load> last_;
+    bool stopped_ = false;
+    std::optional<load_watch::clock::time_point> next_;
+};
+
 }  // namespace dnnc::node_server

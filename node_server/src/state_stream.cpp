@@ -1,6 +1,7 @@
 #include "state_stream.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 
 #include <algorithm>
@@ -74,6 +75,18 @@ std::size_t merge_states(std::size_t nodes, std::uint64_t count,
     if (static_cast<std::uint64_t>(expected) != count)
         throw error("the nodes returned " + std::to_string(expected) + " neuron states for " + std::to_string(count) + " neurons");
     return peak;
+}
+
+void write_snapshot(const std::string& file, protocol::document doc, std::int64_t tick, std::uint64_t neurons,
+                    const std::function<state_piece(std::size_t node, std::int64_t from)>& fetch) {
+    for (auto& p : doc.net->populations) p.spike_file.clear();
+    for (auto& p : doc.net->projections) p.connections_file.clear();
+    const auto nodes = doc.clu->nodes.size();
+    protocol::snapshot_writer out(file, doc, tick, neurons);
+    const auto held = merge_states(nodes, neurons, fetch, [&](const protocol::indexed_state& s) { out.add(s); });
+    out.commit();
+    DNNC_LOG(info, "snapshot at tick " << tick << " written to " << file << ": " << out.bytes() << " bytes, at most " << held
+                                       << " bytes of states held at once");
 }
 
 state_source states_in(const std::vector<protocol::indexed_state>& states) {

@@ -48,6 +48,13 @@ std::size_t merge_states(std::size_t nodes, std::uint64_t count,
                          const std::function<state_piece(std::size_t node, std::int64_t from)>& fetch,
                          const std::function<void(const protocol::indexed_state&)>& out);
 
+// A binary snapshot of `doc`'s network at `tick` (the next to compute) into `file`, written
+// atomically: every one of its `neurons` states pulled from the cluster's nodes (merge_states
+// with `fetch`). It carries its spike sources' spikes and its connection lists itself,
+// needing no file to restore.
+void write_snapshot(const std::string& file, protocol::document doc, std::int64_t tick, std::uint64_t neurons,
+                    const std::function<state_piece(std::size_t node, std::int64_t from)>& fetch);
+
 // Where a restore's states come from, checked already: calls `each` with every state.
 using state_source = std::function<void(const std::function<void(const protocol::indexed_state&)>& each)>;
 state_source states_in(const std::vector<protocol::indexed_state>& states);

@@ -158,3 +158,20 @@ TEST_CASE("a node without neurons is not judged: next to nothing per tick makes 
     CHECK_FALSE(every.interval({1, 1, 0.01}));
     CHECK(every.interval({1, 1, 0.01}));
 }
+
+TEST_CASE("moves by load wait for the pauses' share, keep the loads they were made from, and end once stopped") {
+    using clock = load_watch::clock;
+    dnnc::node_server::load_moves moves;
+    const auto t0 = clock::now();
+    CHECK(moves.may_move(t0));
+    CHECK(moves.at_last_move().empty());
+    moves.moved({{"a", 1, 10, 2.0, 0.0}}, t0, 100, 0.02);  // 100 ms of pause: the next 5 s later
+    CHECK_FALSE(moves.may_move(t0 + std::chrono::seconds(4)));
+    CHECK(moves.may_move(t0 + std::chrono::seconds(5)));
+    REQUIRE(moves.at_last_move().size() == 1);
+    CHECK(moves.at_last_move()[0].id == "a");
+    moves.stop();
+    CHECK_FALSE(moves.may_move(t0 + std::chrono::hours(1)));
+    moves = {};
+    CHECK(moves.may_move(t0));
+}

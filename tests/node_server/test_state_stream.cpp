@@ -6,11 +6,16 @@
 #include "state_stream.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/node_server/log.hpp"
+#include "dnnc/protocol/snapshot_file.hpp"
+#include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <random>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
@@ -123,4 +128,28 @@ TEST_CASE("states sent to the nodes go in bounded pieces: own neurons with their
     CHECK(sender.peak_bytes() <= 3 * most_in_a_piece);
     CHECK(sender.peak_bytes() < total / 4);
     CHECK_THROWS_WITH(sender.add(state_of(1000)), Catch::Contains("no node holds"));
+}
+
+TEST_CASE("a snapshot written from the nodes' pieces holds every state in order, at its tick") {
+    set_log_level(log_level::error);
+    const auto dir = std::filesystem::temp_directory_path() / ("dnnc-state-stream-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir);
+    const auto file = (dir / "snapshot.dnncs").string();
+    auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml");
+    const std::vector<std::vector<std::int64_t>> own{{0, 2, 4}, {1, 3}};
+    write_snapshot(file, doc, 42, 5, [&](std::size_t v, std::int64_t from) {
+        state_piece piece;
+        for (auto i : own[v])
+            if (i >= from) piece.states.push_back({i, static_cast<float>(i), {}, {}, {}, {}, {}});
+        piece.next = state_piece::done;
+        return piece;
+    });
+    protocol::snapshot_reader in(file);
+    CHECK(in.doc().state->tick == 42);
+    CHECK(in.count() == 5);
+    indexed_state s;
+    std::int64_t expected = 0;
+    while (in.next(s)) CHECK(s.index == expected++);
+    CHECK(expected == 5);
+    std::filesystem::remove_all(dir);
 }
