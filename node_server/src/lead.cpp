@@ -36,7 +36,7 @@ using protocol::frame;
 using protocol::message_type;
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
-    : options_(options), srv_(srv), calls_(calls), tasks_(tasks), own_(own), probes_(options, srv, calls, own) {}
+    : options_(options), calls_(calls), tasks_(tasks), own_(own), probes_(options, srv, calls, own) {}
 
 lead::~lead() { shutdown(); }
 

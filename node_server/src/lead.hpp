@@ -207,7 +207,6 @@ private:
     void start_heartbeats(const std::shared_ptr<lead_state>& state);
 
     const node_options& options_;
-    const server& srv_;
     peer_client& calls_;
     task_pool& tasks_;
     worker& own_;
