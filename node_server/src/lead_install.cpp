@@ -203,10 +203,8 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
 }
 
 std::shared_ptr<lead_state> lead::measure(plan::network_plan plan, const std::vector<plan::link_time>* measured) {
-    plan::topology topo(*plan.doc.clu);
     auto state = std::make_shared<lead_state>(
-        lead_state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls), {}, {}});
-    state->plastic = plastic_elements(*state->plan.doc.net);
+        std::move(plan), std::make_shared<peer_client>(options_.server.secret, protocol::default_max_payload, options_.server.tls));
     state->times = measured ? *measured : probes_.measure_links(state->plan, state->topo);
     state->windows = plan::wait_windows(state->plan, state->topo, link_latencies(*state));
     return state;

@@ -22,6 +22,11 @@ namespace dnnc::node_server {
 
 // Made by lead::measure for each network the lead installs.
 struct lead_state {
+    // `plan` on the topology of its cluster, with its plastic elements; `replica_calls`: the
+    // standby's own connection (null: none).
+    lead_state(plan::network_plan p, std::shared_ptr<peer_client> replica_calls)
+        : plan(std::move(p)), topo(*plan.doc.clu), replicas(std::move(replica_calls)), plastic(plastic_elements(*plan.doc.net)) {}
+
     plan::network_plan plan;
     plan::topology topo;
     std::vector<plan::link_time> times;
@@ -37,7 +42,7 @@ struct lead_state {
     std::vector<protocol::population_spread> populations;  // how each population is spread over the nodes; made by the first describe
     std::vector<std::string> pages;  // where each node's live page is, as its heartbeat said
     std::uint64_t epoch = 0;         // of the configs this lead installed (node_config::epoch)
-    std::vector<plastic_element> plastic{};
+    std::vector<plastic_element> plastic;
     // The plastic weights' histograms of the last freeze (weight_histograms), and the tick of
     // the last histograms made or tried, so that statuses ask the nodes once per freeze.
     nlohmann::json histograms{};

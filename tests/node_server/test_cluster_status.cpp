@@ -31,8 +31,7 @@ lead_state three_node_state() {
 </dnnc>)", "status.xml"));
     plan.node_of_neuron = {0, 0, 1, 1, 2, 2, 0};
     plan.neurons_per_node = {3, 2, 2};
-    plan::topology topo(*plan.doc.clu);
-    lead_state state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, nullptr, {}, {}};
+    lead_state state(std::move(plan), nullptr);
     const auto now = clock_type::now();
     state.last_seen = {now, now, now - std::chrono::seconds(5)};
     state.last_error = {"", "", "connection refused"};

@@ -29,8 +29,7 @@ lead_state chain_state() {
     <link from="b" to="c"/>
   </cluster>
 </dnnc>)", "tree.xml"));
-    plan::topology topo(*plan.doc.clu);
-    lead_state state{std::move(plan), std::move(topo), {}, {}, {}, {}, {}, {}, {}, {}, nullptr, {}, {}};
+    lead_state state(std::move(plan), nullptr);
     state.windows.assign(state.plan.net.neuron_count(), 0.0);
     return state;
 }
