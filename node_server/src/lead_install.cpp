@@ -4,6 +4,7 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
 
+#include "dnnc/core/files.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
@@ -79,13 +80,7 @@ json lead::submit(const std::string& payload, bool replace) {
     std::lock_guard<std::mutex> one_at_a_time(growing_);
     if (!payload.empty() && payload.front() == '{') {
         const auto path = upload_path(options_.state_dir, parse_payload(payload).at("uploaded").get<std::string>());
-        struct remover {
-            std::string path;
-            ~remover() {
-                std::error_code ignored;
-                std::filesystem::remove(path, ignored);
-            }
-        } done{path};
+        const removed_at_exit done(path);
         if (!std::filesystem::exists(path)) throw usage_error("no upload of that name on this node");
         return install(protocol::check_snapshot_file(path, file_access()), replace, path, {});
     }

@@ -21,14 +21,8 @@ std::atomic<std::uint64_t> piece_captures{0};
 std::string whole_snapshot(const std::string& folder, std::int64_t tick, const capture_link& capture) {
     fs::create_directories(folder);
     const auto file = (fs::path(folder) / ("snapshot-" + std::to_string(::getpid()) + ".dnncs")).string();
+    const removed_at_exit removing(file);
     capture(tick, file);
-    struct remover {
-        std::string file;
-        ~remover() {
-            std::error_code ignored;
-            fs::remove(file, ignored);
-        }
-    } removing{file};
     return read_file(file);
 }
 
