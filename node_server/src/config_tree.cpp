@@ -3,6 +3,8 @@
 #include "dnnc/core/error.hpp"
 #include "dnnc/plan/compression.hpp"
 
+#include <algorithm>
+
 namespace dnnc::node_server {
 
 std::vector<double> link_latencies(const lead_state& state) {
@@ -50,6 +52,19 @@ void check_acks(const protocol::node_config& root, const nlohmann::json& acks) {
         expected.erase(node);
     }
     if (!expected.empty()) throw error("node '" + expected.begin()->first + "' did not acknowledge its config");
+}
+
+nlohmann::json installed_nodes(const lead_state& state, const nlohmann::json& acks) {
+    auto nodes = nlohmann::json::array();
+    for (std::size_t v = 0; v < state.topo.node_count(); ++v) {
+        const auto& id = state.topo.id(v);
+        const auto ack = std::find_if(acks.begin(), acks.end(), [&](const auto& a) { return a.at("node") == id; });
+        const bool acked = ack != acks.end();
+        nodes.push_back({{"id", id}, {"neurons", state.plan.neurons_per_node[v]},
+                         {"hash", acked ? ack->at("hash").get<std::string>() : std::string()},
+                         {"kept", acked && ack->value("kept", false)}, {"prepared", acked && ack->value("prepared", false)}});
+    }
+    return nodes;
 }
 
 }  // namespace dnnc::node_server

@@ -28,4 +28,9 @@ protocol::node_config node_configs_of(lead_state& state, const std::map<std::str
 // took: error naming a node whose hash is not its config's, or one that did not acknowledge.
 void check_acks(const protocol::node_config& root, const nlohmann::json& acks);
 
+// The nodes of `state` as an install's reply lists them, in node order, from their acks:
+// [{id, neurons, hash (of the config it took; "" without an ack), kept (its engine), prepared
+// (built ahead)}].
+nlohmann::json installed_nodes(const lead_state& state, const nlohmann::json& acks);
+
 }  // namespace dnnc::node_server

@@ -1,31 +1,16 @@
 #include "lead.hpp"
 #include "lead_state.hpp"
 
-#include "dnnc/node_server/local_cluster.hpp"
 #include "dnnc/node_server/log.hpp"
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/rate.hpp"
-#include "dnnc/protocol/snapshot.hpp"
-#include "dnnc/protocol/snapshot_file.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
-#include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
-#include "dnnc/sim/memory.hpp"
 #include "cluster_status.hpp"
 #include "network_update.hpp"
 #include "node_messages.hpp"
-#include "placement_change.hpp"
-#include "probe_route.hpp"
 #include "state_stream.hpp"
 #include "uploads.hpp"
 #include "weight_bins.hpp"
 
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <optional>
 #include <set>
 
@@ -36,7 +21,8 @@ using protocol::frame;
 using protocol::message_type;
 
 lead::lead(const node_options& options, const server& srv, peer_client& calls, task_pool& tasks, worker& own)
-    : options_(options), calls_(calls), tasks_(tasks), own_(own), probes_(options, srv, calls, own) {}
+    : options_(options), calls_(calls), tasks_(tasks), own_(own), probes_(options, srv, calls, own),
+      changes_(options, calls, probes_, *this) {}
 
 lead::~lead() { shutdown(); }
 
@@ -47,68 +33,54 @@ std::vector<message_type> lead::handles() const {
 }
 
 void lead::handle(const frame& request, responder respond) {
+    // Answered off the server's threads: the lead's requests wait for the nodes, and while a
+    // change replaces the run, clients wait for the new one (current_run).
+    const auto answer = [&](message_type reply_type, std::function<std::string(const std::string& payload)> work) {
+        tasks_.run([payload = request.payload, respond, reply_type, work = std::move(work)] {
+            respond_with(respond, [&] { return reply_of(reply_type, work(payload)); });
+        });
+    };
     switch (request.type) {
     case message_type::submit: {
         const bool replace = request.flags & protocol::replace_flag;
-        tasks_.run([this, payload = request.payload, replace, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::submit_reply, submit(payload, replace).dump()); });
-        });
+        answer(message_type::submit_reply, [this, replace](const std::string& p) { return submit(p, replace).dump(); });
         return;
     }
     case message_type::tick_report: report(protocol::decode_tick_report(parse_payload(request.payload))); return;
-    // Off the server's threads: freezing waits for the nodes, and while a grow replaces the
-    // run, clients wait for the new one (current_run).
     case message_type::control:
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::control_reply, control(protocol::decode_control_request(parse_payload(payload))).dump()); });
-        });
+        answer(message_type::control_reply,
+               [this](const std::string& p) { return control(protocol::decode_control_request(parse_payload(p))).dump(); });
         return;
     case message_type::output:
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::output_reply, current_run()->output(parse_payload(payload)).dump()); });
-        });
+        answer(message_type::output_reply, [this](const std::string& p) { return current_run()->output(parse_payload(p)).dump(); });
         return;
     case message_type::spikes:
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::spikes_reply, current_run()->spikes(parse_payload(payload)).dump()); });
-        });
+        answer(message_type::spikes_reply, [this](const std::string& p) { return current_run()->spikes(parse_payload(p)).dump(); });
         return;
     case message_type::snapshot:
         // Empty: the whole snapshot in one frame; {"from", "bytes"}: a piece (lead_run::snapshot_piece_at).
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] {
-                if (payload.empty()) return reply_of(message_type::snapshot_reply, snapshot());
-                const json asked = parse_payload(payload);
-                const auto piece = snapshot_piece_at(asked.at("from").get<std::uint64_t>(), asked.at("bytes").get<std::size_t>());
-                std::string reply(16, '\0');
-                std::memcpy(reply.data(), &piece.total, 8);
-                std::memcpy(reply.data() + 8, &piece.tick, 8);
-                return reply_of(message_type::snapshot_reply, reply + piece.bytes);
-            });
+        answer(message_type::snapshot_reply, [this](const std::string& p) {
+            if (p.empty()) return snapshot();
+            const json asked = parse_payload(p);
+            const auto piece = snapshot_piece_at(asked.at("from").get<std::uint64_t>(), asked.at("bytes").get<std::size_t>());
+            std::string reply(16, '\0');
+            std::memcpy(reply.data(), &piece.total, 8);
+            std::memcpy(reply.data() + 8, &piece.tick, 8);
+            return reply + piece.bytes;
         });
         return;
     case message_type::weights:
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::weights_reply, weights(parse_payload(payload)).dump()); });
-        });
+        answer(message_type::weights_reply, [this](const std::string& p) { return weights(parse_payload(p)).dump(); });
         return;
     case message_type::upload:
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] {
-                receive_upload(options_.state_dir, payload);
-                return reply_of(message_type::upload_reply);
-            });
+        answer(message_type::upload_reply, [this](const std::string& p) {
+            receive_upload(options_.state_dir, p);
+            return std::string();
         });
         return;
-    case message_type::update:
-        tasks_.run([this, payload = request.payload, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::update_reply, update(payload).dump()); });
-        });
-        return;
+    case message_type::update: answer(message_type::update_reply, [this](const std::string& p) { return update(p).dump(); }); return;
     case message_type::weight_histograms:
-        tasks_.run([this, respond] {
-            respond_with(respond, [&] { return reply_of(message_type::weight_histograms_reply, weight_histograms().dump()); });
-        });
+        answer(message_type::weight_histograms_reply, [this](const std::string&) { return weight_histograms().dump(); });
         return;
     default: throw protocol_error("unexpected frame");
     }
@@ -147,7 +119,7 @@ void lead::report(const protocol::tick_report& report) {
     try {
         if (!r) return;
         r->on_report(report);
-        if (auto due = r->take_rebalance_due()) tasks_.run([this, r, times = std::move(*due)] { rebalance_by_load(r, times); });
+        if (auto due = r->take_rebalance_due()) tasks_.run([this, r, times = std::move(*due)] { changes_.rebalance_by_load(r, times); });
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "tick report dropped: " << e.what());
     }
@@ -174,11 +146,11 @@ json lead::control(const protocol::control_request& command) {
     // handles them.
     using kind = protocol::control_request::kind;
     switch (command.what) {
-    case kind::recover: return recover();
-    case kind::grow: return grow(command);
-    case kind::rebalance: return rebalance(command);
-    case kind::join: return join(command);
-    case kind::drain: return drain(command);
+    case kind::recover: return changes_.recover();
+    case kind::grow: return changes_.grow(command);
+    case kind::rebalance: return changes_.rebalance(command);
+    case kind::join: return changes_.join(command);
+    case kind::drain: return changes_.drain(command);
     default: return current_run()->control(command);
     }
 }
@@ -198,6 +170,37 @@ std::shared_ptr<lead_run> lead::current_run() {
     run_ready_.wait_for(lock, std::chrono::seconds(60), [&] { return !replacing_ || stopping_; });
     if (!run_) throw error("this node is not the lead of a network");
     return run_;
+}
+
+std::shared_ptr<lead_run> lead::run_now() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return run_;
+}
+
+bool lead::has_network() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return run_ || replacing_;
+}
+
+void lead::read_network(const std::function<void(const lead_state&)>& read) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!state_) throw error("this node is not the lead of a network");
+    read(*state_);
+}
+
+std::set<std::string> lead::silent_nodes() {
+    std::shared_ptr<lead_state> state;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state = state_;
+    }
+    if (!state) throw error("this node is not the lead of a network");
+    const auto alive = run_links(state).alive;
+    const auto subleads = probes_.subleads();
+    std::set<std::string> silent;
+    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
+        if (!alive(v) && subleads.count(state->topo.id(v)) == 0) silent.insert(state->topo.id(v));
+    return silent;
 }
 
 // The lead's way to reach node v for clock and inputs: itself directly, others by call.
@@ -222,7 +225,7 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
             call(v, message_type::inputs, inputs);
     };
     l.capture = [this](std::int64_t tick, const std::string& file) { capture_snapshot(tick, file); };
-    l.grow_due = [this](std::int64_t tick) { tasks_.run([this, tick] { grow_scheduled(tick); }); };
+    l.grow_due = [this](std::int64_t tick) { tasks_.run([this, tick] { changes_.grow_scheduled(tick); }); };
     l.waiting = [this, state](std::size_t v) {
         if (v == state->topo.lead()) return own_.simulation()->waiting();
         std::lock_guard<std::mutex> lock(mutex_);
@@ -293,21 +296,12 @@ json lead::update(const std::string& payload) {
     if (!state) throw error("this node is not the lead of a network");
     protocol::document doc = protocol::parse_document(payload, "update", file_access());
     if (!doc.net) throw usage_error("an update needs a <network>");
-    protocol::check_network(*doc.net);
-    protocol::check_update(*state->plan.doc.net, *doc.net, state->history);
-    protocol::document parameters;
-    parameters.net = protocol::parameters_of(*doc.net);
-    const std::string body = protocol::serialize(parameters);
-    const bool redelayed = protocol::changes_delays(*state->plan.doc.net, *doc.net);
-    const bool resynapsed = redelayed || !protocol::reweighted_elements(*state->plan.doc.net, *doc.net).empty() ||
-                            protocol::changes_synapse_models(*state->plan.doc.net, *doc.net);
-    const auto shares = resynapsed ? updated_shares(state->plan, state->topo, state->times, state->windows, state->epoch, *doc.net)
-                                   : std::map<std::string, std::string>{};
+    const auto sent = update_bodies_of(state->plan, state->topo, state->times, state->windows, state->epoch, state->history, *doc.net);
     auto r = current_run();
     r->update_parameters([&] {
         const auto& nodes = state->plan.doc.clu->nodes;
         for (std::size_t v = 0; v < nodes.size(); ++v) {
-            const auto& own_body = resynapsed ? shares.at(nodes[v].id) : body;
+            const auto& own_body = sent.for_node(nodes[v].id);
             if (v == state->topo.lead()) {
                 own_.set_parameters(own_body);
                 continue;
@@ -320,15 +314,12 @@ json lead::update(const std::string& payload) {
             }
         }
         std::lock_guard<std::mutex> lock(mutex_);
-        take_update(state->plan, std::move(*doc.net), resynapsed);
-    }, redelayed ? std::int64_t{state->history} : 0);
+        take_update(state->plan, std::move(*doc.net), sent.resynapsed);
+    }, sent.redelayed ? std::int64_t{state->history} : 0);
     DNNC_LOG(info, "network '" << state->plan.net.name << "' updated before tick " << r->next_tick());
     return {{"tick", r->next_tick()}, {"nodes", state->plan.doc.clu->nodes.size()}};
 }
 
-// A page of node `node`'s plastic weights, named: its connection element's projection id (or
-// `projection[i]`, `synapse[i]`) and the neurons' references. Only the page passes through
-// the lead.
 json lead::weights(const json& request) {
     std::shared_ptr<lead_state> state;
     {
@@ -336,31 +327,11 @@ json lead::weights(const json& request) {
         state = state_;
     }
     if (!state) throw error("this node is not the lead of a network");
-    const auto& net = *state->plan.doc.net;
-    json plastic = json::array();
-    for (const auto& p : state->plastic) plastic.push_back(p.label);
     const auto& nodes = state->plan.doc.clu->nodes;
-    const bool grown = request.value("grown", false);
-    const auto& structure = state->plan.net.structure;
-    if (grown && !structure) throw usage_error("the network has no structural plasticity");
-    // Grown synapses: every node with members lists them all; the one running the first.
-    const auto node = grown ? std::size_t{state->plan.node_of_neuron.at(structure->groups.front().first_member())} : request.at("node").get<std::size_t>();
-    if (node >= nodes.size()) throw usage_error("no node " + std::to_string(node) + " (the cluster has " + std::to_string(nodes.size()) + ")");
-    const json page{{"from", request.at("from").get<std::uint64_t>()},
-                    {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}, {"grown", grown}};
-    const endpoint at{nodes[node].host, static_cast<std::uint16_t>(nodes[node].port)};
-    const json reply = parse_payload(calls_.call_while_alive(at, frame{message_type::weights_page, 0, 0, page.dump()}, options_.silence_limit).payload);
-    json rows = json::array();
-    if (grown) {
-        for (const auto& row : reply.at("rows"))
-            rows.push_back({structure->pairings.at(row[2].get<std::size_t>()).id, state->plan.net.neuron_name(row[0].get<protocol::neuron_index>()),
-                            state->plan.net.neuron_name(row[1].get<protocol::neuron_index>())});
-        return {{"total", reply.at("total")}, {"rows", rows}};
-    }
-    for (const auto& row : reply.at("rows"))
-        rows.push_back({element_label(net, row[0].get<std::size_t>()), state->plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
-                        state->plan.net.neuron_name(row[2].get<protocol::neuron_index>()), row[3]});
-    return {{"nodes", nodes.size()}, {"plastic", plastic}, {"total", reply.at("total")}, {"rows", rows}};
+    return named_weights_page(state->plan, state->plastic, request, [&](std::size_t node, const json& page) {
+        const endpoint at{nodes[node].host, static_cast<std::uint16_t>(nodes[node].port)};
+        return parse_payload(calls_.call_while_alive(at, frame{message_type::weights_page, 0, 0, page.dump()}, options_.silence_limit).payload);
+    });
 }
 
 json lead::weight_histograms() {
@@ -388,101 +359,6 @@ json lead::weight_histograms() {
     state->histograms = histograms;
     state->binned_tick = tick;
     return histograms;
-}
-
-// Restores the last checkpoint onto the nodes still alive and keeps the outputs before it,
-// so the run goes on as if the failure had not happened; frozen at the checkpoint.
-json lead::recover() {
-    const auto old_run = current_run();
-    std::shared_ptr<lead_state> state;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        state = state_;
-    }
-    const std::string file = old_run->last_checkpoint();
-    if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
-    // Read through and checked once before anything changes; sent in a second pass.
-    protocol::document doc = protocol::check_snapshot_file(file, file_access());
-    // Silent to the heartbeats: dead (the others are asked again), but for a node reached
-    // through a sub-lead, which may be silent only because its sub-lead died: it is asked
-    // again through another.
-    const auto alive = run_links(state).alive;
-    const auto subleads = probes_.subleads();
-    std::set<std::string> dead;
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
-        if (!alive(v) && subleads.count(state->topo.id(v)) == 0) dead.insert(state->topo.id(v));
-    const auto tick = doc.state->tick;
-    json summary = restart_on_survivors(std::move(doc), dead,
-                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
-                                         old_run->structure_before(tick), json(), old_run->column_names()},
-                                        file);
-    current_run()->adopt_checkpoint(file, tick);  // recoverable again at once
-    summary["recovered_from"] = file;
-    DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << summary["removed"].dump());
-    return summary;
-}
-
-json lead::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
-                                const std::string& state_file, const std::vector<plan::link_time>* measured,
-                                const plan::current_placement* current) {
-    const auto self = doc.clu->nodes[probes_.find_self(*doc.clu)].id;
-    // Dead: named so, or answering a heartbeat now neither directly nor through a sub-lead
-    // among the others.
-    const auto silent = probes_.reach_nodes(*doc.clu, dead);
-    dead.insert(silent.begin(), silent.end());
-    // Nodes that only the dead linked to this one are cut off: out as well.
-    const auto reached = reached_from(*doc.clu, self, dead);
-    for (const auto& n : doc.clu->nodes)
-        if (reached.count(n.id) == 0) dead.insert(n.id);
-    auto& nodes = doc.clu->nodes;
-    nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
-    auto& links = doc.clu->links;
-    links.erase(std::remove_if(links.begin(), links.end(),
-                               [&](const auto& l) { return dead.count(l.from) > 0 || dead.count(l.to) > 0; }),
-                links.end());
-    if (doc.run) doc.run->clock.clear();
-    doc.clu->lead = self;
-    protocol::check_cluster(*doc.clu);
-    std::string replica_body;
-    if (state_file.empty()) replica_body = protocol::serialize(doc);
-    json summary = install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current, &earlier);
-    json removed = json::array();
-    for (const auto& d : dead) removed.push_back(d);
-    summary["removed"] = removed;
-    return summary;
-}
-
-void lead::take_over(const replica& r) {
-    const bool from_checkpoint = !r.checkpoint_file.empty();
-    protocol::document doc = from_checkpoint ? protocol::check_snapshot_file(r.checkpoint_file, file_access())
-                             : protocol::is_binary_snapshot(r.document)
-                                 ? protocol::decode_binary_snapshot(r.document, "replicated document", file_access())
-                                 : protocol::parse_document(r.document, "replicated document", file_access());
-    const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
-    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}, r.intent, {}},
-                                              from_checkpoint ? r.checkpoint_file : std::string());
-    resume(*current_run(), r.intent);
-    const auto was = r.intent.value("state", std::string());
-    DNNC_LOG(warn, "took over network '" << r.network << "' from lead '" << r.lead << "' at tick " << tick
-                                        << (from_checkpoint ? " (its last checkpoint)" : " (its first tick)") << " on "
-                                        << summary["nodes"].size() << " nodes, without " << summary["removed"].dump()
-                                        << (was.empty() ? "" : "; the clock was " + was));
-}
-
-// Carries on with what the clock was doing (lead_run::intent) in a run restored at a tick:
-// running, or stepping to its target (also frozen at a target after the tick restored).
-void lead::resume(lead_run& run, const json& intent) {
-    using kind = protocol::control_request::kind;
-    if (intent.value("state", std::string()) == "running") {
-        run.control(protocol::control_request(kind::start));
-        return;
-    }
-    const auto completed = run.next_tick() - 1;
-    const auto target = intent.value("target", completed);
-    if (target <= completed) return;
-    protocol::control_request step(kind::step);
-    step.ticks = target - completed;
-    run.control(step);
 }
 
 // ---- heartbeats ----
@@ -560,7 +436,7 @@ void lead::describe(protocol::node_status& s) {
         s.packets_missing = progress->packets_missing;
         s.last_checkpoint = progress->last_checkpoint;
     }
-    s.moves.assign(moves_.begin(), moves_.end());
+    s.moves = changes_.moves();
     if (!state_) return;
     s.role = "lead";
     auto& c = s.cluster.emplace(cluster_status_of(*state_, probes_.subleads(), page_, progress));

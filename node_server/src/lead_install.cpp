@@ -10,18 +10,15 @@
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/xml.hpp"
-#include "dnnc/sim/memory.hpp"
 #include "config_tree.hpp"
 #include "node_messages.hpp"
+#include "placement_change.hpp"
 #include "population_growth.hpp"
 #include "state_stream.hpp"
 #include "uploads.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <map>
 
 namespace dnnc::node_server {
 
@@ -33,10 +30,7 @@ using protocol::message_type;
 // and the remote ones' it reads; each node installs them with its last piece.
 void lead::send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick) {
     state_sender sender(root, neurons, [&](const protocol::node_config& c, const std::string& piece, bool last) {
-        std::string payload(sizeof tick, '\0');
-        std::memcpy(payload.data(), &tick, sizeof tick);
-        payload += static_cast<char>(last ? 1 : 0);
-        payload += piece;
+        const auto payload = encode_restore_piece(tick, last, piece);
         if (&c == &root) return own_.restore_state(payload);
         try {
             calls_.call_while_alive({c.host, static_cast<std::uint16_t>(c.port)}, frame{message_type::restore_state, 0, 0, payload},
@@ -57,36 +51,19 @@ protocol::file_access lead::file_access() const {
     return {false, options_.data_dirs};
 }
 
-namespace {
-const json* ack_of(const json& acks, const std::string& node) {
-    for (const auto& a : acks)
-        if (a.at("node") == node) return &a;
-    return nullptr;
-}
-std::string acks_hash(const json& acks, const std::string& node) {
-    const auto* a = ack_of(acks, node);
-    return a ? a->at("hash").get<std::string>() : std::string();
-}
-// A flag of the node's ack (worker::configure_subtree): "kept", "prepared".
-bool acks_say(const json& acks, const std::string& node, const char* flag) {
-    const auto* a = ack_of(acks, node);
-    return a && a->value(flag, false);
-}
-}  // namespace
-
 json lead::submit(const std::string& payload, bool replace) {
     // A change of the running network (a grow, a move) ends before another network replaces
     // it: the two installs would otherwise interleave on the nodes.
-    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    std::lock_guard<std::mutex> one_at_a_time(changes_.one_at_a_time());
     if (!payload.empty() && payload.front() == '{') {
         const auto path = upload_path(options_.state_dir, parse_payload(payload).at("uploaded").get<std::string>());
         const removed_at_exit done(path);
         if (!std::filesystem::exists(path)) throw usage_error("no upload of that name on this node");
-        return install(protocol::check_snapshot_file(path, file_access()), replace, path, {});
+        return install(protocol::check_snapshot_file(path, file_access()), replace, path, {}, nullptr, nullptr, nullptr);
     }
     return install(protocol::is_binary_snapshot(payload) ? protocol::decode_binary_snapshot(payload, "submitted snapshot", file_access())
                                                          : protocol::parse_document(payload, "submitted document", file_access()),
-                   replace, {}, payload);
+                   replace, {}, payload, nullptr, nullptr, nullptr);
 }
 
 // Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs_of ->
@@ -95,12 +72,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
                    const std::vector<plan::link_time>* measured, const plan::current_placement* current, const carried_over* earlier) {
     const auto started = clock_type::now();
     planned_install planned = plan_install(std::move(doc), replace, state_file, current);
-    if (!current) {
-        // A network placed afresh: the moves the status lists were another placement's.
-        std::lock_guard<std::mutex> lock(mutex_);
-        moves_.clear();
-        by_load_ = {};
-    }
+    if (!current) changes_.forget_moves();  // a network placed afresh
     DNNC_LOG(info, "planned and partitioned in " << elapsed_ms(started) << " ms");
     // Clients wait for the new run (current_run) while the old one goes and the new one is
     // installed; if the install fails, for no run.
@@ -137,13 +109,8 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     const auto neurons = state->plan.net.neuron_count();
     if (!state_file.empty()) send_states(root, neurons, states_in_file(state_file, file_access()), planned.first_tick);
     if (!planned.states.empty()) send_states(root, neurons, states_in(planned.states), planned.first_tick);
-    start_run(state, acks, planned.first_tick, state_file, replica_body, earlier);
-
-    json nodes = json::array();
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v)
-        nodes.push_back({{"id", state->topo.id(v)}, {"neurons", state->plan.neurons_per_node[v]},
-                         {"hash", acks_hash(acks, state->topo.id(v))}, {"kept", acks_say(acks, state->topo.id(v), "kept")},
-                         {"prepared", acks_say(acks, state->topo.id(v), "prepared")}});
+    const json nodes = installed_nodes(*state, acks);
+    start_run(state, nodes, planned.first_tick, state_file, replica_body, earlier);
     DNNC_LOG(info, "network '" << state->plan.net.name << "' installed on " << nodes.size() << " nodes in "
                                << elapsed_ms(started) << " ms");
     json reply{{"network", state->plan.net.name}, {"lead", state->topo.id(state->topo.lead())}, {"nodes", nodes},
@@ -175,19 +142,10 @@ lead::planned_install lead::plan_install(protocol::document doc, bool replace, c
     // A new network starts with the grows due at its first tick (a restored one has them).
     if (!doc.state) apply_due_grows(*doc.net, 0);
     DNNC_LOG(info, "document read and checked in " << elapsed_ms(started) << " ms");
-    plan::partition_memo memo;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        memo = last_partition_;
-    }
-    planned_install planned{plan::plan_network(std::move(doc), &memo, current), 0, {}};
+    planned_install planned{plan_remembered(std::move(doc), current), 0, {}};
     auto& plan = planned.plan;
     if (!plan.placement_note.empty()) DNNC_LOG(info, "placement: " << plan.placement_note);
     lead_run::check_outputs(plan);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        last_partition_ = std::move(memo);
-    }
     probes_.check_memory(plan, replace);
     // A snapshot's state is checked before anything changes on the cluster (a file's, by
     // check_snapshot_file, before it came here).
@@ -205,6 +163,44 @@ std::shared_ptr<lead_state> lead::measure(plan::network_plan plan, const std::ve
     return state;
 }
 
+plan::network_plan lead::plan_remembered(protocol::document doc, const plan::current_placement* current) {
+    plan::partition_memo memo;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        memo = last_partition_;
+    }
+    auto planned = plan::plan_network(std::move(doc), &memo, current);
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_partition_ = std::move(memo);
+    return planned;
+}
+
+// The nodes build the engines of `planned` while the run goes on (prepare_flag), so that the
+// install of the move that follows finds them built and its pause is the snapshot and the
+// restore, not the building. The links that stay keep their times; a new one (a join's) is
+// measured now. Only where the old and the new engines fit in memory at once (check_memory
+// without the old network's memory counted free); what fails leaves the move to build its
+// engines (and measure) in the pause as before. Returns the link times of planned's cluster.
+std::optional<std::vector<plan::link_time>> lead::prepare_engines(plan::network_plan planned) {
+    std::optional<std::vector<plan::link_time>> carried;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!state_) return std::nullopt;
+        carried = carried_link_times(*state_->plan.doc.clu, state_->times, *planned.doc.clu);
+    }
+    const auto started = clock_type::now();
+    try {
+        probes_.check_memory(planned, false);
+        const auto state = measure(std::move(planned), carried ? &*carried : nullptr);
+        own_.configure_subtree(node_configs_of(*state, probes_.subleads()), protocol::prepare_flag);
+        DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");
+        return state->times;
+    } catch (const std::exception& e) {
+        DNNC_LOG(info, "the move's engines were not built ahead: " << e.what());
+        return std::nullopt;
+    }
+}
+
 json lead::fan_out(const protocol::node_config& root, bool replace, bool restoring) {
     json acks = own_.configure_subtree(root, static_cast<std::uint16_t>((replace ? protocol::replace_flag : 0) |
                                                                         (restoring ? protocol::restoring_flag : 0)));
@@ -212,7 +208,7 @@ json lead::fan_out(const protocol::node_config& root, bool replace, bool restori
     return acks;
 }
 
-void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks, std::int64_t first_tick,
+void lead::start_run(const std::shared_ptr<lead_state>& state, const json& installed, std::int64_t first_tick,
                      const std::string& state_file, const std::string& replica_body, const carried_over* earlier) {
     state->since = clock_type::now();
     state->last_seen.assign(state->topo.node_count(), state->since);
@@ -220,7 +216,7 @@ void lead::start_run(const std::shared_ptr<lead_state>& state, const json& acks,
     state->waiting.assign(state->topo.node_count(), nullptr);
     state->pages.assign(state->topo.node_count(), {});
     std::vector<std::string> hashes;
-    for (std::size_t v = 0; v < state->topo.node_count(); ++v) hashes.push_back(acks_hash(acks, state->topo.id(v)));
+    for (const auto& node : installed) hashes.push_back(node.at("hash").get<std::string>());
     const lead_run::storage storage{options_.output_memory, (std::filesystem::path(options_.state_dir) / "checkpoints").string()};
     auto links = run_links(state);
     const auto new_run = std::make_shared<lead_run>(state->plan, state->topo, links, std::move(hashes), first_tick, storage);

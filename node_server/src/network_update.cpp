@@ -1,5 +1,7 @@
 #include "network_update.hpp"
 
+#include "dnnc/protocol/check.hpp"
+#include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 namespace dnnc::node_server {
@@ -23,6 +25,23 @@ std::map<std::string, std::string> updated_shares(const plan::network_plan& plan
         for (const auto& child : c->children) stack.push_back(&child);
     }
     return shares;
+}
+
+update_bodies update_bodies_of(const plan::network_plan& plan, const plan::topology& topo, const std::vector<plan::link_time>& times,
+                               const std::vector<double>& windows, std::uint64_t epoch, std::uint16_t history,
+                               const protocol::network& update) {
+    const auto& net = *plan.doc.net;
+    protocol::check_network(update);
+    protocol::check_update(net, update, history);
+    update_bodies bodies;
+    protocol::document parameters;
+    parameters.net = protocol::parameters_of(update);
+    bodies.parameters = protocol::serialize(parameters);
+    bodies.redelayed = protocol::changes_delays(net, update);
+    bodies.resynapsed = bodies.redelayed || !protocol::reweighted_elements(net, update).empty() ||
+                        protocol::changes_synapse_models(net, update);
+    if (bodies.resynapsed) bodies.shares = updated_shares(plan, topo, times, windows, epoch, update);
+    return bodies;
 }
 
 void take_update(plan::network_plan& plan, protocol::network update, bool resynapsed) {

@@ -1,6 +1,8 @@
 #include "plastic_weights.hpp"
 
+#include "dnnc/core/error.hpp"
 #include "dnnc/protocol/synapse_models.hpp"
+#include "node_messages.hpp"
 
 #include <algorithm>
 #include <map>
@@ -30,6 +32,33 @@ std::vector<plastic_element> plastic_elements(const protocol::network& net) {
                            bound ? std::optional<double>(resolved.value(bound)) : std::nullopt});
     }
     return plastic;
+}
+
+json named_weights_page(const plan::network_plan& plan, const std::vector<plastic_element>& plastic, const json& request,
+                        const std::function<json(std::size_t node, const json& page)>& ask) {
+    const auto& net = *plan.doc.net;
+    const auto nodes = plan.doc.clu->nodes.size();
+    const bool grown = request.value("grown", false);
+    const auto& structure = plan.net.structure;
+    if (grown && !structure) throw usage_error("the network has no structural plasticity");
+    const auto node = grown ? std::size_t{plan.node_of_neuron.at(structure->groups.front().first_member())} : request.at("node").get<std::size_t>();
+    if (node >= nodes) throw usage_error("no node " + std::to_string(node) + " (the cluster has " + std::to_string(nodes) + ")");
+    const json page{{"from", request.at("from").get<std::uint64_t>()},
+                    {"limit", std::min(request.at("limit").get<std::uint64_t>(), max_weights_page)}, {"grown", grown}};
+    const json reply = ask(node, page);
+    json rows = json::array();
+    if (grown) {
+        for (const auto& row : reply.at("rows"))
+            rows.push_back({structure->pairings.at(row[2].get<std::size_t>()).id, plan.net.neuron_name(row[0].get<protocol::neuron_index>()),
+                            plan.net.neuron_name(row[1].get<protocol::neuron_index>())});
+        return {{"total", reply.at("total")}, {"rows", rows}};
+    }
+    json labels = json::array();
+    for (const auto& p : plastic) labels.push_back(p.label);
+    for (const auto& row : reply.at("rows"))
+        rows.push_back({element_label(net, row[0].get<std::size_t>()), plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
+                        plan.net.neuron_name(row[2].get<protocol::neuron_index>()), row[3]});
+    return {{"nodes", nodes}, {"plastic", labels}, {"total", reply.at("total")}, {"rows", rows}};
 }
 
 json weight_histograms_of(const std::vector<plastic_element>& plastic, std::int64_t tick,

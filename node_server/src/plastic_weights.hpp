@@ -2,6 +2,7 @@
 // A network's plastic connection elements, and the lead's histograms of their weights
 // (private to dnnc_node_server): the nodes bin their own synapses (weight_bins.hpp) and the
 // lead adds the bins, so what it holds grows with the histograms, never with the synapses.
+#include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/model.hpp"
 #include "weight_bins.hpp"
 
@@ -42,5 +43,15 @@ std::vector<plastic_element> plastic_elements(const protocol::network& net);
 //   {"tick", "bins", "projections": [{"projection", "model", "lo", "hi", "synapses", "bins"(, "min", "max")}...]}
 nlohmann::json weight_histograms_of(const std::vector<plastic_element>& plastic, std::int64_t tick,
                                     const std::function<void(weight_groups&)>& bin_everywhere);
+
+// A client's page of plastic weights ({"node", "from", "limit"}; with "grown": true, the
+// synapses structural plasticity grew, which every node with members lists, the one running
+// the first asked) of `plan`'s network, asked of one node by `ask` (a weights-page frame:
+// node, {"from", "limit" (at most max_weights_page), "grown"}) and named: each row's
+// connection element's label (or the pairing's id) and its neurons' references. Only the
+// page passes through the lead. usage_error for a node the cluster has not.
+nlohmann::json named_weights_page(const plan::network_plan& plan, const std::vector<plastic_element>& plastic,
+                                  const nlohmann::json& request,
+                                  const std::function<nlohmann::json(std::size_t node, const nlohmann::json& page)>& ask);
 
 }  // namespace dnnc::node_server

@@ -23,6 +23,23 @@ state_piece decode_state_piece(std::string_view bytes) {
     return piece;
 }
 
+std::string encode_restore_piece(std::int64_t tick, bool last, std::string_view states) {
+    std::string bytes(sizeof tick, '\0');
+    std::memcpy(bytes.data(), &tick, sizeof tick);
+    bytes += static_cast<char>(last ? 1 : 0);
+    bytes += states;
+    return bytes;
+}
+
+restore_piece decode_restore_piece(std::string_view bytes) {
+    restore_piece piece;
+    if (bytes.size() < sizeof piece.tick + 1) throw protocol_error("restore payload is truncated");
+    std::memcpy(&piece.tick, bytes.data(), sizeof piece.tick);
+    piece.last = bytes[sizeof piece.tick] != 0;
+    piece.states = protocol::decode_states(bytes.substr(sizeof piece.tick + 1));
+    return piece;
+}
+
 std::size_t encoded_size(const protocol::indexed_state& s) {
     std::size_t bytes = 4 + 4 + 1 + 2 + 1 + 8 + 4 + 4 * (s.variables.size() + s.history.size() + s.synapses.size()) + 8 * s.growth.size();
     for (const auto& t : s.traces) bytes += 8 + 1 + 4 + 16 * t.ticks.size();

@@ -37,6 +37,18 @@ std::string encode_state_piece(const state_piece& piece);
 // Throws protocol_error for malformed bytes.
 state_piece decode_state_piece(std::string_view bytes);
 
+// A piece of a restore's states for one node (the restore_state message): installed at
+// `tick` with the last piece.
+struct restore_piece {
+    std::int64_t tick = 0;
+    bool last = false;
+    std::vector<protocol::indexed_state> states;
+};
+// `states`: already encoded (protocol::encode_states).
+std::string encode_restore_piece(std::int64_t tick, bool last, std::string_view states);
+// Throws protocol_error for malformed bytes.
+restore_piece decode_restore_piece(std::string_view bytes);
+
 // The size of `s` encoded (protocol::encode_states), for piece budgets.
 std::size_t encoded_size(const protocol::indexed_state& s);
 

@@ -9,7 +9,6 @@
 #include "state_stream.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <future>
@@ -355,21 +354,17 @@ std::shared_ptr<node_simulation> worker::simulation() {
 }
 
 void worker::restore_state(const std::string& payload) {
-    std::int64_t tick = 0;
-    if (payload.size() < sizeof tick + 1) throw protocol_error("restore payload is truncated");
-    std::memcpy(&tick, payload.data(), sizeof tick);
-    const bool last = payload[sizeof tick] != 0;
-    auto piece = protocol::decode_states(std::string_view(payload).substr(sizeof tick + 1));
+    auto piece = decode_restore_piece(payload);
     std::vector<protocol::indexed_state> states;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!simulation_) throw error("this node serves no network");
-        for (auto& s : piece) restoring_.push_back(std::move(s));
-        if (!last) return;
+        for (auto& s : piece.states) restoring_.push_back(std::move(s));
+        if (!piece.last) return;
         states.swap(restoring_);
     }
-    const doing restoring(*this, "restoring states at tick " + std::to_string(tick));
-    simulation()->restore(states, tick);
+    const doing restoring(*this, "restoring states at tick " + std::to_string(piece.tick));
+    simulation()->restore(states, piece.tick);
 }
 
 double worker::extra_delay_to(const std::string& peer) const {

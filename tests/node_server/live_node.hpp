@@ -1,7 +1,13 @@
 #pragma once
 // A node of a test's cluster, in-process and serving on a free loopback port, with the
-// cluster's secret.
+// cluster's secret; and the parts a lead of such a cluster is made of.
 #include "dnnc/node_server/node.hpp"
+#include "dnnc/node_server/peer_client.hpp"
+#include "dnnc/node_server/server.hpp"
+#include "dnnc/node_server/signal_inbox.hpp"
+#include "dnnc/protocol/frame.hpp"
+#include "tasks.hpp"
+#include "worker.hpp"
 
 #include <memory>
 #include <string>
@@ -17,5 +23,23 @@ inline std::unique_ptr<node_server::node> live_node() {
     n->start();
     return n;
 }
+
+// The lead's own parts, as a node has them: its server, calls, and worker (private to
+// dnnc_node_server: for the tests of its private units).
+struct lead_parts {
+    lead_parts() {
+        options.server.secret = cluster_secret;
+        srv = std::make_unique<node_server::server>(options.server);
+        own = std::make_shared<node_server::worker>(options, calls, inbox, tasks, node_server::worker::hooks{});
+        srv->add_module(own);  // probes come back to the lead
+        srv->start();
+    }
+    node_server::node_options options;
+    node_server::peer_client calls{cluster_secret};
+    node_server::signal_inbox inbox{protocol::default_max_payload};
+    node_server::task_pool tasks;
+    std::shared_ptr<node_server::worker> own;
+    std::unique_ptr<node_server::server> srv;  // stops first, before the parts its modules use
+};
 
 }  // namespace dnnc::test

@@ -18,23 +18,6 @@ namespace {
 const std::string& secret = test::cluster_secret;
 using test::live_node;
 
-// The lead's own parts, as a node has them: its server, calls, and worker.
-struct own_parts {
-    own_parts() {
-        options.server.secret = secret;
-        srv = std::make_unique<server>(options.server);
-        own = std::make_shared<worker>(options, calls, inbox, tasks, worker::hooks{});
-        srv->add_module(own);  // probes come back to the lead
-        srv->start();
-    }
-    node_options options;
-    peer_client calls{secret};
-    signal_inbox inbox{protocol::default_max_payload};
-    task_pool tasks;
-    std::shared_ptr<worker> own;
-    std::unique_ptr<server> srv;  // stops first, before the parts its modules use
-};
-
 // A network of two neurons on the lead (port `self`) and the nodes at `others`, linked in a
 // chain from the lead.
 plan::network_plan plan_on(std::uint16_t self, const std::vector<std::uint16_t>& others) {
@@ -61,7 +44,7 @@ plan::network_plan plan_on(std::uint16_t self, const std::vector<std::uint16_t>&
 
 TEST_CASE("the lead finds itself among a cluster's nodes by its port, and refuses a cluster it is not in") {
     set_log_level(log_level::error);
-    own_parts lead;
+    test::lead_parts lead;
     cluster_probes probes(lead.options, *lead.srv, lead.calls, *lead.own);
     const auto plan = plan_on(lead.srv->port(), {1});
     CHECK(probes.find_self(*plan.doc.clu) == 0);
@@ -72,7 +55,7 @@ TEST_CASE("the lead finds itself among a cluster's nodes by its port, and refuse
 
 TEST_CASE("the lead reaches the nodes that answer, names the others, and measures the links to them") {
     set_log_level(log_level::error);
-    own_parts lead;
+    test::lead_parts lead;
     const auto peer = live_node();
     cluster_probes probes(lead.options, *lead.srv, lead.calls, *lead.own);
     const auto plan = plan_on(lead.srv->port(), {peer->port(), 1});

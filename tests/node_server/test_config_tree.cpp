@@ -78,3 +78,20 @@ TEST_CASE("the nodes' acknowledgements must name every config sent, each with it
     missing.erase(2);
     CHECK_THROWS_WITH(check_acks(root, missing), Catch::Contains("did not acknowledge its config"));
 }
+
+TEST_CASE("an install lists its nodes in order with the hash each acknowledged and whether it kept or prepared its engine") {
+    auto state = chain_state();
+    const json acks = json::array({{{"node", "c"}, {"hash", "3c"}, {"prepared", true}}, {{"node", "a"}, {"hash", "1a"}, {"kept", true}}});
+    const auto nodes = installed_nodes(state, acks);
+    REQUIRE(nodes.size() == 3);
+    CHECK(nodes[0]["id"] == "a");
+    CHECK(nodes[0]["hash"] == "1a");
+    CHECK(nodes[0]["kept"] == true);
+    CHECK(nodes[0]["prepared"] == false);
+    CHECK(nodes[1]["hash"] == "");  // b did not acknowledge
+    CHECK(nodes[1]["kept"] == false);
+    CHECK(nodes[2]["prepared"] == true);
+    std::size_t neurons = 0;
+    for (const auto& n : nodes) neurons += n["neurons"].get<std::size_t>();
+    CHECK(neurons == 6);
+}

@@ -47,3 +47,25 @@ TEST_CASE("each node's share of an update carries the new weights") {
     }
     CHECK(carried);
 }
+
+TEST_CASE("an update sends every node its parameters, or each its own share when synapses change, and is checked first") {
+    const auto plan = xor_plan();
+    const plan::topology topo(*plan.doc.clu);
+    const std::vector<double> windows(plan.net.neuron_count(), 0.0);
+    auto update = *plan.doc.net;
+    update.neurons[2].params.threshold = 0.25;
+    const auto parameters = update_bodies_of(plan, topo, {}, windows, 1, 1, update);
+    CHECK_FALSE(parameters.resynapsed);
+    CHECK_FALSE(parameters.redelayed);
+    CHECK(parameters.shares.empty());
+    CHECK(&parameters.for_node("n1") == &parameters.parameters);
+    CHECK(protocol::parse_document(parameters.parameters, "parameters").net->neurons[2].params.threshold == 0.25);
+    update.synapses[0].weight = 3;
+    const auto weights = update_bodies_of(plan, topo, {}, windows, 1, 1, update);
+    CHECK(weights.resynapsed);
+    CHECK_FALSE(weights.redelayed);
+    CHECK(weights.for_node("n1") == weights.shares.at("n1"));
+    auto renamed = update;
+    renamed.neurons[2].id = "elsewhere";
+    CHECK_THROWS(update_bodies_of(plan, topo, {}, windows, 1, 1, renamed));
+}

@@ -1,7 +1,12 @@
 // The lead's weight histograms: one per plastic projection and one per synapse model's
 // plastic explicit synapses, bins over [0, Wmax], or over the weights seen for a model
-// without a bound (a first round), added over the nodes.
+// without a bound (a first round), added over the nodes; and a client's page of weights,
+// asked of one node and named.
 #include "plastic_weights.hpp"
+
+#include "dnnc/core/error.hpp"
+#include "dnnc/protocol/xml.hpp"
+#include "node_messages.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -70,4 +75,40 @@ TEST_CASE("weight histograms of a network without plastic synapses ask no node")
     const auto h = weight_histograms_of({}, 0, [&](weight_groups& groups) { bin_on_both_nodes(groups, rounds); });
     CHECK(rounds == 0);
     CHECK(h["projections"].empty());
+}
+
+TEST_CASE("a page of weights is asked of the node named, at most a page's limit, and its rows named") {
+    const auto plan = plan::plan_network(protocol::parse_document(R"(<?xml version="1.0"?>
+<dnnc xmlns="urn:dnnc:1">
+  <network name="learns">
+    <synapse-model id="ee" model="stdp_synapse" Wmax="3"/>
+    <population id="E" model="iaf_psc_delta" size="4"/>
+    <projection id="E_E" from="E" to="E" kind="all" weight="1" delay-ms="1" synapse-model="ee"/>
+  </network>
+  <cluster lead="a">
+    <node id="a" host="127.0.0.1" port="7100" capacity="1"/>
+    <node id="b" host="127.0.0.1" port="7101" capacity="1"/>
+    <link from="a" to="b"/>
+  </cluster>
+</dnnc>)", "learns.xml"));
+    const auto plastic = plastic_elements(*plan.doc.net);
+    std::size_t asked = 99;
+    nlohmann::json page;
+    const auto ask = [&](std::size_t node, const nlohmann::json& p) {
+        asked = node;
+        page = p;
+        return nlohmann::json{{"total", 12}, {"rows", {{0, 1, 2, 1.25}}}};
+    };
+    const auto named = named_weights_page(plan, plastic, {{"node", 1}, {"from", 5}, {"limit", max_weights_page + 1}}, ask);
+    CHECK(asked == 1);
+    CHECK(page["from"] == 5);
+    CHECK(page["limit"] == max_weights_page);
+    CHECK(page["grown"] == false);
+    CHECK(named["nodes"] == 2);
+    CHECK(named["plastic"] == nlohmann::json::array({"E_E"}));
+    CHECK(named["total"] == 12);
+    CHECK(named["rows"] == nlohmann::json::array({{"E_E", "E[1]", "E[2]", 1.25}}));
+    CHECK_THROWS_AS(named_weights_page(plan, plastic, {{"node", 2}, {"from", 0}, {"limit", 1}}, ask), usage_error);
+    CHECK_THROWS_WITH(named_weights_page(plan, plastic, {{"grown", true}, {"from", 0}, {"limit", 1}}, ask),
+                      Catch::Contains("no structural plasticity"));
 }

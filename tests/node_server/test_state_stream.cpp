@@ -153,3 +153,16 @@ TEST_CASE("a snapshot written from the nodes' pieces holds every state in order,
     CHECK(expected == 5);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a restore piece carries its tick, whether it is the last, and its states, and a short one is refused") {
+    const std::vector<indexed_state> states{state_of(3), state_of(4)};
+    const auto bytes = encode_restore_piece(-2, true, protocol::encode_states(states));
+    const auto piece = decode_restore_piece(bytes);
+    CHECK(piece.tick == -2);
+    CHECK(piece.last);
+    REQUIRE(piece.states.size() == 2);
+    CHECK(piece.states[1].index == 4);
+    CHECK(piece.states[1].synapses == states[1].synapses);
+    CHECK_FALSE(decode_restore_piece(encode_restore_piece(7, false, protocol::encode_states({}))).last);
+    CHECK_THROWS_AS(decode_restore_piece(bytes.substr(0, 8)), protocol_error);
+}

@@ -1,24 +1,17 @@
-// The lead's changes to a running network (lead.hpp): populations that grow, a re-balance
-// of the neurons over the nodes, nodes that join and leave. Each is done the same way
-// (restructure): the run is frozen at a tick, snapshotted, the snapshot's document changed
-// and restored onto the cluster it names (restart_on_survivors) from where the neurons are,
-// so the run goes on bit for bit and only what must move moves.
-#include "lead.hpp"
+#include "network_changes.hpp"
 #include "lead_state.hpp"
 
 #include "dnnc/core/files.hpp"
 #include "dnnc/node_server/log.hpp"
+#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/resolve.hpp"
+#include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
-#include "config_tree.hpp"
 #include "placement_change.hpp"
 #include "population_growth.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <map>
-#include <tuple>
 
 #include <unistd.h>
 
@@ -34,29 +27,110 @@ double migration_weight_of(const protocol::control_request& command) {
     return command.migration_weight.value_or(plan::current_placement{}.migration_weight);
 }
 
+// Carries on with what a run's clock was doing (lead_run::intent) in a run restored at a
+// tick: running, or stepping to its target (also frozen at a target after the tick restored).
+void resume(lead_run& run, const json& intent) {
+    using kind = protocol::control_request::kind;
+    if (intent.value("state", std::string()) == "running") {
+        run.control(protocol::control_request(kind::start));
+        return;
+    }
+    const auto completed = run.next_tick() - 1;
+    const auto target = intent.value("target", completed);
+    if (target <= completed) return;
+    protocol::control_request step(kind::step);
+    step.ticks = target - completed;
+    run.control(step);
+}
+
 }  // namespace
+
+network_changes::network_changes(const node_options& options, peer_client& calls, cluster_probes& probes, network_host& lead)
+    : options_(options), calls_(calls), probes_(probes), lead_(lead) {}
+
+// ---- recovery ----
+
+json network_changes::recover() {
+    const auto old_run = lead_.current_run();
+    const std::string file = old_run->last_checkpoint();
+    if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
+    // Read through and checked once before anything changes; sent in a second pass.
+    protocol::document doc = protocol::check_snapshot_file(file, lead_.file_access());
+    // Silent to the heartbeats: dead (the others are asked again).
+    const auto tick = doc.state->tick;
+    json summary = restart_on_survivors(std::move(doc), lead_.silent_nodes(),
+                                        {old_run->rows_before(tick), old_run->spikes_before(tick), old_run->checkpoint_settings_json(),
+                                         old_run->structure_before(tick), json(), old_run->column_names()},
+                                        file);
+    lead_.current_run()->adopt_checkpoint(file, tick);  // recoverable again at once
+    summary["recovered_from"] = file;
+    DNNC_LOG(info, "recovered from " << file << " at tick " << tick << " without " << summary["removed"].dump());
+    return summary;
+}
+
+json network_changes::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
+                                           const std::string& state_file, const std::vector<plan::link_time>* measured,
+                                           const plan::current_placement* current) {
+    const auto self = doc.clu->nodes[probes_.find_self(*doc.clu)].id;
+    // Dead: named so, or answering a heartbeat now neither directly nor through a sub-lead
+    // among the others.
+    const auto silent = probes_.reach_nodes(*doc.clu, dead);
+    dead.insert(silent.begin(), silent.end());
+    // Nodes that only the dead linked to this one are cut off: out as well.
+    const auto reached = reached_from(*doc.clu, self, dead);
+    for (const auto& n : doc.clu->nodes)
+        if (reached.count(n.id) == 0) dead.insert(n.id);
+    auto& nodes = doc.clu->nodes;
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return dead.count(n.id) > 0; }), nodes.end());
+    auto& links = doc.clu->links;
+    links.erase(std::remove_if(links.begin(), links.end(),
+                               [&](const auto& l) { return dead.count(l.from) > 0 || dead.count(l.to) > 0; }),
+                links.end());
+    if (doc.run) doc.run->clock.clear();
+    doc.clu->lead = self;
+    protocol::check_cluster(*doc.clu);
+    std::string replica_body;
+    if (state_file.empty()) replica_body = protocol::serialize(doc);
+    json summary = lead_.install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current, &earlier);
+    json removed = json::array();
+    for (const auto& d : dead) removed.push_back(d);
+    summary["removed"] = removed;
+    return summary;
+}
+
+void network_changes::take_over(const replica& r) {
+    const bool from_checkpoint = !r.checkpoint_file.empty();
+    const auto access = lead_.file_access();
+    protocol::document doc = from_checkpoint ? protocol::check_snapshot_file(r.checkpoint_file, access)
+                             : protocol::is_binary_snapshot(r.document)
+                                 ? protocol::decode_binary_snapshot(r.document, "replicated document", access)
+                                 : protocol::parse_document(r.document, "replicated document", access);
+    const std::int64_t tick = doc.state ? doc.state->tick : r.first_tick;
+    const json summary = restart_on_survivors(std::move(doc), {r.lead}, {r.rows.before(tick), r.spikes, r.intent.value("checkpoints", json()), {}, r.intent, {}},
+                                              from_checkpoint ? r.checkpoint_file : std::string());
+    resume(*lead_.current_run(), r.intent);
+    const auto was = r.intent.value("state", std::string());
+    DNNC_LOG(warn, "took over network '" << r.network << "' from lead '" << r.lead << "' at tick " << tick
+                                        << (from_checkpoint ? " (its last checkpoint)" : " (its first tick)") << " on "
+                                        << summary["nodes"].size() << " nodes, without " << summary["removed"].dump()
+                                        << (was.empty() ? "" : "; the clock was " + was));
+}
 
 // ---- growing populations ----
 
-bool lead::still_running(const std::shared_ptr<lead_run>& run) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return run_ == run;
-}
-
-json lead::grow(const protocol::control_request& command) {
+json network_changes::grow(const protocol::control_request& command) {
     const auto& population = command.population;
     const auto add = command.add;
-    std::lock_guard<std::mutex> one_at_a_time(growing_);
-    const auto run = current_run();
+    std::lock_guard<std::mutex> one_at_a_time(changing_);
+    const auto run = lead_.current_run();
     const auto intent = run->intent();
     auto summary = restructure(run, intent, "grow of " + population + " by " + std::to_string(add),
                                [&](protocol::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
     std::uint64_t size = 0;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto& net = *state_->plan.doc.net;
+    lead_.read_network([&](const lead_state& state) {
+        const auto& net = *state.plan.doc.net;
         size = protocol::members_in(protocol::symbol_table(net).extents(population, net.where));
-    }
+    });
     return {{"population", population},
             {"added", add},
             {"size", size},
@@ -67,48 +141,37 @@ json lead::grow(const protocol::control_request& command) {
             {"nodes", summary["nodes"]}};
 }
 
-void lead::grow_scheduled(std::int64_t tick) {
+void network_changes::grow_scheduled(std::int64_t tick) {
     try {
-        std::lock_guard<std::mutex> one_at_a_time(growing_);
-        const auto run = current_run();
+        std::lock_guard<std::mutex> one_at_a_time(changing_);
+        const auto run = lead_.current_run();
         if (run->next_tick() != tick) return;  // frozen and moved on meanwhile: its clock meets the grow again
         const auto summary = restructure(run, run->intent(), "scheduled growth",
                                          [](protocol::document& doc, std::int64_t at) { apply_due_grows(*doc.net, at); });
         DNNC_LOG(info, "scheduled growth at tick " << tick << ": " << summary.dump());
     } catch (const std::exception& e) {
         // The run cannot go past a growth of its document's.
-        std::shared_ptr<lead_run> run;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            run = run_;
-        }
+        const auto run = lead_.run_now();
         if (run && run->next_tick() == tick) run->fail("the growth at tick " + std::to_string(tick) + " failed: " + e.what());
     }
 }
 
-std::optional<plan::network_plan> lead::plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
+std::optional<plan::network_plan> network_changes::plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
                                                    std::int64_t tick, double migration_weight) {
     protocol::document doc;
     plan::current_placement placed;
-    plan::partition_memo memo;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        doc = state_->plan.doc;
-        placed = plan::placement_of(state_->plan);
-        memo = last_partition_;  // a re-balance's proposal is there already
-    }
+    lead_.read_network([&](const lead_state& state) {
+        doc = state.plan.doc;
+        placed = plan::placement_of(state.plan);
+    });
     placed.migration_weight = migration_weight;
-    std::optional<plan::network_plan> planned;
     try {
         change(doc, tick);
-        planned = plan::plan_network(std::move(doc), &memo, &placed);
+        return lead_.plan_remembered(std::move(doc), &placed);  // a re-balance's proposal is remembered already
     } catch (const std::exception& e) {
         DNNC_LOG(info, "the change was not planned ahead: " << e.what());
         return std::nullopt;
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    last_partition_ = std::move(memo);
-    return planned;
 }
 
 // The frozen run, snapshotted at its next tick T, changed by `change` (its document, at T)
@@ -117,7 +180,7 @@ std::optional<plan::network_plan> lead::plan_ahead(const std::function<void(prot
 // `intent` says. A change that does not check (or does not fit the nodes' memory) changes
 // nothing: the run carries on and the error goes to the caller. The links that stay keep
 // their measured times; a new link is measured.
-json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent, const std::string& what,
+json network_changes::restructure(const std::shared_ptr<lead_run>& run, const json& intent, const std::string& what,
                        const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight,
                        bool build_ahead) {
     namespace fs = std::filesystem;
@@ -127,7 +190,7 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         auto planned = plan_ahead(change, run->next_tick(), migration_weight);
         if (build_ahead && planned) {
             const auto cluster = *planned->doc.clu;
-            if (auto times = prepare_engines(std::move(*planned))) ahead.emplace(cluster, std::move(*times));
+            if (auto times = lead_.prepare_engines(std::move(*planned))) ahead.emplace(cluster, std::move(*times));
         }
     }
     const auto started = clock_type::now();
@@ -147,28 +210,27 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
     bool captured = false;
     json summary;
     try {
-        capture_snapshot(tick, before.path());
+        lead_.capture_snapshot(tick, before.path());
         captured = true;
-        protocol::document changed = protocol::snapshot_reader(before.path(), file_access()).doc();
+        protocol::document changed = protocol::snapshot_reader(before.path(), lead_.file_access()).doc();
         neurons_before = protocol::symbol_table(*changed.net).neuron_count();
         const auto cluster_before = *changed.clu;
         change(changed, tick);
         write_grown_snapshot(before.path(), changed, after.path());
         std::vector<plan::link_time> measured;
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            measured = state_->times;
-            placed = plan::placement_of(state_->plan);
-        }
+        lead_.read_network([&](const lead_state& state) {
+            measured = state.times;
+            placed = plan::placement_of(state.plan);
+        });
         placed.migration_weight = migration_weight;
         // The links that stay keep their measured times; a new one is measured (ahead, or now).
         const auto carried = ahead ? carried_link_times(ahead->first, ahead->second, *changed.clu)
                                    : carried_link_times(cluster_before, measured, *changed.clu);
-        summary = restart_on_survivors(protocol::check_snapshot_file(after.path(), file_access()), {}, earlier, after.path(),
+        summary = restart_on_survivors(protocol::check_snapshot_file(after.path(), lead_.file_access()), {}, earlier, after.path(),
                                        carried ? &*carried : nullptr, &placed);
     } catch (const std::exception& e) {
         DNNC_LOG(warn, "the change at tick " << tick << " failed: " << e.what());
-        if (still_running(run)) {
+        if (lead_.run_now() == run) {
             // Nothing changed while the old run is the lead's: it carries on.
             try {
                 resume(*run, intent);
@@ -182,21 +244,18 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
         // installed): the network as it was at T goes back onto the nodes that answer.
         const std::string at = "tick " + std::to_string(tick);
         try {
-            restart_on_survivors(protocol::check_snapshot_file(before.path(), file_access()), {}, earlier, before.path(), nullptr, &placed);
-            resume(*current_run(), intent);
+            restart_on_survivors(protocol::check_snapshot_file(before.path(), lead_.file_access()), {}, earlier, before.path(), nullptr, &placed);
+            resume(*lead_.current_run(), intent);
         } catch (const std::exception& also) {
             throw error(std::string(e.what()) + "; the network could not go back to " + at + " either: " + also.what());
         }
         throw error(std::string(e.what()) + "; the network went back to how it was at " + at + ", on the nodes that answer");
     }
-    const auto fresh = current_run();
+    const auto fresh = lead_.current_run();
     fresh->adopt_checkpoint(after.path(), tick);  // what it was restored from: recoverable at once
     resume(*fresh, intent);
     protocol::move_record move;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        move = placement_change(placed, state_->plan);
-    }
+    lead_.read_network([&](const lead_state& state) { move = placement_change(placed, state.plan); });
     for (auto& node : move.nodes)
         for (const auto& installed : summary["nodes"])
             if (installed["id"] == node.id) {
@@ -216,54 +275,24 @@ json lead::restructure(const std::shared_ptr<lead_run>& run, const json& intent,
 
 // ---- re-balancing, and nodes that join and leave ----
 
-// The nodes build the engines of `planned` while the run goes on (prepare_flag), so that the
-// install of the move that follows finds them built and its pause is the snapshot and the
-// restore, not the building. The links that stay keep their times; a new one (a join's) is
-// measured now. Only where the old and the new engines fit in memory at once (check_memory
-// without the old network's memory counted free); what fails leaves the move to build its
-// engines (and measure) in the pause as before. Returns the link times of planned's cluster.
-std::optional<std::vector<plan::link_time>> lead::prepare_engines(plan::network_plan planned) {
-    std::optional<std::vector<plan::link_time>> carried;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!state_) return std::nullopt;
-        carried = carried_link_times(*state_->plan.doc.clu, state_->times, *planned.doc.clu);
-    }
-    const auto started = clock_type::now();
-    try {
-        probes_.check_memory(planned, false);
-        const auto state = measure(std::move(planned), carried ? &*carried : nullptr);
-        own_.configure_subtree(node_configs_of(*state, probes_.subleads()), protocol::prepare_flag);
-        DNNC_LOG(info, "the nodes built the move's engines ahead in " << elapsed_ms(started) << " ms");
-        return state->times;
-    } catch (const std::exception& e) {
-        DNNC_LOG(info, "the move's engines were not built ahead: " << e.what());
-        return std::nullopt;
-    }
+std::shared_ptr<lead_run> network_changes::run_to_change(const std::string& what) {
+    if (!lead_.has_network()) throw usage_error(what + ": this node is not the lead of a network; submit one first");
+    return lead_.current_run();
 }
 
-std::shared_ptr<lead_run> lead::run_to_change(const std::string& what) {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!run_ && !replacing_) throw usage_error(what + ": this node is not the lead of a network; submit one first");
-    }
-    return current_run();
-}
-
-json lead::rebalance(const protocol::control_request& command) {
+json network_changes::rebalance(const protocol::control_request& command) {
     const bool dry_run = command.dry_run;
     const double weight = migration_weight_of(command);
-    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    std::lock_guard<std::mutex> one_at_a_time(changing_);
     const auto run = run_to_change("rebalance");
     protocol::document doc;
     plan::current_placement placed;
     partitioner::weight_t cut_before = 0;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        doc = state_->plan.doc;
-        placed = plan::placement_of(state_->plan);
-        cut_before = state_->plan.quality.edge_cut;
-    }
+    lead_.read_network([&](const lead_state& state) {
+        doc = state.plan.doc;
+        placed = plan::placement_of(state.plan);
+        cut_before = state.plan.quality.edge_cut;
+    });
     placed.migration_weight = weight;
     // New capacities first: a node found slower or faster than its document said.
     for (const auto& [id, capacity] : command.capacities) {
@@ -271,13 +300,8 @@ json lead::rebalance(const protocol::control_request& command) {
         if (node == doc.clu->nodes.end()) throw usage_error("rebalance: the cluster has no node '" + id + "'");
         node->capacity = capacity;
     }
-    // Planned while the network runs; the memo hands the partition to the install (plan_ahead).
-    plan::partition_memo memo;
-    const auto proposal = plan::plan_network(doc, &memo, &placed);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        last_partition_ = memo;
-    }
+    // Planned while the network runs; the lead remembers the partition for the install (plan_ahead).
+    const auto proposal = lead_.plan_remembered(doc, &placed);
     const auto change = placement_change(placed, proposal);
     json answer{{"moved", change.moved}, {"nodes", protocol::encode(change)["nodes"]}};
     answer["edge_cut"] = {{"before", cut_before}, {"after", proposal.quality.edge_cut}};
@@ -286,10 +310,7 @@ json lead::rebalance(const protocol::control_request& command) {
     if (dry_run || answer["moved"] == 0) return answer;
     const auto summary = restructure(run, run->intent(), command.by_load ? "rebalance by load" : "rebalance",
                                      [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight, true);
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        answer["edge_cut"]["after"] = state_->plan.quality.edge_cut;
-    }
+    lead_.read_network([&](const lead_state& state) { answer["edge_cut"]["after"] = state.plan.quality.edge_cut; });
     answer["moved"] = summary["moved"];
     answer["nodes"] = summary["placement"];
     answer["tick"] = summary["tick"];
@@ -298,27 +319,30 @@ json lead::rebalance(const protocol::control_request& command) {
     return answer;
 }
 
-void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_times& times) {
+void network_changes::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_times& times) {
     const auto& ms_per_tick = times.ms;
     std::vector<node_load> now, at_last_move;
     std::size_t lead_index = 0;
     double pause_share = protocol::run_settings{}.rebalance_pause_share;
     {
+        // Given up, or the pauses' share is spent for now.
         std::lock_guard<std::mutex> lock(mutex_);
-        // Replaced meanwhile, given up, or the pauses' share is spent for now.
-        if (run_ != run || !state_ || !by_load_.may_move(clock_type::now())) return;
-        if (const auto& settings = state_->plan.doc.run) pause_share = settings->rebalance_pause_share;
-        const auto& nodes = state_->plan.doc.clu->nodes;
-        const auto& neurons = state_->plan.neurons_per_node;
-        for (std::size_t v = 0; v < nodes.size(); ++v)
-            now.push_back({nodes[v].id, nodes[v].capacity, v < neurons.size() ? static_cast<std::int64_t>(neurons[v]) : 0,
-                           v < ms_per_tick.size() ? ms_per_tick[v] : 0.0, v < times.cpu_wait_ms.size() ? times.cpu_wait_ms[v] : 0.0});
-        lead_index = state_->topo.lead();
+        if (!by_load_.may_move(clock_type::now())) return;
         at_last_move = by_load_.at_last_move();
     }
-    const auto step = next_load_step(now, at_last_move, lead_index);
-    json reply;
+    if (lead_.run_now() != run) return;  // replaced meanwhile
     try {
+        lead_.read_network([&](const lead_state& state) {
+            if (const auto& settings = state.plan.doc.run) pause_share = settings->rebalance_pause_share;
+            const auto& nodes = state.plan.doc.clu->nodes;
+            const auto& neurons = state.plan.neurons_per_node;
+            for (std::size_t v = 0; v < nodes.size(); ++v)
+                now.push_back({nodes[v].id, nodes[v].capacity, v < neurons.size() ? static_cast<std::int64_t>(neurons[v]) : 0,
+                               v < ms_per_tick.size() ? ms_per_tick[v] : 0.0, v < times.cpu_wait_ms.size() ? times.cpu_wait_ms[v] : 0.0});
+            lead_index = state.topo.lead();
+        });
+        const auto step = next_load_step(now, at_last_move, lead_index);
+        json reply;
         if (step.what == load_step::kind::stop) {
             std::lock_guard<std::mutex> lock(mutex_);
             by_load_.stop();
@@ -349,13 +373,24 @@ void lead::rebalance_by_load(const std::shared_ptr<lead_run>& run, const tick_ti
     }
 }
 
-void lead::note_move(protocol::move_record move) {
+void network_changes::note_move(protocol::move_record move) {
     std::lock_guard<std::mutex> lock(mutex_);
     moves_.push_back(std::move(move));
     while (moves_.size() > max_moves_listed) moves_.pop_front();
 }
 
-json lead::join(const protocol::control_request& command) {
+std::vector<protocol::move_record> network_changes::moves() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {moves_.begin(), moves_.end()};
+}
+
+void network_changes::forget_moves() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    moves_.clear();
+    by_load_ = {};
+}
+
+json network_changes::join(const protocol::control_request& command) {
     protocol::cluster_node node;
     node.id = command.node;
     const std::string what = "join of '" + node.id + "'";
@@ -363,20 +398,19 @@ json lead::join(const protocol::control_request& command) {
     node.host = at.host;
     node.port = at.port;
     node.capacity = command.capacity;
-    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    std::lock_guard<std::mutex> one_at_a_time(changing_);
     const auto run = run_to_change(what);
     std::vector<std::string> links;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto& nodes = state_->plan.doc.clu->nodes;
+    lead_.read_network([&](const lead_state& state) {
+        const auto& nodes = state.plan.doc.clu->nodes;
         auto known = [&](const std::string& id) { return std::any_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }); };
         if (known(node.id)) throw usage_error(what + ": the cluster has a node '" + node.id + "' already");
         for (const auto& l : command.links) {
             if (!known(l)) throw usage_error(what + ": a link to '" + l + "', which the cluster has no node of");
             links.push_back(l);
         }
-        if (links.empty()) links.push_back(state_->topo.id(state_->topo.lead()));  // linked to the lead
-    }
+        if (links.empty()) links.push_back(state.topo.id(state.topo.lead()));  // linked to the lead
+    });
     // It answers with the cluster's secret and serves no network: nothing is lost on it.
     json beat;
     try {
@@ -395,29 +429,28 @@ json lead::join(const protocol::control_request& command) {
             {"paused_ms", summary["paused_ms"]}};
 }
 
-json lead::drain(const protocol::control_request& command) {
+json network_changes::drain(const protocol::control_request& command) {
     const auto& id = command.node;
     const std::string what = "drain of '" + id + "'" + (command.by_load ? " by load" : "");
-    std::lock_guard<std::mutex> one_at_a_time(growing_);
+    std::lock_guard<std::mutex> one_at_a_time(changing_);
     const auto run = run_to_change(what);
     endpoint at;
     std::uint64_t epoch = 0;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        const auto& nodes = state_->plan.doc.clu->nodes;
+    lead_.read_network([&](const lead_state& state) {
+        const auto& nodes = state.plan.doc.clu->nodes;
         const auto node = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; });
         if (node == nodes.end()) throw usage_error(what + ": the cluster has no node '" + id + "'");
-        if (id == state_->topo.id(state_->topo.lead()))
+        if (id == state.topo.id(state.topo.lead()))
             throw usage_error(what + ": it is the lead, which runs the clock; only another node drains");
         at = {node->host, static_cast<std::uint16_t>(node->port)};
-        epoch = state_->epoch;
-        const auto& cluster = *state_->plan.doc.clu;
-        const auto reached = reached_from(cluster, state_->topo.id(state_->topo.lead()), {id});
+        epoch = state.epoch;
+        const auto& cluster = *state.plan.doc.clu;
+        const auto reached = reached_from(cluster, state.topo.id(state.topo.lead()), {id});
         for (const auto& n : cluster.nodes)
             if (n.id != id && reached.count(n.id) == 0)
                 throw usage_error(what + ": node '" + n.id + "' would be cut off from the lead: its every chain of links to it passes '" +
                                   id + "'");
-    }
+    });
     auto summary = restructure(run, run->intent(), what, [&](protocol::document& doc, std::int64_t) {
         auto& nodes = doc.clu->nodes;
         nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }), nodes.end());
