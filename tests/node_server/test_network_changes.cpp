@@ -64,6 +64,15 @@ struct recording_lead final : network_host {
     }
 };
 
+// The changes of a lead of this test's own, on a real server, calls and probes.
+struct changes_of_a_test_lead {
+    changes_of_a_test_lead() { set_log_level(log_level::error); }
+    test::lead_parts parts;
+    cluster_probes probes{parts.options, *parts.srv, parts.calls, *parts.own};
+    recording_lead lead;
+    network_changes changes{parts.options, parts.calls, probes, lead};
+};
+
 protocol::control_request command(protocol::control_request::kind what, std::string node = {}) {
     protocol::control_request c(what);
     c.node = std::move(node);
@@ -73,11 +82,8 @@ protocol::control_request command(protocol::control_request::kind what, std::str
 }  // namespace
 
 TEST_CASE("a change asks for a network, and a drain or join the cluster cannot take is refused before anything moves") {
-    set_log_level(log_level::error);
-    test::lead_parts parts;
-    cluster_probes probes(parts.options, *parts.srv, parts.calls, *parts.own);
-    recording_lead lead;
-    network_changes changes(parts.options, parts.calls, probes, lead);
+    changes_of_a_test_lead test;
+    auto& [parts, probes, lead, changes] = test;
     using kind = protocol::control_request::kind;
     CHECK_THROWS_WITH(changes.rebalance(command(kind::rebalance)), Catch::Contains("submit one first"));
     CHECK_THROWS_WITH(changes.drain(command(kind::drain, "n1")), Catch::Contains("submit one first"));
@@ -99,11 +105,8 @@ TEST_CASE("a change asks for a network, and a drain or join the cluster cannot t
 }
 
 TEST_CASE("a restart leaves out the dead nodes and those only they linked, this node leading, the clock cleared") {
-    set_log_level(log_level::error);
-    test::lead_parts parts;
-    cluster_probes probes(parts.options, *parts.srv, parts.calls, *parts.own);
-    recording_lead lead;
-    network_changes changes(parts.options, parts.calls, probes, lead);
+    changes_of_a_test_lead test;
+    auto& [parts, probes, lead, changes] = test;
     // n1 answers nothing, and n2 is linked to the lead only through it.
     const carried_over nothing{output_rows(0, 0, 0), {}, {}, {}, {}, {}};
     const auto summary = changes.restart_on_survivors(chain_document(parts.srv->port()), {}, nothing);
