@@ -4,12 +4,12 @@
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
-#include "http_server.hpp"
-#include "lead.hpp"
+#include "http/http_server.hpp"
+#include "lead/lead.hpp"
 #include "node_messages.hpp"
-#include "relays.hpp"
+#include "net/relays.hpp"
 #include "tasks.hpp"
-#include "worker.hpp"
+#include "worker/worker.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 #include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "tasks.hpp"
-#include "worker.hpp"
+#include "worker/worker.hpp"
 
 #include <memory>
 #include <string>

@@ -4,7 +4,7 @@
 // MAX_ALLOCATIONS: signals over MPI take persistent requests and reused buffers, so only
 // a buffer growing to a packet larger than any before allocates (dense packets never do).
 //   mpi_signals_check DOC.xml WARM_TICKS MEASURED_TICKS MAX_ALLOCATIONS
-#include "signal_transports.hpp"
+#include "net/signal_transports.hpp"
 
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/xml.hpp"

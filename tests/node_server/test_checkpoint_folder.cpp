@@ -1,6 +1,6 @@
 // A run's checkpoint folder: under the lead's root and nowhere else, the newest `keep`
 // checkpoints kept, settings given back as a "checkpoint" command takes them.
-#include "checkpoint_folder.hpp"
+#include "lead/checkpoint_folder.hpp"
 
 #include "dnnc/core/error.hpp"
 

@@ -1,6 +1,6 @@
 // The lead's questions to a cluster's nodes, over real sockets: which node it is, which
 // nodes answer, the links' times, and whether a plan fits the memory the nodes report.
-#include "cluster_probes.hpp"
+#include "lead/cluster_probes.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/log.hpp"

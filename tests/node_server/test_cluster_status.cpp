@@ -1,7 +1,7 @@
 // The cluster as the lead's status shows it: roles, neurons, silence and the dead, each
 // population's spread over the nodes, the wait windows, and pages served on every address
 // named by their node's host.
-#include "cluster_status.hpp"
+#include "lead/cluster_status.hpp"
 
 #include "dnnc/protocol/xml.hpp"
 

@@ -1,7 +1,7 @@
 // The configs a lead sends down its broadcast tree: a fresh epoch, the lead's first child as
 // its standby, a node behind a sub-lead told to reach the lead through it; and the nodes'
 // acknowledgements checked against the configs sent.
-#include "config_tree.hpp"
+#include "lead/config_tree.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"

@@ -1,6 +1,6 @@
 // A thread's CPU wait (cpu_wait.hpp): it grows while more threads are ready to run than
 // there are cores, and a thread alone on an idle core hardly waits.
-#include "cpu_wait.hpp"
+#include "worker/cpu_wait.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Window mode's clock transport: each node gets the clock's newest grant, a node that does
 // not answer holds up none of the others and is granted again once it answers, and a
 // request goes in order with the grants.
-#include "grant_senders.hpp"
+#include "lead/grant_senders.hpp"
 
 #include "dnnc/core/error.hpp"
 

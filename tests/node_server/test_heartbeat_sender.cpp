@@ -1,7 +1,7 @@
 // The lead's heartbeats: each other node gets a beat every quarter of the timeout and its
 // answer goes to the lead; a node that does not answer is a failure each time; a node whose
 // answer says stop gets no more; stopping ends them all.
-#include "heartbeat_sender.hpp"
+#include "lead/heartbeat_sender.hpp"
 
 #include "dnnc/node_server/log.hpp"
 

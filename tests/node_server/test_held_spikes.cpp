@@ -1,8 +1,8 @@
 // The recorded spikes the lead holds: bounded, the oldest dropped and counted, answered in
 // bounded replies, put in front of a later run's; and the raster's sample of the recent ones.
-#include "held_spikes.hpp"
+#include "lead/held_spikes.hpp"
 
-#include "state_samples.hpp"
+#include "lead/state_samples.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 // mid-way breaks the download instead of ending it.
 #include "dnnc/node_server/log.hpp"
 #include "../http_download.hpp"
-#include "http_server.hpp"
+#include "http/http_server.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -1,6 +1,6 @@
 // External input routed to the nodes that run its neurons: input ports and neuron names,
 // ticks that have run, lanes outside the batch and unknown targets refused.
-#include "input_routes.hpp"
+#include "lead/input_routes.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"

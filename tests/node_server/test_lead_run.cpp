@@ -1,7 +1,7 @@
 // The lead's run driven through fake links, no sockets: nodes that compute the ticks they
 // are granted on a thread of their own and report made-up outputs (tick * 1000 + neuron).
 // Clock, step, freeze, inputs, checkpoints and a dead node.
-#include "lead_run.hpp"
+#include "lead/lead_run.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"

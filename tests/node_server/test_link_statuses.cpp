@@ -1,6 +1,6 @@
 // The links as the lead's status shows them: measured times, declared bandwidth, and what
 // the nodes' tick reports count each way, by sender where it arrives.
-#include "link_statuses.hpp"
+#include "lead/link_statuses.hpp"
 
 #include <catch2/catch.hpp>
 

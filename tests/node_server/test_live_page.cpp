@@ -3,7 +3,7 @@
 // taking over, a node restarting) asks again and shows the node once it answers. Skipped
 // without Chromium, as the other browser tests are.
 #include "../tools/run_command.hpp"
-#include "http_server.hpp"
+#include "http/http_server.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>

@@ -2,7 +2,7 @@
 // tick over each interval, a re-balance due only when the slowest node stays above the
 // threshold for the whole wait, once, and no judgement over an interval in which a node
 // did not tick.
-#include "load_watch.hpp"
+#include "lead/load_watch.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Whether a lockstep run can go on: a node that stopped answering, or a packet a peer has
 // sent that has not come after the heartbeat timeout (a broken link), ends it; a node that
 // waits within the timeout, or for a peer that has not sent yet, does not.
-#include "lockstep_breach.hpp"
+#include "lead/lockstep_breach.hpp"
 
 #include <catch2/catch.hpp>
 

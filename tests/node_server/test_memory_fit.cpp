@@ -1,7 +1,7 @@
 // A planned network against the memory its nodes report: a node past its own limit, or the
 // nodes of one machine past what it has, refuse the network with a clear error; what the
 // networks being replaced hold counts as free.
-#include "memory_fit.hpp"
+#include "lead/memory_fit.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"

@@ -2,8 +2,8 @@
 // with real probes and calls: a change refused before anything moves (no network, a drain of
 // the lead or of a node others need, a join of a node the cluster has or that does not
 // answer), and a restart that leaves out the dead nodes and those only they linked.
-#include "network_changes.hpp"
-#include "lead_state.hpp"
+#include "lead/network_changes.hpp"
+#include "lead/lead_state.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/node_server/log.hpp"

@@ -1,7 +1,7 @@
 // An update of a frozen network: the lead's plan takes new parameters (and, when synapses
 // change, the new projections and synapses), and each node gets its share with the new
 // weights.
-#include "network_update.hpp"
+#include "lead/network_update.hpp"
 
 #include "dnnc/protocol/xml.hpp"
 

@@ -1,6 +1,6 @@
 // The lead's output rows: the newest within a budget, dropped rows counted, rows before a
 // checkpoint kept across a recovery, rows laid out anew when a grow changes the columns.
-#include "output_rows.hpp"
+#include "lead/output_rows.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/csv.hpp"

@@ -1,7 +1,7 @@
 // What a change of placement or cluster means: the neurons that moved and each node's count
 // before and after; the link times that still hold for the new cluster; the nodes a chain
 // of links still joins.
-#include "placement_change.hpp"
+#include "lead/placement_change.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,7 +2,7 @@
 // plastic explicit synapses, bins over [0, Wmax], or over the weights seen for a model
 // without a bound (a first round), added over the nodes; and a client's page of weights,
 // asked of one node and named.
-#include "plastic_weights.hpp"
+#include "lead/plastic_weights.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"

@@ -6,7 +6,7 @@
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/tls.hpp"
-#include "relays.hpp"
+#include "net/relays.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // The lead's output rows from the nodes' tick reports: columns in document order, a row
 // complete once every node waited for has reported it, lanes laid out column by column
 // within each lane, spikes kept once per node.
-#include "row_assembly.hpp"
+#include "lead/row_assembly.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"

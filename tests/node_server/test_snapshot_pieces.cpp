@@ -1,6 +1,6 @@
 // Snapshots for clients: whole, or piece by piece from one capture while the network stays at
 // its tick, the file gone after its last byte or with the server.
-#include "snapshot_pieces.hpp"
+#include "lead/snapshot_pieces.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"

@@ -1,7 +1,7 @@
 // The standby: what it keeps of the replicas a lead sends (rows with gaps, spikes no client
 // has read, the newest checkpoint on disk, the clock's intent), and the takeover it starts
 // once the lead has been silent for the heartbeat timeout.
-#include "standby.hpp"
+#include "lead/standby.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"

@@ -1,7 +1,7 @@
 // The lead's samples of <record variables>: the nodes' values merged into canonical order
 // (by neuron, then the record's variables), only the neurons due at a tick, a count that
 // disagrees refused, replies within a budget.
-#include "state_samples.hpp"
+#include "lead/state_samples.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"

@@ -1,7 +1,7 @@
 // The lead's log of structural plasticity: rows named by population and time, read page by
 // page and newest first for the live page; a node's report of malformed records is refused
 // (protocol_error) and leaves the log as it was.
-#include "structure_log.hpp"
+#include "lead/structure_log.hpp"
 
 #include "dnnc/core/error.hpp"
 

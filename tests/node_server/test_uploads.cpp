@@ -1,6 +1,6 @@
 // A client's upload to a lead, frame by frame: at its end or anew from 0, named by hex
 // digits only, a short frame refused.
-#include "uploads.hpp"
+#include "lead/uploads.hpp"
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"
