@@ -190,6 +190,23 @@ void kway_refiner::rebalance(splitmix64& rng) {
     balance(move_kind::fill, rng);
 }
 
+template <class Choose>
+std::optional<std::pair<vertex_id, kway_refiner::move_choice>> kway_refiner::pop_fresh(Choose&& choose) {
+    while (!queue_.empty()) {
+        const vertex_id v = queue_.top();
+        const move_choice m = choose(v);
+        if (m.to == parts_) {
+            queue_.remove(v);
+        } else if (m.gain != queue_.top_gain()) {
+            queue_.update(v, m.gain);
+        } else {
+            queue_.remove(v);
+            return std::pair{v, m};
+        }
+    }
+    return std::nullopt;
+}
+
 void kway_refiner::balance(move_kind kind, splitmix64& rng) {
     auto needed = [&] {
         for (part_id q = 0; q < parts_; ++q) {
@@ -215,19 +232,11 @@ void kway_refiner::balance(move_kind kind, splitmix64& rng) {
     }
     // Invariant: the queue holds candidate vertices keyed by their best balancing move's gain
     // as of the last change around them; a stale key is refreshed before the vertex moves.
-    while (!queue_.empty() && needed()) {
-        const vertex_id v = queue_.top();
-        const weight_t key = queue_.top_gain();
-        const move_choice m = source(v) ? best_move(v, kind) : move_choice{static_cast<part_id>(parts_), 0};
-        if (m.to == parts_) {
-            queue_.remove(v);
-            continue;
-        }
-        if (m.gain != key) {
-            queue_.update(v, m.gain);
-            continue;
-        }
-        queue_.remove(v);
+    const auto choose = [&](vertex_id v) { return source(v) ? best_move(v, kind) : move_choice{static_cast<part_id>(parts_), 0}; };
+    while (needed()) {
+        const auto next = pop_fresh(choose);
+        if (!next) break;
+        const auto [v, m] = *next;
         move(v, m.to);
         for (std::uint64_t e = g_.begin[v]; e < g_.begin[v + 1]; ++e) {
             const vertex_id u = g_.adjacency[e];
@@ -261,19 +270,9 @@ bool kway_refiner::pass(const fm_options& options, splitmix64& rng) {
     weight_t best_excess = current_excess;
     std::size_t best_length = 0;
     std::size_t since_best = 0;
-    while (!queue_.empty()) {
-        const vertex_id v = queue_.top();
-        const weight_t key = queue_.top_gain();
-        const move_choice m = best_move(v, move_kind::refine);
-        if (m.to == parts_) {
-            queue_.remove(v);
-            continue;
-        }
-        if (m.gain != key) {
-            queue_.update(v, m.gain);
-            continue;
-        }
-        queue_.remove(v);
+    const auto choose = [&](vertex_id v) { return best_move(v, move_kind::refine); };
+    while (const auto next = pop_fresh(choose)) {
+        const auto [v, m] = *next;
         const part_id from = part_of_[v];
         const weight_t over_before = std::max<weight_t>(0, part_weight_[from] - bound_[from]);
         move(v, m.to);

@@ -10,6 +10,8 @@
 #include "dnnc/core/splitmix64.hpp"
 
 #include <cstddef>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace dnnc::partitioner::detail {
@@ -69,6 +71,11 @@ private:
     // none, or when v's part would drop below its lower limit (except when shedding).
     move_choice best_move(vertex_id v, move_kind kind) const;
     void balance(move_kind kind, splitmix64& rng);
+    // Takes the queue's top vertex out once its key is its move's gain now (`choose(v)`),
+    // refreshing stale keys and dropping vertices without a move on the way; none once the
+    // queue is empty.
+    template <class Choose>
+    std::optional<std::pair<vertex_id, move_choice>> pop_fresh(Choose&& choose);
     void move(vertex_id v, part_id to);
     // Whether the pass lowered the excess, or the objective by more than options.min_pass_gain.
     bool pass(const fm_options& options, splitmix64& rng);
