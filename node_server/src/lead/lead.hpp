@@ -7,7 +7,8 @@
 // heartbeats, and keeps its standby (standby.hpp) up to date; on the standby's node it takes
 // over when the lead is lost.
 //
-// Messages: submit, tick_report, control, output, spikes, snapshot, weights, weight_histograms.
+// Messages: submit, tick_report, control, output, spikes, snapshot, weights, weight_histograms,
+// update, upload.
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
