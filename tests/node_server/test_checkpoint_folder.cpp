@@ -4,11 +4,12 @@
 
 #include "dnnc/core/error.hpp"
 
+#include "temp_folder.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
@@ -16,15 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_root {
-    fs::path path = fs::temp_directory_path() / ("dnnc-checkpoint-folder-" + std::to_string(std::random_device{}()));
-    ~temp_root() { fs::remove_all(path); }
-};
+using test::temp_folder;
 
 }  // namespace
 
 TEST_CASE("a checkpoint folder stays under its root") {
-    temp_root root;
+    temp_folder root("checkpoint-folder");
     checkpoint_folder folder(root.path.string(), 10, 2, "net");
     CHECK(folder.current().dir == (root.path / "net").string());
     CHECK(folder.dir_named("a/./c") == (root.path / "a/c").string());
@@ -39,7 +37,7 @@ TEST_CASE("a checkpoint folder stays under its root") {
 }
 
 TEST_CASE("a checkpoint folder keeps the newest checkpoints written") {
-    temp_root root;
+    temp_folder root("checkpoint-folder");
     checkpoint_folder folder(root.path.string(), 10, 2, "net");
     CHECK(folder.last().empty());
     std::vector<std::string> files;

@@ -7,13 +7,14 @@
 #include "dnnc/core/files.hpp"
 #include "dnnc/protocol/xml.hpp"
 
+#include "temp_folder.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <random>
 #include <set>
 
 using namespace dnnc;
@@ -163,12 +164,7 @@ plan::network_plan xor_plan(const std::function<void(protocol::run_settings&)>& 
     return plan::plan_network(std::move(doc));
 }
 
-// A folder of its own for a test, removed at the end.
-struct temp_folder {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("dnnc-lead-run-" + std::to_string(std::random_device{}()));
-    ~temp_folder() { std::filesystem::remove_all(path); }
-};
+using test::temp_folder;
 
 // A lead's run of the XOR example over fake nodes.
 struct xor_run {
@@ -177,7 +173,7 @@ struct xor_run {
         nodes.attach(run);
     }
     ~xor_run() { nodes.stop(); }  // before the run goes
-    temp_folder state;
+    temp_folder state{"lead-run"};
     plan::network_plan plan;
     plan::topology topo{*plan.doc.clu};
     fake_nodes nodes{plan};
@@ -398,7 +394,7 @@ TEST_CASE("the lead keeps the raster sample's recent spikes unwatched, bounded b
   <cluster lead="a"><node id="a" port="1"/></cluster>
 </dnnc>)", "raster.xml"));
     const plan::topology topo{*plan.doc.clu};
-    temp_folder state;
+    temp_folder state("lead-run");
     lead_run run{plan, topo, {}, {"h"}, 0, {std::size_t{1} << 20, (state.path / "checkpoints").string()}};
     json every_neuron = json::array();
     for (std::uint32_t i = 0; i < 230; ++i) every_neuron.push_back(i);
@@ -451,7 +447,7 @@ TEST_CASE("the raster samples a group's recorded neurons, not its size") {
   <cluster lead="a"><node id="a" port="1"/></cluster>
 </dnnc>)", "raster.xml"));
     const plan::topology topo{*plan.doc.clu};
-    temp_folder state;
+    temp_folder state("lead-run");
     lead_run run{plan, topo, {}, {"h"}, 0, {std::size_t{1} << 20, (state.path / "checkpoints").string()}};
     json recorded = json::array();
     for (std::uint32_t i = 0; i < 100; ++i) recorded.push_back(i);

@@ -5,10 +5,11 @@
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"
 
+#include "temp_folder.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <random>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
@@ -16,24 +17,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct temp_folder {
-    fs::path path = fs::temp_directory_path() / ("dnnc-snapshot-pieces-" + std::to_string(std::random_device{}()));
-    ~temp_folder() { fs::remove_all(path); }
-    std::size_t files() const { return fs::exists(path) ? static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {})) : 0; }
-};
+using test::temp_folder;
+
+// The files in `folder` (none when it does not exist).
+std::size_t files_in(const fs::path& folder) {
+    return fs::exists(folder) ? static_cast<std::size_t>(std::distance(fs::directory_iterator(folder), {})) : 0;
+}
 
 const capture_link writes_tick = [](std::int64_t tick, const std::string& file) { write_atomically(file, "tick " + std::to_string(tick) + "!"); };
 
 }  // namespace
 
 TEST_CASE("a whole snapshot is read back and its file goes") {
-    temp_folder folder;
+    temp_folder folder("snapshot-pieces");
     CHECK(whole_snapshot(folder.path.string(), 42, writes_tick) == "tick 42!");
-    CHECK(folder.files() == 0);
+    CHECK(files_in(folder.path) == 0);
 }
 
 TEST_CASE("a snapshot read in pieces is one capture until its last byte, and then goes") {
-    temp_folder folder;
+    temp_folder folder("snapshot-pieces");
     snapshot_pieces pieces(folder.path.string());
     CHECK_THROWS_AS(pieces.piece(7, 0, 3, {}), usage_error);  // nothing captured
     pieces.capture(7, writes_tick);
@@ -46,19 +48,19 @@ TEST_CASE("a snapshot read in pieces is one capture until its last byte, and the
     auto last = pieces.piece(7, 3, 100, std::move(first.bytes));
     CHECK(last.bytes == "k 7!");
     CHECK(last.capture == first.capture);
-    CHECK(folder.files() == 0);
+    CHECK(files_in(folder.path) == 0);
     CHECK_THROWS_AS(pieces.piece(7, 0, 3, {}), usage_error);
     pieces.capture(7, writes_tick);
     CHECK(pieces.piece(7, 0, 1, {}).capture != first.capture);  // a new capture, numbered anew
 }
 
 TEST_CASE("a snapshot a client stopped reading goes with the server") {
-    temp_folder folder;
+    temp_folder folder("snapshot-pieces");
     {
         snapshot_pieces pieces(folder.path.string());
         pieces.capture(1, writes_tick);
         pieces.piece(1, 0, 2, {});
-        CHECK(folder.files() == 1);
+        CHECK(files_in(folder.path) == 1);
     }
-    CHECK(folder.files() == 0);
+    CHECK(files_in(folder.path) == 0);
 }

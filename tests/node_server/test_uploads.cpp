@@ -5,21 +5,19 @@
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"
 
+#include "temp_folder.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstring>
 #include <filesystem>
-#include <random>
 
 using namespace dnnc;
 using namespace dnnc::node_server;
 
 namespace {
 
-struct temp_folder {
-    std::filesystem::path path = std::filesystem::temp_directory_path() / ("dnnc-uploads-" + std::to_string(std::random_device{}()));
-    ~temp_folder() { std::filesystem::remove_all(path); }
-};
+using test::temp_folder;
 
 std::string frame_of(const std::string& name, std::uint64_t offset, const std::string& bytes) {
     std::string payload(1, static_cast<char>(name.size()));
@@ -31,7 +29,7 @@ std::string frame_of(const std::string& name, std::uint64_t offset, const std::s
 }  // namespace
 
 TEST_CASE("an upload grows at its end and starts anew from 0") {
-    temp_folder state;
+    temp_folder state("uploads");
     const auto dir = state.path.string();
     receive_upload(dir, frame_of("ab12", 0, "hello "));
     receive_upload(dir, frame_of("ab12", 6, "world"));
@@ -43,7 +41,7 @@ TEST_CASE("an upload grows at its end and starts anew from 0") {
 }
 
 TEST_CASE("an upload's name is hex digits, and a frame too short for its name and offset is refused") {
-    temp_folder state;
+    temp_folder state("uploads");
     const auto dir = state.path.string();
     for (const std::string& name : std::vector<std::string>{"", "AB", "../x", std::string(65, 'a')}) CHECK_THROWS_AS(upload_path(dir, name), usage_error);
     CHECK(upload_path(dir, std::string(64, 'f')).find("uploads") != std::string::npos);
