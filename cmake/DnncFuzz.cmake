@@ -17,6 +17,7 @@ find_package(OpenSSL REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)  # the control plane's codecs (protocol)
 
 add_subdirectory(core)
+add_subdirectory(model)
 add_subdirectory(dnnc_schemas)
 add_subdirectory(protocol)
 add_subdirectory(partitioner)

@@ -17,12 +17,12 @@
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/plan/counts.hpp"
 #include "dnnc/plan/planning_graph.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/csv.hpp"
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/snapshot.hpp"
-#include "dnnc/protocol/draws.hpp"
+#include "dnnc/model/draws.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -63,18 +63,18 @@ py::array_t<T> array_of(std::vector<T>&& values, std::vector<py::ssize_t> shape)
     return py::array_t<T>(shape, owned->data(), free_it);
 }
 
-protocol::document parse_checked(const std::string& text, const std::string& file) {
+model::document parse_checked(const std::string& text, const std::string& file) {
     auto doc = protocol::parse_document(text, file);
-    protocol::check_document(doc);
+    model::check_document(doc);
     return doc;
 }
 
 // The connection element (index into network::connection_order) of the projection `id`.
-std::size_t projection_element(const protocol::document& doc, const std::string& id) {
+std::size_t projection_element(const model::document& doc, const std::string& id) {
     if (doc.net) {
         const auto& order = doc.net->connection_order;
         for (std::size_t e = 0; e < order.size(); ++e) {
-            if (order[e].kind == protocol::connection_ref::type::projection && doc.net->projections[order[e].index].id == id) return e;
+            if (order[e].kind == model::connection_ref::type::projection && doc.net->projections[order[e].index].id == id) return e;
         }
     }
     throw usage_error("no projection with id '" + id + "'");
@@ -112,7 +112,7 @@ public:
         double timeout_s = 120;
     };
 
-    simulation(protocol::document doc, const options& o) {
+    simulation(model::document doc, const options& o) {
         client_.secret_file = o.secret_file;
         client_.timeout_s = o.timeout_s;
         if (!doc.net) throw usage_error(doc.file + ": the document has no <network>");
@@ -132,9 +132,9 @@ public:
         record_spikes_ = o.spikes;
         add_spike_record(*doc.net);
         running_ = *doc.net;
-        history_ = protocol::longest_delay(running_);
+        history_ = model::longest_delay(running_);
         for (const auto& p : doc.net->inputs) input_ids_.push_back(p.id);
-        protocol::check_document(doc);
+        model::check_document(doc);
         batch_ = doc.run ? doc.run->batch : 1;
 
         std::string text;
@@ -143,7 +143,7 @@ public:
             lead_ = o.lead;
             text = cli::submission_of(doc);
         } else {
-            const protocol::cluster planned = doc.clu ? *doc.clu : cli::local_cluster_of(nodes);
+            const model::cluster planned = doc.clu ? *doc.clu : cli::local_cluster_of(nodes);
             if (node_server::local_nodes(planned).size() != planned.nodes.size())
                 throw usage_error("a cluster started here needs every node on this machine (127.0.0.0/8); give lead= for others");
             static std::atomic<int> count{0};
@@ -158,7 +158,7 @@ public:
             session_.emplace(planned, config, launch);
             client_.secret_file = session_->secret_file();
             doc.clu = session_->listening(planned);
-            protocol::check_cluster(*doc.clu);
+            model::check_cluster(*doc.clu);
             text = cli::submission_of(doc);
             std::ofstream(config) << text;
             const auto& lead_node = *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
@@ -169,7 +169,7 @@ public:
         // A binary snapshot travels as a file in pieces, its document as prepared here.
         summary_ = o.binary_snapshot.empty()
                        ? json::parse(cli::call_node(client_, lead_, {protocol::message_type::submit, 0, 0, text}).payload)
-                       : cli::restore_binary_snapshot(client_, lead_, o.binary_snapshot, false, [&](protocol::document& d) { d = doc; });
+                       : cli::restore_binary_snapshot(client_, lead_, o.binary_snapshot, false, [&](model::document& d) { d = doc; });
         start_ = summary_["tick"].get<std::int64_t>();
         completed_ = start_ - 1;
         if (!doc.net->records.empty()) {
@@ -220,7 +220,7 @@ public:
 
     // The frozen network takes the parameters of `doc`, a version of it that differs in
     // parameters only (protocol/update.hpp).
-    json update(protocol::document doc) {
+    json update(model::document doc) {
         open();
         if (!doc.net) throw usage_error(doc.file + ": the document has no <network>");
         add_spike_record(*doc.net);
@@ -424,9 +424,9 @@ public:
 
 private:
     // With spikes=True, a network that records no spikes records every spiking neuron's.
-    void add_spike_record(protocol::network& net) const {
-        if (!record_spikes_ || protocol::records_spikes(net.records)) return;
-        auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
+    void add_spike_record(model::network& net) const {
+        if (!record_spikes_ || model::records_spikes(net.records)) return;
+        auto spiking = [](const auto& group) { return model::is_spiking(group.params.model); };
         if (std::any_of(net.neurons.begin(), net.neurons.end(), spiking) || std::any_of(net.populations.begin(), net.populations.end(), spiking))
             net.records.emplace_back();
     }
@@ -489,7 +489,7 @@ private:
     double last_step_seconds_ = 0;
     bool closed_ = false;
     bool record_spikes_ = true;  // options::spikes
-    protocol::network running_;  // as submitted, with the updates since
+    model::network running_;  // as submitted, with the updates since
     std::uint16_t history_ = 1;  // ticks of output the nodes keep: the longest delay as submitted
     std::vector<std::string> input_ids_;
     std::optional<cli::spike_reader> spikes_;
@@ -525,7 +525,7 @@ py::tuple partition(const std::string& file, std::size_t parts, const std::strin
     namespace dp = partitioner;
     const bool xml = file.size() >= 4 && file.compare(file.size() - 4, 4, ".xml") == 0;
     py::gil_scoped_release release;  // taken again below, to build the results
-    std::optional<protocol::document> doc;
+    std::optional<model::document> doc;
     dp::graph g;
     if (xml) {
         doc = protocol::load_document(file);
@@ -630,14 +630,14 @@ PYBIND11_MODULE(_dnnc, m) {
     });
 
     // What a <noise> generator adds to `neuron` at ticks 0..ticks-1, its window aside: the
-    // engine's own draws (protocol::noise_normal), for recording a noise source (pyNN.dnnc).
+    // engine's own draws (model::noise_normal), for recording a noise source (pyNN.dnnc).
     m.def("noise_current", [](std::uint64_t seed, std::uint64_t neuron, double mean, double std, std::int64_t interval,
                               std::int64_t ticks) {
         if (interval < 1 || ticks < 0) throw usage_error("noise_current: interval >= 1 and ticks >= 0");
-        const auto key = protocol::noise_key(seed, neuron);
+        const auto key = model::noise_key(seed, neuron);
         std::vector<float> values(static_cast<std::size_t>(ticks));
         for (std::int64_t t = 0; t < ticks; ++t)
-            values[static_cast<std::size_t>(t)] = static_cast<float>(mean + std * protocol::noise_normal(key, t / interval));
+            values[static_cast<std::size_t>(t)] = static_cast<float>(mean + std * model::noise_normal(key, t / interval));
         return array_of(std::move(values), {static_cast<py::ssize_t>(ticks)});
     });
     m.def("canonical", [](const std::string& text, const std::string& file) {
@@ -670,9 +670,9 @@ PYBIND11_MODULE(_dnnc, m) {
         std::vector<std::int64_t> delays;
         {
             py::gil_scoped_release released;
-            const protocol::synapse_rows rows(net);
-            for (protocol::neuron_index target = 0; target < rows.neuron_count(); ++target) {
-                rows.for_each(target, [&](protocol::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
+            const model::synapse_rows rows(net);
+            for (model::neuron_index target = 0; target < rows.neuron_count(); ++target) {
+                rows.for_each(target, [&](model::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
                     if (e != element) return;
                     sources.push_back(source);
                     targets.push_back(target);
@@ -693,10 +693,10 @@ PYBIND11_MODULE(_dnnc, m) {
         const auto doc = parse_checked(text, file);
         const auto element = projection_element(doc, projection);
         py::gil_scoped_release released;
-        const protocol::synapse_rows rows(*doc.net, {});
+        const model::synapse_rows rows(*doc.net, {});
         // Built for no target, a fixed-outdegree projection draws nothing: its count is K per source.
         std::uint64_t n = rows.outdegree_synapses(element);
-        for (protocol::neuron_index target = 0; target < rows.neuron_count(); ++target) n += rows.count(target, element);
+        for (model::neuron_index target = 0; target < rows.neuron_count(); ++target) n += rows.count(target, element);
         return n;
     }, py::arg("text"), py::arg("file"), py::arg("projection"),
        "The exact number of synapses of the projection with id `projection` (random rules draw their skips only).");
@@ -757,7 +757,7 @@ PYBIND11_MODULE(_dnnc, m) {
                  o.outputs = outputs;
                  o.log_level = log_level;
                  o.timeout_s = timeout;
-                 protocol::document doc;
+                 model::document doc;
                  if (protocol::is_binary_snapshot_path(snapshot)) {
                      protocol::check_snapshot_file(snapshot);  // every state read and checked before anything is sent
                      doc = protocol::snapshot_reader(snapshot).doc();
@@ -840,7 +840,7 @@ PYBIND11_MODULE(_dnnc, m) {
             return to_python(st);
         })
         .def("update", [](simulation& s, const std::string& text, const std::string& file) {
-            protocol::document doc = parse_checked(text, file);
+            model::document doc = parse_checked(text, file);
             json reply;
             {
                 py::gil_scoped_release release;

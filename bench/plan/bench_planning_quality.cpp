@@ -9,7 +9,7 @@
 #include "dnnc/partitioner/generators.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/plan/planning_graph.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <chrono>
@@ -27,31 +27,31 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-protocol::network network_of(const std::string& body) {
+model::network network_of(const std::string& body) {
     auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"b\">" + body + "</network></dnnc>", "b.xml");
-    protocol::check_network(*doc.net);
+    model::check_network(*doc.net);
     return *doc.net;
 }
 
 // An explicit synapse graph: a random geometric graph's vertices as neurons, its edges as synapses.
-protocol::network explicit_graph(std::size_t n, double degree) {
+model::network explicit_graph(std::size_t n, double degree) {
     const double radius = std::sqrt(degree / (3.141592653589793 * static_cast<double>(n)));
     const dp::graph g = dp::random_geometric(n, radius, 7);
-    protocol::network net;
+    model::network net;
     net.name = "rgg";
     for (dp::vertex_id v = 0; v < g.vertex_count(); ++v) net.neurons.push_back({"v" + std::to_string(v), {}, {}});
     for (dp::vertex_id v = 0; v < g.vertex_count(); ++v)
         for (auto u = g.neighbors_begin(v); u != g.neighbors_end(v); ++u)
             if (*u > v) {
-                net.connection_order.push_back({protocol::connection_ref::type::synapse, net.synapses.size()});
+                net.connection_order.push_back({model::connection_ref::type::synapse, net.synapses.size()});
                 net.synapses.push_back({"v" + std::to_string(v), "v" + std::to_string(*u), 1.0, 1, {}, {}, {}});
             }
-    protocol::check_network(net);
+    model::check_network(net);
     return net;
 }
 
-void compare(const char* name, const protocol::network& net, const dp::physical_cluster& cluster, double limit) {
-    const auto expanded = protocol::expand(net, "b.xml");
+void compare(const char* name, const model::network& net, const dp::physical_cluster& cluster, double limit) {
+    const auto expanded = model::expand(net, "b.xml");
     auto t0 = std::chrono::steady_clock::now();
     const auto neurons = plan::units_of(expanded, cluster);
     const auto by_neuron = dp::assign(neurons.g, cluster);

@@ -4,7 +4,7 @@
 //     measured in the same run. Limits: <= 3 s and <= 1.5 GB.
 //  2. A compact 100k-neuron / 10M-synapse network: expansion into the model. Limit: <= 2 s.
 // Every phase runs in a child process, so its peak memory (ru_maxrss) is its own.
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <xercesc/framework/LocalFileInputSource.hpp>
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     const auto load = in_child([&] { return dnnc::protocol::load_document(explicit_doc).net->synapses.size(); });
     const auto load_expand = in_child([&] {
         const auto doc = dnnc::protocol::load_document(explicit_doc);
-        return dnnc::protocol::expand(*doc.net, doc.file).synapse_count();
+        return dnnc::model::expand(*doc.net, doc.file).synapse_count();
     });
     report("bare Xerces SAX parse, no validation (peer)", bare, "elements");
     report("load_document: parse + validate + check", load, "synapses");
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     const auto expand_only = in_child([&] {
         const auto doc = dnnc::protocol::load_document(compact_doc);
         const auto start = std::chrono::steady_clock::now();
-        const auto net = dnnc::protocol::expand(*doc.net, doc.file);
+        const auto net = dnnc::model::expand(*doc.net, doc.file);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::fprintf(stderr, "  expand alone: %.3f s\n", seconds);
         return net.synapse_count();

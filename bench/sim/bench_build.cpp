@@ -48,24 +48,24 @@ int main(int argc, char** argv) try {
     const long nodes = opt.integer("nodes", 1);
     const dnnc::bench::thread_cap cap(opt.integer("threads", 0));
 
-    dnnc::protocol::node_config config;
+    dnnc::model::node_config config;
     config.node = "n0";
     const std::string document = opt.text("document", "");
     config.share = document.empty() ? *dnnc::protocol::parse_document(dnnc::bench::cuba_document(neurons, p), "cuba.xml").net
                                     : *dnnc::protocol::load_document(document).net;
-    const auto expanded = dnnc::protocol::expand_neurons(*config.share);
+    const auto expanded = dnnc::model::expand_neurons(*config.share);
     const long all = document.empty() ? neurons : static_cast<long>(expanded.neuron_count());
     const long local = all / std::max(1L, nodes);
     for (long i = 0; i < local; ++i) {
-        dnnc::protocol::local_neuron n;
-        n.id = expanded.neuron_name(static_cast<dnnc::protocol::neuron_index>(i));
+        dnnc::model::local_neuron n;
+        n.id = expanded.neuron_name(static_cast<dnnc::model::neuron_index>(i));
         n.index = i;
-        n.params = expanded.params_of(static_cast<dnnc::protocol::neuron_index>(i));
+        n.params = expanded.params_of(static_cast<dnnc::model::neuron_index>(i));
         n.seed = 42;
         config.neurons.push_back(n);
     }
     if (local < all) {
-        dnnc::protocol::peer_route peer;
+        dnnc::model::peer_route peer;
         peer.id = "n1";
         for (long i = local; i < all; ++i) peer.receives.push_back(i);
         config.peers.push_back(peer);

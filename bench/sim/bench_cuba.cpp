@@ -45,10 +45,10 @@ int main(int argc, char** argv) try {
     const auto setup_start = clock::now();
     const auto doc = dnnc::protocol::load_document(document);
     if (!doc.net) throw std::invalid_argument(document + " has no network");
-    const auto net = dnnc::protocol::expand_neurons(*doc.net);
+    const auto net = dnnc::model::expand_neurons(*doc.net);
     dnnc::sim::engine engine = [&] {
         auto spec = dnnc::sim::whole_network(net);
-        spec.history = dnnc::protocol::longest_delay(*doc.net);
+        spec.history = dnnc::model::longest_delay(*doc.net);
         spec.in_begin.assign(spec.neurons.size() + 1, 0);
         return dnnc::sim::engine(spec, *doc.net);
     }();

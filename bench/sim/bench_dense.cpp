@@ -29,14 +29,14 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-dnnc::protocol::expanded_network network(const std::string& body) {
+dnnc::model::expanded_network network(const std::string& body) {
     const auto doc = dnnc::protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"b\">" + body + "</network></dnnc>", "b.xml");
-    return dnnc::protocol::expand(*doc.net, "b.xml");
+    return dnnc::model::expand(*doc.net, "b.xml");
 }
 
 // Mean seconds per tick over `ticks`, every source active (inputs on all of them, every
 // lane its own).
-double engine_tick_seconds(const dnnc::protocol::expanded_network& net, int sources, int ticks, std::uint32_t lanes,
+double engine_tick_seconds(const dnnc::model::expanded_network& net, int sources, int ticks, std::uint32_t lanes,
                            const std::string& device) {
     auto spec = dnnc::sim::whole_network(net);
     spec.batch = lanes;

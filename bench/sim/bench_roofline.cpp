@@ -185,8 +185,8 @@ int main(int argc, char** argv) try {
     const auto setup_start = std::chrono::steady_clock::now();
     const auto doc = dnnc::protocol::load_document(document);
     if (!doc.net) throw std::invalid_argument(document + " has no network");
-    const auto neurons_only = dnnc::protocol::expand_neurons(*doc.net);
-    const int max_delay = dnnc::protocol::longest_delay(*doc.net);
+    const auto neurons_only = dnnc::model::expand_neurons(*doc.net);
+    const int max_delay = dnnc::model::longest_delay(*doc.net);
     auto spec = dnnc::sim::whole_network(neurons_only);
     const double dt_ms = spec.dt;
     const auto ticks = static_cast<long>(std::llround(ms / dt_ms));

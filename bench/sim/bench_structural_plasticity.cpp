@@ -28,7 +28,7 @@ struct outcome {
     std::vector<dnnc::sim::structure_record> last;  // the last update's records
 };
 
-outcome run(const dnnc::protocol::expanded_network& net, long ticks, std::size_t nodes) {
+outcome run(const dnnc::model::expanded_network& net, long ticks, std::size_t nodes) {
     std::vector<std::uint32_t> node_of(net.neuron_count());
     for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>(i * nodes / node_of.size());
     dnnc::sim::local_exchange exchange(dnnc::sim::partition_specs(net, node_of, nodes));
@@ -55,7 +55,7 @@ int main(int argc, char** argv) try {
     const dnnc::bench::thread_cap cap(opt.integer("threads", 1));
 
     const auto doc = dnnc::protocol::load_document(document);
-    const auto net = dnnc::protocol::expand(*doc.net, document);
+    const auto net = dnnc::model::expand(*doc.net, document);
     const auto with = run(net, ticks, nodes);
     const double share = with.update_seconds / with.seconds;
     bool met = share <= 0.20;
@@ -72,7 +72,7 @@ int main(int argc, char** argv) try {
         auto bare = *doc.net;
         bare.structural.reset();
         for (auto& p : bare.populations) p.synaptic_elements.clear();
-        const auto plain = run(dnnc::protocol::expand(bare, document), ticks, nodes);
+        const auto plain = run(dnnc::model::expand(bare, document), ticks, nodes);
         const double ratio = with.seconds / plain.seconds;
         met = met && ratio <= 1.5;
         std::printf(", \"seconds_without\": %.3f, \"ratio\": %.3f", plain.seconds, ratio);

@@ -1,7 +1,7 @@
 #pragma once
 // What the simulation benchmarks share: command-line options, loading a DNNC document
 // into an expanded network, a cap on TBB's threads, clocks and the STREAM triad.
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/engine.hpp"
 
@@ -73,10 +73,10 @@ inline std::string cuba_document(long neurons, double p) {
     return x.str();
 }
 
-inline protocol::expanded_network load_network(const std::string& path) {
-    const protocol::document doc = protocol::load_document(path);
+inline model::expanded_network load_network(const std::string& path) {
+    const model::document doc = protocol::load_document(path);
     if (!doc.net) throw std::invalid_argument(path + " has no network");
-    return protocol::expand(*doc.net, path);
+    return model::expand(*doc.net, path);
 }
 
 // Writes `text` to a file in a fresh temporary folder and returns its path.

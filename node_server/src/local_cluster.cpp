@@ -34,8 +34,8 @@ bool is_loopback_host(const std::string& host) {
     return !ec && address.is_loopback();
 }
 
-std::vector<const protocol::cluster_node*> local_nodes(const protocol::cluster& clu) {
-    std::vector<const protocol::cluster_node*> result;
+std::vector<const model::cluster_node*> local_nodes(const model::cluster& clu) {
+    std::vector<const model::cluster_node*> result;
     for (const auto& node : clu.nodes)
         if (is_loopback_host(node.host)) result.push_back(&node);
     return result;
@@ -136,7 +136,7 @@ std::string tail_of(const std::string& file) {
 }
 
 // `http_port` >= 0: the node serves the live page on it (0: a free one).
-int spawn_node(const launch_options& options, const protocol::cluster_node& node, const std::string& log_file, int http_port) {
+int spawn_node(const launch_options& options, const model::cluster_node& node, const std::string& log_file, int http_port) {
     std::vector<std::string> args{options.node_binary, "--bind", node.host == "localhost" ? "127.0.0.1" : node.host,
                                   "--port", std::to_string(node.port), "--log-level", options.log_level};
     if (!options.secret_file.empty()) args.insert(args.end(), {"--secret-file", fs::absolute(options.secret_file).string()});
@@ -202,7 +202,7 @@ std::vector<std::string> with_huge_pages(std::vector<std::string> environment) {
     return environment;
 }
 
-local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
+local_cluster start_local_cluster(const model::cluster& clu, const std::string& config_path,
                                   const launch_options& options) {
     const auto local = local_nodes(clu);
     if (local.empty()) throw usage_error("the cluster has no node on this machine (127.0.0.0/8)");

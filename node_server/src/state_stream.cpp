@@ -94,7 +94,7 @@ std::size_t merge_states(std::size_t nodes, std::uint64_t count,
     return peak;
 }
 
-void write_snapshot(const std::string& file, protocol::document doc, std::int64_t tick, std::uint64_t neurons,
+void write_snapshot(const std::string& file, model::document doc, std::int64_t tick, std::uint64_t neurons,
                     const std::function<state_piece(std::size_t node, std::int64_t from)>& fetch) {
     for (auto& p : doc.net->populations) p.spike_file.clear();
     for (auto& p : doc.net->projections) p.connections_file.clear();
@@ -119,7 +119,7 @@ state_source states_in_file(const std::string& path, const protocol::file_access
     };
 }
 
-state_sender::state_sender(const protocol::node_config& root, std::size_t neuron_count, send_fn send)
+state_sender::state_sender(const model::node_config& root, std::size_t neuron_count, send_fn send)
     : owner_(neuron_count, nobody), first_reader_(neuron_count + 1, 0), send_(std::move(send)) {
     nodes_.push_back({&root, {}, 0});
     for (std::size_t k = 0; k < nodes_.size(); ++k)

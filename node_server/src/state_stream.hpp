@@ -8,7 +8,7 @@
 // Messages (node_messages.hpp): capture, JSON {"from", "bytes"} -> a state piece (below);
 // restore_state, i64 tick + u8 last + neuron states (protocol::encode_states): a node keeps
 // the pieces until the last, then installs them all.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 
 #include <cstdint>
@@ -64,7 +64,7 @@ std::size_t merge_states(std::size_t nodes, std::uint64_t count,
 // atomically: every one of its `neurons` states pulled from the cluster's nodes (merge_states
 // with `fetch`). It carries its spike sources' spikes and its connection lists itself,
 // needing no file to restore.
-void write_snapshot(const std::string& file, protocol::document doc, std::int64_t tick, std::uint64_t neurons,
+void write_snapshot(const std::string& file, model::document doc, std::int64_t tick, std::uint64_t neurons,
                     const std::function<state_piece(std::size_t node, std::int64_t from)>& fetch);
 
 // Where a restore's states come from, checked already: calls `each` with every state.
@@ -80,8 +80,8 @@ state_source states_in_file(const std::string& path, const protocol::file_access
 // node gets a last one, possibly empty, from finish().
 class state_sender {
 public:
-    using send_fn = std::function<void(const protocol::node_config& node, const std::string& states, bool last)>;
-    state_sender(const protocol::node_config& root, std::size_t neuron_count, send_fn send);
+    using send_fn = std::function<void(const model::node_config& node, const std::string& states, bool last)>;
+    state_sender(const model::node_config& root, std::size_t neuron_count, send_fn send);
     // Throws error for an index out of range.
     void add(const protocol::indexed_state& s);
     void finish();
@@ -90,7 +90,7 @@ public:
 
 private:
     struct outgoing {
-        const protocol::node_config* node;
+        const model::node_config* node;
         std::vector<protocol::indexed_state> states;
         std::size_t bytes = 0;
     };

@@ -16,9 +16,9 @@ using partitioner::weight_t;
 
 namespace {
 
-using protocol::neuron_index;
+using model::neuron_index;
 
-std::vector<weight_t> neuron_weights(const protocol::expanded_network& net, weight_t fan_in_share) {
+std::vector<weight_t> neuron_weights(const model::expanded_network& net, weight_t fan_in_share) {
     const std::size_t n = net.neuron_count();
     std::vector<std::uint64_t> in_degree(n, 0);
     for (std::size_t v = 0; v < n; ++v) in_degree[v] = net.in_begin[v + 1] - net.in_begin[v];
@@ -38,12 +38,12 @@ std::vector<std::uint32_t> network_units::spread(const std::vector<std::uint32_t
     return node_of_neuron;
 }
 
-std::string network_units::name(const protocol::expanded_network& net, vertex_id unit) const {
+std::string network_units::name(const model::expanded_network& net, vertex_id unit) const {
     const std::string first = net.neuron_name(first_neuron[unit]);
     return size[unit] == 1 ? first : first + " +" + std::to_string(size[unit] - 1);
 }
 
-network_units units_of(const protocol::expanded_network& net, const physical_cluster& cluster,
+network_units units_of(const model::expanded_network& net, const physical_cluster& cluster,
                        const network_graph_options& options) {
     if (options.fan_in_share < 1) throw usage_error("network graph: the fan-in share must be at least 1");
     if (cluster.size() == 0) throw usage_error("network graph: the cluster has no node");

@@ -4,11 +4,11 @@
 
 #include "dnnc/plan/slow_links.hpp"
 
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/synapse_models.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/protocol/frame.hpp"
-#include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/snapshot.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <algorithm>
@@ -20,8 +20,8 @@ namespace dnnc::plan {
 namespace {
 // What a partition depends on: the network, the cluster and the run settings, and the
 // placement it starts from, if any (with its migration weight).
-std::string memo_key(const protocol::document& doc, const current_placement* current) {
-    protocol::document what;
+std::string memo_key(const model::document& doc, const current_placement* current) {
+    model::document what;
     what.net = doc.net;
     what.clu = doc.clu;
     what.run = doc.run;
@@ -37,7 +37,7 @@ std::string memo_key(const protocol::document& doc, const current_placement* cur
 // Each unit's current node in `cluster`: the one that holds most of its neurons (the lowest
 // index on a tie), or cluster.nodes.size() when none of them is on one of its nodes.
 partitioner::current_assignment current_units(const planning_graph& graph, const current_placement& current,
-                                              const protocol::cluster& cluster, partitioner::weight_t fan_in_share) {
+                                              const model::cluster& cluster, partitioner::weight_t fan_in_share) {
     if (current.node_of_neuron.size() > graph.neuron_count())
         throw usage_error("a current placement of " + std::to_string(current.node_of_neuron.size()) +
                           " neurons for a network of " + std::to_string(graph.neuron_count()));
@@ -75,21 +75,21 @@ current_placement placement_of(const network_plan& plan) {
     return out;
 }
 
-protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& document_file) {
-    protocol::network dense_only = net;
+model::expanded_network neurons_and_dense_blocks(const model::network& net, const std::string& document_file) {
+    model::network dense_only = net;
     dense_only.synapses.clear();
     dense_only.projections.clear();
     dense_only.connection_order.clear();
     for (const auto& ref : net.connection_order)
-        if (ref.kind == protocol::connection_ref::type::projection &&
-            net.projections[ref.index].kind == protocol::projection_kind::dense) {
+        if (ref.kind == model::connection_ref::type::projection &&
+            net.projections[ref.index].kind == model::projection_kind::dense) {
             dense_only.connection_order.push_back({ref.kind, dense_only.projections.size()});
             dense_only.projections.push_back(net.projections[ref.index]);
         }
-    return protocol::expand(dense_only, document_file);
+    return model::expand(dense_only, document_file);
 }
 
-network_plan plan_network(protocol::document doc, partition_memo* memo, const current_placement* current) {
+network_plan plan_network(model::document doc, partition_memo* memo, const current_placement* current) {
     if (!doc.net) throw config_error({doc.file, 0, 0}, "the submitted document has no <network>");
     if (!doc.clu) throw config_error({doc.file, 0, 0}, "the submitted document has no <cluster>");
     network_plan plan;
@@ -103,7 +103,7 @@ network_plan plan_network(protocol::document doc, partition_memo* memo, const cu
         const auto physical = plan::physical_of(*doc.clu);
         const planning_options options;
         const auto graph = planning_graph_of(*doc.net, physical, options);
-        auto place_on = [&](const protocol::cluster& clu) {
+        auto place_on = [&](const model::cluster& clu) {
             std::optional<partitioner::current_assignment> now;
             if (current) now = current_units(graph, *current, clu, options.fan_in_share);
             return place(graph, clu.nodes.size() == doc.clu->nodes.size() ? physical : physical_of(clu), {}, {},
@@ -113,9 +113,9 @@ network_plan plan_network(protocol::document doc, partition_memo* memo, const cu
         plan.node_of_neuron = graph.spread(placed.node_of_unit);
         plan.quality = std::move(placed.quality);
         if (partitioner::has_link_capacities(physical)) {
-            auto choice = place_around_slow_links(*doc.net, plan.net, *doc.clu, doc.run ? *doc.run : protocol::run_settings{},
+            auto choice = place_around_slow_links(*doc.net, plan.net, *doc.clu, doc.run ? *doc.run : model::run_settings{},
                                                   plan.node_of_neuron,
-                                                  [&](const protocol::cluster& sub) { return graph.spread(place_on(sub).node_of_unit); });
+                                                  [&](const model::cluster& sub) { return graph.spread(place_on(sub).node_of_unit); });
             if (!choice.idle.empty()) {
                 plan.node_of_neuron = std::move(choice.node_of_neuron);
                 std::vector<std::uint32_t> node_of_unit;
@@ -152,14 +152,14 @@ std::vector<node_load> loads_of(const network_plan& plan) {
     return loads_of(*plan.doc.net, plan.node_of_neuron, plan.doc.clu->nodes.size());
 }
 
-std::vector<node_load> loads_of(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes) {
+std::vector<node_load> loads_of(const model::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes) {
     std::vector<node_load> loads(nodes);
     for (auto v : node_of) ++loads[v].neurons;
-    const protocol::symbol_table symbols(net);
+    const model::symbol_table symbols(net);
     // A plastic synapse model anywhere gives every synapse its own weight and delay, and a
-    // rule's per-synapse state on top (protocol::synapse_model_info::state_bytes).
+    // rule's per-synapse state on top (model::synapse_model_info::state_bytes).
     auto plastic = [&](const std::string& model, const source_location& where) {
-        const auto info = protocol::resolve_synapse_model(net, model, where).info;
+        const auto info = model::resolve_synapse_model(net, model, where).info;
         if (info->plastic)
             for (auto& load : loads) load.values_per_synapse = true;
         return static_cast<double>(info->state_bytes);
@@ -170,17 +170,17 @@ std::vector<node_load> loads_of(const protocol::network& net, const std::vector<
         load.rule_state_bytes += plastic(s.synapse_model, s.where);
     }
     for (const auto& p : net.projections) {
-        if (p.weight_distribution || p.delay_distribution || p.kind == protocol::projection_kind::list)
+        if (p.weight_distribution || p.delay_distribution || p.kind == model::projection_kind::list)
             for (auto& load : loads) load.values_per_synapse = true;
         const double state_bytes = plastic(p.synapse_model, p.where);
         // Grown groups count all their members as sources (an upper bound for fixed
         // in-degree rows, which draw from the sources there were when their target came).
         const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
-        const auto sources = static_cast<double>(protocol::members_in(from)), targets = static_cast<double>(protocol::members_in(to));
-        if (p.kind == protocol::projection_kind::list) {
+        const auto sources = static_cast<double>(model::members_in(from)), targets = static_cast<double>(model::members_in(to));
+        if (p.kind == model::projection_kind::list) {
             // Exact: the lead holds the list.
             for (const auto t : p.connections.targets) {
-                auto& load = loads[node_of[protocol::neuron_at(to, t)]];
+                auto& load = loads[node_of[model::neuron_at(to, t)]];
                 load.synapses += 1;
                 load.rule_state_bytes += state_bytes;
             }
@@ -190,23 +190,23 @@ std::vector<node_load> loads_of(const protocol::network& net, const std::vector<
             for (auto t = x.first; t < x.first + x.size; ++t) {
                 auto& load = loads[node_of[t]];
                 const double before = load.synapses;
-                const double others = sources - (!p.autapses && protocol::holds(from, t) ? 1 : 0);
+                const double others = sources - (!p.autapses && model::holds(from, t) ? 1 : 0);
                 switch (p.kind) {
-                case protocol::projection_kind::all: load.synapses += others; break;
-                case protocol::projection_kind::random: load.synapses += p.p.value_or(0) * others; break;
-                case protocol::projection_kind::one_to_one:
+                case model::projection_kind::all: load.synapses += others; break;
+                case model::projection_kind::random: load.synapses += p.p.value_or(0) * others; break;
+                case model::projection_kind::one_to_one:
                     load.synapses += p.autapses || from.front().first != to.front().first ? 1 : 0;
                     break;
-                case protocol::projection_kind::fixed_indegree: load.synapses += static_cast<double>(p.indegree.value_or(0)); break;
+                case model::projection_kind::fixed_indegree: load.synapses += static_cast<double>(p.indegree.value_or(0)); break;
                 // Expected per target: every source's K spread over the targets; n over the targets.
-                case protocol::projection_kind::fixed_outdegree:
+                case model::projection_kind::fixed_outdegree:
                     load.synapses += static_cast<double>(p.outdegree.value_or(0)) * sources / targets;
                     break;
-                case protocol::projection_kind::fixed_total_number:
+                case model::projection_kind::fixed_total_number:
                     load.synapses += static_cast<double>(p.total.value_or(0)) / targets;
                     break;
-                case protocol::projection_kind::dense: load.dense_weights += sources; break;
-                case protocol::projection_kind::list: break;  // counted above
+                case model::projection_kind::dense: load.dense_weights += sources; break;
+                case model::projection_kind::list: break;  // counted above
                 }
                 load.rule_state_bytes += (load.synapses - before) * state_bytes;
             }
@@ -214,14 +214,14 @@ std::vector<node_load> loads_of(const protocol::network& net, const std::vector<
     return loads;
 }
 
-double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b) {
+double emulate_delay(const std::vector<model::cluster_link>& links, const std::string& a, const std::string& b) {
     double delay = 0;
     for (const auto& l : links)
         if ((l.from == a && l.to == b) || (l.from == b && l.to == a)) delay = std::max(delay, l.emulate_delay_ms);
     return delay;
 }
 
-std::optional<double> declared_bandwidth(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b) {
+std::optional<double> declared_bandwidth(const std::vector<model::cluster_link>& links, const std::string& a, const std::string& b) {
     for (const auto& l : links)
         if (l.bandwidth_bps && ((l.from == a && l.to == b) || (l.from == b && l.to == a))) return l.bandwidth_bps;
     return std::nullopt;
@@ -230,7 +230,7 @@ std::optional<double> declared_bandwidth(const std::vector<protocol::cluster_lin
 std::vector<double> wait_windows(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms) {
     const std::size_t n = topo.node_count();
     const auto latency = path_latencies(topo, link_latency_ms);
-    const auto& run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
+    const auto& run = plan.doc.run ? *plan.doc.run : model::run_settings{};
     const auto& node_of = plan.node_of_neuron;
     std::vector<double> slowest(node_of.size(), -1.0);
     for (const auto& piece : pieces_of(*plan.doc.net)) {
@@ -259,19 +259,19 @@ std::vector<double> wait_windows(const network_plan& plan, const topology& topo,
 namespace {
 // Each list projection's connections split by the node of their target: lists[k][v] holds
 // node v's part of net.projections[k] (empty for other kinds), in the list's order.
-std::vector<std::vector<protocol::connection_list>> split_lists(const network_plan& plan, std::size_t nodes) {
+std::vector<std::vector<model::connection_list>> split_lists(const network_plan& plan, std::size_t nodes) {
     const auto& net = *plan.doc.net;
-    const protocol::symbol_table symbols(net);
-    std::vector<std::vector<protocol::connection_list>> lists(net.projections.size());
+    const model::symbol_table symbols(net);
+    std::vector<std::vector<model::connection_list>> lists(net.projections.size());
     for (std::size_t k = 0; k < net.projections.size(); ++k) {
         const auto& p = net.projections[k];
-        if (p.kind != protocol::projection_kind::list) continue;
+        if (p.kind != model::projection_kind::list) continue;
         const auto to = symbols.extents(p.to, p.where);
         auto& parts = lists[k];
         parts.resize(nodes);
         const auto& l = p.connections;
         for (std::size_t c = 0; c < l.size(); ++c) {
-            auto& part = parts[plan.node_of_neuron[protocol::neuron_at(to, l.targets[c])]];
+            auto& part = parts[plan.node_of_neuron[model::neuron_at(to, l.targets[c])]];
             part.sources.push_back(l.sources[c]);
             part.targets.push_back(l.targets[c]);
             part.weights.push_back(l.weights[c]);
@@ -285,9 +285,9 @@ std::vector<std::vector<protocol::connection_list>> split_lists(const network_pl
 // ones (their rows travel as dense rows), each list projection with the connections into
 // the node's neurons only (`lists`, taken from) and, of the explicit synapses, those into the
 // node's neurons, in order. `synapse_node` is the node of each explicit synapse's target.
-protocol::network share_of(const protocol::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v,
-                           std::vector<std::vector<protocol::connection_list>>& lists) {
-    protocol::network share;
+model::network share_of(const model::network& net, const std::vector<std::uint32_t>& synapse_node, std::uint32_t v,
+                           std::vector<std::vector<model::connection_list>>& lists) {
+    model::network share;
     share.name = net.name;
     share.dt = net.dt;
     share.where = net.where;
@@ -305,14 +305,14 @@ protocol::network share_of(const protocol::network& net, const std::vector<std::
     share.structural = net.structural;  // with the populations' synaptic elements: every node rewires alike
     share.grows = net.grows;  // the numbering of grown members
     for (const auto& ref : net.connection_order) {
-        if (ref.kind == protocol::connection_ref::type::synapse) {
+        if (ref.kind == model::connection_ref::type::synapse) {
             if (synapse_node[ref.index] != v) continue;
             share.connection_order.push_back({ref.kind, share.synapses.size()});
             share.synapses.push_back(net.synapses[ref.index]);
-        } else if (net.projections[ref.index].kind != protocol::projection_kind::dense) {
+        } else if (net.projections[ref.index].kind != model::projection_kind::dense) {
             share.connection_order.push_back({ref.kind, share.projections.size()});
             share.projections.push_back(net.projections[ref.index]);
-            if (share.projections.back().kind == protocol::projection_kind::list) {
+            if (share.projections.back().kind == model::projection_kind::list) {
                 // The node gets its part inline, not the file.
                 share.projections.back().connections_file.clear();
                 share.projections.back().connections = std::move(lists[ref.index][v]);
@@ -332,27 +332,27 @@ std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan
     return parent;
 }
 
-protocol::node_config build_configs(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
+model::node_config build_configs(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
                                     const std::vector<double>& windows_ms, std::uint64_t epoch) {
     const auto& doc = plan.doc;
     const auto& net = plan.net;
     const auto& node_of = plan.node_of_neuron;
     const std::size_t n = topo.node_count();
     const auto latency = path_latencies(topo, link_latency_ms);
-    const auto run = doc.run ? *doc.run : protocol::run_settings{};
+    const auto run = doc.run ? *doc.run : model::run_settings{};
 
     std::vector<std::uint32_t> synapse_node;
     synapse_node.reserve(doc.net->synapses.size());
     for (const auto& s : doc.net->synapses) synapse_node.push_back(node_of[*net.find(s.to)]);
 
-    std::set<protocol::neuron_index> reported;
+    std::set<model::neuron_index> reported;
     for (const auto& o : net.outputs) reported.insert(o.neurons.begin(), o.neurons.end());
     std::vector<bool> recorded(net.neuron_count(), false);
     for (auto i : net.recorded) recorded[i] = true;
 
-    std::vector<protocol::node_config> configs(n);
+    std::vector<model::node_config> configs(n);
     auto lists = split_lists(plan, n);
-    const auto history = protocol::longest_delay(*doc.net);
+    const auto history = model::longest_delay(*doc.net);
     for (std::size_t v = 0; v < n; ++v) {
         const auto& node = doc.clu->nodes[v];
         auto& c = configs[v];
@@ -371,19 +371,19 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
     // Each node gets the listed spikes of its own spike-source neurons, inline.
     for (std::size_t k = 0; k < doc.net->populations.size(); ++k) {
         const auto& source = doc.net->populations[k];
-        if (source.params.model != protocol::neuron_model::spike_source) continue;
+        if (source.params.model != model::neuron_model::spike_source) continue;
         const auto first = net.groups[net.group_index.at(source.id)].first;
         for (const auto& s : source.spikes)
-            configs[node_of[first + static_cast<protocol::neuron_index>(s.index)]].share->populations[k].spikes.push_back(s);
+            configs[node_of[first + static_cast<model::neuron_index>(s.index)]].share->populations[k].spikes.push_back(s);
     }
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+    for (model::neuron_index i = 0; i < net.neuron_count(); ++i) {
         configs[node_of[i]].neurons.push_back({net.neuron_name(i), i, windows_ms[i], net.groups[net.group_of[i]].seed,
                                                reported.count(i) > 0, recorded[i], net.member_params(i)});
     }
     // Dense projections split by rows: each node computes the rows of its own targets and
     // reads every source.
     for (const auto& d : net.dense) {
-        std::vector<protocol::dense_rows> parts(n);
+        std::vector<model::dense_rows> parts(n);
         const std::size_t cols = d.sources.size();
         for (std::size_t r = 0; r < d.targets.size(); ++r) {
             auto& part = parts[node_of[d.targets[r]]];
@@ -404,7 +404,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
     const auto reads = remote_reads(pieces_of(*doc.net), node_of, n);
     // flows[a][b]: the neurons of node a that node b reads, ascending.
     std::vector<std::vector<std::vector<std::int64_t>>> flows(n, std::vector<std::vector<std::int64_t>>(n));
-    for (protocol::neuron_index i = 0; i < node_of.size(); ++i)
+    for (model::neuron_index i = 0; i < node_of.size(); ++i)
         for (std::size_t b = 0; b < n; ++b)
             if (reads[b][i]) flows[node_of[i]][b].push_back(i);
     for (std::size_t v = 0; v < n; ++v)
@@ -431,7 +431,7 @@ protocol::node_config build_configs(const network_plan& plan, const topology& to
     std::vector<std::size_t> order(n);
     for (std::size_t v = 0; v < n; ++v) order[v] = v;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return depth[a] > depth[b]; });
-    auto by_document_order = [&](const protocol::node_config& a, const protocol::node_config& b) {
+    auto by_document_order = [&](const model::node_config& a, const model::node_config& b) {
         return topo.index_of(a.node) < topo.index_of(b.node);
     };
     for (auto v : order) {
@@ -449,8 +449,8 @@ std::uint64_t draw_epoch() {
     return epoch;
 }
 
-std::string config_hash(const protocol::node_config& config) {
-    protocol::node_config own = config;
+std::string config_hash(const model::node_config& config) {
+    model::node_config own = config;
     own.children.clear();
     return protocol::sha256_hex(protocol::serialize(own));
 }

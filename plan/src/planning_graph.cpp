@@ -5,8 +5,8 @@
 #include "dnnc/partitioner/assign.hpp"
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/resolve.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,11 +20,11 @@ namespace {
 
 using partitioner::vertex_id;
 using partitioner::weight_t;
-using protocol::neuron_index;
-using protocol::neuron_range;
+using model::neuron_index;
+using model::neuron_range;
 
 struct resolved_projection {
-    const protocol::projection* p;
+    const model::projection* p;
     neuron_range from, to;
     bool drawn = false;  // a small random projection whose synapses the graph holds one by one
     bool grown = false;  // one pair of extents of a projection between grown groups
@@ -34,16 +34,16 @@ struct resolved_projection {
 // The graph estimates a grown projection's pairs as if each were a projection of its own
 // (never drawn), and a one-to-one one by its first extents only: an estimate for the
 // partitioner, not the wiring (plan.cpp's pieces cover every pair).
-std::vector<resolved_projection> resolve_projections(const protocol::network& net, const protocol::symbol_table& symbols) {
+std::vector<resolved_projection> resolve_projections(const model::network& net, const model::symbol_table& symbols) {
     std::vector<resolved_projection> out;
     for (const auto& ref : net.connection_order)
-        if (ref.kind == protocol::connection_ref::type::projection) {
+        if (ref.kind == model::connection_ref::type::projection) {
             const auto& p = net.projections[ref.index];
             const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
             const bool grown = from.size() > 1 || to.size() > 1;
             for (const auto& f : from)
                 for (const auto& t : to) {
-                    if (grown && p.kind == protocol::projection_kind::one_to_one && (f.born > 0 || t.born > 0)) continue;
+                    if (grown && p.kind == model::projection_kind::one_to_one && (f.born > 0 || t.born > 0)) continue;
                     out.push_back({&p, {f.first, f.size}, {t.first, t.size}, false, grown});
                 }
         }
@@ -51,7 +51,7 @@ std::vector<resolved_projection> resolve_projections(const protocol::network& ne
 }
 
 // Every population's extents, in index order.
-std::vector<neuron_range> population_extents(const protocol::network& net, const protocol::symbol_table& symbols) {
+std::vector<neuron_range> population_extents(const model::network& net, const model::symbol_table& symbols) {
     std::vector<neuron_range> out;
     for (const auto& p : net.populations)
         for (const auto& x : symbols.extents(p.id, p.where)) out.push_back({x.first, x.size});
@@ -69,21 +69,21 @@ double connection_probability(const resolved_projection& r) {
     };
     const auto from = static_cast<double>(r.from.size), to = static_cast<double>(r.to.size);
     switch (r.p->kind) {
-    case protocol::projection_kind::random: return r.p->p.value_or(0);
-    case protocol::projection_kind::fixed_indegree: return share(r.p->indegree, from);
-    case protocol::projection_kind::fixed_outdegree: return share(r.p->outdegree, to);
-    case protocol::projection_kind::fixed_total_number: return share(r.p->total, from * to);
-    case protocol::projection_kind::list: return share(static_cast<std::int64_t>(r.p->connections.size()), from * to);
+    case model::projection_kind::random: return r.p->p.value_or(0);
+    case model::projection_kind::fixed_indegree: return share(r.p->indegree, from);
+    case model::projection_kind::fixed_outdegree: return share(r.p->outdegree, to);
+    case model::projection_kind::fixed_total_number: return share(r.p->total, from * to);
+    case model::projection_kind::list: return share(static_cast<std::int64_t>(r.p->connections.size()), from * to);
     default: return 1.0;
     }
 }
 
 bool drawable(const resolved_projection& r) {
     switch (r.p->kind) {
-    case protocol::projection_kind::random:
-    case protocol::projection_kind::fixed_indegree:
-    case protocol::projection_kind::fixed_outdegree:
-    case protocol::projection_kind::fixed_total_number: return true;
+    case model::projection_kind::random:
+    case model::projection_kind::fixed_indegree:
+    case model::projection_kind::fixed_outdegree:
+    case model::projection_kind::fixed_total_number: return true;
     default: return false;
     }
 }
@@ -115,15 +115,15 @@ void choose_drawn(std::vector<resolved_projection>& projections, std::size_t max
 }
 
 // The rows of one projection, as the nodes draw them.
-protocol::synapse_rows rows_of(const protocol::network& net, const protocol::projection& p) {
-    protocol::network alone;
+model::synapse_rows rows_of(const model::network& net, const model::projection& p) {
+    model::network alone;
     alone.dt = net.dt;
     alone.neurons = net.neurons;
     alone.populations = net.populations;
     alone.synapse_models = net.synapse_models;  // the rows resolve the model p names
     alone.projections = {p};
-    alone.connection_order = {{protocol::connection_ref::type::projection, 0}};
-    return protocol::synapse_rows(alone);
+    alone.connection_order = {{model::connection_ref::type::projection, 0}};
+    return model::synapse_rows(alone);
 }
 
 // The chunk: the smallest power of two for which the estimated graph fits the budget. A range
@@ -139,16 +139,16 @@ std::uint64_t choose_chunk(const std::vector<neuron_range>& populations, const s
         for (const auto& r : projections) {
             vertices += 2;
             switch (r.p->kind) {
-            case protocol::projection_kind::all:
-            case protocol::projection_kind::random:
-            case protocol::projection_kind::fixed_indegree:
-            case protocol::projection_kind::fixed_outdegree:
-            case protocol::projection_kind::fixed_total_number:
-            case protocol::projection_kind::list:
+            case model::projection_kind::all:
+            case model::projection_kind::random:
+            case model::projection_kind::fixed_indegree:
+            case model::projection_kind::fixed_outdegree:
+            case model::projection_kind::fixed_total_number:
+            case model::projection_kind::list:
                 edges += r.drawn ? expected_synapses(r) : spans(r.from.size) * spans(r.to.size);
                 break;
-            case protocol::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
-            case protocol::projection_kind::dense: edges += spans(r.from.size) * std::min(spans(r.to.size), 64.0); break;
+            case model::projection_kind::one_to_one: edges += spans(r.from.size) + spans(r.to.size); break;
+            case model::projection_kind::dense: edges += spans(r.from.size) * std::min(spans(r.to.size), 64.0); break;
             }
         }
         if ((vertices <= static_cast<double>(options.max_vertices) && edges <= static_cast<double>(options.max_edges)) ||
@@ -159,7 +159,7 @@ std::uint64_t choose_chunk(const std::vector<neuron_range>& populations, const s
 
 // Segment boundaries: every explicit neuron, population chunks, projection range ends, and
 // the boundaries inside one-to-one ranges mirrored between source and target.
-std::vector<neuron_index> cut_points(const protocol::network& net, const std::vector<neuron_range>& populations,
+std::vector<neuron_index> cut_points(const model::network& net, const std::vector<neuron_range>& populations,
                                      const std::vector<resolved_projection>& projections, std::uint64_t chunk, std::size_t max_cuts) {
     std::vector<std::uint64_t> cuts;
     for (std::uint64_t i = 0; i <= net.neurons.size(); ++i) cuts.push_back(i);
@@ -182,7 +182,7 @@ std::vector<neuron_index> cut_points(const protocol::network& net, const std::ve
     for (int pass = 0; pass < 16 && cuts.size() < 4 * max_cuts; ++pass) {
         const std::size_t before = cuts.size();
         for (const auto& r : projections) {
-            if (r.p->kind != protocol::projection_kind::one_to_one) continue;
+            if (r.p->kind != model::projection_kind::one_to_one) continue;
             std::vector<std::uint64_t> mirrored;
             auto mirror = [&](neuron_range from, neuron_range to) {
                 auto c = std::upper_bound(cuts.begin(), cuts.end(), from.first);
@@ -215,12 +215,12 @@ std::vector<std::uint32_t> planning_graph::spread(const std::vector<std::uint32_
     return node_of_neuron;
 }
 
-std::string planning_graph::name(const protocol::expanded_network& neurons, vertex_id unit) const {
+std::string planning_graph::name(const model::expanded_network& neurons, vertex_id unit) const {
     const std::string first = neurons.neuron_name(unit_first[unit]);
     return unit_size[unit] == 1 ? first : first + " +" + std::to_string(unit_size[unit] - 1);
 }
 
-partitioner::physical_cluster physical_of(const protocol::cluster& model) {
+partitioner::physical_cluster physical_of(const model::cluster& model) {
     partitioner::physical_cluster cluster;
     std::map<std::string, std::uint32_t> index;
     for (const auto& node : model.nodes) {
@@ -247,11 +247,11 @@ partitioner::physical_cluster physical_of(const protocol::cluster& model) {
     return cluster;
 }
 
-planning_graph planning_graph_of(const protocol::network& net, const partitioner::physical_cluster& cluster,
+planning_graph planning_graph_of(const model::network& net, const partitioner::physical_cluster& cluster,
                                  const planning_options& options) {
     if (options.fan_in_share < 1) throw usage_error("planning graph: the fan-in share must be at least 1");
     if (cluster.size() == 0) throw usage_error("planning graph: the cluster has no node");
-    const protocol::symbol_table symbols(net);
+    const model::symbol_table symbols(net);
     auto projections = resolve_projections(net, symbols);
     choose_drawn(projections, options.max_drawn);
     const auto populations = population_extents(net, symbols);
@@ -279,10 +279,10 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
         const auto [f0, f1] = segments_of(r.from);
         const auto [t0, t1] = segments_of(r.to);
         switch (p.kind) {
-        case protocol::projection_kind::random:
-        case protocol::projection_kind::fixed_indegree:
-        case protocol::projection_kind::fixed_outdegree:
-        case protocol::projection_kind::fixed_total_number:
+        case model::projection_kind::random:
+        case model::projection_kind::fixed_indegree:
+        case model::projection_kind::fixed_outdegree:
+        case model::projection_kind::fixed_total_number:
             if (r.drawn) {
                 const auto rows = rows_of(net, p);
                 for (auto t = r.to.first; t < r.to.first + r.to.size; ++t) {
@@ -295,8 +295,8 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
                 break;
             }
             [[fallthrough]];
-        case protocol::projection_kind::all:
-        case protocol::projection_kind::list: {
+        case model::projection_kind::all:
+        case model::projection_kind::list: {
             const double prob = connection_probability(r);
             if (prob <= 0) break;
             for (auto b = t0; b < t1; ++b)
@@ -309,7 +309,7 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
                 }
             break;
         }
-        case protocol::projection_kind::one_to_one: {
+        case model::projection_kind::one_to_one: {
             if (!p.autapses && r.from.first == r.to.first) break;
             for (std::uint64_t offset = 0; offset < r.to.size;) {
                 const auto a = out.segment_of(static_cast<neuron_index>(r.from.first + offset));
@@ -322,7 +322,7 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
             }
             break;
         }
-        case protocol::projection_kind::dense:
+        case model::projection_kind::dense:
             for (auto b = t0; b < t1; ++b) incoming[b] += size_of(b) * static_cast<double>(r.from.size);
             break;  // its edges join the units that hold its rows, below
         }
@@ -349,7 +349,7 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
     // Units: dense targets grouped whole or in row blocks, every other segment on its own.
     std::vector<detail::dense_targets> dense;
     for (const auto& r : projections) {
-        if (r.p->kind != protocol::projection_kind::dense) continue;
+        if (r.p->kind != model::projection_kind::dense) continue;
         const auto [t0, t1] = segments_of(r.to);
         detail::dense_targets d{{}, r.p->split_rows};
         for (auto b = t0; b < t1; ++b) d.items.push_back(b);
@@ -369,7 +369,7 @@ planning_graph planning_graph_of(const protocol::network& net, const partitioner
     for (const auto& e : edges) builder.add_edge(out.unit_of_segment[e.a], out.unit_of_segment[e.b], rounded_up_to_one(e.w));
     std::vector<vertex_id> row_units;
     for (const auto& r : projections) {
-        if (r.p->kind != protocol::projection_kind::dense) continue;
+        if (r.p->kind != model::projection_kind::dense) continue;
         const auto [t0, t1] = segments_of(r.to);
         row_units.clear();
         for (auto b = t0; b < t1; ++b) row_units.push_back(out.unit_of_segment[b]);

@@ -1,20 +1,20 @@
 #include "reads.hpp"
 
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 
 namespace dnnc::plan {
 
-std::vector<connection_piece> pieces_of(const protocol::network& net) {
-    const protocol::symbol_table symbols(net);
+std::vector<connection_piece> pieces_of(const model::network& net) {
+    const model::symbol_table symbols(net);
     std::vector<connection_piece> pieces;
     for (const auto& ref : net.connection_order) {
-        if (ref.kind == protocol::connection_ref::type::synapse) {
+        if (ref.kind == model::connection_ref::type::synapse) {
             const auto& s = net.synapses[ref.index];
             pieces.push_back({symbols.range(s.from, s.where), symbols.range(s.to, s.where), true});
             continue;
         }
         const auto& p = net.projections[ref.index];
-        const bool paired = p.kind == protocol::projection_kind::one_to_one;
+        const bool paired = p.kind == model::projection_kind::one_to_one;
         const auto from = symbols.extents(p.from, p.where), to = symbols.extents(p.to, p.where);
         if (paired && !p.autapses && from.front().first == to.front().first) continue;  // no synapse at all
         // A grown group's extents pair with every extent of the other end (a superset of the
@@ -27,7 +27,7 @@ std::vector<connection_piece> pieces_of(const protocol::network& net) {
     }
     // Structural plasticity may join any two neurons with synaptic elements, and every node
     // with such neurons keeps track of all of them (sim's structural_plasticity.hpp).
-    std::vector<protocol::neuron_range> growing;
+    std::vector<model::neuron_range> growing;
     for (const auto& p : net.populations)
         if (!p.synaptic_elements.empty())
             for (const auto& x : symbols.extents(p.id, p.where)) growing.push_back({x.first, x.size});
@@ -36,7 +36,7 @@ std::vector<connection_piece> pieces_of(const protocol::network& net) {
     return pieces;
 }
 
-std::vector<bool> nodes_holding(protocol::neuron_range r, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes) {
+std::vector<bool> nodes_holding(model::neuron_range r, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes) {
     std::vector<bool> holds(nodes, false);
     for (auto i = r.first; i < r.first + r.size; ++i) holds[node_of_neuron[i]] = true;
     return holds;

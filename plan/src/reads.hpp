@@ -1,7 +1,7 @@
 #pragma once
 // Which neuron outputs cross between nodes (private to dnnc_plan): what the configs' peer
 // routes carry every tick, derived from the rules without expanding a synapse.
-#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/model/resolve.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -12,13 +12,13 @@ namespace dnnc::plan {
 // in which every source may reach every target (`all`, `random`, dense projections) and
 // pieces that pair sources with targets in order (`one-to-one`, an explicit synapse).
 struct connection_piece {
-    protocol::neuron_range from, to;
+    model::neuron_range from, to;
     bool paired;
 };
-std::vector<connection_piece> pieces_of(const protocol::network& net);
+std::vector<connection_piece> pieces_of(const model::network& net);
 
 // The nodes that hold some neuron of a range.
-std::vector<bool> nodes_holding(protocol::neuron_range r, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes);
+std::vector<bool> nodes_holding(model::neuron_range r, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes);
 
 // reads[b][i]: node b reads the output of neuron i, which lies on another node. For pieces
 // whose every source may reach every target, a node that holds a target reads every source

@@ -15,8 +15,8 @@
 
 namespace dnnc::plan {
 
-tick_estimate estimate_tick(const protocol::network& net, const protocol::expanded_network& neurons, const protocol::cluster& clu,
-                            const protocol::run_settings& run, const std::vector<std::uint32_t>& node_of_neuron) {
+tick_estimate estimate_tick(const model::network& net, const model::expanded_network& neurons, const model::cluster& clu,
+                            const model::run_settings& run, const std::vector<std::uint32_t>& node_of_neuron) {
     const std::size_t n = clu.nodes.size();
     tick_estimate out;
     const auto loads = loads_of(net, node_of_neuron, n);
@@ -27,12 +27,12 @@ tick_estimate estimate_tick(const protocol::network& net, const protocol::expand
         if (loads[v].neurons > 0)
             out.compute_ms = std::max(out.compute_ms, tick_compute_ms(loads[v]) * mean_capacity / clu.nodes[v].capacity);
 
-    const bool dense = run.send == protocol::send_mode::always;
+    const bool dense = run.send == model::send_mode::always;
     const double spike_share = std::min(1.0, assumed_rate_hz * neurons.dt / 1000);
     const auto reads = remote_reads(pieces_of(net), node_of_neuron, n);
     std::vector<double> values(n * n, 0.0);  // [a * n + b]: a tick's values from node a to node b
-    for (protocol::neuron_index i = 0; i < node_of_neuron.size(); ++i) {
-        const double share = dense || !protocol::emits_spikes(neurons.params_of(i).model) ? 1.0 : spike_share;
+    for (model::neuron_index i = 0; i < node_of_neuron.size(); ++i) {
+        const double share = dense || !model::emits_spikes(neurons.params_of(i).model) ? 1.0 : spike_share;
         for (std::size_t b = 0; b < n; ++b)
             if (reads[b][i]) values[node_of_neuron[i] * n + b] += share;
     }
@@ -65,9 +65,9 @@ tick_estimate estimate_tick(const protocol::network& net, const protocol::expand
 
 namespace {
 // clu without the nodes in `idle` and their links.
-protocol::cluster without(const protocol::cluster& clu, const std::vector<std::string>& idle) {
+model::cluster without(const model::cluster& clu, const std::vector<std::string>& idle) {
     auto gone = [&](const std::string& id) { return std::find(idle.begin(), idle.end(), id) != idle.end(); };
-    protocol::cluster sub = clu;
+    model::cluster sub = clu;
     sub.nodes.erase(std::remove_if(sub.nodes.begin(), sub.nodes.end(), [&](const auto& n) { return gone(n.id); }), sub.nodes.end());
     sub.links.erase(std::remove_if(sub.links.begin(), sub.links.end(), [&](const auto& l) { return gone(l.from) || gone(l.to); }),
                     sub.links.end());
@@ -75,8 +75,8 @@ protocol::cluster without(const protocol::cluster& clu, const std::vector<std::s
 }
 }  // namespace
 
-slow_link_choice place_around_slow_links(const protocol::network& net, const protocol::expanded_network& neurons,
-                                         const protocol::cluster& clu, const protocol::run_settings& run,
+slow_link_choice place_around_slow_links(const model::network& net, const model::expanded_network& neurons,
+                                         const model::cluster& clu, const model::run_settings& run,
                                          std::vector<std::uint32_t> everywhere, const sub_cluster_placer& place_on) {
     slow_link_choice best;
     best.before = best.after = estimate_tick(net, neurons, clu, run, everywhere);
@@ -105,7 +105,7 @@ slow_link_choice place_around_slow_links(const protocol::network& net, const pro
     return best;
 }
 
-std::string describe(const slow_link_choice& choice, const protocol::cluster& clu) {
+std::string describe(const slow_link_choice& choice, const model::cluster& clu) {
     if (choice.idle.empty()) return {};
     std::ostringstream out;
     out.precision(3);

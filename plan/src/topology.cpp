@@ -5,7 +5,7 @@
 
 namespace dnnc::plan {
 
-topology::topology(const protocol::cluster& clu) {
+topology::topology(const model::cluster& clu) {
     for (const auto& n : clu.nodes) ids_.push_back(n.id);
     adjacent_.resize(ids_.size());
     lead_ = index_of(clu.lead);

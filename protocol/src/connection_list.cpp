@@ -2,7 +2,8 @@
 
 #include "bytes.hpp"
 #include "text.hpp"
-#include "weights_file.hpp"
+
+#include "dnnc/model/weights_file.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,6 +14,7 @@
 #include <numeric>
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -1,7 +1,7 @@
 #include "dnnc/protocol/control_plane.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 
 #include <array>
 #include <cmath>
@@ -205,7 +205,7 @@ struct command_fields {
 input_row input_row_of(const command_fields& f, const json& row) {
     if (!row.is_array() || row.size() < 3 || row.size() > 4) f.refuse("a row must be [tick, target, value(, lane)]", row);
     input_row r;
-    r.tick = f.whole(row[0], "tick", 0, max_state_tick);
+    r.tick = f.whole(row[0], "tick", 0, model::max_state_tick);
     if (!row[1].is_string()) f.refuse("a row's target must be an input id or a neuron id", row[1]);
     r.target = row[1].get<std::string>();
     constexpr auto largest = static_cast<double>(std::numeric_limits<float>::max());
@@ -271,10 +271,10 @@ control_request decode_control_request(const json& j) {
     r.what = control_kind(j["command"].get<std::string>());
     const command_fields f{j, to_string(r.what)};
     switch (r.what) {
-    case kind::step: r.ticks = f.whole("ticks", 1, max_tick_count); break;
+    case kind::step: r.ticks = f.whole("ticks", 1, model::max_tick_count); break;
     case kind::checkpoint:
         r.now = f.flag("now");
-        if (f.find("every")) r.every = f.whole("every", 0, max_tick_count);
+        if (f.find("every")) r.every = f.whole("every", 0, model::max_tick_count);
         if (f.find("keep")) r.keep = static_cast<int>(f.whole("keep", 1, std::numeric_limits<int>::max()));
         if (f.find("dir")) r.dir = f.text("dir", true);
         break;
@@ -290,7 +290,7 @@ control_request decode_control_request(const json& j) {
         break;
     case kind::grow:
         r.population = f.text("population", true);
-        r.add = f.whole("add", 1, static_cast<std::int64_t>(expand_limits{}.max_neurons));
+        r.add = f.whole("add", 1, static_cast<std::int64_t>(model::expand_limits{}.max_neurons));
         break;
     case kind::rebalance:
         r.dry_run = f.flag("dry_run");

@@ -10,6 +10,7 @@
 #include <tuple>
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 
 namespace {
 

@@ -1,6 +1,6 @@
 #include "dnnc/protocol/export.hpp"
 
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/rows.hpp"
 
 #include "text.hpp"
 
@@ -11,6 +11,7 @@
 #include <cstdio>
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 // Collects output in a buffer and hands it to the stream in large pieces.

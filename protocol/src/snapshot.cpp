@@ -1,11 +1,11 @@
 #include "dnnc/protocol/snapshot.hpp"
 
-#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/model/resolve.hpp"
 
 #include "state_codec.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/frame.hpp"
-#include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "text.hpp"
 
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 // The most ticks a neuron with parameters `p` stays refractory (the engine counts down from

@@ -1,8 +1,8 @@
 #include "dnnc/protocol/snapshot_file.hpp"
 
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/resolve.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "state_codec.hpp"
 
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 class sha256_stream {

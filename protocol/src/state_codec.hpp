@@ -3,7 +3,7 @@
 // and the snapshot files read and written a neuron at a time. A reader is anything with
 // get<T>() and left() (the bytes it still holds): byte_reader, or a file's.
 #include "bytes.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -105,7 +105,7 @@ inline constexpr std::uint32_t snapshot_format = 4;
 
 struct snapshot_head {
     std::uint32_t version;
-    document doc;  // its network checked (check_network), so that it can be expanded
+    model::document doc;  // its network checked (check_network), so that it can be expanded
 };
 
 // What follows the magic, up to the states: the format and the document without its state.
@@ -119,7 +119,7 @@ snapshot_head read_snapshot_head(Reader& r, const std::string& file, const file_
     if (version < 2 || version > snapshot_format) throw protocol_error("unsupported format " + std::to_string(version));
     const auto length = r.template get<std::uint64_t>();
     if (length > r.left()) throw protocol_error("impossible document length");
-    document doc = parse_document(r.take(static_cast<std::size_t>(length)), file, access);
+    model::document doc = parse_document(r.take(static_cast<std::size_t>(length)), file, access);
     doc.file = file;
     if (!doc.net) throw protocol_error("no network");
     // Expansion trusts its network's ids and sizes: a snapshot's are checked first.

@@ -1,15 +1,16 @@
 #include "dnnc/protocol/update.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <string>
 #include <vector>
 #include <tuple>
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 [[noreturn]] void refuse(const source_location& where, const std::string& what) {

@@ -7,9 +7,9 @@
 #include "dnnc/protocol/xml.hpp"
 
 #include "dnnc/core/files.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/csv.hpp"
-#include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/rate.hpp"
 #include "connection_list.hpp"
 #include "text.hpp"
@@ -45,6 +45,7 @@ extern const std::string_view signals_xsd;
 }  // namespace dnnc::schemas
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 namespace xc = xercesc;

@@ -9,6 +9,7 @@
 #include "text.hpp"
 
 namespace dnnc::protocol {
+using namespace model;  // the values this codec reads and writes
 namespace {
 
 class xml_out {

@@ -1,6 +1,6 @@
 #include "drive.hpp"
 
-#include "dnnc/protocol/draws.hpp"
+#include "dnnc/model/draws.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -82,10 +82,10 @@ void append(std::vector<Run>& runs, std::uint32_t slot, std::int64_t index) {
 }
 }  // namespace
 
-drive::drive(const protocol::generators& generators, const std::function<std::int64_t(std::int64_t)>& local_slot,
+drive::drive(const model::generators& generators, const std::function<std::int64_t(std::int64_t)>& local_slot,
              std::size_t local, double dt)
     : dt_(dt), is_driven_(local, 0) {
-    auto runs_of = [&](const std::vector<protocol::neuron_span>& targets) {
+    auto runs_of = [&](const std::vector<model::neuron_span>& targets) {
         std::vector<run> runs;
         for (const auto& span : targets)
             for (std::int64_t g = span.first; g < std::int64_t{span.first} + span.size; ++g)
@@ -120,11 +120,11 @@ drive::drive(const protocol::generators& generators, const std::function<std::in
         c.phase = g.phase * M_PI / 180.0;
         c.mean = g.mean;
         c.std = g.std;
-        if (g.shape == protocol::current_shape::noise) {
+        if (g.shape == model::current_shape::noise) {
             if (g.interval_ms) c.interval = std::max<std::int64_t>(1, std::llround(*g.interval_ms / dt));
             for (const auto& r : c.runs)
                 for (std::int64_t i = r.index; i < r.index + r.count; ++i)
-                    c.keys.push_back(protocol::noise_key(g.seed, static_cast<std::uint64_t>(i)));
+                    c.keys.push_back(model::noise_key(g.seed, static_cast<std::uint64_t>(i)));
             c.values.resize(c.keys.size());
         }
         currents_.push_back(std::move(c));
@@ -197,12 +197,12 @@ void drive::add_current(std::int64_t t, current_source& c, std::vector<float>& e
     auto add = [&](const run& r, std::uint32_t k, float value) {
         for (std::size_t v = std::size_t{r.slot + k} * lanes; v < (std::size_t{r.slot + k} + 1) * lanes; ++v) ext[v] += value;
     };
-    if (c.shape == protocol::current_shape::noise) {
+    if (c.shape == model::current_shape::noise) {
         // A fresh draw per neuron at each interval: mean + std * N(0, 1) from the neuron's
         // stream at the interval's two steps.
         const std::int64_t interval = t / c.interval;
         if (interval != c.drawn) {
-            for (std::size_t j = 0; j < c.keys.size(); ++j) c.values[j] = static_cast<float>(c.mean + c.std * protocol::noise_normal(c.keys[j], interval));
+            for (std::size_t j = 0; j < c.keys.size(); ++j) c.values[j] = static_cast<float>(c.mean + c.std * model::noise_normal(c.keys[j], interval));
             c.drawn = interval;
         }
         std::size_t j = 0;
@@ -210,7 +210,7 @@ void drive::add_current(std::int64_t t, current_source& c, std::vector<float>& e
             for (std::uint32_t k = 0; k < r.count; ++k) add(r, k, c.values[j++]);
         return;
     }
-    const float value = c.shape == protocol::current_shape::dc
+    const float value = c.shape == model::current_shape::dc
                             ? static_cast<float>(c.amplitude)
                             : static_cast<float>(c.offset + c.amplitude * std::sin(c.radians_per_tick * static_cast<double>(t) + c.phase));
     for (const auto& r : c.runs)

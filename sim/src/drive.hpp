@@ -4,7 +4,7 @@
 // a function of (generator, neuron, tick) alone, so each node computes for its own neurons
 // what a single process computes for them.
 #include "dnnc/core/splitmix64.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -36,7 +36,7 @@ class drive {
 public:
     // `local_slot` maps a global neuron index to its local slot, or returns -1 for a neuron
     // of another node; `local` is the node's neuron count, `dt` the tick in ms.
-    drive(const protocol::generators& generators, const std::function<std::int64_t(std::int64_t)>& local_slot,
+    drive(const model::generators& generators, const std::function<std::int64_t(std::int64_t)>& local_slot,
           std::size_t local, double dt);
 
     bool has_poisson() const { return !poisson_.empty(); }
@@ -84,7 +84,7 @@ private:
     };
     struct current_source {
         std::vector<run> runs;
-        protocol::current_shape shape;
+        model::current_shape shape;
         window active;
         double amplitude = 0, offset = 0;  // dc, ac
         double radians_per_tick = 0;       // ac

@@ -13,7 +13,7 @@
 #include "structural_plasticity.hpp"
 #include "synapse_store.hpp"
 
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/rows.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -90,8 +90,8 @@ struct engine::impl {
             for (auto g : p.receives) slots.slot_for(g);
     }
     static std::size_t checked_batch(const engine_spec& s) {
-        if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(protocol::max_batch))
-            throw usage_error("engine spec: batch must lie in 1.." + std::to_string(protocol::max_batch));
+        if (s.batch < 1 || s.batch > static_cast<std::uint32_t>(model::max_batch))
+            throw usage_error("engine spec: batch must lie in 1.." + std::to_string(model::max_batch));
         return s.batch;
     }
     std::size_t local() const { return slots.local(); }
@@ -145,7 +145,7 @@ struct engine::impl {
     void sum_rows(std::size_t begin, std::size_t end, tick_t t) {
         for (std::size_t i = begin; i < end; ++i) {
             const auto& c = neurons.coefficients(i);
-            const bool split = protocol::is_spiking(c.model);
+            const bool split = model::is_spiking(c.model);
             float u = c.bias, e = 0, h = 0;
             u += ext[i];
             if (transition)
@@ -164,7 +164,7 @@ struct engine::impl {
     bool sum_sparse(tick_t t) {
         for (const auto& r : neurons.runs()) {
             const auto& c = neurons.coefficients(r.begin);
-            if (!protocol::is_spiking(c.model))
+            if (!model::is_spiking(c.model))
                 for (std::size_t i = r.begin; i < r.end; ++i) sums.u[i] = c.bias + ext[i];
         }
         if (!sparse->add_terms(t, sums)) return false;
@@ -186,7 +186,7 @@ struct engine::impl {
     void sum_lanes(std::size_t begin, std::size_t end, tick_t t) {
         for (std::size_t i = begin; i < end; ++i) {
             const auto& c = neurons.coefficients(i);
-            const bool split = protocol::is_spiking(c.model);
+            const bool split = model::is_spiking(c.model);
             float* const u = sums.u.data() + i * batch;
             float* const e = sums.excitatory.data() + i * batch;
             float* const h = sums.inhibitory.data() + i * batch;
@@ -240,7 +240,7 @@ struct engine::impl {
     void emit(tick_t t, const float* out) {
         spiked.clear();
         auto take = [&](std::size_t k) {
-            if (spiking == spiking_neurons::all || protocol::emits_spikes(neurons.coefficients(k).model))
+            if (spiking == spiking_neurons::all || model::emits_spikes(neurons.coefficients(k).model))
                 spiked.push_back(spec.neurons[k].index);
         };
         if (batch == 1) {
@@ -269,14 +269,14 @@ struct engine::impl {
 
     // Whether some local neuron has synaptic elements: only then does this node keep the
     // picture of structural plasticity (and receive every such neuron).
-    bool hosts_member_of(const protocol::resolved_structure& elements) const {
+    bool hosts_member_of(const model::resolved_structure& elements) const {
         bool hosts = false;
         for (const auto& g : elements.groups) g.for_each_member([&](std::uint32_t i) { hosts = hosts || slots.is_local(i); });
         return hosts;
     }
 
     // `generators` for the local neurons, as they are before tick 0.
-    drive generators_for(const protocol::generators& generators) const {
+    drive generators_for(const model::generators& generators) const {
         return drive(generators, [&](std::int64_t g) -> std::int64_t {
             const auto slot = slots.find(g);
             return slot < local() ? std::int64_t{slot} : -1;
@@ -310,7 +310,7 @@ struct engine::impl {
         ext.assign(values, 0.0f);
         generated.emplace(generators_for(s.generators));
         const auto spiking_count = std::count_if(s.neurons.begin(), s.neurons.end(),
-                                                 [](const neuron_spec& n) { return protocol::emits_spikes(n.params.model); });
+                                                 [](const neuron_spec& n) { return model::emits_spikes(n.params.model); });
         spiking = spiking_count == 0 || !s.list_spikes                       ? spiking_neurons::none
                   : static_cast<std::size_t>(spiking_count) == local() ? spiking_neurons::all
                                                                          : spiking_neurons::some;
@@ -329,7 +329,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>(spec)) {
     m.finish(spec);
 }
 
-engine::engine(const engine_spec& spec, const protocol::network& share) : impl_(std::make_unique<impl>(spec)) {
+engine::engine(const engine_spec& spec, const model::network& share) : impl_(std::make_unique<impl>(spec)) {
     auto& m = *impl_;
     if (!spec.in.empty()) throw usage_error("engine spec: the synapses come from the share; `in` must be empty");
     try {
@@ -497,7 +497,7 @@ neuron_state engine::capture(std::size_t k) const {
     return s;
 }
 
-void engine::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators) {
+void engine::set_parameters(const std::vector<model::neuron_params>& params, const model::generators& generators) {
     auto& m = *impl_;
     if (params.size() != m.local())
         throw usage_error("new parameters for " + std::to_string(params.size()) + " neurons; this engine has " + std::to_string(m.local()));
@@ -515,7 +515,7 @@ void engine::set_parameters(const std::vector<protocol::neuron_params>& params, 
     m.generated = std::move(generated);
 }
 
-void engine::set_synapses(const protocol::network& share, const std::vector<std::size_t>& reweighted) {
+void engine::set_synapses(const model::network& share, const std::vector<std::size_t>& reweighted) {
     auto& m = *impl_;
     synapse_store fresh;
     try {

@@ -1,6 +1,6 @@
 #include "dnnc/sim/engine_spec.hpp"
 
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/sim/engine.hpp"
 
 #include <algorithm>
@@ -23,14 +23,14 @@ engine_spec without_synapses(const engine_spec& s) {
     return copy;
 }
 
-engine_spec whole_network(const protocol::expanded_network& net) {
+engine_spec whole_network(const model::expanded_network& net) {
     engine_spec spec;
     spec.dt = net.dt;
-    spec.history = protocol::longest_delay(net);
+    spec.history = model::longest_delay(net);
     for (const auto& d : net.dense)
         spec.dense.push_back({{d.sources.begin(), d.sources.end()}, {d.targets.begin(), d.targets.end()}, d.weights, d.delay, {}, 0});
     spec.neurons.reserve(net.neuron_count());
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i)
+    for (model::neuron_index i = 0; i < net.neuron_count(); ++i)
         spec.neurons.push_back({static_cast<global_index>(i), net.member_params(i), net.groups[net.group_of[i]].seed, 0.0});
     spec.generators = net.drive;
     spec.structure = net.structure;
@@ -41,16 +41,16 @@ engine_spec whole_network(const protocol::expanded_network& net) {
     return spec;
 }
 
-engine_spec from_node_config(const protocol::node_config& config) {
+engine_spec from_node_config(const model::node_config& config) {
     engine_spec spec;
     spec.node = config.node;
     if (config.share) {
         spec.dt = config.share->dt;
-        spec.generators = protocol::resolve_generators(*config.share);
-        spec.structure = protocol::resolve_structure(*config.share);
+        spec.generators = model::resolve_generators(*config.share);
+        spec.structure = model::resolve_structure(*config.share);
     }
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
-    spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, protocol::max_batch));
+    spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, model::max_batch));
     for (const auto& n : config.neurons) spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
     spec.in_begin.assign(spec.neurons.size() + 1, 0);  // every row empty: the engine builds them from the share
     for (const auto& d : config.dense) {
@@ -72,11 +72,11 @@ engine_spec from_node_config(const protocol::node_config& config) {
     return spec;
 }
 
-engine make_node_engine(const protocol::node_config& config, const std::string& device) {
+engine make_node_engine(const model::node_config& config, const std::string& device) {
     auto spec = from_node_config(config);
     spec.device = device;
     if (!config.share) return engine(spec);
-    protocol::check_network(*config.share);
+    model::check_network(*config.share);
     return engine(spec, *config.share);
 }
 

@@ -41,12 +41,12 @@ int substeps_of(double dt, double longest_ms) {
     return std::max(1, static_cast<int>(std::ceil(dt / longest_ms - 1e-9)));
 }
 
-model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) {
+model_coefficients coefficients_of(const model::neuron_params& p, double dt) {
     model_coefficients c;
     c.model = p.model;
     c.bias = static_cast<float>(p.bias);
     c.threshold = static_cast<float>(p.threshold);
-    if (p.model == protocol::neuron_model::lif) {
+    if (p.model == model::neuron_model::lif) {
         c.v_rest = static_cast<float>(p.v_rest);
         c.v_reset = static_cast<float>(p.v_reset);
         c.v_th = static_cast<float>(p.v_th);
@@ -56,7 +56,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.c_e = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_e));
         c.c_i = static_cast<float>(current_gain(p.dt, p.tau_m, p.tau_i));
         c.hold = static_cast<float>(std::max(p.refractory - 1, 0));
-    } else if (p.model == protocol::neuron_model::izhikevich) {
+    } else if (p.model == model::neuron_model::izhikevich) {
         const auto& z = p.izhikevich;
         c.h = static_cast<float>(dt);
         c.ha = static_cast<float>(dt * z.a);
@@ -67,7 +67,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.v_reset = static_cast<float>(z.c);
         c.i_e = static_cast<float>(p.iaf.i_e);
         c.published = !z.consistent_integration;
-    } else if (protocol::has_conductances(p.model)) {
+    } else if (model::has_conductances(p.model)) {
         const auto& n = p.iaf;
         auto& k = c.cond;
         k.g_l = n.g_l;
@@ -80,19 +80,19 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         k.i_e = n.i_e;
         k.v_th = n.v_th;
         k.v_reset = n.v_reset;
-        k.substeps = protocol::is_hh(p.model) ? 1 : substeps_of(dt, max_cond_substep_ms);
+        k.substeps = model::is_hh(p.model) ? 1 : substeps_of(dt, max_cond_substep_ms);
         k.sub_h = dt / k.substeps;
         k.jump_ex = std::exp(1.0) / n.tau_syn_ex;
         k.jump_in = std::exp(1.0) / n.tau_syn_in;
         c.theta = static_cast<float>(n.v_th);
         c.v_reset = static_cast<float>(n.v_reset);
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
-        if (protocol::is_hh(p.model)) {
+        if (model::is_hh(p.model)) {
             const auto& x = p.hh;
             c.hh = {x.g_na, x.g_k, x.e_na, x.e_k, x.v_t, hh_rtol, hh_atol, hh_atol_g_ns, hh_atol_m, hh_first_mv, k.sub_h / 4096};
             c.theta = static_cast<float>(x.v_t + 30);
         }
-        if (protocol::is_adex(p.model)) {
+        if (model::is_adex(p.model)) {
             const auto& x = p.adex;
             auto& z = c.adex;
             z.a = x.a;
@@ -104,7 +104,7 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
             z.stiff_ms = 0.25 * n.c_m / n.g_l;
             z.shortest_ms = k.sub_h / 1024;
         }
-    } else if (protocol::is_psc(p.model)) {
+    } else if (model::is_psc(p.model)) {
         const auto& n = p.iaf;
         c.e_l = static_cast<float>(n.e_l);
         c.theta = static_cast<float>(n.v_th - n.e_l);
@@ -113,13 +113,13 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
         c.refractory_ticks = static_cast<float>(std::llround(n.t_ref / dt));
         c.a_m = static_cast<float>(std::exp(-dt / n.tau_m));
         c.p20 = static_cast<float>(-n.tau_m / n.c_m * std::expm1(-dt / n.tau_m));
-        if (protocol::has_synaptic_currents(p.model)) {
+        if (model::has_synaptic_currents(p.model)) {
             c.a_e = static_cast<float>(std::exp(-dt / n.tau_syn_ex));
             c.a_i = static_cast<float>(std::exp(-dt / n.tau_syn_in));
             c.c_e = static_cast<float>(psc_gain(dt, n.c_m, n.tau_m, n.tau_syn_ex));
             c.c_i = static_cast<float>(psc_gain(dt, n.c_m, n.tau_m, n.tau_syn_in));
         }
-        if (p.model == protocol::neuron_model::iaf_psc_alpha) {
+        if (p.model == model::neuron_model::iaf_psc_alpha) {
             c.d_e = static_cast<float>(alpha_gain(dt, n.c_m, n.tau_m, n.tau_syn_ex));
             c.d_i = static_cast<float>(alpha_gain(dt, n.c_m, n.tau_m, n.tau_syn_in));
             c.q_e = static_cast<float>(dt * std::exp(-dt / n.tau_syn_ex));
@@ -132,12 +132,12 @@ model_coefficients coefficients_of(const protocol::neuron_params& p, double dt) 
     return c;
 }
 
-model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index) {
+model_state initial_state(const model::neuron_params& p, std::uint64_t seed, std::int64_t index) {
     model_state s;
-    if (!protocol::is_spiking(p.model)) return s;
+    if (!model::is_spiking(p.model)) return s;
     // NEST's izhikevich starts at V_m = -65 mV, U_m = 0 (u-init; kept in ge).
-    const double rest = p.model == protocol::neuron_model::lif          ? p.v_rest
-                        : p.model == protocol::neuron_model::izhikevich ? -65.0
+    const double rest = p.model == model::neuron_model::lif          ? p.v_rest
+                        : p.model == model::neuron_model::izhikevich ? -65.0
                                                                         : p.iaf.e_l;
     double v = p.v_init.value_or(rest);
     // Keyed by (seed, index): the same initial value wherever the neuron runs.
@@ -145,8 +145,8 @@ model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, 
     if (p.v_init && p.v_init_max) v = *p.v_init + (*p.v_init_max - *p.v_init) * draws.uniform();
     if (p.v_init_std) v += *p.v_init_std * draws.normal();
     s.v = static_cast<float>(v);
-    if (p.model == protocol::neuron_model::izhikevich) s.ge = static_cast<float>(p.u_init.value_or(0.0));
-    if (protocol::is_hh(p.model)) {
+    if (p.model == model::neuron_model::izhikevich) s.ge = static_cast<float>(p.u_init.value_or(0.0));
+    if (model::is_hh(p.model)) {
         // The gates at rest, as NEST's hh_cond_exp_traub sets them: its State_ evaluates the
         // rates at V_m itself, not at V_m - V_T as the dynamics do.
         const auto r = hh_rates_at(v);
@@ -217,31 +217,31 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out) {
     const model_coefficients k = c;  // a copy: the stores below cannot change it
     switch (k.model) {
-    case protocol::neuron_model::iaf_psc_exp:
+    case model::neuron_model::iaf_psc_exp:
         return step_each<step_iaf_psc_exp>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                            poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::iaf_psc_alpha:
+    case model::neuron_model::iaf_psc_alpha:
         return step_each<step_iaf_psc_alpha>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                              inhibitory, poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::iaf_psc_delta:
+    case model::neuron_model::iaf_psc_delta:
         return step_each<step_iaf_psc_delta>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::iaf_cond_alpha:
+    case model::neuron_model::iaf_cond_alpha:
         return step_each<step_iaf_cond_alpha>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                               inhibitory, poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::aeif_cond_alpha:
+    case model::neuron_model::aeif_cond_alpha:
         return step_each<step_aeif_cond_alpha>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                                inhibitory, poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::hh_cond_exp_traub:
+    case model::neuron_model::hh_cond_exp_traub:
         return step_each<step_hh_cond_exp_traub>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                                  inhibitory, poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::aeif_cond_exp:
+    case model::neuron_model::aeif_cond_exp:
         return step_each<step_aeif_cond_exp>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                              poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::iaf_cond_exp:
+    case model::neuron_model::iaf_cond_exp:
         return step_each<step_iaf_cond_exp>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory, inhibitory,
                                             poisson_excitatory, poisson_inhibitory, out);
-    case protocol::neuron_model::izhikevich:
+    case model::neuron_model::izhikevich:
         if (k.published)
             return step_each<step_izhikevich_published>(k, first, last, v, ge, gi, xe, xi, extra, refractory_left, ext, excitatory,
                                                         inhibitory, poisson_excitatory, poisson_inhibitory, out);
@@ -256,26 +256,26 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
 std::vector<float> variables_of(const model_coefficients& c, const model_state& s) {
     const auto refractory = static_cast<float>(s.refractory_left);
     switch (c.model) {
-    case protocol::neuron_model::lif:
-    case protocol::neuron_model::iaf_cond_exp:
-    case protocol::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
-    case protocol::neuron_model::iaf_cond_alpha:
-    case protocol::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
-    case protocol::neuron_model::aeif_cond_exp: return {s.v, s.ge, s.gi, s.xe, refractory};
-    case protocol::neuron_model::aeif_cond_alpha: return {s.v, s.ge, s.gi, s.extra, s.xe, s.xi, refractory};
-    case protocol::neuron_model::hh_cond_exp_traub: return {s.v, s.ge, s.gi, s.xe, s.xi, s.extra, refractory};
-    case protocol::neuron_model::iaf_psc_delta: return {s.v, refractory};
-    case protocol::neuron_model::izhikevich: return {s.v, s.ge};
+    case model::neuron_model::lif:
+    case model::neuron_model::iaf_cond_exp:
+    case model::neuron_model::iaf_psc_exp: return {s.v, s.ge, s.gi, refractory};
+    case model::neuron_model::iaf_cond_alpha:
+    case model::neuron_model::iaf_psc_alpha: return {s.v, s.ge, s.gi, s.xe, s.xi, refractory};
+    case model::neuron_model::aeif_cond_exp: return {s.v, s.ge, s.gi, s.xe, refractory};
+    case model::neuron_model::aeif_cond_alpha: return {s.v, s.ge, s.gi, s.extra, s.xe, s.xi, refractory};
+    case model::neuron_model::hh_cond_exp_traub: return {s.v, s.ge, s.gi, s.xe, s.xi, s.extra, refractory};
+    case model::neuron_model::iaf_psc_delta: return {s.v, refractory};
+    case model::neuron_model::izhikevich: return {s.v, s.ge};
     default: return {};
     }
 }
 
 model_state state_from(const model_coefficients& c, const std::vector<float>& variables) {
-    const auto& names = protocol::state_variable_names(c.model);
+    const auto& names = model::state_variable_names(c.model);
     if (variables.size() != names.size()) {
         std::string list;
         for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-        throw usage_error(std::string("a ") + protocol::to_string(c.model) + " neuron's state has " +
+        throw usage_error(std::string("a ") + model::to_string(c.model) + " neuron's state has " +
                           std::to_string(names.size()) + " variables" + (list.empty() ? "" : " (" + list + ")") + ", not " +
                           std::to_string(variables.size()));
     }
@@ -283,22 +283,22 @@ model_state state_from(const model_coefficients& c, const std::vector<float>& va
     if (names.empty()) return s;
     s.v = variables.front();
     if (names.back() == "refractory") s.refractory_left = static_cast<std::int32_t>(variables.back());
-    if (c.model == protocol::neuron_model::izhikevich) s.ge = variables[1];
+    if (c.model == model::neuron_model::izhikevich) s.ge = variables[1];
     if (names.size() >= 4) {
         s.ge = variables[1];
         s.gi = variables[2];
     }
-    if (c.model == protocol::neuron_model::aeif_cond_exp) s.xe = variables[3];
+    if (c.model == model::neuron_model::aeif_cond_exp) s.xe = variables[3];
     if (names.size() == 6) {
         s.xe = variables[3];
         s.xi = variables[4];
     }
-    if (c.model == protocol::neuron_model::aeif_cond_alpha) {
+    if (c.model == model::neuron_model::aeif_cond_alpha) {
         s.extra = variables[3];
         s.xe = variables[4];
         s.xi = variables[5];
     }
-    if (c.model == protocol::neuron_model::hh_cond_exp_traub) {
+    if (c.model == model::neuron_model::hh_cond_exp_traub) {
         s.xe = variables[3];
         s.xi = variables[4];
         s.extra = variables[5];

@@ -1,7 +1,7 @@
 #pragma once
 // Neuron models (private to dnnc_sim). All arithmetic is float32 so that every engine, on
 // any node, computes the same bits for the same inputs.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@ namespace dnnc::sim {
 
 // Per-neuron constants, precomputed once from the parameters.
 struct model_coefficients {
-    protocol::neuron_model model = protocol::neuron_model::linear;
+    model::neuron_model model = model::neuron_model::linear;
     float bias = 0, threshold = 0;
     // lif: exact integration over one tick of
     //   dv/dt = (ge + gi - (v - v_rest)) / tau_m,  dge/dt = -ge / tau_e,  dgi/dt = -gi / tau_i
@@ -79,33 +79,33 @@ constexpr double hh_rtol = 3e-10, hh_atol = 1e-12, hh_atol_g_ns = 1e-8, hh_atol_
 int substeps_of(double dt, double longest_ms);
 
 // `dt`: the network's tick in ms, the integration step of NEST's models (lif has its own).
-model_coefficients coefficients_of(const protocol::neuron_params& p, double dt);
+model_coefficients coefficients_of(const model::neuron_params& p, double dt);
 // Initial state; for a spiking model v from v-init (default v-rest for lif, E_L for NEST's
 // models), uniform in [v-init, v-init-max) or normal (v-init, v-init-std), drawn from
 // (seed, index), so it does not depend on the partition.
-model_state initial_state(const protocol::neuron_params& p, std::uint64_t seed, std::int64_t index);
+model_state initial_state(const model::neuron_params& p, std::uint64_t seed, std::int64_t index);
 
 // linear, step, sigmoid, tanh, relu: y = f(u); a spike source puts out its external input,
 // the count of its spikes listed for the tick (nothing else feeds it). Inline: the engine
 // calls it per neuron per tick.
 inline float step_rate(const model_coefficients& c, float u) {
     switch (c.model) {
-    case protocol::neuron_model::linear:
-    case protocol::neuron_model::spike_source: return u;
-    case protocol::neuron_model::step: return u >= c.threshold ? 1.0f : 0.0f;
-    case protocol::neuron_model::sigmoid: return 1.0f / (1.0f + std::exp(-u));
-    case protocol::neuron_model::tanh: return std::tanh(u);
-    case protocol::neuron_model::relu: return u > 0.0f ? u : 0.0f;
-    case protocol::neuron_model::lif:
-    case protocol::neuron_model::iaf_psc_exp:
-    case protocol::neuron_model::iaf_psc_alpha:
-    case protocol::neuron_model::iaf_psc_delta:
-    case protocol::neuron_model::izhikevich:
-    case protocol::neuron_model::iaf_cond_exp:
-    case protocol::neuron_model::iaf_cond_alpha:
-    case protocol::neuron_model::aeif_cond_exp:
-    case protocol::neuron_model::aeif_cond_alpha:
-    case protocol::neuron_model::hh_cond_exp_traub: break;
+    case model::neuron_model::linear:
+    case model::neuron_model::spike_source: return u;
+    case model::neuron_model::step: return u >= c.threshold ? 1.0f : 0.0f;
+    case model::neuron_model::sigmoid: return 1.0f / (1.0f + std::exp(-u));
+    case model::neuron_model::tanh: return std::tanh(u);
+    case model::neuron_model::relu: return u > 0.0f ? u : 0.0f;
+    case model::neuron_model::lif:
+    case model::neuron_model::iaf_psc_exp:
+    case model::neuron_model::iaf_psc_alpha:
+    case model::neuron_model::iaf_psc_delta:
+    case model::neuron_model::izhikevich:
+    case model::neuron_model::iaf_cond_exp:
+    case model::neuron_model::iaf_cond_alpha:
+    case model::neuron_model::aeif_cond_exp:
+    case model::neuron_model::aeif_cond_alpha:
+    case model::neuron_model::hh_cond_exp_traub: break;
     }
     return 0.0f;
 }
@@ -617,27 +617,27 @@ inline float step_hh_cond_exp_traub(const model_coefficients& c, float& v, float
     return spike ? 1.0f : 0.0f;
 }
 
-// One tick of the spiking model c.model (protocol::is_spiking).
+// One tick of the spiking model c.model (model::is_spiking).
 inline float step_spiking(const model_coefficients& c, float& v, float& ge, float& gi, float& xe, float& xi,
                           float& extra, float& refractory_left, float input, float excitatory, float inhibitory) {
     switch (c.model) {
-    case protocol::neuron_model::iaf_psc_exp:
+    case model::neuron_model::iaf_psc_exp:
         return step_iaf_psc_exp(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::iaf_psc_alpha:
+    case model::neuron_model::iaf_psc_alpha:
         return step_iaf_psc_alpha(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::iaf_psc_delta:
+    case model::neuron_model::iaf_psc_delta:
         return step_iaf_psc_delta(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::iaf_cond_exp:
+    case model::neuron_model::iaf_cond_exp:
         return step_iaf_cond_exp(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::iaf_cond_alpha:
+    case model::neuron_model::iaf_cond_alpha:
         return step_iaf_cond_alpha(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::aeif_cond_exp:
+    case model::neuron_model::aeif_cond_exp:
         return step_aeif_cond_exp(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::aeif_cond_alpha:
+    case model::neuron_model::aeif_cond_alpha:
         return step_aeif_cond_alpha(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::hh_cond_exp_traub:
+    case model::neuron_model::hh_cond_exp_traub:
         return step_hh_cond_exp_traub(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
-    case protocol::neuron_model::izhikevich:
+    case model::neuron_model::izhikevich:
         return c.published ? step_izhikevich_published(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory)
                            : step_izhikevich(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
     default: return step_lif(c, v, ge, gi, xe, xi, extra, refractory_left, input, excitatory, inhibitory);
@@ -657,7 +657,7 @@ void step_spiking_run(const model_coefficients& c, std::size_t first, std::size_
                       const float* __restrict ext, float* __restrict excitatory, float* __restrict inhibitory,
                       float* __restrict poisson_excitatory, float* __restrict poisson_inhibitory, float* __restrict out);
 
-// Snapshot form of a state (protocol::state_variable_names): lif [v, ge, gi, refractory ticks
+// Snapshot form of a state (model::state_variable_names): lif [v, ge, gi, refractory ticks
 // left]; iaf_psc_exp [V_m, i_syn_ex, i_syn_in, refractory ticks left]; iaf_psc_alpha [V_m,
 // i_syn_ex, i_syn_in, di_syn_ex, di_syn_in, refractory ticks left]; iaf_psc_delta [V_m,
 // refractory ticks left]; izhikevich [V_m, U_m]; iaf_cond_exp [V_m, g_ex, g_in, refractory

@@ -24,7 +24,7 @@ struct neuron_sums {
 };
 
 // Do neurons of these parameters step alike? Initial values (v-init given per member) aside.
-inline bool same_dynamics(const protocol::neuron_params& a, protocol::neuron_params b) {
+inline bool same_dynamics(const model::neuron_params& a, model::neuron_params b) {
     b.v_init = a.v_init;
     b.v_init_max = a.v_init_max;
     b.v_init_std = a.v_init_std;
@@ -68,7 +68,7 @@ public:
     };
     const std::vector<run>& runs() const { return runs_; }
     const model_coefficients& coefficients(std::size_t neuron) const { return table_[coefficient_of_[neuron]]; }
-    bool is_spiking(std::size_t neuron) const { return protocol::is_spiking(coefficients(neuron).model); }
+    bool is_spiking(std::size_t neuron) const { return model::is_spiking(coefficients(neuron).model); }
 
     // Steps neurons [begin, end), every lane, from the sums in sums.u (rate models) or
     // sums.excitatory and sums.inhibitory (spiking models): one loop per run of neurons that
@@ -81,7 +81,7 @@ public:
         for (; r != runs_.end() && r->begin < end; ++r) {
             const std::size_t first = std::max(begin, r->begin) * batch_, last = std::min(end, r->end) * batch_;
             const auto& c = coefficients(std::max(begin, r->begin));
-            if (protocol::is_spiking(c.model))
+            if (model::is_spiking(c.model))
                 step_spiking_run(c, first, last, state_.v.data(), state_.ge.data(), state_.gi.data(), state_.xe.data(),
                                  state_.xi.data(), state_.extra.data(), state_.refractory_left.data(), ext, sums.excitatory.data(), sums.inhibitory.data(), poisson_e,
                                  poisson_i, out);

@@ -1,13 +1,13 @@
 #include "dnnc/sim/engine.hpp"
 
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 
 #include <algorithm>
 #include <map>
 
 namespace dnnc::sim {
 
-std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
+std::vector<engine_spec> partition_specs(const model::expanded_network& net,
                                          const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
                                          const std::vector<std::string>& node_ids, with_synapses synapses) {
     if (node_of_neuron.size() != net.neuron_count()) throw usage_error("partition_specs: one node per neuron is needed");
@@ -16,7 +16,7 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
     std::vector<engine_spec> specs(nodes);
     for (auto& s : specs) {
         s.in_begin.push_back(0);
-        s.history = protocol::longest_delay(net);
+        s.history = model::longest_delay(net);
         s.dt = net.dt;
         s.generators = net.drive;
         s.structure = net.structure;
@@ -25,12 +25,12 @@ std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
     // is added the first time node `to` is seen to read it.
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<global_index>> flows;
     std::vector<std::vector<bool>> reads(nodes, std::vector<bool>(net.neuron_count(), false));
-    auto flow = [&](protocol::neuron_index source, std::uint32_t to) {
+    auto flow = [&](model::neuron_index source, std::uint32_t to) {
         if (reads[to][source]) return;
         reads[to][source] = true;
         flows[{node_of_neuron[source], to}].push_back(source);
     };
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+    for (model::neuron_index i = 0; i < net.neuron_count(); ++i) {
         const auto here = node_of_neuron[i];
         if (here >= nodes) throw usage_error("partition_specs: neuron " + std::to_string(i) + " is on no node");
         auto& s = specs[here];

@@ -1,7 +1,7 @@
 #include "plasticity.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/model/resolve.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -138,7 +138,7 @@ plasticity::plasticity(synapse_store& store, fan_out_index& fan_out, const slot_
         if (!rules_[m].rule) continue;
         const auto& sources = store.sources_of(m);
         for (std::size_t k = 0; k < local; ++k)
-            if (protocol::holds(sources, static_cast<std::uint64_t>(neurons[k].index)))
+            if (model::holds(sources, static_cast<std::uint64_t>(neurons[k].index)))
                 log_of(source_log_[rules_[m].source_log_kind], static_cast<std::uint32_t>(k), rules_[m].rule->source_trace_tau(), false);
     }
     for (std::size_t m = 0; m < rules_.size(); ++m) {
@@ -459,7 +459,7 @@ void plasticity::take_batch(tick_t t, const source_batch& batch, event_batch& b)
     for (auto w = batch.first; w < batch.last; w += 3) fan_out.set_weight(base + w, weights[block[w]]);
 }
 
-void plasticity::check_model(std::size_t m, const protocol::resolved_synapse_model& model) const {
+void plasticity::check_model(std::size_t m, const model::resolved_synapse_model& model) const {
     const auto& entry = rules_.at(m);
     if (!entry.rule) return;
     const auto fresh = make_synapse_rule(model);
@@ -467,7 +467,7 @@ void plasticity::check_model(std::size_t m, const protocol::resolved_synapse_mod
         throw usage_error(std::string("new parameters of ") + model.info->name + " '" + model.id + "' would time its traces differently");
 }
 
-void plasticity::set_model(std::size_t m, const protocol::resolved_synapse_model& model) {
+void plasticity::set_model(std::size_t m, const model::resolved_synapse_model& model) {
     auto& entry = rules_.at(m);
     if (!entry.rule) return;
     auto fresh = make_synapse_rule(model);
@@ -513,10 +513,10 @@ std::vector<synapse_weight> plasticity::weights(std::uint64_t from, std::uint64_
     return out;
 }
 
-void plasticity::capture(std::uint32_t k, std::vector<protocol::spike_trace>& traces, std::vector<float>& synapses) const {
+void plasticity::capture(std::uint32_t k, std::vector<model::spike_trace>& traces, std::vector<float>& synapses) const {
     for (const auto log : logs_of_slot_[k]) {
         const auto& l = logs_[log];
-        protocol::spike_trace t{l.tau, l.by_inverse, {}, {}};
+        model::spike_trace t{l.tau, l.by_inverse, {}, {}};
         if (l.before.first >= 0) {
             t.ticks.push_back(l.before.first);
             t.values.push_back(l.before.second);
@@ -544,7 +544,7 @@ void plasticity::restore(std::uint32_t slot, const neuron_state& state, tick_t n
     for (const auto log : logs_of_slot_[slot]) {
         auto& l = logs_[log];
         const auto t = std::find_if(state.traces.begin(), state.traces.end(),
-                                    [&](const protocol::spike_trace& x) { return x.tau == l.tau && x.post == l.by_inverse; });
+                                    [&](const model::spike_trace& x) { return x.tau == l.tau && x.post == l.by_inverse; });
         if (t == state.traces.end())
             throw usage_error(who + " lacks its " + (l.by_inverse ? std::string("post-synaptic trace") : "trace of tau " + std::to_string(l.tau) + " ms") +
                               " (the snapshot's synapse state does not match its network)");

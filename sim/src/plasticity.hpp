@@ -75,8 +75,8 @@ public:
     // Rule m (a class of the store) takes the parameters of `model`, its synapses' state as it
     // is: between two ticks. check_model throws usage_error, changing nothing, when they would
     // time the traces differently (protocol::check_update refuses such an update first).
-    void check_model(std::size_t m, const protocol::resolved_synapse_model& model) const;
-    void set_model(std::size_t m, const protocol::resolved_synapse_model& model);
+    void check_model(std::size_t m, const model::resolved_synapse_model& model) const;
+    void set_model(std::size_t m, const model::resolved_synapse_model& model);
 
     // The weight a user reads for synapse s of class `cls` (its rule's view of the stored weight).
     float weight(std::uint8_t cls, std::uint64_t s) const;
@@ -87,7 +87,7 @@ public:
     // Snapshots, between tick next - 1 and tick next. Local neuron k's traces (its logs,
     // complete through tick next - 2: update(next) takes tick next - 1) and its plastic
     // synapses' state.
-    void capture(std::uint32_t k, std::vector<protocol::spike_trace>& traces, std::vector<float>& synapses) const;
+    void capture(std::uint32_t k, std::vector<model::spike_trace>& traces, std::vector<float>& synapses) const;
     // Slot `slot`'s logs from `state` (taken on its own node), less the spikes update() has
     // yet to take here; a local neuron's synapses too. Then restored(next) lists the recent
     // spikes as update() would have. Throw usage_error when the state does not fit.

@@ -7,16 +7,16 @@
 
 namespace dnnc::sim {
 
-void build_from_share(synapse_store& store, const protocol::network& share, const std::vector<neuron_spec>& neurons,
+void build_from_share(synapse_store& store, const model::network& share, const std::vector<neuron_spec>& neurons,
                       const slot_layout& slots, const std::string& node) {
     for (const auto& n : neurons)
-        if (n.index < 0 || n.index > std::numeric_limits<protocol::neuron_index>::max())
+        if (n.index < 0 || n.index > std::numeric_limits<model::neuron_index>::max())
             throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
-    std::vector<protocol::neuron_index> targets;
+    std::vector<model::neuron_index> targets;
     targets.reserve(neurons.size());
-    for (const auto& n : neurons) targets.push_back(static_cast<protocol::neuron_index>(n.index));
+    for (const auto& n : neurons) targets.push_back(static_cast<model::neuron_index>(n.index));
     // Only this node's rows are drawn (fixed-outdegree rows come from every source's draws).
-    const protocol::synapse_rows rows(share, std::move(targets));
+    const model::synapse_rows rows(share, std::move(targets));
     for (std::size_t e = 0; e < rows.element_count(); ++e)
         if (rows.is_dense(e))
             throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));

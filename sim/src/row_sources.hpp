@@ -8,7 +8,7 @@
 //   plastic connection element), whose synapses all keep their own weight and delay;
 //   models() then lists them.
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/sim/engine.hpp"
 
 #include <cstdint>
@@ -61,16 +61,16 @@ public:
     const std::vector<weight_delay>& classes() const { return classes_; }
     bool varies() const { return varies_; }
     bool by_model() const { return false; }  // listed synapses are static
-    const std::vector<protocol::resolved_synapse_model>& models() const {
-        static const std::vector<protocol::resolved_synapse_model> none;
+    const std::vector<model::resolved_synapse_model>& models() const {
+        static const std::vector<model::resolved_synapse_model> none;
         return none;
     }
     const std::vector<std::size_t>& plastic_elements() const {
         static const std::vector<std::size_t> none;
         return none;
     }
-    const std::vector<std::vector<protocol::member_extent>>& plastic_sources() const {
-        static const std::vector<std::vector<protocol::member_extent>> none;
+    const std::vector<std::vector<model::member_extent>>& plastic_sources() const {
+        static const std::vector<std::vector<model::member_extent>> none;
         return none;
     }
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
@@ -98,7 +98,7 @@ private:
 // (weight, delay) of the connection elements, or per synapse model when one is plastic.
 class share_rows {
 public:
-    share_rows(const protocol::synapse_rows& rows, const std::vector<neuron_spec>& neurons)
+    share_rows(const model::synapse_rows& rows, const std::vector<neuron_spec>& neurons)
         : rows_(rows), neurons_(neurons), by_model_(rows.synapse_models().size() > 1) {
         std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> index;
         class_of_.assign(rows.element_count(), 0);
@@ -132,10 +132,10 @@ public:
     bool by_model() const { return by_model_; }
     // by_model(): each class's synapse model (static_synapse first), and the connection
     // element of each class after the first.
-    const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
+    const std::vector<model::resolved_synapse_model>& models() const { return models_; }
     const std::vector<std::size_t>& plastic_elements() const { return elements_; }
     // Their source neurons: the extents of each one's source group.
-    const std::vector<std::vector<protocol::member_extent>>& plastic_sources() const { return sources_; }
+    const std::vector<std::vector<model::member_extent>>& plastic_sources() const { return sources_; }
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
         std::uint64_t synapses = 0, runs = 0;
         std::uint32_t last = ~std::uint32_t{0};
@@ -148,19 +148,19 @@ public:
     }
     template <class F>
     void fill(std::size_t k, F&& f) const {
-        rows_.for_each(target(k), [&](protocol::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
+        rows_.for_each(target(k), [&](model::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
             f(static_cast<global_index>(source), class_of_[e], weight, delay);
         });
     }
 
 private:
-    protocol::neuron_index target(std::size_t k) const { return static_cast<protocol::neuron_index>(neurons_[k].index); }
-    const protocol::synapse_rows& rows_;
+    model::neuron_index target(std::size_t k) const { return static_cast<model::neuron_index>(neurons_[k].index); }
+    const model::synapse_rows& rows_;
     const std::vector<neuron_spec>& neurons_;
     bool by_model_;
-    std::vector<protocol::resolved_synapse_model> models_;
+    std::vector<model::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
-    std::vector<std::vector<protocol::member_extent>> sources_;
+    std::vector<std::vector<model::member_extent>> sources_;
     std::vector<std::uint32_t> class_of_;  // per connection element
     std::vector<weight_delay> classes_;
     bool varies_ = false;
@@ -169,7 +169,7 @@ private:
 // The rows of `neurons` drawn from `share` into `store` (sources found in `slots`): a node's
 // engine, or its new weights and delays (engine::set_synapses). protocol_error for a neuron
 // outside the share or a share with dense projections.
-void build_from_share(synapse_store& store, const protocol::network& share, const std::vector<neuron_spec>& neurons,
+void build_from_share(synapse_store& store, const model::network& share, const std::vector<neuron_spec>& neurons,
                       const slot_layout& slots, const std::string& node);
 
 }  // namespace dnnc::sim

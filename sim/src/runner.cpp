@@ -18,7 +18,7 @@ runner::runner(engine& e, transport& t, runner_options options, tick_observer ob
       completed_(e.next_tick() - 1),
       read_through_(e.next_tick() - 1) {
     for (const auto& n : e.spec().neurons) window_ms_ = std::max(window_ms_, n.window_ms);
-    if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
+    if (options_.sync == model::sync_mode::lockstep) lag_ = std::max<tick_t>(1, e.remote_delay());
     stats_.sent_to.assign(pending_.size(), 0);
     stats_.late_from.assign(pending_.size(), 0);
     stats_.missing_from.assign(pending_.size(), 0);
@@ -138,7 +138,7 @@ void runner::modify_paused(const std::function<void(engine&)>& modify) {
         // New delays may have shortened the engine's remote delay: from the next tick on it
         // reads the packets in flight sooner (a lag never grows: it would wait for packets
         // the engine has read).
-        if (options_.sync == protocol::sync_mode::lockstep) lag_ = std::min(lag_, std::max<tick_t>(1, engine_.remote_delay()));
+        if (options_.sync == model::sync_mode::lockstep) lag_ = std::min(lag_, std::max<tick_t>(1, engine_.remote_delay()));
     });
 }
 
@@ -158,7 +158,7 @@ void runner::wait_for_inputs(std::unique_lock<std::mutex>& lock, tick_t t) {
             return true;
         });
     };
-    const bool lockstep = options_.sync == protocol::sync_mode::lockstep;
+    const bool lockstep = options_.sync == model::sync_mode::lockstep;
     const auto began = clock_type::now();
     const auto window = std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double, std::milli>(window_ms_));
     // Window mode waits from the first packet of t - lag_ (or from now) until the window closes.
@@ -242,7 +242,7 @@ bool runner::step_once(std::unique_lock<std::mutex>& lock) {
     for (std::size_t peer = 0; peer < pending_.size(); ++peer) {
         packet& out = outgoing_[peer];
         out.tick = t;
-        out.dense = options_.send == protocol::send_mode::always;
+        out.dense = options_.send == model::send_mode::always;
         if (out.dense)
             engine_.outgoing(peer, out.values);
         else

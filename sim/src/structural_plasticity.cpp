@@ -34,7 +34,7 @@ std::vector<T> draw(std::vector<T> items, std::size_t n, splitmix64& rng) {
 }
 }  // namespace
 
-structural_plasticity::structural_plasticity(const protocol::resolved_structure& structure, const slot_layout& slots,
+structural_plasticity::structural_plasticity(const model::resolved_structure& structure, const slot_layout& slots,
                                              const std::string& node)
     : structure_(structure), local_(slots.local()), lag_(structure.shortest_delay()) {
     const auto kinds = structure_.element_names.size();
@@ -107,7 +107,7 @@ void structural_plasticity::bring_up_to_date(member& m, tick_t t) {
     const auto& group = structure_.groups[m.group];
     const double h = structure_.dt, tau = group.tau_ca;
     for (const auto& f : families_[m.group]) {
-        const double sum = protocol::gaussian_growth_sum(group.curves[f.positions.front()], m.ca, steps, h, tau);
+        const double sum = model::gaussian_growth_sum(group.curves[f.positions.front()], m.ca, steps, h, tau);
         for (const auto p : f.positions) {
             double& z = z_[m.elements + p];
             z = std::max(z + h * group.curves[p].growth_rate * sum, 0.0);

@@ -22,7 +22,7 @@
 #include "neurons.hpp"
 #include "slots.hpp"
 
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/structure.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -33,7 +33,7 @@ class structural_plasticity {
 public:
     // `slots` must give every member of every group a slot (local or received); else
     // protocol_error naming `node`.
-    structural_plasticity(const protocol::resolved_structure& structure, const slot_layout& slots, const std::string& node);
+    structural_plasticity(const model::resolved_structure& structure, const slot_layout& slots, const std::string& node);
 
     // The ticks between an output and the moment it counts (see above).
     tick_t lag() const { return lag_; }
@@ -140,7 +140,7 @@ private:
     void remove(std::size_t position, tick_t t, std::vector<structure_record>& records);
     void create(std::uint32_t pre, std::uint32_t post, std::uint32_t pairing, tick_t t, std::vector<structure_record>& records);
 
-    protocol::resolved_structure structure_;
+    model::resolved_structure structure_;
     std::vector<std::vector<curve_family>> families_;  // per group
     std::vector<std::vector<std::int32_t>> position_of_kind_;  // per group, per kind: its position or -1
     std::vector<member> members_;  // ascending by index

@@ -19,8 +19,8 @@
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/uninitialized.hpp"
-#include "dnnc/protocol/resolve.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -80,11 +80,11 @@ public:
     const std::vector<synapse_class>& classes() const { return classes_; }
     // The synapse models of the classes (empty: all static), and the connection element of
     // each class after the first (which holds the static synapses).
-    const std::vector<protocol::resolved_synapse_model>& models() const { return models_; }
+    const std::vector<model::resolved_synapse_model>& models() const { return models_; }
     std::size_t element_of(std::size_t cls) const { return elements_[cls - 1]; }
     // The source neurons of that element, its source group's extents: every neuron any
     // node's synapses of the class may read.
-    const std::vector<protocol::member_extent>& sources_of(std::size_t cls) const { return sources_[cls - 1]; }
+    const std::vector<model::member_extent>& sources_of(std::size_t cls) const { return sources_[cls - 1]; }
     std::uint32_t source(std::uint64_t s) const { return in_slot_[s] & slot_mask_; }
     float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
     // The weight of synapse s of a class whose weights vary, which a rule may change.
@@ -207,9 +207,9 @@ private:
     std::vector<std::uint64_t> run_begin_;  // local + 1, into runs_
     std::vector<synapse_run> runs_;
     std::vector<synapse_class> classes_;
-    std::vector<protocol::resolved_synapse_model> models_;
+    std::vector<model::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
-    std::vector<std::vector<protocol::member_extent>> sources_;
+    std::vector<std::vector<model::member_extent>> sources_;
     uninitialized_vector<float> weight_;         // per synapse, for a class whose weights vary
     uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary, unless packed
     std::vector<std::uint16_t> delays_;
@@ -295,8 +295,8 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         models_ = rows.models();
         elements_ = rows.plastic_elements();
         sources_ = rows.plastic_sources();
-        if (models_.size() > protocol::max_plastic_elements + 1)
-            throw usage_error("engine: a node's synapses come from more than " + std::to_string(protocol::max_plastic_elements) +
+        if (models_.size() > model::max_plastic_elements + 1)
+            throw usage_error("engine: a node's synapses come from more than " + std::to_string(model::max_plastic_elements) +
                               " plastic connection elements");
         for (std::size_t m = 0; m < models_.size(); ++m)
             classes_.push_back({0.0f, 0, static_cast<std::uint8_t>(weight_varies | delay_varies | (models_[m].info->plastic ? weight_changes : 0)),

@@ -16,6 +16,7 @@
 
 namespace {
 
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 namespace fs = std::filesystem;
 

@@ -35,9 +35,9 @@ lead_state chain_state() {
 }
 
 // Every config of the tree, by node.
-std::map<std::string, const protocol::node_config*> by_node(const protocol::node_config& root) {
-    std::map<std::string, const protocol::node_config*> configs;
-    std::vector<const protocol::node_config*> stack{&root};
+std::map<std::string, const model::node_config*> by_node(const model::node_config& root) {
+    std::map<std::string, const model::node_config*> configs;
+    std::vector<const model::node_config*> stack{&root};
     while (!stack.empty()) {
         const auto* c = stack.back();
         stack.pop_back();

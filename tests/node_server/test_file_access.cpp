@@ -60,11 +60,11 @@ TEST_CASE("a node without a secret reads only files inside its data folders and 
         }
     }
     // A binary snapshot's embedded network is held to the same folders.
-    protocol::document snapshot = protocol::parse_document(document((data / "in.csv").string()), "f.xml");
-    snapshot.state = protocol::snapshot_state{0, {}, {}};
+    model::document snapshot = protocol::parse_document(document((data / "in.csv").string()), "f.xml");
+    snapshot.state = model::snapshot_state{0, {}, {}};
     for (const auto* id : {"s[0]", "s[1]", "p[0]", "p[1]"}) snapshot.state->neurons.push_back({id, 0, {}, {}, {}, {}, {}, {}});
     snapshot.net->populations[0].spike_file = (outside / "secret.csv").string();
-    const auto bytes = protocol::encode_binary_snapshot(snapshot, protocol::expand_neurons(*snapshot.net));
+    const auto bytes = protocol::encode_binary_snapshot(snapshot, model::expand_neurons(*snapshot.net));
     CHECK_THROWS_WITH(client.call(at, {message_type::submit, 0, 0, bytes}, std::chrono::seconds(20)),
                       Catch::Contains("is not read here") && !Catch::Contains("TOPSECRET"));
     // Inside them, the file is read.

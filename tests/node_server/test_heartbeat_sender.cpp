@@ -21,10 +21,10 @@ namespace {
 const std::string& secret = test::cluster_secret;
 using test::live_node;
 
-protocol::cluster cluster_of(const std::vector<std::uint16_t>& ports) {
-    protocol::cluster c;
+model::cluster cluster_of(const std::vector<std::uint16_t>& ports) {
+    model::cluster c;
     for (std::size_t v = 0; v < ports.size(); ++v) {
-        protocol::cluster_node n;
+        model::cluster_node n;
         n.id = "n" + std::to_string(v);
         n.host = "127.0.0.1";
         n.port = ports[v];

@@ -15,10 +15,10 @@ using namespace dnnc::node_server;
 namespace {
 
 // Group "a" of 10 neurons, all recorded, and group "b" of `others`, of which 200..399 recorded.
-protocol::expanded_network recorded_network(protocol::neuron_index others = 500) {
-    protocol::expanded_network net;
+model::expanded_network recorded_network(model::neuron_index others = 500) {
+    model::expanded_network net;
     for (auto [id, first, size] : {std::tuple{"a", 0u, 10u}, std::tuple{"b", 10u, others}}) {
-        protocol::neuron_group g;
+        model::neuron_group g;
         g.id = id;
         g.first = first;
         g.size = size;
@@ -26,8 +26,8 @@ protocol::expanded_network recorded_network(protocol::neuron_index others = 500)
     }
     net.group_of.assign(10 + others, 1);
     std::fill(net.group_of.begin(), net.group_of.begin() + 10, 0u);
-    for (protocol::neuron_index i = 0; i < 10; ++i) net.recorded.push_back(i);
-    for (protocol::neuron_index i = 210; i < 410; ++i) net.recorded.push_back(i);
+    for (model::neuron_index i = 0; i < 10; ++i) net.recorded.push_back(i);
+    for (model::neuron_index i = 210; i < 410; ++i) net.recorded.push_back(i);
     return net;
 }
 
@@ -46,7 +46,7 @@ TEST_CASE("held spikes sample every k-th recorded neuron of each group for the r
     CHECK(groups[1]["every"] == 4);  // at most raster_per_group = 50 of 200
     CHECK(groups[1]["sampled"] == 50);
     CHECK(groups[1]["sample"][1] == 214);
-    CHECK_FALSE(held_spikes(protocol::expanded_network{}).recording());
+    CHECK_FALSE(held_spikes(model::expanded_network{}).recording());
 }
 
 TEST_CASE("held spikes answer in tick order up to a tick, and forget what a client has") {

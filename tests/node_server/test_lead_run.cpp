@@ -31,7 +31,7 @@ json command(lead_run& run, const json& j) { return run.control(dnnc::protocol::
 class fake_nodes {
 public:
     explicit fake_nodes(const plan::network_plan& plan) : plan_(plan), nodes_(plan.doc.clu->nodes.size()) {
-        std::set<protocol::neuron_index> outputs;
+        std::set<model::neuron_index> outputs;
         for (const auto& o : plan.net.outputs) outputs.insert(o.neurons.begin(), o.neurons.end());
         for (auto i : outputs) nodes_[plan.node_of_neuron[i]].outputs.push_back(i);
         for (std::size_t v = 0; v < nodes_.size(); ++v) hashes.push_back("hash-" + std::to_string(v));
@@ -109,7 +109,7 @@ public:
 
 private:
     struct node {
-        std::vector<protocol::neuron_index> outputs;
+        std::vector<model::neuron_index> outputs;
         std::int64_t granted = -1, completed = -1;
         std::atomic<bool> alive{true};
         bool paused = false;
@@ -155,7 +155,7 @@ private:
 };
 
 // The XOR example, its <run> settings changed by `adjust`.
-plan::network_plan xor_plan(const std::function<void(protocol::run_settings&)>& adjust = {}) {
+plan::network_plan xor_plan(const std::function<void(model::run_settings&)>& adjust = {}) {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml");
     if (adjust) {
         if (!doc.run) doc.run.emplace();
@@ -168,7 +168,7 @@ using test::temp_folder;
 
 // A lead's run of the XOR example over fake nodes.
 struct xor_run {
-    explicit xor_run(std::size_t output_memory = std::size_t{1} << 20, const std::function<void(protocol::run_settings&)>& adjust = {})
+    explicit xor_run(std::size_t output_memory = std::size_t{1} << 20, const std::function<void(model::run_settings&)>& adjust = {})
         : plan(xor_plan(adjust)), run{plan, topo, nodes.links(), nodes.hashes, 0, {output_memory, (state.path / "checkpoints").string()}} {
         nodes.attach(run);
     }
@@ -224,11 +224,11 @@ TEST_CASE("tick counts and input rows beyond their limits are refused and leave 
     xor_run x;
     auto& run = x.run;
     // 2^63 - 1 once made the target wrap below the completed tick: "stepping" for ever.
-    for (const json& ticks : {json(std::numeric_limits<std::int64_t>::max()), json(dnnc::protocol::max_tick_count + 1),
+    for (const json& ticks : {json(std::numeric_limits<std::int64_t>::max()), json(dnnc::model::max_tick_count + 1),
                               json(std::numeric_limits<std::uint64_t>::max()), json(1e30), json(2.5), json(0), json(-1),
                               json("5")})
         CHECK_THROWS_AS(command(run, {{"command", "step"}, {"ticks", ticks}}), usage_error);
-    for (const json& every : {json(-1), json(dnnc::protocol::max_tick_count + 1), json(1e300), json("4")})
+    for (const json& every : {json(-1), json(dnnc::model::max_tick_count + 1), json(1e300), json("4")})
         CHECK_THROWS_AS(command(run, {{"command", "checkpoint"}, {"every", every}}), usage_error);
     CHECK_THROWS_AS(command(run, {{"command", "checkpoint"}, {"every", 4}, {"keep", 0}}), usage_error);
     CHECK_THROWS_AS(command(run, {{"command", "checkpoint"}, {"every", 4}, {"keep", std::int64_t{1} << 40}}), usage_error);
@@ -238,8 +238,8 @@ TEST_CASE("tick counts and input rows beyond their limits are refused and leave 
         CHECK_THROWS_AS(command(run, {{"command", "input"}, {"rows", json::array({row})}}), usage_error);
     CHECK(command(run, {{"command", "progress"}})["state"] != "stepping");
     // The largest step is taken, and the lead can still be frozen.
-    command(run, {{"command", "step"}, {"ticks", dnnc::protocol::max_tick_count}});
-    CHECK(command(run, {{"command", "progress"}})["target"] == dnnc::protocol::max_tick_count - 1);
+    command(run, {{"command", "step"}, {"ticks", dnnc::model::max_tick_count}});
+    CHECK(command(run, {{"command", "progress"}})["target"] == dnnc::model::max_tick_count - 1);
     command(run, {{"command", "freeze"}});
     CHECK(command(run, {{"command", "progress"}})["state"] == "frozen");
 }
@@ -267,7 +267,7 @@ TEST_CASE("a free-running clock stops at one tick for every node on freeze") {
     CHECK(delivered == 2);
     for (std::size_t v = 0; v < 2; ++v)
         for (const auto& r : nodes.inputs(v)) {
-            const auto i = r[0].get<protocol::neuron_index>();
+            const auto i = r[0].get<model::neuron_index>();
             CHECK((i == a || i == b));
             CHECK(plan.node_of_neuron[i] == v);
         }
@@ -469,8 +469,8 @@ TEST_CASE("the raster samples a group's recorded neurons, not its size") {
 }
 
 TEST_CASE("a paced window run keeps its pace without a stopped node, and does not race when it goes on") {
-    xor_run x(std::size_t{1} << 20, [](protocol::run_settings& r) {
-        r.sync = protocol::sync_mode::window;
+    xor_run x(std::size_t{1} << 20, [](model::run_settings& r) {
+        r.sync = model::sync_mode::window;
         r.tick_period_ms = 5;
     });
     auto& nodes = x.nodes;

@@ -9,15 +9,15 @@ using namespace dnnc::node_server;
 
 namespace {
 
-protocol::cluster two_linked() {
-    protocol::cluster c;
+model::cluster two_linked() {
+    model::cluster c;
     c.lead = "a";
     for (const char* id : {"a", "b"}) {
-        protocol::cluster_node n;
+        model::cluster_node n;
         n.id = id;
         c.nodes.push_back(n);
     }
-    protocol::cluster_link l;
+    model::cluster_link l;
     l.from = "a";
     l.to = "b";
     l.bandwidth_bps = 1e9;

@@ -28,7 +28,7 @@ TEST_CASE("loopback hosts are recognised") {
 }
 
 TEST_CASE("local nodes are those on loopback") {
-    protocol::cluster clu;
+    model::cluster clu;
     clu.lead = "a";
     clu.nodes = {{"a", "127.0.0.1", 7000, 1, {}}, {"b", "192.0.2.7", 7001, 1, {}},
                  {"c", "localhost", 7002, 2, {}}};
@@ -40,8 +40,8 @@ TEST_CASE("local nodes are those on loopback") {
 
 namespace {
 
-protocol::cluster loopback_cluster(std::vector<int> ports) {
-    protocol::cluster clu;
+model::cluster loopback_cluster(std::vector<int> ports) {
+    model::cluster clu;
     clu.lead = "n0";
     for (std::size_t i = 0; i < ports.size(); ++i) clu.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", ports[i], 1, {}});
     return clu;

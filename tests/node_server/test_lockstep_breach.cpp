@@ -11,16 +11,16 @@ using json = nlohmann::json;
 
 namespace {
 
-protocol::cluster three_nodes() {
-    protocol::cluster c;
+model::cluster three_nodes() {
+    model::cluster c;
     c.lead = "a";
     for (const char* id : {"a", "b", "c"}) {
-        protocol::cluster_node n;
+        model::cluster_node n;
         n.id = id;
         c.nodes.push_back(n);
     }
     for (const char* to : {"b", "c"}) {
-        protocol::cluster_link l;
+        model::cluster_link l;
         l.from = "a";
         l.to = to;
         c.links.push_back(l);

@@ -20,7 +20,7 @@ using json = nlohmann::json;
 namespace {
 
 // A chain n0 - n1 - n2 led by n0 (at port `lead_port`); n1 and n2 at ports nothing serves.
-protocol::document chain_document(std::uint16_t lead_port) {
+model::document chain_document(std::uint16_t lead_port) {
     const auto node = [](const std::string& id, std::uint16_t port) {
         return R"(<node id=")" + id + R"(" host="127.0.0.1" port=")" + std::to_string(port) + R"(" capacity="1"/>)";
     };
@@ -41,7 +41,7 @@ protocol::document chain_document(std::uint16_t lead_port) {
 // The lead as its changes see it: a network to read (or none), and installs recorded.
 struct recording_lead final : network_host {
     std::unique_ptr<lead_state> state;
-    std::vector<protocol::document> installed;
+    std::vector<model::document> installed;
 
     std::shared_ptr<lead_run> current_run() override { return nullptr; }
     std::shared_ptr<lead_run> run_now() override { return nullptr; }
@@ -53,11 +53,11 @@ struct recording_lead final : network_host {
     std::set<std::string> silent_nodes() override { return {}; }
     protocol::file_access file_access() const override { return {}; }
     void capture_snapshot(std::int64_t, const std::string&) override { throw error("not captured in this test"); }
-    plan::network_plan plan_remembered(protocol::document doc, const plan::current_placement* current) override {
+    plan::network_plan plan_remembered(model::document doc, const plan::current_placement* current) override {
         return plan::plan_network(std::move(doc), nullptr, current);
     }
     std::optional<std::vector<plan::link_time>> prepare_engines(plan::network_plan) override { return std::nullopt; }
-    json install(protocol::document doc, bool, const std::string&, const std::string&, const std::vector<plan::link_time>*,
+    json install(model::document doc, bool, const std::string&, const std::string&, const std::vector<plan::link_time>*,
                  const plan::current_placement*, const carried_over*) override {
         installed.push_back(std::move(doc));
         return {{"nodes", installed.back().clu->nodes.size()}};

@@ -12,18 +12,18 @@ using namespace dnnc::node_server;
 
 namespace {
 
-protocol::cluster chain(const std::vector<std::string>& ids) {
-    protocol::cluster c;
+model::cluster chain(const std::vector<std::string>& ids) {
+    model::cluster c;
     c.lead = ids.front();
     for (const auto& id : ids) {
-        protocol::cluster_node n;
+        model::cluster_node n;
         n.id = id;
         n.host = "127.0.0.1";
         n.port = 7000 + static_cast<int>(c.nodes.size());
         c.nodes.push_back(n);
     }
     for (std::size_t k = 1; k < ids.size(); ++k) {
-        protocol::cluster_link l;
+        model::cluster_link l;
         l.from = ids[k - 1];
         l.to = ids[k];
         c.links.push_back(l);
@@ -78,7 +78,7 @@ TEST_CASE("link times carry over to a cluster with the same nodes and links, not
     slower.links[0].emulate_delay_ms = 5;
     CHECK_FALSE(carried_link_times(before, times, slower));
     auto joined = before;
-    protocol::cluster_link l;
+    model::cluster_link l;
     l.from = "a";
     l.to = "c";
     joined.links.push_back(l);

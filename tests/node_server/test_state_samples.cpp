@@ -14,14 +14,14 @@ using nlohmann::json;
 
 namespace {
 
-protocol::expanded_network sampled_network() {
+model::expanded_network sampled_network() {
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="s" dt="0.1">
     <population id="E" size="6" model="iaf_cond_exp"/><population id="A" size="2" model="aeif_cond_exp"/>
     <record neurons="A" variables="w V_m"/>
     <record neurons="E[3] E[0]" variables="V_m" interval-ms="0.2"/>
   </network></dnnc>)",
                                               "s.xml");
-    return protocol::expand(*doc.net, "s.xml");
+    return model::expand(*doc.net, "s.xml");
 }
 
 }  // namespace
@@ -69,7 +69,7 @@ TEST_CASE("a network that samples nothing has no samples") {
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="s">
     <population id="E" size="3" model="lif"/><record neurons="E"/></network></dnnc>)",
                                               "n.xml");
-    const auto net = protocol::expand(*doc.net, "n.xml");
+    const auto net = model::expand(*doc.net, "n.xml");
     state_samples s(net, {0, 0, 0}, 1);
     CHECK_FALSE(s.sampling());
     CHECK(s.layout().empty());

@@ -83,7 +83,7 @@ TEST_CASE("states pulled from nodes in pieces come out in global order, a piece 
 
 TEST_CASE("states sent to the nodes go in bounded pieces: own neurons with their synapses, remote ones read without") {
     // a holds 0..9, b 10..19, c 20..999 (child of b); b reads 3 and 25, c reads 3 and 12.
-    protocol::node_config a, b, c;
+    model::node_config a, b, c;
     a.node = "a";
     b.node = "b";
     c.node = "c";
@@ -97,7 +97,7 @@ TEST_CASE("states sent to the nodes go in bounded pieces: own neurons with their
     std::map<std::string, std::vector<indexed_state>> got;
     std::map<std::string, int> lasts;
     std::size_t largest_piece = 0;
-    state_sender sender(a, 1000, [&](const protocol::node_config& node, const std::string& piece, bool last) {
+    state_sender sender(a, 1000, [&](const model::node_config& node, const std::string& piece, bool last) {
         CHECK(lasts[node.node] == 0);  // nothing after the last
         lasts[node.node] += last;
         largest_piece = std::max(largest_piece, piece.size());

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 node_server::structure_log two_groups() {
-    protocol::resolved_structure s;
+    model::resolved_structure s;
     s.dt = 0.1;
     s.groups.resize(2);
     s.groups[0].population = "E";

@@ -13,7 +13,7 @@ using namespace dnnc::plan;
 
 namespace {
 // 600 tanh neurons on a chain of three nodes, h1 - h2 - h3.
-protocol::document chain(const std::string& run) {
+model::document chain(const std::string& run) {
     return protocol::parse_document(
         "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"chain\">"
         "<population id=\"p\" size=\"600\" model=\"tanh\"/>"
@@ -42,7 +42,7 @@ decided decide(const std::string& run, double fast_bps, double slow_bps) {
     d.times[0].throughput_bps = fast_bps;
     d.times[1].throughput_bps = slow_bps;
     decide_compression(root, plan, topo, d.times);
-    std::vector<const protocol::node_config*> stack{&root};
+    std::vector<const model::node_config*> stack{&root};
     while (!stack.empty()) {
         const auto* c = stack.back();
         stack.pop_back();

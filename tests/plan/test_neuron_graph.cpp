@@ -9,7 +9,7 @@
 
 using namespace dnnc::partitioner;
 using namespace dnnc::plan;
-using dnnc::protocol::expanded_network;
+using dnnc::model::expanded_network;
 
 namespace {
 
@@ -23,7 +23,7 @@ expanded_network small_network(bool split_rows) {
     net.in_source = {1, 0, 0, 2, 3};
     net.in_weight.assign(5, 1.0F);
     net.in_delay = {1, 1, 2, 1, 1};
-    dnnc::protocol::dense_block block;
+    dnnc::model::dense_block block;
     block.sources = {0, 1};
     block.targets = {2, 3};
     block.weights.assign(4, 0.5F);

@@ -18,20 +18,20 @@ network_plan plan_of(const std::string& example) {
     return plan_network(protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + example));
 }
 
-void collect(const protocol::node_config& c, std::vector<const protocol::node_config*>& out) {
+void collect(const model::node_config& c, std::vector<const model::node_config*>& out) {
     out.push_back(&c);
     for (const auto& child : c.children) collect(child, out);
 }
 
 // Every node's config for `doc` (links of 0.5 ms), the lead's first.
-std::vector<protocol::node_config> node_configs(const protocol::document& doc) {
+std::vector<model::node_config> node_configs(const model::document& doc) {
     const auto plan = plan_network(doc);
     const topology topo(*plan.doc.clu);
     const std::vector<double> latency(topo.link_count(), 0.5);
     const auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
-    std::vector<const protocol::node_config*> all;
+    std::vector<const model::node_config*> all;
     collect(root, all);
-    std::vector<protocol::node_config> configs;
+    std::vector<model::node_config> configs;
     for (const auto* c : all) configs.push_back(*c);
     return configs;
 }
@@ -45,21 +45,21 @@ TEST_CASE("every neuron lands on exactly one node, whose share expands to its in
         const std::vector<double> latency(topo.link_count(), 0.25);
         const auto windows = wait_windows(plan, topo, latency);
         const auto root = build_configs(plan, topo, latency, windows);
-        std::vector<const protocol::node_config*> all;
+        std::vector<const model::node_config*> all;
         collect(root, all);
         REQUIRE(all.size() == plan.doc.clu->nodes.size());
         std::set<std::int64_t> seen;
         std::size_t synapses = 0;
         CHECK(plan.net.synapse_count() == 0);  // the lead expands no synapse
-        const auto net = protocol::expand(*plan.doc.net, plan.doc.file);
+        const auto net = model::expand(*plan.doc.net, plan.doc.file);
         for (const auto* c : all) {
             REQUIRE(c->share);
             CHECK(c->share->synapses.size() <= plan.doc.net->synapses.size());
             std::vector<std::int64_t> local;
             for (const auto& n : c->neurons) local.push_back(n.index);
-            const auto share = protocol::expand_share(*c->share, local);
+            const auto share = model::expand_share(*c->share, local);
             for (const auto i64 : local) {
-                const auto i = static_cast<protocol::neuron_index>(i64);
+                const auto i = static_cast<model::neuron_index>(i64);
                 CHECK(seen.insert(i).second);
                 REQUIRE(share.in_begin[i + 1] - share.in_begin[i] == net.in_begin[i + 1] - net.in_begin[i]);
                 for (auto s = net.in_begin[i], at = share.in_begin[i]; s < net.in_begin[i + 1]; ++s, ++at) {
@@ -99,8 +99,8 @@ TEST_CASE("wait windows follow the slowest remote input's path latency") {
     const topology topo(*plan.doc.clu);
     const auto windows = wait_windows(plan, topo, {2.0});
     const auto& run = *plan.doc.run;
-    const auto net = protocol::expand(*plan.doc.net, plan.doc.file);
-    for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+    const auto net = model::expand(*plan.doc.net, plan.doc.file);
+    for (model::neuron_index i = 0; i < net.neuron_count(); ++i) {
         bool remote = false;
         for (auto s = net.in_begin[i]; s < net.in_begin[i + 1]; ++s)
             remote |= plan.node_of_neuron[net.in_source[s]] != plan.node_of_neuron[i];
@@ -113,7 +113,7 @@ TEST_CASE("peers carry routes along links and a config hash ignores the subtree"
     const topology topo(*plan.doc.clu);
     const std::vector<double> latency(topo.link_count(), 1.0);
     auto root = build_configs(plan, topo, latency, wait_windows(plan, topo, latency));
-    std::vector<const protocol::node_config*> all;
+    std::vector<const model::node_config*> all;
     collect(root, all);
     for (const auto* c : all)
         for (const auto& p : c->peers) {
@@ -197,17 +197,17 @@ TEST_CASE("a node's load follows from the rules: exact counts, expected ones for
         INFO(example);
         const auto plan = plan_of(example);
         const auto loads = loads_of(plan);
-        const auto net = protocol::expand(*plan.doc.net, plan.doc.file);
+        const auto net = model::expand(*plan.doc.net, plan.doc.file);
         std::vector<double> synapses(loads.size(), 0.0);
         std::vector<std::uint64_t> neurons(loads.size(), 0), dense(loads.size(), 0);
-        for (protocol::neuron_index i = 0; i < net.neuron_count(); ++i) {
+        for (model::neuron_index i = 0; i < net.neuron_count(); ++i) {
             synapses[plan.node_of_neuron[i]] += static_cast<double>(net.in_begin[i + 1] - net.in_begin[i]);
             ++neurons[plan.node_of_neuron[i]];
         }
         for (const auto& d : net.dense)
             for (auto t : d.targets) dense[plan.node_of_neuron[t]] += d.sources.size();
         bool random = false;
-        for (const auto& p : plan.doc.net->projections) random |= p.kind == protocol::projection_kind::random;
+        for (const auto& p : plan.doc.net->projections) random |= p.kind == model::projection_kind::random;
         for (std::size_t v = 0; v < loads.size(); ++v) {
             CHECK(loads[v].neurons == neurons[v]);
             CHECK(loads[v].dense_weights == dense[v]);
@@ -236,12 +236,12 @@ TEST_CASE("every node's share carries the network's synapse models") {
 // synaptic elements and the <structural-plasticity> travel with it.
 TEST_CASE("every node's share carries the network's structural plasticity") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/tree7/tree7.xml");
-    protocol::population& l1 = doc.net->populations.at(1);
+    model::population& l1 = doc.net->populations.at(1);
     l1.synaptic_elements.push_back({"Axon", {0.25, 0, 0.05, false, 0.5, 2}, {}});
     l1.synaptic_elements.push_back({"Den", {}, {}});
     l1.tau_ca = 500;
     l1.beta_ca = 0.01;
-    protocol::structural_plasticity sp;
+    model::structural_plasticity sp;
     sp.update_interval_ms = 100;
     sp.seed = 3;
     sp.synapses.push_back({"s", "Axon", "Den", "", 2.5, 1, 1.0, {}});
@@ -260,7 +260,7 @@ TEST_CASE("every node's share carries the network's structural plasticity") {
 // node, and a rule's per-synapse state (tsodyks2_synapse: 12 bytes) on the targets' nodes.
 TEST_CASE("a node's load counts a plastic network's synapses as keeping their own values, and the rules' state") {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/stdp/stdp.xml");
-    doc.clu = protocol::cluster{"a", {{"a", "127.0.0.1", 0, 1, {}}, {"b", "127.0.0.1", 0, 1, {}}}, {{"a", "b", 0.0, std::nullopt, {}}}, {}};
+    doc.clu = model::cluster{"a", {{"a", "127.0.0.1", 0, 1, {}}, {"b", "127.0.0.1", 0, 1, {}}}, {{"a", "b", 0.0, std::nullopt, {}}}, {}};
     const auto stdp_only = loads_of(plan_network(doc));
     for (const auto& load : stdp_only) {
         CHECK(load.values_per_synapse);  // no distribution in the network: only plasticity asks for it

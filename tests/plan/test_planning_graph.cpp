@@ -4,7 +4,7 @@
 
 #include "dnnc/plan/neuron_graph.hpp"
 #include "dnnc/partitioner/physical.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -19,10 +19,10 @@ using namespace dnnc;
 
 namespace {
 
-protocol::network network_of(const std::string& body) {
+model::network network_of(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">" + body + "</network></dnnc>",
                                               "t.xml");
-    protocol::check_network(*doc.net);
+    model::check_network(*doc.net);
     return *doc.net;
 }
 
@@ -43,10 +43,10 @@ std::map<std::pair<partitioner::vertex_id, partitioner::vertex_id>, partitioner:
 }
 
 // Whether the document's planning graph is its neuron graph, unit for unit.
-void check_is_neuron_graph(const protocol::document& doc) {
+void check_is_neuron_graph(const model::document& doc) {
     const auto cluster = plan::physical_of(*doc.clu);
     const auto planned = plan::planning_graph_of(*doc.net, cluster);
-    const auto neurons = plan::units_of(protocol::expand(*doc.net, doc.file), cluster);
+    const auto neurons = plan::units_of(model::expand(*doc.net, doc.file), cluster);
     CHECK(planned.chunk == 1);
     CHECK(planned.g.vertex_weights() == neurons.g.vertex_weights());
     CHECK(edges_of(planned.g) == edges_of(neurons.g));
@@ -60,7 +60,7 @@ TEST_CASE("without random projections, a small network's planning graph is its n
         INFO(name);
         const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + name);
         bool random = false;
-        for (const auto& p : doc.net->projections) random |= p.kind == protocol::projection_kind::random;
+        for (const auto& p : doc.net->projections) random |= p.kind == model::projection_kind::random;
         if (!random) check_is_neuron_graph(doc);
     }
 }
@@ -79,7 +79,7 @@ TEST_CASE("drawn projections that name a synapse model are drawn as the nodes dr
     doc.net->synapse_models.push_back({"short", "tsodyks2_synapse", {{"U", 0.2}}, {}});
     doc.net->projections[0].synapse_model = "short";
     doc.net->projections[1].synapse_model = "tsodyks2_synapse";
-    protocol::check_document(doc);
+    model::check_document(doc);
     check_is_neuron_graph(doc);
 }
 
@@ -186,7 +186,7 @@ TEST_CASE("one-to-one ranges pair whole segments, even when their offsets differ
     const auto g = plan::planning_graph_of(net, partitioner::complete_cluster(4), options);
     REQUIRE(g.chunk > 1);
     auto starts_segment = [&](std::uint64_t neuron) {
-        return std::binary_search(g.segment_first.begin(), g.segment_first.end(), static_cast<protocol::neuron_index>(neuron));
+        return std::binary_search(g.segment_first.begin(), g.segment_first.end(), static_cast<model::neuron_index>(neuron));
     };
     const std::uint64_t a = 0, b = 5000, c = 11000;
     for (std::uint64_t k = 0; k < 4000; ++k) {
@@ -213,7 +213,7 @@ TEST_CASE("more nodes than units: units go round-robin and the extra nodes idle"
 }
 
 TEST_CASE("physical_of takes link capacities from bandwidths, none when no link declares one") {
-    dnnc::protocol::cluster model;
+    dnnc::model::cluster model;
     model.lead = "a";
     model.nodes = {{"a", "127.0.0.1", 1, 1.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}, {"c", "127.0.0.1", 3, 1.0, {}}};
     model.links = {{"a", "b", 0, std::nullopt, {}}, {"b", "c", 0, std::nullopt, {}}};
@@ -226,7 +226,7 @@ TEST_CASE("physical_of takes link capacities from bandwidths, none when no link 
 }
 
 TEST_CASE("physical_of maps a DNNC cluster and locates unknown nodes") {
-    dnnc::protocol::cluster model;
+    dnnc::model::cluster model;
     model.lead = "a";
     model.nodes = {{"a", "127.0.0.1", 1, 2.0, {}}, {"b", "127.0.0.1", 2, 1.0, {}}};
     model.links = {{"a", "b", 0, std::nullopt, {}}};

@@ -15,7 +15,7 @@ using namespace dnnc::plan;
 
 namespace {
 // CUBA (4,000 neurons) on two equal nodes, a and b, linked.
-protocol::document two_nodes() {
+model::document two_nodes() {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
     doc.clu->nodes.resize(2);
     for (auto& n : doc.clu->nodes) n.capacity = 1;
@@ -27,7 +27,7 @@ protocol::document two_nodes() {
 }
 
 // `doc` with node `id` added (capacity 1), linked to every node there is.
-protocol::document with_node(protocol::document doc, const std::string& id) {
+model::document with_node(model::document doc, const std::string& id) {
     auto node = doc.clu->nodes.back();
     node.id = id;
     node.port += 1;
@@ -100,7 +100,7 @@ TEST_CASE("on a network with structure, a node that leaves gives away its own ne
     doc.clu.emplace();
     doc.clu->lead = "a";
     for (const char* id : {"a", "b", "c", "d"}) {
-        protocol::cluster_node node;
+        model::cluster_node node;
         node.id = id;
         node.host = "127.0.0.1";
         node.port = static_cast<int>(7000 + doc.clu->nodes.size());

@@ -16,7 +16,7 @@ namespace {
 // brunel_small on four nodes linked n0 - n1, n0 - n2, n1 - n2 and n2 - n3 (n3's only link),
 // that link declaring `slow` and the others 1Gbit (no bandwidths at all when `slow` is
 // empty); packets sent as `send` says.
-protocol::document four_nodes(const std::string& slow, const std::string& send) {
+model::document four_nodes(const std::string& slow, const std::string& send) {
     auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/brunel/brunel_small.xml");
     auto& clu = *doc.clu;
     clu.nodes.resize(4, clu.nodes.front());
@@ -28,7 +28,7 @@ protocol::document four_nodes(const std::string& slow, const std::string& send) 
     clu.links.push_back({"n0", "n2", 0, fast, {}});
     clu.links.push_back({"n1", "n2", 0, fast, {}});
     clu.links.push_back({"n2", "n3", 0, narrow, {}});
-    doc.run->send = send == "always" ? protocol::send_mode::always : protocol::send_mode::nonzero;
+    doc.run->send = send == "always" ? model::send_mode::always : model::send_mode::nonzero;
     return doc;
 }
 }  // namespace
@@ -74,7 +74,7 @@ TEST_CASE("the estimate: compute of the busiest node, plus the busiest link's pa
     CHECK(lonely.transfer_ms < 8.2);
     // With send="nonzero" a spiking neuron's value is expected in 20 Hz x 0.1 ms of ticks.
     auto sparse = *doc.run;
-    sparse.send = protocol::send_mode::nonzero;
+    sparse.send = model::send_mode::nonzero;
     CHECK(estimate_tick(*doc.net, neurons, *doc.clu, sparse, one_on_n3).transfer_ms < 0.1);
 }
 

@@ -7,9 +7,9 @@ using namespace dnnc;
 using namespace dnnc::plan;
 
 namespace {
-protocol::cluster make_cluster(const std::string& lead, std::vector<std::string> ids,
+model::cluster make_cluster(const std::string& lead, std::vector<std::string> ids,
                                std::vector<std::pair<std::string, std::string>> links) {
-    protocol::cluster c;
+    model::cluster c;
     c.lead = lead;
     int port = 7000;
     for (auto& id : ids) c.nodes.push_back({id, "127.0.0.1", port++, 1, {}});

@@ -1,6 +1,6 @@
 #pragma once
 // What the loader says about a few lines of a network, for the tests of its refusals.
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>

@@ -22,9 +22,9 @@ inline const char* const network_text = R"(<dnnc xmlns="urn:dnnc:1">
 </dnnc>)";
 
 // `plastic`: with a trace and synapse values, as a network with plastic synapses has.
-inline document snapshot_doc(bool plastic = true) {
-    document doc = parse_document(network_text, "s.xml");
-    doc.state = snapshot_state{12, {}, {}};
+inline model::document snapshot_doc(bool plastic = true) {
+    model::document doc = parse_document(network_text, "s.xml");
+    doc.state = model::snapshot_state{12, {}, {}};
     doc.state->neurons.push_back({"a", 0.5, {}, {0.25, -1}, {}, {}, {}, {}});
     for (int i = 0; i < 3; ++i)
         doc.state->neurons.push_back({"p[" + std::to_string(i) + "]", i == 1 ? 1.0 : 0.0, {-60.5, 0.125, -0.75, 3}, {0, 1}, {}, {}, {}, {}});
@@ -38,8 +38,8 @@ inline document snapshot_doc(bool plastic = true) {
 
 // A binary snapshot as an older format wrote it: format 2 (before synapses could learn: no
 // traces, no synapse values) or 3 (before synapses could grow: no growth).
-inline std::string legacy_snapshot(const document& doc, std::uint32_t format) {
-    document without = doc;
+inline std::string legacy_snapshot(const model::document& doc, std::uint32_t format) {
+    model::document without = doc;
     without.state.reset();
     const std::string xml = serialize(without);
     std::string out("DNNCSNAP");
@@ -92,18 +92,18 @@ inline const char* const growing_text = R"(<dnnc xmlns="urn:dnnc:1">
   </network>
 </dnnc>)";
 
-inline document growing_doc() {
-    document doc = parse_document(growing_text, "g.xml");
+inline model::document growing_doc() {
+    model::document doc = parse_document(growing_text, "g.xml");
     const auto history = static_cast<std::size_t>(longest_delay(*doc.net) - 1);
-    const auto variables = state_variable_names(neuron_model::iaf_psc_alpha).size();
-    doc.state = snapshot_state{300, {}, {}};
+    const auto variables = state_variable_names(model::neuron_model::iaf_psc_alpha).size();
+    doc.state = model::snapshot_state{300, {}, {}};
     doc.state->neurons.push_back({"a", 0.5, {}, std::vector<double>(history, 0.25), {}, {}, {}, {}});
     const std::vector<std::vector<double>> growth{
         {0.25, 290, 2, 1.5, 2.25, 0, 1, 0},
         {0.125, 290, 2, 3.5, 0.5, 1, 0, 2, 1, 0, 0, 100, -1, 3, 0, 1, 100, 200},
         {0.0625, 290, 2, 0.75, 1.0, 0, 0, 0}};
     for (int i = 0; i < 3; ++i) {
-        neuron_state n;
+        model::neuron_state n;
         n.id = "E[" + std::to_string(i) + "]";
         n.output = i == 1 ? 1.0 : 0.0;
         n.state.assign(variables, 0);

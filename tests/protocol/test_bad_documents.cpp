@@ -1,6 +1,6 @@
 // The bad-document corpus: every document is rejected with a located error that says
 // what is wrong, and nothing crashes, hangs or reads a file the document names.
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -203,7 +203,7 @@ const std::string bad_dir = std::string(DNNC_SOURCE_DIR) + "/tests/data/bad/";
 config_error rejection_of(const std::string& path) {
     try {
         const auto doc = protocol::load_document(path);
-        if (doc.net) protocol::expand(*doc.net, doc.file);
+        if (doc.net) model::expand(*doc.net, doc.file);
     } catch (const config_error& e) {
         return e;
     }

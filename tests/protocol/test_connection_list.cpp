@@ -1,8 +1,8 @@
 // List projections (kind="list"): the .npy file and the inline binary form read into the
 // same connections, which expand exactly as the same connections written as <synapse>
 // elements; bad files and bad inline text are refused with located errors.
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,6 +15,7 @@
 #include <random>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

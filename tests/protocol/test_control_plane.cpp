@@ -11,6 +11,7 @@
 #include <vector>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 using json = nlohmann::json;
 

@@ -1,13 +1,14 @@
 // Every shipped example validates, expands (when it is small enough to hold here), and
 // round-trips through the writer.
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

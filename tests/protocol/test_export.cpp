@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

@@ -2,7 +2,7 @@
 // (also in a node's share), and every grow the network cannot take is refused with a located
 // error that says why. Documents with grows go through parse and check only here: their
 // members are numbered by the expander.
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "network_problems.hpp"
 
@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

@@ -1,6 +1,6 @@
 // Snapshot files: XML and binary round trips, checksums, atomic writes, and the check that
 // a state fits its network.
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/frame.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -15,6 +15,7 @@
 #include <sstream>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 using namespace dnnc::protocol::test;
 

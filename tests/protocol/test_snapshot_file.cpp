@@ -4,7 +4,7 @@
 // states are checked as states_of checks a document's.
 #include "dnnc/protocol/snapshot_file.hpp"
 
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "snapshot_docs.hpp"
 
 #include <catch2/catch.hpp>
@@ -14,6 +14,7 @@
 #include <fstream>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 using namespace dnnc::protocol::test;
 

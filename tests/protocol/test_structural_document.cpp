@@ -1,7 +1,7 @@
 // The document layer of structural plasticity: synaptic elements, calcium and
 // <structural-plasticity> are read as written, round-trip (also in a node's share), and every
 // unsound one is refused with a located error.
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "network_problems.hpp"
 
@@ -10,6 +10,7 @@
 #include <string>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

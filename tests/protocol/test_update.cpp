@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

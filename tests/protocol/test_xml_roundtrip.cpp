@@ -1,7 +1,7 @@
 // Parsing and writing the three DNNC documents: values read as written, defaults applied,
 // and parse(serialize(x)) == x.
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

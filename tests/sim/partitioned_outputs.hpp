@@ -9,7 +9,7 @@
 
 namespace dnnc::sim::testing {
 
-inline std::vector<std::vector<float>> partitioned_outputs(const protocol::expanded_network& net, int ticks, std::size_t nodes) {
+inline std::vector<std::vector<float>> partitioned_outputs(const model::expanded_network& net, int ticks, std::size_t nodes) {
     std::vector<std::uint32_t> node_of(net.neuron_count());
     for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>((i * 7 + i / 13) % nodes);
     local_exchange exchange(partition_specs(net, node_of, nodes));

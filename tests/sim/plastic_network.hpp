@@ -14,7 +14,7 @@ namespace dnnc::test {
 
 // stdp on E->E (delay 5 ticks), tsodyks2 on E->I (delays 2..15 ticks), vogels_sprekeler on I->E
 // (delay 2 ticks); other delays given as the attributes' text.
-inline protocol::network recurrent_plastic_network(const std::string& ee_delay = "5", const std::string& ei_max_ms = "1.5",
+inline model::network recurrent_plastic_network(const std::string& ee_delay = "5", const std::string& ei_max_ms = "1.5",
                                                    const std::string& ie_delay = "2") {
     auto net = *protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="p">
         <population id="E" size="80" model="iaf_psc_delta" seed="1" v-init="-70" v-init-max="-55"/>

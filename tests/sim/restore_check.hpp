@@ -11,7 +11,7 @@
 namespace dnnc::test {
 
 // Returns the spikes of the first 300 ticks; `check_captured` sees the captured states.
-inline int check_restore_continues(const protocol::expanded_network& net,
+inline int check_restore_continues(const model::expanded_network& net,
                                    const std::function<void(const std::vector<sim::neuron_state>&)>& check_captured = {}) {
     sim::engine straight(sim::whole_network(net));
     int spikes = 0;

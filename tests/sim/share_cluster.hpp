@@ -3,7 +3,7 @@
 // its share), joined in lockstep by hand: what partition tests compare with one node.
 #include "lockstep.hpp"
 
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/sim/engine.hpp"
 
 #include <map>
@@ -22,8 +22,8 @@ using sim::tick_t;
 // Engines for `net` with neuron i on node node_of[i], joined in lockstep by hand.
 class cluster {
 public:
-    cluster(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes)
-        : net_(net), expanded_(protocol::expand(net, "p.xml")) {
+    cluster(const model::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes)
+        : net_(net), expanded_(model::expand(net, "p.xml")) {
         for (auto& spec : sim::partition_specs(expanded_, node_of, nodes, {}, sim::with_synapses::no)) engines_.emplace_back(spec, net);
     }
     // The neurons placed anew, as a re-balance places them: node k keeps its engine,
@@ -44,7 +44,7 @@ public:
         engines_ = std::move(placed);
         return kept;
     }
-    const protocol::expanded_network& network() const { return expanded_; }
+    const model::expanded_network& network() const { return expanded_; }
     std::vector<engine>& engines() { return engines_; }
     std::size_t neuron(const std::string& reference) const { return static_cast<std::size_t>(*expanded_.find(reference)); }
 
@@ -85,8 +85,8 @@ public:
     }
 
 private:
-    protocol::network net_;
-    protocol::expanded_network expanded_;
+    model::network net_;
+    model::expanded_network expanded_;
     std::vector<engine> engines_;
 };
 

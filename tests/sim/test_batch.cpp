@@ -29,9 +29,9 @@ struct input {
 // outputs[tick][neuron * lanes + lane]
 using trace = std::vector<std::vector<float>>;
 
-protocol::expanded_network generated(const std::string& body) {
+model::expanded_network generated(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml");
-    return protocol::expand(*doc.net, "g.xml");
+    return model::expand(*doc.net, "g.xml");
 }
 
 // Inputs for every lane, some of them for all lanes at once.
@@ -60,12 +60,12 @@ trace batched(engine_spec spec, std::uint32_t lanes, int ticks, const std::vecto
     return out;
 }
 
-trace batched(const protocol::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
+trace batched(const model::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
     return batched(whole_network(net), lanes, ticks, inputs);
 }
 
 // Lane by lane, each an unbatched run with that lane's inputs.
-trace lane_by_lane(const protocol::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
+trace lane_by_lane(const model::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
     const std::size_t n = net.neuron_count();
     trace out(static_cast<std::size_t>(ticks), std::vector<float>(n * lanes));
     for (std::uint32_t lane = 0; lane < lanes; ++lane) {
@@ -80,7 +80,7 @@ trace lane_by_lane(const protocol::expanded_network& net, std::uint32_t lanes, i
     return out;
 }
 
-trace distributed(const protocol::expanded_network& net, std::uint32_t lanes, std::size_t nodes, int ticks,
+trace distributed(const model::expanded_network& net, std::uint32_t lanes, std::size_t nodes, int ticks,
                   const std::vector<input>& inputs, runner_options options) {
     std::mt19937 gen(11);
     std::vector<std::uint32_t> node_of(net.neuron_count());
@@ -142,9 +142,9 @@ TEST_CASE("batched lockstep on several nodes equals the batched reference bit fo
     const auto inputs = random_inputs(net.neuron_count(), ticks, lanes, 5);
     const auto expected = batched(net, lanes, ticks, inputs);
     for (std::size_t nodes : {2u, 3u}) {
-        for (auto send : {protocol::send_mode::always, protocol::send_mode::nonzero}) {
-            INFO(nodes << " nodes, send " << protocol::to_string(send));
-            CHECK(distributed(net, lanes, nodes, ticks, inputs, {protocol::sync_mode::lockstep, send}) == expected);
+        for (auto send : {model::send_mode::always, model::send_mode::nonzero}) {
+            INFO(nodes << " nodes, send " << model::to_string(send));
+            CHECK(distributed(net, lanes, nodes, ticks, inputs, {model::sync_mode::lockstep, send}) == expected);
         }
     }
 }
@@ -256,7 +256,7 @@ std::size_t drawn_delays_spikes_on_both_paths(const std::string& excitatory_dela
         <poisson to="P" rate="6000" weight="90" seed="5"/>
       </network></dnnc>)",
                                               "g.xml");
-    const auto net = protocol::expand(*doc.net, "g.xml");
+    const auto net = model::expand(*doc.net, "g.xml");
     const auto lanes = batched(net, 2, ticks, {});
     const auto sparse = batched(net, 1, ticks, {});
     std::size_t spikes = 0;
@@ -304,7 +304,7 @@ TEST_CASE("the sparse path adds Poisson input as the lanes path does, into spiki
         <poisson to="E[100:300] D[0:50] R[0:20]" rate="3000" weight="-45" seed="8"/>
       </network></dnnc>)",
                                               "g.xml");
-    const auto net = protocol::expand(*doc.net, "g.xml");
+    const auto net = model::expand(*doc.net, "g.xml");
     const int ticks = 500;
     std::vector<input> drive;
     std::mt19937 gen(4);
@@ -378,7 +378,7 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
         <poisson to="S" rate="6000" weight="90" seed="5"/>
       </network></dnnc>)",
                                               "g.xml");
-    const auto net = protocol::expand(*doc.net, "g.xml");
+    const auto net = model::expand(*doc.net, "g.xml");
     const int ticks = 300;
     const auto lanes = batched(net, 2, ticks, {});
     for (const int threads : {1, 2, 3}) {

@@ -1,7 +1,7 @@
 // The ac and noise current generators and Poisson spike sources: values that are functions
 // of (generator, neuron, tick) alone, so every partition computes the same bits.
 #include "partitioned_outputs.hpp"
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/core/error.hpp"
 
@@ -14,12 +14,12 @@ using namespace dnnc;
 using namespace dnnc::sim;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body) {
+model::expanded_network network_of(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\" dt=\"0.1\">" + body + "</network></dnnc>", "g.xml");
-    return protocol::expand(*doc.net, "g.xml");
+    return model::expand(*doc.net, "g.xml");
 }
 
-std::vector<std::vector<float>> outputs(const protocol::expanded_network& net, int ticks, std::size_t nodes = 1) {
+std::vector<std::vector<float>> outputs(const model::expanded_network& net, int ticks, std::size_t nodes = 1) {
     return testing::partitioned_outputs(net, ticks, nodes);
 }
 }  // namespace
@@ -90,7 +90,7 @@ TEST_CASE("currents and Poisson spike sources give the same bits on 1, 2 and 3 n
 TEST_CASE("bad rates, intervals and windows are located errors") {
     auto error_of = [](const std::string& body) {
         try {
-            protocol::check_network(*protocol::parse_document(
+            model::check_network(*protocol::parse_document(
                                         "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml")
                                         .net);
         } catch (const config_error& e) {

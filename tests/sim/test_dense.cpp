@@ -14,16 +14,16 @@ using namespace dnnc;
 using namespace dnnc::sim;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body) {
+model::expanded_network network_of(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"d\">" + body + "</network></dnnc>", "d.xml");
-    return protocol::expand(*doc.net, "d.xml");
+    return model::expand(*doc.net, "d.xml");
 }
 
 const char* const layers = R"(<population id="x" size="40" model="linear"/>
     <population id="h" size="30" model="tanh"/><population id="o" size="10" model="sigmoid"/>)";
 
 // The same network with its dense weights written out as explicit synapses, row by row.
-protocol::expanded_network as_synapses(const protocol::expanded_network& dense) {
+model::expanded_network as_synapses(const model::expanded_network& dense) {
     std::string body = layers;
     for (const auto& block : dense.dense)
         for (std::size_t r = 0; r < block.targets.size(); ++r)

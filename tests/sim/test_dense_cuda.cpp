@@ -21,7 +21,7 @@ namespace {
 // largest relative difference of any output over 5 ticks.
 double worst_difference(std::uint32_t lanes) {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/mlp/mlp.xml");
-    const auto net = protocol::expand(*doc.net, doc.file);
+    const auto net = model::expand(*doc.net, doc.file);
     auto cpu_spec = sim::whole_network(net);
     cpu_spec.batch = lanes;
     auto cuda_spec = cpu_spec;

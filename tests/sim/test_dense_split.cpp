@@ -22,7 +22,7 @@ namespace {
 // A dense projection from x (neurons [0, cols)) to h ([cols, cols + rows)).
 struct projection {
     std::size_t cols, rows;
-    protocol::expanded_network net;
+    model::expanded_network net;
 };
 
 projection make_projection(std::size_t cols, std::size_t rows) {
@@ -31,7 +31,7 @@ projection make_projection(std::size_t cols, std::size_t rows) {
             R"(" model="linear"/><population id="h" size=")" + std::to_string(rows) +
             R"(" model="linear"/><projection from="x" to="h" kind="dense" init="normal" seed="9"/></network></dnnc>)",
         "d.xml");
-    return {cols, rows, protocol::expand(*doc.net, "d.xml")};
+    return {cols, rows, model::expand(*doc.net, "d.xml")};
 }
 
 // 700 rows: two whole blocks of the CPU's grid (256 rows) and a partial one.

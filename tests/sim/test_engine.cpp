@@ -12,15 +12,15 @@ using namespace dnnc;
 using namespace dnnc::sim;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body) {
+model::expanded_network network_of(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">" + body + "</network></dnnc>", "t.xml");
-    return protocol::expand(*doc.net, "t.xml");
+    return model::expand(*doc.net, "t.xml");
 }
 }  // namespace
 
 TEST_CASE("XOR answers two ticks after its inputs") {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/xor/xor.xml");
-    const auto net = protocol::expand(*doc.net, doc.file);
+    const auto net = model::expand(*doc.net, doc.file);
     engine e(whole_network(net));
     const auto a = *net.find("a"), b = *net.find("b"), out = *net.find("out");
     const int pairs[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
@@ -108,7 +108,7 @@ TEST_CASE("lif synaptic currents take weights by sign") {
 
 namespace {
 // The engine of part `k` of three, neuron i on part i % 3.
-engine one_of_three(const protocol::expanded_network& net, std::size_t k) {
+engine one_of_three(const model::expanded_network& net, std::size_t k) {
     std::vector<std::uint32_t> node_of(net.neuron_count());
     for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>(i % 3);
     return engine(partition_specs(net, node_of, 3)[k]);
@@ -146,7 +146,7 @@ TEST_CASE("initial potentials given per member start each member, and step alike
 
 TEST_CASE("capture and restore continue bit for bit") {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/cuba/cuba.xml");
-    const auto net = protocol::expand(*doc.net, doc.file);
+    const auto net = model::expand(*doc.net, doc.file);
     CHECK(test::check_restore_continues(net) > 0);
 }
 

@@ -21,11 +21,11 @@ namespace {
 using trace = std::vector<std::vector<float>>;  // per tick, every neuron's output
 using input_list = std::vector<std::tuple<global_index, tick_t, float>>;
 
-protocol::network parse(const std::string& body) {
+model::network parse(const std::string& body) {
     return *protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml").net;
 }
 
-protocol::network example(const std::string& name) {
+model::network example(const std::string& name) {
     return *protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + name).net;
 }
 
@@ -57,7 +57,7 @@ trace run(std::vector<engine>& engines, std::size_t neurons, int ticks, const in
 
 // Node n of two runs the neurons with node_of == n; with `superset`, each node receives every
 // neuron of the other (and sends all its own) instead of those it reads.
-std::vector<engine_spec> two_nodes(const protocol::expanded_network& net, const std::vector<std::uint32_t>& node_of,
+std::vector<engine_spec> two_nodes(const model::expanded_network& net, const std::vector<std::uint32_t>& node_of,
                                    with_synapses synapses, bool superset) {
     auto specs = partition_specs(net, node_of, 2, {}, synapses);
     if (superset)
@@ -76,8 +76,8 @@ std::vector<std::uint32_t> scatter(std::size_t neurons, unsigned seed) {
     return node_of;
 }
 
-void check_equal(const protocol::network& share, int ticks, unsigned seed) {
-    const auto net = protocol::expand(share, "g.xml");
+void check_equal(const model::network& share, int ticks, unsigned seed) {
+    const auto net = model::expand(share, "g.xml");
     const auto inputs = random_inputs(net.neuron_count(), ticks, seed);
     std::vector<engine> listed;
     listed.emplace_back(whole_network(net));
@@ -144,7 +144,7 @@ TEST_CASE("an engine built from a share equals one built from the listed rows, a
 TEST_CASE("a share naming a source that no peer sends is an inconsistent config") {
     const auto share = parse(R"(<population id="p" size="10"/>
         <projection from="p[0:5]" to="p[5:10]" kind="all"/>)");
-    const auto net = protocol::expand(share, "g.xml");
+    const auto net = model::expand(share, "g.xml");
     const std::vector<std::uint32_t> node_of{0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
     auto specs = two_nodes(net, node_of, with_synapses::no, false);
     REQUIRE(specs[1].peers.size() == 1);
@@ -166,7 +166,7 @@ TEST_CASE("a share naming a source that no peer sends is an inconsistent config"
 TEST_CASE("synapses with weights and delays of their own give the reference sums") {
     // So many distinct weights that the engine keeps a weight and a delay per synapse.
     const auto doc = parse(R"(<population id="p" size="300" model="step" threshold="0.5" bias="0.25"/>)");
-    const auto net = protocol::expand(doc, "g.xml");
+    const auto net = model::expand(doc, "g.xml");
     std::mt19937 gen(11);
     std::uniform_real_distribution<float> weight(-0.6f, 0.9f);
     auto spec = whole_network(net);
@@ -220,7 +220,7 @@ TEST_CASE("on a node that reads remote neurons, sums fed in index order stay in 
     // a synapse costs its source slot (4 bytes) and its packed target (2: fan_out.hpp).
     const auto share = parse(R"(<population id="p" size="2000" model="lif" seed="3" v-init="-60" v-init-max="-50"/>
         <projection from="p" to="p" kind="random" p="0.05" seed="9" weight="1.5"/>)");
-    const auto net = protocol::expand(share, "g.xml");
+    const auto net = model::expand(share, "g.xml");
     std::vector<engine> split;
     for (const auto& spec : two_nodes(net, scatter(net.neuron_count(), 7), with_synapses::no, true)) split.emplace_back(spec, share);
     for (const auto& e : split) {
@@ -244,8 +244,8 @@ TEST_CASE("a synapse's own delay shares its slot's word up to 2^20 slots, and ke
           <delay distribution="normal" mean="0.75" std="0.5" min="0.05" max="4"/>
         </projection>
         <poisson to="P" rate="6000" weight="90" seed="5"/>)";
-    auto node = [](const protocol::network& share) {
-        auto spec = whole_network(protocol::expand(share, "g.xml"));
+    auto node = [](const model::network& share) {
+        auto spec = whole_network(model::expand(share, "g.xml"));
         spec.in = {};
         spec.in_begin = {};
         return engine(spec, share);

@@ -16,7 +16,7 @@ namespace {
 
 using trace = std::vector<std::vector<float>>;  // per tick, every neuron's output
 
-trace reference(const protocol::expanded_network& net, int ticks, const std::vector<std::tuple<global_index, tick_t, float>>& inputs) {
+trace reference(const model::expanded_network& net, int ticks, const std::vector<std::tuple<global_index, tick_t, float>>& inputs) {
     engine e(whole_network(net));
     for (const auto& [n, t, v] : inputs) e.add_input(n, t, v);
     trace out;
@@ -29,7 +29,7 @@ trace reference(const protocol::expanded_network& net, int ticks, const std::vec
     return out;
 }
 
-trace distributed(const protocol::expanded_network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes, int ticks,
+trace distributed(const model::expanded_network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes, int ticks,
                   const std::vector<std::tuple<global_index, tick_t, float>>& inputs, runner_options options = {}) {
     local_exchange exchange(partition_specs(net, node_of, nodes), options);
     trace out(static_cast<std::size_t>(ticks), std::vector<float>(net.neuron_count()));
@@ -51,14 +51,14 @@ std::vector<std::uint32_t> scatter(std::size_t neurons, std::size_t nodes, unsig
     return node_of;
 }
 
-protocol::expanded_network load(const std::string& example) {
+model::expanded_network load(const std::string& example) {
     const auto doc = protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/examples/" + example);
-    return protocol::expand(*doc.net, doc.file);
+    return model::expand(*doc.net, doc.file);
 }
 
-protocol::expanded_network generated(const std::string& body) {
+model::expanded_network generated(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml");
-    return protocol::expand(*doc.net, "g.xml");
+    return model::expand(*doc.net, "g.xml");
 }
 
 std::vector<std::tuple<global_index, tick_t, float>> random_inputs(std::size_t neurons, int ticks, unsigned seed) {
@@ -75,7 +75,7 @@ std::vector<std::tuple<global_index, tick_t, float>> random_inputs(std::size_t n
 TEST_CASE("lockstep equals the reference bit for bit on 1, 2, 3, 4 and 7 nodes") {
     struct named {
         const char* name;
-        protocol::expanded_network net;
+        model::expanded_network net;
         int ticks;
     };
     std::vector<named> networks;
@@ -155,7 +155,7 @@ TEST_CASE("send=nonzero gives the same results as send=always") {
     const auto inputs = random_inputs(net.neuron_count(), 200, 3);
     const trace expected = reference(net, 200, inputs);
     runner_options nonzero;
-    nonzero.send = protocol::send_mode::nonzero;
+    nonzero.send = model::send_mode::nonzero;
     CHECK(distributed(net, scatter(300, 4, 5), 4, 200, inputs, nonzero) == expected);
 }
 
@@ -165,7 +165,7 @@ TEST_CASE("window mode completes every tick and counts what it drops, per peer")
     auto node_of = scatter(200, 3, 1);
     auto specs = partition_specs(net, node_of, 3);
     // A zero window: a node never waits, so packets arriving after it moved on are dropped.
-    local_exchange exchange(std::move(specs), {protocol::sync_mode::window, protocol::send_mode::always});
+    local_exchange exchange(std::move(specs), {model::sync_mode::window, model::send_mode::always});
     exchange.run_until(299);
     std::int64_t ticks = 0, dropped = 0, missing = 0;
     for (std::size_t n = 0; n < 3; ++n) {
@@ -214,7 +214,7 @@ TEST_CASE("a peer far ahead cannot make a node keep more than max_pending_packet
     struct sink final : transport {
         void send(std::size_t, const packet&) override {}
     } out;
-    runner r(e, out, {protocol::sync_mode::window, protocol::send_mode::always});
+    runner r(e, out, {model::sync_mode::window, model::send_mode::always});
     const std::vector<float> values(e.receive_count(0), 0.5f);
     for (tick_t t = 0; t < static_cast<tick_t>(runner::max_pending_packets); ++t) r.receive(0, {t, true, values, {}});
     CHECK(r.stats().values_dropped == 0);

@@ -4,7 +4,7 @@
 // the engines capture before any spike.
 #include "share_cluster.hpp"
 
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/fresh_plastic_state.hpp"
 
@@ -18,7 +18,7 @@ using namespace dnnc;
 namespace {
 
 // (tau, post) of each trace, which must hold no spike.
-std::set<std::pair<double, bool>> kinds_of(const std::vector<protocol::spike_trace>& traces) {
+std::set<std::pair<double, bool>> kinds_of(const std::vector<model::spike_trace>& traces) {
     std::set<std::pair<double, bool>> kinds;
     for (const auto& t : traces) {
         CHECK(t.ticks.empty());
@@ -53,22 +53,22 @@ TEST_CASE("fresh_plastic_state gives every neuron the synapse values and traces 
     const auto states = c.capture();
     REQUIRE(states.size() == 51);
 
-    const protocol::synapse_rows rows(net);
+    const model::synapse_rows rows(net);
     sim::fresh_plastic_state fresh(rows.synapse_models());
     const auto plastic = [&](std::size_t e) { return rows.synapse_models()[rows.synapse_model(e)].info->plastic; };
     std::size_t values = 0, traced = 0;
     for (const auto& s : states) {
         INFO("neuron " << s.index);
-        const auto n = static_cast<protocol::neuron_index>(s.index);
+        const auto n = static_cast<model::neuron_index>(s.index);
         std::vector<float> synapses;
-        std::vector<protocol::spike_trace> traces;
-        rows.for_each(n, [&](protocol::neuron_index, float weight, std::uint16_t, std::size_t e) {
+        std::vector<model::spike_trace> traces;
+        rows.for_each(n, [&](model::neuron_index, float weight, std::uint16_t, std::size_t e) {
             if (!plastic(e)) return;
             fresh.append_synapse(rows.synapse_model(e), weight, synapses);
             fresh.add_target_trace(rows.synapse_model(e), c.network().params_of(n).tau_minus, traces);
         });
         for (std::size_t e = 0; e < rows.element_count(); ++e)
-            if (plastic(e) && protocol::holds(rows.sources(e), static_cast<std::uint64_t>(n))) fresh.add_source_trace(rows.synapse_model(e), traces);
+            if (plastic(e) && model::holds(rows.sources(e), static_cast<std::uint64_t>(n))) fresh.add_source_trace(rows.synapse_model(e), traces);
         CHECK(s.synapses == synapses);
         CHECK(kinds_of(s.traces) == kinds_of(traces));
         values += synapses.size();

@@ -7,7 +7,7 @@
 #include "share_cluster.hpp"
 
 #include "dnnc/sim/engine.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -30,7 +30,7 @@ namespace {
 
 constexpr double dt = 0.1;
 
-protocol::network parse(const std::string& body) {
+model::network parse(const std::string& body) {
     return *protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"p\">" + body + "</network></dnnc>", "p.xml").net;
 }
 
@@ -88,7 +88,7 @@ struct pair_run {
     std::vector<double> weight_after, output_after;  // per pre spike
 };
 // `history`: a silent synapse of that delay makes the engines keep that many ticks of output.
-protocol::network pair_network(const protocol::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
+model::network pair_network(const model::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
                                const std::vector<int>& drive, const std::string& target = R"(model="iaf_psc_delta" tau_m="10" t_ref="2")",
                                int history = 0) {
     auto net = parse(R"(<spike-source id="S" size="1">)" + spikes_of(pre) + R"(</spike-source>
@@ -101,7 +101,7 @@ protocol::network pair_network(const protocol::synapse_model& model, double weig
     net.synapses[0].synapse_model = model.id;
     return net;
 }
-pair_run run_pair(const protocol::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
+pair_run run_pair(const model::synapse_model& model, double weight, int delay, const std::vector<int>& pre,
                   const std::vector<int>& drive, int ticks, const std::string& target = R"(model="iaf_psc_delta" tau_m="10" t_ref="2")") {
     cluster c(pair_network(model, weight, delay, pre, drive, target), {0, 0, 0}, 1);
     const auto n = c.neuron("N");
@@ -228,7 +228,7 @@ TEST_CASE("a plastic synapse whose delay changes between ticks takes each spike'
     // by event from the spike trains the engine produced. Shorter, spikes sent after the
     // change overtake earlier ones; longer, a synapse takes nothing for a while.
     const double tau_plus = 20, lambda = 0.1, alpha = 1.2, w_max = 5, tau_minus = 20;
-    const protocol::synapse_model model{"plastic", "stdp_synapse", {{"tau_plus", tau_plus}, {"lambda", lambda}, {"alpha", alpha},
+    const model::synapse_model model{"plastic", "stdp_synapse", {{"tau_plus", tau_plus}, {"lambda", lambda}, {"alpha", alpha},
                                                                     {"mu_plus", 1.0}, {"mu_minus", 1.0}, {"Wmax", w_max}}, {}};
     const int change = 3000;
     // Spikes of both kinds on their way at the change.

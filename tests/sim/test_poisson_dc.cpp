@@ -13,14 +13,14 @@ using namespace dnnc;
 using namespace dnnc::sim;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body, const char* dt = "0.1") {
+model::expanded_network network_of(const std::string& body, const char* dt = "0.1") {
     const auto doc = protocol::parse_document(
         std::string("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\" dt=\"") + dt + "\">" + body + "</network></dnnc>", "g.xml");
-    return protocol::expand(*doc.net, "g.xml");
+    return model::expand(*doc.net, "g.xml");
 }
 
 // Every neuron's output at every tick, from one engine.
-std::vector<std::vector<float>> outputs(const protocol::expanded_network& net, int ticks) {
+std::vector<std::vector<float>> outputs(const model::expanded_network& net, int ticks) {
     engine e(whole_network(net));
     std::vector<std::vector<float>> out;
     for (int t = 0; t < ticks; ++t) {

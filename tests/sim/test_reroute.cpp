@@ -52,7 +52,7 @@ TEST_CASE("a node that keeps its neurons keeps its engine through a move, and th
 
 TEST_CASE("a reroute that would change which remote neurons an engine reads is refused and changes nothing") {
     const auto net = recurrent_plastic_network();
-    const auto expanded = protocol::expand(net, "p.xml");
+    const auto expanded = model::expand(net, "p.xml");
     const auto before = scatter(100, 3, 5);
     const auto specs = partition_specs(expanded, before, 3, {}, with_synapses::no);
     engine e(specs[2], net);

@@ -18,13 +18,13 @@ using test::cluster;
 
 namespace {
 
-protocol::network parse(const std::string& body, const std::string& dt = "1") {
+model::network parse(const std::string& body, const std::string& dt = "1") {
     return *protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="d" dt=")" + dt + R"(">)" + body + "</network></dnnc>", "d.xml").net;
 }
 
 // One spike source into a linear neuron (its output is its input of the tick) through a
 // synapse of delay `delay`; a silent synapse of delay 12 makes the history 12 ticks long.
-protocol::network relay(int delay) {
+model::network relay(int delay) {
     return parse(R"(<spike-source id="s" size="1"><spike t-ms="2" index="0"/><spike t-ms="4" index="0"/>
                    <spike t-ms="5" index="0"/><spike t-ms="6" index="0"/><spike t-ms="8" index="0"/></spike-source>
                    <neuron id="sum" model="linear"/>
@@ -82,7 +82,7 @@ namespace {
 
 // Spike sources into a recurrent population: a projection of one delay (ticks of 0.1 ms),
 // one of drawn delays (ms), a connection list (ticks), an explicit synapse (ticks).
-protocol::network recurrent(const std::string& direct, const std::string& drawn_max, std::uint16_t list_delay,
+model::network recurrent(const std::string& direct, const std::string& drawn_max, std::uint16_t list_delay,
                             const std::string& synapse_delay) {
     auto net = parse(R"(<spike-source id="S" size="4"><spike index="0" t-ms="1"/><spike index="1" t-ms="4.3"/><spike index="2" t-ms="9.1"/>
            <spike index="3" t-ms="14"/><spike index="0" t-ms="21.2"/><spike index="2" t-ms="27.5"/><spike index="1" t-ms="33"/></spike-source>
@@ -91,13 +91,13 @@ protocol::network recurrent(const std::string& direct, const std::string& drawn_
            <projection from="P" to="P" kind="random" p="0.15" seed="5" weight="-12"><delay distribution="uniform" min="0.2" max=")" +
            drawn_max + R"("/></projection>
            <synapse from="P[3]" to="P[4]" weight="200" delay=")" + synapse_delay + R"("/>)", "0.1");
-    protocol::projection list;
-    list.kind = protocol::projection_kind::list;
+    model::projection list;
+    list.kind = model::projection_kind::list;
     list.from = "S[0:2]";
     list.to = "P[0:2]";
     list.connections = {{1, 0}, {0, 1}, {90, 90}, {2, list_delay}};  // by target
     net.projections.push_back(list);
-    net.connection_order.push_back({protocol::connection_ref::type::projection, net.projections.size() - 1});
+    net.connection_order.push_back({model::connection_ref::type::projection, net.projections.size() - 1});
     return net;
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("new delays of static and of plastic synapses in a network with plasti
 TEST_CASE("every lane of a batched engine takes new delays as a one-lane engine does") {
     const auto before = recurrent("7", "1.3", 9, "4");
     const auto after = recurrent("2", "0.6", 13, "1");
-    const auto expanded = protocol::expand(before, "d.xml");
+    const auto expanded = model::expand(before, "d.xml");
     auto spec = partition_specs(expanded, std::vector<std::uint32_t>(44, 0), 1, {}, with_synapses::no).front();
     engine one(spec, before);
     spec.batch = 2;

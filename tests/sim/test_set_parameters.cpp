@@ -11,19 +11,19 @@ using namespace dnnc;
 using namespace dnnc::sim;
 
 namespace {
-protocol::expanded_network network_of(const std::string& body) {
+model::expanded_network network_of(const std::string& body) {
     const auto doc = protocol::parse_document(
         "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"s\" dt=\"0.1\">"
         "<population id=\"E\" size=\"30\" model=\"iaf_cond_exp\" seed=\"3\" v-init=\"-65\" v-init-std=\"4\"/>"
         "<projection from=\"E\" to=\"E\" kind=\"random\" p=\"0.2\" weight=\"3\" seed=\"1\"/>" +
             body + "</network></dnnc>",
         "s.xml");
-    return protocol::expand(*doc.net, "s.xml");
+    return model::expand(*doc.net, "s.xml");
 }
 
-std::vector<protocol::neuron_params> params_of(const protocol::expanded_network& net, const engine& e) {
-    std::vector<protocol::neuron_params> params;
-    for (const auto& n : e.spec().neurons) params.push_back(net.params_of(static_cast<protocol::neuron_index>(n.index)));
+std::vector<model::neuron_params> params_of(const model::expanded_network& net, const engine& e) {
+    std::vector<model::neuron_params> params;
+    for (const auto& n : e.spec().neurons) params.push_back(net.params_of(static_cast<model::neuron_index>(n.index)));
     return params;
 }
 
@@ -77,7 +77,7 @@ TEST_CASE("new parameters may not change a neuron's model or tau_minus, nor the 
     engine e(whole_network(net));
     auto params = params_of(net, e);
     auto other_model = params;
-    other_model[3].model = protocol::neuron_model::iaf_psc_exp;
+    other_model[3].model = model::neuron_model::iaf_psc_exp;
     CHECK_THROWS_WITH(e.set_parameters(other_model, net.drive), Catch::Contains("model or tau_minus"));
     auto other_tau = params;
     other_tau[0].tau_minus = 30;

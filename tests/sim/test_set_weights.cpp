@@ -37,12 +37,12 @@ std::string network_text(const std::string& weight, const std::string& mean, boo
            "</network></dnnc>";
 }
 
-protocol::network network_of(const std::string& weight, const std::string& mean, bool plastic, const std::string& model = stdp) {
+model::network network_of(const std::string& weight, const std::string& mean, bool plastic, const std::string& model = stdp) {
     return *protocol::parse_document(network_text(weight, mean, plastic, model), "w.xml").net;
 }
 
-std::vector<engine> engines_of(const protocol::network& net, std::size_t nodes) {
-    const auto expanded = protocol::expand(net, "w.xml");
+std::vector<engine> engines_of(const model::network& net, std::size_t nodes) {
+    const auto expanded = model::expand(net, "w.xml");
     std::vector<std::uint32_t> node_of(expanded.neuron_count());
     for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>(i * 7 % nodes);
     std::vector<engine> engines;
@@ -67,9 +67,9 @@ void step(std::vector<engine>& engines) {
 // models from tick `at` on, against one engine of `after`'s network restored from their
 // states at `at`, its plastic synapses' weights those `after` gives them where `after` sets
 // them (its STDP synapses keep no other state); at the end, their plastic synapses alike.
-void check_reweighted(const protocol::network& before, const protocol::network& after, std::size_t nodes, tick_t at, tick_t ticks) {
+void check_reweighted(const model::network& before, const model::network& after, std::size_t nodes, tick_t at, tick_t ticks) {
     auto engines = engines_of(before, nodes);
-    const auto neurons = protocol::expand(before, "w.xml").neuron_count();
+    const auto neurons = model::expand(before, "w.xml").neuron_count();
     while (engines.front().next_tick() < at) step(engines);
     std::vector<neuron_state> states;
     for (const auto& e : engines)
@@ -98,7 +98,7 @@ void check_reweighted(const protocol::network& before, const protocol::network& 
 }
 
 // The plastic synapses' values (weights and rule state) after `ticks` of `net` on one engine.
-std::vector<float> plastic_values(const protocol::network& net, tick_t ticks) {
+std::vector<float> plastic_values(const model::network& net, tick_t ticks) {
     auto engines = engines_of(net, 1);
     while (engines.front().next_tick() < ticks) step(engines);
     std::vector<float> values;

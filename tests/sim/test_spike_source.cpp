@@ -14,14 +14,14 @@ using namespace dnnc::sim;
 
 namespace {
 
-protocol::expanded_network network_of(const std::string& body) {
+model::expanded_network network_of(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"s\">" + body + "</network></dnnc>", "s.xml");
-    return protocol::expand(*doc.net, "s.xml");
+    return model::expand(*doc.net, "s.xml");
 }
 
 using trace = std::vector<std::vector<float>>;  // per tick, every neuron's output
 
-trace run_whole(const protocol::expanded_network& net, int ticks, std::uint32_t batch = 1, std::uint32_t lane = 0) {
+trace run_whole(const model::expanded_network& net, int ticks, std::uint32_t batch = 1, std::uint32_t lane = 0) {
     auto spec = whole_network(net);
     spec.batch = batch;
     engine e(spec);

@@ -18,7 +18,7 @@ using spike_trace = std::vector<std::vector<global_index>>;  // per tick
 
 // A CUBA-like network (excitatory and inhibitory lif neurons, delays 1 and 2) with rate
 // neurons beside it whose outputs are never zero.
-protocol::expanded_network mixed_network() {
+model::expanded_network mixed_network() {
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="mixed">
         <neuron id="rate" model="linear" bias="0.5"/>
         <population id="P" size="400" model="lif" seed="42" refractory="50" v-init="-60" v-init-max="-50"/>
@@ -31,14 +31,14 @@ protocol::expanded_network mixed_network() {
         <projection from="P" to="R" kind="random" p="0.1" weight="0.5" seed="4"/>
       </network></dnnc>)",
                                               "mixed.xml");
-    return protocol::expand(*doc.net, doc.file);
+    return model::expand(*doc.net, doc.file);
 }
 
 // What spiked() must hold after a tick: every spiking neuron with a non-zero output.
-std::vector<global_index> nonzero_spiking(const protocol::expanded_network& net, const engine& e) {
+std::vector<global_index> nonzero_spiking(const model::expanded_network& net, const engine& e) {
     std::vector<global_index> expected;
     for (const auto& n : e.spec().neurons)
-        if (protocol::is_spiking(net.params_of(static_cast<protocol::neuron_index>(n.index)).model) && e.output(n.index) != 0.0f)
+        if (model::is_spiking(net.params_of(static_cast<model::neuron_index>(n.index)).model) && e.output(n.index) != 0.0f)
             expected.push_back(n.index);
     std::sort(expected.begin(), expected.end());
     return expected;
@@ -184,10 +184,10 @@ TEST_CASE("an engine told not to list spikes lists none and computes the same ou
 }
 
 TEST_CASE("a node's engine lists spikes only when its config records a neuron") {
-    protocol::node_config config;
+    model::node_config config;
     config.node = "n0";
     config.neurons.push_back({"a", 0, 0, 0, false, false, {}});
-    config.neurons.back().params.model = protocol::neuron_model::lif;
+    config.neurons.back().params.model = model::neuron_model::lif;
     CHECK_FALSE(from_node_config(config).list_spikes);
     config.neurons.back().record = true;
     CHECK(from_node_config(config).list_spikes);

@@ -16,8 +16,8 @@ using dnnc::test::scatter;
 
 namespace {
 
-protocol::growth_curve curve(double growth_rate, double eps) {
-    protocol::growth_curve c;
+model::growth_curve curve(double growth_rate, double eps) {
+    model::growth_curve c;
     c.growth_rate = growth_rate;
     c.eta = 0;
     c.eps = eps;
@@ -27,7 +27,7 @@ protocol::growth_curve curve(double growth_rate, double eps) {
 
 // NEST's structural_plasticity.py at a tenth of its size, grown 100 times faster: 80
 // excitatory and 20 inhibitory iaf_psc_alpha neurons without synapses, Poisson background.
-protocol::network growing_network() {
+model::network growing_network() {
     auto net = *protocol::parse_document(
                     "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"sp\">"
                     "<population id=\"E\" size=\"80\" model=\"iaf_psc_alpha\" seed=\"1\"/>"
@@ -44,7 +44,7 @@ protocol::network growing_network() {
     }
     e.synaptic_elements = {{"Den_ex", curve(0.01, 0.05), {}}, {"Den_in", curve(0.01, 0.05), {}}, {"Axon_ex", curve(0.01, 0.05), {}}};
     i.synaptic_elements = {{"Den_ex", curve(0.04, 0.2), {}}, {"Den_in", curve(0.01, 0.2), {}}, {"Axon_in", curve(0.01, 0.2), {}}};
-    protocol::structural_plasticity sp;
+    model::structural_plasticity sp;
     sp.update_interval_ms = 100;
     sp.seed = 7;
     sp.synapses = {{"synapse_ex", "Axon_ex", "Den_ex", "", 585, 1, 1.0, {}}, {"synapse_in", "Axon_in", "Den_in", "", -585, 1, 1.0, {}}};

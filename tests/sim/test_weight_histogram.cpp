@@ -5,7 +5,7 @@
 #include "dnnc/sim/weight_histogram.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -80,7 +80,7 @@ TEST_CASE("a plastic network's weights binned per projection or group, by one en
         <projection id="IE" from="I" to="E" kind="fixed-indegree" indegree="60" seed="3" synapse-model="ie">
           <weight distribution="normal" mean="-3" std="1" max="0"/></projection>
       </network></dnnc>)", "h.xml");
-    const auto net = protocol::expand(*doc.net, "h.xml");
+    const auto net = model::expand(*doc.net, "h.xml");
     // Connection elements in document order: EE 0, E->I 1 (static), IE 2; a group of all
     // three counts the plastic ones.
     auto binned_on = [&](std::size_t nodes) {

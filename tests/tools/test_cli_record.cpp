@@ -4,8 +4,8 @@
 // error.
 #include "cluster_fixture.hpp"
 
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/csv.hpp"
-#include "dnnc/protocol/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 #include "dnnc/sim/engine.hpp"
 
@@ -35,7 +35,7 @@ const char* const network = R"(<dnnc xmlns="urn:dnnc:1">
 // neuron (ascending), then each record's variables in its order.
 std::string expected_rows(int ticks) {
     const auto doc = dnnc::protocol::parse_document(network, "rec.xml");
-    const auto net = dnnc::protocol::expand(*doc.net, "rec.xml");
+    const auto net = dnnc::model::expand(*doc.net, "rec.xml");
     dnnc::sim::engine e(dnnc::sim::whole_network(net));
     struct sampled {
         std::int64_t neuron, every;
@@ -53,7 +53,7 @@ std::string expected_rows(int ticks) {
             if (m % s.every != 0) continue;
             const auto& g = net.groups[net.group_of[static_cast<std::size_t>(s.neuron)]];
             const auto values = e.variables(s.neuron);
-            const auto& names = dnnc::protocol::recordable_variables(g.params.model);
+            const auto& names = dnnc::model::recordable_variables(g.params.model);
             for (const auto& v : *s.variables) {
                 const auto k = static_cast<std::size_t>(std::find(names.begin(), names.end(), v) - names.begin());
                 rows += dnnc::protocol::sample_csv_row(m, 0.1, g.id, s.neuron - static_cast<std::int64_t>(g.first), v, values[k]);

@@ -6,7 +6,7 @@
 #include "dnnc/node_server/secret.hpp"
 #include "mpi_job.hpp"
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 #include "dnnc/sim/torch_backend.hpp"
 
 #include <CLI/CLI.hpp>
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
                              ->excludes(run);
     app.add_option("--lead-file", job.lead_file, "With --serve: write the lead's HOST:PORT here");
     app.add_option("--ticks", job.ticks, "With --run: ticks to run (default 1000)")
-        ->check(CLI::Range(std::int64_t{1}, dnnc::protocol::max_tick_count));
+        ->check(CLI::Range(std::int64_t{1}, dnnc::model::max_tick_count));
     app.add_option("--input", job.input, "With --run: input CSV");
     app.add_option("--output", job.output, "With --run: write the outputs here as CSV");
     app.add_option("--spikes", job.spikes, "With --run: write the recorded spikes here as CSV");
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     app.add_option("--weights-every", job.weights_every,
                    "With --weights: also write them every T ticks, those after t ticks into W-t.csv beside W.csv")
         ->needs(weights)
-        ->check(CLI::Range(std::int64_t{1}, dnnc::protocol::max_tick_count));
+        ->check(CLI::Range(std::int64_t{1}, dnnc::model::max_tick_count));
     app.add_flag("--json", job.json, "With --run: print the summary as JSON");
     app.add_option("--transport", transport, "How signals travel between nodes: mpi (the default with --mpi) or tcp")
         ->check(CLI::IsMember({"tcp", "mpi"}));

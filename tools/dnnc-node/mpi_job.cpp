@@ -2,10 +2,10 @@
 
 #include "dnnc/core/error.hpp"
 #include "dnnc/core/files.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/node_server/log.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
-#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -79,7 +79,7 @@ int agree(int code) {
 
 // Each rank's node id (rank 0): the document's <cluster> of K nodes, node i at rank i, or
 // r0, r1, ... for one node per rank.
-std::vector<std::string> node_ids(const protocol::document& doc, const std::string& file, std::size_t ranks) {
+std::vector<std::string> node_ids(const model::document& doc, const std::string& file, std::size_t ranks) {
     std::vector<std::string> ids;
     if (doc.clu && doc.clu->nodes.size() != ranks)
         throw usage_error(file + ": its <cluster> has " + std::to_string(doc.clu->nodes.size()) + " nodes but the job has " +
@@ -90,10 +90,10 @@ std::vector<std::string> node_ids(const protocol::document& doc, const std::stri
 
 // The cluster the job runs on (rank 0): the document's <cluster>, or one node per rank,
 // its capacity the rank's cores, every pair linked; at the ranks' addresses.
-protocol::cluster cluster_of(const protocol::document& doc, const std::vector<std::string>& hosts, const std::vector<int>& ports,
+model::cluster cluster_of(const model::document& doc, const std::vector<std::string>& hosts, const std::vector<int>& ports,
                              const std::vector<double>& capacities) {
     const auto ranks = hosts.size();
-    protocol::cluster clu;
+    model::cluster clu;
     if (doc.clu) {
         clu = *doc.clu;
     } else {
@@ -107,7 +107,7 @@ protocol::cluster cluster_of(const protocol::document& doc, const std::vector<st
         clu.nodes[r].port = ports[r];
     }
     clu.lead = clu.nodes[0].id;
-    protocol::check_cluster(clu);
+    model::check_cluster(clu);
     return clu;
 }
 
@@ -206,7 +206,7 @@ int outcome_from_rank0(int mine, int rank) {
 // (SLURM_RESTART_COUNT > 0) with a stop checkpoint continues from it: the ticks still to
 // run, the inputs from its tick on, and the outputs and spikes appended to the rows of the
 // ticks before it. `stopped` says (once the run is over) whether a signal checkpointed it.
-int run_batch(const mpi_job& job, const std::string& file, const protocol::document& doc, const fs::path& work,
+int run_batch(const mpi_job& job, const std::string& file, const model::document& doc, const fs::path& work,
               const std::string& state_dir, const std::vector<std::string>& access, const std::function<bool()>& stopped) {
     const char* restarts = std::getenv("SLURM_RESTART_COUNT");
     const auto [checkpoint, tick] = restarts && std::atoi(restarts) > 0
@@ -331,7 +331,7 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
         // Rank 0 reads the document first: bad input ends the job before any node starts,
         // and every rank learns the node ids (signals over MPI go to ranks by node id).
         const std::string file = job.serve ? job.serve_doc : job.run;
-        protocol::document doc;
+        model::document doc;
         std::vector<field> ids(static_cast<std::size_t>(ranks));
         if (rank == 0)
             code = checked([&] {
@@ -391,7 +391,7 @@ int run_mpi_job(node_server::node_options options, const mpi_job& job) {
             std::vector<std::string> addresses;
             for (const auto& h : hosts) addresses.push_back(h.data());
             code = checked([&] {
-                protocol::document clu_doc;
+                model::document clu_doc;
                 clu_doc.clu = cluster_of(doc, addresses, ports, capacities);
                 fs::create_directories(work);
                 std::ofstream(work / "cluster.xml") << protocol::serialize(clu_doc);

@@ -147,7 +147,7 @@ struct scratch_file {
 std::string scratch_name(const std::string& beside) { return beside + ".part-" + std::to_string(::getpid()); }
 
 // Files named relative to the document, made absolute: the lead reads them.
-void anchor_files(protocol::document& doc) {
+void anchor_files(model::document& doc) {
     const auto base = std::filesystem::absolute(doc.file).parent_path();
     auto anchor = [&](std::string& file) {
         if (!file.empty() && std::filesystem::path(file).is_relative()) file = (base / file).lexically_normal().string();
@@ -162,15 +162,15 @@ void anchor_files(protocol::document& doc) {
 }
 }  // namespace
 
-std::string submission_of(protocol::document doc) {
+std::string submission_of(model::document doc) {
     anchor_files(doc);
     return protocol::serialize(doc);
 }
 
 json restore_binary_snapshot(const client_options& o, const std::string& to, const std::string& path, bool replace,
-                             const std::function<void(protocol::document&)>& adjust) {
+                             const std::function<void(model::document&)>& adjust) {
     protocol::snapshot_reader reader(path);
-    protocol::document doc = reader.doc();
+    model::document doc = reader.doc();
     doc.file = path;
     const auto as_written = protocol::serialize(doc);
     adjust(doc);
@@ -205,12 +205,12 @@ json restore_binary_snapshot(const client_options& o, const std::string& to, con
     return json::parse(call_node(o, to, {protocol::message_type::submit, replace ? protocol::replace_flag : std::uint16_t{0}, 0, submit.dump()}).payload);
 }
 
-nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc) {
+nlohmann::json update_network(const client_options& o, const std::string& lead, const model::document& doc) {
     if (!doc.net) throw usage_error(doc.file + ": an update needs a <network>");
     return nlohmann::json::parse(call_node(o, lead, {protocol::message_type::update, 0, 0, submission_of(doc)}).payload);
 }
 
-protocol::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path) {
+model::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path) {
     constexpr std::size_t piece_bytes = 1u << 20;  // as the nodes' state pieces
     scratch_file part{scratch_name(path)};
     {
@@ -235,7 +235,7 @@ protocol::document download_snapshot(const client_options& o, const std::string&
     return doc;
 }
 
-protocol::document fetch_snapshot(const client_options& o, const std::string& lead) {
+model::document fetch_snapshot(const client_options& o, const std::string& lead) {
     const auto path = (std::filesystem::temp_directory_path() / ("dnnc-snapshot-" + std::to_string(::getpid()) + ".dnncs")).string();
     scratch_file file{path};
     download_snapshot(o, lead, path);

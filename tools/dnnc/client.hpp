@@ -1,10 +1,10 @@
 #pragma once
 // What the commands that talk to a running cluster share: the secret option and calls.
+#include "dnnc/model/model.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/secret.hpp"
 #include "dnnc/protocol/control_plane.hpp"
 #include "dnnc/protocol/csv.hpp"
-#include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/status.hpp"
 
 #include <CLI/CLI.hpp>
@@ -64,7 +64,7 @@ std::string node_binary();
 
 // The text sent to a lead for `doc`: weight files named relative to the document become
 // absolute, since the lead reads them.
-std::string submission_of(protocol::document doc);
+std::string submission_of(model::document doc);
 
 // Installs the binary snapshot `path` on the cluster of the node `to` (which becomes the lead),
 // its document as `adjust` leaves it (another cluster, ...): uploaded in 1 MiB pieces,
@@ -72,16 +72,16 @@ std::string submission_of(protocol::document doc);
 // that neither the client nor the lead holds more than a piece and a state. Returns the
 // lead's summary.
 nlohmann::json restore_binary_snapshot(const client_options& o, const std::string& to, const std::string& path, bool replace,
-                                       const std::function<void(protocol::document&)>& adjust);
+                                       const std::function<void(model::document&)>& adjust);
 
 // The frozen network's binary snapshot, read from the lead piece by piece into `path`,
 // which takes the name only once its checksum and states have been checked: the client
 // holds one piece, whatever the snapshot's size. Returns its document (checked; its state
 // holds the tick).
-protocol::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path);
+model::document download_snapshot(const client_options& o, const std::string& lead, const std::string& path);
 
 // A snapshot of the frozen network the lead runs: its document with a <state>.
-protocol::document fetch_snapshot(const client_options& o, const std::string& lead);
+model::document fetch_snapshot(const client_options& o, const std::string& lead);
 
 // Saves the frozen network the lead runs to `path` (binary for .dnncs, else XML, which holds
 // the whole state at once), checked before anything takes the name.
@@ -94,7 +94,7 @@ saved_snapshot save_snapshot_of(const client_options& o, const std::string& lead
 
 // Updates the frozen network the lead runs to `doc`'s parameters (protocol/update.hpp);
 // returns the lead's reply {"tick", "nodes"}.
-nlohmann::json update_network(const client_options& o, const std::string& lead, const protocol::document& doc);
+nlohmann::json update_network(const client_options& o, const std::string& lead, const model::document& doc);
 
 // Adds `add` members to population `population` of the running network (docs/document.md,
 // "Growing populations") through the lead's grow command; returns its reply {"population",

@@ -21,7 +21,7 @@ struct cluster_options {
     client_options client;
 };
 
-protocol::cluster cluster_of(const std::string& file) {
+model::cluster cluster_of(const std::string& file) {
     const auto doc = protocol::load_document(file);
     if (!doc.clu) throw usage_error(file + ": the document has no <cluster>");
     return *doc.clu;

@@ -3,7 +3,7 @@
 #include "client.hpp"
 #include "commands.hpp"
 
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <iostream>
 
@@ -27,7 +27,7 @@ void print(const control_options& o, const nlohmann::json& reply) {
 CLI::App* add_one(CLI::App& app, action& chosen, const char* name, const char* help, const std::string& command) {
     auto o = std::make_shared<control_options>();
     auto* cmd = app.add_subcommand(name, help);
-    if (command == "step") cmd->add_option("ticks", o->ticks, "How many ticks to run")->required()->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
+    if (command == "step") cmd->add_option("ticks", o->ticks, "How many ticks to run")->required()->check(CLI::Range(std::int64_t{1}, model::max_tick_count));
     cmd->add_option("--lead", o->lead, "HOST:PORT of the lead")->required();
     cmd->add_flag("--json", o->json, "Print the lead's answer as JSON");
     o->client.add_to(cmd);
@@ -69,7 +69,7 @@ void add_control(CLI::App& app, action& chosen) {
     auto c = std::make_shared<checkpoint_options>();
     auto* checkpoint = app.add_subcommand("checkpoint", "Snapshot the running network every T ticks into a folder on the lead");
     checkpoint->add_option("--lead", c->lead, "HOST:PORT of the lead")->required();
-    auto* every = checkpoint->add_option("--every", c->every, "Ticks between checkpoints (0: none)")->check(CLI::Range(std::int64_t{0}, protocol::max_tick_count));
+    auto* every = checkpoint->add_option("--every", c->every, "Ticks between checkpoints (0: none)")->check(CLI::Range(std::int64_t{0}, model::max_tick_count));
     checkpoint->add_flag("--now", c->now, "Write one checkpoint of the frozen network now")->excludes(every);
     checkpoint->add_option("--dir", c->dir, "Folder under the lead's STATE_DIR/checkpoints (default: the network's name)");
     checkpoint->add_option("--keep", c->keep, "How many checkpoints to keep")->check(CLI::PositiveNumber);

@@ -44,16 +44,16 @@ protocol::export_format format_of(const export_cli_options& o) {
     throw usage_error("export: give --format graphml, dot or json (" + o.output + " does not name one)");
 }
 
-protocol::document input_of(const export_cli_options& o) {
+model::document input_of(const export_cli_options& o) {
     if (!o.lead.empty()) return fetch_snapshot(o.client, o.lead);
     if (protocol::is_binary_snapshot_path(o.file)) return protocol::load_snapshot(o.file);
-    protocol::document doc = protocol::load_document(o.file);
+    model::document doc = protocol::load_document(o.file);
     if (!doc.net) throw usage_error("export: " + o.file + " has no <network>");
     return doc;
 }
 
-void write(const export_cli_options& o, const protocol::network& compact, const protocol::expanded_network& net,
-           const protocol::snapshot_state* state, const protocol::node_assignment* nodes,
+void write(const export_cli_options& o, const model::network& compact, const model::expanded_network& net,
+           const model::snapshot_state* state, const protocol::node_assignment* nodes,
            const protocol::export_options& options) {
     if (o.output == "-") {
         protocol::export_network(std::cout, compact, net, state, nodes, options);
@@ -74,8 +74,8 @@ int run_export(const export_cli_options& o) {
     protocol::export_options options;
     options.format = format_of(o);
     options.max_dot_synapses = o.max_synapses;
-    protocol::document doc = input_of(o);
-    const std::optional<protocol::snapshot_state> state = std::move(doc.state);
+    model::document doc = input_of(o);
+    const std::optional<model::snapshot_state> state = std::move(doc.state);
     if (doc.clu) {
         plan::network_plan plan = plan::plan_network(std::move(doc));
         protocol::node_assignment nodes;

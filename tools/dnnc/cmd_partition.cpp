@@ -13,7 +13,7 @@
 #include "dnnc/partitioner/physical.hpp"
 #include "dnnc/plan/planning_graph.hpp"
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/rate.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -58,10 +58,10 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // plan/planning_graph.hpp), once the cluster is known.
 struct input {
     dp::graph g;
-    std::optional<protocol::network> net;
-    std::optional<protocol::expanded_network> neurons;  // names and numbering, no synapses
+    std::optional<model::network> net;
+    std::optional<model::expanded_network> neurons;  // names and numbering, no synapses
     std::optional<plan::planning_graph> units;
-    std::optional<protocol::cluster> own_cluster;
+    std::optional<model::cluster> own_cluster;
 };
 
 input load_input(const std::string& file) {
@@ -70,9 +70,9 @@ input load_input(const std::string& file) {
         in.g = dp::read_metis(file);
         return in;
     }
-    protocol::document doc = protocol::load_document(file);
+    model::document doc = protocol::load_document(file);
     if (!doc.net) throw usage_error("partition: " + file + " has no <network> to partition");
-    in.neurons = protocol::expand_neurons(*doc.net);
+    in.neurons = model::expand_neurons(*doc.net);
     in.net = std::move(doc.net);
     in.own_cluster = std::move(doc.clu);
     return in;
@@ -95,7 +95,7 @@ dp::physical_cluster cluster_for(const partition_cli_options& o, const input& in
         return dp::complete_cluster(o.parts);
     }
     if (!o.cluster_file.empty()) {
-        const protocol::document doc = protocol::load_document(o.cluster_file);
+        const model::document doc = protocol::load_document(o.cluster_file);
         if (!doc.clu) throw usage_error("partition: " + o.cluster_file + " has no <cluster>");
         return plan::physical_of(*doc.clu);
     }
@@ -114,7 +114,7 @@ void write_assignment(const partition_cli_options& o, const input& in, const dp:
     if (in.net) {
         out << "neuron,node\n";
         const auto node_of_neuron = in.units->spread(node_of_vertex);
-        for (protocol::neuron_index v = 0; v < node_of_neuron.size(); ++v) {
+        for (model::neuron_index v = 0; v < node_of_neuron.size(); ++v) {
             out << in.neurons->neuron_name(v) << ',' << cluster.names[node_of_neuron[v]] << '\n';
         }
     } else {

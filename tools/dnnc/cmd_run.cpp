@@ -14,8 +14,8 @@
 #include "weights_reader.hpp"
 
 #include "dnnc/core/files.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/node_server/local_cluster.hpp"
-#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/csv.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -51,7 +51,7 @@ struct run_options {
 };
 
 int run_run(const run_options& o) {
-    protocol::document doc =
+    model::document doc =
         protocol::is_binary_snapshot_path(o.file) ? protocol::load_snapshot(o.file) : protocol::load_document(o.file);
     if (!doc.net) throw usage_error(o.file + ": the document has no <network>");
     if (!o.cluster_file.empty()) {
@@ -70,11 +70,11 @@ int run_run(const run_options& o) {
         doc.run->batch = o.batch;
     }
     const auto& records = doc.net->records;
-    if (!o.record_file.empty() && std::all_of(records.begin(), records.end(), [](const protocol::recording& r) { return r.variables.empty(); }))
+    if (!o.record_file.empty() && std::all_of(records.begin(), records.end(), [](const model::recording& r) { return r.variables.empty(); }))
         throw usage_error(o.file + ": --record-file: the network samples no variables (add <record neurons=\"...\" variables=\"...\"/>)");
     // --spikes without a <record> of spikes records every spiking neuron.
-    if (!o.spikes.empty() && !protocol::records_spikes(records)) {
-        auto spiking = [](const auto& group) { return protocol::is_spiking(group.params.model); };
+    if (!o.spikes.empty() && !model::records_spikes(records)) {
+        auto spiking = [](const auto& group) { return model::is_spiking(group.params.model); };
         if (std::none_of(doc.net->neurons.begin(), doc.net->neurons.end(), spiking) &&
             std::none_of(doc.net->populations.begin(), doc.net->populations.end(), spiking))
             throw usage_error(o.file + ": --spikes: the network has no neuron of a spiking model (lif)");
@@ -91,10 +91,10 @@ int run_run(const run_options& o) {
     const std::string spikes_path =
         !o.spikes.empty() || o.report.empty() || doc.net->records.empty() ? o.spikes : (dir / "report-spikes.csv").string();
     const bool read_spikes = (!doc.net->records.empty() && (!spikes_path.empty() || o.json)) || !o.record_file.empty();
-    protocol::check_document(doc);
+    model::check_document(doc);
     const auto inputs = o.input.empty() ? std::vector<protocol::input_row>{} : protocol::read_input_csv(o.input);
     protocol::check_input_lanes(inputs, doc.run ? doc.run->batch : 1);
-    const protocol::cluster planned = doc.clu ? *doc.clu : local_cluster_of(o.nodes);
+    const model::cluster planned = doc.clu ? *doc.clu : local_cluster_of(o.nodes);
     if (o.running_cluster && !doc.clu) throw usage_error("--running-cluster needs the cluster's document (--cluster or <cluster>)");
     if (!o.running_cluster && node_server::local_nodes(planned).size() != planned.nodes.size())
         throw usage_error("dnnc run needs every node on this machine (127.0.0.0/8)");
@@ -126,7 +126,7 @@ int run_run(const run_options& o) {
         client_options client = o.client;
         if (session) client.secret_file = session->secret_file();
         doc.clu = session ? session->listening(planned) : planned;
-        protocol::check_cluster(*doc.clu);
+        model::check_cluster(*doc.clu);
         const std::string text = submission_of(doc);
         std::ofstream(config) << text;
         const auto& lead_node = *std::find_if(doc.clu->nodes.begin(), doc.clu->nodes.end(),
@@ -286,10 +286,10 @@ void add_run(CLI::App& app, action& chosen) {
         ->check(CLI::Range(1, 64))
         ->excludes(cluster)
         ->excludes(running);
-    cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
+    cmd->add_option("--ticks", o->ticks, "Ticks to run (default 1000)")->check(CLI::Range(std::int64_t{1}, model::max_tick_count));
     cmd->add_option("--input", o->input, "Input CSV: tick,target,value[,lane]");
     cmd->add_option("--batch", o->batch, "Run B lanes side by side, one input pattern each (overrides <run batch>)")
-        ->check(CLI::Range(1, static_cast<int>(protocol::max_batch)));
+        ->check(CLI::Range(1, static_cast<int>(model::max_batch)));
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
@@ -300,7 +300,7 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--weights-every", o->weights_every,
                     "Also write the weights every T ticks, those after t ticks into W-t.csv beside W.csv (the run freezes there)")
         ->needs(weights)
-        ->check(CLI::Range(std::int64_t{1}, protocol::max_tick_count));
+        ->check(CLI::Range(std::int64_t{1}, model::max_tick_count));
     cmd->add_option("--structure", o->structure,
                     "Write a row per population at every structural update here as CSV "
                     "(t_ms,population,mean_ca,connections_in,created,deleted)");

@@ -4,7 +4,7 @@
 #include "client.hpp"
 #include "commands.hpp"
 
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -33,19 +33,19 @@ int run_snapshot(const snapshot_options& o) {
 }
 
 int run_restore(const restore_options& o) {
-    std::optional<protocol::cluster> other;
+    std::optional<model::cluster> other;
     if (!o.cluster.empty()) {
         other = protocol::load_document(o.cluster).clu;
         if (!other) throw usage_error(o.cluster + ": the document has no <cluster>");
     }
     // The snapshot's own cluster, or the other one, whose clock the lead then is.
-    auto on_its_cluster = [&](protocol::document& doc) {
+    auto on_its_cluster = [&](model::document& doc) {
         if (other) {
             doc.clu = other;
             if (doc.run) doc.run->clock.clear();
         }
         if (!doc.clu) throw usage_error(o.file + ": no <cluster>; give --cluster OTHER.xml");
-        protocol::check_document(doc);
+        model::check_document(doc);
     };
     nlohmann::json summary;
     if (protocol::is_binary_snapshot_path(o.file)) {
@@ -54,9 +54,9 @@ int run_restore(const restore_options& o) {
         protocol::check_snapshot_file(o.file);
         summary = restore_binary_snapshot(o.client, o.to, o.file, o.replace, on_its_cluster);
     } else {
-        protocol::document doc = protocol::load_snapshot(o.file);
+        model::document doc = protocol::load_snapshot(o.file);
         on_its_cluster(doc);
-        protocol::states_of(doc, protocol::expand_neurons(*doc.net));
+        protocol::states_of(doc, model::expand_neurons(*doc.net));
         summary = nlohmann::json::parse(
             call_node(o.client, o.to, {protocol::message_type::submit, o.replace ? protocol::replace_flag : std::uint16_t{0}, 0, submission_of(doc)})
                 .payload);

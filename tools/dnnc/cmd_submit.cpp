@@ -21,7 +21,7 @@ struct submit_options {
 
 int run_submit(const submit_options& o) {
     // Checked here first, so that mistakes get located messages and exit code 2.
-    protocol::document doc = protocol::load_document(o.file);
+    model::document doc = protocol::load_document(o.file);
     if (!o.cluster_file.empty()) {
         const auto c = protocol::load_document(o.cluster_file);
         if (!c.clu) throw usage_error(o.cluster_file + ": the document has no <cluster>");

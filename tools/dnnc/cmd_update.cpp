@@ -3,7 +3,7 @@
 #include "client.hpp"
 #include "commands.hpp"
 
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <iostream>
@@ -19,7 +19,7 @@ struct update_options {
 int run_update(const update_options& o) {
     auto doc = protocol::load_document(o.file);
     if (!doc.net) throw usage_error(o.file + ": the document has no <network>");
-    protocol::check_network(*doc.net);
+    model::check_network(*doc.net);
     const auto reply = update_network(o.client, o.lead, doc);
     std::cout << "network '" << doc.net->name << "' updated on " << reply["nodes"] << " nodes: its parameters hold from tick "
               << reply["tick"] << '\n';

@@ -20,7 +20,7 @@ struct validate_options {
     bool json = false;
 };
 
-nlohmann::json summary_of(const protocol::document& doc) {
+nlohmann::json summary_of(const model::document& doc) {
     nlohmann::json s;
     std::uint64_t neurons = 0, synapses = 0, dense_weights = 0;
     if (doc.net) {

@@ -93,12 +93,12 @@ dp::graph generate(const gen_options& o) {
 }
 
 std::string to_network_xml(const dp::graph& g, const std::string& name) {
-    protocol::document doc;
-    protocol::network net;
+    model::document doc;
+    model::network net;
     net.name = name;
     net.neurons.reserve(g.vertex_count());
     for (dp::vertex_id v = 0; v < g.vertex_count(); ++v) {
-        protocol::neuron neuron;
+        model::neuron neuron;
         neuron.id = "v" + std::to_string(v);
         net.neurons.push_back(std::move(neuron));
     }
@@ -106,10 +106,10 @@ std::string to_network_xml(const dp::graph& g, const std::string& name) {
     for (dp::vertex_id v = 0; v < g.vertex_count(); ++v) {
         for (auto u = g.neighbors_begin(v); u != g.neighbors_end(v); ++u) {
             if (*u < v) continue;
-            protocol::synapse s;
+            model::synapse s;
             s.from = net.neurons[v].id;
             s.to = net.neurons[*u].id;
-            net.connection_order.push_back({protocol::connection_ref::type::synapse, net.synapses.size()});
+            net.connection_order.push_back({model::connection_ref::type::synapse, net.synapses.size()});
             net.synapses.push_back(std::move(s));
         }
     }

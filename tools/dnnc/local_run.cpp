@@ -1,15 +1,15 @@
 #include "local_run.hpp"
 
+#include "dnnc/model/model.hpp"
 #include "dnnc/protocol/frame.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <filesystem>
 #include <iostream>
 
 namespace dnnc::cli {
 
-protocol::cluster local_cluster_of(int k) {
-    protocol::cluster c;
+model::cluster local_cluster_of(int k) {
+    model::cluster c;
     c.lead = "n0";
     for (int i = 0; i < k; ++i) c.nodes.push_back({"n" + std::to_string(i), "127.0.0.1", 0, 1.0, {}});
     for (int i = 0; i < k; ++i)
@@ -17,7 +17,7 @@ protocol::cluster local_cluster_of(int k) {
     return c;
 }
 
-cluster_session::cluster_session(const protocol::cluster& clu, const std::string& config,
+cluster_session::cluster_session(const model::cluster& clu, const std::string& config,
                                  const node_server::launch_options& launch)
     : cluster_(node_server::start_local_cluster(clu, config, launch)) {}
 
@@ -29,7 +29,7 @@ cluster_session::~cluster_session() {
                   << std::filesystem::path(cluster_.nodes.front().log_file).parent_path().string() << '\n';
 }
 
-protocol::cluster cluster_session::listening(protocol::cluster clu) const {
+model::cluster cluster_session::listening(model::cluster clu) const {
     for (auto& node : clu.nodes)
         for (const auto& started : cluster_.nodes)
             if (started.id == node.id) node.port = started.at.port;
@@ -42,19 +42,19 @@ std::vector<int> cluster_session::pids() const {
     return list;
 }
 
-step_watch takeover_watch(const protocol::document& doc) {
+step_watch takeover_watch(const model::document& doc) {
     step_watch watch;
     if (doc.clu)
         for (const auto& n : doc.clu->nodes) watch.nodes.push_back(n.host + ":" + std::to_string(n.port));
     if (doc.net) watch.network = doc.net->name;
-    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : model::run_settings{}.heartbeat_timeout_ms;
     watch.takeover_patience = std::chrono::milliseconds(static_cast<long>(timeout_ms) + 60000);
     return watch;
 }
 
 step_outcome step_and_read(const client_options& o, std::string& lead, std::int64_t ticks, const step_watch& watch) {
-    if (ticks < 1 || ticks > protocol::max_tick_count)
-        throw usage_error("ticks must lie in 1.." + std::to_string(protocol::max_tick_count) + ", not " + std::to_string(ticks));
+    if (ticks < 1 || ticks > model::max_tick_count)
+        throw usage_error("ticks must lie in 1.." + std::to_string(model::max_tick_count) + ", not " + std::to_string(ticks));
     protocol::control_request step(protocol::control_request::kind::step);
     step.ticks = ticks;
     const auto reply = progress_after(o, lead, step);

@@ -4,8 +4,8 @@
 // step that reads the run's outputs and spikes as it goes and follows a lead takeover.
 #include "spike_reader.hpp"
 
+#include "dnnc/model/model.hpp"
 #include "dnnc/node_server/local_cluster.hpp"
-#include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/status.hpp"
 
 #include <chrono>
@@ -17,19 +17,19 @@
 namespace dnnc::cli {
 
 // K local nodes, every pair linked; port 0: each node picks a free one when it starts.
-protocol::cluster local_cluster_of(int k);
+model::cluster local_cluster_of(int k);
 
 // Starts the local nodes of a cluster, and stops them when it goes (the nodes' logs stay,
 // and their folder is said on standard error, when it goes while an exception unwinds).
 class cluster_session {
 public:
-    cluster_session(const protocol::cluster& clu, const std::string& config, const node_server::launch_options& launch);
+    cluster_session(const model::cluster& clu, const std::string& config, const node_server::launch_options& launch);
     ~cluster_session();
     cluster_session(const cluster_session&) = delete;
     cluster_session& operator=(const cluster_session&) = delete;
 
     // `clu` with the ports its nodes listen on.
-    protocol::cluster listening(protocol::cluster clu) const;
+    model::cluster listening(model::cluster clu) const;
     // The secret the nodes were started with (the run's own when none was given).
     const std::string& secret_file() const { return cluster_.secret_file; }
     // The process ids of the nodes.
@@ -55,7 +55,7 @@ struct step_watch {
     bool bar = true;  // a progress bar on a terminal
 };
 // Where a network's standby could take it over from its lead (the watch's first three).
-step_watch takeover_watch(const protocol::document& doc);
+step_watch takeover_watch(const model::document& doc);
 
 struct step_outcome {
     protocol::run_progress progress;  // the lead's, at the target

@@ -43,7 +43,7 @@ double cluster_probes::probe_once(const plan::network_plan& plan, const std::vec
 // many, in a direction whose loads a busy machine stretched (plan::throughput_settled).
 std::vector<plan::link_time> cluster_probes::measure_links(const plan::network_plan& plan, const plan::topology& topo) {
     const auto paths = plan::plan_probes(topo);
-    const auto run = plan.doc.run ? *plan.doc.run : protocol::run_settings{};
+    const auto run = plan.doc.run ? *plan.doc.run : model::run_settings{};
     std::vector<std::vector<double>> samples(paths.size());
     for (std::size_t p = 0; p < paths.size(); ++p) {
         probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
@@ -77,7 +77,7 @@ std::vector<plan::link_time> cluster_probes::measure_links(const plan::network_p
     return times;
 }
 
-std::size_t cluster_probes::find_self(const protocol::cluster& clu) const {
+std::size_t cluster_probes::find_self(const model::cluster& clu) const {
     const auto my_port = srv_.port();
     std::optional<std::size_t> loopback_match;
     for (std::size_t i = 0; i < clu.nodes.size(); ++i) {
@@ -91,7 +91,7 @@ std::size_t cluster_probes::find_self(const protocol::cluster& clu) const {
                       ") is not one of the cluster's nodes; submit to a node the document names");
 }
 
-std::set<std::string> cluster_probes::reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip) {
+std::set<std::string> cluster_probes::reach_nodes(const model::cluster& clu, const std::set<std::string>& skip) {
     const auto self = find_self(clu);
     auto at = [&](std::size_t v) { return endpoint{clu.nodes[v].host, static_cast<std::uint16_t>(clu.nodes[v].port)}; };
     auto answers = [&](std::size_t v) {

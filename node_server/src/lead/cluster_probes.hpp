@@ -29,12 +29,12 @@ public:
 
     // This node's place among `clu`'s nodes (by its port and address; loopback addresses
     // match each other); usage_error when it is none of them.
-    std::size_t find_self(const protocol::cluster& clu) const;
+    std::size_t find_self(const model::cluster& clu) const;
     // Nodes of `clu` this node has no route to are reached through a sub-lead: the first
     // node linked to one in the document that this node reaches (directly, or in an earlier
     // round through its own sub-lead) and that carries a heartbeat on to it. Returns the
     // nodes (besides those in `skip`) reached no way.
-    std::set<std::string> reach_nodes(const protocol::cluster& clu, const std::set<std::string>& skip);
+    std::set<std::string> reach_nodes(const model::cluster& clu, const std::set<std::string>& skip);
     // node -> the sub-lead it is reached through, as the last reach_nodes found.
     std::map<std::string, std::string> subleads() const;
     // The link times of `plan`'s cluster: latencies, then throughput.

@@ -62,7 +62,7 @@ protocol::lead_status cluster_status_of(lead_state& state, const std::map<std::s
     const auto& topo = state.topo;
     const auto& doc = state.plan.doc;
     const std::string clock = doc.run && !doc.run->clock.empty() ? doc.run->clock : topo.id(topo.lead());
-    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+    const double timeout_ms = doc.run ? doc.run->heartbeat_timeout_ms : model::run_settings{}.heartbeat_timeout_ms;
     const auto reported = [&](std::size_t v) { return progress && v < progress->nodes.size(); };
     for (std::size_t v = 0; v < topo.node_count(); ++v) {
         const auto& n = doc.clu->nodes[v];

@@ -13,13 +13,13 @@ std::vector<double> link_latencies(const lead_state& state) {
     return latency;
 }
 
-protocol::node_config node_configs_of(lead_state& state, const std::map<std::string, std::string>& subleads) {
+model::node_config node_configs_of(lead_state& state, const std::map<std::string, std::string>& subleads) {
     state.epoch = plan::draw_epoch();
-    protocol::node_config root = plan::build_configs(state.plan, state.topo, link_latencies(state), state.windows, state.epoch);
+    model::node_config root = plan::build_configs(state.plan, state.topo, link_latencies(state), state.windows, state.epoch);
     plan::decide_compression(root, state.plan, state.topo, state.times);
     state.history = static_cast<std::uint16_t>(root.history);
     // A node reached through a sub-lead reaches the lead back through it.
-    std::vector<protocol::node_config*> stack{&root};
+    std::vector<model::node_config*> stack{&root};
     while (!stack.empty()) {
         auto* c = stack.back();
         stack.pop_back();
@@ -36,9 +36,9 @@ protocol::node_config node_configs_of(lead_state& state, const std::map<std::str
     return root;
 }
 
-void check_acks(const protocol::node_config& root, const nlohmann::json& acks) {
+void check_acks(const model::node_config& root, const nlohmann::json& acks) {
     std::map<std::string, std::string> expected;
-    std::vector<const protocol::node_config*> stack{&root};
+    std::vector<const model::node_config*> stack{&root};
     while (!stack.empty()) {
         const auto* c = stack.back();
         stack.pop_back();

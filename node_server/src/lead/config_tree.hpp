@@ -4,7 +4,7 @@
 // against them.
 #include "lead/lead_state.hpp"
 
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,11 +22,11 @@ std::vector<double> link_latencies(const lead_state& state);
 // through a sub-lead (`subleads`: node -> sub-lead) is told to reach the lead back through
 // it. `state` takes the epoch and the history the configs keep, and the lead's first child
 // as its standby.
-protocol::node_config node_configs_of(lead_state& state, const std::map<std::string, std::string>& subleads);
+model::node_config node_configs_of(lead_state& state, const std::map<std::string, std::string>& subleads);
 
 // The nodes' acknowledgements of the configs of `root`, each with the hash of the config it
 // took: error naming a node whose hash is not its config's, or one that did not acknowledge.
-void check_acks(const protocol::node_config& root, const nlohmann::json& acks);
+void check_acks(const model::node_config& root, const nlohmann::json& acks);
 
 // The nodes of `state` as an install's reply lists them, in node order, from their acks:
 // [{id, neurons, hash (of the config it took; "" without an ack), kept (its engine), prepared

@@ -7,7 +7,7 @@
 
 namespace dnnc::node_server {
 
-heartbeat_sender::heartbeat_sender(const node_options& options, const protocol::cluster& cluster, std::size_t lead, std::string payload,
+heartbeat_sender::heartbeat_sender(const node_options& options, const model::cluster& cluster, std::size_t lead, std::string payload,
                                    double heartbeat_timeout_ms, handlers on) {
     const auto period = std::chrono::duration<double, std::milli>(std::clamp(heartbeat_timeout_ms / 4, 20.0, 500.0));
     const auto wait = std::chrono::milliseconds(static_cast<long>(std::max(10.0, heartbeat_timeout_ms / 2)));

@@ -3,8 +3,8 @@
 // thread per node sends the same beat every quarter of the heartbeat timeout (20 to 500 ms)
 // and waits half the timeout (at least 10 ms) for the answer, which it hands to the lead,
 // or the failure. The lead counts a node silent from its last answer.
+#include "dnnc/model/model.hpp"
 #include "dnnc/node_server/node.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,7 +29,7 @@ public:
 
     // Beats carrying `payload` to every node of `cluster` but `lead`, through connections of
     // their own (options' secret and TLS).
-    heartbeat_sender(const node_options& options, const protocol::cluster& cluster, std::size_t lead, std::string payload,
+    heartbeat_sender(const node_options& options, const model::cluster& cluster, std::size_t lead, std::string payload,
                      double heartbeat_timeout_ms, handlers on);
     // Stops the threads and waits for them (each ends within a beat's wait).
     ~heartbeat_sender();

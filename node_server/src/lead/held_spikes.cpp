@@ -8,7 +8,7 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
-held_spikes::held_spikes(const protocol::expanded_network& net)
+held_spikes::held_spikes(const model::expanded_network& net)
     : recording_(!net.recorded.empty()), in_raster_(net.group_of.size(), false), groups_(json::array()) {
     // `recorded` is ascending, so each group's recorded neurons are a run of it.
     for (std::size_t k = 0; k < net.recorded.size();) {

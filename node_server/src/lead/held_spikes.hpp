@@ -3,7 +3,7 @@
 // that no client has read yet, bounded, the oldest dropped first and counted; and, for
 // watchers (the live page), the recent spikes of a sample of the recorded neurons, kept
 // whether anyone reads them or not. Not locked: lead_run calls it under its own lock.
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -33,7 +33,7 @@ public:
     static constexpr std::size_t max_peek_spikes = 100000;
 
     // The spikes of `net`'s recorded neurons (none when it records none).
-    explicit held_spikes(const protocol::expanded_network& net);
+    explicit held_spikes(const model::expanded_network& net);
 
     bool recording() const { return recording_; }
     // [{"id", "first", "size", "member", "recorded", "every", "sampled", "sample": [neuron...]}...]:

@@ -18,7 +18,7 @@ routed_inputs route_inputs(const plan::network_plan& plan, const std::vector<pro
         if (lane < -1 || lane >= batch)
             throw usage_error("input for tick " + std::to_string(tick) + " (" + target + "): lane " + std::to_string(lane) +
                               " is out of range; the run has batch " + std::to_string(batch));
-        std::vector<protocol::neuron_index> neurons;
+        std::vector<model::neuron_index> neurons;
         const auto port = std::find_if(net.inputs.begin(), net.inputs.end(), [&](const auto& p) { return p.id == target; });
         if (port != net.inputs.end()) {
             neurons = port->neurons;

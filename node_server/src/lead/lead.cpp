@@ -244,7 +244,7 @@ lead_run::links lead::run_links(const std::shared_ptr<lead_state>& state) {
     l.alive = [this, state](std::size_t v) {
         if (v == state->topo.lead()) return true;
         const double timeout_ms =
-            state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+            state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : model::run_settings{}.heartbeat_timeout_ms;
         std::lock_guard<std::mutex> lock(mutex_);
         return elapsed_ms(state->last_seen[v]) <= timeout_ms;
     };
@@ -266,7 +266,7 @@ lead_run::snapshot_piece lead::snapshot_piece_at(std::uint64_t from, std::size_t
 // replaced meanwhile, that reference could be the last, ending the run on its own thread.
 void lead::capture_snapshot(std::int64_t tick, const std::string& file) {
     std::shared_ptr<lead_state> state;
-    protocol::document doc;
+    model::document doc;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         state = state_;
@@ -294,7 +294,7 @@ json lead::update(const std::string& payload) {
         state = state_;
     }
     if (!state) throw error("this node is not the lead of a network");
-    protocol::document doc = protocol::parse_document(payload, "update", file_access());
+    model::document doc = protocol::parse_document(payload, "update", file_access());
     if (!doc.net) throw usage_error("an update needs a <network>");
     const auto sent = update_bodies_of(state->plan, state->topo, state->times, state->windows, state->epoch, state->history, *doc.net);
     auto r = current_run();
@@ -400,7 +400,7 @@ void lead::start_heartbeats(const std::shared_ptr<lead_state>& state) {
         state->last_error[v] = why;
     };
     const double timeout_ms =
-        state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : protocol::run_settings{}.heartbeat_timeout_ms;
+        state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms : model::run_settings{}.heartbeat_timeout_ms;
     heartbeats_.push_back(std::make_unique<heartbeat_sender>(options_, *state->plan.doc.clu, state->topo.lead(), ours.dump(), timeout_ms, on));
     if (stopping_) heartbeats_.back()->stop();
 }

@@ -91,7 +91,7 @@ private:
     // the run it replaces (rows, spikes, checkpoint settings, what the clock is to do once
     // resumed), which its standby holds before the checkpoint that makes its replica whole;
     // null: nothing. The pipeline's steps (lead_install.cpp) follow.
-    nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
+    nlohmann::json install(model::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
                            const std::vector<plan::link_time>* measured, const plan::current_placement* current,
                            const carried_over* earlier) override;
     // The document checked (this node must be one of its cluster's, serving nothing else
@@ -102,7 +102,7 @@ private:
         std::int64_t first_tick = 0;
         std::vector<protocol::indexed_state> states;
     };
-    planned_install plan_install(protocol::document doc, bool replace, const std::string& state_file,
+    planned_install plan_install(model::document doc, bool replace, const std::string& state_file,
                                  const plan::current_placement* current);
     // The new run's state: its plan and topology, the link times (`measured`, or probed now)
     // and the wait windows they give.
@@ -110,7 +110,7 @@ private:
     // The configs (node_configs_of) sent down the tree; the nodes' acknowledgements, each
     // checked against the hash of the config it was sent (check_acks). `restoring`: every state is restored next (a node
     // whose neurons and synapses stay may keep its engine; the ack says "kept").
-    nlohmann::json fan_out(const protocol::node_config& root, bool replace, bool restoring);
+    nlohmann::json fan_out(const model::node_config& root, bool replace, bool restoring);
     // The run starts on the nodes `installed` (installed_nodes), frozen at `first_tick`, with
     // what it keeps of the run before (`earlier`, as install's); heartbeats begin; the standby
     // hears of it all, the checkpoint it restores from last.
@@ -124,7 +124,7 @@ private:
     void read_network(const std::function<void(const lead_state&)>& read) override;
     std::set<std::string> silent_nodes() override;
     void capture_snapshot(std::int64_t tick, const std::string& file) override;
-    plan::network_plan plan_remembered(protocol::document doc, const plan::current_placement* current) override;
+    plan::network_plan plan_remembered(model::document doc, const plan::current_placement* current) override;
     // Only where the old and the new engines fit in memory at once; the links that stay keep
     // their times (lead_install.cpp).
     std::optional<std::vector<plan::link_time>> prepare_engines(plan::network_plan planned) override;
@@ -138,7 +138,7 @@ private:
     // The frozen network's plastic weights binned per projection, as the weight-histograms
     // frame answers them; kept for the status (the live page).
     nlohmann::json weight_histograms();
-    void send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick);
+    void send_states(const model::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick);
     // `state` becomes the lead's, and its nodes get heartbeats (heartbeat_sender); those of the
     // network before stop. What a node answers goes into `state`; a node that serves another
     // lead's network makes this one resign.

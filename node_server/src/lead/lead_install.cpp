@@ -5,8 +5,8 @@
 #include "lead/lead_state.hpp"
 
 #include "dnnc/core/files.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/node_server/log.hpp"
-#include "dnnc/protocol/check.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -28,8 +28,8 @@ using protocol::message_type;
 
 // Sends every node the states it needs, a piece at a time (state_sender): its own neurons'
 // and the remote ones' it reads; each node installs them with its last piece.
-void lead::send_states(const protocol::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick) {
-    state_sender sender(root, neurons, [&](const protocol::node_config& c, const std::string& piece, bool last) {
+void lead::send_states(const model::node_config& root, std::size_t neurons, const state_source& states, std::int64_t tick) {
+    state_sender sender(root, neurons, [&](const model::node_config& c, const std::string& piece, bool last) {
         const auto payload = encode_restore_piece(tick, last, piece);
         if (&c == &root) return own_.restore_state(payload);
         try {
@@ -68,7 +68,7 @@ json lead::submit(const std::string& payload, bool replace) {
 
 // Submit, recovery, takeover and growth all come here: plan -> measure -> node_configs_of ->
 // fan_out -> start_run, each step a function of its own.
-json lead::install(protocol::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
+json lead::install(model::document doc, bool replace, const std::string& state_file, const std::string& replica_body,
                    const std::vector<plan::link_time>* measured, const plan::current_placement* current, const carried_over* earlier) {
     const auto started = clock_type::now();
     planned_install planned = plan_install(std::move(doc), replace, state_file, current);
@@ -100,7 +100,7 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     }
     const auto state = measure(std::move(planned.plan), measured);
     DNNC_LOG(info, "links measured after " << elapsed_ms(started) << " ms");
-    const protocol::node_config root = node_configs_of(*state, probes_.subleads());
+    const model::node_config root = node_configs_of(*state, probes_.subleads());
     DNNC_LOG(info, "configs built after " << elapsed_ms(started) << " ms");
     // With states to restore, a node whose neurons and synapses stay keeps its engine.
     const bool restoring = !state_file.empty() || !planned.states.empty();
@@ -119,10 +119,10 @@ json lead::install(protocol::document doc, bool replace, const std::string& stat
     return reply;
 }
 
-lead::planned_install lead::plan_install(protocol::document doc, bool replace, const std::string& state_file,
+lead::planned_install lead::plan_install(model::document doc, bool replace, const std::string& state_file,
                                          const plan::current_placement* current) {
     const auto started = clock_type::now();
-    protocol::check_document(doc);
+    model::check_document(doc);
     if (!doc.net || !doc.clu) throw usage_error("a submitted document needs a <network> and a <cluster>");
     if (const auto serving = own_.network(); serving && !replace)
         throw error("this node already serves network '" + *serving + "'; submit with --replace to replace it");
@@ -163,7 +163,7 @@ std::shared_ptr<lead_state> lead::measure(plan::network_plan plan, const std::ve
     return state;
 }
 
-plan::network_plan lead::plan_remembered(protocol::document doc, const plan::current_placement* current) {
+plan::network_plan lead::plan_remembered(model::document doc, const plan::current_placement* current) {
     plan::partition_memo memo;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -201,7 +201,7 @@ std::optional<std::vector<plan::link_time>> lead::prepare_engines(plan::network_
     }
 }
 
-json lead::fan_out(const protocol::node_config& root, bool replace, bool restoring) {
+json lead::fan_out(const model::node_config& root, bool replace, bool restoring) {
     json acks = own_.configure_subtree(root, static_cast<std::uint16_t>((replace ? protocol::replace_flag : 0) |
                                                                         (restoring ? protocol::restoring_flag : 0)));
     check_acks(root, acks);
@@ -228,7 +228,7 @@ void lead::start_run(const std::shared_ptr<lead_state>& state, const json& insta
                      {"lead", self.id},
                      {"lead_at", self.host + ":" + std::to_string(self.port)},
                      {"heartbeat_timeout_ms", state->plan.doc.run ? state->plan.doc.run->heartbeat_timeout_ms
-                                                                  : protocol::run_settings{}.heartbeat_timeout_ms},
+                                                                  : model::run_settings{}.heartbeat_timeout_ms},
                      {"tick", first_tick},
                      {"width", row_width}},
                     replica_body);

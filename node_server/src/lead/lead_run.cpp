@@ -36,7 +36,7 @@ const char* lead_run::name(state s) {
 
 lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, links l, std::vector<std::string> config_hashes,
                    std::int64_t first_tick, const storage& where)
-    : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : protocol::run_settings{}),
+    : plan_(plan), topo_(topo), links_(std::move(l)), run_(plan.doc.run ? *plan.doc.run : model::run_settings{}),
       config_hashes_(std::move(config_hashes)), assembly_(plan, topo.node_count()),
       rows_(row_assembly::values_per_row(plan), first_tick, where.output_memory),
       load_(topo.node_count(), run_.rebalance_threshold,
@@ -53,7 +53,7 @@ lead_run::lead_run(const plan::network_plan& plan, const plan::topology& topo, l
     granted_ = first_tick - 1;
     nodes_.resize(topo.node_count());
     for (std::size_t v = 0; v < nodes_.size(); ++v) nodes_[v].id = topo.id(v);
-    if (run_.sync == protocol::sync_mode::window) {
+    if (run_.sync == model::sync_mode::window) {
         grants_ = std::make_unique<grant_senders>(topo.node_count(), links_.clock);
     }
 }
@@ -109,7 +109,7 @@ std::optional<tick_times> lead_run::take_rebalance_due() {
 void lead_run::complete_rows() {
     // A row is complete when every node has reported it; in window mode a dead node is not
     // waited for (its outputs read 0).
-    const bool window = run_.sync == protocol::sync_mode::window;
+    const bool window = run_.sync == model::sync_mode::window;
     const auto waited = [&](std::size_t v) { return !window || links_.alive(v); };
     while (auto row = assembly_.take(completed() + 1, waited)) {
         const auto tick = completed() + 1;
@@ -135,7 +135,7 @@ std::vector<protocol::clock_reply> lead_run::clock_all(const protocol::clock_req
         try {
             replies.push_back(clock_one(v, request));
         } catch (const std::exception& e) {
-            if (run_.sync == protocol::sync_mode::lockstep)
+            if (run_.sync == model::sync_mode::lockstep)
                 throw error("node '" + topo_.id(v) + "' stopped answering (the clock could not reach it: " + e.what() +
                             "); a lockstep run cannot go on without it");
         }
@@ -435,7 +435,7 @@ void lead_run::adopt_rows(const output_rows& earlier, const std::vector<std::str
 }
 
 void lead_run::check_nodes() {
-    if (run_.sync != protocol::sync_mode::lockstep || state_ == state::failed) return;
+    if (run_.sync != model::sync_mode::lockstep || state_ == state::failed) return;
     if (const auto why = lockstep_breach(topo_, links_.alive, links_.waiting, nodes_, run_.heartbeat_timeout_ms)) {
         state_ = state::failed;
         error_ = *why + "; a lockstep run cannot go on (last complete tick " + std::to_string(completed()) + ")";
@@ -492,7 +492,7 @@ protocol::run_progress lead_run::progress() {
     reply.state = name(state_);
     reply.completed = completed();
     reply.target = target_;
-    reply.sync = protocol::to_string(run_.sync);
+    reply.sync = model::to_string(run_.sync);
     const auto& ms_per_tick = load_.ms_per_tick();
     const auto& cpu_wait_ms_per_tick = load_.cpu_wait_ms_per_tick();
     for (std::size_t v = 0; v < topo_.node_count(); ++v) {

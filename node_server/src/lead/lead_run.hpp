@@ -182,7 +182,7 @@ private:
     const plan::network_plan& plan_;
     const plan::topology& topo_;
     links links_;
-    protocol::run_settings run_;
+    model::run_settings run_;
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;

@@ -14,7 +14,7 @@ std::int64_t count_to(const std::map<std::string, std::int64_t>& counts, const s
 }  // namespace
 
 std::vector<protocol::link_status> link_statuses(const plan::topology& topo, const std::vector<plan::link_time>& times,
-                                                 const std::vector<protocol::cluster_link>& declared,
+                                                 const std::vector<model::cluster_link>& declared,
                                                  const protocol::run_progress* progress) {
     const auto reported = [&](std::size_t v) { return progress && v < progress->nodes.size(); };
     std::vector<protocol::link_status> links;

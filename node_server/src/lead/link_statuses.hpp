@@ -13,7 +13,7 @@ namespace dnnc::node_server {
 // nodes' tick reports count both ways: values and bytes sent, packets late and missing by
 // sender (counted where they arrive).
 std::vector<protocol::link_status> link_statuses(const plan::topology& topo, const std::vector<plan::link_time>& times,
-                                                 const std::vector<protocol::cluster_link>& declared,
+                                                 const std::vector<model::cluster_link>& declared,
                                                  const protocol::run_progress* progress);
 
 }  // namespace dnnc::node_server

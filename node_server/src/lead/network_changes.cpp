@@ -2,9 +2,9 @@
 #include "lead/lead_state.hpp"
 
 #include "dnnc/core/files.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/resolve.hpp"
 #include "dnnc/node_server/log.hpp"
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/resolve.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "lead/placement_change.hpp"
@@ -55,7 +55,7 @@ json network_changes::recover() {
     const std::string file = old_run->last_checkpoint();
     if (file.empty()) throw error("there is no checkpoint to recover from (set checkpoint-every or dnnc checkpoint)");
     // Read through and checked once before anything changes; sent in a second pass.
-    protocol::document doc = protocol::check_snapshot_file(file, lead_.file_access());
+    model::document doc = protocol::check_snapshot_file(file, lead_.file_access());
     // Silent to the heartbeats: dead (the others are asked again).
     const auto tick = doc.state->tick;
     json summary = restart_on_survivors(std::move(doc), lead_.silent_nodes(),
@@ -68,7 +68,7 @@ json network_changes::recover() {
     return summary;
 }
 
-json network_changes::restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
+json network_changes::restart_on_survivors(model::document doc, std::set<std::string> dead, const carried_over& earlier,
                                            const std::string& state_file, const std::vector<plan::link_time>* measured,
                                            const plan::current_placement* current) {
     const auto self = doc.clu->nodes[probes_.find_self(*doc.clu)].id;
@@ -88,7 +88,7 @@ json network_changes::restart_on_survivors(protocol::document doc, std::set<std:
                 links.end());
     if (doc.run) doc.run->clock.clear();
     doc.clu->lead = self;
-    protocol::check_cluster(*doc.clu);
+    model::check_cluster(*doc.clu);
     std::string replica_body;
     if (state_file.empty()) replica_body = protocol::serialize(doc);
     json summary = lead_.install(std::move(doc), true, state_file, replica_body, dead.empty() ? measured : nullptr, current, &earlier);
@@ -101,7 +101,7 @@ json network_changes::restart_on_survivors(protocol::document doc, std::set<std:
 void network_changes::take_over(const replica& r) {
     const bool from_checkpoint = !r.checkpoint_file.empty();
     const auto access = lead_.file_access();
-    protocol::document doc = from_checkpoint ? protocol::check_snapshot_file(r.checkpoint_file, access)
+    model::document doc = from_checkpoint ? protocol::check_snapshot_file(r.checkpoint_file, access)
                              : protocol::is_binary_snapshot(r.document)
                                  ? protocol::decode_binary_snapshot(r.document, "replicated document", access)
                                  : protocol::parse_document(r.document, "replicated document", access);
@@ -125,11 +125,11 @@ json network_changes::grow(const protocol::control_request& command) {
     const auto run = lead_.current_run();
     const auto intent = run->intent();
     auto summary = restructure(run, intent, "grow of " + population + " by " + std::to_string(add),
-                               [&](protocol::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
+                               [&](model::document& doc, std::int64_t tick) { add_applied_grow(*doc.net, population, add, tick); });
     std::uint64_t size = 0;
     lead_.read_network([&](const lead_state& state) {
         const auto& net = *state.plan.doc.net;
-        size = protocol::members_in(protocol::symbol_table(net).extents(population, net.where));
+        size = model::members_in(model::symbol_table(net).extents(population, net.where));
     });
     return {{"population", population},
             {"added", add},
@@ -147,7 +147,7 @@ void network_changes::grow_scheduled(std::int64_t tick) {
         const auto run = lead_.current_run();
         if (run->next_tick() != tick) return;  // frozen and moved on meanwhile: its clock meets the grow again
         const auto summary = restructure(run, run->intent(), "scheduled growth",
-                                         [](protocol::document& doc, std::int64_t at) { apply_due_grows(*doc.net, at); });
+                                         [](model::document& doc, std::int64_t at) { apply_due_grows(*doc.net, at); });
         DNNC_LOG(info, "scheduled growth at tick " << tick << ": " << summary.dump());
     } catch (const std::exception& e) {
         // The run cannot go past a growth of its document's.
@@ -156,9 +156,9 @@ void network_changes::grow_scheduled(std::int64_t tick) {
     }
 }
 
-std::optional<plan::network_plan> network_changes::plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
+std::optional<plan::network_plan> network_changes::plan_ahead(const std::function<void(model::document&, std::int64_t)>& change,
                                                    std::int64_t tick, double migration_weight) {
-    protocol::document doc;
+    model::document doc;
     plan::current_placement placed;
     lead_.read_network([&](const lead_state& state) {
         doc = state.plan.doc;
@@ -181,11 +181,11 @@ std::optional<plan::network_plan> network_changes::plan_ahead(const std::functio
 // nothing: the run carries on and the error goes to the caller. The links that stay keep
 // their measured times; a new link is measured.
 json network_changes::restructure(const std::shared_ptr<lead_run>& run, const json& intent, const std::string& what,
-                       const std::function<void(protocol::document&, std::int64_t)>& change, double migration_weight,
+                       const std::function<void(model::document&, std::int64_t)>& change, double migration_weight,
                        bool build_ahead) {
     namespace fs = std::filesystem;
     // The cluster planned ahead and its link times, when the nodes built their engines ahead.
-    std::optional<std::pair<protocol::cluster, std::vector<plan::link_time>>> ahead;
+    std::optional<std::pair<model::cluster, std::vector<plan::link_time>>> ahead;
     if (!run->paused()) {
         auto planned = plan_ahead(change, run->next_tick(), migration_weight);
         if (build_ahead && planned) {
@@ -212,8 +212,8 @@ json network_changes::restructure(const std::shared_ptr<lead_run>& run, const js
     try {
         lead_.capture_snapshot(tick, before.path());
         captured = true;
-        protocol::document changed = protocol::snapshot_reader(before.path(), lead_.file_access()).doc();
-        neurons_before = protocol::symbol_table(*changed.net).neuron_count();
+        model::document changed = protocol::snapshot_reader(before.path(), lead_.file_access()).doc();
+        neurons_before = model::symbol_table(*changed.net).neuron_count();
         const auto cluster_before = *changed.clu;
         change(changed, tick);
         write_grown_snapshot(before.path(), changed, after.path());
@@ -285,7 +285,7 @@ json network_changes::rebalance(const protocol::control_request& command) {
     const double weight = migration_weight_of(command);
     std::lock_guard<std::mutex> one_at_a_time(changing_);
     const auto run = run_to_change("rebalance");
-    protocol::document doc;
+    model::document doc;
     plan::current_placement placed;
     partitioner::weight_t cut_before = 0;
     lead_.read_network([&](const lead_state& state) {
@@ -309,7 +309,7 @@ json network_changes::rebalance(const protocol::control_request& command) {
     answer["applied"] = false;
     if (dry_run || answer["moved"] == 0) return answer;
     const auto summary = restructure(run, run->intent(), command.by_load ? "rebalance by load" : "rebalance",
-                                     [&](protocol::document& d, std::int64_t) { d.clu = doc.clu; }, weight, true);
+                                     [&](model::document& d, std::int64_t) { d.clu = doc.clu; }, weight, true);
     lead_.read_network([&](const lead_state& state) { answer["edge_cut"]["after"] = state.plan.quality.edge_cut; });
     answer["moved"] = summary["moved"];
     answer["nodes"] = summary["placement"];
@@ -323,7 +323,7 @@ void network_changes::rebalance_by_load(const std::shared_ptr<lead_run>& run, co
     const auto& ms_per_tick = times.ms;
     std::vector<node_load> now, at_last_move;
     std::size_t lead_index = 0;
-    double pause_share = protocol::run_settings{}.rebalance_pause_share;
+    double pause_share = model::run_settings{}.rebalance_pause_share;
     {
         // Given up, or the pauses' share is spent for now.
         std::lock_guard<std::mutex> lock(mutex_);
@@ -391,7 +391,7 @@ void network_changes::forget_moves() {
 }
 
 json network_changes::join(const protocol::control_request& command) {
-    protocol::cluster_node node;
+    model::cluster_node node;
     node.id = command.node;
     const std::string what = "join of '" + node.id + "'";
     const auto at = parse_endpoint(command.address);
@@ -421,7 +421,7 @@ json network_changes::join(const protocol::control_request& command) {
     if (beat.contains("lead"))
         throw usage_error(what + ": the node at " + at.text() + " serves a network of lead '" + beat["lead"].get<std::string>() +
                           "'; only a node that serves none joins");
-    auto summary = restructure(run, run->intent(), what, [&](protocol::document& doc, std::int64_t) {
+    auto summary = restructure(run, run->intent(), what, [&](model::document& doc, std::int64_t) {
         doc.clu->nodes.push_back(node);
         for (const auto& other : links) doc.clu->links.push_back({other, node.id, 0.0, std::nullopt, {}});
     }, migration_weight_of(command), true);
@@ -451,7 +451,7 @@ json network_changes::drain(const protocol::control_request& command) {
                 throw usage_error(what + ": node '" + n.id + "' would be cut off from the lead: its every chain of links to it passes '" +
                                   id + "'");
     });
-    auto summary = restructure(run, run->intent(), what, [&](protocol::document& doc, std::int64_t) {
+    auto summary = restructure(run, run->intent(), what, [&](model::document& doc, std::int64_t) {
         auto& nodes = doc.clu->nodes;
         nodes.erase(std::remove_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.id == id; }), nodes.end());
         auto& links = doc.clu->links;

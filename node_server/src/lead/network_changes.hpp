@@ -66,12 +66,12 @@ public:
     virtual void capture_snapshot(std::int64_t tick, const std::string& file) = 0;
     // `doc` planned with the partitions the lead remembers (a re-plan's head start); the
     // partition made is remembered in turn.
-    virtual plan::network_plan plan_remembered(protocol::document doc, const plan::current_placement* current) = 0;
+    virtual plan::network_plan plan_remembered(model::document doc, const plan::current_placement* current) = 0;
     // The nodes build the engines of `planned` while the run goes on; the link times of its
     // cluster, or none when they did not.
     virtual std::optional<std::vector<plan::link_time>> prepare_engines(plan::network_plan planned) = 0;
     // The install pipeline (lead::install): `doc` planned, installed on its cluster and run.
-    virtual nlohmann::json install(protocol::document doc, bool replace, const std::string& state_file,
+    virtual nlohmann::json install(model::document doc, bool replace, const std::string& state_file,
                                    const std::string& replica_body, const std::vector<plan::link_time>* measured,
                                    const plan::current_placement* current, const carried_over* earlier) = 0;
 
@@ -128,7 +128,7 @@ public:
     // node as the lead; frozen at its tick. With `state_file`, the states come from that
     // checkpoint (install). `measured`: as install's, used when every node answers;
     // `current`: as install's.
-    nlohmann::json restart_on_survivors(protocol::document doc, std::set<std::string> dead, const carried_over& earlier,
+    nlohmann::json restart_on_survivors(model::document doc, std::set<std::string> dead, const carried_over& earlier,
                                         const std::string& state_file = {}, const std::vector<plan::link_time>* measured = nullptr,
                                         const plan::current_placement* current = nullptr);
 
@@ -137,7 +137,7 @@ private:
     // its neurons are (the lead remembers it, so that the install in the pause reuses it);
     // returns that plan. Only a head start: a change that does not plan is left to the
     // install (none).
-    std::optional<plan::network_plan> plan_ahead(const std::function<void(protocol::document&, std::int64_t)>& change,
+    std::optional<plan::network_plan> plan_ahead(const std::function<void(model::document&, std::int64_t)>& change,
                                                  std::int64_t tick, double migration_weight);
     // The frozen run changed between two ticks by `change` (of its document, at the tick) and
     // restored onto the cluster the document then names from where its neurons are
@@ -148,7 +148,7 @@ private:
     // build their new engines before the freeze (prepare_engines), a join's new links
     // measured then too.
     nlohmann::json restructure(const std::shared_ptr<lead_run>& run, const nlohmann::json& intent, const std::string& what,
-                               const std::function<void(protocol::document&, std::int64_t)>& change,
+                               const std::function<void(model::document&, std::int64_t)>& change,
                                double migration_weight = plan::current_placement{}.migration_weight, bool build_ahead = false);
     // The run a rebalance, join or drain (`what`) changes; usage_error when there is none.
     std::shared_ptr<lead_run> run_to_change(const std::string& what);

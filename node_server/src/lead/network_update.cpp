@@ -1,6 +1,6 @@
 #include "lead/network_update.hpp"
 
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 #include "dnnc/protocol/update.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -8,18 +8,18 @@ namespace dnnc::node_server {
 
 std::map<std::string, std::string> updated_shares(const plan::network_plan& plan, const plan::topology& topo,
                                                   const std::vector<plan::link_time>& times, const std::vector<double>& windows,
-                                                  std::uint64_t epoch, const protocol::network& net) {
+                                                  std::uint64_t epoch, const model::network& net) {
     const plan::network_plan updated{{plan.doc.file, net, plan.doc.clu, plan.doc.run, {}}, plan.net, plan.node_of_neuron,
                                      plan.quality, plan.neurons_per_node, plan.placement_note};
     std::vector<double> latency(topo.link_count(), 0.0);
     for (const auto& t : times) latency[t.link] = t.latency_ms;
     const auto root = plan::build_configs(updated, topo, latency, windows, epoch);
     std::map<std::string, std::string> shares;
-    std::vector<const protocol::node_config*> stack{&root};
+    std::vector<const model::node_config*> stack{&root};
     while (!stack.empty()) {
         const auto* c = stack.back();
         stack.pop_back();
-        protocol::document share;
+        model::document share;
         share.net = *c->share;
         shares[c->node] = protocol::serialize(share);
         for (const auto& child : c->children) stack.push_back(&child);
@@ -29,12 +29,12 @@ std::map<std::string, std::string> updated_shares(const plan::network_plan& plan
 
 update_bodies update_bodies_of(const plan::network_plan& plan, const plan::topology& topo, const std::vector<plan::link_time>& times,
                                const std::vector<double>& windows, std::uint64_t epoch, std::uint16_t history,
-                               const protocol::network& update) {
+                               const model::network& update) {
     const auto& net = *plan.doc.net;
-    protocol::check_network(update);
+    model::check_network(update);
     protocol::check_update(net, update, history);
     update_bodies bodies;
-    protocol::document parameters;
+    model::document parameters;
     parameters.net = protocol::parameters_of(update);
     bodies.parameters = protocol::serialize(parameters);
     bodies.redelayed = protocol::changes_delays(net, update);
@@ -44,7 +44,7 @@ update_bodies update_bodies_of(const plan::network_plan& plan, const plan::topol
     return bodies;
 }
 
-void take_update(plan::network_plan& plan, protocol::network update, bool resynapsed) {
+void take_update(plan::network_plan& plan, model::network update, bool resynapsed) {
     auto& net = *plan.doc.net;
     net.neurons = std::move(update.neurons);
     net.populations = std::move(update.populations);
@@ -57,7 +57,7 @@ void take_update(plan::network_plan& plan, protocol::network update, bool resyna
     }
     for (const auto& n : net.neurons) plan.net.groups[plan.net.group_index.at(n.id)].params = n.params;
     for (const auto& p : net.populations) plan.net.groups[plan.net.group_index.at(p.id)].params = p.params;
-    plan.net.drive = protocol::resolve_generators(net);
+    plan.net.drive = model::resolve_generators(net);
 }
 
 }  // namespace dnnc::node_server

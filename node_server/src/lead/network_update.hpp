@@ -16,7 +16,7 @@ namespace dnnc::node_server {
 // node's neurons; serialised, by node id.
 std::map<std::string, std::string> updated_shares(const plan::network_plan& plan, const plan::topology& topo,
                                                   const std::vector<plan::link_time>& times, const std::vector<double>& windows,
-                                                  std::uint64_t epoch, const protocol::network& net);
+                                                  std::uint64_t epoch, const model::network& net);
 
 // What an update sends each node: the update's parameters, or, when it changes synapses
 // (weights, delays or synapse models: `resynapsed`), the node's share (updated_shares).
@@ -27,16 +27,16 @@ struct update_bodies {
     std::map<std::string, std::string> shares;
     const std::string& for_node(const std::string& id) const { return resynapsed ? shares.at(id) : parameters; }
 };
-// `update` checked (protocol::check_network, and check_update against `plan`'s network with
+// `update` checked (model::check_network, and check_update against `plan`'s network with
 // `history` ticks of output kept) and what it sends each node; the arguments as
 // updated_shares'.
 update_bodies update_bodies_of(const plan::network_plan& plan, const plan::topology& topo, const std::vector<plan::link_time>& times,
                                const std::vector<double>& windows, std::uint64_t epoch, std::uint16_t history,
-                               const protocol::network& update);
+                               const model::network& update);
 
 // `plan` takes `update` (checked against it: protocol::check_update): its neurons',
 // populations' and generators' parameters and, when `resynapsed`, its projections, synapses
 // and synapse models; its expanded groups and generators follow.
-void take_update(plan::network_plan& plan, protocol::network update, bool resynapsed);
+void take_update(plan::network_plan& plan, model::network update, bool resynapsed);
 
 }  // namespace dnnc::node_server

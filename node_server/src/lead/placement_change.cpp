@@ -26,9 +26,9 @@ protocol::move_record placement_change(const plan::current_placement& before, co
     return change;
 }
 
-std::optional<std::vector<plan::link_time>> carried_link_times(const protocol::cluster& before,
+std::optional<std::vector<plan::link_time>> carried_link_times(const model::cluster& before,
                                                                const std::vector<plan::link_time>& times,
-                                                               const protocol::cluster& after) {
+                                                               const model::cluster& after) {
     for (const auto& n : after.nodes)
         if (std::none_of(before.nodes.begin(), before.nodes.end(),
                          [&](const auto& m) { return m.id == n.id && m.host == n.host && m.port == n.port; }))
@@ -44,7 +44,7 @@ std::optional<std::vector<plan::link_time>> carried_link_times(const protocol::c
         carried.back().link = l;
     }
     // The same links with the same emulated delays and bandwidths.
-    auto same = [](const protocol::cluster_link& x, const protocol::cluster_link& y) {
+    auto same = [](const model::cluster_link& x, const model::cluster_link& y) {
         return ((x.from == y.from && x.to == y.to) || (x.from == y.to && x.to == y.from)) &&
                x.emulate_delay_ms == y.emulate_delay_ms && x.bandwidth_bps == y.bandwidth_bps;
     };
@@ -53,7 +53,7 @@ std::optional<std::vector<plan::link_time>> carried_link_times(const protocol::c
     return carried;
 }
 
-std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out) {
+std::set<std::string> reached_from(const model::cluster& cluster, const std::string& from, const std::set<std::string>& left_out) {
     std::set<std::string> reached{from};
     for (bool grew = true; grew;) {
         grew = false;

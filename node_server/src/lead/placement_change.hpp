@@ -21,12 +21,12 @@ protocol::move_record placement_change(const plan::current_placement& before, co
 // its own (its latency and throughput; a round trip stays as measured on the old probe route).
 // None when `after` has a node at another address or a link that `before` lacks or has
 // otherwise: that must be measured.
-std::optional<std::vector<plan::link_time>> carried_link_times(const protocol::cluster& before,
+std::optional<std::vector<plan::link_time>> carried_link_times(const model::cluster& before,
                                                                const std::vector<plan::link_time>& times,
-                                                               const protocol::cluster& after);
+                                                               const model::cluster& after);
 
 // The nodes of `cluster` that some chain of links joins to node `from`, the nodes in
 // `left_out` and their links left out.
-std::set<std::string> reached_from(const protocol::cluster& cluster, const std::string& from, const std::set<std::string>& left_out);
+std::set<std::string> reached_from(const model::cluster& cluster, const std::string& from, const std::set<std::string>& left_out);
 
 }  // namespace dnnc::node_server

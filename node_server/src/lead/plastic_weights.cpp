@@ -1,7 +1,7 @@
 #include "lead/plastic_weights.hpp"
 
 #include "dnnc/core/error.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/synapse_models.hpp"
 #include "node_messages.hpp"
 
 #include <algorithm>
@@ -11,21 +11,21 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
-std::string element_label(const protocol::network& net, std::size_t element) {
+std::string element_label(const model::network& net, std::size_t element) {
     const auto& ref = net.connection_order.at(element);
-    if (ref.kind == protocol::connection_ref::type::synapse) return "synapse[" + std::to_string(ref.index) + "]";
+    if (ref.kind == model::connection_ref::type::synapse) return "synapse[" + std::to_string(ref.index) + "]";
     const auto& id = net.projections[ref.index].id;
     return id.empty() ? "projection[" + std::to_string(ref.index) + "]" : id;
 }
 
-std::vector<plastic_element> plastic_elements(const protocol::network& net) {
+std::vector<plastic_element> plastic_elements(const model::network& net) {
     std::vector<plastic_element> plastic;
     for (std::size_t e = 0; e < net.connection_order.size(); ++e) {
         const auto& ref = net.connection_order[e];
-        const bool synapse = ref.kind == protocol::connection_ref::type::synapse;
+        const bool synapse = ref.kind == model::connection_ref::type::synapse;
         const auto& model = synapse ? net.synapses[ref.index].synapse_model : net.projections[ref.index].synapse_model;
         const auto& where = synapse ? net.synapses[ref.index].where : net.projections[ref.index].where;
-        const auto resolved = protocol::resolve_synapse_model(net, model, where);
+        const auto resolved = model::resolve_synapse_model(net, model, where);
         if (!resolved.info->plastic) continue;
         const auto* bound = resolved.info->weight_bound;
         plastic.push_back({e, element_label(net, e), synapse, resolved.id, resolved.info->name,
@@ -49,15 +49,15 @@ json named_weights_page(const plan::network_plan& plan, const std::vector<plasti
     json rows = json::array();
     if (grown) {
         for (const auto& row : reply.at("rows"))
-            rows.push_back({structure->pairings.at(row[2].get<std::size_t>()).id, plan.net.neuron_name(row[0].get<protocol::neuron_index>()),
-                            plan.net.neuron_name(row[1].get<protocol::neuron_index>())});
+            rows.push_back({structure->pairings.at(row[2].get<std::size_t>()).id, plan.net.neuron_name(row[0].get<model::neuron_index>()),
+                            plan.net.neuron_name(row[1].get<model::neuron_index>())});
         return {{"total", reply.at("total")}, {"rows", rows}};
     }
     json labels = json::array();
     for (const auto& p : plastic) labels.push_back(p.label);
     for (const auto& row : reply.at("rows"))
-        rows.push_back({element_label(net, row[0].get<std::size_t>()), plan.net.neuron_name(row[1].get<protocol::neuron_index>()),
-                        plan.net.neuron_name(row[2].get<protocol::neuron_index>()), row[3]});
+        rows.push_back({element_label(net, row[0].get<std::size_t>()), plan.net.neuron_name(row[1].get<model::neuron_index>()),
+                        plan.net.neuron_name(row[2].get<model::neuron_index>()), row[3]});
     return {{"nodes", nodes}, {"plastic", labels}, {"total", reply.at("total")}, {"rows", rows}};
 }
 

@@ -2,8 +2,8 @@
 // A network's plastic connection elements, and the lead's histograms of their weights
 // (private to dnnc_node_server): the nodes bin their own synapses (weight_bins.hpp) and the
 // lead adds the bins, so what it holds grows with the histograms, never with the synapses.
+#include "dnnc/model/model.hpp"
 #include "dnnc/plan/plan.hpp"
-#include "dnnc/protocol/model.hpp"
 #include "weight_bins.hpp"
 
 #include <nlohmann/json.hpp>
@@ -30,9 +30,9 @@ struct plastic_element {
 };
 
 // How element `element` of `net` is named: its projection's id, or projection[i], synapse[i].
-std::string element_label(const protocol::network& net, std::size_t element);
+std::string element_label(const model::network& net, std::size_t element);
 // The network's plastic connection elements, in element order.
-std::vector<plastic_element> plastic_elements(const protocol::network& net);
+std::vector<plastic_element> plastic_elements(const model::network& net);
 
 // The histograms of `plastic`'s weights at `tick`: one per plastic projection, and one for
 // the plastic explicit synapses of each synapse model ("synapses (ID)"), so that their count

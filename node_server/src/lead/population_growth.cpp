@@ -1,8 +1,8 @@
 #include "lead/population_growth.hpp"
 
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/snapshot_file.hpp"
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/sim/fresh_plastic_state.hpp"
@@ -11,9 +11,9 @@
 
 namespace dnnc::node_server {
 
-std::int64_t grow_tick(const protocol::population_growth& g, double dt) { return protocol::ticks_of_ms(g.at_ms, dt); }
+std::int64_t grow_tick(const model::population_growth& g, double dt) { return model::ticks_of_ms(g.at_ms, dt); }
 
-std::size_t apply_due_grows(protocol::network& net, std::int64_t tick) {
+std::size_t apply_due_grows(model::network& net, std::int64_t tick) {
     std::size_t marked = 0;
     for (auto& g : net.grows)
         if (!g.applied && grow_tick(g, net.dt) <= tick) {
@@ -23,20 +23,20 @@ std::size_t apply_due_grows(protocol::network& net, std::int64_t tick) {
     return marked;
 }
 
-protocol::network fully_grown(protocol::network net) {
+model::network fully_grown(model::network net) {
     for (auto& g : net.grows) g.applied = true;
     return net;
 }
 
-std::int64_t next_grow_tick(const protocol::network& net) {
+std::int64_t next_grow_tick(const model::network& net) {
     for (const auto& g : net.grows)
         if (!g.applied) return grow_tick(g, net.dt);
     return -1;
 }
 
-void add_applied_grow(protocol::network& net, const std::string& population, std::int64_t add, std::int64_t tick) {
+void add_applied_grow(model::network& net, const std::string& population, std::int64_t add, std::int64_t tick) {
     const auto scheduled = std::find_if(net.grows.begin(), net.grows.end(), [](const auto& g) { return !g.applied; });
-    protocol::population_growth g;
+    model::population_growth g;
     g.population = population;
     g.add = add;
     g.at_ms = static_cast<double>(tick) * net.dt;
@@ -48,7 +48,7 @@ void add_applied_grow(protocol::network& net, const std::string& population, std
 namespace {
 // The growth vector (sim's neuron_state::growth) of a member added at `tick`: calcium 0 as of
 // then, the network's synapse numbering, its elements' initial counts, none connected.
-std::vector<double> newborn_growth(const protocol::structure_group& group, std::int64_t tick, double next_seq) {
+std::vector<double> newborn_growth(const model::structure_group& group, std::int64_t tick, double next_seq) {
     std::vector<double> growth{0.0, static_cast<double>(tick), next_seq};
     for (const auto& c : group.curves) growth.push_back(c.z);
     growth.insert(growth.end(), group.curves.size() + 1, 0.0);  // connected counts, then no synapse
@@ -65,27 +65,27 @@ std::vector<double> newborn_growth(const protocol::structure_group& group, std::
 class plastic_growth {
 public:
     // `before`: the neuron count before the growth.
-    plastic_growth(const protocol::network& grown, const protocol::expanded_network& neurons, std::uint64_t before)
-        : net_(grown), neurons_(neurons), before_(before), plastic_(protocol::synapse_rows(grown, {}).synapse_models().size() > 1) {}
+    plastic_growth(const model::network& grown, const model::expanded_network& neurons, std::uint64_t before)
+        : net_(grown), neurons_(neurons), before_(before), plastic_(model::synapse_rows(grown, {}).synapse_models().size() > 1) {}
 
     // Gives each of `states` (a block of neurons of the grown network, any order) its plastic
     // state there. Throws error for old synapse values that do not fit their rows.
     void grow(std::vector<protocol::indexed_state>& states) const {
         if (!plastic_ || states.empty()) return;
-        std::vector<protocol::neuron_index> targets;
-        for (const auto& s : states) targets.push_back(static_cast<protocol::neuron_index>(s.index));
-        const protocol::synapse_rows rows(net_, targets);
+        std::vector<model::neuron_index> targets;
+        for (const auto& s : states) targets.push_back(static_cast<model::neuron_index>(s.index));
+        const model::synapse_rows rows(net_, targets);
         sim::fresh_plastic_state fresh(rows.synapse_models());
         for (auto& s : states) grow_row(rows, fresh, s);
     }
 
 private:
-    void grow_row(const protocol::synapse_rows& rows, sim::fresh_plastic_state& fresh, protocol::indexed_state& s) const {
-        const auto target = static_cast<protocol::neuron_index>(s.index);
+    void grow_row(const model::synapse_rows& rows, sim::fresh_plastic_state& fresh, protocol::indexed_state& s) const {
+        const auto target = static_cast<model::neuron_index>(s.index);
         const double tau_minus = neurons_.params_of(target).tau_minus;
         std::vector<float> values;
         std::size_t kept = 0;
-        rows.for_each(target, [&](protocol::neuron_index source, float weight, std::uint16_t, std::size_t e) {
+        rows.for_each(target, [&](model::neuron_index source, float weight, std::uint16_t, std::size_t e) {
             const auto model = rows.synapse_model(e);
             const auto& info = *rows.synapse_models()[model].info;
             if (!info.plastic) return;
@@ -103,7 +103,7 @@ private:
         if (kept != s.synapses.size()) throw error(misfit(s));
         s.synapses = std::move(values);
         for (std::size_t e = 0; e < rows.element_count(); ++e)
-            if (rows.synapse_models()[rows.synapse_model(e)].info->plastic && protocol::holds(rows.sources(e), static_cast<std::uint64_t>(s.index)))
+            if (rows.synapse_models()[rows.synapse_model(e)].info->plastic && model::holds(rows.sources(e), static_cast<std::uint64_t>(s.index)))
                 fresh.add_source_trace(rows.synapse_model(e), s.traces);
     }
     static std::string misfit(const protocol::indexed_state& s) {
@@ -111,18 +111,18 @@ private:
                " do not fit its plastic synapses before the growth";
     }
 
-    const protocol::network& net_;
-    const protocol::expanded_network& neurons_;
+    const model::network& net_;
+    const model::expanded_network& neurons_;
     std::uint64_t before_;
     bool plastic_;
 };
 }  // namespace
 
-void write_grown_snapshot(const std::string& from, const protocol::document& grown, const std::string& to) {
-    protocol::check_document(grown);
+void write_grown_snapshot(const std::string& from, const model::document& grown, const std::string& to) {
+    model::check_document(grown);
     protocol::snapshot_reader in(from);
     const auto tick = in.doc().state->tick;
-    const auto net = protocol::expand_neurons(*grown.net);
+    const auto net = model::expand_neurons(*grown.net);
     const auto before = in.count();
     if (net.neuron_count() < before) throw error("a grown network cannot have fewer neurons than before");
     protocol::snapshot_writer out(to, grown, tick, net.neuron_count());
@@ -148,7 +148,7 @@ void write_grown_snapshot(const std::string& from, const protocol::document& gro
     // rows give it: plastic_growth).
     sim::engine_spec spec;
     spec.dt = net.dt;
-    spec.history = protocol::longest_delay(*grown.net);
+    spec.history = model::longest_delay(*grown.net);
     for (auto i = before; i < net.neuron_count(); ++i) {
         const auto& g = net.groups[net.group_of[i]];
         spec.neurons.push_back({static_cast<sim::global_index>(i), g.params, g.seed, 0.0});

@@ -5,7 +5,7 @@
 // the snapshot's document (the new members are numbered after every neuron, so no existing
 // neuron's index, state or synapse changes), appends the new members' states as an install
 // starts them, and restores that onto the same nodes, keeping the rows and spikes before T.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,16 +13,16 @@
 namespace dnnc::node_server {
 
 // The tick a <grow> applies at.
-std::int64_t grow_tick(const protocol::population_growth& g, double dt);
+std::int64_t grow_tick(const model::population_growth& g, double dt);
 // Marks applied the scheduled grows due by `tick` (their tick <= it); how many it marked.
-std::size_t apply_due_grows(protocol::network& net, std::int64_t tick);
+std::size_t apply_due_grows(model::network& net, std::int64_t tick);
 // `net` with its scheduled grows applied too: the network at the end of its schedule.
-protocol::network fully_grown(protocol::network net);
+model::network fully_grown(model::network net);
 // The tick of the first scheduled grow, or -1 when there is none.
-std::int64_t next_grow_tick(const protocol::network& net);
+std::int64_t next_grow_tick(const model::network& net);
 // Adds an applied grow of `population` by `add` at `tick` after the applied ones (the
 // document's order is the numbering order).
-void add_applied_grow(protocol::network& net, const std::string& population, std::int64_t add, std::int64_t tick);
+void add_applied_grow(model::network& net, const std::string& population, std::int64_t add, std::int64_t tick);
 
 // Writes to `to` the snapshot in `from` (binary, of the network before the grows) with the
 // document `grown` (the same network with grows applied) and, after the states in `from`,
@@ -32,6 +32,6 @@ void add_applied_grow(protocol::network& net, const std::string& population, std
 // synapses that the grows add (into new members, or from them into existing neurons) start
 // as an install builds them, in their places in the rows; every other synapse keeps its
 // state (population_growth.cpp). Throws config_error for a `grown` that does not check.
-void write_grown_snapshot(const std::string& from, const protocol::document& grown, const std::string& to);
+void write_grown_snapshot(const std::string& from, const model::document& grown, const std::string& to);
 
 }  // namespace dnnc::node_server

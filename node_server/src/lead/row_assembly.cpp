@@ -11,11 +11,11 @@ namespace {
 
 // The output columns (row_assembly's): without scheduled grows, the plan's own network,
 // expanded already.
-std::vector<std::pair<protocol::neuron_index, std::string>> output_columns(const plan::network_plan& plan) {
-    std::optional<protocol::expanded_network> grown;
-    if (next_grow_tick(*plan.doc.net) >= 0) grown = protocol::expand_neurons(fully_grown(*plan.doc.net));
+std::vector<std::pair<model::neuron_index, std::string>> output_columns(const plan::network_plan& plan) {
+    std::optional<model::expanded_network> grown;
+    if (next_grow_tick(*plan.doc.net) >= 0) grown = model::expand_neurons(fully_grown(*plan.doc.net));
     const auto& net = grown ? *grown : plan.net;
-    std::vector<std::pair<protocol::neuron_index, std::string>> columns;
+    std::vector<std::pair<model::neuron_index, std::string>> columns;
     for (const auto& o : net.outputs)
         for (auto i : o.neurons) columns.emplace_back(i, net.neuron_name(i));
     return columns;
@@ -26,7 +26,7 @@ std::size_t lanes_of(const plan::network_plan& plan) { return static_cast<std::s
 }  // namespace
 
 row_assembly::row_assembly(const plan::network_plan& plan, std::size_t nodes) : nodes_(nodes), lanes_(lanes_of(plan)) {
-    std::map<protocol::neuron_index, std::vector<std::size_t>> columns_of_neuron;
+    std::map<model::neuron_index, std::vector<std::size_t>> columns_of_neuron;
     for (auto& [i, name] : output_columns(plan)) {
         columns_of_neuron[i].push_back(columns_.size());
         columns_.push_back(std::move(name));

@@ -9,7 +9,7 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
-state_samples::state_samples(const protocol::expanded_network& net, const std::vector<std::uint32_t>& node_of_neuron,
+state_samples::state_samples(const model::expanded_network& net, const std::vector<std::uint32_t>& node_of_neuron,
                              std::size_t nodes)
     : of_node_(nodes), layout_(json::array()) {
     for (const auto& s : net.samplings) {

@@ -8,7 +8,7 @@
 // sample m the sampled neurons due (m a multiple of their record's `every`) are listed in
 // ascending global index, each with its record's variables in their order; a node reports
 // the values of its own due neurons in that order, and the lead merges the nodes' lists.
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +21,7 @@ namespace dnnc::node_server {
 
 class state_samples {
 public:
-    state_samples(const protocol::expanded_network& net, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes);
+    state_samples(const model::expanded_network& net, const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes);
 
     bool sampling() const { return !order_.empty(); }
     // Node v's values of sample m (its due neurons ascending, their variables in order);

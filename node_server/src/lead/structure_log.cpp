@@ -8,7 +8,7 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
-structure_log::structure_log(const protocol::resolved_structure& structure) : dt_(structure.dt) {
+structure_log::structure_log(const model::resolved_structure& structure) : dt_(structure.dt) {
     for (const auto& g : structure.groups) populations_.push_back(g.population);
 }
 

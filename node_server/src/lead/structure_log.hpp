@@ -3,7 +3,7 @@
 // neurons with synaptic elements at every structural update, as one node reports them (every
 // node has the same picture; the node that runs the first group's first neuron reports it),
 // kept for clients (dnnc run --structure, sim.structure(), the live page).
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/structure.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +19,7 @@ public:
     static constexpr std::size_t max_rows = 1000000;
 
     structure_log() = default;
-    explicit structure_log(const protocol::resolved_structure& structure);
+    explicit structure_log(const model::resolved_structure& structure);
 
     // A node's report of records: [[tick, group, mean_ca, connections, created, deleted], ...].
     void add(const nlohmann::json& records);

@@ -11,7 +11,7 @@
 
 namespace dnnc::node_server {
 
-peer_transport::peer_transport(const protocol::node_config& config)
+peer_transport::peer_transport(const model::node_config& config)
     : from_(config.node), epoch_(config.epoch), sent_(config.peers.size()) {
     for (const auto& p : config.peers) peer_index_.emplace(p.id, peer_index_.size());
 }
@@ -47,7 +47,7 @@ std::optional<std::size_t> peer_transport::sender_of(const protocol::binary_sign
 
 // ---- TCP ----
 
-tcp_transport::tcp_transport(const protocol::node_config& config, outbox& out, signal_inbox& in,
+tcp_transport::tcp_transport(const model::node_config& config, outbox& out, signal_inbox& in,
                              const std::map<std::string, double>& extra_delay_ms)
     : peer_transport(config), out_(out), in_(in) {
     for (const auto& p : config.peers) {
@@ -122,7 +122,7 @@ mpi_transport::channels::send_slot mpi_transport::channels::new_slot(const peer_
     return slot;
 }
 
-mpi_transport::mpi_transport(const protocol::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e)
+mpi_transport::mpi_transport(const model::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e)
     : peer_transport(config), channels_(std::make_unique<channels>()) {
     auto& c = *channels_;
     c.comm = MPI_Comm_f2c(mpi.communicator);

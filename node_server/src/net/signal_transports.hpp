@@ -5,10 +5,10 @@
 // (protocol/signal_codec.hpp), so a run gives the same bits either way. Over TCP, packets to
 // a peer whose route the lead marked (peer_route::compress) go LZ4-compressed when that makes
 // them smaller (protocol/signal_compression.hpp); MPI sends them as they are.
+#include "dnnc/model/model.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
-#include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 #include "dnnc/sim/runner.hpp"
 
@@ -33,7 +33,7 @@ public:
     std::vector<sent_bytes> bytes_sent() const;
 
 protected:
-    explicit peer_transport(const protocol::node_config& config);
+    explicit peer_transport(const model::node_config& config);
     // The peer a packet comes from; nothing for one of another installation (epoch).
     std::optional<std::size_t> sender_of(const protocol::binary_signals& s) const;
     // Moves a decoded packet's values into `p`, leaving `s` the buffers `p` had.
@@ -54,7 +54,7 @@ private:
 
 class tcp_transport final : public peer_transport {
 public:
-    tcp_transport(const protocol::node_config& config, outbox& out, signal_inbox& in,
+    tcp_transport(const model::node_config& config, outbox& out, signal_inbox& in,
                   const std::map<std::string, double>& extra_delay_ms);
     void send(std::size_t peer, const sim::packet& p) override;
     bool collect(const receiver& deliver, std::chrono::microseconds wait) override;
@@ -84,7 +84,7 @@ private:
 //   length). A send first completes the peer's previous one.
 class mpi_transport final : public peer_transport {
 public:
-    mpi_transport(const protocol::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e);
+    mpi_transport(const model::node_config& config, const node_options::mpi_signals& mpi, const sim::engine& e);
     ~mpi_transport() override;
     void send(std::size_t peer, const sim::packet& p) override;
     bool collect(const receiver& deliver, std::chrono::microseconds wait) override;

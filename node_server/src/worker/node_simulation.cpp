@@ -18,7 +18,7 @@ namespace dnnc::node_server {
 
 using json = nlohmann::json;
 
-bool same_neurons_and_synapses(const protocol::node_config& before, const protocol::node_config& after) {
+bool same_neurons_and_synapses(const model::node_config& before, const model::node_config& after) {
     if (before.node != after.node || before.network != after.network || before.history != after.history ||
         before.run != after.run || before.neurons.size() != after.neurons.size() || before.dense != after.dense)
         return false;
@@ -33,14 +33,14 @@ bool same_neurons_and_synapses(const protocol::node_config& before, const protoc
 namespace {
 // `kept` re-routed for `config` when it takes the config's peers (kept stays), else an engine
 // built from the share (kept is emptied).
-sim::engine engine_for(const protocol::node_config& config, std::optional<sim::engine>& kept, const std::string& device) {
+sim::engine engine_for(const model::node_config& config, std::optional<sim::engine>& kept, const std::string& device) {
     if (kept && kept->reroute(sim::from_node_config(config))) return std::move(*kept);
     kept.reset();
     return sim::make_node_engine(config, device);
 }
 }  // namespace
 
-node_simulation::node_simulation(const protocol::node_config& config, std::string secret,
+node_simulation::node_simulation(const model::node_config& config, std::string secret,
                                  std::shared_ptr<const tls_config> tls, signal_inbox& in, reporter report,
                                  const std::map<std::string, double>& extra_delay_ms, const std::string& device,
                                  const node_options::mpi_signals& mpi, std::optional<sim::engine> kept)
@@ -60,7 +60,7 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     std::size_t spiking = 0;
     for (const auto& n : config.neurons) {
         if (n.report) reported_.push_back(n.index);
-        if (!protocol::emits_spikes(n.params.model)) continue;
+        if (!model::emits_spikes(n.params.model)) continue;
         ++spiking;
         if (n.record) recorded_.push_back(n.index);
     }
@@ -74,13 +74,13 @@ node_simulation::node_simulation(const protocol::node_config& config, std::strin
     std::sort(by_index_.begin(), by_index_.end(), [&](std::size_t a, std::size_t b) { return local[a].index < local[b].index; });
     records_every_spike_ = !recorded_.empty() && recorded_.size() == spiking;
     if (config.share)
-        for (const auto& s : protocol::samplings_of(*config.share))
+        for (const auto& s : model::samplings_of(*config.share))
             for (const auto i : s.neurons) {
                 // config.neurons: this node's neurons, ascending
                 const auto mine = std::lower_bound(config.neurons.begin(), config.neurons.end(), static_cast<std::int64_t>(i),
-                                                   [](const protocol::local_neuron& n, std::int64_t k) { return n.index < k; });
+                                                   [](const model::local_neuron& n, std::int64_t k) { return n.index < k; });
                 if (mine == config.neurons.end() || mine->index != static_cast<std::int64_t>(i)) continue;
-                const auto& names = protocol::recordable_variables(mine->params.model);
+                const auto& names = model::recordable_variables(mine->params.model);
                 sampled_neuron n{static_cast<sim::global_index>(i), s.every, {}};
                 for (const auto& v : s.variables)
                     n.which.push_back(static_cast<std::size_t>(std::find(names.begin(), names.end(), v) - names.begin()));
@@ -250,8 +250,8 @@ nlohmann::json node_simulation::weight_bins(const nlohmann::json& request) const
     return weight_bins_reply(wanted.histograms);
 }
 
-void node_simulation::set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
-                                     const protocol::network* synapses, const std::vector<std::size_t>& reweighted) {
+void node_simulation::set_parameters(const std::vector<model::neuron_params>& params, const model::generators& generators,
+                                     const model::network* synapses, const std::vector<std::size_t>& reweighted) {
     runner().modify_paused([&](sim::engine& e) {
         if (synapses) e.set_synapses(*synapses, reweighted);
         e.set_parameters(params, generators);

@@ -17,11 +17,11 @@
 // granted, when it holds `report_batch` ticks or `report_values` values and spikes or its
 // oldest tick is `report_delay` old, and when the clock holds (so that a freeze sees every tick
 // computed).
+#include "dnnc/model/model.hpp"
 #include "dnnc/node_server/node.hpp"
 #include "dnnc/node_server/outbox.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
 #include "dnnc/protocol/control_plane.hpp"
-#include "dnnc/protocol/model.hpp"
 #include "dnnc/protocol/signal_codec.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "state_stream.hpp"
@@ -45,7 +45,7 @@ class peer_transport;  // signal_transports.hpp
 // windows and the installation (lead, epoch): the same neurons with the same parameters, the
 // same share, dense rows, history and run settings. Such a node, after a re-balance that
 // moved only other nodes' neurons, keeps its engine.
-bool same_neurons_and_synapses(const protocol::node_config& before, const protocol::node_config& after);
+bool same_neurons_and_synapses(const model::node_config& before, const model::node_config& after);
 
 class node_simulation {
 public:
@@ -59,7 +59,7 @@ public:
     // config ran the same neurons and synapses: same_neurons_and_synapses) it runs that
     // engine with the config's peers (engine::reroute) instead of building one from the
     // share, when the engine takes them; a restore of every state is to follow.
-    node_simulation(const protocol::node_config& config, std::string secret, std::shared_ptr<const tls_config> tls,
+    node_simulation(const model::node_config& config, std::string secret, std::shared_ptr<const tls_config> tls,
                     signal_inbox& in, reporter report,
                     const std::map<std::string, double>& extra_delay_ms, const std::string& device,
                     const node_options::mpi_signals& mpi, std::optional<sim::engine> kept = std::nullopt);
@@ -95,8 +95,8 @@ public:
     // with `synapses` (the node's updated share; null: none change) new delays and new
     // weights of the synapses of the `reweighted` connection elements, frozen between two
     // ticks (engine::set_synapses, engine::set_parameters); usage_error while running.
-    void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators,
-                        const protocol::network* synapses = nullptr, const std::vector<std::size_t>& reweighted = {});
+    void set_parameters(const std::vector<model::neuron_params>& params, const model::generators& generators,
+                        const model::network* synapses = nullptr, const std::vector<std::size_t>& reweighted = {});
     // Installs states (local neurons and the remote ones it reads) so that the next tick is
     // `next`; the runner restarts paused there.
     void restore(const std::vector<protocol::indexed_state>& states, sim::tick_t next);

@@ -152,8 +152,8 @@ void worker::handle(const frame& request, responder respond) {
 void worker::set_parameters(const std::string& payload) {
     const auto update = protocol::parse_document(payload, "parameters");
     if (!update.net) throw protocol_error("parameters without a network");
-    protocol::network share;
-    std::vector<protocol::local_neuron> neurons;
+    model::network share;
+    std::vector<model::local_neuron> neurons;
     std::uint16_t history = 1;
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -163,35 +163,35 @@ void worker::set_parameters(const std::string& payload) {
         history = static_cast<std::uint16_t>(std::clamp<std::int32_t>(config_->history, 1, 65535));
     }
     auto updated = protocol::with_parameters(share, *update.net, history);
-    const auto net = protocol::expand(updated, "parameters");
+    const auto net = model::expand(updated, "parameters");
     // Of the spike sources' spikes, those of this node's neurons (config neurons ascend).
     std::vector<std::int64_t> mine;
     for (const auto& n : neurons) mine.push_back(n.index);
     for (auto& p : updated.populations) {
         const std::int64_t first = net.groups[net.group_index.at(p.id)].first;
         p.spikes.erase(std::remove_if(p.spikes.begin(), p.spikes.end(),
-                                      [&](const protocol::spike_time& s) { return !std::binary_search(mine.begin(), mine.end(), first + s.index); }),
+                                      [&](const model::spike_time& s) { return !std::binary_search(mine.begin(), mine.end(), first + s.index); }),
                        p.spikes.end());
     }
-    std::vector<protocol::neuron_params> params;
+    std::vector<model::neuron_params> params;
     for (auto& n : neurons) {
         if (n.index < 0 || static_cast<std::size_t>(n.index) >= net.neuron_count()) throw protocol_error("parameters for another network");
-        n.params = net.params_of(static_cast<protocol::neuron_index>(n.index));
+        n.params = net.params_of(static_cast<model::neuron_index>(n.index));
         params.push_back(n.params);
     }
     const auto reweighted = protocol::reweighted_elements(share, updated);
     const bool resynapsed = !reweighted.empty() || protocol::changes_delays(share, updated) ||
                             protocol::changes_synapse_models(share, updated);
-    simulation()->set_parameters(params, protocol::resolve_generators(updated), resynapsed ? &updated : nullptr, reweighted);
+    simulation()->set_parameters(params, model::resolve_generators(updated), resynapsed ? &updated : nullptr, reweighted);
     std::lock_guard<std::mutex> lock(mutex_);
     config_->share = std::move(updated);
     config_->neurons = std::move(neurons);
 }
 
-json worker::configure_subtree(const protocol::node_config& subtree, std::uint16_t flags) {
+json worker::configure_subtree(const model::node_config& subtree, std::uint16_t flags) {
     const bool replace = flags & protocol::replace_flag;
     const bool preparing = flags & protocol::prepare_flag;
-    protocol::node_config own = subtree;
+    model::node_config own = subtree;
     own.children.clear();
     if (!own.lead_via.empty()) {
         try {
@@ -285,7 +285,7 @@ void worker::release(const std::string& epoch) {
     old.reset();
 }
 
-void worker::prepare(const protocol::node_config& own) {
+void worker::prepare(const model::node_config& own) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         prepared_.reset();  // another's, never taken
@@ -297,9 +297,9 @@ void worker::prepare(const protocol::node_config& own) {
 }
 
 // Replaces what this node runs: the old simulation stops before the new one starts.
-worker::engine_source worker::install(const protocol::node_config& own, bool restoring) {
+worker::engine_source worker::install(const model::node_config& own, bool restoring) {
     std::shared_ptr<node_simulation> old;
-    std::optional<protocol::node_config> before;
+    std::optional<model::node_config> before;
     std::optional<prepared_engine> prepared;
     {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -14,7 +14,7 @@
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/server.hpp"
 #include "dnnc/node_server/signal_inbox.hpp"
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 #include "dnnc/protocol/snapshot.hpp"
 #include "worker/node_simulation.hpp"
 #include "probe_route.hpp"
@@ -61,7 +61,7 @@ public:
     // of a move built while the run goes on). Returns the acks [{"node", "hash", "kept",
     // "prepared"}...] of the subtree ("kept": it kept its engine; "prepared": it took the one
     // built ahead).
-    nlohmann::json configure_subtree(const protocol::node_config& subtree, std::uint16_t flags);
+    nlohmann::json configure_subtree(const model::node_config& subtree, std::uint16_t flags);
     // Throws when this node serves no network.
     std::shared_ptr<node_simulation> simulation();
     // A restore_state payload (state_stream.hpp): i64 tick, u8 last, states. The pieces are
@@ -93,9 +93,9 @@ private:
     enum class engine_source { built, kept, prepared };
     // Returns where the new simulation's engine came from: the old one's (only when
     // `restoring`), the one prepared ahead, or built now.
-    engine_source install(const protocol::node_config& own, bool restoring);
+    engine_source install(const model::node_config& own, bool restoring);
     // Builds own's engine and holds it in prepared_ (prepare_flag).
-    void prepare(const protocol::node_config& own);
+    void prepare(const model::node_config& own);
     // A clock command stamped with an epoch other than the installed config's comes from a
     // lead this node no longer follows: refused (error).
     void check_installation(const nlohmann::json& command) const;
@@ -112,10 +112,10 @@ private:
     outbox reports_out_;  // tick reports to the lead
 
     mutable std::mutex mutex_;
-    std::optional<protocol::node_config> config_;  // its own, without the subtree
+    std::optional<model::node_config> config_;  // its own, without the subtree
     // An engine built ahead for a config (prepare), until the next install or release.
     struct prepared_engine {
-        protocol::node_config config;
+        model::node_config config;
         sim::engine engine;
     };
     std::optional<prepared_engine> prepared_;

@@ -9,12 +9,12 @@
 
 namespace dnnc::sim {
 
-std::unique_ptr<synapse_rule> make_stdp_synapse(const protocol::resolved_synapse_model& model);
-std::unique_ptr<synapse_rule> make_tsodyks2_synapse(const protocol::resolved_synapse_model& model);
-std::unique_ptr<synapse_rule> make_vogels_sprekeler_synapse(const protocol::resolved_synapse_model& model);
+std::unique_ptr<synapse_rule> make_stdp_synapse(const model::resolved_synapse_model& model);
+std::unique_ptr<synapse_rule> make_tsodyks2_synapse(const model::resolved_synapse_model& model);
+std::unique_ptr<synapse_rule> make_vogels_sprekeler_synapse(const model::resolved_synapse_model& model);
 
-std::unique_ptr<synapse_rule> make_synapse_rule(const protocol::resolved_synapse_model& model) {
-    using factory = std::unique_ptr<synapse_rule> (*)(const protocol::resolved_synapse_model&);
+std::unique_ptr<synapse_rule> make_synapse_rule(const model::resolved_synapse_model& model) {
+    using factory = std::unique_ptr<synapse_rule> (*)(const model::resolved_synapse_model&);
     static const struct {
         const char* name;
         factory make;

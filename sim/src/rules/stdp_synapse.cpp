@@ -14,7 +14,7 @@ namespace dnnc::sim {
 namespace {
 class stdp_synapse final : public synapse_rule_of<stdp_synapse> {
 public:
-    explicit stdp_synapse(const protocol::resolved_synapse_model& m)
+    explicit stdp_synapse(const model::resolved_synapse_model& m)
         : tau_plus_(m.value("tau_plus")), lambda_(m.value("lambda")), alpha_(m.value("alpha")), mu_plus_(m.value("mu_plus")),
           mu_minus_(m.value("mu_minus")), w_max_(m.value("Wmax")) {}
 
@@ -41,7 +41,7 @@ private:
 };
 }  // namespace
 
-std::unique_ptr<synapse_rule> make_stdp_synapse(const protocol::resolved_synapse_model& model) {
+std::unique_ptr<synapse_rule> make_stdp_synapse(const model::resolved_synapse_model& model) {
     return std::make_unique<stdp_synapse>(model);
 }
 

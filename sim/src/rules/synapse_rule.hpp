@@ -11,7 +11,7 @@
 // target's spike before the source's. Times are ticks × dt, in ms. A rule keeps nothing but
 // per-synapse state, so events of different synapses may come in any order, and batches
 // of different synapses at once (from several threads).
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -113,8 +113,8 @@ private:
 // when it reads their trace or its sources' (a rule that reads neither takes none).
 inline bool logs_targets(const synapse_rule& rule) { return rule.reads_target_trace() || rule.source_trace_tau() > 0; }
 
-// The rule of a plastic synapse model (protocol::synapse_model_info::plastic), with its
+// The rule of a plastic synapse model (model::synapse_model_info::plastic), with its
 // parameters; throws usage_error for a model without one.
-std::unique_ptr<synapse_rule> make_synapse_rule(const protocol::resolved_synapse_model& model);
+std::unique_ptr<synapse_rule> make_synapse_rule(const model::resolved_synapse_model& model);
 
 }  // namespace dnnc::sim

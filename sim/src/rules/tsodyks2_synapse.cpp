@@ -15,7 +15,7 @@ namespace dnnc::sim {
 namespace {
 class tsodyks2_synapse final : public synapse_rule_of<tsodyks2_synapse> {
 public:
-    explicit tsodyks2_synapse(const protocol::resolved_synapse_model& m)
+    explicit tsodyks2_synapse(const model::resolved_synapse_model& m)
         : U_(m.value("U")), u0_(m.value("u")), x0_(m.value("x")), tau_rec_(m.value("tau_rec")), tau_fac_(m.value("tau_fac")) {}
 
     static constexpr bool uses_source_trace = false, uses_target_trace = false, keeps_state = true;
@@ -51,7 +51,7 @@ private:
 };
 }  // namespace
 
-std::unique_ptr<synapse_rule> make_tsodyks2_synapse(const protocol::resolved_synapse_model& model) {
+std::unique_ptr<synapse_rule> make_tsodyks2_synapse(const model::resolved_synapse_model& model) {
     return std::make_unique<tsodyks2_synapse>(model);
 }
 

@@ -13,7 +13,7 @@ namespace dnnc::sim {
 namespace {
 class vogels_sprekeler_synapse final : public synapse_rule_of<vogels_sprekeler_synapse> {
 public:
-    explicit vogels_sprekeler_synapse(const protocol::resolved_synapse_model& m)
+    explicit vogels_sprekeler_synapse(const model::resolved_synapse_model& m)
         : tau_(m.value("tau")), eta_(m.value("eta")), alpha_(m.value("alpha")), w_max_(m.value("Wmax")) {}
 
     static constexpr bool uses_source_trace = true, uses_target_trace = true, keeps_state = false;
@@ -34,7 +34,7 @@ private:
 };
 }  // namespace
 
-std::unique_ptr<synapse_rule> make_vogels_sprekeler_synapse(const protocol::resolved_synapse_model& model) {
+std::unique_ptr<synapse_rule> make_vogels_sprekeler_synapse(const model::resolved_synapse_model& model) {
     return std::make_unique<vogels_sprekeler_synapse>(model);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Local clusters: the nodes of a cluster that live on this machine (127.0.0.0/8), started
 // as dnnc-node processes and recorded so that a later command can stop them.
+#include "dnnc/model/model.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/node_server/tls.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <chrono>
 #include <optional>
@@ -15,7 +15,7 @@ namespace dnnc::node_server {
 // True for 127.0.0.0/8, ::1 and "localhost".
 bool is_loopback_host(const std::string& host);
 
-std::vector<const protocol::cluster_node*> local_nodes(const protocol::cluster& clu);
+std::vector<const model::cluster_node*> local_nodes(const model::cluster& clu);
 
 struct started_node {
     std::string id;
@@ -66,7 +66,7 @@ std::vector<std::string> with_huge_pages(std::vector<std::string> environment);
 // to the record's folder with mode 0600), and waits until each answers with its own pid (a node with port 0
 // picks a free port; the result holds the port it printed). Fails (stopping what it started)
 // when a port is taken or a node exits or stays silent. Writes the record.
-local_cluster start_local_cluster(const protocol::cluster& clu, const std::string& config_path,
+local_cluster start_local_cluster(const model::cluster& clu, const std::string& config_path,
                                   const launch_options& options);
 
 // Reads the record written by start_local_cluster; throws io_error when there is none.

@@ -14,9 +14,9 @@
 // A link whose throughput was not measured (0: too fast for the probes to tell, or
 // throughput-probes="0") is not compressed. A peer route is compressed when any link on it
 // is. <run compress="always"> compresses every link, "never" none.
+#include "dnnc/model/model.hpp"
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/plan/topology.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <vector>
 
@@ -29,7 +29,7 @@ double tick_compute_ms(const node_load& load);
 // Decides every link's compression (link_time::compressed, from `mode` and the rule above)
 // and marks the peer routes of every config under `root` (peer_route::compress) accordingly.
 // `root` is what build_configs gave for `plan` on `topo`; `times` holds the measured links.
-void decide_compression(protocol::node_config& root, const network_plan& plan, const topology& topo,
+void decide_compression(model::node_config& root, const network_plan& plan, const topology& topo,
                         std::vector<link_time>& times);
 
 }  // namespace dnnc::plan

@@ -1,6 +1,6 @@
 #pragma once
 // The size of a network from its compact form, without storing a synapse.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 
@@ -12,7 +12,7 @@ struct network_size {
     std::uint64_t dense_weights = 0;
 };
 
-// The network must be checked (protocol::check_network). Rows are counted in parallel.
-network_size size_of(const protocol::network& net);
+// The network must be checked (model::check_network). Rows are counted in parallel.
+network_size size_of(const model::network& net);
 
 }  // namespace dnnc::plan

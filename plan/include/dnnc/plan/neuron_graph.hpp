@@ -22,9 +22,9 @@
 // them. A dense projection adds 1 between each source and each unit that holds its rows:
 // the source vector crosses once per tick to every node that computes rows. Nothing inside
 // a unit counts.
+#include "dnnc/model/expand.hpp"
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/partition.hpp"
-#include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
 #include <string>
@@ -39,17 +39,17 @@ struct network_graph_options {
 struct network_units {
     partitioner::graph g;
     std::vector<partitioner::vertex_id> unit_of_neuron;
-    std::vector<protocol::neuron_index> first_neuron;  // of each unit
+    std::vector<model::neuron_index> first_neuron;  // of each unit
     std::vector<std::uint32_t> size;                   // neurons in each unit
 
     // The node of every neuron, given the node of every unit.
     std::vector<std::uint32_t> spread(const std::vector<std::uint32_t>& node_of_unit) const;
     // "p[3]" for a one-neuron unit, "p[3] +99" for a unit of 100 neurons starting at p[3].
-    std::string name(const protocol::expanded_network& net, partitioner::vertex_id unit) const;
+    std::string name(const model::expanded_network& net, partitioner::vertex_id unit) const;
 };
 
 // Throws usage_error when fan_in_share < 1 or the cluster has no node.
-network_units units_of(const protocol::expanded_network& net, const partitioner::physical_cluster& cluster,
+network_units units_of(const model::expanded_network& net, const partitioner::physical_cluster& cluster,
                        const network_graph_options& options = {});
 
 }  // namespace dnnc::plan

@@ -5,10 +5,10 @@
 // tree. Everything here follows the document's size and the neuron count, never the
 // synapse count: rule-based projections are planned from their rules (planning_graph.hpp)
 // and expanded only by the nodes that hold their target rows.
+#include "dnnc/model/expand.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/plan/planning_graph.hpp"
 #include "dnnc/plan/topology.hpp"
-#include "dnnc/protocol/expand.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -18,9 +18,9 @@
 namespace dnnc::plan {
 
 struct network_plan {
-    protocol::document doc;  // its cluster's lead is the node that plans
+    model::document doc;  // its cluster's lead is the node that plans
     // The neurons (numbering, groups, inputs, outputs) and the dense blocks; no synapses.
-    protocol::expanded_network net;
+    model::expanded_network net;
     std::vector<std::uint32_t> node_of_neuron;  // cluster node index per neuron
     partitioner::quality quality;
     std::vector<std::size_t> neurons_per_node;
@@ -42,7 +42,7 @@ struct partition_memo {
 // The neurons (numbering, groups, inputs, outputs) and the dense blocks of a network, its
 // dense weights read (files relative to `document_file`) or drawn: the network expanded
 // without a synapse or rule-based projection.
-protocol::expanded_network neurons_and_dense_blocks(const protocol::network& net, const std::string& document_file);
+model::expanded_network neurons_and_dense_blocks(const model::network& net, const std::string& document_file);
 
 // Where a running network's neurons are, for a re-plan that should move few of them (a
 // growth, a re-balance, a node that joins or leaves): per neuron, its node as an index into
@@ -70,7 +70,7 @@ current_placement placement_of(const network_plan& plan);
 // its proposal while the network runs, and the install that applies it reuses it. When some
 // link declares a bandwidth, nodes behind links too slow for what they would exchange may be
 // left without neurons (slow_links.hpp; placement_note says which and why).
-network_plan plan_network(protocol::document doc, partition_memo* memo = nullptr, const current_placement* current = nullptr);
+network_plan plan_network(model::document doc, partition_memo* memo = nullptr, const current_placement* current = nullptr);
 
 // What each node will hold of a network, from the rules: its neurons, its incoming synapses
 // (exact for every rule but `random`, whose expected count it is) and its dense weights.
@@ -87,12 +87,12 @@ struct node_load {
 };
 std::vector<node_load> loads_of(const network_plan& plan);
 // The same for any placement of `net` (node_of: a node index below `nodes` per neuron).
-std::vector<node_load> loads_of(const protocol::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes);
+std::vector<node_load> loads_of(const model::network& net, const std::vector<std::uint32_t>& node_of, std::size_t nodes);
 
 // The emulated delay of the link between nodes a and b (0 when there is none).
-double emulate_delay(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
+double emulate_delay(const std::vector<model::cluster_link>& links, const std::string& a, const std::string& b);
 // The bandwidth (bits/s) the first <link> between nodes a and b that declares one declares.
-std::optional<double> declared_bandwidth(const std::vector<protocol::cluster_link>& links, const std::string& a, const std::string& b);
+std::optional<double> declared_bandwidth(const std::vector<model::cluster_link>& links, const std::string& a, const std::string& b);
 
 // Wait window of each neuron (ms): window-factor x the largest path latency among the nodes
 // its inputs may come from + window-margin; 0 for a neuron whose inputs are all local. For
@@ -106,7 +106,7 @@ std::vector<std::size_t> broadcast_parents(const topology& topo, std::size_t fan
 
 // Every node's config, nested along the broadcast tree; the result is the lead's. Every
 // config carries `epoch` (node_config::epoch).
-protocol::node_config build_configs(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
+model::node_config build_configs(const network_plan& plan, const topology& topo, const std::vector<double>& link_latency_ms,
                                     const std::vector<double>& windows_ms, std::uint64_t epoch = 0);
 
 // A new epoch, never 0.
@@ -114,6 +114,6 @@ std::uint64_t draw_epoch();
 
 // The hash a node reports for the config it installed: SHA-256 of the config without its
 // nested children.
-std::string config_hash(const protocol::node_config& config);
+std::string config_hash(const model::node_config& config);
 
 }  // namespace dnnc::plan

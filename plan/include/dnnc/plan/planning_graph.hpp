@@ -25,12 +25,12 @@
 // at a time, since on a sparse projection the sample, not its expectation, decides the best
 // cut. The lead's memory still does not grow with the network: it draws at most max_drawn.
 // With one neuron per segment and every random projection drawn, this is the neuron graph.
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/model.hpp"
 #include "dnnc/partitioner/assign.hpp"
 #include "dnnc/partitioner/graph.hpp"
 #include "dnnc/partitioner/metrics.hpp"
 #include "dnnc/partitioner/partition.hpp"
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <cstdint>
 #include <string>
@@ -52,29 +52,29 @@ struct planning_graph {
     partitioner::graph g;
     std::uint64_t chunk = 1;  // population members per segment, at most
     // Segment k holds neurons [segment_first[k], segment_first[k + 1]); the last entry is N.
-    std::vector<protocol::neuron_index> segment_first;
+    std::vector<model::neuron_index> segment_first;
     std::vector<partitioner::vertex_id> unit_of_segment;
-    std::vector<protocol::neuron_index> unit_first;  // the first neuron of each unit
+    std::vector<model::neuron_index> unit_first;  // the first neuron of each unit
     std::vector<std::uint64_t> unit_size;            // neurons in each unit
 
     std::size_t neuron_count() const { return segment_first.empty() ? 0 : segment_first.back(); }
     std::size_t segment_count() const { return unit_of_segment.size(); }
-    std::size_t segment_of(protocol::neuron_index neuron) const;
+    std::size_t segment_of(model::neuron_index neuron) const;
     // The node of every neuron, given the node of every unit.
     std::vector<std::uint32_t> spread(const std::vector<std::uint32_t>& node_of_unit) const;
     // "p[3]" for a one-neuron unit, "p[3] +99" for a unit of 100 neurons starting at p[3].
-    std::string name(const protocol::expanded_network& neurons, partitioner::vertex_id unit) const;
+    std::string name(const model::expanded_network& neurons, partitioner::vertex_id unit) const;
 };
 
 // The cluster of a DNNC document as the partitioner sees it, nodes in document order; link
 // capacities are the links' bandwidths in bits/s (none when no link declares one).
 // Throws config_error (located) for a link naming an unknown node, then checks the result
 // (partitioner::check_physical_cluster).
-partitioner::physical_cluster physical_of(const protocol::cluster& cluster);
+partitioner::physical_cluster physical_of(const model::cluster& cluster);
 
-// The network must be checked (protocol::check_network). Throws usage_error when
+// The network must be checked (model::check_network). Throws usage_error when
 // fan_in_share < 1 or the cluster has no node.
-planning_graph planning_graph_of(const protocol::network& net, const partitioner::physical_cluster& cluster,
+planning_graph planning_graph_of(const model::network& net, const partitioner::physical_cluster& cluster,
                                  const planning_options& options = {});
 
 // Units placed on nodes: the multilevel strategy (or the one in `options`) and placement,

@@ -18,8 +18,8 @@
 // them all), place the network on the remaining nodes, and keep the try with the shortest
 // estimate if it is at most keep_share of the best so far; repeat until no try is kept. The
 // estimate is rough (its constants are not measured on the cluster), hence the margin.
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -40,12 +40,12 @@ struct tick_estimate {
 
 // The estimate for `node_of_neuron` (an index into clu.nodes per neuron of `neurons`, the
 // network's expansion without synapses: plan.hpp, neurons_and_dense_blocks).
-tick_estimate estimate_tick(const protocol::network& net, const protocol::expanded_network& neurons, const protocol::cluster& clu,
-                            const protocol::run_settings& run, const std::vector<std::uint32_t>& node_of_neuron);
+tick_estimate estimate_tick(const model::network& net, const model::expanded_network& neurons, const model::cluster& clu,
+                            const model::run_settings& run, const std::vector<std::uint32_t>& node_of_neuron);
 
 // Places the network on `sub` (clu with some nodes and their links left out), giving an
 // index into sub.nodes per neuron.
-using sub_cluster_placer = std::function<std::vector<std::uint32_t>(const protocol::cluster& sub)>;
+using sub_cluster_placer = std::function<std::vector<std::uint32_t>(const model::cluster& sub)>;
 
 struct slow_link_choice {
     std::vector<std::uint32_t> node_of_neuron;  // indices into clu.nodes
@@ -55,11 +55,11 @@ struct slow_link_choice {
 
 // The search above, from `everywhere` (the placement on every node of clu); returns it
 // unchanged, with no idle node, when no link declares a bandwidth or no try is kept.
-slow_link_choice place_around_slow_links(const protocol::network& net, const protocol::expanded_network& neurons,
-                                         const protocol::cluster& clu, const protocol::run_settings& run,
+slow_link_choice place_around_slow_links(const model::network& net, const model::expanded_network& neurons,
+                                         const model::cluster& clu, const model::run_settings& run,
                                          std::vector<std::uint32_t> everywhere, const sub_cluster_placer& place_on);
 
 // One line for the lead's log and `dnnc partition`: which nodes stay idle and why.
-std::string describe(const slow_link_choice& choice, const protocol::cluster& clu);
+std::string describe(const slow_link_choice& choice, const model::cluster& clu);
 
 }  // namespace dnnc::plan

@@ -2,7 +2,7 @@
 // The physical cluster seen from the lead: routes between nodes, the original design's
 // probe plan (the transition graph of links) and the link times derived from round trips.
 // Pure code, no sockets.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -13,8 +13,8 @@ namespace dnnc::plan {
 
 class topology {
 public:
-    // The cluster must be checked (protocol::check_cluster).
-    explicit topology(const protocol::cluster& clu);
+    // The cluster must be checked (model::check_cluster).
+    explicit topology(const model::cluster& clu);
 
     std::size_t node_count() const { return ids_.size(); }
     std::size_t link_count() const { return links_.size(); }

@@ -14,8 +14,8 @@
 //           index; rows in any order. A recorded spikes file, less its population column,
 //           reads back as the same ticks.
 #include "dnnc/core/error.hpp"
+#include "dnnc/model/model.hpp"
 #include "dnnc/protocol/frame.hpp"
-#include "dnnc/protocol/model.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -60,11 +60,11 @@ inline constexpr std::size_t max_listed_spikes = std::size_t{1} << 26;
 // tick (negative or unreachable time, index out of range); nullopt when they can.
 std::optional<std::string> spike_time_problem(double t_ms, std::int64_t index, std::int64_t size, double dt);
 // Throws config_error with file:line:column for every malformed line (up to 50).
-std::vector<spike_time> parse_spike_times_csv(std::string_view text, const std::string& file, std::int64_t size, double dt);
+std::vector<model::spike_time> parse_spike_times_csv(std::string_view text, const std::string& file, std::int64_t size, double dt);
 // Also refuses a file longer than max_file_bytes (read_file).
-std::vector<spike_time> read_spike_times_csv(const std::string& path, std::int64_t size, double dt);
+std::vector<model::spike_time> read_spike_times_csv(const std::string& path, std::int64_t size, double dt);
 // By tick, then index (the order a spike source's spikes are kept and written in).
-void sort_spikes(std::vector<spike_time>& spikes);
+void sort_spikes(std::vector<model::spike_time>& spikes);
 
 std::string spike_csv_header();
 std::string spike_csv_row(std::int64_t tick, double dt_ms, const std::string& population, std::uint64_t index);

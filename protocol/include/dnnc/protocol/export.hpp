@@ -7,8 +7,8 @@
 // neurons carry their output and named model variables (lif: v, ge, gi, refractory); with
 // an assignment, the physical node each neuron runs on. Output is written as it is built,
 // in time and memory linear in the size of the network.
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 #include <ostream>
@@ -43,7 +43,7 @@ struct export_options {
 // for a state entry naming no neuron of `net`, given twice, or with the wrong number of
 // variables for its model; usage_error for an assignment that does not cover every neuron
 // with a valid node; io_error when `out` fails.
-void export_network(std::ostream& out, const network& compact, const expanded_network& net, const snapshot_state* state,
+void export_network(std::ostream& out, const model::network& compact, const model::expanded_network& net, const model::snapshot_state* state,
                     const node_assignment* nodes, const export_options& options);
 
 }  // namespace dnnc::protocol

@@ -15,9 +15,9 @@
 // traces and synapse values (written before synapses could learn); both still load, their
 // growth empty.
 #include "dnnc/core/files.hpp"
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/model.hpp"
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/model.hpp"
+#include "dnnc/model/structure.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <cstdint>
@@ -34,7 +34,7 @@ struct indexed_state {
     float output = 0;
     std::vector<float> variables;
     std::vector<float> history;  // newest first
-    std::vector<spike_trace> traces;  // as neuron_state's
+    std::vector<model::spike_trace> traces;  // as neuron_state's
     std::vector<float> synapses;
     std::vector<double> growth;  // as neuron_state's
 };
@@ -45,19 +45,19 @@ std::vector<indexed_state> decode_states(std::string_view bytes);
 
 // `s` as a document's entry: named by the network, located at `file`. Throws protocol_error
 // for an index the network lacks.
-neuron_state named_state(indexed_state s, const expanded_network& net, const std::string& file);
+model::neuron_state named_state(indexed_state s, const model::expanded_network& net, const std::string& file);
 
-std::string encode_binary_snapshot(const document& doc, const expanded_network& net);
+std::string encode_binary_snapshot(const model::document& doc, const model::expanded_network& net);
 // Verifies the checksum, parses the embedded document (reading only the files `access`
 // allows, as parse_document does), fills its <state>. Throws config_error naming `file`
 // for any damage.
-document decode_binary_snapshot(std::string_view bytes, const std::string& file, const file_access& access = {});
+model::document decode_binary_snapshot(std::string_view bytes, const std::string& file, const file_access& access = {});
 
 // Reads a snapshot, binary (.dnncs) or XML, and checks it like any document; it must
 // have a network and a state.
-document load_snapshot(const std::string& path);
+model::document load_snapshot(const std::string& path);
 // Writes atomically (write_atomically, core/files.hpp). Binary when `path` ends in .dnncs.
-void save_snapshot(const document& doc, const std::string& path);
+void save_snapshot(const model::document& doc, const std::string& path);
 bool is_binary_snapshot_path(const std::string& path);
 // Whether `bytes` start like a binary snapshot (its magic); decoding still checks the rest.
 bool is_binary_snapshot(std::string_view bytes);
@@ -72,31 +72,31 @@ bool is_binary_snapshot(std::string_view bytes);
 // z >= 0; whole numbers where whole; ticks not after the state's; sources with synaptic
 // elements; pairings in range). `net` needs only the neurons (expand_neurons).
 // Throws config_error located at the offending entry.
-std::vector<indexed_state> states_of(const document& snapshot, const expanded_network& net);
+std::vector<indexed_state> states_of(const model::document& snapshot, const model::expanded_network& net);
 
 // states_of's checks one entry at a time, for states read from a file piece by piece: it
 // keeps per neuron whether it was given and how many synapse values it had, never the
 // states. `snapshot` (its network) and `net` must outlive it.
 class state_check {
 public:
-    state_check(const document& snapshot, const expanded_network& net);
+    state_check(const model::document& snapshot, const model::expanded_network& net);
     // Checks one entry; its global index, or none when the network lacks the neuron.
-    std::optional<neuron_index> add(const neuron_state& n);
+    std::optional<model::neuron_index> add(const model::neuron_state& n);
     // The checks across entries (every neuron given, its synapse values against its plastic
     // synapses) and the tick; throws config_error with every problem found. `state` holds the
     // tick, where it was read, and the entries when they were kept (in the order added).
-    void finish(const snapshot_state& state);
+    void finish(const model::snapshot_state& state);
 
 private:
-    void check_synapse_values(const snapshot_state& state);
-    void check_growth(const neuron_state& n, neuron_index i);
+    void check_synapse_values(const model::snapshot_state& state);
+    void check_growth(const model::neuron_state& n, model::neuron_index i);
     // The group of a neuron with synaptic elements; null for any other.
-    const structure_group* group_of(double neuron) const;
+    const model::structure_group* group_of(double neuron) const;
     static constexpr std::uint64_t absent = ~std::uint64_t{0};
-    const document& snapshot_;
-    const expanded_network& net_;
+    const model::document& snapshot_;
+    const model::expanded_network& net_;
     std::size_t history_;
-    std::optional<resolved_structure> structure_;
+    std::optional<model::resolved_structure> structure_;
     std::vector<std::uint64_t> values_;  // synapse values per neuron as given; `absent` if not
     std::vector<std::size_t> entry_;     // which entry gave it
     std::size_t entries_ = 0;

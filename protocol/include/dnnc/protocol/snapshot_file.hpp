@@ -17,7 +17,7 @@ namespace dnnc::protocol {
 // commit(). Destroyed uncommitted, it leaves no file.
 class snapshot_writer {
 public:
-    snapshot_writer(const std::string& path, const document& doc, std::int64_t tick, std::uint64_t count);
+    snapshot_writer(const std::string& path, const model::document& doc, std::int64_t tick, std::uint64_t count);
     ~snapshot_writer();
     void add(const indexed_state& s);
     // Throws error unless exactly `count` states were added.
@@ -38,7 +38,7 @@ public:
     explicit snapshot_reader(const std::string& path, const file_access& access = {});
     ~snapshot_reader();
     // Its document, network checked; its state holds the tick, located at the file, and no entries.
-    const document& doc() const;
+    const model::document& doc() const;
     std::uint64_t count() const;
     // The next state; false after the last, once the checksum has matched.
     bool next(indexed_state& s);
@@ -51,6 +51,6 @@ private:
 // Reads a binary snapshot file through once and checks it as load_snapshot and states_of
 // do, holding one state at a time. Its document, checked (check_document), with a state
 // that holds only the tick. Throws config_error.
-document check_snapshot_file(const std::string& path, const file_access& access = {});
+model::document check_snapshot_file(const std::string& path, const file_access& access = {});
 
 }  // namespace dnnc::protocol

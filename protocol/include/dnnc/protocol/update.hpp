@@ -5,7 +5,7 @@
 // model's parameters may change between two ticks. Everything that places, wires or numbers neurons, what their initial
 // state was drawn from, every synapse's ends and model, and structural plasticity (synaptic
 // elements, calcium, <structural-plasticity>) stay.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,24 +29,24 @@ namespace dnnc::protocol {
 // against the rule's rows, whole on the lead; in a node's share (`cut_to_targets`) only for
 // the targets it lists.
 enum class update_lists { whole, cut_to_targets };
-void check_update(const network& running, const network& updated, std::uint16_t history, update_lists lists = update_lists::whole);
+void check_update(const model::network& running, const model::network& updated, std::uint16_t history, update_lists lists = update_lists::whole);
 // Whether `updated` (which passed check_update against `running`) changes a delay (of a
 // drawn projection listed anew: whether its synapses' delays differ).
-bool changes_delays(const network& running, const network& updated);
+bool changes_delays(const model::network& running, const model::network& updated);
 // Whether `updated` (which passed check_update against `running`) changes a synapse model's
 // parameters.
-bool changes_synapse_models(const network& running, const network& updated);
+bool changes_synapse_models(const model::network& running, const model::network& updated);
 // The connection elements (positions in connection_order) whose weights `updated` (which
 // passed check_update against `running`) changes.
-std::vector<std::size_t> reweighted_elements(const network& running, const network& updated);
+std::vector<std::size_t> reweighted_elements(const model::network& running, const model::network& updated);
 
 // What an update that changes no weight, delay or synapse model sends the nodes: `net`'s name, dt, neurons,
 // populations and generators, none of its wiring. (One that changes weights, delays or
 // synapse models sends each node its share of the updated network, wiring included.)
-network parameters_of(const network& net);
+model::network parameters_of(const model::network& net);
 // `share` (a node's share of the running network) with the parameters of `parameters`
 // (parameters_of an update, or the node's updated share: then with its wiring too);
 // config_error when they do not fit it (check_update, `history` the ticks the node keeps).
-network with_parameters(network share, const network& parameters, std::uint16_t history);
+model::network with_parameters(model::network share, const model::network& parameters, std::uint16_t history);
 
 }  // namespace dnnc::protocol

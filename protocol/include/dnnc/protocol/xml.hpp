@@ -3,7 +3,7 @@
 // compiled into the library (network.xsd, node.xsd, signals.xsd); DTDs, external entities
 // and entity expansion are refused, so a document can never make the parser read another
 // file or blow up in memory. Errors are config_error with file:line:column.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <string>
 #include <string_view>
@@ -24,29 +24,29 @@ struct file_access {
 
 // Throws config_error, located at the element that names it, for the first file `net` names
 // that `access` does not allow; reads none of them.
-void check_file_access(const network& net, const std::string& document_file, const file_access& access);
+void check_file_access(const model::network& net, const std::string& document_file, const file_access& access);
 
 // Parses and validates a DNNC document (structure only; see check.hpp for the rest).
 // `file` names the source in messages; the files it names are checked against `access`
 // and then the spike files of its spike sources and the connection files of its list
 // projections are loaded (load_spike_files, load_connection_files).
-document parse_document(std::string_view xml, const std::string& file, const file_access& access = {});
+model::document parse_document(std::string_view xml, const std::string& file, const file_access& access = {});
 // Reads the CSV each spike source names (file_named_by) into its spikes, and sorts every
 // spike source's spikes by tick, then index. Errors are located in the CSV
 // (file:line:column), or at the element when the file cannot be read.
-void load_spike_files(network& net, const std::string& document_file);
+void load_spike_files(model::network& net, const std::string& document_file);
 // Reads the .npy file each list projection names (file_named_by) into its connections.
 // Errors are located at the projection and name the file (and the row at fault).
-void load_connection_files(network& net, const std::string& document_file);
-node_config parse_node_config(std::string_view xml, const std::string& file = "node-config");
-signal_packet parse_signal_packet(std::string_view xml, const std::string& file = "signals");
+void load_connection_files(model::network& net, const std::string& document_file);
+model::node_config parse_node_config(std::string_view xml, const std::string& file = "node-config");
+model::signal_packet parse_signal_packet(std::string_view xml, const std::string& file = "signals");
 
 // Reads `path`, parses it and runs every check in check.hpp.
-document load_document(const std::string& path);
+model::document load_document(const std::string& path);
 
 // Writes valid documents; parse(serialize(x)) == x, numbers round-trip exactly.
-std::string serialize(const document& doc);
-std::string serialize(const node_config& config);
-std::string serialize(const signal_packet& packet);
+std::string serialize(const model::document& doc);
+std::string serialize(const model::node_config& config);
+std::string serialize(const model::signal_packet& packet);
 
 }  // namespace dnnc::protocol

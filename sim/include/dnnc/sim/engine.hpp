@@ -39,7 +39,7 @@ class engine;
 // The engine of the node a config describes, on `device`: its rows built from the share.
 // Throws protocol_error for a share that disagrees with the peers' lists (a source that is
 // neither local nor received), allocation_error when the synapses do not fit in memory.
-engine make_node_engine(const protocol::node_config& config, const std::string& device = "cpu");
+engine make_node_engine(const model::node_config& config, const std::string& device = "cpu");
 
 // A node could not allocate the synapses of its share.
 struct allocation_error : error {
@@ -73,7 +73,7 @@ struct neuron_state {
     float output = 0;
     std::vector<float> variables;
     std::vector<float> history;
-    std::vector<protocol::spike_trace> traces;
+    std::vector<model::spike_trace> traces;
     std::vector<float> synapses;
     std::vector<double> growth;
 };
@@ -86,7 +86,7 @@ public:
     // explicit synapses into these neurons), row by row in parallel, straight into the
     // engine's arrays. Each source must be local or in a peer's receives list (which may
     // list more); else protocol_error. std::bad_alloc becomes allocation_error.
-    engine(const engine_spec& spec, const protocol::network& share);
+    engine(const engine_spec& spec, const model::network& share);
     ~engine();
     engine(engine&&) noexcept;
     engine& operator=(engine&&) noexcept;
@@ -137,7 +137,7 @@ public:
     void outgoing(std::size_t peer, std::vector<float>& values) const;
     void outgoing_nonzero(std::size_t peer, std::vector<std::pair<std::uint32_t, float>>& values) const;
 
-    // After compute(): the local neurons of spiking models (protocol::is_spiking) whose
+    // After compute(): the local neurons of spiking models (model::is_spiking) whose
     // output is non-zero at the tick just computed, in lane 0, by ascending global index
     // (empty before the first tick, after restore(), and always without spec.list_spikes).
     const std::vector<global_index>& spiked() const;
@@ -146,7 +146,7 @@ public:
     float output(global_index neuron, std::uint32_t lane = 0) const;
     bool is_local(global_index neuron) const;
     // A local neuron's model variables now, in lane 0, in their snapshot order
-    // (protocol::state_variable_names): what state recording samples.
+    // (model::state_variable_names): what state recording samples.
     std::vector<float> variables(global_index neuron) const;
 
     // Every local neuron's state; history holds the outputs of ticks next-2 ... next-history.
@@ -175,7 +175,7 @@ public:
     // the next tick runs as a network that had these parameters from here on. A neuron keeps
     // its model and tau_minus (its plastic synapses' traces were computed with it); else
     // usage_error, and nothing changes.
-    void set_parameters(const std::vector<protocol::neuron_params>& params, const protocol::generators& generators);
+    void set_parameters(const std::vector<model::neuron_params>& params, const model::generators& generators);
     // New weights and delays from `share` (as the node's constructor takes it), between two
     // ticks: the synapses must be the same ones, with the same sources and synapse models in
     // canonical order, and a plastic synapse its delay (else usage_error, and nothing
@@ -190,7 +190,7 @@ public:
     // tick (old first); a snapshot (capture) and a change of delays at a later tick are
     // refused then (usage_error), while more changes before the next tick act as their last.
     // A delay may not exceed spec().history (usage_error); remote_delay() may shrink.
-    void set_synapses(const protocol::network& share, const std::vector<std::size_t>& reweighted);
+    void set_synapses(const model::network& share, const std::vector<std::size_t>& reweighted);
 
     // Structural plasticity (engine_spec::structure): the records of the updates since the
     // last call; the grown synapses; a member's calcium as of its last spike or update.

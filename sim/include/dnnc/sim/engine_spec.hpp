@@ -3,9 +3,9 @@
 // incoming synapses when listed, its dense rows, its peers and the network's generators;
 // and the ways to make one: the whole network in one engine, one node's part from the
 // config its lead sent, every node's part of a partitioned network.
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/model.hpp"
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/model.hpp"
+#include "dnnc/model/structure.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -19,7 +19,7 @@ using global_index = std::int64_t;
 
 struct neuron_spec {
     global_index index = 0;  // position in the whole network
-    protocol::neuron_params params;
+    model::neuron_params params;
     std::uint64_t seed = 0;  // of its population: initial values are drawn from (seed, index)
     double window_ms = 0;
 };
@@ -67,7 +67,7 @@ struct engine_spec {
     std::vector<peer_spec> peers;
     // Poisson and DC generators of the whole network (global indices); the engine keeps
     // those of its own neurons.
-    protocol::generators generators;
+    model::generators generators;
     std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
     // Whether compute() lists the neurons that spiked (spiked()); a node that records none
@@ -75,23 +75,23 @@ struct engine_spec {
     bool list_spikes = true;
     // Structural plasticity (one lane only): every member of its groups must be local or
     // received from a peer.
-    std::optional<protocol::resolved_structure> structure;
+    std::optional<model::resolved_structure> structure;
 };
 
 // `spec` without its synapses and dense projections: what an engine keeps of it.
 engine_spec without_synapses(const engine_spec& spec);
 // The whole network in one engine: the single-process reference.
-engine_spec whole_network(const protocol::expanded_network& net);
+engine_spec whole_network(const model::expanded_network& net);
 // One node's neurons, peers and dense rows, from the config the lead sent it; no synapses
 // (in empty, every row empty): the engine builds them from config.share (make_node_engine).
-engine_spec from_node_config(const protocol::node_config& config);
+engine_spec from_node_config(const model::node_config& config);
 // Every node's share of a partitioned network: node n runs the neurons with
 // node_of_neuron == n (in index order); peers are the nodes it exchanges signals with, in
 // node order, named by node_ids (default: "0", "1", ...). Without `synapses`, the specs
 // leave out the incoming synapses (every neuron's row empty): what a lead needs to plan
 // the nodes, which expand their synapses themselves.
 enum class with_synapses { yes, no };
-std::vector<engine_spec> partition_specs(const protocol::expanded_network& net,
+std::vector<engine_spec> partition_specs(const model::expanded_network& net,
                                          const std::vector<std::uint32_t>& node_of_neuron, std::size_t nodes,
                                          const std::vector<std::string>& node_ids = {},
                                          with_synapses synapses = with_synapses::yes);

@@ -3,8 +3,8 @@
 // neuron_state's layout (engine.hpp): what the snapshot of a grown network gives its new
 // synapses and new members (node_server's population_growth.cpp), so that they start as a
 // node would have built them.
-#include "dnnc/protocol/model.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/model.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -16,8 +16,8 @@ class synapse_rule;
 
 class fresh_plastic_state {
 public:
-    // The network's synapse models (protocol::synapse_rows::synapse_models()).
-    explicit fresh_plastic_state(const std::vector<protocol::resolved_synapse_model>& models);
+    // The network's synapse models (model::synapse_rows::synapse_models()).
+    explicit fresh_plastic_state(const std::vector<model::resolved_synapse_model>& models);
     ~fresh_plastic_state();
     fresh_plastic_state(const fresh_plastic_state&) = delete;
     fresh_plastic_state& operator=(const fresh_plastic_state&) = delete;
@@ -29,8 +29,8 @@ public:
     // Adds to `traces`, unless they hold it, the trace a node logs (with no spike yet) of a
     // source of model `model`'s synapses, or of a target of them with time constant
     // `tau_minus` (none for a rule that takes no target spikes).
-    void add_source_trace(std::uint32_t model, std::vector<protocol::spike_trace>& traces) const;
-    void add_target_trace(std::uint32_t model, double tau_minus, std::vector<protocol::spike_trace>& traces) const;
+    void add_source_trace(std::uint32_t model, std::vector<model::spike_trace>& traces) const;
+    void add_target_trace(std::uint32_t model, double tau_minus, std::vector<model::spike_trace>& traces) const;
 
 private:
     std::vector<std::unique_ptr<synapse_rule>> rules_;  // per model; null for a static one

@@ -69,8 +69,8 @@ struct runner_stats {
 };
 
 struct runner_options {
-    protocol::sync_mode sync = protocol::sync_mode::lockstep;
-    protocol::send_mode send = protocol::send_mode::always;
+    model::sync_mode sync = model::sync_mode::lockstep;
+    model::send_mode send = model::send_mode::always;
 };
 
 class runner {

@@ -1,14 +1,14 @@
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/rows.hpp"
 
 #include "dnnc/core/radix_sort.hpp"
-#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/model/resolve.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 namespace {
 
 // A row's drawn positions (below `pool`) in ascending order, linear in the row's hundreds to
@@ -434,4 +434,4 @@ std::optional<uniform_synapse> synapse_rows::uniform(std::size_t element) const 
     return uniform_synapse{r.weight, r.delay};
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,10 +1,10 @@
-#include "weights_file.hpp"
+#include "dnnc/model/weights_file.hpp"
 
 #include <cstring>
 #include <fstream>
 #include <regex>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 namespace {
 
 bool little_endian_host() {
@@ -90,4 +90,4 @@ npy_header read_npy_header(std::ifstream& in, const std::string& path, const std
     return header;
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

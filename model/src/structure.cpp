@@ -1,11 +1,11 @@
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/structure.hpp"
 
-#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/model/resolve.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 std::uint16_t resolved_structure::shortest_delay() const {
     std::uint16_t shortest = 65535;
@@ -95,4 +95,4 @@ std::optional<resolved_structure> resolve_structure(const network& net) {
     return out;
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 enum class neuron_model { linear, step, sigmoid, tanh, relu, lif, iaf_psc_exp, iaf_psc_delta, iaf_psc_alpha, izhikevich, iaf_cond_exp,
                           iaf_cond_alpha, aeif_cond_exp, aeif_cond_alpha, hh_cond_exp_traub, spike_source };
@@ -612,7 +612,7 @@ struct node_config {
     std::vector<local_neuron> neurons;
     // The network with only the synapses into this node's neurons and without dense
     // projections: expanding it gives this node's incoming synapses in canonical order.
-    std::optional<protocol::network> share;
+    std::optional<model::network> share;
     std::vector<dense_rows> dense;
     std::vector<node_config> children;
 };
@@ -665,4 +665,4 @@ DNNC_DECLARE_EQ(signal_packet)
 #undef DNNC_DECLARE_EQ
 inline bool operator!=(const neuron_params& a, const neuron_params& b) { return !(a == b); }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,9 +1,9 @@
 // detail::ticks_of_ends (draws.hpp): a batch of delays' interval ends in ticks, as vector
 // code. Compiled with -ffp-contract=off (CMakeLists.txt): the ticks must be ticks_of_ms's bit
 // for bit, and a fused multiply-add rounds once where ticks_of_ms rounds twice.
-#include "dnnc/protocol/draws.hpp"
+#include "dnnc/model/draws.hpp"
 
-namespace dnnc::protocol::detail {
+namespace dnnc::model::detail {
 
 // ticks_of_ms floors t = ms / dt (1 + 1e-12) + 0.5 (NaN: 0), and the result is clamped to
 // [1, cap]; so t may be clamped to [0, cap] first (NaN to 0), where truncation floors, and
@@ -24,4 +24,4 @@ void ticks_of_ends(const double* low, const double* high, std::size_t n, double 
     }
 }
 
-}  // namespace dnnc::protocol::detail
+}  // namespace dnnc::model::detail

@@ -3,7 +3,7 @@
 // splitmix64 streams and defined here (no std:: distributions), so that every platform and
 // every partition draws the same values.
 #include "dnnc/core/splitmix64.hpp"
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 // Binomial(n, p): inversion for n·min(p, 1 − p) < 30, BTPE (Kachitvichyanukul and
 // Schmeiser 1988) above; both exact up to rounding.
@@ -153,4 +153,4 @@ void value_draw::draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& ro
 // most this cap: value_draw::upper() in ticks, at most 65535.
 std::uint16_t delay_cap(const distribution& d, double dt);
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,9 +1,9 @@
-#include "dnnc/protocol/resolve.hpp"
+#include "dnnc/model/resolve.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 namespace {
 struct parsed_ref {
@@ -108,4 +108,4 @@ neuron_range symbol_table::range(std::string_view ref, const source_location& wh
     return {parts.front().first, parts.front().size};
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -2,8 +2,8 @@
 // delays, canonical order), counts equal row sizes, and elements report their weight and
 // delay; on every example and on each connection rule; a document's drawn values stay
 // those it always had.
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,6 +15,7 @@
 #include <filesystem>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

@@ -28,10 +28,10 @@
 // each other pair n in proportion to its pairs, split down a tree of its own (total_block).
 // Dense projections take no grown groups (check.cpp).
 #include "dnnc/core/splitmix64.hpp"
-#include "dnnc/protocol/draws.hpp"
-#include "dnnc/protocol/model.hpp"
-#include "dnnc/protocol/resolve.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/draws.hpp"
+#include "dnnc/model/model.hpp"
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 using neuron_index = std::uint32_t;
 
@@ -151,7 +151,7 @@ private:
 
     // The neuron at position k of a group (resolve.hpp).
     static neuron_index neuron_at(const std::vector<member_extent>& x, std::uint64_t k) {
-        return static_cast<neuron_index>(protocol::neuron_at(x, k));
+        return static_cast<neuron_index>(model::neuron_at(x, k));
     }
     // Where `neuron` stands in a group: its position and the extent's birth (resolve.hpp), or
     // false when it is not a member.
@@ -410,4 +410,4 @@ private:
     std::vector<resolved_synapse_model> models_;
 };
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,15 +1,15 @@
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
 
-#include "dnnc/protocol/resolve.hpp"
-#include "weights_file.hpp"
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/weights_file.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 namespace {
 
 
@@ -377,4 +377,4 @@ neuron_params expanded_network::member_params(neuron_index i) const {
     return p;
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,8 +1,8 @@
 // Synapse models in a document: what the checks accept and what they refuse, beyond the
 // bad-document corpus (one problem per file there): the sign rule against drawn weights, and
 // plasticity against the run settings however they are given.
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/synapse_models.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,6 +10,7 @@
 #include <string>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

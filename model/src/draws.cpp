@@ -1,11 +1,11 @@
-#include "dnnc/protocol/draws.hpp"
+#include "dnnc/model/draws.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 namespace {
 
 constexpr double log_sqrt_2pi = 0.91893853320467274178;
@@ -168,7 +168,7 @@ namespace detail {
 // Against splitmix64::normal_of: its glibc log and cos are within an ulp of the true values;
 // these within a few ulps, and its cos reads 2 pi u2 rounded once (off by up to 7e-16 at
 // u2 near 1). So the radius sqrt(-2 ln v) (at most 8.6) agrees to about 1e-15 relative, the
-// cos to about 2e-15, and the normals to about 3e-14 < 2^-44 (tests/protocol/test_draws.cpp
+// cos to about 2e-15, and the normals to about 3e-14 < 2^-44 (tests/model/test_draws.cpp
 // measures it). value_draw::draw_rounded allows 2^-40.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void fast_normals(std::uint64_t state, std::size_t count, double* normal, double* uniforms) {
@@ -267,4 +267,4 @@ std::uint16_t delay_cap(const distribution& d, double dt) {
     return static_cast<std::uint16_t>(std::clamp<std::int64_t>(ticks_of_ms(value_draw(d).upper(), dt), 1, 65535));
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,6 +1,6 @@
 // Expanding compact forms: numbering, canonical order, rule-based projections, determinism,
 // dense weights from init rules and files.
-#include "dnnc/protocol/expand.hpp"
+#include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -13,6 +13,7 @@
 #include <random>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

@@ -5,8 +5,8 @@
 // in canonical order (document order of the synapse/projection elements, then source
 // index within a projection). Dense projections stay matrices. Expansion is a pure
 // function of the document: the same seeds give the same network.
-#include "dnnc/protocol/model.hpp"
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/model.hpp"
+#include "dnnc/model/structure.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 using neuron_index = std::uint32_t;
 
@@ -170,4 +170,4 @@ std::uint16_t longest_delay(const expanded_network& net);
 // enough to name neurons, at the cost of the neurons.
 expanded_network expand_neurons(const network& net, const expand_limits& limits = {});
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -1,9 +1,9 @@
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 const std::vector<synapse_model_info>& synapse_model_catalog() {
     using r = synapse_parameter::range;
@@ -82,4 +82,4 @@ resolved_synapse_model resolve_synapse_model(const network& net, const std::stri
     return out;
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

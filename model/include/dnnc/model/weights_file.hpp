@@ -1,6 +1,6 @@
 #pragma once
 // Dense weight files: raw float32 little-endian, row-major (shape from the element), or
-// NumPy .npy float32 (shape from its header, which must agree). Private to dnnc_protocol.
+// NumPy .npy float32 (shape from its header, which must agree); the .npy header also for connection files.
 #include "dnnc/core/error.hpp"
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 // Reads a rows x cols matrix; throws config_error located at `where` (the element that
 // names the file) when the file is missing, truncated, or has another shape or type.
@@ -24,4 +24,4 @@ struct npy_header {
 };
 npy_header read_npy_header(std::ifstream& in, const std::string& path, const std::string& what, const source_location& where);
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

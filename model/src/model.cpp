@@ -1,10 +1,10 @@
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cmath>
 #include <limits>
 #include <tuple>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 const char* to_string(neuron_model m) {
     switch (m) {
@@ -316,4 +316,4 @@ bool operator==(const signal_packet& a, const signal_packet& b) {
            std::tie(b.from, b.to, b.tick, b.complete, b.signals);
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

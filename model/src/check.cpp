@@ -1,7 +1,7 @@
-#include "dnnc/protocol/check.hpp"
+#include "dnnc/model/check.hpp"
 
-#include "dnnc/protocol/resolve.hpp"
-#include "dnnc/protocol/synapse_models.hpp"
+#include "dnnc/model/resolve.hpp"
+#include "dnnc/model/synapse_models.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 namespace {
 
 constexpr std::int64_t max_delay = 65535;
@@ -1115,4 +1115,4 @@ void check_document(const document& doc) {
         throw config_error({doc.file, 1, 1}, "the document is empty: it has no <network>, <cluster> or <run>");
 }
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -5,10 +5,10 @@
 // from the targets there were at its own), grown members are named and found as
 // P[k], the neuron count is the written one plus the grown members, and the planner places
 // every neuron of a grown network.
+#include "dnnc/model/check.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/model/rows.hpp"
 #include "dnnc/plan/plan.hpp"
-#include "dnnc/protocol/check.hpp"
-#include "dnnc/protocol/expand.hpp"
-#include "dnnc/protocol/rows.hpp"
 #include "dnnc/protocol/xml.hpp"
 
 #include <catch2/catch.hpp>
@@ -23,6 +23,7 @@
 #include <vector>
 
 using namespace dnnc;
+using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {

@@ -2,13 +2,13 @@
 // The synapse models a document may name: NEST's names, parameters, defaults and units. This
 // catalogue is what documents are checked against; the dynamics of each rule live in
 // sim/src/rules/, one file per rule, registered by the same name.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 struct synapse_parameter {
     enum class range { any, positive, non_negative, unit_interval, nonzero };
@@ -56,4 +56,4 @@ struct resolved_synapse_model {
 // catalogue. Throws config_error at `where` for a reference to nothing.
 resolved_synapse_model resolve_synapse_model(const network& net, const std::string& reference, const source_location& where);
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

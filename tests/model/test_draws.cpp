@@ -1,7 +1,7 @@
 // The draws behind the connection rules and the distributions: binomial and hypergeometric
 // samples against their exact moments and probabilities, in every regime of their methods;
 // the distributions' values drawn in batches against the same drawn one by one.
-#include "dnnc/protocol/draws.hpp"
+#include "dnnc/model/draws.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 using namespace dnnc;
-using namespace dnnc::protocol;
+using namespace dnnc::model;
 
 namespace {
 struct sample_moments {

@@ -2,14 +2,14 @@
 // Structural plasticity resolved against the neuron numbering (model.hpp's
 // <structural-plasticity>, <synaptic-element>): what every node's engine needs to keep the
 // same picture of every neuron's calcium, synaptic elements and grown synapses.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 // A population with synaptic elements: its members, their calcium parameters, and one
 // growth curve per element kind it has (kinds index resolved_structure::element_names).
@@ -70,4 +70,4 @@ double gaussian_growth_sum(const growth_curve& curve, double ca, std::int64_t st
 // <structural-plasticity>.
 std::optional<resolved_structure> resolve_structure(const network& net);
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

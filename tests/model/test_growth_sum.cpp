@@ -1,13 +1,13 @@
 // NEST's Gaussian growth curve integrated as NEST does (forward Euler at the resolution):
 // the closed sum gaussian_growth_sum gives agrees with the step-by-step sum over stretches
 // from one step to a simulated minute, from any calcium, above and below the set point.
-#include "dnnc/protocol/structure.hpp"
+#include "dnnc/model/structure.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-using namespace dnnc::protocol;
+using namespace dnnc::model;
 
 namespace {
 double stepwise(const growth_curve& c, double ca, std::int64_t steps, double dt, double tau) {

@@ -3,9 +3,9 @@
 // index ranges, delays >= 1, capacities > 0, a connected cluster whose lead and clock
 // exist, and sizes within bounds. Each problem is reported with its location; all problems
 // found are thrown together as one config_error.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 void check_network(const network& net);
 void check_cluster(const cluster& clu);
@@ -17,4 +17,4 @@ void check_state_values(const neuron_state& n, std::int64_t tick, std::vector<di
 // All of the above for the parts the document has.
 void check_document(const document& doc);
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

@@ -4,7 +4,7 @@
 // Numbering: explicit neurons in document order, then each population's members, then the
 // members each applied <grow> adds, in document order (model.hpp, population_growth): a grown
 // population's members are consecutive runs of indices, its extents.
-#include "dnnc/protocol/model.hpp"
+#include "dnnc/model/model.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-namespace dnnc::protocol {
+namespace dnnc::model {
 
 struct neuron_range {
     std::uint64_t first = 0;
@@ -87,4 +87,4 @@ private:
     std::uint64_t total_ = 0;
 };
 
-}  // namespace dnnc::protocol
+}  // namespace dnnc::model

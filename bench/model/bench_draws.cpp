@@ -5,7 +5,7 @@
 // Prints ns a draw for both, the ratio, and whether every value and the stream's end agree
 // (exit 1 if not).
 //   bench_draws [--draws N]   (default 20,000,000 of each; anything else exits 2)
-#include "dnnc/protocol/draws.hpp"
+#include "dnnc/model/draws.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -18,7 +18,7 @@
 namespace {
 
 using namespace dnnc;
-using namespace dnnc::protocol;
+using namespace dnnc::model;
 
 struct timed {
     double ns_one_by_one = 0, ns_batched = 0;
