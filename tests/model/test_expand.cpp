@@ -1,7 +1,7 @@
 // Expanding compact forms: numbering, canonical order, rule-based projections, determinism,
 // dense weights from init rules and files.
 #include "dnnc/model/expand.hpp"
-#include "dnnc/protocol/xml.hpp"
+#include "parse_network.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,13 +14,9 @@
 
 using namespace dnnc;
 using namespace dnnc::model;
-using namespace dnnc::protocol;
 
 namespace {
-network parse_network(const std::string& body) {
-    const std::string text = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">" + body + "</network></dnnc>";
-    return *parse_document(text, "t.xml").net;
-}
+using test::parse_network;
 
 std::vector<neuron_index> sources_of(const expanded_network& e, neuron_index target) {
     return {e.in_source.begin() + static_cast<std::ptrdiff_t>(e.in_begin[target]),

@@ -10,6 +10,7 @@
 #include "dnnc/model/rows.hpp"
 #include "dnnc/plan/plan.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "parse_network.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -29,11 +30,10 @@ using namespace dnnc::protocol;
 namespace {
 
 // A network of `body`, checked; its grows as written (scheduled unless applied="true").
-network parse_network(const std::string& body) {
-    const std::string text = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">" + body + "</network></dnnc>";
-    const document doc = parse_document(text, "t.xml");
-    check_document(doc);
-    return *doc.net;
+network checked_network(const std::string& body) {
+    network net = test::parse_network(body);
+    check_network(net);
+    return net;
 }
 
 // The same network with its first `n` grows applied.
@@ -181,7 +181,7 @@ TEST_CASE("a grow keeps every old row of each connection rule, new sources after
     };
     for (const auto& c : cases) {
         INFO(c.name);
-        const auto net = parse_network(two_populations + c.projections + three_grows);
+        const auto net = checked_network(two_populations + c.projections + three_grows);
         const auto gained = check_each_grow(net);
         if (c.old_targets_gain)
             CHECK(gained > 0);
@@ -193,7 +193,7 @@ TEST_CASE("a grow keeps every old row of each connection rule, new sources after
 
 TEST_CASE("explicit synapses onto and from grown members P[k] join their rows, the old rows unchanged") {
     // E grew 7 (E[30..36] are neurons 42..48) and I 4 (I[10..13], 49..52); the synapses name them
-    const auto net = parse_network(two_populations + R"(<grow population="E" add="7" applied="true"/>
+    const auto net = checked_network(two_populations + R"(<grow population="E" add="7" applied="true"/>
         <grow population="I" add="4" applied="true"/><grow population="E" add="5" at-ms="3"/>
         <projection from="E" to="E" kind="all" weight="0.5"/>
         <synapse from="a" to="E[31]" weight="0.25" delay="2"/><synapse from="I[12]" to="E[3]" weight="-1"/>
@@ -240,7 +240,7 @@ TEST_CASE("a fixed in-degree row of a new target draws K sources from the source
     for (const bool multapses : {true, false}) {
         INFO("multapses " << multapses);
         const std::string no_multapses = multapses ? "" : R"( multapses="false" autapses="false")";
-        const auto net = applied(parse_network(two_populations + R"(<projection from="E" to="E" kind="fixed-indegree" indegree="15" seed="21")" +
+        const auto net = applied(checked_network(two_populations + R"(<projection from="E" to="E" kind="fixed-indegree" indegree="15" seed="21")" +
                                                no_multapses + R"(/><projection from="E" to="I" kind="fixed-indegree" indegree="9" seed="22")" +
                                                no_multapses + "/>" + three_grows),
                                  3);
@@ -327,7 +327,7 @@ TEST_CASE("the planner places every neuron of a grown network, and each node's s
 }
 
 TEST_CASE("a fixed out-degree source reaches K targets of those there were at its grow") {
-    const auto net = applied(parse_network(two_populations + R"(<projection from="E" to="I" kind="fixed-outdegree" outdegree="4" seed="31"/>)" +
+    const auto net = applied(checked_network(two_populations + R"(<projection from="E" to="I" kind="fixed-outdegree" outdegree="4" seed="31"/>)" +
                                            three_grows),
                              3);
     // neurons: a b | E[0:30] 2..31 | I[0:10] 32..41 | E[30:37] 42..48 | I[10:14] 49..52 | E[37:42] 53..57

@@ -5,6 +5,7 @@
 #include "dnnc/model/expand.hpp"
 #include "dnnc/model/rows.hpp"
 #include "dnnc/protocol/xml.hpp"
+#include "parse_network.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -19,10 +20,7 @@ using namespace dnnc::model;
 using namespace dnnc::protocol;
 
 namespace {
-network parse_network(const std::string& body) {
-    const std::string text = "<dnnc xmlns=\"urn:dnnc:1\"><network name=\"t\">" + body + "</network></dnnc>";
-    return *parse_document(text, "t.xml").net;
-}
+using test::parse_network;
 
 // Every row of `rows` against expand()'s, and the counts.
 void check_rows(const network& net, const std::string& file) {
