@@ -11,6 +11,13 @@ from pyNN.dnnc import projections  # noqa: E402 (the backend as pynn_support imp
 N_PRE, N_POST, MS = 40, 30, 200.0
 
 
+def neuron_references(numbers):
+    """dnnc's reference to each neuron number in `numbers` (group[index])."""
+    groups = [group for population in sim.simulator.state.populations for group in population.groups()]
+    owner = np.searchsorted([g.first_number for g in groups], numbers, side="right") - 1
+    return ["%s[%d]" % (groups[g].dnnc_id, n - groups[g].first_number) for g, n in zip(owner.tolist(), numbers.tolist())]
+
+
 def synapse_elements(net, projection):
     """write_synapses as it was: one <synapse> per connection, in the projection's order."""
     pre, post, weights, delays = projection._explicit_columns()
@@ -18,8 +25,8 @@ def synapse_elements(net, projection):
     targets = np.asarray(projection.post.all_cells, dtype=np.int64)[post]
     populations = sim.simulator.state.populations
     models = {}
-    for source, target, owner, weight, delay in zip(projections.neuron_references(sources),
-                                                    projections.neuron_references(targets),
+    for source, target, owner, weight, delay in zip(neuron_references(sources),
+                                                    neuron_references(targets),
                                                     sim.simulator.state.population_of(targets).tolist(), weights.tolist(),
                                                     delays.tolist()):
         scale = projection._scale(populations[owner])

@@ -13,7 +13,7 @@ from pyNN.space import Space
 from pyNN.standardmodels import check_weights
 
 from . import simulator
-from .populations import neuron_references, positions, reference, runs
+from .selection import positions, reference, runs
 from .standardmodels import STDPMechanism, StaticSynapse, homogeneous
 
 # Connectors dnnc draws itself, by their projection kind.

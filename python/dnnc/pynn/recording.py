@@ -6,6 +6,7 @@ import numpy as np
 from pyNN import recording
 
 from . import simulator
+from .selection import references
 
 
 class Recorder(recording.Recorder):
@@ -25,13 +26,11 @@ class Recorder(recording.Recorder):
             self.sampling_interval = sampling_interval
 
     def _spike_references(self):
-        from .populations import references  # populations import this module
         return references(sorted(self.recorded["spikes"])) if self.recorded["spikes"] else []
 
     def _state_records(self):
         """[(references, NEST's variable names, interval in ms)]: one <record> for the cells
         that sample the same variables (dnnc samples a neuron by one record only)."""
-        from .populations import references
         translations = self.population.celltype.state_variables
         variables_of = {}
         for variable, ids in self.recorded.items():

@@ -11,6 +11,7 @@ from pyNN.standardmodels import StandardCurrentSource, build_translations, cells
 from dnnc import _dnnc
 
 from . import simulator
+from .selection import references
 
 # Parameters shared by the integrate-and-fire models, as PyNN's NEST backend translates them.
 _IAF = (('v_rest', 'E_L'), ('v_reset', 'V_reset'), ('cm', 'C_m', 1000.0), ('tau_refrac', 't_ref'),
@@ -320,7 +321,6 @@ class _CurrentSource(StandardCurrentSource):
         return time, current / 1000.0  # pA -> nA
 
     def _write(self, net):
-        from .populations import references  # populations import this module
         for cells in self._targets:
             for element in self._elements(references(cells)):
                 net.element(*element[:1], **element[1])
