@@ -662,10 +662,11 @@ void check_plastic_element_count(problems& out, const network& net, const std::u
 }
 
 // A plastic synapse needs every spike, in order, at the tick it is due (lockstep: window sync
-// drops late signals) and one state per synapse (batch 1: lanes would each learn their own):
-// the first plastic connection of a run with other settings is at fault.
+// drops late signals), one state per synapse (batch 1: lanes would each learn their own) and
+// a weight its rule can change by small steps (32 bits): the first plastic connection of a
+// run with other settings is at fault.
 void check_plastic_run(const network& net, const run_settings& run) {
-    if (run.sync == sync_mode::lockstep && run.batch == 1) return;
+    if (run.sync == sync_mode::lockstep && run.batch == 1 && !run.half_weights) return;
     for (const auto& ref : net.connection_order) {
         const bool explicit_synapse = ref.kind == connection_ref::type::synapse;
         const synapse* s = explicit_synapse ? &net.synapses[ref.index] : nullptr;
@@ -673,9 +674,11 @@ void check_plastic_run(const network& net, const run_settings& run) {
         const source_location& where = s ? s->where : p->where;
         const auto model = resolve_synapse_model(net, s ? s->synapse_model : p->synapse_model, where);
         if (!model.info->plastic) continue;
+        const std::string name = (s ? synapse_name(*s) : projection_name(*p)) + ": " + model.info->name + " is plastic, and the run has ";
+        if (run.sync == sync_mode::lockstep && run.batch == 1)
+            throw config_error(where, name + "weight-precision=\"half\": a rule's weight changes need 32-bit weights (weight-precision=\"single\")");
         const std::string setting = run.sync == sync_mode::window ? "sync=\"window\"" : "batch " + std::to_string(run.batch);
-        throw config_error(where, (s ? synapse_name(*s) : projection_name(*p)) + ": " + model.info->name + " is plastic, and the run has " +
-                                      setting + ": plasticity needs every spike in order, in lockstep, and one lane (sync=\"lockstep\", batch 1)");
+        throw config_error(where, name + setting + ": plasticity needs every spike in order, in lockstep, and one lane (sync=\"lockstep\", batch 1)");
     }
 }
 

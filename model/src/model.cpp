@@ -270,7 +270,7 @@ bool operator==(const cluster& a, const cluster& b) {
 bool operator==(const run_settings& a, const run_settings& b) {
     auto t = [](const run_settings& r) {
         return std::tie(r.sync, r.send, r.compress, r.clock, r.tick_period_ms, r.checkpoint_every,
-                        r.checkpoint_keep, r.fan_out, r.batch, r.probes, r.throughput_probes, r.window_factor,
+                        r.checkpoint_keep, r.fan_out, r.batch, r.half_weights, r.probes, r.throughput_probes, r.window_factor,
                         r.window_margin_ms, r.heartbeat_timeout_ms, r.rebalance_auto, r.rebalance_threshold,
                         r.rebalance_after_ms, r.rebalance_pause_share);
     };

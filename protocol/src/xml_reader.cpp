@@ -489,6 +489,7 @@ protected:
         r.checkpoint_keep = a.int32("checkpoint-keep", r.checkpoint_keep);
         r.fan_out = a.int32("fan-out", r.fan_out);
         r.batch = a.int32("batch", r.batch);
+        r.half_weights = a.text("weight-precision", "single") == "half";
         r.probes = a.int32("probes", r.probes);
         r.throughput_probes = a.int32("throughput-probes", r.throughput_probes);
         r.window_factor = a.real("window-factor", r.window_factor);

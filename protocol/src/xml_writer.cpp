@@ -187,6 +187,7 @@ void write_run(xml_out& x, const run_settings& r) {
     if (r.checkpoint_keep != d.checkpoint_keep) x.attr("checkpoint-keep", r.checkpoint_keep);
     if (r.fan_out != d.fan_out) x.attr("fan-out", r.fan_out);
     if (r.batch != d.batch) x.attr("batch", r.batch);
+    if (r.half_weights) x.attr("weight-precision", std::string("half"));
     if (r.probes != d.probes) x.attr("probes", r.probes);
     if (r.throughput_probes != d.throughput_probes) x.attr("throughput-probes", r.throughput_probes);
     x.attr_if("window-factor", r.window_factor, d.window_factor);

@@ -75,6 +75,7 @@ const expectation corpus[] = {
     {"run_rebalance_threshold_one.xml", 7, "run: rebalance-threshold must be > 1 and at most 100"},
     {"run_rebalance_after_zero.xml", 7, "run: rebalance-after must be > 0 and at most 86400000 ms"},
     {"run_rebalance_pause_share_zero.xml", 7, "run: rebalance-pause-share must be > 0 and at most 1"},
+    {"run_weight_precision_unknown.xml", 6, "'quarter' not in enumeration"},
     {"run_rebalance_unknown_mode.xml", 7, "sometimes"},
     {"batched_state.xml", 7, "run: a <state> holds one lane, so a snapshot runs with batch 1"},
     {"state_unknown_neuron.xml", 11, "state of 'zz': no neuron 'zz'"},
@@ -179,6 +180,7 @@ const expectation corpus[] = {
     {"plastic_weight_unbounded.xml", 6, "weight: normal distribution may draw weights below 0: stdp_synapse keeps its weights between 0 and Wmax 100; give min=\"0\""},
     {"plastic_window_sync.xml", 5, "stdp_synapse is plastic, and the run has sync=\"window\": plasticity needs every spike in order, in lockstep, and one lane"},
     {"plastic_batch.xml", 6, "tsodyks2_synapse is plastic, and the run has batch 8"},
+    {"plastic_half_weights.xml", 6, "stdp_synapse is plastic, and the run has weight-precision=\"half\": a rule's weight changes need 32-bit weights"},
     {"tau_minus_zero.xml", 4, "population 'E': tau_minus must be a positive number"},
     {"tau_minus_on_rate_model.xml", 4, "attribute 'tau_minus' does not apply to model sigmoid; it belongs to the spiking models"},
     // 720M by the first rule, 3.6G with the second: refused there, from the counts alone.

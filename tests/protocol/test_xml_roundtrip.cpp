@@ -47,7 +47,8 @@ const char* const xor_doc = R"(<?xml version="1.0"?>
     <link from="n0" to="n1" emulate-delay="1.5" bandwidth="2.5 Gbit/s"/>
   </cluster>
   <run sync="window" send="nonzero" clock="n1" tick-period="2.5" checkpoint-every="100" throughput-probes="0" compress="always"
-       rebalance="auto" rebalance-threshold="1.3" rebalance-after="5000" rebalance-pause-share="0.25"/>
+       rebalance="auto" rebalance-threshold="1.3" rebalance-after="5000" rebalance-pause-share="0.25"
+       weight-precision="half"/>
 </dnnc>
 )";
 }  // namespace
@@ -125,6 +126,8 @@ TEST_CASE("a DNNC document is read with its values and defaults") {
     CHECK(doc.run->rebalance_threshold == 1.3);
     CHECK(doc.run->rebalance_after_ms == 5000);
     CHECK(doc.run->rebalance_pause_share == 0.25);
+    CHECK(doc.run->half_weights);
+    CHECK_FALSE(run_settings{}.half_weights);
 }
 
 TEST_CASE("a DNNC document round-trips through serialize") {

@@ -491,6 +491,10 @@ struct run_settings {
     // Lanes: independent copies of the network's state run side by side, one input pattern
     // each; dense projections run them as one matrix-matrix product.
     std::int32_t batch = 1;
+    // weight-precision="half": every synapse weight is kept as the nearest IEEE binary16
+    // value (2 bytes, not 4), the same on every node and path (docs/simulation.md, "Weights
+    // in 16 bits"); dense projections and grown synapses keep theirs in 32 bits.
+    bool half_weights = false;
     std::int32_t probes = 16;
     // Loaded probes per link and direction for its throughput (lead.hpp); 0: not measured.
     std::int32_t throughput_probes = 3;
