@@ -51,8 +51,10 @@ int main(int argc, char** argv) try {
     dnnc::model::node_config config;
     config.node = "n0";
     const std::string document = opt.text("document", "");
-    config.share = document.empty() ? *dnnc::protocol::parse_document(dnnc::bench::cuba_document(neurons, p), "cuba.xml").net
-                                    : *dnnc::protocol::load_document(document).net;
+    const auto doc = document.empty() ? dnnc::protocol::parse_document(dnnc::bench::cuba_document(neurons, p), "cuba.xml")
+                                      : dnnc::protocol::load_document(document);
+    config.share = *doc.net;
+    if (doc.run) config.run = *doc.run;  // its weight precision, as the lead sends it
     const auto expanded = dnnc::model::expand_neurons(*config.share);
     const long all = document.empty() ? neurons : static_cast<long>(expanded.neuron_count());
     const long local = all / std::max(1L, nodes);

@@ -50,6 +50,7 @@ int main(int argc, char** argv) try {
         auto spec = dnnc::sim::whole_network(net);
         spec.history = dnnc::model::longest_delay(*doc.net);
         spec.in_begin.assign(spec.neurons.size() + 1, 0);
+        spec.half_weights = doc.run && doc.run->half_weights;
         return dnnc::sim::engine(spec, *doc.net);
     }();
     const double setup_s = dnnc::bench::seconds_since(setup_start);

@@ -325,7 +325,7 @@ engine::engine(const engine_spec& spec) : impl_(std::make_unique<impl>(spec)) {
     // Sources that are neither local nor sent by a peer read as 0: they get slots in the
     // order they are first named.
     for (const auto& s : spec.in) m.slots.slot_for(s.source);
-    m.store.build(rows, spec.neurons, m.slots, spec.node);
+    m.store.build(rows, spec.neurons, m.slots, spec.node, spec.half_weights);
     m.finish(spec);
 }
 
@@ -333,7 +333,7 @@ engine::engine(const engine_spec& spec, const model::network& share) : impl_(std
     auto& m = *impl_;
     if (!spec.in.empty()) throw usage_error("engine spec: the synapses come from the share; `in` must be empty");
     try {
-        build_from_share(m.store, share, spec.neurons, m.slots, spec.node);
+        build_from_share(m.store, share, spec.neurons, m.slots, spec.node, spec.half_weights);
         m.finish(spec);
     } catch (const std::bad_alloc&) {
         throw allocation_error(spec.node, m.store.planned());
@@ -519,7 +519,7 @@ void engine::set_synapses(const model::network& share, const std::vector<std::si
     auto& m = *impl_;
     synapse_store fresh;
     try {
-        build_from_share(fresh, share, m.spec.neurons, m.slots, m.spec.node);
+        build_from_share(fresh, share, m.spec.neurons, m.slots, m.spec.node, m.spec.half_weights);
     } catch (const std::bad_alloc&) {
         throw allocation_error(m.spec.node, fresh.planned());
     }

@@ -18,6 +18,7 @@ engine_spec without_synapses(const engine_spec& s) {
     copy.generators = s.generators;
     copy.device = s.device;
     copy.batch = s.batch;
+    copy.half_weights = s.half_weights;
     copy.list_spikes = s.list_spikes;
     copy.structure = s.structure;
     return copy;
@@ -51,6 +52,7 @@ engine_spec from_node_config(const model::node_config& config) {
     }
     spec.history = static_cast<std::uint16_t>(std::clamp<std::int64_t>(config.history, 1, 65535));
     spec.batch = static_cast<std::uint32_t>(std::clamp<std::int32_t>(config.run.batch, 1, model::max_batch));
+    spec.half_weights = config.run.half_weights;
     for (const auto& n : config.neurons) spec.neurons.push_back({n.index, n.params, n.seed, n.window_ms});
     spec.in_begin.assign(spec.neurons.size() + 1, 0);  // every row empty: the engine builds them from the share
     for (const auto& d : config.dense) {

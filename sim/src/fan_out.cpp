@@ -57,6 +57,7 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     std::uint64_t longest = 0;
     for (std::size_t k = 0; k < local; ++k) longest = std::max(longest, store.row_begin(k + 1) - store.row_begin(k));
     compact_ = longest <= std::uint64_t{1} << position_bits_;
+    half_ = compact_ && store.half_weights();
     place(store, neurons, slots.size());
     if (compact_ && built_) {
         compact_targets_.resize(local);
@@ -69,16 +70,18 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
 void fan_out_index::clear() {
     built_ = false;
     compact_ = false;
+    half_ = false;
     target_info_ = {};
     compact_targets_ = {};
     out_begin_ = {};
     words_ = {};
+    halves_ = {};
     delay_dir_ = {};
 }
 
 std::size_t fan_out_index::bytes() const {
     return (out_begin_.size() + compact_targets_.size()) * sizeof(std::uint64_t) +
-           (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t);
+           (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t) + halves_.size() * sizeof(std::uint16_t);
 }
 
 namespace {
@@ -250,7 +253,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             }
             close(slot);
             out_begin_[slot + 1] += words;
-            two_words |= words >= 2;
+            two_words |= words >= 2 || classes[c].varies;  // the entry leads to its synapse
         });
         for (auto slot = lo; slot < hi; ++slot) close(slot);
         if (two_words) indexed = true;
@@ -286,6 +289,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     std::vector<std::uint64_t> segment_at(slots);
     std::vector<std::uint32_t> segment_start(slots);
     words_.resize(offset);  // uninitialised: each range's thread touches its part first
+    if (half_) halves_.resize(offset);
     auto close_region = [&](std::size_t slot) {
         auto& at = cursor[slot];
         if (at.pack.count == 0) return;
@@ -325,11 +329,12 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             std::uint32_t slot, class_words;  // words << 30 | class
             std::uint32_t word[3];            // packed: the target
             std::uint16_t delay;              // where delays vary
+            std::uint16_t half;               // a one-word compact entry's weight
         };
-        // An entry's delay at (its first word - base) / 2: entries whose delays vary have two
-        // or three words.
+        // An entry's delay at (its first word - base) / delay_stride(): entries whose delays
+        // vary have at least that many words.
         const std::uint64_t base = out_begin_[lo];
-        kept_delays delay_at(delays_vary ? (out_begin_[hi] - base) / 2 + 1 : 0, store.delays());
+        kept_delays delay_at(delays_vary ? (out_begin_[hi] - base) / delay_stride() + 1 : 0, store.delays());
         constexpr std::size_t group_slots = 256, group_held = 4096;
         const std::size_t groups = (hi - lo + group_slots - 1) / group_slots;
         std::vector<held> kept(groups * group_held);
@@ -352,9 +357,10 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 return;
             }
             close_region(slot);
-            if (classes[c].varies & synapse_store::delay_varies) delay_at.set((at.next - base) / 2, e.delay);
+            if (classes[c].varies & synapse_store::delay_varies) delay_at.set((at.next - base) / delay_stride(), e.delay);
             copy_entry(e.word, words, words_.data() + at.next);
-            at.one_words += words == 1;
+            if (words == 1 && classes[c].varies) halves_[at.next] = e.half;
+            at.one_words += words == 1 && !classes[c].varies;
             at.next += words;
         };
         auto write_group = [&](std::size_t g) {
@@ -369,15 +375,19 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             if (is_packed(c, words)) {
                 e.word[0] = p.target;
             } else if (classes[c].varies) {
-                // (synapse, target word, weight), or compact: (target and position, weight).
+                // (synapse, target word, weight), or compact: (target and position, weight), or
+                // with half weights (target and position) and the weight's 16 bits apart.
                 const float w = store.weight(classes[c], s);
-                if (words == 2) {
+                if (words < 3) {
                     e.word[0] = p.target << position_bits_ | static_cast<std::uint32_t>(s - store.row_begin(p.target));
                 } else {
                     e.word[0] = static_cast<std::uint32_t>(s);
                     e.word[1] = target_word(p.target, target_info_[p.target], w);
                 }
-                std::memcpy(&e.word[words - 1], &w, sizeof w);
+                if (words == 1)
+                    e.half = store.own_half_weight(s);
+                else
+                    std::memcpy(&e.word[words - 1], &w, sizeof w);
                 if (classes[c].varies & synapse_store::delay_varies) e.delay = store.own_delay(s);
             } else {
                 if (words == 2) e.word[0] = static_cast<std::uint32_t>(s);
@@ -424,13 +434,13 @@ void each_delay_segment(const std::vector<std::uint64_t>& out_begin, std::uint32
 // order; a segment's `mid` word holds its directory's size for now.
 void fan_out_index::sort_by_delay(const std::vector<synapse_store::synapse_class>& classes, std::size_t lo, std::size_t hi,
                                   const kept_delays& delay_at, std::uint64_t base, std::vector<std::uint32_t>& dir) {
-    std::vector<std::uint16_t> delays;
+    std::vector<std::uint16_t> delays, sorted_halves;
     std::vector<std::uint32_t> at, sorted;
     each_delay_segment(out_begin_, words_.data(), classes, lo, hi, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
         const std::uint32_t width = varying_words(classes[class_of(block[g])]);
         const std::uint64_t first = static_cast<std::uint64_t>(block - words_.data()) + o - base;
         delays.clear();
-        for (std::uint32_t w = 0; w < e - o; w += width) delays.push_back(delay_at.get((first + w) / 2));
+        for (std::uint32_t w = 0; w < e - o; w += width) delays.push_back(delay_at.get((first + w) / delay_stride()));
         const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
         const std::uint16_t low = o == e ? 0 : *lowest;
         at.assign(o == e ? 1 : static_cast<std::size_t>(*highest - low) + 2, 0);
@@ -444,8 +454,16 @@ void fan_out_index::sort_by_delay(const std::vector<synapse_store::synapse_class
         dir[size_at] = static_cast<std::uint32_t>((dir.size() - size_at - 1) / 2);
         block[g + 1] = static_cast<std::uint32_t>(dir.size() - size_at);
         sorted.resize(e - o);
-        for (std::size_t n = 0; n < delays.size(); ++n) copy_entry(block + o + width * n, width, sorted.data() + width * at[delays[n] - low]++);
+        // A one-word entry's weight moves with it (half weights).
+        std::uint16_t* const halves = width == 1 ? halves_.data() + (block - words_.data()) + o : nullptr;
+        if (halves) sorted_halves.resize(e - o);
+        for (std::size_t n = 0; n < delays.size(); ++n) {
+            const std::uint32_t to = at[delays[n] - low]++;
+            copy_entry(block + o + width * n, width, sorted.data() + width * to);
+            if (halves) sorted_halves[to] = halves[n];
+        }
         std::copy(sorted.begin(), sorted.end(), block + o);
+        if (halves) std::copy(sorted_halves.begin(), sorted_halves.end(), halves);
     });
 }
 

@@ -39,6 +39,8 @@
 // position; the synapse is the row's first plus the position), then the weight. The target
 // word is rebuilt from the target's kind of neuron and the weight's sign (target_word()), as
 // it was built. So a synapse with its own weight and delay costs 8 bytes of fan-out, not 12.
+// With half weights (synapse_store::half_weights) a compact entry is its one word, and its
+// weight's 16 bits lie in halves() at the same position as that word: 6 bytes a synapse.
 #include "neurons.hpp"
 #include "slots.hpp"
 #include "synapse_store.hpp"
@@ -94,8 +96,10 @@ public:
     // target in an entry's first word.
     bool compact() const { return compact_; }
     std::uint32_t varying_words(const synapse_store::synapse_class& c) const {
-        return compact_ && !(c.varies & synapse_store::weight_changes) ? 2 : 3;
+        return compact_ && !(c.varies & synapse_store::weight_changes) ? (half_ ? 1 : 2) : 3;
     }
+    // With half weights, a one-word compact entry's weight, by the position of its word.
+    const std::uint16_t* halves() const { return halves_.data(); }
     std::uint32_t compact_target(std::uint32_t word) const { return word >> position_bits_; }
     // What a compact entry needs of its target, in one word: where its row begins (the low
     // bits) and target_info (info_shift up).
@@ -151,6 +155,8 @@ private:
     // Ranges of slots a thread when delays vary (each range one more read of the store).
     static constexpr std::size_t sorted_ranges_a_thread = 4;
     class kept_delays;
+    // The fewest words of an entry whose delays vary: placing keeps a delay per that many.
+    std::uint64_t delay_stride() const { return half_ ? 1 : 2; }
     void place(const synapse_store& store, const neuron_block& neurons, std::size_t slots);
     void sort_by_delay(const std::vector<synapse_store::synapse_class>& classes, std::size_t lo, std::size_t hi,
                        const kept_delays& delay_at, std::uint64_t base, std::vector<std::uint32_t>& dir);
@@ -165,9 +171,11 @@ private:
     std::vector<std::uint8_t> target_info_;
     std::vector<std::uint64_t> compact_targets_;  // per local neuron, for compact entries only
     bool compact_ = false;
+    bool half_ = false;  // compact entries of one word, their weights in halves_
     std::uint32_t position_bits_ = 0, position_mask_ = 0;
     std::vector<std::uint64_t> out_begin_;
     uninitialized_vector<std::uint32_t> words_;  // every word written by place()
+    uninitialized_vector<std::uint16_t> halves_;  // beside words_, written at compact entries only
     std::vector<std::uint32_t> delay_dir_;
 };
 

@@ -8,7 +8,7 @@
 namespace dnnc::sim {
 
 void build_from_share(synapse_store& store, const model::network& share, const std::vector<neuron_spec>& neurons,
-                      const slot_layout& slots, const std::string& node) {
+                      const slot_layout& slots, const std::string& node, bool half_weights) {
     for (const auto& n : neurons)
         if (n.index < 0 || n.index > std::numeric_limits<model::neuron_index>::max())
             throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
@@ -24,7 +24,7 @@ void build_from_share(synapse_store& store, const model::network& share, const s
         if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
             throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
                                  std::to_string(rows.neuron_count()) + " neurons");
-    store.build(share_rows(rows, neurons), neurons, slots, node);
+    store.build(share_rows(rows, neurons), neurons, slots, node, half_weights);
 }
 
 }  // namespace dnnc::sim

@@ -167,9 +167,10 @@ private:
 };
 
 // The rows of `neurons` drawn from `share` into `store` (sources found in `slots`): a node's
-// engine, or its new weights and delays (engine::set_synapses). protocol_error for a neuron
-// outside the share or a share with dense projections.
+// engine, or its new weights and delays (engine::set_synapses); `half_weights` as
+// synapse_store::build. protocol_error for a neuron outside the share or a share with dense
+// projections.
 void build_from_share(synapse_store& store, const model::network& share, const std::vector<neuron_spec>& neurons,
-                      const slot_layout& slots, const std::string& node);
+                      const slot_layout& slots, const std::string& node, bool half_weights);
 
 }  // namespace dnnc::sim

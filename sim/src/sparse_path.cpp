@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace dnnc::sim {
@@ -124,6 +125,11 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
     // own delays, the range of that delay (found in its delay directory).
     const std::uint32_t* const fan = fan_out_.data();
     const auto* const kinds = store_.classes().data();
+    // A class whose values vary: its entries' words, or half_compact.
+    auto varying_kind = [this](const synapse_store::synapse_class& c) {
+        const auto words = fan_out_.varying_words(c);
+        return static_cast<std::uint8_t>(words == 1 ? fan_read::half_compact : words);
+    };
     reads_.clear();
     // Each active source reads where its block lies, its value, its block's header, and for
     // each segment of a class whose delays vary its directory: dependent reads at random
@@ -165,12 +171,12 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
             const std::uint32_t mid = block[g + 1], e = block[g + 2];
             if (c.varies & synapse_store::delay_varies) {
                 const auto [first, last] = fan_out_.delay_range(o, mid, d);
-                if (first < last) reads_.push_back({base + first, base + last, 0, y, static_cast<std::uint8_t>(fan_out_.varying_words(c)), 0});
+                if (first < last) reads_.push_back({base + first, base + last, 0, y, varying_kind(c), 0});
             } else if (c.delay == d) {
                 if (c.varies)
-                    reads_.push_back({base + o, base + e, 0, y, static_cast<std::uint8_t>(fan_out_.varying_words(c)), 0});
+                    reads_.push_back({base + o, base + e, 0, y, varying_kind(c), 0});
                 else if (fan_out_index::packed(class_word))
-                    reads_.push_back({base + o, base + e, base + mid, c.weight * y, 0, static_cast<std::uint8_t>(fan_out_index::packed_sum(class_word))});
+                    reads_.push_back({base + o, base + e, base + mid, c.weight * y, fan_read::packed, static_cast<std::uint8_t>(fan_out_index::packed_sum(class_word))});
                 else
                     reads_.push_back({base + o, base + e, base + mid, c.weight * y, 1, 0});
             }
@@ -182,13 +188,41 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
     return reading <= fan_out_.words() / 8;
 }
 
+// Compact entries (target and position, weight), or with half weights (target and
+// position) and the weight's 16 bits beside: the synapse's own weight.
+template <class Half, class Emit>
+void sparse_path::scan_compact(const fan_read& r, Half, Emit&& emit) const {
+    const std::uint32_t* const fan = fan_out_.data();
+    const std::uint16_t* const halves = fan_out_.halves();
+    const std::uint64_t* const targets = fan_out_.compact_targets();
+    constexpr std::uint64_t step = Half::value ? 1 : 2, ahead = 8 * step;
+    for (auto q = r.first; q < r.last; q += step) {
+        if (q + ahead < r.last) __builtin_prefetch(targets + fan_out_.compact_target(fan[q + ahead]));
+        const std::uint32_t target = fan_out_.compact_target(fan[q]);
+        const std::uint64_t of_target = targets[target];
+        float w;
+        if constexpr (Half::value)
+            w = half_weight::decode(halves[q]);
+        else
+            std::memcpy(&w, fan + q + 1, sizeof w);
+        emit(fan_out_.compact_synapse(of_target, fan[q]),
+             fan_out_index::target_word(target, static_cast<std::uint8_t>(of_target >> fan_out_index::info_shift), w),
+             w * r.value);
+    }
+}
+
 template <class Emit>
 void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) const {
     const std::uint32_t* const fan = fan_out_.data();
+    const std::uint16_t* const halves = fan_out_.halves();
     // Fan-outs lie far apart in memory: ask for all of them before reading the first.
-    for (auto r = begin; r != end; ++r)
+    for (auto r = begin; r != end; ++r) {
         for (const char* q = reinterpret_cast<const char*>(fan + r->first); q < reinterpret_cast<const char*>(fan + r->last); q += 64)
             __builtin_prefetch(q);
+        if (r->words == fan_read::half_compact)
+            for (const char* q = reinterpret_cast<const char*>(halves + r->first); q < reinterpret_cast<const char*>(halves + r->last); q += 64)
+                __builtin_prefetch(q);
+    }
     for (auto r = begin; r != end; ++r) {
         if (r->words == 3) {
             // (synapse, target word, weight): the synapse's own weight.
@@ -200,23 +234,15 @@ void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) 
             continue;
         }
         if (r->words == 2) {
-            // Compact (target and position, weight): the synapse's own weight.
-            const std::uint64_t* const targets = fan_out_.compact_targets();
-            constexpr std::uint64_t ahead = 2 * 8;
-            for (auto q = r->first; q < r->last; q += 2) {
-                if (q + ahead < r->last) __builtin_prefetch(targets + fan_out_.compact_target(fan[q + ahead]));
-                const std::uint32_t target = fan_out_.compact_target(fan[q]);
-                const std::uint64_t of_target = targets[target];
-                float w;
-                std::memcpy(&w, fan + q + 1, sizeof w);
-                emit(fan_out_.compact_synapse(of_target, fan[q]),
-                     fan_out_index::target_word(target, static_cast<std::uint8_t>(of_target >> fan_out_index::info_shift), w),
-                     w * r->value);
-            }
+            scan_compact(*r, std::false_type{}, emit);
+            continue;
+        }
+        if (r->words == fan_read::half_compact) {
+            scan_compact(*r, std::true_type{}, emit);
             continue;
         }
         auto q = r->first;
-        if (r->words == 0) {
+        if (r->words == fan_read::packed) {
             // Packed: into sums in order, of one kind.
             const std::uint32_t in_order_sum = 4 | r->sum;
             if (q < r->mid) fan_out_index::for_each_packed(fan + q, [&](std::uint32_t target) { emit(0, target << 3 | in_order_sum, r->value); });

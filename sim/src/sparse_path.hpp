@@ -82,13 +82,15 @@ private:
     // packed, all feeding sums of kind `sum`; words 3: three-word entries whose weight
     // times value they add (for a class a rule changes, the weight its synapse's source event
     // of this tick left there: fan_out.hpp); words 2: compact two-word entries, the same
-    // with target and synapse taken apart (fan_out.hpp).
+    // with target and synapse taken apart (fan_out.hpp); half_compact: compact one-word
+    // entries, their weights in the index's halves (half weights).
     struct fan_read {
+        static constexpr std::uint8_t packed = 0, half_compact = 4;
         std::uint64_t first, last, mid;
         float value;
         std::uint8_t words, sum;
         // The most terms it gives (entries; two-word ones counted as two).
-        std::uint64_t most_terms() const { return words == 0 ? fan_out_index::most_packed(mid - first) + (last - mid) : last - first; }
+        std::uint64_t most_terms() const { return words == packed ? fan_out_index::most_packed(mid - first) + (last - mid) : last - first; }
     };
     std::vector<fan_read> reads_;
     std::vector<std::pair<std::size_t, std::uint32_t>> active_;  // (delay position, slot)
@@ -107,6 +109,9 @@ private:
     // Calls emit(synapse, target word, value) for every entry of reads [begin, end), in order.
     template <class Emit>
     void scan(const fan_read* begin, const fan_read* end, Emit&& emit) const;
+    // Half: std::true_type for half_compact reads, else std::false_type.
+    template <class Half, class Emit>
+    void scan_compact(const fan_read& r, Half, Emit&& emit) const;
     // A busy tick in `parts` parts: part q of the reads (by words) leaves its terms into
     // targets of part p in terms_[q * parts + p], in order; then each part p adds its
     // targets' terms, taking part q's before part q + 1's. One part: terms_[0] holds the

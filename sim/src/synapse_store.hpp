@@ -14,6 +14,11 @@
 // excitatory sum when its weight is >= 0, else the inhibitory one. A class's weight is its
 // projection's, so its synapses share a receptor; a synapse with its own weight keeps the
 // sign it was made with, so its receptor never changes either.
+//
+// With half weights (build's half_weights: <run weight-precision="half">) every weight, a
+// class's and a synapse's own, is the nearest binary16 value of the one given (half_weight.hpp),
+// and an own weight takes 2 bytes; no rule may change them.
+#include "half_weight.hpp"
 #include "history.hpp"
 #include "slots.hpp"
 
@@ -54,16 +59,17 @@ public:
     // steps: every row's size (in parallel), the offsets, then every row written in place (in
     // parallel). Sources are found in `slots`; one without a slot is neither local nor sent
     // by a peer: the rows and the peers disagree (protocol_error). `node` names this node in
-    // messages.
+    // messages. `half_weights`: weights in 16 bits (above; usage_error for one beyond them).
     template <class Rows>
-    void build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots, const std::string& node);
+    void build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots, const std::string& node,
+               bool half_weights);
 
     std::uint64_t size() const { return in_slot_.size(); }
     // The synapses build() set out to make, once it counted them (0 before).
     std::uint64_t planned() const { return planned_; }
     std::size_t bytes() const {
         auto of = [](const auto& v) { return v.size() * sizeof(v[0]); };
-        return of(in_begin_) + of(in_slot_) + of(run_begin_) + of(runs_) + of(classes_) + of(weight_) + of(delay_);
+        return of(in_begin_) + of(in_slot_) + of(run_begin_) + of(runs_) + of(classes_) + of(weight_) + of(half_weight_) + of(delay_);
     }
     // The distinct delays the synapses use, ascending; the longest (1 without synapses); the
     // shortest delay of a synapse from a remote slot (65536: none).
@@ -86,10 +92,16 @@ public:
     // node's synapses of the class may read.
     const std::vector<model::member_extent>& sources_of(std::size_t cls) const { return sources_[cls - 1]; }
     std::uint32_t source(std::uint64_t s) const { return in_slot_[s] & slot_mask_; }
-    float weight(const synapse_class& c, std::uint64_t s) const { return c.varies & weight_varies ? weight_[s] : c.weight; }
-    // The weight of synapse s of a class whose weights vary, which a rule may change.
+    float weight(const synapse_class& c, std::uint64_t s) const {
+        return !(c.varies & weight_varies) ? c.weight : half_ ? half_weight::decode(half_weight_[s]) : weight_[s];
+    }
+    // The weight of synapse s of a class whose weights vary, which a rule may change (not
+    // with half weights).
     float& own_weight(std::uint64_t s) { return weight_[s]; }
     float own_weight(std::uint64_t s) const { return weight_[s]; }
+    // Whether weights are kept in 16 bits; then the own weight of synapse s as kept.
+    bool half_weights() const { return half_; }
+    std::uint16_t own_half_weight(std::uint64_t s) const { return half_weight_[s]; }
     std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? own_delay(s) : c.delay; }
     // The delay of synapse s of a class whose delays vary.
     std::uint16_t own_delay(std::uint64_t s) const {
@@ -117,7 +129,12 @@ public:
             for (auto r = other.run_begin(k); r < other.run_begin(k + 1); ++r) {
                 const auto end = other.row_begin(k) + other.run(r).end;
                 if (keep(other.run(r).cls))
-                    for (; s < end; ++s) weight_[s] = other.weight_[s];
+                    for (; s < end; ++s) {
+                        if (half_)
+                            half_weight_[s] = other.half_weight_[s];
+                        else
+                            weight_[s] = other.weight_[s];
+                    }
                 s = end;
             }
         }
@@ -210,7 +227,9 @@ private:
     std::vector<model::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
     std::vector<std::vector<model::member_extent>> sources_;
+    bool half_ = false;
     uninitialized_vector<float> weight_;         // per synapse, for a class whose weights vary
+    uninitialized_vector<std::uint16_t> half_weight_;  // instead, with half weights
     uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary, unless packed
     std::vector<std::uint16_t> delays_;
     std::uint32_t remote_delay_ = 65536;
@@ -260,7 +279,7 @@ inline bool synapse_store::same_delays(const synapse_store& other, bool plastic)
 
 template <class Rows>
 void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots,
-                          const std::string& node) {
+                          const std::string& node, bool half_weights) {
     const std::size_t n = neurons.size();
     in_begin_.assign(n + 1, 0);
     run_begin_.assign(n + 1, 0);
@@ -291,6 +310,23 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     }
     classes_.clear();
     models_.clear();
+    half_ = half_weights;
+    // A weight beyond 16 bits: the first one met, by row.
+    std::mutex failure_mutex;
+    std::size_t failed_row = n;
+    float failed_weight = 0;
+    auto beyond_half = [&](std::size_t k, float weight) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (k < failed_row) {
+            failed_row = k;
+            failed_weight = weight;
+        }
+    };
+    auto throw_beyond_half = [&](float weight, const std::string& into) {
+        throw usage_error("synapse weight " + std::to_string(weight) + into + (node.empty() ? "" : " on node '" + node + "'") +
+                          " does not fit 16 bits: with weight-precision=\"half\" a weight's magnitude must stay below " +
+                          std::to_string(static_cast<int>(half_weight::overflows_at)));
+    };
     if (by_model) {
         models_ = rows.models();
         elements_ = rows.plastic_elements();
@@ -298,17 +334,27 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         if (models_.size() > model::max_plastic_elements + 1)
             throw usage_error("engine: a node's synapses come from more than " + std::to_string(model::max_plastic_elements) +
                               " plastic connection elements");
-        for (std::size_t m = 0; m < models_.size(); ++m)
+        for (std::size_t m = 0; m < models_.size(); ++m) {
+            if (half_ && models_[m].info->plastic) throw usage_error("engine spec: plastic synapses need 32-bit weights, not half weights");
             classes_.push_back({0.0f, 0, static_cast<std::uint8_t>(weight_varies | delay_varies | (models_[m].info->plastic ? weight_changes : 0)),
                                 static_cast<std::uint8_t>(m)});
+        }
     } else if (varying) {
         classes_.push_back({0.0f, 0, weight_varies | delay_varies, 0});
     } else {
-        for (const auto& c : rows.classes()) classes_.push_back({c.weight, c.delay, 0, 0});
+        for (const auto& c : rows.classes()) {
+            if (half_ && !half_weight::fits(c.weight)) throw_beyond_half(c.weight, "");
+            classes_.push_back({half_ ? half_weight::rounded(c.weight) : c.weight, c.delay, 0, 0});
+        }
     }
     in_slot_.resize(total);
     runs_.resize(run_begin_[n]);
-    if (varying) weight_.resize(total);
+    weight_ = {};
+    half_weight_ = {};
+    if (varying && half_)
+        half_weight_.resize(total);
+    else if (varying)
+        weight_.resize(total);
     // Own delays packed beside the slots where the slots leave room (above).
     int slot_bits = 1;
     while (slot_bits < 32 && (std::uint64_t{1} << slot_bits) < slots.size()) ++slot_bits;
@@ -322,9 +368,8 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
 
     const slot_lookup lookup(slots.map(), 4 * (total + n) + 4096);
     const std::size_t local = slots.local();
-    std::mutex failure_mutex;
-    std::size_t failed_row = n;
-    global_index failed_source = 0;
+    std::size_t missing_row = n;
+    global_index missing_source = 0;
     std::atomic<std::uint32_t> remote{65536};
     // The delays the synapses use, a flag each, per thread (so the stores need no order).
     tbb::enumerable_thread_specific<std::vector<std::uint8_t>> delays_seen([] { return std::vector<std::uint8_t>(65536, 0); });
@@ -340,6 +385,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         // its closure rather than through this.
         std::uint32_t* const words = in_slot_.data();
         float* const weights = weight_.data();
+        std::uint16_t* const halves = half_ ? half_weight_.data() : nullptr;
         std::uint16_t* const own_delays = delay_.data();
         synapse_run* const runs = runs_.data();
         for (auto k = r.begin(); k < r.end(); ++k) {
@@ -348,21 +394,26 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
             const auto runs_begin = run_begin_[k];
             auto at = runs_begin;
             std::uint32_t current = no_slot;
-            rows.fill(k, [&, words, weights, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, varying,
+            rows.fill(k, [&, words, weights, halves, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, varying,
                           by_model, local](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
                 if (s == last) throw usage_error("engine: a row gave more synapses than it counted");
                 auto slot = lookup.find(source);
                 if (slot == no_slot) {
                     const std::lock_guard<std::mutex> lock(failure_mutex);
-                    if (k < failed_row) {
-                        failed_row = k;
-                        failed_source = source;
+                    if (k < missing_row) {
+                        missing_row = k;
+                        missing_source = source;
                     }
                     slot = 0;
                 }
                 std::uint32_t word = slot;
                 if (varying) {
-                    weights[s] = weight;
+                    if (!halves)
+                        weights[s] = weight;
+                    else if (half_weight::fits(weight))
+                        halves[s] = half_weight::encode(weight);
+                    else
+                        beyond_half(k, weight);
                     if (packing) {
                         if (delay >= delay_limit) unpackable.store(true, std::memory_order_relaxed);
                         word |= std::uint32_t{delay} << shift;
@@ -393,10 +444,11 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         pack(false);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), fill);
     }
-    if (failed_row < n)
-        throw protocol_error("neuron " + std::to_string(failed_source) + " feeds neuron " +
-                             std::to_string(neurons[failed_row].index) + (node.empty() ? "" : " on node '" + node + "'") +
+    if (missing_row < n)
+        throw protocol_error("neuron " + std::to_string(missing_source) + " feeds neuron " +
+                             std::to_string(neurons[missing_row].index) + (node.empty() ? "" : " on node '" + node + "'") +
                              " but is neither on this node nor sent by a peer: the config is inconsistent");
+    if (failed_row < n) throw_beyond_half(failed_weight, " into neuron " + std::to_string(neurons[failed_row].index));
     remote_delay_ = remote.load();
     std::vector<bool> used(65536, false);
     if (varying)

@@ -15,6 +15,7 @@ void check_memory_fit(const plan::network_plan& plan, const std::vector<std::opt
     const auto loads = plan::loads_of(plan);
     const auto& nodes = plan.doc.clu->nodes;
     const auto batch = static_cast<std::uint32_t>(plan.doc.run ? plan.doc.run->batch : 1);
+    const bool half_weights = plan.doc.run && plan.doc.run->half_weights;
     struct host {
         std::uint64_t available = 0, released = 0;
         double needed = 0, synapses = 0;
@@ -26,7 +27,7 @@ void check_memory_fit(const plan::network_plan& plan, const std::vector<std::opt
         const auto& memory = statuses[v]->memory;
         const auto needed = static_cast<double>(sim::bytes_needed(static_cast<std::uint64_t>(loads[v].synapses),
                                                                   loads[v].neurons, loads[v].dense_weights, batch,
-                                                                  loads[v].values_per_synapse)) +
+                                                                  loads[v].values_per_synapse, half_weights)) +
                             loads[v].rule_state_bytes;
         const auto limit = memory.limit;
         if (limit > 0 && needed > static_cast<double>(limit))

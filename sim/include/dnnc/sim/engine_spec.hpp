@@ -70,6 +70,9 @@ struct engine_spec {
     model::generators generators;
     std::string device = "cpu";  // where dense products run: "cpu", "cuda" or "auto" (torch_backend.hpp)
     std::uint32_t batch = 1;     // lanes
+    // Synapse weights kept in 16 bits (<run weight-precision="half">): each synapse's weight
+    // is the nearest binary16 value of the one given; 2 bytes a weight rather than 4.
+    bool half_weights = false;
     // Whether compute() lists the neurons that spiked (spiked()); a node that records none
     // leaves it off and saves the scan.
     bool list_spikes = true;

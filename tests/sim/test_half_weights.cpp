@@ -1,0 +1,196 @@
+// Weights in 16 bits (engine_spec::half_weights, <run weight-precision="half">): every weight
+// is the nearest binary16 of the one given; the sparse path, the lanes path, threads and
+// partitions all give the same bits with them; they take 4 bytes a synapse less; a weight
+// beyond 16 bits is refused.
+#include "dnnc/sim/runner.hpp"
+#include "dnnc/core/error.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <mutex>
+#include <random>
+
+#include <tbb/task_arena.h>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+
+// outputs[tick][neuron * lanes + lane]
+using trace = std::vector<std::vector<float>>;
+
+model::expanded_network network(const std::string& body) {
+    const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\" dt=\"0.1\">" + body + "</network></dnnc>", "g.xml");
+    return model::expand(*doc.net, "g.xml");
+}
+
+engine_spec half(engine_spec spec) {
+    spec.half_weights = true;
+    return spec;
+}
+
+trace run(engine_spec spec, std::uint32_t lanes, int ticks) {
+    spec.batch = lanes;
+    engine e(spec);
+    trace out;
+    for (int t = 0; t < ticks; ++t) {
+        e.compute();
+        std::vector<float> row;
+        for (std::size_t i = 0; i < spec.neurons.size(); ++i)
+            for (std::uint32_t lane = 0; lane < lanes; ++lane) row.push_back(e.output(static_cast<global_index>(i), lane));
+        out.push_back(row);
+    }
+    return out;
+}
+
+// The nearest binary16 of w, ties to even, by its spacing (2^-24 below 2^-14).
+float nearest_half(float w) {
+    const double x = w;
+    if (x == 0) return w;
+    const int exponent = std::max(std::ilogb(x), -14);
+    const double spacing = std::ldexp(1.0, exponent - 10);
+    return static_cast<float>(std::nearbyint(x / spacing) * spacing);
+}
+
+// As the microcircuit: every synapse its own drawn weight and delay, excitatory and inhibitory.
+const char* const drawn = R"(<population id="P" size="500" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="3"/>
+    <projection from="P[0:400]" to="P" kind="fixed-total-number" n="20000" seed="1">
+      <weight distribution="normal" mean="90" std="20" min="0"/>
+      <delay distribution="normal" mean="1.5" std="1.2" min="0.05"/>
+    </projection>
+    <projection from="P[400:500]" to="P" kind="fixed-total-number" n="5000" seed="2">
+      <weight distribution="normal" mean="-400" std="40" max="0"/>
+      <delay distribution="normal" mean="0.75" std="0.5" min="0.05"/>
+    </projection>
+    <poisson to="P" rate="6000" weight="90" seed="5"/>)";
+
+}  // namespace
+
+TEST_CASE("half weights are the nearest binary16 of the weights given, shared ones too") {
+    const auto net = network(std::string(drawn) + R"(<population id="Q" size="50" model="relu"/>
+        <projection from="P" to="Q" kind="random" p="0.2" weight="0.1" delay="2" seed="7"/>)");
+    const engine single(whole_network(net)), halved(half(whole_network(net)));
+    REQUIRE(halved.synapse_count() == single.synapse_count());
+    std::size_t changed = 0;
+    for (global_index k = 0; k < 550; ++k) {
+        const auto given = single.incoming(k), kept = halved.incoming(k);
+        REQUIRE(kept.size() == given.size());
+        for (std::size_t s = 0; s < given.size(); ++s) {
+            INFO("neuron " << k << ", synapse " << s << ", weight " << given[s].weight);
+            REQUIRE(kept[s].source == given[s].source);
+            REQUIRE(kept[s].delay == given[s].delay);
+            REQUIRE(kept[s].weight == nearest_half(given[s].weight));
+            changed += kept[s].weight != given[s].weight;
+        }
+    }
+    CHECK(changed > single.synapse_count() * 9 / 10);  // drawn floats are rarely halves already
+    CHECK(halved.incoming(520).at(0).weight == 0.0999755859375f);
+}
+
+TEST_CASE("with half weights the sparse path gives the lanes path's spikes, bit for bit") {
+    const auto spec = half(whole_network(network(drawn)));
+    const int ticks = 600;
+    const auto lanes = run(spec, 2, ticks);
+    const auto sparse = run(spec, 1, ticks);
+    std::size_t spikes = 0;
+    for (std::size_t t = 0; t < sparse.size(); ++t)
+        for (std::size_t i = 0; i < 500; ++i) {
+            spikes += sparse[t][i] != 0.0f;
+            REQUIRE(sparse[t][i] == lanes[t][2 * i]);
+        }
+    CHECK(spikes > 500);
+    CHECK(spikes < 500 * ticks / 40);
+    // Not the single-precision run: the weights differ in their low bits.
+    CHECK(run(whole_network(network(drawn)), 1, ticks) != sparse);
+}
+
+TEST_CASE("with half weights the sparse path split over threads gives the lanes path's sums") {
+    // Linear neurons L output their sums, every bit of them (as in test_batch).
+    const auto spec = half(whole_network(network(R"(
+        <population id="S" size="1600" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
+        <population id="L" size="400" model="linear"/>
+        <projection from="S[0:1200]" to="L" kind="random" p="0.8" seed="1">
+          <weight distribution="normal" mean="0.3" std="1"/>
+          <delay distribution="normal" mean="1.5" std="1" min="0.1"/>
+        </projection>
+        <projection from="S[1200:1600]" to="L" kind="random" p="0.8" weight="-0.7" delay="8" seed="2"/>
+        <poisson to="S" rate="6000" weight="90" seed="5"/>)")));
+    const int ticks = 200;
+    const auto lanes = run(spec, 2, ticks);
+    for (const int threads : {1, 2, 3}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(spec);
+            std::size_t sums = 0, differ = 0;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                for (std::size_t i = 0; i < 2000; ++i) {
+                    const float y = e.output(static_cast<global_index>(i));
+                    sums += i >= 1600 && y != 0.0f;
+                    differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
+                }
+            }
+            INFO(threads << " threads, " << e.split_sparse_ticks() << " ticks split");
+            CHECK(differ == 0);
+            CHECK(sums > 400 * ticks / 2);
+            if (threads > 1) CHECK(e.split_sparse_ticks() > 0);
+        });
+    }
+}
+
+TEST_CASE("half weights on several nodes give the whole network's bits") {
+    const auto net = network(drawn);
+    const int ticks = 400;
+    const auto whole = run(half(whole_network(net)), 1, ticks);
+    for (const std::size_t nodes : {2, 3}) {
+        std::mt19937 gen(static_cast<unsigned>(nodes));
+        std::vector<std::uint32_t> node_of(net.neuron_count());
+        for (auto& v : node_of) v = static_cast<std::uint32_t>(gen() % nodes);
+        auto specs = partition_specs(net, node_of, nodes);
+        for (auto& s : specs) s.half_weights = true;
+        local_exchange exchange(std::move(specs));
+        trace out(ticks, std::vector<float>(net.neuron_count()));
+        std::mutex m;
+        for (std::size_t v = 0; v < nodes; ++v)
+            exchange.observe(v, [&](tick_t t, const engine& e) {
+                const std::lock_guard<std::mutex> lock(m);
+                for (const auto& s : e.spec().neurons) out[static_cast<std::size_t>(t)][static_cast<std::size_t>(s.index)] = e.output(s.index);
+            });
+        exchange.run_until(ticks - 1);
+        INFO(nodes << " nodes");
+        CHECK(out == whole);
+    }
+}
+
+TEST_CASE("half weights take 4 bytes a synapse less") {
+    // Own weights: 2 bytes in the rows rather than 4; compact fan-out entries: 6 bytes rather than 8.
+    const auto spec = whole_network(network(drawn));
+    const engine single(spec), halved(half(spec));
+    const double synapses = static_cast<double>(single.synapse_count());
+    const double single_bytes = static_cast<double>(single.synapse_bytes()) / synapses;
+    const double half_bytes = static_cast<double>(halved.synapse_bytes()) / synapses;
+    INFO("bytes a synapse: " << single_bytes << " single, " << half_bytes << " half");
+    // Less a little: the halves beside the fan-out span its headers too (4 words a source
+    // here, of 50 synapses).
+    CHECK(single_bytes - half_bytes > 3.8);
+    CHECK(single_bytes - half_bytes < 4.1);
+}
+
+TEST_CASE("a weight beyond 16 bits is refused") {
+    // Shared weights (a class each).
+    auto spec = whole_network(network(R"(<population id="P" size="3" model="relu"/>)"));
+    spec.in_begin = {0, 1, 2, 4};
+    spec.in = {{1, 0.5f, 1}, {2, -3.0f, 2}, {0, 1.0f, 1}, {1, -70000.0f, 3}};
+    CHECK_NOTHROW(engine(spec));
+    CHECK_THROWS_WITH(engine(half(spec)), Catch::Contains("synapse weight -70000") && Catch::Contains("does not fit 16 bits"));
+    spec.in[3].weight = -65519.0f;  // rounds to the largest half
+    CHECK(engine(half(spec)).incoming(2).at(1).weight == -65504.0f);
+    // Own weights, drawn: the first row with one is named.
+    const auto drawn_large = whole_network(network(R"(<population id="P" size="200" model="relu"/>
+        <projection from="P" to="P" kind="random" p="0.1" seed="1"><weight distribution="normal" mean="60000" std="3000"/></projection>)"));
+    CHECK_NOTHROW(engine(drawn_large));
+    CHECK_THROWS_WITH(engine(half(drawn_large)), Catch::Contains("into neuron ") && Catch::Contains("does not fit 16 bits"));
+}
