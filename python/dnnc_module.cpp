@@ -11,6 +11,7 @@
 #include "weights_reader.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/half_weight.hpp"
 #include "dnnc/node_server/peer_client.hpp"
 #include "dnnc/partitioner/assign.hpp"
 #include "dnnc/partitioner/metis_io.hpp"
@@ -665,6 +666,7 @@ PYBIND11_MODULE(_dnnc, m) {
         const auto doc = parse_checked(text, file);
         const auto& net = *doc.net;
         const auto element = projection_element(doc, projection);
+        const bool half = doc.run && doc.run->half_weights;  // the weights as the nodes keep them
         std::vector<std::int64_t> sources, targets;
         std::vector<float> weights;
         std::vector<std::int64_t> delays;
@@ -676,7 +678,7 @@ PYBIND11_MODULE(_dnnc, m) {
                     if (e != element) return;
                     sources.push_back(source);
                     targets.push_back(target);
-                    weights.push_back(weight);
+                    weights.push_back(half && half_weight::fits(weight) ? half_weight::rounded(weight) : weight);
                     delays.push_back(delay);
                 });
             }

@@ -1,5 +1,6 @@
 #include "dnnc/protocol/export.hpp"
 
+#include "dnnc/core/half_weight.hpp"
 #include "dnnc/model/rows.hpp"
 
 #include "text.hpp"
@@ -142,13 +143,15 @@ private:
 
 // Calls f(from, to, weight, delay, dense) for every synapse: those of each neuron in
 // canonical order, neuron by neuron, drawn from the rules as they are written (nothing is
-// stored), then the cells of the dense blocks row by row. Stops once f returns false.
+// stored), with `half` their weights as half weights keep them; then the cells of the dense
+// blocks row by row. Stops once f returns false.
 template <class F>
-void for_each_synapse(const expanded_network& net, const synapse_rows& rows, F f) {
+void for_each_synapse(const expanded_network& net, const synapse_rows& rows, bool half, F f) {
     bool more = true;
     for (neuron_index to = 0; to < net.neuron_count() && more; ++to)
         rows.for_each(to, [&](neuron_index from, float weight, std::uint16_t delay, std::size_t) {
-            more = more && f(from, to, weight, delay, false);
+            const float kept = half && half_weight::fits(weight) ? half_weight::rounded(weight) : weight;
+            more = more && f(from, to, kept, delay, false);
         });
     if (!more) return;
     for (const auto& block : net.dense) {
@@ -174,6 +177,7 @@ struct extras {
     std::vector<const neuron_state*> value_of;  // per neuron; null when the state lacks it
     const node_assignment* nodes = nullptr;
     std::vector<std::string> variables;  // names of the state variables present, in key order
+    bool half_weights = false;           // export_options::half_weights
 };
 
 extras check_extras(const expanded_network& net, const snapshot_state* state, const node_assignment* nodes) {
@@ -326,7 +330,7 @@ void write_graphml(sink& out, const expanded_network& net, const synapse_rows& r
         s += "</node>\n";
         out.maybe_flush();
     }
-    for_each_synapse(net, rows, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
+    for_each_synapse(net, rows, x.half_weights, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
         s += "    <edge source=\"n";
         append_integer(s, from);
         s += "\" target=\"n";
@@ -439,12 +443,12 @@ void write_dot(sink& out, const expanded_network& net, const synapse_rows& rows,
 
     double largest = 0;
     std::uint64_t seen = 0;
-    for_each_synapse(net, rows, [&](neuron_index, neuron_index, float weight, std::uint16_t, bool) {
+    for_each_synapse(net, rows, x.half_weights, [&](neuron_index, neuron_index, float weight, std::uint16_t, bool) {
         if (std::isfinite(weight)) largest = std::max(largest, std::fabs(static_cast<double>(weight)));
         return ++seen < shown;
     });
     std::uint64_t written = 0;
-    for_each_synapse(net, rows, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
+    for_each_synapse(net, rows, x.half_weights, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
         s += "  \"";
         name.append(s, from);
         s += "\" -> \"";
@@ -530,7 +534,7 @@ void write_json(sink& out, const expanded_network& net, const synapse_rows& rows
     }
     s += "\n],\n\"synapses\": [";
     bool first = true;
-    for_each_synapse(net, rows, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
+    for_each_synapse(net, rows, x.half_weights, [&](neuron_index from, neuron_index to, float weight, std::uint16_t delay, bool dense) {
         s += first ? "\n" : ",\n";
         first = false;
         s += "{\"from\": ";
@@ -582,7 +586,8 @@ export_format parse_export_format(std::string_view name) {
 
 void export_network(std::ostream& out, const network& compact, const expanded_network& net, const snapshot_state* state,
                     const node_assignment* nodes, const export_options& options) {
-    const extras x = check_extras(net, state, nodes);
+    extras x = check_extras(net, state, nodes);
+    x.half_weights = options.half_weights;
     const synapse_rows rows(compact);
     sink s(out);
     switch (options.format) {

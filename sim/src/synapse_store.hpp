@@ -18,11 +18,11 @@
 // With half weights (build's half_weights: <run weight-precision="half">) every weight, a
 // class's and a synapse's own, is the nearest binary16 value of the one given (half_weight.hpp),
 // and an own weight takes 2 bytes; no rule may change them.
-#include "half_weight.hpp"
 #include "history.hpp"
 #include "slots.hpp"
 
 #include "dnnc/core/error.hpp"
+#include "dnnc/core/half_weight.hpp"
 #include "dnnc/core/uninitialized.hpp"
 #include "dnnc/model/resolve.hpp"
 #include "dnnc/model/synapse_models.hpp"

@@ -306,3 +306,22 @@ TEST_CASE("a failing stream is an io_error") {
     export_options options;
     CHECK_THROWS_AS(export_network(closed, net.compact, net.net, nullptr, nullptr, options), io_error);
 }
+
+TEST_CASE("with half weights an export shows each weight as the engine keeps it") {
+    const auto e = exportable_of(parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="h">
+        <population id="p" size="2" model="lif"/>
+        <projection from="p[0]" to="p[1]" kind="all" weight="0.1"/>
+        <synapse from="p[1]" to="p[0]" weight="-351.24"/>
+      </network></dnnc>)", "h.xml"));
+    for (const bool half : {false, true}) {
+        std::ostringstream out;
+        export_options options;
+        options.half_weights = half;
+        export_network(out, e.compact, e.net, nullptr, nullptr, options);
+        const auto j = nlohmann::json::parse(out.str());
+        REQUIRE(j["synapses"].size() == 2);
+        INFO("half " << half);
+        CHECK(j["synapses"][0]["weight"].get<float>() == (half ? -351.25f : -351.24f));
+        CHECK(j["synapses"][1]["weight"].get<float>() == (half ? 0.0999755859375f : 0.1f));
+    }
+}

@@ -1,6 +1,7 @@
 # A network built in Python is the document the command line reads, checked by the same code.
 import json
 
+import numpy
 import pytest
 
 import dnnc
@@ -79,3 +80,17 @@ def test_connections_are_the_synapses_the_nodes_draw():
     assert net.synapses == 12 + 18
     with pytest.raises(dnnc.UsageError, match="no projection with id 'zz'"):
         net.connections("zz")
+
+
+def test_connections_with_half_weights_are_the_weights_the_nodes_keep():
+    net = dnnc.Network("h", dt=0.1)
+    net.population("A", 20, model="iaf_psc_exp")
+    net.connect("A", "A", kind="fixed-indegree", indegree=5, seed=4, id="aa",
+                weight=dict(distribution="normal", mean=87.8, std=8.78))
+    _, _, drawn, _ = net.connections("aa")
+    net.run_settings(weight_precision="half")
+    assert 'weight-precision="half"' in net.to_xml()
+    _, _, kept, _ = net.connections("aa")
+    assert kept.dtype == drawn.dtype and len(kept) == len(drawn) == 100
+    assert (kept == drawn.astype(numpy.float16).astype(numpy.float32)).all()
+    assert (kept != drawn).sum() > 90

@@ -1,6 +1,6 @@
 // Weights in 16 bits (<run weight-precision="half">): binary16 to nearest, ties to even, for
 // every half and at both sides of every rounding boundary; exact decoding; the range.
-#include "half_weight.hpp"
+#include "dnnc/core/half_weight.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-using namespace dnnc::sim;
+using namespace dnnc;
 
 namespace {
 

@@ -75,6 +75,7 @@ int run_export(const export_cli_options& o) {
     options.format = format_of(o);
     options.max_dot_synapses = o.max_synapses;
     model::document doc = input_of(o);
+    options.half_weights = doc.run && doc.run->half_weights;
     const std::optional<model::snapshot_state> state = std::move(doc.state);
     if (doc.clu) {
         plan::network_plan plan = plan::plan_network(std::move(doc));

@@ -34,6 +34,9 @@ struct export_options {
     export_format format = export_format::json;
     // DOT only: write at most this many synapses (0: all), saying so in the output.
     std::uint64_t max_dot_synapses = 0;
+    // <run weight-precision="half">: each synapse's weight as the engine keeps it, the
+    // nearest binary16 (dense cells keep their 32 bits).
+    bool half_weights = false;
 };
 
 // Writes the network `compact` to `out`: its neurons and dense blocks from `net` (its expansion

@@ -1,13 +1,13 @@
 #pragma once
-// Synapse weights in 16 bits (private to dnnc_sim; <run weight-precision="half">,
-// docs/simulation.md "Memory layout"): IEEE 754 binary16, to nearest with ties to even. The
-// rounding depends on the value alone, so every node keeps the same weight for a synapse and
-// every path adds the same float. Written with integer and float operations that every x86-64
+// Synapse weights in 16 bits (<run weight-precision="half">, docs/simulation.md "Weights in
+// 16 bits"): IEEE 754 binary16, to nearest with ties to even. The rounding depends on the
+// value alone, so every node keeps the same weight for a synapse, every path adds the same
+// float, and an export shows the weight the engine keeps. Written with integer and float operations that every x86-64
 // has (no F16C), so the values do not depend on the CPU or the compiler's half type.
 #include <cstdint>
 #include <cstring>
 
-namespace dnnc::sim::half_weight {
+namespace dnnc::half_weight {
 
 // The largest finite binary16 magnitude; a float at or above 65520 rounds to infinity.
 inline constexpr float largest = 65504.0f;
@@ -60,4 +60,4 @@ inline float decode(std::uint16_t h) {
 // `w` as the weight a synapse keeps in 16 bits.
 inline float rounded(float w) { return decode(encode(w)); }
 
-}  // namespace dnnc::sim::half_weight
+}  // namespace dnnc::half_weight
