@@ -1,6 +1,7 @@
 // Batched runs: every lane of a batched engine computes exactly what a run of its own with
 // that lane's inputs computes, alone or partitioned over in-process nodes; dense
 // projections run all lanes as one matrix-matrix product.
+#include "lane_outputs.hpp"
 #include "dnnc/sim/runner.hpp"
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -19,15 +20,8 @@ using namespace dnnc::sim;
 
 namespace {
 
-struct input {
-    global_index neuron;
-    tick_t tick;
-    float value;
-    std::int64_t lane;
-};
-
-// outputs[tick][neuron * lanes + lane]
-using trace = std::vector<std::vector<float>>;
+using input = test::lane_input;
+using trace = test::lane_trace;  // outputs[tick][neuron * lanes + lane]
 
 model::expanded_network generated(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\">" + body + "</network></dnnc>", "g.xml");
@@ -45,19 +39,8 @@ std::vector<input> random_inputs(std::size_t neurons, int ticks, std::uint32_t l
     return inputs;
 }
 
-trace batched(engine_spec spec, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
-    spec.batch = lanes;
-    engine e(spec);
-    for (const auto& in : inputs) e.add_input(in.neuron, in.tick, in.value, in.lane);
-    trace out;
-    for (int t = 0; t < ticks; ++t) {
-        e.compute();
-        std::vector<float> row;
-        for (std::size_t i = 0; i < spec.neurons.size(); ++i)
-            for (std::uint32_t lane = 0; lane < lanes; ++lane) row.push_back(e.output(static_cast<global_index>(i), lane));
-        out.push_back(row);
-    }
-    return out;
+trace batched(const engine_spec& spec, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
+    return test::lane_outputs(spec, lanes, ticks, inputs);
 }
 
 trace batched(const model::expanded_network& net, std::uint32_t lanes, int ticks, const std::vector<input>& inputs) {
@@ -365,7 +348,8 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
     // sources S feed linear neurons L, whose output is their sum (every bit of it), through
     // drawn weights and delays and through one weight and delay (several terms a sum per
     // tick, not in order); some inhibit S (its inhibitory sums in order). 1, 2 and 3
-    // threads give the bits of the lanes path, which reads every synapse.
+    // threads give the bits of the lanes path, which reads every synapse, with 32-bit and
+    // with half weights (their compact entries one word, the weights in 16 bits beside).
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
         <population id="S" size="1600" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
         <population id="L" size="400" model="linear"/>
@@ -380,11 +364,14 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
                                               "g.xml");
     const auto net = model::expand(*doc.net, "g.xml");
     const int ticks = 300;
-    const auto lanes = batched(net, 2, ticks, {});
+    const bool half = GENERATE(false, true);
+    auto spec = whole_network(net);
+    spec.half_weights = half;
+    const auto lanes = batched(spec, 2, ticks, {});
     for (const int threads : {1, 2, 3}) {
         tbb::task_arena arena(threads);
         arena.execute([&] {
-            engine e(whole_network(net));
+            engine e(spec);
             std::size_t spikes = 0, sums = 0, differ = 0;
             for (int t = 0; t < ticks; ++t) {
                 e.compute();
@@ -394,13 +381,14 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
                     differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
                 }
             }
-            INFO(threads << " threads: " << spikes << " spikes, " << sums << " non-zero sums, " << e.split_sparse_ticks()
+            INFO(threads << " threads, half weights " << half << ": " << spikes << " spikes, " << sums << " non-zero sums, " << e.split_sparse_ticks()
                          << " ticks split");
             CHECK(differ == 0);
             CHECK(spikes > 3000);
             CHECK(sums > 400 * ticks / 2);
             if (threads == 1) CHECK(e.split_sparse_ticks() == 0);
-            if (threads > 1) CHECK(e.split_sparse_ticks() > ticks * 3 / 4);
+            // With half weights a tick reads half the words, and about half the ticks split.
+            if (threads > 1) CHECK(e.split_sparse_ticks() > ticks * (half ? 1 : 3) / 4);
         });
     }
 }

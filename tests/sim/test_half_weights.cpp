@@ -1,7 +1,8 @@
 // Weights in 16 bits (engine_spec::half_weights, <run weight-precision="half">): every weight
-// is the nearest binary16 of the one given; the sparse path, the lanes path, threads and
-// partitions all give the same bits with them; they take 4 bytes a synapse less; a weight
-// beyond 16 bits is refused.
+// is the nearest binary16 of the one given; the sparse path, the lanes path and partitions
+// all give the same bits with them (threads: test_batch); they take 4 bytes a synapse less;
+// a weight beyond 16 bits is refused.
+#include "lane_outputs.hpp"
 #include "dnnc/sim/runner.hpp"
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -12,15 +13,13 @@
 #include <mutex>
 #include <random>
 
-#include <tbb/task_arena.h>
 
 using namespace dnnc;
 using namespace dnnc::sim;
 
 namespace {
 
-// outputs[tick][neuron * lanes + lane]
-using trace = std::vector<std::vector<float>>;
+using trace = test::lane_trace;  // outputs[tick][neuron * lanes + lane]
 
 model::expanded_network network(const std::string& body) {
     const auto doc = protocol::parse_document("<dnnc xmlns=\"urn:dnnc:1\"><network name=\"g\" dt=\"0.1\">" + body + "</network></dnnc>", "g.xml");
@@ -32,19 +31,7 @@ engine_spec half(engine_spec spec) {
     return spec;
 }
 
-trace run(engine_spec spec, std::uint32_t lanes, int ticks) {
-    spec.batch = lanes;
-    engine e(spec);
-    trace out;
-    for (int t = 0; t < ticks; ++t) {
-        e.compute();
-        std::vector<float> row;
-        for (std::size_t i = 0; i < spec.neurons.size(); ++i)
-            for (std::uint32_t lane = 0; lane < lanes; ++lane) row.push_back(e.output(static_cast<global_index>(i), lane));
-        out.push_back(row);
-    }
-    return out;
-}
+trace run(const engine_spec& spec, std::uint32_t lanes, int ticks) { return test::lane_outputs(spec, lanes, ticks); }
 
 // The nearest binary16 of w, ties to even, by its spacing (2^-24 below 2^-14).
 float nearest_half(float w) {
@@ -105,40 +92,6 @@ TEST_CASE("with half weights the sparse path gives the lanes path's spikes, bit 
     CHECK(spikes < 500 * ticks / 40);
     // Not the single-precision run: the weights differ in their low bits.
     CHECK(run(whole_network(network(drawn)), 1, ticks) != sparse);
-}
-
-TEST_CASE("with half weights the sparse path split over threads gives the lanes path's sums") {
-    // Linear neurons L output their sums, every bit of them (as in test_batch).
-    const auto spec = half(whole_network(network(R"(
-        <population id="S" size="1600" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
-        <population id="L" size="400" model="linear"/>
-        <projection from="S[0:1200]" to="L" kind="random" p="0.8" seed="1">
-          <weight distribution="normal" mean="0.3" std="1"/>
-          <delay distribution="normal" mean="1.5" std="1" min="0.1"/>
-        </projection>
-        <projection from="S[1200:1600]" to="L" kind="random" p="0.8" weight="-0.7" delay="8" seed="2"/>
-        <poisson to="S" rate="6000" weight="90" seed="5"/>)")));
-    const int ticks = 200;
-    const auto lanes = run(spec, 2, ticks);
-    for (const int threads : {1, 2, 3}) {
-        tbb::task_arena arena(threads);
-        arena.execute([&] {
-            engine e(spec);
-            std::size_t sums = 0, differ = 0;
-            for (int t = 0; t < ticks; ++t) {
-                e.compute();
-                for (std::size_t i = 0; i < 2000; ++i) {
-                    const float y = e.output(static_cast<global_index>(i));
-                    sums += i >= 1600 && y != 0.0f;
-                    differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
-                }
-            }
-            INFO(threads << " threads, " << e.split_sparse_ticks() << " ticks split");
-            CHECK(differ == 0);
-            CHECK(sums > 400 * ticks / 2);
-            if (threads > 1) CHECK(e.split_sparse_ticks() > 0);
-        });
-    }
 }
 
 TEST_CASE("half weights on several nodes give the whole network's bits") {
