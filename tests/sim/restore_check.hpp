@@ -11,9 +11,9 @@
 namespace dnnc::test {
 
 // Returns the spikes of the first 300 ticks; `check_captured` sees the captured states.
-inline int check_restore_continues(const model::expanded_network& net,
+inline int check_restore_continues(const sim::engine_spec& spec,
                                    const std::function<void(const std::vector<sim::neuron_state>&)>& check_captured = {}) {
-    sim::engine straight(sim::whole_network(net));
+    sim::engine straight(spec);
     int spikes = 0;
     for (int t = 0; t < 300; ++t) {
         straight.compute();
@@ -22,7 +22,7 @@ inline int check_restore_continues(const model::expanded_network& net,
     const auto middle = straight.capture();
     if (check_captured) check_captured(middle);
     for (int t = 300; t < 600; ++t) straight.compute();
-    sim::engine resumed(sim::whole_network(net));
+    sim::engine resumed(spec);
     resumed.restore(middle, 300);
     for (int t = 300; t < 600; ++t) resumed.compute();
     const auto a = straight.capture(), b = resumed.capture();
@@ -32,6 +32,11 @@ inline int check_restore_continues(const model::expanded_network& net,
         CHECK(a[i].variables == b[i].variables);
     }
     return spikes;
+}
+
+inline int check_restore_continues(const model::expanded_network& net,
+                                   const std::function<void(const std::vector<sim::neuron_state>&)>& check_captured = {}) {
+    return check_restore_continues(sim::whole_network(net), check_captured);
 }
 
 }  // namespace dnnc::test

@@ -1,8 +1,9 @@
 // Weights in 16 bits (engine_spec::half_weights, <run weight-precision="half">): every weight
 // is the nearest binary16 of the one given; the sparse path, the lanes path and partitions
-// all give the same bits with them (threads: test_batch); they take 4 bytes a synapse less;
-// a weight beyond 16 bits is refused.
+// all give the same bits with them (threads: test_batch; updates: test_set_weights), and so
+// does a restore; they take 4 bytes a synapse less; a weight beyond 16 bits is refused.
 #include "lane_outputs.hpp"
+#include "restore_check.hpp"
 #include "dnnc/sim/runner.hpp"
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -116,6 +117,10 @@ TEST_CASE("half weights on several nodes give the whole network's bits") {
         INFO(nodes << " nodes");
         CHECK(out == whole);
     }
+}
+
+TEST_CASE("an engine with half weights restored from its capture runs on alike") {
+    CHECK(test::check_restore_continues(half(whole_network(network(drawn)))) > 50);
 }
 
 TEST_CASE("half weights take 4 bytes a synapse less") {

@@ -41,12 +41,16 @@ model::network network_of(const std::string& weight, const std::string& mean, bo
     return *protocol::parse_document(network_text(weight, mean, plastic, model), "w.xml").net;
 }
 
-std::vector<engine> engines_of(const model::network& net, std::size_t nodes) {
+// `half`: with half weights (<run weight-precision="half">).
+std::vector<engine> engines_of(const model::network& net, std::size_t nodes, bool half = false) {
     const auto expanded = model::expand(net, "w.xml");
     std::vector<std::uint32_t> node_of(expanded.neuron_count());
     for (std::size_t i = 0; i < node_of.size(); ++i) node_of[i] = static_cast<std::uint32_t>(i * 7 % nodes);
     std::vector<engine> engines;
-    for (auto& spec : partition_specs(expanded, node_of, nodes, {}, with_synapses::no)) engines.emplace_back(spec, net);
+    for (auto& spec : partition_specs(expanded, node_of, nodes, {}, with_synapses::no)) {
+        spec.half_weights = half;
+        engines.emplace_back(spec, net);
+    }
     return engines;
 }
 
@@ -67,8 +71,9 @@ void step(std::vector<engine>& engines) {
 // models from tick `at` on, against one engine of `after`'s network restored from their
 // states at `at`, its plastic synapses' weights those `after` gives them where `after` sets
 // them (its STDP synapses keep no other state); at the end, their plastic synapses alike.
-void check_reweighted(const model::network& before, const model::network& after, std::size_t nodes, tick_t at, tick_t ticks) {
-    auto engines = engines_of(before, nodes);
+void check_reweighted(const model::network& before, const model::network& after, std::size_t nodes, tick_t at, tick_t ticks,
+                      bool half = false) {
+    auto engines = engines_of(before, nodes, half);
     const auto neurons = model::expand(before, "w.xml").neuron_count();
     while (engines.front().next_tick() < at) step(engines);
     std::vector<neuron_state> states;
@@ -76,7 +81,7 @@ void check_reweighted(const model::network& before, const model::network& after,
         for (auto& s : e.capture()) states.push_back(std::move(s));
     const auto reweighted = protocol::reweighted_elements(before, after);
     for (auto& e : engines) e.set_synapses(after, reweighted);
-    auto reference = engines_of(after, 1);
+    auto reference = engines_of(after, 1, half);
     if (!reweighted.empty() && reweighted.back() == 2) {  // the plastic projection's
         const auto set = reference.front().capture();
         for (auto& s : states) s.synapses = set[static_cast<std::size_t>(s.index)].synapses;
@@ -113,6 +118,24 @@ TEST_CASE("static weights set at tick T run on as the network of the new weights
         INFO(nodes << " engines");
         check_reweighted(network_of("60", "-10", false), network_of("-90", "6", false), nodes, 200, 600);
     }
+}
+
+TEST_CASE("with half weights, static weights set at tick T run on as the network of the new weights restored at T") {
+    for (const std::size_t nodes : {1, 3}) {
+        INFO(nodes << " engines");
+        check_reweighted(network_of("60.01", "-10", false), network_of("-90.01", "6", false), nodes, 200, 600, true);
+    }
+    // Not the run of 32-bit weights: the membrane potentials differ.
+    auto single = engines_of(network_of("60.01", "-10", false), 1), half = engines_of(network_of("60.01", "-10", false), 1, true);
+    for (int t = 0; t < 400; ++t) {
+        step(single);
+        step(half);
+    }
+    const auto a = single.front().capture(), b = half.front().capture();
+    REQUIRE(a.size() == b.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) differ += a[i].variables != b[i].variables;
+    CHECK(differ > 20);
 }
 
 TEST_CASE("new static weights leave plastic synapses their learned weights, on 1 and 3 engines") {
