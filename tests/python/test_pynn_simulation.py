@@ -296,3 +296,26 @@ def test_projection_changes_other_than_static_weights_and_delays_between_runs_ar
     assert {w for _, _, w in drawn.get("weight", format="list")} == {0.3}
     sim.run(10.0)
     sim.end()
+
+
+def test_setup_keeps_weights_in_16_bits_when_asked():
+    cells = network(nodes=1)
+    assert "weight-precision" not in sim.simulator.state.network().to_xml()
+    sim.run(100.0)
+    single = spike_times(cells)
+    sim.end()
+    sim.setup(timestep=0.1, min_delay=0.2, max_delay=5.0, nodes=1, weight_precision="half")
+    cells = sim.Population(40, sim.IF_curr_exp(i_offset=1.0, tau_refrac=2.0), label="cells")
+    cells.initialize(v=sim.RandomDistribution("normal", mu=-60.0, sigma=4.0, rng=sim.NumpyRNG(seed=2)))
+    sim.Projection(cells, cells, sim.FixedProbabilityConnector(0.2, rng=sim.NumpyRNG(seed=7)),
+                   sim.StaticSynapse(weight=-0.05, delay=0.5), receptor_type="inhibitory")
+    cells.record("spikes")
+    assert 'weight-precision="half"' in sim.simulator.state.network().to_xml()
+    sim.run(100.0)
+    # -50 pA is a binary16 value: the same spikes as with 32-bit weights.
+    half = spike_times(cells)
+    assert half.keys() == single.keys() and all(np.array_equal(half[i], single[i]) for i in single)
+    assert sum(len(t) for t in single.values()) > 40
+    sim.end()
+    with pytest.raises(ValueError, match="weight_precision must be 'single' or 'half'"):
+        sim.setup(weight_precision="double")

@@ -49,19 +49,23 @@ def list_standard_models():
 
 
 def setup(timestep=DEFAULT_TIMESTEP, min_delay=DEFAULT_MIN_DELAY, max_delay=DEFAULT_MAX_DELAY, nodes=None,
-          cluster=None, **extra_params):
+          cluster=None, weight_precision="single", **extra_params):
     """Starts a new network. ``nodes=K``: run it on K local dnnc-node processes (default
     4); ``cluster=FILE``: on the <cluster> of that DNNC document. Times in ms; delays are
-    whole ticks of ``timestep`` (the longest 65,535 ticks)."""
+    whole ticks of ``timestep`` (the longest 65,535 ticks). ``weight_precision="half"``:
+    synapse weights kept in 16 bits (<run weight-precision="half">)."""
     common.setup(timestep, min_delay, max_delay=max_delay, **extra_params)
     if nodes is not None and cluster is not None:
         raise ValueError("setup(): give nodes= or cluster=, not both")
+    if weight_precision not in ("single", "half"):
+        raise ValueError(f"setup(): weight_precision must be 'single' or 'half', not {weight_precision!r}")
     state = simulator.state
     state.clear()
     state.dt = float(timestep)
     state.min_delay = min_delay
     state.max_delay = 65535 * timestep if max_delay == "auto" else max_delay
     state.cluster = {"cluster": cluster} if cluster is not None else {"nodes": 4 if nodes is None else int(nodes)}
+    state.weight_precision = weight_precision
     return rank()
 
 

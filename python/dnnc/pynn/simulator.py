@@ -61,6 +61,7 @@ class State(common.control.BaseState):
         self.min_delay = "auto"
         self.max_delay = 6553.5
         self.cluster = {"nodes": 4}
+        self.weight_precision = "single"
         self.simulation = None
         self._read = None
         self.clear()
@@ -111,6 +112,8 @@ class State(common.control.BaseState):
             for population in self.populations:
                 for references, variables, interval in population.recorder._state_records():
                     net.record(references, variables=variables, interval_ms=interval)
+            if self.weight_precision != "single":
+                net.run_settings(weight_precision=self.weight_precision)
             self._network = net
         return self._network
 
