@@ -42,6 +42,7 @@ extern "C" void on_interrupt(int) { interrupted = true; }
 struct run_options {
     std::string file, cluster_file, input, output, spikes, record_file, weights, report, structure, log_level = "warn", http_bind = "127.0.0.1";
     int nodes = 0, batch = 0;  // batch 0: as the document says
+    std::string weight_precision;  // empty: as the document says
     int http = -1;             // the lead's live page
     bool running_cluster = false;
     std::int64_t ticks = 1000;
@@ -68,6 +69,10 @@ int run_run(const run_options& o) {
     if (o.batch > 0) {
         if (!doc.run) doc.run.emplace();
         doc.run->batch = o.batch;
+    }
+    if (!o.weight_precision.empty()) {
+        if (!doc.run) doc.run.emplace();
+        doc.run->half_weights = o.weight_precision == "half";
     }
     const auto& records = doc.net->records;
     if (!o.record_file.empty() && std::all_of(records.begin(), records.end(), [](const model::recording& r) { return r.variables.empty(); }))
@@ -290,6 +295,9 @@ void add_run(CLI::App& app, action& chosen) {
     cmd->add_option("--input", o->input, "Input CSV: tick,target,value[,lane]");
     cmd->add_option("--batch", o->batch, "Run B lanes side by side, one input pattern each (overrides <run batch>)")
         ->check(CLI::Range(1, static_cast<int>(model::max_batch)));
+    cmd->add_option("--weight-precision", o->weight_precision,
+                    "single or half: synapse weights in 32 or 16 bits (overrides <run weight-precision>)")
+        ->check(CLI::IsMember({"single", "half"}));
     cmd->add_option("--output", o->output, "Write the outputs here as CSV");
     cmd->add_option("--spikes", o->spikes,
                     "Write the recorded spikes here as CSV (t_ms,population,index); without <record>, every spiking neuron's");
