@@ -57,7 +57,11 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     std::uint64_t longest = 0;
     for (std::size_t k = 0; k < local; ++k) longest = std::max(longest, store.row_begin(k + 1) - store.row_begin(k));
     compact_ = longest <= std::uint64_t{1} << position_bits_;
-    half_ = compact_ && store.half_weights();
+    // Half weights beside one-word compact entries, where some class has them.
+    half_ = compact_ && store.half_weights() &&
+            std::any_of(store.classes().begin(), store.classes().end(), [](const synapse_store::synapse_class& c) {
+                return (c.varies & synapse_store::weight_varies) && !(c.varies & synapse_store::weight_changes);
+            });
     place(store, neurons, slots.size());
     if (compact_ && built_) {
         compact_targets_.resize(local);

@@ -152,3 +152,13 @@ TEST_CASE("a weight beyond 16 bits is refused") {
     CHECK_NOTHROW(engine(drawn_large));
     CHECK_THROWS_WITH(engine(half(drawn_large)), Catch::Contains("into neuron ") && Catch::Contains("does not fit 16 bits"));
 }
+
+TEST_CASE("half weights shared by a projection cost no byte beside the fan-out") {
+    // One weight and delay per projection: classes, no own weights, nothing kept in 16 bits.
+    const auto spec = whole_network(network(R"(<population id="P" size="400" model="iaf_psc_exp"/>
+        <projection from="P" to="P" kind="random" p="0.1" weight="20.01" delay="2" seed="1"/>
+        <projection from="P[0:100]" to="P" kind="random" p="0.1" weight="-80.01" delay="3" seed="2"/>)"));
+    const engine single(spec), halved(half(spec));
+    CHECK(halved.synapse_bytes() == single.synapse_bytes());
+    CHECK(halved.incoming(5).at(0).weight != single.incoming(5).at(0).weight);
+}
