@@ -678,7 +678,7 @@ PYBIND11_MODULE(_dnnc, m) {
                     if (e != element) return;
                     sources.push_back(source);
                     targets.push_back(target);
-                    weights.push_back(half && half_weight::fits(weight) ? half_weight::rounded(weight) : weight);
+                    weights.push_back(half ? half_weight::as_kept(weight) : weight);
                     delays.push_back(delay);
                 });
             }

@@ -150,8 +150,7 @@ void for_each_synapse(const expanded_network& net, const synapse_rows& rows, boo
     bool more = true;
     for (neuron_index to = 0; to < net.neuron_count() && more; ++to)
         rows.for_each(to, [&](neuron_index from, float weight, std::uint16_t delay, std::size_t) {
-            const float kept = half && half_weight::fits(weight) ? half_weight::rounded(weight) : weight;
-            more = more && f(from, to, kept, delay, false);
+            more = more && f(from, to, half ? half_weight::as_kept(weight) : weight, delay, false);
         });
     if (!more) return;
     for (const auto& block : net.dense) {

@@ -92,4 +92,6 @@ TEST_CASE("weights from 65520 up, infinities and NaN have no half") {
     CHECK(half_weight::rounded(87.81f) == 87.8125f);
     CHECK(half_weight::rounded(-351.24f) == -351.25f);
     CHECK(half_weight::rounded(1e-9f) == 0.0f);
+    CHECK(half_weight::as_kept(87.81f) == 87.8125f);
+    CHECK(half_weight::as_kept(-70000.0f) == -70000.0f);  // no half: shown as given
 }

@@ -18,7 +18,6 @@
 #include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,13 +29,6 @@ struct population_stats {
     double rate = 0, cv = 0;
 };
 using run_stats = std::map<std::string, population_stats>;
-
-std::string read(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // The document with every population's and Poisson generator's seed moved by `shift`, and
 // with half weights.
@@ -73,7 +65,7 @@ run_stats run(const std::filesystem::path& dir, const std::string& name, const s
 
 void check_unchanged(const std::string& example, int runs, long ticks, double from_ms) {
     scratch_dir dir;
-    const std::string text = read(source_path(example));
+    const std::string text = slurp(source_path(example));
     REQUIRE(text.find("<run ") != std::string::npos);
     std::vector<run_stats> single, half;
     for (int k = 0; k < runs; ++k) {

@@ -60,4 +60,8 @@ inline float decode(std::uint16_t h) {
 // `w` as the weight a synapse keeps in 16 bits.
 inline float rounded(float w) { return decode(encode(w)); }
 
+// `w` as an engine with half weights keeps it, for what shows a network's weights (exports):
+// rounded where it fits, else as it is (an engine refuses it).
+inline float as_kept(float w) { return fits(w) ? rounded(w) : w; }
+
 }  // namespace dnnc::half_weight
