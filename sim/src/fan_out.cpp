@@ -238,30 +238,43 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     for (std::size_t i = 0; i < even.size(); ++i) even[i] = slots * i / (even.size() - 1);
     std::vector<packing> packs(slots);
     std::atomic<bool> indexed{false};
-    tbb::parallel_for(std::size_t{0}, even.size() - 1, [&](std::size_t range) {
-        const std::size_t lo = even[range], hi = even[range + 1];
-        bool two_words = false;
-        auto close = [&](std::size_t slot) {
-            out_begin_[slot + 1] += packs[slot].words();
-            packs[slot] = {};
-        };
-        each(lo, hi, [&](std::uint32_t c, const placed& p, std::uint64_t, std::size_t slot, std::uint32_t words) {
-            if (latest[slot] != c) {
+    // Where every synapse is of one class that varies (drawn weights make such a store), every
+    // entry has that class's width and a slot has one segment: its words follow from the
+    // store's count of its synapses, without a visit to each.
+    if (classes.size() == 1 && classes[0].varies && store.counted()) {
+        const std::uint32_t width = varying_words(classes[0]);
+        for (std::size_t slot = 0; slot < slots; ++slot) {
+            const std::uint64_t n = store.synapses_from(slot);
+            out_begin_[slot + 1] = n * width;
+            segments[slot] = n > 0;
+            if (n > 0) indexed = true;
+        }
+    } else {
+        tbb::parallel_for(std::size_t{0}, even.size() - 1, [&](std::size_t range) {
+            const std::size_t lo = even[range], hi = even[range + 1];
+            bool two_words = false;
+            auto close = [&](std::size_t slot) {
+                out_begin_[slot + 1] += packs[slot].words();
+                packs[slot] = {};
+            };
+            each(lo, hi, [&](std::uint32_t c, const placed& p, std::uint64_t, std::size_t slot, std::uint32_t words) {
+                if (latest[slot] != c) {
+                    close(slot);
+                    latest[slot] = c;
+                    ++segments[slot];
+                }
+                if (is_packed(c, words)) {
+                    packs[slot].add(p.target, nullptr);
+                    return;
+                }
                 close(slot);
-                latest[slot] = c;
-                ++segments[slot];
-            }
-            if (is_packed(c, words)) {
-                packs[slot].add(p.target, nullptr);
-                return;
-            }
-            close(slot);
-            out_begin_[slot + 1] += words;
-            two_words |= words >= 2 || classes[c].varies;  // the entry leads to its synapse
+                out_begin_[slot + 1] += words;
+                two_words |= words >= 2 || classes[c].varies;  // the entry leads to its synapse
+            });
+            for (auto slot = lo; slot < hi; ++slot) close(slot);
+            if (two_words) indexed = true;
         });
-        for (auto slot = lo; slot < hi; ++slot) close(slot);
-        if (two_words) indexed = true;
-    });
+    }
     packs = {};
     // Block sizes, then offsets (out_begin[slot + 1] held the words of slot's synapses).
     std::uint64_t offset = 0;

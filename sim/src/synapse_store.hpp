@@ -31,6 +31,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -65,11 +66,17 @@ public:
                bool half_weights);
 
     std::uint64_t size() const { return in_slot_.size(); }
+    // How many synapses slot `slot` feeds, as build() counted them while writing the rows
+    // (what the fan-out index needs of a store whose synapses are all of one class); 0 for a
+    // slot added since. counted(): false where build() did not count (2^32 synapses or more).
+    bool counted() const { return counted_; }
+    std::uint32_t synapses_from(std::size_t slot) const { return slot < synapses_from_.size() ? synapses_from_[slot] : 0; }
     // The synapses build() set out to make, once it counted them (0 before).
     std::uint64_t planned() const { return planned_; }
     std::size_t bytes() const {
         auto of = [](const auto& v) { return v.size() * sizeof(v[0]); };
-        return of(in_begin_) + of(in_slot_) + of(run_begin_) + of(runs_) + of(classes_) + of(weight_) + of(half_weight_) + of(delay_);
+        return of(in_begin_) + of(in_slot_) + of(run_begin_) + of(runs_) + of(classes_) + of(weight_) + of(half_weight_) + of(delay_) +
+               of(synapses_from_);
     }
     // The distinct delays the synapses use, ascending; the longest (1 without synapses); the
     // shortest delay of a synapse from a remote slot (65536: none).
@@ -233,6 +240,8 @@ private:
     uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary, unless packed
     std::vector<std::uint16_t> delays_;
     std::uint32_t remote_delay_ = 65536;
+    bool counted_ = false;
+    std::vector<std::uint32_t> synapses_from_;  // per slot, when counted
 };
 
 inline bool synapse_store::same_wiring(const synapse_store& other) const {
@@ -373,6 +382,9 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     std::atomic<std::uint32_t> remote{65536};
     // The delays the synapses use, a flag each, per thread (so the stores need no order).
     tbb::enumerable_thread_specific<std::vector<std::uint8_t>> delays_seen([] { return std::vector<std::uint8_t>(65536, 0); });
+    // The synapses of each slot, per thread; in 32 bits, so only below 2^32 synapses.
+    counted_ = total <= std::numeric_limits<std::uint32_t>::max();
+    tbb::enumerable_thread_specific<std::vector<std::uint32_t>> counts([&] { return std::vector<std::uint32_t>(counted_ ? slots.size() : 0, 0); });
     // A delay beyond the packed bits: the rows are filled again, unpacked.
     std::atomic<bool> unpackable{false};
     auto fill = [&](const tbb::blocked_range<std::size_t>& r) {
@@ -381,6 +393,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         const std::uint32_t delay_limit = packing ? std::uint32_t{1} << (32 - shift) : 65536;
         std::uint32_t remote_here = 65536;
         std::uint8_t* const delay_seen = delays_seen.local().data();
+        std::uint32_t* const count = counted_ ? counts.local().data() : nullptr;
         // The arrays and settings in locals, so that the call per synapse reads them from
         // its closure rather than through this.
         std::uint32_t* const words = in_slot_.data();
@@ -394,8 +407,8 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
             const auto runs_begin = run_begin_[k];
             auto at = runs_begin;
             std::uint32_t current = no_slot;
-            rows.fill(k, [&, words, weights, halves, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, varying,
-                          by_model, local](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
+            rows.fill(k, [&, words, weights, halves, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, count,
+                          varying, by_model, local](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
                 if (s == last) throw usage_error("engine: a row gave more synapses than it counted");
                 auto slot = lookup.find(source);
                 if (slot == no_slot) {
@@ -430,6 +443,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                     current = cls;
                 }
                 if (slot >= local) remote_here = std::min<std::uint32_t>(remote_here, delay);
+                if (count) ++count[slot];
                 words[s] = word;
                 ++s;
             });
@@ -442,8 +456,12 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), fill);
     if (unpackable) {
         pack(false);
+        for (auto& c : counts) std::fill(c.begin(), c.end(), 0);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 64), fill);
     }
+    synapses_from_.assign(counted_ ? slots.size() : 0, 0);
+    for (const auto& c : counts)
+        for (std::size_t slot = 0; slot < c.size(); ++slot) synapses_from_[slot] += c[slot];
     if (missing_row < n)
         throw protocol_error("neuron " + std::to_string(missing_source) + " feeds neuron " +
                              std::to_string(neurons[missing_row].index) + (node.empty() ? "" : " on node '" + node + "'") +
