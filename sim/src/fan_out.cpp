@@ -348,10 +348,10 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             std::uint16_t delay;              // where delays vary
             std::uint16_t half;               // a one-word compact entry's weight
         };
-        // An entry's delay at (its first word - base) / delay_stride(): entries whose delays
+        // An entry's delay at (its first word - base) >> delay_stride_shift(): entries whose delays
         // vary have at least that many words.
         const std::uint64_t base = out_begin_[lo];
-        kept_delays delay_at(delays_vary ? (out_begin_[hi] - base) / delay_stride() + 1 : 0, store.delays());
+        kept_delays delay_at(delays_vary ? ((out_begin_[hi] - base) >> delay_stride_shift()) + 1 : 0, store.delays());
         constexpr std::size_t group_slots = 256, group_held = 4096;
         const std::size_t groups = (hi - lo + group_slots - 1) / group_slots;
         std::vector<held> kept(groups * group_held);
@@ -374,7 +374,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                 return;
             }
             close_region(slot);
-            if (classes[c].varies & synapse_store::delay_varies) delay_at.set((at.next - base) / delay_stride(), e.delay);
+            if (classes[c].varies & synapse_store::delay_varies) delay_at.set((at.next - base) >> delay_stride_shift(), e.delay);
             copy_entry(e.word, words, words_.data() + at.next);
             if (words == 1 && classes[c].varies) halves_[at.next] = e.half;
             at.one_words += words == 1 && !classes[c].varies;
@@ -457,7 +457,7 @@ void fan_out_index::sort_by_delay(const std::vector<synapse_store::synapse_class
         const std::uint32_t width = varying_words(classes[class_of(block[g])]);
         const std::uint64_t first = static_cast<std::uint64_t>(block - words_.data()) + o - base;
         delays.clear();
-        for (std::uint32_t w = 0; w < e - o; w += width) delays.push_back(delay_at.get((first + w) / delay_stride()));
+        for (std::uint32_t w = 0; w < e - o; w += width) delays.push_back(delay_at.get((first + w) >> delay_stride_shift()));
         const auto [lowest, highest] = std::minmax_element(delays.begin(), delays.end());
         const std::uint16_t low = o == e ? 0 : *lowest;
         at.assign(o == e ? 1 : static_cast<std::size_t>(*highest - low) + 2, 0);
