@@ -67,6 +67,17 @@ struct engine::impl {
     // Whether set_synapses ever changed delays: the lag and the sparse path then differ from
     // an engine built with the new delays (reroute refuses).
     bool redelayed = false;
+    // Own weights live in the fan-out index alone while every tick takes the sparse path (each
+    // copy costs 4 bytes a synapse); the rows take them back before a tick, a transition or
+    // incoming() reads them there, and keep them once a tick was too busy for the sparse path.
+    bool rows_keep_weights = false;
+    void release_row_weights() {
+        if (!rows_keep_weights && !transition && use_sparse && !store.weights_released() && fan_out.holds_weights(store))
+            store.release_weights();
+    }
+    void weights_into_rows() {
+        if (store.weights_released()) store.take_weights_back([&](float* weights) { fan_out.write_weights(store.classes(), weights); });
+    }
     neuron_sums sums;
     std::optional<drive> generated;
     tick_t remote_delay = 1;
@@ -316,6 +327,7 @@ struct engine::impl {
                                                                          : spiking_neurons::some;
         ascending = std::is_sorted(s.neurons.begin(), s.neurons.end(),
                                    [](const neuron_spec& a, const neuron_spec& b) { return a.index < b.index; });
+        release_row_weights();
     }
 };
 
@@ -361,7 +373,8 @@ std::vector<synapse_weight> engine::plastic_weights(std::uint64_t from, std::uin
 }
 
 std::vector<synapse_spec> engine::incoming(global_index neuron) const {
-    const auto& m = *impl_;
+    auto& m = *impl_;
+    m.weights_into_rows();  // the same weights, where rows can read them
     const auto k = m.slots.local_slot(neuron);
     const auto global_of = m.slots.global_indices();
     std::vector<synapse_spec> out;
@@ -414,7 +427,10 @@ void engine::deliver_nonzero(std::size_t peer, tick_t t, const std::vector<std::
 void engine::compute() {
     auto& m = *impl_;
     const tick_t t = m.next;
-    if (m.transition && t >= m.transition->until) m.transition.reset();
+    if (m.transition && t >= m.transition->until) {
+        m.transition.reset();
+        m.release_row_weights();
+    }
     const auto listed = m.gather_inputs(t);
     if (m.structure) m.structure->before(t, m.history);
     if (m.plastic) m.plastic->update(t, m.history);
@@ -433,6 +449,10 @@ void engine::compute() {
         // (40,000 lif neurons ran slower on two threads than on one).
         m.in_blocks(grain, m.local() < 512 * grain, [&](std::size_t begin, std::size_t end) { m.update(begin, end, out); });
     } else {
+        if (m.store.weights_released()) {
+            m.weights_into_rows();
+            m.rows_keep_weights = true;
+        }
         m.in_blocks(grain, m.local() < 2 * grain, [&](std::size_t begin, std::size_t end) {
             m.sum_rows(begin, end, t);
             m.update(begin, end, out);
@@ -570,6 +590,7 @@ void engine::set_synapses(const model::network& share, const std::vector<std::si
     if (m.use_sparse) {
         m.fan_out.build(m.store, m.neurons, m.slots);
         m.sparse->forget_rows();
+        m.release_row_weights();
     }
     if (sent_with) {
         m.plastic->redelay(m.transition->before, std::move(*sent_with), m.next, m.remote_delay);
@@ -616,6 +637,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     if (grown) m.structure->restore(std::move(*grown));
     if (m.structure) m.structure->restored(next, m.history);
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
+    m.release_row_weights();  // where a transition kept them in the rows
 }
 
 bool engine::reroute(const engine_spec& spec) {

@@ -71,6 +71,37 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     return built_;
 }
 
+bool fan_out_index::holds_weights(const synapse_store& store) const {
+    if (!built_ || !compact_ || half_ || store.half_weights()) return false;
+    bool own = false;
+    for (const auto& c : store.classes()) {
+        if (!(c.varies & synapse_store::weight_varies)) continue;
+        if (varying_words(c) != 2) return false;
+        own = true;
+    }
+    return own;
+}
+
+void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class>& classes, float* weights) const {
+    const std::size_t slots = out_begin_.size() - 1;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (auto slot = r.begin(); slot < r.end(); ++slot) {
+            if (out_begin_[slot] == out_begin_[slot + 1]) continue;
+            // Segments as in fan_out.hpp: a compact one's two-word entries fill it.
+            const std::uint32_t* const block = words_.data() + out_begin_[slot];
+            std::uint32_t o = 1 + 3 * block[0];
+            for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
+                const std::uint32_t e = block[g + 2];
+                const auto& c = classes[class_of(block[g])];
+                if ((c.varies & synapse_store::weight_varies) && varying_words(c) == 2)
+                    for (auto w = o; w < e; w += 2)
+                        std::memcpy(weights + compact_synapse(compact_targets_[compact_target(block[w])], block[w]), block + w + 1, sizeof(float));
+                o = e;
+            }
+        }
+    });
+}
+
 void fan_out_index::clear() {
     built_ = false;
     compact_ = false;

@@ -99,6 +99,7 @@ public:
     // node's synapses of the class may read.
     const std::vector<model::member_extent>& sources_of(std::size_t cls) const { return sources_[cls - 1]; }
     std::uint32_t source(std::uint64_t s) const { return in_slot_[s] & slot_mask_; }
+    // Not while own weights are released (below).
     float weight(const synapse_class& c, std::uint64_t s) const {
         return !(c.varies & weight_varies) ? c.weight : half_ ? half_weight::decode(half_weight_[s]) : weight_[s];
     }
@@ -106,6 +107,21 @@ public:
     // with half weights).
     float& own_weight(std::uint64_t s) { return weight_[s]; }
     float own_weight(std::uint64_t s) const { return weight_[s]; }
+    // Own weights released: the store lets its copy go where the fan-out index holds every
+    // one (fan_out_index::holds_weights), and takes it back, by `write(weights)` setting each
+    // synapse's, before anything reads weights row by row (engine.cpp). Nothing reads an
+    // own weight here in between.
+    bool weights_released() const { return released_; }
+    void release_weights() {
+        weight_ = decltype(weight_)();  // `= {}` would keep the capacity
+        released_ = true;
+    }
+    template <class Write>
+    void take_weights_back(Write&& write) {
+        weight_.resize(size());
+        write(weight_.data());
+        released_ = false;
+    }
     // Whether weights are kept in 16 bits; then the own weight of synapse s as kept.
     bool half_weights() const { return half_; }
     std::uint16_t own_half_weight(std::uint64_t s) const { return half_weight_[s]; }
@@ -235,7 +251,8 @@ private:
     std::vector<std::size_t> elements_;
     std::vector<std::vector<model::member_extent>> sources_;
     bool half_ = false;
-    uninitialized_vector<float> weight_;         // per synapse, for a class whose weights vary
+    uninitialized_vector<float> weight_;         // per synapse, for a class whose weights vary, unless released_
+    bool released_ = false;
     uninitialized_vector<std::uint16_t> half_weight_;  // instead, with half weights
     uninitialized_vector<std::uint16_t> delay_;  // per synapse, for a class whose delays vary, unless packed
     std::vector<std::uint16_t> delays_;
@@ -359,6 +376,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     in_slot_.resize(total);
     runs_.resize(run_begin_[n]);
     weight_ = {};
+    released_ = false;
     half_weight_ = {};
     if (varying && half_)
         half_weight_.resize(total);
