@@ -2,6 +2,7 @@
 // that lane's inputs computes, alone or partitioned over in-process nodes; dense
 // projections run all lanes as one matrix-matrix product.
 #include "lane_outputs.hpp"
+#include "own_weight_rows.hpp"
 #include "dnnc/sim/runner.hpp"
 #include "dnnc/core/error.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -309,16 +310,8 @@ TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights
     // Sources in descending order, so many distinct weights that every synapse keeps its own.
     auto spec = whole_network(generated(R"(<population id="P" size="600" model="relu" bias="-1.5"/>)"));
     spec.history = 4;
-    spec.in_begin = {0};
     std::mt19937 gen(12);
-    std::uniform_real_distribution<float> weight(-0.9f, 0.9f);
-    for (std::size_t i = 0; i < 600; ++i) {
-        std::vector<global_index> sources;
-        for (int k = 0; k < 30; ++k) sources.push_back(static_cast<global_index>(gen() % 600));
-        std::sort(sources.rbegin(), sources.rend());
-        for (auto s : sources) spec.in.push_back({s, weight(gen), static_cast<std::uint16_t>(1 + gen() % 3)});
-        spec.in_begin.push_back(spec.in.size());
-    }
+    test::add_own_weight_rows(spec, gen);
     const int ticks = 300;
     std::vector<input> drive;
     for (int t = 0; t < ticks; ++t)

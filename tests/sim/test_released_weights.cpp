@@ -4,6 +4,7 @@
 // a tick too busy for the sparse path (from then on the rows keep them), new delays (the
 // transition reads the old store's rows).
 #include "lane_outputs.hpp"
+#include "own_weight_rows.hpp"
 #include "share_cluster.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -17,23 +18,14 @@ using namespace dnnc::sim;
 
 namespace {
 
-// 600 relu neurons (bias -1.5: silent without input), 30 synapses each of their own weight
-// and delay, sources descending, so that no sum is in order.
+// 600 relu neurons (bias -1.5: silent without input) with rows of own weights.
 engine_spec own_weights() {
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g">
         <population id="P" size="600" model="relu" bias="-1.5"/></network></dnnc>)", "g.xml");
     auto spec = whole_network(model::expand(*doc.net, "g.xml"));
     spec.history = 4;
-    spec.in_begin = {0};
     std::mt19937 gen(12);
-    std::uniform_real_distribution<float> weight(-0.9f, 0.9f);
-    for (std::size_t i = 0; i < 600; ++i) {
-        std::vector<global_index> sources;
-        for (int k = 0; k < 30; ++k) sources.push_back(static_cast<global_index>(gen() % 600));
-        std::sort(sources.rbegin(), sources.rend());
-        for (auto s : sources) spec.in.push_back({s, weight(gen), static_cast<std::uint16_t>(1 + gen() % 3)});
-        spec.in_begin.push_back(spec.in.size());
-    }
+    test::add_own_weight_rows(spec, gen);
     return spec;
 }
 
