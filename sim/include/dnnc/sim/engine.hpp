@@ -95,10 +95,12 @@ public:
     // The node, neurons, peers, history, batch and device it was built from (not the
     // synapses or dense weights: those live on in the engine's own layout).
     const engine_spec& spec() const;
-    // The incoming synapses of all local neurons, and those of one in canonical order.
+    // The incoming synapses of all local neurons, and those of one in canonical order
+    // (incoming takes own weights the fan-out alone held back into the rows, which keep
+    // them until the next synapse update or restore: docs/simulation.md, "Memory layout").
     std::uint64_t synapse_count() const;
     std::vector<synapse_spec> incoming(global_index neuron) const;
-    // The bytes the synapses take in the engine (rows, runs, classes, fan-out).
+    // The bytes the synapses take in the engine now (rows, runs, classes, fan-out).
     std::size_t synapse_bytes() const;
     // Every plastic synapse's weight now (synapse models, docs/document.md): local targets in
     // the engine's order, each one's synapses in canonical order.
