@@ -18,13 +18,14 @@ using nlohmann::json;
 namespace {
 
 // Two nodes, a (the lead) and b, sharing a network whose synapses draw their weights and
-// delays: building either share takes a few seconds on one core.
+// delays: building either share takes a few seconds on one core (a second or two on a fast
+// one: twice the silence limit below needs this many).
 std::string slow_to_install(const scratch_dir& dir, std::vector<int>& ports) {
     ports = {free_port(), free_port()};
     return dir.file("big.xml", R"(<dnnc xmlns="urn:dnnc:1">
   <network name="big">
     <population id="p" size="20000" model="tanh"/>
-    <projection from="p" to="p" kind="fixed-total-number" n="12000000" seed="7">
+    <projection from="p" to="p" kind="fixed-total-number" n="48000000" seed="7">
       <weight distribution="normal" mean="0.01" std="0.002"/>
       <delay distribution="normal" mean="2" std="1" min="0.5"/>
     </projection>
