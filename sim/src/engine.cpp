@@ -68,7 +68,7 @@ struct engine::impl {
     // an engine built with the new delays (reroute refuses).
     bool redelayed = false;
     // Own weights live in the fan-out index alone while every tick takes the sparse path (each
-    // copy costs 4 bytes a synapse); the rows take them back before a tick, a transition or
+    // copy costs 4 bytes a synapse, 2 with half weights); the rows take them back before a tick, a transition or
     // incoming() reads them there, and keep them once a tick was too busy for the sparse path.
     bool rows_keep_weights = false;
     void release_row_weights() {
@@ -76,7 +76,7 @@ struct engine::impl {
             store.release_weights();
     }
     void weights_into_rows() {
-        if (store.weights_released()) store.take_weights_back([&](float* weights) { fan_out.write_weights(store.classes(), weights); });
+        if (store.weights_released()) store.take_weights_back([&](auto* weights) { fan_out.write_weights(store.classes(), weights); });
     }
     neuron_sums sums;
     std::optional<drive> generated;

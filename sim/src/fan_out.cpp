@@ -72,34 +72,52 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
 }
 
 bool fan_out_index::holds_weights(const synapse_store& store) const {
-    if (!built_ || !compact_ || half_ || store.half_weights()) return false;
+    if (!built_ || !compact_ || half_ != store.half_weights()) return false;
     bool own = false;
     for (const auto& c : store.classes()) {
         if (!(c.varies & synapse_store::weight_varies)) continue;
-        if (varying_words(c) != 2) return false;
+        if (varying_words(c) == 3) return false;
         own = true;
     }
     return own;
 }
 
-void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class>& classes, float* weights) const {
-    const std::size_t slots = out_begin_.size() - 1;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, slots, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+namespace {
+
+// set(synapse, word) for each compact entry of a class whose weights vary in the index's
+// `words`, by slot on several threads: `word` is where the entry starts. Segments as in
+// fan_out.hpp: a compact one's entries fill it.
+template <class Index, class Set>
+void each_own_weight(const Index& index, const std::vector<synapse_store::synapse_class>& classes, const std::uint32_t* words,
+                     const std::vector<std::uint64_t>& out_begin, Set&& set) {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out_begin.size() - 1, 256), [&](const tbb::blocked_range<std::size_t>& r) {
         for (auto slot = r.begin(); slot < r.end(); ++slot) {
-            if (out_begin_[slot] == out_begin_[slot + 1]) continue;
-            // Segments as in fan_out.hpp: a compact one's two-word entries fill it.
-            const std::uint32_t* const block = words_.data() + out_begin_[slot];
+            if (out_begin[slot] == out_begin[slot + 1]) continue;
+            const std::uint32_t* const block = words + out_begin[slot];
             std::uint32_t o = 1 + 3 * block[0];
             for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
                 const std::uint32_t e = block[g + 2];
-                const auto& c = classes[class_of(block[g])];
-                if ((c.varies & synapse_store::weight_varies) && varying_words(c) == 2)
-                    for (auto w = o; w < e; w += 2)
-                        std::memcpy(weights + compact_synapse(compact_targets_[compact_target(block[w])], block[w]), block + w + 1, sizeof(float));
+                const auto& c = classes[index.class_of(block[g])];
+                const std::uint32_t width = index.varying_words(c);
+                if ((c.varies & synapse_store::weight_varies) && width < 3)
+                    for (auto w = o; w < e; w += width)
+                        set(index.compact_synapse(index.compact_targets()[index.compact_target(block[w])], block[w]), out_begin[slot] + w);
                 o = e;
             }
         }
     });
+}
+
+}  // namespace
+
+void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class>& classes, float* weights) const {
+    each_own_weight(*this, classes, words_.data(), out_begin_, [&](std::uint64_t synapse, std::uint64_t word) {
+        std::memcpy(weights + synapse, words_.data() + word + 1, sizeof(float));
+    });
+}
+
+void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class>& classes, std::uint16_t* weights) const {
+    each_own_weight(*this, classes, words_.data(), out_begin_, [&](std::uint64_t synapse, std::uint64_t word) { weights[synapse] = halves_[word]; });
 }
 
 void fan_out_index::clear() {

@@ -99,11 +99,13 @@ public:
         return compact_ && !(c.varies & synapse_store::weight_changes) ? (half_ ? 1 : 2) : 3;
     }
     // Whether the compact entries hold the own weight of every synapse of `store` (every class
-    // whose weights vary has them, in 32 bits): then the store may let its copy go
-    // (synapse_store::release_weights), and write_weights gives it back, into `weights` by
-    // synapse index.
+    // whose weights vary has them, in 32 bits, or in 16 beside the entries with half
+    // weights): then the store may let its copy go (synapse_store::release_weights), and
+    // write_weights gives it back, into `weights` by synapse index (half weights: their 16
+    // bits).
     bool holds_weights(const synapse_store& store) const;
     void write_weights(const std::vector<synapse_store::synapse_class>& classes, float* weights) const;
+    void write_weights(const std::vector<synapse_store::synapse_class>& classes, std::uint16_t* weights) const;
     // With half weights, a one-word compact entry's weight, by the position of its word.
     const std::uint16_t* halves() const { return halves_.data(); }
     std::uint32_t compact_target(std::uint32_t word) const { return word >> position_bits_; }

@@ -109,17 +109,24 @@ public:
     float own_weight(std::uint64_t s) const { return weight_[s]; }
     // Own weights released: the store lets its copy go where the fan-out index holds every
     // one (fan_out_index::holds_weights), and takes it back, by `write(weights)` setting each
-    // synapse's, before anything reads weights row by row (engine.cpp). Nothing reads an
-    // own weight here in between.
+    // synapse's (a float*, or with half weights their 16 bits, a std::uint16_t*), before
+    // anything reads weights row by row (engine.cpp). Nothing reads an own weight here in
+    // between.
     bool weights_released() const { return released_; }
     void release_weights() {
         weight_ = decltype(weight_)();  // `= {}` would keep the capacity
+        half_weight_ = decltype(half_weight_)();
         released_ = true;
     }
     template <class Write>
     void take_weights_back(Write&& write) {
-        weight_.resize(size());
-        write(weight_.data());
+        if (half_) {
+            half_weight_.resize(size());
+            write(half_weight_.data());
+        } else {
+            weight_.resize(size());
+            write(weight_.data());
+        }
         released_ = false;
     }
     // Whether weights are kept in 16 bits; then the own weight of synapse s as kept.

@@ -32,25 +32,34 @@ engine_spec own_weights() {
 }  // namespace
 
 TEST_CASE("the store lets own weights go while the fan-out holds them, and incoming() gets them back unchanged") {
-    const auto spec = own_weights();
-    const engine e(spec);
-    const auto released = e.synapse_bytes();
-    for (std::size_t k = 0; k < 600; ++k) {
-        const auto in = e.incoming(static_cast<global_index>(k));
-        REQUIRE(in.size() == spec.in_begin[k + 1] - spec.in_begin[k]);
-        for (std::size_t j = 0; j < in.size(); ++j) {
-            const auto& given = spec.in[spec.in_begin[k] + j];
-            REQUIRE(in[j].source == given.source);
-            REQUIRE(in[j].weight == given.weight);
-            REQUIRE(in[j].delay == given.delay);
+    auto spec = own_weights();
+    for (const bool half : {false, true}) {
+        INFO((half ? "half" : "single") << " weights");
+        spec.half_weights = half;
+        // Two lanes take no sparse path: their rows keep the weights as built.
+        auto lanes = spec;
+        lanes.batch = 2;
+        const engine e(spec), kept(lanes);
+        const auto released = e.synapse_bytes();
+        for (std::size_t k = 0; k < 600; ++k) {
+            const auto in = e.incoming(static_cast<global_index>(k)), as_built = kept.incoming(static_cast<global_index>(k));
+            REQUIRE(in.size() == spec.in_begin[k + 1] - spec.in_begin[k]);
+            REQUIRE(as_built.size() == in.size());
+            for (std::size_t j = 0; j < in.size(); ++j) {
+                const auto& given = spec.in[spec.in_begin[k] + j];
+                REQUIRE(in[j].source == given.source);
+                REQUIRE(in[j].weight == as_built[j].weight);
+                if (!half) REQUIRE(in[j].weight == given.weight);
+                REQUIRE(in[j].delay == given.delay);
+            }
         }
+        // The rows' copy is 4 bytes a synapse, 2 with half weights.
+        CHECK(e.synapse_bytes() == released + (half ? 2 : 4) * e.synapse_count());
     }
-    // The rows' copy is 4 bytes a synapse.
-    CHECK(e.synapse_bytes() == released + 4 * e.synapse_count());
 }
 
 TEST_CASE("a tick too busy for the sparse path takes the weights back into the rows, with the lanes path's bits before and after") {
-    const auto spec = own_weights();
+    auto spec = own_weights();
     // A few neurons driven each tick (sparse), and at tick 150 all of them (dense: more
     // active sources than the sparse path's limit, so the rows add that tick's terms).
     std::vector<test::lane_input> drive;
@@ -59,29 +68,33 @@ TEST_CASE("a tick too busy for the sparse path takes the weights back into the r
     for (int t = 0; t < ticks; ++t)
         for (int k = 0; k < 4; ++k) drive.push_back({static_cast<global_index>(gen() % 600), t, 3.1f, engine::all_lanes});
     for (std::size_t i = 0; i < 600; ++i) drive.push_back({static_cast<global_index>(i), 150, 2.0f, engine::all_lanes});
-    const auto lanes = test::lane_outputs(spec, 2, ticks, drive);
+    for (const bool half : {false, true}) {
+        INFO((half ? "half" : "single") << " weights");
+        spec.half_weights = half;
+        const auto lanes = test::lane_outputs(spec, 2, ticks, drive);
 
-    engine e(spec);
-    for (const auto& in : drive) e.add_input(in.neuron, in.tick, in.value, in.lane);
-    const auto released = e.synapse_bytes();
-    std::size_t differ = 0, busiest = 0;
-    for (int t = 0; t < ticks; ++t) {
-        e.compute();
-        std::size_t active = 0;
-        for (std::size_t i = 0; i < 600; ++i) {
-            const float y = e.output(static_cast<global_index>(i));
-            active += y != 0.0f;
-            differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
+        engine e(spec);
+        for (const auto& in : drive) e.add_input(in.neuron, in.tick, in.value, in.lane);
+        const auto released = e.synapse_bytes();
+        std::size_t differ = 0, busiest = 0;
+        for (int t = 0; t < ticks; ++t) {
+            e.compute();
+            std::size_t active = 0;
+            for (std::size_t i = 0; i < 600; ++i) {
+                const float y = e.output(static_cast<global_index>(i));
+                active += y != 0.0f;
+                differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
+            }
+            busiest = std::max(busiest, active);
+            // The rows hold no weights until tick 151 reads the busy tick's outputs (the shortest
+            // delay is 1); from then on they keep them.
+            if (t < 151) REQUIRE(e.synapse_bytes() == released);
+            if (t >= 151) REQUIRE(e.synapse_bytes() == released + (half ? 2 : 4) * e.synapse_count());
         }
-        busiest = std::max(busiest, active);
-        // The rows hold no weights until tick 151 reads the busy tick's outputs (the shortest
-        // delay is 1); from then on they keep them.
-        if (t < 151) REQUIRE(e.synapse_bytes() == released);
-        if (t >= 151) REQUIRE(e.synapse_bytes() == released + 4 * e.synapse_count());
+        CHECK(differ == 0);
+        // Busier than the sparse path's limit (a quarter of the neurons, sparse_path::limit).
+        CHECK(busiest > 150);
     }
-    CHECK(differ == 0);
-    // Busier than the sparse path's limit (a quarter of the neurons, sparse_path::limit).
-    CHECK(busiest > 150);
 }
 
 TEST_CASE("new delays while own weights are released: the transition reads the weights, 1 and 3 engines give the same bits") {
