@@ -68,8 +68,9 @@ struct engine::impl {
     // an engine built with the new delays (reroute refuses).
     bool redelayed = false;
     // Own weights live in the fan-out index alone while every tick takes the sparse path (each
-    // copy costs 4 bytes a synapse, 2 with half weights); the rows take them back before a tick, a transition or
-    // incoming() reads them there, and keep them once a tick was too busy for the sparse path.
+    // copy costs 4 bytes a synapse, 2 with half weights); the rows take them back before a
+    // tick, a transition or incoming() reads them there, and keep them once a tick was too
+    // busy for the sparse path.
     bool rows_keep_weights = false;
     void release_row_weights() {
         if (!rows_keep_weights && !transition && use_sparse && !store.weights_released() && fan_out.holds_weights(store))

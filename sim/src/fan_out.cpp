@@ -84,40 +84,48 @@ bool fan_out_index::holds_weights(const synapse_store& store) const {
 
 namespace {
 
-// set(synapse, word) for each compact entry of a class whose weights vary in the index's
-// `words`, by slot on several threads: `word` is where the entry starts. Segments as in
-// fan_out.hpp: a compact one's entries fill it.
-template <class Index, class Set>
-void each_own_weight(const Index& index, const std::vector<synapse_store::synapse_class>& classes, const std::uint32_t* words,
-                     const std::vector<std::uint64_t>& out_begin, Set&& set) {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out_begin.size() - 1, 256), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (auto slot = r.begin(); slot < r.end(); ++slot) {
-            if (out_begin[slot] == out_begin[slot + 1]) continue;
-            const std::uint32_t* const block = words + out_begin[slot];
-            std::uint32_t o = 1 + 3 * block[0];
-            for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
-                const std::uint32_t e = block[g + 2];
-                const auto& c = classes[index.class_of(block[g])];
-                const std::uint32_t width = index.varying_words(c);
-                if ((c.varies & synapse_store::weight_varies) && width < 3)
-                    for (auto w = o; w < e; w += width)
-                        set(index.compact_synapse(index.compact_targets()[index.compact_target(block[w])], block[w]), out_begin[slot] + w);
-                o = e;
-            }
+// f(block, g, o, e) for each segment of slots [begin, end) whose class has the `varies` bit
+// (synapse_store::delay_varies or weight_varies): the slot's block, the segment's header at
+// block[g], its entries at [o, e) of the block.
+template <class Word, class Classes, class F>
+void each_segment_that(const std::vector<std::uint64_t>& out_begin, Word* words, const Classes& classes, std::size_t begin,
+                       std::size_t end, std::uint8_t varies, F&& f) {
+    for (std::size_t slot = begin; slot < end; ++slot) {
+        if (out_begin[slot] == out_begin[slot + 1]) continue;
+        Word* const block = words + out_begin[slot];
+        std::uint32_t o = 1 + 3 * block[0];
+        for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
+            const std::uint32_t e = block[g + 2];
+            if (classes[fan_out_index::class_of(block[g])].varies & varies) f(block, g, o, e);
+            o = e;
         }
-    });
+    }
 }
 
 }  // namespace
 
+template <class Set>
+void fan_out_index::each_own_weight(const std::vector<synapse_store::synapse_class>& classes, Set&& set) const {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, out_begin_.size() - 1, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        each_segment_that(out_begin_, words_.data(), classes, r.begin(), r.end(), synapse_store::weight_varies,
+                          [&](const std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+                              const std::uint32_t width = varying_words(classes[class_of(block[g])]);
+                              if (width == 3) return;  // not compact: the store's weights were kept
+                              const auto at = static_cast<std::uint64_t>(block - words_.data());
+                              for (auto w = o; w < e; w += width)
+                                  set(compact_synapse(compact_targets_[compact_target(block[w])], block[w]), at + w);
+                          });
+    });
+}
+
 void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class>& classes, float* weights) const {
-    each_own_weight(*this, classes, words_.data(), out_begin_, [&](std::uint64_t synapse, std::uint64_t word) {
+    each_own_weight(classes, [&](std::uint64_t synapse, std::uint64_t word) {
         std::memcpy(weights + synapse, words_.data() + word + 1, sizeof(float));
     });
 }
 
 void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class>& classes, std::uint16_t* weights) const {
-    each_own_weight(*this, classes, words_.data(), out_begin_, [&](std::uint64_t synapse, std::uint64_t word) { weights[synapse] = halves_[word]; });
+    each_own_weight(classes, [&](std::uint64_t synapse, std::uint64_t word) { weights[synapse] = halves_[word]; });
 }
 
 void fan_out_index::clear() {
@@ -470,27 +478,6 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
     if (delays_vary) join_directories(classes, slots, directories);
 }
 
-namespace {
-
-// f(block, g, o, e) for each segment of slots [begin, end) whose class's delays vary: the
-// slot's block, the segment's header at block[g], its entries at [o, e) of the block.
-template <class Classes, class F>
-void each_delay_segment(const std::vector<std::uint64_t>& out_begin, std::uint32_t* words, const Classes& classes,
-                        std::size_t begin, std::size_t end, F&& f) {
-    for (std::size_t slot = begin; slot < end; ++slot) {
-        if (out_begin[slot] == out_begin[slot + 1]) continue;
-        std::uint32_t* const block = words + out_begin[slot];
-        std::uint32_t o = 1 + 3 * block[0];
-        for (std::uint32_t g = 1; g < 1 + 3 * block[0]; g += 3) {
-            const std::uint32_t e = block[g + 2];
-            if (classes[fan_out_index::class_of(block[g])].varies & synapse_store::delay_varies) f(block, g, o, e);
-            o = e;
-        }
-    }
-}
-
-}  // namespace
-
 // In a segment of a class whose synapses keep their own delay, orders the entries by delay
 // (stable: ascending synapse within one delay, the order the sparse path needs), and lists
 // the segment's delays with where each one's entries end (delay_dir), so that a tick reads a
@@ -502,7 +489,7 @@ void fan_out_index::sort_by_delay(const std::vector<synapse_store::synapse_class
                                   const kept_delays& delay_at, std::uint64_t base, std::vector<std::uint32_t>& dir) {
     std::vector<std::uint16_t> delays, sorted_halves;
     std::vector<std::uint32_t> at, sorted;
-    each_delay_segment(out_begin_, words_.data(), classes, lo, hi, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
+    each_segment_that(out_begin_, words_.data(), classes, lo, hi, synapse_store::delay_varies, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t o, std::uint32_t e) {
         const std::uint32_t width = varying_words(classes[class_of(block[g])]);
         const std::uint64_t first = static_cast<std::uint64_t>(block - words_.data()) + o - base;
         delays.clear();
@@ -538,7 +525,7 @@ void fan_out_index::sort_by_delay(const std::vector<synapse_store::synapse_class
 void fan_out_index::join_directories(const std::vector<synapse_store::synapse_class>& classes, std::size_t slots,
                                      std::vector<std::vector<std::uint32_t>>& directories) {
     std::uint64_t words = 0;
-    each_delay_segment(out_begin_, words_.data(), classes, 0, slots, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
+    each_segment_that(out_begin_, words_.data(), classes, 0, slots, synapse_store::delay_varies, [&](std::uint32_t* block, std::uint32_t g, std::uint32_t, std::uint32_t) {
         const std::uint64_t n = block[g + 1];
         block[g + 1] = static_cast<std::uint32_t>(std::min<std::uint64_t>(words, std::numeric_limits<std::uint32_t>::max()));
         words += n;

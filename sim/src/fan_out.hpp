@@ -167,6 +167,10 @@ private:
     // per that many (a shift, as a division per entry showed in the build's profile).
     int delay_stride_shift() const { return half_ ? 0 : 1; }
     void place(const synapse_store& store, const neuron_block& neurons, std::size_t slots);
+    // set(synapse, word) for each compact entry of a class whose weights vary, `word` where
+    // it starts in words_; slots on several threads.
+    template <class Set>
+    void each_own_weight(const std::vector<synapse_store::synapse_class>& classes, Set&& set) const;
     void sort_by_delay(const std::vector<synapse_store::synapse_class>& classes, std::size_t lo, std::size_t hi,
                        const kept_delays& delay_at, std::uint64_t base, std::vector<std::uint32_t>& dir);
     void join_directories(const std::vector<synapse_store::synapse_class>& classes, std::size_t slots,
