@@ -68,9 +68,11 @@ public:
 
     // f(neuron_index source, float weight, std::uint16_t delay, std::size_t element) for every
     // incoming synapse of `target`, in canonical order. Dense projections are skipped.
-    template <class F>
+    // Without `weights`, drawn weights are not drawn (f is given 0 instead): for a row kept
+    // without them (row_weights draws them again).
+    template <bool weights = true, class F>
     void for_each(neuron_index target, F&& f) const {
-        elements_of(target, [&](std::size_t e) { each_of(elements_[e], target, e, f); });
+        elements_of(target, [&](std::size_t e) { each_of<weights>(elements_[e], target, e, f); });
     }
 
     // f as for_each, for the synapses of connection element `element` only (drawing no other
@@ -335,7 +337,26 @@ private:
         drawn_ahead<std::uint16_t> delays_;
     };
 
-    template <class F>
+public:
+    // The weights of the synapses connection element `element` gives `target`, one at a
+    // time in canonical order: for_each's, without drawing a source or a delay (a drawn
+    // weight comes from a stream of its own, above), so a node can draw them again instead of
+    // keeping them.
+    class row_weights {
+    public:
+        row_weights(const synapse_rows& rows, neuron_index target, std::size_t element)
+            : r_(rows.elements_[element]), values_(r_, target),
+              listed_(r_.kind == rule::list ? listed_row(r_, target).first : 0) {}
+        float next() { return r_.kind == rule::list ? r_.list->weights[listed_++] : values_.weight(); }
+
+    private:
+        const compiled& r_;
+        row_values values_;
+        std::size_t listed_;
+    };
+
+private:
+    template <bool weights = true, class F>
     void each_of(const compiled& r, neuron_index target, std::size_t e, F& f) const {
         if (r.kind == rule::list) {
             const auto [first, last] = listed_row(r, target);
@@ -349,7 +370,7 @@ private:
         }
         row_values values(r, target);
         each_source(r, target, [&](neuron_index source) {
-            const float weight = values.weight();
+            const float weight = weights ? values.weight() : 0.0f;
             f(source, weight, values.delay(), e);
         });
     }
