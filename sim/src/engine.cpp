@@ -296,14 +296,18 @@ struct engine::impl {
     }
 
     // Dense blocks, peers, the history and the sparse path's fan-out index; then the generators.
-    void finish(const engine_spec& s) {
+    // `redrawn`: where the store was built without its own weights, they are drawn again for
+    // the fan-out index, or for the rows where the index does not hold them.
+    void finish(const engine_spec& s, const redrawn_weights* redrawn = nullptr) {
         slots.rank_slots();
         dense.emplace(s.dense, slots, batch, s.device);
         slots.rank_new_slots();
         routes.route(s.peers, slots);
         const std::size_t ring = static_cast<std::size_t>(std::max({store.max_delay(), dense->max_delay(), s.history})) + 1;
         history.reset(ring, local(), slots.size(), batch);
-        use_sparse = batch == 1 && fan_out.build(store, neurons, slots);
+        use_sparse = batch == 1 && fan_out.build(store, neurons, slots, redrawn);
+        if (store.weights_released() && !(use_sparse && fan_out.holds_weights(store)))
+            store.take_weights_back([&](auto* weights) { redrawn->write(weights); });
         remote_delay = dense->remote_delay(local(), std::min<tick_t>(static_cast<tick_t>(ring) - 1, store.remote_delay()));
         if (s.structure && hosts_member_of(*s.structure)) {
             if (batch > 1) throw usage_error("engine spec: structural plasticity runs with one lane only (batch 1)");
@@ -346,8 +350,10 @@ engine::engine(const engine_spec& spec, const model::network& share) : impl_(std
     auto& m = *impl_;
     if (!spec.in.empty()) throw usage_error("engine spec: the synapses come from the share; `in` must be empty");
     try {
-        build_from_share(m.store, share, spec.neurons, m.slots, spec.node, spec.half_weights);
-        m.finish(spec);
+        // Own weights drawn again while the fan-out index is placed, rather than kept twice.
+        std::optional<redrawn_weights> redrawn;
+        build_from_share(m.store, share, spec.neurons, m.slots, spec.node, spec.half_weights, &redrawn);
+        m.finish(spec, redrawn ? &*redrawn : nullptr);
     } catch (const std::bad_alloc&) {
         throw allocation_error(spec.node, m.store.planned());
     }

@@ -1,5 +1,7 @@
 #include "fan_out.hpp"
 
+#include "dnnc/core/half_weight.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -8,10 +10,35 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace dnnc::sim {
 
-bool fan_out_index::build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots) {
+namespace {
+
+// The weight of a synapse as the store has it, or drawn again (and with half weights
+// rounded as the store would keep it) where the store's own weights are released
+// (synapse_store::weights_released): read in ascending synapse order then.
+class own_weights {
+public:
+    own_weights(const synapse_store& store, const redrawn_weights* redrawn) : store_(store) {
+        if (store.weights_released()) drawn_.emplace(*redrawn);
+    }
+    float operator()(const synapse_store::synapse_class& c, std::uint64_t s) {
+        if (!drawn_ || !(c.varies & synapse_store::weight_varies)) return store_.weight(c, s);
+        const float w = drawn_->weight(s);
+        return store_.half_weights() ? half_weight::rounded(w) : w;
+    }
+
+private:
+    const synapse_store& store_;
+    std::optional<redrawn_weights::reader> drawn_;
+};
+
+}  // namespace
+
+bool fan_out_index::build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots,
+                          const redrawn_weights* redrawn) {
     clear();
     const std::size_t local = slots.local();
     if (local >= max_sparse_neurons) return false;
@@ -26,6 +53,7 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
             std::uint32_t cls = 0;
             bool operator<(const key& o) const { return (delay_rank < o.delay_rank) | ((delay_rank == o.delay_rank) & (cls < o.cls)); }
         };
+        own_weights weight(store, redrawn);
         for (auto k = r.begin(); k < r.end(); ++k) {
             const bool split = neurons.is_spiking(k);
             const unsigned fed = split ? 1u << feeds_excitatory | 1u << feeds_inhibitory : 1u << feeds_u;
@@ -39,8 +67,7 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
                 const auto& c = store.classes()[cls];
                 const auto end = store.row_begin(k) + store.run(run).end;
                 for (; s < end && (in_order & fed) != 0; ++s) {
-                    const float weight = store.weight(c, s);
-                    const int sum = !split ? feeds_u : synapse_store::excitatory(weight) ? feeds_excitatory : feeds_inhibitory;
+                    const int sum = !split ? feeds_u : synapse_store::excitatory(weight(c, s)) ? feeds_excitatory : feeds_inhibitory;
                     const key at{std::uint64_t{store.delay(c, s)} << 32 | rank[store.source(s)], cls};
                     in_order &= ~(unsigned{at < latest[sum]} << sum);
                     latest[sum] = at;
@@ -62,7 +89,7 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
             std::any_of(store.classes().begin(), store.classes().end(), [](const synapse_store::synapse_class& c) {
                 return (c.varies & synapse_store::weight_varies) && !(c.varies & synapse_store::weight_changes);
             });
-    place(store, neurons, slots.size());
+    place(store, redrawn, neurons, slots.size());
     if (compact_ && built_) {
         compact_targets_.resize(local);
         for (std::size_t k = 0; k < local; ++k) compact_targets_[k] = store.row_begin(k) | std::uint64_t{target_info_[k]} << info_shift;
@@ -227,8 +254,10 @@ private:
 // those into sums in order, then the others, so a slot's synapses of one class are
 // consecutive and each part ascends. The synapses are visited in that order once per range
 // of slots (one a thread, or sorted_ranges_a_thread where delays vary), and each range writes
-// only its own slots' blocks: the same words whatever the number of threads.
-void fan_out_index::place(const synapse_store& store, const neuron_block& neurons, std::size_t slots) {
+// only its own slots' blocks: the same words whatever the number of threads. A store without
+// its own weights has one class, so a range visits its synapses in ascending order, and
+// draws their weights again as it goes (redrawn_weights::reader).
+void fan_out_index::place(const synapse_store& store, const redrawn_weights* redrawn, const neuron_block& neurons, std::size_t slots) {
     const std::uint64_t total = store.size();
     const auto& classes = store.classes();
     constexpr std::uint32_t held_words = std::uint32_t{1} << 30;  // a held entry's words, above its class
@@ -407,6 +436,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
         };
         // An entry's delay at (its first word - base) >> delay_stride_shift(): entries whose delays
         // vary have at least that many words.
+        own_weights weight(store, redrawn);
         const std::uint64_t base = out_begin_[lo];
         kept_delays delay_at(delays_vary ? ((out_begin_[hi] - base) >> delay_stride_shift()) + 1 : 0, store.delays());
         constexpr std::size_t group_slots = 256, group_held = 4096;
@@ -451,7 +481,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
             } else if (classes[c].varies) {
                 // (synapse, target word, weight), or compact: (target and position, weight), or
                 // with half weights (target and position) and the weight's 16 bits apart.
-                const float w = store.weight(classes[c], s);
+                const float w = weight(classes[c], s);
                 if (words < 3) {
                     e.word[0] = p.target << position_bits_ | static_cast<std::uint32_t>(s - store.row_begin(p.target));
                 } else {
@@ -459,7 +489,7 @@ void fan_out_index::place(const synapse_store& store, const neuron_block& neuron
                     e.word[1] = target_word(p.target, target_info_[p.target], w);
                 }
                 if (words == 1)
-                    e.half = store.own_half_weight(s);
+                    e.half = half_weight::encode(w);
                 else
                     std::memcpy(&e.word[words - 1], &w, sizeof w);
                 if (classes[c].varies & synapse_store::delay_varies) e.delay = store.own_delay(s);

@@ -42,6 +42,7 @@
 // With half weights (synapse_store::half_weights) a compact entry is its one word, and its
 // weight's 16 bits lie in halves() at the same position as that word: 6 bytes a synapse.
 #include "neurons.hpp"
+#include "row_sources.hpp"
 #include "slots.hpp"
 #include "synapse_store.hpp"
 
@@ -61,7 +62,10 @@ public:
 
     // Builds the index of `store`'s synapses into `neurons`; false (and empty) when the index
     // cannot be addressed in 32-bit words, or the node has too many neurons for target words.
-    bool build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots);
+    // A store whose own weights are released (synapse_store::weights_released) is read with
+    // them drawn again by `redrawn`.
+    bool build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots,
+               const redrawn_weights* redrawn = nullptr);
     bool built() const { return built_; }
 
     // A segment's class word: its class, whether its one-word entries are packed and into
@@ -166,7 +170,7 @@ private:
     // The fewest words of an entry whose delays vary, 1 or 2, as a shift: placing keeps a delay
     // per that many (a shift, as a division per entry showed in the build's profile).
     int delay_stride_shift() const { return half_ ? 0 : 1; }
-    void place(const synapse_store& store, const neuron_block& neurons, std::size_t slots);
+    void place(const synapse_store& store, const redrawn_weights* redrawn, const neuron_block& neurons, std::size_t slots);
     // set(synapse, word) for each compact entry of a class whose weights vary, `word` where
     // it starts in words_; slots on several threads.
     template <class Set>

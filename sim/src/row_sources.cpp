@@ -3,12 +3,75 @@
 #include "slots.hpp"
 #include "synapse_store.hpp"
 
+#include "dnnc/core/half_weight.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <limits>
 
 namespace dnnc::sim {
 
+redrawn_weights::redrawn_weights(model::synapse_rows rows, const std::vector<neuron_spec>& neurons)
+    : rows_(std::move(rows)), neurons_(neurons) {
+    // Each row's parts, a block of rows at a time in parallel, then joined in row order.
+    constexpr std::size_t block = 1024;
+    std::vector<std::vector<part>> blocks((neurons.size() + block - 1) / block);
+    tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t b) {
+        for (auto k = b * block; k < std::min(neurons.size(), (b + 1) * block); ++k)
+            rows_.for_each_element(static_cast<model::neuron_index>(neurons[k].index), [&](std::size_t e, std::uint64_t n) {
+                blocks[b].push_back({n, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(e)});
+            });
+    });
+    std::uint64_t first = 0;
+    for (auto& parts : blocks) {
+        for (auto p : parts) {
+            parts_.push_back({first, p.row, p.element});
+            first += p.first;  // its synapses, for now
+        }
+        parts = {};
+    }
+    parts_.push_back({first, static_cast<std::uint32_t>(neurons.size()), 0});
+}
+
+model::synapse_rows::row_weights redrawn_weights::stream(const part& p) const {
+    return {rows_, static_cast<model::neuron_index>(neurons_[p.row].index), p.element};
+}
+
+float redrawn_weights::reader::weight(std::uint64_t s) {
+    const auto& parts = from_.parts_;
+    if (!stream_ || s >= parts[part_ + 1].first) {
+        part_ = static_cast<std::size_t>(std::upper_bound(parts.begin(), parts.end(), s, [](std::uint64_t at, const part& p) { return at < p.first; }) -
+                                         parts.begin()) - 1;
+        stream_.emplace(from_.stream(parts[part_]));
+        next_ = parts[part_].first;
+    }
+    for (; next_ < s; ++next_) stream_->next();
+    ++next_;
+    return stream_->next();
+}
+
+template <class T, class Convert>
+void redrawn_weights::write(T* weights, Convert&& convert) const {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, parts_.size() - 1, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (auto p = r.begin(); p < r.end(); ++p) {
+            auto drawn = stream(parts_[p]);
+            for (auto s = parts_[p].first; s < parts_[p + 1].first; ++s) weights[s] = convert(drawn.next());
+        }
+    });
+}
+
+void redrawn_weights::write(float* weights) const {
+    write(weights, [](float w) { return w; });
+}
+
+void redrawn_weights::write(std::uint16_t* weights) const {
+    write(weights, [](float w) { return half_weight::encode(w); });
+}
+
 void build_from_share(synapse_store& store, const model::network& share, const std::vector<neuron_spec>& neurons,
-                      const slot_layout& slots, const std::string& node, bool half_weights) {
+                      const slot_layout& slots, const std::string& node, bool half_weights, std::optional<redrawn_weights>* redraw) {
     for (const auto& n : neurons)
         if (n.index < 0 || n.index > std::numeric_limits<model::neuron_index>::max())
             throw protocol_error("neuron " + std::to_string(n.index) + " lies outside any network");
@@ -16,7 +79,7 @@ void build_from_share(synapse_store& store, const model::network& share, const s
     targets.reserve(neurons.size());
     for (const auto& n : neurons) targets.push_back(static_cast<model::neuron_index>(n.index));
     // Only this node's rows are drawn (fixed-outdegree rows come from every source's draws).
-    const model::synapse_rows rows(share, std::move(targets));
+    model::synapse_rows rows(share, std::move(targets));
     for (std::size_t e = 0; e < rows.element_count(); ++e)
         if (rows.is_dense(e))
             throw protocol_error(format_located(rows.where(e), "a node's share of a network carries no dense projections"));
@@ -24,7 +87,10 @@ void build_from_share(synapse_store& store, const model::network& share, const s
         if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
             throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
                                  std::to_string(rows.neuron_count()) + " neurons");
-    store.build(share_rows(rows, neurons), neurons, slots, node, half_weights);
+    // A weight beyond 16 bits is found while the rows are built, so half weights are drawn then.
+    const bool keep = redraw == nullptr;
+    store.build(share_rows(rows, neurons, keep || half_weights), neurons, slots, node, half_weights, keep);
+    if (redraw != nullptr && store.weights_released()) redraw->emplace(std::move(rows), neurons);
 }
 
 }  // namespace dnnc::sim

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -96,10 +97,12 @@ private:
 
 // The rows of a node's neurons drawn from its share of the network: a class per distinct
 // (weight, delay) of the connection elements, or per synapse model when one is plastic.
+// Without `own_weights`, fill() gives 0 for a drawn weight unless classes are synapse
+// models: for a store that keeps neither (synapse_store::build's keep_own_weights).
 class share_rows {
 public:
-    share_rows(const model::synapse_rows& rows, const std::vector<neuron_spec>& neurons)
-        : rows_(rows), neurons_(neurons), by_model_(rows.synapse_models().size() > 1) {
+    share_rows(const model::synapse_rows& rows, const std::vector<neuron_spec>& neurons, bool own_weights = true)
+        : rows_(rows), neurons_(neurons), by_model_(rows.synapse_models().size() > 1), own_weights_(own_weights || by_model_) {
         std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> index;
         class_of_.assign(rows.element_count(), 0);
         if (by_model_) models_ = {rows.synapse_models().front()};
@@ -148,16 +151,20 @@ public:
     }
     template <class F>
     void fill(std::size_t k, F&& f) const {
-        rows_.for_each(target(k), [&](model::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
+        auto give = [&](model::neuron_index source, float weight, std::uint16_t delay, std::size_t e) {
             f(static_cast<global_index>(source), class_of_[e], weight, delay);
-        });
+        };
+        if (own_weights_)
+            rows_.for_each(target(k), give);
+        else
+            rows_.for_each<false>(target(k), give);
     }
 
 private:
     model::neuron_index target(std::size_t k) const { return static_cast<model::neuron_index>(neurons_[k].index); }
     const model::synapse_rows& rows_;
     const std::vector<neuron_spec>& neurons_;
-    bool by_model_;
+    bool by_model_, own_weights_;
     std::vector<model::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
     std::vector<std::vector<model::member_extent>> sources_;
@@ -166,11 +173,58 @@ private:
     bool varies_ = false;
 };
 
+// The own weights of a store built from a share without them (synapse_store::build's
+// keep_own_weights), drawn again from the rows' streams when asked for: a store of one
+// class whose synapses all keep their own weight and delay, row k the row of neurons[k].
+// Holds the rows it draws from; the share (which a list projection's weights stay in) and
+// `neurons` must outlive it.
+class redrawn_weights {
+public:
+    redrawn_weights(model::synapse_rows rows, const std::vector<neuron_spec>& neurons);
+
+    // Reads synapses' weights in ascending synapse order, skipping any: drawn along each
+    // row's stream only as far as the synapses read, and a stream none of whose synapses is
+    // read is not drawn at all.
+    class reader {
+    public:
+        explicit reader(const redrawn_weights& from) : from_(from) {}
+        // Synapse s's weight; s above the last one read.
+        float weight(std::uint64_t s);
+
+    private:
+        const redrawn_weights& from_;
+        std::size_t part_ = 0;
+        std::uint64_t next_ = 0;  // the synapse stream_ gives next
+        std::optional<model::synapse_rows::row_weights> stream_;
+    };
+
+    // Every synapse's weight, into weights[s] (half weights: their 16 bits); rows in parallel.
+    void write(float* weights) const;
+    void write(std::uint16_t* weights) const;
+
+private:
+    // A row's synapses from one connection element, from synapse `first` on; a last part
+    // marks the end.
+    struct part {
+        std::uint64_t first;
+        std::uint32_t row, element;
+    };
+    model::synapse_rows::row_weights stream(const part& p) const;
+    template <class T, class Convert>
+    void write(T* weights, Convert&& convert) const;
+
+    model::synapse_rows rows_;
+    const std::vector<neuron_spec>& neurons_;
+    std::vector<part> parts_;
+};
+
 // The rows of `neurons` drawn from `share` into `store` (sources found in `slots`): a node's
 // engine, or its new weights and delays (engine::set_synapses); `half_weights` as
 // synapse_store::build. protocol_error for a neuron outside the share or a share with dense
-// projections.
+// projections. Given `redraw`, a store of one class whose synapses keep their own weights is
+// built without them, and `redraw` is set to draw them again.
 void build_from_share(synapse_store& store, const model::network& share, const std::vector<neuron_spec>& neurons,
-                      const slot_layout& slots, const std::string& node, bool half_weights);
+                      const slot_layout& slots, const std::string& node, bool half_weights,
+                      std::optional<redrawn_weights>* redraw = nullptr);
 
 }  // namespace dnnc::sim

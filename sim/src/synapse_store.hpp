@@ -61,9 +61,11 @@ public:
     // parallel). Sources are found in `slots`; one without a slot is neither local nor sent
     // by a peer: the rows and the peers disagree (protocol_error). `node` names this node in
     // messages. `half_weights`: weights in 16 bits (above; usage_error for one beyond them).
+    // Not `keep_own_weights`: where all synapses are of one class that keeps own weights, the
+    // store is built with them released (below), to be drawn again (row_sources.hpp).
     template <class Rows>
     void build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots, const std::string& node,
-               bool half_weights);
+               bool half_weights, bool keep_own_weights = true);
 
     std::uint64_t size() const { return in_slot_.size(); }
     // How many synapses slot `slot` feeds, as build() counted them while writing the rows
@@ -111,7 +113,7 @@ public:
     // one (fan_out_index::holds_weights), and takes it back, by `write(weights)` setting each
     // synapse's (a float*, or with half weights their 16 bits, a std::uint16_t*), before
     // anything reads weights row by row (engine.cpp). Nothing reads an own weight here in
-    // between.
+    // between. A store built without them (build's keep_own_weights) starts released.
     bool weights_released() const { return released_; }
     void release_weights() {
         weight_ = decltype(weight_)();  // `= {}` would keep the capacity
@@ -129,9 +131,8 @@ public:
         }
         released_ = false;
     }
-    // Whether weights are kept in 16 bits; then the own weight of synapse s as kept.
+    // Whether weights are kept in 16 bits.
     bool half_weights() const { return half_; }
-    std::uint16_t own_half_weight(std::uint64_t s) const { return half_weight_[s]; }
     std::uint16_t delay(const synapse_class& c, std::uint64_t s) const { return c.varies & delay_varies ? own_delay(s) : c.delay; }
     // The delay of synapse s of a class whose delays vary.
     std::uint16_t own_delay(std::uint64_t s) const {
@@ -312,7 +313,7 @@ inline bool synapse_store::same_delays(const synapse_store& other, bool plastic)
 
 template <class Rows>
 void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neurons, const slot_layout& slots,
-                          const std::string& node, bool half_weights) {
+                          const std::string& node, bool half_weights, bool keep_own_weights) {
     const std::size_t n = neurons.size();
     in_begin_.assign(n + 1, 0);
     run_begin_.assign(n + 1, 0);
@@ -383,11 +384,11 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
     in_slot_.resize(total);
     runs_.resize(run_begin_[n]);
     weight_ = {};
-    released_ = false;
     half_weight_ = {};
-    if (varying && half_)
+    released_ = varying && !by_model && !keep_own_weights;
+    if (varying && half_ && !released_)
         half_weight_.resize(total);
-    else if (varying)
+    else if (varying && !released_)
         weight_.resize(total);
     // Own delays packed beside the slots where the slots leave room (above).
     int slot_bits = 1;
@@ -422,8 +423,9 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
         // The arrays and settings in locals, so that the call per synapse reads them from
         // its closure rather than through this.
         std::uint32_t* const words = in_slot_.data();
-        float* const weights = weight_.data();
-        std::uint16_t* const halves = half_ ? half_weight_.data() : nullptr;
+        float* const weights = released_ ? nullptr : weight_.data();
+        std::uint16_t* const halves = half_ && !released_ ? half_weight_.data() : nullptr;
+        const bool half = half_;
         std::uint16_t* const own_delays = delay_.data();
         synapse_run* const runs = runs_.data();
         for (auto k = r.begin(); k < r.end(); ++k) {
@@ -432,7 +434,7 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
             const auto runs_begin = run_begin_[k];
             auto at = runs_begin;
             std::uint32_t current = no_slot;
-            rows.fill(k, [&, words, weights, halves, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, count,
+            rows.fill(k, [&, words, weights, halves, half, own_delays, runs, first, last, packing, shift, delay_limit, delay_seen, count,
                           varying, by_model, local](global_index source, std::uint32_t cls, float weight, std::uint16_t delay) {
                 if (s == last) throw usage_error("engine: a row gave more synapses than it counted");
                 auto slot = lookup.find(source);
@@ -446,12 +448,12 @@ void synapse_store::build(const Rows& rows, const std::vector<neuron_spec>& neur
                 }
                 std::uint32_t word = slot;
                 if (varying) {
-                    if (!halves)
-                        weights[s] = weight;
-                    else if (half_weight::fits(weight))
-                        halves[s] = half_weight::encode(weight);
-                    else
+                    if (half && !half_weight::fits(weight))
                         beyond_half(k, weight);
+                    else if (halves)
+                        halves[s] = half_weight::encode(weight);
+                    else if (weights)
+                        weights[s] = weight;
                     if (packing) {
                         if (delay >= delay_limit) unpackable.store(true, std::memory_order_relaxed);
                         word |= std::uint32_t{delay} << shift;

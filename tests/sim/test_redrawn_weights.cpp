@@ -1,0 +1,130 @@
+// Own weights drawn again rather than kept twice: an engine built from its share of the
+// network, whose synapses all keep their own weight, builds its rows without those weights
+// and draws them again from the rows' streams while its fan-out index is placed (or into the
+// rows, where no index holds them). Its weights, its memory and every tick's bits are those
+// of an engine built from the listed rows, with 32-bit and with half weights.
+#include "dnnc/sim/engine.hpp"
+#include "dnnc/model/expand.hpp"
+#include "dnnc/protocol/xml.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+using namespace dnnc;
+using namespace dnnc::sim;
+
+namespace {
+
+model::network rules_and_distributions() {
+    return *protocol::load_document(std::string(DNNC_SOURCE_DIR) + "/tests/data/rules_and_distributions.xml").net;
+}
+
+// Drawn weights beside a list projection (whose weights are read from the list again).
+model::network drawn_and_listed() {
+    auto net = *protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="e" size="80" model="lif" seed="2" v-init="-55" v-init-max="-50"/>
+        <population id="i" size="20" model="lif" seed="3" v-init="-55" v-init-max="-50"/>
+        <projection from="e" to="e" kind="random" p="0.2" seed="4">
+          <weight distribution="normal" mean="1.9" std="0.4" min="0"/><delay distribution="uniform" min="0.1" max="1.5"/></projection>
+        <projection from="i" to="e" kind="all" delay-ms="0.3"/>
+        <projection from="e" to="i" kind="fixed-indegree" indegree="12" seed="5">
+          <weight distribution="lognormal" mu="0.5" sigma="0.5"/></projection>
+        </network></dnnc>)", "g.xml").net;
+    // i -> e as a list: each e neuron from two i neurons, weights of their own.
+    auto& listed = net.projections[1];
+    listed.kind = model::projection_kind::list;
+    std::mt19937 gen(6);
+    std::uniform_real_distribution<float> weight(-9.0f, -1.0f);
+    for (std::uint32_t target = 0; target < 80; ++target)
+        for (std::uint32_t source : {target % 20, (target * 7 + 3) % 20}) {
+            listed.connections.sources.push_back(source);
+            listed.connections.targets.push_back(target);
+            listed.connections.weights.push_back(weight(gen));
+            listed.connections.delays.push_back(static_cast<std::uint16_t>(1 + gen() % 5));
+        }
+    return net;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// `drawn` (from the share) and `listed` ticked together under the same inputs: every
+// neuron's output the same bits every tick.
+void check_same_ticks(engine& drawn, engine& listed, std::size_t neurons, int ticks) {
+    std::mt19937 gen(8);
+    for (int k = 0; k < 3 * ticks; ++k) {
+        const auto n = static_cast<global_index>(gen() % neurons);
+        const tick_t t = gen() % static_cast<unsigned>(ticks);
+        const float value = 200.0f + static_cast<float>(gen() % 400);
+        drawn.add_input(n, t, value);
+        listed.add_input(n, t, value);
+    }
+    std::size_t differ = 0, spikes = 0;
+    for (int t = 0; t < ticks; ++t) {
+        drawn.compute();
+        listed.compute();
+        for (std::size_t n = 0; n < neurons; ++n) {
+            const auto g = static_cast<global_index>(n);
+            differ += !same_bits(drawn.output(g), listed.output(g));
+            spikes += listed.output(g) != 0.0f;
+        }
+    }
+    CHECK(spikes > 0);
+    CHECK(differ == 0);
+}
+
+// Every neuron's incoming synapses the same in both: sources, weights to the bit, delays.
+void check_same_incoming(const engine& drawn, const engine& listed, std::size_t neurons) {
+    std::size_t differ = 0, synapses = 0;
+    for (std::size_t n = 0; n < neurons; ++n) {
+        const auto a = drawn.incoming(static_cast<global_index>(n)), b = listed.incoming(static_cast<global_index>(n));
+        REQUIRE(a.size() == b.size());
+        for (std::size_t j = 0; j < a.size(); ++j, ++synapses)
+            differ += a[j].source != b[j].source || !same_bits(a[j].weight, b[j].weight) || a[j].delay != b[j].delay;
+    }
+    CHECK(synapses > 0);
+    CHECK(differ == 0);
+}
+
+}  // namespace
+
+TEST_CASE("an engine built from its share draws its own weights again instead of keeping two copies, with the listed rows' bits") {
+    for (const auto& [name, share] : {std::pair{"fixed out-degree and total number", rules_and_distributions()},
+                                      std::pair{"random, fixed in-degree and a list", drawn_and_listed()}}) {
+        const auto net = model::expand(share, "g.xml");
+        for (const bool half : {false, true}) {
+            INFO(name << ", " << (half ? "half" : "32-bit") << " weights");
+            auto listed_spec = whole_network(net);
+            listed_spec.half_weights = half;
+            auto spec = listed_spec;
+            spec.in = {};
+            spec.in_begin = {};
+            engine drawn(spec, share), listed(listed_spec);
+            REQUIRE(drawn.synapse_count() == net.synapse_count());
+            // Neither keeps a row copy of the weights while ticks take the sparse path.
+            CHECK(drawn.synapse_bytes() == listed.synapse_bytes());
+            check_same_ticks(drawn, listed, net.neuron_count(), 300);
+            check_same_incoming(drawn, listed, net.neuron_count());
+        }
+    }
+}
+
+TEST_CASE("where no fan-out index holds the weights, the rows get them drawn again") {
+    const auto share = drawn_and_listed();
+    const auto net = model::expand(share, "g.xml");
+    for (const bool half : {false, true}) {
+        INFO((half ? "half" : "32-bit") << " weights");
+        // Two lanes take no sparse path, so build no index.
+        auto listed_spec = whole_network(net);
+        listed_spec.half_weights = half;
+        listed_spec.batch = 2;
+        auto spec = listed_spec;
+        spec.in = {};
+        spec.in_begin = {};
+        const engine drawn(spec, share), listed(listed_spec);
+        CHECK(drawn.synapse_bytes() == listed.synapse_bytes());
+        check_same_incoming(drawn, listed, net.neuron_count());
+    }
+}
