@@ -18,6 +18,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <malloc.h>  // malloc_trim (glibc)
+
 #include <algorithm>
 #include <map>
 #include <new>
@@ -354,6 +356,11 @@ engine::engine(const engine_spec& spec, const model::network& share) : impl_(std
         std::optional<redrawn_weights> redrawn;
         build_from_share(m.store, share, spec.neurons, m.slots, spec.node, spec.half_weights, &redrawn);
         m.finish(spec, redrawn ? &*redrawn : nullptr);
+        redrawn.reset();
+        // The build's temporaries (per-thread counts, placing's held entries, the table of
+        // row parts) go back to the system rather than stay on the allocator's free lists,
+        // where they would count as resident while the network runs (BENCHMARKS.md).
+        malloc_trim(0);
     } catch (const std::bad_alloc&) {
         throw allocation_error(spec.node, m.store.planned());
     }
