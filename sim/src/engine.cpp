@@ -74,9 +74,19 @@ struct engine::impl {
     // tick, a transition or incoming() reads them there, and keep them once a tick was too
     // busy for the sparse path.
     bool rows_keep_weights = false;
-    void release_row_weights() {
-        if (!rows_keep_weights && !transition && use_sparse && !store.weights_released() && fan_out.holds_weights(store))
-            store.release_weights();
+    // The rows let own weights go where the index may hold them alone, and else have them:
+    // taken back from the index, or where it does not hold them (a store built without them,
+    // build_from_share), drawn again by `redrawn`.
+    void settle_own_weights(const redrawn_weights* redrawn = nullptr) {
+        const bool index_holds = use_sparse && fan_out.holds_weights(store);
+        if (index_holds && !rows_keep_weights && !transition) {
+            if (!store.weights_released()) store.release_weights();
+        } else if (store.weights_released()) {
+            if (index_holds)
+                weights_into_rows();
+            else
+                store.take_weights_back([&](auto* weights) { redrawn->write(weights); });
+        }
     }
     void weights_into_rows() {
         if (store.weights_released()) store.take_weights_back([&](auto* weights) { fan_out.write_weights(store.classes(), weights); });
@@ -308,8 +318,7 @@ struct engine::impl {
         const std::size_t ring = static_cast<std::size_t>(std::max({store.max_delay(), dense->max_delay(), s.history})) + 1;
         history.reset(ring, local(), slots.size(), batch);
         use_sparse = batch == 1 && fan_out.build(store, neurons, slots, redrawn);
-        if (store.weights_released() && !(use_sparse && fan_out.holds_weights(store)))
-            store.take_weights_back([&](auto* weights) { redrawn->write(weights); });
+        settle_own_weights(redrawn);
         remote_delay = dense->remote_delay(local(), std::min<tick_t>(static_cast<tick_t>(ring) - 1, store.remote_delay()));
         if (s.structure && hosts_member_of(*s.structure)) {
             if (batch > 1) throw usage_error("engine spec: structural plasticity runs with one lane only (batch 1)");
@@ -334,7 +343,6 @@ struct engine::impl {
                                                                          : spiking_neurons::some;
         ascending = std::is_sorted(s.neurons.begin(), s.neurons.end(),
                                    [](const neuron_spec& a, const neuron_spec& b) { return a.index < b.index; });
-        release_row_weights();
     }
 };
 
@@ -443,7 +451,7 @@ void engine::compute() {
     const tick_t t = m.next;
     if (m.transition && t >= m.transition->until) {
         m.transition.reset();
-        m.release_row_weights();
+        m.settle_own_weights();
     }
     const auto listed = m.gather_inputs(t);
     if (m.structure) m.structure->before(t, m.history);
@@ -552,8 +560,9 @@ void engine::set_parameters(const std::vector<model::neuron_params>& params, con
 void engine::set_synapses(const model::network& share, const std::vector<std::size_t>& reweighted) {
     auto& m = *impl_;
     synapse_store fresh;
+    std::optional<redrawn_weights> redrawn;  // as at the build: own weights not kept twice
     try {
-        build_from_share(fresh, share, m.spec.neurons, m.slots, m.spec.node, m.spec.half_weights);
+        build_from_share(fresh, share, m.spec.neurons, m.slots, m.spec.node, m.spec.half_weights, &redrawn);
     } catch (const std::bad_alloc&) {
         throw allocation_error(m.spec.node, fresh.planned());
     }
@@ -602,10 +611,10 @@ void engine::set_synapses(const model::network& share, const std::vector<std::si
     // The fan-out index copies weights; a plastic class's copies are written before each
     // delivery reads them (plasticity.hpp), so a rebuilt index serves as a restore's does.
     if (m.use_sparse) {
-        m.fan_out.build(m.store, m.neurons, m.slots);
+        m.fan_out.build(m.store, m.neurons, m.slots, redrawn ? &*redrawn : nullptr);
         m.sparse->forget_rows();
-        m.release_row_weights();
     }
+    m.settle_own_weights(redrawn ? &*redrawn : nullptr);
     if (sent_with) {
         m.plastic->redelay(m.transition->before, std::move(*sent_with), m.next, m.remote_delay);
         m.transition->until = std::max(m.transition->until, m.plastic->settled());
@@ -651,7 +660,7 @@ void engine::restore(const std::vector<neuron_state>& states, tick_t next) {
     if (grown) m.structure->restore(std::move(*grown));
     if (m.structure) m.structure->restored(next, m.history);
     m.inputs.erase(m.inputs.begin(), m.inputs.lower_bound(next));
-    m.release_row_weights();  // where a transition kept them in the rows
+    m.settle_own_weights();  // where a transition kept them in the rows
 }
 
 bool engine::reroute(const engine_spec& spec) {

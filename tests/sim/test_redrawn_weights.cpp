@@ -1,8 +1,9 @@
 // Own weights drawn again rather than kept twice: an engine built from its share of the
 // network, whose synapses all keep their own weight, builds its rows without those weights
 // and draws them again from the rows' streams while its fan-out index is placed (or into the
-// rows, where no index holds them). Its weights, its memory and every tick's bits are those
-// of an engine built from the listed rows, with 32-bit and with half weights.
+// rows, where no index holds them), and so does an update's (engine::set_synapses). Its
+// weights, its memory and every tick's bits are those of an engine built from the listed
+// rows, with 32-bit and with half weights.
 #include "dnnc/sim/engine.hpp"
 #include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
@@ -127,4 +128,29 @@ TEST_CASE("where no fan-out index holds the weights, the rows get them drawn aga
         CHECK(drawn.synapse_bytes() == listed.synapse_bytes());
         check_same_incoming(drawn, listed, net.neuron_count());
     }
+}
+
+TEST_CASE("an update's new drawn weights and delays are drawn again too, and the rows hold them as listed") {
+    const auto before = rules_and_distributions();
+    // New weights for e -> e, new delays for i -> i (a transition): the same sources.
+    auto after = before;
+    after.projections[0].weight_distribution->mean = 2.0;
+    after.projections[3].delay_distribution->mu = -0.5;
+    const auto net = model::expand(after, "g.xml");
+    for (const bool half : {false, true})
+        for (const std::uint32_t batch : {1u, 2u}) {
+            INFO((half ? "half" : "32-bit") << " weights, " << batch << " lane(s)");
+            auto listed_spec = whole_network(net);
+            listed_spec.half_weights = half;
+            listed_spec.batch = batch;
+            auto spec = listed_spec;
+            spec.in = {};
+            spec.in_begin = {};
+            engine updated(spec, before);
+            for (int t = 0; t < 20; ++t) updated.compute();
+            updated.set_synapses(after, {});
+            const engine listed(listed_spec);
+            CHECK(updated.synapse_bytes() == listed.synapse_bytes() + (batch == 1 ? (half ? 2 : 4) * listed.synapse_count() : 0));
+            check_same_incoming(updated, listed, net.neuron_count());
+        }
 }
