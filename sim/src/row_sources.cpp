@@ -47,8 +47,8 @@ float redrawn_weights::reader::weight(std::uint64_t s) {
         stream_.emplace(from_.stream(parts[part_]));
         next_ = parts[part_].first;
     }
-    for (; next_ < s; ++next_) stream_->next();
-    ++next_;
+    stream_->skip(s - next_);
+    next_ = s + 1;
     return stream_->next();
 }
 

@@ -182,9 +182,10 @@ class redrawn_weights {
 public:
     redrawn_weights(model::synapse_rows rows, const std::vector<neuron_spec>& neurons);
 
-    // Reads synapses' weights in ascending synapse order, skipping any: drawn along each
-    // row's stream only as far as the synapses read, and a stream none of whose synapses is
-    // read is not drawn at all.
+    // Reads synapses' weights in ascending synapse order, skipping any: each row's stream
+    // passes over the weights not read (without drawing them where each takes a fixed number
+    // of draws, as the microcircuit's do: model::synapse_rows::row_weights::skip), and a
+    // stream none of whose weights is read is not drawn at all.
     class reader {
     public:
         explicit reader(const redrawn_weights& from) : from_(from) {}

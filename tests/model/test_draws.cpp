@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 using namespace dnnc;
@@ -223,6 +225,46 @@ TEST_CASE("rounded draws in batches are the values and stream of draws one by on
         lognormal.sigma = 1.0;
         lognormal.max = 3.0;
         check_rounded_draws<float>(lognormal, 8, 10000, as_float);
+    }
+}
+
+TEST_CASE("a value takes a fixed number of draws only where none can be redrawn, and values are then passed over exactly") {
+    distribution lognormal;
+    lognormal.kind = distribution_kind::lognormal;
+    lognormal.mu = 0.5;
+    lognormal.sigma = 0.4;
+    distribution uniform;
+    uniform.kind = distribution_kind::uniform;
+    uniform.min = -2.0;
+    uniform.max = 3.0;
+    distribution constant;
+    constant.kind = distribution_kind::constant;
+    constant.value = 1.5;
+    auto unbounded = normal(1.0, 2.0, 0.0);
+    unbounded.min.reset();
+    auto near_bound = normal(1.0, 2.0, 1.0 - 8.5 * 2.0);  // a normal of the stream may pass it
+    auto bounded_lognormal = lognormal;
+    bounded_lognormal.max = std::exp(0.5 + 8.5 * 0.4);
+    const std::vector<std::pair<distribution, std::optional<std::uint64_t>>> cases{
+        {normal(87.808494, 8.780849, 0.0), 2},  // the microcircuit's: 10 std to the bound
+        {unbounded, 2}, {lognormal, 2}, {uniform, 1}, {constant, 0},
+        {near_bound, std::nullopt}, {bounded_lognormal, std::nullopt}, {normal(87.808494, 8.780849, 87.0), std::nullopt}};
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        INFO("case " << c);
+        const value_draw draw(cases[c].first);
+        REQUIRE(draw.draws_per_value() == cases[c].second);
+        if (!cases[c].second) continue;
+        splitmix64 one(c + 1);
+        std::vector<float> values(5000);
+        draw.draw_rounded(one, values.data(), values.size(), [](double x) { return static_cast<float>(x); });
+        // Value n is the first drawn after passing over n values' draws.
+        for (std::size_t n = 0; n < values.size(); n += 1 + n % 97) {
+            splitmix64 from(c + 1);
+            from.skip(n * *cases[c].second);
+            float x;
+            draw.draw_rounded(from, &x, 1, [](double v) { return static_cast<float>(v); });
+            REQUIRE(std::memcmp(&x, &values[n], sizeof x) == 0);
+        }
     }
 }
 

@@ -302,6 +302,50 @@ TEST_CASE("drawn weights and delays: moments, bounds, signs, ticks") {
     CHECK_FALSE(rows.uniform(3));
 }
 
+TEST_CASE("a row's weights drawn alone are for_each's, and passing over some leaves the others unchanged") {
+    // Weights whose values may be passed over without drawing (normal far from its bound,
+    // uniform, constant, a fixed weight) and ones that may be redrawn (near bounds), with
+    // delays drawn beside some.
+    const auto net = parse_network(R"(<population id="p" size="300"/>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="90" seed="1">
+          <weight distribution="normal" mean="87.8" std="8.78" min="0"/><delay distribution="normal" mean="1.5" std="0.75" min="0.05"/></projection>
+        <projection from="p" to="p" kind="random" p="0.2" seed="2">
+          <weight distribution="lognormal" mu="0.5" sigma="0.25" min="1" max="3"/></projection>
+        <projection from="p" to="p" kind="fixed-total-number" n="6000" seed="3">
+          <weight distribution="uniform" min="-2" max="3"/><delay distribution="uniform" min="0.4" max="1.2"/></projection>
+        <projection from="p" to="p" kind="all" weight="0.5"><delay distribution="constant" value="0.75"/></projection>
+        <projection from="p" to="p" kind="fixed-indegree" indegree="20" seed="4">
+          <weight distribution="constant" value="-1.25"/></projection>)");
+    const synapse_rows rows(net);
+    std::size_t skipped = 0;
+    for (neuron_index t = 0; t < 300; t += 7)
+        for (std::size_t e = 0; e < rows.element_count(); ++e) {
+            std::vector<float> expected;
+            rows.for_each_of(t, e, [&](neuron_index, float weight, std::uint16_t, std::size_t) { expected.push_back(weight); });
+            synapse_rows::row_weights all(rows, t, e), some(rows, t, e);
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                const float x = all.next();
+                REQUIRE(std::memcmp(&x, &expected[i], sizeof x) == 0);
+            }
+            // Every third weight read, the others passed over in runs of 1 and 2.
+            for (std::size_t i = 2; i < expected.size(); i += 3) {
+                some.skip(i % 2 == 0 ? 2 : 1);
+                if (i % 2 != 0) some.next();  // one passed over, one read and dropped
+                const float x = some.next();
+                REQUIRE(std::memcmp(&x, &expected[i], sizeof x) == 0);
+                skipped += 2;
+            }
+            // Every 23rd read: passes beyond what was drawn ahead.
+            synapse_rows::row_weights far(rows, t, e);
+            for (std::size_t i = 22; i < expected.size(); i += 23) {
+                far.skip(22);
+                const float x = far.next();
+                REQUIRE(std::memcmp(&x, &expected[i], sizeof x) == 0);
+            }
+        }
+    CHECK(skipped > 10000);
+}
+
 TEST_CASE("a seed draws the network it always drew: the scaled microcircuit's rows, hashed") {
     // Sources, weights' bits, delays and elements of all 2,988,807 synapses (FNV-1a), as the
     // draws made them one by one before they were drawn in batches (12c6596): snapshots and

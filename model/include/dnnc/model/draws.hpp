@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 namespace dnnc::model {
@@ -77,6 +78,12 @@ public:
     // (tick_rounding::ends).
     template <class T, class Round>
     void draw_rounded(splitmix64& rng, T* out, std::size_t n, Round&& round) const;
+    // How many of the stream's draws each value takes, where that is fixed, so that values
+    // can be passed over without drawing them: 0 for a constant, 1 for a uniform, 2 for a
+    // normal or lognormal one whose bounds lie beyond 9 std of the (underlying) normal (a
+    // stream's normal stays within 8.58 std: Box-Muller from 53-bit uniforms), so that no
+    // value is ever redrawn; nullopt where one may be.
+    std::optional<std::uint64_t> draws_per_value() const { return per_value_; }
     // The largest value a draw can take, or for an unbounded normal (lognormal) distribution
     // mean + 10 std (exp(mu + 10 sigma)): the bound a drawn delay is clipped to.
     double upper() const;
@@ -85,6 +92,7 @@ private:
     distribution_kind kind_;
     double a_ = 0, b_ = 0;  // value; mean, std; min, max; or mu, sigma
     double low_, high_;     // the bounds a normal or lognormal value is redrawn into
+    std::optional<std::uint64_t> per_value_;
 };
 
 template <class T, class Round>

@@ -301,7 +301,16 @@ private:
               delays_(r_.delay_draw, stream_seed(r.seed ^ delay_salt, position_in(r.to_x, target))) {}
         float weight() {
             if (!r_.weight_draw) return r_.weight;
-            return weights_.next([](double x) { return static_cast<float>(x); });
+            return weights_.next(as_float{});
+        }
+        // Passes over the next n weights: without drawing them where each takes a fixed number
+        // of the stream's draws (value_draw::draws_per_value), else drawn and dropped.
+        void skip_weights(std::uint64_t n) {
+            if (n == 0 || !r_.weight_draw) return;
+            if (const auto each = r_.weight_draw->draws_per_value())
+                weights_.skip(n, *each);
+            else
+                for (; n > 0; --n) weights_.next(as_float{});
         }
         std::uint16_t delay() {
             if (!r_.delay_draw) return r_.delay;
@@ -310,6 +319,9 @@ private:
 
     private:
         static constexpr std::uint64_t weight_salt = 0x5745494748545321ULL, delay_salt = 0x44454C4159532121ULL;
+        struct as_float {
+            float operator()(double x) const { return static_cast<float>(x); }
+        };
         template <class T>
         class drawn_ahead {
         public:
@@ -323,6 +335,19 @@ private:
                     next_ = 0;
                 }
                 return values_[next_++];
+            }
+            // Passes over the next n values, each `each` of the stream's draws: those drawn
+            // ahead first, then the stream itself (the values are the same however they are
+            // batched, so the next batch starts where the skipped ones end).
+            void skip(std::uint64_t n, std::uint64_t each) {
+                const std::uint64_t ahead = size_ - next_;
+                if (n <= ahead) {
+                    next_ += static_cast<std::size_t>(n);
+                    return;
+                }
+                stream_.skip((n - ahead) * each);
+                drawn_ += static_cast<std::size_t>(n - ahead);
+                next_ = size_ = 0;
             }
 
         private:
@@ -348,6 +373,14 @@ public:
             : r_(rows.elements_[element]), values_(r_, target),
               listed_(r_.kind == rule::list ? listed_row(r_, target).first : 0) {}
         float next() { return r_.kind == rule::list ? r_.list->weights[listed_++] : values_.weight(); }
+        // Passes over the next n weights (without drawing them where that is exact:
+        // row_values::skip_weights).
+        void skip(std::uint64_t n) {
+            if (r_.kind == rule::list)
+                listed_ += static_cast<std::size_t>(n);
+            else
+                values_.skip_weights(n);
+        }
 
     private:
         const compiled& r_;
