@@ -42,8 +42,14 @@ model::synapse_rows::row_weights redrawn_weights::stream(const part& p) const {
 float redrawn_weights::reader::weight(std::uint64_t s) {
     const auto& parts = from_.parts_;
     if (!stream_ || s >= parts[part_ + 1].first) {
-        part_ = static_cast<std::size_t>(std::upper_bound(parts.begin(), parts.end(), s, [](std::uint64_t at, const part& p) { return at < p.first; }) -
-                                         parts.begin()) - 1;
+        // The next few parts are looked at in turn (a range of slots reads most rows' parts
+        // a few apart), farther ones found by a binary search.
+        std::size_t ahead = stream_ ? part_ + 1 : parts.size();
+        for (const auto stop = std::min(ahead + 8, parts.size() - 1); ahead < stop && s >= parts[ahead + 1].first;) ++ahead;
+        if (ahead >= parts.size() - 1 || s >= parts[ahead + 1].first)
+            ahead = static_cast<std::size_t>(std::upper_bound(parts.begin(), parts.end(), s, [](std::uint64_t at, const part& p) { return at < p.first; }) -
+                                             parts.begin()) - 1;
+        part_ = ahead;
         stream_.emplace(from_.stream(parts[part_]));
         next_ = parts[part_].first;
     }
