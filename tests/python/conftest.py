@@ -1,6 +1,7 @@
 # Shared by the Python module's tests: where the repository and the built tools are, and
 # the `dnnc` command line to compare with.
 import os
+import socket
 import subprocess
 
 import pytest
@@ -19,6 +20,19 @@ def cli(*args, check=True):
     if check and result.returncode != 0:
         raise AssertionError("dnnc %s: exit %d\n%s" % (" ".join(map(str, args)), result.returncode, result.stderr))
     return result
+
+
+def free_ports(count):
+    """`count` distinct free loopback ports. The sockets stay bound until all are picked: one
+    bound and closed at a time may be given the port just closed again."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def alive(pid):

@@ -1,7 +1,6 @@
 # pyNN.dnnc's simulation control: setup, runs in pieces on one cluster, reset, end, the
 # state queries, get/set of parameters, recording into Neo and its files.
 import pickle
-import socket
 
 import numpy as np
 import pytest
@@ -9,6 +8,7 @@ import pytest
 import dnnc
 
 from pyNN import errors
+from conftest import free_ports
 from pynn_support import sim, spike_times
 
 
@@ -160,11 +160,7 @@ def test_setup_takes_nodes_or_a_cluster():
 
 
 def test_a_cluster_document(tmp_path):
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    ports = free_ports(2)
     cluster = tmp_path / "cluster.xml"
     cluster.write_text('<dnnc xmlns="urn:dnnc:1"><cluster lead="a"><node id="a" port="%d"/><node id="b" port="%d"/>'
                        '<link from="a" to="b"/></cluster></dnnc>' % tuple(ports))

@@ -6,7 +6,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -16,7 +15,7 @@ import numpy as np
 import pytest
 
 import dnnc
-from conftest import alive, cli, example
+from conftest import alive, cli, example, free_ports
 
 CUBA = example("cuba/cuba.xml")
 XOR = example("xor/xor.xml")
@@ -206,17 +205,11 @@ def test_generate_refuses_what_dnnc_gen_refuses(tmp):
         dnnc.generate("er", path=str(tmp / "g.txt"), n=10, p=0.1)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_a_run_goes_on_when_its_lead_is_killed(tmp, monkeypatch):
     # A quarter-size Brunel network, recording 200 neurons, on three linked nodes that
     # checkpoint every 2,000 ticks; its lead is killed once the run is past tick 5,000.
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp))  # the nodes' checkpoints
-    ports = [free_port() for _ in range(3)]
+    ports = free_ports(3)
     cluster = '<cluster lead="a">%s<link from="a" to="b"/><link from="b" to="c"/><link from="a" to="c"/></cluster>' % "".join(
         '<node id="%s" port="%d"/>' % node for node in zip("abc", ports))
     with open(example("brunel/brunel_small.xml")) as f:
