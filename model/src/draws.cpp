@@ -228,22 +228,23 @@ std::uint64_t hypergeometric(splitmix64& rng, std::uint64_t draws, std::uint64_t
 value_draw::value_draw(const distribution& d)
     : kind_(d.kind), low_(d.min.value_or(-std::numeric_limits<double>::infinity())),
       high_(d.max.value_or(std::numeric_limits<double>::infinity())) {
-    switch (d.kind) {
-    case distribution_kind::constant: a_ = d.value.value_or(0); break;
-    case distribution_kind::normal: a_ = d.mean.value_or(0), b_ = d.std.value_or(0); break;
-    case distribution_kind::uniform: a_ = d.min.value_or(0), b_ = d.max.value_or(0); break;
-    case distribution_kind::lognormal: a_ = d.mu.value_or(0), b_ = d.sigma.value_or(0); break;
-    }
     // draws_per_value: a normal's values are never redrawn where its bounds lie beyond 9 std.
-    const bool never_redrawn = d.kind == distribution_kind::normal
-                                   ? a_ - 9 * std::abs(b_) > low_ && a_ + 9 * std::abs(b_) < high_
-                                   : std::exp(a_ - 9 * std::abs(b_)) > low_ && std::exp(a_ + 9 * std::abs(b_)) < high_;
     switch (d.kind) {
-    case distribution_kind::constant: per_value_ = 0; break;
-    case distribution_kind::uniform: per_value_ = 1; break;
+    case distribution_kind::constant:
+        a_ = d.value.value_or(0);
+        per_value_ = 0;
+        break;
     case distribution_kind::normal:
+        a_ = d.mean.value_or(0), b_ = d.std.value_or(0);
+        if (a_ - 9 * std::abs(b_) > low_ && a_ + 9 * std::abs(b_) < high_) per_value_ = 2;
+        break;
+    case distribution_kind::uniform:
+        a_ = d.min.value_or(0), b_ = d.max.value_or(0);
+        per_value_ = 1;
+        break;
     case distribution_kind::lognormal:
-        if (never_redrawn) per_value_ = 2;
+        a_ = d.mu.value_or(0), b_ = d.sigma.value_or(0);
+        if (std::exp(a_ - 9 * std::abs(b_)) > low_ && std::exp(a_ + 9 * std::abs(b_)) < high_) per_value_ = 2;
         break;
     }
 }
