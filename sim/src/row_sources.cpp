@@ -33,6 +33,9 @@ redrawn_weights::redrawn_weights(model::synapse_rows rows, const std::vector<neu
         parts = {};
     }
     parts_.push_back({first, static_cast<std::uint32_t>(neurons.size()), 0});
+    row_part_.assign(neurons.size() + 1, 0);
+    for (std::size_t p = 0; p + 1 < parts_.size(); ++p) ++row_part_[parts_[p].row + 1];
+    for (std::size_t k = 0; k < neurons.size(); ++k) row_part_[k + 1] += row_part_[k];
 }
 
 model::synapse_rows::row_weights redrawn_weights::stream(const part& p) const {
@@ -93,10 +96,19 @@ void build_from_share(synapse_store& store, const model::network& share, const s
         if (n.index < 0 || static_cast<std::uint64_t>(n.index) >= rows.neuron_count())
             throw protocol_error("neuron " + std::to_string(n.index) + " lies outside the share's " +
                                  std::to_string(rows.neuron_count()) + " neurons");
-    // A weight beyond 16 bits is found while the rows are built, so half weights are drawn then.
-    const bool keep = redraw == nullptr;
-    store.build(share_rows(rows, neurons, keep || half_weights), neurons, slots, node, half_weights, keep);
-    if (redraw != nullptr && store.weights_released()) redraw->emplace(std::move(rows), neurons);
+    // Own weights to draw again: some element's weights or delays are drawn or listed, and no
+    // synapse is plastic (plastic synapses keep theirs in the rows).
+    bool own = false;
+    for (std::size_t e = 0; e < rows.element_count(); ++e) own = own || !rows.uniform(e);
+    if (redraw == nullptr || !own || rows.synapse_models().size() > 1) {
+        store.build(share_rows(rows, neurons), neurons, slots, node, half_weights);
+        return;
+    }
+    // The rows' counts, drawn once for the build and the redraw. A weight beyond 16 bits is
+    // found while the rows are built, so half weights are drawn then.
+    const auto& counted = redraw->emplace(std::move(rows), neurons);
+    store.build(share_rows(counted.rows(), neurons, half_weights, &counted), neurons, slots, node, half_weights, false);
+    if (!store.weights_released()) redraw->reset();
 }
 
 }  // namespace dnnc::sim

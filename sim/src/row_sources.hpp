@@ -95,14 +95,71 @@ private:
     bool varies_ = false;
 };
 
+// The own weights of a store built from a share without them (synapse_store::build's
+// keep_own_weights), drawn again from the rows' streams when asked for: a store of one
+// class whose synapses all keep their own weight and delay, row k the row of neurons[k].
+// Holds the rows it draws from; the share (which a list projection's weights stay in) and
+// `neurons` must outlive it.
+class redrawn_weights {
+public:
+    redrawn_weights(model::synapse_rows rows, const std::vector<neuron_spec>& neurons);
+    const model::synapse_rows& rows() const { return rows_; }
+    // f(element, synapses) for each connection element that gives neuron k's row synapses,
+    // in canonical order: the counts drawn once, for the store's build and the redraw.
+    template <class F>
+    void each_part(std::size_t k, F&& f) const {
+        for (auto p = row_part_[k]; p < row_part_[k + 1]; ++p) f(std::size_t{parts_[p].element}, parts_[p + 1].first - parts_[p].first);
+    }
+
+    // Reads synapses' weights in ascending synapse order, skipping any: each row's stream
+    // passes over the weights not read (without drawing them where each takes a fixed number
+    // of draws, as the microcircuit's do: model::synapse_rows::row_weights::skip), and a
+    // stream none of whose weights is read is not drawn at all.
+    class reader {
+    public:
+        explicit reader(const redrawn_weights& from) : from_(from) {}
+        // Synapse s's weight; s above the last one read.
+        float weight(std::uint64_t s);
+
+    private:
+        const redrawn_weights& from_;
+        std::size_t part_ = 0;
+        std::uint64_t next_ = 0;  // the synapse stream_ gives next
+        std::optional<model::synapse_rows::row_weights> stream_;
+    };
+
+    // Every synapse's weight, into weights[s] (half weights: their 16 bits); rows in parallel.
+    void write(float* weights) const;
+    void write(std::uint16_t* weights) const;
+
+private:
+    // A row's synapses from one connection element, from synapse `first` on; a last part
+    // marks the end.
+    struct part {
+        std::uint64_t first;
+        std::uint32_t row, element;
+    };
+    model::synapse_rows::row_weights stream(const part& p) const;
+    template <class T, class Convert>
+    void write(T* weights, Convert&& convert) const;
+
+    model::synapse_rows rows_;
+    const std::vector<neuron_spec>& neurons_;
+    std::vector<part> parts_;
+    std::vector<std::size_t> row_part_;  // row k's parts are [row_part_[k], row_part_[k + 1])
+};
+
 // The rows of a node's neurons drawn from its share of the network: a class per distinct
 // (weight, delay) of the connection elements, or per synapse model when one is plastic.
 // Without `own_weights`, fill() gives 0 for a drawn weight unless classes are synapse
-// models: for a store that keeps neither (synapse_store::build's keep_own_weights).
+// models: for a store that keeps neither (synapse_store::build's keep_own_weights). Given
+// `counted`, the rows' sizes are its counts rather than counted again.
 class share_rows {
 public:
-    share_rows(const model::synapse_rows& rows, const std::vector<neuron_spec>& neurons, bool own_weights = true)
-        : rows_(rows), neurons_(neurons), by_model_(rows.synapse_models().size() > 1), own_weights_(own_weights || by_model_) {
+    share_rows(const model::synapse_rows& rows, const std::vector<neuron_spec>& neurons, bool own_weights = true,
+               const redrawn_weights* counted = nullptr)
+        : rows_(rows), neurons_(neurons), counted_(counted), by_model_(rows.synapse_models().size() > 1),
+          own_weights_(own_weights || by_model_) {
         std::map<std::pair<std::uint32_t, std::uint16_t>, std::uint32_t> index;
         class_of_.assign(rows.element_count(), 0);
         if (by_model_) models_ = {rows.synapse_models().front()};
@@ -142,11 +199,15 @@ public:
     std::pair<std::uint64_t, std::uint64_t> shape(std::size_t k) const {
         std::uint64_t synapses = 0, runs = 0;
         std::uint32_t last = ~std::uint32_t{0};
-        rows_.for_each_element(target(k), [&](std::size_t e, std::uint64_t n) {
+        auto add = [&](std::size_t e, std::uint64_t n) {
             synapses += n;
             runs += class_of_[e] != last;
             last = class_of_[e];
-        });
+        };
+        if (counted_)
+            counted_->each_part(k, add);
+        else
+            rows_.for_each_element(target(k), add);
         return {synapses, runs};
     }
     template <class F>
@@ -164,6 +225,7 @@ private:
     model::neuron_index target(std::size_t k) const { return static_cast<model::neuron_index>(neurons_[k].index); }
     const model::synapse_rows& rows_;
     const std::vector<neuron_spec>& neurons_;
+    const redrawn_weights* counted_;
     bool by_model_, own_weights_;
     std::vector<model::resolved_synapse_model> models_;
     std::vector<std::size_t> elements_;
@@ -171,52 +233,6 @@ private:
     std::vector<std::uint32_t> class_of_;  // per connection element
     std::vector<weight_delay> classes_;
     bool varies_ = false;
-};
-
-// The own weights of a store built from a share without them (synapse_store::build's
-// keep_own_weights), drawn again from the rows' streams when asked for: a store of one
-// class whose synapses all keep their own weight and delay, row k the row of neurons[k].
-// Holds the rows it draws from; the share (which a list projection's weights stay in) and
-// `neurons` must outlive it.
-class redrawn_weights {
-public:
-    redrawn_weights(model::synapse_rows rows, const std::vector<neuron_spec>& neurons);
-
-    // Reads synapses' weights in ascending synapse order, skipping any: each row's stream
-    // passes over the weights not read (without drawing them where each takes a fixed number
-    // of draws, as the microcircuit's do: model::synapse_rows::row_weights::skip), and a
-    // stream none of whose weights is read is not drawn at all.
-    class reader {
-    public:
-        explicit reader(const redrawn_weights& from) : from_(from) {}
-        // Synapse s's weight; s above the last one read.
-        float weight(std::uint64_t s);
-
-    private:
-        const redrawn_weights& from_;
-        std::size_t part_ = 0;
-        std::uint64_t next_ = 0;  // the synapse stream_ gives next
-        std::optional<model::synapse_rows::row_weights> stream_;
-    };
-
-    // Every synapse's weight, into weights[s] (half weights: their 16 bits); rows in parallel.
-    void write(float* weights) const;
-    void write(std::uint16_t* weights) const;
-
-private:
-    // A row's synapses from one connection element, from synapse `first` on; a last part
-    // marks the end.
-    struct part {
-        std::uint64_t first;
-        std::uint32_t row, element;
-    };
-    model::synapse_rows::row_weights stream(const part& p) const;
-    template <class T, class Convert>
-    void write(T* weights, Convert&& convert) const;
-
-    model::synapse_rows rows_;
-    const std::vector<neuron_spec>& neurons_;
-    std::vector<part> parts_;
 };
 
 // The rows of `neurons` drawn from `share` into `store` (sources found in `slots`): a node's
