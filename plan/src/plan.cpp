@@ -12,6 +12,7 @@
 #include "dnnc/protocol/xml.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -156,17 +157,21 @@ std::vector<node_load> loads_of(const model::network& net, const std::vector<std
     std::vector<node_load> loads(nodes);
     for (auto v : node_of) ++loads[v].neurons;
     const model::symbol_table symbols(net);
+    // Each neuron's row: its expected synapses and their variance, for a bound on the longest.
+    std::vector<float> row_mean(node_of.size()), row_variance(node_of.size());
     // A plastic synapse model anywhere gives every synapse its own weight and delay, and a
     // rule's per-synapse state on top (model::synapse_model_info::state_bytes).
     auto plastic = [&](const std::string& model, const source_location& where) {
         const auto info = model::resolve_synapse_model(net, model, where).info;
         if (info->plastic)
-            for (auto& load : loads) load.values_per_synapse = true;
+            for (auto& load : loads) load.values_per_synapse = load.plastic = true;
         return static_cast<double>(info->state_bytes);
     };
     for (const auto& s : net.synapses) {
-        auto& load = loads[node_of[symbols.range(s.to, s.where).first]];
+        const auto t = symbols.range(s.to, s.where).first;
+        auto& load = loads[node_of[t]];
         load.synapses += 1;
+        row_mean[t] += 1;
         load.rule_state_bytes += plastic(s.synapse_model, s.where);
     }
     for (const auto& p : net.projections) {
@@ -180,8 +185,10 @@ std::vector<node_load> loads_of(const model::network& net, const std::vector<std
         if (p.kind == model::projection_kind::list) {
             // Exact: the lead holds the list.
             for (const auto t : p.connections.targets) {
-                auto& load = loads[node_of[model::neuron_at(to, t)]];
+                const auto neuron = model::neuron_at(to, t);
+                auto& load = loads[node_of[neuron]];
                 load.synapses += 1;
+                row_mean[neuron] += 1;
                 load.rule_state_bytes += state_bytes;
             }
             continue;
@@ -189,27 +196,37 @@ std::vector<node_load> loads_of(const model::network& net, const std::vector<std
         for (const auto& x : to)
             for (auto t = x.first; t < x.first + x.size; ++t) {
                 auto& load = loads[node_of[t]];
-                const double before = load.synapses;
                 const double others = sources - (!p.autapses && model::holds(from, t) ? 1 : 0);
+                // Expected per target, and the variance of a drawn count (a binomial's, at most its mean).
+                double expected = 0, variance = 0;
                 switch (p.kind) {
-                case model::projection_kind::all: load.synapses += others; break;
-                case model::projection_kind::random: load.synapses += p.p.value_or(0) * others; break;
-                case model::projection_kind::one_to_one:
-                    load.synapses += p.autapses || from.front().first != to.front().first ? 1 : 0;
+                case model::projection_kind::all: expected = others; break;
+                case model::projection_kind::random:
+                    expected = p.p.value_or(0) * others;
+                    variance = expected * (1 - p.p.value_or(0));
                     break;
-                case model::projection_kind::fixed_indegree: load.synapses += static_cast<double>(p.indegree.value_or(0)); break;
-                // Expected per target: every source's K spread over the targets; n over the targets.
+                case model::projection_kind::one_to_one: expected = p.autapses || from.front().first != to.front().first ? 1 : 0; break;
+                case model::projection_kind::fixed_indegree: expected = static_cast<double>(p.indegree.value_or(0)); break;
+                // Every source's K spread over the targets; n over the targets.
                 case model::projection_kind::fixed_outdegree:
-                    load.synapses += static_cast<double>(p.outdegree.value_or(0)) * sources / targets;
+                    expected = variance = static_cast<double>(p.outdegree.value_or(0)) * sources / targets;
                     break;
                 case model::projection_kind::fixed_total_number:
-                    load.synapses += static_cast<double>(p.total.value_or(0)) / targets;
+                    expected = variance = static_cast<double>(p.total.value_or(0)) / targets;
                     break;
                 case model::projection_kind::dense: load.dense_weights += sources; break;
                 case model::projection_kind::list: break;  // counted above
                 }
-                load.rule_state_bytes += (load.synapses - before) * state_bytes;
+                load.synapses += expected;
+                load.rule_state_bytes += expected * state_bytes;
+                row_mean[t] += static_cast<float>(expected);
+                row_variance[t] += static_cast<float>(variance);
             }
+    }
+    // Six standard deviations past the mean: no row of a network of 10^9 neurons goes past it.
+    for (std::size_t t = 0; t < node_of.size(); ++t) {
+        auto& longest = loads[node_of[t]].longest_row;
+        longest = std::max(longest, std::ceil(double{row_mean[t]} + 6 * std::sqrt(double{row_variance[t]})));
     }
     return loads;
 }

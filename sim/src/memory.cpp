@@ -1,16 +1,30 @@
 #include "dnnc/sim/memory.hpp"
 
+#include <cmath>
+
 namespace dnnc::sim {
 
-std::uint64_t bytes_needed(std::uint64_t synapses, std::uint64_t neurons, std::uint64_t dense_weights, std::uint32_t batch,
-                           bool values_per_synapse, bool half_weights) {
-    // The fan-out entry of a synapse with its own weight and delay carries that weight: 8 bytes
-    // compact, 12 where a rule changes it or rows are too long for compact entries (12 counted:
-    // the bound); one of a shared weight takes 2 bytes into a sum in order (packed), 8 into one
-    // out of order: 4 is between (docs/simulation.md, "Memory layout").
-    const std::uint64_t fan_out = batch == 1 ? (values_per_synapse ? 12 : 4) : 0;
-    const std::uint64_t per_synapse = 4 + fan_out + (values_per_synapse ? (half_weights ? 4 : 6) : 0) + 1;
-    return synapses * per_synapse + neurons * (96 + 32 * std::uint64_t{batch}) + dense_weights * 2 * sizeof(float);
+namespace {
+
+// Whether the fan-out's entries of own weights are compact: a row's positions fit in one word
+// beside the widest local target (fan_out_index::build).
+bool compact_entries(const share_size& share) {
+    std::uint32_t target_bits = 1;
+    while ((std::uint64_t{1} << target_bits) < share.neurons) ++target_bits;
+    return !share.plastic && share.longest_row <= std::uint64_t{1} << (32 - target_bits);
+}
+
+}  // namespace
+
+std::uint64_t bytes_needed(const share_size& share) {
+    const bool own = share.values_per_synapse, one_lane = share.batch == 1;
+    const bool compact = own && one_lane && compact_entries(share);
+    const double weight = share.half_weights ? 2 : 4;
+    double per_synapse = 4 + 1;
+    if (own) per_synapse += 0.5 + (share.network_neurons > (std::uint64_t{1} << 20) ? 2 : 0) + (compact ? 0 : weight);
+    if (one_lane) per_synapse += !own ? 4 : compact ? 4 + weight : 12;
+    return static_cast<std::uint64_t>(std::ceil(per_synapse * static_cast<double>(share.synapses))) +
+           share.neurons * (96 + 32 * std::uint64_t{share.batch}) + share.dense_weights * 2 * sizeof(float);
 }
 
 }  // namespace dnnc::sim

@@ -204,6 +204,9 @@ TEST_CASE("a node's load follows from the rules: exact counts, expected ones for
             synapses[plan.node_of_neuron[i]] += static_cast<double>(net.in_begin[i + 1] - net.in_begin[i]);
             ++neurons[plan.node_of_neuron[i]];
         }
+        std::vector<double> longest(loads.size(), 0.0);
+        for (model::neuron_index i = 0; i < net.neuron_count(); ++i)
+            longest[plan.node_of_neuron[i]] = std::max(longest[plan.node_of_neuron[i]], static_cast<double>(net.in_begin[i + 1] - net.in_begin[i]));
         for (const auto& d : net.dense)
             for (auto t : d.targets) dense[plan.node_of_neuron[t]] += d.sources.size();
         bool random = false;
@@ -211,10 +214,16 @@ TEST_CASE("a node's load follows from the rules: exact counts, expected ones for
         for (std::size_t v = 0; v < loads.size(); ++v) {
             CHECK(loads[v].neurons == neurons[v]);
             CHECK(loads[v].dense_weights == dense[v]);
-            if (random)  // a sample of about n synapses lies within a few sqrt(n) of n
+            CHECK_FALSE(loads[v].plastic);
+            INFO("longest row " << longest[v] << ", bound " << loads[v].longest_row);
+            if (random) {  // a sample of about n synapses lies within a few sqrt(n) of n
                 CHECK(std::abs(loads[v].synapses - synapses[v]) <= 5 * std::sqrt(synapses[v]) + 1);
-            else
+                CHECK(loads[v].longest_row >= longest[v]);
+                CHECK(loads[v].longest_row <= longest[v] + 6 * std::sqrt(longest[v]) + 1);
+            } else {
                 CHECK(loads[v].synapses == synapses[v]);
+                CHECK(loads[v].longest_row == longest[v]);
+            }
         }
     }
 }
@@ -264,6 +273,7 @@ TEST_CASE("a node's load counts a plastic network's synapses as keeping their ow
     const auto stdp_only = loads_of(plan_network(doc));
     for (const auto& load : stdp_only) {
         CHECK(load.values_per_synapse);  // no distribution in the network: only plasticity asks for it
+        CHECK(load.plastic);
         CHECK(load.rule_state_bytes == 0);
     }
     doc.net->projections[1].synapse_model = "tsodyks2_synapse";  // E_I: 40 synapses into each of 100 I neurons

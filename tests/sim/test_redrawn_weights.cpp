@@ -5,6 +5,7 @@
 // weights, its memory and every tick's bits are those of an engine built from the listed
 // rows, with 32-bit and with half weights.
 #include "dnnc/sim/engine.hpp"
+#include "dnnc/sim/memory.hpp"
 #include "dnnc/model/expand.hpp"
 #include "dnnc/protocol/xml.hpp"
 
@@ -182,4 +183,14 @@ TEST_CASE("an engine built from its share never holds two copies of its own weig
     INFO("peak: " << peak << " bytes a synapse");
     REQUIRE(built.synapse_count() == 30000000);
     CHECK(peak < 14.0);
+    // What the lead's memory check counts for this share bounds the peak, closely.
+    sim::share_size counted_share;
+    counted_share.synapses = built.synapse_count();
+    counted_share.neurons = counted_share.network_neurons = 12000;
+    counted_share.values_per_synapse = true;
+    counted_share.longest_row = 2500;
+    const auto counted = static_cast<double>(sim::bytes_needed(counted_share)) / static_cast<double>(built.synapse_count());
+    INFO("counted: " << counted << " bytes a synapse");
+    CHECK(counted >= peak);
+    CHECK(counted < 1.1 * peak);
 }

@@ -25,10 +25,17 @@ void check_memory_fit(const plan::network_plan& plan, const std::vector<std::opt
     for (std::size_t v = 0; v < nodes.size(); ++v) {
         if (!statuses[v]) continue;  // it did not answer: the probes that follow name it
         const auto& memory = statuses[v]->memory;
-        const auto needed = static_cast<double>(sim::bytes_needed(static_cast<std::uint64_t>(loads[v].synapses),
-                                                                  loads[v].neurons, loads[v].dense_weights, batch,
-                                                                  loads[v].values_per_synapse, half_weights)) +
-                            loads[v].rule_state_bytes;
+        sim::share_size share;
+        share.synapses = static_cast<std::uint64_t>(loads[v].synapses);
+        share.neurons = loads[v].neurons;
+        share.dense_weights = loads[v].dense_weights;
+        share.batch = batch;
+        share.values_per_synapse = loads[v].values_per_synapse;
+        share.plastic = loads[v].plastic;
+        share.half_weights = half_weights;
+        share.longest_row = static_cast<std::uint64_t>(loads[v].longest_row);
+        share.network_neurons = plan.node_of_neuron.size();
+        const auto needed = static_cast<double>(sim::bytes_needed(share)) + loads[v].rule_state_bytes;
         const auto limit = memory.limit;
         if (limit > 0 && needed > static_cast<double>(limit))
             throw usage_error("the network does not fit in memory: node " + nodes[v].id + " would hold about " +

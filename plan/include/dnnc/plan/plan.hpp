@@ -82,8 +82,14 @@ struct node_load {
     // draws them from a distribution, or some connection is plastic (every node's share
     // holds every projection).
     bool values_per_synapse = false;
+    // Whether some synapse model of the network is plastic: its weights then stay in the rows
+    // beside fan-out entries that name each synapse (docs/simulation.md, memory layout).
+    bool plastic = false;
     // What synapse rules keep per synapse beyond the weight (tsodyks2_synapse: w, x, u).
     double rule_state_bytes = 0;
+    // An upper bound on its longest row (one neuron's incoming synapses): exact for the rules
+    // that fix a row's length, six standard deviations past the mean for those that draw it.
+    double longest_row = 0;
 };
 std::vector<node_load> loads_of(const network_plan& plan);
 // The same for any placement of `net` (node_of: a node index below `nodes` per neuron).
