@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <new>
 #include <optional>
 
@@ -91,6 +92,9 @@ struct engine::impl {
     void weights_into_rows() {
         if (store.weights_released()) store.take_weights_back([&](auto* weights) { fan_out.write_weights(store.classes(), weights); });
     }
+    // incoming() is const and may be called from several threads at once: the first takes the
+    // weights back, under this lock, and the others wait for it.
+    std::mutex weights_back;
     neuron_sums sums;
     std::optional<drive> generated;
     tick_t remote_delay = 1;
@@ -396,7 +400,10 @@ std::vector<synapse_weight> engine::plastic_weights(std::uint64_t from, std::uin
 
 std::vector<synapse_spec> engine::incoming(global_index neuron) const {
     auto& m = *impl_;
-    m.weights_into_rows();  // the same weights, where rows can read them
+    {
+        const std::lock_guard<std::mutex> lock(m.weights_back);
+        m.weights_into_rows();  // the same weights, where rows can read them
+    }
     const auto k = m.slots.local_slot(neuron);
     const auto global_of = m.slots.global_indices();
     std::vector<synapse_spec> out;

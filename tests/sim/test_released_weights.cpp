@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
+#include <vector>
 
 using namespace dnnc;
 using namespace dnnc::sim;
@@ -127,4 +129,29 @@ TEST_CASE("new delays while own weights are released: the transition reads the w
     for (const auto& row : rows[0]) spikes += static_cast<std::size_t>(std::count(row.begin() + 4, row.end(), 1.0f));
     CHECK(rows[0] == rows[1]);
     CHECK(spikes > 20);
+}
+
+// incoming() is const, so callers may read rows from several threads at once (bench_roofline
+// does): the first call takes the weights back, the others wait for it rather than writing
+// the same rows alongside it (which crashed).
+TEST_CASE("incoming() called from several threads at once takes the weights back once, with the same synapses") {
+    const auto spec = own_weights();
+    for (int round = 0; round < 20; ++round) {
+        const engine shared(spec), alone(spec);
+        std::vector<std::vector<std::vector<synapse_spec>>> seen(8);
+        std::vector<std::thread> readers;
+        for (auto& rows : seen)
+            readers.emplace_back([&shared, &rows] {
+                for (global_index k = 0; k < 600; ++k) rows.push_back(shared.incoming(k));
+            });
+        for (auto& r : readers) r.join();
+        for (const auto& rows : seen)
+            for (global_index k = 0; k < 600; ++k) {
+                const auto expected = alone.incoming(k);
+                const auto& got = rows[static_cast<std::size_t>(k)];
+                REQUIRE(std::equal(got.begin(), got.end(), expected.begin(), expected.end(), [](const synapse_spec& a, const synapse_spec& b) {
+                    return a.source == b.source && a.weight == b.weight && a.delay == b.delay;
+                }));
+            }
+    }
 }
