@@ -718,6 +718,6 @@ double engine::calcium(global_index neuron) const {
 
 double engine::structure_update_seconds() const { return impl_->structure ? impl_->structure->update_seconds() : 0.0; }
 
-std::uint64_t engine::split_sparse_ticks() const { return impl_->sparse ? impl_->sparse->split_ticks() : 0; }
+sparse_counts engine::sparse_path_counts() const { return impl_->sparse ? impl_->sparse->counts() : sparse_counts{}; }
 
 }  // namespace dnnc::sim

@@ -43,7 +43,11 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     const std::size_t local = slots.local();
     if (local >= max_sparse_neurons) return false;
     // A sum is in order when its synapses, in canonical order, come from non-decreasing
-    // (delay, source rank, class): the order the sparse path adds them in.
+    // (delay, source rank, class): the order the sparse path adds them in. Where every synapse
+    // keeps its own weight and delay (by_source), from non-decreasing source rank: drawn
+    // delays then leave a row's order as it was drawn, by source.
+    const auto& classes = store.classes();
+    by_source_ = classes.size() == 1 && classes[0].varies && !(classes[0].varies & synapse_store::weight_changes);
     const auto& rank = slots.rank();
     target_info_.assign(local, 0);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, local, 64), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -68,7 +72,7 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
                 const auto end = store.row_begin(k) + store.run(run).end;
                 for (; s < end && (in_order & fed) != 0; ++s) {
                     const int sum = !split ? feeds_u : synapse_store::excitatory(weight(c, s)) ? feeds_excitatory : feeds_inhibitory;
-                    const key at{std::uint64_t{store.delay(c, s)} << 32 | rank[store.source(s)], cls};
+                    const key at{(by_source_ ? 0 : std::uint64_t{store.delay(c, s)} << 32) | rank[store.source(s)], cls};
                     in_order &= ~(unsigned{at < latest[sum]} << sum);
                     latest[sum] = at;
                 }
@@ -157,6 +161,7 @@ void fan_out_index::write_weights(const std::vector<synapse_store::synapse_class
 
 void fan_out_index::clear() {
     built_ = false;
+    by_source_ = false;
     compact_ = false;
     half_ = false;
     target_info_ = {};

@@ -21,7 +21,8 @@
 //
 // A target word is target neuron << 3 | in_order << 2 | feeds. in_order: whether the sum it
 // feeds gets its terms in canonical order as the sparse path makes them (sources by delay,
-// then rank, then class, then row order): then they are added as they come.
+// then rank, then class, then row order; by_source(): sources by rank, a source read at
+// several delays in one tick giving its terms in row order): then they are added as they come.
 //
 // Packed segments: where every one-word entry of a class feeds the same kind of sum (the
 // class's targets are all spiking, or all rate neurons), the one-word entries of its
@@ -67,6 +68,11 @@ public:
     bool build(const synapse_store& store, const neuron_block& neurons, const slot_layout& slots,
                const redrawn_weights* redrawn = nullptr);
     bool built() const { return built_; }
+    // Whether the sparse path visits a tick's sources by rank, each with all the delays it is
+    // read at, rather than delay by delay: where the store's one class keeps every synapse's
+    // own weight and delay and no rule changes them (every entry then names its synapse).
+    // Drawn delays break a row's order by delay, not its order by source.
+    bool by_source() const { return by_source_; }
 
     // A segment's class word: its class, whether its one-word entries are packed and into
     // which kind of sum.
@@ -182,6 +188,7 @@ private:
     void clear();
 
     bool built_ = false;
+    bool by_source_ = false;
     // While building: per local neuron, bit f: sum f is in order; spiking_bit: a spiking
     // neuron.
     static constexpr std::uint8_t spiking_bit = 8;

@@ -114,10 +114,21 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
             if (expected > fan_out_.words()) return false;
             active_.emplace_back(k, static_cast<std::uint32_t>(slot));
         }
-        if (!slots_.ranked_by_slot()) {
+        if (!slots_.ranked_by_slot() && !fan_out_.by_source()) {
             const auto& rank = slots_.rank();
             std::sort(active_.begin() + static_cast<std::ptrdiff_t>(first), active_.end(),
                       [&](const auto& a, const auto& b) { return rank[a.second] < rank[b.second]; });
+        }
+    }
+    // By source: each source's delays together, sources by rank (fan_out.hpp).
+    if (fan_out_.by_source()) {
+        if (slots_.ranked_by_slot()) {
+            std::sort(active_.begin(), active_.end(), [](const auto& a, const auto& b) { return a.second < b.second || (a.second == b.second && a.first < b.first); });
+        } else {
+            const auto& rank = slots_.rank();
+            std::sort(active_.begin(), active_.end(), [&](const auto& a, const auto& b) {
+                return rank[a.second] < rank[b.second] || (a.second == b.second && a.first < b.first);
+            });
         }
     }
     // The ranges of the fan-outs this tick reads: per active source and delay, in each of its
@@ -140,6 +151,7 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
     for (std::size_t k = 0; k < delays.size(); ++k)
         if (t >= delays[k]) row_of[k] = history_.row(t - delays[k]);
     constexpr std::size_t bounds_ahead = 32, headers_ahead = 16, directories_ahead = 8;
+    std::uint32_t last_source = std::numeric_limits<std::uint32_t>::max();  // of the last read
     for (std::size_t i = 0; i < active_.size(); ++i) {
         if (i + bounds_ahead < active_.size()) fan_out_.prefetch_bounds(active_[i + bounds_ahead].second);
         if (i + headers_ahead < active_.size()) {
@@ -165,6 +177,7 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
         const std::uint32_t* const block = fan + base;
         const std::uint32_t segments_end = 1 + 3 * block[0];
         std::uint32_t o = segments_end;
+        const auto reads_before = reads_.size();
         for (std::uint32_t g = 1; g < segments_end; g += 3) {
             const std::uint32_t class_word = block[g];
             const auto& c = kinds[fan_out_index::class_of(class_word)];
@@ -181,6 +194,13 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
                     reads_.push_back({base + o, base + e, base + mid, c.weight * y, 1, 0});
             }
             o = e;
+        }
+        // A source read at several delays this tick (by_source only: one class, one read a
+        // delay) hands its terms on in synapse order: its reads join the one before.
+        if (reads_.size() > reads_before) {
+            reads_[reads_before].joined = slot == last_source;
+            counts_.joined_reads += reads_[reads_before].joined;
+            last_source = slot;
         }
     }
     reading = 0;
@@ -223,6 +243,29 @@ void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) 
             for (const char* q = reinterpret_cast<const char*>(halves + r->first); q < reinterpret_cast<const char*>(halves + r->last); q += 64)
                 __builtin_prefetch(q);
     }
+    struct entry_term {
+        std::uint32_t synapse, to;
+        float value;
+    };
+    std::vector<entry_term> joined;  // the terms of reads joined together, put in synapse order
+    for (auto r = begin; r != end; ++r) {
+        if (r + 1 == end || !r[1].joined) {
+            scan_reads(r, r + 1, emit);
+            continue;
+        }
+        auto last = r + 1;
+        while (last != end && last->joined) ++last;
+        joined.clear();
+        scan_reads(r, last, [&](std::uint32_t synapse, std::uint32_t to, float value) { joined.push_back({synapse, to, value}); });
+        std::sort(joined.begin(), joined.end(), [](const entry_term& a, const entry_term& b) { return a.synapse < b.synapse; });
+        for (const auto& term : joined) emit(term.synapse, term.to, term.value);
+        r = last - 1;
+    }
+}
+
+template <class Emit>
+void sparse_path::scan_reads(const fan_read* begin, const fan_read* end, Emit&& emit) const {
+    const std::uint32_t* const fan = fan_out_.data();
     for (auto r = begin; r != end; ++r) {
         if (r->words == 3) {
             // (synapse, target word, weight): the synapse's own weight.
@@ -284,11 +327,12 @@ void sparse_path::split(std::size_t parts, std::size_t reading) {
     std::size_t words = 0, q = 1;
     for (std::size_t i = 0; i < reads_.size() && q < parts; ++i) {
         words += reads_[i].last - reads_[i].first;
+        if (i + 1 < reads_.size() && reads_[i + 1].joined) continue;  // a part takes joined reads whole
         while (q < parts && words * parts >= reading * q) read_bounds_[q++] = i + 1;
     }
 }
 
-void sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3]) {
+std::size_t sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3]) {
     auto each = [&](auto&& f) {
         for (std::size_t q = 0; q < parts; ++q)
             for (const auto& c : terms_[q * parts + p]) f(c);
@@ -331,6 +375,7 @@ void sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3
     radix_sort<14>(colliding, sorting_[p], end_synapse - first_synapse,
                    [first_synapse](const sparse_term& c) { return c.synapse - first_synapse; });
     for (const auto& c : colliding) add(c.sum, c.value);
+    return singles + collisions;
 }
 
 bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
@@ -358,7 +403,7 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
                 *out++ = {synapse, sum_of(to), value};
         });
         terms.resize(static_cast<std::size_t>(out - terms.data()));
-        add_part(0, 1, into);
+        counts_.unordered_terms += add_part(0, 1, into);
         return true;
     }
     split(parts, reading);
@@ -385,8 +430,10 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
             terms.resize(static_cast<std::size_t>(out[p] - terms.data()));
         }
     });
-    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) { add_part(p, parts, into); });
-    ++split_ticks_;
+    std::vector<std::size_t> unordered(parts);
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) { unordered[p] = add_part(p, parts, into); });
+    for (const auto n : unordered) counts_.unordered_terms += n;
+    ++counts_.split_ticks;
     return true;
 }
 

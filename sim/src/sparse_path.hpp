@@ -58,8 +58,8 @@ public:
     // neurons' holding their bias and input); false (nothing done) when activity is too
     // dense to pay off.
     bool add_terms(tick_t t, neuron_sums& sums);
-    // How many ticks add_terms split by target range over several threads.
-    std::uint64_t split_ticks() const { return split_ticks_; }
+    // What the path did so far (engine::sparse_counts).
+    const sparse_counts& counts() const { return counts_; }
     // A tick reading at least this many fan-out words is split, when the task arena has
     // several threads (below it, starting the threads costs more than they save).
     static constexpr std::size_t split_words = 8192;
@@ -89,6 +89,10 @@ private:
         std::uint64_t first, last, mid;
         float value;
         std::uint8_t words, sum;
+        // Whether it reads the same source as the read before (at another delay): a source
+        // read at several delays in one tick (by_source, fan_out.hpp) gives its terms in
+        // synapse order, each target's in its row's order.
+        bool joined = false;
         // The most terms it gives (entries; two-word ones counted as two).
         std::uint64_t most_terms() const { return words == packed ? fan_out_index::most_packed(mid - first) + (last - mid) : last - first; }
     };
@@ -106,9 +110,13 @@ private:
         float value;
     };
     static constexpr std::uint32_t in_order_term = std::uint32_t{1} << 31;
-    // Calls emit(synapse, target word, value) for every entry of reads [begin, end), in order.
+    // Calls emit(synapse, target word, value) for every entry of reads [begin, end), in order
+    // but for joined reads, whose terms come together in synapse order.
     template <class Emit>
     void scan(const fan_read* begin, const fan_read* end, Emit&& emit) const;
+    // The same for reads [begin, end), joined or not, one after the other.
+    template <class Emit>
+    void scan_reads(const fan_read* begin, const fan_read* end, Emit&& emit) const;
     // Half: std::true_type for half_compact reads, else std::false_type.
     template <class Half, class Emit>
     void scan_compact(const fan_read& r, Half, Emit&& emit) const;
@@ -121,10 +129,11 @@ private:
     std::vector<std::size_t> read_bounds_;      // part q's reads: [read_bounds_[q], read_bounds_[q + 1])
     // Per part: terms of sums with one, and with several (sorted in sorting_).
     std::vector<uninitialized_vector<sparse_term>> single_, colliding_, sorting_;
-    std::uint64_t split_ticks_ = 0;
+    sparse_counts counts_;
     void split(std::size_t parts, std::size_t reading);
-    // Adds part p's terms (of `parts`) into the sums `into` (u, excitatory, inhibitory).
-    void add_part(std::size_t p, std::size_t parts, float* const into[3]);
+    // Adds part p's terms (of `parts`) into the sums `into` (u, excitatory, inhibitory);
+    // returns how many were terms of sums not in order.
+    std::size_t add_part(std::size_t p, std::size_t parts, float* const into[3]);
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum_;
 };

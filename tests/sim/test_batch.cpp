@@ -374,14 +374,62 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
                     differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
                 }
             }
-            INFO(threads << " threads, half weights " << half << ": " << spikes << " spikes, " << sums << " non-zero sums, " << e.split_sparse_ticks()
+            INFO(threads << " threads, half weights " << half << ": " << spikes << " spikes, " << sums << " non-zero sums, " << e.sparse_path_counts().split_ticks
                          << " ticks split");
             CHECK(differ == 0);
             CHECK(spikes > 3000);
             CHECK(sums > 400 * ticks / 2);
-            if (threads == 1) CHECK(e.split_sparse_ticks() == 0);
+            if (threads == 1) CHECK(e.sparse_path_counts().split_ticks == 0);
             // With half weights a tick reads half the words, and about half the ticks split.
-            if (threads > 1) CHECK(e.split_sparse_ticks() > ticks * (half ? 1 : 3) / 4);
+            if (threads > 1) CHECK(e.sparse_path_counts().split_ticks > ticks * (half ? 1 : 3) / 4);
+        });
+    }
+}
+
+TEST_CASE("a source read at several delays in one tick gives its terms in row order, and sums of drawn delays stay in order") {
+    // Where every synapse keeps its own weight and delay, the sparse path visits a tick's
+    // sources by rank, each with all the delays it is read at (fan_out.hpp, by_source), so
+    // drawn delays leave every sum in order. Sources S, active in the ticks they are driven
+    // (about every 60 ticks each), reach linear neurons L, whose outputs are their sums to the
+    // last bit, through many parallel synapses (800 drawn of 3,000 sources a target) of
+    // delays 1 to about 25 ticks: a third of the sources read in a tick are read at two
+    // delays or more, and a target's parallel synapses from one then must take their terms in
+    // row order, not in delay order. 1, 2 and 3 threads (a busy tick takes a source's joined
+    // reads into one part) give the bits of the lanes path.
+    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="S" size="3000" model="relu" bias="-1.5"/>
+        <population id="L" size="600" model="linear"/>
+        <projection from="S" to="L" kind="fixed-indegree" indegree="800" seed="1">
+          <weight distribution="normal" mean="0.3" std="1"/>
+          <delay distribution="normal" mean="1" std="0.6" min="0.1"/>
+        </projection>
+      </network></dnnc>)",
+                                              "g.xml");
+    const auto net = model::expand(*doc.net, "g.xml");
+    const int ticks = 300;
+    std::vector<input> drive;
+    std::mt19937 gen(5);
+    for (int t = 0; t < ticks; ++t)
+        for (int k = 0; k < 50; ++k) drive.push_back({static_cast<global_index>(gen() % 3000), t, 3.1f, engine::all_lanes});
+    const auto spec = whole_network(net);
+    const auto lanes = batched(spec, 2, ticks, drive);
+    for (const int threads : {1, 2, 3}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(spec);
+            for (const auto& in : drive) e.add_input(in.neuron, in.tick, in.value);
+            std::size_t differ = 0;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                for (std::size_t i = 0; i < 3600; ++i) differ += e.output(static_cast<global_index>(i)) != lanes[static_cast<std::size_t>(t)][2 * i];
+            }
+            const auto counts = e.sparse_path_counts();
+            INFO(threads << " threads: " << counts.joined_reads << " joined reads, " << counts.split_ticks << " ticks split, "
+                         << counts.unordered_terms << " terms sorted");
+            CHECK(differ == 0);
+            CHECK(counts.joined_reads > 100 * static_cast<std::uint64_t>(ticks));
+            CHECK(counts.unordered_terms == 0);  // every sum in order
+            if (threads > 1) CHECK(counts.split_ticks > static_cast<std::uint64_t>(ticks) / 2);
         });
     }
 }

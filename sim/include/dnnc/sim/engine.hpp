@@ -24,6 +24,11 @@
 
 namespace dnnc::sim {
 
+// What an engine's sparse path has done (engine::sparse_path_counts).
+struct sparse_counts {
+    std::uint64_t split_ticks = 0, unordered_terms = 0, joined_reads = 0;
+};
+
 // What one structural update did to one group's neurons (a population with synaptic
 // elements), the same on every node: its members' mean calcium at the update, the grown
 // synapses onto them after it, and those it created and deleted onto them.
@@ -210,8 +215,11 @@ public:
     double calcium(global_index neuron) const;
     // Wall seconds this engine has spent in structural updates (0 without them).
     double structure_update_seconds() const;
-    // Ticks whose synapse terms the sparse path added on several threads, by target range.
-    std::uint64_t split_sparse_ticks() const;
+    // What the sparse path has done: ticks whose synapse terms it added on several threads
+    // (by target range); terms of sums not in order, put in canonical order by sorting;
+    // reads of a source at a second or later delay in one tick, whose terms it put in row
+    // order with the first's (docs/simulation.md, the engine).
+    sparse_counts sparse_path_counts() const;
 
 private:
     struct impl;
