@@ -339,12 +339,16 @@ std::size_t sparse_path::add_part(std::size_t p, std::size_t parts, float* const
     };
     auto add = [&](std::uint32_t sum, float value) { into[sum % 3][sum / 3] += value; };
     // Terms of sums in order as they come; the others counted per sum.
+    std::size_t unordered = 0;
     each([&](const sparse_term& c) {
-        if (c.sum & in_order_term)
+        if (c.sum & in_order_term) {
             add(c.sum & ~in_order_term, c.value);
-        else
+        } else {
             terms_per_sum_[c.sum] += terms_per_sum_[c.sum] < 2;
+            ++unordered;
+        }
     });
+    if (unordered == 0) return 0;
     // Of the others, a sum with one term takes it at once (split from the rest without a
     // branch on the count, which is as often 1 as not); the terms of a sum with several are
     // sorted by synapse first, their canonical order, by a radix sort (linear in the terms,
