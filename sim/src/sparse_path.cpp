@@ -198,7 +198,7 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
         // A source read at several delays this tick (by_source only: one class, one read a
         // delay) hands its terms on in synapse order: its reads join the one before.
         if (reads_.size() > reads_before) {
-            reads_[reads_before].joined = slot == last_source;
+            reads_[reads_before].joined = fan_out_.by_source() && slot == last_source;
             counts_.joined_reads += reads_[reads_before].joined;
             last_source = slot;
         }

@@ -380,6 +380,9 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
             CHECK(spikes > 3000);
             CHECK(sums > 400 * ticks / 2);
             if (threads == 1) CHECK(e.sparse_path_counts().split_ticks == 0);
+            // Several classes: sources by delay, no reads joined (their entries into sums in
+            // order carry no synapse to sort them by).
+            CHECK(e.sparse_path_counts().joined_reads == 0);
             // With half weights a tick reads half the words, and about half the ticks split.
             if (threads > 1) CHECK(e.sparse_path_counts().split_ticks > ticks * (half ? 1 : 3) / 4);
         });
@@ -432,6 +435,27 @@ TEST_CASE("a source read at several delays in one tick gives its terms in row or
             if (threads > 1) CHECK(counts.split_ticks > static_cast<std::uint64_t>(ticks) / 2);
         });
     }
+}
+
+TEST_CASE("a source read at two delays joins no reads where its classes share weights, and keeps the lanes path's sums") {
+    // Constant classes keep the sparse path's order by delay: a source active every tick, read
+    // at delays 1 and 2 in each, must not have its reads joined (its entries into sums in
+    // order name no synapse to sort them by).
+    const auto net = generated(R"(<population id="S" size="4" model="relu" bias="-1.5"/>
+        <population id="L" size="200" model="relu" bias="-100"/>
+        <projection from="S" to="L" kind="all" weight="0.3" delay="1" seed="1"/>
+        <projection from="S" to="L" kind="all" weight="0.0113" delay="2" seed="2"/>)");
+    const int ticks = 50;
+    std::vector<input> drive;
+    for (int t = 0; t < ticks; ++t) drive.push_back({0, t, 3.1f, engine::all_lanes});
+    const auto lanes = batched(net, 2, ticks, drive);
+    engine e(whole_network(net));
+    for (const auto& in : drive) e.add_input(in.neuron, in.tick, in.value);
+    for (int t = 0; t < ticks; ++t) {
+        e.compute();
+        for (std::size_t i = 0; i < 204; ++i) REQUIRE(e.output(static_cast<global_index>(i)) == lanes[static_cast<std::size_t>(t)][2 * i]);
+    }
+    CHECK(e.sparse_path_counts().joined_reads == 0);
 }
 
 TEST_CASE("packed fan-out targets far apart and repeated give the lanes path's sums") {
