@@ -17,6 +17,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 
 #include <malloc.h>  // malloc_trim (glibc)
 
@@ -124,6 +125,8 @@ struct engine::impl {
     }
     std::size_t local() const { return slots.local(); }
     bool poisson_input() const { return generated && generated->has_poisson(); }
+    // Whether the tick tries the sparse path first.
+    bool sparse_tick() const { return batch == 1 && use_sparse && !transition; }
 
     void check_delivery(std::size_t peer, tick_t t, std::size_t count) const {
         if (peer >= routes.peer_count()) throw usage_error("no peer " + std::to_string(peer));
@@ -149,7 +152,7 @@ struct engine::impl {
             external_input = true;
         }
         if (generated->add_external(t, ext, batch)) external_input = true;
-        if (poisson_input()) generated->draw(t);
+        if (poisson_input() && !sparse_tick()) generated->draw(t);  // else beside the scan (sum_sparse)
         return listed;
     }
     void clear_inputs(tick_t t, const std::vector<std::pair<std::size_t, float>>& listed) {
@@ -195,7 +198,15 @@ struct engine::impl {
             if (!model::is_spiking(c.model))
                 for (std::size_t i = r.begin; i < r.end; ++i) sums.u[i] = c.bias + ext[i];
         }
-        if (!sparse->add_terms(t, sums)) return false;
+        // The tick's Poisson draws go to buffers of their own, which neurons take after their
+        // synapses' terms: they are drawn beside the scan, on a thread it leaves idle or less
+        // busy (sparse_path.hpp). The bits are those of the draws before the scan.
+        bool added = false;
+        if (poisson_input())
+            tbb::parallel_invoke([&] { generated->draw(t); }, [&] { added = sparse->add_terms(t, sums); });
+        else
+            added = sparse->add_terms(t, sums);
+        if (!added) return false;
         for (const auto& r : neurons.runs()) {
             const bool split = neurons.is_spiking(r.begin);
             if (!split || !dense->empty())
@@ -473,7 +484,7 @@ void engine::compute() {
                         m.update(begin, end, out);
                     });
         if (m.poisson_input()) m.generated->clear_poisson();
-    } else if (m.use_sparse && !m.transition && m.sum_sparse(t)) {
+    } else if (m.sparse_tick() && m.sum_sparse(t)) {
         // A model step costs a nanosecond or two: threads pay off only for very many neurons
         // (40,000 lif neurons ran slower on two threads than on one).
         m.in_blocks(grain, m.local() < 512 * grain, [&](std::size_t begin, std::size_t end) { m.update(begin, end, out); });

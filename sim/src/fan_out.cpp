@@ -167,6 +167,8 @@ void fan_out_index::clear() {
     target_info_ = {};
     compact_targets_ = {};
     out_begin_ = {};
+    feeds_of_ = {};
+    feeds_ = 0;
     words_ = {};
     halves_ = {};
     delay_dir_ = {};
@@ -174,7 +176,7 @@ void fan_out_index::clear() {
 
 std::size_t fan_out_index::bytes() const {
     return (out_begin_.size() + compact_targets_.size()) * sizeof(std::uint64_t) +
-           (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t) + halves_.size() * sizeof(std::uint16_t);
+           (words_.size() + delay_dir_.size()) * sizeof(std::uint32_t) + halves_.size() * sizeof(std::uint16_t) + feeds_of_.size();
 }
 
 namespace {
@@ -396,6 +398,7 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
     std::vector<slot_cursor> cursor(slots);
     std::vector<std::uint64_t> segment_at(slots);
     std::vector<std::uint32_t> segment_start(slots);
+    feeds_of_.assign(slots, 0);
     words_.resize(offset);  // uninitialised: each range's thread touches its part first
     if (half_) halves_.resize(offset);
     auto close_region = [&](std::size_t slot) {
@@ -481,17 +484,19 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
             held& e = kept[g * group_held + kept_in[g]];
             e.slot = static_cast<std::uint32_t>(slot);
             e.class_words = words * held_words | c;
+            std::uint32_t to = p.to;  // the entry's target word
             if (is_packed(c, words)) {
                 e.word[0] = p.target;
             } else if (classes[c].varies) {
                 // (synapse, target word, weight), or compact: (target and position, weight), or
                 // with half weights (target and position) and the weight's 16 bits apart.
                 const float w = weight(classes[c], s);
+                to = target_word(p.target, target_info_[p.target], w);
                 if (words < 3) {
                     e.word[0] = p.target << position_bits_ | static_cast<std::uint32_t>(s - store.row_begin(p.target));
                 } else {
                     e.word[0] = static_cast<std::uint32_t>(s);
-                    e.word[1] = target_word(p.target, target_info_[p.target], w);
+                    e.word[1] = to;
                 }
                 if (words == 1)
                     e.half = half_weight::encode(w);
@@ -502,6 +507,7 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
                 if (words == 2) e.word[0] = static_cast<std::uint32_t>(s);
                 e.word[words - 1] = p.to;
             }
+            feeds_of_[slot] |= static_cast<std::uint8_t>(1u << (to & 3));
             if (++kept_in[g] == group_held) write_group(g);
         });
         for (std::size_t g = 0; g < groups; ++g) write_group(g);
@@ -510,6 +516,8 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
         if (delays_vary) sort_by_delay(classes, lo, hi, delay_at, base, directories[range]);
     });
     built_ = true;
+    for (const auto f : feeds_of_) feeds_ |= f;
+    if ((feeds_ & (feeds_ - 1)) == 0) feeds_of_ = {};
     if (delays_vary) join_directories(classes, slots, directories);
 }
 

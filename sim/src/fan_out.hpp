@@ -73,6 +73,10 @@ public:
     // own weight and delay and no rule changes them (every entry then names its synapse).
     // Drawn delays break a row's order by delay, not its order by source.
     bool by_source() const { return by_source_; }
+    // The kinds of sum a slot's synapses feed (bit f: feeds f; for every slot, where all
+    // feed one kind): the terms of sources that each feed one kind may be added on a thread a
+    // kind (sparse_path.hpp).
+    std::uint8_t feeds_of(std::size_t slot) const { return feeds_of_.empty() ? feeds_ : feeds_of_[slot]; }
 
     // A segment's class word: its class, whether its one-word entries are packed and into
     // which kind of sum.
@@ -198,6 +202,8 @@ private:
     bool half_ = false;  // compact entries of one word, their weights in halves_
     std::uint32_t position_bits_ = 0, position_mask_ = 0;
     std::vector<std::uint64_t> out_begin_;
+    std::vector<std::uint8_t> feeds_of_;  // per slot; empty where the index feeds one kind
+    std::uint8_t feeds_ = 0;              // the kinds the index feeds
     uninitialized_vector<std::uint32_t> words_;  // every word written by place()
     uninitialized_vector<std::uint16_t> halves_;  // beside words_, written at compact entries only
     std::vector<std::uint32_t> delay_dir_;

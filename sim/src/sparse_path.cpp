@@ -201,6 +201,7 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
             reads_[reads_before].joined = fan_out_.by_source() && slot == last_source;
             counts_.joined_reads += reads_[reads_before].joined;
             last_source = slot;
+            for (auto r = reads_before; r < reads_.size(); ++r) reads_[r].feeds = fan_out_.feeds_of(slot);
         }
     }
     reading = 0;
@@ -327,12 +328,12 @@ void sparse_path::split(std::size_t parts, std::size_t reading) {
     std::size_t words = 0, q = 1;
     for (std::size_t i = 0; i < reads_.size() && q < parts; ++i) {
         words += reads_[i].last - reads_[i].first;
-        if (i + 1 < reads_.size() && reads_[i + 1].joined) continue;  // a part takes joined reads whole
         while (q < parts && words * parts >= reading * q) read_bounds_[q++] = i + 1;
     }
 }
 
-std::size_t sparse_path::add_part(std::size_t p, std::size_t parts, float* const into[3]) {
+std::size_t sparse_path::add_part(std::size_t p, std::size_t parts, std::uint64_t first_synapse, std::uint64_t end_synapse,
+                                  float* const into[3]) {
     auto each = [&](auto&& f) {
         for (std::size_t q = 0; q < parts; ++q)
             for (const auto& c : terms_[q * parts + p]) f(c);
@@ -374,12 +375,64 @@ std::size_t sparse_path::add_part(std::size_t p, std::size_t parts, float* const
     });
     for (std::size_t i = 0; i < singles; ++i) add(single[i].sum, single[i].value);
     colliding.resize(collisions);
-    // Part p's synapses are those of its targets' rows.
-    const auto first_synapse = store_.row_begin(target_bounds_[p]), end_synapse = store_.row_begin(target_bounds_[p + 1]);
     radix_sort<14>(colliding, sorting_[p], end_synapse - first_synapse,
                    [first_synapse](const sparse_term& c) { return c.synapse - first_synapse; });
     for (const auto& c : colliding) add(c.sum, c.value);
     return singles + collisions;
+}
+
+void sparse_path::reserve_parts(std::size_t parts) {
+    if (terms_.size() < parts * parts) terms_.resize(parts * parts);
+    if (colliding_.size() < parts) {
+        single_.resize(parts);
+        colliding_.resize(parts);
+        sorting_.resize(parts);
+    }
+}
+
+bool sparse_path::add_by_kind(float* const into[3]) {
+    unsigned kinds = 0;
+    for (const auto& r : reads_) {
+        if (r.feeds & (r.feeds - 1)) return false;  // a source of several kinds
+        kinds |= r.feeds;
+    }
+    if ((kinds & (kinds - 1)) == 0) return false;
+    std::vector<std::uint8_t> kind_of_part;
+    for (std::uint8_t k = 0; k < 3; ++k)
+        if (kinds >> k & 1) kind_of_part.push_back(k);
+    const std::size_t parts = kind_of_part.size();
+    reserve_parts(parts);
+    if (reads_of_kind_.size() < parts) reads_of_kind_.resize(parts);
+    const auto all_synapses = store_.row_begin(slots_.local());
+    std::vector<std::size_t> unordered(parts);
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
+        const std::uint8_t kind = kind_of_part[p];
+        auto& reads = reads_of_kind_[p];
+        reads.clear();
+        std::size_t words = 0;
+        for (const auto& r : reads_)
+            if (r.feeds == 1u << kind) {
+                reads.push_back(r);
+                words += r.most_terms();
+            }
+        for (std::size_t q = 0; q < parts; ++q) terms_[q * parts + p].clear();
+        auto& terms = terms_[p * parts + p];
+        terms.resize(words);
+        auto* out = terms.data();
+        float* const sums = into[kind];
+        scan(reads.data(), reads.data() + reads.size(), [&](std::uint32_t synapse, std::uint32_t to, float value) {
+            if (to & 4)
+                sums[to >> 3] += value;
+            else
+                *out++ = {synapse, sum_of(to), value};
+        });
+        terms.resize(static_cast<std::size_t>(out - terms.data()));
+        unordered[p] = add_part(p, parts, 0, all_synapses, into);
+    });
+    for (const auto n : unordered) counts_.unordered_terms += n;
+    ++counts_.split_ticks;
+    ++counts_.kind_split_ticks;
+    return true;
 }
 
 bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
@@ -388,15 +441,14 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
     float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
     const auto threads = std::min(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
                                   tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-    const std::size_t parts = reading >= split_words ? std::min<std::size_t>(threads, slots_.local()) : 1;
-    if (terms_.size() < parts * parts) terms_.resize(parts * parts);
-    if (colliding_.size() < parts) {
-        single_.resize(parts);
-        colliding_.resize(parts);
-        sorting_.resize(parts);
-    }
+    const bool busy = reading >= split_words && threads > 1 && slots_.local() > 1;
+    if (busy && add_by_kind(into)) return true;
+    // Where every sum takes its terms in order (by_source), a split by targets would share
+    // only the scan, and handing its terms over costs more than that saves (BENCHMARKS.md,
+    // Roofline).
+    const std::size_t parts = busy && !fan_out_.by_source() ? std::min<std::size_t>(threads, slots_.local()) : 1;
+    reserve_parts(parts);
     if (parts <= 1) {
-        target_bounds_.assign({0, static_cast<std::uint32_t>(slots_.local())});
         auto& terms = terms_[0];
         terms.resize(reading);
         auto* out = terms.data();
@@ -407,7 +459,7 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
                 *out++ = {synapse, sum_of(to), value};
         });
         terms.resize(static_cast<std::size_t>(out - terms.data()));
-        counts_.unordered_terms += add_part(0, 1, into);
+        counts_.unordered_terms += add_part(0, 1, 0, store_.row_begin(slots_.local()), into);
         return true;
     }
     split(parts, reading);
@@ -435,7 +487,10 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
         }
     });
     std::vector<std::size_t> unordered(parts);
-    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) { unordered[p] = add_part(p, parts, into); });
+    tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
+        // Part p's synapses are those of its targets' rows.
+        unordered[p] = add_part(p, parts, store_.row_begin(target_bounds_[p]), store_.row_begin(target_bounds_[p + 1]), into);
+    });
     for (const auto n : unordered) counts_.unordered_terms += n;
     ++counts_.split_ticks;
     return true;

@@ -61,7 +61,9 @@ public:
     // What the path did so far (engine::sparse_counts).
     const sparse_counts& counts() const { return counts_; }
     // A tick reading at least this many fan-out words is split, when the task arena has
-    // several threads (below it, starting the threads costs more than they save).
+    // several threads (below it, starting the threads costs more than they save): by kind of
+    // sum where each source feeds one kind, else by targets unless every sum takes its terms
+    // in order.
     static constexpr std::size_t split_words = 8192;
 
 private:
@@ -93,6 +95,7 @@ private:
         // read at several delays in one tick (by_source, fan_out.hpp) gives its terms in
         // synapse order, each target's in its row's order.
         bool joined = false;
+        std::uint8_t feeds = 0;  // of its source (fan_out_index::feeds_of)
         // The most terms it gives (entries; two-word ones counted as two).
         std::uint64_t most_terms() const { return words == packed ? fan_out_index::most_packed(mid - first) + (last - mid) : last - first; }
     };
@@ -123,17 +126,27 @@ private:
     // A busy tick in `parts` parts: part q of the reads (by words) leaves its terms into
     // targets of part p in terms_[q * parts + p], in order; then each part p adds its
     // targets' terms, taking part q's before part q + 1's. One part: terms_[0] holds the
-    // terms of sums that are not in order, the others are added as they come.
+    // terms of sums that are not in order, the others are added as they come. Split by kind
+    // of sum: part p's terms of sums not in order in terms_[p * parts + p], the rest empty.
     std::vector<uninitialized_vector<sparse_term>> terms_;
+    std::vector<std::vector<fan_read>> reads_of_kind_;  // split by kind: per part, its reads
     std::vector<std::uint32_t> target_bounds_;  // part p's targets: [target_bounds_[p], target_bounds_[p + 1])
     std::vector<std::size_t> read_bounds_;      // part q's reads: [read_bounds_[q], read_bounds_[q + 1])
     // Per part: terms of sums with one, and with several (sorted in sorting_).
     std::vector<uninitialized_vector<sparse_term>> single_, colliding_, sorting_;
     sparse_counts counts_;
     void split(std::size_t parts, std::size_t reading);
+    // Terms for `parts` parts (terms_, single_, colliding_, sorting_).
+    void reserve_parts(std::size_t parts);
+    // A busy tick whose sources each feed one kind of sum (excitatory sources and inhibitory
+    // ones onto spiking neurons, as a rule), split by kind: each kind's reads in the tick's
+    // order on a thread, so a sum takes the terms one thread would give it, in that order.
+    // False (nothing done) where a source feeds several kinds, or every source the same one.
+    bool add_by_kind(float* const into[3]);
     // Adds part p's terms (of `parts`) into the sums `into` (u, excitatory, inhibitory);
-    // returns how many were terms of sums not in order.
-    std::size_t add_part(std::size_t p, std::size_t parts, float* const into[3]);
+    // returns how many were terms of sums not in order. Their synapses: [first_synapse,
+    // end_synapse).
+    std::size_t add_part(std::size_t p, std::size_t parts, std::uint64_t first_synapse, std::uint64_t end_synapse, float* const into[3]);
     // Terms this tick per sum that is not in order, counted up to 2; all 0 between ticks.
     std::vector<std::uint8_t> terms_per_sum_;
 };

@@ -336,21 +336,20 @@ TEST_CASE("the sparse path gives the lanes path's sums for synapses with weights
 }
 
 TEST_CASE("the sparse path split over threads by target range gives the lanes path's sums") {
-    // Busy ticks (more fan-out words than sparse_path::split_words) take their terms on as
-    // many threads as the task arena has, each thread for a range of targets. Poisson-driven
-    // sources S feed linear neurons L, whose output is their sum (every bit of it), through
-    // drawn weights and delays and through one weight and delay (several terms a sum per
-    // tick, not in order); some inhibit S (its inhibitory sums in order). 1, 2 and 3
-    // threads give the bits of the lanes path, which reads every synapse, with 32-bit and
-    // with half weights (their compact entries one word, the weights in 16 bits beside).
+    // Busy ticks (more fan-out words than sparse_path::split_words) whose sources feed
+    // several kinds of sum take their terms on as many threads as the task arena has, each
+    // thread for a range of targets, where sums are not all in order (sources visited delay
+    // by delay: several classes). Poisson-driven sources S feed linear neurons L, whose
+    // output is their sum (every bit of it), through three weights and delays, the longest
+    // first in a row (several terms a sum per tick, not in order); some inhibit S (its
+    // inhibitory sums in order) and so feed two kinds of sum. 1, 2 and 3 threads give the
+    // bits of the lanes path, which reads every synapse, with 32-bit and with half weights.
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
         <population id="S" size="1600" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
         <population id="L" size="400" model="linear"/>
-        <projection from="S[0:1200]" to="L" kind="random" p="0.8" seed="1">
-          <weight distribution="normal" mean="0.3" std="1"/>
-          <delay distribution="normal" mean="1.5" std="1" min="0.1"/>
-        </projection>
-        <projection from="S[1200:1600]" to="L" kind="random" p="0.8" weight="-0.7" delay="8" seed="2"/>
+        <projection from="S[0:1200]" to="L" kind="random" p="0.8" weight="0.3" delay="12" seed="1"/>
+        <projection from="S[0:600]" to="L" kind="random" p="0.8" weight="0.5" delay="5" seed="4"/>
+        <projection from="S[1200:1600]" to="L" kind="random" p="0.8" weight="-0.7" delay="2" seed="2"/>
         <projection from="S[1200:1600]" to="S" kind="random" p="0.5" weight="-8" delay="8" seed="6"/>
         <poisson to="S" rate="6000" weight="90" seed="5"/>
       </network></dnnc>)",
@@ -383,8 +382,9 @@ TEST_CASE("the sparse path split over threads by target range gives the lanes pa
             // Several classes: sources by delay, no reads joined (their entries into sums in
             // order carry no synapse to sort them by).
             CHECK(e.sparse_path_counts().joined_reads == 0);
-            // With half weights a tick reads half the words, and about half the ticks split.
-            if (threads > 1) CHECK(e.sparse_path_counts().split_ticks > ticks * (half ? 1 : 3) / 4);
+            CHECK(e.sparse_path_counts().unordered_terms > static_cast<std::uint64_t>(ticks) * 100);
+            CHECK(e.sparse_path_counts().kind_split_ticks == 0);
+            if (threads > 1) CHECK(e.sparse_path_counts().split_ticks > ticks * 3 / 4);
         });
     }
 }
@@ -397,8 +397,8 @@ TEST_CASE("a source read at several delays in one tick gives its terms in row or
     // last bit, through many parallel synapses (800 drawn of 3,000 sources a target) of
     // delays 1 to about 25 ticks: a third of the sources read in a tick are read at two
     // delays or more, and a target's parallel synapses from one then must take their terms in
-    // row order, not in delay order. 1, 2 and 3 threads (a busy tick takes a source's joined
-    // reads into one part) give the bits of the lanes path.
+    // row order, not in delay order. 1, 2 and 3 threads give the bits of the lanes path
+    // (one kind of sum, every sum in order: no tick is split).
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
         <population id="S" size="3000" model="relu" bias="-1.5"/>
         <population id="L" size="600" model="linear"/>
@@ -432,7 +432,62 @@ TEST_CASE("a source read at several delays in one tick gives its terms in row or
             CHECK(differ == 0);
             CHECK(counts.joined_reads > 100 * static_cast<std::uint64_t>(ticks));
             CHECK(counts.unordered_terms == 0);  // every sum in order
-            if (threads > 1) CHECK(counts.split_ticks > static_cast<std::uint64_t>(ticks) / 2);
+            CHECK(counts.split_ticks == 0);
+        });
+    }
+}
+
+TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
+    // Where every source feeds one kind of sum (excitatory sources N[0:1600] and inhibitory
+    // ones N[1600:2000], their drawn weights bounded at 0, onto spiking neurons), busy ticks take each kind's
+    // terms on a thread of its own, sources by rank as on one thread, and draw the Poisson
+    // input beside them. 2 and 3 threads give one thread's spikes and every neuron's state at
+    // every tick, which are the lanes path's spikes.
+    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="N" size="2000" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
+        <projection from="N[0:1600]" to="N" kind="random" p="0.3" seed="1">
+          <weight distribution="normal" mean="20" std="8" min="0"/>
+          <delay distribution="normal" mean="1.5" std="0.8" min="0.1"/>
+        </projection>
+        <projection from="N[1600:2000]" to="N" kind="random" p="0.5" seed="2">
+          <weight distribution="normal" mean="-60" std="20" max="0"/>
+          <delay distribution="normal" mean="1" std="0.5" min="0.1"/>
+        </projection>
+        <poisson to="N" rate="8000" weight="80" seed="5"/>
+      </network></dnnc>)",
+                                              "g.xml");
+    const auto net = model::expand(*doc.net, "g.xml");
+    const int ticks = 200;
+    const auto spec = whole_network(net);
+    const auto lanes = batched(spec, 2, ticks, {});
+    std::vector<std::vector<float>> one_thread;  // per tick: every neuron's output and variables
+    for (const int threads : {1, 2, 3}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(spec);
+            std::size_t spikes = 0, differ = 0;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                std::vector<float> state;
+                for (std::size_t i = 0; i < 2000; ++i) {
+                    const float y = e.output(static_cast<global_index>(i));
+                    spikes += y != 0.0f;
+                    differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
+                    state.push_back(y);
+                    for (const float v : e.variables(static_cast<global_index>(i))) state.push_back(v);
+                }
+                if (threads == 1)
+                    one_thread.push_back(std::move(state));
+                else
+                    differ += state != one_thread[static_cast<std::size_t>(t)];
+            }
+            const auto counts = e.sparse_path_counts();
+            INFO(threads << " threads: " << spikes << " spikes, " << counts.kind_split_ticks << " ticks split by kind");
+            CHECK(differ == 0);
+            CHECK(spikes > 10 * static_cast<std::size_t>(ticks));
+            CHECK(counts.split_ticks == counts.kind_split_ticks);
+            if (threads == 1) CHECK(counts.split_ticks == 0);
+            if (threads > 1) CHECK(counts.kind_split_ticks > static_cast<std::uint64_t>(ticks) / 2);
         });
     }
 }
