@@ -62,8 +62,8 @@ public:
     const sparse_counts& counts() const { return counts_; }
     // A tick reading at least this many fan-out words is split, when the task arena has
     // several threads (below it, starting the threads costs more than they save): by kind of
-    // sum where each source feeds one kind, else by targets unless every sum takes its terms
-    // in order.
+    // sum where each source feeds one kind, else by targets unless sources are visited by
+    // rank (fan_out_index::by_source).
     static constexpr std::size_t split_words = 8192;
 
 private:
