@@ -45,10 +45,11 @@ std::vector<plan::link_time> cluster_probes::measure_links(const plan::network_p
     const auto paths = plan::plan_probes(topo);
     const auto run = plan.doc.run ? *plan.doc.run : model::run_settings{};
     std::vector<std::vector<double>> samples(paths.size());
-    for (std::size_t p = 0; p < paths.size(); ++p) {
-        probe_once(plan, paths[p].route);  // warm-up: opens the connections on the way
-        for (int r = 0; r < run.probes; ++r) samples[p].push_back(probe_once(plan, paths[p].route));
-    }
+    for (const auto& path : paths) probe_once(plan, path.route);  // warm-up: opens the connections on the way
+    // Round by round across the links: a burst of load on the machine then stretches a few
+    // probes of every link, which their medians leave out, rather than all of one link's.
+    for (int r = 0; r < run.probes; ++r)
+        for (std::size_t p = 0; p < paths.size(); ++p) samples[p].push_back(probe_once(plan, paths[p].route));
     auto times = plan::link_times(paths, samples);
     for (std::size_t p = 0; p < paths.size() && run.throughput_probes > 0; ++p) {
         auto back = paths[p].route;  // over the link and back to its near end
