@@ -17,11 +17,11 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_invoke.h>
 
 #include <malloc.h>  // malloc_trim (glibc)
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <new>
@@ -199,14 +199,11 @@ struct engine::impl {
                 for (std::size_t i = r.begin; i < r.end; ++i) sums.u[i] = c.bias + ext[i];
         }
         // The tick's Poisson draws go to buffers of their own, which neurons take after their
-        // synapses' terms: they are drawn beside the scan, on a thread it leaves idle or less
-        // busy (sparse_path.hpp). The bits are those of the draws before the scan.
-        bool added = false;
-        if (poisson_input())
-            tbb::parallel_invoke([&] { generated->draw(t); }, [&] { added = sparse->add_terms(t, sums); });
-        else
-            added = sparse->add_terms(t, sums);
-        if (!added) return false;
+        // synapses' terms: a busy tick draws them beside the scan, on a thread it leaves idle
+        // or less busy (sparse_path.hpp). The bits are those of the draws before the scan.
+        std::function<void()> draw;
+        if (poisson_input()) draw = [&] { generated->draw(t); };
+        if (!sparse->add_terms(t, sums, draw)) return false;
         for (const auto& r : neurons.runs()) {
             const bool split = neurons.is_spiking(r.begin);
             if (!split || !dense->empty())

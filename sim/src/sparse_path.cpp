@@ -4,6 +4,7 @@
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -435,14 +436,27 @@ bool sparse_path::add_by_kind(float* const into[3]) {
     return true;
 }
 
-bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
+bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<void()>& beside) {
     std::size_t reading = 0;
-    if (!find_reads(t, reading)) return false;
-    float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
+    const bool found = find_reads(t, reading);
     const auto threads = std::min(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
                                   tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-    const bool busy = reading >= split_words && threads > 1 && slots_.local() > 1;
-    if (busy && add_by_kind(into)) return true;
+    const bool busy = found && reading >= split_words && threads > 1 && slots_.local() > 1;
+    float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
+    const std::size_t on = busy ? threads : 1;
+    if (busy && beside) {
+        tbb::parallel_invoke(beside, [&] { add_found(on, reading, into); });
+        ++counts_.draws_beside_ticks;
+        return true;
+    }
+    if (beside) beside();
+    if (found) add_found(on, reading, into);
+    return found;
+}
+
+void sparse_path::add_found(std::size_t threads, std::size_t reading, float* const into[3]) {
+    const bool busy = threads > 1;
+    if (busy && add_by_kind(into)) return;
     // Where every sum takes its terms in order (by_source), a split by targets would share
     // only the scan, and handing its terms over costs more than that saves (BENCHMARKS.md,
     // Roofline).
@@ -460,7 +474,7 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
         });
         terms.resize(static_cast<std::size_t>(out - terms.data()));
         counts_.unordered_terms += add_part(0, 1, 0, store_.row_begin(slots_.local()), into);
-        return true;
+        return;
     }
     split(parts, reading);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t q) {
@@ -493,7 +507,6 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums) {
     });
     for (const auto n : unordered) counts_.unordered_terms += n;
     ++counts_.split_ticks;
-    return true;
 }
 
 }  // namespace dnnc::sim

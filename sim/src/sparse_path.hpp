@@ -19,6 +19,7 @@
 #include "dnnc/core/uninitialized.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -55,9 +56,13 @@ public:
     void forget_rows();
 
     // Adds tick t's synapse terms into `sums` (spiking neurons' sums zero before, rate
-    // neurons' holding their bias and input); false (nothing done) when activity is too
-    // dense to pay off.
-    bool add_terms(tick_t t, neuron_sums& sums);
+    // neurons' holding their bias and input); false (no terms added) when activity is too
+    // dense to pay off. `beside`, when given, is the tick's work that touches nothing the
+    // scan does (the Poisson draws, into buffers of their own): it runs once, also when
+    // false is returned, on a thread of its own beside a busy tick's scan and before a light
+    // tick's (waking a thread for a light tick costs more than it saves, and a woken thread
+    // spins, taking a core from other processes: other nodes on the machine among them).
+    bool add_terms(tick_t t, neuron_sums& sums, const std::function<void()>& beside = {});
     // What the path did so far (engine::sparse_counts).
     const sparse_counts& counts() const { return counts_; }
     // A tick reading at least this many fan-out words is split, when the task arena has
@@ -143,6 +148,10 @@ private:
     // order on a thread, so a sum takes the terms one thread would give it, in that order.
     // False (nothing done) where a source feeds several kinds, or every source the same one.
     bool add_by_kind(float* const into[3]);
+    // Adds the terms of the reads found (find_reads), `reading` words, into the sums `into`
+    // (u, excitatory, inhibitory): on one thread, or split for `threads` > 1 (by kind of
+    // sum, else by targets).
+    void add_found(std::size_t threads, std::size_t reading, float* const into[3]);
     // Adds part p's terms (of `parts`) into the sums `into` (u, excitatory, inhibitory);
     // returns how many were terms of sums not in order. Their synapses: [first_synapse,
     // end_synapse).

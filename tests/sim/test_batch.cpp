@@ -486,8 +486,52 @@ TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
             CHECK(differ == 0);
             CHECK(spikes > 10 * static_cast<std::size_t>(ticks));
             CHECK(counts.split_ticks == counts.kind_split_ticks);
+            CHECK(counts.draws_beside_ticks == counts.split_ticks);
             if (threads == 1) CHECK(counts.split_ticks == 0);
             if (threads > 1) CHECK(counts.kind_split_ticks > static_cast<std::uint64_t>(ticks) / 2);
+        });
+    }
+}
+
+TEST_CASE("a light tick draws its Poisson input before the scan, waking no thread, with the bits of one thread") {
+    // Few fan-out words a tick (some ten spikes into twenty targets each): with two threads
+    // in the arena, the draws still run on the tick's own thread (a woken thread costs more
+    // than it saves and spins on, taking a core from the node's neighbours).
+    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
+        <population id="N" size="400" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
+        <projection from="N[0:320]" to="N" kind="random" p="0.05" seed="1">
+          <weight distribution="normal" mean="20" std="8" min="0"/>
+          <delay distribution="normal" mean="1.5" std="0.8" min="0.1"/>
+        </projection>
+        <projection from="N[320:400]" to="N" kind="random" p="0.05" seed="2">
+          <weight distribution="normal" mean="-60" std="20" max="0"/>
+          <delay distribution="normal" mean="1" std="0.5" min="0.1"/>
+        </projection>
+        <poisson to="N" rate="8000" weight="80" seed="5"/>
+      </network></dnnc>)",
+                                              "g.xml");
+    const auto net = model::expand(*doc.net, "g.xml");
+    const int ticks = 300;
+    const auto spec = whole_network(net);
+    std::vector<float> one_thread;  // every neuron's output at every tick
+    for (const int threads : {1, 2}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(spec);
+            std::vector<float> outputs;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                for (std::size_t i = 0; i < 400; ++i) outputs.push_back(e.output(static_cast<global_index>(i)));
+            }
+            const auto spikes = static_cast<std::size_t>(std::count_if(outputs.begin(), outputs.end(), [](float y) { return y != 0.0f; }));
+            INFO(threads << " threads: " << spikes << " spikes");
+            CHECK(spikes > static_cast<std::size_t>(ticks));
+            CHECK(e.sparse_path_counts().split_ticks == 0);
+            CHECK(e.sparse_path_counts().draws_beside_ticks == 0);
+            if (threads == 1)
+                one_thread = std::move(outputs);
+            else
+                CHECK(outputs == one_thread);
         });
     }
 }
