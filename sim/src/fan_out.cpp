@@ -312,16 +312,45 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
             class_word[c] = addressable && !classes[c].varies && sum[c] < mixed ? c | packed_bit | std::uint32_t{sum[c]} << sum_shift : c;
     }
     auto is_packed = [&](std::uint32_t c, std::uint32_t words) { return words == 1 && packed(class_word[c]); };
+    // Runs whose sources ascend (a projection's, where slots follow the neurons' order, as on
+    // one node): a range finds its part of one by binary search instead of reading it all.
+    std::vector<std::uint8_t> ascending(by_class.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, by_class.size(), 4096), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (auto p = r.begin(); p < r.end(); ++p) {
+            bool up = true;
+            for (auto s = by_class[p].first; up && s + 1 < by_class[p].last; ++s) up = store.source(s) <= store.source(s + 1);
+            ascending[p] = up;
+        }
+    });
     // f(class, placed run, synapse, slot, words) for the synapses from slots [lo, hi): class
     // by class, the one-word entries first.
     auto each = [&](std::size_t lo, std::size_t hi, auto&& f) {
+        const auto below = [&](std::uint64_t from, std::uint64_t to, std::size_t slot) {  // the first s >= from with source(s) >= slot
+            while (from < to) {
+                const auto mid = from + (to - from) / 2;
+                if (store.source(mid) < slot)
+                    from = mid + 1;
+                else
+                    to = mid;
+            }
+            return from;
+        };
         for (std::uint32_t c = 0; c < classes.size(); ++c)
             for (std::uint32_t words = 1; words <= 3; ++words)
                 for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
                     const std::uint32_t w = classes[c].varies ? varying_words(classes[c]) : !(by_class[p].to & 4) ? 2 : 1;
                     if (w != words) continue;
-                    for (auto s = by_class[p].first; s < by_class[p].last; ++s)
-                        if (const std::size_t slot = store.source(s); slot >= lo && slot < hi) f(c, by_class[p], s, slot, words);
+                    const auto& run = by_class[p];
+                    if (ascending[p]) {
+                        for (auto s = below(run.first, run.last, lo); s < run.last; ++s) {
+                            const std::size_t slot = store.source(s);
+                            if (slot >= hi) break;
+                            f(c, run, s, slot, words);
+                        }
+                        continue;
+                    }
+                    for (auto s = run.first; s < run.last; ++s)
+                        if (const std::size_t slot = store.source(s); slot >= lo && slot < hi) f(c, run, s, slot, words);
                 }
     };
     // Segments and words per slot first: a block holds a count, its segments, its synapses.
