@@ -448,7 +448,8 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
     // Where delays vary, each range sorts its segments by delay once they are placed, reading
     // the delays that placing kept beside the entries (a store's delay read at each entry's
     // synapse is a miss at a random place in it). Ranges smaller than one a thread keep those
-    // delays to a few hundredths of the index's size, for one more read of the store each.
+    // delays to a few hundredths of the index's size, for one more read of the runs whose
+    // sources do not ascend each (`each`).
     bool delays_vary = false;
     for (const auto& c : classes) delays_vary |= (c.varies & synapse_store::delay_varies) != 0;
     const std::vector<std::size_t> range_begin = cut(out_begin_, slots, threads() * (delays_vary ? sorted_ranges_a_thread : 1));

@@ -174,7 +174,8 @@ public:
     std::size_t bytes() const;
 
 private:
-    // Ranges of slots a thread when delays vary (each range one more read of the store).
+    // Ranges of slots a thread when delays vary (each range one more read of the store's
+    // runs whose sources do not ascend).
     static constexpr std::size_t sorted_ranges_a_thread = 4;
     class kept_delays;
     // The fewest words of an entry whose delays vary, 1 or 2, as a shift: placing keeps a delay
