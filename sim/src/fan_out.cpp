@@ -1,5 +1,6 @@
 #include "fan_out.hpp"
 
+#include "dnnc/core/bisect.hpp"
 #include "dnnc/core/half_weight.hpp"
 
 #include <tbb/blocked_range.h>
@@ -325,16 +326,6 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
     // f(class, placed run, synapse, slot, words) for the synapses from slots [lo, hi): class
     // by class, the one-word entries first.
     auto each = [&](std::size_t lo, std::size_t hi, auto&& f) {
-        const auto below = [&](std::uint64_t from, std::uint64_t to, std::size_t slot) {  // the first s >= from with source(s) >= slot
-            while (from < to) {
-                const auto mid = from + (to - from) / 2;
-                if (store.source(mid) < slot)
-                    from = mid + 1;
-                else
-                    to = mid;
-            }
-            return from;
-        };
         for (std::uint32_t c = 0; c < classes.size(); ++c)
             for (std::uint32_t words = 1; words <= 3; ++words)
                 for (auto p = class_begin[c]; p < class_begin[c + 1]; ++p) {
@@ -342,7 +333,8 @@ void fan_out_index::place(const synapse_store& store, const redrawn_weights* red
                     if (w != words) continue;
                     const auto& run = by_class[p];
                     if (ascending[p]) {
-                        for (auto s = below(run.first, run.last, lo); s < run.last; ++s) {
+                        const auto from = first_not_before(run.first, run.last, [&](std::uint64_t s) { return store.source(s) < lo; });
+                        for (auto s = from; s < run.last; ++s) {
                             const std::size_t slot = store.source(s);
                             if (slot >= hi) break;
                             f(c, run, s, slot, words);

@@ -1,5 +1,6 @@
 #include "sparse_path.hpp"
 
+#include "dnnc/core/bisect.hpp"
 #include "dnnc/core/radix_sort.hpp"
 
 #include <tbb/global_control.h>
@@ -313,16 +314,9 @@ void sparse_path::split(std::size_t parts, std::size_t reading) {
     target_bounds_[parts] = static_cast<std::uint32_t>(local);
     const auto synapses = store_.row_begin(local);
     for (std::size_t p = 1; p < parts; ++p) {
-        std::uint32_t lo = target_bounds_[p - 1], hi = static_cast<std::uint32_t>(local);
         const auto goal = synapses / parts * p;
-        while (lo < hi) {
-            const auto m = lo + (hi - lo) / 2;
-            if (store_.row_begin(m) < goal)
-                lo = m + 1;
-            else
-                hi = m;
-        }
-        target_bounds_[p] = lo;
+        target_bounds_[p] = first_not_before(target_bounds_[p - 1], static_cast<std::uint32_t>(local),
+                                             [&](std::uint32_t k) { return store_.row_begin(k) < goal; });
     }
     read_bounds_.assign(parts + 1, reads_.size());
     read_bounds_[0] = 0;

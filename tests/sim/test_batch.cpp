@@ -437,26 +437,37 @@ TEST_CASE("a source read at several delays in one tick gives its terms in row or
     }
 }
 
-TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
-    // Where every source feeds one kind of sum (excitatory sources N[0:1600] and inhibitory
-    // ones N[1600:2000], their drawn weights bounded at 0, onto spiking neurons), busy ticks take each kind's
-    // terms on a thread of its own, sources by rank as on one thread, and draw the Poisson
-    // input beside them. 2 and 3 threads give one thread's spikes and every neuron's state at
-    // every tick, which are the lanes path's spikes.
+namespace {
+// Dale's law: `size` iaf_psc_exp neurons, the first four fifths excitatory sources (drawn
+// weights bounded below at 0) and the rest inhibitory ones (bounded above at 0), connected
+// at random with probabilities p_excitatory and p_inhibitory, with delays drawn, all driven
+// by one Poisson generator.
+model::expanded_network dale_network(int size, double p_excitatory, double p_inhibitory) {
+    const auto split = std::to_string(size * 4 / 5), all = std::to_string(size);
     const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
-        <population id="N" size="2000" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
-        <projection from="N[0:1600]" to="N" kind="random" p="0.3" seed="1">
+        <population id="N" size=")" + all + R"(" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
+        <projection from="N[0:)" + split + R"(]" to="N" kind="random" p=")" + std::to_string(p_excitatory) + R"(" seed="1">
           <weight distribution="normal" mean="20" std="8" min="0"/>
           <delay distribution="normal" mean="1.5" std="0.8" min="0.1"/>
         </projection>
-        <projection from="N[1600:2000]" to="N" kind="random" p="0.5" seed="2">
+        <projection from="N[)" + split + ":" + all + R"(]" to="N" kind="random" p=")" + std::to_string(p_inhibitory) + R"(" seed="2">
           <weight distribution="normal" mean="-60" std="20" max="0"/>
           <delay distribution="normal" mean="1" std="0.5" min="0.1"/>
         </projection>
         <poisson to="N" rate="8000" weight="80" seed="5"/>
       </network></dnnc>)",
                                               "g.xml");
-    const auto net = model::expand(*doc.net, "g.xml");
+    return model::expand(*doc.net, "g.xml");
+}
+}  // namespace
+
+TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
+    // Where every source feeds one kind of sum (excitatory sources N[0:1600] and inhibitory
+    // ones N[1600:2000], their drawn weights bounded at 0, onto spiking neurons), busy ticks take each kind's
+    // terms on a thread of its own, sources by rank as on one thread, and draw the Poisson
+    // input beside them. 2 and 3 threads give one thread's spikes and every neuron's state at
+    // every tick, which are the lanes path's spikes.
+    const auto net = dale_network(2000, 0.3, 0.5);
     const int ticks = 200;
     const auto spec = whole_network(net);
     const auto lanes = batched(spec, 2, ticks, {});
@@ -497,20 +508,7 @@ TEST_CASE("a light tick draws its Poisson input before the scan, waking no threa
     // Few fan-out words a tick (some ten spikes into twenty targets each): with two threads
     // in the arena, the draws still run on the tick's own thread (a woken thread costs more
     // than it saves and spins on, taking a core from the node's neighbours).
-    const auto doc = protocol::parse_document(R"(<dnnc xmlns="urn:dnnc:1"><network name="g" dt="0.1">
-        <population id="N" size="400" model="iaf_psc_exp" seed="3" v-init="-65" v-init-std="5"/>
-        <projection from="N[0:320]" to="N" kind="random" p="0.05" seed="1">
-          <weight distribution="normal" mean="20" std="8" min="0"/>
-          <delay distribution="normal" mean="1.5" std="0.8" min="0.1"/>
-        </projection>
-        <projection from="N[320:400]" to="N" kind="random" p="0.05" seed="2">
-          <weight distribution="normal" mean="-60" std="20" max="0"/>
-          <delay distribution="normal" mean="1" std="0.5" min="0.1"/>
-        </projection>
-        <poisson to="N" rate="8000" weight="80" seed="5"/>
-      </network></dnnc>)",
-                                              "g.xml");
-    const auto net = model::expand(*doc.net, "g.xml");
+    const auto net = dale_network(400, 0.05, 0.05);
     const int ticks = 300;
     const auto spec = whole_network(net);
     std::vector<float> one_thread;  // every neuron's output at every tick
