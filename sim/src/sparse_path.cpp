@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -392,14 +393,14 @@ bool sparse_path::add_by_kind(float* const into[3]) {
         kinds |= r.feeds;
     }
     if ((kinds & (kinds - 1)) == 0) return false;
-    std::vector<std::uint8_t> kind_of_part;
+    std::array<std::uint8_t, 3> kind_of_part{};  // per tick: kept off the heap
+    std::size_t parts = 0;
     for (std::uint8_t k = 0; k < 3; ++k)
-        if (kinds >> k & 1) kind_of_part.push_back(k);
-    const std::size_t parts = kind_of_part.size();
+        if (kinds >> k & 1) kind_of_part[parts++] = k;
     reserve_parts(parts);
     if (reads_of_kind_.size() < parts) reads_of_kind_.resize(parts);
     const auto all_synapses = store_.row_begin(slots_.local());
-    std::vector<std::size_t> unordered(parts);
+    std::array<std::size_t, 3> unordered{};
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t p) {
         const std::uint8_t kind = kind_of_part[p];
         auto& reads = reads_of_kind_[p];
@@ -424,7 +425,7 @@ bool sparse_path::add_by_kind(float* const into[3]) {
         terms.resize(static_cast<std::size_t>(out - terms.data()));
         unordered[p] = add_part(p, parts, 0, all_synapses, into);
     });
-    for (const auto n : unordered) counts_.unordered_terms += n;
+    for (std::size_t p = 0; p < parts; ++p) counts_.unordered_terms += unordered[p];
     ++counts_.split_ticks;
     ++counts_.kind_split_ticks;
     return true;
