@@ -135,6 +135,12 @@ public:
         const std::uint32_t sum = !(info & spiking_bit) ? feeds_u : synapse_store::excitatory(weight) ? feeds_excitatory : feeds_inhibitory;
         return target << 3 | ((info >> sum) & 1) << 2 | sum;
     }
+    // Whether every local neuron is spiking with both its sums in order: then a compact
+    // entry's target word is in_order_target_word, without its target's compact_targets word.
+    bool compact_sums_in_order() const { return compact_sums_in_order_; }
+    static std::uint32_t in_order_target_word(std::uint32_t target, float weight) {
+        return target_word(target, spiking_bit | 1u << feeds_excitatory | 1u << feeds_inhibitory, weight);
+    }
 
     std::size_t words() const { return words_.size(); }
     const std::uint32_t* data() const { return words_.data(); }
@@ -199,6 +205,7 @@ private:
     static constexpr std::uint8_t spiking_bit = 8;
     std::vector<std::uint8_t> target_info_;
     std::vector<std::uint64_t> compact_targets_;  // per local neuron, for compact entries only
+    bool compact_sums_in_order_ = false;
     bool compact_ = false;
     bool half_ = false;  // compact entries of one word, their weights in halves_
     std::uint32_t position_bits_ = 0, position_mask_ = 0;

@@ -214,21 +214,35 @@ bool sparse_path::find_reads(tick_t t, std::size_t& reading) {
 
 // Compact entries (target and position, weight), or with half weights (target and
 // position) and the weight's 16 bits beside: the synapse's own weight.
-template <class Half, class Emit>
+template <bool Synapses, class Half, class Emit>
 void sparse_path::scan_compact(const fan_read& r, Half, Emit&& emit) const {
     const std::uint32_t* const fan = fan_out_.data();
     const std::uint16_t* const halves = fan_out_.halves();
-    const std::uint64_t* const targets = fan_out_.compact_targets();
     constexpr std::uint64_t step = Half::value ? 1 : 2, ahead = 8 * step;
-    for (auto q = r.first; q < r.last; q += step) {
-        if (q + ahead < r.last) __builtin_prefetch(targets + fan_out_.compact_target(fan[q + ahead]));
-        const std::uint32_t target = fan_out_.compact_target(fan[q]);
-        const std::uint64_t of_target = targets[target];
+    auto weight = [&](std::uint64_t q) {
         float w;
         if constexpr (Half::value)
             w = half_weight::decode(halves[q]);
         else
             std::memcpy(&w, fan + q + 1, sizeof w);
+        return w;
+    };
+    // Where every sum is in order and no synapse is asked for, the target word comes from
+    // the entry and its weight alone, sparing a read of the target's word at a random place
+    // per synapse (the microcircuit's ticks).
+    if (!Synapses && fan_out_.compact_sums_in_order()) {
+        for (auto q = r.first; q < r.last; q += step) {
+            const float w = weight(q);
+            emit(0, fan_out_index::in_order_target_word(fan_out_.compact_target(fan[q]), w), w * r.value);
+        }
+        return;
+    }
+    const std::uint64_t* const targets = fan_out_.compact_targets();
+    for (auto q = r.first; q < r.last; q += step) {
+        if (q + ahead < r.last) __builtin_prefetch(targets + fan_out_.compact_target(fan[q + ahead]));
+        const std::uint32_t target = fan_out_.compact_target(fan[q]);
+        const std::uint64_t of_target = targets[target];
+        const float w = weight(q);
         emit(fan_out_.compact_synapse(of_target, fan[q]),
              fan_out_index::target_word(target, static_cast<std::uint8_t>(of_target >> fan_out_index::info_shift), w),
              w * r.value);
@@ -254,20 +268,20 @@ void sparse_path::scan(const fan_read* begin, const fan_read* end, Emit&& emit) 
     std::vector<entry_term> joined;  // the terms of reads joined together, put in synapse order
     for (auto r = begin; r != end; ++r) {
         if (r + 1 == end || !r[1].joined) {
-            scan_reads(r, r + 1, emit);
+            scan_reads<false>(r, r + 1, emit);
             continue;
         }
         auto last = r + 1;
         while (last != end && last->joined) ++last;
         joined.clear();
-        scan_reads(r, last, [&](std::uint32_t synapse, std::uint32_t to, float value) { joined.push_back({synapse, to, value}); });
+        scan_reads<true>(r, last, [&](std::uint32_t synapse, std::uint32_t to, float value) { joined.push_back({synapse, to, value}); });
         std::sort(joined.begin(), joined.end(), [](const entry_term& a, const entry_term& b) { return a.synapse < b.synapse; });
         for (const auto& term : joined) emit(term.synapse, term.to, term.value);
         r = last - 1;
     }
 }
 
-template <class Emit>
+template <bool Synapses, class Emit>
 void sparse_path::scan_reads(const fan_read* begin, const fan_read* end, Emit&& emit) const {
     const std::uint32_t* const fan = fan_out_.data();
     for (auto r = begin; r != end; ++r) {
@@ -281,11 +295,11 @@ void sparse_path::scan_reads(const fan_read* begin, const fan_read* end, Emit&& 
             continue;
         }
         if (r->words == 2) {
-            scan_compact(*r, std::false_type{}, emit);
+            scan_compact<Synapses>(*r, std::false_type{}, emit);
             continue;
         }
         if (r->words == fan_read::half_compact) {
-            scan_compact(*r, std::true_type{}, emit);
+            scan_compact<Synapses>(*r, std::true_type{}, emit);
             continue;
         }
         auto q = r->first;
@@ -437,6 +451,7 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<voi
     const auto threads = std::min(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
                                   tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
     const bool busy = found && reading >= split_words && threads > 1 && slots_.local() > 1;
+    counts_.target_free_ticks += found && fan_out_.compact() && fan_out_.compact_sums_in_order();
     float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
     const std::size_t on = busy ? threads : 1;
     if (busy && beside) {

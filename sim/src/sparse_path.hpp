@@ -119,14 +119,16 @@ private:
     };
     static constexpr std::uint32_t in_order_term = std::uint32_t{1} << 31;
     // Calls emit(synapse, target word, value) for every entry of reads [begin, end), in order
-    // but for joined reads, whose terms come together in synapse order.
+    // but for joined reads, whose terms come together in synapse order. `synapse` is 0 for a
+    // term of a sum in order (the target word says so), which is added as it comes.
     template <class Emit>
     void scan(const fan_read* begin, const fan_read* end, Emit&& emit) const;
-    // The same for reads [begin, end), joined or not, one after the other.
-    template <class Emit>
+    // The same for reads [begin, end), joined or not, one after the other. Synapses: whether
+    // every term needs its synapse, also where its sum is in order (joined reads sort by it).
+    template <bool Synapses, class Emit>
     void scan_reads(const fan_read* begin, const fan_read* end, Emit&& emit) const;
     // Half: std::true_type for half_compact reads, else std::false_type.
-    template <class Half, class Emit>
+    template <bool Synapses, class Half, class Emit>
     void scan_compact(const fan_read& r, Half, Emit&& emit) const;
     // A busy tick in `parts` parts: part q of the reads (by words) leaves its terms into
     // targets of part p in terms_[q * parts + p], in order; then each part p adds its

@@ -433,6 +433,8 @@ TEST_CASE("a source read at several delays in one tick gives its terms in row or
             CHECK(counts.joined_reads > 100 * static_cast<std::uint64_t>(ticks));
             CHECK(counts.unordered_terms == 0);  // every sum in order
             CHECK(counts.split_ticks == 0);
+            // Linear targets: their entries' target words come from their targets' words.
+            CHECK(counts.target_free_ticks == 0);
         });
     }
 }
@@ -466,7 +468,10 @@ TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
     // ones N[1600:2000], their drawn weights bounded at 0, onto spiking neurons), busy ticks take each kind's
     // terms on a thread of its own, sources by rank as on one thread, and draw the Poisson
     // input beside them. 2 and 3 threads give one thread's spikes and every neuron's state at
-    // every tick, which are the lanes path's spikes.
+    // every tick, which are the lanes path's spikes. Every sum is in order, so the compact
+    // entries give their target words without their targets' words (fan_out.hpp), but for
+    // the reads joined when a source is read at several delays in one tick, which sort their
+    // terms by synapse.
     const auto net = dale_network(2000, 0.3, 0.5);
     const int ticks = 200;
     const auto spec = whole_network(net);
@@ -498,6 +503,8 @@ TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
             CHECK(spikes > 10 * static_cast<std::size_t>(ticks));
             CHECK(counts.split_ticks == counts.kind_split_ticks);
             CHECK(counts.draws_beside_ticks == counts.split_ticks);
+            CHECK(counts.target_free_ticks > static_cast<std::uint64_t>(ticks) * 3 / 4);
+            CHECK(counts.joined_reads > 0);
             if (threads == 1) CHECK(counts.split_ticks == 0);
             if (threads > 1) CHECK(counts.kind_split_ticks > static_cast<std::uint64_t>(ticks) / 2);
         });
