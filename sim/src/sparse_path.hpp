@@ -105,7 +105,7 @@ private:
         std::uint64_t most_terms() const { return words == packed ? fan_out_index::most_packed(mid - first) + (last - mid) : last - first; }
     };
     std::vector<fan_read> reads_;
-    std::vector<std::pair<std::size_t, std::uint32_t>> active_;  // (delay position, slot)
+    std::vector<std::pair<std::size_t, std::uint32_t>> active_, sorting_active_;  // (delay position, slot)
     std::vector<const float*> row_of_delay_;                     // per delay position: its history row this tick
     // Finds the tick's active sources and their ranges into reads_; false when there are too
     // many for this path. `reading`: the words they hold.
