@@ -98,7 +98,6 @@ bool fan_out_index::build(const synapse_store& store, const neuron_block& neuron
     if (compact_ && built_) {
         compact_targets_.resize(local);
         for (std::size_t k = 0; k < local; ++k) compact_targets_[k] = store.row_begin(k) | std::uint64_t{target_info_[k]} << info_shift;
-        constexpr std::uint8_t spiking_in_order = spiking_bit | 1u << feeds_excitatory | 1u << feeds_inhibitory;
         compact_sums_in_order_ = std::all_of(target_info_.begin(), target_info_.end(),
                                              [](std::uint8_t info) { return (info & spiking_in_order) == spiking_in_order; });
     }

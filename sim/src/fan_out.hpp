@@ -139,7 +139,7 @@ public:
     // entry's target word is in_order_target_word, without its target's compact_targets word.
     bool compact_sums_in_order() const { return compact_sums_in_order_; }
     static std::uint32_t in_order_target_word(std::uint32_t target, float weight) {
-        return target_word(target, spiking_bit | 1u << feeds_excitatory | 1u << feeds_inhibitory, weight);
+        return target_word(target, spiking_in_order, weight);
     }
 
     std::size_t words() const { return words_.size(); }
@@ -203,6 +203,8 @@ private:
     // While building: per local neuron, bit f: sum f is in order; spiking_bit: a spiking
     // neuron.
     static constexpr std::uint8_t spiking_bit = 8;
+    // A spiking neuron with both its sums in order.
+    static constexpr std::uint8_t spiking_in_order = spiking_bit | 1u << feeds_excitatory | 1u << feeds_inhibitory;
     std::vector<std::uint8_t> target_info_;
     std::vector<std::uint64_t> compact_targets_;  // per local neuron, for compact entries only
     bool compact_sums_in_order_ = false;

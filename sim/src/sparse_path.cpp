@@ -454,7 +454,7 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<voi
     const auto threads = std::min(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
                                   tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
     const bool busy = found && reading >= split_words && threads > 1 && slots_.local() > 1;
-    counts_.target_free_ticks += found && fan_out_.compact() && fan_out_.compact_sums_in_order();
+    counts_.target_free_ticks += found && fan_out_.compact_sums_in_order();
     float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
     const std::size_t on = busy ? threads : 1;
     if (busy && beside) {
