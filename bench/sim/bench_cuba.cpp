@@ -9,7 +9,10 @@
 // simulation-loop timer). Spikes are counted after every tick by reading each neuron's
 // output; that reading is timed apart from compute() and reported separately. compute_cpu_s
 // is the calling thread's CPU time in compute(): with --threads 1 all of it, and unlike the
-// wall time it does not grow while other programs take the cores.
+// wall time it does not grow while other programs take the cores. median_tick_us and
+// p90_tick_us are the ticks' wall times at those quantiles: on a machine whose speed comes
+// and goes, the median moves less than the total between runs (it says what a typical tick
+// costs, not what the run took).
 //
 // Options: --neurons N (4000) --p P (0.02) --threads T (0: all cores) --ticks K (10000)
 //          --document FILE (default: examples/cuba/cuba.xml for 4,000 neurons at p = 0.02,
@@ -22,9 +25,11 @@
 
 #include "dnnc/sim/engine.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 int main(int argc, char** argv) try {
     using clock = std::chrono::steady_clock;
@@ -58,6 +63,7 @@ int main(int argc, char** argv) try {
     const auto n = static_cast<dnnc::sim::global_index>(engine.neuron_count());
     double compute_s = 0, count_s = 0, compute_cpu_s = 0;
     long long spikes = 0;
+    std::vector<double> tick_s(static_cast<std::size_t>(ticks));
     for (long t = 0; t < ticks; ++t) {
         const double cpu = dnnc::bench::thread_cpu_s();
         const auto a = clock::now();
@@ -66,17 +72,26 @@ int main(int argc, char** argv) try {
         compute_cpu_s += dnnc::bench::thread_cpu_s() - cpu;
         for (dnnc::sim::global_index i = 0; i < n; ++i) spikes += engine.output(i) > 0.5f;
         const auto c = clock::now();
-        compute_s += std::chrono::duration<double>(b - a).count();
+        tick_s[static_cast<std::size_t>(t)] = std::chrono::duration<double>(b - a).count();
+        compute_s += tick_s[static_cast<std::size_t>(t)];
         count_s += std::chrono::duration<double>(c - b).count();
     }
     const double simulated_s = static_cast<double>(ticks) * net.params_of(0).dt / 1000.0;
     const auto counts = engine.sparse_path_counts();
+    // The tick time at quantile q (0 without ticks).
+    auto quantile_us = [&tick_s](double q) {
+        if (tick_s.empty()) return 0.0;
+        const auto k = static_cast<std::size_t>(q * static_cast<double>(tick_s.size() - 1));
+        std::nth_element(tick_s.begin(), tick_s.begin() + static_cast<std::ptrdiff_t>(k), tick_s.end());
+        return 1e6 * tick_s[k];
+    };
+    const double median_us = quantile_us(0.5), p90_us = quantile_us(0.9);
     std::printf(
         "{\"neurons\": %lld, \"synapses\": %zu, \"threads\": %d, \"ticks\": %ld, \"setup_s\": %.3f, "
-        "\"compute_s\": %.6f, \"compute_cpu_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"split_ticks\": %llu, "
+        "\"compute_s\": %.6f, \"median_tick_us\": %.2f, \"p90_tick_us\": %.2f, \"compute_cpu_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"split_ticks\": %llu, "
         "\"unordered_terms\": %llu, \"joined_reads\": %llu, \"draws_beside_ticks\": %llu, \"target_free_ticks\": %llu, \"document\": \"%s\"}\n",
         static_cast<long long>(n), static_cast<std::size_t>(engine.synapse_count()), cap.threads(), ticks, setup_s, compute_s,
-        compute_cpu_s, count_s,
+        median_us, p90_us, compute_cpu_s, count_s,
         static_cast<double>(spikes) / static_cast<double>(n) / simulated_s,
         static_cast<unsigned long long>(counts.split_ticks), static_cast<unsigned long long>(counts.unordered_terms),
         static_cast<unsigned long long>(counts.joined_reads), static_cast<unsigned long long>(counts.draws_beside_ticks),
