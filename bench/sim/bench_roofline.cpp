@@ -23,9 +23,10 @@
 //    the last-level cache).
 // 4. The update cost: the same neurons with their Poisson drive and no synapses, through
 //    engine::compute() (model step, Poisson draws, spike scan), the calling thread's CPU time
-//    per neuron and tick, best of --repeats runs of --update-ticks ticks. The engine steps a
-//    network of this size on one thread (engine.cpp: threads only from 512 x 512 neurons),
-//    so the all-thread limit is that rate times the threads, not measured.
+//    per neuron and tick, best of --repeats runs of --update-ticks ticks. Without synapses to
+//    scan, the engine steps a network of this size on one thread (engine.cpp: threads from
+//    512 x 512 neurons, or after a tick whose scan ran on threads), so the all-thread limit
+//    is that rate times the threads, not measured.
 // Limits 2 and 3 are measured on one thread and on all of TBB's threads (--threads).
 //
 // Options: --document FILE --ms M (200) --threads T (0: all cores) --repeats R (3)

@@ -31,6 +31,9 @@ namespace dnnc::sim {
 
 namespace {
 constexpr std::size_t grain = 512;
+// Neurons a thread steps at least where a busy sparse tick lends its threads to the model
+// step (engine::compute).
+constexpr std::size_t step_block = 4096;
 }  // namespace
 
 // A node's engine is made of parts with one job each: the slot layout (slots.hpp), the
@@ -57,6 +60,7 @@ struct engine::impl {
     fan_out_index fan_out;
     std::optional<sparse_path> sparse;  // with one lane; its row caches also serve spike listing
     bool use_sparse = false;            // whether the fan-out index was built
+    std::uint64_t threaded_step_ticks = 0;  // sparse_counts::threaded_step_ticks
     std::optional<plasticity> plastic;  // with plastic synapses
     std::optional<structural_plasticity> structure;  // with synaptic elements
     // After an update that changed delays at tick `from`, until tick `until` (the history's
@@ -482,9 +486,14 @@ void engine::compute() {
                     });
         if (m.poisson_input()) m.generated->clear_poisson();
     } else if (m.sparse_tick() && m.sum_sparse(t)) {
-        // A model step costs a nanosecond or two: threads pay off only for very many neurons
-        // (40,000 lif neurons ran slower on two threads than on one).
-        m.in_blocks(grain, m.local() < 512 * grain, [&](std::size_t begin, std::size_t end) { m.update(begin, end, out); });
+        // A model step costs a nanosecond or two a neuron: threads pay off for very many
+        // neurons (40,000 lif neurons ran slower on two threads than on one, waking a thread
+        // every tick), or where the scan just ran on threads, which are then awake (the
+        // full-scale microcircuit: 0.81x the tick; BENCHMARKS.md, Roofline).
+        const bool many = m.local() >= 512 * grain;
+        const bool awake = !many && m.sparse->last_tick_threaded() && m.local() >= 2 * step_block;
+        m.threaded_step_ticks += awake;
+        m.in_blocks(awake ? step_block : grain, !many && !awake, [&](std::size_t begin, std::size_t end) { m.update(begin, end, out); });
     } else {
         if (m.store.weights_released()) {
             m.weights_into_rows();
@@ -726,6 +735,11 @@ double engine::calcium(global_index neuron) const {
 
 double engine::structure_update_seconds() const { return impl_->structure ? impl_->structure->update_seconds() : 0.0; }
 
-sparse_counts engine::sparse_path_counts() const { return impl_->sparse ? impl_->sparse->counts() : sparse_counts{}; }
+sparse_counts engine::sparse_path_counts() const {
+    if (!impl_->sparse) return {};
+    sparse_counts counts = impl_->sparse->counts();
+    counts.threaded_step_ticks = impl_->threaded_step_ticks;
+    return counts;
+}
 
 }  // namespace dnnc::sim

@@ -460,10 +460,13 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<voi
     if (busy && beside) {
         tbb::parallel_invoke(beside, [&] { add_found(on, reading, into); });
         ++counts_.draws_beside_ticks;
+        last_tick_threaded_ = true;
         return true;
     }
     if (beside) beside();
+    const auto split_before = counts_.split_ticks;
     if (found) add_found(on, reading, into);
+    last_tick_threaded_ = counts_.split_ticks != split_before;
     return found;
 }
 

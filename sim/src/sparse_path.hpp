@@ -65,6 +65,9 @@ public:
     bool add_terms(tick_t t, neuron_sums& sums, const std::function<void()>& beside = {});
     // What the path did so far (engine::sparse_counts).
     const sparse_counts& counts() const { return counts_; }
+    // Whether the last add_terms ran on several threads (drew beside the scan, or split it):
+    // they are awake then, and the tick's model step may take them too.
+    bool last_tick_threaded() const { return last_tick_threaded_; }
     // A tick reading at least this many fan-out words is split, when the task arena has
     // several threads (below it, starting the threads costs more than they save): by kind of
     // sum where each source feeds one kind, else by targets unless sources are visited by
@@ -142,6 +145,7 @@ private:
     // Per part: terms of sums with one, and with several (sorted in sorting_).
     std::vector<uninitialized_vector<sparse_term>> single_, colliding_, sorting_;
     sparse_counts counts_;
+    bool last_tick_threaded_ = false;
     void split(std::size_t parts, std::size_t reading);
     // Terms for `parts` parts (terms_, single_, colliding_, sorting_).
     void reserve_parts(std::size_t parts);

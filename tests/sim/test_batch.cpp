@@ -511,6 +511,43 @@ TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
     }
 }
 
+TEST_CASE("a busy tick lends its threads to the model step, with the bits of one thread") {
+    // Past 8,192 neurons, a tick whose scan ran on several threads steps its neurons on them
+    // too, in blocks, while they are awake. The step is per neuron, so 2 and 3 threads give
+    // one thread's outputs and states at every tick.
+    constexpr int size = 9000, ticks = 80;
+    const auto net = dale_network(size, 0.03, 0.05);
+    const auto spec = whole_network(net);
+    std::vector<std::vector<float>> one_thread;  // per tick: every neuron's output and variables
+    for (const int threads : {1, 2, 3}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(spec);
+            std::size_t spikes = 0, differ = 0;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                std::vector<float> state;
+                for (global_index i = 0; i < size; ++i) {
+                    const float y = e.output(i);
+                    spikes += y != 0.0f;
+                    state.push_back(y);
+                    for (const float v : e.variables(i)) state.push_back(v);
+                }
+                if (threads == 1)
+                    one_thread.push_back(std::move(state));
+                else
+                    differ += state != one_thread[static_cast<std::size_t>(t)];
+            }
+            const auto counts = e.sparse_path_counts();
+            INFO(threads << " threads: " << spikes << " spikes, " << counts.split_ticks << " ticks split, "
+                         << counts.threaded_step_ticks << " steps on threads");
+            CHECK(differ == 0);
+            if (threads == 1) CHECK(counts.threaded_step_ticks == 0);
+            if (threads > 1) CHECK(counts.threaded_step_ticks > static_cast<std::uint64_t>(ticks) / 2);
+        });
+    }
+}
+
 TEST_CASE("a light tick draws its Poisson input before the scan, waking no thread, with the bits of one thread") {
     // Few fan-out words a tick (some ten spikes into twenty targets each): with two threads
     // in the arena, the draws still run on the tick's own thread (a woken thread costs more
