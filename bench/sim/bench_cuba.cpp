@@ -10,9 +10,8 @@
 // output; that reading is timed apart from compute() and reported separately. compute_cpu_s
 // is the calling thread's CPU time in compute(): with --threads 1 all of it, and unlike the
 // wall time it does not grow while other programs take the cores. median_tick_us and
-// p90_tick_us are the ticks' wall times at those quantiles: on a machine whose speed comes
-// and goes, the median moves less than the total between runs (it says what a typical tick
-// costs, not what the run took).
+// p90_tick_us are the ticks' wall times at those quantiles: what a typical tick costs, which
+// slow phases of a machine within a run move less than the total (not what the run took).
 //
 // Options: --neurons N (4000) --p P (0.02) --threads T (0: all cores) --ticks K (10000)
 //          --document FILE (default: examples/cuba/cuba.xml for 4,000 neurons at p = 0.02,
