@@ -461,6 +461,41 @@ model::expanded_network dale_network(int size, double p_excitatory, double p_inh
                                               "g.xml");
     return model::expand(*doc.net, "g.xml");
 }
+
+// Neurons [0, size)'s outputs of e's last tick, each followed by its variables.
+std::vector<float> outputs_and_variables(const engine& e, int size) {
+    std::vector<float> state;
+    for (global_index i = 0; i < size; ++i) {
+        state.push_back(e.output(i));
+        for (const float v : e.variables(i)) state.push_back(v);
+    }
+    return state;
+}
+
+// Runs `spec` for `ticks` ticks on 1, 2 and 3 threads: observe(engine, t) after each tick,
+// then check(engine, threads, ticks whose outputs_and_variables of neurons [0, size) differ
+// from one thread's).
+template <class Observe, class Check>
+void against_one_thread(const engine_spec& spec, int size, int ticks, Observe&& observe, Check&& check) {
+    std::vector<std::vector<float>> one_thread;  // per tick
+    for (const int threads : {1, 2, 3}) {
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            engine e(spec);
+            std::size_t differ = 0;
+            for (int t = 0; t < ticks; ++t) {
+                e.compute();
+                observe(e, t);
+                auto state = outputs_and_variables(e, size);
+                if (threads == 1)
+                    one_thread.push_back(std::move(state));
+                else
+                    differ += state != one_thread[static_cast<std::size_t>(t)];
+            }
+            check(e, threads, differ);
+        });
+    }
+}
 }  // namespace
 
 TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
@@ -476,30 +511,20 @@ TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
     const int ticks = 200;
     const auto spec = whole_network(net);
     const auto lanes = batched(spec, 2, ticks, {});
-    std::vector<std::vector<float>> one_thread;  // per tick: every neuron's output and variables
-    for (const int threads : {1, 2, 3}) {
-        tbb::task_arena arena(threads);
-        arena.execute([&] {
-            engine e(spec);
-            std::size_t spikes = 0, differ = 0;
-            for (int t = 0; t < ticks; ++t) {
-                e.compute();
-                std::vector<float> state;
-                for (std::size_t i = 0; i < 2000; ++i) {
-                    const float y = e.output(static_cast<global_index>(i));
-                    spikes += y != 0.0f;
-                    differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
-                    state.push_back(y);
-                    for (const float v : e.variables(static_cast<global_index>(i))) state.push_back(v);
-                }
-                if (threads == 1)
-                    one_thread.push_back(std::move(state));
-                else
-                    differ += state != one_thread[static_cast<std::size_t>(t)];
+    std::size_t spikes = 0, differ = 0;
+    against_one_thread(
+        spec, 2000, ticks,
+        [&](const engine& e, int t) {
+            for (std::size_t i = 0; i < 2000; ++i) {
+                const float y = e.output(static_cast<global_index>(i));
+                spikes += y != 0.0f;
+                differ += y != lanes[static_cast<std::size_t>(t)][2 * i];
             }
+        },
+        [&](const engine& e, int threads, std::size_t differ_from_one_thread) {
             const auto counts = e.sparse_path_counts();
             INFO(threads << " threads: " << spikes << " spikes, " << counts.kind_split_ticks << " ticks split by kind");
-            CHECK(differ == 0);
+            CHECK(differ + differ_from_one_thread == 0);
             CHECK(spikes > 10 * static_cast<std::size_t>(ticks));
             CHECK(counts.split_ticks == counts.kind_split_ticks);
             CHECK(counts.draws_beside_ticks == counts.split_ticks);
@@ -507,8 +532,8 @@ TEST_CASE("a busy tick split by kind of sum gives the bits of one thread") {
             CHECK(counts.joined_reads > 0);
             if (threads == 1) CHECK(counts.split_ticks == 0);
             if (threads > 1) CHECK(counts.kind_split_ticks > static_cast<std::uint64_t>(ticks) / 2);
+            spikes = differ = 0;
         });
-    }
 }
 
 TEST_CASE("a busy tick lends its threads to the model step, with the bits of one thread") {
@@ -516,36 +541,16 @@ TEST_CASE("a busy tick lends its threads to the model step, with the bits of one
     // too, in blocks, while they are awake. The step is per neuron, so 2 and 3 threads give
     // one thread's outputs and states at every tick.
     constexpr int size = 9000, ticks = 80;
-    const auto net = dale_network(size, 0.03, 0.05);
-    const auto spec = whole_network(net);
-    std::vector<std::vector<float>> one_thread;  // per tick: every neuron's output and variables
-    for (const int threads : {1, 2, 3}) {
-        tbb::task_arena arena(threads);
-        arena.execute([&] {
-            engine e(spec);
-            std::size_t spikes = 0, differ = 0;
-            for (int t = 0; t < ticks; ++t) {
-                e.compute();
-                std::vector<float> state;
-                for (global_index i = 0; i < size; ++i) {
-                    const float y = e.output(i);
-                    spikes += y != 0.0f;
-                    state.push_back(y);
-                    for (const float v : e.variables(i)) state.push_back(v);
-                }
-                if (threads == 1)
-                    one_thread.push_back(std::move(state));
-                else
-                    differ += state != one_thread[static_cast<std::size_t>(t)];
-            }
+    const auto spec = whole_network(dale_network(size, 0.03, 0.05));
+    against_one_thread(
+        spec, size, ticks, [](const engine&, int) {},
+        [&](const engine& e, int threads, std::size_t differ) {
             const auto counts = e.sparse_path_counts();
-            INFO(threads << " threads: " << spikes << " spikes, " << counts.split_ticks << " ticks split, "
-                         << counts.threaded_step_ticks << " steps on threads");
+            INFO(threads << " threads: " << counts.split_ticks << " ticks split, " << counts.threaded_step_ticks << " steps on threads");
             CHECK(differ == 0);
             if (threads == 1) CHECK(counts.threaded_step_ticks == 0);
             if (threads > 1) CHECK(counts.threaded_step_ticks > static_cast<std::uint64_t>(ticks) / 2);
         });
-    }
 }
 
 TEST_CASE("a light tick draws its Poisson input before the scan, waking no thread, with the bits of one thread") {
