@@ -464,15 +464,13 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<voi
         return true;
     }
     if (beside) beside();
-    const auto split_before = counts_.split_ticks;
-    if (found) add_found(on, reading, into);
-    last_tick_threaded_ = counts_.split_ticks != split_before;
+    last_tick_threaded_ = found && add_found(on, reading, into);
     return found;
 }
 
-void sparse_path::add_found(std::size_t threads, std::size_t reading, float* const into[3]) {
+bool sparse_path::add_found(std::size_t threads, std::size_t reading, float* const into[3]) {
     const bool busy = threads > 1;
-    if (busy && add_by_kind(into)) return;
+    if (busy && add_by_kind(into)) return true;
     // Where every sum takes its terms in order (by_source), a split by targets would share
     // only the scan, and handing its terms over costs more than that saves (BENCHMARKS.md,
     // Roofline).
@@ -490,7 +488,7 @@ void sparse_path::add_found(std::size_t threads, std::size_t reading, float* con
         });
         terms.resize(static_cast<std::size_t>(out - terms.data()));
         counts_.unordered_terms += add_part(0, 1, 0, store_.row_begin(slots_.local()), into);
-        return;
+        return false;
     }
     split(parts, reading);
     tbb::parallel_for(std::size_t{0}, parts, [&](std::size_t q) {
@@ -523,6 +521,7 @@ void sparse_path::add_found(std::size_t threads, std::size_t reading, float* con
     });
     for (const auto n : unordered) counts_.unordered_terms += n;
     ++counts_.split_ticks;
+    return true;
 }
 
 }  // namespace dnnc::sim

@@ -156,8 +156,8 @@ private:
     bool add_by_kind(float* const into[3]);
     // Adds the terms of the reads found (find_reads), `reading` words, into the sums `into`
     // (u, excitatory, inhibitory): on one thread, or split for `threads` > 1 (by kind of
-    // sum, else by targets).
-    void add_found(std::size_t threads, std::size_t reading, float* const into[3]);
+    // sum, else by targets); returns whether it split them.
+    bool add_found(std::size_t threads, std::size_t reading, float* const into[3]);
     // Adds part p's terms (of `parts`) into the sums `into` (u, excitatory, inhibitory);
     // returns how many were terms of sums not in order. Their synapses: [first_synapse,
     // end_synapse).
