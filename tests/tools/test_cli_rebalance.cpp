@@ -7,7 +7,7 @@
 // that does not answer, an id the cluster has, the lead or an unknown node drained, bad
 // capacities, no network) exit 2 and the run steps on as it was. With rebalance="auto" the
 // lead re-balances by itself when a node computes its ticks much slower than the others, and
-// drains a node that a CPU quota holds back.
+// drains a node that a CPU quota holds back. A submit or a freeze sent during a move waits for it.
 #include "cluster_fixture.hpp"
 #include "grow_fixture.hpp"
 
@@ -302,6 +302,42 @@ TEST_CASE("a submit while a re-balance of the running network is under way waits
     const auto from = json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>();
     must(dnnc + " step 50" + lead_of(ports));
     CHECK(json_of(dnnc + " status --json" + lead_of(ports))["tick"].get<std::int64_t>() == from + 50);
+}
+
+TEST_CASE("a freeze sent while a re-balance is under way waits for it, and the run stays frozen") {
+    // Regression: a change resumes, in the run it installs, what the clock was doing when it
+    // began; a freeze that came meanwhile froze the old run (or the new one before that
+    // resume), and the move then set the network running again: frozen by the user, it ran
+    // on, and its status could show the new run's tick 0. Freezes sent at several moments of
+    // moves, each move to other capacities.
+    scratch_dir dir;
+    const auto dnnc = dnnc_binary();
+    std::vector<int> ports;
+    const auto doc = dir.file("net.xml", recorded_microcircuit_on(2, ports));
+    local_cluster_guard c(doc);
+    INFO(c.up.err);
+    REQUIRE(c.up.exit_code == 0);
+    must(dnnc + " submit " + doc + to_of(ports));
+    const char* capacities[] = {"3", "0.5", "2", "1"};
+    for (int k = 0; k < 4; ++k) {
+        must(dnnc + " start" + lead_of(ports));
+        auto moving = std::async(std::launch::async, [&] {
+            return run_command(dnnc + " rebalance --capacity n0=" + capacities[k] + " --json" + lead_of(ports));
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(30 + 60 * k));
+        const auto frozen = run_command(dnnc + " freeze --json" + lead_of(ports));
+        const auto moved = moving.get();
+        INFO("capacity " << capacities[k] << ": " << moved.out << moved.err << frozen.err);
+        REQUIRE(moved.exit_code == 0);
+        REQUIRE(frozen.exit_code == 0);
+        CHECK(json::parse(moved.out)["applied"] == true);
+        const auto at = json::parse(frozen.out)["tick"].get<std::int64_t>();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        const auto status = json_of(dnnc + " status --json" + lead_of(ports));
+        CHECK(status["state"] == "frozen");
+        CHECK(status["tick"].get<std::int64_t>() == at);
+        CHECK(at > 0);
+    }
 }
 
 TEST_CASE("a join, drain or rebalance the lead refuses exits 2 with its reason, and the run steps on as it was") {

@@ -151,6 +151,16 @@ json lead::control(const protocol::control_request& command) {
     case kind::rebalance: return changes_.rebalance(command);
     case kind::join: return changes_.join(command);
     case kind::drain: return changes_.drain(command);
+    case kind::start:
+    case kind::resume:
+    case kind::step:
+    case kind::freeze: {
+        // A change under way resumes, in the run it installs, what the clock was doing when
+        // it began: the clock's commands wait for it and act on that run, or a freeze sent
+        // during a move would be undone by it.
+        std::lock_guard<std::mutex> after_change(changes_.one_at_a_time());
+        return current_run()->control(command);
+    }
     default: return current_run()->control(command);
     }
 }
