@@ -90,12 +90,13 @@ int main(int argc, char** argv) try {
     std::printf(
         "{\"neurons\": %lld, \"synapses\": %zu, \"threads\": %d, \"ticks\": %ld, \"setup_s\": %.3f, "
         "\"compute_s\": %.6f, \"median_tick_us\": %.2f, \"p90_tick_us\": %.2f, \"compute_cpu_s\": %.6f, \"count_s\": %.6f, \"rate_hz\": %.6f, \"split_ticks\": %llu, "
-        "\"unordered_terms\": %llu, \"joined_reads\": %llu, \"draws_beside_ticks\": %llu, \"target_free_ticks\": %llu, \"threaded_step_ticks\": %llu, \"document\": \"%s\"}\n",
+        "\"unordered_terms\": %llu, \"joined_reads\": %llu, \"draws_beside_ticks\": %llu, \"early_draws_ticks\": %llu, \"target_free_ticks\": %llu, \"threaded_step_ticks\": %llu, \"document\": \"%s\"}\n",
         static_cast<long long>(n), static_cast<std::size_t>(engine.synapse_count()), cap.threads(), ticks, setup_s, compute_s,
         median_us, p90_us, compute_cpu_s, count_s,
         static_cast<double>(spikes) / static_cast<double>(n) / simulated_s,
         static_cast<unsigned long long>(counts.split_ticks), static_cast<unsigned long long>(counts.unordered_terms),
         static_cast<unsigned long long>(counts.joined_reads), static_cast<unsigned long long>(counts.draws_beside_ticks),
+        static_cast<unsigned long long>(counts.early_draws_ticks),
         static_cast<unsigned long long>(counts.target_free_ticks), static_cast<unsigned long long>(counts.threaded_step_ticks),
         document.c_str());
     return 0;

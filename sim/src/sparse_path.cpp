@@ -7,6 +7,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <array>
@@ -449,14 +450,29 @@ bool sparse_path::add_by_kind(float* const into[3]) {
 }
 
 bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<void()>& beside) {
-    std::size_t reading = 0;
-    const bool found = find_reads(t, reading);
     const auto threads = std::min(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
                                   tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+    // After a busy tick this one is likely busy too: its draws start at once on another
+    // thread, beside finding the reads as well as the scan (whose second share that thread
+    // then takes once the draws are done).
+    const bool early = beside && threads > 1 && last_tick_busy_;
+    tbb::task_group draws;
+    if (early) draws.run(beside);
+    std::size_t reading = 0;
+    const bool found = find_reads(t, reading);
     const bool busy = found && reading >= split_words && threads > 1 && slots_.local() > 1;
+    last_tick_busy_ = busy;
     counts_.target_free_ticks += found && fan_out_.compact_sums_in_order();
     float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
     const std::size_t on = busy ? threads : 1;
+    if (early) {
+        if (found) add_found(on, reading, into);
+        draws.wait();
+        ++counts_.draws_beside_ticks;
+        ++counts_.early_draws_ticks;
+        last_tick_threaded_ = true;
+        return found;
+    }
     if (busy && beside) {
         tbb::parallel_invoke(beside, [&] { add_found(on, reading, into); });
         ++counts_.draws_beside_ticks;

@@ -62,6 +62,8 @@ public:
     // false is returned, on a thread of its own beside a busy tick's scan and before a light
     // tick's (waking a thread for a light tick costs more than it saves, and a woken thread
     // spins, taking a core from other processes: other nodes on the machine among them).
+    // After a busy tick, whose successor is likely busy too, it starts at once, beside
+    // finding the reads as well.
     bool add_terms(tick_t t, neuron_sums& sums, const std::function<void()>& beside = {});
     // What the path did so far (engine::sparse_counts).
     const sparse_counts& counts() const { return counts_; }
@@ -146,6 +148,7 @@ private:
     std::vector<uninitialized_vector<sparse_term>> single_, colliding_, sorting_;
     sparse_counts counts_;
     bool last_tick_threaded_ = false;
+    bool last_tick_busy_ = false;  // the last add_terms read at least split_words on several threads
     void split(std::size_t parts, std::size_t reading);
     // Terms for `parts` parts (terms_, single_, colliding_, sorting_).
     void reserve_parts(std::size_t parts);

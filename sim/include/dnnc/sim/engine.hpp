@@ -26,12 +26,13 @@ namespace dnnc::sim {
 
 // What an engine's sparse path has done (engine::sparse_path_counts): ticks split between
 // threads, of which by kind of sum, ticks whose Poisson draws ran beside the scan on a
-// thread of their own, ticks that read compact entries without their targets' words
-// (every sum in order; sim/src/sparse_path.hpp), and ticks whose model step ran on the
-// threads such a busy scan had woken.
+// thread of their own, of which beside finding the reads too (after a busy tick), ticks
+// that read compact entries without their targets' words (every sum in order;
+// sim/src/sparse_path.hpp), and ticks whose model step ran on the threads such a busy scan
+// had woken.
 struct sparse_counts {
     std::uint64_t split_ticks = 0, unordered_terms = 0, joined_reads = 0, kind_split_ticks = 0, draws_beside_ticks = 0,
-                  target_free_ticks = 0, threaded_step_ticks = 0;
+                  early_draws_ticks = 0, target_free_ticks = 0, threaded_step_ticks = 0;
 };
 
 // What one structural update did to one group's neurons (a population with synaptic
