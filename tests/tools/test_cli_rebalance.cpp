@@ -278,21 +278,37 @@ TEST_CASE("a plastic network re-balanced and drained mid-run learns the same wei
     CHECK(sorted_csv(slurp(out("moved-weights.csv"))) == weights);
 }
 
+namespace {
+// The scaled microcircuit, every spike recorded, submitted to a local cluster of two nodes.
+struct submitted_microcircuit {
+    scratch_dir dir;
+    std::vector<int> ports;
+    std::string doc = dir.file("net.xml", recorded_microcircuit_on(2, ports));
+    local_cluster_guard cluster{doc};
+    submitted_microcircuit() {
+        INFO(cluster.up.err);
+        REQUIRE(cluster.up.exit_code == 0);
+        must(dnnc_binary() + " submit " + doc + to_of(ports));
+    }
+    // `dnnc rebalance` to n0's new capacity, under way while this returns.
+    std::future<command_result> rebalancing(const std::string& capacity) const {
+        return std::async(std::launch::async, [this, capacity] {
+            return run_command(dnnc_binary() + " rebalance --capacity n0=" + capacity + " --json" + lead_of(ports));
+        });
+    }
+};
+}  // namespace
+
 TEST_CASE("a submit while a re-balance of the running network is under way waits for it, and the cluster steps on") {
     // Regression: a re-balance that builds its engines ahead takes a while, and a submit
     // --replace that came meanwhile interleaved its install with the move's; the run hung.
-    scratch_dir dir;
+    const submitted_microcircuit net;
+    const auto& ports = net.ports;
     const auto dnnc = dnnc_binary();
-    std::vector<int> ports;
-    const auto doc = dir.file("net.xml", recorded_microcircuit_on(2, ports));
-    local_cluster_guard c(doc);
-    INFO(c.up.err);
-    REQUIRE(c.up.exit_code == 0);
-    must(dnnc + " submit " + doc + to_of(ports));
     must(dnnc + " start" + lead_of(ports));
-    auto moving = std::async(std::launch::async, [&] { return run_command(dnnc + " rebalance --capacity n0=3 --json" + lead_of(ports)); });
+    auto moving = net.rebalancing("3");
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const auto submitted = run_command(dnnc + " submit --replace " + doc + to_of(ports));
+    const auto submitted = run_command(dnnc + " submit --replace " + net.doc + to_of(ports));
     const auto moved = moving.get();
     INFO(moved.err);
     CHECK(moved.exit_code == 0);
@@ -310,20 +326,13 @@ TEST_CASE("a freeze sent while a re-balance is under way waits for it, and the r
     // resume), and the move then set the network running again: frozen by the user, it ran
     // on, and its status could show the new run's tick 0. Freezes sent at several moments of
     // moves, each move to other capacities.
-    scratch_dir dir;
+    const submitted_microcircuit net;
+    const auto& ports = net.ports;
     const auto dnnc = dnnc_binary();
-    std::vector<int> ports;
-    const auto doc = dir.file("net.xml", recorded_microcircuit_on(2, ports));
-    local_cluster_guard c(doc);
-    INFO(c.up.err);
-    REQUIRE(c.up.exit_code == 0);
-    must(dnnc + " submit " + doc + to_of(ports));
     const char* capacities[] = {"3", "0.5", "2", "1"};
     for (int k = 0; k < 4; ++k) {
         must(dnnc + " start" + lead_of(ports));
-        auto moving = std::async(std::launch::async, [&] {
-            return run_command(dnnc + " rebalance --capacity n0=" + capacities[k] + " --json" + lead_of(ports));
-        });
+        auto moving = net.rebalancing(capacities[k]);
         std::this_thread::sleep_for(std::chrono::milliseconds(30 + 60 * k));
         const auto frozen = run_command(dnnc + " freeze --json" + lead_of(ports));
         const auto moved = moving.get();
