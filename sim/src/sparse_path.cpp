@@ -5,7 +5,6 @@
 
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
@@ -463,24 +462,20 @@ bool sparse_path::add_terms(tick_t t, neuron_sums& sums, const std::function<voi
     const bool busy = found && reading >= split_words && threads > 1 && slots_.local() > 1;
     last_tick_busy_ = busy;
     counts_.target_free_ticks += found && fan_out_.compact_sums_in_order();
+    // Otherwise a busy tick's draws start beside its scan, and a light tick's run first.
+    const bool drawn_beside = early || (busy && beside);
+    if (beside && !early) {
+        if (busy)
+            draws.run(beside);
+        else
+            beside();
+    }
     float* const into[] = {sums.u.data(), sums.excitatory.data(), sums.inhibitory.data()};
-    const std::size_t on = busy ? threads : 1;
-    if (early) {
-        if (found) add_found(on, reading, into);
-        draws.wait();
-        ++counts_.draws_beside_ticks;
-        ++counts_.early_draws_ticks;
-        last_tick_threaded_ = true;
-        return found;
-    }
-    if (busy && beside) {
-        tbb::parallel_invoke(beside, [&] { add_found(on, reading, into); });
-        ++counts_.draws_beside_ticks;
-        last_tick_threaded_ = true;
-        return true;
-    }
-    if (beside) beside();
-    last_tick_threaded_ = found && add_found(on, reading, into);
+    const bool split = found && add_found(busy ? threads : 1, reading, into);
+    draws.wait();
+    counts_.draws_beside_ticks += drawn_beside;
+    counts_.early_draws_ticks += early;
+    last_tick_threaded_ = drawn_beside || split;
     return found;
 }
 
